@@ -1,0 +1,32 @@
+// herd::sim::WorldDef — everything that defines a world before its first tick.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "agent.hpp"
+
+namespace herd::sim {
+
+struct WorldDef {
+  double width = 800.0;   // units; the world is [0, width] x [0, height], y grows downwards
+  double height = 600.0;  // units
+  double dt = 1.0 / 60.0;  // seconds of world time per tick (fixed); time = tick * dt
+  std::uint64_t seed = 1;  // seeds the world's only random generator
+  std::uint32_t max_agents = 20000;  // spawns past this are refused whole
+  AgentDef agent_defaults;           // used for fields a spawn does not give
+};
+
+// Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
+struct WorldDefLimits {
+  static constexpr double kMaxExtent = 1.0e6;   // units
+  static constexpr double kMinDt = 1.0e-4;      // s
+  static constexpr double kMaxDt = 1.0;         // s
+  static constexpr std::uint32_t kMaxAgents = 1'000'000;
+};
+
+// Empty when def is usable, else a sentence saying which field is wrong.
+std::string validate(const WorldDef& def);
+std::string validate(const AgentDef& def);
+
+}  // namespace herd::sim

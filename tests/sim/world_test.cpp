@@ -1,0 +1,160 @@
+// The world's commands (applied whole or not at all), ids, bounds and determinism.
+#include "sim/world.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace herd::sim {
+namespace {
+
+SpawnAgent at(double x, double y) {
+  SpawnAgent s;
+  s.position = {x, y};
+  return s;
+}
+
+TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
+  WorldDef def;
+  World world(def);
+  const CommandOutcome out = world.apply(Spawn{50, 3, {}});
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out.spawned.size(), 50u);
+  for (std::size_t i = 0; i < 50; ++i) EXPECT_EQ(out.spawned[i], i + 1);
+  for (const Agent& a : world.agents()) {
+    EXPECT_EQ(a.group, 3);
+    EXPECT_GE(a.position.x, a.def.radius);
+    EXPECT_LE(a.position.x, def.width - a.def.radius);
+    EXPECT_GE(a.position.y, a.def.radius);
+    EXPECT_LE(a.position.y, def.height - a.def.radius);
+  }
+  EXPECT_EQ(world.apply(Spawn{1, 0, {}}).spawned.front(), 51u);
+}
+
+TEST(World, CommandsApplyAtTheStartOfTheNextTick) {
+  World world(WorldDef{});
+  world.queue(Spawn{0, 0, {at(10, 10)}}, CommandOrigin{7, 99});
+  EXPECT_TRUE(world.agents().empty());
+  world.step();
+  ASSERT_EQ(world.outcomes().size(), 1u);
+  EXPECT_EQ(world.outcomes()[0].tick, 1u);
+  EXPECT_EQ(world.outcomes()[0].origin, (CommandOrigin{7, 99}));
+  EXPECT_EQ(world.tick(), 1u);
+  EXPECT_EQ(world.agents().size(), 1u);
+  world.step();
+  EXPECT_TRUE(world.outcomes().empty());
+}
+
+TEST(World, SetTargetWithAnUnknownIdChangesNothing) {
+  World world(WorldDef{});
+  ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10), at(20, 20)}}).ok());
+  const auto before = world.state_hash();
+  const CommandOutcome out = world.apply(SetTarget{{false, {1, 2, 3}}, {100, 100}, Behaviour::arrive});
+  EXPECT_EQ(out.error, CommandError::unknown_agent);
+  EXPECT_NE(out.message.find("agent 3"), std::string::npos) << out.message;
+  EXPECT_EQ(world.state_hash(), before);
+  EXPECT_EQ(world.agents()[0].behaviour, Behaviour::none);
+}
+
+TEST(World, TargetsAndSpawnsOutsideTheWorldAreRefused) {
+  World world(WorldDef{});
+  ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10)}}).ok());
+  const auto before = world.state_hash();
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {-1, 5}, Behaviour::arrive}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {5, 600.5}, Behaviour::arrive}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {NAN, 5}, Behaviour::arrive}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(Spawn{0, 0, {at(10, 10), at(900, 10)}}).error, CommandError::out_of_bounds);
+  SpawnAgent bad_target = at(10, 10);
+  bad_target.target = Vec2{10, 1e9};
+  EXPECT_EQ(world.apply(Spawn{0, 0, {bad_target}}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.state_hash(), before);
+}
+
+TEST(World, SpawnPastTheLimitIsRefusedWhole) {
+  WorldDef def;
+  def.max_agents = 10;
+  World world(def);
+  ASSERT_TRUE(world.apply(Spawn{8, 0, {}}).ok());
+  const auto before = world.state_hash();
+  EXPECT_EQ(world.apply(Spawn{3, 0, {}}).error, CommandError::limit_exceeded);
+  EXPECT_EQ(world.agents().size(), 8u);
+  EXPECT_EQ(world.state_hash(), before);
+  EXPECT_TRUE(world.apply(Spawn{2, 0, {}}).ok());
+}
+
+TEST(World, SetTargetAllCountsEachAgentOnce) {
+  World world(WorldDef{});
+  ASSERT_TRUE(world.apply(Spawn{5, 0, {}}).ok());
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {100, 100}, Behaviour::arrive}).affected, 5u);
+  EXPECT_EQ(world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, Behaviour::seek}).affected, 2u);
+}
+
+TEST(World, TimeIsTickTimesDtNeverAccumulated) {
+  WorldDef def;
+  def.dt = 0.1;
+  World world(def);
+  for (int i = 0; i < 1000; ++i) world.step();
+  EXPECT_EQ(world.time(), 1000 * 0.1);
+}
+
+TEST(World, AgentsNeverLeaveTheWorld) {
+  WorldDef def;
+  def.width = 100;
+  def.height = 50;
+  World world(def);
+  ASSERT_TRUE(world.apply(Spawn{40, 0, {}}).ok());
+  // Seek overshoots, so agents seeking a corner hammer the walls.
+  ASSERT_TRUE(world.apply(SetTarget{{true, {}}, {100, 0}, Behaviour::seek}).ok());
+  for (int t = 0; t < 600; ++t) {
+    world.step();
+    for (const Agent& a : world.agents()) {
+      ASSERT_GE(a.position.x, a.def.radius - 1e-9);
+      ASSERT_LE(a.position.x, def.width - a.def.radius + 1e-9);
+      ASSERT_GE(a.position.y, a.def.radius - 1e-9);
+      ASSERT_LE(a.position.y, def.height - a.def.radius + 1e-9);
+    }
+  }
+}
+
+// The same seed and the same commands at the same ticks give the same world, bit for bit.
+std::uint64_t run_script(std::uint64_t seed) {
+  WorldDef def;
+  def.seed = seed;
+  World world(def);
+  world.queue(Spawn{100, 1, {}});
+  for (int t = 0; t < 600; ++t) {
+    if (t == 10) world.queue(SetTarget{{true, {}}, {400, 300}, Behaviour::arrive});
+    if (t == 200) world.queue(SetTarget{{false, {1, 5, 9}}, {10, 590}, Behaviour::seek});
+    if (t == 300) world.queue(Spawn{20, 2, {}});
+    world.step();
+  }
+  return world.state_hash();
+}
+
+TEST(WorldDeterminism, SameSeedAndCommandsGiveTheSameHash) {
+  EXPECT_EQ(run_script(1), run_script(1));
+  EXPECT_NE(run_script(1), run_script(2));
+}
+
+TEST(WorldDeterminism, HashSeesEveryChange) {
+  World a(WorldDef{}), b(WorldDef{});
+  ASSERT_TRUE(a.apply(Spawn{0, 0, {at(10, 10)}}).ok());
+  ASSERT_TRUE(b.apply(Spawn{0, 0, {at(10, 10.000000001)}}).ok());
+  EXPECT_NE(a.state_hash(), b.state_hash());
+}
+
+TEST(WorldDef, ValidateNamesTheBadField) {
+  WorldDef def;
+  EXPECT_EQ(validate(def), "");
+  def.width = -5;
+  EXPECT_NE(validate(def).find("width"), std::string::npos);
+  def = WorldDef{};
+  def.dt = 0;
+  EXPECT_NE(validate(def).find("dt"), std::string::npos);
+  def = WorldDef{};
+  def.agent_defaults.radius = NAN;
+  EXPECT_NE(validate(def).find("radius"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace herd::sim
