@@ -1,0 +1,44 @@
+// herd::protocol codec: JSON text <-> messages.
+//
+// Decoding never throws: it returns a message or an Error whose code and message say what was
+// wrong, naming the field (PROTOCOL.md lists the codes). Encoding of server messages writes numbers
+// with at most 3 decimals (the wire's precision), so a decoded snapshot equals the world within
+// 0.0005 units.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "protocol/messages.hpp"
+
+namespace herd::sim { class World; }
+
+namespace herd::protocol {
+
+template <class T>
+using Decoded = std::variant<T, Error>;  // a value, or why there is none
+
+Decoded<ClientMessage> decode_client(std::string_view text);
+Decoded<ServerMessage> decode_server(std::string_view text);
+
+// Client to server (clients and tests use these).
+std::string encode(const Hello& m);
+std::string encode(const CommandMsg& m);
+std::string encode(const Ping& m);
+
+// Server to client.
+std::string encode(const Welcome& m);
+std::string encode(const Snapshot& m);
+std::string encode(const Ack& m);
+std::string encode(const Error& m);
+std::string encode(const Pong& m);
+
+// The whole world as a snapshot, written straight from the agent array (no intermediate copy):
+// the server does this once per snapshot and shares the text between sessions.
+std::string encode_snapshot(const sim::World& world);
+
+// The ack or error for a command the world applied.
+std::string encode_outcome(const sim::CommandOutcome& outcome);
+
+}  // namespace herd::protocol
