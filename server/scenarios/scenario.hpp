@@ -1,0 +1,51 @@
+// herd::scenario — named world set-ups, stored as JSON in server/scenarios/.
+//
+// A scenario is a world definition plus a list of set-up commands written exactly as the wire's
+// `command` messages (without `type` and `seq`), decoded by the same protocol codec: anything a
+// scenario can do, a client can do, and the other way round.
+//
+//   {
+//     "name": "default", "description": "...",
+//     "world": {"width": 800, "height": 600, "seed": 1, "tick_rate": 60, "max_agents": 20000,
+//               "agent": {"radius": 8, "max_speed": 120, "max_force": 400, "slow_radius": 60}},
+//     "commands": [{"cmd": "spawn", "agents": [{"x": 10, "y": 20, "target": {"x": 700, "y": 20}}]}]
+//   }
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sim/command.hpp"
+#include "sim/world.hpp"
+#include "sim/world_def.hpp"
+
+namespace herd::scenario {
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  sim::WorldDef def;
+  std::vector<sim::Command> commands;  // applied in order before the first tick
+};
+
+template <class T>
+using Loaded = std::variant<T, std::string>;  // a value, or a sentence saying what is wrong
+
+// Parses a scenario's JSON text. `name` is used when the text has none.
+Loaded<Scenario> parse(std::string_view json_text, std::string_view name);
+
+// Loads `name_or_path`: a path to a .json file, or the name of a file in `dir`.
+Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir = HERD_SCENARIO_DIR);
+
+// Builds the world at tick 0 with the set-up applied; `seed` overrides the scenario's seed.
+// Fails when a set-up command does (an agent outside the world, too many agents).
+Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint64_t> seed = {});
+
+// Names of the scenarios in `dir`, sorted.
+std::vector<std::string> list(std::string_view dir = HERD_SCENARIO_DIR);
+
+}  // namespace herd::scenario

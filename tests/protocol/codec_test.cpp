@@ -1,0 +1,155 @@
+// The JSON codec: round trips, and the exact error for each way a message can be wrong.
+#include "protocol/codec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/world.hpp"
+
+namespace herd::protocol {
+namespace {
+
+ClientMessage decode_ok(const std::string& text) {
+  auto d = decode_client(text);
+  if (auto* e = std::get_if<Error>(&d)) ADD_FAILURE() << text << " -> " << to_string(e->code) << ": " << e->message;
+  return std::get<ClientMessage>(d);
+}
+
+Error decode_err(const std::string& text) {
+  auto d = decode_client(text);
+  if (!std::holds_alternative<Error>(d)) {
+    ADD_FAILURE() << "accepted: " << text;
+    return {};
+  }
+  return std::get<Error>(d);
+}
+
+template <class T>
+void expect_client_round_trip(const T& msg) {
+  const std::string text = encode(msg);
+  const ClientMessage back = decode_ok(text);
+  ASSERT_TRUE(std::holds_alternative<T>(back)) << text;
+  EXPECT_EQ(std::get<T>(back), msg) << text;
+}
+
+TEST(ClientCodec, RoundTripsEveryMessage) {
+  expect_client_round_trip(Hello{1, Role::commander, "herd-test"});
+  expect_client_round_trip(Hello{1, Role::viewer, ""});
+  expect_client_round_trip(Ping{4294967295u});
+  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::Behaviour::seek}});
+  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::Behaviour::arrive}});
+  expect_client_round_trip(CommandMsg{9, sim::Spawn{10, 255, {}}});
+  sim::SpawnAgent a;
+  a.position = {1.5, 2.5};
+  a.group = 3;
+  a.radius = 4;
+  a.max_speed = 50;
+  a.max_force = 0;
+  a.target = sim::Vec2{7, 8};
+  sim::SpawnAgent b;
+  b.position = {9, 10};
+  expect_client_round_trip(CommandMsg{10, sim::Spawn{0, 0, {a, b}}});
+}
+
+TEST(ClientCodec, ErrorsCarryTheSeqOnceItIsKnown) {
+  const Error e = decode_err(R"({"type":"command","seq":42,"cmd":"set_target","agents":"all","target":{"x":"a","y":1}})");
+  EXPECT_EQ(e.code, ErrorCode::bad_field);
+  EXPECT_EQ(e.seq, 42u);
+  EXPECT_NE(e.message.find("target.x"), std::string::npos) << e.message;
+  EXPECT_EQ(decode_err(R"({"type":"command","cmd":"spawn","count":1})").seq, std::nullopt);
+}
+
+TEST(ClientCodec, MessagesNameTheField) {
+  EXPECT_NE(decode_err(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":1,"y":1},{"x":1}]})").message.find("agents[1].y"),
+            std::string::npos);
+  EXPECT_NE(decode_err(R"({"type":"command","seq":1,"cmd":"set_target","agents":[1,2,-3],"target":{"x":1,"y":1}})").message.find("agents[2]"),
+            std::string::npos);
+  EXPECT_NE(decode_err(R"({"type":"hello","protocol":1,"role":"viewer","extra":1})").message.find("'extra' is not a known field"),
+            std::string::npos);
+}
+
+TEST(ClientCodec, RawBytesThatAreNotUtf8AreBadJson) {
+  EXPECT_EQ(decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xff\xfe\"}").code, ErrorCode::bad_json);
+  EXPECT_EQ(decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xe2\x82\"}").code, ErrorCode::bad_json);
+  EXPECT_EQ(decode_err(std::string("{\"type\":\"ping\",\"id\":1}\0", 21)).code, ErrorCode::bad_json);
+  EXPECT_EQ(decode_err("").code, ErrorCode::bad_json);
+}
+
+TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
+  std::string ids;
+  for (int i = 0; i < 10000; ++i) ids += (i ? "," : "") + std::to_string(i);
+  const std::string at_limit = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(],"target":{"x":1,"y":1}})";
+  EXPECT_TRUE(std::holds_alternative<ClientMessage>(decode_client(at_limit)));
+  const std::string over = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(,1],"target":{"x":1,"y":1}})";
+  EXPECT_EQ(decode_err(over).code, ErrorCode::bad_field);
+}
+
+TEST(ServerCodec, RoundTripsEveryMessage) {
+  const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000};
+  const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}};
+  const Ack target_ack{7, 1204, 2u, {}};
+  const Error err{7, ErrorCode::unknown_agent, "agent 99 does not exist \"quoted\"\n"};
+  const Error err_no_seq{{}, ErrorCode::bad_json, "x"};
+  const Pong pong{3, 1205};
+  const ServerMessage messages[] = {w, spawn_ack, target_ack, err, err_no_seq, pong};
+  for (const ServerMessage& m : messages) {
+    const std::string text = std::visit([](const auto& v) { return encode(v); }, m);
+    const auto back = decode_server(text);
+    ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << text << " " << std::get<Error>(back).message;
+    EXPECT_EQ(std::get<ServerMessage>(back), m) << text;
+  }
+}
+
+TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
+  sim::World world(sim::WorldDef{});
+  ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());
+  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::Behaviour::arrive}).ok());
+  for (int i = 0; i < 17; ++i) world.step();
+  const auto decoded = decode_server(encode_snapshot(world));
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  EXPECT_EQ(snap.tick, 17u);
+  EXPECT_NEAR(snap.time, world.time(), 0.0005);
+  ASSERT_EQ(snap.agents.size(), 25u);
+  for (std::size_t i = 0; i < 25; ++i) {
+    const sim::Agent& a = world.agents()[i];
+    const AgentState& s = snap.agents[i];
+    EXPECT_EQ(s.id, a.id);
+    EXPECT_NEAR(s.x, a.position.x, 0.0005);
+    EXPECT_NEAR(s.y, a.position.y, 0.0005);
+    EXPECT_NEAR(s.vx, a.velocity.x, 0.0005);
+    EXPECT_NEAR(s.vy, a.velocity.y, 0.0005);
+    EXPECT_EQ(s.r, a.def.radius);
+    EXPECT_EQ(s.group, 2);
+    EXPECT_EQ(s.state, a.state);
+    EXPECT_EQ(s.target.has_value(), a.id == 3 || a.id == 4);
+  }
+}
+
+TEST(ServerCodec, OutcomesBecomeAckOrError) {
+  sim::CommandOutcome spawned;
+  spawned.origin = {1, 5};
+  spawned.tick = 10;
+  spawned.spawned = {7, 8};
+  EXPECT_EQ(encode_outcome(spawned), R"({"type":"ack","seq":5,"tick":10,"agents":[7,8]})");
+  sim::CommandOutcome targeted;
+  targeted.origin = {1, 6};
+  targeted.tick = 11;
+  targeted.affected = 0;
+  EXPECT_EQ(encode_outcome(targeted), R"({"type":"ack","seq":6,"tick":11,"count":0})");
+  sim::CommandOutcome failed;
+  failed.origin = {1, 7};
+  failed.error = sim::CommandError::limit_exceeded;
+  failed.message = "too many";
+  EXPECT_EQ(encode_outcome(failed), R"({"type":"error","seq":7,"code":"limit_exceeded","message":"too many"})");
+}
+
+TEST(ErrorCodes, NamesRoundTrip) {
+  for (int i = 0; i <= static_cast<int>(ErrorCode::binary_not_supported); ++i) {
+    const auto code = static_cast<ErrorCode>(i);
+    EXPECT_EQ(error_code_from_string(to_string(code)), code);
+  }
+  EXPECT_EQ(error_code_from_string("nope"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace herd::protocol
