@@ -1,0 +1,156 @@
+#include "app/config.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace herd::app {
+namespace {
+
+struct Option {
+  const char* flag;  // without the leading "--"
+  const char* env;
+  const char* default_text;
+  const char* help;
+  // Applies a value; returns an empty string or what is wrong with it.
+  std::string (*apply)(AppConfig&, const std::string&);
+};
+
+template <class T>
+bool parse_int(const std::string& s, T& out) {
+  const auto* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc{} && ptr == end;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
+}
+
+std::string set_rate(double& out, const std::string& v, double max) {
+  double r = 0;
+  if (!parse_double(v, r) || r <= 0 || r > max)
+    return "must be a number in (0, " + std::to_string(static_cast<int>(max)) + "]";
+  out = r;
+  return {};
+}
+
+const std::vector<Option>& options() {
+  static const std::vector<Option> kOptions = {
+      {"address", "HERD_ADDRESS", "0.0.0.0", "address to listen on",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.server.address = v;
+         return {};
+       }},
+      {"port", "HERD_PORT", "8080", "TCP port for HTTP and WebSocket (0: any free port)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint16_t p = 0;
+         if (!parse_int(v, p)) return "must be an integer in [0, 65535]";
+         c.server.port = p;
+         return {};
+       }},
+      {"tick-rate", "HERD_TICK_RATE", "the scenario's (60)", "world ticks per second, (0, 1000]",
+       [](AppConfig& c, const std::string& v) {
+         c.tick_rate_given = true;
+         return set_rate(c.server.tick_rate, v, 1000);
+       }},
+      {"snapshot-rate", "HERD_SNAPSHOT_RATE", "20", "snapshots per second, (0, tick rate]",
+       [](AppConfig& c, const std::string& v) { return set_rate(c.server.snapshot_rate, v, 1000); }},
+      {"scenario", "HERD_SCENARIO", "default", "scenario name (server/scenarios) or path to a .json file",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.scenario = v;
+         return {};
+       }},
+      {"scenario-dir", "HERD_SCENARIO_DIR", HERD_SCENARIO_DIR, "directory of the named scenarios",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.scenario_dir = v;
+         return {};
+       }},
+      {"seed", "HERD_SEED", "the scenario's", "seed of the world's random generator, an integer >= 0",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint64_t s = 0;
+         if (!parse_int(v, s)) return "must be an integer in [0, 2^64)";
+         c.seed = s;
+         return {};
+       }},
+      {"web-root", "HERD_WEB_ROOT", HERD_WEB_ROOT, "directory of the browser viewer's files",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.server.web_root = v;
+         return {};
+       }},
+  };
+  return kOptions;
+}
+
+}  // namespace
+
+EnvLookup process_env() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+}
+
+ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env) {
+  AppConfig c;
+  c.server.web_root = HERD_WEB_ROOT;
+  // The environment first, then flags over it.
+  for (const Option& o : options()) {
+    if (auto v = env(o.env)) {
+      if (std::string why = o.apply(c, *v); !why.empty()) return {{}, std::string(o.env) + " " + why};
+    }
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) return {{}, "unexpected argument '" + arg + "' (see --help)"};
+    const auto eq = arg.find('=');
+    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    const Option* opt = nullptr;
+    for (const Option& o : options())
+      if (name == o.flag) opt = &o;
+    if (!opt) return {{}, "unknown flag '--" + name + "' (see --help)"};
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return {{}, "--" + name + " needs a value"};
+    }
+    if (std::string why = opt->apply(c, value); !why.empty()) return {{}, "--" + name + " " + why};
+  }
+  if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
+    return {{}, "--snapshot-rate must not exceed --tick-rate"};
+  return {c, {}};
+}
+
+std::string help_text() {
+  std::ostringstream os;
+  os << "herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n\n"
+        "Usage: herd-server [--flag value]...\n\n"
+        "Every setting is a flag and an environment variable; a flag wins over the variable.\n\n";
+  for (const Option& o : options()) {
+    os << "  --" << o.flag;
+    for (std::size_t n = std::char_traits<char>::length(o.flag); n < 15; ++n) os << ' ';
+    os << o.env;
+    for (std::size_t n = std::char_traits<char>::length(o.env); n < 20; ++n) os << ' ';
+    os << o.help << " (default: " << o.default_text << ")\n";
+  }
+  os << "  --help                             this text\n\n"
+        "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.\n";
+  return os.str();
+}
+
+}  // namespace herd::app

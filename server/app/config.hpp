@@ -1,0 +1,38 @@
+// herd-server's settings: every one is a flag (--name VALUE or --name=VALUE) and an environment
+// variable (HERD_NAME); a flag beats the environment, which beats the default.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "net/server.hpp"
+
+namespace herd::app {
+
+struct AppConfig {
+  net::ServerConfig server;            // address, port, web_root, tick and snapshot rates
+  std::string scenario = "default";    // a name in scenario_dir or a path to a .json file
+  std::string scenario_dir = HERD_SCENARIO_DIR;
+  std::optional<std::uint64_t> seed;   // overrides the scenario's seed
+  bool tick_rate_given = false;        // else the scenario's tick rate is used
+  bool help = false;
+};
+
+// Looks an environment variable up; nullopt when unset. Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_env();
+
+struct ConfigResult {
+  std::optional<AppConfig> config;
+  std::string error;  // when config is empty: what is wrong, naming the flag or variable
+};
+
+ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env);
+
+// The --help text: every setting with its variable and default.
+std::string help_text();
+
+}  // namespace herd::app

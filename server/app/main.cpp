@@ -1,0 +1,85 @@
+// herd-server: flags and environment, wiring, signals.
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <pthread.h>
+#include <thread>
+
+#include "app/config.hpp"
+#include "net/server.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace {
+
+int fail(const std::string& message) {
+  std::cerr << "herd-server: " << message << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace herd;
+  const auto parsed = app::parse_config(std::vector<std::string>(argv + 1, argv + argc), app::process_env());
+  if (!parsed.config) return fail(parsed.error);
+  app::AppConfig config = *parsed.config;
+  if (config.help) {
+    std::cout << app::help_text();
+    return 0;
+  }
+  if (!std::filesystem::is_directory(config.server.web_root))
+    return fail("web root '" + config.server.web_root + "' is not a directory (set --web-root or HERD_WEB_ROOT)");
+
+  auto loaded = scenario::load(config.scenario, config.scenario_dir);
+  if (auto* why = std::get_if<std::string>(&loaded)) return fail(*why);
+  scenario::Scenario& sc = std::get<scenario::Scenario>(loaded);
+  // The server's tick rate is the world's: dt = 1 / tick rate, fixed.
+  if (config.tick_rate_given) sc.def.dt = 1.0 / config.server.tick_rate;
+  else config.server.tick_rate = 1.0 / sc.def.dt;
+  if (config.server.snapshot_rate > config.server.tick_rate)
+    return fail("snapshot rate " + std::to_string(config.server.snapshot_rate) + " exceeds tick rate " +
+                std::to_string(config.server.tick_rate));
+  auto world = scenario::build_world(sc, config.seed);
+  if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
+
+  // SIGINT/SIGTERM are blocked here, before any thread starts, and taken by one waiting thread, so
+  // no handler runs in the middle of the server's work.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const std::size_t agent_count = std::get<sim::World>(world).agents().size();
+  net::Server server(config.server, std::move(std::get<sim::World>(world)));
+  std::uint16_t port = 0;
+  try {
+    port = server.start();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  const std::string host = config.server.address == "0.0.0.0" ? "127.0.0.1" : config.server.address;
+  std::cout << "herd: scenario '" << sc.name << "', " << agent_count << " agents, "
+            << config.server.tick_rate << " ticks/s, " << config.server.snapshot_rate << " snapshots/s\n"
+            << "herd: listening on http://" << host << ":" << port << "/\n"
+            << "herd: open http://localhost:" << port << "/ in a browser; WebSocket at ws://localhost:" << port
+            << "/ws" << std::endl;
+
+  std::atomic<bool> finished{false};
+  std::thread signal_waiter([&server, &signals, &finished] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (finished) return;
+    std::cout << "herd: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down" << std::endl;
+    server.stop();
+  });
+  server.run();
+  // run() returns only through stop(); wake the waiter if no signal did.
+  finished = true;
+  pthread_kill(signal_waiter.native_handle(), SIGTERM);
+  signal_waiter.join();
+  const auto stats = server.stats();
+  std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns)" << std::endl;
+  return 0;
+}

@@ -1,0 +1,460 @@
+// The Beast translation unit: listener, HTTP sessions, WebSocket sessions, the hub and the tick
+// loop. Shaped after Boost.Beast's advanced-server and chat-multi examples: sessions are
+// shared_ptr-owned by their pending operations, the hub holds weak_ptrs for broadcast, and each
+// WebSocket session has two outbound lanes (a bounded FIFO for control messages and a latest-wins
+// slot for snapshots) so a slow reader costs a bounded amount of memory.
+#include "net/server.hpp"
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <deque>
+#include <iostream>
+#include <unordered_map>
+
+#include "net/http_files.hpp"
+#include "net/tick_clock.hpp"
+#include "protocol/codec.hpp"
+
+namespace herd::net {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using SharedText = std::shared_ptr<const std::string>;
+
+constexpr auto kHttpTimeout = std::chrono::seconds(30);
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kIdleTimeout = std::chrono::seconds(60);  // with keep-alive pings at half of it
+constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+constexpr std::string_view kServerName = "herd/" HERD_VERSION;
+
+SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+
+}  // namespace
+
+class WsSession;
+class HttpSession;
+
+struct Server::Impl {
+  // Declared before the io_context so they outlive it: destroying the io_context destroys pending
+  // handlers, which destroys sessions, which unregister here.
+  struct Counters {
+    std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, sessions{0}, snapshots_sent{0},
+        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0};
+  } counters;
+  std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws_sessions;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http_sessions;
+
+  ServerConfig config;
+  sim::World world;
+  TickSchedule schedule;
+  const SnapshotCadence cadence;
+  std::uint64_t next_session_id = 1;
+  bool stopping = false;
+  Clock::time_point start_time;
+
+  asio::io_context ioc{1};
+  tcp::acceptor acceptor{ioc};
+  asio::steady_timer tick_timer{ioc};
+  asio::steady_timer stop_timer{ioc};
+
+  Impl(ServerConfig c, sim::World w)
+      : config(std::move(c)),
+        world(std::move(w)),
+        schedule(config.tick_rate, config.max_catchup_ticks),
+        cadence(config.tick_rate, config.snapshot_rate) {}
+
+  void do_accept();
+  void start_ticking();
+  void schedule_tick();
+  void on_tick();
+  void dispatch_outcomes();
+  void broadcast_snapshot();
+  void begin_stop();
+  void finish_stop(Clock::time_point deadline);
+  protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
+};
+
+// ---- WebSocket session ------------------------------------------------------------------------
+
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(tcp::socket&& socket, Server::Impl& hub) : ws_(std::move(socket)), hub_(hub), id_(hub.next_session_id++) {}
+
+  ~WsSession() {
+    hub_.ws_sessions.erase(id_);
+    hub_.counters.sessions = hub_.ws_sessions.size();
+  }
+
+  void run(http::request<http::string_body> req) {
+    ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, kIdleTimeout, /*keep_alive_pings=*/true});
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, kServerName); }));
+    ws_.read_message_max(hub_.config.max_message_bytes);  // larger frames: Beast closes with 1009
+    ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+  }
+
+  std::uint64_t id() const { return id_; }
+  bool greeted() const { return greeted_; }
+
+  // Control lane: acks, errors, pongs, welcome. Bounded; a client that lets it fill is closed.
+  void send_control(SharedText msg) {
+    if (close_code_) return;
+    if (control_.size() >= hub_.config.control_queue_limit) {
+      close_after_flush(websocket::close_code::policy_error, /*discard_queued=*/true);
+      return;
+    }
+    control_.push_back(std::move(msg));
+    pump();
+  }
+
+  // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped.
+  void send_snapshot(SharedText snap) {
+    if (close_code_ || !greeted_) return;
+    if (snapshot_) ++hub_.counters.snapshots_dropped;
+    snapshot_ = std::move(snap);
+    pump();
+  }
+
+  void close_after_flush(websocket::close_code code, bool discard_queued = false) {
+    if (close_code_) return;
+    close_code_ = code;
+    if (discard_queued) control_.clear();
+    snapshot_.reset();
+    pump();
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) return;  // handshake failed or timed out: the session just ends
+    hub_.ws_sessions[id_] = weak_from_this();
+    hub_.counters.sessions = hub_.ws_sessions.size();
+    if (hub_.stopping) return close_after_flush(websocket::close_code::going_away);
+    do_read();
+  }
+
+  void do_read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return;  // closed, too big (Beast sent 1009), timed out, or reset
+    if (!ws_.got_text()) {
+      send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
+    } else {
+      const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+      handle(protocol::decode_client(text));
+    }
+    buffer_.consume(buffer_.size());
+    if (!close_code_) do_read();
+  }
+
+  void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
+    if (auto* err = std::get_if<protocol::Error>(&decoded)) {
+      if (err->code == protocol::ErrorCode::protocol_mismatch) {
+        send_control(share(protocol::encode(*err)));
+        return close_after_flush(websocket::close_code::protocol_error);
+      }
+      if (err->seq) ++hub_.counters.commands_rejected;
+      return send_control(share(protocol::encode(*err)));
+    }
+    auto& msg = std::get<protocol::ClientMessage>(decoded);
+    if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
+    if (auto* ping = std::get_if<protocol::Ping>(&msg))
+      return send_control(share(protocol::encode(protocol::Pong{ping->id, hub_.world.tick()})));
+    auto& cmd = std::get<protocol::CommandMsg>(msg);
+    if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
+    if (role_ != protocol::Role::commander)
+      return send_error(cmd.seq, protocol::ErrorCode::forbidden, "viewers cannot send commands; say hello as commander");
+    hub_.world.queue(cmd.command, sim::CommandOrigin{id_, cmd.seq});  // answered after the next tick
+  }
+
+  void on_hello(const protocol::Hello& hello) {
+    if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
+    greeted_ = true;
+    role_ = hello.role;
+    send_control(share(protocol::encode(hub_.make_welcome(id_, role_))));
+  }
+
+  void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {
+    if (seq) ++hub_.counters.commands_rejected;
+    send_control(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
+  }
+
+  // One write at a time: control messages first, then the latest snapshot, then a pending close.
+  void pump() {
+    if (writing_) return;
+    SharedText next;
+    bool is_snapshot = false;
+    if (!control_.empty()) {
+      next = std::move(control_.front());
+      control_.pop_front();
+    } else if (snapshot_) {
+      next = std::move(snapshot_);
+      snapshot_.reset();
+      is_snapshot = true;
+    } else if (close_code_ && !close_sent_) {
+      close_sent_ = true;
+      writing_ = true;
+      ws_.async_close(*close_code_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
+      return;
+    } else {
+      return;
+    }
+    writing_ = true;
+    ws_.text(true);
+    ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next, is_snapshot](beast::error_code ec, std::size_t) {
+      self->writing_ = false;
+      if (ec) return;  // the read side sees the failure too and ends the session
+      if (is_snapshot) ++self->hub_.counters.snapshots_sent;
+      self->pump();
+    });
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  Server::Impl& hub_;
+  const std::uint64_t id_;
+  beast::flat_buffer buffer_;
+  std::deque<SharedText> control_;
+  SharedText snapshot_;
+  std::optional<websocket::close_code> close_code_;
+  bool close_sent_ = false;
+  bool writing_ = false;
+  bool greeted_ = false;
+  protocol::Role role_ = protocol::Role::viewer;
+};
+
+// ---- HTTP session ----------------------------------------------------------------------------
+
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket&& socket, Server::Impl& hub) : stream_(std::move(socket)), hub_(hub) {}
+  ~HttpSession() { hub_.http_sessions.erase(this); }
+
+  void run() {
+    hub_.http_sessions[this] = weak_from_this();
+    do_read();
+  }
+
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+ private:
+  void do_read() {
+    parser_.emplace();
+    parser_->header_limit(8 * 1024);
+    parser_->body_limit(4 * 1024);
+    stream_.expires_after(kHttpTimeout);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_read(ec);
+    });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return close();  // end of stream, timeout, or a malformed request
+    http::request<http::string_body> req = parser_->release();
+    if (websocket::is_upgrade(req) && req.target() == "/ws") {
+      stream_.expires_never();
+      std::make_shared<WsSession>(stream_.release_socket(), hub_)->run(std::move(req));
+      return;
+    }
+    write(respond(req));
+  }
+
+  http::response<http::string_body> respond(const http::request<http::string_body>& req) {
+    auto make = [&](http::status status, std::string_view type, std::string body) {
+      http::response<http::string_body> res{status, req.version()};
+      res.set(http::field::server, kServerName);
+      res.set(http::field::content_type, type);
+      res.set(http::field::cache_control, "no-cache");
+      res.set("X-Content-Type-Options", "nosniff");
+      res.keep_alive(req.keep_alive());
+      const std::size_t length = body.size();
+      if (req.method() != http::verb::head) res.body() = std::move(body);
+      res.prepare_payload();
+      if (req.method() == http::verb::head) res.content_length(length);  // HEAD: headers of GET
+      return res;
+    };
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
+      auto res = make(http::status::method_not_allowed, "text/plain; charset=utf-8", "only GET and HEAD\n");
+      res.set(http::field::allow, "GET, HEAD");
+      return res;
+    }
+    const std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (path == "/healthz")
+      return make(http::status::ok, "application/json",
+                  "{\"status\":\"ok\",\"tick\":" + std::to_string(hub_.world.tick()) + "}\n");
+    if (path == "/ws")
+      return make(http::status::upgrade_required, "text/plain; charset=utf-8", "WebSocket upgrade required\n");
+    FileResponse file = serve_file(target, hub_.config.web_root);
+    return make(static_cast<http::status>(file.status), file.content_type, std::move(file.body));
+  }
+
+  void write(http::response<http::string_body> res) {
+    auto shared = std::make_shared<http::response<http::string_body>>(std::move(res));
+    http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+      if (ec || !shared->keep_alive()) return self->close();
+      self->do_read();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  Server::Impl& hub_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+};
+
+// ---- the hub: accept, tick, broadcast ---------------------------------------------------------
+
+void Server::Impl::do_accept() {
+  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+    if (stopping) return;
+    if (!ec) std::make_shared<HttpSession>(std::move(socket), *this)->run();
+    do_accept();  // a failed accept (e.g. out of descriptors) must not stop the listener
+  });
+}
+
+protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Role role) const {
+  protocol::Welcome w;
+  w.server = std::string(kServerName);
+  w.session = session;
+  w.role = role;
+  w.tick_rate = config.tick_rate;
+  w.snapshot_rate = config.snapshot_rate;
+  w.dt = world.def().dt;
+  w.tick = world.tick();
+  w.world = {world.def().width, world.def().height};
+  w.max_message_bytes = static_cast<std::uint32_t>(config.max_message_bytes);
+  w.max_agents = world.def().max_agents;
+  return w;
+}
+
+void Server::Impl::start_ticking() {
+  start_time = Clock::now();
+  schedule_tick();
+}
+
+void Server::Impl::schedule_tick() {
+  tick_timer.expires_at(start_time + schedule.next_deadline());
+  tick_timer.async_wait([this](beast::error_code ec) {
+    if (!ec && !stopping) on_tick();
+  });
+}
+
+void Server::Impl::on_tick() {
+  // The only place that reads the clock. Runs at most max_catchup ticks per wake.
+  const int due = schedule.due(Clock::now() - start_time);
+  bool snapshot_due = false;
+  for (int i = 0; i < due; ++i) {
+    world.step();
+    dispatch_outcomes();
+    snapshot_due = cadence.due(world.tick()) || snapshot_due;
+  }
+  counters.tick = world.tick();
+  counters.overruns = schedule.overruns();
+  counters.ticks_dropped = schedule.ticks_dropped();
+  counters.agents = world.agents().size();
+  if (snapshot_due) broadcast_snapshot();
+  schedule_tick();
+}
+
+void Server::Impl::dispatch_outcomes() {
+  for (const sim::CommandOutcome& out : world.outcomes()) {
+    (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
+    auto it = ws_sessions.find(out.origin.client);
+    if (it == ws_sessions.end()) continue;  // the session left before its command ran
+    if (auto session = it->second.lock()) session->send_control(share(protocol::encode_outcome(out)));
+  }
+}
+
+void Server::Impl::broadcast_snapshot() {
+  // Encoded once, shared by every session.
+  const SharedText snap = share(protocol::encode_snapshot(world));
+  for (auto& [id, weak] : ws_sessions)
+    if (auto session = weak.lock()) session->send_snapshot(snap);
+}
+
+void Server::Impl::begin_stop() {
+  if (stopping) return;
+  stopping = true;
+  beast::error_code ec;
+  acceptor.close(ec);
+  tick_timer.cancel();
+  for (auto& [id, weak] : ws_sessions)
+    if (auto session = weak.lock()) session->close_after_flush(websocket::close_code::going_away);
+  // Copy first: closing ends the session, which erases it from the map.
+  std::vector<std::shared_ptr<HttpSession>> http;
+  for (auto& [ptr, weak] : http_sessions)
+    if (auto s = weak.lock()) http.push_back(std::move(s));
+  for (auto& s : http) s->close();
+  // Clients get a moment to answer the close handshake; the loop ends when every session is gone
+  // or the grace period is over, whichever comes first.
+  finish_stop(Clock::now() + kStopGrace);
+}
+
+void Server::Impl::finish_stop(Clock::time_point deadline) {
+  if ((ws_sessions.empty() && http_sessions.empty()) || Clock::now() >= deadline) {
+    ioc.stop();
+    return;
+  }
+  stop_timer.expires_after(std::chrono::milliseconds(10));
+  stop_timer.async_wait([this, deadline](beast::error_code) { finish_stop(deadline); });
+}
+
+// ---- Server ----------------------------------------------------------------------------------
+
+Server::Server(ServerConfig config, sim::World world)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
+
+Server::~Server() = default;
+
+std::uint16_t Server::start() {
+  Impl& s = *impl_;
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(s.config.address, ec);
+  if (ec) throw std::runtime_error("bad listen address '" + s.config.address + "': " + ec.message());
+  const tcp::endpoint endpoint{address, s.config.port};
+  auto check = [&](const char* what) {
+    if (ec) throw std::runtime_error(std::string(what) + " " + s.config.address + ":" + std::to_string(s.config.port) + ": " + ec.message());
+  };
+  s.acceptor.open(endpoint.protocol(), ec);
+  check("cannot open a socket for");
+  s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  check("cannot set options on");
+  s.acceptor.bind(endpoint, ec);
+  check("cannot bind");
+  s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  check("cannot listen on");
+  return s.acceptor.local_endpoint().port();
+}
+
+void Server::run() {
+  Impl& s = *impl_;
+  s.do_accept();
+  s.start_ticking();
+  s.ioc.run();
+}
+
+void Server::stop() {
+  asio::post(impl_->ioc, [impl = impl_.get()] { impl->begin_stop(); });
+}
+
+ServerStats Server::stats() const {
+  const auto& c = impl_->counters;
+  return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped,
+          c.commands_accepted, c.commands_rejected, c.agents};
+}
+
+}  // namespace herd::net

@@ -1,0 +1,68 @@
+// herd::net::Server — one port: HTTP (viewer files, /healthz) and WebSocket (/ws), plus the
+// fixed-tick loop that steps the world and broadcasts snapshots.
+//
+// A plain interface: Boost.Beast stays inside server.cpp (it is slow to compile). Everything runs
+// on the one thread that calls run(), so the world and the sessions need no locks; stop() and
+// stats() may be called from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "protocol/messages.hpp"
+#include "sim/world.hpp"
+
+namespace herd::net {
+
+struct ServerConfig {
+  std::string address = "0.0.0.0";
+  std::uint16_t port = 8080;       // 0: the OS picks one; start() returns it
+  std::string web_root;            // directory served at "/" (the browser viewer)
+  double tick_rate = 60.0;         // ticks per second; must match the world's dt
+  double snapshot_rate = 20.0;     // snapshots per second, <= tick_rate
+  int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
+  std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
+  std::size_t max_message_bytes = protocol::kMaxMessageBytes;
+};
+
+struct ServerStats {
+  std::uint64_t tick = 0;
+  std::uint64_t overruns = 0;          // tick-loop wakes that had to drop ticks
+  std::uint64_t ticks_dropped = 0;
+  std::uint64_t sessions = 0;          // open WebSocket sessions
+  std::uint64_t snapshots_sent = 0;    // snapshot frames written, all sessions
+  std::uint64_t snapshots_dropped = 0; // replaced before being written (latest-wins)
+  std::uint64_t commands_accepted = 0;
+  std::uint64_t commands_rejected = 0;
+  std::uint64_t agents = 0;
+};
+
+class Server {
+ public:
+  Server(ServerConfig config, sim::World world);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens. Returns the bound port. Throws std::runtime_error saying what failed
+  // (address in use, bad address).
+  std::uint16_t start();
+
+  // Serves and ticks on the calling thread until stop(); then closes every session with
+  // "going away" and returns.
+  void run();
+
+  // Thread-safe; idempotent.
+  void stop();
+
+  ServerStats stats() const;
+
+  struct Impl;  // opaque: defined in server.cpp, where the sessions use it as their hub
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace herd::net
