@@ -1,0 +1,65 @@
+// herd::client::WsClient — a blocking WebSocket client with timeouts on every call.
+//
+// Used by the tests and the command-line client exactly as a third-party client would talk to the
+// server: over a real socket, with the protocol's JSON text. Beast stays in ws_client.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace herd::client {
+
+using Millis = std::chrono::milliseconds;
+
+// Thrown when the connection cannot be made or is lost; what() says why.
+struct ConnectionError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class WsClient {
+ public:
+  WsClient();
+  ~WsClient();
+  WsClient(const WsClient&) = delete;
+  WsClient& operator=(const WsClient&) = delete;
+
+  // Connects to ws://host:port{path}. Throws ConnectionError.
+  void connect(const std::string& host, std::uint16_t port, const std::string& path = "/ws",
+               Millis timeout = Millis(5000));
+
+  // Sends one text (or binary) frame. Throws ConnectionError.
+  void send(std::string_view text, Millis timeout = Millis(5000));
+  void send_binary(std::string_view data, Millis timeout = Millis(5000));
+
+  // The next message received, or nullopt if none came within timeout. Throws ConnectionError
+  // once the connection is closed and every message before the close has been returned.
+  std::optional<std::string> receive(Millis timeout);
+
+  bool is_open() const;
+  // The close code the server sent (0 when none was received).
+  int close_code() const;
+  std::string close_reason() const;
+
+  void close();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct HttpResult {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+// GET (or another method) of http://host:port{target}. Throws ConnectionError.
+HttpResult http_request(const std::string& host, std::uint16_t port, const std::string& target,
+                        const std::string& method = "GET", Millis timeout = Millis(5000));
+
+}  // namespace herd::client

@@ -1,0 +1,71 @@
+#include "net/http_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace herd::net {
+namespace {
+
+namespace fs = std::filesystem;
+
+class HttpFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = fs::temp_directory_path() / ("herd_files_" + std::to_string(::getpid()));
+    root_ = base_ / "web";
+    fs::create_directories(root_ / "sub");
+    fs::create_directories(root_ / "empty");
+    write(root_ / "index.html", "<html>home</html>");
+    write(root_ / "main.js", "export {};");
+    write(root_ / "sub" / "style.css", "body{}");
+    write(base_ / "secret.txt", "secret");
+    fs::create_symlink(base_ / "secret.txt", root_ / "link.txt");
+  }
+  void TearDown() override { fs::remove_all(base_); }
+  static void write(const fs::path& p, const std::string& s) { std::ofstream(p) << s; }
+  fs::path base_, root_;
+};
+
+TEST_F(HttpFiles, ServesIndexAndFilesWithTheirTypes) {
+  auto r = serve_file("/", root_.string());
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "<html>home</html>");
+  EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
+  r = serve_file("/main.js?v=3", root_.string());
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "text/javascript; charset=utf-8");
+  r = serve_file("/sub/style.css", root_.string());
+  EXPECT_EQ(r.content_type, "text/css; charset=utf-8");
+  EXPECT_EQ(serve_file("/%6dain.js", root_.string()).status, 200);  // percent-encoded 'm'
+}
+
+TEST_F(HttpFiles, RefusesTraversalEncodedOrNot) {
+  for (const char* t : {"/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/../../secret.txt",
+                        "/sub/%2e%2e/%2e%2e/secret.txt", "/..%5csecret.txt", "/link.txt"}) {
+    const auto r = serve_file(t, root_.string());
+    EXPECT_EQ(r.status, 403) << t;
+    EXPECT_EQ(r.body.find("secret"), std::string::npos) << t;
+  }
+}
+
+TEST_F(HttpFiles, NoListingsAndClearMisses) {
+  EXPECT_EQ(serve_file("/empty/", root_.string()).status, 404);
+  EXPECT_EQ(serve_file("/sub", root_.string()).status, 404);
+  EXPECT_EQ(serve_file("/nope.js", root_.string()).status, 404);
+  EXPECT_EQ(serve_file("/%zz", root_.string()).status, 400);
+  EXPECT_EQ(serve_file("/a%00b", root_.string()).status, 400);
+  EXPECT_EQ(serve_file("/%4", root_.string()).status, 400);
+  EXPECT_EQ(serve_file("nope", root_.string()).status, 400);
+  EXPECT_EQ(serve_file("/", (base_ / "missing").string()).status, 404);
+}
+
+TEST(PercentDecode, DecodesAndRejects) {
+  EXPECT_EQ(percent_decode("/a%20b"), "/a b");
+  EXPECT_EQ(percent_decode("/a%2"), std::nullopt);
+  EXPECT_EQ(percent_decode("/%g0"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace herd::net

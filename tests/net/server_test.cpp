@@ -1,0 +1,273 @@
+// The real server, in process, on a port the OS picks, driven by real WebSocket and HTTP clients.
+// Nothing sleeps: every wait is for a message, bounded by a timeout.
+#include "net/server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "common/ws_client.hpp"
+#include "protocol/codec.hpp"
+
+namespace herd::net {
+namespace {
+
+using client::Millis;
+using client::WsClient;
+using protocol::ServerMessage;
+namespace fs = std::filesystem;
+
+constexpr Millis kWait(10000);
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    web_root_ = fs::temp_directory_path() / ("herd_web_" + std::to_string(::getpid()));
+    fs::create_directories(web_root_);
+    std::ofstream(web_root_ / "index.html") << "<!doctype html><title>herd</title>";
+    ServerConfig config;
+    config.address = "127.0.0.1";
+    config.port = 0;
+    config.web_root = web_root_.string();
+    config.tick_rate = 120;
+    config.snapshot_rate = 30;
+    sim::WorldDef def;
+    def.dt = 1.0 / config.tick_rate;
+    def.max_agents = 100;
+    server_ = std::make_unique<Server>(config, sim::World(def));
+    port_ = server_->start();
+    thread_ = std::thread([this] { server_->run(); });
+  }
+
+  void TearDown() override {
+    server_->stop();
+    thread_.join();
+    fs::remove_all(web_root_);
+  }
+
+  std::unique_ptr<WsClient> connect() {
+    auto c = std::make_unique<WsClient>();
+    c->connect("127.0.0.1", port_);
+    return c;
+  }
+
+  // Receives until a message satisfies pred; fails the test after kWait.
+  template <class T>
+  T wait_for(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto text = c.receive(Millis(200));
+      if (!text) continue;
+      auto decoded = protocol::decode_server(*text);
+      if (!std::holds_alternative<ServerMessage>(decoded)) {
+        ADD_FAILURE() << "server sent what its own codec refuses: " << *text;
+        continue;
+      }
+      const auto& msg = std::get<ServerMessage>(decoded);
+      if (const T* m = std::get_if<T>(&msg); m && pred(*m)) return *m;
+    }
+    ADD_FAILURE() << "timed out waiting";
+    return T{};
+  }
+
+  std::unique_ptr<WsClient> greeted(protocol::Role role) {
+    auto c = connect();
+    c->send(protocol::encode(protocol::Hello{1, role, "test"}));
+    const auto w = wait_for<protocol::Welcome>(*c);
+    EXPECT_EQ(w.role, role);
+    return c;
+  }
+
+  std::string command(std::uint32_t seq, sim::Command cmd) { return protocol::encode(protocol::CommandMsg{seq, std::move(cmd)}); }
+
+  // Closes are seen by receiving until the connection ends.
+  static int wait_closed(WsClient& c) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    try {
+      while (std::chrono::steady_clock::now() < deadline) c.receive(Millis(200));
+    } catch (const client::ConnectionError&) {
+      return c.close_code();
+    }
+    ADD_FAILURE() << "connection was not closed";
+    return -1;
+  }
+
+  fs::path web_root_;
+  std::unique_ptr<Server> server_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST_F(ServerTest, ServesTheViewerAndHealth) {
+  auto index = client::http_request("127.0.0.1", port_, "/");
+  EXPECT_EQ(index.status, 200);
+  EXPECT_EQ(index.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(index.body.find("<title>herd</title>"), std::string::npos);
+  auto health = client::http_request("127.0.0.1", port_, "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body.rfind("{\"status\":\"ok\",\"tick\":", 0), 0u) << health.body;
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/missing.js").status, 404);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/%2e%2e/%2e%2e/etc/passwd").status, 403);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/ws").status, 426);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/", "POST").status, 405);
+  auto head = client::http_request("127.0.0.1", port_, "/", "HEAD");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.body.empty());
+}
+
+TEST_F(ServerTest, WelcomeDescribesTheWorld) {
+  auto c = connect();
+  c->send(R"({"type":"hello","protocol":1,"role":"viewer"})");
+  const auto w = wait_for<protocol::Welcome>(*c);
+  EXPECT_EQ(w.protocol, 1);
+  EXPECT_EQ(w.tick_rate, 120);
+  EXPECT_EQ(w.snapshot_rate, 30);
+  EXPECT_EQ(w.world.width, 800);
+  EXPECT_EQ(w.world.height, 600);
+  EXPECT_EQ(w.max_message_bytes, 65536u);
+  EXPECT_EQ(w.max_agents, 100u);
+  EXPECT_GT(w.session, 0u);
+}
+
+TEST_F(ServerTest, SpawnTargetAndSeeTheAgentArrive) {
+  auto c = greeted(protocol::Role::commander);
+  sim::SpawnAgent s;
+  s.position = {100, 100};
+  s.group = 4;
+  c->send(command(1, sim::Spawn{0, 0, {s}}));
+  const auto spawned = wait_for<protocol::Ack>(*c);
+  EXPECT_EQ(spawned.seq, 1u);
+  ASSERT_TRUE(spawned.agents && spawned.agents->size() == 1);
+  const std::uint32_t id = spawned.agents->front();
+
+  c->send(command(2, sim::SetTarget{{false, {id}}, {300, 150}, sim::Behaviour::arrive}));
+  const auto targeted = wait_for<protocol::Ack>(*c);
+  EXPECT_EQ(targeted.seq, 2u);
+  EXPECT_EQ(targeted.count, 1u);
+  EXPECT_GT(targeted.tick, spawned.tick);
+
+  // The first snapshot at or after the ack's tick already carries the target.
+  const auto moving = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= targeted.tick; });
+  ASSERT_EQ(moving.agents.size(), 1u);
+  ASSERT_TRUE(moving.agents[0].target);
+  EXPECT_EQ(moving.agents[0].target->x, 300);
+  EXPECT_EQ(moving.agents[0].group, 4);
+
+  std::uint64_t last_tick = moving.tick;
+  const auto arrived = wait_for<protocol::Snapshot>(*c, [&](const auto& snap) {
+    EXPECT_GT(snap.tick, last_tick) << "snapshot ticks must increase";
+    last_tick = snap.tick;
+    return snap.agents.size() == 1 && snap.agents[0].state == sim::MoveState::arrived;
+  });
+  ASSERT_EQ(arrived.agents.size(), 1u);
+  const auto& a = arrived.agents[0];
+  EXPECT_NEAR(a.x, 300, 0.051);
+  EXPECT_NEAR(a.y, 150, 0.051);
+  EXPECT_EQ(a.vx, 0);
+  EXPECT_EQ(a.vy, 0);
+}
+
+TEST_F(ServerTest, BadMessagesGetErrorsAndTheConnectionGoesOn) {
+  auto c = greeted(protocol::Role::commander);
+  const std::pair<const char*, protocol::ErrorCode> cases[] = {
+      {"this is not json", protocol::ErrorCode::bad_json},
+      {R"({"type":"warp"})", protocol::ErrorCode::bad_type},
+      {R"({"type":"command","seq":5,"cmd":"spawn","count":-3})", protocol::ErrorCode::bad_field},
+      {R"({"type":"command","seq":6,"cmd":"dance"})", protocol::ErrorCode::unknown_command},
+      {R"({"type":"hello","protocol":1,"role":"viewer"})", protocol::ErrorCode::already_greeted},
+      {R"({"type":"command","seq":7,"cmd":"set_target","agents":[99],"target":{"x":1,"y":1}})", protocol::ErrorCode::unknown_agent},
+      {R"({"type":"command","seq":8,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})", protocol::ErrorCode::out_of_bounds},
+      {R"({"type":"command","seq":9,"cmd":"spawn","count":101})", protocol::ErrorCode::limit_exceeded},
+  };
+  for (const auto& [text, code] : cases) {
+    c->send(text);
+    const auto e = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(e.code, code) << text << " -> " << e.message;
+  }
+  c->send_binary("\x01\x02");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::binary_not_supported);
+  // Nothing changed, and the same connection still works.
+  c->send(command(10, sim::Spawn{2, 0, {}}));
+  const auto ack = wait_for<protocol::Ack>(*c);
+  EXPECT_EQ(ack.seq, 10u);
+  ASSERT_TRUE(ack.agents);
+  EXPECT_EQ(*ack.agents, (std::vector<std::uint32_t>{1, 2}));  // the refused spawns used no ids
+  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; });
+  EXPECT_EQ(snap.agents.size(), 2u);
+  for (const auto& a : snap.agents) EXPECT_FALSE(a.target);
+  // Refused commands (those whose seq could be read): seq 5, 6, 7, 8 and 9.
+  EXPECT_EQ(server_->stats().commands_rejected, 5u);
+}
+
+TEST_F(ServerTest, RolesAndOrderAreEnforced) {
+  auto c = connect();
+  c->send(command(1, sim::Spawn{1, 0, {}}));
+  auto e = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(e.code, protocol::ErrorCode::hello_required);
+  EXPECT_EQ(e.seq, 1u);
+  c->send(protocol::encode(protocol::Ping{77}));  // ping is fine before hello
+  EXPECT_EQ(wait_for<protocol::Pong>(*c).id, 77u);
+
+  auto viewer = greeted(protocol::Role::viewer);
+  viewer->send(command(2, sim::Spawn{1, 0, {}}));
+  e = wait_for<protocol::Error>(*viewer);
+  EXPECT_EQ(e.code, protocol::ErrorCode::forbidden);
+  EXPECT_EQ(e.seq, 2u);
+  EXPECT_TRUE(wait_for<protocol::Snapshot>(*viewer).agents.empty());
+}
+
+TEST_F(ServerTest, ProtocolMismatchIsAnsweredThenClosedWith1002) {
+  auto c = connect();
+  c->send(R"({"type":"hello","protocol":2,"role":"viewer"})");
+  const auto e = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(e.code, protocol::ErrorCode::protocol_mismatch);
+  EXPECT_NE(e.message.find("protocol 1"), std::string::npos);
+  EXPECT_EQ(wait_closed(*c), 1002);
+}
+
+TEST_F(ServerTest, OversizedFramesCloseWith1009) {
+  auto c = greeted(protocol::Role::commander);
+  c->send(std::string(70000, ' '));
+  EXPECT_EQ(wait_closed(*c), 1009);
+  // The server goes on for everyone else.
+  auto other = greeted(protocol::Role::viewer);
+  wait_for<protocol::Snapshot>(*other);
+}
+
+TEST_F(ServerTest, OneSnapshotTextIsSharedByEverySession) {
+  auto a = greeted(protocol::Role::viewer);
+  auto b = greeted(protocol::Role::viewer);
+  // Collect raw snapshot texts from both and find a tick they both saw.
+  auto collect = [](WsClient& c) {
+    std::map<std::uint64_t, std::string> out;
+    for (int i = 0; i < 200 && out.size() < 6; ++i) {
+      auto t = c.receive(Millis(200));
+      if (!t) continue;
+      auto d = protocol::decode_server(*t);
+      if (auto* m = std::get_if<ServerMessage>(&d); m && std::holds_alternative<protocol::Snapshot>(*m))
+        out[std::get<protocol::Snapshot>(*m).tick] = *t;
+    }
+    return out;
+  };
+  const auto sa = collect(*a);
+  const auto sb = collect(*b);
+  int common = 0;
+  for (const auto& [tick, text] : sa)
+    if (auto it = sb.find(tick); it != sb.end()) {
+      EXPECT_EQ(text, it->second);
+      ++common;
+    }
+  EXPECT_GT(common, 0);
+}
+
+TEST_F(ServerTest, StopClosesSessionsWithGoingAway) {
+  auto c = greeted(protocol::Role::viewer);
+  server_->stop();
+  EXPECT_EQ(wait_closed(*c), 1001);
+}
+
+}  // namespace
+}  // namespace herd::net
