@@ -1,0 +1,51 @@
+// The status line and the toasts: the only DOM the viewer writes besides the canvas.
+
+const TOAST_MS = 4000; // visible time before fading out
+const TOAST_FADE_MS = 600; // matches the CSS transition on .toast
+const MAX_TOASTS = 4; // a burst of errors must not cover the view
+
+const $ = (id) => document.getElementById(id);
+
+export class Hud {
+  constructor() {
+    this.bar = $('status');
+    this.fields = {
+      conn: $('conn'),
+      tick: $('tick'),
+      count: $('count'),
+      selected: $('selected'),
+      rtt: $('rtt'),
+    };
+    this.toasts = $('toasts');
+  }
+
+  // Called every frame; writes a field only when its text changes, so an idle HUD costs no
+  // layout work.
+  update({ state, retryInMs, tick, agentCount, selectedCount, rttMs }) {
+    if (this.bar.dataset.state !== state) this.bar.dataset.state = state;
+    const conn =
+      state === 'disconnected'
+        ? `disconnected – retrying in ${(Math.max(0, retryInMs) / 1000).toFixed(1)} s`
+        : state;
+    set(this.fields.conn, conn);
+    set(this.fields.tick, tick === null ? '–' : String(tick));
+    set(this.fields.count, agentCount === null ? '–' : String(agentCount));
+    set(this.fields.selected, String(selectedCount));
+    set(this.fields.rtt, rttMs === null ? '–' : `${Math.round(rttMs)} ms`);
+  }
+
+  // kind: 'error' or 'info'.
+  toast(text, kind = 'error') {
+    while (this.toasts.childElementCount >= MAX_TOASTS) this.toasts.firstElementChild.remove();
+    const el = document.createElement('div');
+    el.className = `toast ${kind}`;
+    el.textContent = text;
+    this.toasts.append(el);
+    setTimeout(() => el.classList.add('fading'), TOAST_MS);
+    setTimeout(() => el.remove(), TOAST_MS + TOAST_FADE_MS);
+  }
+}
+
+function set(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}

@@ -1,0 +1,160 @@
+// herd web viewer: wires the connection, the view, the input and the HUD together, and keeps
+// the latest state the server sent. No interpolation yet: every frame draws the newest snapshot.
+
+import { Connection } from './connection.js';
+import { View, THEME, ORDER_MARKER_MS } from './view.js';
+import { attachInput } from './input.js';
+import { Hud } from './hud.js';
+
+const UINT32_RANGE = 2 ** 32;
+
+const canvas = document.getElementById('world');
+const view = new View(canvas);
+const hud = new Hud();
+
+const state = {
+  welcome: null, // the last welcome: world size, rates, role
+  tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
+  agents: [], // the newest snapshot's agents, ordered by id
+  selected: new Set(),
+  orders: [], // recent move orders, drawn as fading rings: {x, y, at}
+  lastError: null,
+  lastAck: null,
+};
+
+// Commands in flight, by seq, so an error can say which command it answers.
+let nextSeq = 1;
+const pending = new Map();
+
+const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
+  onMessage: handleMessage,
+  onState: () => {
+    if (conn.state !== 'connected') pending.clear(); // their answers will never come
+  },
+});
+
+function handleMessage(msg) {
+  switch (msg.type) {
+    case 'welcome':
+      state.welcome = msg;
+      state.tick = msg.tick;
+      view.setWorld(msg.world);
+      if (msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
+      break;
+    case 'snapshot':
+      state.tick = msg.tick;
+      state.agents = msg.agents;
+      pruneSelection();
+      break;
+    case 'ack':
+      pending.delete(msg.seq);
+      state.lastAck = msg;
+      break;
+    case 'error': {
+      const cmd = msg.seq !== undefined ? pending.get(msg.seq) : undefined;
+      if (msg.seq !== undefined) pending.delete(msg.seq);
+      state.lastError = { code: msg.code, message: msg.message, seq: msg.seq };
+      hud.toast(`${cmd ? cmd + ' refused' : 'server error'}: ${msg.code} – ${msg.message}`);
+      console.warn('herd: server error', msg);
+      break;
+    }
+    case 'pong':
+      break; // Connection measures the round trip
+    default:
+      console.warn('herd: unexpected message type', msg.type);
+  }
+}
+
+// Agents can vanish (a scenario change, a restarted server); a selection of ids that no longer
+// exist would make every later order fail with unknown_agent.
+function pruneSelection() {
+  if (state.selected.size === 0) return;
+  const present = new Set(state.agents.map((a) => a.id));
+  for (const id of state.selected) if (!present.has(id)) state.selected.delete(id);
+}
+
+// Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
+function sendCommand(fields) {
+  const seq = nextSeq;
+  nextSeq = (nextSeq + 1) % UINT32_RANGE;
+  if (!conn.send({ type: 'command', seq, ...fields })) {
+    hud.toast('not connected: command not sent');
+    return null;
+  }
+  pending.set(seq, fields.cmd);
+  return seq;
+}
+
+function moveSelectionTo(x, y) {
+  // Sub-millimetre precision means nothing to the world and makes logs unreadable.
+  x = Math.round(x * 1000) / 1000;
+  y = Math.round(y * 1000) / 1000;
+  const seq = sendCommand({ cmd: 'set_target', agents: [...state.selected], target: { x, y } });
+  if (seq !== null) state.orders.push({ x, y, at: performance.now() });
+}
+
+attachInput(canvas, {
+  view,
+  agents: () => state.agents,
+  selected: state.selected,
+  moveSelectionTo,
+});
+
+function frame(now) {
+  view.syncSize();
+  state.orders = state.orders.filter((o) => now - o.at < ORDER_MARKER_MS);
+  view.draw({
+    agents: state.agents,
+    selected: state.selected,
+    orders: state.orders,
+    live: conn.state === 'connected',
+    now,
+  });
+  hud.update({
+    state: conn.state,
+    retryInMs: conn.retryAt - now,
+    tick: state.tick,
+    agentCount: state.welcome ? state.agents.length : null,
+    selectedCount: state.selected.size,
+    rttMs: conn.rttMs,
+  });
+  requestAnimationFrame(frame);
+}
+
+// Read-only state and a few hooks for tests and for poking at the viewer from the console.
+// `agents` is the snapshot's own array: do not modify it.
+window.herd = Object.freeze({
+  get connected() {
+    return conn.state === 'connected';
+  },
+  get status() {
+    return conn.state;
+  },
+  get tick() {
+    return state.tick;
+  },
+  get world() {
+    return state.welcome ? { ...state.welcome.world } : null;
+  },
+  get agents() {
+    return state.agents;
+  },
+  get selected() {
+    return [...state.selected];
+  },
+  get lastError() {
+    return state.lastError;
+  },
+  get lastAck() {
+    return state.lastAck;
+  },
+  theme: THEME,
+  // CSS pixels relative to the canvas's top-left corner.
+  worldToScreen: (x, y) => view.worldToScreen(x, y),
+  screenToWorld: (x, y) => view.screenToWorld(x, y),
+  sendCommand, // {cmd, ...}: adds type and seq, returns the seq
+  sendRaw: (text) => conn.sendRaw(text), // any text, for testing the server's error paths
+});
+
+conn.start();
+requestAnimationFrame(frame);

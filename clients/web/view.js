@@ -1,0 +1,256 @@
+// Draws the world on a canvas and maps between world units and CSS pixels.
+// The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
+// the canvas and centred, so circles stay circles whatever the window's shape.
+
+export const THEME = {
+  outside: '#0b0f14', // canvas outside the world
+  world: '#141b24', // the world rectangle
+  worldEdge: '#2e3d4f',
+  grid: 'rgba(255, 255, 255, 0.04)',
+  heading: 'rgba(255, 255, 255, 0.8)',
+  selection: '#ffffff',
+  target: '#ffffff',
+  order: 'rgba(255, 255, 255, 0.9)',
+  // Eight hues far apart from one another and from the dark background; group g uses g mod 8.
+  groups: ['#4cc9f0', '#ff6b6b', '#ffd166', '#06d6a0', '#c77dff', '#ff9f1c', '#f15bb5', '#a3e635'],
+};
+
+export function groupColor(group) {
+  return THEME.groups[group % THEME.groups.length];
+}
+
+const MARGIN_PX = 16; // space around the world so its edge is visible
+export const MIN_AGENT_PX = 2; // tiny agents stay visible when a large world is zoomed out
+const GRID_MIN_PX = 48; // grid spacing is the smallest 1-2-5 step at least this wide
+export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
+
+export class View {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.cssWidth = 0;
+    this.cssHeight = 0;
+    this.dpr = 1;
+    this.world = null; // {width, height} from welcome
+    this.scale = 1; // CSS pixels per world unit
+    this.originX = 0; // CSS pixel of world x = 0
+    this.originY = 0;
+  }
+
+  setWorld(world) {
+    this.world = { width: world.width, height: world.height };
+    this.#fit();
+  }
+
+  // Matches the backing store to the canvas's CSS size and the device pixel ratio, so drawing
+  // is sharp; cheap enough to call every frame because it does nothing unless a size changed.
+  syncSize() {
+    const w = this.canvas.clientWidth;
+    const h = this.canvas.clientHeight;
+    const dpr = window.devicePixelRatio || 1;
+    if (w === this.cssWidth && h === this.cssHeight && dpr === this.dpr) return;
+    this.cssWidth = w;
+    this.cssHeight = h;
+    this.dpr = dpr;
+    this.canvas.width = Math.max(1, Math.round(w * dpr));
+    this.canvas.height = Math.max(1, Math.round(h * dpr));
+    this.#fit();
+  }
+
+  #fit() {
+    if (!this.world || this.cssWidth === 0) return;
+    const { width, height } = this.world;
+    const sx = (this.cssWidth - 2 * MARGIN_PX) / width;
+    const sy = (this.cssHeight - 2 * MARGIN_PX) / height;
+    this.scale = Math.max(1e-6, Math.min(sx, sy));
+    this.originX = (this.cssWidth - width * this.scale) / 2;
+    this.originY = (this.cssHeight - height * this.scale) / 2;
+  }
+
+  worldToScreen(x, y) {
+    return { x: this.originX + x * this.scale, y: this.originY + y * this.scale };
+  }
+
+  screenToWorld(x, y) {
+    return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
+  }
+
+  // frame: {agents, selected: Set of ids, orders: [{x, y, at}], live: bool, now: ms}
+  draw(frame) {
+    const ctx = this.ctx;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.fillStyle = THEME.outside;
+    ctx.fillRect(0, 0, this.cssWidth, this.cssHeight);
+    if (!this.world) return;
+
+    this.#drawWorld();
+    // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
+    ctx.globalAlpha = frame.live ? 1 : 0.35;
+    this.#drawTargetPaths(frame.agents, frame.selected);
+    this.#drawAgents(frame.agents);
+    this.#drawSelection(frame.agents, frame.selected);
+    this.#drawTargetCrosses(frame.agents, frame.selected);
+    ctx.globalAlpha = 1;
+    this.#drawOrders(frame.orders, frame.now);
+  }
+
+  #drawWorld() {
+    const ctx = this.ctx;
+    const { width, height } = this.world;
+    const tl = this.worldToScreen(0, 0);
+    const w = width * this.scale;
+    const h = height * this.scale;
+    ctx.fillStyle = THEME.world;
+    ctx.fillRect(tl.x, tl.y, w, h);
+
+    const step = gridStep(GRID_MIN_PX / this.scale);
+    ctx.beginPath();
+    for (let x = step; x < width; x += step) {
+      const sx = Math.round(tl.x + x * this.scale) + 0.5; // half-pixel: crisp 1px lines
+      ctx.moveTo(sx, tl.y);
+      ctx.lineTo(sx, tl.y + h);
+    }
+    for (let y = step; y < height; y += step) {
+      const sy = Math.round(tl.y + y * this.scale) + 0.5;
+      ctx.moveTo(tl.x, sy);
+      ctx.lineTo(tl.x + w, sy);
+    }
+    ctx.strokeStyle = THEME.grid;
+    ctx.lineWidth = 1;
+    ctx.stroke();
+
+    ctx.strokeStyle = THEME.worldEdge;
+    ctx.strokeRect(tl.x - 0.5, tl.y - 0.5, w + 1, h + 1);
+  }
+
+  #radiusPx(agent) {
+    return Math.max(MIN_AGENT_PX, agent.r * this.scale);
+  }
+
+  // One path per colour and one for all heading lines: a handful of fill/stroke calls per
+  // frame instead of one per agent, which is what keeps thousands of agents cheap to draw.
+  #drawAgents(agents) {
+    const ctx = this.ctx;
+    const byColor = new Map();
+    for (const a of agents) {
+      const color = groupColor(a.group);
+      let list = byColor.get(color);
+      if (!list) byColor.set(color, (list = []));
+      list.push(a);
+    }
+    for (const [color, list] of byColor) {
+      ctx.beginPath();
+      for (const a of list) {
+        const p = this.worldToScreen(a.x, a.y);
+        const r = this.#radiusPx(a);
+        ctx.moveTo(p.x + r, p.y);
+        ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
+      }
+      ctx.fillStyle = color;
+      ctx.fill();
+    }
+
+    // The heading line starts at the rim, so the body keeps its group colour throughout and the
+    // line reads as "going this way"; its length grows with speed up to a cap.
+    ctx.beginPath();
+    for (const a of agents) {
+      const speed = Math.hypot(a.vx, a.vy);
+      if (speed < 1e-3) continue;
+      const r = this.#radiusPx(a);
+      const len = Math.min(speed * this.scale * 0.15, r * 1.5 + 4);
+      if (len < 1) continue;
+      const p = this.worldToScreen(a.x, a.y);
+      const dx = a.vx / speed;
+      const dy = a.vy / speed;
+      ctx.moveTo(p.x + dx * r, p.y + dy * r);
+      ctx.lineTo(p.x + dx * (r + len), p.y + dy * (r + len));
+    }
+    ctx.strokeStyle = THEME.heading;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+
+  #drawSelection(agents, selected) {
+    if (selected.size === 0) return;
+    const ctx = this.ctx;
+    ctx.beginPath();
+    for (const a of agents) {
+      if (!selected.has(a.id)) continue;
+      const p = this.worldToScreen(a.x, a.y);
+      const r = this.#radiusPx(a) + 3;
+      ctx.moveTo(p.x + r, p.y);
+      ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
+    }
+    ctx.strokeStyle = THEME.selection;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+
+  // For selected agents with a target: a faint dashed path to it, under the agents, and a small
+  // cross on it, over them, so an agent standing on its target does not hide the mark.
+  #drawTargetPaths(agents, selected) {
+    const ctx = this.ctx;
+    const paths = new Path2D();
+    this.#forEachTarget(agents, selected, (p, t) => {
+      paths.moveTo(p.x, p.y);
+      paths.lineTo(t.x, t.y);
+    });
+    ctx.save();
+    ctx.strokeStyle = THEME.target;
+    ctx.globalAlpha *= 0.25;
+    ctx.setLineDash([4, 4]);
+    ctx.lineWidth = 1;
+    ctx.stroke(paths);
+    ctx.restore();
+  }
+
+  #drawTargetCrosses(agents, selected) {
+    const crosses = new Path2D();
+    const arm = 5;
+    this.#forEachTarget(agents, selected, (p, t) => {
+      crosses.moveTo(t.x - arm, t.y - arm);
+      crosses.lineTo(t.x + arm, t.y + arm);
+      crosses.moveTo(t.x + arm, t.y - arm);
+      crosses.lineTo(t.x - arm, t.y + arm);
+    });
+    this.ctx.strokeStyle = THEME.target;
+    this.ctx.lineWidth = 1.5;
+    this.ctx.stroke(crosses);
+  }
+
+  // fn(agentScreenPoint, targetScreenPoint) for each selected agent that has a target.
+  #forEachTarget(agents, selected, fn) {
+    if (selected.size === 0) return;
+    for (const a of agents) {
+      if (!selected.has(a.id) || a.tx === undefined || a.ty === undefined) continue;
+      fn(this.worldToScreen(a.x, a.y), this.worldToScreen(a.tx, a.ty));
+    }
+  }
+
+  // A ring that grows and fades where a move order was given: immediate feedback for the click,
+  // before the server's next snapshot shows the agents turning.
+  #drawOrders(orders, now) {
+    const ctx = this.ctx;
+    for (const o of orders) {
+      const age = (now - o.at) / ORDER_MARKER_MS;
+      if (age < 0 || age >= 1) continue;
+      const p = this.worldToScreen(o.x, o.y);
+      ctx.beginPath();
+      ctx.arc(p.x, p.y, 4 + 10 * age, 0, 2 * Math.PI);
+      ctx.strokeStyle = THEME.order;
+      ctx.globalAlpha = 1 - age;
+      ctx.lineWidth = 1.5;
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+  }
+}
+
+// The smallest of 1, 2, 5 x 10^k that is at least `min` (world units).
+function gridStep(min) {
+  const pow = 10 ** Math.floor(Math.log10(min));
+  for (const m of [1, 2, 5, 10]) {
+    if (m * pow >= min) return m * pow;
+  }
+  return 10 * pow;
+}
