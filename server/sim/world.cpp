@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -29,9 +30,14 @@ bool can_stop_dead(const Agent& a, double dt) {
          length(a.velocity) <= a.def.max_force / a.def.mass * dt;
 }
 
-std::string point_text(Vec2 p) {
-  return "(" + std::to_string(p.x) + ", " + std::to_string(p.y) + ")";
+// Shortest text that reads back as the same double: "(-1, 0.5)", not "(-1.000000, 0.500000)".
+std::string number_text(double v) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
 }
+
+std::string point_text(Vec2 p) { return "(" + number_text(p.x) + ", " + number_text(p.y) + ")"; }
 
 }  // namespace
 
