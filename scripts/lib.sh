@@ -49,9 +49,10 @@ build_herd() {
     cmake -S "$HERD_ROOT" -B "$HERD_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || {
       cat "$log"; echo "herd: cmake failed (log: $log)"; return 1; }
   fi
-  if ! ninja -C "$HERD_BUILD" -n 2>/dev/null | grep -q "no work to do"; then
-    echo "herd: building (log: $log)"
-  fi
+  # Captured first: under pipefail, grep -q closing the pipe early would fail ninja with SIGPIPE.
+  local plan
+  plan="$(ninja -C "$HERD_BUILD" -n 2>&1 || true)"
+  [[ "$plan" == *"no work to do"* ]] || echo "herd: building (log: $log)"
   ninja -C "$HERD_BUILD" -j"$(nproc)" >>"$log" 2>&1 || {
     tail -n 60 "$log"; echo "herd: build failed (log: $log)"; return 1; }
 }

@@ -85,7 +85,8 @@ TEST(SteerTowards, LimitsForceAndSpeed) {
 
 // One agent in an otherwise empty world, sent to a target: the whole pipeline.
 struct Trip {
-  Vec2 start, target, initial_velocity;
+  const char* name;
+  Vec2 start, target;
   AgentDef def;
 };
 
@@ -101,7 +102,6 @@ TEST_P(ArriveInWorld, ReachesStopsAndNeverExceedsLimits) {
   SpawnAgent s;
   s.position = trip.start;
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  // Give the agent its initial velocity by seeking sideways first, as a moving agent would be.
   world.queue(SetTarget{{true, {}}, trip.target, Behaviour::arrive});
 
   const AgentDef& def = trip.def;
@@ -145,12 +145,13 @@ AgentDef make_def(double max_speed, double max_force, double slow_radius, double
 
 INSTANTIATE_TEST_SUITE_P(
     Trips, ArriveInWorld,
-    ::testing::Values(Trip{{100, 100}, {600, 100}, {}, make_def(120, 400, 60)},
-                      Trip{{100, 100}, {103, 104}, {}, make_def(120, 400, 60)},       // shorter than slow radius
-                      Trip{{100, 100}, {1500, 1200}, {}, make_def(500, 50, 1)},       // weak brakes, tiny radius
-                      Trip{{100, 100}, {1900, 1900}, {}, make_def(1000, 20000, 0.5)}, // strong brakes
-                      Trip{{500, 500}, {500.01, 500}, {}, make_def(120, 400, 60)},    // nearly there
-                      Trip{{100, 100}, {900, 900}, {}, make_def(120, 400, 60, 5)}));  // heavy
+    ::testing::Values(Trip{"Default", {100, 100}, {600, 100}, make_def(120, 400, 60)},
+                      Trip{"ShorterThanSlowRadius", {100, 100}, {103, 104}, make_def(120, 400, 60)},
+                      Trip{"WeakBrakesTinyRadius", {100, 100}, {1500, 1200}, make_def(500, 50, 1)},
+                      Trip{"StrongBrakes", {100, 100}, {1900, 1900}, make_def(1000, 20000, 0.5)},
+                      Trip{"NearlyThere", {500, 500}, {500.01, 500}, make_def(120, 400, 60)},
+                      Trip{"Heavy", {100, 100}, {900, 900}, make_def(120, 400, 60, 5)}),
+    [](const ::testing::TestParamInfo<Trip>& info) { return std::string(info.param.name); });
 
 TEST(SeekInWorld, KeepsFullSpeedAndPassesTheTarget) {
   WorldDef wd;
