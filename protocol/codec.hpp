@@ -6,11 +6,13 @@
 // 0.0005 units.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include "protocol/messages.hpp"
+#include "sim/collision.hpp"
 
 namespace herd::sim { class World; }
 
@@ -26,6 +28,7 @@ Decoded<ServerMessage> decode_server(std::string_view text);
 std::string encode(const Hello& m);
 std::string encode(const CommandMsg& m);
 std::string encode(const Ping& m);
+std::string encode(const Inspect& m);
 
 // Server to client.
 std::string encode(const Welcome& m);
@@ -35,8 +38,10 @@ std::string encode(const Error& m);
 std::string encode(const Pong& m);
 
 // The whole world as a snapshot, written straight from the agent array (no intermediate copy):
-// the server does this once per snapshot and shares the text between sessions.
-std::string encode_snapshot(const sim::World& world);
+// the server does this once per snapshot and shares the text between sessions. `collisions` are
+// those since the previous snapshot (at most kMaxCollisionsPerSnapshot are written); the traces
+// of the world's inspected agents are included.
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {});
 
 // The ack or error for a command the world applied.
 std::string encode_outcome(const sim::CommandOutcome& outcome);

@@ -21,6 +21,7 @@ class JsonWriter {
   void number(double v);           // fixed, at most 3 decimals, trailing zeros trimmed, no "-0"
   void integer(std::uint64_t v);
   void boolean(bool v) { separator(); out_ += v ? "true" : "false"; }
+  void boolean_field(std::string_view k, bool v) { key(k); boolean(v); }
 
   template <class T> void field(std::string_view k, const T& v) { key(k); value(v); }
 

@@ -18,6 +18,8 @@ inline constexpr std::size_t kMaxIdsPerCommand = 10000;
 inline constexpr std::uint32_t kMaxSpawnPerCommand = 1000;
 inline constexpr std::size_t kMaxClientNameBytes = 64;
 inline constexpr int kMaxJsonDepth = 16;
+inline constexpr std::size_t kMaxInspectPerSession = 16;
+inline constexpr std::size_t kMaxCollisionsPerSnapshot = 1000;  // more in one interval are not listed
 
 enum class Role : std::uint8_t { viewer, commander };
 
@@ -34,12 +36,20 @@ enum class ErrorCode : std::uint8_t {
   out_of_bounds,
   limit_exceeded,
   binary_not_supported,
+  unknown_obstacle,
+  invalid_target,
 };
 
 std::string_view to_string(ErrorCode code);
 std::optional<ErrorCode> error_code_from_string(std::string_view s);
 std::string_view to_string(Role role);
 std::string_view to_string(sim::MoveState state);
+std::string_view to_string(sim::BehaviourKind kind);
+std::string_view to_string(sim::Phase phase);
+std::string_view to_string(sim::Movement movement);
+std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s);
+std::optional<sim::Phase> phase_from_string(std::string_view s);
+std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s);
 
 // What a command's failure in the world is called on the wire.
 ErrorCode to_error_code(sim::CommandError error);
@@ -64,7 +74,14 @@ struct Ping {
   friend bool operator==(const Ping&, const Ping&) = default;
 };
 
-using ClientMessage = std::variant<Hello, CommandMsg, Ping>;
+// Asks for the avoidance trace of these agents in every snapshot (replaces the previous list;
+// empty stops it).
+struct Inspect {
+  std::vector<std::uint32_t> agents;
+  friend bool operator==(const Inspect&, const Inspect&) = default;
+};
+
+using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect>;
 
 // ---- server to client ----------------------------------------------------------------------
 
@@ -102,21 +119,66 @@ struct AgentState {
   std::uint8_t group = 0;
   sim::MoveState state = sim::MoveState::idle;
   std::optional<sim::Vec2> target;
+  sim::BehaviourKind behaviour = sim::BehaviourKind::idle;
+  sim::Phase phase = sim::Phase::none;
+  bool collided = false;
+  bool kinematic = false;
   friend bool operator==(const AgentState&, const AgentState&) = default;
+};
+
+struct ObstacleState {
+  std::uint32_t id = 0;
+  double x = 0, y = 0, r = 0;
+  friend bool operator==(const ObstacleState&, const ObstacleState&) = default;
+};
+
+struct CollisionState {
+  std::uint32_t a = 0, b = 0;
+  bool obstacle = false;
+  double x = 0, y = 0, impulse = 0;
+  friend bool operator==(const CollisionState&, const CollisionState&) = default;
+};
+
+// One obstacle's part in an inspected agent's avoidance (seed 003's red and blue lines).
+struct PushState {
+  std::uint32_t id = 0;
+  bool obstacle = false;
+  sim::Vec2 raw, adjusted;
+  double weight = 0;
+  bool ignored = false;
+  bool crossing = false;  // part 4 looked at it; then the fields below are meaningful
+  bool yielded = false;
+  std::optional<sim::Vec2> point;
+  double t_self = 0, t_other = 0, scale = 1;
+  sim::Vec2 path_to;
+  friend bool operator==(const PushState&, const PushState&) = default;
+};
+
+struct InspectState {
+  std::uint32_t id = 0;
+  sim::Vec2 desired, sum_raw, sum_adjusted, split_fix, final_dir, velocity, desired_path_to, current_path_to;
+  double ig_factor = 0;
+  std::vector<PushState> pushes;
+  friend bool operator==(const InspectState&, const InspectState&) = default;
 };
 
 struct Snapshot {
   std::uint64_t tick = 0;
   double time = 0;
+  sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::vector<AgentState> agents;
+  std::vector<ObstacleState> obstacles;
+  std::vector<CollisionState> collisions;
+  std::vector<InspectState> inspect;
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
 struct Ack {
   std::uint32_t seq = 0;
   std::uint64_t tick = 0;
-  std::optional<std::uint32_t> count;                // set_target
+  std::optional<std::uint32_t> count;                // commands on a selection
   std::optional<std::vector<std::uint32_t>> agents;  // spawn
+  std::optional<std::uint32_t> obstacle;             // add_obstacle
   friend bool operator==(const Ack&, const Ack&) = default;
 };
 

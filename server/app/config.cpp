@@ -15,7 +15,15 @@ struct Option {
   const char* help;
   // Applies a value; returns an empty string or what is wrong with it.
   std::string (*apply)(AppConfig&, const std::string&);
+  bool is_switch = false;  // a flag without a value ("--headless"); its variable takes 1/0/true/false
 };
+
+std::string set_switch(bool& out, const std::string& v) {
+  if (v == "1" || v == "true" || v == "yes") out = true;
+  else if (v == "0" || v == "false" || v == "no") out = false;
+  else return "must be 1, 0, true or false";
+  return {};
+}
 
 template <class T>
 bool parse_int(const std::string& s, T& out) {
@@ -86,6 +94,17 @@ const std::vector<Option>& options() {
          c.server.web_root = v;
          return {};
        }},
+      {"headless", "HERD_HEADLESS", "off", "run the scenario without serving, as fast as it goes, then exit",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.headless, v); }, true},
+      {"ticks", "HERD_TICKS", "600", "headless: ticks to run, [1, 100000000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint64_t n = 0;
+         if (!parse_int(v, n) || n < 1 || n > 100'000'000) return "must be an integer in [1, 100000000]";
+         c.ticks = n;
+         return {};
+       }},
+      {"report", "HERD_REPORT", "off", "headless: print the scenario lab's metrics as JSON",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.report, v); }, true},
   };
   return kOptions;
 }
@@ -122,7 +141,9 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
       if (name == o.flag) opt = &o;
     if (!opt) return {{}, "unknown flag '--" + name + "' (see --help)"};
     std::string value;
-    if (eq != std::string::npos) {
+    if (opt->is_switch) {
+      value = eq == std::string::npos ? "1" : arg.substr(eq + 1);
+    } else if (eq != std::string::npos) {
       value = arg.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       value = args[++i];

@@ -18,6 +18,9 @@ struct AppConfig {
   std::string scenario_dir = HERD_SCENARIO_DIR;
   std::optional<std::uint64_t> seed;   // overrides the scenario's seed
   bool tick_rate_given = false;        // else the scenario's tick rate is used
+  bool headless = false;               // run the scenario without serving, as fast as possible
+  std::uint64_t ticks = 600;           // headless: how many ticks
+  bool report = false;                 // headless: print the scenario lab's metrics as JSON
   bool help = false;
 };
 

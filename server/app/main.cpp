@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/headless.hpp"
 #include "net/server.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     std::cout << app::help_text();
     return 0;
   }
-  if (!std::filesystem::is_directory(config.server.web_root))
+  if (!config.headless && !std::filesystem::is_directory(config.server.web_root))
     return fail("web root '" + config.server.web_root + "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
   auto loaded = scenario::load(config.scenario, config.scenario_dir);
@@ -42,6 +43,14 @@ int main(int argc, char** argv) {
                 std::to_string(config.server.tick_rate));
   auto world = scenario::build_world(sc, config.seed);
   if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
+
+  if (config.headless) {
+    const auto result = app::run_headless(std::get<sim::World>(world), config.ticks);
+    if (config.report) std::cout << app::report_json(sc.name, result) << std::endl;
+    else std::cout << "herd: " << sc.name << " ran " << result.final_tick << " ticks, state hash 0x" << std::hex
+                   << result.state_hash << std::dec << std::endl;
+    return 0;
+  }
 
   // SIGINT/SIGTERM are blocked here, before any thread starts, and taken by one waiting thread, so
   // no handler runs in the middle of the server's work.

@@ -58,6 +58,8 @@ struct Server::Impl {
   TickSchedule schedule;
   const SnapshotCadence cadence;
   std::uint64_t next_session_id = 1;
+  std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
+  std::uint64_t collisions_unlisted = 0;
   bool stopping = false;
   Clock::time_point start_time;
 
@@ -79,6 +81,7 @@ struct Server::Impl {
   void dispatch_outcomes();
   void broadcast_snapshot();
   void begin_stop();
+  void update_inspected();
   void finish_stop(Clock::time_point deadline);
   protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
 };
@@ -92,7 +95,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   ~WsSession() {
     hub_.ws_sessions.erase(id_);
     hub_.counters.sessions = hub_.ws_sessions.size();
+    if (!inspect_.empty()) hub_.update_inspected();
   }
+
+  const std::vector<std::uint32_t>& inspected() const { return inspect_; }
 
   void run(http::request<http::string_body> req) {
     ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, kIdleTimeout, /*keep_alive_pings=*/true});
@@ -170,6 +176,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
     if (auto* ping = std::get_if<protocol::Ping>(&msg))
       return send_control(share(protocol::encode(protocol::Pong{ping->id, hub_.world.tick()})));
+    if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
+      if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+      inspect_ = inspect->agents;
+      hub_.update_inspected();
+      return;
+    }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
     if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
     if (role_ != protocol::Role::commander)
@@ -230,6 +242,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool writing_ = false;
   bool greeted_ = false;
   protocol::Role role_ = protocol::Role::viewer;
+  std::vector<std::uint32_t> inspect_;  // agents whose avoidance this client wants traced
 };
 
 // ---- HTTP session ----------------------------------------------------------------------------
@@ -360,6 +373,10 @@ void Server::Impl::on_tick() {
   for (int i = 0; i < due; ++i) {
     world.step();
     dispatch_outcomes();
+    for (const sim::CollisionEvent& e : world.collisions()) {
+      if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
+      else ++collisions_unlisted;
+    }
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
   counters.tick = world.tick();
@@ -381,9 +398,18 @@ void Server::Impl::dispatch_outcomes() {
 
 void Server::Impl::broadcast_snapshot() {
   // Encoded once, shared by every session.
-  const SharedText snap = share(protocol::encode_snapshot(world));
+  const SharedText snap = share(protocol::encode_snapshot(world, pending_collisions));
+  pending_collisions.clear();
   for (auto& [id, weak] : ws_sessions)
     if (auto session = weak.lock()) session->send_snapshot(snap);
+}
+
+// The world traces the union of what every session inspects (bounded by the world's limit).
+void Server::Impl::update_inspected() {
+  std::vector<sim::AgentId> ids;
+  for (auto& [id, weak] : ws_sessions)
+    if (auto session = weak.lock()) ids.insert(ids.end(), session->inspected().begin(), session->inspected().end());
+  world.set_inspected(std::move(ids));
 }
 
 void Server::Impl::begin_stop() {

@@ -1,4 +1,4 @@
-// herd::sim agents: their settings (AgentDef) and their state (Agent).
+// herd::sim agents: their settings (AgentDef), what they are doing (Behaviour) and their state.
 #pragma once
 
 #include <cstdint>
@@ -7,41 +7,85 @@
 
 namespace herd::sim {
 
-using AgentId = std::uint32_t;  // on the wire as uint32; never reused within a run
+using AgentId = std::uint32_t;  // on the wire as uint32; never reused within a run; 0 is "none"
+inline constexpr AgentId kNoAgent = 0;
 
-// How an agent uses its target.
-enum class Behaviour : std::uint8_t {
-  none,    // no target: brake to a stop and stay
-  seek,    // Reynolds' seek (seed 001): full speed at the target, overshoots and circles it
-  arrive,  // seek that slows down inside a radius and stops at the target without oscillating
+enum class BehaviourKind : std::uint8_t {
+  idle,    // no goal: brake to a stop; others can push it around
+  hold,    // arrive at a fixed point (where it was told to hold) and return there when pushed
+  seek,    // Reynolds' seek (seed 001): full speed at the target point or agent, overshoots
+  arrive,  // seek that slows down and stops on the target without oscillating
+  flee,    // away from a point or an agent at full speed (within `radius`, when one is given)
+  pursue,  // intercept an agent from the velocity difference and the time to intercept (seed 004)
+  evade,   // flee the position an agent is predicted to reach (within `radius`, when given)
+  attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
+  react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
+};
+
+// Where an attack or a reaction is at (reported in snapshots).
+enum class Phase : std::uint8_t {
+  none,
+  approach,  // attack: going for the enemy
+  retreat,   // attack: hit it, walking back home
+  done,      // attack: home again, holding
+  respond,   // react: the subject is within the radius: pursuing or evading it
+  home,      // react: the subject is away: at or going home
+};
+
+struct Behaviour {
+  BehaviourKind kind = BehaviourKind::idle;
+  Vec2 point;                   // seek/arrive/flee/hold target point (when agent is kNoAgent)
+  AgentId agent = kNoAgent;     // seek/arrive/flee/pursue/evade/attack/react: the other agent
+  double radius = 0;            // flee/evade: only within this distance (0: always); react: trigger
+  BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
+  Vec2 home;                    // attack/react: where to return
+  Phase phase = Phase::none;
+  friend bool operator==(const Behaviour&, const Behaviour&) = default;
+};
+
+// How steering turns into motion.
+enum class Movement : std::uint8_t {
+  inertial,   // seeds 001/004: steering is a force on momentum, |dv| <= max_force/mass * dt
+  kinematic,  // seed 000/003 ("multiply the direction vector by speed"): heading turns at once,
+              // only the speed ramps, |d speed| <= max_force/mass * dt
 };
 
 // What snapshots report.
 enum class MoveState : std::uint8_t {
-  idle,     // no target
-  moving,   // has a target, not (yet) stopped at it
-  arrived,  // stopped within the arrive tolerance of its target
+  idle,     // no goal
+  moving,   // has a goal, not stopped at it
+  arrived,  // stopped within the arrive tolerance of its goal point
 };
 
 // Per-agent settings, with defaults in the manner of Box2D's b2BodyDef.
 struct AgentDef {
-  double radius = 8.0;          // units, (0, 100]
-  double mass = 1.0;            // > 0; acceleration = steering force / mass
-  double max_speed = 120.0;     // units/s, >= 0
-  double max_force = 400.0;     // units/s² at mass 1 (steering force limit), >= 0
-  double slow_radius = 60.0;    // units: arrive starts slowing down inside this distance
+  double radius = 8.0;             // units, [0.1, 100]
+  double mass = 1.0;               // [0.001, 1e6]; steering and collisions use it
+  double max_speed = 120.0;        // units/s, [0, 1e4]
+  double max_force = 400.0;        // steering force limit, units/s² at mass 1, [0, 1e5]
+  double slow_radius = 60.0;       // units: arrive starts slowing down inside this distance
   double arrive_tolerance = 0.05;  // units: an arriving agent this close and this slow has arrived
 };
 
 struct Agent {
   AgentId id = 0;
   std::uint8_t group = 0;
-  Behaviour behaviour = Behaviour::none;
+  Movement movement = Movement::inertial;
   MoveState state = MoveState::idle;
+  bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
+  Behaviour behaviour;
   Vec2 position;
   Vec2 velocity;
-  Vec2 target;  // meaningful when behaviour != none
   AgentDef def;
+};
+
+// A static circular obstacle.
+using ObstacleId = std::uint32_t;
+struct Obstacle {
+  ObstacleId id = 0;
+  Vec2 position;
+  double radius = 10.0;
+  friend bool operator==(const Obstacle&, const Obstacle&) = default;
 };
 
 }  // namespace herd::sim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "avoidance.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
@@ -20,11 +21,27 @@ struct Selection {
   friend bool operator==(const Selection&, const Selection&) = default;
 };
 
+// Seek or arrive at a point (the skeleton's command; set_behaviour covers it and more).
 struct SetTarget {
   Selection agents;
   Vec2 target;
-  Behaviour behaviour = Behaviour::arrive;  // seek or arrive
+  BehaviourKind behaviour = BehaviourKind::arrive;  // seek or arrive
   friend bool operator==(const SetTarget&, const SetTarget&) = default;
+};
+
+// Any behaviour. For attack and react the home is where each agent is when the command applies;
+// for hold without a point, likewise.
+struct SetBehaviour {
+  Selection agents;
+  Behaviour behaviour;
+  bool hold_here = false;  // hold: at the current position instead of behaviour.point
+  friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
+};
+
+struct SetMovement {
+  Selection agents;
+  Movement movement = Movement::inertial;
+  friend bool operator==(const SetMovement&, const SetMovement&) = default;
 };
 
 // One agent of an explicit spawn; unset fields take the world's AgentDef defaults.
@@ -34,7 +51,9 @@ struct SpawnAgent {
   std::optional<double> radius;
   std::optional<double> max_speed;
   std::optional<double> max_force;
+  std::optional<double> mass;
   std::optional<Vec2> target;  // arrive there
+  Movement movement = Movement::inertial;
   friend bool operator==(const SpawnAgent&, const SpawnAgent&) = default;
 };
 
@@ -47,7 +66,31 @@ struct Spawn {
   friend bool operator==(const Spawn&, const Spawn&) = default;
 };
 
-using Command = std::variant<SetTarget, Spawn>;
+struct AddObstacle {
+  Vec2 position;
+  double radius = 10;
+  friend bool operator==(const AddObstacle&, const AddObstacle&) = default;
+};
+
+struct RemoveObstacle {
+  ObstacleId id = 0;
+  friend bool operator==(const RemoveObstacle&, const RemoveObstacle&) = default;
+};
+
+// Changes the world's avoidance settings; unset fields keep their value.
+struct SetAvoidance {
+  std::optional<AvoidanceMode> mode;
+  std::optional<double> personal_space;
+  std::optional<double> cardioid_exponent;
+  std::optional<Side> preferred_side;
+  std::optional<double> push_epsilon;
+  std::optional<bool> crossing;
+  std::optional<double> crossing_activation;
+  std::optional<double> lookahead;
+  friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
+};
+
+using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -60,8 +103,10 @@ struct CommandOrigin {
 enum class CommandError : std::uint8_t {
   none,
   unknown_agent,
+  unknown_obstacle,
   out_of_bounds,
   limit_exceeded,
+  invalid_target,  // an agent told to pursue (attack, flee...) itself
 };
 
 struct CommandOutcome {
@@ -69,8 +114,9 @@ struct CommandOutcome {
   std::uint64_t tick = 0;            // the tick at whose start it was applied
   CommandError error = CommandError::none;
   std::string message;               // for people, when error != none
-  std::uint32_t affected = 0;        // set_target: agents that got the target
+  std::uint32_t affected = 0;        // commands on a selection: agents affected
   std::vector<AgentId> spawned;      // spawn: the new ids, in order
+  std::optional<ObstacleId> obstacle;  // add_obstacle: the new id
   bool ok() const { return error == CommandError::none; }
 };
 

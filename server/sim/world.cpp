@@ -1,3 +1,4 @@
+// The World's commands, accessors and state hash. The step's stages are in world_step.cpp.
 #include "world.hpp"
 
 #include <algorithm>
@@ -13,22 +14,7 @@ namespace herd::sim {
 namespace {
 
 bool finite(Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); }
-
-// Keeps an agent's disc inside the world; a wall stops the velocity component into it.
-void confine(Agent& a, double width, double height) {
-  const double r = std::min({a.def.radius, width / 2, height / 2});
-  if (a.position.x < r) { a.position.x = r; a.velocity.x = std::max(a.velocity.x, 0.0); }
-  if (a.position.x > width - r) { a.position.x = width - r; a.velocity.x = std::min(a.velocity.x, 0.0); }
-  if (a.position.y < r) { a.position.y = r; a.velocity.y = std::max(a.velocity.y, 0.0); }
-  if (a.position.y > height - r) { a.position.y = height - r; a.velocity.y = std::min(a.velocity.y, 0.0); }
-}
-
-// An arriving agent within tolerance of its target and slow enough that one tick's braking stops
-// it dead has arrived: it stops there instead of creeping the last fraction of a unit.
-bool can_stop_dead(const Agent& a, double dt) {
-  return length(a.target - a.position) <= a.def.arrive_tolerance &&
-         length(a.velocity) <= a.def.max_force / a.def.mass * dt;
-}
+bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; }
 
 // Shortest text that reads back as the same double: "(-1, 0.5)", not "(-1.000000, 0.500000)".
 std::string number_text(double v) {
@@ -37,56 +23,91 @@ std::string number_text(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string point_text(Vec2 p) { return "(" + number_text(p.x) + ", " + number_text(p.y) + ")"; }
+std::string point_text(Vec2 p) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict, bug 105329) on chained operator+.
+  std::string out = "(";
+  out += number_text(p.x);
+  out += ", ";
+  out += number_text(p.y);
+  out += ')';
+  return out;
+}
+
+CommandOutcome failure(CommandError error, std::string message) {
+  CommandOutcome out;
+  out.error = error;
+  out.message = std::move(message);
+  return out;
+}
+
+bool behaviour_has_subject(BehaviourKind k) {
+  return k == BehaviourKind::pursue || k == BehaviourKind::evade || k == BehaviourKind::attack ||
+         k == BehaviourKind::react;
+}
 
 }  // namespace
 
 std::string validate(const AgentDef& d) {
-  auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
-  if (!in(d.radius, 0.1, 100.0)) return "agent radius must be in [0.1, 100]";
-  if (!in(d.mass, 1e-3, 1e6)) return "agent mass must be in [0.001, 1e6]";
-  if (!in(d.max_speed, 0.0, 1e4)) return "agent max_speed must be in [0, 10000]";
-  if (!in(d.max_force, 0.0, 1e5)) return "agent max_force must be in [0, 100000]";
-  if (!in(d.slow_radius, 1e-3, 1e6)) return "agent slow_radius must be in [0.001, 1e6]";
-  if (!in(d.arrive_tolerance, 1e-6, 1e3)) return "agent arrive_tolerance must be in [1e-6, 1000]";
+  if (!in_range(d.radius, 0.1, 100.0)) return "agent radius must be in [0.1, 100]";
+  if (!in_range(d.mass, 1e-3, 1e6)) return "agent mass must be in [0.001, 1e6]";
+  if (!in_range(d.max_speed, 0.0, 1e4)) return "agent max_speed must be in [0, 10000]";
+  if (!in_range(d.max_force, 0.0, 1e5)) return "agent max_force must be in [0, 100000]";
+  if (!in_range(d.slow_radius, 1e-3, 1e6)) return "agent slow_radius must be in [0.001, 1e6]";
+  if (!in_range(d.arrive_tolerance, 1e-6, 1e3)) return "agent arrive_tolerance must be in [1e-6, 1000]";
+  return {};
+}
+
+std::string validate(const AvoidanceDef& d) {
+  if (!in_range(d.personal_space, 1e-6, 100)) return "avoidance personal_space must be in (0, 100]";
+  if (!in_range(d.cardioid_exponent, 0, 16)) return "avoidance cardioid_exponent must be in [0, 16]";
+  if (!in_range(d.push_epsilon, 1e-4, 1)) return "avoidance push_epsilon must be in [0.0001, 1]";
+  if (!in_range(d.crossing_activation, 0, 60)) return "avoidance crossing_activation must be in [0, 60] s";
+  if (!in_range(d.lookahead, 0, 60)) return "avoidance lookahead must be in [0, 60] s";
   return {};
 }
 
 std::string validate(const WorldDef& d) {
   using L = WorldDefLimits;
-  if (!std::isfinite(d.width) || d.width <= 0 || d.width > L::kMaxExtent)
-    return "world width must be in (0, 1e6]";
-  if (!std::isfinite(d.height) || d.height <= 0 || d.height > L::kMaxExtent)
-    return "world height must be in (0, 1e6]";
-  if (!std::isfinite(d.dt) || d.dt < L::kMinDt || d.dt > L::kMaxDt) return "dt must be in [0.0001, 1] s";
+  if (!in_range(d.width, 1e-6, L::kMaxExtent)) return "world width must be in (0, 1e6]";
+  if (!in_range(d.height, 1e-6, L::kMaxExtent)) return "world height must be in (0, 1e6]";
+  if (!in_range(d.dt, L::kMinDt, L::kMaxDt)) return "dt must be in [0.0001, 1] s";
   if (d.max_agents == 0 || d.max_agents > L::kMaxAgents) return "max_agents must be in [1, 1000000]";
+  if (d.max_obstacles > L::kMaxAgents) return "max_obstacles must be in [0, 1000000]";
+  if (d.position_iterations < 0 || d.position_iterations > 16) return "position_iterations must be in [0, 16]";
+  if (std::string why = validate(d.avoidance); !why.empty()) return why;
   return validate(d.agent_defaults);
 }
 
-World::World(const WorldDef& def) : def_(def), rng_(def.seed) {
-  assert(validate(def).empty());
+World::World(const WorldDef& def) : def_(def), rng_(def.seed) { assert(validate(def).empty()); }
+
+std::size_t World::index_of(AgentId id) const {
+  // Ids only grow and agents are appended, so the array stays sorted by id.
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id, [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : agents_.size();
 }
 
 const Agent* World::find(AgentId id) const {
-  // Ids only grow and agents are appended, so the array stays sorted by id.
-  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
-                             [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents_.end() && it->id == id ? &*it : nullptr;
+  const std::size_t i = index_of(id);
+  return i < agents_.size() ? &agents_[i] : nullptr;
 }
 
 bool World::inside(Vec2 p) const {
   return finite(p) && p.x >= 0 && p.x <= def_.width && p.y >= 0 && p.y <= def_.height;
 }
 
-void World::queue(const Command& command, CommandOrigin origin) {
-  queue_.push_back({command, origin});
-}
+void World::queue(const Command& command, CommandOrigin origin) { queue_.push_back({command, origin}); }
 
 CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
   CommandOutcome out = std::visit(
-      [this](const auto& c) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(c)>, SetTarget>) return apply_set_target(c);
-        else return apply_spawn(c);
+      [this](const auto& c) -> CommandOutcome {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, SetTarget>) return apply_set_target(c);
+        else if constexpr (std::is_same_v<T, Spawn>) return apply_spawn(c);
+        else if constexpr (std::is_same_v<T, SetBehaviour>) return apply_set_behaviour(c);
+        else if constexpr (std::is_same_v<T, SetMovement>) return apply_set_movement(c);
+        else if constexpr (std::is_same_v<T, AddObstacle>) return apply_add_obstacle(c);
+        else if constexpr (std::is_same_v<T, RemoveObstacle>) return apply_remove_obstacle(c);
+        else return apply_set_avoidance(c);
       },
       command);
   out.origin = origin;
@@ -94,39 +115,72 @@ CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
   return out;
 }
 
-CommandOutcome World::apply_set_target(const SetTarget& cmd) {
-  CommandOutcome out;
-  if (!inside(cmd.target)) {
-    out.error = CommandError::out_of_bounds;
-    out.message = "target " + point_text(cmd.target) + " is outside the world";
-    return out;
+// Resolves a selection into agent indices, or fails naming the first unknown id. Duplicated ids
+// count once.
+bool World::select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const {
+  indices.clear();
+  if (sel.all) {
+    for (std::size_t i = 0; i < agents_.size(); ++i) indices.push_back(i);
+    return true;
   }
-  // Validate every id before changing anything: a command is applied whole or not at all.
-  std::vector<std::size_t> indices;
-  if (cmd.agents.all) {
-    indices.resize(agents_.size());
-    for (std::size_t i = 0; i < agents_.size(); ++i) indices[i] = i;
-  } else {
-    indices.reserve(cmd.agents.ids.size());
-    for (AgentId id : cmd.agents.ids) {
-      const Agent* a = find(id);
-      if (!a) {
-        out.error = CommandError::unknown_agent;
-        out.message = "agent " + std::to_string(id) + " does not exist";
-        return out;
-      }
-      indices.push_back(static_cast<std::size_t>(a - agents_.data()));
+  for (AgentId id : sel.ids) {
+    const std::size_t i = index_of(id);
+    if (i == agents_.size()) {
+      out = failure(CommandError::unknown_agent, "agent " + std::to_string(id) + " does not exist");
+      return false;
     }
+    indices.push_back(i);
   }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return true;
+}
+
+CommandOutcome World::apply_set_target(const SetTarget& cmd) {
+  SetBehaviour as_behaviour;
+  as_behaviour.agents = cmd.agents;
+  as_behaviour.behaviour.kind = cmd.behaviour;
+  as_behaviour.behaviour.point = cmd.target;
+  return apply_set_behaviour(as_behaviour);
+}
+
+CommandOutcome World::apply_set_behaviour(const SetBehaviour& cmd) {
+  CommandOutcome out;
+  const Behaviour& b = cmd.behaviour;
+  const bool uses_point = b.agent == kNoAgent && (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive ||
+                                                  b.kind == BehaviourKind::flee ||
+                                                  (b.kind == BehaviourKind::hold && !cmd.hold_here));
+  if (uses_point && !inside(b.point))
+    return failure(CommandError::out_of_bounds, "target " + point_text(b.point) + " is outside the world");
+  if (behaviour_has_subject(b.kind) && b.agent == kNoAgent)
+    return failure(CommandError::invalid_target, "this behaviour needs an agent to act on");
+  if (b.agent != kNoAgent && !find(b.agent))
+    return failure(CommandError::unknown_agent, "agent " + std::to_string(b.agent) + " does not exist");
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  for (std::size_t i : indices)
+    if (b.agent != kNoAgent && agents_[i].id == b.agent)
+      return failure(CommandError::invalid_target, "agent " + std::to_string(b.agent) + " cannot act on itself");
   for (std::size_t i : indices) {
     Agent& a = agents_[i];
-    a.target = cmd.target;
-    a.behaviour = cmd.behaviour;
-    a.state = MoveState::moving;
+    a.behaviour = b;
+    a.behaviour.home = a.position;
+    if (b.kind == BehaviourKind::hold && cmd.hold_here) a.behaviour.point = a.position;
+    a.behaviour.phase = b.kind == BehaviourKind::attack ? Phase::approach
+                        : b.kind == BehaviourKind::react ? Phase::home
+                                                         : Phase::none;
+    a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
-  // Duplicated ids in the list count once.
-  std::sort(indices.begin(), indices.end());
-  out.affected = static_cast<std::uint32_t>(std::unique(indices.begin(), indices.end()) - indices.begin());
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+CommandOutcome World::apply_set_movement(const SetMovement& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  for (std::size_t i : indices) agents_[i].movement = cmd.movement;
+  out.affected = static_cast<std::uint32_t>(indices.size());
   return out;
 }
 
@@ -134,48 +188,43 @@ Agent World::make_agent(const SpawnAgent& spec) {
   Agent a;
   a.id = next_id_++;
   a.group = spec.group;
+  a.movement = spec.movement;
   a.def = def_.agent_defaults;
   if (spec.radius) a.def.radius = *spec.radius;
   if (spec.max_speed) a.def.max_speed = *spec.max_speed;
   if (spec.max_force) a.def.max_force = *spec.max_force;
+  if (spec.mass) a.def.mass = *spec.mass;
   a.position = spec.position;
   if (spec.target) {
-    a.target = *spec.target;
-    a.behaviour = Behaviour::arrive;
+    a.behaviour.kind = BehaviourKind::arrive;
+    a.behaviour.point = *spec.target;
     a.state = MoveState::moving;
   }
-  confine(a, def_.width, def_.height);
+  a.behaviour.home = a.position;
   return a;
 }
 
 CommandOutcome World::apply_spawn(const Spawn& cmd) {
-  CommandOutcome out;
   const std::size_t n = cmd.count > 0 ? cmd.count : cmd.agents.size();
-  if (agents_.size() + n > def_.max_agents) {
-    out.error = CommandError::limit_exceeded;
-    out.message = "spawning " + std::to_string(n) + " agents would exceed the world's limit of " +
-                  std::to_string(def_.max_agents);
-    return out;
-  }
+  if (agents_.size() + n > def_.max_agents)
+    return failure(CommandError::limit_exceeded, "spawning " + std::to_string(n) +
+                                                     " agents would exceed the world's limit of " +
+                                                     std::to_string(def_.max_agents));
   for (const SpawnAgent& s : cmd.agents) {
     const bool target_ok = !s.target || inside(*s.target);
-    if (!inside(s.position) || !target_ok) {
-      out.error = CommandError::out_of_bounds;
-      out.message = "spawn position or target " + point_text(target_ok ? s.position : *s.target) +
-                    " is outside the world";
-      return out;
-    }
-    // Radius, speed and force overrides must still make a valid AgentDef.
+    if (!inside(s.position) || !target_ok)
+      return failure(CommandError::out_of_bounds, "spawn position or target " +
+                                                      point_text(target_ok ? s.position : *s.target) +
+                                                      " is outside the world");
+    // Overrides must still make a valid AgentDef.
     AgentDef d = def_.agent_defaults;
     if (s.radius) d.radius = *s.radius;
     if (s.max_speed) d.max_speed = *s.max_speed;
     if (s.max_force) d.max_force = *s.max_force;
-    if (std::string why = validate(d); !why.empty()) {
-      out.error = CommandError::out_of_bounds;
-      out.message = why;
-      return out;
-    }
+    if (s.mass) d.mass = *s.mass;
+    if (std::string why = validate(d); !why.empty()) return failure(CommandError::out_of_bounds, why);
   }
+  CommandOutcome out;
   out.spawned.reserve(n);
   if (cmd.count > 0) {
     const double r = def_.agent_defaults.radius;
@@ -197,63 +246,55 @@ CommandOutcome World::apply_spawn(const Spawn& cmd) {
   return out;
 }
 
-void World::step() {
-  // The world step, a script of stages (DESIGN.md). Later stages (grid, avoidance, collisions,
-  // events) slot in between these.
-  stage_apply_commands();
-  stage_desired_velocities();
-  stage_integrate();
-  stage_update_states();
-  ++tick_;
+CommandOutcome World::apply_add_obstacle(const AddObstacle& cmd) {
+  if (!inside(cmd.position))
+    return failure(CommandError::out_of_bounds, "obstacle " + point_text(cmd.position) + " is outside the world");
+  if (!in_range(cmd.radius, 0.1, 1e4)) return failure(CommandError::out_of_bounds, "obstacle radius must be in [0.1, 10000]");
+  if (obstacles_.size() >= def_.max_obstacles)
+    return failure(CommandError::limit_exceeded, "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
+  obstacles_.push_back({next_obstacle_id_++, cmd.position, cmd.radius});
+  ++obstacles_version_;
+  CommandOutcome out;
+  out.obstacle = obstacles_.back().id;
+  return out;
 }
 
-void World::stage_apply_commands() {
-  outcomes_.clear();
-  const std::uint64_t applying_tick = tick_ + 1;
-  for (const Queued& q : queue_) {
-    CommandOutcome out = apply(q.command, q.origin);
-    out.tick = applying_tick;
-    outcomes_.push_back(std::move(out));
-  }
-  queue_.clear();
+CommandOutcome World::apply_remove_obstacle(const RemoveObstacle& cmd) {
+  auto it = std::find_if(obstacles_.begin(), obstacles_.end(), [&](const Obstacle& o) { return o.id == cmd.id; });
+  if (it == obstacles_.end())
+    return failure(CommandError::unknown_obstacle, "obstacle " + std::to_string(cmd.id) + " does not exist");
+  obstacles_.erase(it);
+  ++obstacles_version_;
+  CommandOutcome out;
+  out.affected = 1;
+  return out;
 }
 
-void World::stage_desired_velocities() {
-  desired_.resize(agents_.size());
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
-    const Agent& a = agents_[i];
-    switch (a.behaviour) {
-      case Behaviour::seek: desired_[i] = seek_desired_velocity(a.position, a.target, a.def.max_speed); break;
-      case Behaviour::arrive: desired_[i] = arrive_desired_velocity(a.position, a.target, a.def, def_.dt); break;
-      case Behaviour::none: desired_[i] = {}; break;
-    }
-  }
+CommandOutcome World::apply_set_avoidance(const SetAvoidance& cmd) {
+  AvoidanceDef next = def_.avoidance;
+  if (cmd.mode) next.mode = *cmd.mode;
+  if (cmd.personal_space) next.personal_space = *cmd.personal_space;
+  if (cmd.cardioid_exponent) next.cardioid_exponent = *cmd.cardioid_exponent;
+  if (cmd.preferred_side) next.preferred_side = *cmd.preferred_side;
+  if (cmd.push_epsilon) next.push_epsilon = *cmd.push_epsilon;
+  if (cmd.crossing) next.crossing = *cmd.crossing;
+  if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
+  if (cmd.lookahead) next.lookahead = *cmd.lookahead;
+  if (std::string why = validate(next); !why.empty()) return failure(CommandError::out_of_bounds, why);
+  def_.avoidance = next;
+  return {};
 }
 
-void World::stage_integrate() {
-  // Each agent reads only its own state and its desired velocity, so updating in place here is
-  // already order-independent; neighbour-reading stages compute into scratch before this commit.
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
-    Agent& a = agents_[i];
-    if (a.behaviour == Behaviour::arrive && can_stop_dead(a, def_.dt)) {
-      a.velocity = {};  // this tick's velocity change, within one tick's braking
-      continue;
-    }
-    a.velocity = steer_towards(a.velocity, desired_[i], a.def, def_.dt);
-    a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
-    confine(a, def_.width, def_.height);
-  }
+void World::set_inspected(std::vector<AgentId> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() > kMaxInspected) ids.resize(kMaxInspected);
+  inspected_ = std::move(ids);
 }
 
-void World::stage_update_states() {
-  for (Agent& a : agents_) {
-    if (a.behaviour != Behaviour::arrive) {
-      a.state = a.behaviour == Behaviour::none ? MoveState::idle : MoveState::moving;
-      continue;
-    }
-    const bool stopped_there = a.velocity == Vec2{} && length(a.target - a.position) <= a.def.arrive_tolerance;
-    a.state = stopped_there ? MoveState::arrived : MoveState::moving;
-  }
+const AvoidanceTrace* World::trace(AgentId id) const {
+  auto it = traces_.find(id);
+  return it == traces_.end() ? nullptr : &it->second;
 }
 
 std::uint64_t World::state_hash() const {
@@ -265,19 +306,37 @@ std::uint64_t World::state_hash() const {
     }
   };
   auto mixd = [&mix](double d) { mix(std::bit_cast<std::uint64_t>(d)); };
+  auto mixv = [&mixd](Vec2 v) { mixd(v.x); mixd(v.y); };
   mix(tick_);
   mix(next_id_);
+  mix(next_obstacle_id_);
   mix(rng_.state());
   mix(agents_.size());
   for (const Agent& a : agents_) {
     mix(a.id);
-    mix((std::uint64_t{a.group} << 16) | (std::uint64_t(a.behaviour) << 8) | std::uint64_t(a.state));
-    mixd(a.position.x); mixd(a.position.y);
-    mixd(a.velocity.x); mixd(a.velocity.y);
-    mixd(a.target.x); mixd(a.target.y);
+    mix((std::uint64_t{a.group} << 32) | (std::uint64_t(a.movement) << 24) | (std::uint64_t(a.state) << 16) |
+        (std::uint64_t(a.collided) << 8));
+    const Behaviour& b = a.behaviour;
+    mix((std::uint64_t(b.kind) << 16) | (std::uint64_t(b.response) << 8) | std::uint64_t(b.phase));
+    mix(b.agent);
+    mixv(b.point);
+    mixv(b.home);
+    mixd(b.radius);
+    mixv(a.position);
+    mixv(a.velocity);
     mixd(a.def.radius); mixd(a.def.mass); mixd(a.def.max_speed); mixd(a.def.max_force);
     mixd(a.def.slow_radius); mixd(a.def.arrive_tolerance);
   }
+  mix(obstacles_.size());
+  for (const Obstacle& o : obstacles_) {
+    mix(o.id);
+    mixv(o.position);
+    mixd(o.radius);
+  }
+  const AvoidanceDef& av = def_.avoidance;
+  mix((std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) | std::uint64_t(av.crossing));
+  mixd(av.personal_space); mixd(av.cardioid_exponent); mixd(av.push_epsilon);
+  mixd(av.crossing_activation); mixd(av.lookahead);
   return h;
 }
 

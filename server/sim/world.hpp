@@ -1,19 +1,26 @@
 // herd::sim::World — the authoritative world. Pure C++: no clocks, no threads, no I/O.
 //
-// step() is a script of stages over the agent array (see world.cpp). Every stage computes into
-// scratch and commits afterwards (RVO2's newVelocity/update split), so no result depends on the
-// order agents are visited in. Same WorldDef, same commands at the same ticks => bit-identical
-// state, which state_hash() pins.
+// step() is a script of stages over the agent array (world_step.cpp): apply commands -> phases ->
+// spatial grid -> desired velocity per behaviour -> avoidance -> steering and integration ->
+// collision detection and response -> states. Stages that read other agents compute into scratch
+// and commit afterwards (RVO2's newVelocity/update split), so no result depends on the order agents
+// are visited in. Same WorldDef, same commands at the same ticks => bit-identical state, which
+// state_hash() pins.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
+#include "avoidance.hpp"
+#include "behaviour.hpp"
+#include "collision.hpp"
 #include "command.hpp"
-#include "world_def.hpp"
 #include "rng.hpp"
+#include "spatial_grid.hpp"
+#include "world_def.hpp"
 
 namespace herd::sim {
 
@@ -25,7 +32,7 @@ class World {
   // Queues a command for the start of the next step.
   void queue(const Command& command, CommandOrigin origin = {});
 
-  // Advances one tick: applies queued commands, then moves every agent by dt.
+  // Advances one tick.
   void step();
 
   // Applies a command now, outside a step (scenario set-up). Counts as applied at tick().
@@ -33,34 +40,65 @@ class World {
 
   // Outcomes of the commands the last step() applied, in queue order.
   const std::vector<CommandOutcome>& outcomes() const { return outcomes_; }
+  // Collisions of the last step(), in the order they were found (deterministic).
+  const std::vector<CollisionEvent>& collisions() const { return collisions_; }
+
+  // Agents whose avoidance is traced from the next step on (for inspectors); unknown ids are
+  // ignored. At most kMaxInspected.
+  static constexpr std::size_t kMaxInspected = 64;
+  void set_inspected(std::vector<AgentId> ids);
+  const std::vector<AgentId>& inspected() const { return inspected_; }
+  // The trace of an inspected agent from the last step, or nullptr.
+  const AvoidanceTrace* trace(AgentId id) const;
 
   const WorldDef& def() const { return def_; }
-  std::uint64_t tick() const { return tick_; }          // ticks completed
+  std::uint64_t tick() const { return tick_; }                            // ticks completed
   double time() const { return static_cast<double>(tick_) * def_.dt; }  // never accumulated
-  std::span<const Agent> agents() const { return agents_; }  // ordered by id
+  std::span<const Agent> agents() const { return agents_; }              // ordered by id
+  std::span<const Obstacle> obstacles() const { return obstacles_; }     // ordered by id
   const Agent* find(AgentId id) const;
+  // The point each agent is heading for this tick (for snapshots), if any; parallel to agents().
+  std::span<const Desire> desires() const { return desires_; }
+  // Bumped whenever obstacles are added or removed, so servers can resend them only then.
+  std::uint64_t obstacles_version() const { return obstacles_version_; }
 
-  // FNV-1a over the exact bits of everything that determines the future: tick, next id, the
-  // generator, every agent. Equal hashes <=> (with overwhelming probability) equal worlds.
+  // FNV-1a over the exact bits of everything that determines the future.
   std::uint64_t state_hash() const;
 
  private:
+  // Commands (world.cpp).
   CommandOutcome apply_set_target(const SetTarget& cmd);
+  CommandOutcome apply_set_behaviour(const SetBehaviour& cmd);
+  CommandOutcome apply_set_movement(const SetMovement& cmd);
   CommandOutcome apply_spawn(const Spawn& cmd);
+  CommandOutcome apply_add_obstacle(const AddObstacle& cmd);
+  CommandOutcome apply_remove_obstacle(const RemoveObstacle& cmd);
+  CommandOutcome apply_set_avoidance(const SetAvoidance& cmd);
+  bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
   bool inside(Vec2 p) const;
   Agent make_agent(const SpawnAgent& spec);
+  std::size_t index_of(AgentId id) const;  // agents_.size() when absent
 
-  // Stages of step().
+  // Stages of step() (world_step.cpp).
   void stage_apply_commands();
-  void stage_desired_velocities();
+  void stage_phases();
+  void stage_grid();
+  void stage_desires();
+  void stage_avoidance();
   void stage_integrate();
-  void stage_update_states();
+  void stage_collisions();
+  void stage_states();
+  void gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const;
+  const Agent* subject_of(const Agent& a) const;
 
   WorldDef def_;
   Rng rng_;
   std::uint64_t tick_ = 0;
   AgentId next_id_ = 1;
+  ObstacleId next_obstacle_id_ = 1;
+  std::uint64_t obstacles_version_ = 0;
   std::vector<Agent> agents_;
+  std::vector<Obstacle> obstacles_;
 
   struct Queued {
     Command command;
@@ -68,8 +106,23 @@ class World {
   };
   std::vector<Queued> queue_;
   std::vector<CommandOutcome> outcomes_;
+  std::vector<CollisionEvent> collisions_;
+  std::vector<AgentId> inspected_;
+  std::unordered_map<AgentId, AvoidanceTrace> traces_;
 
-  std::vector<Vec2> desired_;  // scratch: desired velocity per agent
+  // Scratch, reused every step.
+  SpatialGrid grid_;
+  SpatialGrid obstacle_grid_;
+  double max_agent_radius_ = 0;
+  double max_obstacle_radius_ = 0;
+  std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
+  std::vector<Vec2> points_;
+  std::vector<Desire> desires_;
+  std::vector<Vec2> steered_;         // desired velocity after avoidance
+  std::vector<Neighbour> neighbours_;
+  std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
+  std::vector<Vec2> delta_;
 };
 
 }  // namespace herd::sim

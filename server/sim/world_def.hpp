@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agent.hpp"
+#include "avoidance.hpp"
 
 namespace herd::sim {
 
@@ -14,7 +15,10 @@ struct WorldDef {
   double dt = 1.0 / 60.0;  // seconds of world time per tick (fixed); time = tick * dt
   std::uint64_t seed = 1;  // seeds the world's only random generator
   std::uint32_t max_agents = 20000;  // spawns past this are refused whole
+  std::uint32_t max_obstacles = 10000;
   AgentDef agent_defaults;           // used for fields a spawn does not give
+  AvoidanceDef avoidance;
+  int position_iterations = 3;       // collision stage: overlap-removal passes per tick, [0, 16]
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
@@ -28,5 +32,6 @@ struct WorldDefLimits {
 // Empty when def is usable, else a sentence saying which field is wrong.
 std::string validate(const WorldDef& def);
 std::string validate(const AgentDef& def);
+std::string validate(const AvoidanceDef& def);
 
 }  // namespace herd::sim

@@ -143,7 +143,7 @@ TEST_F(ServerTest, SpawnTargetAndSeeTheAgentArrive) {
   ASSERT_TRUE(spawned.agents && spawned.agents->size() == 1);
   const std::uint32_t id = spawned.agents->front();
 
-  c->send(command(2, sim::SetTarget{{false, {id}}, {300, 150}, sim::Behaviour::arrive}));
+  c->send(command(2, sim::SetTarget{{false, {id}}, {300, 150}, sim::BehaviourKind::arrive}));
   const auto targeted = wait_for<protocol::Ack>(*c);
   EXPECT_EQ(targeted.seq, 2u);
   EXPECT_EQ(targeted.count, 1u);

@@ -35,8 +35,8 @@ TEST(ClientCodec, RoundTripsEveryMessage) {
   expect_client_round_trip(Hello{1, Role::commander, "herd-test"});
   expect_client_round_trip(Hello{1, Role::viewer, ""});
   expect_client_round_trip(Ping{4294967295u});
-  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::Behaviour::seek}});
-  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::Behaviour::arrive}});
+  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek}});
+  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive}});
   expect_client_round_trip(CommandMsg{9, sim::Spawn{10, 255, {}}});
   sim::SpawnAgent a;
   a.position = {1.5, 2.5};
@@ -102,7 +102,7 @@ TEST(ServerCodec, RoundTripsEveryMessage) {
 TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   sim::World world(sim::WorldDef{});
   ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());
-  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::Behaviour::arrive}).ok());
+  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::BehaviourKind::arrive}).ok());
   for (int i = 0; i < 17; ++i) world.step();
   const auto decoded = decode_server(encode_snapshot(world));
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));

@@ -102,7 +102,7 @@ TEST_P(ArriveInWorld, ReachesStopsAndNeverExceedsLimits) {
   SpawnAgent s;
   s.position = trip.start;
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  world.queue(SetTarget{{true, {}}, trip.target, Behaviour::arrive});
+  world.queue(SetTarget{{true, {}}, trip.target, BehaviourKind::arrive});
 
   const AgentDef& def = trip.def;
   const double max_dv = def.max_force / def.mass * kDt;
@@ -159,7 +159,7 @@ TEST(SeekInWorld, KeepsFullSpeedAndPassesTheTarget) {
   SpawnAgent s;
   s.position = {100, 300};
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  world.queue(SetTarget{{false, {1}}, {300, 300}, Behaviour::seek});
+  world.queue(SetTarget{{false, {1}}, {300, 300}, BehaviourKind::seek});
   double closest = 1e9;
   double furthest_after = 0;
   for (int t = 0; t < 240; ++t) {
@@ -182,14 +182,15 @@ TEST(SteeringDegenerate, ZeroForceOrSpeedNeverMovesOrNaNs) {
   s.target = Vec2{200, 200};
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
   SpawnAgent still = s;
+  still.position = {300, 300};
+  still.target = Vec2{400, 400};
   still.max_speed = 0.0;
   still.max_force = 100.0;
   ASSERT_TRUE(world.apply(Spawn{0, 0, {still}}).ok());
   for (int t = 0; t < 60; ++t) world.step();
-  for (const Agent& a : world.agents()) {
-    EXPECT_EQ(a.position, (Vec2{100, 100}));
-    EXPECT_EQ(a.state, MoveState::moving);
-  }
+  EXPECT_EQ(world.agents()[0].position, (Vec2{100, 100}));
+  EXPECT_EQ(world.agents()[1].position, (Vec2{300, 300}));
+  for (const Agent& a : world.agents()) EXPECT_EQ(a.state, MoveState::moving);
 }
 
 }  // namespace

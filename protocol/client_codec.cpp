@@ -1,0 +1,288 @@
+// Client-to-server messages: strict decoding (the server's side) and encoding (clients' side).
+#include <limits>
+
+#include "protocol/codec.hpp"
+#include "protocol/fields.hpp"
+
+namespace herd::protocol {
+namespace {
+
+using namespace detail;
+
+Hello read_hello(Fields& f) {
+  Hello h;
+  const json& p = f.need("protocol");
+  if (!p.is_number_integer()) bad("protocol", "must be an integer");
+  const auto version = p.get<std::int64_t>();
+  const std::string_view role = as_string(f.need("role"), "role");
+  if (role == "viewer") h.role = Role::viewer;
+  else if (role == "commander") h.role = Role::commander;
+  else bad("role", "must be \"viewer\" or \"commander\"");
+  if (const json* c = f.find("client")) {
+    h.client = std::string(as_string(*c, "client"));
+    if (h.client.size() > kMaxClientNameBytes) bad("client", "must be at most 64 bytes");
+  }
+  f.no_others();
+  if (version != kProtocolVersion)
+    fail(ErrorCode::protocol_mismatch, "this server speaks protocol " + std::to_string(kProtocolVersion) +
+                                           ", the client asked for " + std::to_string(version));
+  h.protocol = static_cast<int>(version);
+  return h;
+}
+
+sim::Selection read_selection(const json& v, const std::string& where) {
+  sim::Selection s;
+  if (v.is_string() && v.get_ref<const std::string&>() == "all") {
+    s.all = true;
+    return s;
+  }
+  if (!v.is_array()) bad(where, "must be \"all\" or an array of agent ids");
+  if (v.empty() || v.size() > kMaxIdsPerCommand) bad(where, "must hold 1 to 10000 ids");
+  s.ids = as_ids(v, where, kMaxIdsPerCommand);
+  return s;
+}
+
+sim::SetTarget read_set_target(Fields& f) {
+  sim::SetTarget c;
+  c.agents = read_selection(f.need("agents"), "agents");
+  c.target = as_point(f.need("target"), "target");
+  if (const json* b = f.find("behaviour")) {
+    const std::string_view name = as_string(*b, "behaviour");
+    if (name == "arrive") c.behaviour = sim::BehaviourKind::arrive;
+    else if (name == "seek") c.behaviour = sim::BehaviourKind::seek;
+    else bad("behaviour", "must be \"arrive\" or \"seek\"");
+  }
+  return c;
+}
+
+// set_behaviour: which of target/agent/radius/response each behaviour takes.
+sim::SetBehaviour read_set_behaviour(Fields& f) {
+  using K = sim::BehaviourKind;
+  sim::SetBehaviour c;
+  c.agents = read_selection(f.need("agents"), "agents");
+  const std::string_view name = as_string(f.need("behaviour"), "behaviour");
+  const auto kind = behaviour_from_string(name);
+  if (!kind) bad("behaviour", "must be one of idle, hold, seek, arrive, flee, pursue, evade, attack, react");
+  sim::Behaviour& b = c.behaviour;
+  b.kind = *kind;
+  const json* target = f.find("target");
+  const json* agent = f.find("agent");
+  const json* radius = f.find("radius");
+  const json* response = f.find("response");
+  const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
+  const bool needs_agent = b.kind == K::pursue || b.kind == K::evade || b.kind == K::attack || b.kind == K::react;
+  const bool takes_radius = b.kind == K::flee || b.kind == K::evade || b.kind == K::react;
+  const std::string for_kind = "does not apply to " + std::string(name);
+  if (target && !(point_or_agent || b.kind == K::hold)) bad("target", for_kind);
+  if (agent && !(point_or_agent || needs_agent)) bad("agent", for_kind);
+  if (radius && !takes_radius) bad("radius", for_kind);
+  if (response && b.kind != K::react) bad("response", for_kind);
+  if (point_or_agent && (target == nullptr) == (agent == nullptr)) bad("target", "or 'agent': exactly one must be given");
+  if (needs_agent && !agent) bad("agent", "is required for " + std::string(name));
+  if (b.kind == K::react && !radius) bad("radius", "is required for react");
+  if (target) b.point = as_point(*target, "target");
+  if (agent) b.agent = as_u32(*agent, "agent");
+  if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
+  if (response) {
+    const std::string_view r = as_string(*response, "response");
+    if (r == "pursue") b.response = K::pursue;
+    else if (r == "evade") b.response = K::evade;
+    else bad("response", "must be \"pursue\" or \"evade\"");
+  }
+  c.hold_here = b.kind == K::hold && !target;
+  return c;
+}
+
+sim::Movement read_movement(const json& v, const std::string& where) {
+  const std::string_view m = as_string(v, where);
+  if (m == "inertial") return sim::Movement::inertial;
+  if (m == "kinematic") return sim::Movement::kinematic;
+  bad(where, "must be \"inertial\" or \"kinematic\"");
+}
+
+sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
+  Fields f(v, where);
+  sim::SpawnAgent a;
+  a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
+  if (const json* g = f.find("group")) a.group = as_group(*g, f.name("group"));
+  if (const json* r = f.find("radius")) a.radius = as_number(*r, f.name("radius"), 0.1, 100.0);
+  if (const json* s = f.find("max_speed")) a.max_speed = as_number(*s, f.name("max_speed"), 0.0, 1e4);
+  if (const json* m = f.find("max_force")) a.max_force = as_number(*m, f.name("max_force"), 0.0, 1e5);
+  if (const json* m = f.find("mass")) a.mass = as_number(*m, f.name("mass"), 1e-3, 1e6);
+  if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
+  if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
+  f.no_others();
+  return a;
+}
+
+sim::Spawn read_spawn(Fields& f) {
+  sim::Spawn c;
+  const json* count = f.find("count");
+  const json* agents = f.find("agents");
+  if ((count == nullptr) == (agents == nullptr)) bad("count", "or 'agents': exactly one must be given");
+  if (count) {
+    c.count = static_cast<std::uint32_t>(as_uint(*count, "count", kMaxSpawnPerCommand));
+    if (c.count == 0) bad("count", "must be in [1, 1000]");
+    if (const json* g = f.find("group")) c.group = as_group(*g, "group");
+  } else {
+    if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)
+      bad("agents", "must be an array of 1 to 1000 agents");
+    for (std::size_t i = 0; i < agents->size(); ++i)
+      c.agents.push_back(read_spawn_agent((*agents)[i], "agents[" + std::to_string(i) + "]"));
+  }
+  return c;
+}
+
+sim::SetAvoidance read_set_avoidance(Fields& f) {
+  sim::SetAvoidance c;
+  if (const json* m = f.find("mode")) {
+    c.mode = avoidance_mode_from_string(as_string(*m, "mode"));
+    if (!c.mode) bad("mode", "must be \"none\", \"circle\" or \"cardioid\"");
+  }
+  if (const json* v = f.find("personal_space")) c.personal_space = as_number(*v, "personal_space", 1e-6, 100);
+  if (const json* v = f.find("cardioid_exponent")) c.cardioid_exponent = as_number(*v, "cardioid_exponent", 0, 16);
+  if (const json* v = f.find("preferred_side")) {
+    const std::string_view s = as_string(*v, "preferred_side");
+    if (s == "left") c.preferred_side = sim::Side::left;
+    else if (s == "right") c.preferred_side = sim::Side::right;
+    else bad("preferred_side", "must be \"left\" or \"right\"");
+  }
+  if (const json* v = f.find("push_epsilon")) c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
+  if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
+  if (const json* v = f.find("crossing_activation")) c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
+  if (const json* v = f.find("lookahead")) c.lookahead = as_number(*v, "lookahead", 0, 60);
+  if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
+  return c;
+}
+
+CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
+  CommandMsg m;
+  m.seq = as_u32(f.need("seq"), "seq");
+  seq_out = m.seq;  // from here on, errors can name the command
+  const std::string_view cmd = as_string(f.need("cmd"), "cmd");
+  if (cmd == "set_target") m.command = read_set_target(f);
+  else if (cmd == "spawn") m.command = read_spawn(f);
+  else if (cmd == "set_behaviour") m.command = read_set_behaviour(f);
+  else if (cmd == "set_movement") {
+    sim::SetMovement c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    c.movement = read_movement(f.need("movement"), "movement");
+    m.command = c;
+  } else if (cmd == "add_obstacle") {
+    m.command = sim::AddObstacle{{as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
+                                 as_number(f.need("radius"), "radius", 0.1, 1e4)};
+  } else if (cmd == "remove_obstacle") {
+    m.command = sim::RemoveObstacle{as_u32(f.need("id"), "id")};
+  } else if (cmd == "set_avoidance") {
+    m.command = read_set_avoidance(f);
+  } else {
+    fail(ErrorCode::unknown_command, "unknown command '" + std::string(cmd) + "'");
+  }
+  f.no_others();
+  return m;
+}
+
+json point_json(sim::Vec2 p) { return json{{"x", p.x}, {"y", p.y}}; }
+json selection_json(const sim::Selection& s) { return s.all ? json("all") : json(s.ids); }
+
+void write_behaviour(json& j, const sim::SetBehaviour& c) {
+  const sim::Behaviour& b = c.behaviour;
+  j["agents"] = selection_json(c.agents);
+  j["behaviour"] = to_string(b.kind);
+  if (b.agent != sim::kNoAgent) j["agent"] = b.agent;
+  using K = sim::BehaviourKind;
+  const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
+  if ((point_or_agent && b.agent == sim::kNoAgent) || (b.kind == K::hold && !c.hold_here)) j["target"] = point_json(b.point);
+  if ((b.kind == K::flee || b.kind == K::evade || b.kind == K::react) && (b.radius > 0 || b.kind == K::react))
+    j["radius"] = b.radius;
+  if (b.kind == K::react) j["response"] = to_string(b.response);
+}
+
+json spawn_agent_json(const sim::SpawnAgent& a) {
+  json o{{"x", a.position.x}, {"y", a.position.y}, {"group", a.group}};
+  if (a.radius) o["radius"] = *a.radius;
+  if (a.max_speed) o["max_speed"] = *a.max_speed;
+  if (a.max_force) o["max_force"] = *a.max_force;
+  if (a.mass) o["mass"] = *a.mass;
+  if (a.target) o["target"] = point_json(*a.target);
+  if (a.movement == sim::Movement::kinematic) o["movement"] = "kinematic";
+  return o;
+}
+
+void write_command(json& j, const sim::Command& command) {
+  std::visit(
+      [&j](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, sim::SetTarget>) {
+          j["cmd"] = "set_target";
+          j["agents"] = selection_json(c.agents);
+          j["target"] = point_json(c.target);
+          j["behaviour"] = c.behaviour == sim::BehaviourKind::seek ? "seek" : "arrive";
+        } else if constexpr (std::is_same_v<T, sim::Spawn>) {
+          j["cmd"] = "spawn";
+          if (c.count > 0) {
+            j["count"] = c.count;
+            j["group"] = c.group;
+          } else {
+            json agents = json::array();
+            for (const sim::SpawnAgent& a : c.agents) agents.push_back(spawn_agent_json(a));
+            j["agents"] = std::move(agents);
+          }
+        } else if constexpr (std::is_same_v<T, sim::SetBehaviour>) {
+          j["cmd"] = "set_behaviour";
+          write_behaviour(j, c);
+        } else if constexpr (std::is_same_v<T, sim::SetMovement>) {
+          j["cmd"] = "set_movement";
+          j["agents"] = selection_json(c.agents);
+          j["movement"] = to_string(c.movement);
+        } else if constexpr (std::is_same_v<T, sim::AddObstacle>) {
+          j["cmd"] = "add_obstacle";
+          j["x"] = c.position.x;
+          j["y"] = c.position.y;
+          j["radius"] = c.radius;
+        } else if constexpr (std::is_same_v<T, sim::RemoveObstacle>) {
+          j["cmd"] = "remove_obstacle";
+          j["id"] = c.id;
+        } else {
+          j["cmd"] = "set_avoidance";
+          if (c.mode) j["mode"] = to_string(*c.mode);
+          if (c.personal_space) j["personal_space"] = *c.personal_space;
+          if (c.cardioid_exponent) j["cardioid_exponent"] = *c.cardioid_exponent;
+          if (c.preferred_side) j["preferred_side"] = *c.preferred_side == sim::Side::left ? "left" : "right";
+          if (c.push_epsilon) j["push_epsilon"] = *c.push_epsilon;
+          if (c.crossing) j["crossing"] = *c.crossing;
+          if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;
+          if (c.lookahead) j["lookahead"] = *c.lookahead;
+        }
+      },
+      command);
+}
+
+}  // namespace
+
+Decoded<ClientMessage> decode_client(std::string_view text) {
+  return decode_with<ClientMessage>(text, [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {
+    if (type == "hello") return read_hello(f);
+    if (type == "command") return read_command(f, seq);
+    if (type == "ping") return Ping{as_u32(f.need("id"), "id")};
+    if (type == "inspect") return Inspect{as_ids(f.need("agents"), "agents", kMaxInspectPerSession)};
+    fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
+  });
+}
+
+std::string encode(const Hello& m) {
+  json j{{"type", "hello"}, {"protocol", m.protocol}, {"role", to_string(m.role)}};
+  if (!m.client.empty()) j["client"] = m.client;
+  return j.dump();
+}
+
+std::string encode(const CommandMsg& m) {
+  json j{{"type", "command"}, {"seq", m.seq}};
+  write_command(j, m.command);
+  return j.dump();
+}
+
+std::string encode(const Ping& m) { return json{{"type", "ping"}, {"id", m.id}}.dump(); }
+std::string encode(const Inspect& m) { return json{{"type", "inspect"}, {"agents", m.agents}}.dump(); }
+
+}  // namespace herd::protocol

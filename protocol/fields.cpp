@@ -1,0 +1,108 @@
+#include "protocol/fields.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace herd::protocol::detail {
+
+void fail(ErrorCode code, std::string message) { throw FieldError{code, std::move(message)}; }
+void bad(const std::string& where, const std::string& what) { fail(ErrorCode::bad_field, "'" + where + "' " + what); }
+
+Fields::Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+  if (!j_.is_object()) bad(path_.empty() ? "message" : path_, "must be an object");
+}
+
+const json* Fields::find(const char* key) {
+  read_.push_back(key);
+  auto it = j_.find(key);
+  return it == j_.end() ? nullptr : &*it;
+}
+
+const json& Fields::need(const char* key) {
+  const json* v = find(key);
+  if (!v) bad(name(key), "is required");
+  return *v;
+}
+
+void Fields::no_others() const {
+  for (auto it = j_.begin(); it != j_.end(); ++it) {
+    bool known = false;
+    for (const char* k : read_) known = known || it.key() == k;
+    if (!known) bad(name(it.key().c_str()), "is not a known field");
+  }
+}
+
+std::uint64_t as_uint(const json& v, const std::string& where, std::uint64_t max) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u <= max) return u;
+  } else if (!v.is_number_integer()) {
+    bad(where, "must be an integer");
+  }
+  bad(where, "must be in [0, " + std::to_string(max) + "]");
+}
+
+std::uint32_t as_u32(const json& v, const std::string& where) {
+  return static_cast<std::uint32_t>(as_uint(v, where, std::numeric_limits<std::uint32_t>::max()));
+}
+
+std::uint8_t as_group(const json& v, const std::string& where) { return static_cast<std::uint8_t>(as_uint(v, where, 255)); }
+
+double as_number(const json& v, const std::string& where, double lo, double hi) {
+  if (!v.is_number()) bad(where, "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) bad(where, "must be finite");
+  if (d < lo || d > hi) {
+    std::ostringstream os;
+    os << "must be in [" << lo << ", " << hi << "]";
+    bad(where, os.str());
+  }
+  return d;
+}
+
+std::string_view as_string(const json& v, const std::string& where) {
+  if (!v.is_string()) bad(where, "must be a string");
+  return v.get_ref<const std::string&>();
+}
+
+bool as_bool(const json& v, const std::string& where) {
+  if (!v.is_boolean()) bad(where, "must be true or false");
+  return v.get<bool>();
+}
+
+sim::Vec2 as_point(const json& v, const std::string& where) {
+  Fields f(v, where);
+  sim::Vec2 p{as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
+  f.no_others();
+  return p;
+}
+
+std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::size_t max) {
+  if (!v.is_array() || v.size() > max) bad(where, "must be an array of at most " + std::to_string(max) + " ids");
+  std::vector<std::uint32_t> ids;
+  ids.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) ids.push_back(as_u32(v[i], where + "[" + std::to_string(i) + "]"));
+  return ids;
+}
+
+json parse_object(std::string_view text) {
+  bool too_deep = false;
+  json::parser_callback_t depth_guard = [&too_deep](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxJsonDepth) too_deep = true;
+    return !too_deep;
+  };
+  json j = json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/false);
+  if (too_deep) fail(ErrorCode::bad_json, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (j.is_discarded()) fail(ErrorCode::bad_json, "not valid JSON (or not valid UTF-8)");
+  if (!j.is_object()) fail(ErrorCode::bad_json, "a message must be a JSON object");
+  return j;
+}
+
+std::string_view read_type(Fields& f) {
+  const json* t = f.find("type");
+  if (!t || !t->is_string()) fail(ErrorCode::bad_type, "'type' is required and must be a string");
+  return t->get_ref<const std::string&>();
+}
+
+}  // namespace herd::protocol::detail

@@ -1,0 +1,77 @@
+// Internal to herd::protocol: the strict field readers both codecs are built from.
+// Readers throw FieldError, which only decode_with() catches: the readers stay short and every
+// failure names its field. Nothing here is part of the public interface.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/messages.hpp"
+
+namespace herd::protocol::detail {
+
+using nlohmann::json;
+
+struct FieldError {
+  ErrorCode code;
+  std::string message;
+};
+
+[[noreturn]] void fail(ErrorCode code, std::string message);
+[[noreturn]] void bad(const std::string& where, const std::string& what);
+
+inline constexpr double kHuge = 1e9;  // coordinates: finite and sane here; the world checks bounds
+
+// Reads the fields of one JSON object, remembering which it read, so that any other field can be
+// refused (PROTOCOL.md: unknown fields get bad_field).
+class Fields {
+ public:
+  Fields(const json& j, std::string path);
+  const json* find(const char* key);
+  const json& need(const char* key);
+  std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  void no_others() const;  // call after reading every known field
+
+ private:
+  const json& j_;
+  std::string path_;
+  std::vector<const char*> read_;
+};
+
+std::uint64_t as_uint(const json& v, const std::string& where, std::uint64_t max);
+std::uint32_t as_u32(const json& v, const std::string& where);
+std::uint8_t as_group(const json& v, const std::string& where);
+double as_number(const json& v, const std::string& where, double lo, double hi);
+std::string_view as_string(const json& v, const std::string& where);
+bool as_bool(const json& v, const std::string& where);
+sim::Vec2 as_point(const json& v, const std::string& where);
+std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::size_t max);
+
+// Parses text into a JSON object: bad_json for what is not one or nests deeper than kMaxJsonDepth.
+json parse_object(std::string_view text);
+std::string_view read_type(Fields& f);
+
+// Runs read_body(fields, type, seq) on the parsed text and turns every failure into an Error.
+template <class Result, class ReadBody>
+std::variant<Result, Error> decode_with(std::string_view text, ReadBody&& read_body) {
+  std::optional<std::uint32_t> seq;
+  try {
+    const json j = parse_object(text);
+    Fields f(j, "");
+    const std::string_view type = read_type(f);
+    Result m = read_body(f, type, seq);
+    f.no_others();
+    return m;
+  } catch (const FieldError& e) {
+    return Error{seq, e.code, e.message};
+  } catch (const std::exception& e) {
+    // A reader bug must not take the server down: report it as the client's bad message.
+    return Error{seq, ErrorCode::bad_json, std::string("could not decode: ") + e.what()};
+  }
+}
+
+}  // namespace herd::protocol::detail

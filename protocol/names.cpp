@@ -1,0 +1,59 @@
+// The wire names of herd's enums (PROTOCOL.md lists them).
+#include <array>
+#include <string_view>
+
+#include "protocol/messages.hpp"
+
+namespace herd::protocol {
+namespace {
+
+constexpr std::string_view kErrorNames[] = {
+    "bad_json",      "bad_type",      "bad_field",      "unknown_command",      "hello_required",
+    "already_greeted", "protocol_mismatch", "forbidden", "unknown_agent",       "out_of_bounds",
+    "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
+};
+constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
+                                                "pursue", "evade", "attack", "react"};
+constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done", "respond", "home"};
+constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived"};
+
+template <class E, std::size_t N>
+std::optional<E> lookup(const std::string_view (&names)[N], std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(ErrorCode code) { return kErrorNames[static_cast<std::size_t>(code)]; }
+std::optional<ErrorCode> error_code_from_string(std::string_view s) { return lookup<ErrorCode>(kErrorNames, s); }
+std::string_view to_string(Role role) { return role == Role::viewer ? "viewer" : "commander"; }
+std::string_view to_string(sim::MoveState state) { return kStateNames[static_cast<std::size_t>(state)]; }
+std::string_view to_string(sim::BehaviourKind kind) { return kBehaviourNames[static_cast<std::size_t>(kind)]; }
+std::string_view to_string(sim::Phase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
+std::string_view to_string(sim::Movement m) { return m == sim::Movement::kinematic ? "kinematic" : "inertial"; }
+std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s) {
+  return lookup<sim::BehaviourKind>(kBehaviourNames, s);
+}
+std::optional<sim::Phase> phase_from_string(std::string_view s) { return lookup<sim::Phase>(kPhaseNames, s); }
+std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s) {
+  if (s == "none") return sim::AvoidanceMode::none;
+  if (s == "circle") return sim::AvoidanceMode::circle;
+  if (s == "cardioid") return sim::AvoidanceMode::cardioid;
+  return std::nullopt;
+}
+
+ErrorCode to_error_code(sim::CommandError error) {
+  switch (error) {
+    case sim::CommandError::unknown_agent: return ErrorCode::unknown_agent;
+    case sim::CommandError::unknown_obstacle: return ErrorCode::unknown_obstacle;
+    case sim::CommandError::out_of_bounds: return ErrorCode::out_of_bounds;
+    case sim::CommandError::limit_exceeded: return ErrorCode::limit_exceeded;
+    case sim::CommandError::invalid_target: return ErrorCode::invalid_target;
+    case sim::CommandError::none: break;
+  }
+  return ErrorCode::bad_field;
+}
+
+}  // namespace herd::protocol

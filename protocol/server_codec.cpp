@@ -1,0 +1,436 @@
+// Server-to-client messages: written without a DOM (the snapshot above all, once per snapshot for
+// every session), and decoded strictly for clients and tests.
+#include <algorithm>
+#include <limits>
+
+#include "protocol/codec.hpp"
+#include "protocol/fields.hpp"
+#include "protocol/json_writer.hpp"
+#include "sim/world.hpp"
+
+namespace herd::protocol {
+namespace {
+
+using namespace detail;
+constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
+
+// ---- writing -----------------------------------------------------------------------------
+
+void write_point(JsonWriter& w, std::string_view key, sim::Vec2 p) {
+  w.key(key);
+  w.begin_object();
+  w.field("x", p.x);
+  w.field("y", p.y);
+  w.end_object();
+}
+
+void write_agent(JsonWriter& w, const AgentState& a) {
+  w.begin_object();
+  w.field("id", a.id);
+  w.field("x", a.x);
+  w.field("y", a.y);
+  w.field("vx", a.vx);
+  w.field("vy", a.vy);
+  w.field("r", a.r);
+  w.field("group", std::uint32_t{a.group});
+  w.field("state", to_string(a.state));
+  w.field("behaviour", to_string(a.behaviour));
+  if (a.phase != sim::Phase::none) w.field("phase", to_string(a.phase));
+  if (a.target) {
+    w.field("tx", a.target->x);
+    w.field("ty", a.target->y);
+  }
+  if (a.collided) w.boolean_field("collided", true);
+  if (a.kinematic) w.field("movement", "kinematic");
+  w.end_object();
+}
+
+void write_push(JsonWriter& w, const PushState& p) {
+  w.begin_object();
+  w.field("id", p.id);
+  if (p.obstacle) w.boolean_field("obstacle", true);
+  write_point(w, "raw", p.raw);
+  write_point(w, "adjusted", p.adjusted);
+  w.field("weight", p.weight);
+  if (p.ignored) w.boolean_field("ignored", true);
+  if (p.crossing) {
+    w.key("crossing");
+    w.begin_object();
+    w.boolean_field("yielded", p.yielded);
+    if (p.point) write_point(w, "point", *p.point);
+    w.field("t_self", p.t_self);
+    w.field("t_other", p.t_other);
+    w.field("scale", p.scale);
+    write_point(w, "path_to", p.path_to);
+    w.end_object();
+  }
+  w.end_object();
+}
+
+void write_inspect(JsonWriter& w, const InspectState& s) {
+  w.begin_object();
+  w.field("id", s.id);
+  write_point(w, "desired", s.desired);
+  w.key("pushes");
+  w.begin_array();
+  for (const PushState& p : s.pushes) write_push(w, p);
+  w.end_array();
+  write_point(w, "sum_raw", s.sum_raw);
+  write_point(w, "sum_adjusted", s.sum_adjusted);
+  write_point(w, "split_fix", s.split_fix);
+  w.field("ig_factor", s.ig_factor);
+  write_point(w, "final", s.final_dir);
+  write_point(w, "velocity", s.velocity);
+  write_point(w, "desired_path_to", s.desired_path_to);
+  write_point(w, "current_path_to", s.current_path_to);
+  w.end_object();
+}
+
+void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode) {
+  w.field("type", "snapshot");
+  w.field("tick", tick);
+  w.field("time", time);
+  w.field("avoidance", sim::to_string(mode));
+}
+
+InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t) {
+  InspectState s{a.id, t.desired_dir, t.sum_raw, t.sum_adjusted, t.split_fix, t.final_dir, a.velocity,
+                 t.desired_path_to, t.current_path_to, t.ig_factor, {}};
+  for (const sim::PushTrace& p : t.pushes)
+    s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing, p.yielded,
+                        p.crossing_point, p.t_self, p.t_other, p.crossing_scale, p.path_to});
+  return s;
+}
+
+template <class Body>
+std::string write_object(Body&& body, std::size_t reserve = 128) {
+  std::string out;
+  out.reserve(reserve);
+  JsonWriter w(out);
+  w.begin_object();
+  body(w);
+  w.end_object();
+  return out;
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+AgentState read_agent(const json& v, const std::string& where) {
+  Fields a(v, where);
+  AgentState st;
+  st.id = as_u32(a.need("id"), a.name("id"));
+  st.x = as_number(a.need("x"), a.name("x"), -kHuge, kHuge);
+  st.y = as_number(a.need("y"), a.name("y"), -kHuge, kHuge);
+  st.vx = as_number(a.need("vx"), a.name("vx"), -kHuge, kHuge);
+  st.vy = as_number(a.need("vy"), a.name("vy"), -kHuge, kHuge);
+  st.r = as_number(a.need("r"), a.name("r"), 0, kHuge);
+  st.group = as_group(a.need("group"), a.name("group"));
+  const std::string_view state = as_string(a.need("state"), a.name("state"));
+  if (state == "idle") st.state = sim::MoveState::idle;
+  else if (state == "moving") st.state = sim::MoveState::moving;
+  else if (state == "arrived") st.state = sim::MoveState::arrived;
+  else bad(a.name("state"), "is not a known agent state");
+  const auto behaviour = behaviour_from_string(as_string(a.need("behaviour"), a.name("behaviour")));
+  if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
+  st.behaviour = *behaviour;
+  if (const json* p = a.find("phase")) {
+    const auto phase = phase_from_string(as_string(*p, a.name("phase")));
+    if (!phase) bad(a.name("phase"), "is not a known phase");
+    st.phase = *phase;
+  }
+  const json* tx = a.find("tx");
+  const json* ty = a.find("ty");
+  if ((tx == nullptr) != (ty == nullptr)) bad(a.name("tx"), "and 'ty' come together");
+  if (tx) st.target = sim::Vec2{as_number(*tx, a.name("tx"), -kHuge, kHuge), as_number(*ty, a.name("ty"), -kHuge, kHuge)};
+  if (const json* c = a.find("collided")) st.collided = as_bool(*c, a.name("collided"));
+  if (const json* m = a.find("movement")) st.kinematic = as_string(*m, a.name("movement")) == "kinematic";
+  a.no_others();
+  return st;
+}
+
+PushState read_push(const json& v, const std::string& where) {
+  Fields f(v, where);
+  PushState p;
+  p.id = as_u32(f.need("id"), f.name("id"));
+  if (const json* o = f.find("obstacle")) p.obstacle = as_bool(*o, f.name("obstacle"));
+  p.raw = as_point(f.need("raw"), f.name("raw"));
+  p.adjusted = as_point(f.need("adjusted"), f.name("adjusted"));
+  p.weight = as_number(f.need("weight"), f.name("weight"), 0, kHuge);
+  if (const json* i = f.find("ignored")) p.ignored = as_bool(*i, f.name("ignored"));
+  if (const json* c = f.find("crossing")) {
+    Fields x(*c, f.name("crossing"));
+    p.crossing = true;
+    p.yielded = as_bool(x.need("yielded"), x.name("yielded"));
+    if (const json* pt = x.find("point")) p.point = as_point(*pt, x.name("point"));
+    p.t_self = as_number(x.need("t_self"), x.name("t_self"), 0, kHuge);
+    p.t_other = as_number(x.need("t_other"), x.name("t_other"), 0, kHuge);
+    p.scale = as_number(x.need("scale"), x.name("scale"), -kHuge, kHuge);
+    p.path_to = as_point(x.need("path_to"), x.name("path_to"));
+    x.no_others();
+  }
+  f.no_others();
+  return p;
+}
+
+InspectState read_inspect(const json& v, const std::string& where) {
+  Fields f(v, where);
+  InspectState s;
+  s.id = as_u32(f.need("id"), f.name("id"));
+  s.desired = as_point(f.need("desired"), f.name("desired"));
+  const json& pushes = f.need("pushes");
+  if (!pushes.is_array()) bad(f.name("pushes"), "must be an array");
+  for (std::size_t i = 0; i < pushes.size(); ++i) s.pushes.push_back(read_push(pushes[i], f.name("pushes") + "[" + std::to_string(i) + "]"));
+  s.sum_raw = as_point(f.need("sum_raw"), f.name("sum_raw"));
+  s.sum_adjusted = as_point(f.need("sum_adjusted"), f.name("sum_adjusted"));
+  s.split_fix = as_point(f.need("split_fix"), f.name("split_fix"));
+  s.ig_factor = as_number(f.need("ig_factor"), f.name("ig_factor"), 0, 1);
+  s.final_dir = as_point(f.need("final"), f.name("final"));
+  s.velocity = as_point(f.need("velocity"), f.name("velocity"));
+  s.desired_path_to = as_point(f.need("desired_path_to"), f.name("desired_path_to"));
+  s.current_path_to = as_point(f.need("current_path_to"), f.name("current_path_to"));
+  f.no_others();
+  return s;
+}
+
+template <class T, class Read>
+std::vector<T> read_array(Fields& f, const char* key, Read&& read) {
+  std::vector<T> out;
+  const json* v = f.find(key);
+  if (!v) return out;
+  if (!v->is_array()) bad(key, "must be an array");
+  out.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(read((*v)[i], std::string(key) + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Snapshot read_snapshot(Fields& f) {
+  Snapshot s;
+  s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  s.time = as_number(f.need("time"), "time", 0, std::numeric_limits<double>::max());
+  const auto mode = avoidance_mode_from_string(as_string(f.need("avoidance"), "avoidance"));
+  if (!mode) bad("avoidance", "is not a known avoidance mode");
+  s.avoidance = *mode;
+  if (!f.need("agents").is_array()) bad("agents", "must be an array");
+  s.agents = read_array<AgentState>(f, "agents", read_agent);
+  s.obstacles = read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
+    Fields o(v, where);
+    ObstacleState st{as_u32(o.need("id"), o.name("id")), as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
+                     as_number(o.need("y"), o.name("y"), -kHuge, kHuge), as_number(o.need("r"), o.name("r"), 0, kHuge)};
+    o.no_others();
+    return st;
+  });
+  s.collisions = read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
+    Fields c(v, where);
+    CollisionState st;
+    st.a = as_u32(c.need("a"), c.name("a"));
+    st.b = as_u32(c.need("b"), c.name("b"));
+    if (const json* o = c.find("obstacle")) st.obstacle = as_bool(*o, c.name("obstacle"));
+    st.x = as_number(c.need("x"), c.name("x"), -kHuge, kHuge);
+    st.y = as_number(c.need("y"), c.name("y"), -kHuge, kHuge);
+    st.impulse = as_number(c.need("impulse"), c.name("impulse"), 0, kHuge);
+    c.no_others();
+    return st;
+  });
+  s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
+  return s;
+}
+
+Welcome read_welcome(Fields& f) {
+  Welcome w;
+  w.protocol = static_cast<int>(as_uint(f.need("protocol"), "protocol", 1u << 30));
+  w.server = std::string(as_string(f.need("server"), "server"));
+  w.session = as_uint(f.need("session"), "session", kMaxU64);
+  const std::string_view role = as_string(f.need("role"), "role");
+  if (role != "viewer" && role != "commander") bad("role", "must be \"viewer\" or \"commander\"");
+  w.role = role == "viewer" ? Role::viewer : Role::commander;
+  w.tick_rate = as_number(f.need("tick_rate"), "tick_rate", 0, kHuge);
+  w.snapshot_rate = as_number(f.need("snapshot_rate"), "snapshot_rate", 0, kHuge);
+  w.dt = as_number(f.need("dt"), "dt", 0, kHuge);
+  w.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  Fields world(f.need("world"), "world");
+  w.world.width = as_number(world.need("width"), "world.width", 0, kHuge);
+  w.world.height = as_number(world.need("height"), "world.height", 0, kHuge);
+  world.no_others();
+  Fields limits(f.need("limits"), "limits");
+  w.max_message_bytes = as_u32(limits.need("max_message_bytes"), "limits.max_message_bytes");
+  w.max_agents = as_u32(limits.need("max_agents"), "limits.max_agents");
+  limits.no_others();
+  return w;
+}
+
+Ack read_ack(Fields& f) {
+  Ack a;
+  a.seq = as_u32(f.need("seq"), "seq");
+  a.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  if (const json* c = f.find("count")) a.count = as_u32(*c, "count");
+  if (const json* ids = f.find("agents")) a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
+  if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
+  return a;
+}
+
+Error read_error(Fields& f) {
+  Error e;
+  if (const json* s = f.find("seq")) e.seq = as_u32(*s, "seq");
+  const auto code = error_code_from_string(as_string(f.need("code"), "code"));
+  if (!code) bad("code", "is not a known error code");
+  e.code = *code;
+  e.message = std::string(as_string(f.need("message"), "message"));
+  return e;
+}
+
+}  // namespace
+
+Decoded<ServerMessage> decode_server(std::string_view text) {
+  return decode_with<ServerMessage>(text, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
+    if (type == "snapshot") return read_snapshot(f);
+    if (type == "welcome") return read_welcome(f);
+    if (type == "ack") return read_ack(f);
+    if (type == "error") return read_error(f);
+    if (type == "pong") return Pong{as_u32(f.need("id"), "id"), as_uint(f.need("tick"), "tick", kMaxU64)};
+    fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
+  });
+}
+
+std::string encode(const Welcome& m) {
+  return write_object([&](JsonWriter& w) {
+    w.field("type", "welcome");
+    w.field("protocol", m.protocol);
+    w.field("server", m.server);
+    w.field("session", m.session);
+    w.field("role", to_string(m.role));
+    w.field("tick_rate", m.tick_rate);
+    w.field("snapshot_rate", m.snapshot_rate);
+    w.field("dt", m.dt);
+    w.field("tick", m.tick);
+    w.key("world");
+    w.begin_object();
+    w.field("width", m.world.width);
+    w.field("height", m.world.height);
+    w.end_object();
+    w.key("limits");
+    w.begin_object();
+    w.field("max_message_bytes", m.max_message_bytes);
+    w.field("max_agents", m.max_agents);
+    w.end_object();
+  }, 320);
+}
+
+namespace {
+// The parts of a snapshot after the agents, shared by both encoders.
+void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
+                         const std::vector<CollisionState>& collisions, const std::vector<InspectState>& inspect) {
+  w.key("obstacles");
+  w.begin_array();
+  for (const ObstacleState& o : obstacles) {
+    w.begin_object();
+    w.field("id", o.id);
+    w.field("x", o.x);
+    w.field("y", o.y);
+    w.field("r", o.r);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("collisions");
+  w.begin_array();
+  for (const CollisionState& c : collisions) {
+    w.begin_object();
+    w.field("a", c.a);
+    w.field("b", c.b);
+    if (c.obstacle) w.boolean_field("obstacle", true);
+    w.field("x", c.x);
+    w.field("y", c.y);
+    w.field("impulse", c.impulse);
+    w.end_object();
+  }
+  w.end_array();
+  if (!inspect.empty()) {
+    w.key("inspect");
+    w.begin_array();
+    for (const InspectState& s : inspect) write_inspect(w, s);
+    w.end_array();
+  }
+}
+}  // namespace
+
+std::string encode(const Snapshot& m) {
+  return write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, m.tick, m.time, m.avoidance);
+    w.key("agents");
+    w.begin_array();
+    for (const AgentState& a : m.agents) write_agent(w, a);
+    w.end_array();
+    write_snapshot_tail(w, m.obstacles, m.collisions, m.inspect);
+  }, 64 + m.agents.size() * 140);
+}
+
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions) {
+  const auto agents = world.agents();
+  const auto desires = world.desires();
+  std::vector<ObstacleState> obstacles;
+  for (const sim::Obstacle& o : world.obstacles()) obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
+  std::vector<CollisionState> hits;
+  for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
+    hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  std::vector<InspectState> inspect;
+  for (sim::AgentId id : world.inspected())
+    if (const sim::Agent* a = world.find(id))
+      if (const sim::AvoidanceTrace* t = world.trace(id)) inspect.push_back(inspect_state(*a, *t));
+  return write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
+    w.key("agents");
+    w.begin_array();
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      const sim::Agent& a = agents[i];
+      AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
+                   i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
+                   a.collided, a.movement == sim::Movement::kinematic};
+      write_agent(w, s);
+    }
+    w.end_array();
+    write_snapshot_tail(w, obstacles, hits, inspect);
+  }, 128 + agents.size() * 140);
+}
+
+std::string encode(const Ack& m) {
+  return write_object([&](JsonWriter& w) {
+    w.field("type", "ack");
+    w.field("seq", m.seq);
+    w.field("tick", m.tick);
+    if (m.count) w.field("count", *m.count);
+    if (m.agents) {
+      w.key("agents");
+      w.begin_array();
+      for (std::uint32_t id : *m.agents) w.integer(id);
+      w.end_array();
+    }
+    if (m.obstacle) w.field("obstacle", *m.obstacle);
+  });
+}
+
+std::string encode(const Error& m) {
+  return write_object([&](JsonWriter& w) {
+    w.field("type", "error");
+    if (m.seq) w.field("seq", *m.seq);
+    w.field("code", to_string(m.code));
+    w.field("message", m.message);
+  });
+}
+
+std::string encode(const Pong& m) {
+  return write_object([&](JsonWriter& w) {
+    w.field("type", "pong");
+    w.field("id", m.id);
+    w.field("tick", m.tick);
+  });
+}
+
+std::string encode_outcome(const sim::CommandOutcome& o) {
+  if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
+  Ack ack{o.origin.seq, o.tick, {}, {}, {}};
+  if (!o.spawned.empty()) ack.agents = o.spawned;
+  else if (o.obstacle) ack.obstacle = o.obstacle;
+  else ack.count = o.affected;
+  return encode(ack);
+}
+
+}  // namespace herd::protocol

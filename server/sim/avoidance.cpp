@@ -1,0 +1,245 @@
+#include "avoidance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "geometry.hpp"
+
+namespace herd::sim {
+namespace {
+
+constexpr double kDeadAhead = 1e-9;    // |pi - |delta|| below this: exactly opposed, use the preferred side
+constexpr double kMovingSpeed = 1e-3;  // units/s: slower obstacles count as standing still (part 4)
+
+// +1 turns a push towards the agent's right (on screen), -1 towards its left.
+double side_sign(Side s) { return s == Side::right ? 1.0 : -1.0; }
+
+// The sign of an angle, with the exactly-opposed case decided by the preferred side (the seed's
+// |delta|/delta gave +1 or -1 there depending on rounding).
+double sign_of(double delta, Side preferred) {
+  if (std::abs(kPi - std::abs(delta)) < kDeadAhead) return side_sign(preferred);
+  return delta > 0 ? 1.0 : -1.0;
+}
+
+struct Push {
+  Vec2 raw;       // red
+  Vec2 adjusted;  // blue
+  double weight;  // cardioid r
+};
+
+// Steps 1-3 for one obstacle. `u` is the unit desired direction, `theta` its angle.
+Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, double theta, const Neighbour& o) {
+  const double radius_sum = self.radius + o.radius;
+  Vec2 away = self.position - o.position;
+  double d = length(away);
+  if (d < 1e-3 * radius_sum) {
+    // Coincident centres (the seed divided by zero): push towards the preferred side of the path.
+    away = rotate(u, side_sign(def.preferred_side) * kPi / 2);
+    d = 1e-3 * radius_sum;
+  }
+  const double mag = antigravity_magnitude(def.personal_space, radius_sum, d);
+  const Vec2 raw = normalized_or_zero(away) * mag;
+  if (def.mode == AvoidanceMode::circle) return {raw, raw, 1.0};
+  const double raw_angle = angle_of(raw);
+  const double to_obstacle = raw_angle >= 0 ? raw_angle - kPi : raw_angle + kPi;  // seed's obsAngle
+  const double weight = cardioid_weight(wrap_angle(to_obstacle - theta), def.cardioid_exponent);
+  const double delta2 = wrap_angle(raw_angle - theta);
+  const Vec2 adjusted =
+      delta2 != 0 ? from_angle(adjusted_push_angle(raw_angle, delta2, weight, def.preferred_side), mag) : raw;
+  return {raw, adjusted, weight};
+}
+
+// Part 1's remark in part 4: "if we have no chance of catching the obstacle we are following, we
+// might as well ignore its anti-gravity": it is ahead, moving away, along our path at least as
+// fast as we want to go.
+bool cannot_catch(const Mover& self, Vec2 u, const Neighbour& o) {
+  const Vec2 to_o = o.position - self.position;
+  if (dot(to_o, u) <= 0) return false;                           // not ahead
+  if (dot(o.velocity - self.velocity, to_o) <= 0) return false;  // not moving away
+  return dot(o.velocity, u) >= length(self.desired);
+}
+
+// Part 4 for one moving obstacle: may scale or mirror the push. Returns true when it looked.
+bool crossing_fix(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o, double delta1,
+                  Push& p, PushTrace* t) {
+  const double speed1 = length(self.velocity);
+  const double speed2 = length(o.velocity);
+  if (o.is_obstacle || speed2 < kMovingSpeed || speed1 < kMovingSpeed) return false;
+  const double dis = length(o.position - self.position);
+  // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees).
+  const double d40 = speed1 * def.crossing_activation + self.radius;
+  if (!(dis < d40 && std::abs(delta1) < kPi / 2)) return false;
+
+  // Look-ahead segments: own desired path, own current path, the other's current path.
+  const double h = def.lookahead;
+  const Vec2 desired_end = self.position + u * (speed1 * h);
+  const Vec2 current_end = self.position + self.velocity * h;
+  const Vec2 other_end = o.position + o.velocity * h;
+  const auto on_desired = segment_intersection(self.position, desired_end, o.position, other_end);
+  const auto on_current = segment_intersection(self.position, current_end, o.position, other_end);
+  if (t) {
+    t->crossing = true;
+    t->path_to = other_end;
+  }
+  const double closeness = dis / d40;
+  const double ratio1 = closeness > 0.8 ? 0.0 : (1 - 1.25 * closeness) * (1 - 1.25 * closeness);
+  if (!on_desired) {
+    // No crossing: keep the push in proportion to how head-on they move (1 head-on, 0 side by
+    // side), plus the closeness term.
+    const Vec2 sum = normalized_or_zero(self.velocity) + normalized_or_zero(o.velocity);
+    const double scale = std::max(0.0, 1 - length_squared(sum) / 2) + ratio1;
+    p.raw *= scale;
+    p.adjusted *= scale;
+    if (t) t->crossing_scale = scale;
+    return true;
+  }
+  // Right of way to whoever reaches the crossing first (on the current paths when they cross).
+  const Vec2 point = on_current ? *on_current : *on_desired;
+  const double t1 = length(point - self.position) / speed1;
+  const double t2 = length(point - o.position) / speed2;
+  if (t) {
+    t->crossing_point = point;
+    t->t_self = t1;
+    t->t_other = t2;
+  }
+  if (t2 > t1 || t1 < kSeedFrame) return true;  // we get there first (or are all but across)
+  const double ratio = t2 / t1;
+  double ratio2 = 3;
+  // The seed tested t2 - t1 > 50 frames, which can never hold here (t2 <= t1): the intent is that
+  // an obstacle reaching the crossing much earlier than us needs less of a detour.
+  if (t1 - t2 > 50 * kSeedFrame) ratio2 *= 1 - ((t1 - t2) - 50 * kSeedFrame) / (50 * kSeedFrame);
+  ratio2 = std::max(ratio2, 0.0);
+  if (t1 > 80 * kSeedFrame) ratio2 *= std::max(0.0, (120 * kSeedFrame - t1) / (40 * kSeedFrame));
+  // Ease out as the crossing nears.
+  if (t2 < 20 * kSeedFrame && !on_current) ratio2 *= (t2 / (20 * kSeedFrame)) * ratio;
+  ratio2 += ratio1;
+  p.raw = mirror_about(u, p.raw) * ratio2;
+  p.adjusted = mirror_about(u, p.adjusted) * ratio2;
+  if (t) {
+    t->yielded = true;
+    t->crossing_scale = ratio2;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view to_string(AvoidanceMode mode) {
+  switch (mode) {
+    case AvoidanceMode::none: return "none";
+    case AvoidanceMode::circle: return "circle";
+    case AvoidanceMode::cardioid: return "cardioid";
+  }
+  return "none";
+}
+
+double antigravity_magnitude(double personal_space, double radius_sum, double distance) {
+  const double d = std::max(distance, 1e-3 * radius_sum);
+  if (d <= 0) return 0;  // two zero-radius points on top of each other: nothing to push
+  return personal_space * radius_sum * radius_sum / (d * d);
+}
+
+double cardioid_weight(double delta, double exponent) {
+  return std::pow((1 + std::cos(delta)) / 2, exponent);
+}
+
+double push_cutoff(const AvoidanceDef& def, double radius_sum) {
+  return radius_sum * std::sqrt(def.personal_space / def.push_epsilon);
+}
+
+double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred) {
+  // Inverted quarter ellipse: 0 when the push is at 90 degrees to the path or less, 1 when it is
+  // straight against it; the rotation is up to 90 degrees, scaled by the cardioid weight too.
+  const double a = std::abs(delta2);
+  const double r2 = a >= kPi / 2 ? 1 - quarter_ellipse(a) : 0.0;
+  const double turn = kPi * weight * r2 / 2;
+  return raw_angle - turn * sign_of(delta2, preferred);
+}
+
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred) {
+  SplitFix out;
+  const double mag_old = length(sum_raw);
+  const double mag_new = length(sum_adjusted);
+  if (mag_old >= mag_new && mag_old > 0) {
+    const double ratio = 1 - mag_new / mag_old;
+    const double new_theta = -ratio * (1 / (mag_new + 1)) * (kPi / 2);
+    const double delta = wrap_angle(angle_of(sum_raw) - theta);
+    double side = 0;  // the seed's axxx: 0 unless the yellow points backwards, then squared ramp
+    if (std::abs(delta) > kPi / 2) {
+      const double linear = (std::abs(delta) - kPi / 2) / (kPi / 2);
+      // The seed's "square and give it a sign" line was commented out by a stray '/': the typo it
+      // mentions. Restored here.
+      side = linear * linear * sign_of(delta, preferred);
+    }
+    out.green = rotate(sum_raw, new_theta * side) * (ratio * (1 / (mag_new + 1)) * std::abs(side));
+  }
+  const Vec2 combined = out.green + sum_adjusted;
+  if (length_squared(combined) > 0) {
+    const double delta = std::abs(wrap_angle(angle_of(combined) - theta));
+    out.ig_factor = delta != 0 ? quarter_ellipse(delta) : 0.0;
+  }
+  return out;
+}
+
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
+                         AvoidanceTrace* trace) {
+  const Vec2 u = normalized_or_zero(self.desired);
+  if (trace) {
+    *trace = AvoidanceTrace{};
+    trace->desired_dir = u;
+    trace->desired_path_to = self.position + u * (length(self.velocity) * def.lookahead);
+    trace->current_path_to = self.position + self.velocity * def.lookahead;
+  }
+  if (u == Vec2{} || def.mode == AvoidanceMode::none) {
+    if (trace) trace->final_dir = u;
+    return u;
+  }
+  const double theta = angle_of(u);
+  Vec2 sum_raw, sum_adjusted;
+  for (const Neighbour& o : neighbours) {
+    PushTrace* t = nullptr;
+    if (trace) {
+      trace->pushes.push_back({});
+      t = &trace->pushes.back();
+      t->id = o.id;
+      t->is_obstacle = o.is_obstacle;
+    }
+    Push p = obstacle_push(def, self, u, theta, o);
+    if (def.mode == AvoidanceMode::cardioid) {
+      if (!o.is_obstacle && cannot_catch(self, u, o)) {
+        if (t) t->ignored = true;
+        p.weight = 0;
+      } else if (def.crossing) {
+        const double to_obstacle = angle_of(o.position - self.position);
+        crossing_fix(def, self, u, o, wrap_angle(to_obstacle - theta), p, t);
+      }
+    }
+    if (t) {
+      t->raw = p.raw;
+      t->adjusted = p.adjusted;
+      t->weight = p.weight;
+    }
+    sum_raw += p.raw * p.weight;
+    sum_adjusted += p.adjusted * p.weight;
+  }
+  Vec2 direction;
+  if (def.mode == AvoidanceMode::circle) {
+    direction = normalized_or_zero(u + sum_raw);
+  } else {
+    const SplitFix fix = split_fix(sum_raw, sum_adjusted, theta, def.preferred_side);
+    direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
+    if (trace) {
+      trace->split_fix = fix.green;
+      trace->ig_factor = fix.ig_factor;
+    }
+  }
+  if (trace) {
+    trace->sum_raw = sum_raw;
+    trace->sum_adjusted = sum_adjusted;
+    trace->final_dir = direction;
+  }
+  return direction;
+}
+
+}  // namespace herd::sim

@@ -1,0 +1,122 @@
+// herd::sim avoidance: the "anti-gravity" pipeline of seeds 000 and 003, every part.
+//
+// For an agent moving in direction u (angle theta) and each obstacle within reach:
+//   1. raw push (red, seed 000): away from the obstacle, magnitude k (r1+r2)^2 / d^2;
+//   2. cardioid weight (seed 000): r = ((1 + cos delta)/2)^e, delta = angle to obstacle - theta,
+//      so obstacles behind stop pushing;
+//   3. left or right (seed 003 part 2): the push rotated up to 90 degrees towards a side, scaled by
+//      the inverted quarter ellipse of its angle to the path (adjusted push, blue);
+//   4. crossing paths (part 4): for a moving obstacle close ahead, look-ahead segments of both
+//      paths; whoever reaches the crossing first keeps going, the other mirrors its push about its
+//      desired path, eased out near the crossing; without a crossing the push is scaled by how
+//      head-on they move;
+//   5. symmetric split (part 3): the sum of raw pushes (yellow) rotated towards a side when it
+//      points backwards (green, A), plus the sum of adjusted pushes (B) scaled by igFac;
+//   6. direction = normalise(u + A + igFac * B).
+// `circle` mode is plain anti-gravity (u + sum of raw pushes), `none` leaves u alone, so the
+// difference can be seen and measured. Angles are measured in world axes; with y growing
+// downwards, +90 degrees from the heading is the agent's right-hand side on screen.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "vec2.hpp"
+
+namespace herd::sim {
+
+enum class AvoidanceMode : std::uint8_t { none, circle, cardioid };
+enum class Side : std::uint8_t { left, right };
+
+// Seed frames in seconds: the seeds count in animation frames at 60 fps; herd counts seconds so
+// the behaviour does not change with the tick rate.
+inline constexpr double kSeedFrame = 1.0 / 60.0;
+
+struct AvoidanceDef {
+  AvoidanceMode mode = AvoidanceMode::cardioid;
+  double personal_space = 3.0;     // k in k (r1+r2)^2/d^2; seed 003 uses 3 (seed 000: 2); (0, 100]
+  double cardioid_exponent = 3.0;  // e in ((1+cos)/2)^e; seed 000: 3; [0, 16]
+  Side preferred_side = Side::right;  // for a dead-ahead obstacle or a perfect split (part 3: right)
+  double push_epsilon = 0.05;      // pushes of magnitude below this are cut off; (0, 1]
+  bool crossing = true;            // part 4 on (cardioid mode only)
+  double crossing_activation = 40 * kSeedFrame;  // s: react to a mover within speed * this + r
+  double lookahead = 120 * kSeedFrame;           // s: length of the look-ahead segments
+  friend bool operator==(const AvoidanceDef&, const AvoidanceDef&) = default;
+};
+
+std::string_view to_string(AvoidanceMode mode);
+
+// What an agent avoids: another agent (moving or not) or a static obstacle.
+struct Neighbour {
+  std::uint32_t id = 0;
+  bool is_obstacle = false;
+  Vec2 position;
+  Vec2 velocity;
+  double radius = 0;
+};
+
+// The avoiding agent.
+struct Mover {
+  Vec2 position;
+  Vec2 velocity;
+  double radius = 0;
+  Vec2 desired;  // the behaviour's desired velocity; avoidance changes only its direction
+};
+
+// One obstacle's part, for the inspector: the seed's red and blue lines and part 4's decision.
+struct PushTrace {
+  std::uint32_t id = 0;
+  bool is_obstacle = false;
+  Vec2 raw;               // red (after part 4, when it applied)
+  Vec2 adjusted;          // blue (after part 4, when it applied)
+  double weight = 1;      // cardioid r
+  bool ignored = false;   // an obstacle being chased that cannot be caught
+  bool crossing = false;  // part 4 looked at it
+  bool yielded = false;   // part 4: the other reaches the crossing first; push mirrored
+  std::optional<Vec2> crossing_point;
+  double t_self = 0, t_other = 0;  // s to the crossing
+  double crossing_scale = 1;       // part 4's ratio applied to both vectors
+  Vec2 path_to;                    // end of the obstacle's look-ahead segment (from its position)
+};
+
+struct AvoidanceTrace {
+  Vec2 desired_dir;       // u
+  std::vector<PushTrace> pushes;
+  Vec2 sum_raw;           // yellow
+  Vec2 sum_adjusted;      // B, the sum of blue
+  Vec2 split_fix;         // green, A
+  double ig_factor = 0;
+  Vec2 final_dir;
+  Vec2 desired_path_to;   // own look-ahead along u
+  Vec2 current_path_to;   // own look-ahead along the current velocity
+};
+
+// The direction to move in: unit length, or zero when there is no desire or (circle mode) pushes
+// cancel it exactly. Neighbours must exclude the agent itself and its target.
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
+                         AvoidanceTrace* trace = nullptr);
+
+// Seed 000: k (r1+r2)^2 / d^2, with d kept above 0.1% of r1+r2 (coincident centres: no infinity).
+double antigravity_magnitude(double personal_space, double radius_sum, double distance);
+
+// Seed 000: ((1 + cos delta)/2)^exponent; 1 straight ahead, 0 straight behind.
+double cardioid_weight(double delta, double exponent);
+
+// Distance beyond which a push is below push_epsilon, for a pair with this radius sum.
+double push_cutoff(const AvoidanceDef& def, double radius_sum);
+
+// Seed 003 part 2: the angle of the adjusted (blue) push, from the raw push's angle, its angle to
+// the path (delta2 = vTheta - theta) and the cardioid weight r.
+double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred);
+
+// Seed 003 part 3: from the sums of raw and adjusted pushes, the green vector A and igFac.
+struct SplitFix {
+  Vec2 green;
+  double ig_factor = 0;
+};
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred);
+
+}  // namespace herd::sim

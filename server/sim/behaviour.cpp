@@ -1,0 +1,106 @@
+#include "behaviour.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "steering.hpp"
+
+namespace herd::sim {
+namespace {
+
+Desire arrive_at(const Agent& a, Vec2 point, double dt) {
+  return {arrive_desired_velocity(a.position, point, a.def, dt), point, true};
+}
+
+bool within(const Agent& a, Vec2 point, double radius) {
+  return radius <= 0 || length_squared(point - a.position) < radius * radius;
+}
+
+}  // namespace
+
+Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed) {
+  const Vec2 away = position - from;
+  if (length_squared(away) < 1e-24) return {max_speed, 0};
+  return normalized_or_zero(away) * max_speed;
+}
+
+Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
+                             double max_accel, double max_speed) {
+  const Vec2 to_target = target_position - position;
+  const double distance = length(to_target);
+  if (distance < 1e-12) return clamp_length(target_velocity, max_speed);
+  const Vec2 towards = to_target * (1.0 / distance);
+  const double closing = length(target_velocity - velocity);
+  if (closing < 1e-9) return towards * max_speed;  // seed 004: "If sngMagDiff <> 0 ... Else face"
+  const double time_to_intercept = distance / closing;
+  const double approach = std::min(max_accel * time_to_intercept, max_speed);
+  return clamp_length(target_velocity + towards * approach, max_speed);
+}
+
+Vec2 evade_from(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity) {
+  const double distance = length(target_position - position);
+  const double closing = length(target_velocity - velocity);
+  const double t = closing < 1e-9 ? 0.0 : std::min(distance / closing, kEvadeHorizon);
+  return target_position + target_velocity * t;
+}
+
+bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_goal) {
+  Behaviour& b = self.behaviour;
+  const Phase before = b.phase;
+  if (b.kind == BehaviourKind::attack) {
+    // Seed 000: go, body-slam, go home. An enemy that no longer exists ends the attack too.
+    if (b.phase == Phase::approach && (hit_subject || !subject)) b.phase = Phase::retreat;
+    else if (b.phase == Phase::retreat && at_goal) b.phase = Phase::done;
+  } else if (b.kind == BehaviourKind::react) {
+    const bool near = subject && within(self, subject->position, b.radius);
+    b.phase = near ? Phase::respond : Phase::home;
+  }
+  return b.phase != before;
+}
+
+Desire desire(const Agent& a, const Agent* subject, double dt) {
+  const Behaviour& b = a.behaviour;
+  const double accel = a.def.max_force / a.def.mass;
+  // The point a point-or-agent behaviour aims at: the subject's position if it has one.
+  const Vec2 aim = subject ? subject->position : b.point;
+  switch (b.kind) {
+    case BehaviourKind::idle:
+      return {};
+    case BehaviourKind::hold:
+      return arrive_at(a, b.point, dt);
+    case BehaviourKind::seek:
+      return {seek_desired_velocity(a.position, aim, a.def.max_speed), aim, false};
+    case BehaviourKind::arrive:
+      return arrive_at(a, aim, dt);
+    case BehaviourKind::flee:
+      if (!within(a, aim, b.radius)) return {};
+      return {flee_desired_velocity(a.position, aim, a.def.max_speed), std::nullopt, false};
+    case BehaviourKind::pursue:
+      if (!subject) return {};
+      return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
+                                      a.def.max_speed),
+              subject->position, false};
+    case BehaviourKind::evade: {
+      if (!subject || !within(a, subject->position, b.radius)) return {};
+      const Vec2 from = evade_from(a.position, a.velocity, subject->position, subject->velocity);
+      return {flee_desired_velocity(a.position, from, a.def.max_speed), std::nullopt, false};
+    }
+    case BehaviourKind::attack:
+      if (b.phase == Phase::approach && subject)
+        return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
+                                        a.def.max_speed),
+                subject->position, false};
+      return arrive_at(a, b.home, dt);
+    case BehaviourKind::react:
+      if (b.phase == Phase::respond && subject) {
+        Agent as_response = a;
+        as_response.behaviour.kind = b.response;
+        as_response.behaviour.radius = 0;
+        return desire(as_response, subject, dt);
+      }
+      return arrive_at(a, b.home, dt);
+  }
+  return {};
+}
+
+}  // namespace herd::sim

@@ -1,0 +1,44 @@
+// herd::sim behaviours: what each agent wants this tick, as a desired velocity (before avoidance).
+#pragma once
+
+#include <optional>
+
+#include "agent.hpp"
+#include "vec2.hpp"
+
+namespace herd::sim {
+
+struct Desire {
+  Vec2 velocity;              // units/s, length <= max_speed
+  std::optional<Vec2> goal;   // the point it is heading for, if any (snapshots show it)
+  bool arriving = false;      // the goal is to be stopped at (arrive, hold, home)
+};
+
+// `subject` is the agent the behaviour refers to (behaviour.agent), or nullptr when it has none
+// or it no longer exists. `dt` is the world's tick.
+Desire desire(const Agent& self, const Agent* subject, double dt);
+
+// Seed 004: flee is seek's opposite: away from `from` at max speed. Zero distance flees along +x
+// (deterministic) rather than dividing by zero.
+Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed);
+
+// Seed 004's intercept: thrust = velocity difference (target - self) + a vector towards the target
+// of length accel * time-to-intercept, where time-to-intercept = distance / |velocity difference|
+// (the seed's "distance divided by the velocity difference, times the acceleration"). As a desired
+// velocity that is self.v + thrust = target.v + towards * accel * T: match the target's velocity
+// (so there is no overshoot) and close the distance. With no velocity difference the seed faces
+// the target; here that is seek. Limited to max_speed.
+Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
+                             double max_accel, double max_speed);
+
+// Where evade flees from: the subject's position after the time it would take to close the gap
+// at the current velocity difference, capped at kEvadeHorizon seconds.
+inline constexpr double kEvadeHorizon = 2.0;  // s
+Vec2 evade_from(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity);
+
+// Phase changes of attack and react that depend on distance (not on collisions): called once per
+// tick before desire(). `hit_subject` says the attacker touched its enemy in the last collision
+// stage. Returns true if the phase changed.
+bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_goal);
+
+}  // namespace herd::sim

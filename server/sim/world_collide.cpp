@@ -1,0 +1,107 @@
+// The World's collision stage (seed 003, "Accidents Do Happen"): detect touching circles through
+// the grid, answer with the elastic response computed for every pair before any is applied (the
+// seed's "return the new vector to change after all collisions have been detected"), then remove
+// what overlap is left so agents never stay inside each other or inside obstacles.
+#include <algorithm>
+#include <cmath>
+
+#include "world.hpp"
+
+namespace herd::sim {
+namespace {
+
+// The unit normal from b to a; coincident centres get a fixed axis, deterministic by id order.
+Vec2 separation_normal(const Agent& a, const Agent& b) {
+  const Vec2 n = normalized_or_zero(a.position - b.position);
+  if (n != Vec2{}) return n;
+  return a.id < b.id ? Vec2{-1, 0} : Vec2{1, 0};
+}
+
+}  // namespace
+
+void World::stage_collisions() {
+  collisions_.clear();
+  std::fill(hit_subject_.begin(), hit_subject_.end(), 0);
+  if (agents_.empty()) return;
+  for (std::size_t i = 0; i < agents_.size(); ++i) points_[i] = agents_[i].position;
+  grid_.rebuild(points_, def_.width, def_.height, std::max(2 * max_agent_radius_, 1e-3));
+
+  // Step 1 (detection), each pair once, in a deterministic order.
+  pairs_.clear();
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    const Agent& a = agents_[i];
+    grid_.query(a.position, a.def.radius + max_agent_radius_, [&](std::uint32_t j) {
+      if (j <= i) return;
+      const Agent& b = agents_[j];
+      if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))
+        pairs_.emplace_back(static_cast<std::uint32_t>(i), j);
+    });
+  }
+  std::sort(pairs_.begin(), pairs_.end());
+
+  // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
+  delta_.assign(agents_.size(), Vec2{});
+  for (const auto& [i, j] : pairs_) {
+    Agent& a = agents_[i];
+    Agent& b = agents_[j];
+    if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
+    if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
+    const Vec2 dva = elastic_velocity_change(a.position, a.velocity, a.def.mass, b.position, b.velocity, b.def.mass);
+    const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, b.def.mass, a.position, a.velocity, a.def.mass);
+    if (dva == Vec2{} && dvb == Vec2{}) continue;  // touching but already separating
+    delta_[i] += dva;
+    delta_[j] += dvb;
+    a.collided = b.collided = true;
+    collisions_.push_back({a.id, b.id, false, collision_point(a.position, a.def.radius, b.position, b.def.radius),
+                           length(dva) * a.def.mass});
+  }
+  for (std::size_t i = 0; i < agents_.size(); ++i) agents_[i].velocity += delta_[i];
+
+  // Overlap left after the response: pushed apart in proportion to the other's mass, a few
+  // Jacobi passes over the same pairs.
+  for (int pass = 0; pass < def_.position_iterations; ++pass) {
+    std::fill(delta_.begin(), delta_.end(), Vec2{});
+    bool any = false;
+    for (const auto& [i, j] : pairs_) {
+      const Agent& a = agents_[i];
+      const Agent& b = agents_[j];
+      const double overlap = a.def.radius + b.def.radius - length(a.position - b.position);
+      if (overlap <= 0) continue;
+      any = true;
+      const Vec2 n = separation_normal(a, b);
+      const double total = a.def.mass + b.def.mass;
+      delta_[i] += n * (overlap * b.def.mass / total);
+      delta_[j] -= n * (overlap * a.def.mass / total);
+    }
+    if (!any) break;
+    for (std::size_t i = 0; i < agents_.size(); ++i) agents_[i].position += delta_[i];
+  }
+
+  // Static obstacles do not move: the agent bounces off and is put back outside.
+  if (!obstacles_.empty()) {
+    for (Agent& a : agents_) {
+      obstacle_grid_.query(a.position, a.def.radius + max_obstacle_radius_, [&](std::uint32_t k) {
+        const Obstacle& o = obstacles_[k];
+        if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
+        const Vec2 dv = bounce_off_static(a.position, a.velocity, o.position);
+        if (dv != Vec2{}) {
+          a.velocity += dv;
+          a.collided = true;
+          collisions_.push_back({a.id, o.id, true, collision_point(a.position, a.def.radius, o.position, o.radius),
+                                 length(dv) * a.def.mass});
+        }
+        Vec2 n = normalized_or_zero(a.position - o.position);
+        if (n == Vec2{}) n = {1, 0};
+        const double overlap = a.def.radius + o.radius - length(a.position - o.position);
+        if (overlap > 0) a.position += n * overlap;
+      });
+    }
+  }
+  for (Agent& a : agents_) {
+    const double r = std::min({a.def.radius, def_.width / 2, def_.height / 2});
+    a.position.x = std::clamp(a.position.x, r, def_.width - r);
+    a.position.y = std::clamp(a.position.y, r, def_.height - r);
+  }
+}
+
+}  // namespace herd::sim

@@ -1,0 +1,192 @@
+// The World's step: a script of stages, each a loop over the agent array.
+#include <algorithm>
+#include <cmath>
+
+#include "steering.hpp"
+#include "world.hpp"
+
+namespace herd::sim {
+namespace {
+
+// Keeps an agent's disc inside the world; a wall stops the velocity component into it.
+void confine(Agent& a, double width, double height) {
+  const double r = std::min({a.def.radius, width / 2, height / 2});
+  if (a.position.x < r) { a.position.x = r; a.velocity.x = std::max(a.velocity.x, 0.0); }
+  if (a.position.x > width - r) { a.position.x = width - r; a.velocity.x = std::min(a.velocity.x, 0.0); }
+  if (a.position.y < r) { a.position.y = r; a.velocity.y = std::max(a.velocity.y, 0.0); }
+  if (a.position.y > height - r) { a.position.y = height - r; a.velocity.y = std::min(a.velocity.y, 0.0); }
+}
+
+// An arriving agent within tolerance of its goal and slow enough that one tick's braking stops it
+// dead has arrived: it stops there instead of creeping the last fraction of a unit.
+bool can_stop_dead(const Agent& a, const Desire& d, double dt) {
+  return d.arriving && d.goal && length(*d.goal - a.position) <= a.def.arrive_tolerance &&
+         length(a.velocity) <= a.def.max_force / a.def.mass * dt;
+}
+
+// Behaviours that head for their subject: it is their target, never an obstacle (seed 003).
+bool heads_for_subject(const Agent& a) {
+  const Behaviour& b = a.behaviour;
+  switch (b.kind) {
+    case BehaviourKind::seek:
+    case BehaviourKind::arrive:
+    case BehaviourKind::pursue: return true;
+    case BehaviourKind::attack: return b.phase == Phase::approach;
+    case BehaviourKind::react: return b.phase == Phase::respond && b.response == BehaviourKind::pursue;
+    default: return false;
+  }
+}
+
+// Kinematic motion (seeds 000/003: "multiply the direction vector by speed"): the heading follows
+// the desire at once; only the speed changes at most max_force/mass * dt per tick.
+Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
+  const double speed = length(a.velocity);
+  const double want = std::min(length(desired), a.def.max_speed);
+  const double step = a.def.max_force / a.def.mass * dt;
+  const double next = want > speed ? std::min(want, speed + step) : std::max(want, speed - step);
+  const Vec2 heading = desired == Vec2{} ? normalized_or_zero(a.velocity) : normalized_or_zero(desired);
+  return heading * next;
+}
+
+}  // namespace
+
+const Agent* World::subject_of(const Agent& a) const {
+  return a.behaviour.agent == kNoAgent ? nullptr : find(a.behaviour.agent);
+}
+
+void World::step() {
+  stage_apply_commands();
+  stage_phases();
+  stage_grid();
+  stage_desires();
+  stage_avoidance();
+  stage_integrate();
+  stage_collisions();
+  stage_states();
+  ++tick_;
+}
+
+void World::stage_apply_commands() {
+  outcomes_.clear();
+  const std::uint64_t applying_tick = tick_ + 1;
+  for (const Queued& q : queue_) {
+    CommandOutcome out = apply(q.command, q.origin);
+    out.tick = applying_tick;
+    outcomes_.push_back(std::move(out));
+  }
+  queue_.clear();
+  hit_subject_.resize(agents_.size(), 0);
+  desires_.resize(agents_.size());
+}
+
+void World::stage_phases() {
+  // Attack and react switch on what happened last tick (a hit, arriving home) and on distance.
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    Agent& a = agents_[i];
+    if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react) continue;
+    const bool at_home = a.state == MoveState::arrived;
+    update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
+  }
+}
+
+void World::stage_grid() {
+  points_.resize(agents_.size());
+  max_agent_radius_ = 0;
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    points_[i] = agents_[i].position;
+    max_agent_radius_ = std::max(max_agent_radius_, agents_[i].def.radius);
+  }
+  // Cells about half the reach of the strongest typical push: each query touches a few cells.
+  const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
+  grid_.rebuild(points_, def_.width, def_.height, std::max(reach / 2, 2 * max_agent_radius_));
+  if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
+    obstacle_grid_version_ = obstacles_version_;
+    std::vector<Vec2> centres;
+    max_obstacle_radius_ = 0;
+    for (const Obstacle& o : obstacles_) {
+      centres.push_back(o.position);
+      max_obstacle_radius_ = std::max(max_obstacle_radius_, o.radius);
+    }
+    obstacle_grid_.rebuild(centres, def_.width, def_.height, std::max(4 * max_obstacle_radius_, 1.0));
+  }
+}
+
+void World::stage_desires() {
+  for (std::size_t i = 0; i < agents_.size(); ++i) desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
+}
+
+void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const {
+  out.clear();
+  const Agent& a = agents_[i];
+  const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
+  const double reach = push_cutoff(def_.avoidance, a.def.radius + max_agent_radius_);
+  grid_.query(a.position, reach, [&](std::uint32_t j) {
+    const Agent& o = agents_[j];
+    if (j == i || o.id == skip) return;
+    const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.def.radius);
+    if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
+    out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
+  });
+  if (obstacles_.empty()) return;
+  obstacle_grid_.query(a.position, push_cutoff(def_.avoidance, a.def.radius + max_obstacle_radius_), [&](std::uint32_t k) {
+    const Obstacle& o = obstacles_[k];
+    const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.radius);
+    if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
+    out.push_back({o.id, true, o.position, {}, o.radius});
+  });
+}
+
+void World::stage_avoidance() {
+  steered_.resize(agents_.size());
+  traces_.clear();
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    const Agent& a = agents_[i];
+    const Vec2 desired = desires_[i].velocity;
+    const bool inspected = std::binary_search(inspected_.begin(), inspected_.end(), a.id);
+    if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
+      steered_[i] = desired;
+      if (inspected) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, &traces_[a.id]);
+      continue;
+    }
+    gather_neighbours(i, neighbours_);
+    const Mover self{a.position, a.velocity, a.def.radius, desired};
+    AvoidanceTrace* trace = inspected ? &traces_[a.id] : nullptr;
+    // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
+    // multiply by speed).
+    steered_[i] = avoidance_direction(def_.avoidance, self, neighbours_, trace) * length(desired);
+  }
+}
+
+void World::stage_integrate() {
+  // Each agent reads only its own state and its steered velocity: order-independent.
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    Agent& a = agents_[i];
+    if (can_stop_dead(a, desires_[i], def_.dt)) {
+      a.velocity = {};  // this tick's velocity change, within one tick's braking
+      continue;
+    }
+    a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered_[i], def_.dt)
+                                                   : steer_towards(a.velocity, steered_[i], a.def, def_.dt);
+    a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
+    confine(a, def_.width, def_.height);
+  }
+}
+
+void World::stage_states() {
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    Agent& a = agents_[i];
+    const Desire& d = desires_[i];
+    if (a.behaviour.kind == BehaviourKind::idle) {
+      a.state = MoveState::idle;
+      if (a.velocity == Vec2{}) a.collided = false;  // no goal to reach: clear once at rest
+      continue;
+    }
+    const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
+    const bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
+    a.state = there ? MoveState::arrived : MoveState::moving;
+    // Seed 003: red until they reach their target (a seeker reaches it by touching it).
+    if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
+  }
+}
+
+}  // namespace herd::sim
