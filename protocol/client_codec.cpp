@@ -147,6 +147,12 @@ sim::SetAvoidance read_set_avoidance(Fields& f) {
     else if (s == "right") c.preferred_side = sim::Side::right;
     else bad("preferred_side", "must be \"left\" or \"right\"");
   }
+  if (const json* v = f.find("split_fix")) {
+    const std::string_view s = as_string(*v, "split_fix");
+    if (s == "seed") c.split_fix = sim::SplitFixMode::seed;
+    else if (s == "sum_as_obstacle") c.split_fix = sim::SplitFixMode::sum_as_obstacle;
+    else bad("split_fix", "must be \"seed\" or \"sum_as_obstacle\"");
+  }
   if (const json* v = f.find("push_epsilon")) c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
   if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
   if (const json* v = f.find("crossing_activation")) c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
@@ -249,6 +255,7 @@ void write_command(json& j, const sim::Command& command) {
           if (c.personal_space) j["personal_space"] = *c.personal_space;
           if (c.cardioid_exponent) j["cardioid_exponent"] = *c.cardioid_exponent;
           if (c.preferred_side) j["preferred_side"] = *c.preferred_side == sim::Side::left ? "left" : "right";
+          if (c.split_fix) j["split_fix"] = *c.split_fix == sim::SplitFixMode::seed ? "seed" : "sum_as_obstacle";
           if (c.push_epsilon) j["push_epsilon"] = *c.push_epsilon;
           if (c.crossing) j["crossing"] = *c.crossing;
           if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;

@@ -157,23 +157,50 @@ double adjusted_push_angle(double raw_angle, double delta2, double weight, Side 
   return raw_angle - turn * sign_of(delta2, preferred);
 }
 
-SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred) {
+namespace {
+
+// The seed's code for A (part 3), with its commented-out squaring line restored.
+Vec2 seed_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side preferred) {
+  const double ratio = 1 - mag_new / mag_old;
+  const double new_theta = -ratio * (1 / (mag_new + 1)) * (kPi / 2);
+  const double delta = wrap_angle(angle_of(sum_raw) - theta);
+  double side = 0;  // the seed's axxx: 0 unless the yellow points backwards, then a squared ramp
+  if (std::abs(delta) > kPi / 2) {
+    const double linear = (std::abs(delta) - kPi / 2) / (kPi / 2);
+    // The seed's "square and give it a sign" line was commented out by a stray '/': the typo it
+    // mentions. Restored here.
+    side = linear * linear * sign_of(delta, preferred);
+  }
+  return rotate(sum_raw, new_theta * side) * (ratio * (1 / (mag_new + 1)) * std::abs(side));
+}
+
+// The text's idea for A: the yellow sum adjusted as if it were one obstacle (part 2's rotation,
+// with that obstacle's cardioid weight), counted in proportion to how much the adjusted pushes
+// cancelled each other (1 - |B|/|Y|: 0 for a lone obstacle, whose B already is its adjustment).
+Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side preferred,
+                           double exponent) {
+  const double raw_angle = angle_of(sum_raw);
+  const double weight = cardioid_weight(wrap_angle(raw_angle - kPi - theta), exponent);
+  const double delta2 = wrap_angle(raw_angle - theta);
+  const double angle = delta2 != 0 ? adjusted_push_angle(raw_angle, delta2, weight, preferred) : raw_angle;
+  return from_angle(angle, mag_old * (1 - mag_new / mag_old));
+}
+
+}  // namespace
+
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred, SplitFixMode mode,
+                   double cardioid_exponent) {
   SplitFix out;
   const double mag_old = length(sum_raw);
   const double mag_new = length(sum_adjusted);
+  // Only when the adjusted pushes cancelled (the sum of blue is shorter than the yellow).
   if (mag_old >= mag_new && mag_old > 0) {
-    const double ratio = 1 - mag_new / mag_old;
-    const double new_theta = -ratio * (1 / (mag_new + 1)) * (kPi / 2);
-    const double delta = wrap_angle(angle_of(sum_raw) - theta);
-    double side = 0;  // the seed's axxx: 0 unless the yellow points backwards, then squared ramp
-    if (std::abs(delta) > kPi / 2) {
-      const double linear = (std::abs(delta) - kPi / 2) / (kPi / 2);
-      // The seed's "square and give it a sign" line was commented out by a stray '/': the typo it
-      // mentions. Restored here.
-      side = linear * linear * sign_of(delta, preferred);
-    }
-    out.green = rotate(sum_raw, new_theta * side) * (ratio * (1 / (mag_new + 1)) * std::abs(side));
+    out.green = mode == SplitFixMode::seed
+                    ? seed_green(sum_raw, mag_old, mag_new, theta, preferred)
+                    : summed_obstacle_green(sum_raw, mag_old, mag_new, theta, preferred, cardioid_exponent);
   }
+  // igFac: B counts fully when A + B is square to the path, not at all when it is along or
+  // against it (a quarter ellipse of the angle).
   const Vec2 combined = out.green + sum_adjusted;
   if (length_squared(combined) > 0) {
     const double delta = std::abs(wrap_angle(angle_of(combined) - theta));
@@ -227,7 +254,8 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
   if (def.mode == AvoidanceMode::circle) {
     direction = normalized_or_zero(u + sum_raw);
   } else {
-    const SplitFix fix = split_fix(sum_raw, sum_adjusted, theta, def.preferred_side);
+    const SplitFix fix =
+        split_fix(sum_raw, sum_adjusted, theta, def.preferred_side, def.split_fix, def.cardioid_exponent);
     direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
     if (trace) {
       trace->split_fix = fix.green;

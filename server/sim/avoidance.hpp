@@ -31,6 +31,16 @@ namespace herd::sim {
 enum class AvoidanceMode : std::uint8_t { none, circle, cardioid };
 enum class Side : std::uint8_t { left, right };
 
+// Part 3's green vector A. The text's idea: "add the original anti-gravity vectors first, and then
+// adjust the remaining vector, as if it was one obstacle to avoid". The seed's code then scales
+// the rotation and the length by (1 - |B|/|Y|) / (|B| + 1) and a squared ramp; with obstacles
+// close enough to matter that leaves almost no sideways push, and an agent between two symmetric
+// obstacles bounces back and forth (the symmetric_pair scenario shows it).
+enum class SplitFixMode : std::uint8_t {
+  seed,             // the seed's code, literally (its typo fixed)
+  sum_as_obstacle,  // the idea: part 2's rotation applied to the sum, weighted by 1 - |B|/|Y|
+};
+
 // Seed frames in seconds: the seeds count in animation frames at 60 fps; herd counts seconds so
 // the behaviour does not change with the tick rate.
 inline constexpr double kSeedFrame = 1.0 / 60.0;
@@ -40,6 +50,7 @@ struct AvoidanceDef {
   double personal_space = 3.0;     // k in k (r1+r2)^2/d^2; seed 003 uses 3 (seed 000: 2); (0, 100]
   double cardioid_exponent = 3.0;  // e in ((1+cos)/2)^e; seed 000: 3; [0, 16]
   Side preferred_side = Side::right;  // for a dead-ahead obstacle or a perfect split (part 3: right)
+  SplitFixMode split_fix = SplitFixMode::sum_as_obstacle;
   double push_epsilon = 0.05;      // pushes of magnitude below this are cut off; (0, 1]
   bool crossing = true;            // part 4 on (cardioid mode only)
   double crossing_activation = 40 * kSeedFrame;  // s: react to a mover within speed * this + r
@@ -117,6 +128,7 @@ struct SplitFix {
   Vec2 green;
   double ig_factor = 0;
 };
-SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred);
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred,
+                   SplitFixMode mode = SplitFixMode::sum_as_obstacle, double cardioid_exponent = 3.0);
 
 }  // namespace herd::sim

@@ -25,15 +25,19 @@ Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed) {
 }
 
 Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
-                             double max_accel, double max_speed) {
+                             double max_accel, double max_speed, double dt, double contact) {
   const Vec2 to_target = target_position - position;
-  const double distance = length(to_target);
-  if (distance < 1e-12) return clamp_length(target_velocity, max_speed);
-  const Vec2 towards = to_target * (1.0 / distance);
+  const double centre_distance = length(to_target);
+  if (centre_distance < 1e-12) return clamp_length(target_velocity, max_speed);
+  const Vec2 towards = to_target * (1.0 / centre_distance);
+  const double distance = std::max(0.0, centre_distance - contact);
+  if (distance <= 0) return clamp_length(target_velocity, max_speed);  // caught: keep pace
   const double closing = length(target_velocity - velocity);
-  if (closing < 1e-9) return towards * max_speed;  // seed 004: "If sngMagDiff <> 0 ... Else face"
+  if (closing < 1e-9)  // seed 004: "If sngMagDiff <> 0 ... Else" face the target
+    return clamp_length(target_velocity + towards * std::min(max_speed, stopping_speed(distance, max_accel, dt)), max_speed);
   const double time_to_intercept = distance / closing;
-  const double approach = std::min(max_accel * time_to_intercept, max_speed);
+  const double approach =
+      std::min({max_accel * time_to_intercept, max_speed, stopping_speed(distance, max_accel, dt)});
   return clamp_length(target_velocity + towards * approach, max_speed);
 }
 
@@ -78,7 +82,7 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
     case BehaviourKind::pursue:
       if (!subject) return {};
       return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
-                                      a.def.max_speed),
+                                      a.def.max_speed, dt, a.def.radius + subject->def.radius),
               subject->position, false};
     case BehaviourKind::evade: {
       if (!subject || !within(a, subject->position, b.radius)) return {};
@@ -88,7 +92,7 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
     case BehaviourKind::attack:
       if (b.phase == Phase::approach && subject)
         return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
-                                        a.def.max_speed),
+                                        a.def.max_speed, dt),
                 subject->position, false};
       return arrive_at(a, b.home, dt);
     case BehaviourKind::react:

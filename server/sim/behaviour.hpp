@@ -28,8 +28,14 @@ Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed);
 // velocity that is self.v + thrust = target.v + towards * accel * T: match the target's velocity
 // (so there is no overshoot) and close the distance. With no velocity difference the seed faces
 // the target; here that is seek. Limited to max_speed.
+// Two fixes, so that it "does not overshoot" as the seed intends: the closing speed is also kept
+// below the speed from which the pursuer can still brake to the target's velocity within the gap
+// (arrive, in the target's frame: the seed's accel * T grows without bound as the velocity
+// difference vanishes, so a pursuer that had just bounced off charged again at full speed); and
+// `contact` is the distance at which the chase is over: the seed's ships are points (0), agents
+// have radii, so pursue closes to touching (r1 + r2) and then keeps pace. Attack passes 0.
 Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
-                             double max_accel, double max_speed);
+                             double max_accel, double max_speed, double dt, double contact = 0);
 
 // Where evade flees from: the subject's position after the time it would take to close the gap
 // at the current velocity difference, capped at kEvadeHorizon seconds.

@@ -83,6 +83,7 @@ struct SetAvoidance {
   std::optional<double> personal_space;
   std::optional<double> cardioid_exponent;
   std::optional<Side> preferred_side;
+  std::optional<SplitFixMode> split_fix;
   std::optional<double> push_epsilon;
   std::optional<bool> crossing;
   std::optional<double> crossing_activation;

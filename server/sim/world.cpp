@@ -276,6 +276,7 @@ CommandOutcome World::apply_set_avoidance(const SetAvoidance& cmd) {
   if (cmd.personal_space) next.personal_space = *cmd.personal_space;
   if (cmd.cardioid_exponent) next.cardioid_exponent = *cmd.cardioid_exponent;
   if (cmd.preferred_side) next.preferred_side = *cmd.preferred_side;
+  if (cmd.split_fix) next.split_fix = *cmd.split_fix;
   if (cmd.push_epsilon) next.push_epsilon = *cmd.push_epsilon;
   if (cmd.crossing) next.crossing = *cmd.crossing;
   if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
@@ -327,6 +328,8 @@ std::uint64_t World::state_hash() const {
     mixd(a.def.radius); mixd(a.def.mass); mixd(a.def.max_speed); mixd(a.def.max_force);
     mixd(a.def.slow_radius); mixd(a.def.arrive_tolerance);
   }
+  mix(touching_.size());
+  for (std::uint64_t key : touching_) mix(key);
   mix(obstacles_.size());
   for (const Obstacle& o : obstacles_) {
     mix(o.id);
@@ -334,7 +337,8 @@ std::uint64_t World::state_hash() const {
     mixd(o.radius);
   }
   const AvoidanceDef& av = def_.avoidance;
-  mix((std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) | std::uint64_t(av.crossing));
+  mix((std::uint64_t(av.split_fix) << 24) | (std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) |
+      std::uint64_t(av.crossing));
   mixd(av.personal_space); mixd(av.cardioid_exponent); mixd(av.push_epsilon);
   mixd(av.crossing_activation); mixd(av.lookahead);
   return h;

@@ -122,6 +122,10 @@ class World {
   std::vector<Neighbour> neighbours_;
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
+  // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
+  // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
+  // begin-touch events, so a resting contact is one collision, not one per tick.
+  std::vector<std::uint64_t> touching_, touching_next_;
   std::vector<Vec2> delta_;
 };
 

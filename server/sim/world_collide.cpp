@@ -17,6 +17,9 @@ Vec2 separation_normal(const Agent& a, const Agent& b) {
   return a.id < b.id ? Vec2{-1, 0} : Vec2{1, 0};
 }
 
+std::uint64_t agent_pair_key(AgentId a, AgentId b) { return (std::uint64_t{a} << 32) | b; }
+std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) { return (std::uint64_t{a} << 32) | o | (1ull << 63); }
+
 }  // namespace
 
 void World::stage_collisions() {
@@ -41,16 +44,23 @@ void World::stage_collisions() {
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
   delta_.assign(agents_.size(), Vec2{});
+  touching_next_.clear();
+  auto begins = [this](std::uint64_t key) {
+    touching_next_.push_back(key);
+    return !std::binary_search(touching_.begin(), touching_.end(), key);
+  };
   for (const auto& [i, j] : pairs_) {
     Agent& a = agents_[i];
     Agent& b = agents_[j];
     if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
     if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
+    const bool new_contact = begins(agent_pair_key(a.id, b.id));
     const Vec2 dva = elastic_velocity_change(a.position, a.velocity, a.def.mass, b.position, b.velocity, b.def.mass);
     const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, b.def.mass, a.position, a.velocity, a.def.mass);
     if (dva == Vec2{} && dvb == Vec2{}) continue;  // touching but already separating
     delta_[i] += dva;
     delta_[j] += dvb;
+    if (!new_contact) continue;
     a.collided = b.collided = true;
     collisions_.push_back({a.id, b.id, false, collision_point(a.position, a.def.radius, b.position, b.def.radius),
                            length(dva) * a.def.mass});
@@ -83,9 +93,10 @@ void World::stage_collisions() {
       obstacle_grid_.query(a.position, a.def.radius + max_obstacle_radius_, [&](std::uint32_t k) {
         const Obstacle& o = obstacles_[k];
         if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
+        const bool new_contact = begins(obstacle_pair_key(a.id, o.id));
         const Vec2 dv = bounce_off_static(a.position, a.velocity, o.position);
-        if (dv != Vec2{}) {
-          a.velocity += dv;
+        if (dv != Vec2{}) a.velocity += dv;
+        if (dv != Vec2{} && new_contact) {
           a.collided = true;
           collisions_.push_back({a.id, o.id, true, collision_point(a.position, a.def.radius, o.position, o.radius),
                                  length(dv) * a.def.mass});
@@ -97,6 +108,8 @@ void World::stage_collisions() {
       });
     }
   }
+  std::sort(touching_next_.begin(), touching_next_.end());
+  touching_.swap(touching_next_);
   for (Agent& a : agents_) {
     const double r = std::min({a.def.radius, def_.width / 2, def_.height / 2});
     a.position.x = std::clamp(a.position.x, r, def_.width - r);

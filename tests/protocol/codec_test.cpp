@@ -76,7 +76,10 @@ TEST(ClientCodec, RawBytesThatAreNotUtf8AreBadJson) {
 
 TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
   std::string ids;
-  for (int i = 0; i < 10000; ++i) ids += (i ? "," : "") + std::to_string(i);
+  for (int i = 0; i < 10000; ++i) {
+    if (i) ids += ',';
+    ids += std::to_string(i);
+  }
   const std::string at_limit = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(],"target":{"x":1,"y":1}})";
   EXPECT_TRUE(std::holds_alternative<ClientMessage>(decode_client(at_limit)));
   const std::string over = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(,1],"target":{"x":1,"y":1}})";
@@ -85,8 +88,8 @@ TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
 
 TEST(ServerCodec, RoundTripsEveryMessage) {
   const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000};
-  const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}};
-  const Ack target_ack{7, 1204, 2u, {}};
+  const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}, {}};
+  const Ack target_ack{7, 1204, 2u, {}, {}};
   const Error err{7, ErrorCode::unknown_agent, "agent 99 does not exist \"quoted\"\n"};
   const Error err_no_seq{{}, ErrorCode::bad_json, "x"};
   const Pong pong{3, 1205};
