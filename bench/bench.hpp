@@ -1,0 +1,16 @@
+// herd-bench subcommands. Each takes the arguments after its name and returns the process's exit
+// status (0, or 2 for bad arguments after printing why). Add one by declaring it here and adding
+// a row to kSubcommands in herd_bench.cpp.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace herd::bench {
+
+using Args = std::span<const std::string_view>;
+
+// A* (8- and 4-neighbour) and flow fields on a seeded random tile map (pathing_bench.cpp).
+int run_pathing(Args args);
+
+}  // namespace herd::bench

@@ -1,0 +1,176 @@
+// herd-bench pathing — what A* and flow fields cost on a seeded random map (issue 4).
+//
+// The map is size x size tiles, each blocked with probability --walls, drawn from herd's own
+// generator (so every machine benchmarks the same map). Queries join random walkable tiles;
+// pairs with no path between them are kept, as a server meets them too (an unreachable query
+// floods the start's whole area). Buffers are warmed up before timing: the figures are those of
+// a long-running server's PathFinder and FlowField, which allocate nothing per query.
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench.hpp"
+#include "sim/astar.hpp"
+#include "sim/flow_field.hpp"
+#include "sim/rng.hpp"
+#include "sim/tile_map.hpp"
+
+namespace herd::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::int64_t size = 256;
+  std::int64_t queries = 1000;
+  double walls = 0.25;
+  std::int64_t fields = 10;
+  std::int64_t seed = 1;
+};
+
+constexpr const char* kUsage =
+    "usage: herd-bench pathing [--size N] [--queries N] [--walls F] [--fields N] [--seed S]\n"
+    "  --size N     map side in tiles, 2..1024 (default 256)\n"
+    "  --queries N  A* queries per neighbourhood, 1..1000000 (default 1000)\n"
+    "  --walls F    probability that a tile is blocked, 0..0.9 (default 0.25)\n"
+    "  --fields N   flow fields built, 1..10000 (default 10)\n"
+    "  --seed S     map and query seed, >= 0 (default 1)\n"
+    "prints a CSV header and one row: microseconds and tiles expanded per A* query (8- and\n"
+    "4-neighbour), milliseconds per flow field (8-neighbour) and its memory.\n";
+
+template <class T>
+bool parse_number(std::string_view text, T& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+// Empty when the arguments are good, else what is wrong.
+std::string parse_options(Args args, Options& o) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view flag = args[i];
+    if (i + 1 >= args.size()) return "missing value after " + std::string(flag);
+    const std::string_view value = args[++i];
+    bool ok = false;
+    if (flag == "--size") ok = parse_number(value, o.size) && o.size >= 2 && o.size <= 1024;
+    else if (flag == "--queries") ok = parse_number(value, o.queries) && o.queries >= 1 && o.queries <= 1'000'000;
+    else if (flag == "--walls") ok = parse_number(value, o.walls) && o.walls >= 0.0 && o.walls <= 0.9;
+    else if (flag == "--fields") ok = parse_number(value, o.fields) && o.fields >= 1 && o.fields <= 10'000;
+    else if (flag == "--seed") ok = parse_number(value, o.seed) && o.seed >= 0;
+    else return "unknown option " + std::string(flag);
+    if (!ok) return "bad value '" + std::string(value) + "' for " + std::string(flag);
+  }
+  return {};
+}
+
+sim::TileMap random_map(sim::Rng& rng, const Options& o) {
+  const auto side = static_cast<std::int32_t>(o.size);
+  sim::TileMapDef def{side, side, 1.0, {}};
+  def.cells.reserve(static_cast<std::size_t>(side) * static_cast<std::size_t>(side));
+  for (std::int64_t i = 0; i < o.size * o.size; ++i)
+    def.cells.push_back(rng.next_unit() < o.walls ? sim::kBlocked : sim::kWalkable);
+  return sim::TileMap(std::move(def));
+}
+
+sim::TileCoord random_walkable(sim::Rng& rng, const sim::TileMap& map) {
+  for (;;) {
+    const sim::TileCoord t{static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
+                           static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
+    if (map.walkable(t)) return t;
+  }
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct AStarFigures {
+  double us_per_query = 0.0;
+  double expanded_per_query = 0.0;
+  double found_fraction = 0.0;
+  double mean_cost = 0.0;  // of the paths found, in tiles
+};
+
+AStarFigures time_astar(const sim::TileMap& map, const std::vector<std::pair<sim::TileCoord, sim::TileCoord>>& pairs,
+                        sim::Neighbourhood n) {
+  sim::PathFinder finder;
+  std::vector<sim::TileCoord> path;
+  for (const auto& [s, g] : pairs) finder.find(map, s, g, n, path);  // warm-up: buffers at full size
+  std::uint64_t expanded = 0, found = 0;
+  double cost = 0.0;
+  const Clock::time_point start = Clock::now();
+  for (const auto& [s, g] : pairs) {
+    const sim::PathResult r = finder.find(map, s, g, n, path);
+    expanded += r.expanded;
+    if (r.found()) {
+      ++found;
+      cost += r.cost;
+    }
+  }
+  const double elapsed = seconds_since(start);
+  const auto count = static_cast<double>(pairs.size());
+  return {elapsed * 1e6 / count, static_cast<double>(expanded) / count, static_cast<double>(found) / count,
+          found ? cost / static_cast<double>(found) : 0.0};
+}
+
+struct FlowFigures {
+  double ms_per_field = 0.0;
+  double reachable_fraction = 0.0;  // of the map's tiles, averaged over the fields
+  std::size_t bytes = 0;
+};
+
+FlowFigures time_flow(const sim::TileMap& map, const std::vector<sim::TileCoord>& goals) {
+  sim::FlowField field;
+  field.build(map, goals.front(), sim::Neighbourhood::eight);  // warm-up
+  std::uint64_t reachable = 0;
+  double elapsed = 0.0;
+  for (const sim::TileCoord goal : goals) {
+    const Clock::time_point start = Clock::now();
+    field.build(map, goal, sim::Neighbourhood::eight);
+    elapsed += seconds_since(start);
+    // Counted outside the timed part, so the count does not inflate the figure.
+    for (std::size_t i = 0; i < map.tile_count(); ++i) reachable += field.reachable(map.coord(i));
+  }
+  const auto fields = static_cast<double>(goals.size());
+  return {elapsed * 1e3 / fields, static_cast<double>(reachable) / (fields * static_cast<double>(map.tile_count())),
+          field.memory_bytes()};
+}
+
+}  // namespace
+
+int run_pathing(Args args) {
+  Options o;
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (const std::string error = parse_options(args, o); !error.empty()) {
+    std::fprintf(stderr, "herd-bench pathing: %s\n\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  sim::Rng rng(static_cast<std::uint64_t>(o.seed));
+  const sim::TileMap map = random_map(rng, o);
+  std::vector<std::pair<sim::TileCoord, sim::TileCoord>> pairs;
+  for (std::int64_t i = 0; i < o.queries; ++i) pairs.emplace_back(random_walkable(rng, map), random_walkable(rng, map));
+  std::vector<sim::TileCoord> goals;
+  for (std::int64_t i = 0; i < o.fields; ++i) goals.push_back(random_walkable(rng, map));
+
+  const AStarFigures eight = time_astar(map, pairs, sim::Neighbourhood::eight);
+  const AStarFigures four = time_astar(map, pairs, sim::Neighbourhood::four);
+  const FlowFigures flow = time_flow(map, goals);
+  std::printf(
+      "size,walls,seed,queries,found_fraction,astar8_us_per_query,astar8_expanded_per_query,astar8_mean_cost,"
+      "astar4_us_per_query,astar4_expanded_per_query,astar4_mean_cost,flow_fields,flow8_ms_per_field,"
+      "flow_reachable_fraction,flow_bytes\n");
+  std::printf("%lld,%.3f,%lld,%lld,%.4f,%.2f,%.1f,%.2f,%.2f,%.1f,%.2f,%lld,%.3f,%.4f,%zu\n",
+              static_cast<long long>(o.size), o.walls, static_cast<long long>(o.seed),
+              static_cast<long long>(o.queries), eight.found_fraction, eight.us_per_query, eight.expanded_per_query,
+              eight.mean_cost, four.us_per_query, four.expanded_per_query, four.mean_cost,
+              static_cast<long long>(o.fields), flow.ms_per_field, flow.reachable_fraction, flow.bytes);
+  return 0;
+}
+
+}  // namespace herd::bench
