@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -261,6 +262,45 @@ TEST_F(ServerTest, OneSnapshotTextIsSharedByEverySession) {
       ++common;
     }
   EXPECT_GT(common, 0);
+}
+
+TEST_F(ServerTest, InspectedAgentsCarryTheirAvoidanceTraceAndCollisionsAreReported) {
+  auto c = greeted(protocol::Role::commander);
+  c->send(R"({"type":"inspect","agents":[1]})");
+  sim::SpawnAgent a, b;
+  a.position = {100, 300};
+  a.target = sim::Vec2{700, 300};
+  b.position = {700, 300};
+  b.target = sim::Vec2{100, 300};
+  c->send(command(1, sim::Spawn{0, 0, {a, b}}));
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 1u);
+  const auto traced = wait_for<protocol::Snapshot>(*c, [](const auto& s) {
+    return !s.inspect.empty() && !s.inspect[0].pushes.empty();
+  });
+  EXPECT_EQ(traced.inspect[0].id, 1u);
+  EXPECT_EQ(traced.inspect[0].pushes[0].id, 2u);
+  // Without avoidance the same pair meets head on: the collision is in a snapshot.
+  sim::SetAvoidance none;
+  none.mode = sim::AvoidanceMode::none;
+  c->send(command(2, none));
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 2u);
+  const auto hit = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return !s.collisions.empty(); });
+  EXPECT_EQ(hit.avoidance, sim::AvoidanceMode::none);
+  EXPECT_EQ(hit.collisions[0].a, 1u);
+  EXPECT_EQ(hit.collisions[0].b, 2u);
+  EXPECT_GT(hit.collisions[0].impulse, 0);
+  const auto red = std::find_if(hit.agents.begin(), hit.agents.end(), [](const auto& ag) { return ag.collided; });
+  EXPECT_NE(red, hit.agents.end()) << "collided agents are flagged for drawing red";
+}
+
+TEST_F(ServerTest, InspectNeedsHelloAndABoundedList) {
+  auto c = connect();
+  c->send(R"({"type":"inspect","agents":[1]})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::hello_required);
+  c->send(R"({"type":"hello","protocol":1,"role":"viewer"})");
+  wait_for<protocol::Welcome>(*c);
+  c->send(R"({"type":"inspect","agents":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
 }
 
 TEST_F(ServerTest, StopClosesSessionsWithGoingAway) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/world.hpp"
 
 namespace herd::protocol {
@@ -48,6 +50,78 @@ TEST(ClientCodec, RoundTripsEveryMessage) {
   sim::SpawnAgent b;
   b.position = {9, 10};
   expect_client_round_trip(CommandMsg{10, sim::Spawn{0, 0, {a, b}}});
+}
+
+TEST(ClientCodec, RoundTripsEveryNewCommand) {
+  using K = sim::BehaviourKind;
+  auto behave = [](K kind, sim::AgentId agent, sim::Vec2 point, double radius, K response, bool here) {
+    sim::SetBehaviour c;
+    c.agents = {false, {1, 2}};
+    c.behaviour.kind = kind;
+    c.behaviour.agent = agent;
+    c.behaviour.point = point;
+    c.behaviour.radius = radius;
+    c.behaviour.response = response;
+    c.hold_here = here;
+    return c;
+  };
+  expect_client_round_trip(CommandMsg{1, behave(K::pursue, 7, {}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{2, behave(K::flee, sim::kNoAgent, {5, 6}, 80, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{3, behave(K::flee, 9, {}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{4, behave(K::react, 9, {}, 150, K::evade, false)});
+  expect_client_round_trip(CommandMsg{5, behave(K::hold, sim::kNoAgent, {}, 0, K::pursue, true)});
+  expect_client_round_trip(CommandMsg{6, behave(K::hold, sim::kNoAgent, {3, 4}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{7, behave(K::idle, sim::kNoAgent, {}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{8, behave(K::attack, 3, {}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{9, behave(K::seek, 3, {}, 0, K::pursue, false)});
+  expect_client_round_trip(CommandMsg{10, sim::SetMovement{{true, {}}, sim::Movement::kinematic}});
+  expect_client_round_trip(CommandMsg{11, sim::AddObstacle{{10.5, 20.25}, 12}});
+  expect_client_round_trip(CommandMsg{12, sim::RemoveObstacle{4}});
+  sim::SetAvoidance av;
+  av.mode = sim::AvoidanceMode::circle;
+  av.personal_space = 2;
+  av.cardioid_exponent = 1;
+  av.preferred_side = sim::Side::left;
+  av.split_fix = sim::SplitFixMode::seed;
+  av.push_epsilon = 0.1;
+  av.crossing = false;
+  av.crossing_activation = 0.5;
+  av.lookahead = 1.5;
+  expect_client_round_trip(CommandMsg{13, av});
+  expect_client_round_trip(Inspect{{1, 2, 3}});
+  expect_client_round_trip(Inspect{{}});
+}
+
+TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
+  sim::World world(sim::WorldDef{});
+  sim::SpawnAgent a, b;
+  a.position = {100, 300};
+  a.target = sim::Vec2{700, 300};
+  b.position = {700, 300};
+  b.target = sim::Vec2{100, 300};
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {a, b}}).ok());
+  ASSERT_TRUE(world.apply(sim::AddObstacle{{400, 100}, 20}).ok());
+  world.set_inspected({1, 99});
+  std::vector<sim::CollisionEvent> hits{{1, 2, false, {400, 300}, 12.5}};
+  for (int i = 0; i < 150; ++i) world.step();
+  const auto decoded = decode_server(encode_snapshot(world, hits));
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  EXPECT_EQ(snap.avoidance, sim::AvoidanceMode::cardioid);
+  ASSERT_EQ(snap.agents.size(), 2u);
+  EXPECT_EQ(snap.agents[0].behaviour, sim::BehaviourKind::arrive);
+  ASSERT_EQ(snap.obstacles.size(), 1u);
+  EXPECT_EQ(snap.obstacles[0].r, 20);
+  ASSERT_EQ(snap.collisions.size(), 1u);
+  EXPECT_EQ(snap.collisions[0].impulse, 12.5);
+  ASSERT_EQ(snap.inspect.size(), 1u) << "only agents that exist are traced";
+  const InspectState& t = snap.inspect[0];
+  EXPECT_EQ(t.id, 1u);
+  EXPECT_NEAR(t.desired.x, 1, 1e-3);
+  const auto from_agent_2 = std::find_if(t.pushes.begin(), t.pushes.end(), [](const PushState& p) { return p.id == 2 && !p.obstacle; });
+  ASSERT_NE(from_agent_2, t.pushes.end()) << "agent 2 comes head on";
+  EXPECT_TRUE(from_agent_2->crossing) << "a mover close ahead goes through part 4";
+  EXPECT_NEAR(length(t.final_dir), 1, 2e-3);
 }
 
 TEST(ClientCodec, ErrorsCarryTheSeqOnceItIsKnown) {

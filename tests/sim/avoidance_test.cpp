@@ -1,0 +1,163 @@
+// The avoidance pipeline of seeds 000 and 003, stage by stage and whole.
+#include "sim/avoidance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/geometry.hpp"
+
+namespace herd::sim {
+namespace {
+
+Neighbour standing(std::uint32_t id, Vec2 p, double r = 8) { return {id, false, p, {}, r}; }
+Mover heading_east(Vec2 p = {0, 0}, double speed = 100) { return {p, {speed, 0}, 8, {speed, 0}}; }
+
+TEST(Antigravity, SeedFormulaAndNoInfinityAtZeroDistance) {
+  // Seed 000: mass = (r1 + r2)^2 * k, magnitude = mass / d^2: 1 * k at d = r1 + r2.
+  EXPECT_NEAR(antigravity_magnitude(3, 16, 16), 3, 1e-12);
+  EXPECT_NEAR(antigravity_magnitude(2, 16, 32), 0.5, 1e-12);
+  EXPECT_TRUE(std::isfinite(antigravity_magnitude(3, 16, 0)));
+  EXPECT_EQ(antigravity_magnitude(3, 0, 0), 0);
+}
+
+TEST(Cardioid, FullAheadNothingBehindAnEighthAbeam) {
+  EXPECT_NEAR(cardioid_weight(0, 3), 1, 1e-12);
+  EXPECT_NEAR(cardioid_weight(kPi, 3), 0, 1e-12);
+  EXPECT_NEAR(cardioid_weight(kPi / 2, 3), 0.125, 1e-12);  // ((1 + 0)/2)^3
+  EXPECT_NEAR(cardioid_weight(kPi / 2, 1), 0.5, 1e-12);
+}
+
+TEST(PushCutoff, IsWhereTheMagnitudeFallsToEpsilon) {
+  AvoidanceDef def;
+  const double d = push_cutoff(def, 16);
+  EXPECT_NEAR(antigravity_magnitude(def.personal_space, 16, d), def.push_epsilon, 1e-12);
+}
+
+TEST(AdjustedPush, NoTurnAbeamQuarterTurnDeadAheadTowardsTheSide) {
+  // Push at 90 degrees to the path or less: not rotated (the inverted quarter ellipse is 0).
+  EXPECT_NEAR(adjusted_push_angle(kPi / 2, kPi / 2, 1, Side::right), kPi / 2, 1e-12);
+  // Dead ahead (push straight against the path, delta2 = pi): rotated a full quarter turn.
+  // Heading east (theta 0), the raw push points west (pi); right is +pi/2 (south on screen).
+  const double right = adjusted_push_angle(kPi, kPi, 1, Side::right);
+  EXPECT_NEAR(wrap_angle(right), kPi / 2, 1e-12);
+  const double left = adjusted_push_angle(kPi, kPi, 1, Side::left);
+  EXPECT_NEAR(wrap_angle(left), -kPi / 2, 1e-12);
+  // The turn scales with the cardioid weight: half weight, half the turn.
+  EXPECT_NEAR(wrap_angle(adjusted_push_angle(kPi, kPi, 0.5, Side::right)), 3 * kPi / 4, 1e-12);
+  // Off dead ahead the obstacle's own side decides, not the preference: an obstacle slightly
+  // left (push slightly right of backwards, delta2 < pi) turns the push to the right.
+  const double off = adjusted_push_angle(kPi - 0.1, kPi - 0.1, 1, Side::left);
+  EXPECT_GT(std::sin(off), 0);  // pointing to +y: right
+}
+
+TEST(Avoidance, DeadAheadObstacleTurnsToThePreferredSide) {
+  AvoidanceDef def;
+  const Neighbour o = standing(2, {30, 0});
+  const Vec2 right = avoidance_direction(def, heading_east(), {&o, 1});
+  EXPECT_GT(right.y, 0.1);  // +y: right of an east-facing agent on a y-down screen
+  def.preferred_side = Side::left;
+  const Vec2 left = avoidance_direction(def, heading_east(), {&o, 1});
+  EXPECT_LT(left.y, -0.1);
+  EXPECT_NEAR(length(right), 1, 1e-12);
+}
+
+TEST(Avoidance, CircleModeDeadAheadHasNoWayAround) {
+  // Seed 003 part 2's problem: plain anti-gravity straight against the path only slows or reverses.
+  AvoidanceDef def;
+  def.mode = AvoidanceMode::circle;
+  const Neighbour o = standing(2, {20, 0});
+  const Vec2 dir = avoidance_direction(def, heading_east(), {&o, 1});
+  EXPECT_NEAR(dir.y, 0, 1e-12);
+}
+
+TEST(Avoidance, CardioidIgnoresWhatIsBehindCircleDoesNot) {
+  AvoidanceDef def;
+  const Neighbour behind = standing(2, {-20, 5});
+  const Vec2 cardioid = avoidance_direction(def, heading_east(), {&behind, 1});
+  def.mode = AvoidanceMode::circle;
+  const Vec2 circle = avoidance_direction(def, heading_east(), {&behind, 1});
+  EXPECT_LT(std::abs(cardioid.y), 0.01);
+  EXPECT_LT(cardioid.y, std::abs(circle.y) / 10);
+  EXPECT_LT(circle.y, -0.05);  // pushed away from the obstacle (which is at +y)
+}
+
+TEST(Avoidance, SymmetricPairSplitsToTheRight) {
+  AvoidanceDef def;
+  const Neighbour pair[] = {standing(2, {30, -10}), standing(3, {30, 10})};
+  AvoidanceTrace trace;
+  const Vec2 dir = avoidance_direction(def, heading_east(), pair, &trace);
+  EXPECT_NEAR(trace.sum_raw.y, 0, 1e-9);       // yellow: the sideways pushes cancel
+  EXPECT_GT(trace.split_fix.y, 0.05);           // green: the split fix picks the right
+  EXPECT_GT(dir.y, 0.05);
+  ASSERT_EQ(trace.pushes.size(), 2u);
+  EXPECT_NEAR(trace.pushes[0].adjusted.y, -trace.pushes[1].adjusted.y, 1e-9);  // blue: mirror images
+}
+
+TEST(Avoidance, SeedSplitFixIsWeakerThanTheSumAsObstacle) {
+  AvoidanceDef def;
+  const Neighbour pair[] = {standing(2, {20, -9}), standing(3, {20, 9})};
+  AvoidanceTrace idea, seed;
+  avoidance_direction(def, heading_east(), pair, &idea);
+  def.split_fix = SplitFixMode::seed;
+  avoidance_direction(def, heading_east(), pair, &seed);
+  EXPECT_GT(idea.split_fix.y, 3 * std::abs(seed.split_fix.y));
+}
+
+TEST(Avoidance, CrossingPathsTheLaterOneYieldsByMirroring) {
+  AvoidanceDef def;
+  // Me: at the origin heading east at 100. Other: ahead to the right, heading north (-y), and
+  // nearer the crossing point (40, 0) than I am: it goes first.
+  const Mover me = heading_east();
+  const Neighbour other{2, false, {40, 20}, {0, -100}, 8};
+  AvoidanceTrace trace;
+  avoidance_direction(def, me, {&other, 1}, &trace);
+  ASSERT_EQ(trace.pushes.size(), 1u);
+  const PushTrace& p = trace.pushes[0];
+  EXPECT_TRUE(p.crossing);
+  ASSERT_TRUE(p.crossing_point);
+  EXPECT_NEAR(p.crossing_point->x, 40, 1e-9);
+  EXPECT_LT(p.t_other, p.t_self);
+  EXPECT_TRUE(p.yielded);
+  // And from the other side: it reaches the crossing first, so it keeps its push.
+  const Mover it{{40, 20}, {0, -100}, 8, {0, -100}};
+  const Neighbour me_as_other{1, false, {0, 0}, {100, 0}, 8};
+  AvoidanceTrace theirs;
+  avoidance_direction(def, it, {&me_as_other, 1}, &theirs);
+  ASSERT_EQ(theirs.pushes.size(), 1u);
+  EXPECT_FALSE(theirs.pushes[0].yielded);
+}
+
+TEST(Avoidance, AnObstacleThatCannotBeCaughtIsIgnored) {
+  AvoidanceDef def;
+  const Neighbour faster{2, false, {25, 0}, {150, 0}, 8};
+  AvoidanceTrace trace;
+  const Vec2 dir = avoidance_direction(def, heading_east(), {&faster, 1}, &trace);
+  ASSERT_EQ(trace.pushes.size(), 1u);
+  EXPECT_TRUE(trace.pushes[0].ignored);
+  EXPECT_EQ(dir, (Vec2{1, 0}));
+}
+
+TEST(Avoidance, DegenerateInputsNeverGiveNaN) {
+  AvoidanceDef def;
+  const Neighbour coincident[] = {standing(2, {0, 0}), standing(3, {0, 0}, 0.1), {4, true, {0, 0}, {}, 50}};
+  for (AvoidanceMode mode : {AvoidanceMode::none, AvoidanceMode::circle, AvoidanceMode::cardioid}) {
+    def.mode = mode;
+    for (const Mover& m : {heading_east(), Mover{{0, 0}, {0, 0}, 8, {0, 0}}, Mover{{0, 0}, {0, 0}, 8, {1e-300, 0}}}) {
+      const Vec2 dir = avoidance_direction(def, m, coincident);
+      EXPECT_TRUE(std::isfinite(dir.x) && std::isfinite(dir.y));
+      EXPECT_LE(length(dir), 1 + 1e-12);
+    }
+  }
+  EXPECT_EQ(avoidance_direction(def, {{0, 0}, {}, 8, {}}, coincident), (Vec2{0, 0}));  // no desire, no motion
+}
+
+TEST(Avoidance, NoneModeLeavesTheDesireAlone) {
+  AvoidanceDef def;
+  def.mode = AvoidanceMode::none;
+  const Neighbour o = standing(2, {20, 0});
+  EXPECT_EQ(avoidance_direction(def, heading_east(), {&o, 1}), (Vec2{1, 0}));
+}
+
+}  // namespace
+}  // namespace herd::sim
