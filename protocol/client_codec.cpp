@@ -42,10 +42,28 @@ sim::Selection read_selection(const json& v, const std::string& where) {
   return s;
 }
 
+sim::TileCoord read_tile(const json& v, const std::string& where) {
+  Fields f(v, where);
+  const auto coord = [&](const char* k) {
+    const json& c = f.need(k);
+    if (!c.is_number_integer()) bad(f.name(k), "must be an integer");
+    const auto i = c.get<std::int64_t>();
+    if (i < 0 || i >= sim::TileMapLimits::kMaxSide) bad(f.name(k), "must be in [0, 1023]");
+    return static_cast<std::int32_t>(i);
+  };
+  const sim::TileCoord t{coord("x"), coord("y")};
+  f.no_others();
+  return t;
+}
+
 sim::SetTarget read_set_target(Fields& f) {
   sim::SetTarget c;
   c.agents = read_selection(f.need("agents"), "agents");
-  c.target = as_point(f.need("target"), "target");
+  const json* target = f.find("target");
+  const json* tile = f.find("target_tile");
+  if ((target == nullptr) == (tile == nullptr)) bad("target", "or 'target_tile': exactly one must be given");
+  if (target) c.target = as_point(*target, "target");
+  else c.target_tile = read_tile(*tile, "target_tile");
   if (const json* b = f.find("behaviour")) {
     const std::string_view name = as_string(*b, "behaviour");
     if (name == "arrive") c.behaviour = sim::BehaviourKind::arrive;
@@ -66,21 +84,25 @@ sim::SetBehaviour read_set_behaviour(Fields& f) {
   sim::Behaviour& b = c.behaviour;
   b.kind = *kind;
   const json* target = f.find("target");
+  const json* tile = f.find("target_tile");
   const json* agent = f.find("agent");
   const json* radius = f.find("radius");
   const json* response = f.find("response");
+  if (target && tile) bad("target", "and 'target_tile' cannot both be given");
   const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
   const bool needs_agent = b.kind == K::pursue || b.kind == K::evade || b.kind == K::attack || b.kind == K::react;
   const bool takes_radius = b.kind == K::flee || b.kind == K::evade || b.kind == K::react;
   const std::string for_kind = "does not apply to " + std::string(name);
-  if (target && !(point_or_agent || b.kind == K::hold)) bad("target", for_kind);
+  if ((target || tile) && !(point_or_agent || b.kind == K::hold)) bad(target ? "target" : "target_tile", for_kind);
   if (agent && !(point_or_agent || needs_agent)) bad("agent", for_kind);
   if (radius && !takes_radius) bad("radius", for_kind);
   if (response && b.kind != K::react) bad("response", for_kind);
-  if (point_or_agent && (target == nullptr) == (agent == nullptr)) bad("target", "or 'agent': exactly one must be given");
+  if (point_or_agent && (target == nullptr && tile == nullptr) == (agent == nullptr))
+    bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
   if (needs_agent && !agent) bad("agent", "is required for " + std::string(name));
   if (b.kind == K::react && !radius) bad("radius", "is required for react");
   if (target) b.point = as_point(*target, "target");
+  if (tile) c.target_tile = read_tile(*tile, "target_tile");
   if (agent) b.agent = as_u32(*agent, "agent");
   if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
   if (response) {
@@ -89,7 +111,7 @@ sim::SetBehaviour read_set_behaviour(Fields& f) {
     else if (r == "evade") b.response = K::evade;
     else bad("response", "must be \"pursue\" or \"evade\"");
   }
-  c.hold_here = b.kind == K::hold && !target;
+  c.hold_here = b.kind == K::hold && !target && !tile;
   return c;
 }
 
@@ -181,6 +203,34 @@ CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
     m.command = sim::RemoveObstacle{as_u32(f.need("id"), "id")};
   } else if (cmd == "set_avoidance") {
     m.command = read_set_avoidance(f);
+  } else if (cmd == "load_map") {
+    m.command = sim::LoadMap{to_tile_map_def(read_map(f))};
+  } else if (cmd == "clear_map") {
+    m.command = sim::ClearMap{};
+  } else if (cmd == "set_tiles") {
+    const json& tiles = f.need("tiles");
+    if (!tiles.is_array() || tiles.empty() || tiles.size() > kMaxIdsPerCommand) bad("tiles", "must be an array of 1 to 10000 tiles");
+    sim::SetTiles c;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const std::string where = "tiles[" + std::to_string(i) + "]";
+      Fields t(tiles[i], where);
+      const sim::TileCoord xy = read_tile(json{{"x", t.need("x")}, {"y", t.need("y")}}, where);
+      c.tiles.push_back({xy, as_bool(t.need("blocked"), t.name("blocked"))});
+      t.no_others();
+    }
+    m.command = c;
+  } else if (cmd == "set_pathing") {
+    sim::SetPathing c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    const auto pathing = pathing_from_string(as_string(f.need("pathing"), "pathing"));
+    if (!pathing) bad("pathing", "must be one of direct, no_backtrack, astar, flow");
+    c.pathing = *pathing;
+    if (const json* n = f.find("neighbours")) {
+      const auto v = as_uint(*n, "neighbours", 8);
+      if (v != 4 && v != 8) bad("neighbours", "must be 4 or 8");
+      c.neighbours = static_cast<std::uint8_t>(v);
+    }
+    m.command = c;
   } else {
     fail(ErrorCode::unknown_command, "unknown command '" + std::string(cmd) + "'");
   }
@@ -198,7 +248,8 @@ void write_behaviour(json& j, const sim::SetBehaviour& c) {
   if (b.agent != sim::kNoAgent) j["agent"] = b.agent;
   using K = sim::BehaviourKind;
   const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
-  if ((point_or_agent && b.agent == sim::kNoAgent) || (b.kind == K::hold && !c.hold_here)) j["target"] = point_json(b.point);
+  if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+  else if ((point_or_agent && b.agent == sim::kNoAgent) || (b.kind == K::hold && !c.hold_here)) j["target"] = point_json(b.point);
   if ((b.kind == K::flee || b.kind == K::evade || b.kind == K::react) && (b.radius > 0 || b.kind == K::react))
     j["radius"] = b.radius;
   if (b.kind == K::react) j["response"] = to_string(b.response);
@@ -222,7 +273,8 @@ void write_command(json& j, const sim::Command& command) {
         if constexpr (std::is_same_v<T, sim::SetTarget>) {
           j["cmd"] = "set_target";
           j["agents"] = selection_json(c.agents);
-          j["target"] = point_json(c.target);
+          if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+          else j["target"] = point_json(c.target);
           j["behaviour"] = c.behaviour == sim::BehaviourKind::seek ? "seek" : "arrive";
         } else if constexpr (std::is_same_v<T, sim::Spawn>) {
           j["cmd"] = "spawn";
@@ -249,6 +301,31 @@ void write_command(json& j, const sim::Command& command) {
         } else if constexpr (std::is_same_v<T, sim::RemoveObstacle>) {
           j["cmd"] = "remove_obstacle";
           j["id"] = c.id;
+        } else if constexpr (std::is_same_v<T, sim::LoadMap>) {
+          j["cmd"] = "load_map";
+          j["width"] = c.map.width;
+          j["height"] = c.map.height;
+          j["tile_size"] = c.map.tile_size;
+          json rows = json::array();
+          for (std::int32_t y = 0; y < c.map.height; ++y) {
+            std::string row;
+            for (std::int32_t x = 0; x < c.map.width; ++x)
+              row += c.map.cells[static_cast<std::size_t>(y) * static_cast<std::size_t>(c.map.width) + static_cast<std::size_t>(x)] == sim::kBlocked ? '#' : '.';
+            rows.push_back(row);
+          }
+          j["rows"] = std::move(rows);
+        } else if constexpr (std::is_same_v<T, sim::ClearMap>) {
+          j["cmd"] = "clear_map";
+        } else if constexpr (std::is_same_v<T, sim::SetTiles>) {
+          j["cmd"] = "set_tiles";
+          json tiles = json::array();
+          for (const sim::TileChange& t : c.tiles) tiles.push_back({{"x", t.tile.x}, {"y", t.tile.y}, {"blocked", t.blocked}});
+          j["tiles"] = std::move(tiles);
+        } else if constexpr (std::is_same_v<T, sim::SetPathing>) {
+          j["cmd"] = "set_pathing";
+          j["agents"] = selection_json(c.agents);
+          j["pathing"] = to_string(c.pathing);
+          j["neighbours"] = c.neighbours;
         } else {
           j["cmd"] = "set_avoidance";
           if (c.mode) j["mode"] = to_string(*c.mode);

@@ -41,7 +41,11 @@ std::string encode(const Pong& m);
 // the server does this once per snapshot and shares the text between sessions. `collisions` are
 // those since the previous snapshot (at most kMaxCollisionsPerSnapshot are written); the traces
 // of the world's inspected agents are included.
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {});
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {},
+                            bool include_map = false);
+
+// The world's map as the wire carries it (welcome, snapshots), if it has one.
+std::optional<MapState> map_state(const sim::World& world);
 
 // The ack or error for a command the world applied.
 std::string encode_outcome(const sim::CommandOutcome& outcome);

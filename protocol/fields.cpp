@@ -86,6 +86,39 @@ std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::
   return ids;
 }
 
+MapState read_map(Fields& f) {
+  using L = sim::TileMapLimits;
+  MapState m;
+  m.width = static_cast<std::int32_t>(as_uint(f.need("width"), f.name("width"), L::kMaxSide));
+  m.height = static_cast<std::int32_t>(as_uint(f.need("height"), f.name("height"), L::kMaxSide));
+  if (m.width < 1 || m.height < 1) bad(f.name("width"), "and 'height' must be at least 1 tile");
+  m.tile_size = as_number(f.need("tile_size"), f.name("tile_size"), L::kMinTileSize, L::kMaxTileSize);
+  const json& rows = f.need("rows");
+  if (!rows.is_array() || rows.size() != static_cast<std::size_t>(m.height))
+    bad(f.name("rows"), "must be an array of 'height' (" + std::to_string(m.height) + ") strings");
+  m.rows.reserve(rows.size());
+  for (std::size_t y = 0; y < rows.size(); ++y) {
+    const std::string where = f.name("rows") + "[" + std::to_string(y) + "]";
+    const std::string_view row = as_string(rows[y], where);
+    if (row.size() != static_cast<std::size_t>(m.width))
+      bad(where, "has " + std::to_string(row.size()) + " tiles, expected " + std::to_string(m.width));
+    if (row.find_first_not_of(".#") != std::string_view::npos) bad(where, "may hold only '.' (walkable) and '#' (blocked)");
+    m.rows.emplace_back(row);
+  }
+  return m;
+}
+
+sim::TileMapDef to_tile_map_def(const MapState& m) {
+  sim::TileMapDef d;
+  d.width = m.width;
+  d.height = m.height;
+  d.tile_size = m.tile_size;
+  d.cells.reserve(static_cast<std::size_t>(m.width) * static_cast<std::size_t>(m.height));
+  for (const std::string& row : m.rows)
+    for (char c : row) d.cells.push_back(c == '#' ? sim::kBlocked : sim::kWalkable);
+  return d;
+}
+
 json parse_object(std::string_view text) {
   bool too_deep = false;
   json::parser_callback_t depth_guard = [&too_deep](int depth, json::parse_event_t, json&) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "sim/tile_map.hpp"
 
 namespace herd::protocol::detail {
 
@@ -50,6 +51,11 @@ std::string_view as_string(const json& v, const std::string& where);
 bool as_bool(const json& v, const std::string& where);
 sim::Vec2 as_point(const json& v, const std::string& where);
 std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::size_t max);
+
+// A tile map's fields (width, height, tile_size, rows), as load_map, welcome and snapshots carry
+// them: rows of '#' (blocked) and '.' (walkable), checked against the sizes and TileMapLimits.
+MapState read_map(Fields& f);
+sim::TileMapDef to_tile_map_def(const MapState& m);
 
 // Parses text into a JSON object: bad_json for what is not one or nests deeper than kMaxJsonDepth.
 json parse_object(std::string_view text);

@@ -22,6 +22,7 @@ class JsonWriter {
   void integer(std::uint64_t v);
   void boolean(bool v) { separator(); out_ += v ? "true" : "false"; }
   void boolean_field(std::string_view k, bool v) { key(k); boolean(v); }
+  void null() { separator(); out_ += "null"; }
 
   template <class T> void field(std::string_view k, const T& v) { key(k); value(v); }
 
@@ -30,6 +31,7 @@ class JsonWriter {
   void value(std::uint64_t v) { integer(v); }
   void value(std::uint32_t v) { integer(v); }
   void value(int v) { integer(static_cast<std::uint64_t>(v)); }
+  void value(std::uint8_t v) { integer(v); }
   void value(std::string_view v) { string(v); }
   void value(const std::string& v) { string(v); }
   void value(const char* v) { string(v); }

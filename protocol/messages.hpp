@@ -38,6 +38,9 @@ enum class ErrorCode : std::uint8_t {
   binary_not_supported,
   unknown_obstacle,
   invalid_target,
+  no_map,
+  bad_map,
+  unreachable,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -47,6 +50,8 @@ std::string_view to_string(sim::MoveState state);
 std::string_view to_string(sim::BehaviourKind kind);
 std::string_view to_string(sim::Phase phase);
 std::string_view to_string(sim::Movement movement);
+std::string_view to_string(sim::Pathing pathing);
+std::optional<sim::Pathing> pathing_from_string(std::string_view s);
 std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s);
 std::optional<sim::Phase> phase_from_string(std::string_view s);
 std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s);
@@ -92,6 +97,14 @@ struct Error {
   friend bool operator==(const Error&, const Error&) = default;
 };
 
+// A tile map on the wire: `rows` top to bottom, one character per tile, '#' blocked, '.' walkable.
+struct MapState {
+  std::int32_t width = 0, height = 0;
+  double tile_size = 0;
+  std::vector<std::string> rows;
+  friend bool operator==(const MapState&, const MapState&) = default;
+};
+
 struct WorldInfo {
   double width = 0;
   double height = 0;
@@ -110,6 +123,7 @@ struct Welcome {
   WorldInfo world;
   std::uint32_t max_message_bytes = kMaxMessageBytes;
   std::uint32_t max_agents = 0;
+  std::optional<MapState> map;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -123,6 +137,8 @@ struct AgentState {
   sim::Phase phase = sim::Phase::none;
   bool collided = false;
   bool kinematic = false;
+  sim::Pathing pathing = sim::Pathing::direct;
+  std::vector<sim::TileCoord> history;  // no_backtrack walkers: tiles visited, oldest first
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 
@@ -170,6 +186,8 @@ struct Snapshot {
   std::vector<ObstacleState> obstacles;
   std::vector<CollisionState> collisions;
   std::vector<InspectState> inspect;
+  std::optional<MapState> map;  // present when the map changed since the previous snapshot
+  bool map_cleared = false;     // the map was removed since the previous snapshot
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 

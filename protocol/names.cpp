@@ -11,11 +11,13 @@ constexpr std::string_view kErrorNames[] = {
     "bad_json",      "bad_type",      "bad_field",      "unknown_command",      "hello_required",
     "already_greeted", "protocol_mismatch", "forbidden", "unknown_agent",       "out_of_bounds",
     "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
+    "no_map",        "bad_map",       "unreachable",
 };
 constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
                                                 "pursue", "evade", "attack", "react"};
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done", "respond", "home"};
-constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived"};
+constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
+constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
 
 template <class E, std::size_t N>
 std::optional<E> lookup(const std::string_view (&names)[N], std::string_view s) {
@@ -37,6 +39,8 @@ std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s) {
   return lookup<sim::BehaviourKind>(kBehaviourNames, s);
 }
 std::optional<sim::Phase> phase_from_string(std::string_view s) { return lookup<sim::Phase>(kPhaseNames, s); }
+std::string_view to_string(sim::Pathing p) { return kPathingNames[static_cast<std::size_t>(p)]; }
+std::optional<sim::Pathing> pathing_from_string(std::string_view s) { return lookup<sim::Pathing>(kPathingNames, s); }
 std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s) {
   if (s == "none") return sim::AvoidanceMode::none;
   if (s == "circle") return sim::AvoidanceMode::circle;
@@ -51,6 +55,9 @@ ErrorCode to_error_code(sim::CommandError error) {
     case sim::CommandError::out_of_bounds: return ErrorCode::out_of_bounds;
     case sim::CommandError::limit_exceeded: return ErrorCode::limit_exceeded;
     case sim::CommandError::invalid_target: return ErrorCode::invalid_target;
+    case sim::CommandError::no_map: return ErrorCode::no_map;
+    case sim::CommandError::bad_map: return ErrorCode::bad_map;
+    case sim::CommandError::unreachable: return ErrorCode::unreachable;
     case sim::CommandError::none: break;
   }
   return ErrorCode::bad_field;

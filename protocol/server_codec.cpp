@@ -42,6 +42,29 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   }
   if (a.collided) w.boolean_field("collided", true);
   if (a.kinematic) w.field("movement", "kinematic");
+  if (a.pathing != sim::Pathing::direct) w.field("pathing", to_string(a.pathing));
+  if (!a.history.empty()) {
+    w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
+    w.begin_array();
+    for (const sim::TileCoord& t : a.history) {
+      w.integer(static_cast<std::uint64_t>(t.x));
+      w.integer(static_cast<std::uint64_t>(t.y));
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
+void write_map(JsonWriter& w, const MapState& m) {
+  w.key("map");
+  w.begin_object();
+  w.field("width", static_cast<std::uint64_t>(m.width));
+  w.field("height", static_cast<std::uint64_t>(m.height));
+  w.field("tile_size", m.tile_size);
+  w.key("rows");
+  w.begin_array();
+  for (const std::string& row : m.rows) w.string(row);
+  w.end_array();
   w.end_object();
 }
 
@@ -129,6 +152,7 @@ AgentState read_agent(const json& v, const std::string& where) {
   if (state == "idle") st.state = sim::MoveState::idle;
   else if (state == "moving") st.state = sim::MoveState::moving;
   else if (state == "arrived") st.state = sim::MoveState::arrived;
+  else if (state == "unreachable") st.state = sim::MoveState::unreachable;
   else bad(a.name("state"), "is not a known agent state");
   const auto behaviour = behaviour_from_string(as_string(a.need("behaviour"), a.name("behaviour")));
   if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
@@ -144,6 +168,17 @@ AgentState read_agent(const json& v, const std::string& where) {
   if (tx) st.target = sim::Vec2{as_number(*tx, a.name("tx"), -kHuge, kHuge), as_number(*ty, a.name("ty"), -kHuge, kHuge)};
   if (const json* c = a.find("collided")) st.collided = as_bool(*c, a.name("collided"));
   if (const json* m = a.find("movement")) st.kinematic = as_string(*m, a.name("movement")) == "kinematic";
+  if (const json* p = a.find("pathing")) {
+    const auto pathing = pathing_from_string(as_string(*p, a.name("pathing")));
+    if (!pathing) bad(a.name("pathing"), "is not a known pathing mode");
+    st.pathing = *pathing;
+  }
+  if (const json* h = a.find("history")) {
+    const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
+    if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
+    for (std::size_t k = 0; k < flat.size(); k += 2)
+      st.history.push_back({static_cast<std::int32_t>(flat[k]), static_cast<std::int32_t>(flat[k + 1])});
+  }
   a.no_others();
   return st;
 }
@@ -232,6 +267,15 @@ Snapshot read_snapshot(Fields& f) {
     return st;
   });
   s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
+  if (const json* m = f.find("map")) {
+    if (m->is_null()) {
+      s.map_cleared = true;
+    } else {
+      Fields mf(*m, "map");
+      s.map = read_map(mf);
+      mf.no_others();
+    }
+  }
   return s;
 }
 
@@ -255,6 +299,11 @@ Welcome read_welcome(Fields& f) {
   w.max_message_bytes = as_u32(limits.need("max_message_bytes"), "limits.max_message_bytes");
   w.max_agents = as_u32(limits.need("max_agents"), "limits.max_agents");
   limits.no_others();
+  if (const json* m = f.find("map")) {
+    Fields mf(*m, "map");
+    w.map = read_map(mf);
+    mf.no_others();
+  }
   return w;
 }
 
@@ -312,13 +361,15 @@ std::string encode(const Welcome& m) {
     w.field("max_message_bytes", m.max_message_bytes);
     w.field("max_agents", m.max_agents);
     w.end_object();
+    if (m.map) write_map(w, *m.map);
   }, 320);
 }
 
 namespace {
 // The parts of a snapshot after the agents, shared by both encoders.
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
-                         const std::vector<CollisionState>& collisions, const std::vector<InspectState>& inspect) {
+                         const std::vector<CollisionState>& collisions, const std::vector<InspectState>& inspect,
+                         const std::optional<MapState>& map, bool map_cleared) {
   w.key("obstacles");
   w.begin_array();
   for (const ObstacleState& o : obstacles) {
@@ -349,6 +400,12 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
     for (const InspectState& s : inspect) write_inspect(w, s);
     w.end_array();
   }
+  if (map) {
+    write_map(w, *map);
+  } else if (map_cleared) {
+    w.key("map");
+    w.null();
+  }
 }
 }  // namespace
 
@@ -359,13 +416,29 @@ std::string encode(const Snapshot& m) {
     w.begin_array();
     for (const AgentState& a : m.agents) write_agent(w, a);
     w.end_array();
-    write_snapshot_tail(w, m.obstacles, m.collisions, m.inspect);
+    write_snapshot_tail(w, m.obstacles, m.collisions, m.inspect, m.map, m.map_cleared);
   }, 64 + m.agents.size() * 140);
 }
 
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions) {
+std::optional<MapState> map_state(const sim::World& world) {
+  const sim::TileMap* map = world.map();
+  if (!map) return std::nullopt;
+  MapState m{map->width(), map->height(), map->tile_size(), {}};
+  m.rows.reserve(static_cast<std::size_t>(map->height()));
+  for (std::int32_t y = 0; y < map->height(); ++y) {
+    std::string row(static_cast<std::size_t>(map->width()), '.');
+    for (std::int32_t x = 0; x < map->width(); ++x)
+      if (map->blocked(x, y)) row[static_cast<std::size_t>(x)] = '#';
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
   const auto agents = world.agents();
   const auto desires = world.desires();
+  const auto paths = world.paths();
+  const std::optional<MapState> map = include_map ? map_state(world) : std::nullopt;
   std::vector<ObstacleState> obstacles;
   for (const sim::Obstacle& o : world.obstacles()) obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
   std::vector<CollisionState> hits;
@@ -383,11 +456,12 @@ std::string encode_snapshot(const sim::World& world, std::span<const sim::Collis
       const sim::Agent& a = agents[i];
       AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
                    i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
-                   a.collided, a.movement == sim::Movement::kinematic};
+                   a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
+      if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
       write_agent(w, s);
     }
     w.end_array();
-    write_snapshot_tail(w, obstacles, hits, inspect);
+    write_snapshot_tail(w, obstacles, hits, inspect, map, include_map && !map);
   }, 128 + agents.size() * 140);
 }
 

@@ -60,6 +60,7 @@ struct Server::Impl {
   std::uint64_t next_session_id = 1;
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
+  std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
   bool stopping = false;
   Clock::time_point start_time;
 
@@ -72,7 +73,9 @@ struct Server::Impl {
       : config(std::move(c)),
         world(std::move(w)),
         schedule(config.tick_rate, config.max_catchup_ticks),
-        cadence(config.tick_rate, config.snapshot_rate) {}
+        cadence(config.tick_rate, config.snapshot_rate) {
+    map_version_sent = world.map_version();  // a scenario's map is already in every welcome
+  }
 
   void do_accept();
   void start_ticking();
@@ -351,6 +354,7 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
   w.world = {world.def().width, world.def().height};
   w.max_message_bytes = static_cast<std::uint32_t>(config.max_message_bytes);
   w.max_agents = world.def().max_agents;
+  w.map = protocol::map_state(world);
   return w;
 }
 
@@ -398,7 +402,10 @@ void Server::Impl::dispatch_outcomes() {
 
 void Server::Impl::broadcast_snapshot() {
   // Encoded once, shared by every session.
-  const SharedText snap = share(protocol::encode_snapshot(world, pending_collisions));
+  // The map travels in welcome, and again in the first snapshot after it changes.
+  const bool map_changed = world.map_version() != map_version_sent;
+  map_version_sent = world.map_version();
+  const SharedText snap = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
   pending_collisions.clear();
   for (auto& [id, weak] : ws_sessions)
     if (auto session = weak.lock()) session->send_snapshot(snap);

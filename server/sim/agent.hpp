@@ -50,11 +50,20 @@ enum class Movement : std::uint8_t {
               // only the speed ramps, |d speed| <= max_force/mass * dt
 };
 
+// How an agent finds its way to its goal when the world has a tile map (issue 4).
+enum class Pathing : std::uint8_t {
+  direct,        // steer straight at the goal (walls only stop it)
+  no_backtrack,  // seed 002's tile walker: tile by tile, no steering, not a pathfinder
+  astar,         // A* on the tiles, smoothed for the agent's radius, followed by steering
+  flow,          // a flow field from the goal tile, shared by every agent going there
+};
+
 // What snapshots report.
 enum class MoveState : std::uint8_t {
-  idle,     // no goal
-  moving,   // has a goal, not stopped at it
-  arrived,  // stopped within the arrive tolerance of its goal point
+  idle,         // no goal
+  moving,       // has a goal, not stopped at it
+  arrived,      // stopped within the arrive tolerance of its goal point
+  unreachable,  // its pathing cannot get it to its goal (the map changed, or it is walled in)
 };
 
 // Per-agent settings, with defaults in the manner of Box2D's b2BodyDef.
@@ -71,6 +80,8 @@ struct Agent {
   AgentId id = 0;
   std::uint8_t group = 0;
   Movement movement = Movement::inertial;
+  Pathing pathing = Pathing::direct;
+  std::uint8_t neighbours = 8;  // astar/flow: 8 (diagonals, no corner cutting) or 4
   MoveState state = MoveState::idle;
   bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
   Behaviour behaviour;

@@ -10,6 +10,7 @@
 
 #include "agent.hpp"
 #include "avoidance.hpp"
+#include "tile_map.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
@@ -26,6 +27,7 @@ struct SetTarget {
   Selection agents;
   Vec2 target;
   BehaviourKind behaviour = BehaviourKind::arrive;  // seek or arrive
+  std::optional<TileCoord> target_tile;  // instead of target: that tile's centre
   friend bool operator==(const SetTarget&, const SetTarget&) = default;
 };
 
@@ -35,6 +37,7 @@ struct SetBehaviour {
   Selection agents;
   Behaviour behaviour;
   bool hold_here = false;  // hold: at the current position instead of behaviour.point
+  std::optional<TileCoord> target_tile;  // instead of behaviour.point: that tile's centre
   friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
 };
 
@@ -91,7 +94,37 @@ struct SetAvoidance {
   friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
 };
 
-using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance>;
+// Tile maps (issue 4). A map covers [0, width*tile_size] x [0, height*tile_size] and must fit in
+// the world; what lies outside it counts as blocked.
+struct LoadMap {
+  TileMapDef map;
+  friend bool operator==(const LoadMap&, const LoadMap&) = default;
+};
+
+struct ClearMap {
+  friend bool operator==(const ClearMap&, const ClearMap&) = default;
+};
+
+struct TileChange {
+  TileCoord tile;
+  bool blocked = true;
+  friend bool operator==(const TileChange&, const TileChange&) = default;
+};
+
+struct SetTiles {
+  std::vector<TileChange> tiles;
+  friend bool operator==(const SetTiles&, const SetTiles&) = default;
+};
+
+struct SetPathing {
+  Selection agents;
+  Pathing pathing = Pathing::direct;
+  std::uint8_t neighbours = 8;  // 4 or 8
+  friend bool operator==(const SetPathing&, const SetPathing&) = default;
+};
+
+using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance,
+                             LoadMap, ClearMap, SetTiles, SetPathing>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -108,6 +141,9 @@ enum class CommandError : std::uint8_t {
   out_of_bounds,
   limit_exceeded,
   invalid_target,  // an agent told to pursue (attack, flee...) itself
+  no_map,          // a tile command (or target_tile) without a map
+  bad_map,         // a map that is malformed or does not fit the world
+  unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
 };
 
 struct CommandOutcome {

@@ -14,14 +14,13 @@ ScenarioMetrics::Track& ScenarioMetrics::track_for(const Agent& a) {
   if (it == tracks_.end() || it->id != a.id) {
     Track t;
     t.id = a.id;
-    t.start = t.last = a.position;
+    t.start = t.last = t.anchor = a.position;
     it = tracks_.insert(it, t);
   }
   return *it;
 }
 
 void ScenarioMetrics::observe(const World& world) {
-  const double dt = world.def().dt;
   const double now = world.time() - start_time_;
   const auto agents = world.agents();
   const auto desires = world.desires();
@@ -43,11 +42,15 @@ void ScenarioMetrics::observe(const World& world) {
     const Desire* d = i < desires.size() ? &desires[i] : nullptr;
     if (d && d->goal && d->arriving && !t.first_goal) t.first_goal = d->goal;
     if (a.state == MoveState::arrived && !t.arrived_at) t.arrived_at = now;
-    // Stalled: has somewhere to be, is not there, and has barely moved for kStallTime.
-    const bool has_goal = d && d->goal && a.state == MoveState::moving;
-    const bool still = length(a.velocity) < 0.01 * std::max(a.def.max_speed, 1e-9);
-    t.still_for = has_goal && still ? t.still_for + dt : 0;
-    if (t.still_for > kStallTime) t.stalled = true;
+    // Stalled: has somewhere to be, is not there, and has got nowhere for kStallTime. Measured as
+    // displacement, not speed, so an agent jittering in place counts too.
+    const bool short_of_goal = d && d->goal && a.state == MoveState::moving;
+    if (!short_of_goal || length(a.position - t.anchor) > 0.5 * a.def.radius) {
+      t.anchor = a.position;
+      t.anchor_time = now;
+    } else if (now - t.anchor_time > kStallTime) {
+      t.stalled = true;
+    }
   }
   totals_.collisions += world.collisions().size();
   totals_.ticks += 1;

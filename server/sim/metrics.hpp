@@ -24,7 +24,8 @@ struct ScenarioReport {
   double max_overlap = 0;                // largest overlap at the end of any tick, units
   double mean_path_ratio = 0;            // path length / straight line to the first goal, arrived agents
   double max_path_ratio = 0;
-  std::size_t stalled = 0;               // agents stopped short of their goal for over stall_time
+  std::size_t stalled = 0;               // agents that made no progress (moved less than half their
+                                         // radius) for over kStallTime while short of their goal
   std::size_t nan_count = 0;             // agents with a non-finite position or velocity, at any tick
   std::size_t out_of_bounds = 0;         // agents whose disc left the world, at any tick
 };
@@ -45,7 +46,8 @@ class ScenarioMetrics {
     std::optional<Vec2> first_goal;
     double path = 0;
     std::optional<double> arrived_at;
-    double still_for = 0;
+    Vec2 anchor;              // where it was when it last made progress
+    double anchor_time = 0;   // s
     bool stalled = false, bad_number = false, escaped = false;
   };
   Track& track_for(const Agent& a);

@@ -37,6 +37,7 @@ struct TileMapDef {
   std::int32_t height = 0;  // tiles, [1, kMaxSide]
   double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; seed 002: 40
   std::vector<std::uint8_t> cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
+  friend bool operator==(const TileMapDef&, const TileMapDef&) = default;
 };
 
 struct TileMapLimits {

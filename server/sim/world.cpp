@@ -107,7 +107,11 @@ CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
         else if constexpr (std::is_same_v<T, SetMovement>) return apply_set_movement(c);
         else if constexpr (std::is_same_v<T, AddObstacle>) return apply_add_obstacle(c);
         else if constexpr (std::is_same_v<T, RemoveObstacle>) return apply_remove_obstacle(c);
-        else return apply_set_avoidance(c);
+        else if constexpr (std::is_same_v<T, SetAvoidance>) return apply_set_avoidance(c);
+        else if constexpr (std::is_same_v<T, LoadMap>) return apply_load_map(c);
+        else if constexpr (std::is_same_v<T, ClearMap>) return apply_clear_map();
+        else if constexpr (std::is_same_v<T, SetTiles>) return apply_set_tiles(c);
+        else return apply_set_pathing(c);
       },
       command);
   out.origin = origin;
@@ -141,12 +145,20 @@ CommandOutcome World::apply_set_target(const SetTarget& cmd) {
   as_behaviour.agents = cmd.agents;
   as_behaviour.behaviour.kind = cmd.behaviour;
   as_behaviour.behaviour.point = cmd.target;
+  as_behaviour.target_tile = cmd.target_tile;
   return apply_set_behaviour(as_behaviour);
 }
 
 CommandOutcome World::apply_set_behaviour(const SetBehaviour& cmd) {
   CommandOutcome out;
-  const Behaviour& b = cmd.behaviour;
+  Behaviour b = cmd.behaviour;
+  if (cmd.target_tile) {
+    if (!map_) return failure(CommandError::no_map, "target_tile needs a tile map; load one first");
+    if (!map_->in_bounds(*cmd.target_tile))
+      return failure(CommandError::out_of_bounds, "tile (" + std::to_string(cmd.target_tile->x) + ", " +
+                                                     std::to_string(cmd.target_tile->y) + ") is off the map");
+    b.point = map_->tile_centre(*cmd.target_tile);
+  }
   const bool uses_point = b.agent == kNoAgent && (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive ||
                                                   b.kind == BehaviourKind::flee ||
                                                   (b.kind == BehaviourKind::hold && !cmd.hold_here));
@@ -161,6 +173,9 @@ CommandOutcome World::apply_set_behaviour(const SetBehaviour& cmd) {
   for (std::size_t i : indices)
     if (b.agent != kNoAgent && agents_[i].id == b.agent)
       return failure(CommandError::invalid_target, "agent " + std::to_string(b.agent) + " cannot act on itself");
+  if (uses_point) {
+    if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
+  }
   for (std::size_t i : indices) {
     Agent& a = agents_[i];
     a.behaviour = b;
@@ -216,6 +231,10 @@ CommandOutcome World::apply_spawn(const Spawn& cmd) {
       return failure(CommandError::out_of_bounds, "spawn position or target " +
                                                       point_text(target_ok ? s.position : *s.target) +
                                                       " is outside the world");
+    if (map_ && map_->blocked(map_->tile_at(s.position)))
+      return failure(CommandError::out_of_bounds, "spawn position " + point_text(s.position) + " is inside a wall");
+    if (map_ && s.target && map_->blocked(map_->tile_at(*s.target)))
+      return failure(CommandError::unreachable, "spawn target " + point_text(*s.target) + " is on a blocked tile");
     // Overrides must still make a valid AgentDef.
     AgentDef d = def_.agent_defaults;
     if (s.radius) d.radius = *s.radius;
@@ -232,8 +251,12 @@ CommandOutcome World::apply_spawn(const Spawn& cmd) {
       SpawnAgent s;
       s.group = cmd.group;
       // x then y, each drawn in order from the world's generator: part of the determinism contract.
-      s.position.x = rng_.uniform(std::min(r, def_.width / 2), std::max(def_.width - r, def_.width / 2));
-      s.position.y = rng_.uniform(std::min(r, def_.height / 2), std::max(def_.height - r, def_.height / 2));
+      // With a map, drawn again (at most 64 times) until the point is on a walkable tile.
+      for (int attempt = 0; attempt < 64; ++attempt) {
+        s.position.x = rng_.uniform(std::min(r, def_.width / 2), std::max(def_.width - r, def_.width / 2));
+        s.position.y = rng_.uniform(std::min(r, def_.height / 2), std::max(def_.height - r, def_.height / 2));
+        if (!map_ || map_->walkable(map_->tile_at(s.position))) break;
+      }
       agents_.push_back(make_agent(s));
       out.spawned.push_back(agents_.back().id);
     }
@@ -243,6 +266,7 @@ CommandOutcome World::apply_spawn(const Spawn& cmd) {
       out.spawned.push_back(agents_.back().id);
     }
   }
+  paths_.resize(agents_.size());
   return out;
 }
 
@@ -286,6 +310,57 @@ CommandOutcome World::apply_set_avoidance(const SetAvoidance& cmd) {
   return {};
 }
 
+CommandOutcome World::apply_load_map(const LoadMap& cmd) {
+  if (std::string why = validate(cmd.map); !why.empty()) return failure(CommandError::bad_map, why);
+  const double w = cmd.map.width * cmd.map.tile_size, h = cmd.map.height * cmd.map.tile_size;
+  if (w > def_.width + 1e-9 || h > def_.height + 1e-9)
+    return failure(CommandError::bad_map, "the map is " + number_text(w) + " x " + number_text(h) +
+                                              " units; the world is only " + number_text(def_.width) + " x " +
+                                              number_text(def_.height));
+  map_.emplace(cmd.map);
+  fields_.clear();  // fields remember a map revision, which a new map restarts
+  ++map_version_;
+  return {};
+}
+
+CommandOutcome World::apply_clear_map() {
+  if (!map_) return failure(CommandError::no_map, "there is no map to clear");
+  map_.reset();
+  fields_.clear();
+  ++map_version_;
+  return {};
+}
+
+CommandOutcome World::apply_set_tiles(const SetTiles& cmd) {
+  if (!map_) return failure(CommandError::no_map, "set_tiles needs a tile map; load one first");
+  for (const TileChange& c : cmd.tiles)
+    if (!map_->in_bounds(c.tile))
+      return failure(CommandError::out_of_bounds,
+                     "tile (" + std::to_string(c.tile.x) + ", " + std::to_string(c.tile.y) + ") is off the map");
+  CommandOutcome out;
+  for (const TileChange& c : cmd.tiles) {
+    if (map_->blocked(c.tile) != c.blocked) ++out.affected;
+    map_->set_blocked(c.tile, c.blocked);
+  }
+  if (out.affected) ++map_version_;
+  return out;
+}
+
+CommandOutcome World::apply_set_pathing(const SetPathing& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  if (cmd.pathing != Pathing::direct && !map_)
+    return failure(CommandError::no_map, "pathing other than direct needs a tile map; load one first");
+  for (std::size_t i : indices) {
+    agents_[i].pathing = cmd.pathing;
+    agents_[i].neighbours = cmd.neighbours == 4 ? 4 : 8;
+    paths_[i] = PathState{};  // plan afresh
+  }
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
 void World::set_inspected(std::vector<AgentId> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -327,6 +402,30 @@ std::uint64_t World::state_hash() const {
     mixv(a.velocity);
     mixd(a.def.radius); mixd(a.def.mass); mixd(a.def.max_speed); mixd(a.def.max_force);
     mixd(a.def.slow_radius); mixd(a.def.arrive_tolerance);
+  }
+  mix(map_version_);
+  if (map_) {
+    mix((std::uint64_t(std::uint32_t(map_->width())) << 32) | std::uint32_t(map_->height()));
+    mixd(map_->tile_size());
+    std::uint64_t word = 0;
+    int filled = 0;
+    for (std::uint8_t c : map_->cells()) {
+      word = (word << 8) | c;
+      if (++filled == 8) { mix(word); word = 0; filled = 0; }
+    }
+    mix(word);
+  }
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    const PathState& p = paths_[i];
+    mix((std::uint64_t(agents_[i].pathing) << 16) | (std::uint64_t(agents_[i].neighbours) << 8) | p.unreachable);
+    mix((std::uint64_t(std::uint32_t(p.walker.from.x)) << 32) | std::uint32_t(p.walker.from.y));
+    mix((std::uint64_t(std::uint32_t(p.walker.to.x)) << 32) | std::uint32_t(p.walker.to.y));
+    mix((std::uint64_t(std::uint32_t(p.walker.target.x)) << 32) | std::uint32_t(p.walker.target.y));
+    mixd(p.walker.chain_start);
+    mix(p.walker.chain_moves);
+    for (TileCoord t : p.walker.history) mix((std::uint64_t(std::uint32_t(t.x)) << 32) | std::uint32_t(t.y));
+    for (Vec2 w : p.waypoints) mixv(w);
+    mix(p.next);
   }
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);

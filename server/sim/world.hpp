@@ -9,20 +9,38 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
+#include "astar.hpp"
 #include "avoidance.hpp"
 #include "behaviour.hpp"
 #include "collision.hpp"
 #include "command.hpp"
+#include "flow_field.hpp"
+#include "grid_walker.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
+#include "tile_map.hpp"
 #include "world_def.hpp"
 
 namespace herd::sim {
+
+// An agent's way to its goal through the tile map (world_pathing.cpp).
+struct PathState {
+  WalkerState walker;             // no_backtrack
+  bool walker_placed = false;
+  std::vector<Vec2> waypoints;    // astar: smoothed path, last is the exact goal
+  std::size_t next = 0;           // astar: the waypoint being steered to
+  std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
+  std::uint64_t planned_revision = 0;    // map version it was made against
+  bool unreachable = false;
+};
 
 class World {
  public:
@@ -61,6 +79,11 @@ class World {
   std::span<const Desire> desires() const { return desires_; }
   // Bumped whenever obstacles are added or removed, so servers can resend them only then.
   std::uint64_t obstacles_version() const { return obstacles_version_; }
+  // The tile map, if one is loaded, and a version bumped by every load, clear or tile change.
+  const TileMap* map() const { return map_ ? &*map_ : nullptr; }
+  std::uint64_t map_version() const { return map_version_; }
+  // Pathing state per agent, parallel to agents() (walker history for snapshots' trails).
+  std::span<const PathState> paths() const { return paths_; }
 
   // FNV-1a over the exact bits of everything that determines the future.
   std::uint64_t state_hash() const;
@@ -74,6 +97,13 @@ class World {
   CommandOutcome apply_add_obstacle(const AddObstacle& cmd);
   CommandOutcome apply_remove_obstacle(const RemoveObstacle& cmd);
   CommandOutcome apply_set_avoidance(const SetAvoidance& cmd);
+  CommandOutcome apply_load_map(const LoadMap& cmd);
+  CommandOutcome apply_clear_map();
+  CommandOutcome apply_set_tiles(const SetTiles& cmd);
+  CommandOutcome apply_set_pathing(const SetPathing& cmd);
+  // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
+  CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
+  const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
   bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
   bool inside(Vec2 p) const;
   Agent make_agent(const SpawnAgent& spec);
@@ -85,6 +115,9 @@ class World {
   void stage_grid();
   void stage_desires();
   void stage_avoidance();
+  void stage_pathing();
+  void plan_path(std::size_t i, TileCoord goal_tile);
+  void stage_walls();
   void stage_integrate();
   void stage_collisions();
   void stage_states();
@@ -99,6 +132,9 @@ class World {
   std::uint64_t obstacles_version_ = 0;
   std::vector<Agent> agents_;
   std::vector<Obstacle> obstacles_;
+  std::optional<TileMap> map_;
+  std::uint64_t map_version_ = 0;
+  std::vector<PathState> paths_;  // parallel to agents_
 
   struct Queued {
     Command command;
@@ -127,6 +163,11 @@ class World {
   // begin-touch events, so a resting contact is one collision, not one per tick.
   std::vector<std::uint64_t> touching_, touching_next_;
   std::vector<Vec2> delta_;
+  PathFinder path_finder_;
+  std::vector<TileCoord> tile_path_;
+  std::vector<Vec2> points_scratch_;
+  // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.
+  std::map<std::pair<std::size_t, std::uint8_t>, std::unique_ptr<FlowField>> fields_;
 };
 
 }  // namespace herd::sim

@@ -17,6 +17,20 @@ Vec2 separation_normal(const Agent& a, const Agent& b) {
   return a.id < b.id ? Vec2{-1, 0} : Vec2{1, 0};
 }
 
+// Seed 002's walkers move on rails: to everyone else they are as immovable as an obstacle.
+bool immovable(const Agent& a, bool has_map) { return has_map && a.pathing == Pathing::no_backtrack; }
+
+// Shares of a pair's response: (2 m_b/(m_a+m_b), 2 m_a/(m_a+m_b)) for the elastic velocity change
+// and half that for overlap removal; an immovable side takes nothing and the other everything.
+std::pair<double, double> mass_shares(const Agent& a, const Agent& b, bool has_map) {
+  const bool fixed_a = immovable(a, has_map), fixed_b = immovable(b, has_map);
+  if (fixed_a && fixed_b) return {0, 0};
+  if (fixed_a) return {0, 1};
+  if (fixed_b) return {1, 0};
+  const double total = a.def.mass + b.def.mass;
+  return {b.def.mass / total, a.def.mass / total};
+}
+
 std::uint64_t agent_pair_key(AgentId a, AgentId b) { return (std::uint64_t{a} << 32) | b; }
 std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) { return (std::uint64_t{a} << 32) | o | (1ull << 63); }
 
@@ -55,8 +69,11 @@ void World::stage_collisions() {
     if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
     if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
     const bool new_contact = begins(agent_pair_key(a.id, b.id));
-    const Vec2 dva = elastic_velocity_change(a.position, a.velocity, a.def.mass, b.position, b.velocity, b.def.mass);
-    const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, b.def.mass, a.position, a.velocity, a.def.mass);
+    // Seed step 3 with equal masses gives -(relative velocity along the centres) to each; the
+    // shares scale it by the masses (2 m_b/(m_a+m_b) = 2 * share_a).
+    const auto [share_a, share_b] = mass_shares(a, b, map_.has_value());
+    const Vec2 dva = elastic_velocity_change(a.position, a.velocity, 1, b.position, b.velocity, 1) * (2 * share_a);
+    const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, 1, a.position, a.velocity, 1) * (2 * share_b);
     if (dva == Vec2{} && dvb == Vec2{}) continue;  // touching but already separating
     delta_[i] += dva;
     delta_[j] += dvb;
@@ -79,9 +96,9 @@ void World::stage_collisions() {
       if (overlap <= 0) continue;
       any = true;
       const Vec2 n = separation_normal(a, b);
-      const double total = a.def.mass + b.def.mass;
-      delta_[i] += n * (overlap * b.def.mass / total);
-      delta_[j] -= n * (overlap * a.def.mass / total);
+      const auto [share_a, share_b] = mass_shares(a, b, map_.has_value());
+      delta_[i] += n * (overlap * share_a);
+      delta_[j] -= n * (overlap * share_b);
     }
     if (!any) break;
     for (std::size_t i = 0; i < agents_.size(); ++i) agents_[i].position += delta_[i];

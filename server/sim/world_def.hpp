@@ -6,6 +6,7 @@
 
 #include "agent.hpp"
 #include "avoidance.hpp"
+#include "grid_walker.hpp"
 
 namespace herd::sim {
 
@@ -18,6 +19,7 @@ struct WorldDef {
   std::uint32_t max_obstacles = 10000;
   AgentDef agent_defaults;           // used for fields a spawn does not give
   AvoidanceDef avoidance;
+  WalkerSettings walker;             // seed 002's walker: history length and move time
   int position_iterations = 3;       // collision stage: overlap-removal passes per tick, [0, 16]
 };
 

@@ -59,9 +59,11 @@ void World::step() {
   stage_phases();
   stage_grid();
   stage_desires();
+  stage_pathing();
   stage_avoidance();
   stage_integrate();
   stage_collisions();
+  stage_walls();
   stage_states();
   ++tick_;
 }
@@ -161,6 +163,7 @@ void World::stage_integrate() {
   // Each agent reads only its own state and its steered velocity: order-independent.
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
+    if (a.pathing == Pathing::no_backtrack && map_) continue;  // the walker moves it (stage_walls)
     if (can_stop_dead(a, desires_[i], def_.dt)) {
       a.velocity = {};  // this tick's velocity change, within one tick's braking
       continue;
@@ -182,8 +185,16 @@ void World::stage_states() {
       continue;
     }
     const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
-    const bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
-    a.state = there ? MoveState::arrived : MoveState::moving;
+    bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
+    const PathState& p = paths_[i];
+    if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
+      there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
+    // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.
+    if (a.behaviour.kind == BehaviourKind::pursue) {
+      const Agent* subject = subject_of(a);
+      there = subject && length(subject->position - a.position) <= a.def.radius + subject->def.radius + a.def.arrive_tolerance;
+    }
+    a.state = p.unreachable ? MoveState::unreachable : there ? MoveState::arrived : MoveState::moving;
     // Seed 003: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   }

@@ -7,27 +7,17 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
+import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { hexToRgb, colorDistance } from './lib/colors.mjs';
 import { agentCentrePixels, isolatedAgent, emptyPoint, waitForTargetCross } from './lib/page_probes.mjs';
 
-const WAIT_MS = 10_000; // every wait on the world is bounded by this
 const TEST_TIMEOUT_MS = 60_000;
-
-function hexToRgb(hex) {
-  const n = parseInt(hex.slice(1), 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-}
-
-// Largest difference over the R, G, B channels.
-function colorDistance(rgba, rgb) {
-  return Math.max(...rgb.map((c, i) => Math.abs(c - rgba[i])));
-}
 
 describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
   let server;
@@ -35,42 +25,19 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
   let page;
   let canvasBox;
   let theme;
-  let home;
+  let pageErrors;
   const outDir = process.env.HERD_E2E_OUT || mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-out-'));
-  const pageErrors = [];
 
   before(async () => {
     server = await startServer();
-    home = mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-home-'));
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-quic',
-      ],
-      env: { ...process.env, HOME: home },
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(server.httpUrl);
-    await page.waitForFunction(() => window.herd?.connected && window.herd.agents.length > 0, null, {
-      timeout: WAIT_MS,
-    });
-    canvasBox = await page.locator('#world').boundingBox();
+    browser = await launchBrowser();
+    ({ page, canvasBox, pageErrors } = await openViewer(browser.browser, server));
     theme = await page.evaluate(() => window.herd.theme);
   });
 
   after(async () => {
     await browser?.close();
     await server?.stop();
-    if (home) rmSync(home, { recursive: true, force: true });
   });
 
   // The status line is redrawn on the next animation frame after a change, hence a wait.
@@ -106,8 +73,9 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
     assert.match(await page.locator('#count').textContent(), /^\d+$/);
     assert.ok(count > 0);
 
-    // Most agents' centre pixels carry their group colour; not all need to, as the default
-    // scenario sends them all through the middle of the world at once, where they overlap.
+    // Most agents' centre pixels carry their group colour (red once collided); not all need to,
+    // as the default scenario sends them all through the middle of the world at once, where they
+    // overlap.
     const centres = await page.evaluate(agentCentrePixels);
     const wrong = centres.filter((c) => colorDistance(c.pixel, hexToRgb(c.color)) > 8);
     assert.ok(centres.length > 0);

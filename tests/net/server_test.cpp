@@ -144,7 +144,7 @@ TEST_F(ServerTest, SpawnTargetAndSeeTheAgentArrive) {
   ASSERT_TRUE(spawned.agents && spawned.agents->size() == 1);
   const std::uint32_t id = spawned.agents->front();
 
-  c->send(command(2, sim::SetTarget{{false, {id}}, {300, 150}, sim::BehaviourKind::arrive}));
+  c->send(command(2, sim::SetTarget{{false, {id}}, {300, 150}, sim::BehaviourKind::arrive, {}}));
   const auto targeted = wait_for<protocol::Ack>(*c);
   EXPECT_EQ(targeted.seq, 2u);
   EXPECT_EQ(targeted.count, 1u);
@@ -291,6 +291,35 @@ TEST_F(ServerTest, InspectedAgentsCarryTheirAvoidanceTraceAndCollisionsAreReport
   EXPECT_GT(hit.collisions[0].impulse, 0);
   const auto red = std::find_if(hit.agents.begin(), hit.agents.end(), [](const auto& ag) { return ag.collided; });
   EXPECT_NE(red, hit.agents.end()) << "collided agents are flagged for drawing red";
+}
+
+TEST_F(ServerTest, MapsReachClientsInWelcomeAndWhenTheyChange) {
+  auto c = greeted(protocol::Role::commander);
+  c->send(R"({"type":"command","seq":1,"cmd":"load_map","width":4,"height":3,"tile_size":40,"rows":["....",".##.","...."]})");
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 1u);
+  const auto with_map = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
+  EXPECT_EQ(with_map.map->rows[1], ".##.");
+  // A later client gets it in its welcome.
+  auto late = connect();
+  late->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, ""}));
+  const auto w = wait_for<protocol::Welcome>(*late);
+  ASSERT_TRUE(w.map);
+  EXPECT_EQ(w.map->width, 4);
+  EXPECT_EQ(w.map->tile_size, 40);
+  // Refusals with their codes; then a tile change goes out again.
+  c->send(R"({"type":"command","seq":2,"cmd":"load_map","width":40,"height":3,"tile_size":40,"rows":[")" + std::string(40, '.') +
+          R"(",")" + std::string(40, '.') + R"(",")" + std::string(40, '.') + R"("]})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_map);
+  c->send(R"({"type":"command","seq":3,"cmd":"spawn","agents":[{"x":20,"y":20}]})");
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 3u);
+  c->send(R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target_tile":{"x":1,"y":1}})");
+  const auto blocked = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(blocked.code, protocol::ErrorCode::unreachable);
+  EXPECT_EQ(blocked.seq, 4u);
+  c->send(R"({"type":"command","seq":5,"cmd":"set_tiles","tiles":[{"x":1,"y":1,"blocked":false}]})");
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).count, 1u);
+  const auto changed = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
+  EXPECT_EQ(changed.map->rows[1], "..#.");
 }
 
 TEST_F(ServerTest, InspectNeedsHelloAndABoundedList) {

@@ -37,8 +37,8 @@ TEST(ClientCodec, RoundTripsEveryMessage) {
   expect_client_round_trip(Hello{1, Role::commander, "herd-test"});
   expect_client_round_trip(Hello{1, Role::viewer, ""});
   expect_client_round_trip(Ping{4294967295u});
-  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek}});
-  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive}});
+  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek, {}}});
+  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive, {}}});
   expect_client_round_trip(CommandMsg{9, sim::Spawn{10, 255, {}}});
   sim::SpawnAgent a;
   a.position = {1.5, 2.5};
@@ -89,6 +89,15 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   av.lookahead = 1.5;
   expect_client_round_trip(CommandMsg{13, av});
   expect_client_round_trip(Inspect{{1, 2, 3}});
+  sim::TileMapDef map{3, 2, 25, {sim::kBlocked, sim::kWalkable, sim::kWalkable, sim::kWalkable, sim::kBlocked, sim::kWalkable}};
+  expect_client_round_trip(CommandMsg{14, sim::LoadMap{map}});
+  expect_client_round_trip(CommandMsg{15, sim::ClearMap{}});
+  expect_client_round_trip(CommandMsg{16, sim::SetTiles{{{{1, 2}, true}, {{0, 0}, false}}}});
+  expect_client_round_trip(CommandMsg{17, sim::SetPathing{{false, {4}}, sim::Pathing::astar, 4}});
+  expect_client_round_trip(CommandMsg{18, sim::SetTarget{{false, {4}}, {}, sim::BehaviourKind::arrive, sim::TileCoord{7, 9}}});
+  auto by_tile = behave(K::arrive, sim::kNoAgent, {}, 0, K::pursue, false);
+  by_tile.target_tile = sim::TileCoord{3, 1};
+  expect_client_round_trip(CommandMsg{19, by_tile});
   expect_client_round_trip(Inspect{{}});
 }
 
@@ -161,7 +170,7 @@ TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
 }
 
 TEST(ServerCodec, RoundTripsEveryMessage) {
-  const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000};
+  const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000, {}};
   const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}, {}};
   const Ack target_ack{7, 1204, 2u, {}, {}};
   const Error err{7, ErrorCode::unknown_agent, "agent 99 does not exist \"quoted\"\n"};
@@ -179,7 +188,7 @@ TEST(ServerCodec, RoundTripsEveryMessage) {
 TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   sim::World world(sim::WorldDef{});
   ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());
-  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::BehaviourKind::arrive}).ok());
+  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::BehaviourKind::arrive, {}}).ok());
   for (int i = 0; i < 17; ++i) world.step();
   const auto decoded = decode_server(encode_snapshot(world));
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));

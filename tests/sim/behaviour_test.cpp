@@ -54,7 +54,7 @@ struct Sandbox {
     s.max_speed = max_speed;
     return world.apply(Spawn{0, 0, {s}}).spawned.at(0);
   }
-  void behave(AgentId who, Behaviour b) { ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b}).ok()); }
+  void behave(AgentId who, Behaviour b) { ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b, false, {}}).ok()); }
   const Agent& agent(AgentId id) { return *world.find(id); }
 };
 
@@ -163,15 +163,15 @@ TEST(Commands, BehavioursAreValidatedWhole) {
   Behaviour pursue;
   pursue.kind = BehaviourKind::pursue;
   pursue.agent = a;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue}).error, CommandError::invalid_target);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::invalid_target);
   pursue.agent = 99;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue}).error, CommandError::unknown_agent);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::unknown_agent);
   pursue.agent = kNoAgent;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue}).error, CommandError::invalid_target);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::invalid_target);
   Behaviour seek;
   seek.kind = BehaviourKind::seek;
   seek.point = {-5, 0};
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek, false, {}}).error, CommandError::out_of_bounds);
   EXPECT_EQ(s.world.apply(RemoveObstacle{3}).error, CommandError::unknown_obstacle);
   EXPECT_EQ(s.world.apply(AddObstacle{{900, 10}, 5}).error, CommandError::out_of_bounds);
   SetAvoidance bad;

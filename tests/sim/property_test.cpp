@@ -43,7 +43,7 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
       if (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive || b.kind == BehaviourKind::flee ||
           b.kind == BehaviourKind::hold || b.kind == BehaviourKind::idle)
         b.agent = kNoAgent;
-      world.queue(SetBehaviour{{false, {ids[i].id}}, b});
+      world.queue(SetBehaviour{{false, {ids[i].id}}, b, false, {}});
     }
     for (int t = 0; t < 400; ++t) {
       world.step();

@@ -49,7 +49,7 @@ TEST(World, SetTargetWithAnUnknownIdChangesNothing) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10), at(20, 20)}}).ok());
   const auto before = world.state_hash();
-  const CommandOutcome out = world.apply(SetTarget{{false, {1, 2, 3}}, {100, 100}, BehaviourKind::arrive});
+  const CommandOutcome out = world.apply(SetTarget{{false, {1, 2, 3}}, {100, 100}, BehaviourKind::arrive, {}});
   EXPECT_EQ(out.error, CommandError::unknown_agent);
   EXPECT_NE(out.message.find("agent 3"), std::string::npos) << out.message;
   EXPECT_EQ(world.state_hash(), before);
@@ -60,9 +60,9 @@ TEST(World, TargetsAndSpawnsOutsideTheWorldAreRefused) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10)}}).ok());
   const auto before = world.state_hash();
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {-1, 5}, BehaviourKind::arrive}).error, CommandError::out_of_bounds);
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {5, 600.5}, BehaviourKind::arrive}).error, CommandError::out_of_bounds);
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {NAN, 5}, BehaviourKind::arrive}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {-1, 5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {5, 600.5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {NAN, 5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
   EXPECT_EQ(world.apply(Spawn{0, 0, {at(10, 10), at(900, 10)}}).error, CommandError::out_of_bounds);
   SpawnAgent bad_target = at(10, 10);
   bad_target.target = Vec2{10, 1e9};
@@ -85,8 +85,8 @@ TEST(World, SpawnPastTheLimitIsRefusedWhole) {
 TEST(World, SetTargetAllCountsEachAgentOnce) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{5, 0, {}}).ok());
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {100, 100}, BehaviourKind::arrive}).affected, 5u);
-  EXPECT_EQ(world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, BehaviourKind::seek}).affected, 2u);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {100, 100}, BehaviourKind::arrive, {}}).affected, 5u);
+  EXPECT_EQ(world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, BehaviourKind::seek, {}}).affected, 2u);
 }
 
 TEST(World, TimeIsTickTimesDtNeverAccumulated) {
@@ -104,7 +104,7 @@ TEST(World, AgentsNeverLeaveTheWorld) {
   World world(def);
   ASSERT_TRUE(world.apply(Spawn{40, 0, {}}).ok());
   // Seek overshoots, so agents seeking a corner hammer the walls.
-  ASSERT_TRUE(world.apply(SetTarget{{true, {}}, {100, 0}, BehaviourKind::seek}).ok());
+  ASSERT_TRUE(world.apply(SetTarget{{true, {}}, {100, 0}, BehaviourKind::seek, {}}).ok());
   for (int t = 0; t < 600; ++t) {
     world.step();
     for (const Agent& a : world.agents()) {
@@ -123,8 +123,8 @@ std::uint64_t run_script(std::uint64_t seed) {
   World world(def);
   world.queue(Spawn{100, 1, {}});
   for (int t = 0; t < 600; ++t) {
-    if (t == 10) world.queue(SetTarget{{true, {}}, {400, 300}, BehaviourKind::arrive});
-    if (t == 200) world.queue(SetTarget{{false, {1, 5, 9}}, {10, 590}, BehaviourKind::seek});
+    if (t == 10) world.queue(SetTarget{{true, {}}, {400, 300}, BehaviourKind::arrive, {}});
+    if (t == 200) world.queue(SetTarget{{false, {1, 5, 9}}, {10, 590}, BehaviourKind::seek, {}});
     if (t == 300) world.queue(Spawn{20, 2, {}});
     world.step();
   }

@@ -1,0 +1,160 @@
+// The World's pathing (issue 4): how agents with a pathing mode other than direct get to their
+// goal through the tile map, how everyone is kept out of walls, and what is refused up front.
+#include <algorithm>
+#include <cmath>
+
+#include "steering.hpp"
+#include "tile_collision.hpp"
+#include "world.hpp"
+
+namespace herd::sim {
+namespace {
+
+constexpr std::size_t kMaxCachedFields = 64;  // a new goal past this drops the cache
+
+Neighbourhood neighbourhood_of(std::uint8_t n) { return n == 4 ? Neighbourhood::four : Neighbourhood::eight; }
+
+std::string tile_text(TileCoord t) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict, bug 105329) on chained operator+.
+  std::string out = "(";
+  out += std::to_string(t.x);
+  out += ", ";
+  out += std::to_string(t.y);
+  out += ')';
+  return out;
+}
+
+}  // namespace
+
+const FlowField& World::flow_field_to(TileCoord goal, std::uint8_t neighbours) {
+  const auto key = std::make_pair(map_->index(goal), neighbours);
+  auto it = fields_.find(key);
+  if (it == fields_.end()) {
+    if (fields_.size() >= kMaxCachedFields) fields_.clear();
+    it = fields_.emplace(key, std::make_unique<FlowField>()).first;
+  }
+  FlowField& field = *it->second;
+  if (!field.built() || field.map_revision() != map_->revision()) field.build(*map_, goal, neighbourhood_of(neighbours));
+  return field;
+}
+
+CommandOutcome World::check_reachable(Vec2 goal, const std::vector<std::size_t>& indices) {
+  if (!map_) return {};
+  const TileCoord tile = map_->tile_at(goal);
+  CommandOutcome out;
+  if (map_->blocked(tile)) {
+    out.error = CommandError::unreachable;
+    out.message = "the target is on tile " + tile_text(tile) + ", which is blocked";
+    return out;
+  }
+  for (std::size_t i : indices) {
+    const Agent& a = agents_[i];
+    if (a.pathing == Pathing::direct) continue;  // direct steering promises nothing
+    if (!flow_field_to(tile, a.neighbours).reachable(map_->tile_at(a.position))) {
+      out.error = CommandError::unreachable;
+      out.message = "agent " + std::to_string(a.id) + " cannot reach tile " + tile_text(tile) + " from tile " +
+                    tile_text(map_->tile_at(a.position));
+      return out;
+    }
+  }
+  return out;
+}
+
+// A* from the agent's tile to the goal tile, smoothed for its radius; the first waypoint is where
+// it stands and the last the exact goal point.
+void World::plan_path(std::size_t i, TileCoord goal_tile) {
+  const Agent& a = agents_[i];
+  PathState& p = paths_[i];
+  p.planned_for = goal_tile;
+  p.planned_revision = map_version_;
+  p.waypoints.clear();
+  p.next = 1;
+  const PathResult r = path_finder_.find(*map_, map_->tile_at(a.position), goal_tile, neighbourhood_of(a.neighbours), tile_path_);
+  p.unreachable = !r.found();
+  if (!r.found()) return;
+  path_points(*map_, tile_path_, points_scratch_);
+  points_scratch_.front() = a.position;
+  string_pull(*map_, points_scratch_, a.def.radius, p.waypoints);
+}
+
+void World::stage_pathing() {
+  paths_.resize(agents_.size());
+  if (!map_) {
+    for (PathState& p : paths_) p.unreachable = false;
+    return;
+  }
+  const double next_time = static_cast<double>(tick_ + 1) * def_.dt;
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    const Agent& a = agents_[i];
+    PathState& p = paths_[i];
+    Desire& d = desires_[i];
+    if (a.pathing == Pathing::direct) {
+      p.unreachable = false;
+      continue;
+    }
+    const TileCoord here = map_->tile_at(a.position);
+    const std::optional<TileCoord> goal_tile = d.goal ? std::optional(map_->tile_at(*d.goal)) : std::nullopt;
+    const bool stale = p.planned_for != goal_tile || p.planned_revision != map_version_;
+    if (a.pathing == Pathing::no_backtrack) {
+      // Seed 002's walker moves the agent itself, tile by tile (see stage_walls); no steering.
+      if (!p.walker_placed) {
+        walker_place(p.walker, here);
+        p.walker_placed = true;
+      }
+      if (stale) {
+        p.planned_for = goal_tile;
+        p.planned_revision = map_version_;
+        p.unreachable = goal_tile && walker_set_target(p.walker, *map_, *goal_tile) != WalkerTargetError::none;
+      }
+      if (!p.unreachable) walker_advance(p.walker, *map_, def_.walker, next_time);
+      d.velocity = {};
+      continue;
+    }
+    if (!goal_tile) continue;
+    if (a.pathing == Pathing::astar) {
+      if (stale) plan_path(i, *goal_tile);
+      if (p.unreachable || p.waypoints.empty()) {
+        d.velocity = {};
+        continue;
+      }
+      p.waypoints.back() = *d.goal;  // a moving goal within the same tile
+      const double reach = std::max(a.def.radius, 0.25 * map_->tile_size());
+      while (p.next + 1 < p.waypoints.size() && length(p.waypoints[p.next] - a.position) <= reach) ++p.next;
+      // The last leg is the behaviour's own (arrive stops on the goal); before it, full speed on.
+      if (p.next + 1 < p.waypoints.size()) d.velocity = seek_desired_velocity(a.position, p.waypoints[p.next], a.def.max_speed);
+      continue;
+    }
+    // Flow: one field per goal tile, shared; the behaviour takes over once the goal is in sight.
+    p.planned_for = goal_tile;
+    p.planned_revision = map_version_;
+    const FlowField& field = flow_field_to(*goal_tile, a.neighbours);
+    p.unreachable = !field.reachable(here);
+    if (p.unreachable) d.velocity = {};
+    else if (here != *goal_tile && !clear_segment(*map_, a.position, *d.goal, a.def.radius))
+      d.velocity = field.sample(a.position) * a.def.max_speed;
+  }
+}
+
+void World::stage_walls() {
+  if (!map_) return;
+  const double now = static_cast<double>(tick_ + 1) * def_.dt;
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    Agent& a = agents_[i];
+    const PathState& p = paths_[i];
+    if (a.pathing == Pathing::no_backtrack && p.walker_placed) {
+      // On rails: the walker's position is authoritative; collisions do not move it.
+      const Vec2 at = walker_position(p.walker, *map_, def_.walker, now);
+      a.velocity = (at - a.position) * (1.0 / def_.dt);
+      a.position = at;
+      continue;
+    }
+    const Vec2 push = push_out(*map_, a.position, a.def.radius);
+    if (push == Vec2{}) continue;
+    a.position += push;
+    const Vec2 n = normalized_or_zero(push);
+    const double into = dot(a.velocity, n);
+    if (into < 0) a.velocity -= n * into;  // a wall stops the velocity into it
+  }
+}
+
+}  // namespace herd::sim
