@@ -1,4 +1,4 @@
-// The status line and the toasts: the only DOM the viewer writes besides the canvas.
+// The status line and the toasts (panels.js has the panels over the canvas).
 
 const TOAST_MS = 4000; // visible time before fading out
 const TOAST_FADE_MS = 600; // matches the CSS transition on .toast
@@ -15,13 +15,16 @@ export class Hud {
       count: $('count'),
       selected: $('selected'),
       rtt: $('rtt'),
+      avoidance: $('avoidance'),
     };
+    this.inspectButton = $('inspect-btn');
+    this.helpButton = $('help-btn');
     this.toasts = $('toasts');
   }
 
   // Called every frame; writes a field only when its text changes, so an idle HUD costs no
   // layout work.
-  update({ state, retryInMs, tick, agentCount, selectedCount, rttMs }) {
+  update({ state, retryInMs, tick, agentCount, selectedCount, rttMs, avoidance, inspecting, helpOpen }) {
     if (this.bar.dataset.state !== state) this.bar.dataset.state = state;
     const conn =
       state === 'disconnected'
@@ -32,6 +35,9 @@ export class Hud {
     set(this.fields.count, agentCount === null ? '–' : String(agentCount));
     set(this.fields.selected, String(selectedCount));
     set(this.fields.rtt, rttMs === null ? '–' : `${Math.round(rttMs)} ms`);
+    set(this.fields.avoidance, avoidance ?? '–');
+    setPressed(this.inspectButton, inspecting);
+    setPressed(this.helpButton, helpOpen);
   }
 
   // kind: 'error' or 'info'.
@@ -48,4 +54,9 @@ export class Hud {
 
 function set(el, text) {
   if (el.textContent !== text) el.textContent = text;
+}
+
+function setPressed(button, on) {
+  const v = on ? 'true' : 'false';
+  if (button.getAttribute('aria-pressed') !== v) button.setAttribute('aria-pressed', v);
 }

@@ -1,12 +1,14 @@
 // Mouse and keyboard: click an agent to select it, shift-click to add (or remove) one, click
-// the ground to send the selection there, Escape to clear.
+// the ground to send the selection there; Escape closes the help or clears the selection, I
+// toggles the inspector, H or ? the help. index.html's #help lists them all: keep it in step.
 
 import { MIN_AGENT_PX } from './view.js';
 
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
 const PICK_SLACK_PX = 3;
 
-// app: {view, agents(): array, selected: Set of ids, moveSelectionTo(x, y)}.
+// app: {view, agents(): array, selected: Set of ids, moveSelectionTo(x, y), toggleInspector(),
+//       helpOpen(): bool, setHelp(open)}.
 // The selection is plain state: the next animation frame shows any change.
 export function attachInput(canvas, app) {
   const local = (ev) => {
@@ -40,7 +42,27 @@ export function attachInput(canvas, app) {
   });
 
   window.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape') app.selected.clear();
+    // Browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs; a held key does not flicker.
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+    switch (ev.key) {
+      case 'Escape':
+        // One thing per press, the nearer first: the open help, then the selection.
+        if (app.helpOpen()) app.setHelp(false);
+        else app.selected.clear();
+        break;
+      case 'i':
+      case 'I':
+        app.toggleInspector();
+        break;
+      case 'h':
+      case 'H':
+      case '?':
+        app.setHelp(!app.helpOpen());
+        break;
+      default:
+        return;
+    }
+    ev.preventDefault();
   });
 }
 

@@ -2,20 +2,30 @@
 // the latest state the server sent. No interpolation yet: every frame draws the newest snapshot.
 
 import { Connection } from './connection.js';
-import { View, THEME, ORDER_MARKER_MS } from './view.js';
+import { View, THEME, ORDER_MARKER_MS, FLASH_MS } from './view.js';
 import { attachInput } from './input.js';
 import { Hud } from './hud.js';
+import { Panels } from './panels.js';
+import { Inspector } from './inspector.js';
+import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 
 const UINT32_RANGE = 2 ** 32;
+// A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
+const MAX_FLASHES = 256;
 
 const canvas = document.getElementById('world');
 const view = new View(canvas);
 const hud = new Hud();
+const panels = new Panels();
 
 const state = {
   welcome: null, // the last welcome: world size, rates, role
   tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
   agents: [], // the newest snapshot's agents, ordered by id
+  obstacles: [], // the newest snapshot's obstacles, ordered by id
+  avoidance: null, // the world's avoidance mode, from the newest snapshot
+  traces: [], // the newest snapshot's inspect entries (every session's)
+  flashes: [], // collisions being shown: {x, y, impulse, at}
   selected: new Set(),
   orders: [], // recent move orders, drawn as fading rings: {x, y, at}
   lastError: null,
@@ -32,6 +42,7 @@ const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://
     if (conn.state !== 'connected') pending.clear(); // their answers will never come
   },
 });
+const inspector = new Inspector((msg) => conn.send(msg));
 
 function handleMessage(msg) {
   switch (msg.type) {
@@ -39,11 +50,16 @@ function handleMessage(msg) {
       state.welcome = msg;
       state.tick = msg.tick;
       view.setWorld(msg.world);
+      inspector.sessionStarted(state.selected); // the new session must be told again
       if (msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
       break;
     case 'snapshot':
       state.tick = msg.tick;
       state.agents = msg.agents;
+      state.obstacles = msg.obstacles ?? [];
+      state.avoidance = msg.avoidance ?? null;
+      state.traces = msg.inspect ?? [];
+      addFlashes(msg.collisions);
       pruneSelection();
       break;
     case 'ack':
@@ -73,6 +89,14 @@ function pruneSelection() {
   for (const id of state.selected) if (!present.has(id)) state.selected.delete(id);
 }
 
+// Collisions are events: each is shown once, for FLASH_MS from when it arrived.
+function addFlashes(collisions) {
+  if (!collisions || collisions.length === 0) return;
+  const at = performance.now();
+  for (const c of collisions) state.flashes.push({ x: c.x, y: c.y, impulse: c.impulse, at });
+  if (state.flashes.length > MAX_FLASHES) state.flashes.splice(0, state.flashes.length - MAX_FLASHES);
+}
+
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
 function sendCommand(fields) {
   const seq = nextSeq;
@@ -98,15 +122,26 @@ attachInput(canvas, {
   agents: () => state.agents,
   selected: state.selected,
   moveSelectionTo,
+  toggleInspector: () => inspector.toggle(),
+  helpOpen: () => panels.helpOpen,
+  setHelp: (open) => panels.setHelp(open),
 });
+document.getElementById('inspect-btn').addEventListener('click', () => inspector.toggle());
+document.getElementById('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
 
 function frame(now) {
   view.syncSize();
   state.orders = state.orders.filter((o) => now - o.at < ORDER_MARKER_MS);
+  state.flashes = state.flashes.filter((f) => now - f.at < FLASH_MS);
+  // Selection and toggle changes land here, whatever caused them.
+  if (conn.state === 'connected') inspector.sync(state.selected);
   view.draw({
     agents: state.agents,
+    obstacles: state.obstacles,
     selected: state.selected,
     orders: state.orders,
+    flashes: state.flashes,
+    traces: inspector.wanted(state.traces),
     live: conn.state === 'connected',
     now,
   });
@@ -117,12 +152,16 @@ function frame(now) {
     agentCount: state.welcome ? state.agents.length : null,
     selectedCount: state.selected.size,
     rttMs: conn.rttMs,
+    avoidance: state.avoidance,
+    inspecting: inspector.on,
+    helpOpen: panels.helpOpen,
   });
+  panels.update({ agents: state.agents, selected: state.selected, inspector });
   requestAnimationFrame(frame);
 }
 
 // Read-only state and a few hooks for tests and for poking at the viewer from the console.
-// `agents` is the snapshot's own array: do not modify it.
+// `agents`, `obstacles` and `inspect` are the snapshot's own arrays: do not modify them.
 window.herd = Object.freeze({
   get connected() {
     return conn.state === 'connected';
@@ -142,6 +181,24 @@ window.herd = Object.freeze({
   get selected() {
     return [...state.selected];
   },
+  get obstacles() {
+    return state.obstacles;
+  },
+  get avoidance() {
+    return state.avoidance;
+  },
+  get inspecting() {
+    return inspector.on;
+  },
+  get inspected() {
+    return [...inspector.ids]; // the list this session's server side has
+  },
+  get inspect() {
+    return inspector.wanted(state.traces); // the traces drawn now
+  },
+  get flashes() {
+    return state.flashes.map((f) => ({ ...f }));
+  },
   get lastError() {
     return state.lastError;
   },
@@ -149,6 +206,15 @@ window.herd = Object.freeze({
     return state.lastAck;
   },
   theme: THEME,
+  inspectColors: INSPECT_COLORS,
+  inspectMaxUnits: VECTOR_MAX_UNITS,
+  // CSS pixels the overlay draws a vector of length 1 with, at agent `id`.
+  inspectUnitPx: (id) => {
+    const a = byId(state.agents, id);
+    return a ? vectorUnitPx(view, a) : null;
+  },
+  // Screen ring of a flash at animation-frame time `now`: {x, y, r, alpha}, or null once faded.
+  flashRing: (f, now) => view.flashRing(f, now),
   // CSS pixels relative to the canvas's top-left corner.
   worldToScreen: (x, y) => view.worldToScreen(x, y),
   screenToWorld: (x, y) => view.screenToWorld(x, y),

@@ -2,6 +2,8 @@
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
 // the canvas and centred, so circles stay circles whatever the window's shape.
 
+import { drawTraces } from './inspect_view.js';
+
 export const THEME = {
   outside: '#0b0f14', // canvas outside the world
   world: '#141b24', // the world rectangle
@@ -11,6 +13,14 @@ export const THEME = {
   selection: '#ffffff',
   target: '#ffffff',
   order: 'rgba(255, 255, 255, 0.9)',
+  // Static obstacles are stone: grey, unlike any group hue, with a darker rim so they read as
+  // solid terrain rather than as another unit.
+  obstacle: '#878d96',
+  obstacleRim: '#3f454d',
+  // Seed 003's demo: "the entities turn red after a collision, until they reach their target".
+  // A pure red, well away from group 1's salmon (#ff6b6b), so the two never read alike.
+  collided: '#ff1f1f',
+  flash: '#fff4c2', // a collision's ring: warm white, brighter than anything else on the map
   // Eight hues far apart from one another and from the dark background; group g uses g mod 8.
   groups: ['#4cc9f0', '#ff6b6b', '#ffd166', '#06d6a0', '#c77dff', '#ff9f1c', '#f15bb5', '#a3e635'],
 };
@@ -23,6 +33,7 @@ const MARGIN_PX = 16; // space around the world so its edge is visible
 export const MIN_AGENT_PX = 2; // tiny agents stay visible when a large world is zoomed out
 const GRID_MIN_PX = 48; // grid spacing is the smallest 1-2-5 step at least this wide
 export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
+export const FLASH_MS = 500; // how long a collision's ring takes to grow and fade
 
 export class View {
   constructor(canvas) {
@@ -75,7 +86,8 @@ export class View {
     return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
   }
 
-  // frame: {agents, selected: Set of ids, orders: [{x, y, at}], live: bool, now: ms}
+  // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
+  //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms}
   draw(frame) {
     const ctx = this.ctx;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -86,12 +98,72 @@ export class View {
     this.#drawWorld();
     // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
     ctx.globalAlpha = frame.live ? 1 : 0.35;
+    this.#drawObstacles(frame.obstacles);
     this.#drawTargetPaths(frame.agents, frame.selected);
     this.#drawAgents(frame.agents);
     this.#drawSelection(frame.agents, frame.selected);
     this.#drawTargetCrosses(frame.agents, frame.selected);
+    // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
+    if (frame.traces.length > 0) drawTraces(ctx, this, frame.traces, frame.agents, frame.obstacles);
+    this.#drawFlashes(frame.flashes, frame.now);
     ctx.globalAlpha = 1;
     this.#drawOrders(frame.orders, frame.now);
+  }
+
+  // Screen geometry of a collision flash at time `now`, or null once it has faded: a ring that
+  // grows from a dot to a size that says, a little, how hard the hit was.
+  flashRing(f, now) {
+    const age = (now - f.at) / FLASH_MS;
+    if (age < 0 || age >= 1) return null;
+    const p = this.worldToScreen(f.x, f.y);
+    // log2 so a hit ten times harder is only a few pixels larger: size hints, it does not measure.
+    const full = Math.min(28, 7 + 4 * Math.log2(1 + Math.max(0, f.impulse) / 40));
+    return { x: p.x, y: p.y, r: 2 + (full - 2) * Math.sqrt(age), alpha: 1 - age };
+  }
+
+  // The rim is stroked inside the disc, so the obstacle's outer edge is exactly its radius.
+  #drawObstacles(obstacles) {
+    if (obstacles.length === 0) return;
+    const ctx = this.ctx;
+    const discs = new Path2D();
+    const rims = [];
+    for (const o of obstacles) {
+      const p = this.worldToScreen(o.x, o.y);
+      const r = Math.max(MIN_AGENT_PX, o.r * this.scale);
+      discs.moveTo(p.x + r, p.y);
+      discs.arc(p.x, p.y, r, 0, 2 * Math.PI);
+      rims.push({ p, r });
+    }
+    ctx.fillStyle = THEME.obstacle;
+    ctx.fill(discs);
+    ctx.strokeStyle = THEME.obstacleRim;
+    for (const { p, r } of rims) {
+      const w = obstacleRimPx(r);
+      if (r <= w) continue; // too small for a rim: the disc alone
+      ctx.beginPath();
+      ctx.arc(p.x, p.y, r - w / 2, 0, 2 * Math.PI);
+      ctx.lineWidth = w;
+      ctx.stroke();
+    }
+  }
+
+  #drawFlashes(flashes, now) {
+    const ctx = this.ctx;
+    const alpha = ctx.globalAlpha;
+    for (const f of flashes) {
+      const ring = this.flashRing(f, now);
+      if (!ring) continue;
+      ctx.globalAlpha = alpha * ring.alpha;
+      ctx.beginPath();
+      ctx.arc(ring.x, ring.y, ring.r, 0, 2 * Math.PI);
+      ctx.strokeStyle = THEME.flash;
+      ctx.lineWidth = 2;
+      ctx.stroke();
+      // Seed 003 marks the collision point itself with a dot.
+      ctx.fillStyle = THEME.flash;
+      ctx.fillRect(ring.x - 1.5, ring.y - 1.5, 3, 3);
+    }
+    ctx.globalAlpha = alpha;
   }
 
   #drawWorld() {
@@ -133,7 +205,7 @@ export class View {
     const ctx = this.ctx;
     const byColor = new Map();
     for (const a of agents) {
-      const color = groupColor(a.group);
+      const color = a.collided ? THEME.collided : groupColor(a.group);
       let list = byColor.get(color);
       if (!list) byColor.set(color, (list = []));
       list.push(a);
@@ -150,8 +222,8 @@ export class View {
       ctx.fill();
     }
 
-    // The heading line starts at the rim, so the body keeps its group colour throughout and the
-    // line reads as "going this way"; its length grows with speed up to a cap.
+    // The heading line starts at the rim, so the body keeps its colour throughout and the line
+    // reads as "going this way"; its length grows with speed up to a cap.
     ctx.beginPath();
     for (const a of agents) {
       const speed = Math.hypot(a.vx, a.vy);
@@ -244,6 +316,11 @@ export class View {
     }
     ctx.globalAlpha = 1;
   }
+}
+
+// Rim width in CSS pixels for an obstacle of radius r pixels: in proportion, within [1.5, 4].
+function obstacleRimPx(r) {
+  return Math.min(4, Math.max(1.5, r * 0.12));
 }
 
 // The smallest of 1, 2, 5 x 10^k that is at least `min` (world units).

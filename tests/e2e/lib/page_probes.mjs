@@ -38,11 +38,14 @@ export async function isolatedAgent({ exclude = [] } = {}) {
   }
   if (!best) return null;
   best.pixel = px(best.sx, best.sy);
-  best.color = h.theme.groups[best.group % h.theme.groups.length];
+  // As view.js draws it: red while collided (seed 003), else the group's colour.
+  const a = agents.find((b) => b.id === best.id);
+  best.color = a.collided ? h.theme.collided : h.theme.groups[best.group % h.theme.groups.length];
   return best;
 }
 
-// For every agent: its group colour and the canvas pixel at its centre. Where agents crowd,
+// For every agent: the colour it should be drawn in (its group's, or red while collided) and the
+// canvas pixel at its centre. Where agents crowd,
 // a neighbour's body or heading line may cover a centre, so callers judge the whole set.
 export async function agentCentrePixels() {
   await new Promise(requestAnimationFrame);
@@ -54,7 +57,7 @@ export async function agentCentrePixels() {
     const p = h.worldToScreen(a.x, a.y);
     return {
       id: a.id,
-      color: h.theme.groups[a.group % h.theme.groups.length],
+      color: a.collided ? h.theme.collided : h.theme.groups[a.group % h.theme.groups.length],
       pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data),
     };
   });

@@ -1,0 +1,62 @@
+// The inspector's session state: which agents this viewer asks the server to explain.
+//
+// The server keeps one list per session and puts the traces in every snapshot; a new session
+// (after a reconnect) starts with no list, so the list is sent again after every welcome.
+// The snapshot is shared by all sessions and carries every session's traces, so the viewer
+// draws only the ones it asked for.
+
+export const MAX_INSPECTED = 16; // the protocol's limit for one `inspect` message
+
+export class Inspector {
+  // send(msg) -> bool: false when there is no session to send it on.
+  constructor(send) {
+    this.send = send;
+    this.on = false;
+    this.ids = []; // the list the server has for this session
+    this.sentKey = null; // ids.join(','), or null when the session's list is unknown
+  }
+
+  toggle() {
+    this.on = !this.on;
+  }
+
+  // A new session has no list: forget what the old one had, so sync() sends ours again.
+  sessionStarted(selected) {
+    this.sentKey = null;
+    this.ids = [];
+    this.sync(selected);
+  }
+
+  // Sends an `inspect` message when the wanted list (the first 16 selected agents while on,
+  // none while off) differs from the session's. Cheap enough to call every frame.
+  sync(selected) {
+    const ids = this.on ? firstIds(selected, MAX_INSPECTED) : [];
+    const key = ids.join(',');
+    if (key === this.sentKey) return;
+    // A fresh session already inspects nothing: no need to say so.
+    if (this.sentKey === null && ids.length === 0) {
+      this.sentKey = key;
+      return;
+    }
+    if (this.send({ type: 'inspect', agents: ids })) {
+      this.sentKey = key;
+      this.ids = ids;
+    }
+  }
+
+  // Traces of the snapshot that this viewer asked for (none while off).
+  wanted(traces) {
+    if (!this.on || this.ids.length === 0 || !traces) return [];
+    return traces.filter((t) => this.ids.includes(t.id));
+  }
+}
+
+// The first n values of a Set, in insertion order (the order the user selected them).
+function firstIds(set, n) {
+  const out = [];
+  for (const id of set) {
+    if (out.length === n) break;
+    out.push(id);
+  }
+  return out;
+}

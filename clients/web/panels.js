@@ -1,0 +1,131 @@
+// The three small panels over the canvas: the selected agents' details, the inspector's legend,
+// and the keyboard help. Like the HUD, each writes the DOM only when its text changes.
+
+import {
+  INSPECT_COLORS,
+  VECTOR_UNIT_RADII,
+  VECTOR_UNIT_MIN_PX,
+  VECTOR_MAX_UNITS,
+} from './inspect_view.js';
+import { MAX_INSPECTED } from './inspector.js';
+
+const MAX_ROWS = 8; // agents listed in the panel; more would cover the map
+const $ = (id) => document.getElementById(id);
+
+export class Panels {
+  constructor() {
+    this.agentPanel = $('agent-panel');
+    this.agentRows = $('agent-rows');
+    this.agentMore = $('agent-more');
+    this.legend = $('legend');
+    this.legendNote = $('legend-note');
+    this.help = $('help');
+    this.rowsKey = '';
+    buildLegend($('legend-rows'));
+  }
+
+  get helpOpen() {
+    return !this.help.hidden;
+  }
+
+  setHelp(open) {
+    this.help.hidden = !open;
+  }
+
+  // selected: Set of ids; agents: the snapshot's array (ordered by id); inspector: Inspector.
+  update({ agents, selected, inspector }) {
+    this.#updateAgents(agents, selected);
+    this.legend.hidden = !inspector.on;
+    if (inspector.on) {
+      const note =
+        inspector.ids.length > 0
+          ? `inspecting ${inspector.ids.join(', ')}` +
+            (selected.size > inspector.ids.length ? ` (the first ${MAX_INSPECTED} selected)` : '')
+          : `select agents to inspect (up to ${MAX_INSPECTED})`;
+      set(this.legendNote, note);
+    }
+  }
+
+  // One row per selected agent: what it is doing and how it moves.
+  #updateAgents(agents, selected) {
+    this.agentPanel.hidden = selected.size === 0;
+    if (selected.size === 0) return;
+    const rows = [];
+    for (const a of agents) {
+      if (!selected.has(a.id)) continue;
+      rows.push([
+        String(a.id),
+        a.behaviour ?? '–',
+        a.phase ?? '–',
+        a.state,
+        `${Math.round(Math.hypot(a.vx, a.vy))}`,
+        a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
+        a.collided ? 'collided' : '',
+      ]);
+      if (rows.length === MAX_ROWS) break;
+    }
+    const key = JSON.stringify(rows);
+    if (key !== this.rowsKey) {
+      this.rowsKey = key;
+      this.agentRows.replaceChildren(...rows.map(agentRow));
+    }
+    const more = selected.size - rows.length;
+    set(this.agentMore, more > 0 ? `+${more} more selected` : '');
+  }
+}
+
+function agentRow(cells) {
+  const tr = document.createElement('tr');
+  tr.dataset.id = cells[0];
+  if (cells[6]) tr.className = 'collided';
+  for (const text of cells.slice(0, 6)) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    tr.append(td);
+  }
+  return tr;
+}
+
+// The legend is built from the colours the overlay draws with, so the two cannot disagree.
+function buildLegend(list) {
+  const C = INSPECT_COLORS;
+  const items = [
+    [line(C.raw), 'red: raw push, one per obstacle'],
+    [line(C.adjusted), 'blue: push turned to a side'],
+    [line(C.sumRaw, 5), 'yellow: sum of weighted raw pushes'],
+    [line(C.splitFix, 5), 'green: split fix A'],
+    [line(C.desired, 1.5), 'thin white: desire u'],
+    [line(C.final, 4), 'bold arrow: direction taken'],
+    [line(C.lookDesired, 2, 'dashed'), 'look-ahead of the desire'],
+    [line(C.lookCurrent, 2, 'dashed'), 'look-ahead of the velocity'],
+    [line(C.crossing, 2, 'dashed'), "other's look-ahead; × crossing, ringed: yields"],
+    [line(C.raw, 3, 'solid', 0.3), 'faint: ignored (prey out of reach)'],
+  ];
+  list.replaceChildren(
+    ...items.map(([swatch, text]) => {
+      const li = document.createElement('li');
+      const label = document.createElement('span');
+      label.textContent = text;
+      li.append(swatch, label);
+      return li;
+    }),
+  );
+  const scale = document.createElement('li');
+  scale.className = 'scale';
+  scale.textContent =
+    `length 1 = ${VECTOR_UNIT_RADII} agent radii (≥ ${VECTOR_UNIT_MIN_PX} px); ` +
+    `over ${VECTOR_MAX_UNITS}: cut, ends in a bar`;
+  list.append(scale);
+}
+
+function line(color, width = 3, style = 'solid', opacity = 1) {
+  const s = document.createElement('span');
+  s.className = 'swatch';
+  s.style.borderTop = `${width}px ${style} ${color}`;
+  s.style.opacity = String(opacity);
+  return s;
+}
+
+function set(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}

@@ -1,0 +1,296 @@
+// End-to-end: the viewer on the scenario lab's worlds (server/scenarios), each on its own server.
+// What the seeds' posts show must show on the canvas: obstacles, agents turning red after a
+// collision (seed 003's demo), the collision point, the avoidance mode, and seed 003's diagrams
+// of why an agent moves (the inspector). Pixels are read back from the canvas; a second
+// WebSocket client checks what the server did.
+//
+// Env as in viewer.test.mjs. Screenshots go to HERD_E2E_OUT (default a fresh temporary directory).
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { startServer } from './lib/server.mjs';
+import { ProtocolClient } from './lib/ws_client.mjs';
+import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { hexToRgb, colorDistance } from './lib/colors.mjs';
+import { obstacleProbe, waitForCollidedRed, waitForFlashRing, waitForInspectDiagram } from './lib/scene_probes.mjs';
+
+const TEST_TIMEOUT_MS = 60_000;
+// The scenarios start walking when the server starts; an agent there arrives within about 8 s of
+// world time, which a loaded machine may stretch.
+const ARRIVE_MS = 25_000;
+// Pixels of an opaque overlay line match its colour to within a few units (antialiased edges do
+// not); 24 keeps the match exact enough that no other colour on the map passes for it.
+const LINE_TOLERANCE = 24;
+
+describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () => {
+  let browser;
+  const outDir = process.env.HERD_E2E_OUT || mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-out-'));
+
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  // A server running `scenario` and the viewer open on it: {server, page, canvasBox, pageErrors,
+  // close()}.
+  async function openScene(scenario) {
+    const server = await startServer({ scenario });
+    try {
+      const viewer = await openViewer(browser.browser, server);
+      const scene = { scenario, server, ...viewer };
+      scene.close = async () => {
+        await scene.page.close();
+        await scene.server.stop();
+      };
+      return scene;
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+  }
+
+  async function screenshot(scene, name, t) {
+    mkdirSync(outDir, { recursive: true });
+    const file = path.join(outDir, name);
+    await scene.page.screenshot({ path: file });
+    t.diagnostic(`screenshot: ${file}`);
+    console.log(`herd e2e screenshot: ${file}`);
+  }
+
+  // Clicks the canvas at world point (x, y), at a whole CSS pixel.
+  async function clickWorld(scene, x, y) {
+    const s = await scene.page.evaluate(([wx, wy]) => window.herd.worldToScreen(wx, wy), [x, y]);
+    await scene.page.mouse.click(scene.canvasBox.x + Math.round(s.x), scene.canvasBox.y + Math.round(s.y));
+  }
+
+  // Waits until agent `id` has stopped on its target, then clicks it until it is the selection.
+  async function selectArrivedAgent(scene, id) {
+    await scene.page.waitForFunction((i) => window.herd.agents.find((a) => a.id === i)?.state === 'arrived', id, {
+      timeout: ARRIVE_MS,
+    });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const a = await scene.page.evaluate((i) => window.herd.agents.find((b) => b.id === i), id);
+      await clickWorld(scene, a.x, a.y);
+      const ok = await scene.page
+        .waitForFunction((i) => JSON.stringify(window.herd.selected) === JSON.stringify([i]), id, { timeout: 2000 })
+        .then(() => true, () => false);
+      if (ok) return a;
+    }
+    assert.fail(`clicking on agent ${id} did not select it`);
+  }
+
+  async function inspectorShows(page, id) {
+    await page.waitForFunction(
+      (i) =>
+        window.herd.inspecting &&
+        JSON.stringify(window.herd.inspected) === JSON.stringify([i]) &&
+        window.herd.inspect.some((t) => t.id === i),
+      id,
+      { timeout: WAIT_MS },
+    );
+  }
+
+  describe('dead_ahead: an obstacle on the path', () => {
+    let scene;
+    before(async () => {
+      scene = await openScene('dead_ahead');
+    });
+    after(async () => {
+      await scene?.close();
+    });
+
+    it('draws the obstacle as a stone disc with a darker rim', async () => {
+      const theme = await scene.page.evaluate(() => window.herd.theme);
+      const o = await scene.page.evaluate(obstacleProbe);
+      assert.ok(o, 'the page has no obstacle');
+      assert.ok(
+        colorDistance(o.centre, hexToRgb(theme.obstacle)) <= 8,
+        `pixel at the obstacle's centre is ${o.centre}, want ${theme.obstacle}`,
+      );
+      // Stone is not a unit: the fill is none of the group colours, nor collided red.
+      for (const c of [...theme.groups, theme.collided]) {
+        assert.ok(colorDistance(o.centre, hexToRgb(c)) > 40, `the obstacle looks like an agent (${c})`);
+      }
+      const rim = o.radius.filter((s) => colorDistance(s.pixel, hexToRgb(theme.obstacleRim)) <= 10);
+      assert.ok(rim.length > 0, `no rim-coloured pixel along the radius: ${JSON.stringify(o.radius.map((s) => s.pixel))}`);
+      assert.ok(
+        rim.every((s) => s.d > 0.75 * o.rPx && s.d <= o.rPx + 1),
+        `the rim is not at the obstacle's edge (${o.rPx.toFixed(1)} px): at ${rim.map((s) => s.d)}`,
+      );
+    });
+
+    it('the help panel lists every key; H opens it, Esc closes it', async () => {
+      const { page } = scene;
+      const help = page.locator('#help');
+      assert.equal(await help.isVisible(), false);
+      await page.keyboard.press('H');
+      await help.waitFor({ state: 'visible', timeout: WAIT_MS });
+      const keys = await help.locator('kbd').allTextContents();
+      for (const key of ['Esc', 'I', 'H', '?']) assert.ok(keys.includes(key), `help does not list ${key}: ${keys}`);
+      await page.keyboard.press('Escape');
+      await help.waitFor({ state: 'hidden', timeout: WAIT_MS });
+      await page.locator('#help-btn').click(); // the visible button does the same
+      await help.waitFor({ state: 'visible', timeout: WAIT_MS });
+      await page.locator('#help-btn').click();
+      await help.waitFor({ state: 'hidden', timeout: WAIT_MS });
+    });
+
+    it('I shows why the selected agent moves: the seed\'s pushes, their sum and the final direction', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+      const { page } = scene;
+      const watcher = await ProtocolClient.connect(scene.server.wsUrl, { role: 'viewer' });
+      try {
+        await selectArrivedAgent(scene, 1);
+        // The panel says what it is doing and how it moves.
+        const row = page.locator('#agent-rows tr[data-id="1"]');
+        await row.waitFor({ timeout: WAIT_MS });
+        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial']);
+
+        await page.keyboard.press('I');
+        await inspectorShows(page, 1);
+        await page.locator('#inspect-btn[aria-pressed="true"]').waitFor({ timeout: WAIT_MS });
+        await page.locator('#legend').waitFor({ state: 'visible', timeout: WAIT_MS });
+        // The server keeps the list: another session sees the traces too.
+        await watcher.next((m) => m.type === 'snapshot' && m.inspect?.some((e) => e.id === 1), WAIT_MS, 'snapshot with agent 1 inspected');
+
+        // Back the way it came: the obstacle is dead ahead again.
+        await clickWorld(scene, 100, 300);
+        await watcher.next(
+          (m) => m.type === 'snapshot' && m.agents.some((a) => a.id === 1 && Math.abs(a.tx - 100) < 1 && Math.abs(a.ty - 300) < 1),
+          WAIT_MS,
+          'snapshot with agent 1 sent to (100, 300)',
+        );
+        const diagram = await page.evaluate(waitForInspectDiagram, {
+          id: 1,
+          kinds: ['raw', 'adjusted', 'sumRaw', 'final'],
+          tolerance: LINE_TOLERANCE,
+          minPixels: 6,
+          minVisiblePx: 16, // close enough to the obstacle for every line to be well clear of the body
+          maxAngleDeg: 25,
+          timeoutMs: 15_000,
+        });
+        assert.ok(diagram.ok, `the diagram is not drawn as the trace says: ${JSON.stringify(diagram)}`);
+        t.diagnostic(`diagram at tick ${diagram.tick}: ${JSON.stringify(diagram.results)}`);
+        await screenshot(scene, 'inspector_dead_ahead.png', t);
+      } finally {
+        watcher.close();
+      }
+    });
+
+    it('the inspector survives a server restart, and I turns it off', { timeout: TEST_TIMEOUT_MS }, async () => {
+      const { page } = scene;
+      const port = scene.server.port;
+      await scene.server.stop();
+      await page.waitForFunction(() => !window.herd.connected, null, { timeout: WAIT_MS });
+      scene.server = await startServer({ port, scenario: 'dead_ahead' });
+      const watcher = await ProtocolClient.connect(scene.server.wsUrl, { role: 'viewer' });
+      try {
+        // A new session has no list: only the page's re-sent inspect brings the traces back.
+        await inspectorShows(page, 1);
+        await watcher.next((m) => m.type === 'snapshot' && m.inspect?.some((e) => e.id === 1), WAIT_MS, 'snapshot with agent 1 inspected after the restart');
+
+        await page.keyboard.press('I');
+        await page.waitForFunction(() => !window.herd.inspecting && window.herd.inspected.length === 0, null, { timeout: WAIT_MS });
+        // `[]` was sent: with no session inspecting, snapshots carry no traces at all.
+        await watcher.next((m) => m.type === 'snapshot' && !('inspect' in m), WAIT_MS, 'snapshot without inspect traces');
+        await page.locator('#legend').waitFor({ state: 'hidden', timeout: WAIT_MS });
+        await page.locator('#inspect-btn[aria-pressed="false"]').waitFor({ timeout: WAIT_MS });
+      } finally {
+        watcher.close();
+      }
+    });
+
+    it('the page threw no uncaught exception', () => {
+      assert.deepEqual(scene.pageErrors, []);
+    });
+  });
+
+  describe('chicken with avoidance off: collisions', () => {
+    let scene;
+    let commander;
+    before(async () => {
+      scene = await openScene('chicken');
+      commander = await ProtocolClient.connect(scene.server.wsUrl, { role: 'commander' });
+    });
+    after(async () => {
+      commander?.close();
+      await scene?.close();
+    });
+
+    it('the status bar shows the avoidance mode and follows set_avoidance', async () => {
+      const mode = scene.page.locator('#avoidance');
+      await scene.page.locator('#avoidance', { hasText: /^cardioid$/ }).waitFor({ timeout: WAIT_MS });
+      const answer = commander.next((m) => (m.type === 'ack' || m.type === 'error') && m.seq === 1, WAIT_MS, 'answer to seq 1');
+      commander.send({ type: 'command', seq: 1, cmd: 'set_avoidance', mode: 'none' });
+      assert.equal((await answer).type, 'ack');
+      await scene.page.locator('#avoidance', { hasText: /^none$/ }).waitFor({ timeout: WAIT_MS });
+      assert.equal(await mode.textContent(), 'none');
+    });
+
+    it('collided agents are drawn red and each collision flashes at its point', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+      const snap = await commander.next(
+        (m) => m.type === 'snapshot' && m.agents.some((a) => a.collided),
+        WAIT_MS,
+        'snapshot with a collided agent',
+      );
+      assert.ok(snap.collisions.length > 0 || snap.agents.every((a) => a.collided));
+      const theme = await scene.page.evaluate(() => window.herd.theme);
+      const red = await scene.page.evaluate(waitForCollidedRed, { tolerance: 12, timeoutMs: WAIT_MS });
+      assert.ok(red.ok, `collided agents are not drawn ${theme.collided}: ${JSON.stringify(red)}`);
+      // Group 0 is cyan and group 1 salmon: red here is the collision's, not a group's.
+      assert.ok(red.ids.includes(1), `agent 1 is not among the red ones: ${JSON.stringify(red)}`);
+
+      const flash = await scene.page.evaluate(waitForFlashRing, {
+        minRadiusPx: 6,
+        minBrightnessOverBackground: 60,
+        timeoutMs: WAIT_MS,
+      });
+      assert.ok(flash.ok, `no collision ring drawn: ${JSON.stringify(flash)}`);
+      await screenshot(scene, 'chicken_collisions.png', t);
+    });
+
+    it('the page threw no uncaught exception', () => {
+      assert.deepEqual(scene.pageErrors, []);
+    });
+  });
+
+  describe('symmetric_pair: the split fix', () => {
+    let scene;
+    before(async () => {
+      scene = await openScene('symmetric_pair');
+    });
+    after(async () => {
+      await scene?.close();
+    });
+
+    // One obstacle never needs the split fix (a turned push is as long as the raw one), so the
+    // green vector is checked where seed 003 part 3 needs it: between two obstacles.
+    it('the inspector draws the green split fix between two obstacles', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+      const { page } = scene;
+      await selectArrivedAgent(scene, 1);
+      await page.locator('#inspect-btn').click(); // the button does what I does
+      await inspectorShows(page, 1);
+      await clickWorld(scene, 100, 300);
+      const diagram = await page.evaluate(waitForInspectDiagram, {
+        id: 1,
+        kinds: ['splitFix'],
+        tolerance: LINE_TOLERANCE,
+        minPixels: 4,
+        minVisiblePx: 10,
+        maxAngleDeg: 25,
+        timeoutMs: 15_000,
+      });
+      assert.ok(diagram.ok, `the split fix is not drawn as the trace says: ${JSON.stringify(diagram)}`);
+      await screenshot(scene, 'inspector_symmetric_pair.png', t);
+    });
+
+    it('the page threw no uncaught exception', () => {
+      assert.deepEqual(scene.pageErrors, []);
+    });
+  });
+});
