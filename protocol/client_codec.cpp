@@ -36,7 +36,21 @@ sim::Selection read_selection(const json& v, const std::string& where) {
     s.all = true;
     return s;
   }
-  if (!v.is_array()) bad(where, "must be \"all\" or an array of agent ids");
+  if (v.is_object()) {  // {"group": g} and/or {"rect": {"x0","y0","x1","y1"}}
+    Fields f(v, where);
+    if (const json* g = f.find("group")) s.group = as_group(*g, f.name("group"));
+    if (const json* r = f.find("rect")) {
+      Fields rf(*r, f.name("rect"));
+      const double x0 = as_number(rf.need("x0"), rf.name("x0"), -kHuge, kHuge), y0 = as_number(rf.need("y0"), rf.name("y0"), -kHuge, kHuge);
+      const double x1 = as_number(rf.need("x1"), rf.name("x1"), -kHuge, kHuge), y1 = as_number(rf.need("y1"), rf.name("y1"), -kHuge, kHuge);
+      rf.no_others();
+      s.rect = sim::Rect{{std::min(x0, x1), std::min(y0, y1)}, {std::max(x0, x1), std::max(y0, y1)}};
+    }
+    f.no_others();
+    if (!s.group && !s.rect) bad(where, "must name a 'group' or a 'rect' (or both)");
+    return s;
+  }
+  if (!v.is_array()) bad(where, "must be \"all\", an array of agent ids, {\"group\": g} or {\"rect\": {...}}");
   if (v.empty() || v.size() > kMaxIdsPerCommand) bad(where, "must hold 1 to 10000 ids");
   s.ids = as_ids(v, where, kMaxIdsPerCommand);
   return s;
@@ -183,6 +197,53 @@ sim::SetAvoidance read_set_avoidance(Fields& f) {
   return c;
 }
 
+sim::Form read_formation(Fields& f) {
+  sim::Form c;
+  c.agents = read_selection(f.need("agents"), "agents");
+  sim::FormationDef& d = c.def;
+  const std::string_view shape = as_string(f.need("shape"), "shape");
+  if (shape == "circle") d.shape = sim::Shape::circle;
+  else if (shape == "line") d.shape = sim::Shape::line;
+  else if (shape == "lines") d.shape = sim::Shape::lines;
+  else if (shape == "block") d.shape = sim::Shape::block;
+  else if (shape == "wedge") d.shape = sim::Shape::wedge;
+  else bad("shape", "must be one of circle, line, lines, block, wedge");
+  d.centre = as_point(f.need("centre"), "centre");
+  if (const json* v = f.find("spacing")) d.spacing = as_number(*v, "spacing", 0.01, 1e4);
+  if (const json* v = f.find("facing")) d.facing = as_number(*v, "facing", -360, 360);
+  const std::string for_shape = "does not apply to " + std::string(shape);
+  if (const json* v = f.find("radius")) {
+    if (d.shape != sim::Shape::circle) bad("radius", for_shape);
+    d.radius = as_number(*v, "radius", 0, 1e6);
+  }
+  if (const json* v = f.find("orientation")) {
+    if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines) bad("orientation", for_shape);
+    const std::string_view o = as_string(*v, "orientation");
+    if (o != "horizontal" && o != "vertical") bad("orientation", "must be \"horizontal\" or \"vertical\"");
+    d.vertical = o == "vertical";
+  }
+  if (const json* v = f.find("count")) {
+    if (d.shape != sim::Shape::lines && d.shape != sim::Shape::block) bad("count", for_shape);
+    d.count = static_cast<std::uint32_t>(as_uint(*v, "count", 1000));
+    if (d.count == 0) bad("count", "must be in [1, 1000]");
+  } else if (d.shape == sim::Shape::block) {
+    d.count = 1;
+  }
+  if (const json* v = f.find("columns")) {
+    if (d.shape != sim::Shape::block) bad("columns", for_shape);
+    d.columns = static_cast<std::uint32_t>(as_uint(*v, "columns", 10000));
+    if (d.columns == 0) bad("columns", "must be in [1, 10000]");
+  }
+  if (const json* v = f.find("assignment")) {
+    const std::string_view a = as_string(*v, "assignment");
+    if (a == "optimal") d.assignment = sim::SlotAssignment::optimal;
+    else if (a == "keep_order") d.assignment = sim::SlotAssignment::keep_order;
+    else if (a == "shuffle") d.assignment = sim::SlotAssignment::shuffle;
+    else bad("assignment", "must be \"optimal\", \"keep_order\" or \"shuffle\"");
+  }
+  return c;
+}
+
 CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
   CommandMsg m;
   m.seq = as_u32(f.need("seq"), "seq");
@@ -219,6 +280,23 @@ CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
       t.no_others();
     }
     m.command = c;
+  } else if (cmd == "formation") {
+    m.command = read_formation(f);
+  } else if (cmd == "set_group") {
+    m.command = sim::SetGroup{read_selection(f.need("agents"), "agents"), as_group(f.need("group"), "group")};
+  } else if (cmd == "swap_places" || cmd == "opposite" || cmd == "exchange" || cmd == "invert") {
+    sim::Demo c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    c.move = cmd == "swap_places" ? sim::DemoMove::swap_places
+             : cmd == "opposite"  ? sim::DemoMove::opposite
+             : cmd == "exchange"  ? sim::DemoMove::exchange
+                                  : sim::DemoMove::invert;
+    if (const json* g = f.find("groups")) {
+      if (c.move != sim::DemoMove::opposite) bad("groups", "applies to opposite only");
+      c.groups = static_cast<std::uint32_t>(as_uint(*g, "groups", 256));
+      if (c.groups == 0) bad("groups", "must be in [1, 256]");
+    }
+    m.command = c;
   } else if (cmd == "set_pathing") {
     sim::SetPathing c;
     c.agents = read_selection(f.need("agents"), "agents");
@@ -239,7 +317,16 @@ CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
 }
 
 json point_json(sim::Vec2 p) { return json{{"x", p.x}, {"y", p.y}}; }
-json selection_json(const sim::Selection& s) { return s.all ? json("all") : json(s.ids); }
+json selection_json(const sim::Selection& s) {
+  if (s.all) return json("all");
+  if (s.group || s.rect) {
+    json o = json::object();
+    if (s.group) o["group"] = *s.group;
+    if (s.rect) o["rect"] = {{"x0", s.rect->min.x}, {"y0", s.rect->min.y}, {"x1", s.rect->max.x}, {"y1", s.rect->max.y}};
+    return o;
+  }
+  return json(s.ids);
+}
 
 void write_behaviour(json& j, const sim::SetBehaviour& c) {
   const sim::Behaviour& b = c.behaviour;
@@ -321,6 +408,30 @@ void write_command(json& j, const sim::Command& command) {
           json tiles = json::array();
           for (const sim::TileChange& t : c.tiles) tiles.push_back({{"x", t.tile.x}, {"y", t.tile.y}, {"blocked", t.blocked}});
           j["tiles"] = std::move(tiles);
+        } else if constexpr (std::is_same_v<T, sim::SetGroup>) {
+          j["cmd"] = "set_group";
+          j["agents"] = selection_json(c.agents);
+          j["group"] = c.group;
+        } else if constexpr (std::is_same_v<T, sim::Form>) {
+          static constexpr const char* kShapes[] = {"circle", "line", "lines", "block", "wedge"};
+          static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle"};
+          const sim::FormationDef& d = c.def;
+          j["cmd"] = "formation";
+          j["agents"] = selection_json(c.agents);
+          j["shape"] = kShapes[static_cast<int>(d.shape)];
+          j["centre"] = point_json(d.centre);
+          if (d.spacing > 0) j["spacing"] = d.spacing;
+          j["facing"] = d.facing;
+          if (d.shape == sim::Shape::circle) j["radius"] = d.radius;
+          if (d.shape == sim::Shape::line || d.shape == sim::Shape::lines) j["orientation"] = d.vertical ? "vertical" : "horizontal";
+          if (d.shape == sim::Shape::lines || d.shape == sim::Shape::block) j["count"] = d.count;
+          if (d.shape == sim::Shape::block && d.columns) j["columns"] = d.columns;
+          j["assignment"] = kAssign[static_cast<int>(d.assignment)];
+        } else if constexpr (std::is_same_v<T, sim::Demo>) {
+          static constexpr const char* kMoves[] = {"swap_places", "opposite", "exchange", "invert"};
+          j["cmd"] = kMoves[static_cast<int>(c.move)];
+          j["agents"] = selection_json(c.agents);
+          if (c.move == sim::DemoMove::opposite) j["groups"] = c.groups;
         } else if constexpr (std::is_same_v<T, sim::SetPathing>) {
           j["cmd"] = "set_pathing";
           j["agents"] = selection_json(c.agents);

@@ -41,6 +41,7 @@ enum class ErrorCode : std::uint8_t {
   no_map,
   bad_map,
   unreachable,
+  bad_selection,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -178,6 +179,14 @@ struct InspectState {
   friend bool operator==(const InspectState&, const InspectState&) = default;
 };
 
+struct FormationState {
+  std::uint32_t id = 0;
+  std::uint32_t agents = 0;   // members still heading for their slots
+  std::uint32_t arrived = 0;
+  bool complete = false;
+  friend bool operator==(const FormationState&, const FormationState&) = default;
+};
+
 struct Snapshot {
   std::uint64_t tick = 0;
   double time = 0;
@@ -186,6 +195,7 @@ struct Snapshot {
   std::vector<ObstacleState> obstacles;
   std::vector<CollisionState> collisions;
   std::vector<InspectState> inspect;
+  std::vector<FormationState> formations;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot
   bool map_cleared = false;     // the map was removed since the previous snapshot
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
@@ -197,6 +207,7 @@ struct Ack {
   std::optional<std::uint32_t> count;                // commands on a selection
   std::optional<std::vector<std::uint32_t>> agents;  // spawn
   std::optional<std::uint32_t> obstacle;             // add_obstacle
+  std::optional<std::uint32_t> formation;            // formation and demo moves
   friend bool operator==(const Ack&, const Ack&) = default;
 };
 

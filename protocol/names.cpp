@@ -11,7 +11,7 @@ constexpr std::string_view kErrorNames[] = {
     "bad_json",      "bad_type",      "bad_field",      "unknown_command",      "hello_required",
     "already_greeted", "protocol_mismatch", "forbidden", "unknown_agent",       "out_of_bounds",
     "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
-    "no_map",        "bad_map",       "unreachable",
+    "no_map",        "bad_map",       "unreachable",    "bad_selection",
 };
 constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
                                                 "pursue", "evade", "attack", "react"};
@@ -58,6 +58,7 @@ ErrorCode to_error_code(sim::CommandError error) {
     case sim::CommandError::no_map: return ErrorCode::no_map;
     case sim::CommandError::bad_map: return ErrorCode::bad_map;
     case sim::CommandError::unreachable: return ErrorCode::unreachable;
+    case sim::CommandError::bad_selection: return ErrorCode::bad_selection;
     case sim::CommandError::none: break;
   }
   return ErrorCode::bad_field;

@@ -266,6 +266,13 @@ Snapshot read_snapshot(Fields& f) {
     c.no_others();
     return st;
   });
+  s.formations = read_array<FormationState>(f, "formations", [](const json& v, const std::string& where) {
+    Fields fo(v, where);
+    FormationState st{as_u32(fo.need("id"), fo.name("id")), as_u32(fo.need("agents"), fo.name("agents")),
+                      as_u32(fo.need("arrived"), fo.name("arrived")), as_bool(fo.need("complete"), fo.name("complete"))};
+    fo.no_others();
+    return st;
+  });
   s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
   if (const json* m = f.find("map")) {
     if (m->is_null()) {
@@ -314,6 +321,7 @@ Ack read_ack(Fields& f) {
   if (const json* c = f.find("count")) a.count = as_u32(*c, "count");
   if (const json* ids = f.find("agents")) a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
   if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
+  if (const json* o = f.find("formation")) a.formation = as_u32(*o, "formation");
   return a;
 }
 
@@ -368,8 +376,8 @@ std::string encode(const Welcome& m) {
 namespace {
 // The parts of a snapshot after the agents, shared by both encoders.
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
-                         const std::vector<CollisionState>& collisions, const std::vector<InspectState>& inspect,
-                         const std::optional<MapState>& map, bool map_cleared) {
+                         const std::vector<CollisionState>& collisions, const std::vector<FormationState>& formations,
+                         const std::vector<InspectState>& inspect, const std::optional<MapState>& map, bool map_cleared) {
   w.key("obstacles");
   w.begin_array();
   for (const ObstacleState& o : obstacles) {
@@ -391,6 +399,17 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
     w.field("x", c.x);
     w.field("y", c.y);
     w.field("impulse", c.impulse);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("formations");
+  w.begin_array();
+  for (const FormationState& f : formations) {
+    w.begin_object();
+    w.field("id", f.id);
+    w.field("agents", f.agents);
+    w.field("arrived", f.arrived);
+    w.boolean_field("complete", f.complete);
     w.end_object();
   }
   w.end_array();
@@ -416,7 +435,7 @@ std::string encode(const Snapshot& m) {
     w.begin_array();
     for (const AgentState& a : m.agents) write_agent(w, a);
     w.end_array();
-    write_snapshot_tail(w, m.obstacles, m.collisions, m.inspect, m.map, m.map_cleared);
+    write_snapshot_tail(w, m.obstacles, m.collisions, m.formations, m.inspect, m.map, m.map_cleared);
   }, 64 + m.agents.size() * 140);
 }
 
@@ -444,6 +463,9 @@ std::string encode_snapshot(const sim::World& world, std::span<const sim::Collis
   std::vector<CollisionState> hits;
   for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  std::vector<FormationState> formations;
+  for (const sim::FormationRecord& f : world.formations())
+    formations.push_back({f.id, static_cast<std::uint32_t>(f.agents.size()), f.arrived, f.complete});
   std::vector<InspectState> inspect;
   for (sim::AgentId id : world.inspected())
     if (const sim::Agent* a = world.find(id))
@@ -461,7 +483,7 @@ std::string encode_snapshot(const sim::World& world, std::span<const sim::Collis
       write_agent(w, s);
     }
     w.end_array();
-    write_snapshot_tail(w, obstacles, hits, inspect, map, include_map && !map);
+    write_snapshot_tail(w, obstacles, hits, formations, inspect, map, include_map && !map);
   }, 128 + agents.size() * 140);
 }
 
@@ -478,6 +500,7 @@ std::string encode(const Ack& m) {
       w.end_array();
     }
     if (m.obstacle) w.field("obstacle", *m.obstacle);
+    if (m.formation) w.field("formation", *m.formation);
   });
 }
 
@@ -500,10 +523,11 @@ std::string encode(const Pong& m) {
 
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
-  Ack ack{o.origin.seq, o.tick, {}, {}, {}};
+  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}};
   if (!o.spawned.empty()) ack.agents = o.spawned;
   else if (o.obstacle) ack.obstacle = o.obstacle;
   else ack.count = o.affected;
+  ack.formation = o.formation;
   return encode(ack);
 }
 

@@ -10,15 +10,27 @@
 
 #include "agent.hpp"
 #include "avoidance.hpp"
+#include "formation.hpp"
 #include "tile_map.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
 
-// Which agents a command moves: every agent, or the listed ids (each must exist).
+struct Rect {
+  Vec2 min, max;
+  friend bool operator==(const Rect&, const Rect&) = default;
+};
+
+// Which agents a command moves: every agent, the listed ids (each must exist), a group, or the
+// agents whose centre is inside a rectangle of the world. A group or rectangle with nobody in it
+// is refused (bad_selection).
 struct Selection {
+  Selection() = default;
+  Selection(bool every, std::vector<AgentId> list = {}) : all(every), ids(std::move(list)) {}  // {all, ids}
   bool all = false;
   std::vector<AgentId> ids;
+  std::optional<std::uint8_t> group;
+  std::optional<Rect> rect;
   friend bool operator==(const Selection&, const Selection&) = default;
 };
 
@@ -123,8 +135,36 @@ struct SetPathing {
   friend bool operator==(const SetPathing&, const SetPathing&) = default;
 };
 
+// Formations and the moves of seed 003's demo (issue 5). Each sends the selected agents to arrive
+// at new points and is tracked as a formation until they are all there.
+struct SetGroup {
+  Selection agents;
+  std::uint8_t group = 0;
+  friend bool operator==(const SetGroup&, const SetGroup&) = default;
+};
+
+struct Form {
+  Selection agents;
+  FormationDef def;
+  friend bool operator==(const Form&, const Form&) = default;
+};
+
+enum class DemoMove : std::uint8_t {
+  swap_places,  // B: each agent to another's place, a seeded random permutation
+  opposite,     // T: split into `groups` sectors around the centre; all to the opposite side
+  exchange,     // B after G: the two groups in the selection trade places
+  invert,       // B after P: lines reverse their order and switch sides
+};
+
+struct Demo {
+  Selection agents;
+  DemoMove move = DemoMove::swap_places;
+  std::uint32_t groups = 3;  // opposite only
+  friend bool operator==(const Demo&, const Demo&) = default;
+};
+
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance,
-                             LoadMap, ClearMap, SetTiles, SetPathing>;
+                             LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -144,6 +184,7 @@ enum class CommandError : std::uint8_t {
   no_map,          // a tile command (or target_tile) without a map
   bad_map,         // a map that is malformed or does not fit the world
   unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
+  bad_selection,   // a group or rectangle with nobody in it, or a selection a move cannot use
 };
 
 struct CommandOutcome {
@@ -154,6 +195,7 @@ struct CommandOutcome {
   std::uint32_t affected = 0;        // commands on a selection: agents affected
   std::vector<AgentId> spawned;      // spawn: the new ids, in order
   std::optional<ObstacleId> obstacle;  // add_obstacle: the new id
+  std::optional<std::uint32_t> formation;  // formation and demo moves: the formation's id
   bool ok() const { return error == CommandError::none; }
 };
 

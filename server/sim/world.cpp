@@ -111,7 +111,10 @@ CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
         else if constexpr (std::is_same_v<T, LoadMap>) return apply_load_map(c);
         else if constexpr (std::is_same_v<T, ClearMap>) return apply_clear_map();
         else if constexpr (std::is_same_v<T, SetTiles>) return apply_set_tiles(c);
-        else return apply_set_pathing(c);
+        else if constexpr (std::is_same_v<T, SetPathing>) return apply_set_pathing(c);
+        else if constexpr (std::is_same_v<T, SetGroup>) return apply_set_group(c);
+        else if constexpr (std::is_same_v<T, Form>) return apply_form(c);
+        else return apply_demo(c);
       },
       command);
   out.origin = origin;
@@ -125,6 +128,22 @@ bool World::select(const Selection& sel, std::vector<std::size_t>& indices, Comm
   indices.clear();
   if (sel.all) {
     for (std::size_t i = 0; i < agents_.size(); ++i) indices.push_back(i);
+    return true;
+  }
+  if (sel.group || sel.rect) {
+    for (std::size_t i = 0; i < agents_.size(); ++i) {
+      const Agent& a = agents_[i];
+      const bool in_group = !sel.group || a.group == *sel.group;
+      const bool in_rect = !sel.rect || (a.position.x >= sel.rect->min.x && a.position.x <= sel.rect->max.x &&
+                                         a.position.y >= sel.rect->min.y && a.position.y <= sel.rect->max.y);
+      if (in_group && in_rect) indices.push_back(i);
+    }
+    if (indices.empty()) {
+      out = failure(CommandError::bad_selection, sel.group ? "no agent is in group " + std::to_string(*sel.group) +
+                                                                  (sel.rect ? " inside the rectangle" : "")
+                                                            : "no agent is inside the rectangle");
+      return false;
+    }
     return true;
   }
   for (AgentId id : sel.ids) {
@@ -427,6 +446,7 @@ std::uint64_t World::state_hash() const {
     for (Vec2 w : p.waypoints) mixv(w);
     mix(p.next);
   }
+  mix(next_formation_id_);
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);
   mix(obstacles_.size());

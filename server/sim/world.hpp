@@ -31,6 +31,15 @@
 
 namespace herd::sim {
 
+// A formation being formed (formation and demo commands): who goes to which slot.
+struct FormationRecord {
+  std::uint32_t id = 0;
+  std::vector<AgentId> agents;
+  std::vector<Vec2> slots;  // parallel to agents
+  std::uint32_t arrived = 0;
+  bool complete = false;
+};
+
 // An agent's way to its goal through the tile map (world_pathing.cpp).
 struct PathState {
   WalkerState walker;             // no_backtrack
@@ -82,6 +91,11 @@ class World {
   // The tile map, if one is loaded, and a version bumped by every load, clear or tile change.
   const TileMap* map() const { return map_ ? &*map_ : nullptr; }
   std::uint64_t map_version() const { return map_version_; }
+  // Formations still tracked (the newest 64), oldest first.
+  std::span<const FormationRecord> formations() const { return formations_; }
+  // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
+  // selections are refused (use keep_order or shuffle).
+  static constexpr std::size_t kMaxOptimalAssignment = 2000;
   // Pathing state per agent, parallel to agents() (walker history for snapshots' trails).
   std::span<const PathState> paths() const { return paths_; }
 
@@ -101,6 +115,13 @@ class World {
   CommandOutcome apply_clear_map();
   CommandOutcome apply_set_tiles(const SetTiles& cmd);
   CommandOutcome apply_set_pathing(const SetPathing& cmd);
+  CommandOutcome apply_set_group(const SetGroup& cmd);
+  CommandOutcome apply_form(const Form& cmd);
+  CommandOutcome apply_demo(const Demo& cmd);
+  // Sends agents (indices) to arrive at targets, refusing whole if any is outside the world or
+  // unreachable, and records the formation.
+  CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
+  void stage_formations();
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
   const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
@@ -135,6 +156,8 @@ class World {
   std::optional<TileMap> map_;
   std::uint64_t map_version_ = 0;
   std::vector<PathState> paths_;  // parallel to agents_
+  std::vector<FormationRecord> formations_;
+  std::uint32_t next_formation_id_ = 1;
 
   struct Queued {
     Command command;

@@ -1,6 +1,7 @@
 // The World's step: a script of stages, each a loop over the agent array.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "steering.hpp"
 #include "world.hpp"
@@ -65,6 +66,7 @@ void World::step() {
   stage_collisions();
   stage_walls();
   stage_states();
+  stage_formations();
   ++tick_;
 }
 
@@ -121,10 +123,20 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   out.clear();
   const Agent& a = agents_[i];
   const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
-  const double reach = push_cutoff(def_.avoidance, a.def.radius + max_agent_radius_);
+  // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
+  // is not in the way: without this, agents standing at the slots next to an agent's own slot push
+  // it away for ever and a formation never closes.
+  const std::optional<Vec2> goal = desires_[i].goal;
+  const double to_goal = goal ? length(*goal - a.position) : std::numeric_limits<double>::infinity();
+  auto beyond_goal = [&](Vec2 p, double r) {
+    const double limit = to_goal + a.def.radius + r;
+    return length_squared(p - a.position) > limit * limit;
+  };
+  const double reach = std::min(push_cutoff(def_.avoidance, a.def.radius + max_agent_radius_),
+                                to_goal + a.def.radius + max_agent_radius_);
   grid_.query(a.position, reach, [&](std::uint32_t j) {
     const Agent& o = agents_[j];
-    if (j == i || o.id == skip) return;
+    if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return;
     const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.def.radius);
     if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
     out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
@@ -132,6 +144,7 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, push_cutoff(def_.avoidance, a.def.radius + max_obstacle_radius_), [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
+    if (beyond_goal(o.position, o.radius)) return;
     const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.radius);
     if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
     out.push_back({o.id, true, o.position, {}, o.radius});

@@ -171,8 +171,8 @@ TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
 
 TEST(ServerCodec, RoundTripsEveryMessage) {
   const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000, {}};
-  const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}, {}};
-  const Ack target_ack{7, 1204, 2u, {}, {}};
+  const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}, {}, {}};
+  const Ack target_ack{7, 1204, 2u, {}, {}, {}};
   const Error err{7, ErrorCode::unknown_agent, "agent 99 does not exist \"quoted\"\n"};
   const Error err_no_seq{{}, ErrorCode::bad_json, "x"};
   const Pong pong{3, 1205};

@@ -201,21 +201,21 @@ TEST(Lab, ModesCanBeComparedOnTheDefaultRing) {
 // purpose and say why in the commit.
 TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
   const std::map<std::string, std::uint64_t> pinned = {
-      {"attack", 0x70ea3277a5dcb61eull},
-      {"chicken", 0x51fb78152a1e17f8ull},
-      {"crossing", 0x639b63fd1a029c0cull},
-      {"dead_ahead", 0x30fe5871ab4e724ull},
-      {"default", 0xd8058149a2b75a20ull},
-      {"demo32", 0x9e65364f6669000cull},
-      {"empty", 0xd7e0fa0b669abd3eull},
-      {"flee", 0xaad4d5dcd2dc3c75ull},
-      {"four_way", 0x8d2b71c7c5ee0767ull},
-      {"guard", 0x1acdb7828f558bf4ull},
-      {"maze", 0xb1959f6ad6eb31d6ull},
-      {"passed_obstacle", 0x740e39bfc5dafd14ull},
-      {"pursuit", 0x614797985167ff29ull},
-      {"spaceship_brake", 0x444bc120019766a5ull},
-      {"symmetric_pair", 0xf02076585bade590ull},
+      {"attack", 0xcf1b988cab9bb230ull},
+      {"chicken", 0x361013fb19cbdd49ull},
+      {"crossing", 0xd7a484436e5ca47dull},
+      {"dead_ahead", 0xb1aa0af3a99722abull},
+      {"default", 0x2b38eaf3b6633aadull},
+      {"demo32", 0x5783c05d91c505dcull},
+      {"empty", 0x1e4f738665fca2b7ull},
+      {"flee", 0xdb6a31f62190b0c4ull},
+      {"four_way", 0xf7d22932165d780eull},
+      {"guard", 0x4ee4436a76fa7d85ull},
+      {"maze", 0x3b4cc9b62a9e78f1ull},
+      {"passed_obstacle", 0xdfcef00230b969a5ull},
+      {"pursuit", 0x328b8fc06422f678ull},
+      {"spaceship_brake", 0xa1e654a6cffdc5b4ull},
+      {"symmetric_pair", 0x9c872eb6a8012a01ull},
   };
   for (const std::string& name : list()) {
     const auto a = run(name, 600).world.state_hash();

@@ -1,0 +1,104 @@
+#include "formation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "geometry.hpp"
+
+namespace herd::sim {
+namespace {
+
+// `count` points along a segment centred on the origin, `spacing` apart, along x.
+void row(std::vector<Vec2>& out, std::size_t count, double spacing, double y) {
+  const double start = -0.5 * spacing * static_cast<double>(count - 1);
+  for (std::size_t i = 0; i < count; ++i) out.push_back({start + spacing * static_cast<double>(i), y});
+}
+
+// Splits n into k parts as evenly as possible, larger parts first.
+std::vector<std::size_t> split(std::size_t n, std::size_t k) {
+  std::vector<std::size_t> parts(k, n / k);
+  for (std::size_t i = 0; i < n % k; ++i) ++parts[i];
+  return parts;
+}
+
+std::vector<Vec2> circle(const FormationDef& d, std::size_t n) {
+  // Large enough that neighbours are `spacing` apart along the chord.
+  const double needed = n > 1 ? d.spacing / (2 * std::sin(kPi / static_cast<double>(n))) : 0;
+  const double r = std::max(d.radius, needed);
+  std::vector<Vec2> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(from_angle(2 * kPi * static_cast<double>(i) / static_cast<double>(n), r));
+  return out;
+}
+
+std::vector<Vec2> lines(const FormationDef& d, std::size_t n, std::size_t k) {
+  // k parallel lines across x, each along y... built along x then rotated for `vertical`.
+  std::vector<Vec2> out;
+  const auto parts = split(n, std::max<std::size_t>(1, std::min(k, n)));
+  const double gap = 4 * d.spacing;  // between lines: room to pass, as in the demo's P
+  const double first = -0.5 * gap * static_cast<double>(parts.size() - 1);
+  for (std::size_t l = 0; l < parts.size(); ++l) row(out, parts[l], d.spacing, first + gap * static_cast<double>(l));
+  return out;
+}
+
+std::vector<Vec2> blocks(const FormationDef& d, std::size_t n) {
+  std::vector<Vec2> out;
+  const auto parts = split(n, std::max<std::size_t>(1, std::min<std::size_t>(d.count, n)));
+  double x = 0;
+  std::vector<double> block_x;
+  std::vector<std::size_t> block_cols;
+  for (std::size_t size : parts) {
+    const std::size_t cols = d.columns ? d.columns : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(size))));
+    block_cols.push_back(cols);
+    block_x.push_back(x);
+    x += d.spacing * static_cast<double>(cols - 1) + 4 * d.spacing;  // a gap of four spacings
+  }
+  const double shift = -0.5 * (x - 4 * d.spacing);
+  for (std::size_t b = 0; b < parts.size(); ++b) {
+    const std::size_t cols = block_cols[b];
+    const std::size_t rows = (parts[b] + cols - 1) / cols;
+    for (std::size_t i = 0; i < parts[b]; ++i) {
+      const double cx = block_x[b] + shift + d.spacing * static_cast<double>(i % cols);
+      const double cy = d.spacing * (static_cast<double>(i / cols) - 0.5 * static_cast<double>(rows - 1));
+      out.push_back({cx, cy});
+    }
+  }
+  return out;
+}
+
+std::vector<Vec2> wedge(const FormationDef& d, std::size_t n) {
+  // The leader at the tip (facing +x), then pairs behind it on both arms at 45 degrees.
+  std::vector<Vec2> out{{0, 0}};
+  const double step = d.spacing / std::sqrt(2.0);
+  for (std::size_t i = 1; out.size() < n; ++i) {
+    const double back = -step * static_cast<double>(i), side = step * static_cast<double>(i);
+    out.push_back({back, -side});
+    if (out.size() < n) out.push_back({back, side});
+  }
+  // Centre the wedge on its centroid so `centre` is the middle of the group.
+  Vec2 mean;
+  for (const Vec2& p : out) mean += p;
+  mean *= 1.0 / static_cast<double>(out.size());
+  for (Vec2& p : out) p -= mean;
+  return out;
+}
+
+}  // namespace
+
+std::vector<Vec2> formation_slots(const FormationDef& d, std::size_t n) {
+  std::vector<Vec2> local;
+  switch (d.shape) {
+    case Shape::circle: local = circle(d, n); break;
+    case Shape::line: row(local, n, d.spacing, 0); break;
+    case Shape::lines: local = lines(d, n, d.count); break;
+    case Shape::block: local = blocks(d, n); break;
+    case Shape::wedge: local = wedge(d, n); break;
+  }
+  // Lines and blocks are laid out along x; `vertical` turns them a quarter (the demo's P), then
+  // `facing` turns everything, and the layout moves to the centre.
+  double turn = d.facing * kPi / 180.0;
+  if (d.vertical && (d.shape == Shape::line || d.shape == Shape::lines)) turn += kPi / 2;
+  for (Vec2& p : local) p = d.centre + rotate(p, turn);
+  return local;
+}
+
+}  // namespace herd::sim

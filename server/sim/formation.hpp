@@ -1,0 +1,38 @@
+// herd::sim formations: where the slots of a shape are (seed 003's demo: R circle, G blocks,
+// P lines; and a wedge), before any agent is assigned to them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vec2.hpp"
+
+namespace herd::sim {
+
+enum class Shape : std::uint8_t { circle, line, lines, block, wedge };
+enum class SlotAssignment : std::uint8_t {
+  optimal,     // minimum total travel (assignment.hpp)
+  keep_order,  // agents by id to slots in order (crossings allowed, as in the demo)
+  shuffle,     // a seeded random permutation
+};
+
+struct FormationDef {
+  Shape shape = Shape::circle;
+  Vec2 centre;
+  double spacing = 0;      // units between neighbouring slots; 0: 2.5 times the largest radius for
+                           // circle and line, 4 times (a diameter's gap) for lines, block, wedge
+  double facing = 0;       // degrees, clockwise on screen from +x: the whole layout is turned by it
+  double radius = 0;       // circle: 0 means just large enough for the spacing
+  bool vertical = false;   // line, lines: along y instead of x (before facing)
+  std::uint32_t count = 2; // lines: how many parallel lines; block: how many blocks side by side
+  std::uint32_t columns = 0;  // block: columns per block; 0 means as square as possible
+  SlotAssignment assignment = SlotAssignment::optimal;
+  friend bool operator==(const FormationDef&, const FormationDef&) = default;
+};
+
+// The n slot positions (n >= 1), ordered as the shape reads (around the circle from `facing`,
+// left to right, row by row...). `spacing` must be > 0 here (the world fills in the default).
+std::vector<Vec2> formation_slots(const FormationDef& def, std::size_t n);
+
+}  // namespace herd::sim

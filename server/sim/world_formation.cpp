@@ -1,0 +1,177 @@
+// The World's formations and seed 003's demo moves (issue 5).
+#include <algorithm>
+#include <cmath>
+
+#include "assignment.hpp"
+#include "geometry.hpp"
+#include "world.hpp"
+
+namespace herd::sim {
+namespace {
+
+constexpr std::size_t kMaxFormationRecords = 64;
+
+CommandOutcome failure(CommandError error, std::string message) {
+  CommandOutcome out;
+  out.error = error;
+  out.message = std::move(message);
+  return out;
+}
+
+Vec2 centroid(const std::vector<Vec2>& points) {
+  Vec2 c;
+  for (const Vec2& p : points) c += p;
+  return points.empty() ? c : c * (1.0 / static_cast<double>(points.size()));
+}
+
+}  // namespace
+
+CommandOutcome World::apply_set_group(const SetGroup& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  for (std::size_t i : indices) agents_[i].group = cmd.group;
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+CommandOutcome World::send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets) {
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const Agent& a = agents_[indices[k]];
+    const Vec2 t = targets[k];
+    const double r = a.def.radius;
+    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r))
+      return failure(CommandError::out_of_bounds, "the formation does not fit the world: agent " + std::to_string(a.id) +
+                                                      "'s place (" + std::to_string(t.x) + ", " + std::to_string(t.y) +
+                                                      ") is outside it");
+    // Only walls are checked up front here (reachability of every slot would cost a flow field
+    // per slot); an unreachable slot shows as state "unreachable".
+    if (map_ && map_->blocked(map_->tile_at(t)))
+      return failure(CommandError::unreachable, "agent " + std::to_string(a.id) + "'s place is on a blocked tile");
+  }
+  FormationRecord record;
+  record.id = next_formation_id_++;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    Agent& a = agents_[indices[k]];
+    a.behaviour = Behaviour{};
+    a.behaviour.kind = BehaviourKind::arrive;
+    a.behaviour.point = targets[k];
+    a.behaviour.home = a.position;
+    a.state = MoveState::moving;
+    record.agents.push_back(a.id);
+    record.slots.push_back(targets[k]);
+  }
+  if (formations_.size() >= kMaxFormationRecords) formations_.erase(formations_.begin());
+  formations_.push_back(std::move(record));
+  CommandOutcome out;
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  out.formation = formations_.back().id;
+  return out;
+}
+
+CommandOutcome World::apply_form(const Form& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  if (indices.empty()) return failure(CommandError::bad_selection, "no agents to form");
+  if (cmd.def.assignment == SlotAssignment::optimal && indices.size() > kMaxOptimalAssignment)
+    return failure(CommandError::limit_exceeded, "optimal assignment takes at most " + std::to_string(kMaxOptimalAssignment) +
+                                                     " agents; use keep_order or shuffle");
+  FormationDef def = cmd.def;
+  if (def.spacing <= 0) {
+    // Rows (circle, line) need only room to stand; in two-dimensional shapes an agent bound for
+    // an inner slot must pass between agents already standing, so the gap is a diameter.
+    double widest = 0;
+    for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
+    const bool rows = def.shape == Shape::circle || def.shape == Shape::line;
+    def.spacing = (rows ? 2.5 : 4.0) * widest;
+  }
+  const std::vector<Vec2> slots = formation_slots(def, indices.size());
+  std::vector<Vec2> from;
+  for (std::size_t i : indices) from.push_back(agents_[i].position);
+  std::vector<std::uint32_t> slot;
+  switch (def.assignment) {
+    case SlotAssignment::optimal: slot = assign_optimal(from, slots); break;
+    case SlotAssignment::keep_order: slot = assign_in_order(indices.size()); break;
+    case SlotAssignment::shuffle: slot = assign_shuffled(indices.size(), rng_); break;
+  }
+  std::vector<Vec2> targets;
+  for (std::uint32_t s : slot) targets.push_back(slots[s]);
+  return send_to(indices, targets);
+}
+
+CommandOutcome World::apply_demo(const Demo& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  if (indices.size() < 2) return failure(CommandError::bad_selection, "a demo move needs at least two agents");
+  std::vector<Vec2> from;
+  for (std::size_t i : indices) from.push_back(agents_[i].position);
+  const Vec2 c = centroid(from);
+  std::vector<Vec2> targets(indices.size());
+  switch (cmd.move) {
+    case DemoMove::swap_places: {
+      const auto perm = assign_shuffled(indices.size(), rng_);
+      for (std::size_t k = 0; k < indices.size(); ++k) targets[k] = from[perm[k]];
+      break;
+    }
+    case DemoMove::opposite:
+      // Sectors around the centre become the groups (coloured apart); everyone crosses to the
+      // point opposite through the centre, so each group ends on the far side.
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        const double a = angle_of(from[k] - c) + kPi;  // [0, 2 pi]
+        const auto sector = static_cast<std::uint32_t>(a / (2 * kPi) * cmd.groups) % cmd.groups;
+        agents_[indices[k]].group = static_cast<std::uint8_t>(sector);
+        targets[k] = c * 2.0 - from[k];
+      }
+      break;
+    case DemoMove::invert:
+      // Point reflection through the centre: two lines swap sides and each reverses its order.
+      for (std::size_t k = 0; k < indices.size(); ++k) targets[k] = c * 2.0 - from[k];
+      break;
+    case DemoMove::exchange: {
+      std::vector<std::uint8_t> groups;
+      for (std::size_t i : indices)
+        if (std::find(groups.begin(), groups.end(), agents_[i].group) == groups.end()) groups.push_back(agents_[i].group);
+      std::vector<std::size_t> a_side, b_side;
+      for (std::size_t k = 0; k < indices.size(); ++k) (agents_[indices[k]].group == groups[0] ? a_side : b_side).push_back(k);
+      if (groups.size() != 2 || a_side.size() != b_side.size())
+        return failure(CommandError::bad_selection, "exchange needs exactly two groups of the same size in the selection");
+      if (a_side.size() > kMaxOptimalAssignment)
+        return failure(CommandError::limit_exceeded, "exchange assigns at most " + std::to_string(kMaxOptimalAssignment) + " agents a side");
+      // Each side takes the other's places, with minimum total travel.
+      auto trade = [&](const std::vector<std::size_t>& movers, const std::vector<std::size_t>& places) {
+        std::vector<Vec2> src, dst;
+        for (std::size_t k : movers) src.push_back(from[k]);
+        for (std::size_t k : places) dst.push_back(from[k]);
+        const auto slot = assign_optimal(src, dst);
+        for (std::size_t m = 0; m < movers.size(); ++m) targets[movers[m]] = dst[slot[m]];
+      };
+      trade(a_side, b_side);
+      trade(b_side, a_side);
+      break;
+    }
+  }
+  return send_to(indices, targets);
+}
+
+void World::stage_formations() {
+  // A member still in the formation is one still arriving at its slot; the formation is complete
+  // when every such member has arrived. Formations nobody is still in are dropped.
+  std::erase_if(formations_, [this](FormationRecord& f) {
+    std::uint32_t members = 0, arrived = 0;
+    for (std::size_t k = 0; k < f.agents.size(); ++k) {
+      const Agent* a = find(f.agents[k]);
+      if (!a || a->behaviour.kind != BehaviourKind::arrive || a->behaviour.agent != kNoAgent ||
+          !(a->behaviour.point == f.slots[k]))
+        continue;
+      ++members;
+      arrived += a->state == MoveState::arrived;
+    }
+    f.arrived = arrived;
+    f.complete = members > 0 && arrived == members;
+    return members == 0;
+  });
+}
+
+}  // namespace herd::sim
