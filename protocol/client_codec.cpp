@@ -234,6 +234,7 @@ sim::Form read_formation(Fields& f) {
     d.columns = static_cast<std::uint32_t>(as_uint(*v, "columns", 10000));
     if (d.columns == 0) bad("columns", "must be in [1, 10000]");
   }
+  if (const json* v = f.find("regroup")) d.regroup = as_bool(*v, "regroup");
   if (const json* v = f.find("assignment")) {
     const std::string_view a = as_string(*v, "assignment");
     if (a == "optimal") d.assignment = sim::SlotAssignment::optimal;
@@ -427,6 +428,7 @@ void write_command(json& j, const sim::Command& command) {
           if (d.shape == sim::Shape::lines || d.shape == sim::Shape::block) j["count"] = d.count;
           if (d.shape == sim::Shape::block && d.columns) j["columns"] = d.columns;
           j["assignment"] = kAssign[static_cast<int>(d.assignment)];
+          if (d.regroup) j["regroup"] = true;
         } else if constexpr (std::is_same_v<T, sim::Demo>) {
           static constexpr const char* kMoves[] = {"swap_places", "opposite", "exchange", "invert"};
           j["cmd"] = kMoves[static_cast<int>(c.move)];

@@ -84,6 +84,19 @@ std::vector<Vec2> wedge(const FormationDef& d, std::size_t n) {
 
 }  // namespace
 
+std::vector<std::uint32_t> formation_parts(const FormationDef& d, std::size_t n) {
+  std::vector<std::uint32_t> part;
+  part.reserve(n);
+  if (d.shape != Shape::block && d.shape != Shape::lines) {
+    part.assign(n, 0);
+    return part;
+  }
+  // The same split as the layouts above: slots come part by part.
+  const auto sizes = split(n, std::max<std::size_t>(1, std::min<std::size_t>(d.count, n)));
+  for (std::size_t p = 0; p < sizes.size(); ++p) part.insert(part.end(), sizes[p], static_cast<std::uint32_t>(p));
+  return part;
+}
+
 std::vector<Vec2> formation_slots(const FormationDef& d, std::size_t n) {
   std::vector<Vec2> local;
   switch (d.shape) {

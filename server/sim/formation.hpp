@@ -28,8 +28,13 @@ struct FormationDef {
   std::uint32_t count = 2; // lines: how many parallel lines; block: how many blocks side by side
   std::uint32_t columns = 0;  // block: columns per block; 0 means as square as possible
   SlotAssignment assignment = SlotAssignment::optimal;
+  bool regroup = false;    // agents take their part's index as group: block b, line l (the demo's G, P)
   friend bool operator==(const FormationDef&, const FormationDef&) = default;
 };
+
+// Which part (block of `block`, line of `lines`; 0 otherwise) each slot of formation_slots(def, n)
+// belongs to.
+std::vector<std::uint32_t> formation_parts(const FormationDef& def, std::size_t n);
 
 // The n slot positions (n >= 1), ordered as the shape reads (around the circle from `facing`,
 // left to right, row by row...). `spacing` must be > 0 here (the world fills in the default).

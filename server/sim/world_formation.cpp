@@ -97,7 +97,12 @@ CommandOutcome World::apply_form(const Form& cmd) {
   }
   std::vector<Vec2> targets;
   for (std::uint32_t s : slot) targets.push_back(slots[s]);
-  return send_to(indices, targets);
+  CommandOutcome sent = send_to(indices, targets);
+  if (sent.ok() && def.regroup) {
+    const auto parts = formation_parts(def, indices.size());
+    for (std::size_t k = 0; k < indices.size(); ++k) agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
+  }
+  return sent;
 }
 
 CommandOutcome World::apply_demo(const Demo& cmd) {

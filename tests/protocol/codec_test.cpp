@@ -98,6 +98,33 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   auto by_tile = behave(K::arrive, sim::kNoAgent, {}, 0, K::pursue, false);
   by_tile.target_tile = sim::TileCoord{3, 1};
   expect_client_round_trip(CommandMsg{19, by_tile});
+  sim::Selection by_group;
+  by_group.group = 3;
+  sim::Selection in_rect;
+  in_rect.rect = sim::Rect{{1, 2}, {30, 40}};
+  in_rect.group = 1;
+  sim::FormationDef blocks;
+  blocks.shape = sim::Shape::block;
+  blocks.centre = {400, 300};
+  blocks.count = 2;
+  blocks.columns = 4;
+  blocks.spacing = 32;
+  blocks.facing = 45;
+  blocks.regroup = true;
+  blocks.assignment = sim::SlotAssignment::shuffle;
+  expect_client_round_trip(CommandMsg{20, sim::Form{by_group, blocks}});
+  sim::FormationDef lines;
+  lines.shape = sim::Shape::lines;
+  lines.vertical = true;
+  lines.count = 3;
+  lines.assignment = sim::SlotAssignment::keep_order;
+  expect_client_round_trip(CommandMsg{21, sim::Form{in_rect, lines}});
+  sim::FormationDef circle;
+  circle.radius = 90;
+  expect_client_round_trip(CommandMsg{22, sim::Form{{true, {}}, circle}});
+  expect_client_round_trip(CommandMsg{23, sim::Demo{{true, {}}, sim::DemoMove::opposite, 4}});
+  expect_client_round_trip(CommandMsg{24, sim::Demo{{false, {1, 2}}, sim::DemoMove::invert, 3}});
+  expect_client_round_trip(CommandMsg{25, sim::SetGroup{by_group, 9}});
   expect_client_round_trip(Inspect{{}});
 }
 

@@ -156,10 +156,9 @@ TEST(Formations, TheSeedDemoSequenceConvergesWithoutPileUps) {
   std::set<int> groups;
   for (const Agent& a : d.world.agents()) groups.insert(a.group);
   EXPECT_EQ(groups.size(), 3u);
+  blocks.regroup = true;  // "split them into two groups": each block becomes a group
   EXPECT_GT(d.run(Form{all, blocks}, 1200, 30), 0) << "G: two blocks";
-  // Colour the two blocks as two groups, then exchange them.
-  for (const Agent& a : d.world.agents())
-    ASSERT_TRUE(d.world.apply(SetGroup{{false, {a.id}}, static_cast<std::uint8_t>(a.position.x < 400 ? 0 : 1)}).ok());
+  for (const Agent& a : d.world.agents()) EXPECT_EQ(a.group, a.position.x < 400 ? 0 : 1) << "block by group";
   EXPECT_GT(d.run(Demo{all, DemoMove::exchange, 3}, 1200, 80), 0) << "B: exchange sides";
   EXPECT_GT(d.run(Form{all, lines}, 1200, 30), 0) << "P: two vertical lines";
   EXPECT_GT(d.run(Demo{all, DemoMove::invert, 3}, 1200, 90), 0) << "B: invert and switch sides";
