@@ -13,4 +13,7 @@ using Args = std::span<const std::string_view>;
 // A* (8- and 4-neighbour) and flow fields on a seeded random tile map (pathing_bench.cpp).
 int run_pathing(Args args);
 
+// Optimal slot assignment (Hungarian method) for formations (assignment_bench.cpp).
+int run_assignment(Args args);
+
 }  // namespace herd::bench

@@ -19,6 +19,7 @@ struct Subcommand {
 // One row per subcommand; `herd-bench <name> --help` prints that subcommand's options.
 constexpr Subcommand kSubcommands[] = {
     {"pathing", "A* (8- and 4-neighbour) and flow fields on a random tile map", herd::bench::run_pathing},
+    {"assign", "optimal formation slot assignment (Hungarian method)", herd::bench::run_assignment},
 };
 
 int usage(std::FILE* out) {
