@@ -210,12 +210,7 @@ CommandOutcome World::apply_set_behaviour(const SetBehaviour& cmd) {
 }
 
 CommandOutcome World::apply_set_movement(const SetMovement& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
-  for (std::size_t i : indices) agents_[i].movement = cmd.movement;
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.movement = cmd.movement; });
 }
 
 Agent World::make_agent(const SpawnAgent& spec) {
@@ -366,18 +361,13 @@ CommandOutcome World::apply_set_tiles(const SetTiles& cmd) {
 }
 
 CommandOutcome World::apply_set_pathing(const SetPathing& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
   if (cmd.pathing != Pathing::direct && !map_)
     return failure(CommandError::no_map, "pathing other than direct needs a tile map; load one first");
-  for (std::size_t i : indices) {
-    agents_[i].pathing = cmd.pathing;
-    agents_[i].neighbours = cmd.neighbours == 4 ? 4 : 8;
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t i) {
+    a.pathing = cmd.pathing;
+    a.neighbours = cmd.neighbours == 4 ? 4 : 8;
     paths_[i] = PathState{};  // plan afresh
-  }
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
+  });
 }
 
 void World::set_inspected(std::vector<AgentId> ids) {

@@ -126,6 +126,16 @@ class World {
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
   const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
   bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
+  // The simple commands on a selection: apply(agent, index) to each, counted in `affected`.
+  template <class Apply>
+  CommandOutcome for_each_selected(const Selection& sel, Apply&& apply) {
+    CommandOutcome out;
+    std::vector<std::size_t> indices;
+    if (!select(sel, indices, out)) return out;
+    for (std::size_t i : indices) apply(agents_[i], i);
+    out.affected = static_cast<std::uint32_t>(indices.size());
+    return out;
+  }
   bool inside(Vec2 p) const;
   Agent make_agent(const SpawnAgent& spec);
   std::size_t index_of(AgentId id) const;  // agents_.size() when absent

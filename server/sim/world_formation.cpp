@@ -27,12 +27,7 @@ Vec2 centroid(const std::vector<Vec2>& points) {
 }  // namespace
 
 CommandOutcome World::apply_set_group(const SetGroup& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
-  for (std::size_t i : indices) agents_[i].group = cmd.group;
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.group = cmd.group; });
 }
 
 CommandOutcome World::send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets) {
