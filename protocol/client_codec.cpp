@@ -281,6 +281,8 @@ CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
       t.no_others();
     }
     m.command = c;
+  } else if (cmd == "remove") {
+    m.command = sim::Remove{read_selection(f.need("agents"), "agents")};
   } else if (cmd == "formation") {
     m.command = read_formation(f);
   } else if (cmd == "set_group") {
@@ -434,6 +436,9 @@ void write_command(json& j, const sim::Command& command) {
           j["cmd"] = kMoves[static_cast<int>(c.move)];
           j["agents"] = selection_json(c.agents);
           if (c.move == sim::DemoMove::opposite) j["groups"] = c.groups;
+        } else if constexpr (std::is_same_v<T, sim::Remove>) {
+          j["cmd"] = "remove";
+          j["agents"] = selection_json(c.agents);
         } else if constexpr (std::is_same_v<T, sim::SetPathing>) {
           j["cmd"] = "set_pathing";
           j["agents"] = selection_json(c.agents);

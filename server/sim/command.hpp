@@ -163,8 +163,15 @@ struct Demo {
   friend bool operator==(const Demo&, const Demo&) = default;
 };
 
+// Removes agents. Their ids are never given out again; behaviours that named them lose their
+// subject (an attack retreats, a pursuit stops).
+struct Remove {
+  Selection agents;
+  friend bool operator==(const Remove&, const Remove&) = default;
+};
+
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance,
-                             LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo>;
+                             LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo, Remove>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).

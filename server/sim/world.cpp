@@ -114,7 +114,8 @@ CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
         else if constexpr (std::is_same_v<T, SetPathing>) return apply_set_pathing(c);
         else if constexpr (std::is_same_v<T, SetGroup>) return apply_set_group(c);
         else if constexpr (std::is_same_v<T, Form>) return apply_form(c);
-        else return apply_demo(c);
+        else if constexpr (std::is_same_v<T, Demo>) return apply_demo(c);
+        else return apply_remove(c);
       },
       command);
   out.origin = origin;
@@ -322,6 +323,30 @@ CommandOutcome World::apply_set_avoidance(const SetAvoidance& cmd) {
   if (std::string why = validate(next); !why.empty()) return failure(CommandError::out_of_bounds, why);
   def_.avoidance = next;
   return {};
+}
+
+CommandOutcome World::apply_remove(const Remove& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  // Every array parallel to agents_ loses the same entries, keeping the id order.
+  std::vector<char> gone(agents_.size(), 0);
+  for (std::size_t i : indices) gone[i] = 1;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    if (gone[i]) continue;
+    agents_[kept] = std::move(agents_[i]);
+    if (i < paths_.size()) paths_[kept] = std::move(paths_[i]);
+    if (i < desires_.size()) desires_[kept] = desires_[i];
+    if (i < hit_subject_.size()) hit_subject_[kept] = hit_subject_[i];
+    ++kept;
+  }
+  agents_.resize(kept);
+  paths_.resize(std::min(paths_.size(), kept));
+  desires_.resize(std::min(desires_.size(), kept));
+  hit_subject_.resize(std::min(hit_subject_.size(), kept));
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
 }
 
 CommandOutcome World::apply_load_map(const LoadMap& cmd) {

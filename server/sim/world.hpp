@@ -118,6 +118,7 @@ class World {
   CommandOutcome apply_set_group(const SetGroup& cmd);
   CommandOutcome apply_form(const Form& cmd);
   CommandOutcome apply_demo(const Demo& cmd);
+  CommandOutcome apply_remove(const Remove& cmd);
   // Sends agents (indices) to arrive at targets, refusing whole if any is outside the world or
   // unreachable, and records the formation.
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);

@@ -125,6 +125,7 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(CommandMsg{23, sim::Demo{{true, {}}, sim::DemoMove::opposite, 4}});
   expect_client_round_trip(CommandMsg{24, sim::Demo{{false, {1, 2}}, sim::DemoMove::invert, 3}});
   expect_client_round_trip(CommandMsg{25, sim::SetGroup{by_group, 9}});
+  expect_client_round_trip(CommandMsg{26, sim::Remove{{false, {3, 4}}}});
   expect_client_round_trip(Inspect{{}});
 }
 

@@ -89,6 +89,25 @@ TEST(World, SetTargetAllCountsEachAgentOnce) {
   EXPECT_EQ(world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, BehaviourKind::seek, {}}).affected, 2u);
 }
 
+TEST(World, RemovedAgentsAreGoneAndTheirIdsNeverReturn) {
+  World world(WorldDef{});
+  ASSERT_TRUE(world.apply(Spawn{5, 0, {}}).ok());
+  Behaviour chase;
+  chase.kind = BehaviourKind::pursue;
+  chase.agent = 3;
+  ASSERT_TRUE(world.apply(SetBehaviour{{false, {1}}, chase, false, {}}).ok());
+  for (int t = 0; t < 10; ++t) world.step();
+  const CommandOutcome out = world.apply(Remove{{false, {3, 4}}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out.affected, 2u);
+  ASSERT_EQ(world.agents().size(), 3u);
+  EXPECT_EQ(world.find(3), nullptr);
+  EXPECT_EQ(world.agents()[2].id, 5u);
+  EXPECT_EQ(world.apply(Remove{{false, {4}}}).error, CommandError::unknown_agent);
+  for (int t = 0; t < 10; ++t) world.step();  // the pursuer has lost its subject: no crash, it stops
+  EXPECT_EQ(world.apply(Spawn{1, 0, {}}).spawned.at(0), 6u);
+}
+
 TEST(World, TimeIsTickTimesDtNeverAccumulated) {
   WorldDef def;
   def.dt = 0.1;
