@@ -105,6 +105,18 @@ const std::vector<Option>& options() {
        }},
       {"report", "HERD_REPORT", "off", "headless: print the scenario lab's metrics as JSON",
        [](AppConfig& c, const std::string& v) { return set_switch(c.report, v); }, true},
+      {"record", "HERD_RECORD", "none", "write every accepted command, with its tick, to this file",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.record = v;
+         return {};
+       }},
+      {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.replay = v;
+         return {};
+       }},
   };
   return kOptions;
 }

@@ -21,6 +21,8 @@ struct AppConfig {
   bool headless = false;               // run the scenario without serving, as fast as possible
   std::uint64_t ticks = 600;           // headless: how many ticks
   bool report = false;                 // headless: print the scenario lab's metrics as JSON
+  std::string record;                  // write every accepted command to this file
+  std::string replay;                  // replay this recording headless and print the final hash
   bool help = false;
 };
 

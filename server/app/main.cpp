@@ -3,11 +3,13 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <pthread.h>
 #include <thread>
 
 #include "app/config.hpp"
 #include "app/headless.hpp"
+#include "app/recording.hpp"
 #include "net/server.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -28,6 +30,18 @@ int main(int argc, char** argv) {
   if (config.help) {
     std::cout << app::help_text();
     return 0;
+  }
+  if (!config.replay.empty()) {
+    // Exit 0 when the replay ends on the recorded hash (or the run was not ended cleanly), 1 when
+    // it differs.
+    const auto result = app::replay(config.replay, config.scenario_dir);
+    if (auto* why = std::get_if<std::string>(&result)) return fail(*why);
+    const auto& r = std::get<app::ReplayResult>(result);
+    std::cout << "herd: replayed " << r.commands << " commands to tick " << r.end_tick << ", state hash 0x" << std::hex
+              << r.state_hash << std::dec;
+    if (r.recorded_hash) std::cout << (*r.recorded_hash == r.state_hash ? " (matches the recording)" : " (DIFFERS from the recording)");
+    std::cout << std::endl;
+    return r.recorded_hash && *r.recorded_hash != r.state_hash ? 1 : 0;
   }
   if (!config.headless && !std::filesystem::is_directory(config.server.web_root))
     return fail("web root '" + config.server.web_root + "' is not a directory (set --web-root or HERD_WEB_ROOT)");
@@ -60,6 +74,14 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  std::optional<app::Recorder> recorder;
+  if (!config.record.empty()) {
+    std::string why;
+    const std::uint64_t seed = config.seed.value_or(sc.def.seed);  // the one the world was built with
+    recorder = app::Recorder::open(config.record, {config.scenario, seed, config.server.tick_rate}, why);
+    if (!recorder) return fail(why);
+    config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
+  }
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
   net::Server server(config.server, std::move(std::get<sim::World>(world)));
   std::uint16_t port = 0;
@@ -89,6 +111,9 @@ int main(int argc, char** argv) {
   pthread_kill(signal_waiter.native_handle(), SIGTERM);
   signal_waiter.join();
   const auto stats = server.stats();
-  std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns)" << std::endl;
+  const std::uint64_t hash = server.state_hash();
+  if (recorder) recorder->finish(stats.tick, hash);
+  std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns), state hash 0x" << std::hex
+            << hash << std::dec << std::endl;
   return 0;
 }

@@ -58,6 +58,7 @@ struct Server::Impl {
   TickSchedule schedule;
   const SnapshotCadence cadence;
   std::uint64_t next_session_id = 1;
+  std::deque<sim::Command> queued;  // commands queued in the world, in order, until their outcome
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
@@ -190,6 +191,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (role_ != protocol::Role::commander)
       return send_error(cmd.seq, protocol::ErrorCode::forbidden, "viewers cannot send commands; say hello as commander");
     hub_.world.queue(cmd.command, sim::CommandOrigin{id_, cmd.seq});  // answered after the next tick
+    hub_.queued.push_back(std::move(cmd.command));
   }
 
   void on_hello(const protocol::Hello& hello) {
@@ -393,6 +395,10 @@ void Server::Impl::on_tick() {
 
 void Server::Impl::dispatch_outcomes() {
   for (const sim::CommandOutcome& out : world.outcomes()) {
+    // Outcomes come in queue order: the front of `queued` is this outcome's command.
+    const sim::Command command = std::move(queued.front());
+    queued.pop_front();
+    if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
     (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
     auto it = ws_sessions.find(out.origin.client);
     if (it == ws_sessions.end()) continue;  // the session left before its command ran
@@ -483,6 +489,8 @@ void Server::run() {
 void Server::stop() {
   asio::post(impl_->ioc, [impl = impl_.get()] { impl->begin_stop(); });
 }
+
+std::uint64_t Server::state_hash() const { return impl_->world.state_hash(); }
 
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;

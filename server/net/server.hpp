@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,9 @@ struct ServerConfig {
   int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
   std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
   std::size_t max_message_bytes = protocol::kMaxMessageBytes;
+  // Called on the server's thread for every command the world accepted, in order, with the tick
+  // at whose start it was applied (record and replay, logs).
+  std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
 };
 
 struct ServerStats {
@@ -58,6 +62,9 @@ class Server {
   void stop();
 
   ServerStats stats() const;
+
+  // The world's state hash. Call only when run() is not running (before it, or after it returned).
+  std::uint64_t state_hash() const;
 
   struct Impl;  // opaque: defined in server.cpp, where the sessions use it as their hub
 

@@ -8,13 +8,14 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
-import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { launchBrowser, WAIT_MS } from './lib/browser.mjs';
+import * as scenes from './lib/scene.mjs';
 import { hexToRgb, colorDistance } from './lib/colors.mjs';
 import { obstacleProbe, waitForCollidedRed, waitForFlashRing, waitForInspectDiagram } from './lib/scene_probes.mjs';
 
@@ -37,37 +38,9 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     await browser?.close();
   });
 
-  // A server running `scenario` and the viewer open on it: {server, page, canvasBox, pageErrors,
-  // close()}.
-  async function openScene(scenario) {
-    const server = await startServer({ scenario });
-    try {
-      const viewer = await openViewer(browser.browser, server);
-      const scene = { scenario, server, ...viewer };
-      scene.close = async () => {
-        await scene.page.close();
-        await scene.server.stop();
-      };
-      return scene;
-    } catch (err) {
-      await server.stop();
-      throw err;
-    }
-  }
-
-  async function screenshot(scene, name, t) {
-    mkdirSync(outDir, { recursive: true });
-    const file = path.join(outDir, name);
-    await scene.page.screenshot({ path: file });
-    t.diagnostic(`screenshot: ${file}`);
-    console.log(`herd e2e screenshot: ${file}`);
-  }
-
-  // Clicks the canvas at world point (x, y), at a whole CSS pixel.
-  async function clickWorld(scene, x, y) {
-    const s = await scene.page.evaluate(([wx, wy]) => window.herd.worldToScreen(wx, wy), [x, y]);
-    await scene.page.mouse.click(scene.canvasBox.x + Math.round(s.x), scene.canvasBox.y + Math.round(s.y));
-  }
+  const openScene = (scenario) => scenes.openScene(browser.browser, scenario);
+  const screenshot = (scene, name, t) => scenes.screenshot(scene, outDir, name, t);
+  const clickWorld = scenes.clickWorld;
 
   // Waits until agent `id` has stopped on its target, then clicks it until it is the selection.
   async function selectArrivedAgent(scene, id) {
@@ -132,7 +105,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       await page.keyboard.press('H');
       await help.waitFor({ state: 'visible', timeout: WAIT_MS });
       const keys = await help.locator('kbd').allTextContents();
-      for (const key of ['Esc', 'I', 'H', '?']) assert.ok(keys.includes(key), `help does not list ${key}: ${keys}`);
+      for (const key of ['Esc', 'I', 'H', '?', 'M', 'R', 'B', 'T', 'G', 'P']) assert.ok(keys.includes(key), `help does not list ${key}: ${keys}`);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'hidden', timeout: WAIT_MS });
       await page.locator('#help-btn').click(); // the visible button does the same
@@ -149,7 +122,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
         // The panel says what it is doing and how it moves.
         const row = page.locator('#agent-rows tr[data-id="1"]');
         await row.waitFor({ timeout: WAIT_MS });
-        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial']);
+        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial', 'direct']);
 
         await page.keyboard.press('I');
         await inspectorShows(page, 1);

@@ -1,0 +1,103 @@
+#include "app/recording.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "protocol/codec.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace herd::app {
+namespace {
+
+using nlohmann::json;
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header, std::string& error) {
+  Recorder r;
+  r.out_.open(path, std::ios::binary | std::ios::trunc);
+  if (!r.out_) {
+    error = "cannot open '" + path + "' for writing";
+    return std::nullopt;
+  }
+  r.out_ << json{{"herd_record", 1}, {"scenario", header.scenario}, {"seed", header.seed}, {"tick_rate", header.tick_rate}}.dump()
+         << '\n' << std::flush;
+  return r;
+}
+
+void Recorder::record(std::uint64_t tick, const sim::Command& command) {
+  const std::string wire = protocol::encode(protocol::CommandMsg{0, command});
+  out_ << "{\"tick\":" << tick << ",\"command\":" << wire << "}\n" << std::flush;
+}
+
+void Recorder::finish(std::uint64_t end_tick, std::uint64_t state_hash) {
+  out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n' << std::flush;
+}
+
+std::variant<ReplayResult, std::string> replay(const std::string& path, const std::string& scenario_dir) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot open recording '" + path + "'";
+  std::string line;
+  if (!std::getline(in, line)) return path + " is empty";
+  const json header = json::parse(line, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.value("herd_record", 0) != 1)
+    return path + ": line 1 is not a herd recording header";
+  auto loaded = scenario::load(header.value("scenario", std::string()), scenario_dir);
+  if (auto* why = std::get_if<std::string>(&loaded)) return path + ": " + *why;
+  scenario::Scenario sc = std::get<scenario::Scenario>(loaded);
+  const double rate = header.value("tick_rate", 0.0);
+  if (!(rate > 0 && rate <= 1000)) return path + ": bad tick_rate in the header";
+  sc.def.dt = 1.0 / rate;
+  auto built = scenario::build_world(sc, header.value("seed", std::uint64_t{0}));
+  if (auto* why = std::get_if<std::string>(&built)) return path + ": " + *why;
+  sim::World world = std::move(std::get<sim::World>(built));
+
+  ReplayResult result;
+  std::optional<std::uint64_t> end_tick;
+  // Commands of one tick are gathered, then queued together before that tick's step, as live.
+  std::uint64_t pending_tick = 0;
+  std::vector<sim::Command> pending;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    while (world.tick() + 1 < pending_tick) world.step();
+    for (const sim::Command& c : pending) world.queue(c);
+    world.step();
+    result.commands += pending.size();
+    pending.clear();
+  };
+  for (std::size_t number = 2; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const json j = json::parse(line, nullptr, false);
+    const std::string where = path + ":" + std::to_string(number);
+    if (j.is_discarded() || !j.is_object()) return where + ": not a JSON object (a truncated last line?)";
+    if (j.contains("end_tick")) {
+      end_tick = j.value("end_tick", std::uint64_t{0});
+      const std::string h = j.value("state_hash", std::string());
+      if (!h.empty()) result.recorded_hash = std::stoull(h, nullptr, 16);
+      break;
+    }
+    const std::uint64_t tick = j.value("tick", std::uint64_t{0});
+    if (tick != pending_tick) flush();
+    if (tick <= world.tick()) return where + ": tick " + std::to_string(tick) + " is not after " + std::to_string(world.tick());
+    auto decoded = protocol::decode_client(j.contains("command") ? j["command"].dump() : "");
+    if (auto* err = std::get_if<protocol::Error>(&decoded)) return where + ": " + err->message;
+    const auto* cmd = std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
+    if (!cmd) return where + ": not a command";
+    pending_tick = tick;
+    pending.push_back(cmd->command);
+  }
+  flush();
+  const std::uint64_t last = end_tick.value_or(world.tick());
+  while (world.tick() < last) world.step();
+  result.end_tick = world.tick();
+  result.state_hash = world.state_hash();
+  return result;
+}
+
+}  // namespace herd::app

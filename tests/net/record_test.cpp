@@ -1,0 +1,131 @@
+// Record and replay (issue 8): a live run's accepted commands, replayed headless, give the live
+// run's final state hash; a damaged recording is refused with a clear message.
+#include "app/recording.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/ws_client.hpp"
+#include "net/server.hpp"
+#include "protocol/codec.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace herd::app {
+namespace {
+
+namespace fs = std::filesystem;
+using client::Millis;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class RecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("herd_record_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    path_ = (dir_ / "run.jsonl").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
+  auto sc = std::get<scenario::Scenario>(scenario::load("default"));
+  sc.def.dt = 1.0 / 120;
+  std::string why;
+  auto recorder = Recorder::open(path_, {"default", sc.def.seed, 120}, why);
+  ASSERT_TRUE(recorder) << why;
+  net::ServerConfig config;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.web_root = dir_.string();
+  config.tick_rate = 120;
+  config.snapshot_rate = 30;
+  config.on_applied = [&](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
+  net::Server server(config, std::get<sim::World>(scenario::build_world(sc)));
+  const auto port = server.start();
+  std::thread loop([&] { server.run(); });
+
+  client::WsClient c;
+  c.connect("127.0.0.1", port);
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "record-test"}));
+  const char* commands[] = {
+      R"({"type":"command","seq":1,"cmd":"spawn","count":30,"group":3})",
+      R"({"type":"command","seq":2,"cmd":"set_target","agents":{"group":3},"target":{"x":100,"y":100}})",
+      R"({"type":"command","seq":3,"cmd":"remove","agents":[99999]})",  // refused: not recorded
+      R"({"type":"command","seq":4,"cmd":"formation","agents":"all","shape":"block","centre":{"x":400,"y":300},"count":2,"regroup":true})",
+      R"({"type":"command","seq":5,"cmd":"add_obstacle","x":200,"y":200,"radius":20})",
+      R"({"type":"command","seq":6,"cmd":"exchange","agents":"all"})",
+  };
+  int answered = 0;
+  for (const char* cmd : commands) {
+    c.send(cmd);
+    // One command per tick or more: wait for its answer before the next.
+    for (int i = 0; i < 200; ++i) {
+      auto m = c.receive(Millis(50));
+      if (m && (m->find("\"ack\"") != std::string::npos || m->find("\"error\"") != std::string::npos)) {
+        ++answered;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(answered, 6);
+  server.stop();
+  loop.join();
+  const std::uint64_t live_hash = server.state_hash();
+  recorder->finish(server.stats().tick, live_hash);
+
+  const auto result = replay(path_, HERD_SCENARIO_DIR);
+  ASSERT_TRUE(std::holds_alternative<ReplayResult>(result)) << std::get<std::string>(result);
+  const auto& r = std::get<ReplayResult>(result);
+  EXPECT_EQ(r.commands, 5u) << "the refused remove is not in the recording";
+  EXPECT_EQ(r.end_tick, server.stats().tick);
+  EXPECT_EQ(r.state_hash, live_hash);
+  ASSERT_TRUE(r.recorded_hash);
+  EXPECT_EQ(*r.recorded_hash, live_hash);
+
+  // Change one recorded command: the replay no longer ends on the recorded hash.
+  std::string text = read(path_);
+  const auto at = text.find("\"x\":100.0");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "\"x\":101.0");
+  std::ofstream(path_) << text;
+  const auto changed = replay(path_, HERD_SCENARIO_DIR);
+  ASSERT_TRUE(std::holds_alternative<ReplayResult>(changed));
+  EXPECT_NE(std::get<ReplayResult>(changed).state_hash, live_hash);
+}
+
+TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
+  auto error_of = [&](const std::string& text) {
+    std::ofstream(path_) << text;
+    const auto r = replay(path_, HERD_SCENARIO_DIR);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string("accepted");
+  };
+  const std::string header = R"({"herd_record":1,"scenario":"default","seed":1,"tick_rate":60})";
+  EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  EXPECT_NE(error_of("{\"hello\":1}\n").find("not a herd recording"), std::string::npos);
+  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":"nope","seed":1,"tick_rate":60})").find("no scenario"), std::string::npos);
+  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"comm").find(":2:"), std::string::npos) << "names the line";
+  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"command\":{\"type\":\"command\",\"seq\":0,\"cmd\":\"fly\"}}").find("unknown command"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"command\":" +
+                     R"({"type":"command","seq":0,"cmd":"spawn","count":1})" + "}\n{\"tick\":3,\"command\":" +
+                     R"({"type":"command","seq":0,"cmd":"spawn","count":1})" + "}")
+                .find("not after"),
+            std::string::npos);
+  EXPECT_EQ(error_of(std::string("nope")).find("accepted"), std::string::npos);
+  EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos) << "a run with no commands replays";
+}
+
+}  // namespace
+}  // namespace herd::app
