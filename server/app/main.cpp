@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
     if (!recorder) return fail(why);
     config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
   }
+  // Log lines go to standard output, one per event (Docker and journald collect them as they are).
+  config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
   net::Server server(config.server, std::move(std::get<sim::World>(world)));
   std::uint16_t port = 0;
@@ -96,6 +98,12 @@ int main(int argc, char** argv) {
             << "herd: listening on http://" << host << ":" << port << "/\n"
             << "herd: open http://localhost:" << port << "/ in a browser; WebSocket at ws://localhost:" << port
             << "/ws" << std::endl;
+  std::cout << net::format_log(net::LogLevel::info, "listening",
+                               {{"url", "http://" + host + ":" + std::to_string(port) + "/"},
+                                {"scenario", sc.name},
+                                {"tick_rate", std::to_string(config.server.tick_rate)},
+                                {"snapshot_rate", std::to_string(config.server.snapshot_rate)}})
+            << std::endl;
 
   std::atomic<bool> finished{false};
   std::thread signal_waiter([&server, &signals, &finished] {

@@ -5,6 +5,7 @@
 // slot for snapshots) so a slow reader costs a bounded amount of memory.
 #include "net/server.hpp"
 
+#include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -48,8 +49,10 @@ struct Server::Impl {
   // handlers, which destroys sessions, which unregister here.
   struct Counters {
     std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, sessions{0}, snapshots_sent{0},
-        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0};
+        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0};
   } counters;
+  TickHistogram tick_duration;  // io thread only
+  std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws_sessions;
   std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http_sessions;
 
@@ -86,6 +89,13 @@ struct Server::Impl {
   void broadcast_snapshot();
   void begin_stop();
   void update_inspected();
+  void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
+  void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
+    if (config.log) config.log(format_log(level, event, fields));
+  }
+  std::string metrics_text() const;
+  // How far the tick loop is behind its schedule (0 when on time).
+  std::chrono::milliseconds behind() const;
   void finish_stop(Clock::time_point deadline);
   protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
 };
@@ -94,13 +104,20 @@ struct Server::Impl {
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(tcp::socket&& socket, Server::Impl& hub) : ws_(std::move(socket)), hub_(hub), id_(hub.next_session_id++) {}
+  WsSession(tcp::socket&& socket, Server::Impl& hub) : ws_(std::move(socket)), hub_(hub), id_(hub.next_session_id++) {
+    beast::error_code ec;
+    const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
+    if (!ec) address_ = peer.address().to_string() + ":" + std::to_string(peer.port());
+  }
 
   ~WsSession() {
-    hub_.ws_sessions.erase(id_);
+    const bool was_open = hub_.ws_sessions.erase(id_) > 0;
     hub_.counters.sessions = hub_.ws_sessions.size();
     if (!inspect_.empty()) hub_.update_inspected();
+    if (was_open) hub_.log(LogLevel::info, "session_closed", {{"session", std::to_string(id_)}});
   }
+
+  protocol::Role role() const { return role_; }
 
   const std::vector<std::uint32_t>& inspected() const { return inspect_; }
 
@@ -147,6 +164,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (ec) return;  // handshake failed or timed out: the session just ends
     hub_.ws_sessions[id_] = weak_from_this();
     hub_.counters.sessions = hub_.ws_sessions.size();
+    hub_.log(LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
     if (hub_.stopping) return close_after_flush(websocket::close_code::going_away);
     do_read();
   }
@@ -169,6 +187,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     if (auto* err = std::get_if<protocol::Error>(&decoded)) {
+      hub_.count_error(err->code);
       if (err->code == protocol::ErrorCode::protocol_mismatch) {
         send_control(share(protocol::encode(*err)));
         return close_after_flush(websocket::close_code::protocol_error);
@@ -198,11 +217,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
     greeted_ = true;
     role_ = hello.role;
+    hub_.log(LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
+                                       {"client", hello.client}});
     send_control(share(protocol::encode(hub_.make_welcome(id_, role_))));
   }
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {
     if (seq) ++hub_.counters.commands_rejected;
+    hub_.count_error(code);
     send_control(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
   }
 
@@ -228,9 +250,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
     writing_ = true;
     ws_.text(true);
-    ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next, is_snapshot](beast::error_code ec, std::size_t) {
+    ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next, is_snapshot](beast::error_code ec, std::size_t n) {
       self->writing_ = false;
       if (ec) return;  // the read side sees the failure too and ends the session
+      self->hub_.counters.bytes_out += n;
       if (is_snapshot) ++self->hub_.counters.snapshots_sent;
       self->pump();
     });
@@ -248,6 +271,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool greeted_ = false;
   protocol::Role role_ = protocol::Role::viewer;
   std::vector<std::uint32_t> inspect_;  // agents whose avoidance this client wants traced
+  std::string address_;
 };
 
 // ---- HTTP session ----------------------------------------------------------------------------
@@ -311,9 +335,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
-    if (path == "/healthz")
-      return make(http::status::ok, "application/json",
-                  "{\"status\":\"ok\",\"tick\":" + std::to_string(hub_.world.tick()) + "}\n");
+    if (path == "/healthz") {
+      // Healthy while the tick loop keeps to its schedule (within a second).
+      const auto behind = hub_.behind();
+      const bool late = behind > std::chrono::seconds(1);
+      return make(late ? http::status::service_unavailable : http::status::ok, "application/json",
+                  std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + std::to_string(hub_.world.tick()) +
+                      ",\"behind_ms\":" + std::to_string(behind.count()) + "}\n");
+    }
+    if (path == "/metrics") return make(http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text());
     if (path == "/ws")
       return make(http::status::upgrade_required, "text/plain; charset=utf-8", "WebSocket upgrade required\n");
     FileResponse file = serve_file(target, hub_.config.web_root);
@@ -376,8 +406,11 @@ void Server::Impl::on_tick() {
   // The only place that reads the clock. Runs at most max_catchup ticks per wake.
   const int due = schedule.due(Clock::now() - start_time);
   bool snapshot_due = false;
+  const std::uint64_t overruns_before = schedule.overruns();
   for (int i = 0; i < due; ++i) {
+    const auto t0 = Clock::now();
     world.step();
+    tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
     dispatch_outcomes();
     for (const sim::CollisionEvent& e : world.collisions()) {
       if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
@@ -385,6 +418,8 @@ void Server::Impl::on_tick() {
     }
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
+  if (schedule.overruns() != overruns_before)
+    log(LogLevel::warn, "tick_overrun", {{"tick", std::to_string(world.tick())}, {"ticks_dropped_total", std::to_string(schedule.ticks_dropped())}});
   counters.tick = world.tick();
   counters.overruns = schedule.overruns();
   counters.ticks_dropped = schedule.ticks_dropped();
@@ -399,6 +434,7 @@ void Server::Impl::dispatch_outcomes() {
     const sim::Command command = std::move(queued.front());
     queued.pop_front();
     if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
+    if (!out.ok()) count_error(protocol::to_error_code(out.error));
     (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
     auto it = ws_sessions.find(out.origin.client);
     if (it == ws_sessions.end()) continue;  // the session left before its command ran
@@ -417,6 +453,31 @@ void Server::Impl::broadcast_snapshot() {
     if (auto session = weak.lock()) session->send_snapshot(snap);
 }
 
+std::chrono::milliseconds Server::Impl::behind() const {
+  const auto due = start_time + schedule.next_deadline();
+  const auto late = Clock::now() - due;
+  return late > Clock::duration::zero() ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
+                                        : std::chrono::milliseconds(0);
+}
+
+std::string Server::Impl::metrics_text() const {
+  MetricsView m;
+  m.tick = world.tick();
+  m.overruns = schedule.overruns();
+  m.ticks_dropped = schedule.ticks_dropped();
+  m.agents = world.agents().size();
+  for (const auto& [id, weak] : ws_sessions)
+    if (auto s = weak.lock()) (!s->greeted() ? m.ungreeted : s->role() == protocol::Role::viewer ? m.viewers : m.commanders)++;
+  m.snapshots_sent = counters.snapshots_sent;
+  m.snapshots_dropped = counters.snapshots_dropped;
+  m.bytes_out = counters.bytes_out;
+  m.commands_accepted = counters.commands_accepted;
+  m.commands_rejected = counters.commands_rejected;
+  m.errors_by_code = errors_by_code;
+  m.tick_duration = tick_duration;
+  return render_prometheus(m);
+}
+
 // The world traces the union of what every session inspects (bounded by the world's limit).
 void Server::Impl::update_inspected() {
   std::vector<sim::AgentId> ids;
@@ -428,6 +489,7 @@ void Server::Impl::update_inspected() {
 void Server::Impl::begin_stop() {
   if (stopping) return;
   stopping = true;
+  log(LogLevel::info, "stopping", {{"tick", std::to_string(world.tick())}, {"sessions", std::to_string(ws_sessions.size())}});
   beast::error_code ec;
   acceptor.close(ec);
   tick_timer.cancel();

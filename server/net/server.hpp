@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "net/observe.hpp"
 #include "protocol/messages.hpp"
 #include "sim/world.hpp"
 
@@ -29,6 +30,8 @@ struct ServerConfig {
   // Called on the server's thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).
   std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
+  // Where log lines go (one per event: time, level, event, fields); none when empty.
+  LogSink log;
 };
 
 struct ServerStats {

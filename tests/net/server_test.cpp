@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "common/ws_client.hpp"
@@ -38,6 +39,10 @@ class ServerTest : public ::testing::Test {
     sim::WorldDef def;
     def.dt = 1.0 / config.tick_rate;
     def.max_agents = 100;
+    config.log = [this](std::string_view line) {
+      std::lock_guard lock(log_mutex_);
+      log_.emplace_back(line);
+    };
     server_ = std::make_unique<Server>(config, sim::World(def));
     port_ = server_->start();
     thread_ = std::thread([this] { server_->run(); });
@@ -96,6 +101,13 @@ class ServerTest : public ::testing::Test {
     return -1;
   }
 
+  std::vector<std::string> log_lines() {
+    std::lock_guard lock(log_mutex_);
+    return log_;
+  }
+
+  std::mutex log_mutex_;
+  std::vector<std::string> log_;
   fs::path web_root_;
   std::unique_ptr<Server> server_;
   std::uint16_t port_ = 0;
@@ -330,6 +342,37 @@ TEST_F(ServerTest, InspectNeedsHelloAndABoundedList) {
   wait_for<protocol::Welcome>(*c);
   c->send(R"({"type":"inspect","agents":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]})");
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+}
+
+TEST_F(ServerTest, MetricsCountWhatHappenedAndLogsSayItOnALineEach) {
+  auto c = greeted(protocol::Role::viewer);
+  c->send("not json");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_json);
+  wait_for<protocol::Snapshot>(*c);
+  const auto metrics = client::http_request("127.0.0.1", port_, "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_EQ(metrics.content_type.rfind("text/plain; version=0.0.4", 0), 0u);
+  auto value = [&](const std::string& series) {
+    const auto at = metrics.body.find("\n" + series + " ");
+    EXPECT_NE(at, std::string::npos) << series;
+    return at == std::string::npos ? -1.0 : std::stod(metrics.body.substr(at + series.size() + 2));
+  };
+  EXPECT_GT(value("herd_tick_duration_seconds_count"), 0);
+  EXPECT_EQ(value("herd_sessions{role=\"viewer\"}"), 1);
+  EXPECT_EQ(value("herd_errors_total{code=\"bad_json\"}"), 1);
+  EXPECT_GT(value("herd_snapshots_sent_total"), 0);
+  EXPECT_GT(value("herd_bytes_out_total"), 0);
+  const auto health = client::http_request("127.0.0.1", port_, "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_NE(health.body.find("\"behind_ms\":"), std::string::npos);
+  const auto lines = log_lines();
+  const bool opened = std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" info session_opened session=") != std::string::npos; });
+  const bool hello = std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" info hello ") != std::string::npos && l.find("role=viewer") != std::string::npos; });
+  EXPECT_TRUE(opened);
+  EXPECT_TRUE(hello);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0][4], '-') << "starts with an ISO 8601 time: " << lines[0];
+  EXPECT_EQ(lines[0].substr(23, 2), "Z ") << lines[0];
 }
 
 TEST_F(ServerTest, StopClosesSessionsWithGoingAway) {

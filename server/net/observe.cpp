@@ -1,0 +1,124 @@
+#include "net/observe.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace herd::net {
+
+void TickHistogram::observe(double seconds) {
+  std::size_t i = 0;
+  while (i < kBounds.size() && seconds > kBounds[i]) ++i;
+  ++counts[i];
+  sum += seconds;
+  ++count;
+}
+
+namespace {
+
+void line(std::string& out, std::string_view name, std::uint64_t value, std::string_view labels = {}) {
+  out += name;
+  if (!labels.empty()) {
+    out += '{';
+    out += labels;
+    out += '}';
+  }
+  out += ' ';
+  out += std::to_string(value);
+  out += '\n';
+}
+
+void head(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+}  // namespace
+
+std::string render_prometheus(const MetricsView& m) {
+  std::string out;
+  out.reserve(4096);
+  head(out, "herd_tick_duration_seconds", "histogram", "Time one world step took.");
+  std::uint64_t cumulative = 0;
+  char bound[32];
+  for (std::size_t i = 0; i < TickHistogram::kBounds.size(); ++i) {
+    cumulative += m.tick_duration.counts[i];
+    std::snprintf(bound, sizeof bound, "le=\"%g\"", TickHistogram::kBounds[i]);
+    line(out, "herd_tick_duration_seconds_bucket", cumulative, bound);
+  }
+  line(out, "herd_tick_duration_seconds_bucket", m.tick_duration.count, "le=\"+Inf\"");
+  char sum[64];
+  std::snprintf(sum, sizeof sum, "herd_tick_duration_seconds_sum %.9f\n", m.tick_duration.sum);
+  out += sum;
+  line(out, "herd_tick_duration_seconds_count", m.tick_duration.count);
+  head(out, "herd_tick", "gauge", "Ticks the world has completed.");
+  line(out, "herd_tick", m.tick);
+  head(out, "herd_tick_overruns_total", "counter", "Tick-loop wakes that were behind by more than the catch-up allowance.");
+  line(out, "herd_tick_overruns_total", m.overruns);
+  head(out, "herd_ticks_dropped_total", "counter", "Ticks skipped to catch up.");
+  line(out, "herd_ticks_dropped_total", m.ticks_dropped);
+  head(out, "herd_agents", "gauge", "Agents in the world.");
+  line(out, "herd_agents", m.agents);
+  head(out, "herd_sessions", "gauge", "Open WebSocket sessions by role.");
+  line(out, "herd_sessions", m.viewers, "role=\"viewer\"");
+  line(out, "herd_sessions", m.commanders, "role=\"commander\"");
+  line(out, "herd_sessions", m.ungreeted, "role=\"none\"");
+  head(out, "herd_snapshots_sent_total", "counter", "Snapshot frames written, all sessions.");
+  line(out, "herd_snapshots_sent_total", m.snapshots_sent);
+  head(out, "herd_snapshots_dropped_total", "counter", "Snapshots replaced before being written (slow readers).");
+  line(out, "herd_snapshots_dropped_total", m.snapshots_dropped);
+  head(out, "herd_bytes_out_total", "counter", "WebSocket payload bytes written.");
+  line(out, "herd_bytes_out_total", m.bytes_out);
+  head(out, "herd_commands_total", "counter", "Commands by result.");
+  line(out, "herd_commands_total", m.commands_accepted, "result=\"accepted\"");
+  line(out, "herd_commands_total", m.commands_rejected, "result=\"rejected\"");
+  head(out, "herd_errors_total", "counter", "Error messages sent, by code.");
+  for (std::size_t c = 0; c < kErrorCodeCount; ++c) {
+    const std::string label = "code=\"" + std::string(protocol::to_string(static_cast<protocol::ErrorCode>(c))) + "\"";
+    line(out, "herd_errors_total", m.errors_by_code[c], label);
+  }
+  return out;
+}
+
+std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const std::time_t secs = system_clock::to_time_t(now);
+  const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&secs, &utc);
+  char stamp[64];
+  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms));
+  static constexpr std::string_view kLevels[] = {"debug", "info", "warn", "error"};
+  std::string out = stamp;
+  out += ' ';
+  out += kLevels[static_cast<int>(level)];
+  out += ' ';
+  out += event;
+  for (const auto& [key, value] : fields) {
+    out += ' ';
+    out += key;
+    out += '=';
+    if (value.find_first_of(" \"=") == std::string::npos && !value.empty()) {
+      out += value;
+    } else {
+      out += '"';
+      for (char ch : value) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        out += ch;
+      }
+      out += '"';
+    }
+  }
+  return out;
+}
+
+}  // namespace herd::net

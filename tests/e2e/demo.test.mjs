@@ -1,0 +1,154 @@
+// End-to-end: seed 003's demo keys ("Accidents Do Happen": R B T G B P B) in the viewer, on the
+// scenario `demo32` (the demo's 32 entities on a ring). Each key sends one formation or demo
+// move on the selection, or on everyone when nothing is selected, around the centre of the world;
+// a second client checks what the agents then do, and the status bar follows the formation.
+//
+// Env as in viewer.test.mjs. Screenshots go to HERD_E2E_OUT (default a fresh temporary directory).
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { ProtocolClient } from './lib/ws_client.mjs';
+import { launchBrowser, WAIT_MS } from './lib/browser.mjs';
+import { openScene, screenshot, clickWorld } from './lib/scene.mjs';
+
+const TEST_TIMEOUT_MS = 60_000;
+// 32 agents cross the world at 120 units/s and settle; a loaded machine may stretch that.
+const FORM_MS = 20_000;
+
+describe("seed 003's demo keys (demo32)", { timeout: 4 * TEST_TIMEOUT_MS }, () => {
+  let browser;
+  let scene;
+  let watcher;
+  let centre;
+  const outDir = process.env.HERD_E2E_OUT || mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-out-'));
+
+  before(async () => {
+    browser = await launchBrowser();
+    scene = await openScene(browser.browser, 'demo32');
+    watcher = await ProtocolClient.connect(scene.server.wsUrl, { role: 'viewer' });
+    const { width, height } = watcher.welcome.world;
+    centre = { x: width / 2, y: height / 2 };
+  });
+  after(async () => {
+    watcher?.close();
+    await scene?.close();
+    await browser?.close();
+  });
+
+  // Presses `key` and waits for the page's command to be acked; resolves to {sent, ack}.
+  async function pressDemoKey(key) {
+    const { page } = scene;
+    const before = await page.evaluate(() => window.herd.lastAck?.seq ?? null);
+    await page.keyboard.press(key);
+    await page.waitForFunction((s) => (window.herd.lastAck?.seq ?? null) !== s || window.herd.lastError?.seq > s, before, { timeout: WAIT_MS });
+    const { sent, ack, error } = await page.evaluate(() => ({
+      sent: window.herd.lastCommand,
+      ack: window.herd.lastAck,
+      error: window.herd.lastError,
+    }));
+    assert.ok(ack && ack.seq !== before, `${key}: no ack; error ${JSON.stringify(error)}`);
+    assert.equal(typeof ack.formation, 'number', `${key}: the ack carries no formation: ${JSON.stringify(ack)}`);
+    return { sent, ack };
+  }
+
+  // The next snapshot (second client) in which formation `id` is complete and `check(snapshot)`.
+  const formed = (id, what, check = () => true) =>
+    watcher.next((m) => m.type === 'snapshot' && m.formations?.some((f) => f.id === id && f.complete) && check(m), FORM_MS, what);
+
+  const meanX = (snap, group) => {
+    const list = snap.agents.filter((a) => a.group === group);
+    return list.reduce((s, a) => s + a.x, 0) / list.length;
+  };
+
+  async function statusSays(text) {
+    await scene.page.locator('#formation', { hasText: new RegExp(`^${text}$`) }).waitFor({ timeout: FORM_MS });
+  }
+
+  it('R: everyone forms a circle round the centre of the world', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const { sent, ack } = await pressDemoKey('R');
+    assert.deepEqual(sent, { cmd: 'formation', agents: 'all', shape: 'circle', centre, assignment: 'optimal' });
+    assert.equal(ack.count, 32);
+    // The second client sees the formation, then the agents on one circle: every distance to the
+    // centre within a few units of the others.
+    await watcher.next((m) => m.type === 'snapshot' && m.formations?.some((f) => f.id === ack.formation), WAIT_MS, `formation ${ack.formation} in a snapshot`);
+    const snap = await formed(ack.formation, `formation ${ack.formation} complete`);
+    const radii = snap.agents.map((a) => Math.hypot(a.x - centre.x, a.y - centre.y));
+    const mean = radii.reduce((s, r) => s + r, 0) / radii.length;
+    assert.ok(mean > 50, `the circle has radius ${mean.toFixed(1)}`);
+    assert.ok(
+      radii.every((r) => Math.abs(r - mean) <= 3),
+      `agents are not on one circle of radius ${mean.toFixed(1)}: ${radii.map((r) => r.toFixed(1)).join(' ')}`,
+    );
+    await statusSays(`formation ${ack.formation}: complete`);
+    await screenshot(scene, outDir, 'demo32_circle.png', t);
+  });
+
+  it('B after R: the agents switch places at random', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { sent, ack } = await pressDemoKey('B');
+    assert.deepEqual(sent, { cmd: 'swap_places', agents: 'all' });
+    assert.equal(ack.count, 32);
+    // The status bar follows the new formation while it forms.
+    await scene.page.locator('#formation', { hasText: new RegExp(`^formation ${ack.formation}: (\\d+/32 arrived|complete)$`) }).waitFor({ timeout: WAIT_MS });
+  });
+
+  it('G, then B: two blocks, which exchange sides', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const g = await pressDemoKey('G');
+    assert.deepEqual(g.sent, { cmd: 'formation', agents: 'all', shape: 'block', centre, count: 2, regroup: true });
+    const blocks = await formed(g.ack.formation, `blocks (formation ${g.ack.formation}) complete`);
+    // regroup: two groups of 16, one block each, on either side of the centre.
+    assert.deepEqual([0, 1].map((gr) => blocks.agents.filter((a) => a.group === gr).length), [16, 16]);
+    const left0 = meanX(blocks, 0) - centre.x;
+    const left1 = meanX(blocks, 1) - centre.x;
+    assert.ok(Math.abs(left0) > 50 && Math.sign(left0) === -Math.sign(left1), `blocks at x ${meanX(blocks, 0)}, ${meanX(blocks, 1)}`);
+    await statusSays(`formation ${g.ack.formation}: complete`);
+    await screenshot(scene, outDir, 'demo32_blocks.png', t);
+
+    const b = await pressDemoKey('B');
+    assert.deepEqual(b.sent, { cmd: 'exchange', agents: 'all' });
+    const swapped = await formed(
+      b.ack.formation,
+      'the groups on each other\'s side',
+      (m) => Math.sign(meanX(m, 0) - centre.x) === -Math.sign(left0) && Math.abs(meanX(m, 0) - centre.x) > 50,
+    );
+    assert.ok(Math.abs(meanX(swapped, 0) - centre.x - -left0) < 10, `group 0 at x ${meanX(swapped, 0)}, was ${centre.x + left0}`);
+    await statusSays(`formation ${b.ack.formation}: complete`);
+  });
+
+  it('P, then B: two vertical lines, then invert; on the selection when there is one', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const p = await pressDemoKey('P');
+    assert.deepEqual(p.sent, {
+      cmd: 'formation',
+      agents: 'all',
+      shape: 'lines',
+      centre,
+      orientation: 'vertical',
+      count: 2,
+      regroup: true,
+      assignment: 'keep_order',
+    });
+    const lines = await formed(p.ack.formation, `lines (formation ${p.ack.formation}) complete`);
+    // Two vertical lines: each group's agents share one x.
+    for (const gr of [0, 1]) {
+      const xs = lines.agents.filter((a) => a.group === gr).map((a) => a.x);
+      assert.ok(Math.max(...xs) - Math.min(...xs) < 3, `group ${gr} is not a vertical line: x ${xs.join(' ')}`);
+    }
+
+    // Two agents selected: B (after P: invert) goes to them alone.
+    const [a, b] = lines.agents.filter((x) => x.group === 0).slice(0, 2);
+    await clickWorld(scene, a.x, a.y);
+    await clickWorld(scene, b.x, b.y, { shift: true });
+    await scene.page.waitForFunction(([i, j]) => JSON.stringify(window.herd.selected) === JSON.stringify([i, j]), [a.id, b.id], { timeout: WAIT_MS });
+    const inv = await pressDemoKey('B');
+    assert.deepEqual(inv.sent, { cmd: 'invert', agents: [a.id, b.id] });
+    assert.equal(inv.ack.count, 2);
+    await scene.page.keyboard.press('Escape');
+  });
+
+  it('the page threw no uncaught exception', () => {
+    assert.deepEqual(scene.pageErrors, []);
+  });
+});

@@ -1,0 +1,31 @@
+#include "net/observe.hpp"
+
+#include <gtest/gtest.h>
+
+namespace herd::net {
+namespace {
+
+TEST(Prometheus, HistogramBucketsAreCumulativeWithInfinity) {
+  MetricsView m;
+  m.tick_duration.observe(0.00005);  // first bucket
+  m.tick_duration.observe(0.002);    // le 0.0025
+  m.tick_duration.observe(3.0);      // above every bound
+  const std::string text = render_prometheus(m);
+  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.0001\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.0025\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.25\"} 2\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"+Inf\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_tick_duration_seconds_count 3\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE herd_tick_duration_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos) << "every code listed";
+}
+
+TEST(Log, OneLineWithTimeLevelEventAndQuotedFields) {
+  const std::string line = format_log(LogLevel::warn, "tick_overrun", {{"tick", "42"}, {"client", "my \"viewer\" = 1"}, {"empty", ""}});
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(line.substr(23), "Z warn tick_overrun tick=42 client=\"my \\\"viewer\\\" = 1\" empty=\"\"");
+  EXPECT_EQ(line[10], 'T');
+}
+
+}  // namespace
+}  // namespace herd::net
