@@ -111,6 +111,21 @@ const std::vector<Option>& options() {
          c.record = v;
          return {};
        }},
+      {"checkpoint", "HERD_CHECKPOINT", "none", "file the whole world is written to, atomically, every interval and at shutdown",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.checkpoint = v;
+         return {};
+       }},
+      {"checkpoint-interval", "HERD_CHECKPOINT_INTERVAL", "10", "seconds of world time between checkpoints, (0, 86400]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         double s = 0;
+         if (!parse_double(v, s) || s <= 0 || s > 86400) return "must be a number of seconds in (0, 86400]";
+         c.checkpoint_interval = s;
+         return {};
+       }},
+      {"restore", "HERD_RESTORE", "1", "resume from the checkpoint file when it exists (0: start fresh and overwrite it)",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.restore, v); }},
       {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";

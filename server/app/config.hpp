@@ -23,6 +23,9 @@ struct AppConfig {
   bool report = false;                 // headless: print the scenario lab's metrics as JSON
   std::string record;                  // write every accepted command to this file
   std::string replay;                  // replay this recording headless and print the final hash
+  std::string checkpoint;              // where the world is checkpointed; empty: no checkpoints
+  double checkpoint_interval = 10;     // seconds of world time between checkpoints
+  bool restore = true;                 // resume from the checkpoint when the file exists
   bool help = false;
 };
 

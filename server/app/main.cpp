@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/checkpoint_file.hpp"
 #include "app/headless.hpp"
 #include "app/recording.hpp"
 #include "net/server.hpp"
@@ -57,6 +58,17 @@ int main(int argc, char** argv) {
                 std::to_string(config.server.tick_rate));
   auto world = scenario::build_world(sc, config.seed);
   if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
+  bool restored = false;
+  if (!config.checkpoint.empty() && config.restore && std::filesystem::exists(config.checkpoint) && !config.headless) {
+    // A checkpoint that cannot be read stops the server: starting fresh would overwrite the world
+    // it holds. Only --restore=0 (or removing the file) starts fresh.
+    auto from_disk = app::read_checkpoint(config.checkpoint);
+    if (auto* why = std::get_if<std::string>(&from_disk))
+      return fail(*why + "; start fresh with --restore=0 (HERD_RESTORE=0), which overwrites it");
+    world = std::move(std::get<sim::World>(from_disk));
+    config.server.tick_rate = 1.0 / std::get<sim::World>(world).def().dt;  // the world's own dt
+    restored = true;
+  }
 
   if (config.headless) {
     const auto result = app::run_headless(std::get<sim::World>(world), config.ticks);
@@ -82,6 +94,13 @@ int main(int argc, char** argv) {
     if (!recorder) return fail(why);
     config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
   }
+  if (!config.checkpoint.empty()) {
+    config.server.checkpoint_interval = config.checkpoint_interval;
+    config.server.on_checkpoint = [&config](const sim::World& w) {
+      if (std::string why = app::write_checkpoint(config.checkpoint, w); !why.empty())
+        std::cout << net::format_log(net::LogLevel::error, "checkpoint_failed", {{"reason", why}}) << std::endl;
+    };
+  }
   // Log lines go to standard output, one per event (Docker and journald collect them as they are).
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
@@ -93,6 +112,8 @@ int main(int argc, char** argv) {
     return fail(e.what());
   }
   const std::string host = config.server.address == "0.0.0.0" ? "127.0.0.1" : config.server.address;
+  if (restored)
+    std::cout << "herd: restored from checkpoint " << config.checkpoint << " at tick " << std::get<sim::World>(world).tick() << "\n";
   std::cout << "herd: scenario '" << sc.name << "', " << agent_count << " agents, "
             << config.server.tick_rate << " ticks/s, " << config.server.snapshot_rate << " snapshots/s\n"
             << "herd: listening on http://" << host << ":" << port << "/\n"
@@ -121,6 +142,12 @@ int main(int argc, char** argv) {
   const auto stats = server.stats();
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);
+  if (!config.checkpoint.empty()) {
+    if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty()) return fail(why);
+    std::cout << net::format_log(net::LogLevel::info, "checkpoint_written",
+                                 {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}})
+              << std::endl;
+  }
   std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns), state hash 0x" << std::hex
             << hash << std::dec << std::endl;
   return 0;

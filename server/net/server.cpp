@@ -12,6 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <iostream>
 #include <unordered_map>
@@ -65,6 +66,7 @@ struct Server::Impl {
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
+  std::uint64_t last_checkpoint_tick = 0;
   bool stopping = false;
   Clock::time_point start_time;
 
@@ -79,6 +81,7 @@ struct Server::Impl {
         schedule(config.tick_rate, config.max_catchup_ticks),
         cadence(config.tick_rate, config.snapshot_rate) {
     map_version_sent = world.map_version();  // a scenario's map is already in every welcome
+    last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
   }
 
   void do_accept();
@@ -420,6 +423,13 @@ void Server::Impl::on_tick() {
   }
   if (schedule.overruns() != overruns_before)
     log(LogLevel::warn, "tick_overrun", {{"tick", std::to_string(world.tick())}, {"ticks_dropped_total", std::to_string(schedule.ticks_dropped())}});
+  if (config.on_checkpoint && due > 0) {
+    const auto every = static_cast<std::uint64_t>(std::max(1.0, std::round(config.checkpoint_interval / world.def().dt)));
+    if (world.tick() / every != last_checkpoint_tick / every) {
+      last_checkpoint_tick = world.tick();
+      config.on_checkpoint(world);
+    }
+  }
   counters.tick = world.tick();
   counters.overruns = schedule.overruns();
   counters.ticks_dropped = schedule.ticks_dropped();
@@ -553,6 +563,7 @@ void Server::stop() {
 }
 
 std::uint64_t Server::state_hash() const { return impl_->world.state_hash(); }
+const sim::World& Server::world() const { return impl_->world; }
 
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;

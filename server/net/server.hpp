@@ -32,6 +32,10 @@ struct ServerConfig {
   std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
   // Where log lines go (one per event: time, level, event, fields); none when empty.
   LogSink log;
+  // Called on the server's thread every checkpoint_interval seconds of world time with the world
+  // between two ticks (the app writes it to disk); never when empty.
+  std::function<void(const sim::World& world)> on_checkpoint;
+  double checkpoint_interval = 10.0;  // seconds of world time, > 0
 };
 
 struct ServerStats {
@@ -68,6 +72,8 @@ class Server {
 
   // The world's state hash. Call only when run() is not running (before it, or after it returned).
   std::uint64_t state_hash() const;
+  // The world itself, on the same terms (the app writes the last checkpoint from it at shutdown).
+  const sim::World& world() const;
 
   struct Impl;  // opaque: defined in server.cpp, where the sessions use it as their hub
 

@@ -13,6 +13,9 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <variant>
 #include <unordered_map>
 #include <vector>
 
@@ -101,6 +104,13 @@ class World {
 
   // FNV-1a over the exact bits of everything that determines the future.
   std::uint64_t state_hash() const;
+
+  // A checkpoint: the whole state, exactly (world_checkpoint.cpp). A world loaded from it has the
+  // same state_hash() and the same future. Commands queued for the next tick are not included.
+  std::string save_checkpoint() const;
+  // The world, or a sentence saying why the data is not a usable checkpoint (truncated, corrupt,
+  // another format). Never throws; never trusts a count in the data.
+  static std::variant<World, std::string> load_checkpoint(std::string_view data);
 
  private:
   // Commands (world.cpp).

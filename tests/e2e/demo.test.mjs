@@ -64,8 +64,28 @@ describe("seed 003's demo keys (demo32)", { timeout: 4 * TEST_TIMEOUT_MS }, () =
     return list.reduce((s, a) => s + a.x, 0) / list.length;
   };
 
-  async function statusSays(text) {
-    await scene.page.locator('#formation', { hasText: new RegExp(`^${text}$`) }).waitFor({ timeout: FORM_MS });
+  // Waits until the status bar's formation field is visible and its text matches `pattern` (a
+  // RegExp source); fails with the text it last had.
+  async function statusSays(pattern, timeout = FORM_MS) {
+    const ok = await scene.page
+      .waitForFunction(
+        (p) => {
+          const field = document.getElementById('formation-field');
+          return !field.hidden && new RegExp(`^${p}$`).test(document.getElementById('formation').textContent);
+        },
+        pattern,
+        { timeout },
+      )
+      .then(() => true, () => false);
+    if (!ok) {
+      const now = await scene.page.evaluate(() => ({
+        hidden: document.getElementById('formation-field').hidden,
+        text: document.getElementById('formation').textContent,
+        formations: window.herd.formations,
+        lastAck: window.herd.lastAck,
+      }));
+      assert.fail(`the status bar does not say /${pattern}/: ${JSON.stringify(now)}`);
+    }
   }
 
   it('R: everyone forms a circle round the centre of the world', { timeout: TEST_TIMEOUT_MS }, async (t) => {
@@ -92,7 +112,7 @@ describe("seed 003's demo keys (demo32)", { timeout: 4 * TEST_TIMEOUT_MS }, () =
     assert.deepEqual(sent, { cmd: 'swap_places', agents: 'all' });
     assert.equal(ack.count, 32);
     // The status bar follows the new formation while it forms.
-    await scene.page.locator('#formation', { hasText: new RegExp(`^formation ${ack.formation}: (\\d+/32 arrived|complete)$`) }).waitFor({ timeout: WAIT_MS });
+    await statusSays(`formation ${ack.formation}: (\\d+/32 arrived|complete)`, WAIT_MS);
   });
 
   it('G, then B: two blocks, which exchange sides', { timeout: TEST_TIMEOUT_MS }, async (t) => {

@@ -1,0 +1,44 @@
+#include "app/checkpoint_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace herd::app {
+
+std::string write_checkpoint(const std::string& path, const sim::World& world) {
+  const std::string data = world.save_checkpoint();
+  const std::string temp = path + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot write " + temp + ": " + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return "cannot write " + temp + ": " + why;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) return "cannot flush " + temp + ": " + std::strerror(errno);
+  if (std::rename(temp.c_str(), path.c_str()) != 0) return "cannot rename " + temp + " to " + path + ": " + std::strerror(errno);
+  return {};
+}
+
+std::variant<sim::World, std::string> read_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot read checkpoint " + path;
+  std::ostringstream data;
+  data << in.rdbuf();
+  auto world = sim::World::load_checkpoint(data.str());
+  if (auto* why = std::get_if<std::string>(&world)) return "checkpoint " + path + " refused: " + *why;
+  return world;
+}
+
+}  // namespace herd::app

@@ -1,0 +1,200 @@
+// The World's checkpoints (issue 8): everything the future depends on, written exactly, so a
+// restored world continues bit for bit as the saved one would have. Not saved: commands still
+// queued for the next tick (their senders never got an ack), the last step's outcomes, events and
+// traces, and caches that are rebuilt on demand (grids, flow fields).
+#include <cstring>
+
+#include "serial.hpp"
+#include "world.hpp"
+
+namespace herd::sim {
+namespace {
+
+constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
+constexpr std::uint32_t kFormatVersion = 1;
+
+void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
+TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
+
+template <class E>
+E read_enum(Reader& r, E last) {
+  const std::uint8_t v = r.u8();
+  if (v > static_cast<std::uint8_t>(last)) r.fail();
+  return static_cast<E>(v);
+}
+
+void write_def(Writer& w, const WorldDef& d) {
+  w.f64(d.width); w.f64(d.height); w.f64(d.dt); w.u64(d.seed); w.u32(d.max_agents); w.u32(d.max_obstacles);
+  const AgentDef& a = d.agent_defaults;
+  w.f64(a.radius); w.f64(a.mass); w.f64(a.max_speed); w.f64(a.max_force); w.f64(a.slow_radius); w.f64(a.arrive_tolerance);
+  const AvoidanceDef& v = d.avoidance;
+  w.u8(static_cast<std::uint8_t>(v.mode)); w.f64(v.personal_space); w.f64(v.cardioid_exponent);
+  w.u8(static_cast<std::uint8_t>(v.preferred_side)); w.u8(static_cast<std::uint8_t>(v.split_fix)); w.f64(v.push_epsilon);
+  w.boolean(v.crossing); w.f64(v.crossing_activation); w.f64(v.lookahead);
+  w.u32(d.walker.max_history); w.f64(d.walker.move_time); w.i32(d.position_iterations);
+}
+
+WorldDef read_def(Reader& r) {
+  WorldDef d;
+  d.width = r.f64(); d.height = r.f64(); d.dt = r.f64(); d.seed = r.u64(); d.max_agents = r.u32(); d.max_obstacles = r.u32();
+  AgentDef& a = d.agent_defaults;
+  a.radius = r.f64(); a.mass = r.f64(); a.max_speed = r.f64(); a.max_force = r.f64(); a.slow_radius = r.f64(); a.arrive_tolerance = r.f64();
+  AvoidanceDef& v = d.avoidance;
+  v.mode = read_enum(r, AvoidanceMode::cardioid); v.personal_space = r.f64(); v.cardioid_exponent = r.f64();
+  v.preferred_side = read_enum(r, Side::right); v.split_fix = read_enum(r, SplitFixMode::sum_as_obstacle); v.push_epsilon = r.f64();
+  v.crossing = r.boolean(); v.crossing_activation = r.f64(); v.lookahead = r.f64();
+  d.walker.max_history = r.u32(); d.walker.move_time = r.f64(); d.position_iterations = r.i32();
+  return d;
+}
+
+void write_agent(Writer& w, const Agent& a) {
+  w.u32(a.id); w.u8(a.group); w.u8(static_cast<std::uint8_t>(a.movement)); w.u8(static_cast<std::uint8_t>(a.pathing));
+  w.u8(a.neighbours); w.u8(static_cast<std::uint8_t>(a.state)); w.boolean(a.collided);
+  const Behaviour& b = a.behaviour;
+  w.u8(static_cast<std::uint8_t>(b.kind)); w.vec(b.point); w.u32(b.agent); w.f64(b.radius);
+  w.u8(static_cast<std::uint8_t>(b.response)); w.vec(b.home); w.u8(static_cast<std::uint8_t>(b.phase));
+  w.vec(a.position); w.vec(a.velocity);
+  w.f64(a.def.radius); w.f64(a.def.mass); w.f64(a.def.max_speed); w.f64(a.def.max_force); w.f64(a.def.slow_radius);
+  w.f64(a.def.arrive_tolerance);
+}
+
+Agent read_agent(Reader& r) {
+  Agent a;
+  a.id = r.u32(); a.group = r.u8(); a.movement = read_enum(r, Movement::kinematic); a.pathing = read_enum(r, Pathing::flow);
+  a.neighbours = r.u8(); a.state = read_enum(r, MoveState::unreachable); a.collided = r.boolean();
+  Behaviour& b = a.behaviour;
+  b.kind = read_enum(r, BehaviourKind::react); b.point = r.vec(); b.agent = r.u32(); b.radius = r.f64();
+  b.response = read_enum(r, BehaviourKind::react); b.home = r.vec(); b.phase = read_enum(r, Phase::home);
+  a.position = r.vec(); a.velocity = r.vec();
+  a.def.radius = r.f64(); a.def.mass = r.f64(); a.def.max_speed = r.f64(); a.def.max_force = r.f64(); a.def.slow_radius = r.f64();
+  a.def.arrive_tolerance = r.f64();
+  return a;
+}
+
+void write_path(Writer& w, const PathState& p) {
+  const WalkerState& k = p.walker;
+  write_tile(w, k.from); write_tile(w, k.to); write_tile(w, k.target);
+  w.f64(k.chain_start); w.u64(k.chain_moves);
+  w.u64(k.history.size());
+  for (TileCoord t : k.history) write_tile(w, t);
+  w.u64(k.moves); w.u8(static_cast<std::uint8_t>(k.status));
+  w.boolean(p.walker_placed);
+  w.u64(p.waypoints.size());
+  for (Vec2 v : p.waypoints) w.vec(v);
+  w.u64(p.next);
+  w.boolean(p.planned_for.has_value());
+  write_tile(w, p.planned_for.value_or(TileCoord{}));
+  w.u64(p.planned_revision); w.boolean(p.unreachable);
+}
+
+PathState read_path(Reader& r) {
+  PathState p;
+  WalkerState& k = p.walker;
+  k.from = read_tile(r); k.to = read_tile(r); k.target = read_tile(r);
+  k.chain_start = r.f64(); k.chain_moves = r.u64();
+  k.history.resize(r.count(8));
+  for (TileCoord& t : k.history) t = read_tile(r);
+  k.moves = r.u64(); k.status = read_enum(r, WalkerStatus::stuck);
+  p.walker_placed = r.boolean();
+  p.waypoints.resize(r.count(16));
+  for (Vec2& v : p.waypoints) v = r.vec();
+  p.next = r.u64();
+  const bool planned = r.boolean();
+  const TileCoord t = read_tile(r);
+  if (planned) p.planned_for = t;
+  p.planned_revision = r.u64(); p.unreachable = r.boolean();
+  return p;
+}
+
+}  // namespace
+
+std::string World::save_checkpoint() const {
+  std::string payload;
+  Writer w(payload);
+  write_def(w, def_);
+  w.u64(rng_.state()); w.u64(tick_); w.u32(next_id_); w.u32(next_obstacle_id_);
+  w.u64(obstacles_version_); w.u64(map_version_); w.u32(next_formation_id_);
+  w.u64(agents_.size());
+  for (const Agent& a : agents_) write_agent(w, a);
+  w.u64(obstacles_.size());
+  for (const Obstacle& o : obstacles_) { w.u32(o.id); w.vec(o.position); w.f64(o.radius); }
+  w.boolean(map_.has_value());
+  if (map_) {
+    w.i32(map_->width()); w.i32(map_->height()); w.f64(map_->tile_size());
+    w.bytes(std::string_view(reinterpret_cast<const char*>(map_->cells().data()), map_->cells().size()));
+  }
+  for (std::size_t i = 0; i < agents_.size(); ++i) write_path(w, i < paths_.size() ? paths_[i] : PathState{});
+  w.u64(formations_.size());
+  for (const FormationRecord& f : formations_) {
+    w.u32(f.id);
+    w.u64(f.agents.size());
+    for (std::size_t k = 0; k < f.agents.size(); ++k) { w.u32(f.agents[k]); w.vec(f.slots[k]); }
+    w.u32(f.arrived); w.boolean(f.complete);
+  }
+  w.u64(touching_.size());
+  for (std::uint64_t t : touching_) w.u64(t);
+  for (std::size_t i = 0; i < agents_.size(); ++i) w.u8(i < hit_subject_.size() ? hit_subject_[i] : 0);
+
+  std::string out(kMagic, sizeof kMagic);
+  Writer head(out);
+  head.u32(kFormatVersion);
+  head.bytes(payload);
+  head.u64(fnv1a(payload));
+  return out;
+}
+
+std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
+  if (data.size() < sizeof kMagic || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
+    return std::string("not a herd checkpoint (wrong magic)");
+  Reader head(data.substr(sizeof kMagic));
+  const std::uint32_t version = head.u32();
+  if (!head.ok() || version != kFormatVersion)
+    return "checkpoint format " + std::to_string(version) + " is not the supported " + std::to_string(kFormatVersion);
+  const std::string payload = head.bytes();
+  const std::uint64_t checksum = head.u64();
+  if (!head.ok()) return std::string("the checkpoint is truncated");
+  if (fnv1a(payload) != checksum) return std::string("the checkpoint's checksum does not match: it is corrupt");
+
+  Reader r(payload);
+  const WorldDef def = read_def(r);
+  if (!r.ok()) return std::string("the checkpoint is corrupt (world definition)");
+  if (std::string why = validate(def); !why.empty()) return "the checkpoint's world is invalid: " + why;
+  World world(def);
+  world.rng_.set_state(r.u64());
+  world.tick_ = r.u64(); world.next_id_ = r.u32(); world.next_obstacle_id_ = r.u32();
+  world.obstacles_version_ = r.u64(); world.map_version_ = r.u64(); world.next_formation_id_ = r.u32();
+  world.agents_.resize(r.count(100));
+  for (Agent& a : world.agents_) a = read_agent(r);
+  world.obstacles_.resize(r.count(28));
+  for (Obstacle& o : world.obstacles_) { o.id = r.u32(); o.position = r.vec(); o.radius = r.f64(); }
+  if (r.boolean()) {
+    TileMapDef m;
+    m.width = r.i32(); m.height = r.i32(); m.tile_size = r.f64();
+    const std::string cells = r.bytes();
+    m.cells.assign(cells.begin(), cells.end());
+    if (!r.ok() || !validate(m).empty()) return std::string("the checkpoint's tile map is corrupt");
+    world.map_.emplace(std::move(m));
+  }
+  world.paths_.resize(world.agents_.size());
+  for (PathState& p : world.paths_) p = read_path(r);
+  world.formations_.resize(r.count(13));
+  for (FormationRecord& f : world.formations_) {
+    f.id = r.u32();
+    const std::size_t n = r.count(20);
+    f.agents.resize(n);
+    f.slots.resize(n);
+    for (std::size_t k = 0; k < n; ++k) { f.agents[k] = r.u32(); f.slots[k] = r.vec(); }
+    f.arrived = r.u32(); f.complete = r.boolean();
+  }
+  world.touching_.resize(r.count(8));
+  for (std::uint64_t& t : world.touching_) t = r.u64();
+  world.hit_subject_.resize(world.agents_.size());
+  for (std::uint8_t& h : world.hit_subject_) h = r.u8();
+  if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
+  for (std::size_t i = 1; i < world.agents_.size(); ++i)
+    if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");
+  world.desires_.resize(world.agents_.size());
+  return world;
+}
+
+}  // namespace herd::sim

@@ -1,0 +1,68 @@
+// Checkpoints (issue 8): a restored world is the saved world, bit for bit, and has its future;
+// anything else is refused with a reason.
+#include <gtest/gtest.h>
+
+#include "scenarios/scenario.hpp"
+
+namespace herd::scenario {
+namespace {
+
+sim::World build(const std::string& name) {
+  return std::get<sim::World>(build_world(std::get<Scenario>(load(name))));
+}
+
+TEST(Checkpoint, EveryScenarioResumesBitForBit) {
+  for (const std::string& name : list()) {
+    sim::World world = build(name);
+    // Give it formations and inspection to carry too.
+    sim::FormationDef circle;
+    circle.centre = {world.def().width / 2, world.def().height / 2};
+    circle.radius = std::min(world.def().width, world.def().height) / 4;
+    for (int t = 0; t < 150; ++t) world.step();
+    if (world.agents().size() >= 2 && !world.map()) {
+      ASSERT_TRUE(world.apply(sim::Form{{true, {}}, circle}).ok()) << name;
+    }
+    for (int t = 0; t < 150; ++t) world.step();
+
+    const std::string saved = world.save_checkpoint();
+    auto loaded = sim::World::load_checkpoint(saved);
+    ASSERT_TRUE(std::holds_alternative<sim::World>(loaded)) << name << ": " << std::get<std::string>(loaded);
+    sim::World restored = std::move(std::get<sim::World>(loaded));
+    EXPECT_EQ(restored.state_hash(), world.state_hash()) << name;
+    EXPECT_EQ(restored.tick(), world.tick()) << name;
+    EXPECT_EQ(restored.save_checkpoint(), saved) << name << ": a restored world saves the same bytes";
+    for (int t = 0; t < 300; ++t) {
+      world.step();
+      restored.step();
+    }
+    EXPECT_EQ(restored.state_hash(), world.state_hash()) << name << ": the same future";
+  }
+}
+
+TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
+  sim::World world = build("maze");
+  for (int t = 0; t < 60; ++t) world.step();
+  const std::string saved = world.save_checkpoint();
+  auto error_of = [](std::string_view data) {
+    auto r = sim::World::load_checkpoint(data);
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string("accepted");
+  };
+  EXPECT_NE(error_of("").find("not a herd checkpoint"), std::string::npos);
+  EXPECT_NE(error_of("hello world, not a checkpoint").find("not a herd checkpoint"), std::string::npos);
+  // Every truncation is refused, none crashes.
+  for (std::size_t n = 0; n < saved.size(); n += 1 + saved.size() / 500)
+    ASSERT_NE(error_of(std::string_view(saved).substr(0, n)), "accepted") << "truncated at " << n;
+  // Any flipped byte in the body is caught by the checksum.
+  for (std::size_t at : {std::size_t{20}, saved.size() / 2, saved.size() - 9}) {
+    std::string bad = saved;
+    bad[at] = static_cast<char>(bad[at] ^ 0x40);
+    EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
+  }
+  std::string other_version = saved;
+  other_version[8] = 9;
+  EXPECT_NE(error_of(other_version).find("format 9"), std::string::npos);
+  EXPECT_EQ(error_of(saved), "accepted");
+}
+
+}  // namespace
+}  // namespace herd::scenario
