@@ -245,11 +245,48 @@ sim::Form read_formation(Fields& f) {
   return c;
 }
 
-CommandMsg read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
+std::optional<std::uint64_t> read_seed(Fields& f) {
+  const json* v = f.find("seed");
+  if (!v) return std::nullopt;
+  return as_uint(*v, "seed", std::numeric_limits<std::uint64_t>::max());
+}
+
+std::optional<Control> read_control(Fields& f, std::string_view cmd) {
+  if (cmd == "pause") return Pause{};
+  if (cmd == "resume") return Resume{};
+  if (cmd == "step") {
+    StepTicks c;
+    if (const json* t = f.find("ticks")) c.ticks = static_cast<std::uint32_t>(as_uint(*t, "ticks", 1000));
+    if (c.ticks == 0) bad("ticks", "must be in [1, 1000]");
+    return c;
+  }
+  if (cmd == "reset") return Reset{read_seed(f)};
+  if (cmd == "load_scenario") {
+    LoadScenario c;
+    c.name = std::string(as_string(f.need("name"), "name"));
+    if (c.name.empty() || c.name.size() > 256) bad("name", "must be 1 to 256 bytes");
+    c.seed = read_seed(f);
+    return c;
+  }
+  if (cmd == "set_param") {
+    SetParam c;
+    if (const json* v = f.find("tick_rate")) c.tick_rate = as_number(*v, "tick_rate", 1e-3, 1000);
+    if (const json* v = f.find("snapshot_rate")) c.snapshot_rate = as_number(*v, "snapshot_rate", 1e-3, 1000);
+    if (!c.tick_rate && !c.snapshot_rate) bad("tick_rate", "or 'snapshot_rate' must be given");
+    return c;
+  }
+  return std::nullopt;
+}
+
+ClientMessage read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
   CommandMsg m;
   m.seq = as_u32(f.need("seq"), "seq");
   seq_out = m.seq;  // from here on, errors can name the command
   const std::string_view cmd = as_string(f.need("cmd"), "cmd");
+  if (auto control = read_control(f, cmd)) {
+    f.no_others();
+    return ControlMsg{m.seq, *control};
+  }
   if (cmd == "set_target") m.command = read_set_target(f);
   else if (cmd == "spawn") m.command = read_spawn(f);
   else if (cmd == "set_behaviour") m.command = read_set_behaviour(f);
@@ -486,5 +523,32 @@ std::string encode(const CommandMsg& m) {
 
 std::string encode(const Ping& m) { return json{{"type", "ping"}, {"id", m.id}}.dump(); }
 std::string encode(const Inspect& m) { return json{{"type", "inspect"}, {"agents", m.agents}}.dump(); }
+
+std::string encode(const ControlMsg& m) {
+  json j{{"type", "command"}, {"seq", m.seq}};
+  std::visit(
+      [&j](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, Pause>) j["cmd"] = "pause";
+        else if constexpr (std::is_same_v<T, Resume>) j["cmd"] = "resume";
+        else if constexpr (std::is_same_v<T, StepTicks>) {
+          j["cmd"] = "step";
+          j["ticks"] = c.ticks;
+        } else if constexpr (std::is_same_v<T, Reset>) {
+          j["cmd"] = "reset";
+          if (c.seed) j["seed"] = *c.seed;
+        } else if constexpr (std::is_same_v<T, LoadScenario>) {
+          j["cmd"] = "load_scenario";
+          j["name"] = c.name;
+          if (c.seed) j["seed"] = *c.seed;
+        } else {
+          j["cmd"] = "set_param";
+          if (c.tick_rate) j["tick_rate"] = *c.tick_rate;
+          if (c.snapshot_rate) j["snapshot_rate"] = *c.snapshot_rate;
+        }
+      },
+      m.control);
+  return j.dump();
+}
 
 }  // namespace herd::protocol

@@ -29,6 +29,7 @@ std::string encode(const Hello& m);
 std::string encode(const CommandMsg& m);
 std::string encode(const Ping& m);
 std::string encode(const Inspect& m);
+std::string encode(const ControlMsg& m);
 
 // Server to client.
 std::string encode(const Welcome& m);

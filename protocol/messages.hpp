@@ -42,6 +42,9 @@ enum class ErrorCode : std::uint8_t {
   bad_map,
   unreachable,
   bad_selection,
+  not_paused,
+  superseded,
+  unknown_scenario,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -87,7 +90,35 @@ struct Inspect {
   friend bool operator==(const Inspect&, const Inspect&) = default;
 };
 
-using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect>;
+// Commands on the server rather than the world (issue 8): answered at once, between ticks.
+struct Pause { friend bool operator==(const Pause&, const Pause&) = default; };
+struct Resume { friend bool operator==(const Resume&, const Resume&) = default; };
+struct StepTicks {
+  std::uint32_t ticks = 1;  // [1, 1000], only while paused
+  friend bool operator==(const StepTicks&, const StepTicks&) = default;
+};
+struct Reset {
+  std::optional<std::uint64_t> seed;  // default: the running world's seed
+  friend bool operator==(const Reset&, const Reset&) = default;
+};
+struct LoadScenario {
+  std::string name;
+  std::optional<std::uint64_t> seed;
+  friend bool operator==(const LoadScenario&, const LoadScenario&) = default;
+};
+struct SetParam {
+  std::optional<double> tick_rate;      // ticks per second of wall time (the world's dt is kept)
+  std::optional<double> snapshot_rate;  // snapshots per second, <= tick rate
+  friend bool operator==(const SetParam&, const SetParam&) = default;
+};
+using Control = std::variant<Pause, Resume, StepTicks, Reset, LoadScenario, SetParam>;
+struct ControlMsg {
+  std::uint32_t seq = 0;
+  Control control;
+  friend bool operator==(const ControlMsg&, const ControlMsg&) = default;
+};
+
+using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg>;
 
 // ---- server to client ----------------------------------------------------------------------
 

@@ -11,7 +11,8 @@ constexpr std::string_view kErrorNames[] = {
     "bad_json",      "bad_type",      "bad_field",      "unknown_command",      "hello_required",
     "already_greeted", "protocol_mismatch", "forbidden", "unknown_agent",       "out_of_bounds",
     "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
-    "no_map",        "bad_map",       "unreachable",    "bad_selection",
+    "no_map",        "bad_map",       "unreachable",    "bad_selection",        "not_paused",
+    "superseded",    "unknown_scenario",
 };
 constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
                                                 "pursue", "evade", "attack", "react"};

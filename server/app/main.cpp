@@ -101,6 +101,20 @@ int main(int argc, char** argv) {
         std::cout << net::format_log(net::LogLevel::error, "checkpoint_failed", {{"reason", why}}) << std::endl;
     };
   }
+  // reset and load_scenario build worlds the way start-up does.
+  config.server.scenario = config.scenario;
+  config.server.load_world = [dir = config.scenario_dir](const std::string& name, std::optional<std::uint64_t> seed)
+      -> std::variant<sim::World, std::string> {
+    auto loaded = scenario::load(name, dir);
+    if (auto* why = std::get_if<std::string>(&loaded)) return *why;
+    auto built = scenario::build_world(std::get<scenario::Scenario>(loaded), seed);
+    if (auto* why = std::get_if<std::string>(&built)) return *why;
+    return std::move(std::get<sim::World>(built));
+  };
+  if (recorder)
+    config.server.on_world_replaced = [&recorder](const std::string& name, const sim::World& w) {
+      recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt});
+    };
   // Log lines go to standard output, one per event (Docker and journald collect them as they are).
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();

@@ -36,6 +36,11 @@ void Recorder::record(std::uint64_t tick, const sim::Command& command) {
   out_ << "{\"tick\":" << tick << ",\"command\":" << wire << "}\n" << std::flush;
 }
 
+void Recorder::world_replaced(const RecordHeader& next) {
+  out_ << json{{"world", {{"scenario", next.scenario}, {"seed", next.seed}, {"tick_rate", next.tick_rate}}}}.dump() << '\n'
+       << std::flush;
+}
+
 void Recorder::finish(std::uint64_t end_tick, std::uint64_t state_hash) {
   out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n' << std::flush;
 }
@@ -48,15 +53,21 @@ std::variant<ReplayResult, std::string> replay(const std::string& path, const st
   const json header = json::parse(line, nullptr, false);
   if (header.is_discarded() || !header.is_object() || header.value("herd_record", 0) != 1)
     return path + ": line 1 is not a herd recording header";
-  auto loaded = scenario::load(header.value("scenario", std::string()), scenario_dir);
-  if (auto* why = std::get_if<std::string>(&loaded)) return path + ": " + *why;
-  scenario::Scenario sc = std::get<scenario::Scenario>(loaded);
-  const double rate = header.value("tick_rate", 0.0);
-  if (!(rate > 0 && rate <= 1000)) return path + ": bad tick_rate in the header";
-  sc.def.dt = 1.0 / rate;
-  auto built = scenario::build_world(sc, header.value("seed", std::uint64_t{0}));
-  if (auto* why = std::get_if<std::string>(&built)) return path + ": " + *why;
-  sim::World world = std::move(std::get<sim::World>(built));
+  // The world a header (or a later "world" line) describes.
+  auto make_world = [&](const json& h) -> std::variant<sim::World, std::string> {
+    auto loaded = scenario::load(h.value("scenario", std::string()), scenario_dir);
+    if (auto* why = std::get_if<std::string>(&loaded)) return *why;
+    scenario::Scenario sc = std::get<scenario::Scenario>(loaded);
+    const double rate = h.value("tick_rate", 0.0);
+    if (!(rate > 0 && rate <= 1000)) return std::string("bad tick_rate");
+    sc.def.dt = 1.0 / rate;
+    auto built = scenario::build_world(sc, h.value("seed", std::uint64_t{0}));
+    if (auto* why = std::get_if<std::string>(&built)) return *why;
+    return std::move(std::get<sim::World>(built));
+  };
+  auto first = make_world(header);
+  if (auto* why = std::get_if<std::string>(&first)) return path + ": " + *why;
+  sim::World world = std::move(std::get<sim::World>(first));
 
   ReplayResult result;
   std::optional<std::uint64_t> end_tick;
@@ -81,6 +92,14 @@ std::variant<ReplayResult, std::string> replay(const std::string& path, const st
       const std::string h = j.value("state_hash", std::string());
       if (!h.empty()) result.recorded_hash = std::stoull(h, nullptr, 16);
       break;
+    }
+    if (j.contains("world")) {  // reset or load_scenario: a new world, ticks from its start
+      flush();
+      auto next = make_world(j["world"]);
+      if (auto* why = std::get_if<std::string>(&next)) return where + ": " + *why;
+      world = std::move(std::get<sim::World>(next));
+      pending_tick = 0;
+      continue;
     }
     const std::uint64_t tick = j.value("tick", std::uint64_t{0});
     if (tick != pending_tick) flush();

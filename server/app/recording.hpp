@@ -4,6 +4,7 @@
 //   {"herd_record":1,"scenario":"default","seed":1,"tick_rate":60}
 //   {"tick":42,"command":{"type":"command","seq":0,"cmd":"spawn","count":3,"group":0}}
 //   ...
+//   {"world":{"scenario":"maze","seed":3,"tick_rate":60}}   (reset or load_scenario: a new world)
 //   {"end_tick":1200,"state_hash":"0x..."}          (written at a clean shutdown)
 //
 // Commands are written exactly as the wire carries them and read back through the protocol's own
@@ -32,6 +33,8 @@ class Recorder {
   static std::optional<Recorder> open(const std::string& path, const RecordHeader& header, std::string& error);
   void record(std::uint64_t tick, const sim::Command& command);
   void finish(std::uint64_t end_tick, std::uint64_t state_hash);
+  // reset or load_scenario replaced the world: {"world":{...header fields...}}; ticks restart.
+  void world_replaced(const RecordHeader& next);
 
  private:
   std::ofstream out_;

@@ -23,7 +23,7 @@ struct TickHistogram {
   void observe(double seconds);
 };
 
-inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::bad_selection) + 1;
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::unknown_scenario) + 1;
 
 struct MetricsView {
   std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, agents = 0;

@@ -60,9 +60,13 @@ struct Server::Impl {
   ServerConfig config;
   sim::World world;
   TickSchedule schedule;
-  const SnapshotCadence cadence;
+  SnapshotCadence cadence;
   std::uint64_t next_session_id = 1;
-  std::deque<sim::Command> queued;  // commands queued in the world, in order, until their outcome
+  // Commands queued in the world, in order, until their outcome (answered "superseded" if the
+  // world is replaced first).
+  std::deque<std::pair<sim::CommandOrigin, sim::Command>> queued;
+  bool paused = false;
+  std::uint64_t overruns_before = 0, dropped_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
@@ -93,6 +97,13 @@ struct Server::Impl {
   void begin_stop();
   void update_inspected();
   void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
+  void control(WsSession& from, const protocol::ControlMsg& msg);
+  void step_now(int ticks);
+  void restart_schedule();
+  void replace_world(sim::World next, std::string scenario);
+  void send_welcomes();
+  std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
+  std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
   void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
     if (config.log) config.log(format_log(level, event, fields));
   }
@@ -208,12 +219,18 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       hub_.update_inspected();
       return;
     }
+    if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
+      if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
+      if (role_ != protocol::Role::commander)
+        return send_error(control->seq, protocol::ErrorCode::forbidden, "viewers cannot control the server");
+      return hub_.control(*this, *control);
+    }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
     if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
     if (role_ != protocol::Role::commander)
       return send_error(cmd.seq, protocol::ErrorCode::forbidden, "viewers cannot send commands; say hello as commander");
     hub_.world.queue(cmd.command, sim::CommandOrigin{id_, cmd.seq});  // answered after the next tick
-    hub_.queued.push_back(std::move(cmd.command));
+    hub_.queued.emplace_back(sim::CommandOrigin{id_, cmd.seq}, std::move(cmd.command));
   }
 
   void on_hello(const protocol::Hello& hello) {
@@ -407,9 +424,18 @@ void Server::Impl::schedule_tick() {
 
 void Server::Impl::on_tick() {
   // The only place that reads the clock. Runs at most max_catchup ticks per wake.
+  if (paused) {
+    // Wake once a period (the schedule's deadline is in the past and would fire at once);
+    // resume restarts the schedule.
+    tick_timer.expires_after(std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config.tick_rate)));
+    tick_timer.async_wait([this](beast::error_code ec) {
+      if (!ec && !stopping) on_tick();
+    });
+    return;
+  }
   const int due = schedule.due(Clock::now() - start_time);
   bool snapshot_due = false;
-  const std::uint64_t overruns_before = schedule.overruns();
+  const std::uint64_t overruns_at_wake = schedule.overruns();
   for (int i = 0; i < due; ++i) {
     const auto t0 = Clock::now();
     world.step();
@@ -421,8 +447,8 @@ void Server::Impl::on_tick() {
     }
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
-  if (schedule.overruns() != overruns_before)
-    log(LogLevel::warn, "tick_overrun", {{"tick", std::to_string(world.tick())}, {"ticks_dropped_total", std::to_string(schedule.ticks_dropped())}});
+  if (schedule.overruns() != overruns_at_wake)
+    log(LogLevel::warn, "tick_overrun", {{"tick", std::to_string(world.tick())}, {"ticks_dropped_total", std::to_string(total_dropped())}});
   if (config.on_checkpoint && due > 0) {
     const auto every = static_cast<std::uint64_t>(std::max(1.0, std::round(config.checkpoint_interval / world.def().dt)));
     if (world.tick() / every != last_checkpoint_tick / every) {
@@ -431,8 +457,8 @@ void Server::Impl::on_tick() {
     }
   }
   counters.tick = world.tick();
-  counters.overruns = schedule.overruns();
-  counters.ticks_dropped = schedule.ticks_dropped();
+  counters.overruns = total_overruns();
+  counters.ticks_dropped = total_dropped();
   counters.agents = world.agents().size();
   if (snapshot_due) broadcast_snapshot();
   schedule_tick();
@@ -441,7 +467,7 @@ void Server::Impl::on_tick() {
 void Server::Impl::dispatch_outcomes() {
   for (const sim::CommandOutcome& out : world.outcomes()) {
     // Outcomes come in queue order: the front of `queued` is this outcome's command.
-    const sim::Command command = std::move(queued.front());
+    const sim::Command command = std::move(queued.front().second);
     queued.pop_front();
     if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
     if (!out.ok()) count_error(protocol::to_error_code(out.error));
@@ -463,7 +489,116 @@ void Server::Impl::broadcast_snapshot() {
     if (auto session = weak.lock()) session->send_snapshot(snap);
 }
 
+void Server::Impl::restart_schedule() {
+  // A fresh schedule from now: no burst of catch-up ticks after a pause or a rate change.
+  overruns_before += schedule.overruns();
+  dropped_before += schedule.ticks_dropped();
+  schedule = TickSchedule(config.tick_rate, config.max_catchup_ticks);
+  cadence = SnapshotCadence(config.tick_rate, config.snapshot_rate);
+  start_time = Clock::now();
+  tick_timer.cancel();
+  schedule_tick();
+}
+
+void Server::Impl::step_now(int ticks) {
+  for (int i = 0; i < ticks; ++i) {
+    world.step();
+    dispatch_outcomes();
+    for (const sim::CollisionEvent& e : world.collisions())
+      if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
+  }
+  counters.tick = world.tick();
+  counters.agents = world.agents().size();
+}
+
+void Server::Impl::send_welcomes() {
+  for (auto& [id, weak] : ws_sessions)
+    if (auto s = weak.lock(); s && s->greeted()) s->send_control(share(protocol::encode(make_welcome(id, s->role()))));
+}
+
+void Server::Impl::replace_world(sim::World next, std::string scenario) {
+  // Commands still waiting for the old world's next tick are answered, not dropped silently.
+  for (const auto& [origin, command] : queued) {
+    auto it = ws_sessions.find(origin.client);
+    if (it == ws_sessions.end()) continue;
+    if (auto s = it->second.lock()) {
+      count_error(protocol::ErrorCode::superseded);
+      ++counters.commands_rejected;
+      s->send_control(share(protocol::encode(protocol::Error{origin.seq, protocol::ErrorCode::superseded,
+                                                             "the world was replaced before this command ran"})));
+    }
+  }
+  queued.clear();
+  world = std::move(next);
+  config.scenario = std::move(scenario);
+  config.tick_rate = 1.0 / world.def().dt;  // the new world's own rate
+  config.snapshot_rate = std::min(config.snapshot_rate, config.tick_rate);
+  pending_collisions.clear();
+  map_version_sent = world.map_version();
+  last_checkpoint_tick = world.tick();
+  update_inspected();
+  if (config.on_world_replaced) config.on_world_replaced(config.scenario, world);
+  log(LogLevel::info, "world_replaced", {{"scenario", config.scenario}, {"seed", std::to_string(world.def().seed)}});
+  restart_schedule();
+}
+
+void Server::Impl::control(WsSession& from, const protocol::ControlMsg& msg) {
+  // The answer goes first, then what the control changed (a welcome, a snapshot): a client that
+  // waits for the ack then sees the snapshot that reflects it.
+  bool welcome_all = false, snapshot_after = false;
+  auto refuse = [&](protocol::ErrorCode code, std::string message) {
+    count_error(code);
+    ++counters.commands_rejected;
+    from.send_control(share(protocol::encode(protocol::Error{msg.seq, code, std::move(message)})));
+  };
+  std::visit(
+      [&](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, protocol::Pause>) {
+          paused = true;
+        } else if constexpr (std::is_same_v<T, protocol::Resume>) {
+          if (paused) {
+            paused = false;
+            restart_schedule();
+          }
+        } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
+          if (!paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
+          step_now(static_cast<int>(c.ticks));
+          snapshot_after = true;
+        } else if constexpr (std::is_same_v<T, protocol::SetParam>) {
+          const double tick_rate = c.tick_rate.value_or(config.tick_rate);
+          const double snapshot_rate = c.snapshot_rate.value_or(config.snapshot_rate);
+          if (snapshot_rate > tick_rate)
+            return refuse(protocol::ErrorCode::bad_field, "'snapshot_rate' must not exceed the tick rate");
+          config.tick_rate = tick_rate;
+          config.snapshot_rate = snapshot_rate;
+          restart_schedule();
+          welcome_all = true;
+        } else {  // Reset, LoadScenario
+          if (!config.load_world) return refuse(protocol::ErrorCode::unknown_scenario, "this server cannot load scenarios");
+          std::string name;
+          std::optional<std::uint64_t> seed = c.seed;
+          if constexpr (std::is_same_v<T, protocol::Reset>) {
+            name = config.scenario;
+            if (!seed) seed = world.def().seed;
+          } else {
+            name = c.name;
+          }
+          auto next = config.load_world(name, seed);
+          if (auto* why = std::get_if<std::string>(&next)) return refuse(protocol::ErrorCode::unknown_scenario, *why);
+          replace_world(std::move(std::get<sim::World>(next)), name);
+          welcome_all = snapshot_after = true;
+        }
+        ++counters.commands_accepted;
+        from.send_control(share(protocol::encode(protocol::Ack{msg.seq, world.tick(), {}, {}, {}, {}})));
+      },
+      msg.control);
+  if (welcome_all) send_welcomes();
+  if (snapshot_after) broadcast_snapshot();
+}
+
 std::chrono::milliseconds Server::Impl::behind() const {
+  if (paused) return std::chrono::milliseconds(0);  // paused on purpose is not late
   const auto due = start_time + schedule.next_deadline();
   const auto late = Clock::now() - due;
   return late > Clock::duration::zero() ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
@@ -473,8 +608,8 @@ std::chrono::milliseconds Server::Impl::behind() const {
 std::string Server::Impl::metrics_text() const {
   MetricsView m;
   m.tick = world.tick();
-  m.overruns = schedule.overruns();
-  m.ticks_dropped = schedule.ticks_dropped();
+  m.overruns = total_overruns();
+  m.ticks_dropped = total_dropped();
   m.agents = world.agents().size();
   for (const auto& [id, weak] : ws_sessions)
     if (auto s = weak.lock()) (!s->greeted() ? m.ungreeted : s->role() == protocol::Role::viewer ? m.viewers : m.commanders)++;

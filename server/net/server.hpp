@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 
 #include "net/observe.hpp"
 #include "protocol/messages.hpp"
@@ -36,6 +38,14 @@ struct ServerConfig {
   // between two ticks (the app writes it to disk); never when empty.
   std::function<void(const sim::World& world)> on_checkpoint;
   double checkpoint_interval = 10.0;  // seconds of world time, > 0
+  // reset and load_scenario: the running scenario's name, and how to build a world from a
+  // scenario name and seed (a world, or a sentence saying why not). Without it those controls are
+  // refused.
+  std::string scenario;
+  std::function<std::variant<sim::World, std::string>(const std::string& name, std::optional<std::uint64_t> seed)>
+      load_world;
+  // Called after reset or load_scenario put a new world in place (the recorder marks it).
+  std::function<void(const std::string& scenario, const sim::World& world)> on_world_replaced;
 };
 
 struct ServerStats {

@@ -81,7 +81,9 @@ Loaded<Scenario> parse(std::string_view json_text, std::string_view name) {
         auto decoded = protocol::decode_client(wire.dump());
         if (const auto* err = std::get_if<protocol::Error>(&decoded))
           return "commands[" + std::to_string(i) + "]: " + err->message;
-        s.commands.push_back(std::get<protocol::CommandMsg>(std::get<protocol::ClientMessage>(decoded)).command);
+        const auto* cmd = std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
+        if (!cmd) return "commands[" + std::to_string(i) + "]: server controls (pause, reset...) do not belong in a scenario";
+        s.commands.push_back(cmd->command);
       }
     }
     return s;

@@ -3,11 +3,13 @@
 // drawn under everything, the walker's trail through its history's tile centres, and painting
 // walls with the mouse changes the server's map, which a second client sees.
 //
+// A second world carries a 1024 x 1024 map, the protocol's largest: drawn once, one pixel a tile.
+//
 // Env as in viewer.test.mjs. Screenshots go to HERD_E2E_OUT (default a fresh temporary directory).
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -156,6 +158,8 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
       // Its goal walled off, the A* agent cannot get there: marked on the map.
       const badge = await page.evaluate(waitForUnreachableBadge, { id, tolerance: 10, timeoutMs: WAIT_MS });
       assert.ok(badge.ok, `no "!" badge on unreachable agent ${id}: ${JSON.stringify(badge)}`);
+      // The map change restarted the walker's history: the picture waits for a few tiles of trail.
+      await page.waitForFunction(() => (window.herd.agents.find((a) => a.id === 1)?.history?.length ?? 0) >= 10, null, { timeout: WAIT_MS });
       await screenshot(scene, outDir, 'maze_paint.png', t);
 
       // And the panel says so, once it is selected (out of paint mode: there the mouse paints).
@@ -189,7 +193,12 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
       await dragTiles(PAINTED[0], PAINTED[1], { shift: true });
       await watcher.next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16], '.') && painted(m.map, [17, 18], '#'), WAIT_MS, 'snapshot with tiles 15, 16 cleared');
       await dragTiles(PAINTED[2], PAINTED[3], { button: 'right' });
-      await watcher.next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16, 17, 18], '.'), WAIT_MS, 'snapshot with tiles 15..18 cleared');
+      await watcher
+        .next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16, 17, 18], '.'), WAIT_MS, 'snapshot with tiles 15..18 cleared')
+        .catch(async (err) => {
+          const page_ = await page.evaluate(() => ({ sent: window.herd.lastCommand, error: window.herd.lastError, row: window.herd.map.rows[2] }));
+          throw new Error(`${err.message}; page: ${JSON.stringify(page_)}`);
+        });
       const floors = await page.evaluate(waitForTiles, { tiles: PAINTED, want: 'floor', tolerance: FILL_TOLERANCE, timeoutMs: WAIT_MS });
       assert.ok(floors.ok, `cleared tiles are not drawn as floor: ${JSON.stringify(floors)}`);
       // The way is open again: nobody is unreachable any more.
@@ -236,6 +245,76 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
   });
 
   it('the page threw no uncaught exception', () => {
+    assert.deepEqual(scene.pageErrors, []);
+  });
+});
+
+// The largest map the protocol allows, from a scenario file (a frame could not carry it): blocks of
+// 29 x 29 wall tiles in a checkerboard of 32 x 32, with floor channels between them.
+describe('the viewer on a 1024 x 1024 map', { timeout: TEST_TIMEOUT_MS }, () => {
+  const SIDE = 1024;
+  const BLOCK = 32;
+  const TILE = 10;
+  let browser;
+  let scene;
+  let dir;
+  const isWallBlock = (bx, by) => (bx + by) % 2 === 0;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-bigmap-'));
+    const rows = [];
+    for (let y = 0; y < SIDE; y++) {
+      let row = '';
+      for (let x = 0; x < SIDE; x++) {
+        const wall = isWallBlock(x >> 5, y >> 5) && x % BLOCK > 2 && y % BLOCK > 2;
+        row += wall ? '#' : '.';
+      }
+      rows.push(row);
+    }
+    const file = path.join(dir, 'big_map.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'big_map',
+        description: 'a 1024 x 1024 tile map',
+        world: { width: SIDE * TILE, height: SIDE * TILE, seed: 1, tick_rate: 60, agent: { radius: 8, max_speed: 120, max_force: 400, slow_radius: 60 } },
+        commands: [
+          { cmd: 'load_map', width: SIDE, height: SIDE, tile_size: TILE, rows },
+          { cmd: 'spawn', agents: [{ x: 15, y: 15 }] },
+        ],
+      }),
+    );
+    browser = await launchBrowser();
+    scene = await openScene(browser.browser, file);
+  });
+  after(async () => {
+    await scene?.close();
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('draws it once into a layer of one pixel a tile, and the blocks where they are', async () => {
+    const { page } = scene;
+    await page.waitForFunction(() => window.herd.map?.width === 1024, null, { timeout: WAIT_MS });
+    // Block centres: the middle tile of each 29-tile wall block, and of the floor blocks between.
+    const walls = [];
+    const floors = [];
+    for (let by = 1; by < SIDE / BLOCK; by += 5) {
+      for (let bx = 1; bx < SIDE / BLOCK; bx += 3) {
+        (isWallBlock(bx, by) ? walls : floors).push({ x: bx * BLOCK + 17, y: by * BLOCK + 17 });
+      }
+    }
+    for (const [tiles, want] of [[walls, 'wall'], [floors, 'floor']]) {
+      const seen = await page.evaluate(waitForTiles, { tiles, want, tolerance: FILL_TOLERANCE, timeoutMs: WAIT_MS });
+      assert.ok(seen.ok && seen.seen >= tiles.length - 2, `${want} blocks are not drawn ${want}: ${JSON.stringify(seen).slice(0, 600)}`);
+    }
+    assert.equal(await page.evaluate(() => window.herd.mapLayerTilePx), 1);
+    const renders = await page.evaluate(() => window.herd.mapRenders);
+    await page.evaluate(async () => {
+      for (let i = 0; i < 30; i++) await new Promise(requestAnimationFrame);
+    });
+    assert.equal(await page.evaluate(() => window.herd.mapRenders), renders, 'the big map is drawn again on every frame');
+    assert.equal(renders, 1);
     assert.deepEqual(scene.pageErrors, []);
   });
 });

@@ -43,6 +43,15 @@ class ServerTest : public ::testing::Test {
       std::lock_guard lock(log_mutex_);
       log_.emplace_back(line);
     };
+    config.scenario = "test-world";
+    config.load_world = [def](const std::string& name, std::optional<std::uint64_t> seed)
+        -> std::variant<sim::World, std::string> {
+      if (name != "test-world" && name != "other") return "no scenario '" + name + "'";
+      sim::WorldDef d = def;
+      if (seed) d.seed = *seed;
+      if (name == "other") d.width = 500;
+      return sim::World(d);
+    };
     server_ = std::make_unique<Server>(config, sim::World(def));
     port_ = server_->start();
     thread_ = std::thread([this] { server_->run(); });
@@ -373,6 +382,56 @@ TEST_F(ServerTest, MetricsCountWhatHappenedAndLogsSayItOnALineEach) {
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0][4], '-') << "starts with an ISO 8601 time: " << lines[0];
   EXPECT_EQ(lines[0].substr(23, 2), "Z ") << lines[0];
+}
+
+TEST_F(ServerTest, PauseStepResumeDriveTheLoopByHand) {
+  auto c = greeted(protocol::Role::commander);
+  c->send(R"({"type":"command","seq":1,"cmd":"step"})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::not_paused);
+  c->send(R"({"type":"command","seq":2,"cmd":"pause"})");
+  const auto paused = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
+  c->send(R"({"type":"command","seq":3,"cmd":"step","ticks":5})");
+  const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 3; });
+  EXPECT_EQ(stepped.tick, paused.tick + 5) << "exactly five ticks, none by the clock while paused";
+  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == stepped.tick; });
+  EXPECT_EQ(snap.tick, paused.tick + 5);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200) << "paused on purpose is not late";
+  c->send(R"({"type":"command","seq":4,"cmd":"resume"})");
+  wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 4; });
+  wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick > stepped.tick + 3; });
+  auto viewer = greeted(protocol::Role::viewer);
+  viewer->send(R"({"type":"command","seq":9,"cmd":"pause"})");
+  EXPECT_EQ(wait_for<protocol::Error>(*viewer).code, protocol::ErrorCode::forbidden);
+}
+
+TEST_F(ServerTest, LoadScenarioAndResetReplaceTheWorldAndWelcomeEveryone) {
+  auto c = greeted(protocol::Role::commander);
+  auto viewer = greeted(protocol::Role::viewer);
+  c->send(command(1, sim::Spawn{3, 0, {}}));
+  wait_for<protocol::Ack>(*c);
+  c->send(R"({"type":"command","seq":2,"cmd":"load_scenario","name":"nowhere"})");
+  const auto missing = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(missing.code, protocol::ErrorCode::unknown_scenario);
+  EXPECT_EQ(missing.seq, 2u);
+  c->send(R"({"type":"command","seq":3,"cmd":"load_scenario","name":"other","seed":9})");
+  const auto welcome = wait_for<protocol::Welcome>(*viewer);
+  EXPECT_EQ(welcome.world.width, 500) << "every client is welcomed to the new world";
+  EXPECT_EQ(welcome.tick, 0u);
+  const auto empty = wait_for<protocol::Snapshot>(*viewer);
+  EXPECT_TRUE(empty.agents.empty());
+  c->send(command(4, sim::Spawn{2, 0, {}}));
+  wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 4; });
+  c->send(R"({"type":"command","seq":5,"cmd":"reset"})");
+  wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 5; });
+  const auto again = wait_for<protocol::Welcome>(*viewer);
+  EXPECT_EQ(again.world.width, 500) << "reset rebuilds the running scenario";
+  EXPECT_TRUE(wait_for<protocol::Snapshot>(*viewer).agents.empty());
+  c->send(R"({"type":"command","seq":6,"cmd":"set_param","tick_rate":240,"snapshot_rate":40})");
+  const auto faster = wait_for<protocol::Welcome>(*viewer);
+  EXPECT_EQ(faster.tick_rate, 240);
+  EXPECT_EQ(faster.snapshot_rate, 40);
+  c->send(R"({"type":"command","seq":7,"cmd":"set_param","snapshot_rate":500})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
 }
 
 TEST_F(ServerTest, StopClosesSessionsWithGoingAway) {

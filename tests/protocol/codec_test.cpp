@@ -126,6 +126,13 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(CommandMsg{24, sim::Demo{{false, {1, 2}}, sim::DemoMove::invert, 3}});
   expect_client_round_trip(CommandMsg{25, sim::SetGroup{by_group, 9}});
   expect_client_round_trip(CommandMsg{26, sim::Remove{{false, {3, 4}}}});
+  expect_client_round_trip(ControlMsg{27, Pause{}});
+  expect_client_round_trip(ControlMsg{28, Resume{}});
+  expect_client_round_trip(ControlMsg{29, StepTicks{7}});
+  expect_client_round_trip(ControlMsg{30, Reset{std::uint64_t{5}}});
+  expect_client_round_trip(ControlMsg{31, Reset{}});
+  expect_client_round_trip(ControlMsg{32, LoadScenario{"maze", std::uint64_t{3}}});
+  expect_client_round_trip(ControlMsg{33, SetParam{30.0, 10.0}});
   expect_client_round_trip(Inspect{{}});
 }
 
