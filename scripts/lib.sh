@@ -31,12 +31,26 @@ ensure_node() {
   ensure_packages nodejs npm
 }
 
-# The browser tests' npm packages, from the committed lock file; reinstalled when it changes.
+# Like ensure_packages, without the packages' recommendations (docker-compose would otherwise
+# bring a whole Docker engine that cannot run here anyway).
+ensure_packages_minimal() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "herd: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# An npm test project's packages (tests/e2e, tests/docker), from its committed lock file;
+# reinstalled when the lock file changes.
 ensure_npm_packages() {
-  local dir="$HERD_ROOT/tests/e2e"
+  local dir="$HERD_ROOT/$1"
   local stamp="$dir/node_modules/.herd-lock-stamp"
   if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then return 0; fi
-  echo "herd: installing the browser tests' npm packages (npm ci)"
+  echo "herd: installing $1's npm packages (npm ci)"
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   cp "$dir/package-lock.json" "$stamp"
 }
