@@ -16,7 +16,11 @@ export class Hud {
       selected: $('selected'),
       rtt: $('rtt'),
       avoidance: $('avoidance'),
+      formation: $('formation'),
     };
+    this.formationField = $('formation-field');
+    this.paintButton = $('paint-btn');
+    this.hint = $('hint');
     this.inspectButton = $('inspect-btn');
     this.helpButton = $('help-btn');
     this.toasts = $('toasts');
@@ -24,7 +28,21 @@ export class Hud {
 
   // Called every frame; writes a field only when its text changes, so an idle HUD costs no
   // layout work.
-  update({ state, retryInMs, tick, agentCount, selectedCount, rttMs, avoidance, inspecting, helpOpen }) {
+  update({
+    state,
+    retryInMs,
+    tick,
+    agentCount,
+    selectedCount,
+    rttMs,
+    avoidance,
+    inspecting,
+    helpOpen,
+    painting,
+    hasMap,
+    formation,
+    othersForming,
+  }) {
     if (this.bar.dataset.state !== state) this.bar.dataset.state = state;
     const conn =
       state === 'disconnected'
@@ -36,6 +54,16 @@ export class Hud {
     set(this.fields.selected, String(selectedCount));
     set(this.fields.rtt, rttMs === null ? '–' : `${Math.round(rttMs)} ms`);
     set(this.fields.avoidance, avoidance ?? '–');
+    this.formationField.hidden = !formation;
+    if (formation) {
+      const more = othersForming > 0 ? ` · ${othersForming} more forming` : '';
+      set(this.fields.formation, formationProgress(formation) + more);
+      this.formationField.dataset.complete = String(formation.complete);
+    }
+    set(this.hint, painting ? PAINT_HINT : HINT);
+    // Only a world with a tile map has anything to paint.
+    if (this.paintButton.hidden !== !hasMap) this.paintButton.hidden = !hasMap;
+    setPressed(this.paintButton, painting);
     setPressed(this.inspectButton, inspecting);
     setPressed(this.helpButton, helpOpen);
   }
@@ -50,6 +78,15 @@ export class Hud {
     setTimeout(() => el.classList.add('fading'), TOAST_MS);
     setTimeout(() => el.remove(), TOAST_MS + TOAST_FADE_MS);
   }
+}
+
+const HINT = 'H: keys · R B T G P: demo · click: select, move';
+const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
+
+// A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then
+// "formation 3: complete".
+export function formationProgress(f) {
+  return f.complete ? `formation ${f.id}: complete` : `formation ${f.id}: ${f.arrived}/${f.agents} arrived`;
 }
 
 function set(el, text) {

@@ -8,6 +8,10 @@ import { Hud } from './hud.js';
 import { Panels } from './panels.js';
 import { Inspector } from './inspector.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
+import { TileMap } from './tile_map.js';
+import { trailAlpha } from './map_view.js';
+import { Painter } from './paint.js';
+import { DemoKeys } from './demo_keys.js';
 
 const UINT32_RANGE = 2 ** 32;
 // A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
@@ -30,6 +34,10 @@ const state = {
   orders: [], // recent move orders, drawn as fading rings: {x, y, at}
   lastError: null,
   lastAck: null,
+  lastCommand: null, // the fields of the last command sent (without type and seq)
+  map: null, // TileMap, or null when the world has none
+  formations: [], // the newest snapshot's formations being formed
+  formationId: null, // the formation of this page's last acked formation or demo move
 };
 
 // Commands in flight, by seq, so an error can say which command it answers.
@@ -39,10 +47,25 @@ const pending = new Map();
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
   onMessage: handleMessage,
   onState: () => {
-    if (conn.state !== 'connected') pending.clear(); // their answers will never come
+    if (conn.state !== 'connected') {
+      pending.clear(); // their answers will never come
+      painter.reset();
+    }
   },
 });
 const inspector = new Inspector((msg) => conn.send(msg));
+const painter = new Painter((tiles) => sendCommand({ cmd: 'set_tiles', tiles }));
+const demoKeys = new DemoKeys();
+
+// The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
+function setMap(m) {
+  state.map = m ? new TileMap(m) : null;
+  view.setMap(state.map);
+  if (!state.map && painter.on) {
+    painter.setOn(false);
+    hud.toast('the tile map was removed: paint mode is off', 'info');
+  }
+}
 
 function handleMessage(msg) {
   switch (msg.type) {
@@ -50,6 +73,9 @@ function handleMessage(msg) {
       state.welcome = msg;
       state.tick = msg.tick;
       view.setWorld(msg.world);
+      setMap(msg.map ?? null); // a restarted server may have another map, or none
+      state.formations = [];
+      state.formationId = null;
       inspector.sessionStarted(state.selected); // the new session must be told again
       if (msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
       break;
@@ -59,16 +85,24 @@ function handleMessage(msg) {
       state.obstacles = msg.obstacles ?? [];
       state.avoidance = msg.avoidance ?? null;
       state.traces = msg.inspect ?? [];
+      state.formations = msg.formations ?? [];
+      if ('map' in msg) setMap(msg.map);
+      painter.snapshot(msg.tick);
       addFlashes(msg.collisions);
       pruneSelection();
       break;
     case 'ack':
       pending.delete(msg.seq);
       state.lastAck = msg;
+      painter.acked(msg.seq, msg.tick);
+      if (msg.formation !== undefined) state.formationId = msg.formation;
       break;
     case 'error': {
       const cmd = msg.seq !== undefined ? pending.get(msg.seq) : undefined;
-      if (msg.seq !== undefined) pending.delete(msg.seq);
+      if (msg.seq !== undefined) {
+        pending.delete(msg.seq);
+        painter.refused(msg.seq);
+      }
       state.lastError = { code: msg.code, message: msg.message, seq: msg.seq };
       hud.toast(`${cmd ? cmd + ' refused' : 'server error'}: ${msg.code} – ${msg.message}`);
       console.warn('herd: server error', msg);
@@ -106,7 +140,38 @@ function sendCommand(fields) {
     return null;
   }
   pending.set(seq, fields.cmd);
+  state.lastCommand = fields;
   return seq;
+}
+
+// Paint mode needs a map to paint on.
+function togglePaint() {
+  if (!painter.on && !state.map) {
+    hud.toast('this world has no tile map: nothing to paint', 'info');
+    return;
+  }
+  painter.setOn(!painter.on);
+}
+
+// Seed 003's demo moves: on the selection, or on everyone when nothing is selected.
+function demoKey(key) {
+  if (!state.welcome) return;
+  const { width, height } = state.welcome.world;
+  const agents = state.selected.size > 0 ? [...state.selected] : 'all';
+  const fields = demoKeys.command(key, agents, { x: width / 2, y: height / 2 });
+  if (fields) sendCommand(fields);
+}
+
+// The formation the status bar follows: this page's own while the snapshots list it, else the
+// newest one still forming (another client's, say), else the newest listed.
+function shownFormation() {
+  const list = state.formations;
+  if (list.length === 0) return null;
+  const own = list.find((f) => f.id === state.formationId);
+  if (own) return own;
+  const newest = (fs) => fs.reduce((a, b) => (b.id > a.id ? b : a));
+  const forming = list.filter((f) => !f.complete);
+  return newest(forming.length > 0 ? forming : list);
 }
 
 function moveSelectionTo(x, y) {
@@ -125,8 +190,13 @@ attachInput(canvas, {
   toggleInspector: () => inspector.toggle(),
   helpOpen: () => panels.helpOpen,
   setHelp: (open) => panels.setHelp(open),
+  map: () => state.map,
+  painter,
+  togglePaint,
+  demoKey,
 });
 document.getElementById('inspect-btn').addEventListener('click', () => inspector.toggle());
+document.getElementById('paint-btn').addEventListener('click', () => togglePaint());
 document.getElementById('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
 
 function frame(now) {
@@ -144,7 +214,9 @@ function frame(now) {
     traces: inspector.wanted(state.traces),
     live: conn.state === 'connected',
     now,
+    paint: { tiles: painter.preview(), brush: painter.on ? painter.brush : null },
   });
+  const shown = shownFormation();
   hud.update({
     state: conn.state,
     retryInMs: conn.retryAt - now,
@@ -155,8 +227,14 @@ function frame(now) {
     avoidance: state.avoidance,
     inspecting: inspector.on,
     helpOpen: panels.helpOpen,
+    painting: painter.on,
+    hasMap: state.map !== null,
+    formation: shown,
+    // Complete formations can linger in the list (a member that keeps its slot keeps one alive):
+    // only the others still forming are worth a mention.
+    othersForming: state.formations.filter((f) => f !== shown && !f.complete).length,
   });
-  panels.update({ agents: state.agents, selected: state.selected, inspector });
+  panels.update({ agents: state.agents, selected: state.selected, inspector, painting: painter.on });
   requestAnimationFrame(frame);
 }
 
@@ -204,6 +282,39 @@ window.herd = Object.freeze({
   },
   get lastAck() {
     return state.lastAck;
+  },
+  get lastCommand() {
+    return state.lastCommand;
+  },
+  // {width, height, tile_size, rows} as the protocol writes it, or null.
+  get map() {
+    const m = state.map;
+    return m ? { width: m.width, height: m.height, tile_size: m.tileSize, rows: m.rows() } : null;
+  },
+  tileBlocked: (x, y) => (state.map ? state.map.isBlocked(x, y) : null),
+  get mapRenders() {
+    return view.mapLayer.renders; // how often the map's layer was drawn
+  },
+  get mapLayerTilePx() {
+    return view.mapLayer.tilePx; // the layer's pixels a tile side (1 for big maps)
+  },
+  get painting() {
+    return painter.on;
+  },
+  get paintPending() {
+    return painter.pendingCommands; // set_tiles sent and not yet shown by a snapshot
+  },
+  get formations() {
+    return state.formations;
+  },
+  get formation() {
+    return shownFormation(); // the one the status bar shows
+  },
+  trailAlpha, // (i, n): opacity of a walker's trail at history entry i of n, 0 the oldest
+  // Screen disc {x, y, r} of agent `id`'s "!" badge (drawn while it is unreachable), or null.
+  unreachableBadge: (id) => {
+    const a = byId(state.agents, id);
+    return a ? view.unreachableBadge(a) : null;
   },
   theme: THEME,
   inspectColors: INSPECT_COLORS,

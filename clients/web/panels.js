@@ -17,6 +17,8 @@ export class Panels {
     this.agentPanel = $('agent-panel');
     this.agentRows = $('agent-rows');
     this.agentMore = $('agent-more');
+    this.agentNote = $('agent-note');
+    this.paintBanner = $('paint-banner');
     this.legend = $('legend');
     this.legendNote = $('legend-note');
     this.help = $('help');
@@ -33,8 +35,9 @@ export class Panels {
   }
 
   // selected: Set of ids; agents: the snapshot's array (ordered by id); inspector: Inspector.
-  update({ agents, selected, inspector }) {
+  update({ agents, selected, inspector, painting }) {
     this.#updateAgents(agents, selected);
+    this.paintBanner.hidden = !painting;
     this.legend.hidden = !inspector.on;
     if (inspector.on) {
       const note =
@@ -51,8 +54,11 @@ export class Panels {
     this.agentPanel.hidden = selected.size === 0;
     if (selected.size === 0) return;
     const rows = [];
+    const stuck = [];
     for (const a of agents) {
       if (!selected.has(a.id)) continue;
+      if (a.state === 'unreachable') stuck.push(a.id);
+      if (rows.length === MAX_ROWS) continue; // still counted among the stuck
       rows.push([
         String(a.id),
         a.behaviour ?? '–',
@@ -60,9 +66,9 @@ export class Panels {
         a.state,
         `${Math.round(Math.hypot(a.vx, a.vy))}`,
         a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
+        a.pathing ?? 'direct', // absent means direct
         a.collided ? 'collided' : '',
       ]);
-      if (rows.length === MAX_ROWS) break;
     }
     const key = JSON.stringify(rows);
     if (key !== this.rowsKey) {
@@ -71,14 +77,23 @@ export class Panels {
     }
     const more = selected.size - rows.length;
     set(this.agentMore, more > 0 ? `+${more} more selected` : '');
+    set(this.agentNote, unreachableNote(stuck));
   }
+}
+
+// The panel says plainly what the badge on the map means.
+function unreachableNote(ids) {
+  if (ids.length === 0) return '';
+  const who = ids.length === 1 ? `agent ${ids[0]} cannot` : `agents ${ids.join(', ')} cannot`;
+  return `! ${who} reach the goal: the map blocks every way there`;
 }
 
 function agentRow(cells) {
   const tr = document.createElement('tr');
   tr.dataset.id = cells[0];
-  if (cells[6]) tr.className = 'collided';
-  for (const text of cells.slice(0, 6)) {
+  tr.classList.toggle('collided', cells[7] !== '');
+  tr.classList.toggle('unreachable', cells[3] === 'unreachable');
+  for (const text of cells.slice(0, 7)) {
     const td = document.createElement('td');
     td.textContent = text;
     tr.append(td);

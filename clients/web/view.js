@@ -3,37 +3,18 @@
 // the canvas and centred, so circles stay circles whatever the window's shape.
 
 import { drawTraces } from './inspect_view.js';
+import { THEME, groupColor } from './theme.js';
+import { MapLayer, drawTrails, drawPaintPreview } from './map_view.js';
 
-export const THEME = {
-  outside: '#0b0f14', // canvas outside the world
-  world: '#141b24', // the world rectangle
-  worldEdge: '#2e3d4f',
-  grid: 'rgba(255, 255, 255, 0.04)',
-  heading: 'rgba(255, 255, 255, 0.8)',
-  selection: '#ffffff',
-  target: '#ffffff',
-  order: 'rgba(255, 255, 255, 0.9)',
-  // Static obstacles are stone: grey, unlike any group hue, with a darker rim so they read as
-  // solid terrain rather than as another unit.
-  obstacle: '#878d96',
-  obstacleRim: '#3f454d',
-  // Seed 003's demo: "the entities turn red after a collision, until they reach their target".
-  // A pure red, well away from group 1's salmon (#ff6b6b), so the two never read alike.
-  collided: '#ff1f1f',
-  flash: '#fff4c2', // a collision's ring: warm white, brighter than anything else on the map
-  // Eight hues far apart from one another and from the dark background; group g uses g mod 8.
-  groups: ['#4cc9f0', '#ff6b6b', '#ffd166', '#06d6a0', '#c77dff', '#ff9f1c', '#f15bb5', '#a3e635'],
-};
-
-export function groupColor(group) {
-  return THEME.groups[group % THEME.groups.length];
-}
+export { THEME, groupColor };
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
 export const MIN_AGENT_PX = 2; // tiny agents stay visible when a large world is zoomed out
 const GRID_MIN_PX = 48; // grid spacing is the smallest 1-2-5 step at least this wide
 export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
 export const FLASH_MS = 500; // how long a collision's ring takes to grow and fade
+const UNREACHABLE_RING_GAP_PX = 5; // the dashed ring, outside the selection ring (3 px)
+const UNREACHABLE_BADGE_PX = 6; // radius of the "!" disc
 
 export class View {
   constructor(canvas) {
@@ -46,6 +27,14 @@ export class View {
     this.scale = 1; // CSS pixels per world unit
     this.originX = 0; // CSS pixel of world x = 0
     this.originY = 0;
+    this.mapLayer = new MapLayer();
+    this.map = null; // TileMap or null
+  }
+
+  // The tile map to draw under everything (null: none). Drawn into its layer at the next frame.
+  setMap(map) {
+    this.map = map;
+    this.mapLayer.setMap(map);
   }
 
   setWorld(world) {
@@ -87,7 +76,8 @@ export class View {
   }
 
   // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
-  //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms}
+  //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
+  //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null}}
   draw(frame) {
     const ctx = this.ctx;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -98,9 +88,14 @@ export class View {
     this.#drawWorld();
     // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
     ctx.globalAlpha = frame.live ? 1 : 0.35;
+    if (this.map) {
+      drawPaintPreview(ctx, this, this.map, frame.paint?.tiles ?? [], null);
+      drawTrails(ctx, this, frame.agents, this.map);
+    }
     this.#drawObstacles(frame.obstacles);
     this.#drawTargetPaths(frame.agents, frame.selected);
     this.#drawAgents(frame.agents);
+    this.#drawUnreachable(frame.agents);
     this.#drawSelection(frame.agents, frame.selected);
     this.#drawTargetCrosses(frame.agents, frame.selected);
     // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
@@ -108,6 +103,50 @@ export class View {
     this.#drawFlashes(frame.flashes, frame.now);
     ctx.globalAlpha = 1;
     this.#drawOrders(frame.orders, frame.now);
+    if (this.map && frame.paint?.brush) drawPaintPreview(ctx, this, this.map, [], frame.paint.brush);
+  }
+
+  // Screen geometry of the "!" badge of an agent whose pathing cannot reach its goal: a disc
+  // {x, y, r} on its upper right, clear of its body and of the dashed ring around it.
+  unreachableBadge(agent) {
+    const p = this.worldToScreen(agent.x, agent.y);
+    const ring = this.#radiusPx(agent) + UNREACHABLE_RING_GAP_PX;
+    const d = ring + UNREACHABLE_BADGE_PX * 0.6;
+    return { x: p.x + d * Math.SQRT1_2, y: p.y - d * Math.SQRT1_2, r: UNREACHABLE_BADGE_PX };
+  }
+
+  // A dashed ring round the agent and a "!" badge: "I cannot get there" (state `unreachable`), as
+  // a strategy game marks a unit whose order it cannot carry out.
+  #drawUnreachable(agents) {
+    const stuck = agents.filter((a) => a.state === 'unreachable');
+    if (stuck.length === 0) return;
+    const ctx = this.ctx;
+    ctx.save();
+    const rings = new Path2D();
+    for (const a of stuck) {
+      const p = this.worldToScreen(a.x, a.y);
+      const r = this.#radiusPx(a) + UNREACHABLE_RING_GAP_PX;
+      rings.moveTo(p.x + r, p.y);
+      rings.arc(p.x, p.y, r, 0, 2 * Math.PI);
+    }
+    ctx.strokeStyle = THEME.unreachable;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([3, 3]);
+    ctx.stroke(rings);
+    ctx.setLineDash([]);
+    ctx.font = `bold ${Math.round(UNREACHABLE_BADGE_PX * 1.5)}px ui-sans-serif, "DejaVu Sans", sans-serif`;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (const a of stuck) {
+      const b = this.unreachableBadge(a);
+      ctx.beginPath();
+      ctx.arc(b.x, b.y, b.r, 0, 2 * Math.PI);
+      ctx.fillStyle = THEME.unreachable;
+      ctx.fill();
+      ctx.fillStyle = THEME.unreachableInk;
+      ctx.fillText('!', b.x, b.y + 0.5);
+    }
+    ctx.restore();
   }
 
   // Screen geometry of a collision flash at time `now`, or null once it has faded: a ring that
@@ -174,6 +213,14 @@ export class View {
     const h = height * this.scale;
     ctx.fillStyle = THEME.world;
     ctx.fillRect(tl.x, tl.y, w, h);
+    if (this.map) {
+      // The map has its own tile seams: no distance grid over it.
+      this.mapLayer.draw(ctx, this);
+      ctx.strokeStyle = THEME.worldEdge;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(tl.x - 0.5, tl.y - 0.5, w + 1, h + 1);
+      return;
+    }
 
     const step = gridStep(GRID_MIN_PX / this.scale);
     ctx.beginPath();

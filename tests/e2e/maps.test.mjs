@@ -44,14 +44,23 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
     await browser?.close();
   });
 
-  // The map as a second client knows it: the welcome's, then each snapshot that carries one.
-  function trackMap(client) {
-    const tracked = { map: client.welcome.map ?? null };
+  // A second client that keeps the map as it knows it: the welcome's, then each snapshot's that
+  // carries one (only the first snapshot after a change does).
+  async function mapClient(role) {
+    const client = await ProtocolClient.connect(scene.server.wsUrl, { role });
+    client.map = client.welcome.map ?? null;
     client.ws.on('message', (data) => {
       const msg = JSON.parse(data.toString());
-      if (msg.type === 'snapshot' && 'map' in msg) tracked.map = msg.map;
+      if (msg.type === 'snapshot' && 'map' in msg) client.map = msg.map;
     });
-    return tracked;
+    return client;
+  }
+
+  // Resolves once the client's map satisfies cond: at once if it already does (the snapshot with
+  // the change may have come before this is called), else with the next snapshot whose map does.
+  async function mapWhere(client, cond, what) {
+    if (client.map && cond(client.map)) return client.map;
+    return (await nextOrExplain(client, (m) => m.type === 'snapshot' && 'map' in m && m.map && cond(m.map), what)).map;
   }
 
   // Presses the mouse at the centre of tile `from`, drags to the centre of tile `to` and releases.
@@ -66,6 +75,22 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
     await page.mouse.move(b.x, b.y, { steps: 8 });
     await page.mouse.up({ button });
     if (shift) await page.keyboard.up('Shift');
+  }
+
+  // client.next(...), failing with what the page sent and knows (the likely reason).
+  async function nextOrExplain(client, predicate, what) {
+    try {
+      return await client.next(predicate, WAIT_MS, what);
+    } catch (err) {
+      const seen = await scene.page.evaluate((y) => ({
+        sent: window.herd.lastCommand,
+        ack: window.herd.lastAck,
+        error: window.herd.lastError,
+        row: window.herd.map?.rows[y],
+        agents: window.herd.agents.map((a) => `${a.id}@${(a.x / 40).toFixed(1)},${(a.y / 40).toFixed(1)}`),
+      }), ROW);
+      throw new Error(`${err.message}; the page: ${JSON.stringify(seen)}`);
+    }
   }
 
   const rowOf = (map, y) => map.rows[y];
@@ -115,13 +140,12 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
 
   it('paint mode: a drag blocks tiles, a second client sees them, the canvas shows walls; the cut-off agent is marked', { timeout: TEST_TIMEOUT_MS }, async (t) => {
     const { page } = scene;
-    const commander = await ProtocolClient.connect(scene.server.wsUrl, { role: 'commander' });
-    const seen = trackMap(commander);
+    const commander = await mapClient('commander');
     try {
-      assert.ok(painted(seen.map, [15, 16, 17, 18], '.'), `tiles (15..18, ${ROW}) are not floor: ${rowOf(seen.map, ROW)}`);
+      assert.ok(painted(commander.map, [15, 16, 17, 18], '.'), `tiles (15..18, ${ROW}) are not floor: ${rowOf(commander.map, ROW)}`);
       // A fresh A* agent in the top left corner heading for tile (18, 1): a long way, so it is still
       // on the way when the wall goes up.
-      const tile = seen.map.tile_size;
+      const tile = commander.map.tile_size;
       const spawnAck = commander.next((m) => m.seq === 1 && (m.type === 'ack' || m.type === 'error'), WAIT_MS, 'answer to spawn');
       commander.send({
         type: 'command',
@@ -146,7 +170,7 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
       const sent = await page.evaluate(() => window.herd.lastCommand);
       assert.equal(sent.cmd, 'set_tiles');
       assert.ok(sent.tiles.every((u) => u.blocked === true && u.y === ROW), JSON.stringify(sent));
-      await commander.next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16, 17, 18], '#'), WAIT_MS, `snapshot with tiles (15..18, ${ROW}) blocked`);
+      await mapWhere(commander, (m) => painted(m, [15, 16, 17, 18], '#'), `snapshot with tiles (15..18, ${ROW}) blocked`);
       await page.waitForFunction(() => [15, 16, 17, 18].every((x) => window.herd.tileBlocked(x, 2)), null, { timeout: WAIT_MS });
       // Painting did not select or order anyone.
       assert.deepEqual(await page.evaluate(() => window.herd.selected), []);
@@ -185,20 +209,15 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
 
   it('paint mode: Shift-drag and right-drag clear tiles again', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { page } = scene;
-    const watcher = await ProtocolClient.connect(scene.server.wsUrl, { role: 'viewer' });
+    const watcher = await mapClient('viewer');
     try {
       await page.locator('#paint-btn').click(); // the button does what M does
       await page.waitForFunction(() => window.herd.painting, null, { timeout: WAIT_MS });
 
       await dragTiles(PAINTED[0], PAINTED[1], { shift: true });
-      await watcher.next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16], '.') && painted(m.map, [17, 18], '#'), WAIT_MS, 'snapshot with tiles 15, 16 cleared');
+      await mapWhere(watcher, (m) => painted(m, [15, 16], '.') && painted(m, [17, 18], '#'), 'snapshot with tiles 15, 16 cleared');
       await dragTiles(PAINTED[2], PAINTED[3], { button: 'right' });
-      await watcher
-        .next((m) => m.type === 'snapshot' && 'map' in m && painted(m.map, [15, 16, 17, 18], '.'), WAIT_MS, 'snapshot with tiles 15..18 cleared')
-        .catch(async (err) => {
-          const page_ = await page.evaluate(() => ({ sent: window.herd.lastCommand, error: window.herd.lastError, row: window.herd.map.rows[2] }));
-          throw new Error(`${err.message}; page: ${JSON.stringify(page_)}`);
-        });
+      await mapWhere(watcher, (m) => painted(m, [15, 16, 17, 18], '.'), 'snapshot with tiles 15..18 cleared');
       const floors = await page.evaluate(waitForTiles, { tiles: PAINTED, want: 'floor', tolerance: FILL_TOLERANCE, timeoutMs: WAIT_MS });
       assert.ok(floors.ok, `cleared tiles are not drawn as floor: ${JSON.stringify(floors)}`);
       // The way is open again: nobody is unreachable any more.

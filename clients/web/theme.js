@@ -1,0 +1,44 @@
+// The viewer's colours, in one place: view.js, map_view.js and the tests (through window.herd.theme)
+// all read them from here, so a picture and its check cannot disagree.
+
+export const THEME = {
+  outside: '#0b0f14', // canvas outside the world
+  world: '#141b24', // the world rectangle
+  worldEdge: '#2e3d4f',
+  grid: 'rgba(255, 255, 255, 0.04)',
+  heading: 'rgba(255, 255, 255, 0.8)',
+  selection: '#ffffff',
+  target: '#ffffff',
+  order: 'rgba(255, 255, 255, 0.9)',
+  // Static obstacles are stone: grey, unlike any group hue, with a darker rim so they read as
+  // solid terrain rather than as another unit.
+  obstacle: '#878d96',
+  obstacleRim: '#3f454d',
+  // Seed 003's demo: "the entities turn red after a collision, until they reach their target".
+  // A pure red, well away from group 1's salmon (#ff6b6b), so the two never read alike.
+  collided: '#ff1f1f',
+  flash: '#fff4c2', // a collision's ring: warm white, brighter than anything else on the map
+  // Eight hues far apart from one another and from the dark background; group g uses g mod 8.
+  groups: ['#4cc9f0', '#ff6b6b', '#ffd166', '#06d6a0', '#c77dff', '#ff9f1c', '#f15bb5', '#a3e635'],
+
+  // Seed 002's tile map. Walls are raised slate blocks (a lit top edge, darker sides, a shadow
+  // cast on the floor below them), darker than the obstacles' stone so the two kinds of terrain
+  // stay apart; the floor is only a shade off the world's ground, with faint tile seams.
+  floor: '#19222d',
+  floorSeam: '#1f2935',
+  floorShadow: '#10161d', // the band a wall casts on the floor tile south of it
+  wall: '#3a4656',
+  wallLit: '#56657a', // a wall's edge that faces north onto floor
+  wallDark: '#262f3b', // a wall's edges that face east, west or south onto floor
+  // Painting: tiles sent but not yet in a snapshot, and the tile under the brush.
+  paintPreviewAlpha: 0.65,
+  brush: 'rgba(255, 255, 255, 0.7)',
+  // An agent whose pathing cannot reach its goal: a warning yellow that no group uses (the nearest,
+  // group 2's amber, is 100 apart in blue), on a dashed ring and a round "!" badge.
+  unreachable: '#fff200',
+  unreachableInk: '#11161c',
+};
+
+export function groupColor(group) {
+  return THEME.groups[group % THEME.groups.length];
+}
