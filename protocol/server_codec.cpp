@@ -465,7 +465,7 @@ std::string encode_snapshot(const sim::World& world, std::span<const sim::Collis
     hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
   std::vector<FormationState> formations;
   for (const sim::FormationRecord& f : world.formations())
-    formations.push_back({f.id, static_cast<std::uint32_t>(f.agents.size()), f.arrived, f.complete});
+    formations.push_back({f.id, f.members, f.arrived, f.complete});
   std::vector<InspectState> inspect;
   for (sim::AgentId id : world.inspected())
     if (const sim::Agent* a = world.find(id))

@@ -75,6 +75,15 @@ std::vector<std::uint32_t> assign_shuffled(std::size_t n, Rng& rng) {
   return slot;
 }
 
+std::vector<std::uint32_t> assign_cycle(std::size_t n, Rng& rng) {
+  std::vector<std::uint32_t> slot = assign_in_order(n);
+  for (std::size_t i = n; i > 1; --i) {
+    const auto k = static_cast<std::size_t>(rng.next_u64() % (i - 1));  // never i - 1 itself
+    std::swap(slot[i - 1], slot[k]);
+  }
+  return slot;
+}
+
 double total_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot) {
   double sum = 0;
   for (std::size_t i = 0; i < from.size(); ++i) sum += length(to[slot[i]] - from[i]);

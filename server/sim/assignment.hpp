@@ -23,6 +23,9 @@ std::vector<std::uint32_t> assign_in_order(std::size_t n);
 // A seeded random permutation (Fisher-Yates with the world's generator): deliberate crossings.
 std::vector<std::uint32_t> assign_shuffled(std::size_t n, Rng& rng);
 
+// A seeded random cyclic permutation (Sattolo's algorithm): nobody keeps its own slot (n >= 2).
+std::vector<std::uint32_t> assign_cycle(std::size_t n, Rng& rng);
+
 // Sum of distances of an assignment, for tests and feedback.
 double total_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot);
 

@@ -366,6 +366,7 @@ CommandOutcome World::apply_clear_map() {
   if (!map_) return failure(CommandError::no_map, "there is no map to clear");
   map_.reset();
   fields_.clear();
+  for (PathState& p : paths_) p = PathState{};  // walkers and paths belong to the map
   ++map_version_;
   return {};
 }

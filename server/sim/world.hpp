@@ -39,6 +39,7 @@ struct FormationRecord {
   std::uint32_t id = 0;
   std::vector<AgentId> agents;
   std::vector<Vec2> slots;  // parallel to agents
+  std::uint32_t members = 0;  // agents still heading for (or standing in) their place
   std::uint32_t arrived = 0;
   bool complete = false;
 };

@@ -129,7 +129,7 @@ std::string World::save_checkpoint() const {
     w.u32(f.id);
     w.u64(f.agents.size());
     for (std::size_t k = 0; k < f.agents.size(); ++k) { w.u32(f.agents[k]); w.vec(f.slots[k]); }
-    w.u32(f.arrived); w.boolean(f.complete);
+    w.u32(f.members); w.u32(f.arrived); w.boolean(f.complete);
   }
   w.u64(touching_.size());
   for (std::uint64_t t : touching_) w.u64(t);
@@ -184,7 +184,7 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
     f.agents.resize(n);
     f.slots.resize(n);
     for (std::size_t k = 0; k < n; ++k) { f.agents[k] = r.u32(); f.slots[k] = r.vec(); }
-    f.arrived = r.u32(); f.complete = r.boolean();
+    f.members = r.u32(); f.arrived = r.u32(); f.complete = r.boolean();
   }
   world.touching_.resize(r.count(8));
   for (std::uint64_t& t : world.touching_) t = r.u64();

@@ -111,7 +111,7 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
   std::vector<Vec2> targets(indices.size());
   switch (cmd.move) {
     case DemoMove::swap_places: {
-      const auto perm = assign_shuffled(indices.size(), rng_);
+      const auto perm = assign_cycle(indices.size(), rng_);  // nobody keeps its own place
       for (std::size_t k = 0; k < indices.size(); ++k) targets[k] = from[perm[k]];
       break;
     }
@@ -168,6 +168,7 @@ void World::stage_formations() {
       ++members;
       arrived += a->state == MoveState::arrived;
     }
+    f.members = members;
     f.arrived = arrived;
     f.complete = members > 0 && arrived == members;
     return members == 0;

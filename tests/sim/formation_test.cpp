@@ -40,6 +40,15 @@ TEST(Assignment, OptimalEqualsBruteForceOnSmallCases) {
   }
 }
 
+TEST(Assignment, ACycleMovesEveryone) {
+  Rng rng(4);
+  for (std::size_t n : {2u, 3u, 32u, 500u}) {
+    const auto cycle = assign_cycle(n, rng);
+    EXPECT_TRUE(std::is_permutation(cycle.begin(), cycle.end(), assign_in_order(n).begin()));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_NE(cycle[i], i) << "n=" << n;
+  }
+}
+
 TEST(Assignment, KeepOrderAndShuffleArePermutationsAndShuffleIsSeeded) {
   EXPECT_EQ(assign_in_order(4), (std::vector<std::uint32_t>{0, 1, 2, 3}));
   Rng a(9), b(9);
