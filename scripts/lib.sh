@@ -13,35 +13,25 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Installs the Debian packages among "$@" that are not installed yet.
+# Installs the Debian packages among "$@" that are not installed yet. With --minimal first,
+# without their recommendations (docker-compose would otherwise bring a whole Docker engine that
+# cannot run here anyway).
 ensure_packages() {
-  local missing=() p
+  local options=() missing=() p
+  if [ "${1:-}" = "--minimal" ]; then options=(--no-install-recommends); shift; fi
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "herd: installing ${missing[*]}"
   as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" "${missing[@]}" >/dev/null
 }
 
 # Node.js and npm for the browser tests: the machine's own when present, Debian's otherwise.
 ensure_node() {
   command -v node >/dev/null && command -v npm >/dev/null && return 0
   ensure_packages nodejs npm
-}
-
-# Like ensure_packages, without the packages' recommendations (docker-compose would otherwise
-# bring a whole Docker engine that cannot run here anyway).
-ensure_packages_minimal() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "herd: installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # An npm test project's packages (tests/e2e, tests/docker), from its committed lock file;
