@@ -1,5 +1,6 @@
 #include "app/recording.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -45,7 +46,23 @@ void Recorder::finish(std::uint64_t end_tick, std::uint64_t state_hash) {
   out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n' << std::flush;
 }
 
+namespace {
+std::variant<ReplayResult, std::string> replay_file(const std::string& path, const std::string& scenario_dir);
+}  // namespace
+
 std::variant<ReplayResult, std::string> replay(const std::string& path, const std::string& scenario_dir) {
+  // A recording is input like any other: a field of the wrong type must give a message, not an
+  // exception out of main.
+  try {
+    return replay_file(path, scenario_dir);
+  } catch (const std::exception& e) {
+    return path + ": not a usable recording (" + e.what() + ")";
+  }
+}
+
+namespace {
+
+std::variant<ReplayResult, std::string> replay_file(const std::string& path, const std::string& scenario_dir) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "cannot open recording '" + path + "'";
   std::string line;
@@ -90,7 +107,11 @@ std::variant<ReplayResult, std::string> replay(const std::string& path, const st
     if (j.contains("end_tick")) {
       end_tick = j.value("end_tick", std::uint64_t{0});
       const std::string h = j.value("state_hash", std::string());
-      if (!h.empty()) result.recorded_hash = std::stoull(h, nullptr, 16);
+      std::uint64_t value = 0;
+      const char* digits = h.c_str() + (h.rfind("0x", 0) == 0 ? 2 : 0);
+      const auto [end, ec] = std::from_chars(digits, h.c_str() + h.size(), value, 16);
+      if (ec != std::errc{} || end != h.c_str() + h.size()) return where + ": bad state_hash";
+      result.recorded_hash = value;
       break;
     }
     if (j.contains("world")) {  // reset or load_scenario: a new world, ticks from its start
@@ -118,5 +139,7 @@ std::variant<ReplayResult, std::string> replay(const std::string& path, const st
   result.state_hash = world.state_hash();
   return result;
 }
+
+}  // namespace
 
 }  // namespace herd::app

@@ -124,6 +124,10 @@ TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
                 .find("not after"),
             std::string::npos);
   EXPECT_EQ(error_of(std::string("nope")).find("accepted"), std::string::npos);
+  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":5,"seed":"x","tick_rate":60})").find("not a usable recording"),
+            std::string::npos) << "fields of the wrong type give a message, not an exception";
+  EXPECT_NE(error_of(header + "\n{\"end_tick\":3,\"state_hash\":\"0xZZ\"}").find("bad state_hash"), std::string::npos);
+  EXPECT_NE(error_of(header + "\n{\"tick\":\"five\",\"command\":{}}").find("not a usable recording"), std::string::npos);
   EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos) << "a run with no commands replays";
 }
 
