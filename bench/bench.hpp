@@ -16,4 +16,7 @@ int run_pathing(Args args);
 // Optimal slot assignment (Hungarian method) for formations (assignment_bench.cpp).
 int run_assignment(Args args);
 
+// One world step on the random and circle crowds of issue 10 (sim_bench.cpp).
+int run_sim(Args args);
+
 }  // namespace herd::bench

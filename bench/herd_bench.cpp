@@ -20,6 +20,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"pathing", "A* (8- and 4-neighbour) and flow fields on a random tile map", herd::bench::run_pathing},
     {"assign", "optimal formation slot assignment (Hungarian method)", herd::bench::run_assignment},
+    {"sim", "one world step on the random and circle crowds (issue 10)", herd::bench::run_sim},
 };
 
 int usage(std::FILE* out) {
