@@ -13,7 +13,8 @@ const PING_INTERVAL_MS = 2000;
 const UINT32_RANGE = 2 ** 32;
 
 export class Connection {
-  // onMessage(msg): every JSON object from the server, welcome included.
+  // onMessage(msg, chars): every JSON object from the server, welcome included, with the length
+  // of its frame's text.
   // onState(): called when `state` changes ('connecting' | 'connected' | 'disconnected').
   constructor(url, { onMessage, onState }) {
     this.url = url;
@@ -90,7 +91,7 @@ export class Connection {
     } else if (msg.type === 'pong') {
       if (msg.id === this.pingId) this.rttMs = performance.now() - this.pingSentAt;
     }
-    this.onMessage(msg);
+    this.onMessage(msg, data.length);
   }
 
   #scheduleRetry() {

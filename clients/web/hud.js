@@ -1,5 +1,7 @@
 // The status line and the toasts (panels.js has the panels over the canvas).
 
+import { formatBytesPerSec } from './stats.js';
+
 const TOAST_MS = 4000; // visible time before fading out
 const TOAST_FADE_MS = 600; // matches the CSS transition on .toast
 const MAX_TOASTS = 4; // a burst of errors must not cover the view
@@ -15,6 +17,9 @@ export class Hud {
       count: $('count'),
       selected: $('selected'),
       rtt: $('rtt'),
+      snaps: $('snaps'),
+      bytes: $('bytes'),
+      dropped: $('dropped'),
       avoidance: $('avoidance'),
       formation: $('formation'),
     };
@@ -35,6 +40,7 @@ export class Hud {
     agentCount,
     selectedCount,
     rttMs,
+    stream,
     avoidance,
     inspecting,
     helpOpen,
@@ -53,6 +59,10 @@ export class Hud {
     set(this.fields.count, agentCount === null ? '–' : String(agentCount));
     set(this.fields.selected, String(selectedCount));
     set(this.fields.rtt, rttMs === null ? '–' : `${Math.round(rttMs)} ms`);
+    const live = state === 'connected';
+    set(this.fields.snaps, live ? `${stream.snapshotsPerSec.toFixed(0)}/s` : '–');
+    set(this.fields.bytes, live ? formatBytesPerSec(stream.bytesPerSec) : '–');
+    set(this.fields.dropped, String(stream.dropped));
     set(this.fields.avoidance, avoidance ?? '–');
     this.formationField.hidden = !formation;
     if (formation) {
@@ -80,7 +90,7 @@ export class Hud {
   }
 }
 
-const HINT = 'H: keys · R B T G P: demo · click: select, move';
+const HINT = 'H: keys · R B T G P: demo · click/drag: select · right-click: move · wheel: zoom';
 const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
 
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then

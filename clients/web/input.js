@@ -1,5 +1,8 @@
-// Mouse and keyboard: click an agent to select it, shift-click to add (or remove) one, click
-// the ground to send the selection there; Escape closes the help, leaves paint mode or clears the
+// Mouse and keyboard: click an agent to select it, shift-click to add (or remove) one, drag a box
+// on the ground to select the agents in it (Shift adds), click or right-click the ground to send
+// the selection there; the wheel zooms at the cursor, the middle button or the arrow keys pan, F
+// fits the world; S spawns 10 agents at the cursor, Delete or Backspace removes the selection, O
+// places an obstacle at the cursor; Escape closes the help, leaves paint mode or clears the
 // selection, I toggles the inspector, H or ? the help, M paint mode (drag: walls, Shift-drag or
 // right-drag: floor), R B T G P seed 003's demo moves. index.html's #help lists them all: keep it
 // in step.
@@ -9,11 +12,16 @@ import { DEMO_KEYS } from './demo_keys.js';
 
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
 const PICK_SLACK_PX = 3;
+// A left press that moves further than this before it is released is a box, not a click.
+const BOX_MIN_PX = 5;
+const WHEEL_ZOOM = 0.0015; // zoom factor exp(-deltaY * this) per wheel event (pixel deltas)
+const ARROW_PAN = 0.1; // an arrow key pans by this fraction of the view
 
 // app: {view, agents(): array, selected: Set of ids, moveSelectionTo(x, y), toggleInspector(),
 //       helpOpen(): bool, setHelp(open), map(): TileMap or null, painter: Painter,
-//       togglePaint(), demoKey(key)}.
-// The selection is plain state: the next animation frame shows any change.
+//       togglePaint(), demoKey(key), spawnAt(x, y), removeSelected(), obstacleAt(x, y)}.
+// The selection is plain state: the next animation frame shows any change. Returns {box()}: the
+// box being dragged (CSS pixels) or null.
 export function attachInput(canvas, app) {
   const local = (ev) => {
     const rect = canvas.getBoundingClientRect();
@@ -25,8 +33,24 @@ export function attachInput(canvas, app) {
     return app.view.screenToWorld(p.x, p.y);
   };
 
+  // Where the pointer is, in CSS pixels of the canvas (null: elsewhere): S and O act there.
+  let pointer = null;
+  let box = null; // a left press on the ground: {x0, y0, x1, y1, active, shift}
+  let panning = null; // a middle-button drag: {x, y} last seen
+  let swallowClick = false; // the click that ends a box selection is not an order
+  const handle = { box: () => (box && box.active ? box : null) }; // what the view draws
+
+  const clampToWorld = (w) => {
+    const { width, height } = app.view.world;
+    return { x: clamp(w.x, 0, width), y: clamp(w.y, 0, height) };
+  };
+
   canvas.addEventListener('click', (ev) => {
     // In paint mode the mouse paints; orders and selection wait until it is left.
+    if (swallowClick) {
+      swallowClick = false;
+      return;
+    }
     if (ev.button !== 0 || !app.view.world || app.painter.on) return;
     const p = local(ev);
     const hit = pick(app, p);
@@ -48,6 +72,22 @@ export function attachInput(canvas, app) {
   // Paint mode: the left button paints walls, Shift + left or the right button floor. The
   // pointer is captured, so a stroke that leaves the canvas still ends when the button comes up.
   canvas.addEventListener('pointerdown', (ev) => {
+    if (!app.view.world) return;
+    if (ev.button === 1) {
+      // Middle drag pans, in every mode.
+      panning = local(ev);
+      canvas.setPointerCapture(ev.pointerId);
+      ev.preventDefault();
+      return;
+    }
+    if (!app.painter.on && ev.button === 0) {
+      const p = local(ev);
+      swallowClick = false;
+      // On an agent a press is a click; on the ground it may become a box.
+      box = pick(app, p) ? null : { x0: p.x, y0: p.y, x1: p.x, y1: p.y, active: false, shift: ev.shiftKey };
+      if (box) canvas.setPointerCapture(ev.pointerId);
+      return;
+    }
     if (!app.painter.on || !app.view.world || (ev.button !== 0 && ev.button !== 2)) return;
     const erase = ev.button === 2 || ev.shiftKey;
     canvas.setPointerCapture(ev.pointerId);
@@ -55,15 +95,57 @@ export function attachInput(canvas, app) {
     ev.preventDefault();
   });
   const endStroke = () => app.painter.end();
-  canvas.addEventListener('pointerup', endStroke);
-  canvas.addEventListener('pointercancel', endStroke);
+  canvas.addEventListener('pointerup', (ev) => {
+    endStroke();
+    if (ev.button === 1) panning = null;
+    if (ev.button === 0 && box) {
+      if (box.active) {
+        selectInBox(app, box);
+        swallowClick = true;
+      }
+      box = null;
+    }
+  });
+  canvas.addEventListener('pointercancel', () => {
+    endStroke();
+    panning = null;
+    box = null;
+  });
   canvas.addEventListener('lostpointercapture', endStroke);
   canvas.addEventListener('contextmenu', (ev) => {
-    if (app.painter.on) ev.preventDefault(); // the right button erases
+    ev.preventDefault(); // painting: the right button erases; else it gives orders
+    if (app.painter.on || !app.view.world || app.selected.size === 0) return;
+    const p = local(ev);
+    const w = clampToWorld(app.view.screenToWorld(p.x, p.y));
+    app.moveSelectionTo(w.x, w.y);
   });
+  canvas.addEventListener(
+    'wheel',
+    (ev) => {
+      if (!app.view.world) return;
+      ev.preventDefault();
+      const dy = ev.deltaMode === 1 ? ev.deltaY * 16 : ev.deltaMode === 2 ? ev.deltaY * 400 : ev.deltaY;
+      const p = local(ev);
+      app.view.zoomAt(p.x, p.y, Math.exp(-dy * WHEEL_ZOOM));
+    },
+    { passive: false },
+  );
 
   // The cursor tells what a click would do.
   canvas.addEventListener('pointermove', (ev) => {
+    const here = local(ev);
+    pointer = here;
+    if (panning) {
+      app.view.pan(here.x - panning.x, here.y - panning.y);
+      panning = here;
+      return;
+    }
+    if (box) {
+      box.x1 = here.x;
+      box.y1 = here.y;
+      if (Math.hypot(box.x1 - box.x0, box.y1 - box.y0) >= BOX_MIN_PX) box.active = true;
+      return;
+    }
     if (app.painter.on) {
       if (app.painter.painting) app.painter.extend(app.map(), world(ev));
       else app.painter.hover(app.map(), world(ev), ev.shiftKey);
@@ -75,12 +157,46 @@ export function attachInput(canvas, app) {
   });
   canvas.addEventListener('pointerleave', () => {
     if (!app.painter.painting) app.painter.brush = null;
+    pointer = null;
   });
 
+  // The world point under the pointer (inside the world), or null when it is off the canvas.
+  const pointerWorld = () => (pointer && app.view.world ? clampToWorld(app.view.screenToWorld(pointer.x, pointer.y)) : null);
+
   window.addEventListener('keydown', (ev) => {
-    // Browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs; a held key does not flicker.
-    if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.repeat) return;
+    // Browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs.
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const pan = ARROW_KEYS[ev.key];
+    if (pan && app.view.world) {
+      // Held arrows keep panning; the view moves the other way, as a camera does.
+      app.view.pan(-pan[0] * ARROW_PAN * app.view.cssWidth, -pan[1] * ARROW_PAN * app.view.cssHeight);
+      ev.preventDefault();
+      return;
+    }
+    if (ev.repeat) return; // a held key does not flicker or repeat orders
     switch (ev.key) {
+      case 'f':
+      case 'F':
+        app.view.fitWorld();
+        break;
+      case 's':
+      case 'S': {
+        const w = pointerWorld();
+        if (!w) return;
+        app.spawnAt(w.x, w.y);
+        break;
+      }
+      case 'o':
+      case 'O': {
+        const w = pointerWorld();
+        if (!w) return;
+        app.obstacleAt(w.x, w.y);
+        break;
+      }
+      case 'Delete':
+      case 'Backspace':
+        app.removeSelected();
+        break;
       case 'Escape':
         // One thing per press, the nearer first: the open help, paint mode, then the selection.
         if (app.helpOpen()) app.setHelp(false);
@@ -106,6 +222,24 @@ export function attachInput(canvas, app) {
     }
     ev.preventDefault();
   });
+  return handle;
+}
+
+const ARROW_KEYS = {
+  ArrowLeft: [-1, 0],
+  ArrowRight: [1, 0],
+  ArrowUp: [0, -1],
+  ArrowDown: [0, 1],
+};
+
+// Selects the agents whose centres are inside the box (CSS pixels); Shift at the press adds them.
+function selectInBox(app, box) {
+  const a = app.view.screenToWorld(Math.min(box.x0, box.x1), Math.min(box.y0, box.y1));
+  const b = app.view.screenToWorld(Math.max(box.x0, box.x1), Math.max(box.y0, box.y1));
+  if (!box.shift) app.selected.clear();
+  for (const ag of app.agents()) {
+    if (ag.x >= a.x && ag.x <= b.x && ag.y >= a.y && ag.y <= b.y) app.selected.add(ag.id);
+  }
 }
 
 // The agent under CSS point p, the nearest one if several overlap there, or null.

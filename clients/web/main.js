@@ -1,5 +1,6 @@
 // herd web viewer: wires the connection, the view, the input and the HUD together, and keeps
-// the latest state the server sent. No interpolation yet: every frame draws the newest snapshot.
+// the latest state the server sent. Every frame draws the agents interpolated between buffered
+// snapshots (interp.js), a little in the past.
 
 import { Connection } from './connection.js';
 import { View, THEME, ORDER_MARKER_MS, FLASH_MS } from './view.js';
@@ -12,6 +13,8 @@ import { TileMap } from './tile_map.js';
 import { trailAlpha } from './map_view.js';
 import { Painter } from './paint.js';
 import { DemoKeys } from './demo_keys.js';
+import { Interpolator } from './interp.js';
+import { StreamStats } from './stats.js';
 
 const UINT32_RANGE = 2 ** 32;
 // A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
@@ -26,6 +29,7 @@ const state = {
   welcome: null, // the last welcome: world size, rates, role
   tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
   agents: [], // the newest snapshot's agents, ordered by id
+  drawn: [], // the agents as the last frame drew them: interpolated positions, ordered by id
   obstacles: [], // the newest snapshot's obstacles, ordered by id
   avoidance: null, // the world's avoidance mode, from the newest snapshot
   traces: [], // the newest snapshot's inspect entries (every session's)
@@ -56,6 +60,8 @@ const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://
 const inspector = new Inspector((msg) => conn.send(msg));
 const painter = new Painter((tiles) => sendCommand({ cmd: 'set_tiles', tiles }));
 const demoKeys = new DemoKeys();
+const interp = new Interpolator();
+const stats = new StreamStats();
 
 // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
 function setMap(m) {
@@ -67,12 +73,16 @@ function setMap(m) {
   }
 }
 
-function handleMessage(msg) {
+function handleMessage(msg, chars = 0) {
+  const now = performance.now();
+  stats.message(chars, now);
   switch (msg.type) {
     case 'welcome':
       state.welcome = msg;
       state.tick = msg.tick;
       view.setWorld(msg.world);
+      interp.reset(msg.tick_rate, msg.snapshot_rate);
+      stats.reset(msg.tick_rate, msg.snapshot_rate);
       setMap(msg.map ?? null); // a restarted server may have another map, or none
       state.formations = [];
       state.formationId = null;
@@ -82,6 +92,8 @@ function handleMessage(msg) {
     case 'snapshot':
       state.tick = msg.tick;
       state.agents = msg.agents;
+      interp.push(msg.tick, msg.agents, now);
+      stats.snapshot(msg.tick, now);
       state.obstacles = msg.obstacles ?? [];
       state.avoidance = msg.avoidance ?? null;
       state.traces = msg.inspect ?? [];
@@ -182,9 +194,45 @@ function moveSelectionTo(x, y) {
   if (seq !== null) state.orders.push({ x, y, at: performance.now() });
 }
 
-attachInput(canvas, {
+// Key S: ten agents in a small sunflower round the point, of the selection's group (its first
+// agent's) or 0, kept inside the world.
+const SPAWN_COUNT = 10;
+const SPAWN_SPACING = 12; // world units between neighbours of the spawned group
+function spawnAt(x, y) {
+  if (!state.welcome) return;
+  const { width, height } = state.welcome.world;
+  const first = state.drawn.find((a) => state.selected.has(a.id));
+  const group = first ? first.group : 0;
+  const agents = [];
+  for (let i = 0; i < SPAWN_COUNT; i++) {
+    const r = SPAWN_SPACING * Math.sqrt(i + 0.5);
+    const th = i * 2.399963; // the golden angle
+    const px = Math.round(Math.min(width, Math.max(0, x + r * Math.cos(th))) * 1000) / 1000;
+    const py = Math.round(Math.min(height, Math.max(0, y + r * Math.sin(th))) * 1000) / 1000;
+    agents.push({ x: px, y: py, group });
+  }
+  sendCommand({ cmd: 'spawn', agents });
+}
+
+// Delete / Backspace: the selection leaves the world.
+function removeSelected() {
+  if (state.selected.size === 0) {
+    hud.toast('nothing selected to remove', 'info');
+    return;
+  }
+  sendCommand({ cmd: 'remove', agents: [...state.selected] });
+}
+
+const OBSTACLE_RADIUS = 20;
+function obstacleAt(x, y) {
+  x = Math.round(x * 1000) / 1000;
+  y = Math.round(y * 1000) / 1000;
+  sendCommand({ cmd: 'add_obstacle', x, y, radius: OBSTACLE_RADIUS });
+}
+
+const input = attachInput(canvas, {
   view,
-  agents: () => state.agents,
+  agents: () => state.drawn, // what is under the cursor is what the page shows
   selected: state.selected,
   moveSelectionTo,
   toggleInspector: () => inspector.toggle(),
@@ -194,10 +242,17 @@ attachInput(canvas, {
   painter,
   togglePaint,
   demoKey,
+  spawnAt,
+  removeSelected,
+  obstacleAt,
 });
 document.getElementById('inspect-btn').addEventListener('click', () => inspector.toggle());
 document.getElementById('paint-btn').addEventListener('click', () => togglePaint());
+document.getElementById('fit-btn').addEventListener('click', () => view.fitWorld());
 document.getElementById('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
+
+// Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
+const timing = { sampleMs: 0, drawMs: 0 };
 
 function frame(now) {
   view.syncSize();
@@ -205,8 +260,11 @@ function frame(now) {
   state.flashes = state.flashes.filter((f) => now - f.at < FLASH_MS);
   // Selection and toggle changes land here, whatever caused them.
   if (conn.state === 'connected') inspector.sync(state.selected);
+  const t0 = performance.now();
+  state.drawn = interp.sample(now);
+  const t1 = performance.now();
   view.draw({
-    agents: state.agents,
+    agents: state.drawn,
     obstacles: state.obstacles,
     selected: state.selected,
     orders: state.orders,
@@ -215,7 +273,11 @@ function frame(now) {
     live: conn.state === 'connected',
     now,
     paint: { tiles: painter.preview(), brush: painter.on ? painter.brush : null },
+    box: input.box(),
   });
+  const t2 = performance.now();
+  timing.sampleMs += (t1 - t0 - timing.sampleMs) * 0.1; // smoothed
+  timing.drawMs += (t2 - t1 - timing.drawMs) * 0.1;
   const shown = shownFormation();
   hud.update({
     state: conn.state,
@@ -224,6 +286,7 @@ function frame(now) {
     agentCount: state.welcome ? state.agents.length : null,
     selectedCount: state.selected.size,
     rttMs: conn.rttMs,
+    stream: stats.read(now),
     avoidance: state.avoidance,
     inspecting: inspector.on,
     helpOpen: panels.helpOpen,
@@ -239,7 +302,9 @@ function frame(now) {
 }
 
 // Read-only state and a few hooks for tests and for poking at the viewer from the console.
-// `agents`, `obstacles` and `inspect` are the snapshot's own arrays: do not modify them.
+// `agents` are the agents as the last frame drew them (positions interpolated between two
+// snapshots, every other field the newer snapshot's); `snapshotAgents`, `obstacles` and `inspect`
+// are the newest snapshot's own arrays. Do not modify any of them.
 window.herd = Object.freeze({
   get connected() {
     return conn.state === 'connected';
@@ -250,11 +315,39 @@ window.herd = Object.freeze({
   get tick() {
     return state.tick;
   },
+  get snapshotRate() {
+    return state.welcome ? state.welcome.snapshot_rate : null;
+  },
   get world() {
     return state.welcome ? { ...state.welcome.world } : null;
   },
   get agents() {
+    return state.drawn;
+  },
+  get frameTiming() {
+    return { ...timing };
+  },
+  get orders() {
+    return state.orders.map((o) => ({ ...o })); // the fading markers of recent move orders
+  },
+  get snapshotAgents() {
     return state.agents;
+  },
+  // {fromTick, toTick, alpha, mode: 'interpolate' | 'extrapolate' | 'hold' | 'empty', renderMs,
+  //  extrapolatedMs, delayMs} of the last frame drawn.
+  get interpolation() {
+    return { ...interp.last, delayMs: interp.delayMs };
+  },
+  // The agents of buffered snapshot `tick` (as the server sent them), or null.
+  bufferedAgents: (tick) => interp.snapshot(tick)?.agents ?? null,
+  // Interpolation delay in ms (about two snapshot intervals by default); null restores the default.
+  setInterpolationDelay: (ms) => {
+    interp.delayOverrideMs = ms === null ? null : Math.max(0, Number(ms));
+    return interp.delayMs;
+  },
+  // {snapshotsPerSec, bytesPerSec, dropped}: what the status bar shows.
+  get stream() {
+    return stats.read(performance.now());
   },
   get selected() {
     return [...state.selected];
@@ -313,7 +406,7 @@ window.herd = Object.freeze({
   trailAlpha, // (i, n): opacity of a walker's trail at history entry i of n, 0 the oldest
   // Screen disc {x, y, r} of agent `id`'s "!" badge (drawn while it is unreachable), or null.
   unreachableBadge: (id) => {
-    const a = byId(state.agents, id);
+    const a = byId(state.drawn, id);
     return a ? view.unreachableBadge(a) : null;
   },
   theme: THEME,
@@ -321,7 +414,7 @@ window.herd = Object.freeze({
   inspectMaxUnits: VECTOR_MAX_UNITS,
   // CSS pixels the overlay draws a vector of length 1 with, at agent `id`.
   inspectUnitPx: (id) => {
-    const a = byId(state.agents, id);
+    const a = byId(state.drawn, id);
     return a ? vectorUnitPx(view, a) : null;
   },
   // Screen ring of a flash at animation-frame time `now`: {x, y, r, alpha}, or null once faded.

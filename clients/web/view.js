@@ -15,6 +15,8 @@ export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
 export const FLASH_MS = 500; // how long a collision's ring takes to grow and fade
 const UNREACHABLE_RING_GAP_PX = 5; // the dashed ring, outside the selection ring (3 px)
 const UNREACHABLE_BADGE_PX = 6; // radius of the "!" disc
+const MIN_ZOOM = 0.25; // the camera's zoom range, relative to the whole world fitted
+const MAX_ZOOM = 64;
 
 export class View {
   constructor(canvas) {
@@ -27,6 +29,7 @@ export class View {
     this.scale = 1; // CSS pixels per world unit
     this.originX = 0; // CSS pixel of world x = 0
     this.originY = 0;
+    this.fitted = true; // the camera shows the whole world (until panned or zoomed)
     this.mapLayer = new MapLayer();
     this.map = null; // TileMap or null
   }
@@ -38,8 +41,11 @@ export class View {
   }
 
   setWorld(world) {
+    const same = this.world && this.world.width === world.width && this.world.height === world.height;
     this.world = { width: world.width, height: world.height };
-    this.#fit();
+    // A welcome for the same world (a reconnect, new rates) keeps the user's camera.
+    if (!same) this.fitted = true;
+    if (this.fitted) this.#fit();
   }
 
   // Matches the backing store to the canvas's CSS size and the device pixel ratio, so drawing
@@ -49,20 +55,56 @@ export class View {
     const h = this.canvas.clientHeight;
     const dpr = window.devicePixelRatio || 1;
     if (w === this.cssWidth && h === this.cssHeight && dpr === this.dpr) return;
+    // A moved camera keeps the world point at the centre of the view where it is.
+    const centre = this.cssWidth > 0 ? this.screenToWorld(this.cssWidth / 2, this.cssHeight / 2) : null;
     this.cssWidth = w;
     this.cssHeight = h;
     this.dpr = dpr;
     this.canvas.width = Math.max(1, Math.round(w * dpr));
     this.canvas.height = Math.max(1, Math.round(h * dpr));
+    if (this.fitted || !centre) this.#fit();
+    else {
+      this.originX = w / 2 - centre.x * this.scale;
+      this.originY = h / 2 - centre.y * this.scale;
+    }
+  }
+
+  // The camera: the whole world, scaled uniformly and centred (key F).
+  fitWorld() {
+    this.fitted = true;
     this.#fit();
+  }
+
+  // Zooms by `factor` keeping the world point under CSS point (sx, sy) where it is on screen.
+  zoomAt(sx, sy, factor) {
+    if (!this.world) return;
+    const fit = this.#fitScale();
+    const scale = Math.min(fit * MAX_ZOOM, Math.max(fit * MIN_ZOOM, this.scale * factor));
+    const w = this.screenToWorld(sx, sy);
+    this.scale = scale;
+    this.originX = sx - w.x * scale;
+    this.originY = sy - w.y * scale;
+    this.fitted = false;
+  }
+
+  // Moves the view by (dx, dy) CSS pixels: the world follows the pointer.
+  pan(dx, dy) {
+    this.originX += dx;
+    this.originY += dy;
+    this.fitted = false;
+  }
+
+  #fitScale() {
+    const { width, height } = this.world;
+    const sx = (this.cssWidth - 2 * MARGIN_PX) / width;
+    const sy = (this.cssHeight - 2 * MARGIN_PX) / height;
+    return Math.max(1e-6, Math.min(sx, sy));
   }
 
   #fit() {
     if (!this.world || this.cssWidth === 0) return;
     const { width, height } = this.world;
-    const sx = (this.cssWidth - 2 * MARGIN_PX) / width;
-    const sy = (this.cssHeight - 2 * MARGIN_PX) / height;
-    this.scale = Math.max(1e-6, Math.min(sx, sy));
+    this.scale = this.#fitScale();
     this.originX = (this.cssWidth - width * this.scale) / 2;
     this.originY = (this.cssHeight - height * this.scale) / 2;
   }
@@ -103,6 +145,7 @@ export class View {
     this.#drawFlashes(frame.flashes, frame.now);
     ctx.globalAlpha = 1;
     this.#drawOrders(frame.orders, frame.now);
+    if (frame.box) this.#drawBox(frame.box);
     if (this.map && frame.paint?.brush) drawPaintPreview(ctx, this, this.map, [], frame.paint.brush);
   }
 
@@ -344,6 +387,24 @@ export class View {
       if (!selected.has(a.id) || a.tx === undefined || a.ty === undefined) continue;
       fn(this.worldToScreen(a.x, a.y), this.worldToScreen(a.tx, a.ty));
     }
+  }
+
+  // The rubber band of a box selection, in CSS pixels.
+  #drawBox(b) {
+    const ctx = this.ctx;
+    const x = Math.min(b.x0, b.x1);
+    const y = Math.min(b.y0, b.y1);
+    const w = Math.abs(b.x1 - b.x0);
+    const h = Math.abs(b.y1 - b.y0);
+    ctx.save();
+    ctx.globalAlpha = 0.12;
+    ctx.fillStyle = THEME.selection;
+    ctx.fillRect(x, y, w, h);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = THEME.selection;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 0.5, y + 0.5, w, h);
+    ctx.restore();
   }
 
   // A ring that grows and fades where a move order was given: immediate feedback for the click,
