@@ -3,85 +3,20 @@
 // checkpoint is refused. Every wait is for an event (a line, a file, a message) with a timeout.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
-#include <thread>
+
+#include "common/process.hpp"
 
 #include "app/checkpoint_file.hpp"
 #include "common/ws_client.hpp"
 #include "protocol/codec.hpp"
 
-extern char** environ;
-
 namespace herd {
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using namespace herd::testing;
 using client::Millis;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Polls `ready` every 20 ms for at most `limit`; true once it holds.
-template <class Ready>
-bool wait_until(Ready ready, std::chrono::milliseconds limit = std::chrono::milliseconds(15000)) {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return ready();
-}
-
-class Process {
- public:
-  Process(const std::vector<std::string>& args, const fs::path& out) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(HERD_SERVER_BIN));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, HERD_SERVER_BIN, &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Process() {
-    if (pid_ > 0 && !exited_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  void signal(int sig) { kill(pid_, sig); }
-  // The exit status, or -1 if it did not exit within the limit.
-  int wait_exit(std::chrono::milliseconds limit = std::chrono::milliseconds(10000)) {
-    int status = 0;
-    const bool done = wait_until([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, limit);
-    if (!done) return -1;
-    exited_ = true;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool exited_ = false;
-};
 
 class ProcessTest : public ::testing::Test {
  protected:
