@@ -10,7 +10,7 @@ COPY CMakeLists.txt ./
 COPY protocol protocol
 COPY server server
 COPY clients clients
-RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHERD_BUILD_TESTS=OFF \
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHERD_BUILD_TESTS=OFF -DHERD_BUILD_VIEWER=OFF \
  && cmake --build build --target herd-server
 
 FROM debian:12-slim

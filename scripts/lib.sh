@@ -7,6 +7,7 @@ HERD_BUILD="${HERD_BUILD:-$HERD_ROOT/build}"
 # Debian packages the build needs, and those the tests need on top (the browser for the viewer's
 # tests). The Dockerfile's build stage installs the same build packages.
 HERD_BUILD_PACKAGES=(g++ cmake ninja-build ccache libboost1.81-dev nlohmann-json3-dev)
+HERD_VIEWER_PACKAGES=(libsdl2-dev)  # herd-view; the server's Docker image builds without it
 HERD_TEST_PACKAGES=(libgtest-dev chromium)
 
 as_root() {

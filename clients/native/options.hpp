@@ -1,0 +1,38 @@
+// herd-view's command line: flags and the server URL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "protocol/messages.hpp"
+
+namespace herd::view {
+
+// ws://HOST[:PORT][/PATH], split. Only plain ws: there is no TLS in the server.
+struct Url {
+  std::string host;
+  std::uint16_t port = 80;
+  std::string path = "/ws";
+};
+
+// The URL's parts, or a message saying what is wrong with it.
+std::variant<Url, std::string> parse_url(const std::string& text);
+
+struct Options {
+  Url url{"localhost", 8080, "/ws"};
+  protocol::Role role = protocol::Role::commander;
+  int frames = 0;                // > 0: render this many frames, then exit
+  std::string screenshot;        // with frames: write the last frame here (BMP)
+  int width = 1024, height = 768;  // window size, pixels
+  bool help = false;
+};
+
+// The options, or a message for stderr (the caller exits 2).
+std::variant<Options, std::string> parse_options(const std::vector<std::string>& args);
+
+extern const char* const kUsage;
+
+}  // namespace herd::view

@@ -1,0 +1,138 @@
+#include "native/render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "native/font.hpp"
+
+namespace herd::view {
+
+namespace {
+
+using protocol::AgentState;
+
+void set_colour(SDL_Renderer* r, Rgb c, std::uint8_t alpha = 255) { SDL_SetRenderDrawColor(r, c.r, c.g, c.b, alpha); }
+
+// Scanlines: SDL2's renderer has no circle. The centre pixel is always lit, so tiny agents stay
+// visible when zoomed out.
+void fill_circle(SDL_Renderer* r, double cx, double cy, double radius) {
+  const int rad = std::max(1, static_cast<int>(std::lround(radius)));
+  const int x0 = static_cast<int>(std::lround(cx)), y0 = static_cast<int>(std::lround(cy));
+  for (int dy = -rad; dy <= rad; ++dy) {
+    const int dx = static_cast<int>(std::sqrt(static_cast<double>(rad * rad - dy * dy)));
+    SDL_RenderDrawLine(r, x0 - dx, y0 + dy, x0 + dx, y0 + dy);
+  }
+}
+
+void draw_circle(SDL_Renderer* r, double cx, double cy, double radius) {
+  constexpr int kSegments = 32;
+  SDL_FPoint pts[kSegments + 1];
+  for (int i = 0; i <= kSegments; ++i) {
+    const double a = 2 * std::numbers::pi * i / kSegments;
+    pts[i] = {static_cast<float>(cx + radius * std::cos(a)), static_cast<float>(cy + radius * std::sin(a))};
+  }
+  SDL_RenderDrawLinesF(r, pts, kSegments + 1);
+}
+
+void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
+  const SDL_FRect world{static_cast<float>(cam.offset_x), static_cast<float>(cam.offset_y),
+                        static_cast<float>(v.world().width * cam.scale), static_cast<float>(v.world().height * cam.scale)};
+  set_colour(r, colour::kWorld);
+  SDL_RenderFillRectF(r, &world);
+  if (const auto& map = v.map()) {
+    set_colour(r, colour::kWall);
+    const double ts = map->tile_size * cam.scale;
+    for (int y = 0; y < map->height && y < static_cast<int>(map->rows.size()); ++y)
+      for (int x = 0; x < map->width && x < static_cast<int>(map->rows[y].size()); ++x) {
+        if (map->rows[y][x] != '#') continue;
+        const SDL_FRect tile{static_cast<float>(cam.to_screen_x(x * map->tile_size)),
+                             static_cast<float>(cam.to_screen_y(y * map->tile_size)), static_cast<float>(ts),
+                             static_cast<float>(ts)};
+        SDL_RenderFillRectF(r, &tile);
+      }
+  }
+  set_colour(r, colour::kWorldEdge);
+  SDL_RenderDrawRectF(r, &world);
+}
+
+void draw_obstacles(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
+  for (const auto& o : v.latest().obstacles) {
+    const double sx = cam.to_screen_x(o.x), sy = cam.to_screen_y(o.y), sr = o.r * cam.scale;
+    set_colour(r, colour::kObstacle);
+    fill_circle(r, sx, sy, sr);
+    set_colour(r, colour::kObstacleRim);
+    draw_circle(r, sx, sy, sr);
+  }
+}
+
+bool selected(const Viewer& v, std::uint32_t id) {
+  return std::binary_search(v.selection().begin(), v.selection().end(), id);
+}
+
+// A line from each selected agent to the point it heads for, and a cross there.
+void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents, const Camera& cam) {
+  set_colour(r, colour::kTarget, 160);
+  for (const auto& a : agents) {
+    if (!a.target || !selected(v, a.id)) continue;
+    const float tx = static_cast<float>(cam.to_screen_x(a.target->x)), ty = static_cast<float>(cam.to_screen_y(a.target->y));
+    SDL_RenderDrawLineF(r, static_cast<float>(cam.to_screen_x(a.x)), static_cast<float>(cam.to_screen_y(a.y)), tx, ty);
+    SDL_RenderDrawLineF(r, tx - 4, ty - 4, tx + 4, ty + 4);
+    SDL_RenderDrawLineF(r, tx - 4, ty + 4, tx + 4, ty - 4);
+  }
+}
+
+void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents, const Camera& cam) {
+  for (const auto& a : agents) {
+    const double sx = cam.to_screen_x(a.x), sy = cam.to_screen_y(a.y), sr = a.r * cam.scale;
+    set_colour(r, a.collided ? colour::kCollided : group_colour(a.group));
+    fill_circle(r, sx, sy, sr);
+    // Heading: from the rim outwards along the velocity, so the body's colour stays readable.
+    const double speed = std::hypot(a.vx, a.vy);
+    if (speed > 1e-3) {
+      const double ux = a.vx / speed, uy = a.vy / speed, len = std::max(4.0, sr);
+      set_colour(r, colour::kHeading);
+      SDL_RenderDrawLineF(r, static_cast<float>(sx + ux * sr), static_cast<float>(sy + uy * sr),
+                          static_cast<float>(sx + ux * (sr + len)), static_cast<float>(sy + uy * (sr + len)));
+    }
+    if (selected(v, a.id)) {
+      set_colour(r, colour::kSelection);
+      draw_circle(r, sx, sy, sr + 3);
+    }
+  }
+}
+
+void draw_overlay(SDL_Renderer* r, const Overlay& overlay) {
+  if (overlay.box) {
+    set_colour(r, colour::kSelection, 200);
+    SDL_RenderDrawRect(r, &*overlay.box);
+  }
+  constexpr int kScale = 2, kPad = 4;
+  const int w = static_cast<int>(overlay.status.size()) * (kGlyphW + 1) * kScale + 2 * kPad;
+  const SDL_Rect bar{0, 0, w, kGlyphH * kScale + 2 * kPad};
+  set_colour(r, colour::kOutside, 220);
+  SDL_RenderFillRect(r, &bar);
+  set_colour(r, overlay.status_ok ? colour::kText : colour::kTextBad);
+  draw_text(r, kPad, kPad, overlay.status, kScale);
+}
+
+}  // namespace
+
+void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const Overlay& overlay) {
+  SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+  set_colour(r, colour::kOutside);
+  SDL_RenderClear(r);
+  int w = 0, h = 0;
+  SDL_GetRendererOutputSize(r, &w, &h);
+  if (viewer.has_world()) {
+    const Camera cam = viewer.camera(w, h);
+    const auto agents = viewer.agents_at(now);
+    draw_world(r, viewer, cam);
+    draw_obstacles(r, viewer, cam);
+    draw_targets(r, viewer, agents, cam);
+    draw_agents(r, viewer, agents, cam);
+  }
+  draw_overlay(r, overlay);
+}
+
+}  // namespace herd::view

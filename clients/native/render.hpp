@@ -1,0 +1,22 @@
+// herd-view's drawing with SDL2's renderer: the world, its map and obstacles, the agents, the
+// selection and its targets, the selection box, and the status line.
+#pragma once
+
+#include <SDL.h>
+
+#include <optional>
+#include <string>
+
+#include "native/viewer.hpp"
+
+namespace herd::view {
+
+struct Overlay {
+  std::optional<SDL_Rect> box;  // the selection box being dragged, screen pixels
+  std::string status;           // the status line's text
+  bool status_ok = true;        // false: drawn in the warning colour (disconnected)
+};
+
+void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const Overlay& overlay);
+
+}  // namespace herd::view

@@ -1,0 +1,144 @@
+#include "native/viewer.hpp"
+
+#include <algorithm>
+
+namespace herd::view {
+
+using protocol::AgentState;
+
+void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
+  if (const auto* w = std::get_if<protocol::Welcome>(&msg)) {
+    // A new welcome is a new world (reset, load_scenario) or new rates: start afresh.
+    world_ = w->world;
+    map_ = w->map;
+    if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
+    have_previous_ = have_current_ = false;
+    return;
+  }
+  const auto* s = std::get_if<protocol::Snapshot>(&msg);
+  if (!s) return;
+  if (s->map) map_ = s->map;
+  if (s->map_cleared) map_.reset();
+  previous_ = std::move(current_);
+  have_previous_ = have_current_;
+  current_ = *s;
+  have_current_ = true;
+  current_at_ = now;
+  prune_selection();
+}
+
+std::vector<AgentState> Viewer::agents_at(Time now) const {
+  std::vector<AgentState> out = current_.agents;
+  if (!have_previous_) return out;
+  const double since = std::chrono::duration<double>(now - current_at_).count();
+  const double t = std::clamp(since / snapshot_interval_, 0.0, 1.0);
+  // Both lists are ordered by id: walk them together; an agent new in `current_` is drawn where
+  // it is (nothing to come from).
+  std::size_t j = 0;
+  for (auto& a : out) {
+    while (j < previous_.agents.size() && previous_.agents[j].id < a.id) ++j;
+    if (j == previous_.agents.size() || previous_.agents[j].id != a.id) continue;
+    const AgentState& p = previous_.agents[j];
+    a.x = p.x + (a.x - p.x) * t;
+    a.y = p.y + (a.y - p.y) * t;
+  }
+  return out;
+}
+
+Camera Viewer::camera(int win_w, int win_h) const {
+  return fit_camera(world_.width, world_.height, win_w, win_h, zoom_, pan_x_, pan_y_);
+}
+
+void Viewer::zoom_at(double factor, double sx, double sy, int win_w, int win_h) {
+  const Camera before = camera(win_w, win_h);
+  const double wx = before.to_world_x(sx), wy = before.to_world_y(sy);
+  zoom_ = std::clamp(zoom_ * factor, 0.1, 100.0);
+  const Camera after = camera(win_w, win_h);
+  pan_x_ += sx - after.to_screen_x(wx);
+  pan_y_ += sy - after.to_screen_y(wy);
+}
+
+void Viewer::select_at(double wx, double wy, double pick_radius) {
+  selection_.clear();
+  double best = 0;
+  std::optional<std::uint32_t> pick;
+  for (const auto& a : current_.agents) {
+    const double d2 = (a.x - wx) * (a.x - wx) + (a.y - wy) * (a.y - wy);
+    const double reach = a.r + pick_radius;
+    if (d2 <= reach * reach && (!pick || d2 < best)) {
+      best = d2;
+      pick = a.id;
+    }
+  }
+  if (pick) selection_.push_back(*pick);
+}
+
+void Viewer::select_box(double x0, double y0, double x1, double y1) {
+  selection_.clear();
+  const double lx = std::min(x0, x1), hx = std::max(x0, x1), ly = std::min(y0, y1), hy = std::max(y0, y1);
+  for (const auto& a : current_.agents)
+    if (a.x >= lx && a.x <= hx && a.y >= ly && a.y <= hy) selection_.push_back(a.id);
+}
+
+void Viewer::prune_selection() {
+  // Removed agents leave the selection, so a command never names an id the server lacks.
+  const auto& agents = current_.agents;
+  std::erase_if(selection_, [&](std::uint32_t id) {
+    auto it = std::lower_bound(agents.begin(), agents.end(), id,
+                               [](const AgentState& a, std::uint32_t v) { return a.id < v; });
+    return it == agents.end() || it->id != id;
+  });
+}
+
+sim::Selection Viewer::selection_or_all() const {
+  if (selection_.empty()) return sim::Selection(true);
+  return sim::Selection(false, selection_);
+}
+
+std::optional<sim::Command> Viewer::target_command(double wx, double wy) const {
+  if (selection_.empty() || !has_world()) return std::nullopt;
+  sim::SetTarget t;
+  t.agents = sim::Selection(false, selection_);
+  t.target = {std::clamp(wx, 0.0, world_.width), std::clamp(wy, 0.0, world_.height)};
+  return t;
+}
+
+std::optional<sim::Command> Viewer::demo_command(char key) {
+  const sim::Vec2 centre{world_.width / 2, world_.height / 2};
+  sim::FormationDef def;
+  def.centre = centre;
+  switch (key) {
+    case 'R':
+      last_shape_ = key;
+      def.shape = sim::Shape::circle;
+      def.assignment = sim::SlotAssignment::optimal;
+      return sim::Form{selection_or_all(), def};
+    case 'T':
+      last_shape_ = key;
+      return sim::Demo{selection_or_all(), sim::DemoMove::opposite, 3};
+    case 'G':
+      last_shape_ = key;
+      def.shape = sim::Shape::block;
+      def.count = 2;
+      def.regroup = true;
+      return sim::Form{selection_or_all(), def};
+    case 'P':
+      last_shape_ = key;
+      def.shape = sim::Shape::lines;
+      def.vertical = true;
+      def.count = 2;
+      def.regroup = true;
+      def.assignment = sim::SlotAssignment::keep_order;
+      return sim::Form{selection_or_all(), def};
+    case 'B': {
+      const auto move = last_shape_ == 'G'   ? sim::DemoMove::exchange
+                        : last_shape_ == 'P' ? sim::DemoMove::invert
+                                             : sim::DemoMove::swap_places;
+      return sim::Demo{selection_or_all(), move, 3};
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace herd::view

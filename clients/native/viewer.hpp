@@ -1,0 +1,67 @@
+// herd-view's state, free of SDL: the world as the server last described it, the two latest
+// snapshots (drawing interpolates between them), the selection, the camera, and the commands
+// the mouse and the demo keys turn into.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "native/view_math.hpp"
+#include "protocol/messages.hpp"
+#include "sim/command.hpp"
+
+namespace herd::view {
+
+class Viewer {
+ public:
+  using Time = std::chrono::steady_clock::time_point;
+
+  void on_message(const protocol::ServerMessage& msg, Time now);
+
+  // The agents as they should be drawn at `now`: one snapshot interval behind the newest, moving
+  // from the previous snapshot's positions to the newest's, so motion is smooth at any frame rate.
+  std::vector<protocol::AgentState> agents_at(Time now) const;
+
+  bool has_world() const { return world_.width > 0; }
+  bool has_snapshot() const { return have_current_; }
+  const protocol::WorldInfo& world() const { return world_; }
+  const std::optional<protocol::MapState>& map() const { return map_; }
+  const protocol::Snapshot& latest() const { return current_; }
+
+  // Camera: the fitted view, zoomed and panned.
+  Camera camera(int win_w, int win_h) const;
+  void pan(double dx, double dy) { pan_x_ += dx; pan_y_ += dy; }
+  // Zooms by `factor` keeping the world point under (sx, sy) where it is.
+  void zoom_at(double factor, double sx, double sy, int win_w, int win_h);
+  void fit() { zoom_ = 1; pan_x_ = pan_y_ = 0; }
+
+  // Selection, in world units. A click picks the agent under it (or clears); a box picks those
+  // whose centre is inside.
+  void select_at(double wx, double wy, double pick_radius);
+  void select_box(double x0, double y0, double x1, double y1);
+  const std::vector<std::uint32_t>& selection() const { return selection_; }
+
+  // Right click: the selection goes to (wx, wy); nothing when nothing is selected.
+  std::optional<sim::Command> target_command(double wx, double wy) const;
+  // R, B, T, G, P as clients/web/demo_keys.js: on the selection, or everyone when it is empty,
+  // around the world's centre; B follows the last of G and P.
+  std::optional<sim::Command> demo_command(char key);
+
+ private:
+  sim::Selection selection_or_all() const;
+  void prune_selection();
+
+  protocol::WorldInfo world_;
+  std::optional<protocol::MapState> map_;
+  double snapshot_interval_ = 0.05;  // seconds, from the welcome
+  protocol::Snapshot previous_, current_;
+  bool have_previous_ = false, have_current_ = false;
+  Time current_at_{};
+  double zoom_ = 1, pan_x_ = 0, pan_y_ = 0;
+  std::vector<std::uint32_t> selection_;  // sorted ids
+  char last_shape_ = 0;                   // the last of R, T, G, P
+};
+
+}  // namespace herd::view

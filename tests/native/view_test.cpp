@@ -1,0 +1,207 @@
+// herd-view (issue 7): flags and exit codes, the viewer's state (interpolation, the demo keys),
+// and a screenshot of a known world checked pixel by pixel. The server and the viewer are the real
+// processes; every wait is for a message or an exit, with a bound.
+#include <SDL.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/process.hpp"
+#include "common/ws_client.hpp"
+#include "native/options.hpp"
+#include "native/view_math.hpp"
+#include "native/viewer.hpp"
+#include "protocol/codec.hpp"
+
+namespace herd {
+namespace {
+
+namespace fs = std::filesystem;
+using client::Millis;
+using testing::Process;
+using testing::slurp;
+
+class ViewProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("herd_view_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    setenv("SDL_VIDEODRIVER", "offscreen", 1);  // no display in tests or CI
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs herd-view with `args`; its exit code, and its output in `out`.
+  int run_view(const std::vector<std::string>& args, std::string& out) {
+    const fs::path log = dir_ / "view.log";
+    Process view(args, log, HERD_VIEW_BIN);
+    const int code = view.wait_exit(std::chrono::seconds(30));
+    out = slurp(log);
+    return code;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--bogus", "1"}, {"--url", "http://localhost:8080/ws"}, {"--url", "ws://:80/ws"}, {"--url", "ws://h:99999/ws"},
+      {"--role", "king"}, {"--frames", "0"}, {"--screenshot", "x.bmp"}, {"--width"}};
+  for (const auto& args : bad) {
+    std::string out;
+    EXPECT_EQ(run_view(args, out), 2) << args[0] << ": " << out;
+    EXPECT_NE(out.find("herd-view: "), std::string::npos) << out;
+  }
+  std::string out;
+  EXPECT_EQ(run_view({"--help"}, out), 0);
+  EXPECT_NE(out.find("usage: herd-view"), std::string::npos) << out;
+}
+
+TEST_F(ViewProcessTest, UnreachableServerExitsOneWithAMessage) {
+  std::string out;
+  // Port 1 on the loopback: nothing listens there, the connection is refused at once.
+  EXPECT_EQ(run_view({"--url", "ws://127.0.0.1:1/ws", "--frames", "1", "--screenshot", (dir_ / "x.bmp").string()}, out), 1);
+  EXPECT_NE(out.find("cannot connect"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir_ / "x.bmp"));
+}
+
+// The next message of type `T` within the bound, skipping others.
+template <class T>
+std::optional<T> next_of(client::WsClient& c, Millis bound = Millis(5000)) {
+  const auto end = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < end) {
+    auto text = c.receive(Millis(100));
+    if (!text) continue;
+    auto decoded = protocol::decode_server(*text);
+    if (auto* m = std::get_if<protocol::ServerMessage>(&decoded))
+      if (auto* t = std::get_if<T>(m)) return *t;
+  }
+  return std::nullopt;
+}
+
+view::Rgb pixel(SDL_Surface* s, double x, double y) {
+  const int px = static_cast<int>(std::lround(x)), py = static_cast<int>(std::lround(y));
+  const auto* row = static_cast<const std::uint8_t*>(s->pixels) + py * s->pitch;
+  std::uint32_t v = 0;
+  std::memcpy(&v, row + px * 4, 4);
+  std::uint8_t r = 0, g = 0, b = 0;
+  SDL_GetRGB(v, s->format, &r, &g, &b);
+  return {r, g, b};
+}
+
+std::string str(view::Rgb c) {
+  return std::to_string(c.r) + "," + std::to_string(c.g) + "," + std::to_string(c.b);
+}
+
+TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem) {
+  const fs::path server_log = dir_ / "server.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--scenario", "empty"}, server_log);
+  const int port = testing::listening_port(server_log);
+  ASSERT_GT(port, 0) << slurp(server_log);
+
+  // Two still agents (no target: they stay where spawned) and an obstacle between them.
+  client::WsClient c;
+  c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "view-test"}));
+  c.send(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":200,"y":150,"group":0,"radius":10},)"
+         R"({"x":600,"y":450,"group":3,"radius":12}]})");
+  ASSERT_TRUE(next_of<protocol::Ack>(c));
+  c.send(R"({"type":"command","seq":2,"cmd":"add_obstacle","x":400,"y":300,"radius":30})");
+  ASSERT_TRUE(next_of<protocol::Ack>(c));
+  std::optional<protocol::Snapshot> snap;
+  for (int i = 0; i < 20 && !(snap && snap->agents.size() == 2 && snap->obstacles.size() == 1); ++i)
+    snap = next_of<protocol::Snapshot>(c);
+  ASSERT_TRUE(snap && snap->agents.size() == 2 && snap->obstacles.size() == 1);
+
+  const std::string bmp = (dir_ / "out.bmp").string();
+  std::string out;
+  ASSERT_EQ(run_view({"--url", "ws://127.0.0.1:" + std::to_string(port) + "/ws", "--frames", "30", "--screenshot",
+                      bmp, "--width", "800", "--height", "600"},
+                     out),
+            0)
+      << out;
+  if (const char* keep = std::getenv("HERD_VIEW_SCREENSHOT")) fs::copy_file(bmp, keep, fs::copy_options::overwrite_existing);
+
+  SDL_Surface* loaded = SDL_LoadBMP(bmp.c_str());
+  ASSERT_NE(loaded, nullptr) << SDL_GetError();
+  SDL_Surface* s = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_ARGB8888, 0);
+  SDL_FreeSurface(loaded);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->w, 800);
+  ASSERT_EQ(s->h, 600);
+
+  // The viewer's own fit: the world 800 x 600 in the 800 x 600 window.
+  const view::Camera cam = view::fit_camera(800, 600, 800, 600);
+  for (const auto& a : snap->agents)
+    EXPECT_EQ(str(pixel(s, cam.to_screen_x(a.x), cam.to_screen_y(a.y))), str(view::group_colour(a.group)))
+        << "agent " << a.id << " at " << a.x << "," << a.y;
+  EXPECT_EQ(str(pixel(s, cam.to_screen_x(400), cam.to_screen_y(300))), str(view::colour::kObstacle));
+  EXPECT_EQ(str(pixel(s, cam.to_screen_x(700), cam.to_screen_y(100))), str(view::colour::kWorld));
+  EXPECT_EQ(str(pixel(s, 798, 598)), str(view::colour::kOutside));  // the margin round the fitted world
+  SDL_FreeSurface(s);
+}
+
+TEST(ViewOptions, UrlIsSplitIntoHostPortAndPath) {
+  auto u = std::get<view::Url>(view::parse_url("ws://example.org:9000/custom/ws"));
+  EXPECT_EQ(u.host, "example.org");
+  EXPECT_EQ(u.port, 9000);
+  EXPECT_EQ(u.path, "/custom/ws");
+  auto d = std::get<view::Url>(view::parse_url("ws://10.0.0.2"));
+  EXPECT_EQ(d.port, 80);
+  EXPECT_EQ(d.path, "/ws");
+  EXPECT_TRUE(std::holds_alternative<std::string>(view::parse_url("ws://host:abc/ws")));
+}
+
+protocol::Snapshot snapshot_with(std::uint64_t tick, double x) {
+  protocol::Snapshot s;
+  s.tick = tick;
+  protocol::AgentState a;
+  a.id = 1;
+  a.x = x;
+  a.y = 50;
+  s.agents.push_back(a);
+  return s;
+}
+
+TEST(ViewViewer, InterpolatesFromThePreviousSnapshotToTheNewest) {
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  w.snapshot_rate = 20;  // 50 ms apart
+  const auto t0 = std::chrono::steady_clock::now();
+  v.on_message(w, t0);
+  v.on_message(snapshot_with(1, 100), t0);
+  v.on_message(snapshot_with(4, 200), t0);
+  EXPECT_DOUBLE_EQ(v.agents_at(t0)[0].x, 100);
+  EXPECT_NEAR(v.agents_at(t0 + std::chrono::milliseconds(25))[0].x, 150, 1e-9);
+  EXPECT_DOUBLE_EQ(v.agents_at(t0 + std::chrono::milliseconds(80))[0].x, 200);  // never past the newest
+}
+
+TEST(ViewViewer, DemoKeysSendWhatTheBrowserSends) {
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  v.on_message(w, {});
+  auto demo = [&](char k) { return std::get<sim::Demo>(*v.demo_command(k)).move; };
+  EXPECT_EQ(demo('B'), sim::DemoMove::swap_places);
+  auto r = std::get<sim::Form>(*v.demo_command('R'));
+  EXPECT_EQ(r.def.shape, sim::Shape::circle);
+  EXPECT_TRUE(r.agents.all);
+  EXPECT_EQ(r.def.centre, (sim::Vec2{400, 300}));
+  auto g = std::get<sim::Form>(*v.demo_command('G'));
+  EXPECT_EQ(g.def.shape, sim::Shape::block);
+  EXPECT_TRUE(g.def.regroup);
+  EXPECT_EQ(demo('B'), sim::DemoMove::exchange);
+  auto p = std::get<sim::Form>(*v.demo_command('P'));
+  EXPECT_EQ(p.def.shape, sim::Shape::lines);
+  EXPECT_TRUE(p.def.vertical);
+  EXPECT_EQ(p.def.assignment, sim::SlotAssignment::keep_order);
+  EXPECT_EQ(demo('B'), sim::DemoMove::invert);
+  EXPECT_EQ(demo('T'), sim::DemoMove::opposite);
+  EXPECT_EQ(demo('B'), sim::DemoMove::swap_places);
+  EXPECT_FALSE(v.demo_command('X'));
+}
+
+}  // namespace
+}  // namespace herd
