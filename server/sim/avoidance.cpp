@@ -28,26 +28,22 @@ struct Push {
   double weight;  // cardioid r
 };
 
-// Steps 1-3 for one obstacle. `u` is the unit desired direction, `theta` its angle.
-Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, double theta, const Neighbour& o) {
+// Steps 1-3 for one obstacle. `u` is the unit desired direction.
+Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o) {
   const double radius_sum = self.radius + o.radius;
-  Vec2 away = self.position - o.position;
+  const Vec2 away = self.position - o.position;
   double d = length(away);
+  Vec2 away_unit = d > 1e-12 ? away * (1.0 / d) : Vec2{};
   if (d < 1e-3 * radius_sum) {
     // Coincident centres (the seed divided by zero): push towards the preferred side of the path.
-    away = rotate(u, side_sign(def.preferred_side) * kPi / 2);
+    away_unit = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // u turned by +-90 degrees
     d = 1e-3 * radius_sum;
   }
   const double mag = antigravity_magnitude(def.personal_space, radius_sum, d);
-  const Vec2 raw = normalized_or_zero(away) * mag;
+  const Vec2 raw = away_unit * mag;
   if (def.mode == AvoidanceMode::circle) return {raw, raw, 1.0};
-  const double raw_angle = angle_of(raw);
-  const double to_obstacle = raw_angle >= 0 ? raw_angle - kPi : raw_angle + kPi;  // seed's obsAngle
-  const double weight = cardioid_weight(wrap_angle(to_obstacle - theta), def.cardioid_exponent);
-  const double delta2 = wrap_angle(raw_angle - theta);
-  const Vec2 adjusted =
-      delta2 != 0 ? from_angle(adjusted_push_angle(raw_angle, delta2, weight, def.preferred_side), mag) : raw;
-  return {raw, adjusted, weight};
+  const CardioidPush c = cardioid_push(u, away_unit, raw, def.cardioid_exponent, def.preferred_side);
+  return {raw, c.adjusted, c.weight};
 }
 
 // Part 1's remark in part 4: "if we have no chance of catching the obstacle we are following, we
@@ -61,15 +57,17 @@ bool cannot_catch(const Mover& self, Vec2 u, const Neighbour& o) {
 }
 
 // Part 4 for one moving obstacle: may scale or mirror the push. Returns true when it looked.
-bool crossing_fix(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o, double delta1,
-                  Push& p, PushTrace* t) {
+bool crossing_fix(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o, Push& p,
+                  PushTrace* t) {
   const double speed1 = length(self.velocity);
   const double speed2 = length(o.velocity);
   if (o.is_obstacle || speed2 < kMovingSpeed || speed1 < kMovingSpeed) return false;
-  const double dis = length(o.position - self.position);
-  // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees).
+  const Vec2 to_o = o.position - self.position;
+  const double dis = length(to_o);
+  // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees,
+  // the angle from u to the obstacle: a positive dot product).
   const double d40 = speed1 * def.crossing_activation + self.radius;
-  if (!(dis < d40 && std::abs(delta1) < kPi / 2)) return false;
+  if (!(dis < d40 && dot(to_o, u) > 0)) return false;
 
   // Look-ahead segments: own desired path, own current path, the other's current path.
   const double h = def.lookahead;
@@ -142,6 +140,19 @@ double antigravity_magnitude(double personal_space, double radius_sum, double di
 
 double cardioid_weight(double delta, double exponent) {
   return std::pow((1 + std::cos(delta)) / 2, exponent);
+}
+
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred) {
+  const double along = dot(u, away);  // cos delta2; cos delta1 = -along
+  const double base = (1 - along) / 2;
+  const double weight = exponent == 3.0 ? base * base * base : std::pow(base, exponent);
+  // Obstacles beside or behind (|delta2| <= 90 degrees) push straight away: no turn.
+  if (along >= 0) return {raw, weight};
+  const double side = cross(u, away);  // sin delta2
+  const double a = std::atan2(std::abs(side), along);  // |delta2|, in (90, 180] degrees
+  const double turn = kPi * weight * (1 - quarter_ellipse(a)) / 2;
+  const double sign = kPi - a < kDeadAhead ? side_sign(preferred) : (side > 0 ? 1.0 : -1.0);
+  return {rotate(raw, -turn * sign), weight};
 }
 
 double push_cutoff(const AvoidanceDef& def, double radius_sum) {
@@ -232,14 +243,13 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
       t->id = o.id;
       t->is_obstacle = o.is_obstacle;
     }
-    Push p = obstacle_push(def, self, u, theta, o);
+    Push p = obstacle_push(def, self, u, o);
     if (def.mode == AvoidanceMode::cardioid) {
       if (!o.is_obstacle && cannot_catch(self, u, o)) {
         if (t) t->ignored = true;
         p.weight = 0;
       } else if (def.crossing) {
-        const double to_obstacle = angle_of(o.position - self.position);
-        crossing_fix(def, self, u, o, wrap_angle(to_obstacle - theta), p, t);
+        crossing_fix(def, self, u, o, p, t);
       }
     }
     if (t) {

@@ -123,6 +123,18 @@ double push_cutoff(const AvoidanceDef& def, double radius_sum);
 // the path (delta2 = vTheta - theta) and the cardioid weight r.
 double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred);
 
+// Steps 2-3 for one obstacle in vector form, what avoidance_direction runs: `u` is the unit
+// desired direction, `away` the unit vector from the obstacle to the agent, `raw` the raw push
+// (away * magnitude). Equal, to rounding, to cardioid_weight and adjusted_push_angle on the angles
+// (delta1 = angle from u to -away, delta2 = angle from u to away) without their atan2, cos and pow
+// per neighbour: cos delta1 = -dot(u, away), the side is the sign of cross(u, away), and an angle
+// is computed only for obstacles in front, the ones whose push turns.
+struct CardioidPush {
+  Vec2 adjusted;  // blue
+  double weight;  // cardioid r
+};
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred);
+
 // Seed 003 part 3: from the sums of raw and adjusted pushes, the green vector A and igFac.
 struct SplitFix {
   Vec2 green;

@@ -51,6 +51,61 @@ TEST(AdjustedPush, NoTurnAbeamQuarterTurnDeadAheadTowardsTheSide) {
   EXPECT_GT(std::sin(off), 0);  // pointing to +y: right
 }
 
+// The seed's angle form of steps 2-3 (atan2 of the push, the cardioid of the angle to the
+// obstacle, the turned push rebuilt from its angle), as the pipeline computed it before the
+// vector form: the reference cardioid_push must match.
+CardioidPush seed_angle_form(Vec2 u, Vec2 raw, double exponent, Side preferred) {
+  const double theta = angle_of(u);
+  const double raw_angle = angle_of(raw);
+  const double to_obstacle = raw_angle >= 0 ? raw_angle - kPi : raw_angle + kPi;
+  const double weight = cardioid_weight(wrap_angle(to_obstacle - theta), exponent);
+  const double delta2 = wrap_angle(raw_angle - theta);
+  const Vec2 adjusted =
+      delta2 != 0 ? from_angle(adjusted_push_angle(raw_angle, delta2, weight, preferred), length(raw)) : raw;
+  return {adjusted, weight};
+}
+
+TEST(CardioidPush, VectorFormMatchesTheSeedsAngleForm) {
+  // Directions all round (including exactly ahead, abeam and dead ahead), several magnitudes and
+  // exponents, both preferred sides.
+  int checked = 0;
+  for (int i = 0; i < 36; ++i) {
+    const Vec2 u = from_angle(i * kPi / 18 + 0.013 * i);
+    for (int j = 0; j <= 72; ++j) {
+      const Vec2 away = j == 72 ? u * -1.0 : from_angle(angle_of(u) + j * kPi / 36);
+      for (double mag : {0.05, 1.0, 300.0}) {
+        for (double exponent : {0.0, 1.0, 3.0, 7.5}) {
+          for (Side side : {Side::left, Side::right}) {
+            const Vec2 raw = away * mag;
+            const CardioidPush fast = cardioid_push(u, away, raw, exponent, side);
+            const CardioidPush ref = seed_angle_form(u, raw, exponent, side);
+            ASSERT_NEAR(fast.weight, ref.weight, 1e-12) << i << ' ' << j;
+            // 1e-7: the quarter ellipse has an infinite slope dead ahead, where both forms' last-bit
+            // differences in the angle grow to about its square root.
+            ASSERT_NEAR(fast.adjusted.x, ref.adjusted.x, 1e-7 * mag) << i << ' ' << j << ' ' << mag;
+            ASSERT_NEAR(fast.adjusted.y, ref.adjusted.y, 1e-7 * mag) << i << ' ' << j << ' ' << mag;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 36 * 73 * 3 * 4 * 2);
+}
+
+TEST(CardioidPush, DeadAheadTurnsAQuarterToThePreferredSide) {
+  const Vec2 u{1, 0};
+  const CardioidPush right = cardioid_push(u, {-1, 0}, {-2, 0}, 3, Side::right);
+  const CardioidPush left = cardioid_push(u, {-1, 0}, {-2, 0}, 3, Side::left);
+  EXPECT_DOUBLE_EQ(right.weight, 1);
+  // Right on screen (y down) is +y when facing +x: the push rotated by -90 degrees maths-wise
+  // from (-2, 0) is (0, 2); the seed's sign convention decides, and the two sides are mirrors.
+  EXPECT_NEAR(right.adjusted.x, 0, 1e-12);
+  EXPECT_NEAR(left.adjusted.x, 0, 1e-12);
+  EXPECT_NEAR(std::abs(right.adjusted.y), 2, 1e-12);
+  EXPECT_NEAR(right.adjusted.y, -left.adjusted.y, 1e-12);
+}
+
 TEST(Avoidance, DeadAheadObstacleTurnsToThePreferredSide) {
   AvoidanceDef def;
   const Neighbour o = standing(2, {30, 0});
