@@ -155,9 +155,7 @@ CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side pr
   return {rotate(raw, -turn * sign), weight};
 }
 
-double push_cutoff(const AvoidanceDef& def, double radius_sum) {
-  return radius_sum * std::sqrt(def.personal_space / def.push_epsilon);
-}
+double push_cutoff_scale(const AvoidanceDef& def) { return std::sqrt(def.personal_space / def.push_epsilon); }
 
 double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred) {
   // Inverted quarter ellipse: 0 when the push is at 90 degrees to the path or less, 1 when it is

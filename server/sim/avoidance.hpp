@@ -116,8 +116,10 @@ double antigravity_magnitude(double personal_space, double radius_sum, double di
 // Seed 000: ((1 + cos delta)/2)^exponent; 1 straight ahead, 0 straight behind.
 double cardioid_weight(double delta, double exponent);
 
-// Distance beyond which a push is below push_epsilon, for a pair with this radius sum.
-double push_cutoff(const AvoidanceDef& def, double radius_sum);
+// Distance beyond which a push is below push_epsilon, for a pair with this radius sum: the radius
+// sum times push_cutoff_scale(def), which a caller testing many pairs can compute once.
+double push_cutoff_scale(const AvoidanceDef& def);
+inline double push_cutoff(const AvoidanceDef& def, double radius_sum) { return radius_sum * push_cutoff_scale(def); }
 
 // Seed 003 part 2: the angle of the adjusted (blue) push, from the raw push's angle, its angle to
 // the path (delta2 = vTheta - theta) and the cardioid weight r.

@@ -132,20 +132,21 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
     const double limit = to_goal + a.def.radius + r;
     return length_squared(p - a.position) > limit * limit;
   };
-  const double reach = std::min(push_cutoff(def_.avoidance, a.def.radius + max_agent_radius_),
+  const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
+  const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
   grid_.query(a.position, reach, [&](std::uint32_t j) {
     const Agent& o = agents_[j];
     if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return;
-    const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.def.radius);
+    const double cutoff = (a.def.radius + o.def.radius) * scale;
     if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
     out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
   });
   if (obstacles_.empty()) return;
-  obstacle_grid_.query(a.position, push_cutoff(def_.avoidance, a.def.radius + max_obstacle_radius_), [&](std::uint32_t k) {
+  obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
     if (beyond_goal(o.position, o.radius)) return;
-    const double cutoff = push_cutoff(def_.avoidance, a.def.radius + o.radius);
+    const double cutoff = (a.def.radius + o.radius) * scale;
     if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
     out.push_back({o.id, true, o.position, {}, o.radius});
   });
