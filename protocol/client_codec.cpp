@@ -22,6 +22,10 @@ Hello read_hello(Fields& f) {
     h.client = std::string(as_string(*c, "client"));
     if (h.client.size() > kMaxClientNameBytes) bad("client", "must be at most 64 bytes");
   }
+  if (const json* t = f.find("token")) {
+    h.token = std::string(as_string(*t, "token"));
+    if (h.token.size() > kMaxTokenBytes) bad("token", "must be at most 256 bytes");
+  }
   f.no_others();
   if (version != kProtocolVersion)
     fail(ErrorCode::protocol_mismatch, "this server speaks protocol " + std::to_string(kProtocolVersion) +
@@ -499,8 +503,8 @@ void write_command(json& j, const sim::Command& command) {
 
 }  // namespace
 
-Decoded<ClientMessage> decode_client(std::string_view text) {
-  return decode_with<ClientMessage>(text, [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {
+Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
+  return decode_with<ClientMessage>(text, max_depth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {
     if (type == "hello") return read_hello(f);
     if (type == "command") return read_command(f, seq);
     if (type == "ping") return Ping{as_u32(f.need("id"), "id")};
@@ -512,6 +516,7 @@ Decoded<ClientMessage> decode_client(std::string_view text) {
 std::string encode(const Hello& m) {
   json j{{"type", "hello"}, {"protocol", m.protocol}, {"role", to_string(m.role)}};
   if (!m.client.empty()) j["client"] = m.client;
+  if (!m.token.empty()) j["token"] = m.token;
   return j.dump();
 }
 

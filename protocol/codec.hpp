@@ -21,7 +21,8 @@ namespace herd::protocol {
 template <class T>
 using Decoded = std::variant<T, Error>;  // a value, or why there is none
 
-Decoded<ClientMessage> decode_client(std::string_view text);
+// max_depth: how deeply the JSON may nest (the message object is level 1); deeper: too_deep.
+Decoded<ClientMessage> decode_client(std::string_view text, int max_depth = kMaxJsonDepth);
 Decoded<ServerMessage> decode_server(std::string_view text);
 
 // Client to server (clients and tests use these).

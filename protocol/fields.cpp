@@ -119,14 +119,17 @@ sim::TileMapDef to_tile_map_def(const MapState& m) {
   return d;
 }
 
-json parse_object(std::string_view text) {
+json parse_object(std::string_view text, int max_depth) {
   bool too_deep = false;
-  json::parser_callback_t depth_guard = [&too_deep](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxJsonDepth) too_deep = true;
+  // nlohmann passes a container's start event the depth of its parent (0 for the outermost): a
+  // container starting at depth max_depth would be level max_depth + 1.
+  json::parser_callback_t depth_guard = [&too_deep, max_depth](int depth, json::parse_event_t event, json&) {
+    const bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+    if (opens && depth >= max_depth) too_deep = true;
     return !too_deep;
   };
   json j = json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/false);
-  if (too_deep) fail(ErrorCode::bad_json, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (too_deep) fail(ErrorCode::too_deep, "nested deeper than " + std::to_string(max_depth) + " levels");
   if (j.is_discarded()) fail(ErrorCode::bad_json, "not valid JSON (or not valid UTF-8)");
   if (!j.is_object()) fail(ErrorCode::bad_json, "a message must be a JSON object");
   return j;

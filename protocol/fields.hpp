@@ -57,16 +57,17 @@ std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::
 MapState read_map(Fields& f);
 sim::TileMapDef to_tile_map_def(const MapState& m);
 
-// Parses text into a JSON object: bad_json for what is not one or nests deeper than kMaxJsonDepth.
-json parse_object(std::string_view text);
+// Parses text into a JSON object: bad_json for what is not one, too_deep for one that nests deeper
+// than max_depth levels (the outermost object is level 1).
+json parse_object(std::string_view text, int max_depth);
 std::string_view read_type(Fields& f);
 
 // Runs read_body(fields, type, seq) on the parsed text and turns every failure into an Error.
 template <class Result, class ReadBody>
-std::variant<Result, Error> decode_with(std::string_view text, ReadBody&& read_body) {
+std::variant<Result, Error> decode_with(std::string_view text, int max_depth, ReadBody&& read_body) {
   std::optional<std::uint32_t> seq;
   try {
-    const json j = parse_object(text);
+    const json j = parse_object(text, max_depth);
     Fields f(j, "");
     const std::string_view type = read_type(f);
     Result m = read_body(f, type, seq);

@@ -17,6 +17,7 @@ inline constexpr std::size_t kMaxMessageBytes = 65536;   // larger frames: close
 inline constexpr std::size_t kMaxIdsPerCommand = 10000;
 inline constexpr std::uint32_t kMaxSpawnPerCommand = 1000;
 inline constexpr std::size_t kMaxClientNameBytes = 64;
+inline constexpr std::size_t kMaxTokenBytes = 256;
 inline constexpr int kMaxJsonDepth = 16;
 inline constexpr std::size_t kMaxInspectPerSession = 16;
 inline constexpr std::size_t kMaxCollisionsPerSnapshot = 1000;  // more in one interval are not listed
@@ -45,6 +46,9 @@ enum class ErrorCode : std::uint8_t {
   not_paused,
   superseded,
   unknown_scenario,
+  too_deep,
+  rate_limited,
+  unauthorized,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -69,6 +73,7 @@ struct Hello {
   int protocol = kProtocolVersion;
   Role role = Role::viewer;
   std::string client;
+  std::string token;  // the server's command token, for a commander (never logged)
   friend bool operator==(const Hello&, const Hello&) = default;
 };
 

@@ -338,7 +338,7 @@ Error read_error(Fields& f) {
 }  // namespace
 
 Decoded<ServerMessage> decode_server(std::string_view text) {
-  return decode_with<ServerMessage>(text, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
+  return decode_with<ServerMessage>(text, kMaxJsonDepth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
     if (type == "snapshot") return read_snapshot(f);
     if (type == "welcome") return read_welcome(f);
     if (type == "ack") return read_ack(f);

@@ -127,7 +127,8 @@ bool is_command(std::string_view s) {
 std::string usage(std::string_view name) {
   std::string out;
   if (name.empty()) {
-    out = "usage: herd-ctl [--url ws://HOST:PORT/ws] [--timeout SECONDS] SUBCOMMAND [ARGS]\n\n"
+    out = "usage: herd-ctl [--url ws://HOST:PORT/ws] [--timeout SECONDS] [--token TOKEN] SUBCOMMAND [ARGS]\n\n"
+          "--token (or the variable HERD_COMMAND_TOKEN, which ps does not show): the server's command token.\n"
           "SELECTION is all, group:G or a list of ids like 1,2,3. Exit codes: 0 acknowledged, 1 the server\n"
           "refused (its error on stderr), 2 bad usage, 3 the server cannot be reached.\n\nsubcommands:\n";
     for (const Subcommand& s : kSubcommands)

@@ -1,12 +1,14 @@
 // herd-ctl: one binary, subcommands; see ctl.hpp for the exit codes.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/ctl.hpp"
 #include "common/ws_client.hpp"
+#include "protocol/codec.hpp"
 
 namespace {
 
@@ -46,6 +48,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string url_text = "ws://localhost:8080/ws";
   double timeout_s = 10;
+  const char* token_env = std::getenv("HERD_COMMAND_TOKEN");
+  std::string token = token_env ? token_env : "";
   std::size_t i = 0;
   for (; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
@@ -54,6 +58,7 @@ int main(int argc, char** argv) {
     }
     if (i + 1 >= args.size()) return fail(cli::kUsage, args[i] + " needs a value\n\n" + cli::usage());
     if (args[i] == "--url") url_text = args[++i];
+    else if (args[i] == "--token") token = args[++i];
     else if (args[i] == "--timeout") {
       try { timeout_s = std::stod(args[++i]); } catch (...) { return fail(cli::kUsage, "--timeout takes seconds"); }
       if (!(timeout_s > 0 && timeout_s < 3600)) return fail(cli::kUsage, "--timeout takes seconds in (0, 3600)");
@@ -124,7 +129,8 @@ int main(int argc, char** argv) {
   client::WsClient ws;
   try {
     ws.connect(url->host, url->port, url->path, timeout);
-    ws.send(std::string(R"({"type":"hello","protocol":1,"role":")") + role + R"(","client":"herd-ctl"})");
+    const auto hello_role = role == "viewer" ? protocol::Role::viewer : protocol::Role::commander;
+    ws.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, hello_role, "herd-ctl", token}));
     if (!watch) return send_command(ws, built.json, timeout);
     // watch: snapshots as JSON lines, until --count or the server goes away.
     for (long seen = 0; count < 0 || seen < count;) {

@@ -21,7 +21,7 @@ bool Connection::connect(std::chrono::milliseconds timeout, std::string& error) 
   try {
     ws_.emplace();
     ws_->connect(url_.host, url_.port, url_.path, timeout);
-    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION}), timeout);
+    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_}), timeout);
     connected_ = true;
     ping_pending_ = false;
     next_ping_ = Clock::now();

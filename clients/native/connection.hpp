@@ -18,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 
 class Connection {
  public:
-  Connection(Url url, protocol::Role role) : url_(std::move(url)), role_(role) {}
+  Connection(Url url, protocol::Role role, std::string token = {})
+      : url_(std::move(url)), role_(role), token_(std::move(token)) {}
 
   // One attempt to connect and say hello; false with `error` set when it fails.
   bool connect(std::chrono::milliseconds timeout, std::string& error);
@@ -42,6 +43,7 @@ class Connection {
 
   Url url_;
   protocol::Role role_;
+  std::string token_;
   std::optional<client::WsClient> ws_;
   bool connected_ = false;
   std::string error_;

@@ -1,15 +1,17 @@
 #include "native/options.hpp"
 
 #include <charconv>
+#include <cstdlib>
 
 namespace herd::view {
 
 const char* const kUsage =
-    "usage: herd-view [--url ws://HOST:PORT/ws] [--role viewer|commander]\n"
+    "usage: herd-view [--url ws://HOST:PORT/ws] [--role viewer|commander] [--token TOKEN]\n"
     "                 [--frames N --screenshot FILE.bmp] [--width W --height H] [--help]\n"
     "\n"
     "  --url         the server's WebSocket endpoint (default ws://localhost:8080/ws)\n"
     "  --role        viewer only watches; commander (default) may also send commands\n"
+    "  --token       the server's command token, if it has one (or the variable HERD_COMMAND_TOKEN)\n"
     "  --frames N    render N frames, then exit (for tests and machines without a display)\n"
     "  --screenshot  with --frames: write the last frame to FILE.bmp\n"
     "  --width, --height  window size in pixels (default 1024 x 768)\n"
@@ -49,6 +51,7 @@ std::variant<Url, std::string> parse_url(const std::string& text) {
 
 std::variant<Options, std::string> parse_options(const std::vector<std::string>& args) {
   Options o;
+  if (const char* t = std::getenv("HERD_COMMAND_TOKEN")) o.token = t;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
     if (flag == "--help" || flag == "-h") {
@@ -65,6 +68,8 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
       if (value == "viewer") o.role = protocol::Role::viewer;
       else if (value == "commander") o.role = protocol::Role::commander;
       else return "bad --role '" + value + "': viewer or commander";
+    } else if (flag == "--token") {
+      o.token = value;
     } else if (flag == "--frames") {
       if (!parse_int(value, 1, 1000000, o.frames)) return "bad --frames '" + value + "': an integer in [1, 1000000]";
     } else if (flag == "--screenshot") {

@@ -3,7 +3,6 @@
 // with exponential backoff when the socket closes.
 
 export const PROTOCOL_VERSION = 1;
-const HELLO = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-web/1' };
 
 // Backoff starts short so a server restart is barely noticed, and is capped so a long outage
 // still reconnects within a few seconds of the server coming back.
@@ -16,8 +15,11 @@ export class Connection {
   // onMessage(msg, chars): every JSON object from the server, welcome included, with the length
   // of its frame's text.
   // onState(): called when `state` changes ('connecting' | 'connected' | 'disconnected').
-  constructor(url, { onMessage, onState }) {
+  // token: the server's command token ('' for none).
+  constructor(url, { onMessage, onState, token = '' }) {
     this.url = url;
+    this.hello = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-web/1' };
+    if (token) this.hello.token = token;
     this.onMessage = onMessage;
     this.onState = onState;
     this.state = 'connecting';
@@ -61,7 +63,7 @@ export class Connection {
       return;
     }
     this.ws = ws;
-    ws.onopen = () => ws.send(JSON.stringify(HELLO));
+    ws.onopen = () => ws.send(JSON.stringify(this.hello));
     ws.onmessage = (ev) => this.#receive(ev.data);
     // 'error' is always followed by 'close', so only close drives the retry.
     ws.onclose = (ev) => {

@@ -48,7 +48,12 @@ const state = {
 let nextSeq = 1;
 const pending = new Map();
 
+// A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
+// http://HOST:PORT/#token=TOKEN: the fragment never reaches the server's or a proxy's logs.
+const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
+  token,
   onMessage: handleMessage,
   onState: () => {
     if (conn.state !== 'connected') {

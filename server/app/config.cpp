@@ -1,5 +1,8 @@
 #include "app/config.hpp"
 
+#include "net/limits.hpp"
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -39,11 +42,18 @@ bool parse_double(const std::string& s, double& out) {
   return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
-std::string set_rate(double& out, const std::string& v, double max) {
+std::string set_number(double& out, const std::string& v, double max) {
   double r = 0;
   if (!parse_double(v, r) || r <= 0 || r > max)
     return "must be a number in (0, " + std::to_string(static_cast<int>(max)) + "]";
   out = r;
+  return {};
+}
+
+std::string set_count(std::size_t& out, const std::string& v, std::size_t max) {
+  std::size_t n = 0;
+  if (!parse_int(v, n) || n < 1 || n > max) return "must be an integer in [1, " + std::to_string(max) + "]";
+  out = n;
   return {};
 }
 
@@ -65,10 +75,10 @@ const std::vector<Option>& options() {
       {"tick-rate", "HERD_TICK_RATE", "the scenario's (60)", "world ticks per second, (0, 1000]",
        [](AppConfig& c, const std::string& v) {
          c.tick_rate_given = true;
-         return set_rate(c.server.tick_rate, v, 1000);
+         return set_number(c.server.tick_rate, v, 1000);
        }},
       {"snapshot-rate", "HERD_SNAPSHOT_RATE", "20", "snapshots per second, (0, tick rate]",
-       [](AppConfig& c, const std::string& v) { return set_rate(c.server.snapshot_rate, v, 1000); }},
+       [](AppConfig& c, const std::string& v) { return set_number(c.server.snapshot_rate, v, 1000); }},
       {"scenario", "HERD_SCENARIO", "default", "scenario name (server/scenarios) or path to a .json file",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
@@ -126,6 +136,63 @@ const std::vector<Option>& options() {
        }},
       {"restore", "HERD_RESTORE", "1", "resume from the checkpoint file when it exists (0: start fresh and overwrite it)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.restore, v); }},
+      {"command-token", "HERD_COMMAND_TOKEN", "none", "commanders must say hello with this token (prefer the variable: flags show in ps)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.size() > protocol::kMaxTokenBytes) return "must be at most 256 bytes";
+         c.server.command_token = v;
+         return {};
+       }},
+      {"allowed-origins", "HERD_ALLOWED_ORIGINS", "any", "comma-separated Origins browsers may connect from, e.g. https://game.example",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::string why;
+         if (!net::parse_origins(v, c.server.allowed_origins, why)) return "has " + why;
+         return {};
+       }},
+      {"rate-limit", "HERD_RATE_LIMIT", "30", "messages per second per session, (0, 100000]",
+       [](AppConfig& c, const std::string& v) { return set_number(c.server.rate_limit, v, 100000); }},
+      {"rate-burst", "HERD_RATE_BURST", "60", "messages a session may send at once, [1, 100000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint32_t n = 0;
+         if (!parse_int(v, n) || n < 1 || n > 100000) return "must be an integer in [1, 100000]";
+         c.server.rate_burst = n;
+         return {};
+       }},
+      {"max-sessions", "HERD_MAX_SESSIONS", "2000", "WebSocket sessions in all, [1, 100000]",
+       [](AppConfig& c, const std::string& v) { return set_count(c.server.max_sessions, v, 100000); }},
+      {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64", "WebSocket sessions from one IP address, [1, 100000]",
+       [](AppConfig& c, const std::string& v) { return set_count(c.server.max_sessions_per_address, v, 100000); }},
+      {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)", "agents the world may hold, [1, 1000000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint32_t n = 0;
+         if (!parse_int(v, n) || n < 1 || n > 1000000) return "must be an integer in [1, 1000000]";
+         c.max_agents = n;
+         return {};
+       }},
+      {"max-spawn", "HERD_MAX_SPAWN", "1000", "agents one spawn command may add, [1, 1000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::uint32_t n = 0;
+         if (!parse_int(v, n) || n < 1 || n > protocol::kMaxSpawnPerCommand) return "must be an integer in [1, 1000]";
+         c.server.max_spawn = n;
+         return {};
+       }},
+      {"max-message-bytes", "HERD_MAX_MESSAGE_BYTES", "65536", "largest message a client may send, [1024, 1048576]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::size_t n = 0;
+         if (!parse_int(v, n) || n < 1024 || n > 1048576) return "must be an integer in [1024, 1048576]";
+         c.server.max_message_bytes = n;
+         return {};
+       }},
+      {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16", "how deeply a client's JSON may nest, [4, 64]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         int n = 0;
+         if (!parse_int(v, n) || n < 4 || n > 64) return "must be an integer in [4, 64]";
+         c.server.max_json_depth = n;
+         return {};
+       }},
+      {"idle-timeout", "HERD_IDLE_TIMEOUT", "60", "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
+       [](AppConfig& c, const std::string& v) { return set_number(c.server.idle_timeout, v, 3600); }},
+      {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10", "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",
+       [](AppConfig& c, const std::string& v) { return set_number(c.server.slow_client_timeout, v, 3600); }},
       {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
@@ -189,14 +256,22 @@ std::string help_text() {
   os << "herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n\n"
         "Usage: herd-server [--flag value]...\n\n"
         "Every setting is a flag and an environment variable; a flag wins over the variable.\n\n";
+  std::size_t flag_width = 4, env_width = 0;  // "help"
   for (const Option& o : options()) {
-    os << "  --" << o.flag;
-    for (std::size_t n = std::char_traits<char>::length(o.flag); n < 15; ++n) os << ' ';
-    os << o.env;
-    for (std::size_t n = std::char_traits<char>::length(o.env); n < 20; ++n) os << ' ';
+    flag_width = std::max(flag_width, std::char_traits<char>::length(o.flag));
+    env_width = std::max(env_width, std::char_traits<char>::length(o.env));
+  }
+  auto pad = [&os](std::string_view s, std::size_t width) { os << s << std::string(width + 2 - s.size(), ' '); };
+  for (const Option& o : options()) {
+    os << "  --";
+    pad(o.flag, flag_width);
+    pad(o.env, env_width);
     os << o.help << " (default: " << o.default_text << ")\n";
   }
-  os << "  --help                             this text\n\n"
+  os << "  --";
+  pad("help", flag_width);
+  pad("", env_width);
+  os << "this text\n\n"
         "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.\n";
   return os.str();
 }

@@ -17,6 +17,7 @@ struct AppConfig {
   std::string scenario = "default";    // a name in scenario_dir or a path to a .json file
   std::string scenario_dir = HERD_SCENARIO_DIR;
   std::optional<std::uint64_t> seed;   // overrides the scenario's seed
+  std::optional<std::uint32_t> max_agents;  // overrides the scenario's agent limit
   bool tick_rate_given = false;        // else the scenario's tick rate is used
   bool headless = false;               // run the scenario without serving, as fast as possible
   std::uint64_t ticks = 600;           // headless: how many ticks

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   if (auto* why = std::get_if<std::string>(&loaded)) return fail(*why);
   scenario::Scenario& sc = std::get<scenario::Scenario>(loaded);
   // The server's tick rate is the world's: dt = 1 / tick rate, fixed.
+  if (config.max_agents) sc.def.max_agents = *config.max_agents;
   if (config.tick_rate_given) sc.def.dt = 1.0 / config.server.tick_rate;
   else config.server.tick_rate = 1.0 / sc.def.dt;
   if (config.server.snapshot_rate > config.server.tick_rate)
@@ -103,10 +104,11 @@ int main(int argc, char** argv) {
   }
   // reset and load_scenario build worlds the way start-up does.
   config.server.scenario = config.scenario;
-  config.server.load_world = [dir = config.scenario_dir](const std::string& name, std::optional<std::uint64_t> seed)
-      -> std::variant<sim::World, std::string> {
+  config.server.load_world = [dir = config.scenario_dir, max_agents = config.max_agents](
+                                  const std::string& name, std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
     auto loaded = scenario::load(name, dir);
     if (auto* why = std::get_if<std::string>(&loaded)) return *why;
+    if (max_agents) std::get<scenario::Scenario>(loaded).def.max_agents = *max_agents;
     auto built = scenario::build_world(std::get<scenario::Scenario>(loaded), seed);
     if (auto* why = std::get_if<std::string>(&built)) return *why;
     return std::move(std::get<sim::World>(built));

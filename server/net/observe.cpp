@@ -1,5 +1,7 @@
 #include "net/observe.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -84,7 +86,31 @@ std::string render_prometheus(const MetricsView& m) {
     const std::string label = "code=\"" + std::string(protocol::to_string(static_cast<protocol::ErrorCode>(c))) + "\"";
     line(out, "herd_errors_total", m.errors_by_code[c], label);
   }
+  head(out, "herd_refusals_total", "counter", "Limits hit by clients, by reason (PROTOCOL.md, Limits).");
+  for (std::size_t r = 0; r < kRefusalCount; ++r)
+    line(out, "herd_refusals_total", m.refusals[r], "reason=\"" + std::string(to_string(static_cast<Refusal>(r))) + "\"");
+  head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+  line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;
+}
+
+std::string_view to_string(Refusal r) {
+  static constexpr std::string_view kNames[] = {
+      "message_too_big", "invalid_utf8", "too_deep", "rate_limited", "flooding", "bad_token", "origin",
+      "sessions", "sessions_per_address", "spawn_too_large", "control_queue_full", "slow_consumer",
+      "idle_timeout", "close_timeout"};
+  static_assert(std::size(kNames) == kRefusalCount);
+  return kNames[static_cast<std::size_t>(r)];
+}
+
+std::uint64_t resident_memory_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  if (n != 2) return 0;
+  return static_cast<std::uint64_t>(resident) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {

@@ -23,7 +23,30 @@ struct TickHistogram {
   void observe(double seconds);
 };
 
-inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::unknown_scenario) + 1;
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::unauthorized) + 1;
+
+// Why the server refused or closed something a client did (PROTOCOL.md "Limits").
+enum class Refusal : std::uint8_t {
+  message_too_big,      // frame over max_message_bytes: close 1009
+  invalid_utf8,         // text frame that is not UTF-8: close 1007
+  too_deep,             // JSON nested deeper than max_json_depth: error too_deep
+  rate_limited,         // over the session's message rate: error rate_limited
+  flooding,             // still sending far over the rate: close 1008
+  bad_token,            // commander hello without the command token: error unauthorized
+  origin,               // upgrade from an Origin not on the allow-list: HTTP 403
+  sessions,             // over max_sessions: close 1013
+  sessions_per_address, // over max_sessions_per_address: close 1013
+  spawn_too_large,      // spawn over max_spawn: error limit_exceeded
+  control_queue_full,   // unread acks/errors/pongs over the limit: close 1008
+  slow_consumer,        // behind on snapshots for slow_client_timeout: connection closed
+  idle_timeout,         // nothing received for idle_timeout: connection closed
+  close_timeout,        // a close that could not be delivered in time: connection dropped
+};
+inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::close_timeout) + 1;
+std::string_view to_string(Refusal r);
+
+// The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.
+std::uint64_t resident_memory_bytes();
 
 struct MetricsView {
   std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, agents = 0;
@@ -31,6 +54,8 @@ struct MetricsView {
   std::uint64_t snapshots_sent = 0, snapshots_dropped = 0, bytes_out = 0;
   std::uint64_t commands_accepted = 0, commands_rejected = 0;
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
+  std::array<std::uint64_t, kRefusalCount> refusals{};
+  std::uint64_t resident_bytes = 0;
   TickHistogram tick_duration;
 };
 

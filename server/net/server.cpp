@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "net/http_files.hpp"
+#include "net/limits.hpp"
 #include "net/tick_clock.hpp"
 #include "protocol/codec.hpp"
 
@@ -34,11 +35,19 @@ using SharedText = std::shared_ptr<const std::string>;
 
 constexpr auto kHttpTimeout = std::chrono::seconds(30);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
-constexpr auto kIdleTimeout = std::chrono::seconds(60);  // with keep-alive pings at half of it
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
+constexpr auto kSweepPeriod = std::chrono::milliseconds(250);  // slow-consumer and close checks
 constexpr std::string_view kServerName = "herd/" HERD_VERSION;
 
 SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+
+std::chrono::steady_clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Seconds on the steady clock, for the token buckets.
+double now_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -50,8 +59,11 @@ struct Server::Impl {
   // handlers, which destroys sessions, which unregister here.
   struct Counters {
     std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, sessions{0}, snapshots_sent{0},
-        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0};
+        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
   } counters;
+  std::array<std::uint64_t, kRefusalCount> refusals{};
+  AddressCounts per_address;   // open WebSocket sessions per IP address
+  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions
   TickHistogram tick_duration;  // io thread only
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws_sessions;
@@ -78,6 +90,7 @@ struct Server::Impl {
   tcp::acceptor acceptor{ioc};
   asio::steady_timer tick_timer{ioc};
   asio::steady_timer stop_timer{ioc};
+  asio::steady_timer sweep_timer{ioc};
 
   Impl(ServerConfig c, sim::World w)
       : config(std::move(c)),
@@ -97,6 +110,13 @@ struct Server::Impl {
   void begin_stop();
   void update_inspected();
   void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
+  // A limit a client hit: counted, and logged as a warning (never with a token's value).
+  void refused(Refusal why, std::string_view who) {
+    ++refusals[static_cast<std::size_t>(why)];
+    ++counters.refusals;
+    log(LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
+  }
+  void sweep();
   void control(WsSession& from, const protocol::ControlMsg& msg);
   void step_now(int ticks);
   void restart_schedule();
@@ -118,13 +138,25 @@ struct Server::Impl {
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(tcp::socket&& socket, Server::Impl& hub) : ws_(std::move(socket)), hub_(hub), id_(hub.next_session_id++) {
+  WsSession(tcp::socket&& socket, Server::Impl& hub)
+      : ws_(std::move(socket)),
+        hub_(hub),
+        id_(hub.next_session_id++),
+        bucket_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()),
+        overflow_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()) {
     beast::error_code ec;
     const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
-    if (!ec) address_ = peer.address().to_string() + ":" + std::to_string(peer.port());
+    if (!ec) {
+      ip_ = peer.address().to_string();
+      address_ = ip_ + ":" + std::to_string(peer.port());
+    }
   }
 
   ~WsSession() {
+    if (counted_) {
+      --hub_.ws_open;
+      hub_.per_address.remove(ip_);
+    }
     const bool was_open = hub_.ws_sessions.erase(id_) > 0;
     hub_.counters.sessions = hub_.ws_sessions.size();
     if (!inspect_.empty()) hub_.update_inspected();
@@ -136,10 +168,19 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   const std::vector<std::uint32_t>& inspected() const { return inspect_; }
 
   void run(http::request<http::string_body> req) {
-    ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, kIdleTimeout, /*keep_alive_pings=*/true});
+    const auto& config = hub_.config;
+    ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config.idle_timeout), /*keep_alive_pings=*/true});
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, kServerName); }));
-    ws_.read_message_max(hub_.config.max_message_bytes);  // larger frames: Beast closes with 1009
+    ws_.read_message_max(config.max_message_bytes);  // larger frames: Beast closes with 1009
+    // Over a session limit: the handshake completes so that the client can read why (close 1013,
+    // "try again later", with a reason), then the session ends.
+    if (hub_.ws_open >= config.max_sessions) refusal_ = Refusal::sessions;
+    else if (!hub_.per_address.try_add(ip_, config.max_sessions_per_address)) refusal_ = Refusal::sessions_per_address;
+    else {
+      counted_ = true;
+      ++hub_.ws_open;
+    }
     ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
@@ -148,34 +189,66 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   // Control lane: acks, errors, pongs, welcome. Bounded; a client that lets it fill is closed.
   void send_control(SharedText msg) {
-    if (close_code_) return;
+    if (close_) return;
     if (control_.size() >= hub_.config.control_queue_limit) {
-      close_after_flush(websocket::close_code::policy_error, /*discard_queued=*/true);
+      hub_.refused(Refusal::control_queue_full, address_);
+      close_after_flush({websocket::close_code::policy_error, "too many unread replies"}, /*discard_queued=*/true);
       return;
     }
     control_.push_back(std::move(msg));
     pump();
   }
 
-  // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped.
+  // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
+  // from the first drop the session is behind until its lanes run empty.
   void send_snapshot(SharedText snap) {
-    if (close_code_ || !greeted_) return;
-    if (snapshot_) ++hub_.counters.snapshots_dropped;
+    if (close_ || !greeted_) return;
+    if (snapshot_) {
+      ++hub_.counters.snapshots_dropped;
+      if (!behind_since_) behind_since_ = Clock::now();
+    }
     snapshot_ = std::move(snap);
     pump();
   }
 
-  void close_after_flush(websocket::close_code code, bool discard_queued = false) {
-    if (close_code_) return;
-    close_code_ = code;
+  void close_after_flush(websocket::close_reason reason, bool discard_queued = false) {
+    if (close_) return;
+    close_ = std::move(reason);
+    close_requested_at_ = Clock::now();
     if (discard_queued) control_.clear();
     snapshot_.reset();
     pump();
   }
 
+  // Called by the hub's sweep: ends a session that has stayed behind on snapshots too long, or
+  // whose close could not be delivered (a client that stopped reading never takes the close
+  // frame). Closing the socket cancels the stuck write; the session then ends.
+  void sweep(Clock::time_point now) {
+    if (close_) {
+      if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
+      return;
+    }
+    if (behind_since_ && now - *behind_since_ > seconds(hub_.config.slow_client_timeout)) drop(Refusal::slow_consumer);
+  }
+
  private:
+  void drop(Refusal why) {
+    if (dropped_) return;
+    dropped_ = true;
+    hub_.refused(why, address_);
+    beast::error_code ec;
+    beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(ws_).close();
+  }
+
   void on_accept(beast::error_code ec) {
     if (ec) return;  // handshake failed or timed out: the session just ends
+    if (refusal_) {
+      hub_.refused(*refusal_, address_);
+      const bool total = *refusal_ == Refusal::sessions;
+      return close_after_flush({websocket::close_code::try_again_later,
+                                total ? "too many sessions" : "too many sessions from this address"});
+    }
     hub_.ws_sessions[id_] = weak_from_this();
     hub_.counters.sessions = hub_.ws_sessions.size();
     hub_.log(LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
@@ -188,20 +261,54 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   }
 
   void on_read(beast::error_code ec) {
-    if (ec) return;  // closed, too big (Beast sent 1009), timed out, or reset
+    if (ec) {  // closed, too big (Beast sent 1009), not UTF-8 (1007), timed out, or reset
+      if (ec == websocket::error::message_too_big) hub_.refused(Refusal::message_too_big, address_);
+      else if (ec == websocket::error::bad_frame_payload) hub_.refused(Refusal::invalid_utf8, address_);
+      else if (ec == beast::error::timeout) hub_.refused(Refusal::idle_timeout, address_);
+      return;
+    }
+    // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
+    // take from a second bucket of the same size: a client that keeps sending at more than twice
+    // the rate is closed, so decoding costs a session at most twice the rate.
+    const double now = now_seconds();
+    const bool within_rate = bucket_.take(now);
+    if (!within_rate && !overflow_.take(now)) {
+      hub_.refused(Refusal::flooding, address_);
+      return close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"}, true);
+    }
     if (!ws_.got_text()) {
-      send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
+      if (!within_rate) refuse_rate({});
+      else send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
     } else {
       const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
-      handle(protocol::decode_client(text));
+      auto decoded = protocol::decode_client(text, hub_.config.max_json_depth);
+      if (!within_rate) refuse_rate(seq_of(decoded));
+      else handle(std::move(decoded));
     }
     buffer_.consume(buffer_.size());
-    if (!close_code_) do_read();
+    if (!close_) do_read();
+  }
+
+  static std::optional<std::uint32_t> seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded) {
+    if (const auto* err = std::get_if<protocol::Error>(&decoded)) return err->seq;
+    const auto& msg = std::get<protocol::ClientMessage>(decoded);
+    if (const auto* cmd = std::get_if<protocol::CommandMsg>(&msg)) return cmd->seq;
+    if (const auto* control = std::get_if<protocol::ControlMsg>(&msg)) return control->seq;
+    return std::nullopt;
+  }
+
+  void refuse_rate(std::optional<std::uint32_t> seq) {
+    hub_.refused(Refusal::rate_limited, address_);
+    std::string why = "over ";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
+    why += std::to_string(static_cast<long long>(hub_.config.rate_limit));
+    why += " messages per second; this one was not applied";
+    send_error(seq, protocol::ErrorCode::rate_limited, std::move(why));
   }
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     if (auto* err = std::get_if<protocol::Error>(&decoded)) {
       hub_.count_error(err->code);
+      if (err->code == protocol::ErrorCode::too_deep) hub_.refused(Refusal::too_deep, address_);
       if (err->code == protocol::ErrorCode::protocol_mismatch) {
         send_control(share(protocol::encode(*err)));
         return close_after_flush(websocket::close_code::protocol_error);
@@ -221,22 +328,46 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
     if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
       if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
-      if (role_ != protocol::Role::commander)
-        return send_error(control->seq, protocol::ErrorCode::forbidden, "viewers cannot control the server");
+      if (role_ != protocol::Role::commander) return forbid(control->seq);
       return hub_.control(*this, *control);
     }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
     if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
-    if (role_ != protocol::Role::commander)
-      return send_error(cmd.seq, protocol::ErrorCode::forbidden, "viewers cannot send commands; say hello as commander");
+    if (role_ != protocol::Role::commander) return forbid(cmd.seq);
+    if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
+      const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
+      if (n > hub_.config.max_spawn) {
+        hub_.refused(Refusal::spawn_too_large, address_);
+        std::string why = "this server spawns at most ";
+        why += std::to_string(hub_.config.max_spawn);
+        why += " agents per command";
+        return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
+      }
+    }
     hub_.world.queue(cmd.command, sim::CommandOrigin{id_, cmd.seq});  // answered after the next tick
     hub_.queued.emplace_back(sim::CommandOrigin{id_, cmd.seq}, std::move(cmd.command));
+  }
+
+  void forbid(std::uint32_t seq) {
+    send_error(seq, protocol::ErrorCode::forbidden,
+               unauthorized_ ? "this session did not present the command token; it may only watch"
+                             : "viewers cannot send commands; say hello as commander");
   }
 
   void on_hello(const protocol::Hello& hello) {
     if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
     greeted_ = true;
     role_ = hello.role;
+    const std::string& token = hub_.config.command_token;
+    if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
+      // Watches instead: told why, then welcomed as a viewer.
+      role_ = protocol::Role::viewer;
+      unauthorized_ = true;
+      hub_.refused(Refusal::bad_token, address_);
+      send_error({}, protocol::ErrorCode::unauthorized,
+                 hello.token.empty() ? "this server needs a command token to command; welcomed as a viewer"
+                                     : "wrong command token; welcomed as a viewer");
+    }
     hub_.log(LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
                                        {"client", hello.client}});
     send_control(share(protocol::encode(hub_.make_welcome(id_, role_))));
@@ -260,12 +391,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       next = std::move(snapshot_);
       snapshot_.reset();
       is_snapshot = true;
-    } else if (close_code_ && !close_sent_) {
+    } else if (close_ && !close_sent_) {
       close_sent_ = true;
       writing_ = true;
-      ws_.async_close(*close_code_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
+      ws_.async_close(*close_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
       return;
     } else {
+      behind_since_.reset();  // both lanes empty: caught up
       return;
     }
     writing_ = true;
@@ -285,13 +417,20 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   beast::flat_buffer buffer_;
   std::deque<SharedText> control_;
   SharedText snapshot_;
-  std::optional<websocket::close_code> close_code_;
+  std::optional<websocket::close_reason> close_;
+  Clock::time_point close_requested_at_;
+  std::optional<Clock::time_point> behind_since_;  // since the first snapshot dropped, until caught up
+  TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
+  std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
+  bool counted_ = false;                            // counted in ws_open and per_address
   bool close_sent_ = false;
   bool writing_ = false;
+  bool dropped_ = false;
   bool greeted_ = false;
+  bool unauthorized_ = false;  // said hello as commander without the token
   protocol::Role role_ = protocol::Role::viewer;
   std::vector<std::uint32_t> inspect_;  // agents whose avoidance this client wants traced
-  std::string address_;
+  std::string ip_, address_;
 };
 
 // ---- HTTP session ----------------------------------------------------------------------------
@@ -327,6 +466,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (ec) return close();  // end of stream, timeout, or a malformed request
     http::request<http::string_body> req = parser_->release();
     if (websocket::is_upgrade(req) && req.target() == "/ws") {
+      const auto origin = req.find(http::field::origin);
+      const bool has_origin = origin != req.end();
+      if (!origin_allowed(hub_.config.allowed_origins, has_origin ? std::string_view(origin->value()) : std::string_view(),
+                          has_origin)) {
+        beast::error_code ec;
+        const auto peer = stream_.socket().remote_endpoint(ec);
+        hub_.refused(Refusal::origin, ec ? std::string("?") : peer.address().to_string());
+        auto res = plain(req, http::status::forbidden, "this Origin may not open a WebSocket here\n");
+        res.keep_alive(false);
+        return write(std::move(res));
+      }
       stream_.expires_never();
       std::make_shared<WsSession>(stream_.release_socket(), hub_)->run(std::move(req));
       return;
@@ -334,22 +484,29 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     write(respond(req));
   }
 
+  static http::response<http::string_body> make(const http::request<http::string_body>& req, http::status status,
+                                                std::string_view type, std::string body) {
+    http::response<http::string_body> res{status, req.version()};
+    res.set(http::field::server, kServerName);
+    res.set(http::field::content_type, type);
+    res.set(http::field::cache_control, "no-cache");
+    res.set("X-Content-Type-Options", "nosniff");
+    res.keep_alive(req.keep_alive());
+    const std::size_t length = body.size();
+    if (req.method() != http::verb::head) res.body() = std::move(body);
+    res.prepare_payload();
+    if (req.method() == http::verb::head) res.content_length(length);  // HEAD: headers of GET
+    return res;
+  }
+
+  static http::response<http::string_body> plain(const http::request<http::string_body>& req, http::status status,
+                                                 std::string body) {
+    return make(req, status, "text/plain; charset=utf-8", std::move(body));
+  }
+
   http::response<http::string_body> respond(const http::request<http::string_body>& req) {
-    auto make = [&](http::status status, std::string_view type, std::string body) {
-      http::response<http::string_body> res{status, req.version()};
-      res.set(http::field::server, kServerName);
-      res.set(http::field::content_type, type);
-      res.set(http::field::cache_control, "no-cache");
-      res.set("X-Content-Type-Options", "nosniff");
-      res.keep_alive(req.keep_alive());
-      const std::size_t length = body.size();
-      if (req.method() != http::verb::head) res.body() = std::move(body);
-      res.prepare_payload();
-      if (req.method() == http::verb::head) res.content_length(length);  // HEAD: headers of GET
-      return res;
-    };
     if (req.method() != http::verb::get && req.method() != http::verb::head) {
-      auto res = make(http::status::method_not_allowed, "text/plain; charset=utf-8", "only GET and HEAD\n");
+      auto res = plain(req, http::status::method_not_allowed, "only GET and HEAD\n");
       res.set(http::field::allow, "GET, HEAD");
       return res;
     }
@@ -359,15 +516,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       // Healthy while the tick loop keeps to its schedule (within a second).
       const auto behind = hub_.behind();
       const bool late = behind > std::chrono::seconds(1);
-      return make(late ? http::status::service_unavailable : http::status::ok, "application/json",
+      return make(req, late ? http::status::service_unavailable : http::status::ok, "application/json",
                   std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + std::to_string(hub_.world.tick()) +
                       ",\"behind_ms\":" + std::to_string(behind.count()) + "}\n");
     }
-    if (path == "/metrics") return make(http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text());
-    if (path == "/ws")
-      return make(http::status::upgrade_required, "text/plain; charset=utf-8", "WebSocket upgrade required\n");
+    if (path == "/metrics") return make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text());
+    if (path == "/ws") return plain(req, http::status::upgrade_required, "WebSocket upgrade required\n");
     FileResponse file = serve_file(target, hub_.config.web_root);
-    return make(static_cast<http::status>(file.status), file.content_type, std::move(file.body));
+    return make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body));
   }
 
   void write(http::response<http::string_body> res) {
@@ -413,6 +569,21 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
 void Server::Impl::start_ticking() {
   start_time = Clock::now();
   schedule_tick();
+  sweep();
+}
+
+void Server::Impl::sweep() {
+  const auto now = Clock::now();
+  // Copy first: a dropped session may end (and leave the map) before the loop is done.
+  std::vector<std::shared_ptr<WsSession>> sessions;
+  sessions.reserve(ws_sessions.size());
+  for (auto& [id, weak] : ws_sessions)
+    if (auto s = weak.lock()) sessions.push_back(std::move(s));
+  for (auto& s : sessions) s->sweep(now);
+  sweep_timer.expires_after(kSweepPeriod);
+  sweep_timer.async_wait([this](beast::error_code ec) {
+    if (!ec && !stopping) sweep();
+  });
 }
 
 void Server::Impl::schedule_tick() {
@@ -619,6 +790,8 @@ std::string Server::Impl::metrics_text() const {
   m.commands_accepted = counters.commands_accepted;
   m.commands_rejected = counters.commands_rejected;
   m.errors_by_code = errors_by_code;
+  m.refusals = refusals;
+  m.resident_bytes = resident_memory_bytes();
   m.tick_duration = tick_duration;
   return render_prometheus(m);
 }
@@ -638,6 +811,7 @@ void Server::Impl::begin_stop() {
   beast::error_code ec;
   acceptor.close(ec);
   tick_timer.cancel();
+  sweep_timer.cancel();
   for (auto& [id, weak] : ws_sessions)
     if (auto session = weak.lock()) session->close_after_flush(websocket::close_code::going_away);
   // Copy first: closing ends the session, which erases it from the map.
@@ -703,7 +877,7 @@ const sim::World& Server::world() const { return impl_->world; }
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;
   return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped,
-          c.commands_accepted, c.commands_rejected, c.agents};
+          c.commands_accepted, c.commands_rejected, c.agents, c.refusals};
 }
 
 }  // namespace herd::net

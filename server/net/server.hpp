@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "net/observe.hpp"
 #include "protocol/messages.hpp"
@@ -28,7 +29,19 @@ struct ServerConfig {
   double snapshot_rate = 20.0;     // snapshots per second, <= tick_rate
   int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
   std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
-  std::size_t max_message_bytes = protocol::kMaxMessageBytes;
+  std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // larger frames: close 1009
+
+  // Defences (PROTOCOL.md "Limits"); each refusal is counted in /metrics.
+  std::string command_token;                 // non-empty: a commander's hello must carry it
+  std::vector<std::string> allowed_origins;  // lower-case scheme://host[:port]; empty: any Origin
+  double rate_limit = 30;                    // messages per second per session (token bucket)...
+  double rate_burst = 60;                    // ...with this many at once; more: rate_limited
+  std::size_t max_sessions = 2000;           // WebSocket sessions in all; more: close 1013
+  std::size_t max_sessions_per_address = 64; // from one IP address; more: close 1013
+  std::uint32_t max_spawn = protocol::kMaxSpawnPerCommand;  // agents per spawn; more: limit_exceeded
+  int max_json_depth = protocol::kMaxJsonDepth;             // deeper: too_deep
+  double idle_timeout = 60;          // seconds without a frame from the client (pings at half)
+  double slow_client_timeout = 10;   // seconds a session may stay behind on snapshots
   // Called on the server's thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).
   std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
@@ -58,6 +71,7 @@ struct ServerStats {
   std::uint64_t commands_accepted = 0;
   std::uint64_t commands_rejected = 0;
   std::uint64_t agents = 0;
+  std::uint64_t refusals = 0;          // limits hit, every kind (metrics break them down)
 };
 
 class Server {

@@ -103,7 +103,7 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
   // Two still agents (no target: they stay where spawned) and an obstacle between them.
   client::WsClient c;
   c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
-  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "view-test"}));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "view-test", {}}));
   c.send(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":200,"y":150,"group":0,"radius":10},)"
          R"({"x":600,"y":450,"group":3,"radius":12}]})");
   ASSERT_TRUE(next_of<protocol::Ack>(c));

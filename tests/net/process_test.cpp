@@ -59,7 +59,7 @@ TEST_F(ProcessTest, SigkillBetweenCheckpointsThenRestartResumesFromTheLastOne) {
   {
     client::WsClient c;
     c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
-    c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "process-test"}));
+    c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "process-test", {}}));
     c.send(R"({"type":"command","seq":1,"cmd":"spawn","count":12,"group":7})");
     bool acked = false;
     for (int i = 0; i < 200 && !acked; ++i)
@@ -84,7 +84,7 @@ TEST_F(ProcessTest, SigkillBetweenCheckpointsThenRestartResumesFromTheLastOne) {
       << slurp(out2);
   client::WsClient c;
   c.connect("127.0.0.1", static_cast<std::uint16_t>(port2));
-  c.send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, ""}));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "", {}}));
   bool seen = false;
   for (int i = 0; i < 200 && !seen; ++i) {
     auto m = c.receive(Millis(50));

@@ -58,7 +58,7 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
 
   client::WsClient c;
   c.connect("127.0.0.1", port);
-  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "record-test"}));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "record-test", {}}));
   const char* commands[] = {
       R"({"type":"command","seq":1,"cmd":"spawn","count":30,"group":3})",
       R"({"type":"command","seq":2,"cmd":"set_target","agents":{"group":3},"target":{"x":100,"y":100}})",

@@ -1,127 +1,9 @@
 // The real server, in process, on a port the OS picks, driven by real WebSocket and HTTP clients.
 // Nothing sleeps: every wait is for a message, bounded by a timeout.
-#include "net/server.hpp"
-
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <mutex>
-#include <thread>
-
-#include "common/ws_client.hpp"
-#include "protocol/codec.hpp"
+#include "net/server_fixture.hpp"
 
 namespace herd::net {
 namespace {
-
-using client::Millis;
-using client::WsClient;
-using protocol::ServerMessage;
-namespace fs = std::filesystem;
-
-constexpr Millis kWait(10000);
-
-class ServerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    web_root_ = fs::temp_directory_path() / ("herd_web_" + std::to_string(::getpid()));
-    fs::create_directories(web_root_);
-    std::ofstream(web_root_ / "index.html") << "<!doctype html><title>herd</title>";
-    ServerConfig config;
-    config.address = "127.0.0.1";
-    config.port = 0;
-    config.web_root = web_root_.string();
-    config.tick_rate = 120;
-    config.snapshot_rate = 30;
-    sim::WorldDef def;
-    def.dt = 1.0 / config.tick_rate;
-    def.max_agents = 100;
-    config.log = [this](std::string_view line) {
-      std::lock_guard lock(log_mutex_);
-      log_.emplace_back(line);
-    };
-    config.scenario = "test-world";
-    config.load_world = [def](const std::string& name, std::optional<std::uint64_t> seed)
-        -> std::variant<sim::World, std::string> {
-      if (name != "test-world" && name != "other") return "no scenario '" + name + "'";
-      sim::WorldDef d = def;
-      if (seed) d.seed = *seed;
-      if (name == "other") d.width = 500;
-      return sim::World(d);
-    };
-    server_ = std::make_unique<Server>(config, sim::World(def));
-    port_ = server_->start();
-    thread_ = std::thread([this] { server_->run(); });
-  }
-
-  void TearDown() override {
-    server_->stop();
-    thread_.join();
-    fs::remove_all(web_root_);
-  }
-
-  std::unique_ptr<WsClient> connect() {
-    auto c = std::make_unique<WsClient>();
-    c->connect("127.0.0.1", port_);
-    return c;
-  }
-
-  // Receives until a message satisfies pred; fails the test after kWait.
-  template <class T>
-  T wait_for(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto text = c.receive(Millis(200));
-      if (!text) continue;
-      auto decoded = protocol::decode_server(*text);
-      if (!std::holds_alternative<ServerMessage>(decoded)) {
-        ADD_FAILURE() << "server sent what its own codec refuses: " << *text;
-        continue;
-      }
-      const auto& msg = std::get<ServerMessage>(decoded);
-      if (const T* m = std::get_if<T>(&msg); m && pred(*m)) return *m;
-    }
-    ADD_FAILURE() << "timed out waiting";
-    return T{};
-  }
-
-  std::unique_ptr<WsClient> greeted(protocol::Role role) {
-    auto c = connect();
-    c->send(protocol::encode(protocol::Hello{1, role, "test"}));
-    const auto w = wait_for<protocol::Welcome>(*c);
-    EXPECT_EQ(w.role, role);
-    return c;
-  }
-
-  std::string command(std::uint32_t seq, sim::Command cmd) { return protocol::encode(protocol::CommandMsg{seq, std::move(cmd)}); }
-
-  // Closes are seen by receiving until the connection ends.
-  static int wait_closed(WsClient& c) {
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
-    try {
-      while (std::chrono::steady_clock::now() < deadline) c.receive(Millis(200));
-    } catch (const client::ConnectionError&) {
-      return c.close_code();
-    }
-    ADD_FAILURE() << "connection was not closed";
-    return -1;
-  }
-
-  std::vector<std::string> log_lines() {
-    std::lock_guard lock(log_mutex_);
-    return log_;
-  }
-
-  std::mutex log_mutex_;
-  std::vector<std::string> log_;
-  fs::path web_root_;
-  std::unique_ptr<Server> server_;
-  std::uint16_t port_ = 0;
-  std::thread thread_;
-};
 
 TEST_F(ServerTest, ServesTheViewerAndHealth) {
   auto index = client::http_request("127.0.0.1", port_, "/");
@@ -322,7 +204,7 @@ TEST_F(ServerTest, MapsReachClientsInWelcomeAndWhenTheyChange) {
   EXPECT_EQ(with_map.map->rows[1], ".##.");
   // A later client gets it in its welcome.
   auto late = connect();
-  late->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, ""}));
+  late->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "", {}}));
   const auto w = wait_for<protocol::Welcome>(*late);
   ASSERT_TRUE(w.map);
   EXPECT_EQ(w.map->width, 4);

@@ -34,8 +34,8 @@ void expect_client_round_trip(const T& msg) {
 }
 
 TEST(ClientCodec, RoundTripsEveryMessage) {
-  expect_client_round_trip(Hello{1, Role::commander, "herd-test"});
-  expect_client_round_trip(Hello{1, Role::viewer, ""});
+  expect_client_round_trip(Hello{1, Role::commander, "herd-test", "t0ken"});
+  expect_client_round_trip(Hello{1, Role::viewer, "", {}});
   expect_client_round_trip(Ping{4294967295u});
   expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek, {}}});
   expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive, {}}});

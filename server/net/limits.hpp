@@ -1,0 +1,56 @@
+// herd::net's defences against hostile or broken clients, without Beast (unit-tested on their own):
+// a token bucket per session, the command token's constant-time comparison, the Origin allow-list,
+// and the count of sessions per address.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace herd::net {
+
+// Messages per second with bursts: starts full (burst tokens) and refills at `rate` per second.
+// Time is passed in (seconds on any monotonic clock), so tests drive it without waiting.
+class TokenBucket {
+ public:
+  TokenBucket(double rate, double burst, double now) : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
+  // Takes one token if there is one; false (and nothing taken) when the bucket is empty.
+  bool take(double now);
+  double tokens() const { return tokens_; }
+
+ private:
+  double rate_, burst_, tokens_, last_;
+};
+
+// True when a equals b. The time taken depends only on the lengths of b (the secret) and a, never
+// on where they differ, so a client cannot find the token one byte at a time.
+bool constant_time_equal(std::string_view a, std::string_view secret);
+
+// "https://a.example, http://localhost:8080" -> the list of origins. Each must be
+// scheme://host[:port] (no path, no trailing slash); an empty string is an empty list (any origin).
+// On a malformed entry returns false and says which in `why`.
+bool parse_origins(std::string_view text, std::vector<std::string>& out, std::string& why);
+
+// Whether a WebSocket upgrade may proceed: always when the allow-list is empty; otherwise only
+// when the request's Origin header is present and on the list (compared without case in scheme and
+// host, as browsers send them lower-case). Requests without Origin come from programs, not
+// browsers (a browser always sends it), and are let through.
+bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin, bool has_origin);
+
+// Open sessions per remote address, for the per-address limit.
+class AddressCounts {
+ public:
+  // Counts a new session from `address` unless it already has `limit`; false when refused.
+  bool try_add(const std::string& address, std::size_t limit);
+  void remove(const std::string& address);
+  std::size_t count(const std::string& address) const;
+  std::size_t addresses() const { return counts_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::size_t> counts_;
+};
+
+}  // namespace herd::net

@@ -1,0 +1,311 @@
+// The server's defences (issue 9): the pieces on their own, then each limit against the real
+// server over real sockets. Nothing sleeps: waits are for messages or closes, bounded in time.
+#include "net/limits.hpp"
+
+#include "net/raw_socket.hpp"
+#include "net/server_fixture.hpp"
+
+namespace herd::net {
+namespace {
+
+using testing::RawSocket;
+
+std::string refusals(std::string_view reason) { return "herd_refusals_total{reason=\"" + std::string(reason) + "\"}"; }
+
+// ---- the pieces ---------------------------------------------------------------------------------
+
+TEST(TokenBucket, StartsFullRefillsAtTheRateAndNeverAboveTheBurst) {
+  TokenBucket b(8, 3, 100.0);  // times below are exact in binary
+  EXPECT_TRUE(b.take(100.0));
+  EXPECT_TRUE(b.take(100.0));
+  EXPECT_TRUE(b.take(100.0));
+  EXPECT_FALSE(b.take(100.0));   // burst spent
+  EXPECT_FALSE(b.take(100.0625));  // half a token back
+  EXPECT_TRUE(b.take(100.125));    // one whole token
+  EXPECT_FALSE(b.take(100.125));
+  EXPECT_TRUE(b.take(1000.0));   // long idle: full again, but no more than the burst
+  EXPECT_TRUE(b.take(1000.0));
+  EXPECT_TRUE(b.take(1000.0));
+  EXPECT_FALSE(b.take(1000.0));
+  EXPECT_FALSE(b.take(999.0));   // a clock going backwards adds nothing
+}
+
+TEST(ConstantTimeEqual, IsEqualityWhateverTheLengths) {
+  EXPECT_TRUE(constant_time_equal("s3cret", "s3cret"));
+  EXPECT_FALSE(constant_time_equal("s3cre", "s3cret"));
+  EXPECT_FALSE(constant_time_equal("s3cret!", "s3cret"));
+  EXPECT_FALSE(constant_time_equal("S3cret", "s3cret"));
+  EXPECT_FALSE(constant_time_equal("", "s3cret"));
+  EXPECT_FALSE(constant_time_equal(std::string_view("s3cret\0", 7), "s3cret"));
+  EXPECT_TRUE(constant_time_equal("", ""));
+}
+
+TEST(Origins, ParseAListAndCompareWithoutCase) {
+  std::vector<std::string> list;
+  std::string why;
+  ASSERT_TRUE(parse_origins(" https://Game.Example , http://localhost:8080", list, why)) << why;
+  EXPECT_EQ(list, (std::vector<std::string>{"https://game.example", "http://localhost:8080"}));
+  EXPECT_TRUE(origin_allowed(list, "https://game.example", true));
+  EXPECT_TRUE(origin_allowed(list, "HTTPS://GAME.EXAMPLE", true));
+  EXPECT_FALSE(origin_allowed(list, "https://game.example.evil", true));
+  EXPECT_FALSE(origin_allowed(list, "http://localhost:8081", true));
+  EXPECT_FALSE(origin_allowed(list, "null", true));
+  EXPECT_TRUE(origin_allowed(list, "", false));  // no Origin header: not a browser
+  EXPECT_TRUE(origin_allowed({}, "https://anything", true));
+
+  ASSERT_TRUE(parse_origins("", list, why));
+  EXPECT_TRUE(list.empty());
+  for (const char* bad : {"game.example", "https://game.example/", "https://a.example,,https://b.example", "https://",
+                          "ht tp://x", "https://x?y"}) {
+    EXPECT_FALSE(parse_origins(bad, list, why)) << bad;
+    EXPECT_FALSE(why.empty());
+    EXPECT_TRUE(list.empty());
+  }
+}
+
+TEST(AddressCounts, RefuseOverTheLimitAndForgetEmptyAddresses) {
+  AddressCounts c;
+  EXPECT_TRUE(c.try_add("10.0.0.1", 2));
+  EXPECT_TRUE(c.try_add("10.0.0.1", 2));
+  EXPECT_FALSE(c.try_add("10.0.0.1", 2));
+  EXPECT_TRUE(c.try_add("10.0.0.2", 2));
+  EXPECT_EQ(c.count("10.0.0.1"), 2u);
+  c.remove("10.0.0.1");
+  EXPECT_TRUE(c.try_add("10.0.0.1", 2));
+  c.remove("10.0.0.1");
+  c.remove("10.0.0.1");
+  c.remove("10.0.0.2");
+  c.remove("10.0.0.9");  // unknown: nothing happens
+  EXPECT_EQ(c.addresses(), 0u);
+  EXPECT_FALSE(c.try_add("10.0.0.3", 0));
+  EXPECT_EQ(c.addresses(), 0u);
+}
+
+// ---- the command token ----------------------------------------------------------------------------
+
+class TokenTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.command_token = "s3cret-t0ken"; }
+};
+
+TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
+  for (const std::string token : {"", "wrong-token"}) {
+    auto c = connect();
+    c->send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", token}));
+    const auto e = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(e.code, protocol::ErrorCode::unauthorized) << e.message;
+    EXPECT_FALSE(e.seq);
+    EXPECT_EQ(wait_for<protocol::Welcome>(*c).role, protocol::Role::viewer);
+    c->send(command(1, sim::Spawn{3, 0, {}}));
+    auto refused = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(refused.code, protocol::ErrorCode::forbidden);
+    EXPECT_EQ(refused.seq, 1u);
+    c->send(R"({"type":"command","seq":2,"cmd":"pause"})");  // server controls too
+    refused = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(refused.code, protocol::ErrorCode::forbidden);
+    EXPECT_EQ(refused.seq, 2u);
+    EXPECT_TRUE(wait_for<protocol::Snapshot>(*c).agents.empty());  // still ticking, still empty
+  }
+  auto commander = connect();
+  commander->send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", "s3cret-t0ken"}));
+  EXPECT_EQ(wait_for<protocol::Welcome>(*commander).role, protocol::Role::commander);
+  commander->send(command(1, sim::Spawn{3, 0, {}}));
+  EXPECT_EQ(wait_for<protocol::Ack>(*commander).seq, 1u);
+  EXPECT_EQ(metric(refusals("bad_token")), 2);
+  EXPECT_EQ(metric("herd_errors_total{code=\"unauthorized\"}"), 2);
+  for (const std::string& line : log_lines()) {
+    EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
+    EXPECT_EQ(line.find("wrong-token"), std::string::npos) << line;
+  }
+}
+
+// ---- Origins ------------------------------------------------------------------------------------
+
+class OriginTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.allowed_origins = {"https://game.example"}; }
+};
+
+TEST_F(OriginTest, UpgradesFromOtherOriginsGet403) {
+  auto status_of = [&](std::string_view origin) {
+    RawSocket s(port_);
+    s.write_all(RawSocket::upgrade_request(origin));
+    const std::string reply = s.read_until("\r\n", kWait);
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  EXPECT_EQ(status_of("https://evil.example"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("null"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("https://GAME.example"), "HTTP/1.1 101 Switching Protocols");
+  EXPECT_EQ(status_of(""), "HTTP/1.1 101 Switching Protocols");  // not a browser
+  EXPECT_EQ(metric(refusals("origin")), 2);
+}
+
+// ---- message rate --------------------------------------------------------------------------------
+
+class RateTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override {
+    c.rate_limit = 0.001;  // no refill within the test: the burst is all there is
+    c.rate_burst = 3;
+  }
+};
+
+TEST_F(RateTest, OverTheRateIsRefusedWithItsSeqAndAFloodIsClosed) {
+  auto c = connect();
+  c->send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", {}}));  // 1
+  wait_for<protocol::Welcome>(*c);
+  c->send(protocol::encode(protocol::Ping{5}));  // 2
+  EXPECT_EQ(wait_for<protocol::Pong>(*c).id, 5u);
+  c->send(command(1, sim::Spawn{1, 0, {}}));  // 3: the last within the burst
+  EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 1u);
+  for (std::uint32_t seq = 2; seq <= 4; ++seq) {  // refused, answered with their seq
+    c->send(command(seq, sim::Spawn{1, 0, {}}));
+    const auto e = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(e.code, protocol::ErrorCode::rate_limited);
+    EXPECT_EQ(e.seq, seq);
+  }
+  c->send(command(5, sim::Spawn{1, 0, {}}));  // still sending, twice over: closed
+  EXPECT_EQ(wait_closed(*c), 1008);
+  EXPECT_EQ(c->close_reason(), "message rate far over the limit");
+
+  auto viewer = greeted(protocol::Role::viewer);
+  EXPECT_EQ(wait_for<protocol::Snapshot>(*viewer).agents.size(), 1u);  // only seq 1 was applied
+  EXPECT_EQ(metric(refusals("rate_limited")), 3);
+  EXPECT_EQ(metric(refusals("flooding")), 1);
+}
+
+// ---- sessions --------------------------------------------------------------------------------
+
+class PerAddressTest : public ServerTest {
+ protected:
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.max_sessions_per_address = 2; }
+
+  // Connects until the server takes the session: a closed session leaves the counts once the
+  // server has read its close. Each try is one round trip; a bounded number of them.
+  std::unique_ptr<WsClient> connect_retrying() {
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      auto c = connect();
+      c->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "test", {}}));
+      try {
+        while (auto text = c->receive(Millis(2000)))
+          if (text->find("\"welcome\"") != std::string::npos) return c;
+      } catch (const client::ConnectionError&) {
+      }
+    }
+    ADD_FAILURE() << "never welcomed";
+    return nullptr;
+  }
+};
+
+TEST_F(PerAddressTest, OneAddressOverItsLimitIsClosedWith1013) {
+  auto a = greeted(protocol::Role::viewer);
+  auto b = greeted(protocol::Role::viewer);
+  auto c = connect();
+  EXPECT_EQ(wait_closed(*c), 1013);
+  EXPECT_EQ(c->close_reason(), "too many sessions from this address");
+  EXPECT_EQ(metric(refusals("sessions_per_address")), 1);  // HTTP is not limited
+  a->close();
+  ASSERT_NE(connect_retrying(), nullptr);  // a freed place can be taken again
+  wait_for<protocol::Snapshot>(*b);         // the others never noticed
+}
+
+class TotalSessionsTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.max_sessions = 1; }
+};
+
+TEST_F(TotalSessionsTest, OverTheTotalIsClosedWith1013) {
+  auto a = greeted(protocol::Role::viewer);
+  auto b = connect();
+  EXPECT_EQ(wait_closed(*b), 1013);
+  EXPECT_EQ(b->close_reason(), "too many sessions");
+  EXPECT_EQ(metric(refusals("sessions")), 1);
+  wait_for<protocol::Snapshot>(*a);
+}
+
+// ---- JSON depth, spawn size, UTF-8 ------------------------------------------------------------------
+
+class SmallLimitsTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef& def) override {
+    c.max_json_depth = 4;
+    c.max_spawn = 5;
+    def.max_agents = 100;
+  }
+};
+
+TEST_F(SmallLimitsTest, DepthSpawnSizeAndUtf8AreRefusedAndTheWorldIsUnchanged) {
+  auto c = greeted(protocol::Role::commander);
+  // Four levels: decoded (and refused for its unknown field); five: too_deep.
+  c->send(R"({"type":"ping","id":1,"x":{"a":{"b":[1]}}})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  c->send(R"({"type":"ping","id":1,"x":{"a":{"b":[[1]]}}})");
+  const auto deep = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(deep.code, protocol::ErrorCode::too_deep);
+  EXPECT_EQ(deep.message, "nested deeper than 4 levels");
+
+  c->send(command(1, sim::Spawn{6, 0, {}}));
+  const auto big = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(big.code, protocol::ErrorCode::limit_exceeded);
+  EXPECT_EQ(big.seq, 1u);
+  EXPECT_EQ(big.message, "this server spawns at most 5 agents per command");
+  c->send(command(2, sim::Spawn{5, 0, {}}));
+  const auto ack = wait_for<protocol::Ack>(*c);
+  EXPECT_EQ(ack.agents->size(), 5u);
+  EXPECT_EQ(wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; }).agents.size(), 5u);
+
+  // A text frame that is not UTF-8 fails the connection (RFC 6455, 8.1): close 1007.
+  c->send("{\"type\":\"ping\",\"id\":2,\"x\":\"\xc3\"}");
+  EXPECT_EQ(wait_closed(*c), 1007);
+  EXPECT_EQ(metric(refusals("too_deep")), 1);
+  EXPECT_EQ(metric(refusals("spawn_too_large")), 1);
+  EXPECT_EQ(metric(refusals("invalid_utf8")), 1);
+}
+
+// ---- idle and slow clients ---------------------------------------------------------------------------
+
+class IdleTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.idle_timeout = 0.4; }
+};
+
+TEST_F(IdleTest, AClientThatNeitherSendsNorAnswersPingsIsClosed) {
+  RawSocket s(port_);
+  s.write_all(RawSocket::upgrade_request());
+  ASSERT_NE(s.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"), std::string::npos);
+  EXPECT_TRUE(s.wait_closed(kWait));
+  EXPECT_EQ(metric(refusals("idle_timeout")), 1);
+  // A client that reads answers the server's pings (WsClient does, while receiving) and stays.
+  auto alive = greeted(protocol::Role::viewer);
+  for (int i = 0; i < 40; ++i) wait_for<protocol::Snapshot>(*alive);  // 40 snapshots at 30 Hz: > 3 timeouts
+  EXPECT_EQ(metric(refusals("idle_timeout")), 1);
+}
+
+class SlowClientTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef& def) override {
+    c.slow_client_timeout = 0.3;
+    def.max_agents = 5000;
+  }
+};
+
+TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots) {
+  auto commander = greeted(protocol::Role::commander);
+  for (std::uint32_t seq = 1; seq <= 3; ++seq) commander->send(command(seq, sim::Spawn{1000, 0, {}}));
+  for (int i = 0; i < 3; ++i) wait_for<protocol::Ack>(*commander);  // snapshots of ~300 KB from now on
+
+  RawSocket slow(port_, /*rcvbuf=*/4096);
+  slow.write_all(RawSocket::upgrade_request());
+  ASSERT_NE(slow.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"), std::string::npos);  // RFC 6455: wait for it
+  slow.write_all(RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})"));
+  // ...and never reads again. The commander reads on; it keeps getting every snapshot while the
+  // slow reader's buffers fill and, once it has been behind for the timeout, it is dropped.
+  std::uint64_t last_tick = 0, snapshots = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  double dropped = 0;
+  while (dropped < 1 && std::chrono::steady_clock::now() < deadline) {
+    const auto snap = wait_for<protocol::Snapshot>(*commander);
+    EXPECT_GT(snap.tick, last_tick);
+    last_tick = snap.tick;
+    if (++snapshots % 10 == 0) dropped = metric(refusals("slow_consumer"));
+  }
+  EXPECT_EQ(dropped, 1);
+  EXPECT_TRUE(slow.wait_closed(kWait));
+  EXPECT_GT(metric("herd_snapshots_dropped_total"), 0);
+}
+
+}  // namespace
+}  // namespace herd::net
