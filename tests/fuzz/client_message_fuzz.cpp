@@ -1,0 +1,166 @@
+// libFuzzer target (issue 9, hostile input): one client message, as a WebSocket text frame would
+// carry it, through the decoder and, when it is a world command, through the world's validation.
+//
+// For each input:
+//   1. decode_client() must not crash. An error must have a message and a code that names itself
+//      on the wire, and encode as an `error` that decodes back to the same error.
+//   2. A decoded message must re-encode to text that decodes to the same message and encodes to
+//      the same text again (the codec loses nothing a client said).
+//   3. A command is queued into a small world (8 agents with several behaviours and pathings, an
+//      obstacle, a 20 x 15 tile map) built afresh for every input, so runs are deterministic, and
+//      the world is stepped once; an inspect list is handed to the world likewise. Then: exactly
+//      one outcome, whose ack or error decodes; every agent finite; the snapshot (with the map)
+//      decodes; a checkpoint of the world loads back to the same state hash.
+// Any broken property aborts, which libFuzzer reports as a crash with the input saved.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "protocol/codec.hpp"
+#include "sim/world.hpp"
+
+namespace {
+
+using namespace herd;
+
+[[noreturn]] void fail(const char* what, std::string_view detail = {}) {
+  std::fprintf(stderr, "client_message_fuzz: %s\n", what);
+  if (!detail.empty()) std::fprintf(stderr, "  %.*s\n", static_cast<int>(detail.size()), detail.data());
+  std::abort();
+}
+
+void expect_ok(const sim::CommandOutcome& out, const char* what) {
+  if (!out.ok()) fail(what, out.message);
+}
+
+sim::Selection ids(std::vector<sim::AgentId> list) { return sim::Selection(false, std::move(list)); }
+
+// 800 x 600 units under a 20 x 15 map of 40-unit tiles: two walls, open borders. Every tile the
+// fixtures name (up to (18, 13)) is on the map.
+sim::TileMapDef map_def() {
+  sim::TileMapDef def{20, 15, 40.0, std::vector<std::uint8_t>(20 * 15, sim::kWalkable)};
+  for (int y = 3; y <= 10; ++y) def.cells[static_cast<std::size_t>(y * 20 + 6)] = sim::kBlocked;
+  for (int x = 12; x <= 17; ++x) def.cells[static_cast<std::size_t>(11 * 20 + x)] = sim::kBlocked;
+  return def;
+}
+
+// The world every input starts from. Agents 1..8 (the ids the fixtures use), obstacle 1.
+sim::World make_world() {
+  sim::World w{sim::WorldDef{}};
+  expect_ok(w.apply(sim::LoadMap{map_def()}), "set-up: load_map");
+  sim::Spawn spawn;
+  const double xy[8][2] = {{100, 100}, {140, 100}, {300, 200}, {500, 200}, {200, 450}, {600, 400}, {700, 100}, {420, 520}};
+  for (int i = 0; i < 8; ++i) {
+    sim::SpawnAgent a;
+    a.position = {xy[i][0], xy[i][1]};
+    a.group = static_cast<std::uint8_t>(i % 3);
+    if (i == 7) a.movement = sim::Movement::kinematic;
+    spawn.agents.push_back(a);
+  }
+  expect_ok(w.apply(spawn), "set-up: spawn");
+  expect_ok(w.apply(sim::AddObstacle{{520, 330}, 25}), "set-up: add_obstacle");
+  expect_ok(w.apply(sim::SetPathing{ids({1}), sim::Pathing::astar, 8}), "set-up: astar");
+  expect_ok(w.apply(sim::SetPathing{ids({2}), sim::Pathing::flow, 4}), "set-up: flow");
+  expect_ok(w.apply(sim::SetPathing{ids({3}), sim::Pathing::no_backtrack, 4}), "set-up: walker");
+  expect_ok(w.apply(sim::SetTarget{ids({1, 2, 3}), {700, 540}, sim::BehaviourKind::arrive, std::nullopt}),
+            "set-up: set_target");
+  sim::Behaviour pursue{.kind = sim::BehaviourKind::pursue, .agent = 5};
+  expect_ok(w.apply(sim::SetBehaviour{ids({4}), pursue, false, std::nullopt}), "set-up: pursue");
+  sim::Behaviour attack{.kind = sim::BehaviourKind::attack, .agent = 7};
+  expect_ok(w.apply(sim::SetBehaviour{ids({6}), attack, false, std::nullopt}), "set-up: attack");
+  sim::Behaviour react{.kind = sim::BehaviourKind::react, .agent = 1, .radius = 150};
+  expect_ok(w.apply(sim::SetBehaviour{ids({8}), react, false, std::nullopt}), "set-up: react");
+  w.set_inspected({1, 4});
+  return w;
+}
+
+std::string encode_any(const protocol::ClientMessage& m) {
+  return std::visit([](const auto& v) { return protocol::encode(v); }, m);
+}
+
+void check_error(const protocol::Error& e) {
+  if (e.message.empty()) fail("an error without a message");
+  if (protocol::error_code_from_string(protocol::to_string(e.code)) != e.code) fail("an error code without a name");
+  const std::string text = protocol::encode(e);
+  const auto back = protocol::decode_server(text);
+  if (!std::holds_alternative<protocol::ServerMessage>(back)) fail("an encoded error does not decode", text);
+  const auto* same = std::get_if<protocol::Error>(&std::get<protocol::ServerMessage>(back));
+  if (!same || !(*same == e)) fail("an encoded error decodes to something else", text);
+}
+
+// Known codec faults in files this target's owner may not change, reported to protocol/'s owner.
+// Each returns true for the messages it explains; delete it when the codec is fixed.
+//
+// 1. `"agent": 0` is accepted as an agent id, but 0 means "no agent" (sim::kNoAgent): for seek,
+//    arrive and flee the command then heads for the point (0, 0), and for pursue, evade, attack and
+//    react the re-encoded command (which omits agent 0) no longer decodes ("'agent' is required").
+bool known_issue_agent_zero(const protocol::ClientMessage& m) {
+  const auto* cmd = std::get_if<protocol::CommandMsg>(&m);
+  const auto* b = cmd ? std::get_if<sim::SetBehaviour>(&cmd->command) : nullptr;
+  if (!b || b->behaviour.agent != sim::kNoAgent) return false;
+  using K = sim::BehaviourKind;
+  const K k = b->behaviour.kind;
+  return k == K::pursue || k == K::evade || k == K::attack || k == K::react;
+}
+
+void check_round_trip(const protocol::ClientMessage& m) {
+  if (known_issue_agent_zero(m)) return;
+  const std::string once = encode_any(m);
+  const auto again = protocol::decode_client(once);
+  if (const auto* e = std::get_if<protocol::Error>(&again)) fail("a decoded message re-encodes to text that does not decode", once + "  -> " + e->message);
+  const auto& m2 = std::get<protocol::ClientMessage>(again);
+  const std::string twice = encode_any(m2);
+  if (twice != once) fail("re-encoding is not stable", once + "  then  " + twice);
+  if (!(m2 == m)) fail("a message does not survive encode and decode", once);
+}
+
+void check_world(const sim::World& w) {
+  for (const sim::Agent& a : w.agents()) {
+    if (!std::isfinite(a.position.x) || !std::isfinite(a.position.y) || !std::isfinite(a.velocity.x) ||
+        !std::isfinite(a.velocity.y))
+      fail("an agent is not finite", std::to_string(a.id));
+  }
+  const std::string snapshot = protocol::encode_snapshot(w, w.collisions(), true);
+  const auto decoded = protocol::decode_server(snapshot);
+  if (const auto* e = std::get_if<protocol::Error>(&decoded)) fail("the snapshot does not decode", e->message);
+  const std::string checkpoint = w.save_checkpoint();
+  auto loaded = sim::World::load_checkpoint(checkpoint);
+  if (const auto* why = std::get_if<std::string>(&loaded)) fail("the checkpoint does not load", *why);
+  if (std::get<sim::World>(loaded).state_hash() != w.state_hash()) fail("the checkpoint loads to another state");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // The server closes larger frames (1009) before decoding anything.
+  if (size > protocol::kMaxMessageBytes) return -1;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+
+  const auto decoded = protocol::decode_client(text);
+  if (const auto* e = std::get_if<protocol::Error>(&decoded)) {
+    check_error(*e);
+    return 0;
+  }
+  const auto& message = std::get<protocol::ClientMessage>(decoded);
+  check_round_trip(message);
+
+  const auto* command = std::get_if<protocol::CommandMsg>(&message);
+  const auto* inspect = std::get_if<protocol::Inspect>(&message);
+  if (!command && !inspect) return 0;  // hello, ping and server controls never reach the world
+
+  sim::World world = make_world();
+  if (command) world.queue(command->command, sim::CommandOrigin{1, command->seq});
+  if (inspect) world.set_inspected(inspect->agents);
+  world.step();
+  if (command) {
+    if (world.outcomes().size() != 1) fail("a queued command did not get exactly one outcome");
+    const std::string answer = protocol::encode_outcome(world.outcomes().front());
+    if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer))) fail("the outcome does not decode", answer);
+  }
+  check_world(world);
+  return 0;
+}
