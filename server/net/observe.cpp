@@ -89,6 +89,9 @@ std::string render_prometheus(const MetricsView& m) {
   head(out, "herd_refusals_total", "counter", "Limits hit by clients, by reason (PROTOCOL.md, Limits).");
   for (std::size_t r = 0; r < kRefusalCount; ++r)
     line(out, "herd_refusals_total", m.refusals[r], "reason=\"" + std::string(to_string(static_cast<Refusal>(r))) + "\"");
+  head(out, "herd_connections", "gauge", "Open connections: HTTP (and upgrades in progress) and WebSocket, greeted or not.");
+  line(out, "herd_connections", m.http_connections, "kind=\"http\"");
+  line(out, "herd_connections", m.ws_connections, "kind=\"websocket\"");
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;

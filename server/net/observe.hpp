@@ -56,6 +56,7 @@ struct MetricsView {
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::array<std::uint64_t, kRefusalCount> refusals{};
   std::uint64_t resident_bytes = 0;
+  std::uint64_t http_connections = 0, ws_connections = 0;  // open sockets of each kind
   TickHistogram tick_duration;
 };
 

@@ -64,6 +64,7 @@ struct Server::Impl {
   std::array<std::uint64_t, kRefusalCount> refusals{};
   AddressCounts per_address;   // open WebSocket sessions per IP address
   std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions
+  std::size_t ws_alive = 0;    // WebSocket session objects, refused ones and handshakes included
   TickHistogram tick_duration;  // io thread only
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws_sessions;
@@ -144,6 +145,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         id_(hub.next_session_id++),
         bucket_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()),
         overflow_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()) {
+    ++hub_.ws_alive;
     beast::error_code ec;
     const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
     if (!ec) {
@@ -153,6 +155,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   }
 
   ~WsSession() {
+    --hub_.ws_alive;
     if (counted_) {
       --hub_.ws_open;
       hub_.per_address.remove(ip_);
@@ -792,6 +795,8 @@ std::string Server::Impl::metrics_text() const {
   m.errors_by_code = errors_by_code;
   m.refusals = refusals;
   m.resident_bytes = resident_memory_bytes();
+  m.http_connections = http_sessions.size();
+  m.ws_connections = ws_alive;
   m.tick_duration = tick_duration;
   return render_prometheus(m);
 }
