@@ -3,12 +3,13 @@
 
 HERD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HERD_BUILD="${HERD_BUILD:-$HERD_ROOT/build}"
+HERD_SANITIZE_BUILD="${HERD_SANITIZE_BUILD:-$HERD_ROOT/build-sanitize}"
 
 # Debian packages the build needs, and those the tests need on top (the browser for the viewer's
 # tests). The Dockerfile's build stage installs the same build packages.
 HERD_BUILD_PACKAGES=(g++ cmake ninja-build ccache libboost1.81-dev nlohmann-json3-dev)
 HERD_VIEWER_PACKAGES=(libsdl2-dev)  # herd-view; the server's Docker image builds without it
-HERD_TEST_PACKAGES=(libgtest-dev chromium)
+HERD_TEST_PACKAGES=(libgtest-dev chromium clang libclang-rt-14-dev)  # clang: the sanitizer tree
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -46,18 +47,35 @@ ensure_npm_packages() {
   cp "$dir/package-lock.json" "$stamp"
 }
 
-# Configures (once) and builds everything in Release. Output goes to a log, shown on failure.
-build_herd() {
-  local log="$HERD_BUILD/build.log"
-  mkdir -p "$HERD_BUILD"
-  if [ ! -f "$HERD_BUILD/build.ninja" ]; then
-    cmake -S "$HERD_ROOT" -B "$HERD_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 || {
+# Configures the build tree "$1" with the cmake arguments after it (again whenever they change)
+# and builds everything in it. Output goes to a log in the tree, shown on failure.
+build_tree() {
+  local dir="$1"; shift
+  local log="$dir/build.log" args="$dir/.herd-cmake-args"
+  mkdir -p "$dir"
+  if [ ! -f "$dir/build.ninja" ] || [ "$(cat "$args" 2>/dev/null)" != "$*" ]; then
+    cmake -S "$HERD_ROOT" -B "$dir" -G Ninja "$@" >"$log" 2>&1 || {
       cat "$log"; echo "herd: cmake failed (log: $log)"; return 1; }
+    printf '%s' "$*" >"$args"
   fi
   # Captured first: under pipefail, grep -q closing the pipe early would fail ninja with SIGPIPE.
   local plan
-  plan="$(ninja -C "$HERD_BUILD" -n 2>&1 || true)"
-  [[ "$plan" == *"no work to do"* ]] || echo "herd: building (log: $log)"
-  ninja -C "$HERD_BUILD" -j"$(nproc)" >>"$log" 2>&1 || {
+  plan="$(ninja -C "$dir" -n 2>&1 || true)"
+  [[ "$plan" == *"no work to do"* ]] || echo "herd: building $dir (log: $log)"
+  ninja -C "$dir" -j"$(nproc)" >>"$log" 2>&1 || {
     tail -n 60 "$log"; echo "herd: build failed (log: $log)"; return 1; }
+}
+
+# Everything in Release: what scripts/run serves and scripts/test tests first.
+build_herd() {
+  build_tree "$HERD_BUILD" -DCMAKE_BUILD_TYPE=Release
+}
+
+# The sanitizer tree (issue 9): clang at -O1 -g with assertions on, AddressSanitizer and
+# UndefinedBehaviorSanitizer in every target and test, and the libFuzzer targets. Without the
+# viewer and without the browser and Docker tests, which the Release tree runs.
+build_herd_sanitize() {
+  build_tree "$HERD_SANITIZE_BUILD" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
+    -DHERD_SANITIZE=address,undefined -DHERD_FUZZ=ON \
+    -DHERD_BUILD_VIEWER=OFF -DHERD_E2E_TESTS=OFF -DHERD_DOCKER_CHECKS=OFF
 }
