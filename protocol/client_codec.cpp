@@ -197,6 +197,7 @@ sim::SetAvoidance read_set_avoidance(Fields& f) {
   if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
   if (const json* v = f.find("crossing_activation")) c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
   if (const json* v = f.find("lookahead")) c.lookahead = as_number(*v, "lookahead", 0, 60);
+  if (const json* v = f.find("max_neighbours")) c.max_neighbours = static_cast<std::uint32_t>(as_uint(*v, "max_neighbours", 1000));
   if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
   return c;
 }
@@ -496,6 +497,7 @@ void write_command(json& j, const sim::Command& command) {
           if (c.crossing) j["crossing"] = *c.crossing;
           if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;
           if (c.lookahead) j["lookahead"] = *c.lookahead;
+          if (c.max_neighbours) j["max_neighbours"] = *c.max_neighbours;
         }
       },
       command);

@@ -55,6 +55,9 @@ struct AvoidanceDef {
   bool crossing = true;            // part 4 on (cardioid mode only)
   double crossing_activation = 40 * kSeedFrame;  // s: react to a mover within speed * this + r
   double lookahead = 120 * kSeedFrame;           // s: length of the look-ahead segments
+  // Other agents each agent avoids at most: the nearest within the push cutoff (ties by id), as
+  // RVO2's max_neighbors. Bounds the cost in a crowd piled on one point; 0: no cap. [0, 1000]
+  std::uint32_t max_neighbours = 16;
   friend bool operator==(const AvoidanceDef&, const AvoidanceDef&) = default;
 };
 

@@ -103,6 +103,7 @@ struct SetAvoidance {
   std::optional<bool> crossing;
   std::optional<double> crossing_activation;
   std::optional<double> lookahead;
+  std::optional<std::uint32_t> max_neighbours;
   friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
 };
 

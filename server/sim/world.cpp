@@ -63,6 +63,7 @@ std::string validate(const AvoidanceDef& d) {
   if (!in_range(d.push_epsilon, 1e-4, 1)) return "avoidance push_epsilon must be in [0.0001, 1]";
   if (!in_range(d.crossing_activation, 0, 60)) return "avoidance crossing_activation must be in [0, 60] s";
   if (!in_range(d.lookahead, 0, 60)) return "avoidance lookahead must be in [0, 60] s";
+  if (d.max_neighbours > 1000) return "avoidance max_neighbours must be in [0, 1000]";
   return {};
 }
 
@@ -320,6 +321,7 @@ CommandOutcome World::apply_set_avoidance(const SetAvoidance& cmd) {
   if (cmd.crossing) next.crossing = *cmd.crossing;
   if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
   if (cmd.lookahead) next.lookahead = *cmd.lookahead;
+  if (cmd.max_neighbours) next.max_neighbours = *cmd.max_neighbours;
   if (std::string why = validate(next); !why.empty()) return failure(CommandError::out_of_bounds, why);
   def_.avoidance = next;
   return {};
@@ -475,7 +477,7 @@ std::uint64_t World::state_hash() const {
   mix((std::uint64_t(av.split_fix) << 24) | (std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) |
       std::uint64_t(av.crossing));
   mixd(av.personal_space); mixd(av.cardioid_exponent); mixd(av.push_epsilon);
-  mixd(av.crossing_activation); mixd(av.lookahead);
+  mixd(av.crossing_activation); mixd(av.lookahead); mix(av.max_neighbours);
   return h;
 }
 

@@ -11,7 +11,9 @@ namespace herd::sim {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t kFormatVersion = 1;
+// 2 added AvoidanceDef::max_neighbours; version 1 is still read (as no cap: the world goes on
+// exactly as the server that wrote it would have run it).
+constexpr std::uint32_t kFormatVersion = 2;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -32,9 +34,10 @@ void write_def(Writer& w, const WorldDef& d) {
   w.u8(static_cast<std::uint8_t>(v.preferred_side)); w.u8(static_cast<std::uint8_t>(v.split_fix)); w.f64(v.push_epsilon);
   w.boolean(v.crossing); w.f64(v.crossing_activation); w.f64(v.lookahead);
   w.u32(d.walker.max_history); w.f64(d.walker.move_time); w.i32(d.position_iterations);
+  w.u32(v.max_neighbours);
 }
 
-WorldDef read_def(Reader& r) {
+WorldDef read_def(Reader& r, std::uint32_t version) {
   WorldDef d;
   d.width = r.f64(); d.height = r.f64(); d.dt = r.f64(); d.seed = r.u64(); d.max_agents = r.u32(); d.max_obstacles = r.u32();
   AgentDef& a = d.agent_defaults;
@@ -44,6 +47,7 @@ WorldDef read_def(Reader& r) {
   v.preferred_side = read_enum(r, Side::right); v.split_fix = read_enum(r, SplitFixMode::sum_as_obstacle); v.push_epsilon = r.f64();
   v.crossing = r.boolean(); v.crossing_activation = r.f64(); v.lookahead = r.f64();
   d.walker.max_history = r.u32(); d.walker.move_time = r.f64(); d.position_iterations = r.i32();
+  v.max_neighbours = version >= 2 ? r.u32() : 0;
   return d;
 }
 
@@ -148,15 +152,15 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
     return std::string("not a herd checkpoint (wrong magic)");
   Reader head(data.substr(sizeof kMagic));
   const std::uint32_t version = head.u32();
-  if (!head.ok() || version != kFormatVersion)
-    return "checkpoint format " + std::to_string(version) + " is not the supported " + std::to_string(kFormatVersion);
+  if (!head.ok() || version < 1 || version > kFormatVersion)
+    return "checkpoint format " + std::to_string(version) + " is not one of the supported 1 to " + std::to_string(kFormatVersion);
   const std::string payload = head.bytes();
   const std::uint64_t checksum = head.u64();
   if (!head.ok()) return std::string("the checkpoint is truncated");
   if (fnv1a(payload) != checksum) return std::string("the checkpoint's checksum does not match: it is corrupt");
 
   Reader r(payload);
-  const WorldDef def = read_def(r);
+  const WorldDef def = read_def(r, version);
   if (!r.ok()) return std::string("the checkpoint is corrupt (world definition)");
   if (std::string why = validate(def); !why.empty()) return "the checkpoint's world is invalid: " + why;
   World world(def);

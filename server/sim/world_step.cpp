@@ -123,7 +123,7 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   out.clear();
   const Agent& a = agents_[i];
   const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
-  // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
+  // Nothing nearer away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
   const std::optional<Vec2> goal = desires_[i].goal;
@@ -135,13 +135,30 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
+  // With a cap, the K nearest (ties by id): a max-heap of the nearest so far, farthest on top.
+  // Under the cap the grid's order stands (it is deterministic); at it, nearest first.
+  const std::size_t K = def_.avoidance.max_neighbours;
+  auto nearer = [&](const Neighbour& x, const Neighbour& y) {
+    const double dx = length_squared(x.position - a.position), dy = length_squared(y.position - a.position);
+    return dx < dy || (dx == dy && x.id < y.id);
+  };
   grid_.query(a.position, reach, [&](std::uint32_t j) {
     const Agent& o = agents_[j];
     if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return;
     const double cutoff = (a.def.radius + o.def.radius) * scale;
     if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
-    out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
+    const Neighbour n{o.id, false, o.position, o.velocity, o.def.radius};
+    if (K == 0 || out.size() < K) {
+      out.push_back(n);
+      if (K > 0 && out.size() == K) std::make_heap(out.begin(), out.end(), nearer);
+      return;
+    }
+    if (!nearer(n, out.front())) return;
+    std::pop_heap(out.begin(), out.end(), nearer);
+    out.back() = n;
+    std::push_heap(out.begin(), out.end(), nearer);
   });
+  if (K > 0 && out.size() == K) std::sort_heap(out.begin(), out.end(), nearer);
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
+#include "sim/serial.hpp"
 
 namespace herd::scenario {
 namespace {
@@ -37,6 +38,44 @@ TEST(Checkpoint, EveryScenarioResumesBitForBit) {
     }
     EXPECT_EQ(restored.state_hash(), world.state_hash()) << name << ": the same future";
   }
+}
+
+// Format 1 (before AvoidanceDef::max_neighbours) is still read, as "no cap", so a world saved by
+// the previous server goes on exactly as that server would have run it.
+TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
+  sim::World world = build("default");
+  sim::SetAvoidance no_cap;
+  no_cap.max_neighbours = 0;
+  ASSERT_TRUE(world.apply(no_cap).ok());
+  for (int t = 0; t < 200; ++t) world.step();
+  const std::string v2 = world.save_checkpoint();
+  // v2: magic, u32 version, u64 payload length, payload, u64 checksum. The payload starts with the
+  // world definition, whose last field (since format 2) is the u32 max_neighbours at byte 148.
+  constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148;
+  std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
+  payload.erase(kCapAt, 4);
+  std::string v1 = v2.substr(0, 8);
+  sim::Writer w(v1);
+  w.u32(1);
+  w.bytes(payload);
+  w.u64(sim::fnv1a(payload));
+
+  auto loaded = sim::World::load_checkpoint(v1);
+  ASSERT_TRUE(std::holds_alternative<sim::World>(loaded)) << std::get<std::string>(loaded);
+  sim::World restored = std::move(std::get<sim::World>(loaded));
+  EXPECT_EQ(restored.def().avoidance.max_neighbours, 0u);
+  EXPECT_EQ(restored.state_hash(), world.state_hash());
+  for (int t = 0; t < 300; ++t) {
+    world.step();
+    restored.step();
+  }
+  EXPECT_EQ(restored.state_hash(), world.state_hash());
+  // Versions the server does not know are refused, saying which it reads.
+  std::string v3 = v2;
+  v3[8] = 3;
+  const auto refused = sim::World::load_checkpoint(v3);
+  ASSERT_TRUE(std::holds_alternative<std::string>(refused));
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 2"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace herd::sim {
@@ -12,6 +13,45 @@ SpawnAgent at(double x, double y) {
   SpawnAgent s;
   s.position = {x, y};
   return s;
+}
+
+// max_neighbours: an agent in a crowd avoids only the nearest (ties by id); obstacles are always
+// avoided; 0 lifts the cap.
+TEST(World, AnAgentAvoidsAtMostMaxNeighboursTheNearestOnes) {
+  WorldDef def;
+  World world(def);
+  SpawnAgent self = at(200, 300);
+  self.target = Vec2{700, 300};
+  std::vector<SpawnAgent> crowd{self};
+  for (int k = 0; k < 40; ++k) {  // a spiral: agent k+2 is k-th nearest
+    const double angle = 2.399963 * k, r = 20 + 1.5 * k;
+    crowd.push_back(at(200 + r * std::cos(angle), 300 + r * std::sin(angle)));
+  }
+  ASSERT_TRUE(world.apply(Spawn{0, 0, crowd}).ok());
+  ASSERT_TRUE(world.apply(AddObstacle{{260, 300}, 5}).ok());
+  world.set_inspected({1});
+  auto avoided = [&](std::optional<std::uint32_t> cap) {
+    SetAvoidance set;
+    set.max_neighbours = cap;
+    if (cap) {
+      EXPECT_TRUE(world.apply(set).ok());
+    }
+    world.step();
+    std::vector<std::uint32_t> ids;
+    for (const PushTrace& p : world.trace(1)->pushes)
+      if (!p.is_obstacle) ids.push_back(p.id);
+    std::sort(ids.begin(), ids.end());
+    const bool obstacle = std::any_of(world.trace(1)->pushes.begin(), world.trace(1)->pushes.end(),
+                                      [](const PushTrace& p) { return p.is_obstacle; });
+    EXPECT_TRUE(obstacle);
+    return ids;
+  };
+  EXPECT_EQ(avoided(std::nullopt).size(), 16u);  // the default
+  EXPECT_EQ(avoided(5u), (std::vector<std::uint32_t>{2, 3, 4, 5, 6}));
+  EXPECT_EQ(avoided(0u).size(), 40u);
+  SetAvoidance too_many;
+  too_many.max_neighbours = 1001;
+  EXPECT_FALSE(world.apply(too_many).ok());
 }
 
 TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
