@@ -326,6 +326,9 @@ window.herd = Object.freeze({
   get world() {
     return state.welcome ? { ...state.welcome.world } : null;
   },
+  get role() {
+    return state.welcome ? state.welcome.role : null; // 'viewer' when the server wants a token
+  },
   get agents() {
     return state.drawn;
   },

@@ -35,11 +35,12 @@ export async function launchBrowser() {
 
 // Opens the viewer of `server` in a new page and waits until it is connected and shows agents.
 // Resolves to {page, canvasBox, pageErrors}: pageErrors collects uncaught exceptions.
-export async function openViewer(browser, server) {
+// hash: appended to the page's URL, e.g. '#token=x'.
+export async function openViewer(browser, server, { hash = '' } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err)));
-  await page.goto(server.httpUrl);
+  await page.goto(server.httpUrl + hash);
   await page.waitForFunction(() => window.herd?.connected && window.herd.agents.length > 0, null, {
     timeout: WAIT_MS,
   });

@@ -16,13 +16,14 @@ const STOP_TIMEOUT_MS = 5_000;
 // Resolves to {port, host, httpUrl, wsUrl, output(), stop()} once the server says it listens.
 // port 0 lets the OS choose; pass a port to restart a server where a previous one was.
 // scenario: a name from server/scenarios; the world starts ticking as soon as the server runs.
-export function startServer({ port = 0, scenario = 'default', seed = 1 } = {}) {
+// extraArgs: more herd-server flags, e.g. ['--command-token', 'x'].
+export function startServer({ port = 0, scenario = 'default', seed = 1, extraArgs = [] } = {}) {
   if (!existsSync(SERVER_BIN)) {
     return Promise.reject(
       new Error(`herd server not found at ${SERVER_BIN}: build it first, or set HERD_SERVER`),
     );
   }
-  const args = ['--port', String(port), '--web-root', WEB_ROOT, '--scenario', scenario, '--seed', String(seed)];
+  const args = ['--port', String(port), '--web-root', WEB_ROOT, '--scenario', scenario, '--seed', String(seed), ...extraArgs];
   const child = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const output = () => out;
