@@ -50,9 +50,18 @@ std::string set_number(double& out, const std::string& v, double max) {
   return {};
 }
 
-std::string set_count(std::size_t& out, const std::string& v, std::size_t max) {
-  std::size_t n = 0;
-  if (!parse_int(v, n) || n < 1 || n > max) return "must be an integer in [1, " + std::to_string(max) + "]";
+// An integer setting in [lo, hi].
+template <class T>
+std::string set_int(T& out, const std::string& v, T lo, T hi) {
+  T n = 0;
+  if (!parse_int(v, n) || n < lo || n > hi) {
+    std::string why = "must be an integer in [";  // appended: GCC 12's false -Wrestrict on operator+
+    why += std::to_string(lo);
+    why += ", ";
+    why += std::to_string(hi);
+    why += "]";
+    return why;
+  }
   out = n;
   return {};
 }
@@ -151,44 +160,29 @@ const std::vector<Option>& options() {
       {"rate-limit", "HERD_RATE_LIMIT", "30", "messages per second per session, (0, 100000]",
        [](AppConfig& c, const std::string& v) { return set_number(c.server.rate_limit, v, 100000); }},
       {"rate-burst", "HERD_RATE_BURST", "60", "messages a session may send at once, [1, 100000]",
-       [](AppConfig& c, const std::string& v) -> std::string {
+       [](AppConfig& c, const std::string& v) {
          std::uint32_t n = 0;
-         if (!parse_int(v, n) || n < 1 || n > 100000) return "must be an integer in [1, 100000]";
-         c.server.rate_burst = n;
-         return {};
+         std::string why = set_int<std::uint32_t>(n, v, 1, 100000);
+         if (why.empty()) c.server.rate_burst = n;
+         return why;
        }},
       {"max-sessions", "HERD_MAX_SESSIONS", "2000", "WebSocket sessions in all, [1, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_count(c.server.max_sessions, v, 100000); }},
+       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000); }},
       {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64", "WebSocket sessions from one IP address, [1, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_count(c.server.max_sessions_per_address, v, 100000); }},
+       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions_per_address, v, 1, 100000); }},
       {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)", "agents the world may hold, [1, 1000000]",
-       [](AppConfig& c, const std::string& v) -> std::string {
+       [](AppConfig& c, const std::string& v) {
          std::uint32_t n = 0;
-         if (!parse_int(v, n) || n < 1 || n > 1000000) return "must be an integer in [1, 1000000]";
-         c.max_agents = n;
-         return {};
+         std::string why = set_int<std::uint32_t>(n, v, 1, 1000000);
+         if (why.empty()) c.max_agents = n;
+         return why;
        }},
       {"max-spawn", "HERD_MAX_SPAWN", "1000", "agents one spawn command may add, [1, 1000]",
-       [](AppConfig& c, const std::string& v) -> std::string {
-         std::uint32_t n = 0;
-         if (!parse_int(v, n) || n < 1 || n > protocol::kMaxSpawnPerCommand) return "must be an integer in [1, 1000]";
-         c.server.max_spawn = n;
-         return {};
-       }},
+       [](AppConfig& c, const std::string& v) { return set_int<std::uint32_t>(c.server.max_spawn, v, 1, protocol::kMaxSpawnPerCommand); }},
       {"max-message-bytes", "HERD_MAX_MESSAGE_BYTES", "65536", "largest message a client may send, [1024, 1048576]",
-       [](AppConfig& c, const std::string& v) -> std::string {
-         std::size_t n = 0;
-         if (!parse_int(v, n) || n < 1024 || n > 1048576) return "must be an integer in [1024, 1048576]";
-         c.server.max_message_bytes = n;
-         return {};
-       }},
+       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_message_bytes, v, 1024, 1048576); }},
       {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16", "how deeply a client's JSON may nest, [4, 64]",
-       [](AppConfig& c, const std::string& v) -> std::string {
-         int n = 0;
-         if (!parse_int(v, n) || n < 4 || n > 64) return "must be an integer in [4, 64]";
-         c.server.max_json_depth = n;
-         return {};
-       }},
+       [](AppConfig& c, const std::string& v) { return set_int(c.server.max_json_depth, v, 4, 64); }},
       {"idle-timeout", "HERD_IDLE_TIMEOUT", "60", "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
        [](AppConfig& c, const std::string& v) { return set_number(c.server.idle_timeout, v, 3600); }},
       {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10", "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",

@@ -25,6 +25,35 @@ TEST(Config, DefaultsWithNothingSet) {
   EXPECT_FALSE(r.config->tick_rate_given);
 }
 
+TEST(Config, TheDefencesAreSettingsWithRanges) {
+  const auto r = parse_config({"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address", "3",
+                               "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048", "--max-json-depth", "8",
+                               "--idle-timeout", "1.5", "--slow-client-timeout", "0.5"},
+                              env_of({{"HERD_COMMAND_TOKEN", "tok"}, {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"}}));
+  ASSERT_TRUE(r.config) << r.error;
+  const net::ServerConfig& s = r.config->server;
+  EXPECT_EQ(s.command_token, "tok");
+  EXPECT_EQ(s.allowed_origins, (std::vector<std::string>{"https://a.example", "http://b:8080"}));
+  EXPECT_EQ(s.rate_limit, 5);
+  EXPECT_EQ(s.rate_burst, 7);
+  EXPECT_EQ(s.max_sessions, 10u);
+  EXPECT_EQ(s.max_sessions_per_address, 3u);
+  EXPECT_EQ(r.config->max_agents, 500u);
+  EXPECT_EQ(s.max_spawn, 20u);
+  EXPECT_EQ(s.max_message_bytes, 2048u);
+  EXPECT_EQ(s.max_json_depth, 8);
+  EXPECT_EQ(s.idle_timeout, 1.5);
+  EXPECT_EQ(s.slow_client_timeout, 0.5);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--rate-limit", "0"}, {"--rate-burst", "0"}, {"--max-sessions", "-1"}, {"--max-spawn", "1001"},
+        {"--max-message-bytes", "100"}, {"--max-json-depth", "65"}, {"--idle-timeout", "nan"}, {"--allowed-origins", "example.com"},
+        {"--max-agents", "2000000"}, {"--command-token", std::string(257, 'x')}}) {
+    const auto refused = parse_config(bad, env_of({}));
+    EXPECT_FALSE(refused.config) << bad[0];
+    EXPECT_EQ(refused.error.rfind(bad[0], 0), 0u) << refused.error;
+  }
+}
+
 TEST(Config, EnvironmentThenFlagsWin) {
   const auto r = parse_config({"--port", "9000", "--seed=5"},
                               env_of({{"HERD_PORT", "7000"}, {"HERD_SCENARIO", "empty"}, {"HERD_TICK_RATE", "30"}}));
