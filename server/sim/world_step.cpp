@@ -123,7 +123,7 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   out.clear();
   const Agent& a = agents_[i];
   const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
-  // Nothing nearer away than the goal (plus both radii) can touch the straight path to it, so it
+  // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
   const std::optional<Vec2> goal = desires_[i].goal;
@@ -142,11 +142,34 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
     const double dx = length_squared(x.position - a.position), dy = length_squared(y.position - a.position);
     return dx < dy || (dx == dy && x.id < y.id);
   };
-  grid_.query(a.position, reach, [&](std::uint32_t j) {
+  auto wanted = [&](std::uint32_t j) {
     const Agent& o = agents_[j];
-    if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return;
+    if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return false;
     const double cutoff = (a.def.radius + o.def.radius) * scale;
-    if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
+    return length_squared(o.position - a.position) < cutoff * cutoff;
+  };
+  // A bound on the K-th nearest distance from the agent's own cell alone (in a crowd it holds
+  // K): cells, and agents, farther than it cannot be among the K nearest. So is the heap's
+  // farthest, once it is full. Fewer than K in reach: no bound, nothing skipped, grid order.
+  double bound = HUGE_VAL;
+  if (K > 0) {
+    thread_local std::vector<double> near;
+    near.clear();
+    grid_.query(a.position, 0.0, [&](std::uint32_t j) {
+      if (wanted(j)) near.push_back(length_squared(agents_[j].position - a.position));
+    });
+    if (near.size() >= K) {
+      std::nth_element(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(K - 1), near.end());
+      bound = near[K - 1];
+    }
+  }
+  auto limit = [&] {
+    return out.size() == K && K > 0 ? std::min(bound, length_squared(out.front().position - a.position)) : bound;
+  };
+  grid_.query_nearest(a.position, reach, [&](std::uint32_t j) {
+    if (!wanted(j)) return;
+    const Agent& o = agents_[j];
+    if (length_squared(o.position - a.position) > bound) return;
     const Neighbour n{o.id, false, o.position, o.velocity, o.def.radius};
     if (K == 0 || out.size() < K) {
       out.push_back(n);
@@ -157,7 +180,7 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
     std::pop_heap(out.begin(), out.end(), nearer);
     out.back() = n;
     std::push_heap(out.begin(), out.end(), nearer);
-  });
+  }, limit);
   if (K > 0 && out.size() == K) std::sort_heap(out.begin(), out.end(), nearer);
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
