@@ -1,21 +1,25 @@
-// libFuzzer target (issue 9, hostile input): one client message, as a WebSocket text frame would
-// carry it, through the decoder and, when it is a world command, through the world's validation.
+// libFuzzer target (issue 9, hostile input): client messages, as WebSocket text frames would
+// carry them, through the decoder and, when they are world commands, through the world's
+// validation. An input is one message, or up to kMaxMessages separated by newlines (JSON lines),
+// so that commands can prepare the ground for one another within a tick.
 //
-// For each input:
+// For each message:
 //   1. decode_client() must not crash. An error must have a message and a code that names itself
 //      on the wire, and encode as an `error` that decodes back to the same error.
 //   2. A decoded message must re-encode to text that decodes to the same message and encodes to
 //      the same text again (the codec loses nothing a client said).
-//   3. A command is queued into a small world (8 agents with several behaviours and pathings, an
-//      obstacle, a 20 x 15 tile map) built afresh for every input, so runs are deterministic, and
-//      the world is stepped once; an inspect list is handed to the world likewise. Then: exactly
-//      one outcome, whose ack or error decodes; every agent finite; the snapshot (with the map)
-//      decodes; a checkpoint of the world loads back to the same state hash.
+// Then, if any message was a command or an inspect list:
+//   3. The commands are queued, in order, into a small world (8 agents with several behaviours
+//      and pathings, an obstacle, a 20 x 15 tile map) built afresh for every input, so runs are
+//      deterministic, and the world is stepped once; an inspect list is handed to the world as the
+//      server does. Then: one outcome per command, each ack or error decoding; every agent finite;
+//      the snapshot (with the map) decodes; a checkpoint loads back to the same state hash.
 // Any broken property aborts, which libFuzzer reports as a crash with the input saved.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -26,6 +30,8 @@
 namespace {
 
 using namespace herd;
+
+constexpr int kMaxMessages = 8;  // per input: enough to build a situation, few enough to stay fast
 
 [[noreturn]] void fail(const char* what, std::string_view detail = {}) {
   std::fprintf(stderr, "client_message_fuzz: %s\n", what);
@@ -138,29 +144,40 @@ void check_world(const sim::World& w) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // The server closes larger frames (1009) before decoding anything.
   if (size > protocol::kMaxMessageBytes) return -1;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string_view rest(reinterpret_cast<const char*>(data), size);
 
-  const auto decoded = protocol::decode_client(text);
-  if (const auto* e = std::get_if<protocol::Error>(&decoded)) {
-    check_error(*e);
-    return 0;
+  std::optional<sim::World> world;
+  std::size_t queued = 0;
+  for (int n = 0; n < kMaxMessages && (n == 0 || !rest.empty()); ++n) {
+    const std::size_t end = rest.find('\n');
+    const std::string_view text = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+
+    const auto decoded = protocol::decode_client(text);
+    if (const auto* e = std::get_if<protocol::Error>(&decoded)) {
+      check_error(*e);
+      continue;
+    }
+    const auto& message = std::get<protocol::ClientMessage>(decoded);
+    check_round_trip(message);
+    const auto* command = std::get_if<protocol::CommandMsg>(&message);
+    const auto* inspect = std::get_if<protocol::Inspect>(&message);
+    if (!command && !inspect) continue;  // hello, ping and server controls never reach the world
+    if (!world) world.emplace(make_world());
+    if (command) {
+      world->queue(command->command, sim::CommandOrigin{1, command->seq});
+      ++queued;
+    }
+    if (inspect) world->set_inspected(inspect->agents);
   }
-  const auto& message = std::get<protocol::ClientMessage>(decoded);
-  check_round_trip(message);
+  if (!world) return 0;
 
-  const auto* command = std::get_if<protocol::CommandMsg>(&message);
-  const auto* inspect = std::get_if<protocol::Inspect>(&message);
-  if (!command && !inspect) return 0;  // hello, ping and server controls never reach the world
-
-  sim::World world = make_world();
-  if (command) world.queue(command->command, sim::CommandOrigin{1, command->seq});
-  if (inspect) world.set_inspected(inspect->agents);
-  world.step();
-  if (command) {
-    if (world.outcomes().size() != 1) fail("a queued command did not get exactly one outcome");
-    const std::string answer = protocol::encode_outcome(world.outcomes().front());
-    if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer))) fail("the outcome does not decode", answer);
+  world->step();
+  if (world->outcomes().size() != queued) fail("queued commands did not get one outcome each");
+  for (const sim::CommandOutcome& outcome : world->outcomes()) {
+    const std::string answer = protocol::encode_outcome(outcome);
+    if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer))) fail("an outcome does not decode", answer);
   }
-  check_world(world);
+  check_world(*world);
   return 0;
 }

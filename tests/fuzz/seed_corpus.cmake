@@ -1,6 +1,7 @@
 # Writes the fuzzer's seed corpus from protocol/fixtures/client (run at build time with
 # cmake -DFIXTURES=<dir> -DOUT=<dir> -DSTAMP=<file> -P seed_corpus.cmake), so no fixture is copied into git twice:
-# each valid fixture as it is, and each invalid one's "raw" text, the frame a client would send.
+# each valid fixture as it is, each invalid one's "raw" text (the frame a client would send), and
+# the valid ones again, 8 to an input, as JSON lines.
 cmake_minimum_required(VERSION 3.25)
 if(NOT FIXTURES OR NOT OUT OR NOT STAMP)
   message(FATAL_ERROR "usage: cmake -DFIXTURES=<protocol/fixtures/client> -DOUT=<dir> -DSTAMP=<file> -P seed_corpus.cmake")
@@ -25,6 +26,22 @@ foreach(f IN LISTS invalid)
   endif()
   file(WRITE "${OUT}/invalid_${name}.json" "${raw}")
 endforeach()
+# A few inputs of several messages (JSON lines, as the fuzzer splits them): 8 valid ones each.
+set(lines "")
+set(n 0)
+set(chunk 0)
+foreach(f IN LISTS valid)
+  file(READ "${f}" text)
+  string(STRIP "${text}" text)
+  string(APPEND lines "${text}\n")
+  math(EXPR n "${n} + 1")
+  if(n EQUAL 8)
+    file(WRITE "${OUT}/lines_${chunk}.jsonl" "${lines}")
+    math(EXPR chunk "${chunk} + 1")
+    set(lines "")
+    set(n 0)
+  endif()
+endforeach()
 list(LENGTH valid nv)
 list(LENGTH invalid ni)
-file(WRITE "${STAMP}" "${nv} valid, ${ni} invalid\n")
+file(WRITE "${STAMP}" "${nv} valid, ${ni} invalid, ${chunk} of JSON lines\n")
