@@ -31,11 +31,12 @@ struct Case {
   sim::AvoidanceMode mode = sim::AvoidanceMode::cardioid;
   long threads = 1;
   long ticks = 100;
+  long max_neighbours = sim::AvoidanceDef{}.max_neighbours;  // 0: no cap
 };
 
 constexpr const char* kUsage =
     "usage: herd-bench sim [--scenario random|circle] [--agents N] [--density A] [--mode none|circle|cardioid]\n"
-    "                      [--threads T] [--ticks K]\n"
+    "                      [--threads T] [--ticks K] [--max-neighbours M]\n"
     "  with no option: the sweep N = 1000, 10000, 100000 x each mode (random, A = 100).\n"
     "prints a CSV header and one row per case: median and p99 tick time, ns per agent per tick,\n"
     "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory.\n";
@@ -64,6 +65,7 @@ sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
   def.agent_defaults.max_force = 4;   // reaches full speed in one tick of 0.25 s
   def.agent_defaults.slow_radius = 2;
   def.avoidance.mode = c.mode;
+  def.avoidance.max_neighbours = static_cast<std::uint32_t>(c.max_neighbours);
   const double n = static_cast<double>(c.agents);
   side = c.scenario == "circle" ? 2 * (200 * n / 250) + 20 : std::sqrt(c.density * n);
   def.width = def.height = side;
@@ -156,9 +158,9 @@ int run_case(const Case& c, bool header) {
       neighbours += d2 < reach * reach;
       overlaps += j > i && d2 < 3.0 * 3.0 - 1e-9;
     });
-  if (header) std::printf("scenario,agents,density,mode,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb\n");
-  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f\n", c.scenario.c_str(), c.agents, c.density,
-              std::string(sim::to_string(c.mode)).c_str(), c.threads, c.ticks, median, p99,
+  if (header) std::printf("scenario,agents,density,mode,max_neighbours,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb\n");
+  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f\n", c.scenario.c_str(), c.agents, c.density,
+              std::string(sim::to_string(c.mode)).c_str(), c.max_neighbours, c.threads, c.ticks, median, p99,
               median * 1e6 / static_cast<double>(c.agents), neighbours / static_cast<double>(points.size()), overlaps,
               peak_rss_mb());
   std::fflush(stdout);
@@ -187,6 +189,7 @@ int run_sim(Args args) {
     else if (flag == "--density") ok = parse_number(v, c.density) && c.density >= 10 && c.density <= 100000;
     else if (flag == "--threads") ok = parse_number(v, c.threads) && c.threads >= 1 && c.threads <= 64;
     else if (flag == "--ticks") ok = parse_number(v, c.ticks) && c.ticks >= 1 && c.ticks <= 100000;
+    else if (flag == "--max-neighbours") ok = parse_number(v, c.max_neighbours) && c.max_neighbours >= 0 && c.max_neighbours <= 1000;
     else if (flag == "--mode") {
       ok = v == "none" || v == "circle" || v == "cardioid";
       c.mode = v == "none" ? sim::AvoidanceMode::none : v == "circle" ? sim::AvoidanceMode::circle : sim::AvoidanceMode::cardioid;

@@ -135,53 +135,50 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
-  // With a cap, the K nearest (ties by id): a max-heap of the nearest so far, farthest on top.
-  // Under the cap the grid's order stands (it is deterministic); at it, nearest first.
+  // With a cap, the K nearest (ties by id), nearest first. Under the cap the grid's order stands
+  // (it is deterministic).
   const std::size_t K = def_.avoidance.max_neighbours;
-  auto nearer = [&](const Neighbour& x, const Neighbour& y) {
-    const double dx = length_squared(x.position - a.position), dy = length_squared(y.position - a.position);
-    return dx < dy || (dx == dy && x.id < y.id);
-  };
   auto wanted = [&](std::uint32_t j) {
     const Agent& o = agents_[j];
     if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return false;
     const double cutoff = (a.def.radius + o.def.radius) * scale;
     return length_squared(o.position - a.position) < cutoff * cutoff;
   };
+  struct Candidate {
+    double d2;
+    std::uint32_t id, index;
+    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && id < o.id); }
+  };
+  thread_local std::vector<Candidate> found;
+  found.clear();
   // A bound on the K-th nearest distance from the agent's own cell alone (in a crowd it holds
-  // K): cells, and agents, farther than it cannot be among the K nearest. So is the heap's
-  // farthest, once it is full. Fewer than K in reach: no bound, nothing skipped, grid order.
+  // K): cells, and agents, farther than it cannot be among the K nearest, and the grid skips
+  // them. Fewer than K there: no bound, nothing skipped.
   double bound = HUGE_VAL;
   if (K > 0) {
-    thread_local std::vector<double> near;
-    near.clear();
     grid_.query(a.position, 0.0, [&](std::uint32_t j) {
-      if (wanted(j)) near.push_back(length_squared(agents_[j].position - a.position));
+      if (wanted(j)) found.push_back({length_squared(agents_[j].position - a.position), agents_[j].id, j});
     });
-    if (near.size() >= K) {
-      std::nth_element(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(K - 1), near.end());
-      bound = near[K - 1];
+    if (found.size() >= K) {
+      std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
+      bound = found[K - 1].d2;
     }
+    found.clear();
   }
-  auto limit = [&] {
-    return out.size() == K && K > 0 ? std::min(bound, length_squared(out.front().position - a.position)) : bound;
-  };
   grid_.query_nearest(a.position, reach, [&](std::uint32_t j) {
     if (!wanted(j)) return;
-    const Agent& o = agents_[j];
-    if (length_squared(o.position - a.position) > bound) return;
-    const Neighbour n{o.id, false, o.position, o.velocity, o.def.radius};
-    if (K == 0 || out.size() < K) {
-      out.push_back(n);
-      if (K > 0 && out.size() == K) std::make_heap(out.begin(), out.end(), nearer);
-      return;
-    }
-    if (!nearer(n, out.front())) return;
-    std::pop_heap(out.begin(), out.end(), nearer);
-    out.back() = n;
-    std::push_heap(out.begin(), out.end(), nearer);
-  }, limit);
-  if (K > 0 && out.size() == K) std::sort_heap(out.begin(), out.end(), nearer);
+    const double d2 = length_squared(agents_[j].position - a.position);
+    if (d2 <= bound) found.push_back({d2, agents_[j].id, j});
+  }, [bound] { return bound; });
+  if (K > 0 && found.size() >= K) {
+    std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
+    found.resize(K);
+    std::sort(found.begin(), found.end());
+  }
+  for (const Candidate& c : found) {
+    const Agent& o = agents_[c.index];
+    out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
+  }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
