@@ -121,7 +121,10 @@ sim::SetBehaviour read_set_behaviour(Fields& f) {
   if (b.kind == K::react && !radius) bad("radius", "is required for react");
   if (target) b.point = as_point(*target, "target");
   if (tile) c.target_tile = read_tile(*tile, "target_tile");
-  if (agent) b.agent = as_u32(*agent, "agent");
+  if (agent) {
+    b.agent = as_u32(*agent, "agent");
+    if (b.agent == sim::kNoAgent) bad("agent", "must be an agent id, 1 or more");  // 0 means none
+  }
   if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
   if (response) {
     const std::string_view r = as_string(*response, "response");

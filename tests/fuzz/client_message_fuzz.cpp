@@ -98,23 +98,7 @@ void check_error(const protocol::Error& e) {
   if (!same || !(*same == e)) fail("an encoded error decodes to something else", text);
 }
 
-// Known codec faults in files this target's owner may not change, reported to protocol/'s owner.
-// Each returns true for the messages it explains; delete it when the codec is fixed.
-//
-// 1. `"agent": 0` is accepted as an agent id, but 0 means "no agent" (sim::kNoAgent): for seek,
-//    arrive and flee the command then heads for the point (0, 0), and for pursue, evade, attack and
-//    react the re-encoded command (which omits agent 0) no longer decodes ("'agent' is required").
-bool known_issue_agent_zero(const protocol::ClientMessage& m) {
-  const auto* cmd = std::get_if<protocol::CommandMsg>(&m);
-  const auto* b = cmd ? std::get_if<sim::SetBehaviour>(&cmd->command) : nullptr;
-  if (!b || b->behaviour.agent != sim::kNoAgent) return false;
-  using K = sim::BehaviourKind;
-  const K k = b->behaviour.kind;
-  return k == K::pursue || k == K::evade || k == K::attack || k == K::react;
-}
-
 void check_round_trip(const protocol::ClientMessage& m) {
-  if (known_issue_agent_zero(m)) return;
   const std::string once = encode_any(m);
   const auto again = protocol::decode_client(once);
   if (const auto* e = std::get_if<protocol::Error>(&again)) fail("a decoded message re-encodes to text that does not decode", once + "  -> " + e->message);
