@@ -3,6 +3,10 @@
 
 HERD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HERD_BUILD="${HERD_BUILD:-$HERD_ROOT/build}"
+# ccache hashes paths under the checkout as relative ones, so a fresh clone elsewhere (CI) reuses
+# what an earlier checkout compiled; sources whose flags carry the checkout's path still differ.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$HERD_ROOT}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 HERD_SANITIZE_BUILD="${HERD_SANITIZE_BUILD:-$HERD_ROOT/build-sanitize}"
 
 # Debian packages the build needs, and those the tests need on top (the browser for the viewer's
