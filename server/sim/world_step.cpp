@@ -128,9 +128,10 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   // it away for ever and a formation never closes.
   const std::optional<Vec2> goal = desires_[i].goal;
   const double to_goal = goal ? length(*goal - a.position) : std::numeric_limits<double>::infinity();
-  auto beyond_goal = [&](Vec2 p, double r) {
+  // d2: the squared distance to the other's centre; r: its radius.
+  auto beyond_goal = [&](double d2, double r) {
     const double limit = to_goal + a.def.radius + r;
-    return length_squared(p - a.position) > limit * limit;
+    return d2 > limit * limit;
   };
   const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
@@ -138,17 +139,20 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   // With a cap, the K nearest (ties by id), nearest first. Under the cap the grid's order stands
   // (it is deterministic).
   const std::size_t K = def_.avoidance.max_neighbours;
-  auto wanted = [&](std::uint32_t j) {
-    const Agent& o = agents_[j];
-    if (j == i || o.id == skip || beyond_goal(o.position, o.def.radius)) return false;
-    const double cutoff = (a.def.radius + o.def.radius) * scale;
-    return length_squared(o.position - a.position) < cutoff * cutoff;
-  };
   struct Candidate {
     double d2;
     std::uint32_t id, index;
     bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && id < o.id); }
   };
+  // Agent j as a candidate, with its squared distance (computed once), if it is to be avoided.
+  auto wanted = [&](std::uint32_t j, Candidate& c) {
+    const Agent& o = agents_[j];
+    if (j == i || o.id == skip) return false;
+    c = {length_squared(o.position - a.position), o.id, j};
+    const double cutoff = (a.def.radius + o.def.radius) * scale;
+    return !beyond_goal(c.d2, o.def.radius) && c.d2 < cutoff * cutoff;
+  };
+  Candidate c;
   thread_local std::vector<Candidate> found;
   found.clear();
   // A bound on the K-th nearest distance from the agent's own cell alone (in a crowd it holds
@@ -157,7 +161,7 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   double bound = HUGE_VAL;
   if (K > 0) {
     grid_.query(a.position, 0.0, [&](std::uint32_t j) {
-      if (wanted(j)) found.push_back({length_squared(agents_[j].position - a.position), agents_[j].id, j});
+      if (wanted(j, c)) found.push_back(c);
     });
     if (found.size() >= K) {
       std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
@@ -166,25 +170,23 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
     found.clear();
   }
   grid_.query_nearest(a.position, reach, [&](std::uint32_t j) {
-    if (!wanted(j)) return;
-    const double d2 = length_squared(agents_[j].position - a.position);
-    if (d2 <= bound) found.push_back({d2, agents_[j].id, j});
+    if (wanted(j, c) && c.d2 <= bound) found.push_back(c);
   }, [bound] { return bound; });
   if (K > 0 && found.size() >= K) {
     std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
     found.resize(K);
     std::sort(found.begin(), found.end());
   }
-  for (const Candidate& c : found) {
-    const Agent& o = agents_[c.index];
+  for (const Candidate& n : found) {
+    const Agent& o = agents_[n.index];
     out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
-    if (beyond_goal(o.position, o.radius)) return;
+    const double d2 = length_squared(o.position - a.position);
     const double cutoff = (a.def.radius + o.radius) * scale;
-    if (length_squared(o.position - a.position) >= cutoff * cutoff) return;
+    if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
     out.push_back({o.id, true, o.position, {}, o.radius});
   });
 }

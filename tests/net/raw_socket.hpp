@@ -93,11 +93,11 @@ class RawSocket {
     return r + "\r\n";
   }
 
-  // A client's text frame (masked, as RFC 6455 requires of clients; the all-zero key leaves the
-  // payload as it is).
-  static std::string text_frame(std::string_view payload) {
+  // A client's frame (masked, as RFC 6455 requires of clients; the all-zero key leaves the payload
+  // as it is): opcode 0x1 text, 0x8 close, 0xA pong. Payloads up to 65,535 bytes.
+  static std::string frame(int opcode, std::string_view payload) {
     std::string f;
-    f += static_cast<char>(0x81);
+    f += static_cast<char>(0x80 | opcode);
     if (payload.size() < 126) {
       f += static_cast<char>(0x80 | payload.size());
     } else {
@@ -109,6 +109,7 @@ class RawSocket {
     f += payload;
     return f;
   }
+  static std::string text_frame(std::string_view payload) { return frame(0x1, payload); }
 
  private:
   void read_some(int timeout_ms) {

@@ -170,16 +170,11 @@ class Peer {
       const int opcode = b0 & 0x0f;
       if (opcode == 0x8) {  // close: answered, then the connection ends, as a browser would
         close_code = len >= 2 ? (static_cast<unsigned char>(payload[0]) << 8) | static_cast<unsigned char>(payload[1]) : 1005;
-        out_ = std::string("\x88\x80\0\0\0\0", 6);
+        out_ = RawSocket::frame(0x8, {});
         flush();
         return end();
       } else if (opcode == 0x9) {  // ping: pong with the same payload
-        std::string pong;
-        pong += static_cast<char>(0x8a);
-        pong += static_cast<char>(0x80 | len);
-        pong += std::string(4, '\0');
-        pong += payload;
-        out_ += pong;
+        out_ += RawSocket::frame(0xA, payload);
       } else if (opcode == 0x1 || opcode == 0x0) {
         message_ += payload;
         if (b0 & 0x80) {
@@ -402,7 +397,7 @@ TEST_F(SoakTest, TenThousandConnectionsComeAndGoWithoutALeak) {
         default:  // a proper close handshake
           s.write_all(RawSocket::upgrade_request());
           s.read_until("\r\n\r\n", std::chrono::seconds(5));
-          s.write_all(std::string("\x88\x82\0\0\0\0\x03\xe8", 8));
+          s.write_all(RawSocket::frame(0x8, "\x03\xe8"));  // 1000, normal closure
           s.wait_closed(std::chrono::seconds(5));
           break;
       }
