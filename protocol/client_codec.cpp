@@ -26,12 +26,38 @@ Hello read_hello(Fields& f) {
     h.token = std::string(as_string(*t, "token"));
     if (h.token.size() > kMaxTokenBytes) bad("token", "must be at most 256 bytes");
   }
+  if (const json* fmt = f.find("format")) {
+    const std::string_view v = as_string(*fmt, "format");
+    if (v == "json") h.format = SnapshotFormat::json;
+    else if (v == "binary") h.format = SnapshotFormat::binary;
+    else if (v == "auto") h.format = SnapshotFormat::automatic;
+    else bad("format", "must be \"json\", \"binary\" or \"auto\"");
+  }
   f.no_others();
   if (version != kProtocolVersion)
     fail(ErrorCode::protocol_mismatch, "this server speaks protocol " + std::to_string(kProtocolVersion) +
                                            ", the client asked for " + std::to_string(version));
   h.protocol = static_cast<int>(version);
   return h;
+}
+
+ViewportMsg read_viewport(Fields& f) {
+  const json* x0 = f.find("x0");
+  const json* y0 = f.find("y0");
+  const json* x1 = f.find("x1");
+  const json* y1 = f.find("y1");
+  f.no_others();
+  ViewportMsg m;
+  if (!x0 && !y0 && !x1 && !y1) return m;  // the whole world
+  Viewport v;
+  v.x0 = as_number(f.need("x0"), "x0", -kMaxViewportCoordinate, kMaxViewportCoordinate);
+  v.y0 = as_number(f.need("y0"), "y0", -kMaxViewportCoordinate, kMaxViewportCoordinate);
+  v.x1 = as_number(f.need("x1"), "x1", -kMaxViewportCoordinate, kMaxViewportCoordinate);
+  v.y1 = as_number(f.need("y1"), "y1", -kMaxViewportCoordinate, kMaxViewportCoordinate);
+  if (!(v.x1 > v.x0)) bad("x1", "must be greater than x0");
+  if (!(v.y1 > v.y0)) bad("y1", "must be greater than y0");
+  m.view = v;
+  return m;
 }
 
 sim::Selection read_selection(const json& v, const std::string& where) {
@@ -514,6 +540,16 @@ Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
     if (type == "command") return read_command(f, seq);
     if (type == "ping") return Ping{as_u32(f.need("id"), "id")};
     if (type == "inspect") return Inspect{as_ids(f.need("agents"), "agents", kMaxInspectPerSession)};
+    if (type == "ack") {
+      SnapshotAck a{as_uint(f.need("tick"), "tick", std::uint64_t{1} << 53)};
+      f.no_others();
+      return a;
+    }
+    if (type == "keyframe") {
+      f.no_others();
+      return KeyframeRequest{};
+    }
+    if (type == "viewport") return read_viewport(f);
     fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
   });
 }
@@ -522,6 +558,29 @@ std::string encode(const Hello& m) {
   json j{{"type", "hello"}, {"protocol", m.protocol}, {"role", to_string(m.role)}};
   if (!m.client.empty()) j["client"] = m.client;
   if (!m.token.empty()) j["token"] = m.token;
+  if (m.format != SnapshotFormat::json) j["format"] = to_string(m.format);
+  return j.dump();
+}
+
+std::string_view to_string(SnapshotFormat format) {
+  switch (format) {
+    case SnapshotFormat::json: return "json";
+    case SnapshotFormat::binary: return "binary";
+    case SnapshotFormat::automatic: return "auto";
+  }
+  return "json";
+}
+
+std::string encode(const SnapshotAck& m) { return json{{"type", "ack"}, {"tick", m.tick}}.dump(); }
+std::string encode(const KeyframeRequest&) { return json{{"type", "keyframe"}}.dump(); }
+std::string encode(const ViewportMsg& m) {
+  json j{{"type", "viewport"}};
+  if (m.view) {
+    j["x0"] = m.view->x0;
+    j["y0"] = m.view->y0;
+    j["x1"] = m.view->x1;
+    j["y1"] = m.view->y1;
+  }
   return j.dump();
 }
 

@@ -31,6 +31,10 @@ std::string encode(const CommandMsg& m);
 std::string encode(const Ping& m);
 std::string encode(const Inspect& m);
 std::string encode(const ControlMsg& m);
+std::string encode(const SnapshotAck& m);
+std::string encode(const KeyframeRequest& m);
+std::string encode(const ViewportMsg& m);
+std::string_view to_string(SnapshotFormat format);
 
 // Server to client.
 std::string encode(const Welcome& m);

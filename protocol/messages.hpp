@@ -24,6 +24,13 @@ inline constexpr std::size_t kMaxCollisionsPerSnapshot = 1000;  // more in one i
 
 enum class Role : std::uint8_t { viewer, commander };
 
+// How a session's snapshots are written (hello's `format`): JSON text (the default, for people),
+// binary frames (PROTOCOL.md "Binary snapshots"), or auto: binary while the world holds more than
+// kAutoBinaryAgents agents, JSON otherwise.
+enum class SnapshotFormat : std::uint8_t { json, binary, automatic };
+inline constexpr std::size_t kAutoBinaryAgents = 1000;
+inline constexpr double kMaxViewportCoordinate = 1e7;  // |x0|, |y0|, |x1|, |y1| at most this
+
 enum class ErrorCode : std::uint8_t {
   bad_json,
   bad_type,
@@ -74,6 +81,7 @@ struct Hello {
   Role role = Role::viewer;
   std::string client;
   std::string token;  // the server's command token, for a commander (never logged)
+  SnapshotFormat format = SnapshotFormat::json;
   friend bool operator==(const Hello&, const Hello&) = default;
 };
 
@@ -123,7 +131,31 @@ struct ControlMsg {
   friend bool operator==(const ControlMsg&, const ControlMsg&) = default;
 };
 
-using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg>;
+// Binary snapshots: the client has decoded the snapshot of this tick and keeps it as a baseline.
+struct SnapshotAck {
+  std::uint64_t tick = 0;
+  friend bool operator==(const SnapshotAck&, const SnapshotAck&) = default;
+};
+
+// Binary snapshots: send the next one whole (a keyframe), e.g. after a frame could not be decoded.
+struct KeyframeRequest {
+  friend bool operator==(const KeyframeRequest&, const KeyframeRequest&) = default;
+};
+
+// A rectangle of the world, world units, x0 < x1 and y0 < y1.
+struct Viewport {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  friend bool operator==(const Viewport&, const Viewport&) = default;
+};
+
+// What the client looks at: binary snapshots then carry only the agents inside it plus a margin.
+// No rectangle: the whole world again.
+struct ViewportMsg {
+  std::optional<Viewport> view;
+  friend bool operator==(const ViewportMsg&, const ViewportMsg&) = default;
+};
+
+using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg, SnapshotAck, KeyframeRequest, ViewportMsg>;
 
 // ---- server to client ----------------------------------------------------------------------
 

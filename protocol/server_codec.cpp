@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
 #include "protocol/fields.hpp"
 #include "protocol/json_writer.hpp"
 #include "sim/world.hpp"
@@ -453,35 +454,77 @@ std::optional<MapState> map_state(const sim::World& world) {
   return m;
 }
 
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+namespace {
+
+// Agent i of the world as the JSON snapshot carries it.
+template <class Agents, class Desires, class Paths>
+AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths, std::size_t i) {
+  const sim::Agent& a = agents[i];
+  AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
+               i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
+               a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
+  if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
+  return s;
+}
+
+// A snapshot's parts other than the agents, from the world.
+struct SnapshotTail {
+  std::optional<MapState> map;
+  std::vector<ObstacleState> obstacles;
+  std::vector<CollisionState> hits;
+  std::vector<FormationState> formations;
+  std::vector<InspectState> inspect;
+};
+
+SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+  SnapshotTail t;
+  if (include_map) t.map = map_state(world);
+  for (const sim::Obstacle& o : world.obstacles()) t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
+  for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
+    t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  for (const sim::FormationRecord& f : world.formations())
+    t.formations.push_back({f.id, f.members, f.arrived, f.complete});
+  for (sim::AgentId id : world.inspected())
+    if (const sim::Agent* a = world.find(id))
+      if (const sim::AvoidanceTrace* tr = world.trace(id)) t.inspect.push_back(inspect_state(*a, *tr));
+  return t;
+}
+
+}  // namespace
+
+std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                                       bool include_map) {
+  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
+  if (!include_map && t.obstacles.empty() && t.hits.empty() && t.formations.empty() && t.inspect.empty()) return std::nullopt;
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
-  const std::optional<MapState> map = include_map ? map_state(world) : std::nullopt;
-  std::vector<ObstacleState> obstacles;
-  for (const sim::Obstacle& o : world.obstacles()) obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
-  std::vector<CollisionState> hits;
-  for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
-    hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
-  std::vector<FormationState> formations;
-  for (const sim::FormationRecord& f : world.formations())
-    formations.push_back({f.id, f.members, f.arrived, f.complete});
-  std::vector<InspectState> inspect;
-  for (sim::AgentId id : world.inspected())
-    if (const sim::Agent* a = world.find(id))
-      if (const sim::AvoidanceTrace* t = world.trace(id)) inspect.push_back(inspect_state(*a, *t));
   return write_object([&](JsonWriter& w) {
     write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
     w.key("agents");
     w.begin_array();
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-      const sim::Agent& a = agents[i];
-      AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
-                   i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
-                   a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
-      if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
-      write_agent(w, s);
-    }
+    std::vector<sim::AgentId> ids(world.inspected().begin(), world.inspected().end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (sim::AgentId id : ids)
+      if (const sim::Agent* a = world.find(id))
+        write_agent(w, agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
+    w.end_array();
+    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
+  });
+}
+
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+  const auto agents = world.agents();
+  const auto desires = world.desires();
+  const auto paths = world.paths();
+  const SnapshotTail tail = snapshot_tail(world, collisions, include_map);
+  const auto& [map, obstacles, hits, formations, inspect] = tail;
+  return write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
+    w.key("agents");
+    w.begin_array();
+    for (std::size_t i = 0; i < agents.size(); ++i) write_agent(w, agent_state(agents, desires, paths, i));
     w.end_array();
     write_snapshot_tail(w, obstacles, hits, formations, inspect, map, include_map && !map);
   }, 128 + agents.size() * 140);

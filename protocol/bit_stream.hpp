@@ -1,0 +1,117 @@
+// herd::protocol bit streams for the binary snapshot format (PROTOCOL.md "Binary snapshots").
+//
+// Bits are packed least significant first: bit i of the stream is bit (i % 8) of byte i / 8, and
+// a field of n bits is written from its least significant bit. Varints are groups of 8 bits
+// (7 value bits, least significant group first, and a continuation bit on top), so at a byte
+// boundary they are exactly LEB128.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace herd::protocol {
+
+class BitWriter {
+ public:
+  explicit BitWriter(std::string& out) : out_(out) {}
+
+  // The low `count` bits of value, count in [0, 32].
+  void bits(std::uint64_t value, unsigned count) {
+    acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
+    fill_ += count;
+    while (fill_ >= 8) {
+      out_.push_back(static_cast<char>(acc_ & 0xff));
+      acc_ >>= 8;
+      fill_ -= 8;
+    }
+  }
+  void bit(bool b) { bits(b ? 1 : 0, 1); }
+  void varint(std::uint64_t v) {
+    do {
+      const std::uint64_t more = v >= 0x80 ? 1 : 0;
+      bits((v & 0x7f) | (more << 7), 8);
+      v >>= 7;
+    } while (v != 0);
+  }
+  // Pads with zero bits to the next byte.
+  void flush() {
+    if (fill_ > 0) bits(0, 8 - fill_);
+  }
+
+ private:
+  std::string& out_;
+  std::uint64_t acc_ = 0;
+  unsigned fill_ = 0;
+};
+
+// Reads what BitWriter wrote. Every read past the end fails (returns false) and leaves the reader
+// failed: hostile or truncated input can only make decoding stop.
+class BitReader {
+ public:
+  explicit BitReader(std::string_view data) : data_(data) {}
+
+  bool bits(unsigned count, std::uint32_t& out) {  // count in [0, 32]
+    while (fill_ < count) {
+      if (next_ >= data_.size()) return fail();
+      acc_ |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(data_[next_++])) << fill_;
+      fill_ += 8;
+    }
+    out = static_cast<std::uint32_t>(acc_ & ((std::uint64_t{1} << count) - 1));
+    acc_ >>= count;
+    fill_ -= count;
+    return true;
+  }
+  bool bit(bool& out) {
+    std::uint32_t v = 0;
+    if (!bits(1, v)) return false;
+    out = v != 0;
+    return true;
+  }
+  bool varint(std::uint64_t& out) {  // at most 10 groups (64 bits)
+    out = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+      std::uint32_t group = 0;
+      if (!bits(8, group)) return false;
+      if (shift == 63 && (group & 0x7e) != 0) return fail();  // more than 64 bits
+      out |= static_cast<std::uint64_t>(group & 0x7f) << shift;
+      if ((group & 0x80) == 0) return true;
+    }
+    return fail();
+  }
+  // Skips to the next byte boundary; the bytes from there on are `rest()`.
+  void align() {
+    acc_ >>= fill_ % 8;
+    fill_ -= fill_ % 8;
+  }
+  // The unread bytes (after align()).
+  std::string_view rest() const { return data_.substr(next_ - fill_ / 8); }
+  // Consumes n whole bytes after align(); false when fewer remain.
+  bool skip_bytes(std::size_t n) {
+    if (fill_ != 0) {
+      if (rest().size() < n) return fail();
+      const std::size_t at = next_ - fill_ / 8;
+      acc_ = 0;
+      fill_ = 0;
+      next_ = at + n;
+      return true;
+    }
+    if (data_.size() - next_ < n) return fail();
+    next_ += n;
+    return true;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  bool fail() {
+    failed_ = true;
+    return false;
+  }
+  std::string_view data_;
+  std::size_t next_ = 0;
+  std::uint64_t acc_ = 0;
+  unsigned fill_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace herd::protocol

@@ -1,0 +1,526 @@
+// Binary snapshots: quantisation, the viewport grid, and the frame codec (PROTOCOL.md "Binary
+// snapshots" describes every bit written here, in the same order).
+#include "protocol/snapshot_binary.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "protocol/bit_stream.hpp"
+#include "protocol/codec.hpp"
+#include "sim/world.hpp"
+
+namespace herd::protocol {
+namespace {
+
+constexpr std::uint8_t kFlagDelta = 1, kFlagSide = 2, kFlagFiltered = 4;
+constexpr std::uint64_t kMaxAgentsPerFrame = std::uint64_t{1} << 24;  // far above any world's limit
+
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t z) { return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1); }
+
+std::uint32_t max_q(std::uint8_t bits) { return static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 1); }
+
+std::uint32_t quantise_position(double v, std::uint8_t bits) {
+  if (!std::isfinite(v) || v <= 0) return 0;
+  const double q = std::round(v * kPositionScale);
+  return q >= static_cast<double>(max_q(bits)) ? max_q(bits) : static_cast<std::uint32_t>(q);
+}
+
+// Signed difference of two headings in steps, in [-128, 127].
+int heading_step(std::uint8_t from, std::uint8_t to) { return static_cast<std::int8_t>(static_cast<std::uint8_t>(to - from)); }
+
+struct RawAgent {
+  std::uint32_t id;
+  double x, y, vx, vy, r;
+  std::uint8_t group, state;
+  bool collided, kinematic;
+};
+
+QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb, const QuantAgent* prev) {
+  QuantAgent q;
+  q.id = a.id;
+  q.x = quantise_position(a.x, xb);
+  q.y = quantise_position(a.y, yb);
+  const double speed = std::hypot(a.vx, a.vy);
+  const double s = std::isfinite(speed) ? std::min(65535.0, std::round(speed * kSpeedScale)) : 0;
+  q.speed = static_cast<std::uint16_t>(s);
+  if (speed > 1e-9 && std::isfinite(speed)) {
+    const double turns = std::atan2(a.vy, a.vx) / (2 * std::numbers::pi);
+    q.heading = static_cast<std::uint8_t>(static_cast<std::int64_t>(std::round(turns * kHeadingSteps)) & 0xff);
+  } else if (prev) {
+    q.heading = prev->heading;  // standing still: the last heading stays
+  }
+  if (prev) {  // hysteresis: the last step's jitter is not news
+    if (std::abs(heading_step(prev->heading, q.heading)) <= 1) q.heading = prev->heading;
+    if (std::abs(static_cast<int>(q.speed) - static_cast<int>(prev->speed)) <= 1) q.speed = prev->speed;
+  }
+  const double r = std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
+  q.radius = static_cast<std::uint16_t>(r);
+  q.group = a.group;
+  q.flags = static_cast<std::uint8_t>((a.state & 3) | (a.collided ? 4 : 0) | (a.kinematic ? 8 : 0));
+  return q;
+}
+
+// Quantises agents given by `raw(i)` for i in [0, n), ordered by id, against `previous`.
+template <class Raw>
+void quantise_into(QuantState& out, std::size_t n, Raw&& raw, const QuantState* previous) {
+  out.agents.resize(n);
+  std::size_t p = 0;
+  const std::size_t pn = previous ? previous->agents.size() : 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const RawAgent a = raw(i);
+    while (p < pn && previous->agents[p].id < a.id) ++p;
+    const QuantAgent* prev = p < pn && previous->agents[p].id == a.id ? &previous->agents[p] : nullptr;
+    out.agents[i] = quantise_agent(a, out.x_bits, out.y_bits, prev);
+  }
+}
+
+// ---- records ----------------------------------------------------------------------------------
+
+// A whole agent (keyframes, and agents new to a delta). "Same as the previous record" bits make a
+// crowd of one size, group and speed cost one bit each for those.
+void write_full(BitWriter& w, const QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+  const std::uint32_t gap = a.id - prev.id;
+  if (gap == 1) {
+    w.bit(true);
+  } else {
+    w.bit(false);
+    w.varint(gap);
+  }
+  w.bits(a.x, xb);
+  w.bits(a.y, yb);
+  w.bits(a.heading, 8);
+  if (a.speed == prev.speed) w.bit(false);
+  else {
+    w.bit(true);
+    w.bits(a.speed, 16);
+  }
+  if (a.flags == prev.flags) w.bit(false);
+  else {
+    w.bit(true);
+    w.bits(a.flags, 4);
+  }
+  if (a.radius == prev.radius && a.group == prev.group) w.bit(false);
+  else {
+    w.bit(true);
+    w.bits(a.radius, 16);
+    w.bits(a.group, 8);
+  }
+}
+
+// An agent that changed since the baseline: what changed, as small as it fits.
+void write_change(BitWriter& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb) {
+  const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy = zigzag(static_cast<std::int64_t>(a.y) - b.y);
+  if (zx < 16 && zy < 16) {
+    w.bit(false);
+    w.bits(zx, 4);
+    w.bits(zy, 4);
+  } else if (zx < 256 && zy < 256) {
+    w.bits(0b01, 2);  // '1' then '0', least significant first
+    w.bits(zx, 8);
+    w.bits(zy, 8);
+  } else {
+    w.bits(0b11, 2);
+    w.bits(a.x, xb);
+    w.bits(a.y, yb);
+  }
+  const int dh = heading_step(b.heading, a.heading);
+  if (dh == 0) w.bit(false);
+  else if (dh >= -8 && dh <= 7) {
+    w.bits(0b01, 2);
+    w.bits(zigzag(dh), 4);
+  } else {
+    w.bits(0b11, 2);
+    w.bits(a.heading, 8);
+  }
+  if (a.speed == b.speed) w.bit(false);
+  else {
+    w.bit(true);
+    w.bits(a.speed, 16);
+  }
+  const bool style = a.radius != b.radius || a.group != b.group;
+  if (a.flags == b.flags && !style) w.bit(false);
+  else {
+    w.bit(true);
+    w.bits(a.flags, 4);
+    w.bit(style);
+    if (style) {
+      w.bits(a.radius, 16);
+      w.bits(a.group, 8);
+    }
+  }
+}
+
+bool read_full(BitReader& r, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+  bool one = false, more = false;
+  std::uint32_t v = 0;
+  if (!r.bit(one)) return false;
+  std::uint64_t gap = 1;
+  if (!one && !r.varint(gap)) return false;
+  if (gap == 0 || gap > 0xffffffffull - prev.id) return false;  // ids ascend, within uint32
+  a.id = static_cast<std::uint32_t>(prev.id + gap);
+  if (!r.bits(xb, a.x) || !r.bits(yb, a.y) || !r.bits(8, v)) return false;
+  a.heading = static_cast<std::uint8_t>(v);
+  if (!r.bit(more)) return false;
+  a.speed = prev.speed;
+  if (more) {
+    if (!r.bits(16, v)) return false;
+    a.speed = static_cast<std::uint16_t>(v);
+  }
+  if (!r.bit(more)) return false;
+  a.flags = prev.flags;
+  if (more) {
+    if (!r.bits(4, v)) return false;
+    a.flags = static_cast<std::uint8_t>(v);
+  }
+  if (!r.bit(more)) return false;
+  a.radius = prev.radius;
+  a.group = prev.group;
+  if (more) {
+    if (!r.bits(16, v)) return false;
+    a.radius = static_cast<std::uint16_t>(v);
+    if (!r.bits(8, v)) return false;
+    a.group = static_cast<std::uint8_t>(v);
+  }
+  return true;
+}
+
+bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::uint32_t& out) {
+  const std::int64_t v = static_cast<std::int64_t>(base) + unzigzag(z);
+  if (v < 0 || v > static_cast<std::int64_t>(max_q(bits))) return false;
+  out = static_cast<std::uint32_t>(v);
+  return true;
+}
+
+bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb) {
+  a = b;
+  bool first = false, second = false;
+  std::uint32_t zx = 0, zy = 0, v = 0;
+  if (!r.bit(first)) return false;
+  if (!first) {
+    if (!r.bits(4, zx) || !r.bits(4, zy)) return false;
+    if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
+  } else {
+    if (!r.bit(second)) return false;
+    if (!second) {
+      if (!r.bits(8, zx) || !r.bits(8, zy)) return false;
+      if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
+    } else if (!r.bits(xb, a.x) || !r.bits(yb, a.y)) {
+      return false;
+    }
+  }
+  if (!r.bit(first)) return false;
+  if (first) {
+    if (!r.bit(second)) return false;
+    if (!second) {
+      if (!r.bits(4, v)) return false;
+      a.heading = static_cast<std::uint8_t>(b.heading + unzigzag(v));
+    } else {
+      if (!r.bits(8, v)) return false;
+      a.heading = static_cast<std::uint8_t>(v);
+    }
+  }
+  if (!r.bit(first)) return false;
+  if (first) {
+    if (!r.bits(16, v)) return false;
+    a.speed = static_cast<std::uint16_t>(v);
+  }
+  if (!r.bit(first)) return false;
+  if (first) {
+    if (!r.bits(4, v) || !r.bit(second)) return false;
+    a.flags = static_cast<std::uint8_t>(v);
+    if (second) {
+      if (!r.bits(16, v)) return false;
+      a.radius = static_cast<std::uint16_t>(v);
+      if (!r.bits(8, v)) return false;
+      a.group = static_cast<std::uint8_t>(v);
+    }
+  }
+  return true;
+}
+
+void write_f64(BitWriter& w, double d) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &d, sizeof u);
+  w.bits(u & 0xffffffffu, 32);
+  w.bits(u >> 32, 32);
+}
+
+bool read_f64(BitReader& r, double& d) {
+  std::uint32_t lo = 0, hi = 0;
+  if (!r.bits(32, lo) || !r.bits(32, hi)) return false;
+  const std::uint64_t u = lo | (static_cast<std::uint64_t>(hi) << 32);
+  std::memcpy(&d, &u, sizeof d);
+  return true;
+}
+
+}  // namespace
+
+std::uint8_t position_bits(double size) {
+  const double q = std::isfinite(size) && size > 0 ? std::min(std::round(size * kPositionScale), 4294967295.0) : 1;
+  return static_cast<std::uint8_t>(std::clamp<int>(std::bit_width(static_cast<std::uint32_t>(q)), 1, 32));
+}
+
+QuantState quantise(const sim::World& world, const QuantState* previous) {
+  QuantState s;
+  s.tick = world.tick();
+  s.time = world.time();
+  s.avoidance = world.def().avoidance.mode;
+  s.x_bits = position_bits(world.def().width);
+  s.y_bits = position_bits(world.def().height);
+  const auto agents = world.agents();
+  quantise_into(s, agents.size(), [&](std::size_t i) {
+    const sim::Agent& a = agents[i];
+    return RawAgent{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group,
+                    static_cast<std::uint8_t>(a.state), a.collided, a.movement == sim::Movement::kinematic};
+  }, previous);
+  return s;
+}
+
+QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
+                    std::span<const AgentState> agents, const QuantState* previous) {
+  QuantState s;
+  s.tick = tick;
+  s.time = time;
+  s.avoidance = mode;
+  s.x_bits = position_bits(width);
+  s.y_bits = position_bits(height);
+  quantise_into(s, agents.size(), [&](std::size_t i) {
+    const AgentState& a = agents[i];
+    return RawAgent{a.id, a.x, a.y, a.vx, a.vy, a.r, a.group, static_cast<std::uint8_t>(a.state), a.collided, a.kinematic};
+  }, previous);
+  return s;
+}
+
+AgentState dequantise(const QuantAgent& a) {
+  AgentState s;
+  s.id = a.id;
+  s.x = a.x / kPositionScale;
+  s.y = a.y / kPositionScale;
+  const double speed = a.speed / kSpeedScale, angle = a.heading * (2 * std::numbers::pi / kHeadingSteps);
+  s.vx = speed * std::cos(angle);
+  s.vy = speed * std::sin(angle);
+  s.r = a.radius / kRadiusScale;
+  s.group = a.group;
+  s.state = static_cast<sim::MoveState>(a.flags & 3);
+  s.collided = (a.flags & 4) != 0;
+  s.kinematic = (a.flags & 8) != 0;
+  return s;
+}
+
+double viewport_margin(const Viewport& v) { return std::max(v.x1 - v.x0, v.y1 - v.y0) / 8 + 4; }
+
+bool in_view(const Viewport& v, std::uint32_t qx, std::uint32_t qy) {
+  const double m = viewport_margin(v), x = qx / kPositionScale, y = qy / kPositionScale;
+  return x >= v.x0 - m && x <= v.x1 + m && y >= v.y0 - m && y <= v.y1 + m;
+}
+
+// ---- the viewport grid ------------------------------------------------------------------------
+
+void ViewGrid::rebuild(const QuantState& state) {
+  const double w = (max_q(state.x_bits) + 1.0) / kPositionScale, h = (max_q(state.y_bits) + 1.0) / kPositionScale;
+  const double per_cell = 2;  // agents per cell, on average
+  const double n = std::max(1.0, static_cast<double>(state.agents.size()) / per_cell);
+  const double side = std::max({4.0, std::sqrt(w * h / n), std::sqrt(w * h / 1048576.0)});
+  cell_q_ = static_cast<std::uint32_t>(std::min(4294967295.0, std::ceil(side * kPositionScale)));
+  cols_ = max_q(state.x_bits) / cell_q_ + 1;
+  rows_ = max_q(state.y_bits) / cell_q_ + 1;
+  const std::size_t cells = static_cast<std::size_t>(cols_) * rows_;
+  start_.assign(cells + 1, 0);
+  for (const QuantAgent& a : state.agents) ++start_[(a.y / cell_q_) * cols_ + a.x / cell_q_ + 1];
+  for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
+  items_.resize(state.agents.size());
+  std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
+  for (std::uint32_t i = 0; i < state.agents.size(); ++i) {
+    const QuantAgent& a = state.agents[i];
+    items_[fill[(a.y / cell_q_) * cols_ + a.x / cell_q_]++] = i;
+  }
+}
+
+void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  const double m = viewport_margin(view);
+  auto cell = [&](double v, std::uint32_t count) {
+    const double c = std::floor(v * kPositionScale / cell_q_);
+    return static_cast<std::uint32_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
+  };
+  if (view.x1 + m < 0 || view.y1 + m < 0 || state.agents.empty()) return;
+  const std::uint32_t cx0 = cell(view.x0 - m, cols_), cx1 = cell(view.x1 + m, cols_);
+  const std::uint32_t cy0 = cell(view.y0 - m, rows_), cy1 = cell(view.y1 + m, rows_);
+  marks_.assign(state.agents.size() / 64 + 1, 0);
+  for (std::uint32_t cy = cy0; cy <= cy1; ++cy)
+    for (std::uint32_t c = cy * cols_ + cx0; c <= cy * cols_ + cx1; ++c)
+      for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k) {
+        const std::uint32_t i = items_[k];
+        if (in_view(view, state.agents[i].x, state.agents[i].y)) marks_[i / 64] |= std::uint64_t{1} << (i % 64);
+      }
+  // The bits in order give the indices in id order, with no sort.
+  for (std::size_t word = 0; word < marks_.size(); ++word)
+    for (std::uint64_t bits = marks_[word]; bits != 0; bits &= bits - 1)
+      out.push_back(static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+}
+
+// ---- frames -----------------------------------------------------------------------------------
+
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side) {
+  const QuantState& cur = *current.state;
+  std::string out;
+  out.reserve(32 + side.size() + current.size() * 3);
+  BitWriter w(out);
+  const std::uint8_t flags = static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
+                                                       (filtered ? kFlagFiltered : 0));
+  w.bits(kBinaryMagic, 8);
+  w.bits(kBinaryVersion, 8);
+  w.bits(flags, 8);
+  w.bits(static_cast<std::uint8_t>(cur.avoidance), 8);
+  w.varint(cur.tick);
+  if (baseline) w.varint(cur.tick - baseline->state->tick);
+  write_f64(w, cur.time);
+  w.bits(cur.x_bits, 8);
+  w.bits(cur.y_bits, 8);
+  if (baseline) w.varint(baseline->size());
+  w.varint(current.size());
+  if (!side.empty()) {
+    w.varint(side.size());
+    out.append(side);  // byte aligned here: every field before is whole bytes
+  }
+  // The baseline's agents in id order: '1' changed (then what changed), '00' unchanged, '01' gone.
+  // The current agents not in the baseline are written whole after them.
+  const std::uint8_t xb = cur.x_bits, yb = cur.y_bits;
+  std::vector<std::uint32_t> added;
+  std::size_t c = 0;
+  const std::size_t cn = current.size();
+  if (baseline) {
+    for (std::size_t k = 0; k < baseline->size(); ++k) {
+      const QuantAgent& b = (*baseline)[k];
+      while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
+      if (c < cn && current[c].id == b.id) {
+        const QuantAgent& a = current[c++];
+        if (a == b) w.bits(0b00, 2);
+        else {
+          w.bit(true);
+          write_change(w, a, b, xb, yb);
+        }
+      } else {
+        w.bits(0b10, 2);  // '0' then '1'
+      }
+    }
+  }
+  while (c < cn) added.push_back(static_cast<std::uint32_t>(c++));
+  w.varint(added.size());
+  QuantAgent prev;  // id 0, every field 0: the first record's "same as before" is against this
+  for (std::uint32_t k : added) {
+    write_full(w, current[k], prev, xb, yb);
+    prev = current[k];
+  }
+  w.flush();
+  return out;
+}
+
+std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame) {
+  BitReader r(frame);
+  BinaryHeader h;
+  std::uint32_t magic = 0, version = 0, flags = 0, mode = 0, xb = 0, yb = 0;
+  if (!r.bits(8, magic) || !r.bits(8, version) || !r.bits(8, flags) || !r.bits(8, mode))
+    return std::string("binary snapshot: truncated header");
+  if (magic != kBinaryMagic) return std::string("binary snapshot: bad magic byte");
+  if (version != kBinaryVersion) return std::string("binary snapshot: unknown format version");
+  if ((flags & ~7u) != 0) return std::string("binary snapshot: unknown flags");
+  if (mode > 2) return std::string("binary snapshot: bad avoidance mode");
+  h.delta = (flags & kFlagDelta) != 0;
+  h.filtered = (flags & kFlagFiltered) != 0;
+  h.avoidance = static_cast<sim::AvoidanceMode>(mode);
+  std::uint64_t back = 0, side_bytes = 0;
+  if (!r.varint(h.tick) || (h.delta && !r.varint(back)) || !read_f64(r, h.time) || !r.bits(8, xb) || !r.bits(8, yb) ||
+      (h.delta && !r.varint(h.baseline_count)) || !r.varint(h.agent_count))
+    return std::string("binary snapshot: truncated header");
+  if (back > h.tick) return std::string("binary snapshot: baseline before tick 0");
+  h.baseline_tick = h.tick - back;
+  if (xb < 1 || xb > 32 || yb < 1 || yb > 32) return std::string("binary snapshot: bad position widths");
+  h.x_bits = static_cast<std::uint8_t>(xb);
+  h.y_bits = static_cast<std::uint8_t>(yb);
+  if (h.agent_count > kMaxAgentsPerFrame || h.baseline_count > kMaxAgentsPerFrame)
+    return std::string("binary snapshot: too many agents");
+  if (flags & kFlagSide) {
+    if (!r.varint(side_bytes) || side_bytes == 0 || side_bytes > r.rest().size())
+      return std::string("binary snapshot: truncated side section");
+    h.side = r.rest().substr(0, side_bytes);
+    r.skip_bytes(side_bytes);
+  }
+  h.body_at = frame.size() - r.rest().size();
+  return h;
+}
+
+std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std::span<const QuantAgent> baseline) {
+  auto head = read_binary_header(frame);
+  if (auto* err = std::get_if<std::string>(&head)) return std::move(*err);
+  BinaryFrame f;
+  f.header = std::get<BinaryHeader>(head);
+  const BinaryHeader& h = f.header;
+  if (!h.delta) baseline = {};
+  else if (baseline.size() != h.baseline_count) return std::string("binary snapshot: the baseline does not match the frame");
+  BitReader r(frame);
+  if (!r.skip_bytes(h.body_at)) return std::string("binary snapshot: truncated");
+  const std::size_t bits_left = r.rest().size() * 8;
+  f.agents.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.agent_count, baseline.size() + bits_left)));
+  for (const QuantAgent& b : baseline) {
+    bool changed = false, gone = false;
+    if (!r.bit(changed)) return std::string("binary snapshot: truncated agents");
+    if (changed) {
+      QuantAgent a;
+      if (!read_change(r, a, b, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated change");
+      f.agents.push_back(a);
+    } else {
+      if (!r.bit(gone)) return std::string("binary snapshot: truncated agents");
+      if (!gone) f.agents.push_back(b);
+    }
+  }
+  std::uint64_t added = 0;
+  if (!r.varint(added) || added > h.agent_count) return std::string("binary snapshot: bad count of new agents");
+  const std::size_t kept = f.agents.size();
+  QuantAgent prev;
+  for (std::uint64_t k = 0; k < added; ++k) {
+    QuantAgent a;
+    if (!read_full(r, a, prev, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated agent");
+    f.agents.push_back(a);
+    prev = a;
+  }
+  if (f.agents.size() != h.agent_count) return std::string("binary snapshot: agent count does not match");
+  std::inplace_merge(f.agents.begin(), f.agents.begin() + static_cast<std::ptrdiff_t>(kept), f.agents.end(),
+                     [](const QuantAgent& a, const QuantAgent& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < f.agents.size(); ++i)
+    if (f.agents[i - 1].id >= f.agents[i].id) return std::string("binary snapshot: an agent id twice");
+  return f;
+}
+
+std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
+  Snapshot s;
+  s.tick = frame.header.tick;
+  s.time = frame.header.time;
+  s.avoidance = frame.header.avoidance;
+  s.agents.reserve(frame.agents.size());
+  for (const QuantAgent& a : frame.agents) s.agents.push_back(dequantise(a));
+  if (frame.header.side.empty()) return s;
+  auto side = decode_server(frame.header.side);
+  auto* msg = std::get_if<ServerMessage>(&side);
+  auto* extra = msg ? std::get_if<Snapshot>(msg) : nullptr;
+  if (!extra) return std::string("binary snapshot: the side section is not a snapshot");
+  // Details: the inspected agents' whole objects replace their binary ones (when in view).
+  std::size_t k = 0;
+  for (AgentState& detail : extra->agents) {
+    while (k < s.agents.size() && s.agents[k].id < detail.id) ++k;
+    if (k < s.agents.size() && s.agents[k].id == detail.id) s.agents[k] = std::move(detail);
+  }
+  s.obstacles = std::move(extra->obstacles);
+  s.collisions = std::move(extra->collisions);
+  s.inspect = std::move(extra->inspect);
+  s.formations = std::move(extra->formations);
+  s.map = std::move(extra->map);
+  s.map_cleared = extra->map_cleared;
+  return s;
+}
+
+}  // namespace herd::protocol

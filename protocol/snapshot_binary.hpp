@@ -1,0 +1,142 @@
+// herd::protocol binary snapshots (PROTOCOL.md "Binary snapshots", the contract byte for byte).
+//
+// The server quantises the world once per snapshot (QuantState), keeps the last few in a ring,
+// and encodes each frame as a delta against a state the client acknowledged (or as a keyframe,
+// a delta against nothing). A viewport limits a frame to the agents inside it plus a margin,
+// found through a ViewGrid. Clients decode a frame against the state it names as its baseline.
+//
+// Plain C++ on purpose (no Boost, no JSON): the server, herd-view, herd-ctl and the benchmark
+// all use it, and it is fast to compile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "protocol/messages.hpp"
+
+namespace herd::sim {
+class World;
+struct CollisionEvent;
+}  // namespace herd::sim
+
+namespace herd::protocol {
+
+inline constexpr std::uint8_t kBinaryMagic = 0x48;   // 'H'
+inline constexpr std::uint8_t kBinaryVersion = 1;
+inline constexpr double kPositionScale = 64;         // positions in 1/64 unit (error <= 1/128)
+inline constexpr double kSpeedScale = 16;            // speed in 1/16 unit/s, at most 65535/16
+inline constexpr double kRadiusScale = 64;           // radius in 1/64 unit
+inline constexpr int kHeadingSteps = 256;            // heading in 1/256 turn
+
+// One agent as the binary format carries it. Flags: bits 0-1 the MoveState, bit 2 collided,
+// bit 3 kinematic.
+struct QuantAgent {
+  std::uint32_t id = 0;
+  std::uint32_t x = 0, y = 0;     // position * 64, rounded, clamped to the state's bit widths
+  std::uint16_t speed = 0;        // |velocity| * 16, rounded, clamped to 65535
+  std::uint16_t radius = 0;       // radius * 64, rounded
+  std::uint8_t heading = 0;       // atan2(vy, vx) in 1/256 turn: 0 is +x, 64 is +y (down)
+  std::uint8_t group = 0;
+  std::uint8_t flags = 0;
+  friend bool operator==(const QuantAgent&, const QuantAgent&) = default;
+};
+
+// The world at one snapshot, quantised; agents ordered by id.
+struct QuantState {
+  std::uint64_t tick = 0;
+  double time = 0;
+  sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
+  std::uint8_t x_bits = 1, y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 64))
+  std::vector<QuantAgent> agents;
+};
+
+// Bits needed for a quantised coordinate of a world `size` units wide, in [1, 32].
+std::uint8_t position_bits(double size);
+
+// The world now, quantised. `previous` (the last state quantised, if any) gives hysteresis to
+// heading and speed: a value within one step of the previous one keeps it, so jitter of the
+// last bit costs nothing (heading error at most 1.5 steps, speed error at most 1.5/16 unit/s).
+QuantState quantise(const sim::World& world, const QuantState* previous = nullptr);
+// The same from agent states (tests, the benchmark); agents must be ordered by id.
+QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
+                    std::span<const AgentState> agents, const QuantState* previous = nullptr);
+
+// A decoded agent as the JSON format carries it (behaviour, target and the other details are
+// not in the binary format: they stay at their defaults).
+AgentState dequantise(const QuantAgent& a);
+
+// The margin added on every side: an eighth of the viewport's larger side plus 4 units.
+double viewport_margin(const Viewport& v);
+// True when a quantised position is in the viewport plus its margin (closed rectangle).
+bool in_view(const Viewport& v, std::uint32_t qx, std::uint32_t qy);
+
+// A uniform grid over a QuantState's positions: cells of about two agents, so a viewport of k
+// agents is found in O(k) plus its border cells.
+class ViewGrid {
+ public:
+  void rebuild(const QuantState& state);
+  // Indices into state.agents of the agents in the viewport plus margin, ascending (id order).
+  void select(const QuantState& state, const Viewport& view, std::vector<std::uint32_t>& out) const;
+
+ private:
+  std::uint32_t cell_q_ = 1;  // cell side in quantised units
+  std::uint32_t cols_ = 1, rows_ = 1;
+  std::vector<std::uint32_t> start_, items_;
+  mutable std::vector<std::uint64_t> marks_;  // one bit per agent, scratch for select()
+};
+
+// Which agents of a state a frame covers: every one, or the listed indices (ascending).
+struct AgentSet {
+  const QuantState* state = nullptr;
+  const std::vector<std::uint32_t>* subset = nullptr;  // null: every agent
+  std::size_t size() const { return subset ? subset->size() : state->agents.size(); }
+  const QuantAgent& operator[](std::size_t k) const { return state->agents[subset ? (*subset)[k] : k]; }
+};
+
+// Encodes a frame of `current` against `baseline` (a keyframe when there is none). `side` is the
+// optional JSON section (a snapshot message with the details), empty for none.
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side = {});
+
+// The fixed part of a frame, readable before its baseline is known.
+struct BinaryHeader {
+  bool delta = false;
+  bool filtered = false;       // a viewport limited it
+  std::uint64_t tick = 0;
+  std::uint64_t baseline_tick = 0;  // delta only
+  double time = 0;
+  sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
+  std::uint8_t x_bits = 1, y_bits = 1;
+  std::uint64_t baseline_count = 0, agent_count = 0;
+  std::string_view side;       // the JSON section (a view into the frame), empty when absent
+  std::size_t body_at = 0;     // where the agents' bits start
+};
+
+// Reads a frame's header; an error sentence when it is not a well-formed binary snapshot.
+std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame);
+
+// Decodes a whole frame. `baseline` must be the agents the client holds for header.baseline_tick
+// (ignored for a keyframe). Never throws and never reads out of bounds: hostile or truncated
+// input, or a baseline that does not match the frame, gives an error sentence.
+struct BinaryFrame {
+  BinaryHeader header;
+  std::vector<QuantAgent> agents;  // ordered by id: the client's view after this frame
+};
+std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std::span<const QuantAgent> baseline = {});
+
+// The snapshot a decoded frame stands for: agents dequantised, then the side section's details
+// (the full JSON objects of inspected agents) replacing theirs, and its obstacles, collisions,
+// formations, inspect traces and map. An error sentence when the side section does not decode.
+std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame);
+
+// The side section the server attaches to every binary frame of a snapshot: a JSON snapshot
+// message whose agents are the inspected ones; nullopt when it would say nothing (no inspected
+// agents, obstacles, collisions, formations or map change).
+std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                                       bool include_map);
+
+}  // namespace herd::protocol

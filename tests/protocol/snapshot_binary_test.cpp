@@ -1,0 +1,403 @@
+// Binary snapshots (PROTOCOL.md "Binary snapshots"): quantisation bounds, keyframes and deltas,
+// acknowledgements in any order, lost frames, viewports, hostile input and the shared fixtures.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
+
+#include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
+#include "sim/rng.hpp"
+
+namespace herd::protocol {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kW = 1000, kH = 600;
+
+// A crowd that moves a little each snapshot: some turn, some stop, some leave, some come.
+class Crowd {
+ public:
+  explicit Crowd(std::uint64_t seed, int n = 200) : rng_(seed) {
+    for (int i = 0; i < n; ++i) add();
+  }
+  void add() {
+    AgentState a;
+    a.id = next_id_++;
+    a.x = rng_.uniform(0, kW);
+    a.y = rng_.uniform(0, kH);
+    a.vx = rng_.uniform(-30, 30);
+    a.vy = rng_.uniform(-30, 30);
+    a.r = rng_.uniform(0, 1) < 0.9 ? 1.5 : 4;
+    a.group = static_cast<std::uint8_t>(rng_.uniform(0, 1) < 0.8 ? 0 : 3);
+    a.state = sim::MoveState::moving;
+    agents_.push_back(a);
+  }
+  // One snapshot interval (0.05 s) later.
+  void step() {
+    for (AgentState& a : agents_) {
+      if (rng_.uniform(0, 1) < 0.05) a.vx = rng_.uniform(-30, 30), a.vy = rng_.uniform(-30, 30);
+      if (rng_.uniform(0, 1) < 0.01) a.vx = a.vy = 0, a.state = sim::MoveState::arrived;
+      if (rng_.uniform(0, 1) < 0.01) a.collided = !a.collided;
+      a.x = std::clamp(a.x + a.vx * 0.05, 0.0, kW);
+      a.y = std::clamp(a.y + a.vy * 0.05, 0.0, kH);
+    }
+    if (rng_.uniform(0, 1) < 0.3 && !agents_.empty())
+      agents_.erase(agents_.begin() + static_cast<long>(rng_.uniform(0, 1) * static_cast<double>(agents_.size() - 1)));
+    if (rng_.uniform(0, 1) < 0.3) add();
+    tick_ += 3;
+  }
+  QuantState quantised(const QuantState* previous) const {
+    return quantise(tick_, static_cast<double>(tick_) / 60, sim::AvoidanceMode::cardioid, kW, kH, agents_, previous);
+  }
+  const std::vector<AgentState>& agents() const { return agents_; }
+
+ private:
+  sim::Rng rng_;
+  std::vector<AgentState> agents_;
+  std::uint32_t next_id_ = 1;
+  std::uint64_t tick_ = 100;
+};
+
+BinaryFrame decode_ok(const std::string& bytes, std::span<const QuantAgent> baseline = {}) {
+  auto d = decode_binary(bytes, baseline);
+  if (auto* err = std::get_if<std::string>(&d)) ADD_FAILURE() << *err;
+  return std::get<BinaryFrame>(std::move(d));
+}
+
+TEST(BinarySnapshot, KeyframeRoundTripsWithinTheStatedBounds) {
+  Crowd crowd(1);
+  const QuantState q = crowd.quantised(nullptr);
+  const BinaryFrame f = decode_ok(encode_binary({&q, nullptr}, std::nullopt, false));
+  ASSERT_EQ(f.agents, q.agents);
+  EXPECT_FALSE(f.header.delta);
+  ASSERT_EQ(f.agents.size(), crowd.agents().size());
+  for (std::size_t i = 0; i < f.agents.size(); ++i) {
+    const AgentState a = dequantise(f.agents[i]);
+    const AgentState& t = crowd.agents()[i];
+    EXPECT_EQ(a.id, t.id);
+    EXPECT_LE(std::abs(a.x - t.x), 1.0 / 128);  // 1/64 unit, rounded
+    EXPECT_LE(std::abs(a.y - t.y), 1.0 / 128);
+    const double speed = std::hypot(t.vx, t.vy);
+    EXPECT_LE(std::abs(std::hypot(a.vx, a.vy) - speed), 0.5 / 16 + 1e-9);
+    if (speed > 0.1) {
+      const double turn = std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
+      EXPECT_LE(std::abs(turn), 0.5 * 2 * std::numbers::pi / 256 + 1e-9);
+    }
+    EXPECT_LE(std::abs(a.r - t.r), 1.0 / 128);
+    EXPECT_EQ(a.group, t.group);
+    EXPECT_EQ(a.state, t.state);
+    EXPECT_EQ(a.collided, t.collided);
+  }
+}
+
+TEST(BinarySnapshot, HysteresisKeepsHeadingAndSpeedWithinOneAndAHalfSteps) {
+  Crowd crowd(2);
+  QuantState prev = crowd.quantised(nullptr);
+  for (int s = 0; s < 20; ++s) {
+    crowd.step();
+    const QuantState q = crowd.quantised(&prev);
+    for (std::size_t i = 0; i < q.agents.size(); ++i) {
+      const AgentState a = dequantise(q.agents[i]);
+      const AgentState& t = crowd.agents()[i];
+      const double speed = std::hypot(t.vx, t.vy);
+      EXPECT_LE(std::abs(std::hypot(a.vx, a.vy) - speed), 1.5 / 16 + 1e-9);
+      if (speed > 0.1) {
+        const double turn = std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
+        EXPECT_LE(std::abs(turn), 1.5 * 2 * std::numbers::pi / 256 + 1e-9);
+      }
+    }
+    prev = q;
+  }
+}
+
+// The client keeps the states it decoded; the server encodes against any of them it was told
+// of. Whatever acknowledged state a delta is built on, the client ends with the server's state.
+TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
+  Crowd crowd(3);
+  std::vector<QuantState> server;
+  server.push_back(crowd.quantised(nullptr));
+  std::map<std::uint64_t, std::vector<QuantAgent>> client;
+  client[server[0].tick] = decode_ok(encode_binary({&server[0], nullptr}, std::nullopt, false)).agents;
+  sim::Rng pick(9);
+  for (int s = 1; s < 60; ++s) {
+    crowd.step();
+    server.push_back(crowd.quantised(&server.back()));
+    const QuantState& cur = server.back();
+    // Any state the client holds, in any order: an old one, the newest, one in between.
+    auto it = client.begin();
+    std::advance(it, static_cast<long>(pick.uniform(0, 1) * static_cast<double>(client.size() - 1)));
+    const QuantState* base = nullptr;
+    for (const QuantState& q : server)
+      if (q.tick == it->first) base = &q;
+    ASSERT_NE(base, nullptr);
+    const std::string bytes = encode_binary({&cur, nullptr}, AgentSet{base, nullptr}, false);
+    const BinaryFrame f = decode_ok(bytes, it->second);
+    EXPECT_EQ(f.header.baseline_tick, base->tick);
+    ASSERT_EQ(f.agents, cur.agents) << "snapshot " << s;
+    if (pick.uniform(0, 1) < 0.7) client[cur.tick] = f.agents;  // some frames are never acknowledged
+  }
+}
+
+// Frames the client never received (dropped by latest-wins, or lost) change nothing: the next
+// one is built on a state the client has.
+TEST(BinarySnapshot, ALostDeltaNeverCorruptsTheClientsView) {
+  Crowd crowd(4);
+  QuantState acked = crowd.quantised(nullptr);
+  std::vector<QuantAgent> view = decode_ok(encode_binary({&acked, nullptr}, std::nullopt, false)).agents;
+  QuantState prev = acked;
+  for (int s = 0; s < 40; ++s) {
+    crowd.step();
+    QuantState cur = crowd.quantised(&prev);
+    const std::string bytes = encode_binary({&cur, nullptr}, AgentSet{&acked, nullptr}, false);
+    prev = cur;
+    if (s % 3 != 2) continue;  // two of three frames are lost
+    const BinaryFrame f = decode_ok(bytes, view);
+    ASSERT_EQ(f.agents, cur.agents);
+    view = f.agents;
+    acked = cur;
+  }
+  // A delta decoded against the wrong baseline is refused, not applied.
+  crowd.step();
+  const QuantState cur = crowd.quantised(&prev);
+  const std::string bytes = encode_binary({&cur, nullptr}, AgentSet{&acked, nullptr}, false);
+  std::vector<QuantAgent> wrong = view;
+  wrong.pop_back();
+  EXPECT_TRUE(std::holds_alternative<std::string>(decode_binary(bytes, wrong)));
+}
+
+// The agents of a state in a viewport plus its margin, by brute force over decoded positions.
+std::vector<std::uint32_t> brute_in_view(const QuantState& q, const Viewport& v) {
+  const double m = v.x1 - v.x0 > v.y1 - v.y0 ? (v.x1 - v.x0) / 8 + 4 : (v.y1 - v.y0) / 8 + 4;
+  std::vector<std::uint32_t> ids;
+  for (const QuantAgent& a : q.agents) {
+    const double x = a.x / 64.0, y = a.y / 64.0;
+    if (x >= v.x0 - m && x <= v.x1 + m && y >= v.y0 - m && y <= v.y1 + m) ids.push_back(a.id);
+  }
+  return ids;
+}
+
+TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
+  Crowd crowd(5, 2000);
+  QuantState prev = crowd.quantised(nullptr);
+  ViewGrid grid;
+  grid.rebuild(prev);
+  const std::vector<Viewport> views = {{100, 100, 300, 250}, {-50, -50, 20, 20}, {900, 500, 1200, 900},
+                                       {0, 0, kW, kH}, {400.3, 200.7, 400.4, 200.8}, {2000, 2000, 3000, 3000}};
+  std::vector<std::uint32_t> sel;
+  for (const Viewport& v : views) {
+    grid.select(prev, v, sel);
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t i : sel) ids.push_back(prev.agents[i].id);
+    EXPECT_EQ(ids, brute_in_view(prev, v)) << v.x0 << "," << v.y0;
+  }
+  // Moving the viewport: agents leaving it are removed on the client, agents entering it added.
+  Viewport v{100, 100, 300, 250};
+  grid.select(prev, v, sel);
+  std::vector<std::uint32_t> base_sel = sel;
+  std::vector<QuantAgent> client = decode_ok(encode_binary({&prev, &sel}, std::nullopt, true)).agents;
+  for (int s = 0; s < 30; ++s) {
+    crowd.step();
+    const QuantState cur = crowd.quantised(&prev);
+    grid.rebuild(cur);
+    v.x0 += 7;
+    v.x1 += 7;
+    grid.select(cur, v, sel);
+    const BinaryFrame f = decode_ok(encode_binary({&cur, &sel}, AgentSet{&prev, &base_sel}, true), client);
+    EXPECT_TRUE(f.header.filtered);
+    std::vector<std::uint32_t> ids;
+    for (const QuantAgent& a : f.agents) ids.push_back(a.id);
+    ASSERT_EQ(ids, brute_in_view(cur, v));
+    client = f.agents;
+    prev = cur;
+    base_sel = sel;
+  }
+}
+
+// Issue 10's random crowd as the size goals state it: one size, one group, every agent at its
+// preferred speed in some direction, 100 square units each (the benchmark measures the deltas).
+TEST(BinarySnapshot, ARandomCrowdKeyframeFitsInSixBytesAnAgent) {
+  sim::Rng rng(6);
+  const double side = std::sqrt(100.0 * 10000);
+  std::vector<AgentState> agents(10000);
+  for (std::uint32_t i = 0; i < agents.size(); ++i) {
+    const double a = rng.uniform(0, 2 * std::numbers::pi);
+    agents[i] = AgentState{.id = i + 1, .x = rng.uniform(0, side), .y = rng.uniform(0, side), .vx = std::cos(a),
+                           .vy = std::sin(a), .r = 1.5, .state = sim::MoveState::moving};
+  }
+  const QuantState q = quantise(1, 0.05, sim::AvoidanceMode::cardioid, side, side, agents);
+  const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);
+  EXPECT_LE(static_cast<double>(key.size()) / static_cast<double>(agents.size()), 6.0);
+}
+
+// Truncations, bit flips and random bytes: decoding stops with an error or gives some agents,
+// and never reads outside the frame (the sanitizer build checks that).
+TEST(BinarySnapshot, HostileAndTruncatedInputNeverCrashes) {
+  Crowd crowd(7, 50);
+  QuantState a = crowd.quantised(nullptr);
+  crowd.step();
+  const QuantState b = crowd.quantised(&a);
+  const std::string key = encode_binary({&a, nullptr}, std::nullopt, false);
+  const std::string delta = encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false, R"({"type":"snapshot"})");
+  sim::Rng rng(11);
+  int errors = 0;
+  for (const std::string* frame : {&key, &delta}) {
+    for (std::size_t n = 0; n < frame->size(); ++n)
+      errors += std::holds_alternative<std::string>(decode_binary(frame->substr(0, n), a.agents));
+    for (int k = 0; k < 3000; ++k) {
+      std::string bad = *frame;
+      const int flips = 1 + static_cast<int>(rng.uniform(0, 4));
+      for (int i = 0; i < flips; ++i)
+        bad[static_cast<std::size_t>(rng.uniform(0, 1) * static_cast<double>(bad.size() - 1))] ^=
+            static_cast<char>(1 << static_cast<int>(rng.uniform(0, 7.99)));
+      auto d = decode_binary(bad, a.agents);
+      if (auto* f = std::get_if<BinaryFrame>(&d)) {
+        for (std::size_t i = 1; i < f->agents.size(); ++i) ASSERT_LT(f->agents[i - 1].id, f->agents[i].id);
+        (void)to_snapshot(*f);
+      }
+    }
+  }
+  EXPECT_GT(errors, 0);
+  for (int k = 0; k < 2000; ++k) {
+    std::string junk(static_cast<std::size_t>(rng.uniform(0, 64)), '\0');
+    for (char& c : junk) c = static_cast<char>(rng.uniform(0, 255.99));
+    if (k % 2 == 0 && junk.size() > 2) junk[0] = 0x48, junk[1] = 1;
+    (void)decode_binary(junk, a.agents);
+  }
+}
+
+// ---- the shared fixtures: the same bytes the browser viewer's tests decode -------------------
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+    out += (i % 16 == 15 || i + 1 == bytes.size()) ? '\n' : ' ';
+  }
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json agents_json(const std::vector<QuantAgent>& agents) {
+  json out = json::array();
+  for (const QuantAgent& a : agents)
+    out.push_back({{"id", a.id}, {"x", a.x}, {"y", a.y}, {"speed", a.speed}, {"heading", a.heading},
+                   {"radius", a.radius}, {"group", a.group}, {"flags", a.flags}});
+  return out;
+}
+
+// The fixture states: a keyframe of four agents, then a delta in which one moved a little, one
+// far, one turned and stopped, one left and one arrived, with the side section.
+struct FixtureFrames {
+  QuantState first, second;
+  std::string keyframe, delta;
+};
+
+FixtureFrames fixture_frames() {
+  auto agent = [](std::uint32_t id, double x, double y, double vx, double vy, double r, int group, bool collided) {
+    AgentState a;
+    a.id = id;
+    a.x = x;
+    a.y = y;
+    a.vx = vx;
+    a.vy = vy;
+    a.r = r;
+    a.group = static_cast<std::uint8_t>(group);
+    a.state = sim::MoveState::moving;
+    a.collided = collided;
+    return a;
+  };
+  std::vector<AgentState> one = {agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
+                                 agent(3, 99, 49, -1, 1, 4, 2, true), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
+  std::vector<AgentState> two = one;
+  two[0].x += 0.05;                        // a little
+  two[1].x = 80;                           // far
+  two[2].vx = two[2].vy = 0;               // stopped (keeps its heading)
+  two[2].state = sim::MoveState::arrived;
+  two.erase(two.begin() + 3);              // 7 left
+  two.push_back(agent(9, 25, 25, 0, 3, 2, 1, false));  // 9 came
+  FixtureFrames f;
+  f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
+  f.second = quantise(33, 0.55, sim::AvoidanceMode::cardioid, 100, 50, two, &f.first);
+  f.keyframe = encode_binary({&f.first, nullptr}, std::nullopt, false);
+  f.delta = encode_binary({&f.second, nullptr}, AgentSet{&f.first, nullptr}, false,
+                          R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})");
+  return f;
+}
+
+TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
+  const FixtureFrames f = fixture_frames();
+  const std::string dir = std::string(HERD_FIXTURE_DIR) + "/binary/";
+  const json expected = {{"keyframe", {{"tick", 30}, {"agents", agents_json(f.first.agents)}}},
+                         {"delta", {{"tick", 33}, {"baseline_tick", 30}, {"agents", agents_json(f.second.agents)}}}};
+  if (std::getenv("HERD_UPDATE_FIXTURES")) {  // regenerate after a deliberate format change
+    std::ofstream(dir + "keyframe.hex") << hex(f.keyframe);
+    std::ofstream(dir + "delta.hex") << hex(f.delta);
+    std::ofstream(dir + "expected.json") << expected.dump(1) << "\n";
+  }
+  EXPECT_EQ(read_text(dir + "keyframe.hex"), hex(f.keyframe));
+  EXPECT_EQ(read_text(dir + "delta.hex"), hex(f.delta));
+  EXPECT_EQ(json::parse(read_text(dir + "expected.json")), expected);
+  const BinaryFrame k = decode_ok(f.keyframe);
+  EXPECT_EQ(k.agents, f.first.agents);
+  const BinaryFrame d = decode_ok(f.delta, k.agents);
+  EXPECT_EQ(d.agents, f.second.agents);
+  auto snap = to_snapshot(d);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
+  ASSERT_EQ(std::get<Snapshot>(snap).obstacles.size(), 1u);
+  EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 4u);
+}
+
+// ---- the new client messages --------------------------------------------------------------------
+
+TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
+  auto ok = [](const std::string& text) {
+    auto d = decode_client(text);
+    EXPECT_TRUE(std::holds_alternative<ClientMessage>(d)) << text;
+    return d;
+  };
+  auto code = [](const std::string& text) {
+    auto d = decode_client(text);
+    return std::holds_alternative<Error>(d) ? std::get<Error>(d).code : ErrorCode::bad_json;
+  };
+  EXPECT_EQ(std::get<Hello>(std::get<ClientMessage>(ok(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})"))).format,
+            SnapshotFormat::binary);
+  EXPECT_EQ(std::get<SnapshotAck>(std::get<ClientMessage>(ok(R"({"type":"ack","tick":42})"))).tick, 42u);
+  ok(R"({"type":"keyframe"})");
+  const auto v = std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport","x0":1,"y0":2,"x1":3.5,"y1":4})")));
+  EXPECT_EQ(v.view, (Viewport{1, 2, 3.5, 4}));
+  EXPECT_FALSE(std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport"})"))).view);
+  EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack"})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack","tick":-1})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack","tick":1.5})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"keyframe","now":true})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":1,"y0":2,"x1":3})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":5,"y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":1,"y0":2,"x1":3,"y1":1e300})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":"1","y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
+  for (const ClientMessage& m : {ClientMessage{SnapshotAck{7}}, ClientMessage{KeyframeRequest{}},
+                                 ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}}}) {
+    const std::string text = std::visit([](const auto& x) { return encode(x); }, m);
+    EXPECT_EQ(std::get<ClientMessage>(ok(text)), m) << text;
+  }
+}
+
+}  // namespace
+}  // namespace herd::protocol
