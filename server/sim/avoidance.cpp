@@ -144,7 +144,7 @@ double cardioid_weight(double delta, double exponent) {
 
 CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred) {
   const double along = dot(u, away);  // cos delta2; cos delta1 = -along
-  const double base = (1 - along) / 2;
+  const double base = std::clamp((1 - along) / 2, 0.0, 1.0);  // |u|, |away| may be 1 + an ulp
   const double weight = exponent == 3.0 ? base * base * base : std::pow(base, exponent);
   // Obstacles beside or behind (|delta2| <= 90 degrees) push straight away: no turn.
   if (along >= 0) return {raw, weight};

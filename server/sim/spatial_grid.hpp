@@ -1,7 +1,9 @@
 // herd::sim::SpatialGrid — a uniform grid over the world for neighbour queries.
 //
 // Rebuilt from scratch each time positions change: a counting sort of point indices by cell, O(N
-// + cells), no allocation once warm. Queries visit candidates cell by cell in row-major order
+// + cells), no allocation once warm. The grid keeps a copy of the positions in cell order
+// (structure of arrays), so a query streams through contiguous memory instead of visiting the
+// callers' records one cache line each. Queries visit candidates cell by cell in row-major order
 // and, within a cell, in index order, so the order (and every sum over it) is deterministic.
 #pragma once
 
@@ -21,7 +23,18 @@ class SpatialGrid {
 
   // Sorts the points into cells of (at least) cell_size over [0,width] x [0,height]. Points
   // outside fall into the border cells.
-  void rebuild(std::span<const Vec2> points, double width, double height, double cell_size);
+  void rebuild(std::span<const Vec2> points, double width, double height, double cell_size) {
+    rebuild(points.size(), [&](std::size_t i) { return points[i]; }, width, height, cell_size);
+  }
+  // The same for n points given by position(i) -> Vec2, without a copy of them first.
+  template <class Position>
+  void rebuild(std::size_t n, Position&& position, double width, double height, double cell_size);
+
+  // A cell size for n points over width x height: at least min_size and never more than about
+  // one cell per point, so the cell table costs at most 4 bytes per point.
+  static double cell_size_for(std::size_t n, double width, double height, double min_size) {
+    return std::max(min_size, std::sqrt(width * height / static_cast<double>(std::max<std::size_t>(n, 1))));
+  }
 
   // Calls visit(index) for every point in the cells the disc (centre, radius) touches. The caller
   // checks the exact distance: candidates may be up to a cell farther than radius.
@@ -37,25 +50,44 @@ class SpatialGrid {
     }
   }
 
-  // As query, but skips a cell whose nearest point is farther from centre than sqrt(limit()).
-  // limit() is asked before each cell, so a k-nearest search can tighten it as it goes. A cell
-  // is never skipped while limit() is infinite: the visits are then exactly query's.
-  template <class Visit, class Limit>
-  void query_nearest(Vec2 centre, double radius, Visit&& visit, Limit&& limit) const {
+  // Calls visit(begin, end) with runs of slots [begin, end) that together hold every point in
+  // the cells the disc (centre, radius) touches, skipping cells wholly outside it, in query's
+  // order. The cells of one row next to each other are one run: a query is a few tight loops
+  // over xs() and ys() rather than a loop per cell.
+  template <class Visit>
+  void query_runs(Vec2 centre, double radius, Visit&& visit) const {
     if (items_.empty()) return;
-    const int x0 = cell_x(centre.x - radius), x1 = cell_x(centre.x + radius);
     const int y0 = cell_y(centre.y - radius), y1 = cell_y(centre.y + radius);
+    const double r2 = radius * radius;
     for (int cy = y0; cy <= y1; ++cy) {
+      // The cells of this row within the disc: those whose x span comes within the half-chord.
       const double dy = gap(centre.y, cy, rows_);
+      if (dy * dy > r2) continue;
+      const double half = std::sqrt(r2 - dy * dy) * (1 + 1e-12);  // widened past any rounding
+      const int x0 = cell_x(centre.x - half), x1 = cell_x(centre.x + half);
       const std::size_t row = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_);
-      for (int cx = x0; cx <= x1; ++cx) {
-        const double dx = gap(centre.x, cx, cols_);
-        if (dx * dx + dy * dy > limit()) continue;
-        const std::size_t c = row + static_cast<std::size_t>(cx);
-        for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k) visit(items_[k]);
-      }
+      const std::uint32_t begin = start_[row + static_cast<std::size_t>(x0)];
+      const std::uint32_t end = start_[row + static_cast<std::size_t>(x1) + 1];
+      if (begin < end) visit(begin, end);
     }
   }
+
+  // Calls visit(index, position, slot) for every point query_runs covers, in its order. `slot` is
+  // the point's place in cell order (index(slot) == index), for data kept in that order.
+  template <class Visit>
+  void query_points(Vec2 centre, double radius, Visit&& visit) const {
+    query_runs(centre, radius, [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t k = begin; k < end; ++k) visit(items_[k], Vec2{xs_[k], ys_[k]}, k);
+    });
+  }
+
+  // The points in cell order: slot k holds point index(k), at position(k). Visiting agents in this
+  // order keeps neighbouring agents' data together in the caches.
+  std::size_t size() const { return items_.size(); }
+  std::uint32_t index(std::size_t slot) const { return items_[slot]; }
+  Vec2 position(std::size_t slot) const { return {xs_[slot], ys_[slot]}; }
+  const double* xs() const { return xs_.data(); }
+  const double* ys() const { return ys_.data(); }
 
   double cell_size() const { return cell_; }
   int cols() const { return cols_; }
@@ -76,6 +108,40 @@ class SpatialGrid {
   std::vector<std::uint32_t> start_;  // cols*rows + 1 offsets into items_
   std::vector<std::uint32_t> items_;  // point indices sorted by cell
   std::vector<std::uint32_t> cell_of_;
+  std::vector<double> xs_, ys_;       // positions, parallel to items_
 };
+
+template <class Position>
+void SpatialGrid::rebuild(std::size_t n, Position&& position, double width, double height, double cell_size) {
+  cell_ = std::max(cell_size, 1e-6);
+  // Keep the cell count bounded for huge worlds with small agents: coarser cells, same answers.
+  while (std::ceil(width / cell_) * std::ceil(height / cell_) > static_cast<double>(kMaxCells)) cell_ *= 2;
+  inv_cell_ = 1.0 / cell_;
+  cols_ = std::max(1, static_cast<int>(std::ceil(width / cell_)));
+  rows_ = std::max(1, static_cast<int>(std::ceil(height / cell_)));
+  const std::size_t cells = static_cast<std::size_t>(cols_) * static_cast<std::size_t>(rows_);
+  start_.assign(cells + 1, 0);
+  cell_of_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 p = position(i);
+    const auto c = static_cast<std::uint32_t>(cell_y(p.y) * cols_ + cell_x(p.x));
+    cell_of_[i] = c;
+    ++start_[c + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
+  items_.resize(n);
+  xs_.resize(n);
+  ys_.resize(n);
+  // Fill in index order (stable), using start_ as a cursor, then shift it back.
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t k = start_[cell_of_[i]]++;
+    const Vec2 p = position(i);
+    items_[k] = static_cast<std::uint32_t>(i);
+    xs_[k] = p.x;
+    ys_[k] = p.y;
+  }
+  for (std::size_t c = cells; c > 0; --c) start_[c] = start_[c - 1];
+  start_[0] = 0;
+}
 
 }  // namespace herd::sim

@@ -164,7 +164,33 @@ class World {
   void stage_integrate();
   void stage_collisions();
   void stage_states();
-  void gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const;
+  // A neighbour candidate: its squared distance, id and grid slot; ordered by distance, then id.
+  struct Candidate {
+    double d2;
+    std::uint32_t id, slot;
+    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && id < o.id); }
+  };
+  // A slot near an agent and its squared distance.
+  struct Near {
+    double d2;
+    std::uint32_t slot;
+  };
+  // What one agent's avoidance needs while it is computed (one per worker thread).
+  struct Scratch {
+    std::vector<Neighbour> neighbours;
+    std::vector<Candidate> found, keys;
+    std::vector<Near> near;
+  };
+  static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
+  static void keep_nearest(std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
+  // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
+  struct SlotData {
+    Vec2 velocity;
+    double radius;
+    AgentId id;
+  };
+  // The agents and obstacles agent i avoids this tick, into scratch.neighbours.
+  void gather_neighbours(std::size_t i, Scratch& scratch) const;
   const Agent* subject_of(const Agent& a) const;
 
   WorldDef def_;
@@ -197,10 +223,10 @@ class World {
   double max_agent_radius_ = 0;
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
-  std::vector<Vec2> points_;
   std::vector<Desire> desires_;
   std::vector<Vec2> steered_;         // desired velocity after avoidance
-  std::vector<Neighbour> neighbours_;
+  Scratch scratch_;
+  std::vector<SlotData> slots_;  // parallel to grid_'s slots during avoidance
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle

@@ -40,15 +40,16 @@ void World::stage_collisions() {
   collisions_.clear();
   std::fill(hit_subject_.begin(), hit_subject_.end(), 0);
   if (agents_.empty()) return;
-  for (std::size_t i = 0; i < agents_.size(); ++i) points_[i] = agents_[i].position;
-  grid_.rebuild(points_, def_.width, def_.height, std::max(2 * max_agent_radius_, 1e-3));
+  grid_.rebuild(agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width, def_.height,
+                SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height, std::max(2 * max_agent_radius_, 1e-3)));
 
   // Step 1 (detection), each pair once, in a deterministic order.
   pairs_.clear();
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
-    grid_.query(a.position, a.def.radius + max_agent_radius_, [&](std::uint32_t j) {
-      if (j <= i) return;
+    const double reach = a.def.radius + max_agent_radius_;
+    grid_.query_points(a.position, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
+      if (j <= i || length_squared(p - a.position) > reach * reach) return;
       const Agent& b = agents_[j];
       if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))
         pairs_.emplace_back(static_cast<std::uint32_t>(i), j);

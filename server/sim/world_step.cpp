@@ -51,6 +51,25 @@ Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
 
 }  // namespace
 
+// The k-th smallest candidate (k >= 1, at most found.size()), by distance then id, found through a
+// copy so that `found` keeps its order.
+World::Candidate World::kth_smallest(const std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys) {
+  keys.assign(found.begin(), found.end());
+  std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(k - 1), keys.end());
+  return keys[k - 1];
+}
+
+// Keeps the k smallest candidates (k >= 1) in their order. A few too many (the usual case in a
+// crowd a little denser than the cap) go one largest at a time; more, through kth_smallest.
+void World::keep_nearest(std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys) {
+  if (found.size() - k <= 4) {
+    while (found.size() > k) found.erase(std::max_element(found.begin(), found.end()));
+    return;
+  }
+  const Candidate last = kth_smallest(found, k, keys);
+  std::erase_if(found, [&](const Candidate& c) { return last < c; });
+}
+
 const Agent* World::subject_of(const Agent& a) const {
   return a.behaviour.agent == kNoAgent ? nullptr : find(a.behaviour.agent);
 }
@@ -94,15 +113,18 @@ void World::stage_phases() {
 }
 
 void World::stage_grid() {
-  points_.resize(agents_.size());
   max_agent_radius_ = 0;
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
-    points_[i] = agents_[i].position;
-    max_agent_radius_ = std::max(max_agent_radius_, agents_[i].def.radius);
-  }
+  for (const Agent& a : agents_) max_agent_radius_ = std::max(max_agent_radius_, a.def.radius);
   // Cells about half the reach of the strongest typical push: each query touches a few cells.
   const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
-  grid_.rebuild(points_, def_.width, def_.height, std::max(reach / 2, 2 * max_agent_radius_));
+  const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
+                                                 std::max(reach / 2, 2 * max_agent_radius_));
+  grid_.rebuild(agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width, def_.height, cell);
+  slots_.resize(agents_.size());
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    const Agent& a = agents_[grid_.index(k)];
+    slots_[k] = {a.velocity, a.def.radius, a.id};
+  }
   if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
     obstacle_grid_version_ = obstacles_version_;
     std::vector<Vec2> centres;
@@ -119,8 +141,11 @@ void World::stage_desires() {
   for (std::size_t i = 0; i < agents_.size(); ++i) desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
 }
 
-void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const {
+void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
+  std::vector<Neighbour>& out = scratch.neighbours;
+  std::vector<Candidate>& found = scratch.found;
   out.clear();
+  found.clear();
   const Agent& a = agents_[i];
   const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
   // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
@@ -136,50 +161,48 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
   const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
-  // With a cap, the K nearest (ties by id), nearest first. Under the cap the grid's order stands
-  // (it is deterministic).
-  const std::size_t K = def_.avoidance.max_neighbours;
-  struct Candidate {
-    double d2;
-    std::uint32_t id, index;
-    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && id < o.id); }
-  };
-  // Agent j as a candidate, with its squared distance (computed once), if it is to be avoided.
-  auto wanted = [&](std::uint32_t j, Candidate& c) {
-    const Agent& o = agents_[j];
-    if (j == i || o.id == skip) return false;
-    c = {length_squared(o.position - a.position), o.id, j};
-    const double cutoff = (a.def.radius + o.def.radius) * scale;
-    return !beyond_goal(c.d2, o.def.radius) && c.d2 < cutoff * cutoff;
-  };
-  Candidate c;
-  thread_local std::vector<Candidate> found;
-  found.clear();
-  // A bound on the K-th nearest distance from the agent's own cell alone (in a crowd it holds
-  // K): cells, and agents, farther than it cannot be among the K nearest, and the grid skips
-  // them. Fewer than K there: no bound, nothing skipped.
-  double bound = HUGE_VAL;
-  if (K > 0) {
-    grid_.query(a.position, 0.0, [&](std::uint32_t j) {
-      if (wanted(j, c)) found.push_back(c);
+  const double reach2 = reach * reach;
+  // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
+  // the positions: a tight loop without branches that keeps those within the limit. Then only
+  // those are checked against the others' data (kept by slot in slots_, never in the agents'
+  // own records, which lie all over memory).
+  std::vector<Near>& near = scratch.near;
+  auto collect = [&](double radius, double limit) {
+    std::size_t n = 0;
+    const double* xs = grid_.xs();
+    const double* ys = grid_.ys();
+    grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
+      if (near.size() < n + (end - begin)) near.resize(2 * (n + (end - begin)));
+      for (std::uint32_t k = begin; k < end; ++k) {
+        const double dx = xs[k] - a.position.x, dy = ys[k] - a.position.y;
+        near[n] = {dx * dx + dy * dy, k};
+        n += near[n].d2 <= limit;
+      }
     });
-    if (found.size() >= K) {
-      std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
-      bound = found[K - 1].d2;
+    for (std::size_t m = 0; m < n; ++m) {
+      const auto [d2, k] = near[m];
+      const SlotData& o = slots_[k];
+      const double cutoff = (a.def.radius + o.radius) * scale;
+      if (grid_.index(k) == i || o.id == skip || d2 >= cutoff * cutoff || beyond_goal(d2, o.radius)) continue;
+      found.push_back({d2, o.id, k});
     }
+  };
+  // With a cap, the K nearest (ties by id). A bound on the K-th nearest distance from the agent's
+  // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
+  // cannot be among the K nearest, and the grid skips them. Fewer than K there: no bound.
+  const std::size_t K = def_.avoidance.max_neighbours;
+  double bound = reach2;
+  if (K > 0) {
+    collect(0.0, reach2);
+    if (found.size() >= K) bound = std::min(bound, kth_smallest(found, K, scratch.keys).d2);
     found.clear();
   }
-  grid_.query_nearest(a.position, reach, [&](std::uint32_t j) {
-    if (wanted(j, c) && c.d2 <= bound) found.push_back(c);
-  }, [bound] { return bound; });
-  if (K > 0 && found.size() >= K) {
-    std::nth_element(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(K - 1), found.end());
-    found.resize(K);
-    std::sort(found.begin(), found.end());
-  }
+  collect(std::min(reach, std::sqrt(bound)), bound);
+  // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
+  if (K > 0 && found.size() > K) keep_nearest(found, K, scratch.keys);
   for (const Candidate& n : found) {
-    const Agent& o = agents_[n.index];
-    out.push_back({o.id, false, o.position, o.velocity, o.def.radius});
+    const SlotData& o = slots_[n.slot];
+    out.push_back({o.id, false, grid_.position(n.slot), o.velocity, o.radius});
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
@@ -194,7 +217,10 @@ void World::gather_neighbours(std::size_t i, std::vector<Neighbour>& out) const 
 void World::stage_avoidance() {
   steered_.resize(agents_.size());
   traces_.clear();
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
+  // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
+  // the caches. Each writes only its own steered_[i]: the order changes no result.
+  for (std::size_t k = 0; k < grid_.size(); ++k) {
+    const std::size_t i = grid_.index(k);
     const Agent& a = agents_[i];
     const Vec2 desired = desires_[i].velocity;
     const bool inspected = std::binary_search(inspected_.begin(), inspected_.end(), a.id);
@@ -203,12 +229,12 @@ void World::stage_avoidance() {
       if (inspected) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, &traces_[a.id]);
       continue;
     }
-    gather_neighbours(i, neighbours_);
+    gather_neighbours(i, scratch_);
     const Mover self{a.position, a.velocity, a.def.radius, desired};
     AvoidanceTrace* trace = inspected ? &traces_[a.id] : nullptr;
     // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
     // multiply by speed).
-    steered_[i] = avoidance_direction(def_.avoidance, self, neighbours_, trace) * length(desired);
+    steered_[i] = avoidance_direction(def_.avoidance, self, scratch_.neighbours, trace) * length(desired);
   }
 }
 

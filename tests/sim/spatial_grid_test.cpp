@@ -34,6 +34,45 @@ TEST(SpatialGrid, QueryFindsEveryPointBruteForceFinds) {
   }
 }
 
+TEST(SpatialGrid, RunsCoverTheDiscInQueryOrderWithTheRightPositions) {
+  Rng rng(8);
+  for (int world = 0; world < 20; ++world) {
+    std::vector<Vec2> pts(400);
+    for (Vec2& p : pts) p = {rng.uniform(-10, 510), rng.uniform(-10, 310)};  // some outside the world
+    SpatialGrid grid;
+    grid.rebuild(pts.size(), [&](std::size_t i) { return pts[i]; }, 500, 300, rng.uniform(3, 80));
+    ASSERT_EQ(grid.size(), pts.size());
+    for (int q = 0; q < 50; ++q) {
+      const Vec2 c{rng.uniform(-20, 520), rng.uniform(-20, 320)};
+      const double r = q == 0 ? 0.0 : rng.uniform(0, 60);
+      std::vector<std::uint32_t> inside, all_query, all_points;
+      grid.query_points(c, r, [&](std::uint32_t i, Vec2 p, std::uint32_t slot) {
+        ASSERT_EQ(grid.index(slot), i);
+        ASSERT_EQ(p, pts[i]);
+        all_points.push_back(i);
+        if (length_squared(p - c) <= r * r) inside.push_back(i);
+      });
+      // Everything within the disc, in the order query visits it (query may visit more).
+      grid.query(c, r, [&](std::uint32_t i) {
+        if (length_squared(pts[i] - c) <= r * r) all_query.push_back(i);
+      });
+      EXPECT_EQ(inside, all_query);
+      std::vector<std::uint32_t> expected;
+      for (std::uint32_t i = 0; i < pts.size(); ++i)
+        if (length_squared(pts[i] - c) <= r * r) expected.push_back(i);
+      std::sort(inside.begin(), inside.end());
+      EXPECT_EQ(inside, expected);
+      EXPECT_LE(all_points.size(), pts.size());
+    }
+  }
+}
+
+TEST(SpatialGrid, CellSizeForKeepsAboutOneCellPerPoint) {
+  EXPECT_EQ(SpatialGrid::cell_size_for(100, 1000, 1000, 5), 100.0);  // sqrt(1e6 / 100)
+  EXPECT_EQ(SpatialGrid::cell_size_for(1'000'000, 1000, 1000, 5), 5.0);
+  EXPECT_EQ(SpatialGrid::cell_size_for(0, 10, 10, 1), 10.0);
+}
+
 TEST(SpatialGrid, HugeWorldsKeepTheCellCountBounded) {
   std::vector<Vec2> pts{{0, 0}, {1e6, 1e6}};
   SpatialGrid grid;
