@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "exec/thread_pool.hpp"
 #include "sim/rng.hpp"
 #include "sim/spatial_grid.hpp"
 #include "sim/world.hpp"
@@ -121,13 +122,11 @@ sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
 }
 
 int run_case(const Case& c, bool header) {
-  if (c.threads != 1) {
-    std::fprintf(stderr, "herd-bench sim: the step runs on one thread so far (issue 10 adds more)\n");
-    return 2;
-  }
   sim::Rng rng(7);
   double side = 0;
   sim::World world = make_world(c, rng, side);
+  exec::ThreadPool pool(static_cast<std::size_t>(c.threads));
+  world.set_executor(&pool);
   std::vector<double> ms;
   for (long t = 0; t < c.ticks; ++t) {
     if (c.scenario == "random") {  // a new random target within 1 unit of the old one

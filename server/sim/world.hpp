@@ -25,6 +25,7 @@
 #include "behaviour.hpp"
 #include "collision.hpp"
 #include "command.hpp"
+#include "executor.hpp"
 #include "flow_field.hpp"
 #include "grid_walker.hpp"
 #include "rng.hpp"
@@ -65,6 +66,13 @@ class World {
 
   // Advances one tick.
   void step();
+
+  // Lends the world workers for its per-agent stages (desires, avoidance, integration, collision
+  // detection); nullptr (the default) runs them on the calling thread. Not owned: it must outlive
+  // its use. The state after each step is bit-identical whatever the executor (tests/exec).
+  void set_executor(Executor* executor);
+  // Worlds below this many agents step on the calling thread: waking workers would cost more.
+  static constexpr std::size_t kParallelMinAgents = 2048;
 
   // Applies a command now, outside a step (scenario set-up). Counts as applied at tick().
   CommandOutcome apply(const Command& command, CommandOrigin origin = {});
@@ -180,6 +188,7 @@ class World {
     std::vector<Neighbour> neighbours;
     std::vector<Candidate> found, keys;
     std::vector<Near> near;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
   };
   static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
   static void keep_nearest(std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
@@ -225,7 +234,20 @@ class World {
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;
   std::vector<Vec2> steered_;         // desired velocity after avoidance
-  Scratch scratch_;
+  std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
+  Executor* executor_ = nullptr;
+  // body(i, scratch) for i in [0, n): on the executor's workers when there is one and the world
+  // is large enough, else here.
+  template <class Body>
+  void for_each_agent(std::size_t n, Body&& body) {
+    if (!executor_ || scratch_.size() < 2 || agents_.size() < kParallelMinAgents) {
+      for (std::size_t i = 0; i < n; ++i) body(i, scratch_[0]);
+      return;
+    }
+    executor_->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+      for (std::size_t i = begin; i < end; ++i) body(i, scratch_[worker]);
+    });
+  }
   std::vector<SlotData> slots_;  // parallel to grid_'s slots during avoidance
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;

@@ -44,17 +44,20 @@ void World::stage_collisions() {
                 SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height, std::max(2 * max_agent_radius_, 1e-3)));
 
   // Step 1 (detection), each pair once, in a deterministic order.
-  pairs_.clear();
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
+  for (Scratch& scratch : scratch_) scratch.pairs.clear();
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch& scratch) {
     const Agent& a = agents_[i];
     const double reach = a.def.radius + max_agent_radius_;
     grid_.query_points(a.position, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
       if (j <= i || length_squared(p - a.position) > reach * reach) return;
       const Agent& b = agents_[j];
       if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))
-        pairs_.emplace_back(static_cast<std::uint32_t>(i), j);
+        scratch.pairs.emplace_back(static_cast<std::uint32_t>(i), j);
     });
-  }
+  });
+  // Whichever worker found a pair, the sort gives one order.
+  pairs_.clear();
+  for (const Scratch& scratch : scratch_) pairs_.insert(pairs_.end(), scratch.pairs.begin(), scratch.pairs.end());
   std::sort(pairs_.begin(), pairs_.end());
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.

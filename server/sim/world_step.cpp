@@ -121,10 +121,10 @@ void World::stage_grid() {
                                                  std::max(reach / 2, 2 * max_agent_radius_));
   grid_.rebuild(agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width, def_.height, cell);
   slots_.resize(agents_.size());
-  for (std::size_t k = 0; k < slots_.size(); ++k) {
+  for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
     const Agent& a = agents_[grid_.index(k)];
     slots_[k] = {a.velocity, a.def.radius, a.id};
-  }
+  });
   if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
     obstacle_grid_version_ = obstacles_version_;
     std::vector<Vec2> centres;
@@ -137,8 +137,15 @@ void World::stage_grid() {
   }
 }
 
+void World::set_executor(Executor* executor) {
+  executor_ = executor;
+  scratch_.resize(executor ? std::max<std::size_t>(executor->workers(), 1) : 1);
+}
+
 void World::stage_desires() {
-  for (std::size_t i = 0; i < agents_.size(); ++i) desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+    desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
+  });
 }
 
 void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
@@ -216,42 +223,45 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
 
 void World::stage_avoidance() {
   steered_.resize(agents_.size());
+  // Traces exist before the loop, so workers only look them up.
   traces_.clear();
+  for (AgentId id : inspected_)
+    if (find(id)) traces_[id];
   // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
-  // the caches. Each writes only its own steered_[i]: the order changes no result.
-  for (std::size_t k = 0; k < grid_.size(); ++k) {
+  // the caches. Each writes only its own steered_[i] and trace: the order changes no result.
+  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
     const std::size_t i = grid_.index(k);
     const Agent& a = agents_[i];
     const Vec2 desired = desires_[i].velocity;
-    const bool inspected = std::binary_search(inspected_.begin(), inspected_.end(), a.id);
+    const auto traced = traces_.find(a.id);
+    AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
     if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
       steered_[i] = desired;
-      if (inspected) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, &traces_[a.id]);
-      continue;
+      if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
+      return;
     }
-    gather_neighbours(i, scratch_);
+    gather_neighbours(i, scratch);
     const Mover self{a.position, a.velocity, a.def.radius, desired};
-    AvoidanceTrace* trace = inspected ? &traces_[a.id] : nullptr;
     // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
     // multiply by speed).
-    steered_[i] = avoidance_direction(def_.avoidance, self, scratch_.neighbours, trace) * length(desired);
-  }
+    steered_[i] = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
+  });
 }
 
 void World::stage_integrate() {
   // Each agent reads only its own state and its steered velocity: order-independent.
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
     Agent& a = agents_[i];
-    if (a.pathing == Pathing::no_backtrack && map_) continue;  // the walker moves it (stage_walls)
+    if (a.pathing == Pathing::no_backtrack && map_) return;  // the walker moves it (stage_walls)
     if (can_stop_dead(a, desires_[i], def_.dt)) {
       a.velocity = {};  // this tick's velocity change, within one tick's braking
-      continue;
+      return;
     }
     a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered_[i], def_.dt)
                                                    : steer_towards(a.velocity, steered_[i], a.def, def_.dt);
     a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
     confine(a, def_.width, def_.height);
-  }
+  });
 }
 
 void World::stage_states() {

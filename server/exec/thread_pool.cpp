@@ -1,0 +1,67 @@
+#include "exec/thread_pool.hpp"
+
+#include <algorithm>
+
+namespace herd::exec {
+
+ThreadPool::ThreadPool(std::size_t threads) {
+  for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w) threads_.emplace_back([this, w] { worker_loop(w); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void ThreadPool::parallel_for(std::size_t n, const Task& task) {
+  if (n == 0) return;
+  if (threads_.empty()) {
+    task(0, n, 0);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    task_ = &task;
+    n_ = n;
+    // About eight ranges per worker: small enough to even out uneven agents, large enough that
+    // claiming them costs nothing.
+    range_ = std::max<std::size_t>(1, n / (workers() * 8));
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = threads_.size();
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_ranges(0);
+  std::unique_lock lock(mutex_);
+  done_.wait(lock, [this] { return busy_ == 0; });
+  task_ = nullptr;
+}
+
+void ThreadPool::run_ranges(std::size_t worker) {
+  for (;;) {
+    const std::size_t begin = next_.fetch_add(range_, std::memory_order_relaxed);
+    if (begin >= n_) return;
+    (*task_)(begin, std::min(begin + range_, n_), worker);
+  }
+}
+
+void ThreadPool::worker_loop(std::size_t worker) {
+  std::uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    run_ranges(worker);
+    std::lock_guard lock(mutex_);
+    if (--busy_ == 0) done_.notify_one();
+  }
+}
+
+}  // namespace herd::exec
