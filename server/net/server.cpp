@@ -17,6 +17,7 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "net/binary_feed.hpp"
 #include "net/http_files.hpp"
 #include "net/limits.hpp"
 #include "net/tick_clock.hpp"
@@ -83,6 +84,7 @@ struct Server::Impl {
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
+  BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
   std::uint64_t last_checkpoint_tick = 0;
   bool stopping = false;
   Clock::time_point start_time;
@@ -170,6 +172,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   const std::vector<std::uint32_t>& inspected() const { return inspect_; }
 
+  // Whether this session's snapshot now is binary (hello's format; auto: by the world's size).
+  bool wants_binary(std::size_t agents) const {
+    return format_ == protocol::SnapshotFormat::binary ||
+           (format_ == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
+  }
+  BinaryViewer& binary() { return binary_; }
+
   void run(http::request<http::string_body> req) {
     const auto& config = hub_.config;
     ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config.idle_timeout), /*keep_alive_pings=*/true});
@@ -204,13 +213,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
   // from the first drop the session is behind until its lanes run empty.
-  void send_snapshot(SharedText snap) {
+  void send_snapshot(SharedText snap, bool binary = false) {
     if (close_ || !greeted_) return;
     if (snapshot_) {
       ++hub_.counters.snapshots_dropped;
       if (!behind_since_) behind_since_ = Clock::now();
     }
     snapshot_ = std::move(snap);
+    snapshot_binary_ = binary;
     pump();
   }
 
@@ -273,8 +283,15 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
     // take from a second bucket of the same size: a client that keeps sending at more than twice
     // the rate is closed, so decoding costs a session at most twice the rate.
+    // Snapshot acks (issue 11) come at the snapshot rate and must not eat the command budget:
+    // a small frame is decoded first, and an ack is free while the session has sent no more acks
+    // than it was sent binary frames (plus a few); beyond that it counts like any message.
     const double now = now_seconds();
-    const bool within_rate = bucket_.take(now);
+    const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    std::optional<protocol::Decoded<protocol::ClientMessage>> decoded;
+    if (ws_.got_text() && text.size() <= kSmallFrame) decoded = protocol::decode_client(text, hub_.config.max_json_depth);
+    const bool free_ack = decoded && is_snapshot_ack(*decoded) && binary_.take_free_ack();
+    const bool within_rate = free_ack || bucket_.take(now);
     if (!within_rate && !overflow_.take(now)) {
       hub_.refused(Refusal::flooding, address_);
       return close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"}, true);
@@ -283,13 +300,19 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       if (!within_rate) refuse_rate({});
       else send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
     } else {
-      const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
-      auto decoded = protocol::decode_client(text, hub_.config.max_json_depth);
-      if (!within_rate) refuse_rate(seq_of(decoded));
-      else handle(std::move(decoded));
+      if (!decoded) decoded = protocol::decode_client(text, hub_.config.max_json_depth);
+      if (!within_rate) refuse_rate(seq_of(*decoded));
+      else handle(std::move(*decoded));
     }
     buffer_.consume(buffer_.size());
     if (!close_) do_read();
+  }
+
+  static constexpr std::size_t kSmallFrame = 64;  // an ack is about 30 bytes
+
+  static bool is_snapshot_ack(const protocol::Decoded<protocol::ClientMessage>& decoded) {
+    const auto* msg = std::get_if<protocol::ClientMessage>(&decoded);
+    return msg && std::holds_alternative<protocol::SnapshotAck>(*msg);
   }
 
   static std::optional<std::uint32_t> seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded) {
@@ -323,6 +346,18 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
     if (auto* ping = std::get_if<protocol::Ping>(&msg))
       return send_control(share(protocol::encode(protocol::Pong{ping->id, hub_.world.tick()})));
+    if (auto* ack = std::get_if<protocol::SnapshotAck>(&msg)) {
+      if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+      return binary_.on_ack(ack->tick);
+    }
+    if (std::holds_alternative<protocol::KeyframeRequest>(msg)) {
+      if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+      return binary_.request_keyframe();
+    }
+    if (auto* view = std::get_if<protocol::ViewportMsg>(&msg)) {
+      if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+      return binary_.set_view(view->view);
+    }
     if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
       if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
       inspect_ = inspect->agents;
@@ -361,6 +396,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
     greeted_ = true;
     role_ = hello.role;
+    format_ = hello.format;
     const std::string& token = hub_.config.command_token;
     if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
       // Watches instead: told why, then welcomed as a viewer.
@@ -372,7 +408,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                                      : "wrong command token; welcomed as a viewer");
     }
     hub_.log(LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
-                                       {"client", hello.client}});
+                                       {"client", hello.client}, {"format", std::string(protocol::to_string(format_))}});
     send_control(share(protocol::encode(hub_.make_welcome(id_, role_))));
   }
 
@@ -386,7 +422,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void pump() {
     if (writing_) return;
     SharedText next;
-    bool is_snapshot = false;
+    bool is_snapshot = false, binary = false;
     if (!control_.empty()) {
       next = std::move(control_.front());
       control_.pop_front();
@@ -394,6 +430,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       next = std::move(snapshot_);
       snapshot_.reset();
       is_snapshot = true;
+      binary = snapshot_binary_;
     } else if (close_ && !close_sent_) {
       close_sent_ = true;
       writing_ = true;
@@ -404,7 +441,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       return;
     }
     writing_ = true;
-    ws_.text(true);
+    ws_.binary(binary);
     ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next, is_snapshot](beast::error_code ec, std::size_t n) {
       self->writing_ = false;
       if (ec) return;  // the read side sees the failure too and ends the session
@@ -420,6 +457,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   beast::flat_buffer buffer_;
   std::deque<SharedText> control_;
   SharedText snapshot_;
+  bool snapshot_binary_ = false;  // the snapshot waiting in its slot is a binary frame
   std::optional<websocket::close_reason> close_;
   Clock::time_point close_requested_at_;
   std::optional<Clock::time_point> behind_since_;  // since the first snapshot dropped, until caught up
@@ -433,6 +471,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool unauthorized_ = false;  // said hello as commander without the token
   protocol::Role role_ = protocol::Role::viewer;
   std::vector<std::uint32_t> inspect_;  // agents whose avoidance this client wants traced
+  protocol::SnapshotFormat format_ = protocol::SnapshotFormat::json;
+  BinaryViewer binary_;  // viewport, acknowledged ticks and frames sent (binary snapshots)
   std::string ip_, address_;
 };
 
@@ -657,10 +697,26 @@ void Server::Impl::broadcast_snapshot() {
   // The map travels in welcome, and again in the first snapshot after it changes.
   const bool map_changed = world.map_version() != map_version_sent;
   map_version_sent = world.map_version();
-  const SharedText snap = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
+  // Each format is encoded only when some session takes it: JSON once; binary once per
+  // baseline for whole-world sessions and once per session with a viewport (binary_feed).
+  SharedText json;
+  bool binary_begun = false;
+  const std::size_t agents = world.agents().size();
+  for (auto& [id, weak] : ws_sessions) {
+    auto session = weak.lock();
+    if (!session || !session->greeted()) continue;
+    if (!session->wants_binary(agents)) {
+      if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
+      session->send_snapshot(json);
+      continue;
+    }
+    if (!binary_begun) {
+      binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
+      binary_begun = true;
+    }
+    session->send_snapshot(binary_feed.frame_for(session->binary()), true);
+  }
   pending_collisions.clear();
-  for (auto& [id, weak] : ws_sessions)
-    if (auto session = weak.lock()) session->send_snapshot(snap);
 }
 
 void Server::Impl::restart_schedule() {
@@ -710,6 +766,9 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
   pending_collisions.clear();
   map_version_sent = world.map_version();
   last_checkpoint_tick = world.tick();
+  binary_feed.clear();  // ticks start again: every baseline is gone
+  for (auto& [id, weak] : ws_sessions)
+    if (auto s = weak.lock()) s->binary().reset();
   update_inspected();
   if (config.on_world_replaced) config.on_world_replaced(config.scenario, world);
   log(LogLevel::info, "world_replaced", {{"scenario", config.scenario}, {"seed", std::to_string(world.def().seed)}});

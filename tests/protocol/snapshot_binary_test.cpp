@@ -229,8 +229,14 @@ TEST(BinarySnapshot, ARandomCrowdKeyframeFitsInSixBytesAnAgent) {
   std::vector<AgentState> agents(10000);
   for (std::uint32_t i = 0; i < agents.size(); ++i) {
     const double a = rng.uniform(0, 2 * std::numbers::pi);
-    agents[i] = AgentState{.id = i + 1, .x = rng.uniform(0, side), .y = rng.uniform(0, side), .vx = std::cos(a),
-                           .vy = std::sin(a), .r = 1.5, .state = sim::MoveState::moving};
+    AgentState& s = agents[i];
+    s.id = i + 1;
+    s.x = rng.uniform(0, side);
+    s.y = rng.uniform(0, side);
+    s.vx = std::cos(a);
+    s.vy = std::sin(a);
+    s.r = 1.5;
+    s.state = sim::MoveState::moving;
   }
   const QuantState q = quantise(1, 0.05, sim::AvoidanceMode::cardioid, side, side, agents);
   const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);

@@ -1,0 +1,102 @@
+#include "net/binary_feed.hpp"
+
+#include <algorithm>
+
+#include "sim/world.hpp"
+
+namespace herd::net {
+
+void BinaryViewer::on_ack(std::uint64_t tick) {
+  if (acked_ && *acked_ >= tick) return;
+  const bool sent = std::any_of(sent_.begin(), sent_.end(), [&](const Sent& s) { return s.tick == tick; });
+  if (sent) acked_ = tick;
+}
+
+bool BinaryViewer::take_free_ack() {
+  if (acks_ >= frames_ + kFreeAcks) return false;
+  ++acks_;
+  return true;
+}
+
+void BinaryViewer::reset() {
+  acked_.reset();
+  sent_.clear();
+  keyframe_requested_ = false;
+}
+
+void BinaryFeed::begin(const sim::World& world, std::string side) {
+  begin(protocol::quantise(world, current()), std::move(side));
+}
+
+void BinaryFeed::begin(protocol::QuantState state, std::string side) {
+  if (!history_.empty() && history_.back().state->tick >= state.tick) history_.clear();  // time went back
+  history_.push_back({std::make_shared<const protocol::QuantState>(std::move(state)), nullptr});
+  if (history_.size() > kHistory) history_.pop_front();
+  side_ = std::move(side);
+  shared_.clear();
+}
+
+void BinaryFeed::clear() {
+  history_.clear();
+  shared_.clear();
+}
+
+const BinaryFeed::Entry* BinaryFeed::find(std::uint64_t tick) const {
+  for (const Entry& e : history_)
+    if (e.state->tick == tick) return &e;
+  return nullptr;
+}
+
+const protocol::ViewGrid& BinaryFeed::grid(const Entry& e) const {
+  if (!e.grid) {
+    e.grid = std::make_unique<protocol::ViewGrid>();
+    e.grid->rebuild(*e.state);
+  }
+  return *e.grid;
+}
+
+SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
+  const Entry& now = history_.back();
+  // The baseline: the newest acknowledged frame still in the history, with the viewport it had.
+  const Entry* base = nullptr;
+  const BinaryViewer::Sent* base_sent = nullptr;
+  if (v.acked_ && !v.keyframe_requested_) {
+    base = find(*v.acked_);
+    for (const BinaryViewer::Sent& s : v.sent_)
+      if (s.tick == *v.acked_) base_sent = &s;
+    if (!base_sent) base = nullptr;
+  }
+  v.keyframe_requested_ = false;
+  v.sent_.push_back({now.state->tick, v.view_});
+  if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
+  ++v.frames_;
+  const bool unfiltered = !v.view_ && (!base || !base_sent->view);
+  std::optional<std::uint64_t> key;
+  if (base) key = base->state->tick;
+  if (unfiltered) {
+    if (auto it = shared_.find(key); it != shared_.end()) {
+      ++stats_.shared;
+      return it->second;
+    }
+  }
+  protocol::AgentSet current{now.state.get(), nullptr};
+  if (v.view_) {
+    grid(now).select(*now.state, *v.view_, current_sel_);
+    current.subset = &current_sel_;
+  }
+  std::optional<protocol::AgentSet> baseline;
+  if (base) {
+    baseline = protocol::AgentSet{base->state.get(), nullptr};
+    if (base_sent->view) {
+      grid(*base).select(*base->state, *base_sent->view, baseline_sel_);
+      baseline->subset = &baseline_sel_;
+    }
+  }
+  auto frame = std::make_shared<const std::string>(protocol::encode_binary(current, baseline, v.view_.has_value(), side_));
+  (base ? stats_.deltas : stats_.keyframes)++;
+  stats_.bytes_encoded += frame->size();
+  if (unfiltered) shared_[key] = frame;
+  return frame;
+}
+
+}  // namespace herd::net

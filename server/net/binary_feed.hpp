@@ -1,0 +1,91 @@
+// herd::net binary snapshot feed (issue 11): the server's history of quantised snapshots and the
+// choice, per session, of what each binary frame is a delta against.
+//
+// Plain C++ (no Beast): server.cpp asks for a frame per session and writes it. A frame is
+// encoded against the newest snapshot the session acknowledged that is still in the history (a
+// keyframe when there is none, or when the session asked for one), limited to the session's
+// viewport. Frames for sessions with the same baseline and no viewport are encoded once and
+// shared, as JSON snapshots are.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/snapshot_binary.hpp"
+
+namespace herd::net {
+
+using SharedBytes = std::shared_ptr<const std::string>;
+
+// One session's side of the feed.
+class BinaryViewer {
+ public:
+  static constexpr std::size_t kSentRecords = 32;  // frames remembered (for their viewport)
+  static constexpr std::uint64_t kFreeAcks = 8;    // acks beyond frames encoded that are still free
+
+  void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
+  const std::optional<protocol::Viewport>& view() const { return view_; }
+  // The client holds the frame of this tick. Ignored unless this session was sent it, or when a
+  // newer tick was acknowledged already.
+  void on_ack(std::uint64_t tick);
+  void request_keyframe() { keyframe_requested_ = true; }
+  // Acks cost no message budget while there are no more of them than frames plus kFreeAcks.
+  bool take_free_ack();
+  // The world was replaced: ticks start again, every baseline is gone.
+  void reset();
+
+ private:
+  friend class BinaryFeed;
+  struct Sent {
+    std::uint64_t tick;
+    std::optional<protocol::Viewport> view;
+  };
+  std::optional<protocol::Viewport> view_;
+  std::optional<std::uint64_t> acked_;
+  bool keyframe_requested_ = false;
+  std::deque<Sent> sent_;
+  std::uint64_t frames_ = 0, acks_ = 0;
+};
+
+struct BinaryFeedStats {
+  std::uint64_t keyframes = 0, deltas = 0, shared = 0;  // frames encoded, and frames reused
+  std::uint64_t bytes_encoded = 0;
+};
+
+class BinaryFeed {
+ public:
+  static constexpr std::size_t kHistory = 32;  // snapshots kept as baselines (1.6 s at 20 Hz)
+
+  // A new snapshot of the world; side is the JSON side section (empty for none).
+  void begin(const sim::World& world, std::string side);
+  // The same from a quantised state (tests, the benchmark).
+  void begin(protocol::QuantState state, std::string side);
+  // The frame for this session for the current snapshot; records it as sent.
+  SharedBytes frame_for(BinaryViewer& viewer);
+  // The world was replaced: the history goes.
+  void clear();
+  bool empty() const { return history_.empty(); }
+  const protocol::QuantState* current() const { return history_.empty() ? nullptr : history_.back().state.get(); }
+  const BinaryFeedStats& stats() const { return stats_; }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const protocol::QuantState> state;
+    mutable std::unique_ptr<protocol::ViewGrid> grid;  // built the first time a viewport needs it
+  };
+  const Entry* find(std::uint64_t tick) const;
+  const protocol::ViewGrid& grid(const Entry& e) const;
+
+  std::deque<Entry> history_;
+  std::string side_;
+  std::map<std::optional<std::uint64_t>, SharedBytes> shared_;  // this snapshot's unfiltered frames by baseline
+  std::vector<std::uint32_t> current_sel_, baseline_sel_;        // scratch
+  BinaryFeedStats stats_;
+};
+
+}  // namespace herd::net

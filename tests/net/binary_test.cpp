@@ -1,0 +1,243 @@
+// Binary snapshots over the real server (issue 11): keyframes and deltas on acknowledged
+// baselines, keyframe requests, viewports, auto format, and acks outside the command budget.
+#include <map>
+
+#include "net/server_fixture.hpp"
+#include "protocol/snapshot_binary.hpp"
+
+namespace herd::net {
+namespace {
+
+using protocol::BinaryFrame;
+using protocol::QuantAgent;
+
+class BinaryTest : public ServerTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef& def) override {
+    def.max_agents = 1200;
+    config.max_spawn = 1000;
+  }
+
+  std::unique_ptr<WsClient> hello(protocol::Role role, protocol::SnapshotFormat format) {
+    auto c = connect();
+    protocol::Hello h;
+    h.role = role;
+    h.client = "binary test";
+    h.format = format;
+    c->send(protocol::encode(h));
+    wait_for<protocol::Welcome>(*c);
+    return c;
+  }
+
+  // As wait_for, skipping binary frames.
+  template <class T>
+  T wait_text(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto data = c.receive(Millis(200));
+      if (!data || (!data->empty() && static_cast<std::uint8_t>((*data)[0]) == protocol::kBinaryMagic)) continue;
+      auto decoded = protocol::decode_server(*data);
+      EXPECT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << *data;
+      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
+      if (const T* m = std::get_if<T>(&std::get<ServerMessage>(decoded)); m && pred(*m)) return *m;
+    }
+    ADD_FAILURE() << "timed out waiting";
+    return T{};
+  }
+
+  // The next binary frame (JSON messages before it are skipped); fails the test after kWait.
+  std::string next_binary(WsClient& c) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto data = c.receive(Millis(200));
+      if (data && !data->empty() && static_cast<std::uint8_t>((*data)[0]) == protocol::kBinaryMagic) return *data;
+    }
+    ADD_FAILURE() << "no binary frame";
+    return {};
+  }
+
+  std::vector<std::uint32_t> spawn(WsClient& c, std::uint32_t seq, std::vector<sim::Vec2> at, bool move) {
+    std::vector<sim::SpawnAgent> agents;
+    for (sim::Vec2 p : at) {
+      sim::SpawnAgent s;
+      s.position = p;
+      if (move) s.target = sim::Vec2{800 - p.x, 600 - p.y};
+      agents.push_back(s);
+    }
+    c.send(command(seq, sim::Spawn{0, 0, agents}));
+    const auto ack = wait_for<protocol::Ack>(c, [&](const protocol::Ack& a) { return a.seq == seq; });
+    return ack.agents.value_or(std::vector<std::uint32_t>{});
+  }
+
+  // A client's side of the feed: decoded states by tick, acks sent for each.
+  struct Feed {
+    std::map<std::uint64_t, std::vector<QuantAgent>> states;
+    BinaryFrame receive(const std::string& bytes) {
+      auto head = protocol::read_binary_header(bytes);
+      EXPECT_TRUE(std::holds_alternative<protocol::BinaryHeader>(head));
+      const auto& h = std::get<protocol::BinaryHeader>(head);
+      std::span<const QuantAgent> base;
+      if (h.delta) {
+        auto it = states.find(h.baseline_tick);
+        EXPECT_NE(it, states.end()) << "a delta on a baseline never acknowledged: " << h.baseline_tick;
+        if (it != states.end()) base = it->second;
+      }
+      auto d = protocol::decode_binary(bytes, base);
+      if (auto* err = std::get_if<std::string>(&d)) {
+        ADD_FAILURE() << *err;
+        return {};
+      }
+      states[h.tick] = std::get<BinaryFrame>(d).agents;
+      return std::get<BinaryFrame>(std::move(d));
+    }
+  };
+};
+
+TEST_F(BinaryTest, DeltasOnAcknowledgedSnapshotsMatchTheJsonSnapshots) {
+  auto commander = greeted(protocol::Role::commander);
+  std::vector<sim::Vec2> at;
+  for (int i = 0; i < 40; ++i) at.push_back({20.0 + 18 * i, 50.0 + 11 * i});
+  spawn(*commander, 1, at, true);
+  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto json = greeted(protocol::Role::viewer);
+  Feed feed;
+  int deltas = 0;
+  std::map<std::uint64_t, std::vector<QuantAgent>> by_tick;
+  for (int i = 0; i < 20; ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    if (i == 0) {
+      EXPECT_FALSE(f.header.delta) << "the first frame is a keyframe";
+    }
+    deltas += f.header.delta;
+    by_tick[f.header.tick] = f.agents;
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+  }
+  EXPECT_GE(deltas, 15);
+  // Every JSON snapshot of a tick the binary client decoded says the same within the precision.
+  int compared = 0;
+  for (int i = 0; i < 30 && compared < 5; ++i) {
+    const auto s = wait_for<protocol::Snapshot>(*json);
+    auto it = by_tick.find(s.tick);
+    if (it == by_tick.end()) continue;
+    ++compared;
+    ASSERT_EQ(it->second.size(), s.agents.size());
+    for (std::size_t k = 0; k < s.agents.size(); ++k) {
+      const protocol::AgentState a = protocol::dequantise(it->second[k]);
+      EXPECT_EQ(a.id, s.agents[k].id);
+      EXPECT_NEAR(a.x, s.agents[k].x, 1.0 / 128 + 0.0005);
+      EXPECT_NEAR(a.y, s.agents[k].y, 1.0 / 128 + 0.0005);
+      EXPECT_EQ(a.state, s.agents[k].state);
+    }
+  }
+  EXPECT_GE(compared, 1);
+}
+
+TEST_F(BinaryTest, WithoutAcksEveryFrameIsAKeyframeAndAKeyframeCanBeAskedFor) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn(*commander, 1, {{100, 100}, {200, 200}}, true);
+  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  Feed feed;
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(feed.receive(next_binary(*bin)).header.delta);
+  // Acknowledged: deltas; then a keyframe request: the next frame is whole again.
+  const BinaryFrame f = feed.receive(next_binary(*bin));
+  bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+  bool delta = false;
+  for (int i = 0; i < 10 && !delta; ++i) delta = feed.receive(next_binary(*bin)).header.delta;
+  EXPECT_TRUE(delta);
+  bin->send(protocol::encode(protocol::KeyframeRequest{}));
+  bool keyframe = false;
+  for (int i = 0; i < 10 && !keyframe; ++i) keyframe = !feed.receive(next_binary(*bin)).header.delta;
+  EXPECT_TRUE(keyframe);
+}
+
+TEST_F(BinaryTest, AViewportLimitsTheFrameToTheAgentsInViewPlusMargin) {
+  auto commander = greeted(protocol::Role::commander);
+  // A row of standing agents every 20 units; the viewport [100, 300] x [0, 600] has a margin of
+  // 600 / 8 + 4 = 79 units: x in [21, 379].
+  std::vector<sim::Vec2> at;
+  for (int i = 0; i < 39; ++i) at.push_back({10.0 + 20 * i, 300});
+  const auto ids = spawn(*commander, 1, at, false);
+  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  bin->send(protocol::encode(protocol::ViewportMsg{protocol::Viewport{100, 0, 300, 600}}));
+  Feed feed;
+  std::vector<std::uint32_t> expected;
+  for (std::size_t i = 0; i < at.size(); ++i)
+    if (at[i].x >= 21 && at[i].x <= 379) expected.push_back(ids[i]);
+  std::vector<std::uint32_t> got;
+  for (int i = 0; i < 30; ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+    got.clear();
+    for (const QuantAgent& a : f.agents) got.push_back(a.id);
+    if (f.header.filtered && got == expected) break;
+  }
+  EXPECT_EQ(got, expected);
+  // The whole world again: the agents out of view come back, as a delta on the filtered frame.
+  bin->send(protocol::encode(protocol::ViewportMsg{}));
+  std::size_t seen = 0;
+  for (int i = 0; i < 30 && seen != ids.size(); ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+    seen = f.agents.size();
+  }
+  EXPECT_EQ(seen, ids.size());
+}
+
+TEST_F(BinaryTest, AutoFormatIsJsonForSmallWorldsAndBinaryForLargeOnes) {
+  auto commander = greeted(protocol::Role::commander);
+  auto viewer = hello(protocol::Role::viewer, protocol::SnapshotFormat::automatic);
+  wait_text<protocol::Snapshot>(*viewer);  // JSON while small
+  std::vector<sim::Vec2> at;
+  for (int i = 0; i < 1000; ++i) at.push_back({1.0 + (i % 40) * 19.5, 1.0 + (i / 40) * 23.0});
+  spawn(*commander, 1, at, false);
+  spawn(*commander, 2, {{400, 300}}, false);
+  Feed feed;
+  const BinaryFrame f = feed.receive(next_binary(*viewer));
+  EXPECT_EQ(f.agents.size(), 1001u);
+}
+
+TEST_F(BinaryTest, ViewportAckAndKeyframeAreValidatedAndNeedHello) {
+  auto c = connect();
+  c->send(R"({"type":"ack","tick":3})");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::hello_required);
+  c->send(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})");
+  wait_for<protocol::Welcome>(*c);
+  c->send(R"({"type":"viewport","x0":10,"y0":0,"x1":5,"y1":10})");
+  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  c->send(R"({"type":"viewport","x0":0,"y0":0,"x1":1e308,"y1":10})");
+  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  c->send(R"({"type":"ack","tick":"soon"})");
+  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  c->send_binary(std::string("\x48\x01\x00\x02", 4));  // a client's binary frame: refused as before
+  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::binary_not_supported);
+}
+
+class AckBudgetTest : public BinaryTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef& def) override {
+    BinaryTest::configure(config, def);
+    config.rate_limit = 2;
+    config.rate_burst = 10;
+  }
+};
+
+// Acks at the snapshot rate leave the command budget whole; a flood of acks does not.
+TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
+  auto c = hello(protocol::Role::commander, protocol::SnapshotFormat::binary);
+  Feed feed;
+  for (int i = 0; i < 30; ++i) {  // 30 acks: three times the burst
+    const BinaryFrame f = feed.receive(next_binary(*c));
+    c->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+  }
+  for (std::uint32_t seq = 1; seq <= 8; ++seq) c->send(command(seq, sim::Spawn{1, 0, {}}));
+  for (std::uint32_t seq = 1; seq <= 8; ++seq) {
+    const auto ack = wait_text<protocol::Ack>(*c, [&](const protocol::Ack& a) { return a.seq == seq; });
+    EXPECT_EQ(ack.seq, seq);
+  }
+  // Far more acks than frames: beyond the free ones they count, and are refused.
+  for (int i = 0; i < 20; ++i) c->send(protocol::encode(protocol::SnapshotAck{1}));
+  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
+}
+
+}  // namespace
+}  // namespace herd::net
