@@ -19,4 +19,7 @@ int run_assignment(Args args);
 // One world step on the random and circle crowds of issue 10 (sim_bench.cpp).
 int run_sim(Args args);
 
+// Snapshot sizes and encoding costs, JSON and binary, on the random crowd (snapshot_bench.cpp).
+int run_snapshot(Args args);
+
 }  // namespace herd::bench

@@ -16,14 +16,16 @@ class BitWriter {
  public:
   explicit BitWriter(std::string& out) : out_(out) {}
 
-  // The low `count` bits of value, count in [0, 32].
+  // The low `count` bits of value, count in [0, 32]. Bytes go out four at a time.
   void bits(std::uint64_t value, unsigned count) {
     acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
     fill_ += count;
-    while (fill_ >= 8) {
-      out_.push_back(static_cast<char>(acc_ & 0xff));
-      acc_ >>= 8;
-      fill_ -= 8;
+    if (fill_ >= 32) {
+      const char word[4] = {static_cast<char>(acc_), static_cast<char>(acc_ >> 8), static_cast<char>(acc_ >> 16),
+                            static_cast<char>(acc_ >> 24)};
+      out_.append(word, 4);
+      acc_ >>= 32;
+      fill_ -= 32;
     }
   }
   void bit(bool b) { bits(b ? 1 : 0, 1); }
@@ -34,9 +36,14 @@ class BitWriter {
       v >>= 7;
     } while (v != 0);
   }
-  // Pads with zero bits to the next byte.
+  // Writes out every bit so far, padding with zero bits to the next byte; the writer is then at
+  // a byte boundary of `out`, where bytes may be appended directly.
   void flush() {
-    if (fill_ > 0) bits(0, 8 - fill_);
+    for (; fill_ > 0; fill_ = fill_ > 8 ? fill_ - 8 : 0) {
+      out_.push_back(static_cast<char>(acc_ & 0xff));
+      acc_ >>= 8;
+    }
+    acc_ = 0;
   }
 
  private:

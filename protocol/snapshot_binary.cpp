@@ -3,6 +3,7 @@
 #include "protocol/snapshot_binary.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@ namespace {
 
 constexpr std::uint8_t kFlagDelta = 1, kFlagSide = 2, kFlagFiltered = 4;
 constexpr std::uint64_t kMaxAgentsPerFrame = std::uint64_t{1} << 24;  // far above any world's limit
+constexpr unsigned kMaxSmallBits = 16;  // the small position change's width k, in [1, 16]
 
 std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
 std::int64_t unzigzag(std::uint64_t z) { return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1); }
@@ -112,16 +114,17 @@ void write_full(BitWriter& w, const QuantAgent& a, const QuantAgent& prev, std::
 }
 
 // An agent that changed since the baseline: what changed, as small as it fits.
-void write_change(BitWriter& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb) {
+void write_change(BitWriter& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
   const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy = zigzag(static_cast<std::int64_t>(a.y) - b.y);
-  if (zx < 16 && zy < 16) {
+  const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
+  if (zx < small && zy < small) {
     w.bit(false);
-    w.bits(zx, 4);
-    w.bits(zy, 4);
-  } else if (zx < 256 && zy < 256) {
+    w.bits(zx, k);
+    w.bits(zy, k);
+  } else if (zx < medium && zy < medium) {
     w.bits(0b01, 2);  // '1' then '0', least significant first
-    w.bits(zx, 8);
-    w.bits(zy, 8);
+    w.bits(zx, k + 4);
+    w.bits(zy, k + 4);
   } else {
     w.bits(0b11, 2);
     w.bits(a.x, xb);
@@ -136,9 +139,13 @@ void write_change(BitWriter& w, const QuantAgent& a, const QuantAgent& b, std::u
     w.bits(0b11, 2);
     w.bits(a.heading, 8);
   }
-  if (a.speed == b.speed) w.bit(false);
-  else {
-    w.bit(true);
+  const int ds = static_cast<int>(a.speed) - static_cast<int>(b.speed);
+  if (ds == 0) w.bit(false);
+  else if (ds >= -8 && ds <= 7) {
+    w.bits(0b01, 2);
+    w.bits(zigzag(ds), 4);
+  } else {
+    w.bits(0b11, 2);
     w.bits(a.speed, 16);
   }
   const bool style = a.radius != b.radius || a.group != b.group;
@@ -195,18 +202,18 @@ bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::u
   return true;
 }
 
-bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb) {
+bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
   a = b;
   bool first = false, second = false;
   std::uint32_t zx = 0, zy = 0, v = 0;
   if (!r.bit(first)) return false;
   if (!first) {
-    if (!r.bits(4, zx) || !r.bits(4, zy)) return false;
+    if (!r.bits(k, zx) || !r.bits(k, zy)) return false;
     if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
   } else {
     if (!r.bit(second)) return false;
     if (!second) {
-      if (!r.bits(8, zx) || !r.bits(8, zy)) return false;
+      if (!r.bits(k + 4, zx) || !r.bits(k + 4, zy)) return false;
       if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
     } else if (!r.bits(xb, a.x) || !r.bits(yb, a.y)) {
       return false;
@@ -225,8 +232,16 @@ bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t 
   }
   if (!r.bit(first)) return false;
   if (first) {
-    if (!r.bits(16, v)) return false;
-    a.speed = static_cast<std::uint16_t>(v);
+    if (!r.bit(second)) return false;
+    if (!second) {
+      if (!r.bits(4, v)) return false;
+      const std::int64_t speed = b.speed + unzigzag(v);
+      if (speed < 0 || speed > 65535) return false;
+      a.speed = static_cast<std::uint16_t>(speed);
+    } else {
+      if (!r.bits(16, v)) return false;
+      a.speed = static_cast<std::uint16_t>(v);
+    }
   }
   if (!r.bit(first)) return false;
   if (first) {
@@ -385,12 +400,22 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   w.varint(current.size());
   if (!side.empty()) {
     w.varint(side.size());
-    out.append(side);  // byte aligned here: every field before is whole bytes
+    w.flush();  // byte aligned here (every field before is whole bytes): nothing is padded
+    out.append(side);
   }
   // The baseline's agents in id order: '1' changed (then what changed), '00' unchanged, '01' gone.
-  // The current agents not in the baseline are written whole after them.
+  // The current agents not in the baseline are written whole after them. A first pass pairs them
+  // up and picks the width k of the common small position change (the smallest frame).
   const std::uint8_t xb = cur.x_bits, yb = cur.y_bits;
-  std::vector<std::uint32_t> added;
+  struct Op {
+    std::uint32_t base, cur;  // cur == kGone: the agent left
+  };
+  constexpr std::uint32_t kGone = 0xffffffffu;
+  thread_local std::vector<Op> ops;
+  thread_local std::vector<std::uint32_t> added;
+  ops.clear();
+  added.clear();
+  std::array<std::uint64_t, 34> widths{};  // changed agents by bit width of their larger zigzag offset
   std::size_t c = 0;
   const std::size_t cn = current.size();
   if (baseline) {
@@ -398,18 +423,40 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       const QuantAgent& b = (*baseline)[k];
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
       if (c < cn && current[c].id == b.id) {
-        const QuantAgent& a = current[c++];
-        if (a == b) w.bits(0b00, 2);
-        else {
-          w.bit(true);
-          write_change(w, a, b, xb, yb);
+        const QuantAgent& a = current[c];
+        if (!(a == b)) {
+          const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x), zigzag(static_cast<std::int64_t>(a.y) - b.y));
+          ++widths[static_cast<std::size_t>(std::bit_width(z))];
         }
+        ops.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(c++)});
       } else {
-        w.bits(0b10, 2);  // '0' then '1'
+        ops.push_back({static_cast<std::uint32_t>(k), kGone});
       }
     }
   }
   while (c < cn) added.push_back(static_cast<std::uint32_t>(c++));
+  unsigned best_k = 4;
+  std::uint64_t best_bits = ~std::uint64_t{0};
+  for (unsigned k = 1; k <= kMaxSmallBits; ++k) {
+    std::uint64_t bits = 0;
+    for (unsigned wd = 0; wd < widths.size(); ++wd)
+      bits += widths[wd] * (wd <= k ? 1 + 2 * k : wd <= k + 4 ? 2 + 2 * (k + 4) : 2u + xb + yb);
+    if (bits < best_bits) best_bits = bits, best_k = k;
+  }
+  w.bits(best_k, 8);
+  for (const Op& op : ops) {
+    const QuantAgent& b = (*baseline)[op.base];
+    if (op.cur == kGone) {
+      w.bits(0b10, 2);  // '0' then '1'
+      continue;
+    }
+    const QuantAgent& a = current[op.cur];
+    if (a == b) w.bits(0b00, 2);
+    else {
+      w.bit(true);
+      write_change(w, a, b, xb, yb, best_k);
+    }
+  }
   w.varint(added.size());
   QuantAgent prev;  // id 0, every field 0: the first record's "same as before" is against this
   for (std::uint32_t k : added) {
@@ -464,6 +511,8 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
   else if (baseline.size() != h.baseline_count) return std::string("binary snapshot: the baseline does not match the frame");
   BitReader r(frame);
   if (!r.skip_bytes(h.body_at)) return std::string("binary snapshot: truncated");
+  std::uint32_t k = 0;
+  if (!r.bits(8, k) || k < 1 || k > kMaxSmallBits) return std::string("binary snapshot: bad position change width");
   const std::size_t bits_left = r.rest().size() * 8;
   f.agents.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.agent_count, baseline.size() + bits_left)));
   for (const QuantAgent& b : baseline) {
@@ -471,7 +520,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
     if (!r.bit(changed)) return std::string("binary snapshot: truncated agents");
     if (changed) {
       QuantAgent a;
-      if (!read_change(r, a, b, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated change");
+      if (!read_change(r, a, b, h.x_bits, h.y_bits, k)) return std::string("binary snapshot: bad or truncated change");
       f.agents.push_back(a);
     } else {
       if (!r.bit(gone)) return std::string("binary snapshot: truncated agents");

@@ -1,0 +1,221 @@
+// herd-bench snapshot — what snapshots cost on the wire and to encode (issue 11), on issue 10's
+// random crowd (see sim_bench.cpp: N agents placed uniformly without overlap, A square units
+// each, radius 1.5, each arriving at a random point and given a new one within 1 unit of it),
+// stepped at --tick-rate with snapshots at --rate. The crowd's preferred speed is 1 unit/s as in
+// issue 10; --speed changes it (max force scales with it: full speed in 0.25 s).
+//
+// Per snapshot: the JSON text (the server's encoder), a binary keyframe, binary deltas against
+// the snapshot before (what a client on loopback has acknowledged) and the one before that, and
+// a viewport of about --view-agents agents moving with the crowd's speed.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
+#include "sim/rng.hpp"
+#include "sim/world.hpp"
+
+namespace herd::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  long agents = 10000;
+  double density = 100;
+  double rate = 20;
+  double tick_rate = 60;
+  double speed = 1;
+  long ticks = 300;
+  long view_agents = 1000;
+};
+
+constexpr const char* kUsage =
+    "usage: herd-bench snapshot [--scenario random] [--agents N] [--rate HZ] [--ticks K] [--tick-rate T]\n"
+    "                           [--speed S] [--density A] [--view-agents V]\n"
+    "  defaults: 10000 agents, 20 snapshots/s, 300 ticks at 60 ticks/s, speed 1, 100 square units per\n"
+    "  agent, a viewport of about 1000 agents. Prints a CSV header and one row; bytes are before any\n"
+    "  transport compression, times are per agent on one core.\n";
+
+template <class T>
+bool parse_number(std::string_view text, T& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
+
+sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
+  sim::WorldDef def;
+  def.dt = 1.0 / o.tick_rate;
+  def.seed = 1;
+  def.max_agents = static_cast<std::uint32_t>(o.agents);
+  def.agent_defaults.radius = 1.5;
+  def.agent_defaults.max_speed = o.speed;
+  def.agent_defaults.max_force = 4 * o.speed;
+  def.agent_defaults.slow_radius = 2;
+  side = std::sqrt(o.density * static_cast<double>(o.agents));
+  def.width = def.height = side;
+  sim::World world(def);
+  // Uniform without overlap (as sim_bench.cpp): rejection against a cell list of placed agents.
+  const double gap = 3.0;
+  const long cells = std::max(1L, static_cast<long>(side / gap));
+  std::vector<std::vector<sim::Vec2>> grid(static_cast<std::size_t>(cells * cells));
+  auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
+  auto clear = [&](sim::Vec2 p) {
+    for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
+      for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
+        if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
+        for (sim::Vec2 q : grid[static_cast<std::size_t>(cy * cells + cx)])
+          if (sim::length_squared(q - p) < gap * gap) return false;
+      }
+    return true;
+  };
+  std::vector<sim::SpawnAgent> chunk;
+  for (long i = 0; i < o.agents; ++i) {
+    sim::Vec2 p;
+    int attempts = 0;
+    do p = {rng.uniform(1.5, side - 1.5), rng.uniform(1.5, side - 1.5)};
+    while (!clear(p) && ++attempts < 100000);
+    grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
+    sim::SpawnAgent s;
+    s.position = p;
+    s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
+    chunk.push_back(s);
+    if (chunk.size() == 1000 || i + 1 == o.agents) {
+      world.apply(sim::Spawn{0, 0, chunk});
+      chunk.clear();
+    }
+  }
+  return world;
+}
+
+double ns_since(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
+
+int run(const Options& o) {
+  sim::Rng rng(7);
+  double side = 0;
+  sim::World world = make_crowd(o, rng, side);
+  const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
+  // A square viewport holding about view_agents agents (with its margin), drifting with the crowd.
+  const double view_side = std::min(side, std::sqrt(o.density * static_cast<double>(o.view_agents)) / 1.25);
+  protocol::Viewport view{side / 2 - view_side / 2, side / 2 - view_side / 2, side / 2 + view_side / 2, side / 2 + view_side / 2};
+
+  std::vector<protocol::QuantState> states;  // the last three
+  std::vector<std::uint32_t> view_sel, view_prev_sel;
+  protocol::ViewGrid grid;
+  double n_snap = 0, key_bytes = 0, delta_bytes = 0, delta2_bytes = 0, json_bytes = 0, view_bytes = 0, view_count = 0;
+  double quantise_ns = 0, key_ns = 0, delta_ns = 0, json_ns = 0, grid_ns = 0, view_ns = 0, agent_count = 0;
+  for (long t = 1; t <= o.ticks; ++t) {
+    for (const sim::Agent& a : world.agents())
+      if (sim::length(a.behaviour.point - a.position) < 1.0)
+        world.queue(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
+    world.step();
+    if (t % every != 0) continue;
+    auto t0 = Clock::now();
+    protocol::QuantState q = protocol::quantise(world, states.empty() ? nullptr : &states.back());
+    const double qn = ns_since(t0);
+    t0 = Clock::now();
+    grid.rebuild(q);
+    const double gn = ns_since(t0);
+    states.push_back(std::move(q));
+    if (states.size() > 3) states.erase(states.begin());
+    const protocol::QuantState& cur = states.back();
+    const double drift = o.speed / o.rate;
+    view.x0 += drift;
+    view.x1 += drift;
+    grid.select(cur, view, view_sel);
+    if (states.size() < 3) {  // warm-up: two snapshots before any delta on an age-2 baseline
+      view_prev_sel = view_sel;
+      continue;
+    }
+    const double n = static_cast<double>(cur.agents.size());
+    t0 = Clock::now();
+    const std::string key = protocol::encode_binary({&cur, nullptr}, std::nullopt, false);
+    key_ns += ns_since(t0) / n;
+    t0 = Clock::now();
+    const std::string delta = protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[1], nullptr}, false);
+    delta_ns += ns_since(t0) / n;
+    const std::string delta2 = protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[0], nullptr}, false);
+    t0 = Clock::now();
+    const std::string json = protocol::encode_snapshot(world);
+    json_ns += ns_since(t0) / n;
+    // One viewer's frame: select its agents now (its baseline's are remembered), then encode.
+    t0 = Clock::now();
+    grid.select(cur, view, view_sel);
+    const std::string vf = protocol::encode_binary({&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev_sel}, true);
+    const double vn = ns_since(t0);
+    view_prev_sel = view_sel;
+    quantise_ns += qn / n;
+    grid_ns += gn / n;
+    view_ns += vn / std::max<double>(1, static_cast<double>(view_sel.size()));
+    key_bytes += static_cast<double>(key.size()) / n;
+    delta_bytes += static_cast<double>(delta.size()) / n;
+    delta2_bytes += static_cast<double>(delta2.size()) / n;
+    json_bytes += static_cast<double>(json.size()) / n;
+    view_bytes += static_cast<double>(vf.size()) / std::max<double>(1, static_cast<double>(view_sel.size()));
+    view_count += static_cast<double>(view_sel.size());
+    agent_count += n;
+    ++n_snap;
+  }
+  if (n_snap == 0) {
+    std::fprintf(stderr, "herd-bench snapshot: too few ticks for three snapshots\n");
+    return 2;
+  }
+  // 1,000 viewers with viewports: per snapshot, one quantisation and one grid for all, then
+  // each viewer's selection and encoding; as a fraction of one core at the snapshot rate.
+  const double avg_view = view_count / n_snap, avg_n = agent_count / n_snap;
+  const double per_snapshot_ns = (quantise_ns + grid_ns) / n_snap * avg_n + 1000 * view_ns / n_snap * avg_view;
+  std::printf("scenario,agents,rate,tick_rate,speed,ticks,snapshots,keyframe_bytes_per_agent,delta_bytes_per_agent,"
+              "delta_age2_bytes_per_agent,json_bytes_per_agent,quantise_ns_per_agent,keyframe_encode_ns_per_agent,"
+              "encode_ns_per_agent,json_encode_ns_per_agent,view_agents,view_delta_bytes_per_agent,"
+              "view_encode_ns_per_agent,cores_for_1000_viewers\n");
+  std::printf("random,%ld,%.0f,%.0f,%.2f,%ld,%.0f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.3f\n", o.agents,
+              o.rate, o.tick_rate, o.speed, o.ticks, n_snap, key_bytes / n_snap, delta_bytes / n_snap,
+              delta2_bytes / n_snap, json_bytes / n_snap, quantise_ns / n_snap, key_ns / n_snap, delta_ns / n_snap,
+              json_ns / n_snap, avg_view, view_bytes / n_snap, view_ns / n_snap, per_snapshot_ns * o.rate / 1e9);
+  return 0;
+}
+
+}  // namespace
+
+int run_snapshot(Args args) {
+  Options o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "herd-bench snapshot: missing value after %.*s\n%s", static_cast<int>(args[i].size()),
+                   args[i].data(), kUsage);
+      return 2;
+    }
+    const std::string_view flag = args[i], v = args[++i];
+    bool ok = true;
+    if (flag == "--scenario") ok = v == "random";
+    else if (flag == "--agents") ok = parse_number(v, o.agents) && o.agents >= 10 && o.agents <= 1'000'000;
+    else if (flag == "--rate") ok = parse_number(v, o.rate) && o.rate > 0 && o.rate <= 1000;
+    else if (flag == "--tick-rate") ok = parse_number(v, o.tick_rate) && o.tick_rate > 0 && o.tick_rate <= 1000;
+    else if (flag == "--speed") ok = parse_number(v, o.speed) && o.speed > 0 && o.speed <= 1000;
+    else if (flag == "--density") ok = parse_number(v, o.density) && o.density >= 10 && o.density <= 100000;
+    else if (flag == "--ticks") ok = parse_number(v, o.ticks) && o.ticks >= 1 && o.ticks <= 100000;
+    else if (flag == "--view-agents") ok = parse_number(v, o.view_agents) && o.view_agents >= 1;
+    else ok = false;
+    if (!ok) {
+      std::fprintf(stderr, "herd-bench snapshot: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
+      return 2;
+    }
+  }
+  if (o.rate > o.tick_rate) {
+    std::fprintf(stderr, "herd-bench snapshot: --rate must not exceed --tick-rate\n");
+    return 2;
+  }
+  return run(o);
+}
+
+}  // namespace herd::bench

@@ -1,0 +1,266 @@
+// Binary snapshots (protocol/PROTOCOL.md "Binary snapshots"): decodes a frame against the agents
+// the viewer holds for the frame's baseline tick. Mirrors protocol/snapshot_binary.cpp; both are
+// checked against protocol/fixtures/binary. Plain ES module, no dependencies.
+
+export const POSITION_SCALE = 64; // positions in 1/64 unit
+export const SPEED_SCALE = 16; // speed in 1/16 unit/s
+export const RADIUS_SCALE = 64;
+const MAGIC = 0x48;
+const VERSION = 1;
+const MAX_AGENTS = 1 << 24;
+const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
+const AVOIDANCE = ['none', 'circle', 'cardioid'];
+
+class Truncated extends Error {}
+
+// Least significant bit first, as BitReader in protocol/bit_stream.hpp.
+class BitReader {
+  constructor(bytes, at = 0) {
+    this.bytes = bytes;
+    this.pos = at * 8; // in bits
+  }
+  bits(n) {
+    let out = 0;
+    for (let i = 0; i < n; ) {
+      const byte = this.pos >>> 3;
+      if (byte >= this.bytes.length) throw new Truncated('truncated');
+      const shift = this.pos & 7;
+      const take = Math.min(8 - shift, n - i);
+      const v = (this.bytes[byte] >>> shift) & ((1 << take) - 1);
+      out += v * 2 ** i; // n may be 32: no sign trouble with multiplication
+      i += take;
+      this.pos += take;
+    }
+    return out;
+  }
+  bit() {
+    return this.bits(1) === 1;
+  }
+  varint() {
+    let out = 0;
+    for (let shift = 0; shift < 70; shift += 7) {
+      const g = this.bits(8);
+      out += (g & 0x7f) * 2 ** shift;
+      if ((g & 0x80) === 0) {
+        if (out > Number.MAX_SAFE_INTEGER) throw new Error('varint too large');
+        return out;
+      }
+    }
+    throw new Error('varint too long');
+  }
+  f64() {
+    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset + (this.pos >>> 3), 8);
+    if ((this.pos >>> 3) + 8 > this.bytes.length) throw new Truncated('truncated');
+    this.pos += 64;
+    return view.getFloat64(0, true);
+  }
+}
+
+const unzigzag = (z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+
+// The header: {delta, filtered, tick, baselineTick, time, avoidance, xBits, yBits, baselineCount,
+// agentCount, side (string or null), bodyAt}. Throws an Error saying what is wrong.
+export function readHeader(bytes) {
+  const r = new BitReader(bytes);
+  try {
+    if (r.bits(8) !== MAGIC) throw new Error('bad magic byte');
+    if (r.bits(8) !== VERSION) throw new Error('unknown format version');
+    const flags = r.bits(8);
+    if (flags & ~7) throw new Error('unknown flags');
+    const mode = r.bits(8);
+    if (mode > 2) throw new Error('bad avoidance mode');
+    const h = { delta: (flags & 1) !== 0, filtered: (flags & 4) !== 0, avoidance: AVOIDANCE[mode] };
+    h.tick = r.varint();
+    const back = h.delta ? r.varint() : 0;
+    if (back > h.tick) throw new Error('baseline before tick 0');
+    h.baselineTick = h.tick - back;
+    h.time = r.f64();
+    h.xBits = r.bits(8);
+    h.yBits = r.bits(8);
+    if (h.xBits < 1 || h.xBits > 32 || h.yBits < 1 || h.yBits > 32) throw new Error('bad position widths');
+    h.baselineCount = h.delta ? r.varint() : 0;
+    h.agentCount = r.varint();
+    if (h.agentCount > MAX_AGENTS || h.baselineCount > MAX_AGENTS) throw new Error('too many agents');
+    h.side = null;
+    if (flags & 2) {
+      const n = r.varint();
+      const at = r.pos >>> 3;
+      if (n === 0 || at + n > bytes.length) throw new Error('truncated side section');
+      h.side = new TextDecoder().decode(bytes.subarray(at, at + n));
+      r.pos += n * 8;
+    }
+    h.bodyAt = r.pos >>> 3;
+    return h;
+  } catch (err) {
+    if (err instanceof Truncated) throw new Error('binary snapshot: truncated header');
+    throw new Error('binary snapshot: ' + err.message);
+  }
+}
+
+function readFull(r, prev, xb, yb) {
+  const gap = r.bit() ? 1 : r.varint();
+  if (gap === 0 || prev.id + gap > 0xffffffff) throw new Error('bad agent id');
+  const a = { id: prev.id + gap, x: r.bits(xb), y: r.bits(yb), heading: r.bits(8) };
+  a.speed = r.bit() ? r.bits(16) : prev.speed;
+  a.flags = r.bit() ? r.bits(4) : prev.flags;
+  if (r.bit()) {
+    a.radius = r.bits(16);
+    a.group = r.bits(8);
+  } else {
+    a.radius = prev.radius;
+    a.group = prev.group;
+  }
+  return a;
+}
+
+function offset(base, z, bits) {
+  const v = base + unzigzag(z);
+  if (v < 0 || v > 2 ** bits - 1) throw new Error('position out of range');
+  return v;
+}
+
+function readChange(r, b, xb, yb, k) {
+  const a = { ...b };
+  if (!r.bit()) {
+    const zx = r.bits(k), zy = r.bits(k);
+    a.x = offset(b.x, zx, xb);
+    a.y = offset(b.y, zy, yb);
+  } else if (!r.bit()) {
+    const zx = r.bits(k + 4), zy = r.bits(k + 4);
+    a.x = offset(b.x, zx, xb);
+    a.y = offset(b.y, zy, yb);
+  } else {
+    a.x = r.bits(xb);
+    a.y = r.bits(yb);
+  }
+  if (r.bit()) a.heading = r.bit() ? r.bits(8) : (b.heading + unzigzag(r.bits(4)) + 256) % 256;
+  if (r.bit()) {
+    if (r.bit()) a.speed = r.bits(16);
+    else {
+      a.speed = b.speed + unzigzag(r.bits(4));
+      if (a.speed < 0 || a.speed > 65535) throw new Error('speed out of range');
+    }
+  }
+  if (r.bit()) {
+    a.flags = r.bits(4);
+    if (r.bit()) {
+      a.radius = r.bits(16);
+      a.group = r.bits(8);
+    }
+  }
+  return a;
+}
+
+// Decodes a frame. `baseline` is the array of quantised agents held for header.baselineTick
+// (ignored for a keyframe). Returns {header, agents} with agents quantised and ordered by id;
+// throws an Error for hostile or truncated input, or a baseline that does not match.
+export function decodeBinary(bytes, baseline = []) {
+  const h = readHeader(bytes);
+  if (!h.delta) baseline = [];
+  else if (baseline.length !== h.baselineCount) throw new Error('binary snapshot: the baseline does not match the frame');
+  const r = new BitReader(bytes, h.bodyAt);
+  const kept = [];
+  const added = [];
+  try {
+    const k = r.bits(8);
+    if (k < 1 || k > 16) throw new Error('bad position change width');
+    for (const b of baseline) {
+      if (r.bit()) kept.push(readChange(r, b, h.xBits, h.yBits, k));
+      else if (!r.bit()) kept.push(b);
+    }
+    const n = r.varint();
+    if (n > h.agentCount) throw new Error('bad count of new agents');
+    let prev = { id: 0, speed: 0, flags: 0, radius: 0, group: 0 };
+    for (let k = 0; k < n; ++k) {
+      prev = readFull(r, prev, h.xBits, h.yBits);
+      added.push(prev);
+    }
+  } catch (err) {
+    throw new Error('binary snapshot: ' + (err instanceof Truncated ? 'truncated agents' : err.message));
+  }
+  if (kept.length + added.length !== h.agentCount) throw new Error('binary snapshot: agent count does not match');
+  const agents = new Array(h.agentCount);
+  let i = 0, j = 0, k = 0;
+  while (i < kept.length || j < added.length) {
+    agents[k++] = j >= added.length || (i < kept.length && kept[i].id < added[j].id) ? kept[i++] : added[j++];
+    if (k > 1 && agents[k - 2].id >= agents[k - 1].id) throw new Error('binary snapshot: an agent id twice');
+  }
+  return { header: h, agents };
+}
+
+// A quantised agent as the JSON snapshot's agent object (behaviour and targets are not carried).
+export function dequantise(a) {
+  const speed = a.speed / SPEED_SCALE;
+  const angle = (a.heading * 2 * Math.PI) / 256;
+  const out = {
+    id: a.id,
+    x: a.x / POSITION_SCALE,
+    y: a.y / POSITION_SCALE,
+    vx: speed * Math.cos(angle),
+    vy: speed * Math.sin(angle),
+    r: a.radius / RADIUS_SCALE,
+    group: a.group,
+    state: STATES[a.flags & 3],
+    behaviour: 'idle',
+  };
+  if (a.flags & 4) out.collided = true;
+  if (a.flags & 8) out.movement = 'kinematic';
+  return out;
+}
+
+// The JSON snapshot message a decoded frame stands for: the side section (obstacles, collisions,
+// formations, inspect, map, and the inspected agents' whole objects) over the dequantised agents.
+export function toSnapshot(frame) {
+  const h = frame.header;
+  const side = h.side ? JSON.parse(h.side) : {};
+  const details = new Map((side.agents ?? []).map((a) => [a.id, a]));
+  const snap = {
+    type: 'snapshot',
+    tick: h.tick,
+    time: h.time,
+    avoidance: h.avoidance,
+    agents: frame.agents.map((a) => details.get(a.id) ?? dequantise(a)),
+    obstacles: side.obstacles ?? [],
+    collisions: side.collisions ?? [],
+    formations: side.formations ?? [],
+  };
+  if (side.inspect) snap.inspect = side.inspect;
+  if ('map' in side) snap.map = side.map;
+  return snap;
+}
+
+// The client's side of the feed: keeps the decoded states a later delta may name as its baseline
+// (only those at or after the newest baseline seen, since the server's baselines never go back),
+// and says what to send back: an ack for each frame decoded, a keyframe request when one cannot be.
+export class BinaryFeed {
+  constructor() {
+    this.states = new Map(); // tick -> quantised agents
+  }
+  reset() {
+    this.states.clear();
+  }
+  // Returns {snapshot, reply}: the snapshot message (or null) and the message to send (or null).
+  receive(bytes) {
+    let h;
+    try {
+      h = readHeader(bytes);
+    } catch (err) {
+      console.warn('herd:', err.message);
+      return { snapshot: null, reply: { type: 'keyframe' } };
+    }
+    if (!h.delta) this.states.clear();
+    const baseline = h.delta ? this.states.get(h.baselineTick) : [];
+    if (!baseline) return { snapshot: null, reply: { type: 'keyframe' } };
+    let frame;
+    try {
+      frame = decodeBinary(bytes, baseline);
+    } catch (err) {
+      console.warn('herd:', err.message);
+      return { snapshot: null, reply: { type: 'keyframe' } };
+    }
+    for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
+    this.states.set(h.tick, frame.agents);
+    while (this.states.size > 32) this.states.delete(this.states.keys().next().value);
+    return { snapshot: toSnapshot(frame), reply: { type: 'ack', tick: h.tick } };
+  }
+}

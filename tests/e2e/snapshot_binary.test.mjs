@@ -1,0 +1,76 @@
+// The browser viewer's binary snapshot decoder against the fixtures the C++ tests pin
+// (protocol/fixtures/binary): the same bytes decode to the same agents in both. No browser.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+import { decodeBinary, readHeader, dequantise, toSnapshot, BinaryFeed } from '../../clients/web/snapshot_binary.js';
+
+const dir = new URL('../../protocol/fixtures/binary/', import.meta.url);
+const hex = (name) =>
+  Uint8Array.from(
+    readFileSync(new URL(name, dir), 'utf8')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((b) => parseInt(b, 16)),
+  );
+const expected = JSON.parse(readFileSync(new URL('expected.json', dir), 'utf8'));
+const keyframe = hex('keyframe.hex');
+const delta = hex('delta.hex');
+
+describe('binary snapshots', () => {
+  it('decode the keyframe and the delta fixtures to the agents the C++ codec wrote', () => {
+    const k = decodeBinary(keyframe);
+    assert.equal(k.header.delta, false);
+    assert.equal(k.header.tick, expected.keyframe.tick);
+    assert.deepEqual(k.agents, expected.keyframe.agents);
+    const d = decodeBinary(delta, k.agents);
+    assert.equal(d.header.delta, true);
+    assert.equal(d.header.baselineTick, expected.delta.baseline_tick);
+    assert.deepEqual(d.agents, expected.delta.agents);
+    const snap = toSnapshot(d);
+    assert.equal(snap.tick, 33);
+    assert.deepEqual(snap.obstacles, [{ id: 1, x: 40, y: 20, r: 5 }]);
+    assert.equal(snap.agents.length, 4);
+    const a = dequantise(expected.keyframe.agents[0]);
+    assert.equal(a.x, 10);
+    assert.equal(a.y, 20);
+    assert.ok(Math.abs(a.vx - 5) < 0.1 && Math.abs(a.vy) < 0.2);
+  });
+
+  it('refuse a delta on the wrong baseline, and truncated or corrupted frames, without crashing', () => {
+    const k = decodeBinary(keyframe);
+    assert.throws(() => decodeBinary(delta, k.agents.slice(1)), /baseline/);
+    for (let n = 0; n < delta.length; ++n) {
+      try {
+        decodeBinary(delta.subarray(0, n), k.agents);
+      } catch (err) {
+        assert.match(err.message, /^binary snapshot/);
+      }
+    }
+    let seed = 1;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 2000; ++i) {
+      const bad = Uint8Array.from(delta);
+      bad[Math.floor(rand() * bad.length)] ^= 1 << Math.floor(rand() * 8);
+      try {
+        const f = decodeBinary(bad, k.agents);
+        for (let j = 1; j < f.agents.length; ++j) assert.ok(f.agents[j - 1].id < f.agents[j].id);
+      } catch (err) {
+        assert.ok(err instanceof Error);
+      }
+    }
+    assert.throws(() => readHeader(Uint8Array.from([0x7b, 0x22])), /magic/);
+  });
+
+  it('feed: acks what it decodes, asks for a keyframe when it lacks the baseline', () => {
+    const feed = new BinaryFeed();
+    assert.deepEqual(feed.receive(delta).reply, { type: 'keyframe' });
+    const first = feed.receive(keyframe);
+    assert.deepEqual(first.reply, { type: 'ack', tick: 30 });
+    const second = feed.receive(delta);
+    assert.deepEqual(second.reply, { type: 'ack', tick: 33 });
+    assert.equal(second.snapshot.agents.length, 4);
+  });
+});
