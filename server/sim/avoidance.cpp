@@ -28,6 +28,14 @@ struct Push {
   double weight;  // cardioid r
 };
 
+// What every neighbour's part needs of the avoiding agent, computed once per agent.
+struct Self {
+  const Mover& mover;
+  Vec2 u;                 // unit desired direction
+  double desired_speed;   // |desired|
+  double speed;           // |velocity|
+};
+
 // Steps 1-3 for one obstacle. `u` is the unit desired direction.
 Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o) {
   const double radius_sum = self.radius + o.radius;
@@ -49,25 +57,27 @@ Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Nei
 // Part 1's remark in part 4: "if we have no chance of catching the obstacle we are following, we
 // might as well ignore its anti-gravity": it is ahead, moving away, along our path at least as
 // fast as we want to go.
-bool cannot_catch(const Mover& self, Vec2 u, const Neighbour& o) {
-  const Vec2 to_o = o.position - self.position;
-  if (dot(to_o, u) <= 0) return false;                           // not ahead
-  if (dot(o.velocity - self.velocity, to_o) <= 0) return false;  // not moving away
-  return dot(o.velocity, u) >= length(self.desired);
+bool cannot_catch(const Self& s, const Neighbour& o) {
+  const Vec2 to_o = o.position - s.mover.position;
+  if (dot(to_o, s.u) <= 0) return false;                           // not ahead
+  if (dot(o.velocity - s.mover.velocity, to_o) <= 0) return false;  // not moving away
+  return dot(o.velocity, s.u) >= s.desired_speed;
 }
 
 // Part 4 for one moving obstacle: may scale or mirror the push. Returns true when it looked.
-bool crossing_fix(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o, Push& p,
-                  PushTrace* t) {
-  const double speed1 = length(self.velocity);
-  const double speed2 = length(o.velocity);
-  if (o.is_obstacle || speed2 < kMovingSpeed || speed1 < kMovingSpeed) return false;
+bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Push& p, PushTrace* t) {
+  const Mover& self = s.mover;
+  const Vec2 u = s.u;
+  const double speed1 = s.speed;
+  // Cheap tests first (squared lengths): most neighbours are not close ahead of a moving agent.
+  if (o.is_obstacle || speed1 < kMovingSpeed || length_squared(o.velocity) < kMovingSpeed * kMovingSpeed) return false;
   const Vec2 to_o = o.position - self.position;
-  const double dis = length(to_o);
   // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees,
   // the angle from u to the obstacle: a positive dot product).
   const double d40 = speed1 * def.crossing_activation + self.radius;
-  if (!(dis < d40 && dot(to_o, u) > 0)) return false;
+  if (!(dot(to_o, u) > 0 && length_squared(to_o) < d40 * d40)) return false;
+  const double speed2 = length(o.velocity);
+  const double dis = length(to_o);
 
   // Look-ahead segments: own desired path, own current path, the other's current path.
   const double h = def.lookahead;
@@ -232,6 +242,7 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
     return u;
   }
   const double theta = angle_of(u);
+  const Self s{self, u, length(self.desired), length(self.velocity)};
   Vec2 sum_raw, sum_adjusted;
   for (const Neighbour& o : neighbours) {
     PushTrace* t = nullptr;
@@ -243,11 +254,11 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
     }
     Push p = obstacle_push(def, self, u, o);
     if (def.mode == AvoidanceMode::cardioid) {
-      if (!o.is_obstacle && cannot_catch(self, u, o)) {
+      if (!o.is_obstacle && cannot_catch(s, o)) {
         if (t) t->ignored = true;
         p.weight = 0;
       } else if (def.crossing) {
-        crossing_fix(def, self, u, o, p, t);
+        crossing_fix(def, s, o, p, t);
       }
     }
     if (t) {

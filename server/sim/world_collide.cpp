@@ -45,11 +45,15 @@ void World::stage_collisions() {
 
   // Step 1 (detection), each pair once, in a deterministic order.
   for (Scratch& scratch : scratch_) scratch.pairs.clear();
-  for_each_agent(agents_.size(), [this](std::size_t i, Scratch& scratch) {
+  // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
+  // pairs one order whatever the visiting order and the worker.
+  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+    const std::size_t i = grid_.index(k);
+    const Vec2 at = grid_.position(k);
     const Agent& a = agents_[i];
     const double reach = a.def.radius + max_agent_radius_;
-    grid_.query_points(a.position, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
-      if (j <= i || length_squared(p - a.position) > reach * reach) return;
+    grid_.query_points(at, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
+      if (j <= i || length_squared(p - at) > reach * reach) return;
       const Agent& b = agents_[j];
       if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))
         scratch.pairs.emplace_back(static_cast<std::uint32_t>(i), j);
