@@ -17,6 +17,7 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
 #include "net/http_files.hpp"
 #include "net/limits.hpp"
@@ -73,6 +74,7 @@ struct Server::Impl {
 
   ServerConfig config;
   sim::World world;
+  exec::ThreadPool pool;  // lent to the world: its per-agent stages run on config.sim_threads threads
   TickSchedule schedule;
   SnapshotCadence cadence;
   std::uint64_t next_session_id = 1;
@@ -98,8 +100,10 @@ struct Server::Impl {
   Impl(ServerConfig c, sim::World w)
       : config(std::move(c)),
         world(std::move(w)),
+        pool(std::max<std::size_t>(config.sim_threads, 1)),
         schedule(config.tick_rate, config.max_catchup_ticks),
         cadence(config.tick_rate, config.snapshot_rate) {
+    world.set_executor(&pool);
     map_version_sent = world.map_version();  // a scenario's map is already in every welcome
     last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
   }
@@ -760,6 +764,7 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
   }
   queued.clear();
   world = std::move(next);
+  world.set_executor(&pool);
   config.scenario = std::move(scenario);
   config.tick_rate = 1.0 / world.def().dt;  // the new world's own rate
   config.snapshot_rate = std::min(config.snapshot_rate, config.tick_rate);

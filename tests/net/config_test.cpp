@@ -25,6 +25,15 @@ TEST(Config, DefaultsWithNothingSet) {
   EXPECT_FALSE(r.config->tick_rate_given);
 }
 
+TEST(Config, SimThreadsIsASettingWithARange) {
+  EXPECT_EQ(parse_config({}, env_of({})).config->server.sim_threads, 1u);
+  const auto r = parse_config({"--sim-threads", "2"}, env_of({}));
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->server.sim_threads, 2u);
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_SIM_THREADS", "4"}})).config->server.sim_threads, 4u);
+  for (const char* bad : {"0", "65", "two", "-1"}) EXPECT_FALSE(parse_config({"--sim-threads", bad}, env_of({})).config) << bad;
+}
+
 TEST(Config, TheDefencesAreSettingsWithRanges) {
   const auto r = parse_config({"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address", "3",
                                "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048", "--max-json-depth", "8",
