@@ -38,7 +38,9 @@ struct Case {
 constexpr const char* kUsage =
     "usage: herd-bench sim [--scenario random|circle] [--agents N] [--density A] [--mode none|circle|cardioid]\n"
     "                      [--threads T] [--ticks K] [--max-neighbours M]\n"
-    "  with no option: the sweep N = 1000, 10000, 100000 x each mode (random, A = 100).\n"
+    "       herd-bench sim [--svg FILE]\n"
+    "  with no case: the sweep N = 1000, 10000, 100000 x each mode x 1 and 2 threads (random,\n"
+    "  A = 100), with a table on stderr and, with --svg, a plot of tick time against N.\n"
     "prints a CSV header and one row per case: median and p99 tick time, ns per agent per tick,\n"
     "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory.\n";
 
@@ -48,13 +50,15 @@ bool parse_number(std::string_view text, T& out) {
   return ec == std::errc{} && end == text.data() + text.size();
 }
 
-double peak_rss_mb() {
+// A line of /proc/self/status in MiB: VmHWM (peak resident memory) or VmRSS (resident now).
+double status_mb(const char* key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    if (line.rfind(key, 0) == 0) return std::stod(line.substr(std::string_view(key).size())) / 1024.0;
   return 0;
 }
+double peak_rss_mb() { return status_mb("VmHWM:"); }
 
 sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
   sim::WorldDef def;
@@ -121,9 +125,14 @@ sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
   return world;
 }
 
-int run_case(const Case& c, bool header) {
+struct Result {
+  double median_ms = 0, p99_ms = 0, ns_per_agent = 0, world_bytes = 0;
+};
+
+Result run_case(const Case& c, bool header) {
   sim::Rng rng(7);
   double side = 0;
+  const double rss_before = status_mb("VmRSS:");
   sim::World world = make_world(c, rng, side);
   exec::ThreadPool pool(static_cast<std::size_t>(c.threads));
   world.set_executor(&pool);
@@ -140,6 +149,9 @@ int run_case(const Case& c, bool header) {
     world.step();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
+  // What the world holds: resident memory now less before it was made (the set-up's large
+  // buffers went back to the system when freed), per agent.
+  const double world_bytes = (status_mb("VmRSS:") - rss_before) * 1024 * 1024 / static_cast<double>(c.agents);
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2], p99 = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
   // Neighbours within the avoidance reach, and overlapping pairs, at the end.
@@ -157,13 +169,59 @@ int run_case(const Case& c, bool header) {
       neighbours += d2 < reach * reach;
       overlaps += j > i && d2 < 3.0 * 3.0 - 1e-9;
     });
-  if (header) std::printf("scenario,agents,density,mode,max_neighbours,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb\n");
-  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f\n", c.scenario.c_str(), c.agents, c.density,
+  if (header) std::printf("scenario,agents,density,mode,max_neighbours,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb,world_bytes_per_agent\n");
+  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f,%.0f\n", c.scenario.c_str(), c.agents, c.density,
               std::string(sim::to_string(c.mode)).c_str(), c.max_neighbours, c.threads, c.ticks, median, p99,
               median * 1e6 / static_cast<double>(c.agents), neighbours / static_cast<double>(points.size()), overlaps,
-              peak_rss_mb());
+              peak_rss_mb(), world_bytes);
   std::fflush(stdout);
-  return 0;
+  return {median, p99, median * 1e6 / static_cast<double>(c.agents), world_bytes};
+}
+
+// The sweep's plot: median tick time against agents, log-log, one line per mode and thread count.
+struct Series {
+  std::string label, colour;
+  bool dashed = false;
+  std::vector<std::pair<double, double>> points;  // agents, ms
+};
+
+void write_svg(const std::string& path, const std::vector<Series>& series) {
+  std::ofstream out(path);
+  const double w = 640, h = 420, left = 70, right = 170, top = 30, bottom = 50;
+  double y_lo = 1e9, y_hi = 0;
+  for (const Series& s : series)
+    for (const auto& [n, ms] : s.points) y_lo = std::min(y_lo, ms), y_hi = std::max(y_hi, ms);
+  y_lo = std::pow(10, std::floor(std::log10(std::max(y_lo, 1e-3))));
+  y_hi = std::pow(10, std::ceil(std::log10(std::max(y_hi, y_lo * 10))));
+  auto x_of = [&](double n) { return left + (std::log10(n) - 3) / 2 * (w - left - right); };
+  auto y_of = [&](double ms) { return h - bottom - (std::log10(ms) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo)) * (h - top - bottom); };
+  out << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "' font-family='sans-serif' font-size='12'>\n"
+      << "<rect width='100%' height='100%' fill='white'/>\n"
+      << "<text x='" << left << "' y='18' font-size='14'>herd-bench sim: median tick time, random crowd, 100 square units per agent</text>\n";
+  for (double n : {1e3, 1e4, 1e5}) {
+    out << "<line x1='" << x_of(n) << "' y1='" << top << "' x2='" << x_of(n) << "' y2='" << h - bottom << "' stroke='#ddd'/>\n"
+        << "<text x='" << x_of(n) << "' y='" << h - bottom + 18 << "' text-anchor='middle'>" << static_cast<long>(n) << "</text>\n";
+  }
+  for (double ms = y_lo; ms <= y_hi * 1.001; ms *= 10) {
+    out << "<line x1='" << left << "' y1='" << y_of(ms) << "' x2='" << w - right << "' y2='" << y_of(ms) << "' stroke='#ddd'/>\n"
+        << "<text x='" << left - 6 << "' y='" << y_of(ms) + 4 << "' text-anchor='end'>" << ms << " ms</text>\n";
+  }
+  // The 30 Hz budget.
+  if (33.3 >= y_lo && 33.3 <= y_hi)
+    out << "<line x1='" << left << "' y1='" << y_of(33.3) << "' x2='" << w - right << "' y2='" << y_of(33.3)
+        << "' stroke='#c00' stroke-dasharray='2,3'/><text x='" << left + 4 << "' y='" << y_of(33.3) - 4 << "' fill='#c00'>33 ms (30 Hz)</text>\n";
+  out << "<text x='" << (left + w - right) / 2 << "' y='" << h - 12 << "' text-anchor='middle'>agents</text>\n";
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const Series& s = series[k];
+    out << "<polyline fill='none' stroke='" << s.colour << "' stroke-width='2'" << (s.dashed ? " stroke-dasharray='6,4'" : "") << " points='";
+    for (const auto& [n, ms] : s.points) out << x_of(n) << ',' << y_of(ms) << ' ';
+    out << "'/>\n";
+    const double ly = top + 16 * static_cast<double>(k);
+    out << "<line x1='" << w - right + 10 << "' y1='" << ly << "' x2='" << w - right + 34 << "' y2='" << ly << "' stroke='" << s.colour
+        << "' stroke-width='2'" << (s.dashed ? " stroke-dasharray='6,4'" : "") << "/><text x='" << w - right + 40 << "' y='" << ly + 4 << "'>"
+        << s.label << "</text>\n";
+  }
+  out << "</svg>\n";
 }
 
 }  // namespace
@@ -171,6 +229,7 @@ int run_case(const Case& c, bool header) {
 int run_sim(Args args) {
   Case c;
   bool any = false;
+  std::string svg;  // the sweep's plot
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help") {
       std::fputs(kUsage, stdout);
@@ -182,6 +241,10 @@ int run_sim(Args args) {
     }
     const std::string_view flag = args[i], v = args[++i];
     bool ok = true;
+    if (flag == "--svg") {
+      svg = std::string(v);
+      continue;
+    }
     any = true;
     if (flag == "--scenario") ok = (v == "random" || v == "circle") && (c.scenario = std::string(v), true);
     else if (flag == "--agents") ok = parse_number(v, c.agents) && c.agents >= 2 && c.agents <= 1'000'000;
@@ -198,17 +261,35 @@ int run_sim(Args args) {
       return 2;
     }
   }
-  if (any) return run_case(c, true);
+  if (any && svg.empty()) {
+    run_case(c, true);
+    return 0;
+  }
+  // The sweep: N x mode x threads, a CSV on stdout, a table on stderr, and the plot if asked.
   bool header = true;
-  for (long n : {1000L, 10000L, 100000L})
-    for (sim::AvoidanceMode m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::cardioid}) {
-      Case sweep;
-      sweep.agents = n;
-      sweep.mode = m;
-      sweep.ticks = n >= 100000 ? 20 : 100;
-      if (int rc = run_case(sweep, header); rc != 0) return rc;
-      header = false;
+  std::vector<Series> series;
+  std::fprintf(stderr, "%8s %-9s %7s %12s %12s %12s %14s\n", "agents", "mode", "threads", "median_ms", "p99_ms", "ns/agent", "world_B/agent");
+  for (sim::AvoidanceMode m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::cardioid})
+    for (long threads : {1L, 2L}) {
+      Series line;
+      line.label = std::string(sim::to_string(m)) + (threads == 1 ? ", 1 thread" : ", 2 threads");
+      line.colour = m == sim::AvoidanceMode::none ? "#888" : m == sim::AvoidanceMode::circle ? "#2a7" : "#25c";
+      line.dashed = threads == 2;
+      for (long n : {1000L, 10000L, 100000L}) {
+        Case sweep;
+        sweep.agents = n;
+        sweep.mode = m;
+        sweep.threads = threads;
+        sweep.ticks = n >= 100000 ? 20 : 100;
+        const Result r = run_case(sweep, header);
+        header = false;
+        std::fprintf(stderr, "%8ld %-9s %7ld %12.3f %12.3f %12.0f %14.0f\n", n, std::string(sim::to_string(m)).c_str(), threads,
+                     r.median_ms, r.p99_ms, r.ns_per_agent, r.world_bytes);
+        line.points.emplace_back(static_cast<double>(n), r.median_ms);
+      }
+      series.push_back(line);
     }
+  if (!svg.empty()) write_svg(svg, series);
   return 0;
 }
 
