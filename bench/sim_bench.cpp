@@ -268,7 +268,7 @@ int run_sim(Args args) {
   // The sweep: N x mode x threads, a CSV on stdout, a table on stderr, and the plot if asked.
   bool header = true;
   std::vector<Series> series;
-  std::fprintf(stderr, "%8s %-9s %7s %12s %12s %12s %14s\n", "agents", "mode", "threads", "median_ms", "p99_ms", "ns/agent", "world_B/agent");
+  std::fprintf(stderr, "%8s %-9s %7s %12s %12s %12s\n", "agents", "mode", "threads", "median_ms", "p99_ms", "ns/agent");
   for (sim::AvoidanceMode m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::cardioid})
     for (long threads : {1L, 2L}) {
       Series line;
@@ -283,8 +283,8 @@ int run_sim(Args args) {
         sweep.ticks = n >= 100000 ? 20 : 100;
         const Result r = run_case(sweep, header);
         header = false;
-        std::fprintf(stderr, "%8ld %-9s %7ld %12.3f %12.3f %12.0f %14.0f\n", n, std::string(sim::to_string(m)).c_str(), threads,
-                     r.median_ms, r.p99_ms, r.ns_per_agent, r.world_bytes);
+        std::fprintf(stderr, "%8ld %-9s %7ld %12.3f %12.3f %12.0f\n", n, std::string(sim::to_string(m)).c_str(), threads,
+                     r.median_ms, r.p99_ms, r.ns_per_agent);
         line.points.emplace_back(static_cast<double>(n), r.median_ms);
       }
       series.push_back(line);
