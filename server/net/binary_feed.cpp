@@ -59,17 +59,28 @@ SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
   const Entry& now = history_.back();
   // The baseline: the newest acknowledged frame still in the history, with the viewport it had.
   const Entry* base = nullptr;
-  const BinaryViewer::Sent* base_sent = nullptr;
+  BinaryViewer::Sent* base_sent = nullptr;
   if (v.acked_ && !v.keyframe_requested_) {
-    base = find(*v.acked_);
-    for (const BinaryViewer::Sent& s : v.sent_)
+    for (BinaryViewer::Sent& s : v.sent_)
       if (s.tick == *v.acked_) base_sent = &s;
-    if (!base_sent) base = nullptr;
+    if (base_sent) base = find(*v.acked_);
   }
   v.keyframe_requested_ = false;
-  v.sent_.push_back({now.state->tick, v.view_});
-  if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
   ++v.frames_;
+  SharedBytes frame = encode_for(v, now, base, base_sent);
+  // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
+  v.sent_.push_back({now.state->tick, v.view_, {}});
+  if (v.view_) v.sent_.back().selection = current_sel_;
+  if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
+  if (v.sent_.size() > BinaryViewer::kKeptSelections) {
+    auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
+    std::vector<std::uint32_t>().swap(old);
+  }
+  return frame;
+}
+
+SharedBytes BinaryFeed::encode_for(const BinaryViewer& v, const Entry& now, const Entry* base,
+                                   const BinaryViewer::Sent* base_sent) {
   const bool unfiltered = !v.view_ && (!base || !base_sent->view);
   std::optional<std::uint64_t> key;
   if (base) key = base->state->tick;
@@ -88,8 +99,13 @@ SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
   if (base) {
     baseline = protocol::AgentSet{base->state.get(), nullptr};
     if (base_sent->view) {
-      grid(*base).select(*base->state, *base_sent->view, baseline_sel_);
-      baseline->subset = &baseline_sel_;
+      // The agents the session was sent then: remembered for recent frames, else found again.
+      if (!base_sent->selection.empty() || base->state->agents.empty()) {
+        baseline->subset = &base_sent->selection;
+      } else {
+        grid(*base).select(*base->state, *base_sent->view, baseline_sel_);
+        baseline->subset = &baseline_sel_;
+      }
     }
   }
   auto frame = std::make_shared<const std::string>(protocol::encode_binary(current, baseline, v.view_.has_value(), side_));

@@ -27,6 +27,7 @@ class BinaryViewer {
  public:
   static constexpr std::size_t kSentRecords = 32;  // frames remembered (for their viewport)
   static constexpr std::uint64_t kFreeAcks = 8;    // acks beyond frames encoded that are still free
+  static constexpr std::size_t kKeptSelections = 4;  // newest frames whose agent lists are kept
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
   const std::optional<protocol::Viewport>& view() const { return view_; }
@@ -44,6 +45,7 @@ class BinaryViewer {
   struct Sent {
     std::uint64_t tick;
     std::optional<protocol::Viewport> view;
+    std::vector<std::uint32_t> selection;  // with a viewport: the agents sent (newest frames only)
   };
   std::optional<protocol::Viewport> view_;
   std::optional<std::uint64_t> acked_;
@@ -79,6 +81,7 @@ class BinaryFeed {
     mutable std::unique_ptr<protocol::ViewGrid> grid;  // built the first time a viewport needs it
   };
   const Entry* find(std::uint64_t tick) const;
+  SharedBytes encode_for(const BinaryViewer& v, const Entry& now, const Entry* base, const BinaryViewer::Sent* base_sent);
   const protocol::ViewGrid& grid(const Entry& e) const;
 
   std::deque<Entry> history_;
