@@ -2,6 +2,8 @@
 // hands every decoded message to the caller, measures round-trip time with ping, and reconnects
 // with exponential backoff when the socket closes.
 
+import { BinaryFeed } from './snapshot_binary.js';
+
 export const PROTOCOL_VERSION = 1;
 
 // Backoff starts short so a server restart is barely noticed, and is capped so a long outage
@@ -16,10 +18,17 @@ export class Connection {
   // of its frame's text.
   // onState(): called when `state` changes ('connecting' | 'connected' | 'disconnected').
   // token: the server's command token ('' for none).
-  constructor(url, { onMessage, onState, token = '' }) {
+  // format: the snapshots asked for in hello: 'auto' (binary while the world has more than 1,000
+  // agents), 'binary' or 'json'. Binary frames are decoded here (snapshot_binary.js), acknowledged,
+  // and handed on as the JSON snapshot they stand for.
+  constructor(url, { onMessage, onState, token = '', format = 'auto' }) {
     this.url = url;
     this.hello = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-web/1' };
     if (token) this.hello.token = token;
+    if (format !== 'json') this.hello.format = format;
+    this.feed = new BinaryFeed();
+    this.snapshotFormat = null; // 'json' or 'binary': how the last snapshot came
+    this.binaryFrames = 0;
     this.onMessage = onMessage;
     this.onState = onState;
     this.state = 'connecting';
@@ -63,6 +72,8 @@ export class Connection {
       return;
     }
     this.ws = ws;
+    ws.binaryType = 'arraybuffer';
+    this.feed.reset(); // a new session starts from a keyframe
     ws.onopen = () => ws.send(JSON.stringify(this.hello));
     ws.onmessage = (ev) => this.#receive(ev.data);
     // 'error' is always followed by 'close', so only close drives the retry.
@@ -75,7 +86,18 @@ export class Connection {
   }
 
   #receive(data) {
-    if (typeof data !== 'string') return; // the protocol only sends text frames
+    if (data instanceof ArrayBuffer) {
+      // A binary snapshot: acknowledged once decoded (the server's next delta builds on it), or
+      // answered with a keyframe request when its baseline is not here.
+      const { snapshot, reply } = this.feed.receive(new Uint8Array(data));
+      if (reply && this.ws) this.ws.send(JSON.stringify(reply));
+      if (!snapshot) return;
+      this.snapshotFormat = 'binary';
+      ++this.binaryFrames;
+      this.onMessage(snapshot, data.byteLength);
+      return;
+    }
+    if (typeof data !== 'string') return;
     let msg;
     try {
       msg = JSON.parse(data);
@@ -90,6 +112,8 @@ export class Connection {
       this.backoffMs = BACKOFF_MIN_MS;
       this.#setState('connected');
       this.#ping(); // an RTT now rather than one interval later
+    } else if (msg.type === 'snapshot') {
+      this.snapshotFormat = 'json';
     } else if (msg.type === 'pong') {
       if (msg.id === this.pingId) this.rttMs = performance.now() - this.pingSentAt;
     }

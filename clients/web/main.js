@@ -50,10 +50,15 @@ const pending = new Map();
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
 // http://HOST:PORT/#token=TOKEN: the fragment never reaches the server's or a proxy's logs.
-const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
+const hashParams = new URLSearchParams(location.hash.slice(1));
+const token = hashParams.get('token') ?? '';
+// Snapshots: '#format=binary' or '#format=json' overrides the default, 'auto' (binary for worlds of
+// more than 1,000 agents, where JSON would cost megabytes a second).
+const format = ['auto', 'binary', 'json'].includes(hashParams.get('format')) ? hashParams.get('format') : 'auto';
 
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
   token,
+  format,
   onMessage: handleMessage,
   onState: () => {
     if (conn.state !== 'connected') {
@@ -92,6 +97,7 @@ function handleMessage(msg, chars = 0) {
       state.formations = [];
       state.formationId = null;
       inspector.sessionStarted(state.selected); // the new session must be told again
+      viewport.sent = null; // and its viewport
       if (msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
       break;
     case 'snapshot':
@@ -256,6 +262,35 @@ document.getElementById('paint-btn').addEventListener('click', () => togglePaint
 document.getElementById('fit-btn').addEventListener('click', () => view.fitWorld());
 document.getElementById('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
 
+// The camera's rectangle of the world, sent as the viewport while snapshots come binary (the
+// server then sends only the agents in it plus a margin), at most VIEWPORT_EVERY_MS apart and
+// only when it moved by more than a tenth of its size; the whole world when it is all in view.
+const VIEWPORT_EVERY_MS = 250;
+const viewport = { sent: null, at: 0 };
+
+function syncViewport(now) {
+  if (conn.state !== 'connected' || conn.snapshotFormat !== 'binary' || !state.welcome) return;
+  if (now - viewport.at < VIEWPORT_EVERY_MS || view.cssWidth <= 0 || view.cssHeight <= 0) return;
+  const a = view.screenToWorld(0, 0);
+  const b = view.screenToWorld(view.cssWidth, view.cssHeight);
+  const { width, height } = state.welcome.world;
+  const whole = a.x <= 0 && a.y <= 0 && b.x >= width && b.y >= height;
+  const clamp = (v) => Math.max(-1e7, Math.min(1e7, v));
+  const rect = whole ? null : { x0: clamp(a.x), y0: clamp(a.y), x1: clamp(b.x), y1: clamp(b.y) };
+  const last = viewport.sent;
+  if (last !== null) {
+    if (rect === null && last.rect === null) return;
+    if (rect !== null && last.rect !== null) {
+      const tol = 0.1 * Math.max(rect.x1 - rect.x0, rect.y1 - rect.y0);
+      const moved = ['x0', 'y0', 'x1', 'y1'].some((k) => Math.abs(rect[k] - last.rect[k]) > tol);
+      if (!moved) return;
+    }
+  }
+  if (rect !== null && !(rect.x1 > rect.x0 && rect.y1 > rect.y0)) return;
+  if (conn.send({ type: 'viewport', ...(rect ?? {}) })) viewport.sent = { rect };
+  viewport.at = now;
+}
+
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
 const timing = { sampleMs: 0, drawMs: 0 };
 
@@ -265,6 +300,7 @@ function frame(now) {
   state.flashes = state.flashes.filter((f) => now - f.at < FLASH_MS);
   // Selection and toggle changes land here, whatever caused them.
   if (conn.state === 'connected') inspector.sync(state.selected);
+  syncViewport(now);
   const t0 = performance.now();
   state.drawn = interp.sample(now);
   const t1 = performance.now();
@@ -319,6 +355,17 @@ window.herd = Object.freeze({
   },
   get tick() {
     return state.tick;
+  },
+  // 'json' or 'binary': how the newest snapshot came; binaryFrames counts the binary ones decoded.
+  get snapshotFormat() {
+    return conn.snapshotFormat;
+  },
+  get binaryFrames() {
+    return conn.binaryFrames;
+  },
+  // The viewport last sent ({x0, y0, x1, y1}, or null for the whole world), or undefined.
+  get viewport() {
+    return viewport.sent ? viewport.sent.rect : undefined;
   },
   get snapshotRate() {
     return state.welcome ? state.welcome.snapshot_rate : null;

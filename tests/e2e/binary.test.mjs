@@ -1,0 +1,91 @@
+// Binary snapshots in the browser (issue 11): the viewer asks for 'auto', gets binary frames once
+// the world holds more than 1,000 agents, draws them, acknowledges them, and sends its viewport
+// as the camera moves; '#format=binary' forces binary on a small world. A second WebSocket
+// client (JSON) checks the world from outside.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startServer } from './lib/server.mjs';
+import { ProtocolClient } from './lib/ws_client.mjs';
+import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { agentCentrePixels } from './lib/page_probes.mjs';
+import { colorDistance, hexToRgb } from './lib/colors.mjs';
+
+const TEST_TIMEOUT_MS = 60_000;
+
+// Agents drawn where they are: most centres have their colour (neighbours may cover a few).
+async function assertDrawn(page) {
+  // Agents in the viewport's margin are off the canvas (their pixel reads as transparent).
+  const pixels = (await page.evaluate(agentCentrePixels)).filter((p) => p.pixel[3] > 0);
+  assert.ok(pixels.length > 0);
+  const good = pixels.filter((p) => colorDistance(p.pixel, hexToRgb(p.color)) <= 8).length;
+  assert.ok(good >= 0.8 * pixels.length, `${good} of ${pixels.length} agents drawn in their colour`);
+}
+
+describe('binary snapshots in the viewer', { timeout: 3 * TEST_TIMEOUT_MS }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await startServer({ scenario: 'default' });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('#format=binary on a small world: binary frames, acknowledged, drawn', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { page, pageErrors } = await openViewer(browser.browser, server, { hash: '#format=binary' });
+    await page.waitForFunction(() => window.herd.binaryFrames > 20, null, { timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => window.herd.snapshotFormat), 'binary');
+    const watcher = await ProtocolClient.connect(server.wsUrl);
+    const snap = await watcher.next((m) => m.type === 'snapshot', WAIT_MS);
+    watcher.close();
+    assert.equal(await page.evaluate(() => window.herd.snapshotAgents.length), snap.agents.length);
+    await assertDrawn(page);
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+
+  it('auto: JSON for a small world, binary past 1,000 agents, and the viewport follows the camera', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { page, pageErrors } = await openViewer(browser.browser, server);
+    assert.equal(await page.evaluate(() => window.herd.snapshotFormat), 'json');
+    const commander = await ProtocolClient.connect(server.wsUrl, { role: 'commander' });
+    commander.send({ type: 'command', seq: 1, cmd: 'spawn', count: 1000, group: 2 });
+    await commander.next((m) => m.type === 'ack' && m.seq === 1, WAIT_MS, 'the spawn ack');
+    const world = await commander.next((m) => m.type === 'snapshot', WAIT_MS);
+    commander.close();
+    const total = world.agents.length;
+    assert.ok(total > 1000);
+    await page.waitForFunction(() => window.herd.snapshotFormat === 'binary', null, { timeout: WAIT_MS });
+    await page.waitForFunction((n) => window.herd.snapshotAgents.length === n, total, { timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => window.herd.viewport), null, 'the whole world is in view');
+    await assertDrawn(page);
+
+    // Zoom in on the centre: the viewer sends its viewport, and receives only what is near it.
+    const box = await page.locator('#world').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let i = 0; i < 4; ++i) await page.mouse.wheel(0, -300);
+    await page.waitForFunction(() => window.herd.viewport && window.herd.viewport.x1 - window.herd.viewport.x0 < 400, null, {
+      timeout: WAIT_MS,
+    });
+    await page.waitForFunction(
+      (n) => window.herd.snapshotAgents.length < n && window.herd.snapshotAgents.length > 0,
+      total,
+      { timeout: WAIT_MS },
+    );
+    // Every agent received is in the viewport plus its margin (PROTOCOL.md: an eighth of the
+    // larger side plus 4 units; 1/64 unit of quantisation).
+    await page.waitForFunction(() => {
+      const v = window.herd.viewport;
+      const m = Math.max(v.x1 - v.x0, v.y1 - v.y0) / 8 + 4 + 1 / 64;
+      return window.herd.snapshotAgents.every((a) => a.x >= v.x0 - m && a.x <= v.x1 + m && a.y >= v.y0 - m && a.y <= v.y1 + m);
+    }, null, { timeout: WAIT_MS });
+    await assertDrawn(page);
+    assert.deepEqual(pageErrors, []);
+    await page.close();
+  });
+});
