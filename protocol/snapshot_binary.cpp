@@ -572,4 +572,39 @@ std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   return s;
 }
 
+BinaryClient::Received BinaryClient::receive(std::string_view bytes) {
+  Received out;
+  auto head = read_binary_header(bytes);
+  if (auto* err = std::get_if<std::string>(&head)) {
+    out.error = *err;
+    out.keyframe = true;
+    return out;
+  }
+  const BinaryHeader& h = std::get<BinaryHeader>(head);
+  std::span<const QuantAgent> base;
+  if (h.delta) {
+    auto it = std::find_if(held_.begin(), held_.end(), [&](const auto& e) { return e.first == h.baseline_tick; });
+    if (it == held_.end()) {
+      out.error = "binary snapshot: the baseline is not held";
+      out.keyframe = true;
+      return out;
+    }
+    base = it->second;
+  }
+  auto decoded = decode_binary(bytes, base);
+  if (auto* err = std::get_if<std::string>(&decoded)) {
+    out.error = *err;
+    out.keyframe = true;
+    return out;
+  }
+  BinaryFrame& f = std::get<BinaryFrame>(decoded);
+  if (!h.delta) held_.clear();
+  std::erase_if(held_, [&](const auto& e) { return e.first < h.baseline_tick || e.first >= h.tick; });
+  held_.emplace_back(h.tick, f.agents);
+  if (held_.size() > kMaxHeld) held_.erase(held_.begin());
+  out.ack = h.tick;
+  out.frame = std::move(f);
+  return out;
+}
+
 }  // namespace herd::protocol

@@ -133,6 +133,31 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
 // formations, inspect traces and map. An error sentence when the side section does not decode.
 std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame);
 
+// A client's side of binary snapshots: keeps the decoded states a later delta may name as its
+// baseline (those at or after the newest baseline seen: the server's baselines never go back),
+// and says what to answer: an ack of each frame decoded, or a keyframe request when a frame
+// cannot be decoded (its baseline is not held, or it is malformed).
+class BinaryClient {
+ public:
+  static constexpr std::size_t kMaxHeld = 32;
+  struct Received {
+    std::optional<BinaryFrame> frame;  // decoded, or none
+    std::optional<std::uint64_t> ack;  // send SnapshotAck{*ack}
+    bool keyframe = false;             // send KeyframeRequest
+    std::string error;                 // why the frame was not decoded
+  };
+  Received receive(std::string_view bytes);
+  void reset() { held_.clear(); }
+
+ private:
+  std::vector<std::pair<std::uint64_t, std::vector<QuantAgent>>> held_;  // by tick, ascending
+};
+
+// True when a frame looks like a binary snapshot (JSON text starts with '{').
+inline bool is_binary_snapshot(std::string_view frame) {
+  return !frame.empty() && static_cast<std::uint8_t>(frame[0]) == kBinaryMagic;
+}
+
 // The side section the server attaches to every binary frame of a snapshot: a JSON snapshot
 // message whose agents are the inspected ones; nullopt when it would say nothing (no inspected
 // agents, obstacles, collisions, formations or map change).

@@ -21,7 +21,9 @@ bool Connection::connect(std::chrono::milliseconds timeout, std::string& error) 
   try {
     ws_.emplace();
     ws_->connect(url_.host, url_.port, url_.path, timeout);
-    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_}), timeout);
+    binary_.reset();
+    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_, format_}),
+              timeout);
     connected_ = true;
     ping_pending_ = false;
     next_ping_ = Clock::now();
@@ -63,6 +65,10 @@ std::vector<protocol::ServerMessage> Connection::poll(Clock::time_point now) {
     for (int i = 0; i < kMaxMessagesPerPoll; ++i) {
       auto text = ws_->receive(std::chrono::milliseconds(1));
       if (!text) break;
+      if (protocol::is_binary_snapshot(*text)) {
+        receive_binary(*text, out);
+        continue;
+      }
       auto decoded = protocol::decode_server(*text);
       auto* msg = std::get_if<protocol::ServerMessage>(&decoded);
       if (!msg) continue;
@@ -74,6 +80,15 @@ std::vector<protocol::ServerMessage> Connection::poll(Clock::time_point now) {
     lost(e.what(), now);
   }
   return out;
+}
+
+void Connection::receive_binary(const std::string& bytes, std::vector<protocol::ServerMessage>& out) {
+  auto got = binary_.receive(bytes);
+  if (got.ack) ws_->send(protocol::encode(protocol::SnapshotAck{*got.ack}), std::chrono::milliseconds(100));
+  if (got.keyframe) ws_->send(protocol::encode(protocol::KeyframeRequest{}), std::chrono::milliseconds(100));
+  if (!got.frame) return;
+  auto snap = protocol::to_snapshot(*got.frame);
+  if (auto* s = std::get_if<protocol::Snapshot>(&snap)) out.push_back(std::move(*s));
 }
 
 void Connection::maybe_ping(Clock::time_point now) {

@@ -11,6 +11,7 @@
 #include "common/ws_client.hpp"
 #include "native/options.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::view {
 
@@ -18,8 +19,9 @@ using Clock = std::chrono::steady_clock;
 
 class Connection {
  public:
-  Connection(Url url, protocol::Role role, std::string token = {})
-      : url_(std::move(url)), role_(role), token_(std::move(token)) {}
+  Connection(Url url, protocol::Role role, std::string token = {},
+             protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic)
+      : url_(std::move(url)), role_(role), token_(std::move(token)), format_(format) {}
 
   // One attempt to connect and say hello; false with `error` set when it fails.
   bool connect(std::chrono::milliseconds timeout, std::string& error);
@@ -40,10 +42,14 @@ class Connection {
   void lost(const std::string& why, Clock::time_point now);
   void maybe_ping(Clock::time_point now);
   void note_pong(std::uint32_t id, Clock::time_point now);
+  // A binary snapshot: decoded (and acknowledged) into out, or answered with a keyframe request.
+  void receive_binary(const std::string& bytes, std::vector<protocol::ServerMessage>& out);
 
   Url url_;
   protocol::Role role_;
   std::string token_;
+  protocol::SnapshotFormat format_;
+  protocol::BinaryClient binary_;  // binary snapshots: the states deltas build on
   std::optional<client::WsClient> ws_;
   bool connected_ = false;
   std::string error_;

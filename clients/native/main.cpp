@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  App app{opts, Connection(opts.url, opts.role, opts.token), {}};
+  App app{opts, Connection(opts.url, opts.role, opts.token, opts.format), {}};
   std::string why;
   if (!app.conn.connect(kFirstConnectTimeout, why)) {
     // The client's message already names the URL and the reason.

@@ -12,6 +12,8 @@ const char* const kUsage =
     "  --url         the server's WebSocket endpoint (default ws://localhost:8080/ws)\n"
     "  --role        viewer only watches; commander (default) may also send commands\n"
     "  --token       the server's command token, if it has one (or the variable HERD_COMMAND_TOKEN)\n"
+    "  --format      snapshots: auto (default: binary while the world has more than 1,000 agents),\n"
+    "                binary or json\n"
     "  --frames N    render N frames, then exit (for tests and machines without a display)\n"
     "  --screenshot  with --frames: write the last frame to FILE.bmp\n"
     "  --width, --height  window size in pixels (default 1024 x 768)\n"
@@ -70,6 +72,11 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
       else return "bad --role '" + value + "': viewer or commander";
     } else if (flag == "--token") {
       o.token = value;
+    } else if (flag == "--format") {
+      if (value == "auto") o.format = protocol::SnapshotFormat::automatic;
+      else if (value == "binary") o.format = protocol::SnapshotFormat::binary;
+      else if (value == "json") o.format = protocol::SnapshotFormat::json;
+      else return "bad --format '" + value + "': auto, binary or json";
     } else if (flag == "--frames") {
       if (!parse_int(value, 1, 1000000, o.frames)) return "bad --frames '" + value + "': an integer in [1, 1000000]";
     } else if (flag == "--screenshot") {

@@ -407,3 +407,27 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
 
 }  // namespace
 }  // namespace herd::protocol
+
+namespace herd::protocol {
+namespace {
+
+TEST(BinaryClientFeed, AcksWhatItDecodesAndAsksForAKeyframeWhenItCannot) {
+  const FixtureFrames f = fixture_frames();
+  BinaryClient client;
+  auto r = client.receive(f.delta);  // no baseline yet
+  EXPECT_FALSE(r.frame);
+  EXPECT_TRUE(r.keyframe);
+  r = client.receive(f.keyframe);
+  ASSERT_TRUE(r.frame);
+  EXPECT_EQ(r.ack, 30u);
+  r = client.receive(f.delta);
+  ASSERT_TRUE(r.frame);
+  EXPECT_EQ(r.ack, 33u);
+  EXPECT_EQ(r.frame->agents, f.second.agents);
+  r = client.receive("{\"type\":\"snapshot\"}");
+  EXPECT_TRUE(r.keyframe);
+  EXPECT_FALSE(r.error.empty());
+}
+
+}  // namespace
+}  // namespace herd::protocol
