@@ -598,8 +598,11 @@ BinaryClient::Received BinaryClient::receive(std::string_view bytes) {
     return out;
   }
   BinaryFrame& f = std::get<BinaryFrame>(decoded);
-  if (!h.delta) held_.clear();
-  std::erase_if(held_, [&](const auto& e) { return e.first < h.baseline_tick || e.first >= h.tick; });
+  // A keyframe does not make the states held useless: acks in flight may still make the server
+  // build the next delta on one of them. Only a delta's baseline says which are (the older ones),
+  // and a tick that went back (the world was replaced) ends them all.
+  if (!held_.empty() && held_.back().first >= h.tick) held_.clear();
+  if (h.delta) std::erase_if(held_, [&](const auto& e) { return e.first < h.baseline_tick; });
   held_.emplace_back(h.tick, f.agents);
   if (held_.size() > kMaxHeld) held_.erase(held_.begin());
   out.ack = h.tick;

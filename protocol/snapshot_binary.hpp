@@ -134,7 +134,8 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
 std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame);
 
 // A client's side of binary snapshots: keeps the decoded states a later delta may name as its
-// baseline (those at or after the newest baseline seen: the server's baselines never go back),
+// baseline (those at or after the newest delta's baseline: the server's baselines never go back;
+// a keyframe keeps them, as acks in flight may still be used),
 // and says what to answer: an ack of each frame decoded, or a keyframe request when a frame
 // cannot be decoded (its baseline is not held, or it is malformed).
 class BinaryClient {

@@ -29,7 +29,8 @@ constexpr Subcommand kSubcommands[] = {
     {"step", "[TICKS]", "while paused, run ticks by hand (default 1)"},
     {"watch", "[--count N] [--role viewer|commander]", "print snapshots as JSON lines"},
     {"stats", "", "print the server's /metrics"},
-    {"load", "--viewers N --duration SECONDS", "open N viewer connections and report what they receive"},
+    {"load", "--viewers N --duration SECONDS [--format json|binary] [--decode full|header] [--viewport W,H] [--commands RATE]",
+     "open N viewer connections and report what they receive; --commands: command latency too"},
 };
 
 // SELECTION: all | group:G | 1,2,3
@@ -122,6 +123,43 @@ bool is_command(std::string_view s) {
   for (auto n : {"target", "spawn", "remove", "formation", "behaviour", "scenario", "reset", "pause", "resume", "step"})
     if (s == n) return true;
   return false;
+}
+
+std::variant<LoadOptions, std::string> parse_load(const std::vector<std::string>& args) {
+  LoadOptions o;
+  if (args.size() % 2 != 0) return std::string("load takes --flag value pairs");
+  for (std::size_t k = 0; k + 1 < args.size(); k += 2) {
+    const std::string& flag = args[k];
+    const std::string& v = args[k + 1];
+    try {
+      if (flag == "--viewers") o.viewers = std::stoi(v);
+      else if (flag == "--duration") o.seconds = std::stod(v);
+      else if (flag == "--format") {
+        if (v != "json" && v != "binary") return std::string("--format is json or binary");
+        o.binary = v == "binary";
+      } else if (flag == "--decode") {
+        if (v != "full" && v != "header") return std::string("--decode is full or header");
+        o.decode_full = v == "full";
+      } else if (flag == "--viewport") {
+        const auto comma = v.find(',');
+        if (comma == std::string::npos) return std::string("--viewport is W,H");
+        o.view_w = std::stod(v.substr(0, comma));
+        o.view_h = std::stod(v.substr(comma + 1));
+        if (!(o.view_w > 0 && o.view_h > 0 && o.view_w <= 1e7 && o.view_h <= 1e7)) return std::string("--viewport W,H: sizes in (0, 1e7]");
+      } else if (flag == "--commands") {
+        o.commands = std::stod(v);
+        if (!(o.commands > 0 && o.commands <= 30)) return std::string("--commands RATE: per second, in (0, 30]");
+      } else {
+        return "unknown flag " + flag;
+      }
+    } catch (...) {
+      return "bad value for " + flag;
+    }
+  }
+  if (o.viewers < 1 || o.viewers > 10000 || !(o.seconds > 0 && o.seconds <= 3600))
+    return std::string("load needs --viewers N (1..10000) --duration SECONDS (0..3600]");
+  if (o.view_w > 0 && !o.binary) return std::string("--viewport needs --format binary");
+  return o;
 }
 
 std::string usage(std::string_view name) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace herd::cli {
@@ -37,6 +38,17 @@ bool is_command(std::string_view subcommand);
 std::string usage(std::string_view subcommand = {});
 
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
-int run_load(const Url& url, int viewers, double seconds);
+struct LoadOptions {
+  int viewers = 0;
+  double seconds = 0;
+  bool binary = false;       // --format binary: binary snapshots, acknowledged
+  bool decode_full = true;   // --decode full|header: decode every frame, or read its header only
+  double view_w = 0, view_h = 0;  // --viewport W,H: each viewer's rectangle (binary only)
+  double commands = 0;       // --commands RATE: a commander measuring command latency
+  std::string token;         // the commander's token
+};
+// The options after "load", or an error sentence.
+std::variant<LoadOptions, std::string> parse_load(const std::vector<std::string>& args);
+int run_load(const Url& url, const LoadOptions& opts);
 
 }  // namespace herd::cli

@@ -1,20 +1,35 @@
-// herd-ctl load: many viewer connections in one process, one io_context (Beast, like the server).
+// herd-ctl load: many viewer connections in one process, one io_context (Beast, like the server),
+// and optionally one commander measuring command latency.
 //
 // Snapshot age: a snapshot carries its world time, not the wall time it was sent, so each
 // connection measures (arrival wall time - snapshot world time) and reports how far each arrival
 // is above the smallest value it saw: the delay added by queues and the network beyond the best
 // case. Gaps: a snapshot whose tick is more than one snapshot interval after the previous one.
+//
+// Binary viewers (--format binary) decode every frame against their acknowledged states as a
+// real client does (--decode header: read only the header, to leave the CPU to the server) and
+// acknowledge each one; --viewport W,H gives each one a W x H rectangle at a random place.
+//
+// Command latency (--commands RATE): a commander sends an idempotent command RATE times a
+// second and measures, from sending it, its ack, and the first snapshot whose tick is at least
+// the ack's (PROTOCOL.md: that snapshot reflects it). Its own snapshots are binary with a tiny
+// viewport, so it reads little.
 #include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "cli/ctl.hpp"
+#include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::cli {
 namespace {
@@ -27,90 +42,217 @@ using Clock = std::chrono::steady_clock;
 
 // The number after "key": in a JSON text, without a full parse (the load tool reads a lot).
 double field(const std::string& text, std::string_view key) {
-  const std::string needle = "\"" + std::string(key) + "\":";
+  std::string needle = "\"";
+  needle += key;
+  needle += "\":";
   const auto at = text.find(needle);
   return at == std::string::npos ? -1 : std::strtod(text.c_str() + at + needle.size(), nullptr);
 }
 
 struct Totals {
-  std::uint64_t snapshots = 0, gaps = 0, failures = 0, connected = 0;
+  std::uint64_t snapshots = 0, gaps = 0, failures = 0, connected = 0, bytes = 0, agents = 0, keyframes = 0,
+                keyframe_requests = 0, decode_errors = 0;
   std::vector<double> ages_ms;
+  std::vector<double> ack_ms, reflect_ms;  // command latency
+  double tick_rate = 0, snapshot_rate = 0;
 };
 
 class Viewer : public std::enable_shared_from_this<Viewer> {
  public:
-  Viewer(asio::io_context& ioc, const Url& url, Totals& totals, Clock::time_point start)
-      : ws_(ioc), url_(url), totals_(totals), start_(start) {}
+  Viewer(asio::io_context& ioc, const Url& url, const LoadOptions& opts, Totals& totals, Clock::time_point start,
+         std::uint32_t seed, bool commander = false)
+      : ws_(ioc), timer_(ioc), url_(url), opts_(opts), totals_(totals), start_(start), rng_(seed), commander_(commander) {}
 
   void run(const tcp::resolver::results_type& endpoints) {
     beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
     beast::get_lowest_layer(ws_).async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
       if (ec) return self->failed();
       beast::get_lowest_layer(self->ws_).expires_never();
+      beast::error_code ignored;  // acks go at once, as browsers send them
+      beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
       self->ws_.async_handshake(self->url_.host + ":" + std::to_string(self->url_.port), self->url_.path,
                                 [self](beast::error_code ec2) {
                                   if (ec2) return self->failed();
-                                  ++self->totals_.connected;
+                                  if (!self->commander_) ++self->totals_.connected;
+                                  self->ws_.read_message_max(64u << 20);
                                   self->hello();
                                 });
     });
   }
 
   void close() {
+    timer_.cancel();
     beast::error_code ec;
     beast::get_lowest_layer(ws_).socket().close(ec);
   }
 
- private:
-  void failed() { ++totals_.failures; }
-
-  void hello() {
-    ws_.text(true);
-    auto msg = std::make_shared<std::string>(R"({"type":"hello","protocol":1,"role":"viewer","client":"herd-ctl load"})");
-    ws_.async_write(asio::buffer(*msg), [self = shared_from_this(), msg](beast::error_code ec, std::size_t) {
-      if (ec) return self->failed();
-      self->read();
-    });
-  }
-
-  void read() {
-    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return;  // closed at the end of the run, or by the server
-      self->on_message(beast::buffers_to_string(self->buffer_.data()));
-      self->buffer_.consume(self->buffer_.size());
-      self->read();
-    });
-  }
-
-  void on_message(const std::string& text) {
-    if (text.find("\"type\":\"welcome\"") != std::string::npos) {
-      const double tick_rate = field(text, "tick_rate"), snapshot_rate = field(text, "snapshot_rate");
-      interval_ = snapshot_rate > 0 ? tick_rate / snapshot_rate : 1;
-      return;
-    }
-    if (text.rfind("{\"type\":\"snapshot\"", 0) != 0) return;
-    const double tick = field(text, "tick"), time = field(text, "time");
-    const double offset = std::chrono::duration<double>(Clock::now() - start_).count() - time;
-    best_ = std::min(best_, offset);
-    offsets_.push_back(offset);
-    if (last_tick_ >= 0 && tick - last_tick_ > std::ceil(interval_) + 0.5) ++totals_.gaps;
-    last_tick_ = tick;
-    ++totals_.snapshots;
-  }
-
- public:
   void collect() {
     for (double o : offsets_) totals_.ages_ms.push_back((o - best_) * 1000);
   }
 
  private:
+  bool binary() const { return commander_ || opts_.binary; }
+
+  void failed() { ++totals_.failures; }
+
+  void hello() {
+    protocol::Hello h;
+    h.role = commander_ ? protocol::Role::commander : protocol::Role::viewer;
+    h.client = commander_ ? "herd-ctl load commander" : "herd-ctl load";
+    h.token = commander_ ? opts_.token : std::string();
+    h.format = binary() ? protocol::SnapshotFormat::binary : protocol::SnapshotFormat::json;
+    send(protocol::encode(h));
+    read();
+  }
+
+  // Writes one at a time; a viewer sends little (hello, a viewport, an ack per frame).
+  void send(std::string text) {
+    outbox_.push_back(std::move(text));
+    if (outbox_.size() == 1) write_next();
+  }
+
+  void write_next() {
+    ws_.text(true);
+    ws_.async_write(asio::buffer(outbox_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      self->outbox_.pop_front();
+      if (!self->outbox_.empty()) self->write_next();
+    });
+  }
+
+  void read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      if (ec) return;  // closed at the end of the run, or by the server
+      const auto now = Clock::now();
+      std::string data = beast::buffers_to_string(self->buffer_.data());
+      self->buffer_.consume(self->buffer_.size());
+      if (!self->commander_) self->totals_.bytes += n;
+      if (self->ws_.got_binary()) self->on_binary(data, now);
+      else self->on_text(data, now);
+      self->read();
+    });
+  }
+
+  void on_text(const std::string& text, Clock::time_point now) {
+    if (text.find("\"type\":\"welcome\"") != std::string::npos) {
+      const double tick_rate = field(text, "tick_rate"), snapshot_rate = field(text, "snapshot_rate");
+      interval_ = snapshot_rate > 0 ? tick_rate / snapshot_rate : 1;
+      totals_.tick_rate = tick_rate;
+      totals_.snapshot_rate = snapshot_rate;
+      world_w_ = field(text, "width");
+      world_h_ = field(text, "height");
+      send_viewport();
+      if (commander_) schedule_command();
+      return;
+    }
+    if (text.rfind("{\"type\":\"ack\"", 0) == 0 && commander_) return on_ack(text, now);
+    if (text.rfind("{\"type\":\"snapshot\"", 0) != 0) return;
+    snapshot(static_cast<std::uint64_t>(field(text, "tick")), field(text, "time"), 0, now);
+  }
+
+  void on_binary(const std::string& bytes, Clock::time_point now) {
+    std::uint64_t agents = 0, tick = 0;
+    double time = 0;
+    bool keyframe = false;
+    if (opts_.decode_full || commander_) {
+      auto got = client_.receive(bytes);
+      if (got.keyframe) {
+        ++totals_.keyframe_requests;
+        send(protocol::encode(protocol::KeyframeRequest{}));
+      }
+      if (!got.frame) {
+        ++totals_.decode_errors;
+        return;
+      }
+      send(protocol::encode(protocol::SnapshotAck{*got.ack}));
+      tick = got.frame->header.tick;
+      time = got.frame->header.time;
+      agents = got.frame->agents.size();
+      keyframe = !got.frame->header.delta;
+    } else {
+      auto head = protocol::read_binary_header(bytes);
+      auto* h = std::get_if<protocol::BinaryHeader>(&head);
+      if (!h) {
+        ++totals_.decode_errors;
+        return;
+      }
+      send(protocol::encode(protocol::SnapshotAck{h->tick}));
+      tick = h->tick;
+      time = h->time;
+      agents = h->agent_count;
+      keyframe = !h->delta;
+    }
+    snapshot(tick, time, agents, now);
+    if (keyframe && !commander_) ++totals_.keyframes;
+  }
+
+  void snapshot(std::uint64_t tick, double time, std::uint64_t agents, Clock::time_point now) {
+    if (commander_) return on_commander_snapshot(tick, now);
+    const double offset = std::chrono::duration<double>(now - start_).count() - time;
+    best_ = std::min(best_, offset);
+    offsets_.push_back(offset);
+    const double t = static_cast<double>(tick);
+    if (last_tick_ >= 0 && t - last_tick_ > std::ceil(interval_) + 0.5) ++totals_.gaps;
+    last_tick_ = t;
+    ++totals_.snapshots;
+    totals_.agents += agents;
+  }
+
+  void send_viewport() {
+    if (!binary()) return;
+    double w = opts_.view_w, h = opts_.view_h;
+    if (commander_) w = h = 1;  // it only needs ticks
+    if (w <= 0 || h <= 0 || world_w_ <= 0 || world_h_ <= 0) return;
+    std::uniform_real_distribution<double> ux(0, std::max(0.0, world_w_ - w)), uy(0, std::max(0.0, world_h_ - h));
+    const double x0 = commander_ ? 0 : ux(rng_), y0 = commander_ ? 0 : uy(rng_);
+    send(protocol::encode(protocol::ViewportMsg{protocol::Viewport{x0, y0, x0 + w, y0 + h}}));
+  }
+
+  // ---- the commander ----
+  void schedule_command() {
+    timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opts_.commands)));
+    timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      const std::uint32_t seq = ++self->seq_;
+      self->sent_at_[seq] = Clock::now();
+      self->send(R"({"type":"command","seq":)" + std::to_string(seq) + R"(,"cmd":"set_avoidance","max_neighbours":16})");
+      self->schedule_command();
+    });
+  }
+
+  void on_ack(const std::string& text, Clock::time_point now) {
+    const auto seq = static_cast<std::uint32_t>(field(text, "seq"));
+    auto it = sent_at_.find(seq);
+    if (it == sent_at_.end()) return;
+    totals_.ack_ms.push_back(std::chrono::duration<double, std::milli>(now - it->second).count());
+    waiting_.emplace_back(static_cast<std::uint64_t>(field(text, "tick")), it->second);
+    sent_at_.erase(it);
+  }
+
+  void on_commander_snapshot(std::uint64_t tick, Clock::time_point now) {
+    std::erase_if(waiting_, [&](const auto& w) {
+      if (tick < w.first) return false;
+      totals_.reflect_ms.push_back(std::chrono::duration<double, std::milli>(now - w.second).count());
+      return true;
+    });
+  }
+
   websocket::stream<beast::tcp_stream> ws_;
+  asio::steady_timer timer_;
   Url url_;
+  const LoadOptions& opts_;
   Totals& totals_;
   Clock::time_point start_;
+  std::mt19937 rng_;
+  bool commander_;
   beast::flat_buffer buffer_;
-  double interval_ = 1, last_tick_ = -1, best_ = 1e300;
+  std::deque<std::string> outbox_;
+  protocol::BinaryClient client_;
+  double interval_ = 1, last_tick_ = -1, best_ = 1e300, world_w_ = 0, world_h_ = 0;
   std::vector<double> offsets_;
+  std::uint32_t seq_ = 0;
+  std::map<std::uint32_t, Clock::time_point> sent_at_;
+  std::vector<std::pair<std::uint64_t, Clock::time_point>> waiting_;  // acked: tick, sent at
 };
 
 double percentile(std::vector<double>& v, double p) {
@@ -121,7 +263,7 @@ double percentile(std::vector<double>& v, double p) {
 
 }  // namespace
 
-int run_load(const Url& url, int viewers, double seconds) {
+int run_load(const Url& url, const LoadOptions& opts) {
   asio::io_context ioc;
   tcp::resolver resolver(ioc);
   beast::error_code ec;
@@ -133,29 +275,53 @@ int run_load(const Url& url, int viewers, double seconds) {
   Totals totals;
   const auto start = Clock::now();
   std::vector<std::shared_ptr<Viewer>> all;
-  for (int i = 0; i < viewers; ++i) {
-    all.push_back(std::make_shared<Viewer>(ioc, url, totals, start));
+  for (int i = 0; i < opts.viewers; ++i) {
+    all.push_back(std::make_shared<Viewer>(ioc, url, opts, totals, start, static_cast<std::uint32_t>(i + 1)));
     all.back()->run(endpoints);
   }
-  ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+  if (opts.commands > 0) {
+    all.push_back(std::make_shared<Viewer>(ioc, url, opts, totals, start, 0, true));
+    all.back()->run(endpoints);
+  }
+  ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds)));
   for (auto& v : all) v->close();
   ioc.restart();
   ioc.poll();
   for (auto& v : all) v->collect();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   const double p50 = percentile(totals.ages_ms, 0.5), p99 = percentile(totals.ages_ms, 0.99);
-  std::printf("viewers %d connected %llu failures %llu\n", viewers, static_cast<unsigned long long>(totals.connected),
-              static_cast<unsigned long long>(totals.failures));
-  std::printf("snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu\n", static_cast<unsigned long long>(totals.snapshots),
-              static_cast<double>(totals.snapshots) / elapsed,
-              static_cast<double>(totals.snapshots) / elapsed / std::max<double>(1, static_cast<double>(totals.connected)),
-              static_cast<unsigned long long>(totals.gaps));
-  std::printf("snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms\n", p50, p99);
-  std::printf("{\"viewers\":%d,\"connected\":%llu,\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
-              "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f}\n",
-              viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
+  const double viewers = std::max<double>(1, static_cast<double>(totals.connected));
+  const double per_viewer_bytes = static_cast<double>(totals.bytes) / elapsed / viewers;
+  const double agents_per_snapshot =
+      totals.snapshots ? static_cast<double>(totals.agents) / static_cast<double>(totals.snapshots) : 0;
+  const double ack50 = percentile(totals.ack_ms, 0.5), ack99 = percentile(totals.ack_ms, 0.99);
+  const double ref50 = percentile(totals.reflect_ms, 0.5), ref99 = percentile(totals.reflect_ms, 0.99);
+  const double tick_ms = totals.tick_rate > 0 ? 1000 / totals.tick_rate : 0;
+  const double snap_ms = totals.snapshot_rate > 0 ? 1000 / totals.snapshot_rate : 0;
+  std::printf("viewers %d connected %llu failures %llu format %s\n", opts.viewers,
+              static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
+              opts.binary ? "binary" : "json");
+  std::printf("snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, %.0f agents a snapshot\n",
               static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
-              static_cast<unsigned long long>(totals.gaps), p50, p99);
+              static_cast<double>(totals.snapshots) / elapsed / viewers, static_cast<unsigned long long>(totals.gaps),
+              per_viewer_bytes, agents_per_snapshot);
+  std::printf("snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms (snapshot interval %.1f ms)\n", p50,
+              p99, snap_ms);
+  if (opts.commands > 0)
+    std::printf("command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it p50 %.1f ms "
+                "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
+                ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
+  std::printf("{\"viewers\":%d,\"connected\":%llu,\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
+              "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_per_viewer\":%.0f,"
+              "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
+              "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
+              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f}\n",
+              opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
+              static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
+              static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
+              agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
+              static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),
+              totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms);
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 

@@ -88,20 +88,11 @@ int main(int argc, char** argv) {
     }
   }
   if (sub == "load") {
-    int viewers = 0;
-    double seconds = 0;
-    for (std::size_t k = 0; k + 1 < rest.size(); k += 2) {
-      try {
-        if (rest[k] == "--viewers") viewers = std::stoi(rest[k + 1]);
-        else if (rest[k] == "--duration") seconds = std::stod(rest[k + 1]);
-        else return fail(cli::kUsage, cli::usage("load"));
-      } catch (...) {
-        return fail(cli::kUsage, cli::usage("load"));
-      }
-    }
-    if (viewers < 1 || viewers > 10000 || !(seconds > 0 && seconds <= 3600) || rest.size() != 4)
-      return fail(cli::kUsage, "load needs --viewers N (1..10000) --duration SECONDS (0..3600]\n" + cli::usage("load"));
-    return cli::run_load(*url, viewers, seconds);
+    auto parsed = cli::parse_load(rest);
+    if (auto* why = std::get_if<std::string>(&parsed)) return fail(cli::kUsage, *why + "\n" + cli::usage("load"));
+    auto opts = std::get<cli::LoadOptions>(parsed);
+    opts.token = token;
+    return cli::run_load(*url, opts);
   }
   const bool watch = sub == "watch";
   cli::Built built;

@@ -230,7 +230,8 @@ export function toSnapshot(frame) {
 }
 
 // The client's side of the feed: keeps the decoded states a later delta may name as its baseline
-// (only those at or after the newest baseline seen, since the server's baselines never go back),
+// (only those at or after the newest delta's baseline, since the server's baselines never go
+// back; a keyframe keeps them, as acks in flight may still be used),
 // and says what to send back: an ack for each frame decoded, a keyframe request when one cannot be.
 export class BinaryFeed {
   constructor() {
@@ -248,7 +249,6 @@ export class BinaryFeed {
       console.warn('herd:', err.message);
       return { snapshot: null, reply: { type: 'keyframe' } };
     }
-    if (!h.delta) this.states.clear();
     const baseline = h.delta ? this.states.get(h.baselineTick) : [];
     if (!baseline) return { snapshot: null, reply: { type: 'keyframe' } };
     let frame;
@@ -258,7 +258,11 @@ export class BinaryFeed {
       console.warn('herd:', err.message);
       return { snapshot: null, reply: { type: 'keyframe' } };
     }
-    for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
+    // A keyframe keeps the states held (acks in flight may still make the server build on one);
+    // a delta's baseline ends the older ones; a tick that went back (a new world) ends them all.
+    const newest = Math.max(-1, ...this.states.keys());
+    if (newest >= h.tick) this.states.clear();
+    if (h.delta) for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
     this.states.set(h.tick, frame.agents);
     while (this.states.size > 32) this.states.delete(this.states.keys().next().value);
     return { snapshot: toSnapshot(frame), reply: { type: 'ack', tick: h.tick } };

@@ -34,7 +34,13 @@ class BinaryViewer {
   // The client holds the frame of this tick. Ignored unless this session was sent it, or when a
   // newer tick was acknowledged already.
   void on_ack(std::uint64_t tick);
-  void request_keyframe() { keyframe_requested_ = true; }
+  // The next frame is a keyframe, and acks of frames sent before it are ignored: the client asks
+  // because it lacks a state, and must not be given a delta on one again.
+  void request_keyframe() {
+    keyframe_requested_ = true;
+    acked_.reset();
+    sent_.clear();
+  }
   // Acks cost no message budget while there are no more of them than frames plus kFreeAcks.
   bool take_free_ack();
   // The world was replaced: ticks start again, every baseline is gone.

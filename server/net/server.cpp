@@ -153,6 +153,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         overflow_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()) {
     ++hub_.ws_alive;
     beast::error_code ec;
+    // Snapshots are small frames that must go at once: without TCP_NODELAY, Nagle's algorithm
+    // holds a frame until the previous one is acknowledged, and a client that sends acks back
+    // (binary snapshots) meets delayed ACKs: a frame in two came a whole interval late.
+    beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true), ec);
     const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
     if (!ec) {
       ip_ = peer.address().to_string();

@@ -73,4 +73,14 @@ describe('binary snapshots', () => {
     assert.deepEqual(second.reply, { type: 'ack', tick: 33 });
     assert.equal(second.snapshot.agents.length, 4);
   });
+
+  it('feed: a keyframe keeps the states an ack in flight may still name', () => {
+    const feed = new BinaryFeed();
+    feed.receive(keyframe); // tick 30, acked
+    // The same keyframe as tick 31 (the tick is the first varint, byte 4).
+    const later = Uint8Array.from(keyframe);
+    later[4] = 31;
+    assert.deepEqual(feed.receive(later).reply, { type: 'ack', tick: 31 });
+    assert.deepEqual(feed.receive(delta).reply, { type: 'ack', tick: 33 }); // built on 30
+  });
 });

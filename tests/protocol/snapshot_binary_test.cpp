@@ -431,3 +431,23 @@ TEST(BinaryClientFeed, AcksWhatItDecodesAndAsksForAKeyframeWhenItCannot) {
 
 }  // namespace
 }  // namespace herd::protocol
+
+namespace herd::protocol {
+namespace {
+
+// The server may send a keyframe (it had no ack yet) and then a delta on an ack that was in
+// flight: a keyframe must not make the client forget the states it acknowledged.
+TEST(BinaryClientFeed, AKeyframeKeepsTheStatesAcksInFlightMayStillName) {
+  const FixtureFrames f = fixture_frames();
+  QuantState mid = f.first;
+  mid.tick = 31;
+  BinaryClient client;
+  ASSERT_TRUE(client.receive(f.keyframe).frame);                                          // 30, acked
+  ASSERT_TRUE(client.receive(encode_binary({&mid, nullptr}, std::nullopt, false)).frame);  // 31: a keyframe
+  const auto r = client.receive(f.delta);                                                 // 33 on 30
+  ASSERT_TRUE(r.frame) << r.error;
+  EXPECT_EQ(r.frame->agents, f.second.agents);
+}
+
+}  // namespace
+}  // namespace herd::protocol
