@@ -90,7 +90,9 @@ TEST_F(CtlTest, ServerErrorsExitOneWithTheServersMessage) {
 TEST_F(CtlTest, BadUsageExitsTwoAndSaysHow) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"target", "1", "abc", "5"}, {"target", "1"}, {"spawn", "many"}, {"formation", "circle", "all"},
-           {"step", "x"}, {"warp"}, {"load", "--viewers", "0", "--duration", "1"}, {"watch", "--count", "zero"}}) {
+           {"step", "x"}, {"warp"}, {"load", "--viewers", "0", "--duration", "1"},
+           {"load", "--viewers", "1", "--duration", "1", "--format", "xml"},
+           {"load", "--viewers", "1", "--duration", "1", "--viewport", "10,10"}, {"watch", "--count", "zero"}}) {
     const CtlRun r = ctl(args);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
     EXPECT_NE(r.out.find("usage"), std::string::npos) << r.out;
@@ -120,6 +122,14 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   EXPECT_NE(r.out.find("\"connected\":5,\"failures\":0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("age_p99_ms"), std::string::npos);
   EXPECT_EQ(r.out.find("\"snapshots\":0,"), std::string::npos) << "the viewers received snapshots";
+  // Binary viewers with viewports, acknowledging each frame, and a commander timing its commands.
+  r = ctl({"load", "--viewers", "3", "--duration", "1.5", "--format", "binary", "--viewport", "300,200", "--commands", "10"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"format\":\"binary\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"decode_errors\":0,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"gaps\":0,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"commands\":0,"), std::string::npos) << "the commander's commands were acknowledged: " << r.out;
+  EXPECT_NE(r.out.find("command latency: ack p50"), std::string::npos) << r.out;
 }
 
 }  // namespace
