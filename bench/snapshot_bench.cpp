@@ -6,7 +6,7 @@
 //
 // Per snapshot: the JSON text (the server's encoder), a binary keyframe, binary deltas against
 // the snapshot before (what a client on loopback has acknowledged) and the one before that, and
-// a viewport of about --view-agents agents moving with the crowd's speed.
+// 50 viewports of about --view-agents agents each, drifting with the crowd's speed.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -101,12 +101,19 @@ int run(const Options& o) {
   double side = 0;
   sim::World world = make_crowd(o, rng, side);
   const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
-  // A square viewport holding about view_agents agents (with its margin), drifting with the crowd.
+  // kViewers square viewports holding about view_agents agents each (with their margin), at
+  // random places, drifting with the crowd's speed: each snapshot encodes a frame for every one,
+  // back to back as the server does, on a baseline of its previous frame.
+  constexpr int kViewers = 50;
   const double view_side = std::min(side, std::sqrt(o.density * static_cast<double>(o.view_agents)) / 1.25);
-  protocol::Viewport view{side / 2 - view_side / 2, side / 2 - view_side / 2, side / 2 + view_side / 2, side / 2 + view_side / 2};
-
+  std::vector<protocol::Viewport> views;
+  for (int v = 0; v < kViewers; ++v) {
+    const double x = rng.uniform(0, side - view_side), y = rng.uniform(0, side - view_side);
+    views.push_back({x, y, x + view_side, y + view_side});
+  }
+  std::vector<std::vector<std::uint32_t>> view_prev(kViewers);
   std::vector<protocol::QuantState> states;  // the last three
-  std::vector<std::uint32_t> view_sel, view_prev_sel;
+  std::vector<std::uint32_t> view_sel;
   protocol::ViewGrid grid;
   double n_snap = 0, key_bytes = 0, delta_bytes = 0, delta2_bytes = 0, json_bytes = 0, view_bytes = 0, view_count = 0;
   double quantise_ns = 0, key_ns = 0, delta_ns = 0, json_ns = 0, grid_ns = 0, view_ns = 0, agent_count = 0;
@@ -126,11 +133,9 @@ int run(const Options& o) {
     if (states.size() > 3) states.erase(states.begin());
     const protocol::QuantState& cur = states.back();
     const double drift = o.speed / o.rate;
-    view.x0 += drift;
-    view.x1 += drift;
-    grid.select(cur, view, view_sel);
+    for (protocol::Viewport& v : views) v.x0 += drift, v.x1 += drift;
     if (states.size() < 3) {  // warm-up: two snapshots before any delta on an age-2 baseline
-      view_prev_sel = view_sel;
+      for (int v = 0; v < kViewers; ++v) grid.select(cur, views[static_cast<std::size_t>(v)], view_prev[static_cast<std::size_t>(v)]);
       continue;
     }
     const double n = static_cast<double>(cur.agents.size());
@@ -144,21 +149,26 @@ int run(const Options& o) {
     t0 = Clock::now();
     const std::string json = protocol::encode_snapshot(world);
     json_ns += ns_since(t0) / n;
-    // One viewer's frame: select its agents now (its baseline's are remembered), then encode.
-    t0 = Clock::now();
-    grid.select(cur, view, view_sel);
-    const std::string vf = protocol::encode_binary({&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev_sel}, true);
-    const double vn = ns_since(t0);
-    view_prev_sel = view_sel;
+    // Each viewer's frame: select its agents now (its baseline's are remembered), then encode.
+    double vn = 0, vbytes = 0, vagents = 0;
+    for (std::size_t v = 0; v < views.size(); ++v) {
+      t0 = Clock::now();
+      grid.select(cur, views[v], view_sel);
+      const std::string vf = protocol::encode_binary({&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev[v]}, true);
+      vn += ns_since(t0);
+      vbytes += static_cast<double>(vf.size());
+      vagents += static_cast<double>(view_sel.size());
+      view_prev[v].swap(view_sel);
+    }
     quantise_ns += qn / n;
     grid_ns += gn / n;
-    view_ns += vn / std::max<double>(1, static_cast<double>(view_sel.size()));
+    view_ns += vn / std::max(1.0, vagents);
     key_bytes += static_cast<double>(key.size()) / n;
     delta_bytes += static_cast<double>(delta.size()) / n;
     delta2_bytes += static_cast<double>(delta2.size()) / n;
     json_bytes += static_cast<double>(json.size()) / n;
-    view_bytes += static_cast<double>(vf.size()) / std::max<double>(1, static_cast<double>(view_sel.size()));
-    view_count += static_cast<double>(view_sel.size());
+    view_bytes += vbytes / std::max(1.0, vagents);
+    view_count += vagents / kViewers;
     agent_count += n;
     ++n_snap;
   }
