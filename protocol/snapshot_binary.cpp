@@ -357,21 +357,29 @@ void ViewGrid::rebuild(const QuantState& state) {
 
 void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector<std::uint32_t>& out) const {
   out.clear();
+  if (state.agents.empty()) return;
+  // The rectangle in quantised units: q / 64 >= x0 - m exactly when q >= ceil((x0 - m) * 64),
+  // since q is an integer and * 64 is exact; the same bounds as in_view(), compared as integers.
   const double m = viewport_margin(view);
-  auto cell = [&](double v, std::uint32_t count) {
-    const double c = std::floor(v * kPositionScale / cell_q_);
-    return static_cast<std::uint32_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
+  auto lower = [](double v) { return std::clamp(std::ceil(v * kPositionScale), -1.0, 4294967296.0); };
+  auto upper = [](double v) { return std::clamp(std::floor(v * kPositionScale), -1.0, 4294967296.0); };
+  const double lx = lower(view.x0 - m), hx = upper(view.x1 + m), ly = lower(view.y0 - m), hy = upper(view.y1 + m);
+  if (hx < 0 || hy < 0 || lx > hx || ly > hy) return;
+  const auto qlx = static_cast<std::int64_t>(lx), qhx = static_cast<std::int64_t>(hx);
+  const auto qly = static_cast<std::int64_t>(ly), qhy = static_cast<std::int64_t>(hy);
+  auto cell = [&](std::int64_t q, std::uint32_t count) {
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(q / cell_q_, 0, count - 1));
   };
-  if (view.x1 + m < 0 || view.y1 + m < 0 || state.agents.empty()) return;
-  const std::uint32_t cx0 = cell(view.x0 - m, cols_), cx1 = cell(view.x1 + m, cols_);
-  const std::uint32_t cy0 = cell(view.y0 - m, rows_), cy1 = cell(view.y1 + m, rows_);
+  const std::uint32_t cx0 = cell(std::max<std::int64_t>(qlx, 0), cols_), cx1 = cell(qhx, cols_);
+  const std::uint32_t cy0 = cell(std::max<std::int64_t>(qly, 0), rows_), cy1 = cell(qhy, rows_);
   marks_.assign(state.agents.size() / 64 + 1, 0);
   for (std::uint32_t cy = cy0; cy <= cy1; ++cy)
-    for (std::uint32_t c = cy * cols_ + cx0; c <= cy * cols_ + cx1; ++c)
-      for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k) {
-        const std::uint32_t i = items_[k];
-        if (in_view(view, state.agents[i].x, state.agents[i].y)) marks_[i / 64] |= std::uint64_t{1} << (i % 64);
-      }
+    for (std::uint32_t k = start_[cy * cols_ + cx0]; k < start_[cy * cols_ + cx1 + 1]; ++k) {  // one run per row
+      const std::uint32_t i = items_[k];
+      const QuantAgent& a = state.agents[i];
+      const bool inside = a.x >= qlx && a.x <= qhx && a.y >= qly && a.y <= qhy;
+      marks_[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64);
+    }
   // The bits in order give the indices in id order, with no sort.
   for (std::size_t word = 0; word < marks_.size(); ++word)
     for (std::uint64_t bits = marks_[word]; bits != 0; bits &= bits - 1)
