@@ -114,7 +114,24 @@ void write_full(BitWriter& w, const QuantAgent& a, const QuantAgent& prev, std::
 }
 
 // An agent that changed since the baseline: what changed, as small as it fits.
-void write_change(BitWriter& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
+// Collects up to 64 bits of one agent's change record (DeltaCache), in BitWriter's order.
+struct CodeWriter {
+  std::uint64_t code = 0;
+  unsigned len = 0;
+  bool overflow = false;
+  void bits(std::uint64_t value, unsigned count) {
+    if (len + count > 64) {
+      overflow = true;
+      return;
+    }
+    code |= (value & ((std::uint64_t{1} << count) - 1)) << len;
+    len += count;
+  }
+  void bit(bool b) { bits(b ? 1 : 0, 1); }
+};
+
+template <class Writer>
+void write_change(Writer& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
   const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy = zigzag(static_cast<std::int64_t>(a.y) - b.y);
   const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
   if (zx < small && zy < small) {
@@ -257,6 +274,20 @@ bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t 
   return true;
 }
 
+// The width k of the common small position change that makes the records shortest, from the
+// changed agents counted by the bit width of their larger zigzag offset.
+unsigned choose_k(const std::array<std::uint64_t, 34>& widths, std::uint8_t xb, std::uint8_t yb) {
+  unsigned best_k = 4;
+  std::uint64_t best_bits = ~std::uint64_t{0};
+  for (unsigned k = 1; k <= kMaxSmallBits; ++k) {
+    std::uint64_t bits = 0;
+    for (unsigned wd = 0; wd < widths.size(); ++wd)
+      bits += widths[wd] * (wd <= k ? 1 + 2 * k : wd <= k + 4 ? 2 + 2 * (k + 4) : 2u + xb + yb);
+    if (bits < best_bits) best_bits = bits, best_k = k;
+  }
+  return best_k;
+}
+
 void write_f64(BitWriter& w, double d) {
   std::uint64_t u = 0;
   std::memcpy(&u, &d, sizeof u);
@@ -388,7 +419,8 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
 
 // ---- frames -----------------------------------------------------------------------------------
 
-std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side) {
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side,
+                          const DeltaCache* cache) {
   const QuantState& cur = *current.state;
   std::string out;
   out.reserve(32 + side.size() + current.size() * 3);
@@ -424,6 +456,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   ops.clear();
   added.clear();
   std::array<std::uint64_t, 34> widths{};  // changed agents by bit width of their larger zigzag offset
+  const bool cached = cache && baseline && cache->fits(current, *baseline);
   std::size_t c = 0;
   const std::size_t cn = current.size();
   if (baseline) {
@@ -432,7 +465,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
       if (c < cn && current[c].id == b.id) {
         const QuantAgent& a = current[c];
-        if (!(a == b)) {
+        if (!cached && !(a == b)) {
           const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x), zigzag(static_cast<std::int64_t>(a.y) - b.y));
           ++widths[static_cast<std::size_t>(std::bit_width(z))];
         }
@@ -443,20 +476,22 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
     }
   }
   while (c < cn) added.push_back(static_cast<std::uint32_t>(c++));
-  unsigned best_k = 4;
-  std::uint64_t best_bits = ~std::uint64_t{0};
-  for (unsigned k = 1; k <= kMaxSmallBits; ++k) {
-    std::uint64_t bits = 0;
-    for (unsigned wd = 0; wd < widths.size(); ++wd)
-      bits += widths[wd] * (wd <= k ? 1 + 2 * k : wd <= k + 4 ? 2 + 2 * (k + 4) : 2u + xb + yb);
-    if (bits < best_bits) best_bits = bits, best_k = k;
-  }
+  const unsigned best_k = cached ? cache->k() : choose_k(widths, xb, yb);
   w.bits(best_k, 8);
   for (const Op& op : ops) {
     const QuantAgent& b = (*baseline)[op.base];
     if (op.cur == kGone) {
       w.bits(0b10, 2);  // '0' then '1'
       continue;
+    }
+    if (cached) {  // the record written once for every viewer of this baseline
+      const std::uint32_t i = current.index(op.cur);
+      if (const unsigned len = cache->length(i); len != DeltaCache::kTooLong) {
+        const std::uint64_t code = cache->code(i);
+        w.bits(code & 0xffffffffu, std::min(len, 32u));
+        if (len > 32) w.bits(code >> 32, len - 32);
+        continue;
+      }
     }
     const QuantAgent& a = current[op.cur];
     if (a == b) w.bits(0b00, 2);
@@ -473,6 +508,44 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   }
   w.flush();
   return out;
+}
+
+void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
+  baseline_ = &baseline;
+  current_ = &current;
+  const std::size_t n = current.agents.size();
+  code_.assign(n, 0);
+  len_.assign(n, 0);
+  thread_local std::vector<std::uint32_t> match;  // baseline index per current agent, or kNone
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  match.assign(n, kNone);
+  std::array<std::uint64_t, 34> widths{};
+  std::size_t b = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    const QuantAgent& a = current.agents[c];
+    while (b < baseline.agents.size() && baseline.agents[b].id < a.id) ++b;
+    if (b == baseline.agents.size() || baseline.agents[b].id != a.id) continue;
+    match[c] = static_cast<std::uint32_t>(b);
+    const QuantAgent& o = baseline.agents[b];
+    if (!(a == o))
+      ++widths[static_cast<std::size_t>(std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - o.x),
+                                                                zigzag(static_cast<std::int64_t>(a.y) - o.y))))];
+  }
+  k_ = choose_k(widths, current.x_bits, current.y_bits);
+  for (std::size_t c = 0; c < n; ++c) {
+    if (match[c] == kNone) continue;
+    const QuantAgent& a = current.agents[c];
+    const QuantAgent& o = baseline.agents[match[c]];
+    if (a == o) {
+      len_[c] = 2;  // '00'
+      continue;
+    }
+    CodeWriter cw;
+    cw.bit(true);
+    write_change(cw, a, o, current.x_bits, current.y_bits, k_);
+    code_[c] = cw.code;
+    len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
+  }
 }
 
 std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame) {

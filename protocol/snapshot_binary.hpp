@@ -95,12 +95,38 @@ struct AgentSet {
   const QuantState* state = nullptr;
   const std::vector<std::uint32_t>* subset = nullptr;  // null: every agent
   std::size_t size() const { return subset ? subset->size() : state->agents.size(); }
-  const QuantAgent& operator[](std::size_t k) const { return state->agents[subset ? (*subset)[k] : k]; }
+  const QuantAgent& operator[](std::size_t k) const { return state->agents[index(k)]; }
+  std::uint32_t index(std::size_t k) const { return subset ? (*subset)[k] : static_cast<std::uint32_t>(k); }
+};
+
+// The change records of every agent of one state against another (both whole), written once and
+// copied into the frame of every viewer on that baseline: a viewer's frame is then a merge and a
+// copy. The width k is chosen over the whole pair rather than per frame.
+class DeltaCache {
+ public:
+  static constexpr unsigned kTooLong = 255;  // a record over 64 bits: written on the spot
+  void build(const QuantState& baseline, const QuantState& current);
+  bool fits(const AgentSet& current, const AgentSet& baseline) const {
+    return current.state == current_ && baseline.state == baseline_;
+  }
+  unsigned k() const { return k_; }
+  // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
+  std::uint64_t code(std::uint32_t i) const { return code_[i]; }
+  unsigned length(std::uint32_t i) const { return len_[i]; }
+
+ private:
+  const QuantState* baseline_ = nullptr;
+  const QuantState* current_ = nullptr;
+  unsigned k_ = 4;
+  std::vector<std::uint64_t> code_;
+  std::vector<std::uint8_t> len_;  // 0: not in the baseline
 };
 
 // Encodes a frame of `current` against `baseline` (a keyframe when there is none). `side` is the
 // optional JSON section (a snapshot message with the details), empty for none.
-std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side = {});
+// With a cache built for these two states, changed agents' records are copied from it.
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side = {},
+                          const DeltaCache* cache = nullptr);
 
 // The fixed part of a frame, readable before its baseline is known.
 struct BinaryHeader {

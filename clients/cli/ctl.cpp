@@ -29,7 +29,7 @@ constexpr Subcommand kSubcommands[] = {
     {"step", "[TICKS]", "while paused, run ticks by hand (default 1)"},
     {"watch", "[--count N] [--role viewer|commander]", "print snapshots as JSON lines"},
     {"stats", "", "print the server's /metrics"},
-    {"load", "--viewers N --duration SECONDS [--format json|binary] [--decode full|header] [--viewport W,H] [--commands RATE]",
+    {"load", "--viewers N --duration SECONDS [--format json|binary] [--decode full|header] [--viewport W,H] [--commands RATE] [--threads T]",
      "open N viewer connections and report what they receive; --commands: command latency too"},
 };
 
@@ -146,6 +146,9 @@ std::variant<LoadOptions, std::string> parse_load(const std::vector<std::string>
         o.view_w = std::stod(v.substr(0, comma));
         o.view_h = std::stod(v.substr(comma + 1));
         if (!(o.view_w > 0 && o.view_h > 0 && o.view_w <= 1e7 && o.view_h <= 1e7)) return std::string("--viewport W,H: sizes in (0, 1e7]");
+      } else if (flag == "--threads") {
+        o.threads = std::stoi(v);
+        if (o.threads < 1 || o.threads > 64) return std::string("--threads T: in [1, 64]");
       } else if (flag == "--commands") {
         o.commands = std::stod(v);
         if (!(o.commands > 0 && o.commands <= 30)) return std::string("--commands RATE: per second, in (0, 30]");

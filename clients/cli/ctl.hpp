@@ -45,6 +45,7 @@ struct LoadOptions {
   bool decode_full = true;   // --decode full|header: decode every frame, or read its header only
   double view_w = 0, view_h = 0;  // --viewport W,H: each viewer's rectangle (binary only)
   double commands = 0;       // --commands RATE: a commander measuring command latency
+  int threads = 1;           // --threads T: connections spread over T threads
   std::string token;         // the commander's token
 };
 // The options after "load", or an error sentence.

@@ -25,6 +25,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/ctl.hpp"
@@ -261,33 +262,72 @@ double percentile(std::vector<double>& v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
+
+// One thread's share of the connections: its own io_context and totals (merged at the end).
+struct Shard {
+  asio::io_context ioc{1};
+  Totals totals;
+  std::vector<std::shared_ptr<Viewer>> viewers;
+};
+
+void merge(Totals& into, Totals& from) {
+  into.snapshots += from.snapshots;
+  into.gaps += from.gaps;
+  into.failures += from.failures;
+  into.connected += from.connected;
+  into.bytes += from.bytes;
+  into.agents += from.agents;
+  into.keyframes += from.keyframes;
+  into.keyframe_requests += from.keyframe_requests;
+  into.decode_errors += from.decode_errors;
+  into.ages_ms.insert(into.ages_ms.end(), from.ages_ms.begin(), from.ages_ms.end());
+  into.ack_ms.insert(into.ack_ms.end(), from.ack_ms.begin(), from.ack_ms.end());
+  into.reflect_ms.insert(into.reflect_ms.end(), from.reflect_ms.begin(), from.reflect_ms.end());
+  into.tick_rate = std::max(into.tick_rate, from.tick_rate);
+  into.snapshot_rate = std::max(into.snapshot_rate, from.snapshot_rate);
+}
+
 }  // namespace
 
 int run_load(const Url& url, const LoadOptions& opts) {
-  asio::io_context ioc;
-  tcp::resolver resolver(ioc);
   beast::error_code ec;
-  const auto endpoints = resolver.resolve(url.host, std::to_string(url.port), ec);
+  tcp::resolver::results_type endpoints;
+  {
+    asio::io_context ioc;
+    tcp::resolver resolver(ioc);
+    endpoints = resolver.resolve(url.host, std::to_string(url.port), ec);
+  }
   if (ec) {
     std::fprintf(stderr, "herd-ctl: cannot resolve %s: %s\n", url.host.c_str(), ec.message().c_str());
     return kUnreachable;
   }
-  Totals totals;
   const auto start = Clock::now();
-  std::vector<std::shared_ptr<Viewer>> all;
+  // Connections are spread over --threads io_contexts, one thread each (the commander on the
+  // first), so that one busy thread does not starve the others' handshakes.
+  std::vector<std::unique_ptr<Shard>> shards;
+  for (int t = 0; t < opts.threads; ++t) shards.push_back(std::make_unique<Shard>());
   for (int i = 0; i < opts.viewers; ++i) {
-    all.push_back(std::make_shared<Viewer>(ioc, url, opts, totals, start, static_cast<std::uint32_t>(i + 1)));
-    all.back()->run(endpoints);
+    Shard& s = *shards[static_cast<std::size_t>(i % opts.threads)];
+    s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start, static_cast<std::uint32_t>(i + 1)));
   }
   if (opts.commands > 0) {
-    all.push_back(std::make_shared<Viewer>(ioc, url, opts, totals, start, 0, true));
-    all.back()->run(endpoints);
+    Shard& s = *shards.front();
+    s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start, 0, true));
   }
-  ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds)));
-  for (auto& v : all) v->close();
-  ioc.restart();
-  ioc.poll();
-  for (auto& v : all) v->collect();
+  std::vector<std::thread> threads;
+  const auto duration = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds));
+  for (auto& shard : shards)
+    threads.emplace_back([&s = *shard, &endpoints, duration, start] {
+      for (auto& v : s.viewers) v->run(endpoints);
+      s.ioc.run_until(start + duration);
+      for (auto& v : s.viewers) v->close();
+      s.ioc.restart();
+      s.ioc.poll();
+      for (auto& v : s.viewers) v->collect();
+    });
+  for (auto& t : threads) t.join();
+  Totals totals;
+  for (auto& shard : shards) merge(totals, shard->totals);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   const double p50 = percentile(totals.ages_ms, 0.5), p99 = percentile(totals.ages_ms, 0.99);
   const double viewers = std::max<double>(1, static_cast<double>(totals.connected));

@@ -34,11 +34,23 @@ void BinaryFeed::begin(protocol::QuantState state, std::string side) {
   if (history_.size() > kHistory) history_.pop_front();
   side_ = std::move(side);
   shared_.clear();
+  caches_.clear();
+}
+
+const protocol::DeltaCache* BinaryFeed::cache_for(const Entry& now, const Entry& base) {
+  Cache& c = caches_[base.state->tick];
+  if (++c.uses < 2) return nullptr;  // one frame on this baseline: writing it directly is as cheap
+  if (!c.cache) {
+    c.cache = std::make_unique<protocol::DeltaCache>();
+    c.cache->build(*base.state, *now.state);
+  }
+  return c.cache.get();
 }
 
 void BinaryFeed::clear() {
   history_.clear();
   shared_.clear();
+  caches_.clear();
 }
 
 const BinaryFeed::Entry* BinaryFeed::find(std::uint64_t tick) const {
@@ -108,7 +120,8 @@ SharedBytes BinaryFeed::encode_for(const BinaryViewer& v, const Entry& now, cons
       }
     }
   }
-  auto frame = std::make_shared<const std::string>(protocol::encode_binary(current, baseline, v.view_.has_value(), side_));
+  const protocol::DeltaCache* cache = base ? cache_for(now, *base) : nullptr;
+  auto frame = std::make_shared<const std::string>(protocol::encode_binary(current, baseline, v.view_.has_value(), side_, cache));
   (base ? stats_.deltas : stats_.keyframes)++;
   stats_.bytes_encoded += frame->size();
   if (unfiltered) shared_[key] = frame;

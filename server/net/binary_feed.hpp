@@ -93,6 +93,13 @@ class BinaryFeed {
   std::deque<Entry> history_;
   std::string side_;
   std::map<std::optional<std::uint64_t>, SharedBytes> shared_;  // this snapshot's unfiltered frames by baseline
+  // This snapshot's change records against a baseline, built when a second frame needs them.
+  struct Cache {
+    int uses = 0;
+    std::unique_ptr<protocol::DeltaCache> cache;
+  };
+  std::map<std::uint64_t, Cache> caches_;
+  const protocol::DeltaCache* cache_for(const Entry& now, const Entry& base);
   std::vector<std::uint32_t> current_sel_, baseline_sel_;        // scratch
   BinaryFeedStats stats_;
 };
