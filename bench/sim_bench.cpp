@@ -132,7 +132,6 @@ struct Result {
 Result run_case(const Case& c, bool header) {
   sim::Rng rng(7);
   double side = 0;
-  const double rss_before = status_mb("VmRSS:");
   sim::World world = make_world(c, rng, side);
   exec::ThreadPool pool(static_cast<std::size_t>(c.threads));
   world.set_executor(&pool);
@@ -149,9 +148,9 @@ Result run_case(const Case& c, bool header) {
     world.step();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
-  // What the world holds: resident memory now less before it was made (the set-up's large
-  // buffers went back to the system when freed), per agent.
-  const double world_bytes = (status_mb("VmRSS:") - rss_before) * 1024 * 1024 / static_cast<double>(c.agents);
+  // What the world holds per agent: its own count of the heap bytes in its per-agent arrays
+  // (resident memory is no measure of one object: the allocator keeps freed set-up buffers).
+  const double world_bytes = static_cast<double>(world.agent_memory_bytes()) / static_cast<double>(c.agents);
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2], p99 = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
   // Neighbours within the avoidance reach, and overlapping pairs, at the end.

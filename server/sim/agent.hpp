@@ -32,14 +32,15 @@ enum class Phase : std::uint8_t {
   home,      // react: the subject is away: at or going home
 };
 
+// Members ordered so the one-byte fields share a word: 48 bytes, not 72 (issue 10's memory).
 struct Behaviour {
   BehaviourKind kind = BehaviourKind::idle;
-  Vec2 point;                   // seek/arrive/flee/hold target point (when agent is kNoAgent)
-  AgentId agent = kNoAgent;     // seek/arrive/flee/pursue/evade/attack/react: the other agent
-  double radius = 0;            // flee/evade: only within this distance (0: always); react: trigger
   BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
-  Vec2 home;                    // attack/react: where to return
   Phase phase = Phase::none;
+  AgentId agent = kNoAgent;     // seek/arrive/flee/pursue/evade/attack/react: the other agent
+  Vec2 point;                   // seek/arrive/flee/hold target point (when agent is kNoAgent)
+  double radius = 0;            // flee/evade: only within this distance (0: always); react: trigger
+  Vec2 home;                    // attack/react: where to return
   friend bool operator==(const Behaviour&, const Behaviour&) = default;
 };
 

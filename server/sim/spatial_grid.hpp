@@ -90,6 +90,11 @@ class SpatialGrid {
   const double* ys() const { return ys_.data(); }
 
   double cell_size() const { return cell_; }
+  // Heap bytes the grid holds (its arrays' capacities).
+  std::size_t memory_bytes() const {
+    return (start_.capacity() + items_.capacity()) * sizeof(std::uint32_t) +
+           (xs_.capacity() + ys_.capacity()) * sizeof(double);
+  }
   int cols() const { return cols_; }
   int rows() const { return rows_; }
 
@@ -107,7 +112,6 @@ class SpatialGrid {
   int cols_ = 1, rows_ = 1;
   std::vector<std::uint32_t> start_;  // cols*rows + 1 offsets into items_
   std::vector<std::uint32_t> items_;  // point indices sorted by cell
-  std::vector<std::uint32_t> cell_of_;
   std::vector<double> xs_, ys_;       // positions, parallel to items_
 };
 
@@ -121,21 +125,18 @@ void SpatialGrid::rebuild(std::size_t n, Position&& position, double width, doub
   rows_ = std::max(1, static_cast<int>(std::ceil(height / cell_)));
   const std::size_t cells = static_cast<std::size_t>(cols_) * static_cast<std::size_t>(rows_);
   start_.assign(cells + 1, 0);
-  cell_of_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec2 p = position(i);
-    const auto c = static_cast<std::uint32_t>(cell_y(p.y) * cols_ + cell_x(p.x));
-    cell_of_[i] = c;
-    ++start_[c + 1];
-  }
+  // A point's cell is computed twice (counting, then filling) rather than stored: 4 bytes per
+  // point fewer for a few instructions.
+  auto cell_of = [&](Vec2 p) { return static_cast<std::uint32_t>(cell_y(p.y) * cols_ + cell_x(p.x)); };
+  for (std::size_t i = 0; i < n; ++i) ++start_[cell_of(position(i)) + 1];
   for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
   items_.resize(n);
   xs_.resize(n);
   ys_.resize(n);
   // Fill in index order (stable), using start_ as a cursor, then shift it back.
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t k = start_[cell_of_[i]]++;
     const Vec2 p = position(i);
+    const std::uint32_t k = start_[cell_of(p)]++;
     items_[k] = static_cast<std::uint32_t>(i);
     xs_[k] = p.x;
     ys_[k] = p.y;

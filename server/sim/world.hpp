@@ -96,7 +96,8 @@ class World {
   std::span<const Agent> agents() const { return agents_; }              // ordered by id
   std::span<const Obstacle> obstacles() const { return obstacles_; }     // ordered by id
   const Agent* find(AgentId id) const;
-  // The point each agent is heading for this tick (for snapshots), if any; parallel to agents().
+  // Each agent's desire this tick, parallel to agents(): the point it is heading for (for
+  // snapshots), if any, and its velocity after avoidance turned it.
   std::span<const Desire> desires() const { return desires_; }
   // Bumped whenever obstacles are added or removed, so servers can resend them only then.
   std::uint64_t obstacles_version() const { return obstacles_version_; }
@@ -108,8 +109,15 @@ class World {
   // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
   // selections are refused (use keep_order or shuffle).
   static constexpr std::size_t kMaxOptimalAssignment = 2000;
-  // Pathing state per agent, parallel to agents() (walker history for snapshots' trails).
+  // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
+  // snapshots' trails); empty without a map, when there is nothing to plan on.
   std::span<const PathState> paths() const { return paths_; }
+
+  // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
+  // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
+  // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
+  // the path finder belong to the map, not to the agents, and are left out.
+  std::size_t agent_memory_bytes() const;
 
   // FNV-1a over the exact bits of everything that determines the future.
   std::uint64_t state_hash() const;
@@ -172,11 +180,12 @@ class World {
   void stage_integrate();
   void stage_collisions();
   void stage_states();
-  // A neighbour candidate: its squared distance, id and grid slot; ordered by distance, then id.
+  // A neighbour candidate: its squared distance, index and grid slot; ordered by distance, then
+  // index (which orders as the ids do).
   struct Candidate {
     double d2;
-    std::uint32_t id, slot;
-    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && id < o.id); }
+    std::uint32_t index, slot;
+    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && index < o.index); }
   };
   // A slot near an agent and its squared distance.
   struct Near {
@@ -196,10 +205,10 @@ class World {
   struct SlotData {
     Vec2 velocity;
     double radius;
-    AgentId id;
   };
   // The agents and obstacles agent i avoids this tick, into scratch.neighbours.
-  void gather_neighbours(std::size_t i, Scratch& scratch) const;
+  // Neighbour ids are filled in only when with_ids (for a trace); else 0.
+  void gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   const Agent* subject_of(const Agent& a) const;
 
   WorldDef def_;
@@ -233,7 +242,6 @@ class World {
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;
-  std::vector<Vec2> steered_;         // desired velocity after avoidance
   std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
   Executor* executor_ = nullptr;
   // body(i, scratch) for i in [0, n): on the executor's workers when there is one and the world
@@ -248,14 +256,15 @@ class World {
       for (std::size_t i = begin; i < end; ++i) body(i, scratch_[worker]);
     });
   }
-  std::vector<SlotData> slots_;  // parallel to grid_'s slots during avoidance
+  // Per-agent scratch: by grid slot during avoidance; by agent index in the collision stage, whose
+  // velocity changes accumulate in `velocity`.
+  std::vector<SlotData> slots_;
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
   // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
   // begin-touch events, so a resting contact is one collision, not one per tick.
   std::vector<std::uint64_t> touching_, touching_next_;
-  std::vector<Vec2> delta_;
   PathFinder path_finder_;
   std::vector<TileCoord> tile_path_;
   std::vector<Vec2> points_scratch_;

@@ -179,8 +179,11 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
     if (!r.ok() || !validate(m).empty()) return std::string("the checkpoint's tile map is corrupt");
     world.map_.emplace(std::move(m));
   }
-  world.paths_.resize(world.agents_.size());
-  for (PathState& p : world.paths_) p = read_path(r);
+  // Every agent's pathing state is in the file; the world keeps them only while it has a map.
+  for (std::size_t i = 0; i < world.agents_.size(); ++i) {
+    PathState p = read_path(r);
+    if (world.map_) world.paths_.push_back(std::move(p));
+  }
   world.formations_.resize(r.count(13));
   for (FormationRecord& f : world.formations_) {
     f.id = r.u32();

@@ -78,11 +78,8 @@ void World::plan_path(std::size_t i, TileCoord goal_tile) {
 }
 
 void World::stage_pathing() {
+  if (!map_) return;  // nothing to plan on (and paths_ is empty)
   paths_.resize(agents_.size());
-  if (!map_) {
-    for (PathState& p : paths_) p.unreachable = false;
-    return;
-  }
   const double next_time = static_cast<double>(tick_ + 1) * def_.dt;
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "steering.hpp"
 #include "world.hpp"
@@ -123,7 +124,7 @@ void World::stage_grid() {
   slots_.resize(agents_.size());
   for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
     const Agent& a = agents_[grid_.index(k)];
-    slots_[k] = {a.velocity, a.def.radius, a.id};
+    slots_[k] = {a.velocity, a.def.radius};
   });
   if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
     obstacle_grid_version_ = obstacles_version_;
@@ -133,8 +134,19 @@ void World::stage_grid() {
       centres.push_back(o.position);
       max_obstacle_radius_ = std::max(max_obstacle_radius_, o.radius);
     }
-    obstacle_grid_.rebuild(centres, def_.width, def_.height, std::max(4 * max_obstacle_radius_, 1.0));
+    obstacle_grid_.rebuild(centres, def_.width, def_.height,
+                           SpatialGrid::cell_size_for(centres.size(), def_.width, def_.height, std::max(4 * max_obstacle_radius_, 1.0)));
   }
+}
+
+std::size_t World::agent_memory_bytes() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
+                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) + bytes(paths_) +
+                      grid_.memory_bytes() + obstacle_grid_.memory_bytes();
+  for (const PathState& p : paths_) total += bytes(p.waypoints) + bytes(p.walker.history);
+  for (const Scratch& s : scratch_) total += bytes(s.neighbours) + bytes(s.found) + bytes(s.keys) + bytes(s.near) + bytes(s.pairs);
+  return total;
 }
 
 void World::set_executor(Executor* executor) {
@@ -148,13 +160,14 @@ void World::stage_desires() {
   });
 }
 
-void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
+void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
   std::vector<Neighbour>& out = scratch.neighbours;
   std::vector<Candidate>& found = scratch.found;
   out.clear();
   found.clear();
   const Agent& a = agents_[i];
-  const AgentId skip = heads_for_subject(a) ? a.behaviour.agent : kNoAgent;
+  // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
+  const std::size_t skip = heads_for_subject(a) ? index_of(a.behaviour.agent) : agents_.size();
   // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
@@ -189,12 +202,13 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
     for (std::size_t m = 0; m < n; ++m) {
       const auto [d2, k] = near[m];
       const SlotData& o = slots_[k];
+      const std::uint32_t j = grid_.index(k);
       const double cutoff = (a.def.radius + o.radius) * scale;
-      if (grid_.index(k) == i || o.id == skip || d2 >= cutoff * cutoff || beyond_goal(d2, o.radius)) continue;
-      found.push_back({d2, o.id, k});
+      if (j == i || j == skip || d2 >= cutoff * cutoff || beyond_goal(d2, o.radius)) continue;
+      found.push_back({d2, j, k});
     }
   };
-  // With a cap, the K nearest (ties by id). A bound on the K-th nearest distance from the agent's
+  // With a cap, the K nearest (ties by id, that is by index). A bound on the K-th nearest distance from the agent's
   // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
   // cannot be among the K nearest, and the grid skips them. Fewer than K there: no bound.
   const std::size_t K = def_.avoidance.max_neighbours;
@@ -209,7 +223,8 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
   if (K > 0 && found.size() > K) keep_nearest(found, K, scratch.keys);
   for (const Candidate& n : found) {
     const SlotData& o = slots_[n.slot];
-    out.push_back({o.id, false, grid_.position(n.slot), o.velocity, o.radius});
+    // Ids only matter to a trace; reading them would touch every neighbour's record.
+    out.push_back({with_ids ? agents_[n.index].id : 0, false, grid_.position(n.slot), o.velocity, o.radius});
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
@@ -222,13 +237,13 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch) const {
 }
 
 void World::stage_avoidance() {
-  steered_.resize(agents_.size());
   // Traces exist before the loop, so workers only look them up.
   traces_.clear();
   for (AgentId id : inspected_)
     if (find(id)) traces_[id];
   // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
-  // the caches. Each writes only its own steered_[i] and trace: the order changes no result.
+  // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
+  // is the steered velocity) and trace: the order changes no result.
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
     const std::size_t i = grid_.index(k);
     const Agent& a = agents_[i];
@@ -236,15 +251,14 @@ void World::stage_avoidance() {
     const auto traced = traces_.find(a.id);
     AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
     if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
-      steered_[i] = desired;
       if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
       return;
     }
-    gather_neighbours(i, scratch);
+    gather_neighbours(i, scratch, trace != nullptr);
     const Mover self{a.position, a.velocity, a.def.radius, desired};
     // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
     // multiply by speed).
-    steered_[i] = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
+    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
   });
 }
 
@@ -257,8 +271,9 @@ void World::stage_integrate() {
       a.velocity = {};  // this tick's velocity change, within one tick's braking
       return;
     }
-    a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered_[i], def_.dt)
-                                                   : steer_towards(a.velocity, steered_[i], a.def, def_.dt);
+    const Vec2 steered = desires_[i].velocity;  // after avoidance
+    a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered, def_.dt)
+                                                   : steer_towards(a.velocity, steered, a.def, def_.dt);
     a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
     confine(a, def_.width, def_.height);
   });
@@ -275,7 +290,8 @@ void World::stage_states() {
     }
     const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
     bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
-    const PathState& p = paths_[i];
+    static const PathState kNoPath;
+    const PathState& p = i < paths_.size() ? paths_[i] : kNoPath;  // empty without a map
     if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
       there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
     // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.

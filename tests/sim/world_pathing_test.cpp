@@ -41,6 +41,38 @@ struct MazeWorld {
   std::size_t index(AgentId id) { return static_cast<std::size_t>(world.find(id) - world.agents().data()); }
 };
 
+TEST(WorldPathing, PathingStateExistsOnlyWhileThereIsAMap) {
+  // Without a map an agent has nothing to plan on, and its pathing state costs nothing (issue 10).
+  World world{WorldDef{}};
+  SpawnAgent s;
+  s.position = {100, 100};
+  ASSERT_TRUE(world.apply(Spawn{0, 0, {s, s}}).ok());
+  world.step();
+  EXPECT_TRUE(world.paths().empty());
+  const std::uint64_t before = world.state_hash();
+  ASSERT_TRUE(world.apply(LoadMap{def_of(seed_maze())}).ok());
+  EXPECT_EQ(world.paths().size(), world.agents().size());
+  ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
+  EXPECT_EQ(world.paths().size(), 3u);
+  ASSERT_TRUE(world.apply(SetPathing{{false, {1}}, Pathing::no_backtrack, 8}).ok());
+  ASSERT_TRUE(world.apply(SetTarget{{false, {1}}, world.map()->tile_centre({5, 5}), BehaviourKind::arrive, {}}).ok());
+  for (int t = 0; t < 30; ++t) world.step();
+  EXPECT_TRUE(world.paths()[0].walker_placed);
+  // A checkpoint keeps the walker's state while the map is there, and drops it with the map.
+  auto loaded = World::load_checkpoint(world.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(loaded));
+  EXPECT_EQ(std::get<World>(loaded).state_hash(), world.state_hash());
+  EXPECT_EQ(std::get<World>(loaded).paths().size(), 3u);
+  ASSERT_TRUE(world.apply(ClearMap{}).ok());
+  EXPECT_TRUE(world.paths().empty());
+  world.step();
+  auto cleared = World::load_checkpoint(world.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(cleared));
+  EXPECT_TRUE(std::get<World>(cleared).paths().empty());
+  EXPECT_EQ(std::get<World>(cleared).state_hash(), world.state_hash());
+  EXPECT_NE(before, world.state_hash());
+}
+
 TEST(WorldPathing, TheSeedsWalkerTakesItsPinnedStepsThroughTheWorld) {
   MazeWorld m;
   const AgentId w = m.add({1, 1}, Pathing::no_backtrack);
