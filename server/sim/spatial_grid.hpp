@@ -90,6 +90,13 @@ class SpatialGrid {
   const double* ys() const { return ys_.data(); }
 
   double cell_size() const { return cell_; }
+  // How many points share p's cell.
+  std::size_t count_in_cell(Vec2 p) const {
+    if (items_.empty()) return 0;
+    const std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(cell_x(p.x));
+    return start_[c + 1] - start_[c];
+  }
+
   // Heap bytes the grid holds (its arrays' capacities).
   std::size_t memory_bytes() const {
     return (start_.capacity() + items_.capacity()) * sizeof(std::uint32_t) +

@@ -213,7 +213,7 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // cannot be among the K nearest, and the grid skips them. Fewer than K there: no bound.
   const std::size_t K = def_.avoidance.max_neighbours;
   double bound = reach2;
-  if (K > 0) {
+  if (K > 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
     collect(0.0, reach2);
     if (found.size() >= K) bound = std::min(bound, kth_smallest(found, K, scratch.keys).d2);
     found.clear();
