@@ -403,17 +403,18 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   };
   const std::uint32_t cx0 = cell(std::max<std::int64_t>(qlx, 0), cols_), cx1 = cell(qhx, cols_);
   const std::uint32_t cy0 = cell(std::max<std::int64_t>(qly, 0), rows_), cy1 = cell(qhy, rows_);
-  marks_.assign(state.agents.size() / 64 + 1, 0);
+  thread_local std::vector<std::uint64_t> marks;  // one bit per agent (select may run on several threads)
+  marks.assign(state.agents.size() / 64 + 1, 0);
   for (std::uint32_t cy = cy0; cy <= cy1; ++cy)
     for (std::uint32_t k = start_[cy * cols_ + cx0]; k < start_[cy * cols_ + cx1 + 1]; ++k) {  // one run per row
       const std::uint32_t i = items_[k];
       const QuantAgent& a = state.agents[i];
       const bool inside = a.x >= qlx && a.x <= qhx && a.y >= qly && a.y <= qhy;
-      marks_[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64);
+      marks[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64);
     }
   // The bits in order give the indices in id order, with no sort.
-  for (std::size_t word = 0; word < marks_.size(); ++word)
-    for (std::uint64_t bits = marks_[word]; bits != 0; bits &= bits - 1)
+  for (std::size_t word = 0; word < marks.size(); ++word)
+    for (std::uint64_t bits = marks[word]; bits != 0; bits &= bits - 1)
       out.push_back(static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
 }
 

@@ -81,13 +81,13 @@ class ViewGrid {
  public:
   void rebuild(const QuantState& state);
   // Indices into state.agents of the agents in the viewport plus margin, ascending (id order).
+  // Safe to call from several threads at once.
   void select(const QuantState& state, const Viewport& view, std::vector<std::uint32_t>& out) const;
 
  private:
   std::uint32_t cell_q_ = 1;  // cell side in quantised units
   std::uint32_t cols_ = 1, rows_ = 1;
   std::vector<std::uint32_t> start_, items_;
-  mutable std::vector<std::uint64_t> marks_;  // one bit per agent, scratch for select()
 };
 
 // Which agents of a state a frame covers: every one, or the listed indices (ascending).

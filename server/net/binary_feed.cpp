@@ -68,64 +68,108 @@ const protocol::ViewGrid& BinaryFeed::grid(const Entry& e) const {
 }
 
 SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
-  const Entry& now = history_.back();
-  // The baseline: the newest acknowledged frame still in the history, with the viewport it had.
-  const Entry* base = nullptr;
-  BinaryViewer::Sent* base_sent = nullptr;
-  if (v.acked_ && !v.keyframe_requested_) {
-    for (BinaryViewer::Sent& s : v.sent_)
-      if (s.tick == *v.acked_) base_sent = &s;
-    if (base_sent) base = find(*v.acked_);
-  }
-  v.keyframe_requested_ = false;
-  ++v.frames_;
-  SharedBytes frame = encode_for(v, now, base, base_sent);
-  // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
-  v.sent_.push_back({now.state->tick, v.view_, {}});
-  if (v.view_) v.sent_.back().selection = current_sel_;
-  if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
-  if (v.sent_.size() > BinaryViewer::kKeptSelections) {
-    auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
-    std::vector<std::uint32_t>().swap(old);
-  }
-  return frame;
+  BinaryViewer* one[] = {&v};
+  std::vector<SharedBytes> out;
+  frames_for(one, out, nullptr);
+  return out.front();
 }
 
-SharedBytes BinaryFeed::encode_for(const BinaryViewer& v, const Entry& now, const Entry* base,
-                                   const BinaryViewer::Sent* base_sent) {
-  const bool unfiltered = !v.view_ && (!base || !base_sent->view);
-  std::optional<std::uint64_t> key;
-  if (base) key = base->state->tick;
-  if (unfiltered) {
-    if (auto it = shared_.find(key); it != shared_.end()) {
-      ++stats_.shared;
-      return it->second;
+// Three steps: decide each frame and build what frames share (grids, change records) on this
+// thread; select and encode the frames, on the executor's workers when there is one (each reads
+// shared state and writes only its own job); then hand them out and remember what was sent.
+void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec) {
+  const Entry& now = history_.back();
+  std::vector<Job> jobs(viewers.size());
+  std::map<std::optional<std::uint64_t>, std::size_t> first_of_key;  // unfiltered frames encoded in this batch
+  std::vector<std::size_t> to_encode;
+  for (std::size_t j = 0; j < viewers.size(); ++j) {
+    BinaryViewer& v = *viewers[j];
+    Job& job = jobs[j];
+    job.viewer = &v;
+    // The baseline: the newest acknowledged frame still in the history, with the viewport it had.
+    if (v.acked_ && !v.keyframe_requested_) {
+      for (BinaryViewer::Sent& s : v.sent_)
+        if (s.tick == *v.acked_) job.base_sent = &s;
+      if (job.base_sent) job.base = find(*v.acked_);
+      if (!job.base) job.base_sent = nullptr;
     }
+    v.keyframe_requested_ = false;
+    ++v.frames_;
+    job.view = v.view_;
+    const bool unfiltered = !v.view_ && (!job.base || !job.base_sent->view);
+    if (unfiltered) {
+      std::optional<std::uint64_t> key;
+      if (job.base) key = job.base->state->tick;
+      if (auto it = shared_.find(key); it != shared_.end()) {
+        job.frame = it->second;
+        ++stats_.shared;
+        continue;
+      }
+      if (auto it = first_of_key.find(key); it != first_of_key.end()) {
+        job.share_from = it->second;
+        ++stats_.shared;
+        continue;
+      }
+      first_of_key[key] = j;
+      job.shared_key = key;
+      job.store_shared = true;
+    }
+    if (v.view_) grid(now);  // built here: the workers only read it
+    if (job.base && job.base_sent->view && job.base_sent->selection.empty() && !job.base->state->agents.empty())
+      grid(*job.base);
+    if (job.base) job.cache = cache_for(now, *job.base);
+    to_encode.push_back(j);
   }
+  auto encode = [&](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t t = begin; t < end; ++t) encode_job(now, jobs[to_encode[t]]);
+  };
+  if (exec && exec->workers() > 1 && to_encode.size() > 1) exec->parallel_for(to_encode.size(), encode);
+  else encode(0, to_encode.size(), 0);
+  out.clear();
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    Job& job = jobs[j];
+    if (job.share_from != kNoShare) {
+      job.frame = jobs[job.share_from].frame;
+    } else if (job.encoded) {
+      (job.base ? stats_.deltas : stats_.keyframes)++;
+      stats_.bytes_encoded += job.frame->size();
+      if (job.store_shared) shared_[job.shared_key] = job.frame;
+    }
+    BinaryViewer& v = *job.viewer;
+    // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
+    v.sent_.push_back({now.state->tick, job.view, {}});
+    if (job.view) v.sent_.back().selection = std::move(job.current_sel);
+    if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
+    if (v.sent_.size() > BinaryViewer::kKeptSelections) {
+      auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
+      std::vector<std::uint32_t>().swap(old);
+    }
+    out.push_back(job.frame);  // copied: a later job may share it
+  }
+}
+
+void BinaryFeed::encode_job(const Entry& now, Job& job) const {
   protocol::AgentSet current{now.state.get(), nullptr};
-  if (v.view_) {
-    grid(now).select(*now.state, *v.view_, current_sel_);
-    current.subset = &current_sel_;
+  if (job.view) {
+    now.grid->select(*now.state, *job.view, job.current_sel);
+    current.subset = &job.current_sel;
   }
   std::optional<protocol::AgentSet> baseline;
-  if (base) {
-    baseline = protocol::AgentSet{base->state.get(), nullptr};
-    if (base_sent->view) {
+  if (job.base) {
+    baseline = protocol::AgentSet{job.base->state.get(), nullptr};
+    if (job.base_sent->view) {
       // The agents the session was sent then: remembered for recent frames, else found again.
-      if (!base_sent->selection.empty() || base->state->agents.empty()) {
-        baseline->subset = &base_sent->selection;
+      if (!job.base_sent->selection.empty() || job.base->state->agents.empty()) {
+        baseline->subset = &job.base_sent->selection;
       } else {
-        grid(*base).select(*base->state, *base_sent->view, baseline_sel_);
-        baseline->subset = &baseline_sel_;
+        job.base->grid->select(*job.base->state, *job.base_sent->view, job.baseline_sel);
+        baseline->subset = &job.baseline_sel;
       }
     }
   }
-  const protocol::DeltaCache* cache = base ? cache_for(now, *base) : nullptr;
-  auto frame = std::make_shared<const std::string>(protocol::encode_binary(current, baseline, v.view_.has_value(), side_, cache));
-  (base ? stats_.deltas : stats_.keyframes)++;
-  stats_.bytes_encoded += frame->size();
-  if (unfiltered) shared_[key] = frame;
-  return frame;
+  job.frame = std::make_shared<const std::string>(
+      protocol::encode_binary(current, baseline, job.view.has_value(), side_, job.cache));
+  job.encoded = true;
 }
 
 }  // namespace herd::net

@@ -13,10 +13,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "protocol/snapshot_binary.hpp"
+#include "sim/executor.hpp"
 
 namespace herd::net {
 
@@ -75,6 +77,9 @@ class BinaryFeed {
   void begin(protocol::QuantState state, std::string side);
   // The frame for this session for the current snapshot; records it as sent.
   SharedBytes frame_for(BinaryViewer& viewer);
+  // The frames of several sessions (out[i] for viewers[i]), encoded on the executor's workers
+  // when there is one (the sim's thread pool, between ticks).
+  void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec);
   // The world was replaced: the history goes.
   void clear();
   bool empty() const { return history_.empty(); }
@@ -87,8 +92,22 @@ class BinaryFeed {
     mutable std::unique_ptr<protocol::ViewGrid> grid;  // built the first time a viewport needs it
   };
   const Entry* find(std::uint64_t tick) const;
-  SharedBytes encode_for(const BinaryViewer& v, const Entry& now, const Entry* base, const BinaryViewer::Sent* base_sent);
   const protocol::ViewGrid& grid(const Entry& e) const;
+  // One session's frame of this snapshot, from deciding it to handing it out.
+  static constexpr std::size_t kNoShare = ~std::size_t{0};
+  struct Job {
+    BinaryViewer* viewer = nullptr;
+    const Entry* base = nullptr;
+    const BinaryViewer::Sent* base_sent = nullptr;
+    std::optional<protocol::Viewport> view;
+    const protocol::DeltaCache* cache = nullptr;
+    std::size_t share_from = kNoShare;  // the frame is that job's (same baseline, no viewport)
+    bool store_shared = false, encoded = false;
+    std::optional<std::uint64_t> shared_key;
+    std::vector<std::uint32_t> current_sel, baseline_sel;
+    SharedBytes frame;
+  };
+  void encode_job(const Entry& now, Job& job) const;
 
   std::deque<Entry> history_;
   std::string side_;
@@ -100,7 +119,6 @@ class BinaryFeed {
   };
   std::map<std::uint64_t, Cache> caches_;
   const protocol::DeltaCache* cache_for(const Entry& now, const Entry& base);
-  std::vector<std::uint32_t> current_sel_, baseline_sel_;        // scratch
   BinaryFeedStats stats_;
 };
 

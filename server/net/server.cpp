@@ -708,21 +708,26 @@ void Server::Impl::broadcast_snapshot() {
   // Each format is encoded only when some session takes it: JSON once; binary once per
   // baseline for whole-world sessions and once per session with a viewport (binary_feed).
   SharedText json;
-  bool binary_begun = false;
   const std::size_t agents = world.agents().size();
+  std::vector<std::shared_ptr<WsSession>> binary;
   for (auto& [id, weak] : ws_sessions) {
     auto session = weak.lock();
     if (!session || !session->greeted()) continue;
-    if (!session->wants_binary(agents)) {
-      if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
-      session->send_snapshot(json);
+    if (session->wants_binary(agents)) {
+      binary.push_back(std::move(session));
       continue;
     }
-    if (!binary_begun) {
-      binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
-      binary_begun = true;
-    }
-    session->send_snapshot(binary_feed.frame_for(session->binary()), true);
+    if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
+    session->send_snapshot(json);
+  }
+  if (!binary.empty()) {
+    // Encoded on the sim's thread pool, which is idle between ticks.
+    binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
+    std::vector<BinaryViewer*> viewers;
+    for (auto& s : binary) viewers.push_back(&s->binary());
+    std::vector<SharedBytes> frames;
+    binary_feed.frames_for(viewers, frames, &pool);
+    for (std::size_t i = 0; i < binary.size(); ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
   }
   pending_collisions.clear();
 }

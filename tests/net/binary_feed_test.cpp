@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
 #include "sim/rng.hpp"
 
@@ -42,9 +43,11 @@ struct Client {
   std::optional<protocol::Viewport> view;
 };
 
+// Frames are encoded a batch at a time on a thread pool, as the server does.
 TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
   sim::Rng rng(3);
   BinaryFeed feed;
+  exec::ThreadPool pool(3);
   std::vector<QuantAgent> agents;
   std::uint32_t next_id = 1;
   for (int i = 0; i < 300; ++i) {
@@ -65,13 +68,20 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
     for (auto& [c, t] : pending_acks) clients[c].viewer.on_ack(t);
     pending_acks.clear();
     std::map<std::string, int> seen;
-    for (std::size_t c = 0; c < clients.size(); ++c) {
-      Client& cl = clients[c];
+    std::vector<BinaryViewer*> viewers;
+    for (Client& cl : clients) {
       if (cl.view && rng.uniform(0, 1) < 0.2) cl.view->x0 += 20, cl.view->x1 += 20;
       if (rng.uniform(0, 1) < 0.05) cl.view = std::nullopt;
       cl.viewer.set_view(cl.view);
       if (rng.uniform(0, 1) < 0.03) cl.viewer.request_keyframe();
-      const SharedBytes frame = feed.frame_for(cl.viewer);
+      viewers.push_back(&cl.viewer);
+    }
+    std::vector<SharedBytes> frames;
+    feed.frames_for(viewers, frames, &pool);
+    ASSERT_EQ(frames.size(), clients.size());
+    for (std::size_t c = 0; c < clients.size(); ++c) {
+      Client& cl = clients[c];
+      const SharedBytes& frame = frames[c];
       ++seen[*frame];
       if (rng.uniform(0, 1) < 0.25) continue;  // dropped: replaced before it was written
       const auto head = std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frame));
