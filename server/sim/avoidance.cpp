@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "geometry.hpp"
+#include "quadrant_trig.hpp"
 
 namespace herd::sim {
 namespace {
@@ -27,6 +28,20 @@ struct Push {
   Vec2 adjusted;  // blue
   double weight;  // cardioid r
 };
+
+// Step 3 for an obstacle in front (dot(u, away) < 0): the raw push turned towards a side by up
+// to 90 degrees. beta = |delta2| - 90 degrees = atan2(-along, |side|), and the inverted quarter
+// ellipse of |delta2| is 1 - sqrt(1 - v^2) with v = beta / 90 degrees. The batch kernel below
+// repeats these lines exactly.
+Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred) {
+  const double along = dot(u, away), side = cross(u, away);
+  const double beta = qt::atan2_first_quadrant(std::max(-along, 0.0), std::abs(side));
+  const double v = beta / (kPi / 2);
+  const double turn = kPi * weight * (1 - std::sqrt(std::max(0.0, 1 - v * v))) / 2;
+  const double sign = kPi / 2 - beta < kDeadAhead ? side_sign(preferred) : (side > 0 ? 1.0 : -1.0);
+  const qt::SinCos r = qt::sin_cos_half_turn(-turn * sign);
+  return {raw.x * r.cos - raw.y * r.sin, raw.y * r.cos + raw.x * r.sin};
+}
 
 // What every neighbour's part needs of the avoiding agent, computed once per agent.
 struct Self {
@@ -158,11 +173,7 @@ CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side pr
   const double weight = exponent == 3.0 ? base * base * base : std::pow(base, exponent);
   // Obstacles beside or behind (|delta2| <= 90 degrees) push straight away: no turn.
   if (along >= 0) return {raw, weight};
-  const double side = cross(u, away);  // sin delta2
-  const double a = std::atan2(std::abs(side), along);  // |delta2|, in (90, 180] degrees
-  const double turn = kPi * weight * (1 - quarter_ellipse(a)) / 2;
-  const double sign = kPi - a < kDeadAhead ? side_sign(preferred) : (side > 0 ? 1.0 : -1.0);
-  return {rotate(raw, -turn * sign), weight};
+  return {turned_push(u, away, raw, weight, preferred), weight};
 }
 
 double push_cutoff_scale(const AvoidanceDef& def) { return std::sqrt(def.personal_space / def.push_epsilon); }
@@ -228,6 +239,32 @@ SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred
   return out;
 }
 
+namespace {
+
+// Steps 5 and 6 from the sums of the pushes: the direction.
+Vec2 combine(const AvoidanceDef& def, Vec2 u, Vec2 sum_raw, Vec2 sum_adjusted, AvoidanceTrace* trace) {
+  Vec2 direction;
+  if (def.mode == AvoidanceMode::circle) {
+    direction = normalized_or_zero(u + sum_raw);
+  } else {
+    const SplitFix fix = split_fix(sum_raw, sum_adjusted, angle_of(u), def.preferred_side, def.split_fix,
+                                   def.cardioid_exponent);
+    direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
+    if (trace) {
+      trace->split_fix = fix.green;
+      trace->ig_factor = fix.ig_factor;
+    }
+  }
+  if (trace) {
+    trace->sum_raw = sum_raw;
+    trace->sum_adjusted = sum_adjusted;
+    trace->final_dir = direction;
+  }
+  return direction;
+}
+
+}  // namespace
+
 Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
                          AvoidanceTrace* trace) {
   const Vec2 u = normalized_or_zero(self.desired);
@@ -241,7 +278,6 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
     if (trace) trace->final_dir = u;
     return u;
   }
-  const double theta = angle_of(u);
   const Self s{self, u, length(self.desired), length(self.velocity)};
   Vec2 sum_raw, sum_adjusted;
   for (const Neighbour& o : neighbours) {
@@ -269,24 +305,123 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
     sum_raw += p.raw * p.weight;
     sum_adjusted += p.adjusted * p.weight;
   }
-  Vec2 direction;
-  if (def.mode == AvoidanceMode::circle) {
-    direction = normalized_or_zero(u + sum_raw);
-  } else {
-    const SplitFix fix =
-        split_fix(sum_raw, sum_adjusted, theta, def.preferred_side, def.split_fix, def.cardioid_exponent);
-    direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
-    if (trace) {
-      trace->split_fix = fix.green;
-      trace->ig_factor = fix.ig_factor;
-    }
+  return combine(def, u, sum_raw, sum_adjusted, trace);
+}
+
+
+// ---- The batch form ----------------------------------------------------------------------------
+
+void NeighbourBatch::clear() {
+  for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle}) v->clear();
+}
+
+void NeighbourBatch::push(Vec2 position, Vec2 velocity, double r, bool is_obstacle) {
+  x.push_back(position.x);
+  y.push_back(position.y);
+  vx.push_back(velocity.x);
+  vy.push_back(velocity.y);
+  radius.push_back(r);
+  obstacle.push_back(is_obstacle ? 1.0 : 0.0);
+}
+
+std::size_t NeighbourBatch::memory_bytes() const {
+  std::size_t total = 0;
+  for (const std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &weight, &crossing})
+    total += v->capacity() * sizeof(double);
+  return total;
+}
+
+Neighbour NeighbourBatch::at(std::size_t i, std::uint32_t id) const {
+  return {id, obstacle[i] != 0, {x[i], y[i]}, {vx[i], vy[i]}, radius[i]};
+}
+
+namespace {
+
+// What the kernel needs of the avoiding agent.
+struct KernelSelf {
+  double px, py, vx, vy, radius;
+  double ux, uy;           // unit desired direction
+  double perp_x, perp_y;   // u turned a quarter towards the preferred side
+  double desired_speed, speed;
+  double personal_space, preferred_sign, d40_sq;
+  bool circle, crossing;
+};
+
+// The kernel, compiled for plain x86-64 (SSE2: two lanes) and, with GCC, for AVX2 (four) and
+// AVX-512 (eight), the widest the processor has picked at run time. Both do the same IEEE operations per lane in the same order (no fused
+// multiply-adds: -ffp-contract=off), so both give the same bits.
+namespace base {
+#include "avoidance_kernel.inc"
+}  // namespace base
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HERD_AVX2_KERNEL 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "avoidance_kernel.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f", "prefer-vector-width=512")
+namespace avx512 {
+#include "avoidance_kernel.inc"
+}  // namespace avx512
+#pragma GCC pop_options
+#endif
+
+using Kernel = decltype(&base::push_batch);
+Kernel kernel_named(std::string_view name) {
+#ifdef HERD_AVX2_KERNEL
+  __builtin_cpu_init();  // this may run in a static initialiser, before libgcc's own
+  if (name == "avx512" && __builtin_cpu_supports("avx512f")) return &avx512::push_batch;
+  if (name == "avx2" && __builtin_cpu_supports("avx2")) return &avx2::push_batch;
+#endif
+  return name == "base" ? &base::push_batch : nullptr;
+}
+Kernel widest_kernel() {
+  for (std::string_view name : {"avx512", "avx2"})
+    if (Kernel k = kernel_named(name)) return k;
+  return &base::push_batch;
+}
+Kernel chosen_kernel = widest_kernel();
+
+}  // namespace
+
+bool use_avoidance_kernel(std::string_view name) {
+  Kernel k = name.empty() ? widest_kernel() : kernel_named(name);
+  if (!k) return false;
+  chosen_kernel = k;
+  return true;
+}
+
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBatch& b) {
+  const Vec2 u = normalized_or_zero(self.desired);
+  if (u == Vec2{} || def.mode == AvoidanceMode::none) return u;
+  const std::size_t n = b.size();
+  if (def.mode == AvoidanceMode::cardioid && def.cardioid_exponent != 3.0) {
+    // Another exponent needs std::pow per neighbour: the span form does it.
+    std::vector<Neighbour> list;
+    for (std::size_t i = 0; i < n; ++i) list.push_back(b.at(i));
+    return avoidance_direction(def, self, list);
   }
-  if (trace) {
-    trace->sum_raw = sum_raw;
-    trace->sum_adjusted = sum_adjusted;
-    trace->final_dir = direction;
+  const Self s{self, u, length(self.desired), length(self.velocity)};
+  const double d40 = s.speed * def.crossing_activation + self.radius;
+  const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
+  const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
+                     perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
+                     def.mode == AvoidanceMode::circle, def.crossing};
+  for (std::vector<double>* v : {&b.raw_x, &b.raw_y, &b.adjusted_x, &b.adjusted_y, &b.weight, &b.crossing})
+    if (v->size() < n) v->resize(n);
+  chosen_kernel(k, b);
+  Vec2 sum_raw, sum_adjusted;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 raw{b.raw_x[i], b.raw_y[i]};
+    Push p = k.circle ? Push{raw, raw, 1.0} : Push{raw, {b.adjusted_x[i], b.adjusted_y[i]}, b.weight[i]};
+    if (!k.circle && b.crossing[i] != 0) crossing_fix(def, s, b.at(i), p, nullptr);
+    sum_raw += p.raw * p.weight;
+    sum_adjusted += p.adjusted * p.weight;
   }
-  return direction;
+  return combine(def, u, sum_raw, sum_adjusted, nullptr);
 }
 
 }  // namespace herd::sim

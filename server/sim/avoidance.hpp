@@ -113,6 +113,28 @@ struct AvoidanceTrace {
 Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
                          AvoidanceTrace* trace = nullptr);
 
+// The neighbours as arrays (structure of arrays), the form the world's step gathers them in, and
+// scratch for their pushes. The batch form of avoidance_direction runs the per-neighbour part of
+// the pipeline over them in vector registers: the same operations in the same order as the span
+// form, so the same bits (tests/sim/avoidance_batch_test.cpp), several neighbours at a time.
+struct NeighbourBatch {
+  std::vector<double> x, y, vx, vy, radius, obstacle;  // obstacle: 1 for a static obstacle, else 0
+  std::vector<double> raw_x, raw_y, adjusted_x, adjusted_y, weight, crossing;  // scratch
+  std::size_t size() const { return x.size(); }
+  void clear();
+  void push(Vec2 position, Vec2 velocity, double r, bool is_obstacle);
+  Neighbour at(std::size_t i, std::uint32_t id = 0) const;
+  std::size_t memory_bytes() const;  // heap bytes held (the arrays' capacities)
+};
+
+// The direction to move in, as the span form without a trace.
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBatch& neighbours);
+
+// For tests and benchmarks: runs the batch form's kernel built for "base" (SSE2), "avx2" or
+// "avx512" from now on, or the widest this processor has for "". False (nothing changed) when
+// the processor or the compiler lacks it. Not thread-safe: call it between steps.
+bool use_avoidance_kernel(std::string_view name);
+
 // Seed 000: k (r1+r2)^2 / d^2, with d kept above 0.1% of r1+r2 (coincident centres: no infinity).
 double antigravity_magnitude(double personal_space, double radius_sum, double distance);
 

@@ -194,7 +194,9 @@ class World {
   };
   // What one agent's avoidance needs while it is computed (one per worker thread).
   struct Scratch {
-    std::vector<Neighbour> neighbours;
+    NeighbourBatch batch;                // what gather_neighbours finds
+    std::vector<std::uint32_t> ids;      // their ids, when gathered for a trace
+    std::vector<Neighbour> neighbours;   // the same as a list, for a traced agent
     std::vector<Candidate> found, keys;
     std::vector<Near> near;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
@@ -206,7 +208,7 @@ class World {
     Vec2 velocity;
     double radius;
   };
-  // The agents and obstacles agent i avoids this tick, into scratch.neighbours.
+  // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0.
   void gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   const Agent* subject_of(const Agent& a) const;

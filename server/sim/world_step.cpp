@@ -145,7 +145,8 @@ std::size_t World::agent_memory_bytes() const {
                       bytes(pairs_) + bytes(touching_) + bytes(touching_next_) + bytes(paths_) +
                       grid_.memory_bytes() + obstacle_grid_.memory_bytes();
   for (const PathState& p : paths_) total += bytes(p.waypoints) + bytes(p.walker.history);
-  for (const Scratch& s : scratch_) total += bytes(s.neighbours) + bytes(s.found) + bytes(s.keys) + bytes(s.near) + bytes(s.pairs);
+  for (const Scratch& s : scratch_)
+    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + bytes(s.found) + bytes(s.keys) + bytes(s.near) + bytes(s.pairs);
   return total;
 }
 
@@ -161,9 +162,11 @@ void World::stage_desires() {
 }
 
 void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
-  std::vector<Neighbour>& out = scratch.neighbours;
+  NeighbourBatch& out = scratch.batch;
+  std::vector<std::uint32_t>& ids = scratch.ids;
   std::vector<Candidate>& found = scratch.found;
   out.clear();
+  ids.clear();
   found.clear();
   const Agent& a = agents_[i];
   // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
@@ -223,8 +226,9 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   if (K > 0 && found.size() > K) keep_nearest(found, K, scratch.keys);
   for (const Candidate& n : found) {
     const SlotData& o = slots_[n.slot];
+    out.push(grid_.position(n.slot), o.velocity, o.radius, false);
     // Ids only matter to a trace; reading them would touch every neighbour's record.
-    out.push_back({with_ids ? agents_[n.index].id : 0, false, grid_.position(n.slot), o.velocity, o.radius});
+    if (with_ids) ids.push_back(agents_[n.index].id);
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
@@ -232,7 +236,8 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
     const double d2 = length_squared(o.position - a.position);
     const double cutoff = (a.def.radius + o.radius) * scale;
     if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
-    out.push_back({o.id, true, o.position, {}, o.radius});
+    out.push(o.position, {}, o.radius, true);
+    if (with_ids) ids.push_back(o.id);
   });
 }
 
@@ -258,7 +263,15 @@ void World::stage_avoidance() {
     const Mover self{a.position, a.velocity, a.def.radius, desired};
     // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
     // multiply by speed).
-    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
+    Vec2 direction;
+    if (trace) {  // the span form, which can trace: the same bits as the batch form
+      scratch.neighbours.clear();
+      for (std::size_t n = 0; n < scratch.batch.size(); ++n) scratch.neighbours.push_back(scratch.batch.at(n, scratch.ids[n]));
+      direction = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace);
+    } else {
+      direction = avoidance_direction(def_.avoidance, self, scratch.batch);
+    }
+    desires_[i].velocity = direction * length(desired);
   });
 }
 

@@ -88,5 +88,18 @@ TEST(ParallelStep, SameHashOnOneTwoAndFourThreads) {
   }
 }
 
+TEST(ParallelStep, SameHashWithEveryAvoidanceKernel) {
+  // The SSE2 kernel and the widest one this machine has, two threads against one.
+  ASSERT_TRUE(sim::use_avoidance_kernel("base"));
+  sim::World narrow = crowd(3000, 16);
+  for (int t = 0; t < 30; ++t) narrow.step();
+  ASSERT_TRUE(sim::use_avoidance_kernel(""));
+  sim::World wide = crowd(3000, 16);
+  exec::ThreadPool pool(2);
+  wide.set_executor(&pool);
+  for (int t = 0; t < 30; ++t) wide.step();
+  EXPECT_EQ(wide.state_hash(), narrow.state_hash());
+}
+
 }  // namespace
 }  // namespace herd
