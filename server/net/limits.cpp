@@ -58,7 +58,9 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view entry = trim(text.substr(start, comma - start));
     if (!valid_origin(entry)) {
-      why = "'" + std::string(entry) + "' is not an origin like https://example.com or http://localhost:8080";
+      why = "'";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
+      why += entry;
+      why += "' is not an origin like https://example.com or http://localhost:8080";
       out.clear();
       return false;
     }
