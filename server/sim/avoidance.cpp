@@ -207,18 +207,22 @@ Vec2 seed_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side
 // The text's idea for A: the yellow sum adjusted as if it were one obstacle (part 2's rotation,
 // with that obstacle's cardioid weight), counted in proportion to how much the adjusted pushes
 // cancelled each other (1 - |B|/|Y|: 0 for a lone obstacle, whose B already is its adjustment).
-Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side preferred,
-                           double exponent) {
-  const double raw_angle = angle_of(sum_raw);
-  const double weight = cardioid_weight(wrap_angle(raw_angle - kPi - theta), exponent);
-  const double delta2 = wrap_angle(raw_angle - theta);
-  const double angle = delta2 != 0 ? adjusted_push_angle(raw_angle, delta2, weight, preferred) : raw_angle;
-  return from_angle(angle, mag_old * (1 - mag_new / mag_old));
+// In vector form, as cardioid_push: the same to rounding as the angles (raw angle, delta1 =
+// raw angle - pi - theta, delta2 = raw angle - theta; tests/sim/avoidance_test.cpp).
+Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, Vec2 u, Side preferred, double exponent) {
+  const Vec2 away = sum_raw * (1.0 / mag_old);
+  return cardioid_push(u, away, away * (mag_old * (1 - mag_new / mag_old)), exponent, preferred).adjusted;
+}
+
+// The angle between u and v (neither zero), in [0, pi].
+double angle_between(Vec2 u, Vec2 v) {
+  const double along = dot(u, v), side = std::abs(cross(u, v));
+  return along >= 0 ? qt::atan2_first_quadrant(side, along) : kPi - qt::atan2_first_quadrant(side, -along);
 }
 
 }  // namespace
 
-SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred, SplitFixMode mode,
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred, SplitFixMode mode,
                    double cardioid_exponent) {
   SplitFix out;
   const double mag_old = length(sum_raw);
@@ -226,16 +230,13 @@ SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred
   // Only when the adjusted pushes cancelled (the sum of blue is shorter than the yellow).
   if (mag_old >= mag_new && mag_old > 0) {
     out.green = mode == SplitFixMode::seed
-                    ? seed_green(sum_raw, mag_old, mag_new, theta, preferred)
-                    : summed_obstacle_green(sum_raw, mag_old, mag_new, theta, preferred, cardioid_exponent);
+                    ? seed_green(sum_raw, mag_old, mag_new, angle_of(u), preferred)
+                    : summed_obstacle_green(sum_raw, mag_old, mag_new, u, preferred, cardioid_exponent);
   }
   // igFac: B counts fully when A + B is square to the path, not at all when it is along or
   // against it (a quarter ellipse of the angle).
   const Vec2 combined = out.green + sum_adjusted;
-  if (length_squared(combined) > 0) {
-    const double delta = std::abs(wrap_angle(angle_of(combined) - theta));
-    out.ig_factor = delta != 0 ? quarter_ellipse(delta) : 0.0;
-  }
+  if (length_squared(combined) > 0) out.ig_factor = quarter_ellipse(angle_between(u, combined));
   return out;
 }
 
@@ -247,8 +248,7 @@ Vec2 combine(const AvoidanceDef& def, Vec2 u, Vec2 sum_raw, Vec2 sum_adjusted, A
   if (def.mode == AvoidanceMode::circle) {
     direction = normalized_or_zero(u + sum_raw);
   } else {
-    const SplitFix fix = split_fix(sum_raw, sum_adjusted, angle_of(u), def.preferred_side, def.split_fix,
-                                   def.cardioid_exponent);
+    const SplitFix fix = split_fix(sum_raw, sum_adjusted, u, def.preferred_side, def.split_fix, def.cardioid_exponent);
     direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
     if (trace) {
       trace->split_fix = fix.green;

@@ -162,12 +162,13 @@ struct CardioidPush {
 };
 CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred);
 
-// Seed 003 part 3: from the sums of raw and adjusted pushes, the green vector A and igFac.
+// Seed 003 part 3: from the sums of raw and adjusted pushes and the unit desired direction u
+// (the seed's theta is its angle), the green vector A and igFac.
 struct SplitFix {
   Vec2 green;
   double ig_factor = 0;
 };
-SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, double theta, Side preferred,
+SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred,
                    SplitFixMode mode = SplitFixMode::sum_as_obstacle, double cardioid_exponent = 3.0);
 
 }  // namespace herd::sim

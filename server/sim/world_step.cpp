@@ -170,7 +170,9 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   found.clear();
   const Agent& a = agents_[i];
   // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
-  const std::size_t skip = heads_for_subject(a) ? index_of(a.behaviour.agent) : agents_.size();
+  // (A point target has no agent: no search.)
+  const std::size_t skip = heads_for_subject(a) && a.behaviour.agent != kNoAgent ? index_of(a.behaviour.agent)
+                                                                                   : agents_.size();
   // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.

@@ -93,6 +93,52 @@ TEST(CardioidPush, VectorFormMatchesTheSeedsAngleForm) {
   EXPECT_EQ(checked, 36 * 73 * 3 * 4 * 2);
 }
 
+// Part 3 in the seed's angles (the text's idea: the yellow sum adjusted as one obstacle), what
+// split_fix computed before its vector form.
+SplitFix split_fix_angle_form(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred) {
+  SplitFix out;
+  const double theta = angle_of(u), mag_old = length(sum_raw), mag_new = length(sum_adjusted);
+  if (mag_old >= mag_new && mag_old > 0) {
+    const double raw_angle = angle_of(sum_raw);
+    const double weight = cardioid_weight(wrap_angle(raw_angle - kPi - theta), 3.0);
+    const double delta2 = wrap_angle(raw_angle - theta);
+    const double angle = delta2 != 0 ? adjusted_push_angle(raw_angle, delta2, weight, preferred) : raw_angle;
+    out.green = from_angle(angle, mag_old * (1 - mag_new / mag_old));
+  }
+  const Vec2 combined = out.green + sum_adjusted;
+  if (length_squared(combined) > 0) {
+    const double delta = std::abs(wrap_angle(angle_of(combined) - theta));
+    out.ig_factor = delta != 0 ? quarter_ellipse(delta) : 0.0;
+  }
+  return out;
+}
+
+TEST(SplitFix, VectorFormMatchesTheSeedsAngleForm) {
+  int checked = 0;
+  for (int i = 0; i < 24; ++i) {
+    const Vec2 u = from_angle(i * kPi / 12 + 0.017 * i);
+    for (int j = 0; j <= 48; ++j) {
+      // Yellow all round (and exactly against the path), blue of several lengths and directions.
+      const Vec2 yellow = j == 48 ? u * -2.0 : from_angle(angle_of(u) + j * kPi / 24, 2.0);
+      for (double blue_len : {0.0, 0.5, 1.9, 3.0}) {
+        for (int k = 0; k < 4; ++k) {
+          const Vec2 blue = from_angle(angle_of(u) + k * kPi / 2 + 0.3, blue_len);
+          for (Side side : {Side::left, Side::right}) {
+            const SplitFix fast = split_fix(yellow, blue, u, side);
+            const SplitFix ref = split_fix_angle_form(yellow, blue, u, side);
+            // As for cardioid_push: the quarter ellipse's infinite slope dead ahead.
+            ASSERT_NEAR(fast.green.x, ref.green.x, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ASSERT_NEAR(fast.green.y, ref.green.y, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ASSERT_NEAR(fast.ig_factor, ref.ig_factor, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 24 * 49 * 4 * 4 * 2);
+}
+
 TEST(CardioidPush, DeadAheadTurnsAQuarterToThePreferredSide) {
   const Vec2 u{1, 0};
   const CardioidPush right = cardioid_push(u, {-1, 0}, {-2, 0}, 3, Side::right);
