@@ -10,6 +10,8 @@
 namespace herd::sim {
 namespace {
 
+constexpr std::size_t kPrefetchAhead = 4;  // agents, in the grid-order loops
+
 // Keeps an agent's disc inside the world; a wall stops the velocity component into it.
 void confine(Agent& a, double width, double height) {
   const double r = std::min({a.def.radius, width / 2, height / 2});
@@ -252,6 +254,13 @@ void World::stage_avoidance() {
   // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
   // is the steered velocity) and trace: the order changes no result.
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+    // Agents in grid order lie all over the agent array: ask for a later one's record early.
+    if (k + kPrefetchAhead < grid_.size()) {
+      const std::size_t later = grid_.index(k + kPrefetchAhead);
+      const char* record = reinterpret_cast<const char*>(&agents_[later]);
+      for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line);
+      __builtin_prefetch(&desires_[later]);
+    }
     const std::size_t i = grid_.index(k);
     const Agent& a = agents_[i];
     const Vec2 desired = desires_[i].velocity;
