@@ -331,6 +331,10 @@ std::size_t NeighbourBatch::memory_bytes() const {
   return total;
 }
 
+void NeighbourBatch::resize(std::size_t n) {
+  for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle}) v->resize(n);
+}
+
 Neighbour NeighbourBatch::at(std::size_t i, std::uint32_t id) const {
   return {id, obstacle[i] != 0, {x[i], y[i]}, {vx[i], vy[i]}, radius[i]};
 }

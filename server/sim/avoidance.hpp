@@ -123,6 +123,15 @@ struct NeighbourBatch {
   std::size_t size() const { return x.size(); }
   void clear();
   void push(Vec2 position, Vec2 velocity, double r, bool is_obstacle);
+  void resize(std::size_t n);  // the input arrays; then set() each
+  void set(std::size_t i, Vec2 position, Vec2 velocity, double r, bool is_obstacle) {
+    x[i] = position.x;
+    y[i] = position.y;
+    vx[i] = velocity.x;
+    vy[i] = velocity.y;
+    radius[i] = r;
+    obstacle[i] = is_obstacle ? 1.0 : 0.0;
+  }
   Neighbour at(std::size_t i, std::uint32_t id = 0) const;
   std::size_t memory_bytes() const;  // heap bytes held (the arrays' capacities)
 };

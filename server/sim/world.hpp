@@ -261,6 +261,7 @@ class World {
   // Per-agent scratch: by grid slot during avoidance; by agent index in the collision stage, whose
   // velocity changes accumulate in `velocity`.
   std::vector<SlotData> slots_;
+  double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle

@@ -185,7 +185,7 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
     const double limit = to_goal + a.def.radius + r;
     return d2 > limit * limit;
   };
-  const double scale = push_cutoff_scale(def_.avoidance);  // push_cutoff without a sqrt per pair
+  const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
   const double reach2 = reach * reach;
@@ -228,11 +228,13 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   collect(std::min(reach, std::sqrt(bound)), bound);
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && found.size() > K) keep_nearest(found, K, scratch.keys);
-  for (const Candidate& n : found) {
-    const SlotData& o = slots_[n.slot];
-    out.push(grid_.position(n.slot), o.velocity, o.radius, false);
+  out.resize(found.size());
+  for (std::size_t m = 0; m < found.size(); ++m) {
+    const std::uint32_t k = found[m].slot;
+    const SlotData& o = slots_[k];
+    out.set(m, grid_.position(k), o.velocity, o.radius, false);
     // Ids only matter to a trace; reading them would touch every neighbour's record.
-    if (with_ids) ids.push_back(agents_[n.index].id);
+    if (with_ids) ids.push_back(agents_[found[m].index].id);
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
@@ -246,6 +248,7 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
 }
 
 void World::stage_avoidance() {
+  cutoff_scale_ = push_cutoff_scale(def_.avoidance);
   // Traces exist before the loop, so workers only look them up.
   traces_.clear();
   for (AgentId id : inspected_)
