@@ -24,12 +24,6 @@ constexpr const char* kUsage =
     "prints a CSV header and one row per size: milliseconds per assignment (median) and the total\n"
     "travel, against keep_order's for comparison.\n";
 
-template <class T>
-bool parse_number(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && end == text.data() + text.size();
-}
-
 }  // namespace
 
 int run_assignment(Args args) {

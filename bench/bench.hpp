@@ -3,12 +3,21 @@
 // a row to kSubcommands in herd_bench.cpp.
 #pragma once
 
+#include <charconv>
 #include <span>
 #include <string_view>
+#include <system_error>
 
 namespace herd::bench {
 
 using Args = std::span<const std::string_view>;
+
+// The whole of text as a number of type T (no sign for unsigned types, no trailing characters).
+template <class T>
+bool parse_number(std::string_view text, T& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && end == text.data() + text.size();
+}
 
 // A* (8- and 4-neighbour) and flow fields on a seeded random tile map (pathing_bench.cpp).
 int run_pathing(Args args);

@@ -42,12 +42,6 @@ constexpr const char* kUsage =
     "prints a CSV header and one row: microseconds and tiles expanded per A* query (8- and\n"
     "4-neighbour), milliseconds per flow field (8-neighbour) and its memory.\n";
 
-template <class T>
-bool parse_number(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && end == text.data() + text.size();
-}
-
 // Empty when the arguments are good, else what is wrong.
 std::string parse_options(Args args, Options& o) {
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -44,12 +44,6 @@ constexpr const char* kUsage =
     "prints a CSV header and one row per case: median and p99 tick time, ns per agent per tick,\n"
     "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory.\n";
 
-template <class T>
-bool parse_number(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && end == text.data() + text.size();
-}
-
 // A line of /proc/self/status in MiB: VmHWM (peak resident memory) or VmRSS (resident now).
 double status_mb(const char* key) {
   std::ifstream status("/proc/self/status");

@@ -43,12 +43,6 @@ constexpr const char* kUsage =
     "  agent, a viewport of about 1000 agents. Prints a CSV header and one row; bytes are before any\n"
     "  transport compression, times are per agent on one core.\n";
 
-template <class T>
-bool parse_number(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && end == text.data() + text.size();
-}
-
 sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   sim::WorldDef def;
   def.dt = 1.0 / o.tick_rate;
