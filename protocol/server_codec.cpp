@@ -518,15 +518,15 @@ std::string encode_snapshot(const sim::World& world, std::span<const sim::Collis
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
-  const SnapshotTail tail = snapshot_tail(world, collisions, include_map);
-  const auto& [map, obstacles, hits, formations, inspect] = tail;
+  // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
+  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
   return write_object([&](JsonWriter& w) {
     write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
     w.key("agents");
     w.begin_array();
     for (std::size_t i = 0; i < agents.size(); ++i) write_agent(w, agent_state(agents, desires, paths, i));
     w.end_array();
-    write_snapshot_tail(w, obstacles, hits, formations, inspect, map, include_map && !map);
+    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
   }, 128 + agents.size() * 140);
 }
 
