@@ -273,7 +273,7 @@ TEST(BinarySnapshot, HostileAndTruncatedInputNeverCrashes) {
   EXPECT_GT(errors, 0);
   for (int k = 0; k < 2000; ++k) {
     std::string junk(static_cast<std::size_t>(rng.uniform(0, 64)), '\0');
-    for (char& c : junk) c = static_cast<char>(rng.uniform(0, 255.99));
+    for (char& c : junk) c = static_cast<char>(static_cast<unsigned char>(rng.uniform(0, 255.99)));
     if (k % 2 == 0 && junk.size() > 2) junk[0] = 0x48, junk[1] = 1;
     (void)decode_binary(junk, a.agents);
   }
