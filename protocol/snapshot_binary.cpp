@@ -130,6 +130,20 @@ struct CodeWriter {
   void bit(bool b) { bits(b ? 1 : 0, 1); }
 };
 
+// A field that moves by little (heading, speed): '0' unchanged; '1','0' and the step as a 4-bit
+// zigzag; '1','1' and the whole value in `width` bits.
+template <class Writer>
+void write_step(Writer& w, int step, std::uint32_t value, unsigned width) {
+  if (step == 0) w.bit(false);
+  else if (step >= -8 && step <= 7) {
+    w.bits(0b01, 2);
+    w.bits(zigzag(step), 4);
+  } else {
+    w.bits(0b11, 2);
+    w.bits(value, width);
+  }
+}
+
 template <class Writer>
 void write_change(Writer& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
   const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy = zigzag(static_cast<std::int64_t>(a.y) - b.y);
@@ -147,24 +161,8 @@ void write_change(Writer& w, const QuantAgent& a, const QuantAgent& b, std::uint
     w.bits(a.x, xb);
     w.bits(a.y, yb);
   }
-  const int dh = heading_step(b.heading, a.heading);
-  if (dh == 0) w.bit(false);
-  else if (dh >= -8 && dh <= 7) {
-    w.bits(0b01, 2);
-    w.bits(zigzag(dh), 4);
-  } else {
-    w.bits(0b11, 2);
-    w.bits(a.heading, 8);
-  }
-  const int ds = static_cast<int>(a.speed) - static_cast<int>(b.speed);
-  if (ds == 0) w.bit(false);
-  else if (ds >= -8 && ds <= 7) {
-    w.bits(0b01, 2);
-    w.bits(zigzag(ds), 4);
-  } else {
-    w.bits(0b11, 2);
-    w.bits(a.speed, 16);
-  }
+  write_step(w, heading_step(b.heading, a.heading), a.heading, 8);
+  write_step(w, static_cast<int>(a.speed) - static_cast<int>(b.speed), a.speed, 16);
   const bool style = a.radius != b.radius || a.group != b.group;
   if (a.flags == b.flags && !style) w.bit(false);
   else {

@@ -348,7 +348,7 @@ struct KernelSelf {
   double perp_x, perp_y;   // u turned a quarter towards the preferred side
   double desired_speed, speed;
   double personal_space, preferred_sign, d40_sq;
-  bool circle, crossing;
+  bool crossing;
 };
 
 // The kernel, compiled for plain x86-64 (SSE2: two lanes) and, with GCC, for AVX2 (four) and
@@ -403,8 +403,10 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   if (u == Vec2{} || def.mode == AvoidanceMode::none) return u;
   const std::size_t n = b.size();
   if (def.mode == AvoidanceMode::cardioid && def.cardioid_exponent != 3.0) {
-    // Another exponent needs std::pow per neighbour: the span form does it.
-    std::vector<Neighbour> list;
+    // Another exponent needs std::pow per neighbour: the span form does it (on a list kept per
+    // thread, so a step allocates nothing once warm).
+    thread_local std::vector<Neighbour> list;
+    list.clear();
     for (std::size_t i = 0; i < n; ++i) list.push_back(b.at(i));
     return avoidance_direction(def, self, list);
   }
@@ -413,15 +415,16 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
   const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
                      perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
-                     def.mode == AvoidanceMode::circle, def.crossing};
+                     def.crossing};
   for (std::vector<double>* v : {&b.raw_x, &b.raw_y, &b.adjusted_x, &b.adjusted_y, &b.weight, &b.crossing})
     if (v->size() < n) v->resize(n);
   chosen_kernel(k, b);
+  const bool circle = def.mode == AvoidanceMode::circle;  // the kernel's pushes are cardioid ones
   Vec2 sum_raw, sum_adjusted;
   for (std::size_t i = 0; i < n; ++i) {
     const Vec2 raw{b.raw_x[i], b.raw_y[i]};
-    Push p = k.circle ? Push{raw, raw, 1.0} : Push{raw, {b.adjusted_x[i], b.adjusted_y[i]}, b.weight[i]};
-    if (!k.circle && b.crossing[i] != 0) crossing_fix(def, s, b.at(i), p, nullptr);
+    Push p = circle ? Push{raw, raw, 1.0} : Push{raw, {b.adjusted_x[i], b.adjusted_y[i]}, b.weight[i]};
+    if (!circle && b.crossing[i] != 0) crossing_fix(def, s, b.at(i), p, nullptr);
     sum_raw += p.raw * p.weight;
     sum_adjusted += p.adjusted * p.weight;
   }

@@ -87,6 +87,11 @@ std::size_t World::index_of(AgentId id) const {
   return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : agents_.size();
 }
 
+const PathState& World::path_of(std::size_t i) const {
+  static const PathState kNoPath;
+  return i < paths_.size() ? paths_[i] : kNoPath;
+}
+
 const Agent* World::find(AgentId id) const {
   const std::size_t i = index_of(id);
   return i < agents_.size() ? &agents_[i] : nullptr;
@@ -457,9 +462,8 @@ std::uint64_t World::state_hash() const {
     }
     mix(word);
   }
-  static const PathState kNoPath;  // an agent's pathing state without a map
   for (std::size_t i = 0; i < agents_.size(); ++i) {
-    const PathState& p = i < paths_.size() ? paths_[i] : kNoPath;
+    const PathState& p = path_of(i);
     mix((std::uint64_t(agents_[i].pathing) << 16) | (std::uint64_t(agents_[i].neighbours) << 8) | p.unreachable);
     mix((std::uint64_t(std::uint32_t(p.walker.from.x)) << 32) | std::uint32_t(p.walker.from.y));
     mix((std::uint64_t(std::uint32_t(p.walker.to.x)) << 32) | std::uint32_t(p.walker.to.y));

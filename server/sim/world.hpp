@@ -212,6 +212,10 @@ class World {
   // Neighbour ids are filled in only when with_ids (for a trace); else 0.
   void gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   const Agent* subject_of(const Agent& a) const;
+  // Agent i's pathing state: a default one without a map (paths_ is empty then).
+  const PathState& path_of(std::size_t i) const;
+  // How far ahead the grid-order loops prefetch agents' records, in grid slots.
+  static constexpr std::size_t kPrefetchAhead = 4;
 
   WorldDef def_;
   Rng rng_;

@@ -127,7 +127,7 @@ std::string World::save_checkpoint() const {
     w.i32(map_->width()); w.i32(map_->height()); w.f64(map_->tile_size());
     w.bytes(std::string_view(reinterpret_cast<const char*>(map_->cells().data()), map_->cells().size()));
   }
-  for (std::size_t i = 0; i < agents_.size(); ++i) write_path(w, i < paths_.size() ? paths_[i] : PathState{});
+  for (std::size_t i = 0; i < agents_.size(); ++i) write_path(w, path_of(i));
   w.u64(formations_.size());
   for (const FormationRecord& f : formations_) {
     w.u32(f.id);

@@ -48,7 +48,8 @@ void World::stage_collisions() {
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
-    if (k + 4 < grid_.size()) __builtin_prefetch(&agents_[grid_.index(k + 4)].def);  // as in avoidance
+    // As in avoidance, but only the line with the radius: detection reads nothing else of it.
+    if (k + kPrefetchAhead < grid_.size()) __builtin_prefetch(&agents_[grid_.index(k + kPrefetchAhead)].def);
     const std::size_t i = grid_.index(k);
     const Vec2 at = grid_.position(k);
     const Agent& a = agents_[i];

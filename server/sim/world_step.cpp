@@ -10,8 +10,6 @@
 namespace herd::sim {
 namespace {
 
-constexpr std::size_t kPrefetchAhead = 4;  // agents, in the grid-order loops
-
 // Keeps an agent's disc inside the world; a wall stops the velocity component into it.
 void confine(Agent& a, double width, double height) {
   const double r = std::min({a.def.radius, width / 2, height / 2});
@@ -317,8 +315,7 @@ void World::stage_states() {
     }
     const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
     bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
-    static const PathState kNoPath;
-    const PathState& p = i < paths_.size() ? paths_[i] : kNoPath;  // empty without a map
+    const PathState& p = path_of(i);
     if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
       there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
     // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.

@@ -29,22 +29,6 @@ class BinaryTest : public ServerTest {
     return c;
   }
 
-  // As wait_for, skipping binary frames.
-  template <class T>
-  T wait_text(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto data = c.receive(Millis(200));
-      if (!data || (!data->empty() && static_cast<std::uint8_t>((*data)[0]) == protocol::kBinaryMagic)) continue;
-      auto decoded = protocol::decode_server(*data);
-      EXPECT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << *data;
-      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
-      if (const T* m = std::get_if<T>(&std::get<ServerMessage>(decoded)); m && pred(*m)) return *m;
-    }
-    ADD_FAILURE() << "timed out waiting";
-    return T{};
-  }
-
   // The next binary frame (JSON messages before it are skipped); fails the test after kWait.
   std::string next_binary(WsClient& c) {
     const auto deadline = std::chrono::steady_clock::now() + kWait;
@@ -186,7 +170,7 @@ TEST_F(BinaryTest, AViewportLimitsTheFrameToTheAgentsInViewPlusMargin) {
 TEST_F(BinaryTest, AutoFormatIsJsonForSmallWorldsAndBinaryForLargeOnes) {
   auto commander = greeted(protocol::Role::commander);
   auto viewer = hello(protocol::Role::viewer, protocol::SnapshotFormat::automatic);
-  wait_text<protocol::Snapshot>(*viewer);  // JSON while small
+  wait_for<protocol::Snapshot>(*viewer);  // JSON while small
   std::vector<sim::Vec2> at;
   for (int i = 0; i < 1000; ++i) at.push_back({1.0 + (i % 40) * 19.5, 1.0 + (i / 40) * 23.0});
   spawn(*commander, 1, at, false);
@@ -203,13 +187,13 @@ TEST_F(BinaryTest, ViewportAckAndKeyframeAreValidatedAndNeedHello) {
   c->send(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})");
   wait_for<protocol::Welcome>(*c);
   c->send(R"({"type":"viewport","x0":10,"y0":0,"x1":5,"y1":10})");
-  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
   c->send(R"({"type":"viewport","x0":0,"y0":0,"x1":1e308,"y1":10})");
-  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
   c->send(R"({"type":"ack","tick":"soon"})");
-  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field);
   c->send_binary(std::string("\x48\x01\x00\x02", 4));  // a client's binary frame: refused as before
-  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::binary_not_supported);
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::binary_not_supported);
 }
 
 class AckBudgetTest : public BinaryTest {
@@ -231,12 +215,12 @@ TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
   }
   for (std::uint32_t seq = 1; seq <= 8; ++seq) c->send(command(seq, sim::Spawn{1, 0, {}}));
   for (std::uint32_t seq = 1; seq <= 8; ++seq) {
-    const auto ack = wait_text<protocol::Ack>(*c, [&](const protocol::Ack& a) { return a.seq == seq; });
+    const auto ack = wait_for<protocol::Ack>(*c, [&](const protocol::Ack& a) { return a.seq == seq; });
     EXPECT_EQ(ack.seq, seq);
   }
   // Far more acks than frames: beyond the free ones they count, and are refused.
   for (int i = 0; i < 20; ++i) c->send(protocol::encode(protocol::SnapshotAck{1}));
-  EXPECT_EQ(wait_text<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
 }
 
 }  // namespace

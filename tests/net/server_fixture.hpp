@@ -15,6 +15,7 @@
 #include "common/ws_client.hpp"
 #include "net/server.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::net {
 
@@ -74,13 +75,14 @@ class ServerTest : public ::testing::Test {
     return c;
   }
 
-  // Receives until a message satisfies pred; fails the test after kWait.
+  // Receives until a message satisfies pred, skipping binary snapshot frames; fails the test after
+  // kWait.
   template <class T>
   T wait_for(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
     const auto deadline = std::chrono::steady_clock::now() + kWait;
     while (std::chrono::steady_clock::now() < deadline) {
       auto text = c.receive(Millis(200));
-      if (!text) continue;
+      if (!text || protocol::is_binary_snapshot(*text)) continue;
       auto decoded = protocol::decode_server(*text);
       if (!std::holds_alternative<ServerMessage>(decoded)) {
         ADD_FAILURE() << "server sent what its own codec refuses: " << *text;
