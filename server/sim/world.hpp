@@ -201,8 +201,9 @@ class World {
     std::vector<Near> near;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
   };
-  static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
-  static void keep_nearest(std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys);
+  // Every candidate's d2 is at most `limit` (which only sizes the histogram the search uses).
+  static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys);
+  static void keep_nearest(std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys);
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
     Vec2 velocity;

@@ -1,5 +1,6 @@
 // The World's step: a script of stages, each a loop over the agent array.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -52,23 +53,41 @@ Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
 
 }  // namespace
 
-// The k-th smallest candidate (k >= 1, at most found.size()), by distance then id, found through a
-// copy so that `found` keeps its order.
-World::Candidate World::kth_smallest(const std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys) {
-  keys.assign(found.begin(), found.end());
-  std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(k - 1), keys.end());
-  return keys[k - 1];
+// The k-th smallest candidate (k >= 1, at most found.size()), by distance then id, leaving `found`
+// in its order. A histogram of d2 over [0, limit] first: the bucket holding the k-th is found by
+// counting, without a branch per candidate, and only that bucket's few candidates are ordered.
+// (floor(d2 * s) never decreases as d2 grows, so every candidate of a lower bucket is nearer.)
+// nth_element over all of them, as before, cost a mispredicted branch per comparison.
+World::Candidate World::kth_smallest(const std::vector<Candidate>& found, std::size_t k, double limit,
+                                     std::vector<Candidate>& keys) {
+  constexpr int kBuckets = 64;
+  std::array<std::uint32_t, kBuckets> count{};
+  const double s = limit > 0 && std::isfinite(limit) ? kBuckets / limit : 0.0;
+  auto bucket = [s](double d2) { return std::min(static_cast<int>(d2 * s), kBuckets - 1); };
+  for (const Candidate& c : found) ++count[static_cast<std::size_t>(bucket(c.d2))];
+  int b = 0;
+  std::size_t below = 0;
+  while (below + count[static_cast<std::size_t>(b)] < k) below += count[static_cast<std::size_t>(b++)];
+  keys.resize(found.size());
+  std::size_t n = 0;
+  for (const Candidate& c : found) {  // that bucket's candidates, without a branch
+    keys[n] = c;
+    n += bucket(c.d2) == b;
+  }
+  const auto nth = keys.begin() + static_cast<std::ptrdiff_t>(k - below - 1);
+  std::nth_element(keys.begin(), nth, keys.begin() + static_cast<std::ptrdiff_t>(n));
+  return *nth;
 }
 
-// Keeps the k smallest candidates (k >= 1) in their order. A few too many (the usual case in a
-// crowd a little denser than the cap) go one largest at a time; more, through kth_smallest.
-void World::keep_nearest(std::vector<Candidate>& found, std::size_t k, std::vector<Candidate>& keys) {
-  if (found.size() - k <= 4) {
-    while (found.size() > k) found.erase(std::max_element(found.begin(), found.end()));
-    return;
+// Keeps the k smallest candidates (k >= 1) in their order.
+void World::keep_nearest(std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys) {
+  const Candidate last = kth_smallest(found, k, limit, keys);
+  std::size_t kept = 0;
+  for (const Candidate& c : found) {  // a compaction without a branch
+    found[kept] = c;
+    kept += static_cast<std::size_t>((c.d2 < last.d2) | ((c.d2 == last.d2) & (c.index <= last.index)));
   }
-  const Candidate last = kth_smallest(found, k, keys);
-  std::erase_if(found, [&](const Candidate& c) { return last < c; });
+  found.resize(kept);
 }
 
 const Agent* World::subject_of(const Agent& a) const {
@@ -220,12 +239,12 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   double bound = reach2;
   if (K > 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
     collect(0.0, reach2);
-    if (found.size() >= K) bound = std::min(bound, kth_smallest(found, K, scratch.keys).d2);
+    if (found.size() >= K) bound = std::min(bound, kth_smallest(found, K, reach2, scratch.keys).d2);
     found.clear();
   }
   collect(std::min(reach, std::sqrt(bound)), bound);
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
-  if (K > 0 && found.size() > K) keep_nearest(found, K, scratch.keys);
+  if (K > 0 && found.size() > K) keep_nearest(found, K, bound, scratch.keys);
   out.resize(found.size());
   for (std::size_t m = 0; m < found.size(); ++m) {
     const std::uint32_t k = found[m].slot;

@@ -54,6 +54,33 @@ TEST(World, AnAgentAvoidsAtMostMaxNeighboursTheNearestOnes) {
   EXPECT_FALSE(world.apply(too_many).ok());
 }
 
+// Equal distances are broken by id, whatever order the grid visits them in: eight agents at
+// exactly 10 units (squared distance 100 in every case), two nearer, two farther.
+TEST(World, TheCapBreaksEqualDistancesById) {
+  for (std::uint32_t cap : {5u, 9u}) {
+    World world(WorldDef{});
+    SpawnAgent self = at(200, 300);
+    self.target = Vec2{700, 300};
+    std::vector<SpawnAgent> crowd{self, at(205, 300), at(195, 300)};  // ids 1, 2, 3
+    for (auto [dx, dy] : std::vector<std::pair<double, double>>{{-6, -8}, {0, 10}, {6, 8}, {-10, 0}, {10, 0}, {0, -10}, {6, -8}, {-6, 8}})
+      crowd.push_back(at(200 + dx, 300 + dy));  // ids 4 to 11
+    crowd.push_back(at(215, 300));
+    crowd.push_back(at(185, 300));
+    ASSERT_TRUE(world.apply(Spawn{0, 0, crowd}).ok());
+    SetAvoidance set;
+    set.max_neighbours = cap;
+    ASSERT_TRUE(world.apply(set).ok());
+    world.set_inspected({1});
+    world.step();
+    std::vector<std::uint32_t> ids;
+    for (const PushTrace& p : world.trace(1)->pushes) ids.push_back(p.id);
+    std::sort(ids.begin(), ids.end());
+    std::vector<std::uint32_t> want;
+    for (std::uint32_t id = 2; id < 2 + cap; ++id) want.push_back(id);
+    EXPECT_EQ(ids, want) << "cap " << cap;
+  }
+}
+
 TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
   WorldDef def;
   World world(def);
