@@ -32,7 +32,12 @@ Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, do
   // gap exponentially, so agents crawl the last units for seconds; this ramp enters the radius at
   // the same speed and reaches the target in 2 * slow_radius / max_speed seconds.
   if (distance < def.slow_radius) speed *= std::sqrt(distance / def.slow_radius);
-  speed = std::min(speed, stopping_speed(distance, def.max_force / def.mass, dt));
+  // Braking limits the speed only near the goal. With n whole ticks of braking b left,
+  // stopping_speed is at least (sqrt(2u) - 2) b (u as there): at or beyond the distance where that
+  // reaches max_speed it cannot lower the speed, and the search for n is skipped.
+  const double b = def.max_force / def.mass * dt;
+  const double k = def.max_speed / b + 2;
+  if (!(b > 0.0) || 2 * distance < dt * b * k * k) speed = std::min(speed, stopping_speed(distance, def.max_force / def.mass, dt));
   return to_target * (speed / distance);
 }
 

@@ -71,6 +71,25 @@ TEST(ArriveDesiredVelocity, SlowsInsideTheSlowRadius) {
   EXPECT_EQ(arrive_desired_velocity({3, 3}, {3, 3}, def, kDt), (Vec2{0, 0}));
 }
 
+// Far from the goal the braking search is skipped; the speed must be the same to the bit as the
+// full formula's at every distance, on both sides of where the skip begins.
+TEST(ArriveDesiredVelocity, SkippingTheBrakingSearchChangesNoBit) {
+  for (double max_speed : {1.0, 2.0, 10.0, 100.0})
+    for (double max_force : {0.5, 4.0, 40.0, 400.0}) {
+      AgentDef def;
+      def.max_speed = max_speed;
+      def.max_force = max_force;
+      def.slow_radius = 5;
+      for (double d = 0.001; d < 2000; d *= 1.01) {
+        double want = def.max_speed;
+        if (d < def.slow_radius) want *= std::sqrt(d / def.slow_radius);
+        want = std::min(want, stopping_speed(d, def.max_force / def.mass, kDt));
+        const Vec2 v = arrive_desired_velocity({0, 0}, {d, 0}, def, kDt);
+        ASSERT_EQ(v.x, d * (want / d)) << "max_speed " << max_speed << " max_force " << max_force << " d " << d;
+      }
+    }
+}
+
 TEST(SteerTowards, LimitsForceAndSpeed) {
   AgentDef def;
   def.max_speed = 10;
