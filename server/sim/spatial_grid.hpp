@@ -86,6 +86,12 @@ class SpatialGrid {
   std::size_t size() const { return items_.size(); }
   std::uint32_t index(std::size_t slot) const { return items_[slot]; }
   Vec2 position(std::size_t slot) const { return {xs_[slot], ys_[slot]}; }
+  // Moves slot's point without moving it between cells. Until the next rebuild, a query that
+  // must find every point within r of a centre asks for r plus the farthest any point moved.
+  void move(std::size_t slot, Vec2 p) {
+    xs_[slot] = p.x;
+    ys_[slot] = p.y;
+  }
   const double* xs() const { return xs_.data(); }
   const double* ys() const { return ys_.data(); }
 

@@ -178,6 +178,7 @@ class World {
   void plan_path(std::size_t i, TileCoord goal_tile);
   void stage_walls();
   void stage_integrate();
+  void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
   void stage_collisions();
   void stage_states();
   // A neighbour candidate: its squared distance, index and grid slot; ordered by distance, then
@@ -200,6 +201,7 @@ class World {
     std::vector<Candidate> found, keys;
     std::vector<Near> near;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
+    double moved2 = 0;  // the largest squared distance an agent moved in integration
   };
   // Every candidate's d2 is at most `limit` (which only sizes the histogram the search uses).
   static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys);
@@ -246,6 +248,7 @@ class World {
   SpatialGrid grid_;
   SpatialGrid obstacle_grid_;
   double max_agent_radius_ = 0;
+  double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;

@@ -307,20 +307,40 @@ void World::stage_avoidance() {
 }
 
 void World::stage_integrate() {
-  // Each agent reads only its own state and its steered velocity: order-independent.
-  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
-    Agent& a = agents_[i];
-    if (a.pathing == Pathing::no_backtrack && map_) return;  // the walker moves it (stage_walls)
-    if (can_stop_dead(a, desires_[i], def_.dt)) {
-      a.velocity = {};  // this tick's velocity change, within one tick's braking
-      return;
+  // Each agent reads only its own state and its steered velocity: order-independent. In grid
+  // order, so that the grid's copy of the positions is brought up to date as the agents move:
+  // the collision stage then finds touching pairs through the same grid, queries widened by the
+  // farthest any agent moved, instead of sorting everyone into cells a second time.
+  for (Scratch& scratch : scratch_) scratch.moved2 = 0;
+  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+    if (k + kPrefetchAhead < grid_.size()) {
+      const std::size_t later = grid_.index(k + kPrefetchAhead);
+      const char* record = reinterpret_cast<const char*>(&agents_[later]);
+      for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line, 1);
+      __builtin_prefetch(&desires_[later]);
     }
-    const Vec2 steered = desires_[i].velocity;  // after avoidance
-    a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered, def_.dt)
-                                                   : steer_towards(a.velocity, steered, a.def, def_.dt);
-    a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
-    confine(a, def_.width, def_.height);
+    const std::size_t i = grid_.index(k);
+    Agent& a = agents_[i];
+    integrate(a, desires_[i]);
+    scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
+    grid_.move(k, a.position);
   });
+  double moved2 = 0;
+  for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
+  moved_ = std::sqrt(moved2);
+}
+
+void World::integrate(Agent& a, const Desire& desire) const {
+  if (a.pathing == Pathing::no_backtrack && map_) return;  // the walker moves it (stage_walls)
+  if (can_stop_dead(a, desire, def_.dt)) {
+    a.velocity = {};  // this tick's velocity change, within one tick's braking
+    return;
+  }
+  const Vec2 steered = desire.velocity;  // after avoidance
+  a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered, def_.dt)
+                                                 : steer_towards(a.velocity, steered, a.def, def_.dt);
+  a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
+  confine(a, def_.width, def_.height);
 }
 
 void World::stage_states() {

@@ -34,6 +34,40 @@ TEST(SpatialGrid, QueryFindsEveryPointBruteForceFinds) {
   }
 }
 
+// After move() (points change, cells do not), a query widened by the farthest move still finds
+// every point brute force finds, with the new positions: the collision stage relies on it.
+TEST(SpatialGrid, MovedPointsAreFoundByAQueryWidenedByTheFarthestMove) {
+  Rng rng(11);
+  for (int world = 0; world < 20; ++world) {
+    std::vector<Vec2> pts(300);
+    for (Vec2& p : pts) p = {rng.uniform(0, 500), rng.uniform(0, 300)};
+    SpatialGrid grid;
+    grid.rebuild(pts, 500, 300, rng.uniform(5, 40));
+    const double reach = rng.uniform(0.5, 30);  // moves of up to a few cells
+    double farthest = 0;
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      const std::uint32_t i = grid.index(k);
+      const Vec2 to = pts[i] + Vec2{rng.uniform(-reach, reach), rng.uniform(-reach, reach)};
+      farthest = std::max(farthest, length(to - pts[i]));
+      pts[i] = to;
+      grid.move(k, to);
+    }
+    for (int q = 0; q < 50; ++q) {
+      const Vec2 c{rng.uniform(-20, 520), rng.uniform(-20, 320)};
+      const double r = rng.uniform(0, 20);
+      std::vector<std::uint32_t> found, expected;
+      grid.query_points(c, r + farthest, [&](std::uint32_t i, Vec2 p, std::uint32_t) {
+        EXPECT_EQ(p, pts[i]);
+        if (length_squared(p - c) <= r * r) found.push_back(i);
+      });
+      for (std::uint32_t i = 0; i < pts.size(); ++i)
+        if (length_squared(pts[i] - c) <= r * r) expected.push_back(i);
+      std::sort(found.begin(), found.end());
+      ASSERT_EQ(found, expected) << "world " << world << " query " << q;
+    }
+  }
+}
+
 TEST(SpatialGrid, RunsCoverTheDiscInQueryOrderWithTheRightPositions) {
   Rng rng(8);
   for (int world = 0; world < 20; ++world) {
