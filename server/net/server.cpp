@@ -659,10 +659,15 @@ void Server::Impl::on_tick() {
   bool snapshot_due = false;
   const std::uint64_t overruns_at_wake = schedule.overruns();
   for (int i = 0; i < due; ++i) {
+    // The tick's commands are answered before the world moves: an ack leaves at the tick's
+    // start, not a step later.
     const auto t0 = Clock::now();
-    world.step();
-    tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
+    world.apply_queued();
+    const auto applied = Clock::now();
     dispatch_outcomes();
+    const auto t1 = Clock::now();
+    world.step();
+    tick_duration.observe(std::chrono::duration<double>((applied - t0) + (Clock::now() - t1)).count());
     for (const sim::CollisionEvent& e : world.collisions()) {
       if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
       else ++collisions_unlisted;

@@ -64,8 +64,13 @@ class World {
   // Queues a command for the start of the next step.
   void queue(const Command& command, CommandOrigin origin = {});
 
-  // Advances one tick.
+  // Advances one tick: applies the queued commands (unless apply_queued() already did) and moves
+  // the world.
   void step();
+  // The first stage of the next step() alone: applies the queued commands, so that their
+  // outcomes() are known before the world moves (the server answers them, then steps). Commands
+  // queued after it wait for the step after next.
+  void apply_queued();
 
   // Lends the world workers for its per-agent stages (desires, avoidance, integration, collision
   // detection); nullptr (the default) runs them on the calling thread. Not owned: it must outlive
@@ -248,7 +253,8 @@ class World {
   SpatialGrid grid_;
   SpatialGrid obstacle_grid_;
   double max_agent_radius_ = 0;
-  double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
+  double moved_ = 0;      // how far any agent moved since the grid was built (stage_integrate)
+  bool applied_ = false;  // apply_queued() ran for the coming step
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;

@@ -94,8 +94,15 @@ const Agent* World::subject_of(const Agent& a) const {
   return a.behaviour.agent == kNoAgent ? nullptr : find(a.behaviour.agent);
 }
 
-void World::step() {
+void World::apply_queued() {
+  if (applied_) return;
   stage_apply_commands();
+  applied_ = true;
+}
+
+void World::step() {
+  apply_queued();
+  applied_ = false;
   stage_phases();
   stage_grid();
   stage_desires();

@@ -98,6 +98,34 @@ TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
   EXPECT_EQ(world.apply(Spawn{1, 0, {}}).spawned.front(), 51u);
 }
 
+// apply_queued() is step()'s first stage alone: the outcomes are known and the world has not
+// moved; the step that follows neither applies them again nor differs from a plain step.
+TEST(World, ApplyQueuedAnswersCommandsBeforeTheWorldMoves) {
+  World split(WorldDef{}), plain(WorldDef{});
+  for (World* w : {&split, &plain}) {
+    SpawnAgent a = at(10, 10);
+    a.target = Vec2{300, 10};
+    w->queue(Spawn{0, 0, {a}}, CommandOrigin{7, 1});
+  }
+  split.apply_queued();
+  ASSERT_EQ(split.outcomes().size(), 1u);
+  EXPECT_EQ(split.outcomes()[0].tick, 1u);
+  EXPECT_EQ(split.outcomes()[0].spawned, std::vector<AgentId>{1});
+  EXPECT_EQ(split.tick(), 0u);
+  ASSERT_EQ(split.agents().size(), 1u);
+  EXPECT_EQ(split.agents()[0].position, (Vec2{10, 10}));  // not moved yet
+  split.apply_queued();  // a second call applies nothing more
+  split.step();
+  plain.step();
+  EXPECT_EQ(split.agents().size(), 1u);
+  EXPECT_EQ(split.outcomes().size(), 1u);  // still the step's outcomes
+  EXPECT_EQ(split.tick(), 1u);
+  EXPECT_EQ(split.state_hash(), plain.state_hash());
+  split.queue(Spawn{0, 0, {at(50, 50)}}, CommandOrigin{7, 2});
+  split.step();  // the next step applies what was queued since
+  EXPECT_EQ(split.agents().size(), 2u);
+}
+
 TEST(World, CommandsApplyAtTheStartOfTheNextTick) {
   World world(WorldDef{});
   world.queue(Spawn{0, 0, {at(10, 10)}}, CommandOrigin{7, 99});
