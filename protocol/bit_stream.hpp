@@ -6,6 +6,7 @@
 // boundary they are exactly LEB128.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,7 +15,9 @@ namespace herd::protocol {
 
 class BitWriter {
  public:
-  explicit BitWriter(std::string& out) : out_(out) {}
+  // Appends to `out`, whose size is only exact again after flush(): the writer sizes the string
+  // ahead of what it has written and stores into it directly.
+  explicit BitWriter(std::string& out) : out_(out), pos_(out.size()) {}
 
   // The low `count` bits of value, count in [0, 32]. Bytes go out four at a time. Inlined: it is
   // called a few times per agent per viewer.
@@ -22,9 +25,13 @@ class BitWriter {
     acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
     fill_ += count;
     if (fill_ >= 32) {
-      const char word[4] = {static_cast<char>(acc_), static_cast<char>(acc_ >> 8), static_cast<char>(acc_ >> 16),
-                            static_cast<char>(acc_ >> 24)};
-      out_.append(word, 4);
+      if (pos_ + 4 > out_.size()) grow();
+      char* p = out_.data() + pos_;
+      p[0] = static_cast<char>(acc_);
+      p[1] = static_cast<char>(acc_ >> 8);
+      p[2] = static_cast<char>(acc_ >> 16);
+      p[3] = static_cast<char>(acc_ >> 24);
+      pos_ += 4;
       acc_ >>= 32;
       fill_ -= 32;
     }
@@ -37,18 +44,29 @@ class BitWriter {
       v >>= 7;
     } while (v != 0);
   }
-  // Writes out every bit so far, padding with zero bits to the next byte; the writer is then at
-  // a byte boundary of `out`, where bytes may be appended directly.
+  // Writes out every bit so far, padding with zero bits to the next byte, and gives `out` its
+  // exact size.
   void flush() {
+    out_.resize(pos_);
     for (; fill_ > 0; fill_ = fill_ > 8 ? fill_ - 8 : 0) {
       out_.push_back(static_cast<char>(acc_ & 0xff));
       acc_ >>= 8;
     }
     acc_ = 0;
+    pos_ = out_.size();
+  }
+  // Bytes as they are, at the next byte boundary (after flush()'s padding); writing goes on after them.
+  void append(std::string_view bytes) {
+    flush();
+    out_.append(bytes);
+    pos_ = out_.size();
   }
 
  private:
+  void grow() { out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + 64)); }
+
   std::string& out_;
+  std::size_t pos_;  // bytes written; out_ may be longer
   std::uint64_t acc_ = 0;
   unsigned fill_ = 0;
 };

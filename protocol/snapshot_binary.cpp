@@ -377,10 +377,15 @@ void ViewGrid::rebuild(const QuantState& state) {
   for (const QuantAgent& a : state.agents) ++start_[(a.y / cell_q_) * cols_ + a.x / cell_q_ + 1];
   for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
   items_.resize(state.agents.size());
+  xs_.resize(state.agents.size());
+  ys_.resize(state.agents.size());
   std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
   for (std::uint32_t i = 0; i < state.agents.size(); ++i) {
     const QuantAgent& a = state.agents[i];
-    items_[fill[(a.y / cell_q_) * cols_ + a.x / cell_q_]++] = i;
+    const std::uint32_t k = fill[(a.y / cell_q_) * cols_ + a.x / cell_q_]++;
+    items_[k] = i;
+    xs_[k] = a.x;
+    ys_[k] = a.y;
   }
 }
 
@@ -403,13 +408,31 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   const std::uint32_t cy0 = cell(std::max<std::int64_t>(qly, 0), rows_), cy1 = cell(qhy, rows_);
   thread_local std::vector<std::uint64_t> marks;  // one bit per agent (select may run on several threads)
   marks.assign(state.agents.size() / 64 + 1, 0);
-  for (std::uint32_t cy = cy0; cy <= cy1; ++cy)
-    for (std::uint32_t k = start_[cy * cols_ + cx0]; k < start_[cy * cols_ + cx1 + 1]; ++k) {  // one run per row
-      const std::uint32_t i = items_[k];
-      const QuantAgent& a = state.agents[i];
-      const bool inside = a.x >= qlx && a.x <= qhx && a.y >= qly && a.y <= qhy;
-      marks[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64);
+  auto mark = [&](std::uint32_t i, bool inside) { marks[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64); };
+  // Cells wholly inside the rectangle need no test; the others are tested through the grid's own
+  // copy of the positions, in cell order.
+  auto inside_span = [&](std::uint32_t cell, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t first = static_cast<std::int64_t>(cell) * cell_q_;
+    return first >= lo && first + cell_q_ - 1 <= hi;
+  };
+  std::uint32_t ix0 = cx0;  // the cells of a row wholly inside in x: [ix0, ix1)
+  while (ix0 <= cx1 && !inside_span(ix0, qlx, qhx)) ++ix0;
+  std::uint32_t ix1 = ix0;
+  while (ix1 <= cx1 && inside_span(ix1, qlx, qhx)) ++ix1;
+  for (std::uint32_t cy = cy0; cy <= cy1; ++cy) {
+    const std::size_t row = static_cast<std::size_t>(cy) * cols_;
+    auto test = [&](std::uint32_t begin, std::uint32_t end) {
+      for (std::uint32_t k = begin; k < end; ++k)
+        mark(items_[k], xs_[k] >= qlx && xs_[k] <= qhx && ys_[k] >= qly && ys_[k] <= qhy);
+    };
+    if (ix0 == ix1 || !inside_span(cy, qly, qhy)) {
+      test(start_[row + cx0], start_[row + cx1 + 1]);  // one run per row
+      continue;
     }
+    test(start_[row + cx0], start_[row + ix0]);
+    for (std::uint32_t k = start_[row + ix0]; k < start_[row + ix1]; ++k) mark(items_[k], true);
+    test(start_[row + ix1], start_[row + cx1 + 1]);
+  }
   // The bits in order give the indices in id order, with no sort.
   for (std::size_t word = 0; word < marks.size(); ++word)
     for (std::uint64_t bits = marks[word]; bits != 0; bits &= bits - 1)
@@ -439,8 +462,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   w.varint(current.size());
   if (!side.empty()) {
     w.varint(side.size());
-    w.flush();  // byte aligned here (every field before is whole bytes): nothing is padded
-    out.append(side);
+    w.append(side);  // byte aligned here (every field before is whole bytes): nothing is padded
   }
   // The baseline's agents in id order: '1' changed (then what changed), '00' unchanged, '01' gone.
   // The current agents not in the baseline are written whole after them. A first pass pairs them
@@ -458,7 +480,36 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   const bool cached = cache && baseline && cache->fits(current, *baseline);
   std::size_t c = 0;
   const std::size_t cn = current.size();
-  if (baseline) {
+  if (cached) {
+    // The common frame (a viewer on a recent baseline): one pass pairs the baseline's agents with
+    // the current ones by id and copies each record the cache wrote once for every viewer.
+    w.bits(cache->k(), 8);
+    const QuantAgent* cur_agents = cur.agents.data();
+    const QuantAgent* base_agents = baseline->state->agents.data();
+    const std::uint32_t* cur_sub = current.subset ? current.subset->data() : nullptr;
+    const std::uint32_t* base_sub = baseline->subset ? baseline->subset->data() : nullptr;
+    auto cur_index = [&](std::size_t k) { return cur_sub ? cur_sub[k] : static_cast<std::uint32_t>(k); };
+    const std::size_t bn = baseline->size();
+    for (std::size_t k = 0; k < bn; ++k) {
+      const QuantAgent& b = base_agents[base_sub ? base_sub[k] : k];
+      while (c < cn && cur_agents[cur_index(c)].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
+      if (c == cn || cur_agents[cur_index(c)].id != b.id) {
+        w.bits(0b10, 2);  // gone: '0' then '1'
+        continue;
+      }
+      const std::uint32_t i = cur_index(c++);
+      const unsigned len = cache->length(i);
+      if (len != DeltaCache::kTooLong) [[likely]] {
+        // Two writes whatever the length (the second may be of no bits): no branch on it.
+        const std::uint64_t code = cache->code(i);
+        w.bits(code & 0xffffffffu, std::min(len, 32u));
+        w.bits(code >> 32, len > 32 ? len - 32 : 0);
+        continue;
+      }
+      w.bit(true);
+      write_change(w, cur_agents[i], b, xb, yb, cache->k());
+    }
+  } else if (baseline) {
     for (std::size_t k = 0; k < baseline->size(); ++k) {
       const QuantAgent& b = (*baseline)[k];
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
@@ -476,8 +527,8 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   }
   while (c < cn) added.push_back(static_cast<std::uint32_t>(c++));
   const unsigned best_k = cached ? cache->k() : choose_k(widths, xb, yb);
-  w.bits(best_k, 8);
-  for (const Op& op : ops) {
+  if (!cached) w.bits(best_k, 8);
+  for (const Op& op : ops) {  // empty when cached
     const QuantAgent& b = (*baseline)[op.base];
     if (op.cur == kGone) {
       w.bits(0b10, 2);  // '0' then '1'

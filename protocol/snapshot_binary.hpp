@@ -88,6 +88,7 @@ class ViewGrid {
   std::uint32_t cell_q_ = 1;  // cell side in quantised units
   std::uint32_t cols_ = 1, rows_ = 1;
   std::vector<std::uint32_t> start_, items_;
+  std::vector<std::uint32_t> xs_, ys_;  // the agents' quantised positions, parallel to items_
 };
 
 // Which agents of a state a frame covers: every one, or the listed indices (ascending).

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <random>
 #include <sstream>
 
 #include "protocol/codec.hpp"
@@ -197,6 +198,17 @@ TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
     std::vector<std::uint32_t> ids;
     for (std::uint32_t i : sel) ids.push_back(prev.agents[i].id);
     EXPECT_EQ(ids, brute_in_view(prev, v)) << v.x0 << "," << v.y0;
+  }
+  // Viewports of every size and place: cells wholly inside, cut by an edge, or out of the world.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> coord(-100, kW + 100), size(0, 600);
+  for (int k = 0; k < 300; ++k) {
+    const double x0 = coord(rng), y0 = coord(rng);
+    const Viewport v{x0, y0, x0 + size(rng), y0 + size(rng)};
+    grid.select(prev, v, sel);
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t i : sel) ids.push_back(prev.agents[i].id);
+    ASSERT_EQ(ids, brute_in_view(prev, v)) << v.x0 << "," << v.y0 << " to " << v.x1 << "," << v.y1;
   }
   // Moving the viewport: agents leaving it are removed on the client, agents entering it added.
   Viewport v{100, 100, 300, 250};
