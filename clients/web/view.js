@@ -5,6 +5,7 @@
 import { drawTraces } from './inspect_view.js';
 import { THEME, groupColor } from './theme.js';
 import { MapLayer, drawTrails, drawPaintPreview } from './map_view.js';
+import { AgentLayer } from './agent_layer.js';
 
 export { THEME, groupColor };
 
@@ -31,6 +32,7 @@ export class View {
     this.originY = 0;
     this.fitted = true; // the camera shows the whole world (until panned or zoomed)
     this.mapLayer = new MapLayer();
+    this.agentLayer = new AgentLayer();
     this.map = null; // TileMap or null
   }
 
@@ -136,7 +138,7 @@ export class View {
     }
     this.#drawObstacles(frame.obstacles);
     this.#drawTargetPaths(frame.agents, frame.selected);
-    this.#drawAgents(frame.agents);
+    this.agentLayer.draw(ctx, this, frame.agents);
     this.#drawUnreachable(frame.agents);
     this.#drawSelection(frame.agents, frame.selected);
     this.#drawTargetCrosses(frame.agents, frame.selected);
@@ -153,7 +155,7 @@ export class View {
   // {x, y, r} on its upper right, clear of its body and of the dashed ring around it.
   unreachableBadge(agent) {
     const p = this.worldToScreen(agent.x, agent.y);
-    const ring = this.#radiusPx(agent) + UNREACHABLE_RING_GAP_PX;
+    const ring = this.radiusPx(agent) + UNREACHABLE_RING_GAP_PX;
     const d = ring + UNREACHABLE_BADGE_PX * 0.6;
     return { x: p.x + d * Math.SQRT1_2, y: p.y - d * Math.SQRT1_2, r: UNREACHABLE_BADGE_PX };
   }
@@ -168,7 +170,7 @@ export class View {
     const rings = new Path2D();
     for (const a of stuck) {
       const p = this.worldToScreen(a.x, a.y);
-      const r = this.#radiusPx(a) + UNREACHABLE_RING_GAP_PX;
+      const r = this.radiusPx(a) + UNREACHABLE_RING_GAP_PX;
       rings.moveTo(p.x + r, p.y);
       rings.arc(p.x, p.y, r, 0, 2 * Math.PI);
     }
@@ -285,51 +287,9 @@ export class View {
     ctx.strokeRect(tl.x - 0.5, tl.y - 0.5, w + 1, h + 1);
   }
 
-  #radiusPx(agent) {
+  // An agent's radius on screen, CSS pixels: never below MIN_AGENT_PX.
+  radiusPx(agent) {
     return Math.max(MIN_AGENT_PX, agent.r * this.scale);
-  }
-
-  // One path per colour and one for all heading lines: a handful of fill/stroke calls per
-  // frame instead of one per agent, which is what keeps thousands of agents cheap to draw.
-  #drawAgents(agents) {
-    const ctx = this.ctx;
-    const byColor = new Map();
-    for (const a of agents) {
-      const color = a.collided ? THEME.collided : groupColor(a.group);
-      let list = byColor.get(color);
-      if (!list) byColor.set(color, (list = []));
-      list.push(a);
-    }
-    for (const [color, list] of byColor) {
-      ctx.beginPath();
-      for (const a of list) {
-        const p = this.worldToScreen(a.x, a.y);
-        const r = this.#radiusPx(a);
-        ctx.moveTo(p.x + r, p.y);
-        ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
-      }
-      ctx.fillStyle = color;
-      ctx.fill();
-    }
-
-    // The heading line starts at the rim, so the body keeps its colour throughout and the line
-    // reads as "going this way"; its length grows with speed up to a cap.
-    ctx.beginPath();
-    for (const a of agents) {
-      const speed = Math.hypot(a.vx, a.vy);
-      if (speed < 1e-3) continue;
-      const r = this.#radiusPx(a);
-      const len = Math.min(speed * this.scale * 0.15, r * 1.5 + 4);
-      if (len < 1) continue;
-      const p = this.worldToScreen(a.x, a.y);
-      const dx = a.vx / speed;
-      const dy = a.vy / speed;
-      ctx.moveTo(p.x + dx * r, p.y + dy * r);
-      ctx.lineTo(p.x + dx * (r + len), p.y + dy * (r + len));
-    }
-    ctx.strokeStyle = THEME.heading;
-    ctx.lineWidth = 1.5;
-    ctx.stroke();
   }
 
   #drawSelection(agents, selected) {
@@ -339,7 +299,7 @@ export class View {
     for (const a of agents) {
       if (!selected.has(a.id)) continue;
       const p = this.worldToScreen(a.x, a.y);
-      const r = this.#radiusPx(a) + 3;
+      const r = this.radiusPx(a) + 3;
       ctx.moveTo(p.x + r, p.y);
       ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
     }

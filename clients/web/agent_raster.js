@@ -1,0 +1,381 @@
+// The agents' bodies and heading lines, rasterised by hand into an RGBA pixel buffer that the view
+// then puts on the canvas in one blit (view.js, AgentLayer).
+//
+// Why by hand: where the browser rasterises canvas paths in software (no GPU, as in headless
+// Chromium or on a blocklisted driver), 5,000 anti-aliased circles cost about 23 ms a frame as
+// arcs and about 11 ms as drawImage sprites (some 2 µs of call overhead each), while these loops
+// cost about 4 ms and the blit a fraction of one (tests/e2e/perf_trace.mjs shows where a frame
+// goes). Coverage is the area estimate every anti-aliasing rasteriser uses for a pixel at distance
+// d from an edge: clamp(0.5 - d, 0, 1); a disc of radius r covers a pixel whose centre is at
+// distance d from its centre by clamp(r + 0.5 - d, 0, 1).
+//
+// Pure: no DOM. Pixels are ImageData's RGBA bytes seen as one Uint32 each, which is
+// 0xAABBGGRR on a little-endian machine (every platform browsers run on); colours are
+// unpremultiplied, as ImageData's are.
+
+// Disc centres are placed to a quarter of a pixel (an error of at most an eighth of a pixel),
+// each of the 4 x 4 offsets with its own coverage mask, so motion stays smooth below a pixel.
+export const SUBPIXEL = 4;
+// Radii are told apart to a sixteenth of a pixel: the key of a radius's masks.
+const RADIUS_STEPS = 16;
+// Up to this radius (device pixels) a disc is copied from a mask; larger ones are computed row by
+// row (few fit on a screen, and their masks would be big).
+export const MASK_MAX_RADIUS = 32;
+const MASK_RADII_KEPT = 32; // radii whose masks are kept (zooming makes a new radius each frame)
+const LONG_SPAN = 24; // pixels in a row from which TypedArray.fill beats a loop (measured in V8)
+
+// The cache key of a radius in device pixels: the radius in sixteenths of a pixel.
+export function maskKey(radiusPx) {
+  return Math.round(radiusPx * RADIUS_STEPS);
+}
+
+// '#rgb', '#rrggbb', 'rgb(r, g, b)' or 'rgba(r, g, b, a)' as one RGBA pixel (0xAABBGGRR);
+// null for anything else.
+export function packColor(css) {
+  let r;
+  let g;
+  let b;
+  let a = 255;
+  const s = css.trim();
+  const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(s);
+  const fn = /^rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(?:,\s*([\d.]+)\s*)?\)$/i.exec(s);
+  if (hex) {
+    const h = hex[1].length === 3 ? [...hex[1]].map((c) => c + c).join('') : hex[1];
+    const n = parseInt(h, 16);
+    [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  } else if (fn) {
+    [r, g, b] = [1, 2, 3].map((i) => Math.min(255, Math.round(Number(fn[i]))));
+    if (fn[4] !== undefined) a = Math.round(Math.min(1, Number(fn[4])) * 255);
+  } else {
+    return null;
+  }
+  return ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}
+
+// The coverage of a disc of `radius` whose centre is at (half + ox, half + oy) in a square of
+// `size` pixels: cov[y * size + x] in 0..255, and per row the span [xa, xb] it touches and the
+// span [fa, fb] it covers fully (fa > fb when none).
+export function buildDiscMask(radius, ox, oy) {
+  const outer = radius + 0.5;
+  const half = maskHalf(radius);
+  const size = 2 * half;
+  const cx = half + ox;
+  const cy = half + oy;
+  const cov = new Uint8Array(size * size);
+  const spans = new Int16Array(size * 4);
+  for (let y = 0; y < size; y++) {
+    let xa = size;
+    let xb = -1;
+    let fa = size;
+    let fb = -1;
+    const dy = y + 0.5 - cy;
+    for (let x = 0; x < size; x++) {
+      const dx = x + 0.5 - cx;
+      const c = Math.round(Math.min(1, Math.max(0, outer - Math.sqrt(dx * dx + dy * dy))) * 255);
+      cov[y * size + x] = c;
+      if (c > 0) {
+        xa = Math.min(xa, x);
+        xb = x;
+      }
+      if (c === 255) {
+        fa = Math.min(fa, x);
+        fb = x;
+      }
+    }
+    spans.set([xa, fa, fb, xb], 4 * y);
+  }
+  return { size, half, cov, spans };
+}
+
+// Masks by radius and sub-pixel offset, built when first asked for; the radii used least recently
+// are let go past MASK_RADII_KEPT.
+export class DiscMasks {
+  constructor(kept = MASK_RADII_KEPT) {
+    this.kept = kept;
+    this.byKey = new Map(); // maskKey -> array of SUBPIXEL^2 masks (undefined until built)
+    this.newest = null; // the key asked for last (a crowd asks for one radius thousands of times)
+  }
+
+  get size() {
+    return this.byKey.size;
+  }
+
+  // The mask of a disc of radius `radiusPx` with its centre qx/SUBPIXEL, qy/SUBPIXEL of a pixel
+  // right of and below the mask's centre.
+  get(radiusPx, qx, qy) {
+    const key = maskKey(radiusPx);
+    let set = this.byKey.get(key);
+    if (set) {
+      if (key !== this.newest) {
+        this.byKey.delete(key); // most recent last
+        this.byKey.set(key, set);
+      }
+    } else {
+      if (this.byKey.size >= this.kept) this.byKey.delete(this.byKey.keys().next().value);
+      set = new Array(SUBPIXEL * SUBPIXEL);
+      this.byKey.set(key, set);
+    }
+    this.newest = key;
+    const i = qy * SUBPIXEL + qx;
+    return (set[i] ??= buildDiscMask(key / RADIUS_STEPS, qx / SUBPIXEL, qy / SUBPIXEL));
+  }
+}
+
+// Pixels from a mask's corner to its centre: masks of radius r are 2 maskHalf(r) pixels square.
+export function maskHalf(radiusPx) {
+  return Math.ceil(maskKey(radiusPx) / RADIUS_STEPS + 0.5) + 1;
+}
+
+// Paints colour rgb (0xBBGGRR) over pixel o of buf with opacity a / 255 (1 <= a <= 255), source
+// over, in unpremultiplied RGBA. (Colours travel as 24-bit rgb plus an alpha: small integers that
+// V8 never has to box, unlike a 32-bit colour with its alpha on top.)
+function blend(buf, o, rgb, a) {
+  const dst = buf[o];
+  const da = dst >>> 24;
+  if (a === 255 || da === 0) {
+    buf[o] = (a << 24) | rgb;
+    return;
+  }
+  if (da === 255) {
+    // Over an opaque pixel: a lerp of two channels at once (red and blue, then green), with the
+    // weight a in 0..255 mapped to 0..256 so that 255 is exactly the source.
+    const w = a + (a >> 7);
+    const rb = (((rgb & 0xff00ff) * w + (dst & 0xff00ff) * (256 - w)) >>> 8) & 0xff00ff;
+    const g = (((rgb & 0xff00) * w + (dst & 0xff00) * (256 - w)) >>> 8) & 0xff00;
+    buf[o] = 0xff000000 | rb | g;
+    return;
+  }
+  const k = (da * (255 - a)) / 255; // the destination's share
+  const oa = a + k;
+  const r = ((rgb & 255) * a + (dst & 255) * k) / oa;
+  const g = (((rgb >> 8) & 255) * a + ((dst >>> 8) & 255) * k) / oa;
+  const b = (((rgb >> 16) & 255) * a + ((dst >>> 16) & 255) * k) / oa;
+  buf[o] = (((oa + 0.5) | 0) << 24) | (((b + 0.5) | 0) << 16) | (((g + 0.5) | 0) << 8) | ((r + 0.5) | 0);
+}
+
+// A transparent RGBA image the size of the canvas, cleared between frames only where the last
+// frame drew (the bounding box of what was drawn is kept).
+export class Raster {
+  constructor(masks = new DiscMasks()) {
+    this.masks = masks;
+    this.width = 0;
+    this.height = 0;
+    this.pixels = new Uint32Array(0);
+    this.x0 = 0; // the box drawn since clear(), [x0, x1) x [y0, y1); empty when x1 <= x0
+    this.y0 = 0;
+    this.x1 = 0;
+    this.y1 = 0;
+  }
+
+  // Resizes (cleared) or clears what the last frame drew.
+  reset(width, height) {
+    if (width !== this.width || height !== this.height) {
+      this.width = width;
+      this.height = height;
+      this.pixels = new Uint32Array(width * height);
+    } else if (this.x1 > this.x0 && this.y1 > this.y0) {
+      const w = this.width;
+      if (this.x0 === 0 && this.x1 === w) this.pixels.fill(0, this.y0 * w, this.y1 * w);
+      else for (let y = this.y0; y < this.y1; y++) this.pixels.fill(0, y * w + this.x0, y * w + this.x1);
+    }
+    this.x0 = this.y0 = this.x1 = this.y1 = 0;
+  }
+
+  get empty() {
+    return this.x1 <= this.x0 || this.y1 <= this.y0;
+  }
+
+  // Grows the drawn box by [x0, x1) x [y0, y1), already clipped to the image.
+  #touch(x0, y0, x1, y1) {
+    if (x1 <= x0 || y1 <= y0) return;
+    if (this.empty) {
+      this.x0 = x0;
+      this.y0 = y0;
+      this.x1 = x1;
+      this.y1 = y1;
+      return;
+    }
+    if (x0 < this.x0) this.x0 = x0;
+    if (y0 < this.y0) this.y0 = y0;
+    if (x1 > this.x1) this.x1 = x1;
+    if (y1 > this.y1) this.y1 = y1;
+  }
+
+  // An opaque disc of colour rgba (its alpha is ignored) centred at (cx, cy), radius r > 0,
+  // in pixels.
+  disc(cx, cy, r, rgba) {
+    const W = this.width;
+    const H = this.height;
+    const reach = r + 1;
+    if (!(cx + reach > 0 && cy + reach > 0 && cx - reach < W && cy - reach < H)) return; // off the image, or NaN
+    const rgb = rgba & 0xffffff;
+    if (r <= MASK_MAX_RADIUS) this.#maskDisc(cx, cy, r, rgb);
+    else this.#bigDisc(cx, cy, r, rgb);
+  }
+
+  #maskDisc(cx, cy, r, rgb) {
+    const col = 0xff000000 | rgb; // opaque, as an int32
+    const W = this.width;
+    const H = this.height;
+    const buf = this.pixels;
+    // The mask's centre pixel corner and the sub-pixel offset of the centre from it.
+    const half = maskHalf(r);
+    const fx = (cx - half) * SUBPIXEL;
+    const fy = (cy - half) * SUBPIXEL;
+    const qxAll = Math.round(fx);
+    const qyAll = Math.round(fy);
+    const bx = Math.floor(qxAll / SUBPIXEL);
+    const by = Math.floor(qyAll / SUBPIXEL);
+    const m = this.masks.get(r, qxAll - bx * SUBPIXEL, qyAll - by * SUBPIXEL);
+    const { size, cov, spans } = m;
+    const y0 = Math.max(0, -by);
+    const y1 = Math.min(size, H - by);
+    for (let y = y0; y < y1; y++) {
+      const xa = spans[4 * y];
+      const fa = spans[4 * y + 1];
+      const fb = spans[4 * y + 2];
+      const xb = spans[4 * y + 3];
+      if (xb < xa) continue;
+      const row = (by + y) * W + bx;
+      const mrow = y * size;
+      if (bx + xa < 0 || bx + xb >= W) {
+        // Across the image's edge: clip pixel by pixel.
+        for (let x = Math.max(xa, -bx); x <= Math.min(xb, W - 1 - bx); x++) {
+          const c = cov[mrow + x];
+          if (c !== 0) blend(buf, row + x, rgb, c);
+        }
+        continue;
+      }
+      for (let x = xa; x < fa && x <= xb; x++) {
+        const c = cov[mrow + x];
+        if (c !== 0) blend(buf, row + x, rgb, c);
+      }
+      // The covered span: a loop for short ones, fill (a memset) for long ones.
+      if (fb - fa > LONG_SPAN) buf.fill(col, row + fa, row + fb + 1);
+      else for (let x = fa; x <= fb; x++) buf[row + x] = col;
+      for (let x = Math.max(xa, fb + 1, fa); x <= xb; x++) {
+        const c = cov[mrow + x];
+        if (c !== 0) blend(buf, row + x, rgb, c);
+      }
+    }
+    this.#touch(Math.max(0, bx), Math.max(0, by + y0), Math.min(W, bx + size), Math.min(H, by + y1));
+  }
+
+  // Row by row: the pixels whose centres are inside radius r - 0.5 are covered, the others
+  // within r + 0.5 are partly covered.
+  #bigDisc(cx, cy, r, rgb) {
+    const col = 0xff000000 | rgb;
+    const W = this.width;
+    const H = this.height;
+    const buf = this.pixels;
+    const outer = r + 0.5;
+    const inner = r - 0.5;
+    const y0 = Math.max(0, Math.floor(cy - outer));
+    const y1 = Math.min(H, Math.ceil(cy + outer));
+    let xmin = W;
+    let xmax = 0;
+    for (let y = y0; y < y1; y++) {
+      const dy = y + 0.5 - cy;
+      const dy2 = dy * dy;
+      if (dy2 >= outer * outer) continue;
+      const wo = Math.sqrt(outer * outer - dy2);
+      const xa = Math.max(0, Math.floor(cx - wo - 0.5) + 1);
+      const xb = Math.min(W - 1, Math.ceil(cx + wo - 0.5) - 1);
+      if (xb < xa) continue;
+      let fa = xb + 1;
+      let fb = xb;
+      if (dy2 < inner * inner) {
+        const wi = Math.sqrt(inner * inner - dy2);
+        fa = Math.max(xa, Math.ceil(cx - wi - 0.5));
+        fb = Math.min(xb, Math.floor(cx + wi - 0.5));
+      }
+      const row = y * W;
+      for (let x = xa; x <= xb; x++) {
+        if (x >= fa && x <= fb) {
+          buf.fill(col, row + x, row + fb + 1);
+          x = fb;
+          continue;
+        }
+        const dx = x + 0.5 - cx;
+        const c = Math.round(Math.min(1, outer - Math.sqrt(dx * dx + dy2)) * 255);
+        if (c > 0) blend(buf, row + x, rgb, c);
+      }
+      if (xa < xmin) xmin = xa;
+      if (xb + 1 > xmax) xmax = xb + 1;
+    }
+    this.#touch(xmin, y0, xmax, y1);
+  }
+
+  // A straight line from (x0, y0) to (x1, y1) of `width` pixels with butt ends (the canvas's
+  // default cap), in colour rgba with its alpha. A pixel is covered by the product of its
+  // coverage across the line and along it.
+  segment(x0, y0, x1, y1, width, rgba) {
+    const W = this.width;
+    const H = this.height;
+    const buf = this.pixels;
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    if (!(len > 0 && len < Infinity) || !(width > 0)) return; // nothing, or NaN
+    const ux = (x1 - x0) / len;
+    const uy = (y1 - y0) / len;
+    const nx = -uy;
+    const ny = ux;
+    const hw = width / 2 + 0.5; // pixels whose centre is this far across are not covered
+    const alpha = rgba >>> 24;
+    const rgb = rgba & 0xffffff;
+    // The rectangle the line covers, grown by half a pixel all round.
+    const pad = hw + 0.5;
+    const ya = Math.max(0, Math.floor(Math.min(y0, y1) - pad));
+    const yb = Math.min(H, Math.ceil(Math.max(y0, y1) + pad));
+    let xmin = W;
+    let xmax = 0;
+    let ymin = H;
+    let ymax = 0;
+    // Along a row, the offset dx of a pixel centre from x0 gives s = dx nx + dy ny (across) and
+    // t = dx ux + dy uy (along), both linear in dx: |s| < hw and -0.5 < t < len + 0.5 each bound
+    // dx to an interval (or to all or nothing when the slope is 0).
+    const inx = nx !== 0 ? 1 / nx : 0;
+    const iux = ux !== 0 ? 1 / ux : 0;
+    for (let y = ya; y < yb; y++) {
+      const dy = y + 0.5 - y0;
+      const s0 = dy * ny;
+      const t0 = dy * uy;
+      let lo;
+      let hi;
+      if (nx !== 0) {
+        const a = (-hw - s0) * inx;
+        const b = (hw - s0) * inx;
+        lo = a < b ? a : b;
+        hi = a < b ? b : a;
+      } else if (s0 > -hw && s0 < hw) {
+        lo = -Infinity;
+        hi = Infinity;
+      } else continue;
+      if (ux !== 0) {
+        const a = (-0.5 - t0) * iux;
+        const b = (len + 0.5 - t0) * iux;
+        if ((a < b ? a : b) > lo) lo = a < b ? a : b;
+        if ((a < b ? b : a) < hi) hi = a < b ? b : a;
+      } else if (!(t0 > -0.5 && t0 < len + 0.5)) continue;
+      const xa = Math.max(0, Math.ceil(x0 + lo - 0.5));
+      const xb = Math.min(W - 1, Math.floor(x0 + hi - 0.5));
+      if (xb < xa) continue;
+      const row = y * W;
+      for (let x = xa; x <= xb; x++) {
+        const dx = x + 0.5 - x0;
+        const t = dx * ux + t0;
+        const s = dx * nx + s0;
+        let c = hw - (s < 0 ? -s : s); // across
+        if (c > 1) c = 1;
+        if (t < 0.5) c *= t + 0.5; // along, at the ends
+        if (t > len - 0.5) c *= len + 0.5 - t;
+        const a = (alpha * c + 0.5) | 0;
+        if (a > 0) blend(buf, row + x, rgb, a);
+      }
+      if (xa < xmin) xmin = xa;
+      if (xb + 1 > xmax) xmax = xb + 1;
+      if (y < ymin) ymin = y;
+      ymax = y + 1;
+    }
+    this.#touch(xmin, ymin, xmax, ymax);
+  }
+}

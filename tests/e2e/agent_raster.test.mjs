@@ -1,0 +1,174 @@
+// The viewer's agent rasteriser (clients/web/agent_raster.js), run in Node: coverage adds up to
+// the shape's area, centres land where asked to within the sub-pixel step, later shapes cover
+// earlier ones, nothing is written off the image, and a frame's clear leaves no pixel behind.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+  Raster,
+  DiscMasks,
+  packColor,
+  maskKey,
+  maskHalf,
+  buildDiscMask,
+  MASK_MAX_RADIUS,
+  SUBPIXEL,
+} from '../../clients/web/agent_raster.js';
+
+const RED = packColor('#ff0000');
+const BLUE = packColor('#0000ff');
+const alphaOf = (p) => p >>> 24;
+const rgbOf = (p) => [p & 255, (p >>> 8) & 255, (p >>> 16) & 255];
+
+// Sum of alpha (in pixels of full coverage) and its centroid over the whole image.
+function moments(r) {
+  let sum = 0;
+  let sx = 0;
+  let sy = 0;
+  for (let y = 0; y < r.height; y++) {
+    for (let x = 0; x < r.width; x++) {
+      const a = alphaOf(r.pixels[y * r.width + x]) / 255;
+      sum += a;
+      sx += a * (x + 0.5);
+      sy += a * (y + 0.5);
+    }
+  }
+  return { area: sum, cx: sx / sum, cy: sy / sum };
+}
+
+describe('packColor', () => {
+  it('packs CSS colours as ImageData bytes: R, G, B, A', () => {
+    const bytes = (c) => [...new Uint8Array(new Uint32Array([packColor(c)]).buffer)];
+    assert.deepEqual(bytes('#4cc9f0'), [0x4c, 0xc9, 0xf0, 255]);
+    assert.deepEqual(bytes('#abc'), [0xaa, 0xbb, 0xcc, 255]);
+    assert.deepEqual(bytes('rgba(255, 255, 255, 0.8)'), [255, 255, 255, 204]);
+    assert.deepEqual(bytes('rgb(1,2,3)'), [1, 2, 3, 255]);
+    assert.equal(packColor('red'), null);
+    assert.equal(packColor('#12345'), null);
+  });
+});
+
+describe('disc masks', () => {
+  it('keys radii by sixteenths of a pixel', () => {
+    assert.equal(maskKey(10.24), 164);
+    assert.equal(maskKey(10.24), maskKey(10.25));
+    assert.notEqual(maskKey(10.24), maskKey(10.24 + 1 / 16));
+  });
+
+  it('covers the disc fully inside r - 0.5, not at all past r + 0.5, and its area in all', () => {
+    const r = 6.3;
+    const m = buildDiscMask(r, 0.25, 0.75);
+    assert.equal(m.size, 2 * maskHalf(r));
+    let area = 0;
+    for (let y = 0; y < m.size; y++) {
+      for (let x = 0; x < m.size; x++) {
+        const d = Math.hypot(x + 0.5 - (m.half + 0.25), y + 0.5 - (m.half + 0.75));
+        const c = m.cov[y * m.size + x];
+        if (d <= r - 0.5) assert.equal(c, 255, `(${x}, ${y}) at ${d}`);
+        if (d >= r + 0.5) assert.equal(c, 0, `(${x}, ${y}) at ${d}`);
+        area += c / 255;
+      }
+    }
+    assert.ok(Math.abs(area - Math.PI * r * r) < 0.01 * Math.PI * r * r, `area ${area}`);
+  });
+
+  it('keeps the radii used most recently', () => {
+    const masks = new DiscMasks(2);
+    masks.get(3, 0, 0);
+    masks.get(4, 1, 2);
+    masks.get(3, 0, 0); // 3 is now the newest, 4 the oldest
+    masks.get(5, 0, 0);
+    assert.equal(masks.size, 2);
+    assert.deepEqual([...masks.byKey.keys()], [maskKey(3), maskKey(5)]);
+  });
+});
+
+describe('Raster', () => {
+  it('draws a disc of the right area, centred where asked to within the sub-pixel step', () => {
+    for (const r of [2, 7.7, MASK_MAX_RADIUS + 8]) {
+      for (const [cx, cy] of [
+        [50, 50],
+        [50.3, 49.85],
+        [51.6, 50.45],
+        [50.2, 50.7],
+      ]) {
+        const ras = new Raster();
+        ras.reset(101, 101);
+        ras.disc(cx, cy, r, RED);
+        const m = moments(ras);
+        const tol = 0.5 / SUBPIXEL + 0.01;
+        assert.ok(Math.abs(m.cx - cx) <= tol && Math.abs(m.cy - cy) <= tol, `r ${r}: centre ${m.cx}, ${m.cy} for ${cx}, ${cy}`);
+        // Coverage by distance from the rim overstates a small disc's area by a fraction of a pixel.
+        assert.ok(Math.abs(m.area - Math.PI * r * r) < 0.02 * Math.PI * r * r + 0.6, `r ${r}: area ${m.area}`);
+        const centre = ras.pixels[Math.floor(cy) * 101 + Math.floor(cx)];
+        assert.equal(alphaOf(centre), 255);
+        assert.deepEqual(rgbOf(centre), [255, 0, 0]);
+      }
+    }
+  });
+
+  it('draws a later disc over an earlier one, and blends its rim over it', () => {
+    const ras = new Raster();
+    ras.reset(40, 40);
+    ras.disc(20, 20, 10, BLUE);
+    ras.disc(26, 20, 5, RED);
+    assert.deepEqual(rgbOf(ras.pixels[20 * 40 + 26]), [255, 0, 0]);
+    assert.deepEqual(rgbOf(ras.pixels[20 * 40 + 15]), [0, 0, 255]);
+    // A rim pixel of the red disc inside the blue one: opaque, some of each.
+    const rim = ras.pixels[20 * 40 + 21];
+    const [r, , b] = rgbOf(rim);
+    assert.equal(alphaOf(rim), 255);
+    assert.ok(r > 0 && b > 0 && r + b >= 253 && r + b <= 257, `rim ${rgbOf(rim)}`);
+  });
+
+  it('clips at the image edges and keeps the drawn box inside the image', () => {
+    const ras = new Raster();
+    ras.reset(30, 20);
+    ras.disc(-3, 5, 6, RED);
+    ras.disc(28, 19, 40, BLUE);
+    ras.disc(500, 5, 6, RED); // wholly off the image
+    ras.disc(NaN, 5, 6, RED);
+    ras.segment(-10, -10, 100, 100, 1.5, RED);
+    assert.ok(ras.x0 >= 0 && ras.y0 >= 0 && ras.x1 <= 30 && ras.y1 <= 20);
+    assert.equal(ras.pixels.length, 30 * 20);
+    assert.equal(alphaOf(ras.pixels[5 * 30 + 0]), 255);
+  });
+
+  it('draws a line of width w and length l as about w l of coverage, its colour at full width', () => {
+    const white = packColor('rgba(255, 255, 255, 0.8)');
+    for (const [x0, y0, x1, y1] of [
+      [5, 10.5, 25, 10.5],
+      [5, 5, 19, 19],
+      [12.3, 3.1, 9.8, 27.4],
+    ]) {
+      const ras = new Raster();
+      ras.reset(40, 40);
+      ras.segment(x0, y0, x1, y1, 1.5, white);
+      const m = moments(ras);
+      const want = 0.8 * 1.5 * Math.hypot(x1 - x0, y1 - y0);
+      assert.ok(Math.abs(m.area - want) < 0.06 * want, `area ${m.area}, want ${want}`);
+      assert.ok(Math.abs(m.cx - (x0 + x1) / 2) < 0.1 && Math.abs(m.cy - (y0 + y1) / 2) < 0.1, `${m.cx}, ${m.cy}`);
+    }
+    // Horizontal, on a row's centre: that row at the colour's alpha, the rows beside it a quarter.
+    const ras = new Raster();
+    ras.reset(40, 40);
+    ras.segment(5, 10.5, 25, 10.5, 1.5, white);
+    assert.equal(alphaOf(ras.pixels[10 * 40 + 15]), 204);
+    assert.equal(alphaOf(ras.pixels[9 * 40 + 15]), 51);
+    assert.equal(alphaOf(ras.pixels[11 * 40 + 15]), 51);
+    assert.equal(alphaOf(ras.pixels[12 * 40 + 15]), 0);
+  });
+
+  it('leaves every pixel clear after the next reset, and the box empty', () => {
+    const ras = new Raster();
+    ras.reset(64, 48);
+    ras.disc(10, 10, 4, RED);
+    ras.disc(60, 40, 9, BLUE);
+    ras.segment(20, 30, 40, 35, 1.5, RED);
+    assert.ok(!ras.empty);
+    ras.reset(64, 48);
+    assert.ok(ras.empty);
+    assert.ok(ras.pixels.every((p) => p === 0));
+  });
+});
