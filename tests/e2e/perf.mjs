@@ -4,7 +4,10 @@
 // callbacks over a few seconds.
 //
 // Run: node perf.mjs  (env as for the tests; HERD_PERF_MS: how long to count, default 5000;
-// HERD_PERF_BATCHES: thousands of agents, default 5)
+// HERD_PERF_BATCHES: thousands of agents, default 5; HERD_PERF_MOTION=swap: each thousand its own
+// group, then everyone switches places at random (seed 003's B), so that agents move, show their
+// heading lines and collide while the page is measured; HERD_PERF_DPR: the device pixel ratio,
+// default 1)
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
@@ -18,16 +21,25 @@ const browser = await launchBrowser();
 try {
   const cmd = await ProtocolClient.connect(server.wsUrl, { role: 'commander' });
   const { width, height } = cmd.welcome.world;
+  const motion = process.env.HERD_PERF_MOTION === 'swap';
   for (let k = 0; k < Number(process.env.HERD_PERF_BATCHES ?? 5); k++) {
-    cmd.send({ type: 'command', seq: k + 1, cmd: 'spawn', count: 1000 });
+    cmd.send({ type: 'command', seq: k + 1, cmd: 'spawn', count: 1000, ...(motion ? { group: k } : {}) });
     const ans = await cmd.next((m) => (m.type === "ack" || m.type === "error") && m.seq === k + 1, 10_000, `spawn ${k + 1}`);
     if (ans.type !== "ack") throw new Error(JSON.stringify(ans));
   }
-  // Spawned where the world's generator puts them (overlapping in an 800 x 600 world, so they push
-  // apart and move). Sending all 5,000 to one point makes the server's crowd too slow to measure
-  // the page: that is the server's limit, not the viewer's.
+  // Spawned where the world's generator puts them: overlapping in an 800 x 600 world, idle, still.
+  // Sending all 5,000 to one point makes the server's crowd too slow to measure the page: that is
+  // the server's limit, not the viewer's.
   void width, height;
-  const page = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  if (motion) {
+    cmd.send({ type: 'command', seq: 100, cmd: 'swap_places', agents: 'all' });
+    const ans = await cmd.next((m) => (m.type === 'ack' || m.type === 'error') && m.seq === 100, 10_000, 'swap_places');
+    if (ans.type !== 'ack') throw new Error(JSON.stringify(ans));
+  }
+  const page = await browser.browser.newPage({
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: Number(process.env.HERD_PERF_DPR || 1),
+  });
   await page.goto(server.httpUrl);
   await page
     .waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, Number(BATCHES), { timeout: 20_000 })
@@ -41,7 +53,13 @@ try {
   const stream = await page.evaluate(() => window.herd.stream);
   const agents = await page.evaluate(() => window.herd.agents.length);
   const timing = await page.evaluate(() => window.herd.frameTiming);
-  console.log(JSON.stringify({ agents, frames: r.frames, fps: +r.fps.toFixed(1), ms: COUNT_MS, stream, timing }));
+  // What was on screen at the end: agents moving (heading lines drawn) and collided (red).
+  const shown = await page.evaluate(() => ({
+    moving: window.herd.agents.filter((a) => Math.hypot(a.vx, a.vy) >= 1e-3).length,
+    collided: window.herd.agents.filter((a) => a.collided).length,
+    flashes: window.herd.flashes.length,
+  }));
+  console.log(JSON.stringify({ agents, ...shown, frames: r.frames, fps: +r.fps.toFixed(1), ms: COUNT_MS, stream, timing }));
   cmd.close();
 } finally {
   await browser.close();

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SERVER_BIN = process.env.HERD_SERVER || path.join(REPO_ROOT, 'build', 'herd-server');
-export const WEB_ROOT = path.join(REPO_ROOT, 'clients', 'web');
+export const WEB_ROOT = process.env.HERD_WEB_ROOT || path.join(REPO_ROOT, 'clients', 'web');
 
 const LISTENING = /herd: listening on http:\/\/([^/\s]+):(\d+)\//;
 const START_TIMEOUT_MS = 20_000;
