@@ -75,7 +75,7 @@ export class Interpolator {
       this.last = { fromTick: newest.tick, toTick: newest.tick, alpha: 1, mode: ahead > 0 ? 'extrapolate' : 'hold', renderMs, extrapolatedMs: ahead };
       if (ahead <= 0) return newest.agents;
       const s = ahead / 1000;
-      return newest.agents.map((a) => ({ ...a, x: a.x + a.vx * s, y: a.y + a.vy * s }));
+      return newest.agents.map((a) => (a.vx === 0 && a.vy === 0 ? a : { ...a, x: a.x + a.vx * s, y: a.y + a.vy * s }));
     }
     if (renderMs <= buf[0].t || buf.length === 1) {
       this.last = { fromTick: buf[0].tick, toTick: buf[0].tick, alpha: 0, mode: 'hold', renderMs, extrapolatedMs: 0 };
@@ -92,7 +92,8 @@ export class Interpolator {
 }
 
 // b's agents (both lists ordered by id), each placed between its position in a and in b. An
-// agent new in b is drawn where b has it; one gone from b is not drawn.
+// agent new in b is drawn where b has it; one gone from b is not drawn. An agent that did not move
+// is b's own object: a crowd standing still costs no allocation a frame.
 export function lerpAgents(from, to, alpha) {
   const out = new Array(to.length);
   let j = 0;
@@ -100,7 +101,7 @@ export function lerpAgents(from, to, alpha) {
     const b = to[i];
     while (j < from.length && from[j].id < b.id) j++;
     const a = j < from.length && from[j].id === b.id ? from[j] : null;
-    out[i] = a ? { ...b, x: a.x + (b.x - a.x) * alpha, y: a.y + (b.y - a.y) * alpha } : b;
+    out[i] = a && (a.x !== b.x || a.y !== b.y) ? { ...b, x: a.x + (b.x - a.x) * alpha, y: a.y + (b.y - a.y) * alpha } : b;
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { TileMap, tileLine } from '../../clients/web/tile_map.js';
 import { Painter, chunkTiles, MAX_TILES_PER_COMMAND, MAX_COMMAND_BYTES } from '../../clients/web/paint.js';
 import { DemoKeys } from '../../clients/web/demo_keys.js';
 import { layerTilePx } from '../../clients/web/map_view.js';
+import { Interpolator, lerpAgents } from '../../clients/web/interp.js';
 
 const FRAME_LIMIT = 65_536; // PROTOCOL.md: larger frames close the connection
 
@@ -139,5 +140,30 @@ describe('demo keys', () => {
       regroup: true,
     });
     assert.equal(keys.command('X', 'all', centre), null);
+  });
+});
+
+describe('interpolation', () => {
+  it('places each agent of the newer snapshot between its two positions; one that stood still is not copied', () => {
+    const still = { id: 2, x: 5, y: 5, vx: 0, vy: 0, group: 1 };
+    const from = [{ id: 1, x: 0, y: 0 }, { ...still }, { id: 3, x: 9, y: 9 }];
+    const to = [{ id: 1, x: 10, y: -4, group: 0, collided: true }, still, { id: 4, x: 1, y: 1 }];
+    const out = lerpAgents(from, to, 0.25);
+    assert.deepEqual(out[0], { id: 1, x: 2.5, y: -1, group: 0, collided: true });
+    assert.equal(out[1], still, 'a still agent is the snapshot\'s own object');
+    assert.equal(out[2], to[2], 'a new agent is drawn where the newer snapshot has it');
+    assert.equal(out.length, 3, 'an agent gone from the newer snapshot is not drawn');
+  });
+
+  it('extrapolates moving agents along their velocity when the buffer runs dry, and leaves still ones', () => {
+    const interp = new Interpolator();
+    interp.reset(60, 20);
+    const still = { id: 1, x: 5, y: 5, vx: 0, vy: 0 };
+    interp.push(60, [still, { id: 2, x: 0, y: 0, vx: 10, vy: 0 }], 1000);
+    // Page time 1000 ms is world time 1000 ms; drawn 100 ms behind, then 20 ms past the newest.
+    const out = interp.sample(1000 + interp.delayMs + 20);
+    assert.equal(interp.last.mode, 'extrapolate');
+    assert.equal(out[0], still);
+    assert.ok(Math.abs(out[1].x - 0.2) < 1e-9, `x ${out[1].x}`);
   });
 });
