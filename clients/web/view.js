@@ -22,7 +22,8 @@ const MAX_ZOOM = 64;
 export class View {
   constructor(canvas) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext('2d');
+    // Opaque: every frame paints every pixel, and the compositor need not blend the canvas.
+    this.ctx = canvas.getContext('2d', { alpha: false });
     this.cssWidth = 0;
     this.cssHeight = 0;
     this.dpr = 1;
