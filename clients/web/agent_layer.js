@@ -1,12 +1,15 @@
-// The agents on the canvas: bodies coloured by group (red while collided) and heading lines,
-// rasterised into a pixel buffer (agent_raster.js) and put on the canvas with one blit of the
-// rectangle they cover. Everything else the view draws (selection rings, targets, the
-// inspector...) stays canvas paths: those are a few shapes, the agents are thousands.
+// The agents on the canvas: bodies coloured by group (red while collided), heading lines and
+// selection rings, rasterised into a pixel buffer (agent_raster.js) and put on the canvas with one
+// blit of the rectangle they cover. Everything else the view draws (targets, the inspector,
+// flashes...) stays canvas paths: a few shapes, where the agents and a box selection of them are
+// thousands.
 
 import { Raster, packColor } from './agent_raster.js';
 import { THEME, groupColor } from './theme.js';
 
 const HEADING_WIDTH_PX = 1.5; // CSS pixels
+const SELECTION_GAP_PX = 3; // the selection ring's radius past the body's, CSS pixels
+const SELECTION_WIDTH_PX = 1.5;
 
 export class AgentLayer {
   constructor() {
@@ -17,8 +20,9 @@ export class AgentLayer {
     this.colors = new Map(); // CSS colour -> packed RGBA
   }
 
-  // Draws `agents` onto the view's canvas (ctx) at the view's camera, with ctx's globalAlpha.
-  draw(ctx, view, agents) {
+  // Draws `agents` onto the view's canvas (ctx) at the view's camera, with ctx's globalAlpha, and a
+  // ring round each one whose id is in the Set `selected`.
+  draw(ctx, view, agents, selected) {
     const raster = this.raster;
     raster.reset(view.canvas.width, view.canvas.height);
     const k = view.dpr; // device pixels per CSS pixel
@@ -48,6 +52,13 @@ export class AgentLayer {
       const x = ox + a.x * s;
       const y = oy + a.y * s;
       raster.segment(x + dx * r * k, y + dy * r * k, x + dx * (r + len) * k, y + dy * (r + len) * k, HEADING_WIDTH_PX * k, heading);
+    }
+    if (selected.size > 0) {
+      const ring = this.#pack(THEME.selection);
+      for (const a of agents) {
+        if (!selected.has(a.id)) continue;
+        raster.ring(ox + a.x * s, oy + a.y * s, (view.radiusPx(a) + SELECTION_GAP_PX) * k, SELECTION_WIDTH_PX * k, ring);
+      }
     }
     this.#blit(ctx);
   }

@@ -13,20 +13,37 @@
 // 0xAABBGGRR on a little-endian machine (every platform browsers run on); colours are
 // unpremultiplied, as ImageData's are.
 
-// Disc centres are placed to a quarter of a pixel (an error of at most an eighth of a pixel),
-// each of the 4 x 4 offsets with its own coverage mask, so motion stays smooth below a pixel.
+// Centres are placed to a quarter of a pixel (an error of at most an eighth of a pixel), each of
+// the 4 x 4 offsets with its own coverage mask, so motion stays smooth below a pixel.
 export const SUBPIXEL = 4;
-// Radii are told apart to a sixteenth of a pixel: the key of a radius's masks.
-const RADIUS_STEPS = 16;
-// Up to this radius (device pixels) a disc is copied from a mask; larger ones are computed row by
-// row (few fit on a screen, and their masks would be big).
+// Radii and ring widths are told apart to a sixteenth of a pixel.
+const STEPS = 16;
+const WIDTH_KEYS = 1024; // ring widths below 64 px
+// Up to this reach (radius plus half the ring's width, device pixels) a shape is copied from a
+// mask; larger ones are computed row by row (few fit on a screen, and their masks would be big).
 export const MASK_MAX_RADIUS = 32;
-const MASK_RADII_KEPT = 32; // radii whose masks are kept (zooming makes a new radius each frame)
+const MASKS_KEPT = 32; // shapes whose masks are kept (zooming makes a new radius each frame)
 const LONG_SPAN = 24; // pixels in a row from which TypedArray.fill beats a loop (measured in V8)
 
-// The cache key of a radius in device pixels: the radius in sixteenths of a pixel.
-export function maskKey(radiusPx) {
-  return Math.round(radiusPx * RADIUS_STEPS);
+// The cache key of a round shape in device pixels: a disc of radius r (width 0), or a circle of
+// radius r stroked `width` wide (a ring); both to a sixteenth of a pixel.
+export function maskKey(radiusPx, widthPx = 0) {
+  return Math.round(radiusPx * STEPS) * WIDTH_KEYS + Math.min(WIDTH_KEYS - 1, Math.round(widthPx * STEPS));
+}
+
+// Pixels from a mask's corner to its centre: the mask of maskKey k is 2 maskHalf(k) pixels square.
+export function maskHalf(key) {
+  const r = Math.floor(key / WIDTH_KEYS) / STEPS;
+  const width = (key % WIDTH_KEYS) / STEPS;
+  return Math.ceil(r + width / 2 + 0.5) + 1;
+}
+
+// Coverage (0..1) of a pixel whose centre is at distance d from the centre of a disc of radius r
+// (width 0) or of a ring (width > 0): the distance of the pixel centre inside the shape's edge
+// plus half a pixel.
+export function roundCoverage(d, r, width) {
+  const c = width > 0 ? width / 2 + 0.5 - Math.abs(d - r) : r + 0.5 - d;
+  return c <= 0 ? 0 : c >= 1 ? 1 : c;
 }
 
 // '#rgb', '#rrggbb', 'rgb(r, g, b)' or 'rgba(r, g, b, a)' as one RGBA pixel (0xAABBGGRR);
@@ -52,12 +69,13 @@ export function packColor(css) {
   return ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
-// The coverage of a disc of `radius` whose centre is at (half + ox, half + oy) in a square of
+// The mask of shape `key` (maskKey) with its centre at (half + ox, half + oy) in a square of
 // `size` pixels: cov[y * size + x] in 0..255, and per row the span [xa, xb] it touches and the
-// span [fa, fb] it covers fully (fa > fb when none).
-export function buildDiscMask(radius, ox, oy) {
-  const outer = radius + 0.5;
-  const half = maskHalf(radius);
+// span [fa, fb] it covers fully throughout (fa > fb when none).
+export function buildMask(key, ox, oy) {
+  const r = Math.floor(key / WIDTH_KEYS) / STEPS;
+  const width = (key % WIDTH_KEYS) / STEPS;
+  const half = maskHalf(key);
   const size = 2 * half;
   const cx = half + ox;
   const cy = half + oy;
@@ -66,44 +84,42 @@ export function buildDiscMask(radius, ox, oy) {
   for (let y = 0; y < size; y++) {
     let xa = size;
     let xb = -1;
-    let fa = size;
-    let fb = -1;
     const dy = y + 0.5 - cy;
     for (let x = 0; x < size; x++) {
       const dx = x + 0.5 - cx;
-      const c = Math.round(Math.min(1, Math.max(0, outer - Math.sqrt(dx * dx + dy * dy))) * 255);
+      const c = Math.round(roundCoverage(Math.sqrt(dx * dx + dy * dy), r, width) * 255);
       cov[y * size + x] = c;
       if (c > 0) {
         xa = Math.min(xa, x);
         xb = x;
       }
-      if (c === 255) {
-        fa = Math.min(fa, x);
-        fb = x;
-      }
     }
+    // The full span: from the first full pixel to the last, if every pixel between is full.
+    const row = cov.subarray(y * size, (y + 1) * size);
+    let fa = row.indexOf(255);
+    let fb = row.lastIndexOf(255);
+    if (fa < 0 || row.subarray(fa, fb + 1).some((c) => c !== 255)) [fa, fb] = [size, -1];
     spans.set([xa, fa, fb, xb], 4 * y);
   }
   return { size, half, cov, spans };
 }
 
-// Masks by radius and sub-pixel offset, built when first asked for; the radii used least recently
-// are let go past MASK_RADII_KEPT.
-export class DiscMasks {
-  constructor(kept = MASK_RADII_KEPT) {
+// Masks by shape and sub-pixel offset, built when first asked for; the shapes used least
+// recently are let go past MASKS_KEPT.
+export class Masks {
+  constructor(kept = MASKS_KEPT) {
     this.kept = kept;
     this.byKey = new Map(); // maskKey -> array of SUBPIXEL^2 masks (undefined until built)
-    this.newest = null; // the key asked for last (a crowd asks for one radius thousands of times)
+    this.newest = null; // the key asked for last (a crowd asks for one shape thousands of times)
   }
 
   get size() {
     return this.byKey.size;
   }
 
-  // The mask of a disc of radius `radiusPx` with its centre qx/SUBPIXEL, qy/SUBPIXEL of a pixel
-  // right of and below the mask's centre.
-  get(radiusPx, qx, qy) {
-    const key = maskKey(radiusPx);
+  // The mask of shape `key` with its centre qx/SUBPIXEL, qy/SUBPIXEL of a pixel right of and
+  // below the mask's centre.
+  get(key, qx, qy) {
     let set = this.byKey.get(key);
     if (set) {
       if (key !== this.newest) {
@@ -117,13 +133,8 @@ export class DiscMasks {
     }
     this.newest = key;
     const i = qy * SUBPIXEL + qx;
-    return (set[i] ??= buildDiscMask(key / RADIUS_STEPS, qx / SUBPIXEL, qy / SUBPIXEL));
+    return (set[i] ??= buildMask(key, qx / SUBPIXEL, qy / SUBPIXEL));
   }
-}
-
-// Pixels from a mask's corner to its centre: masks of radius r are 2 maskHalf(r) pixels square.
-export function maskHalf(radiusPx) {
-  return Math.ceil(maskKey(radiusPx) / RADIUS_STEPS + 0.5) + 1;
 }
 
 // Paints colour rgb (0xBBGGRR) over pixel o of buf with opacity a / 255 (1 <= a <= 255), source
@@ -156,7 +167,7 @@ function blend(buf, o, rgb, a) {
 // A transparent RGBA image the size of the canvas, cleared between frames only where the last
 // frame drew (the bounding box of what was drawn is kept).
 export class Raster {
-  constructor(masks = new DiscMasks()) {
+  constructor(masks = new Masks()) {
     this.masks = masks;
     this.width = 0;
     this.height = 0;
@@ -204,56 +215,71 @@ export class Raster {
   // An opaque disc of colour rgba (its alpha is ignored) centred at (cx, cy), radius r > 0,
   // in pixels.
   disc(cx, cy, r, rgba) {
-    const W = this.width;
-    const H = this.height;
-    const reach = r + 1;
-    if (!(cx + reach > 0 && cy + reach > 0 && cx - reach < W && cy - reach < H)) return; // off the image, or NaN
-    const rgb = rgba & 0xffffff;
-    if (r <= MASK_MAX_RADIUS) this.#maskDisc(cx, cy, r, rgb);
-    else this.#bigDisc(cx, cy, r, rgb);
+    this.#round(cx, cy, r, 0, rgba & 0xffffff, 255);
   }
 
-  #maskDisc(cx, cy, r, rgb) {
-    const col = 0xff000000 | rgb; // opaque, as an int32
+  // A circle of radius r stroked `width` wide (width > 0), in colour rgba with its alpha.
+  ring(cx, cy, r, width, rgba) {
+    if (width > 0) this.#round(cx, cy, r, width, rgba & 0xffffff, rgba >>> 24);
+  }
+
+  #round(cx, cy, r, width, rgb, alpha) {
+    const reach = r + width / 2 + 1;
+    const W = this.width;
+    const H = this.height;
+    if (!(cx + reach > 0 && cy + reach > 0 && cx - reach < W && cy - reach < H)) return; // off the image, or NaN
+    if (alpha === 0) return;
+    if (reach <= MASK_MAX_RADIUS + 1) this.#maskRound(cx, cy, maskKey(r, width), rgb, alpha);
+    else this.#bigRound(cx, cy, r, width, rgb, alpha);
+  }
+
+  #maskRound(cx, cy, key, rgb, alpha) {
+    const opaque = alpha === 255;
+    const col = (alpha << 24) | rgb; // the full pixel, as an int32
     const W = this.width;
     const H = this.height;
     const buf = this.pixels;
-    // The mask's centre pixel corner and the sub-pixel offset of the centre from it.
-    const half = maskHalf(r);
-    const fx = (cx - half) * SUBPIXEL;
-    const fy = (cy - half) * SUBPIXEL;
-    const qxAll = Math.round(fx);
-    const qyAll = Math.round(fy);
+    // The mask's corner pixel and the sub-pixel offset of the centre from the mask's centre.
+    const half = maskHalf(key);
+    const qxAll = Math.round((cx - half) * SUBPIXEL);
+    const qyAll = Math.round((cy - half) * SUBPIXEL);
     const bx = Math.floor(qxAll / SUBPIXEL);
     const by = Math.floor(qyAll / SUBPIXEL);
-    const m = this.masks.get(r, qxAll - bx * SUBPIXEL, qyAll - by * SUBPIXEL);
-    const { size, cov, spans } = m;
+    const { size, cov, spans } = this.masks.get(key, qxAll - bx * SUBPIXEL, qyAll - by * SUBPIXEL);
     const y0 = Math.max(0, -by);
     const y1 = Math.min(size, H - by);
     for (let y = y0; y < y1; y++) {
-      const xa = spans[4 * y];
-      const fa = spans[4 * y + 1];
-      const fb = spans[4 * y + 2];
-      const xb = spans[4 * y + 3];
+      let xa = spans[4 * y];
+      let fa = spans[4 * y + 1];
+      let fb = spans[4 * y + 2];
+      let xb = spans[4 * y + 3];
       if (xb < xa) continue;
       const row = (by + y) * W + bx;
       const mrow = y * size;
-      if (bx + xa < 0 || bx + xb >= W) {
-        // Across the image's edge: clip pixel by pixel.
-        for (let x = Math.max(xa, -bx); x <= Math.min(xb, W - 1 - bx); x++) {
+      if (bx + xa < 0 || bx + xb >= W || !opaque) {
+        // Across the image's edge, or translucent: pixel by pixel.
+        xa = Math.max(xa, -bx);
+        xb = Math.min(xb, W - 1 - bx);
+        for (let x = xa; x <= xb; x++) {
           const c = cov[mrow + x];
-          if (c !== 0) blend(buf, row + x, rgb, c);
+          if (c === 0) continue;
+          const a = opaque ? c : ((c * alpha + 127) / 255) | 0;
+          if (a !== 0) blend(buf, row + x, rgb, a);
         }
         continue;
       }
-      for (let x = xa; x < fa && x <= xb; x++) {
+      if (fb < fa) {
+        fa = xb + 1; // no full span: all of [xa, xb] is edge
+        fb = xb;
+      }
+      for (let x = xa; x < fa; x++) {
         const c = cov[mrow + x];
         if (c !== 0) blend(buf, row + x, rgb, c);
       }
-      // The covered span: a loop for short ones, fill (a memset) for long ones.
+      // The full span: a loop for short ones, fill (a memset) for long ones.
       if (fb - fa > LONG_SPAN) buf.fill(col, row + fa, row + fb + 1);
       else for (let x = fa; x <= fb; x++) buf[row + x] = col;
-      for (let x = Math.max(xa, fb + 1, fa); x <= xb; x++) {
+      for (let x = Math.max(fa, fb + 1); x <= xb; x++) {
         const c = cov[mrow + x];
         if (c !== 0) blend(buf, row + x, rgb, c);
       }
@@ -261,44 +287,53 @@ export class Raster {
     this.#touch(Math.max(0, bx), Math.max(0, by + y0), Math.min(W, bx + size), Math.min(H, by + y1));
   }
 
-  // Row by row: the pixels whose centres are inside radius r - 0.5 are covered, the others
-  // within r + 0.5 are partly covered.
-  #bigDisc(cx, cy, r, rgb) {
-    const col = 0xff000000 | rgb;
+  // Row by row: pixels closer to the centre than `hole` are left (a ring's inside), those in the
+  // full span are filled, the others get their coverage.
+  #bigRound(cx, cy, r, width, rgb, alpha) {
+    const opaque = alpha === 255;
+    const col = (alpha << 24) | rgb;
     const W = this.width;
     const H = this.height;
     const buf = this.pixels;
-    const outer = r + 0.5;
-    const inner = r - 0.5;
+    const ring = width > 0;
+    const outer = ring ? r + width / 2 + 0.5 : r + 0.5;
+    const hole = ring ? r - width / 2 - 0.5 : 0;
+    const full = ring ? -1 : r - 0.5; // a ring is mostly edge: no full span
     const y0 = Math.max(0, Math.floor(cy - outer));
     const y1 = Math.min(H, Math.ceil(cy + outer));
     let xmin = W;
     let xmax = 0;
+    // [lo, hi]: the pixels whose centres are within distance `reach` of the centre on this row.
+    const span = (reach, dy2) => {
+      const w = Math.sqrt(reach * reach - dy2);
+      return [Math.ceil(cx - w - 0.5), Math.floor(cx + w - 0.5)];
+    };
     for (let y = y0; y < y1; y++) {
       const dy = y + 0.5 - cy;
       const dy2 = dy * dy;
       if (dy2 >= outer * outer) continue;
-      const wo = Math.sqrt(outer * outer - dy2);
-      const xa = Math.max(0, Math.floor(cx - wo - 0.5) + 1);
-      const xb = Math.min(W - 1, Math.ceil(cx + wo - 0.5) - 1);
+      let [xa, xb] = span(outer, dy2);
+      xa = Math.max(0, xa);
+      xb = Math.min(W - 1, xb);
       if (xb < xa) continue;
-      let fa = xb + 1;
-      let fb = xb;
-      if (dy2 < inner * inner) {
-        const wi = Math.sqrt(inner * inner - dy2);
-        fa = Math.max(xa, Math.ceil(cx - wi - 0.5));
-        fb = Math.min(xb, Math.floor(cx + wi - 0.5));
-      }
+      const [ha, hb] = hole > 0 && dy2 < hole * hole ? span(hole, dy2) : [xb + 1, xb];
+      const [fa, fb] = full > 0 && dy2 < full * full ? span(full, dy2) : [xb + 1, xb];
       const row = y * W;
       for (let x = xa; x <= xb; x++) {
-        if (x >= fa && x <= fb) {
-          buf.fill(col, row + x, row + fb + 1);
-          x = fb;
+        if (x >= ha && x <= hb) {
+          x = hb;
+          continue;
+        }
+        if (opaque && x >= fa && x <= fb) {
+          const end = Math.min(fb, xb);
+          buf.fill(col, row + x, row + end + 1);
+          x = end;
           continue;
         }
         const dx = x + 0.5 - cx;
-        const c = Math.round(Math.min(1, outer - Math.sqrt(dx * dx + dy2)) * 255);
-        if (c > 0) blend(buf, row + x, rgb, c);
+        const c = roundCoverage(Math.sqrt(dx * dx + dy2), r, width);
+        const a = Math.round(c * alpha);
+        if (a > 0) blend(buf, row + x, rgb, a);
       }
       if (xa < xmin) xmin = xa;
       if (xb + 1 > xmax) xmax = xb + 1;

@@ -139,9 +139,8 @@ export class View {
     }
     this.#drawObstacles(frame.obstacles);
     this.#drawTargetPaths(frame.agents, frame.selected);
-    this.agentLayer.draw(ctx, this, frame.agents);
+    this.agentLayer.draw(ctx, this, frame.agents, frame.selected); // bodies, headings, selection
     this.#drawUnreachable(frame.agents);
-    this.#drawSelection(frame.agents, frame.selected);
     this.#drawTargetCrosses(frame.agents, frame.selected);
     // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
     if (frame.traces.length > 0) drawTraces(ctx, this, frame.traces, frame.agents, frame.obstacles);
@@ -291,22 +290,6 @@ export class View {
   // An agent's radius on screen, CSS pixels: never below MIN_AGENT_PX.
   radiusPx(agent) {
     return Math.max(MIN_AGENT_PX, agent.r * this.scale);
-  }
-
-  #drawSelection(agents, selected) {
-    if (selected.size === 0) return;
-    const ctx = this.ctx;
-    ctx.beginPath();
-    for (const a of agents) {
-      if (!selected.has(a.id)) continue;
-      const p = this.worldToScreen(a.x, a.y);
-      const r = this.radiusPx(a) + 3;
-      ctx.moveTo(p.x + r, p.y);
-      ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
-    }
-    ctx.strokeStyle = THEME.selection;
-    ctx.lineWidth = 1.5;
-    ctx.stroke();
   }
 
   // For selected agents with a target: a faint dashed path to it, under the agents, and a small

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 
 import {
   Raster,
-  DiscMasks,
+  Masks,
   packColor,
   maskKey,
   maskHalf,
-  buildDiscMask,
+  buildMask,
   MASK_MAX_RADIUS,
   SUBPIXEL,
 } from '../../clients/web/agent_raster.js';
@@ -49,17 +49,21 @@ describe('packColor', () => {
   });
 });
 
-describe('disc masks', () => {
-  it('keys radii by sixteenths of a pixel', () => {
-    assert.equal(maskKey(10.24), 164);
+describe('masks', () => {
+  it('keys radii and ring widths by sixteenths of a pixel', () => {
     assert.equal(maskKey(10.24), maskKey(10.25));
     assert.notEqual(maskKey(10.24), maskKey(10.24 + 1 / 16));
+    assert.notEqual(maskKey(10.24), maskKey(10.24, 1.5), 'a disc and a ring of one radius');
+    assert.notEqual(maskKey(10.24, 1.5), maskKey(10.24, 1.5 + 1 / 16));
+    assert.notEqual(maskKey(10, 2), maskKey(10 + 2 / 16, 0), 'radius and width do not mix');
+    assert.equal(maskHalf(maskKey(6.3)), Math.ceil(6.3125 + 0.5) + 1);
+    assert.equal(maskHalf(maskKey(6.3, 3)), Math.ceil(6.3125 + 1.5 + 0.5) + 1);
   });
 
-  it('covers the disc fully inside r - 0.5, not at all past r + 0.5, and its area in all', () => {
-    const r = 6.3;
-    const m = buildDiscMask(r, 0.25, 0.75);
-    assert.equal(m.size, 2 * maskHalf(r));
+  it('covers a disc fully inside r - 0.5, not at all past r + 0.5, and its area in all', () => {
+    const r = 6.3125; // a whole number of sixteenths, as the key keeps it
+    const m = buildMask(maskKey(r), 0.25, 0.75);
+    assert.equal(m.size, 2 * maskHalf(maskKey(r)));
     let area = 0;
     for (let y = 0; y < m.size; y++) {
       for (let x = 0; x < m.size; x++) {
@@ -69,18 +73,25 @@ describe('disc masks', () => {
         if (d >= r + 0.5) assert.equal(c, 0, `(${x}, ${y}) at ${d}`);
         area += c / 255;
       }
+      // The full span is full, and the touched span holds every covered pixel.
+      const [xa, fa, fb, xb] = m.spans.subarray(4 * y, 4 * y + 4);
+      for (let x = 0; x < m.size; x++) {
+        const c = m.cov[y * m.size + x];
+        if (x >= fa && x <= fb) assert.equal(c, 255);
+        if (c > 0) assert.ok(x >= xa && x <= xb);
+      }
     }
     assert.ok(Math.abs(area - Math.PI * r * r) < 0.01 * Math.PI * r * r, `area ${area}`);
   });
 
-  it('keeps the radii used most recently', () => {
-    const masks = new DiscMasks(2);
-    masks.get(3, 0, 0);
-    masks.get(4, 1, 2);
-    masks.get(3, 0, 0); // 3 is now the newest, 4 the oldest
-    masks.get(5, 0, 0);
+  it('keeps the shapes used most recently', () => {
+    const masks = new Masks(2);
+    masks.get(maskKey(3), 0, 0);
+    masks.get(maskKey(4), 1, 2);
+    masks.get(maskKey(3), 0, 0); // 3 is now the newest, 4 the oldest
+    masks.get(maskKey(3, 1.5), 0, 0);
     assert.equal(masks.size, 2);
-    assert.deepEqual([...masks.byKey.keys()], [maskKey(3), maskKey(5)]);
+    assert.deepEqual([...masks.byKey.keys()], [maskKey(3), maskKey(3, 1.5)]);
   });
 });
 
@@ -106,6 +117,36 @@ describe('Raster', () => {
         assert.deepEqual(rgbOf(centre), [255, 0, 0]);
       }
     }
+  });
+
+  it('draws a ring of radius r and width w as about 2 pi r w of coverage, nothing in its hole', () => {
+    for (const [r, w] of [
+      [8, 1.5],
+      [MASK_MAX_RADIUS + 10, 3],
+    ]) {
+      for (const [cx, cy] of [
+        [60, 60],
+        [60.3, 59.6],
+      ]) {
+        const ras = new Raster();
+        ras.reset(121, 121);
+        ras.ring(cx, cy, r, w, packColor('#ffffff'));
+        const m = moments(ras);
+        const want = 2 * Math.PI * r * w;
+        assert.ok(Math.abs(m.area - want) < 0.03 * want, `r ${r} w ${w}: area ${m.area}, want ${want}`);
+        assert.ok(Math.abs(m.cx - cx) < 0.15 && Math.abs(m.cy - cy) < 0.15, `centre ${m.cx}, ${m.cy}`);
+        assert.equal(ras.pixels[Math.floor(cy) * 121 + Math.floor(cx)], 0, 'the hole');
+        assert.equal(ras.pixels[Math.floor(cy) * 121 + Math.floor(cx + r - w / 2 - 1)], 0, 'inside the stroke');
+        const onRing = ras.pixels[Math.floor(cy - r) * 121 + Math.floor(cx)];
+        assert.ok(alphaOf(onRing) > 128, `on the ring: alpha ${alphaOf(onRing)}`);
+      }
+    }
+    // Translucent: a ring at half opacity has half the coverage.
+    const ras = new Raster();
+    ras.reset(41, 41);
+    ras.ring(20, 20, 8, 1.5, packColor('rgba(255, 255, 255, 0.5)'));
+    const want = 0.5 * 2 * Math.PI * 8 * 1.5;
+    assert.ok(Math.abs(moments(ras).area - want) < 0.03 * want);
   });
 
   it('draws a later disc over an earlier one, and blends its rim over it', () => {

@@ -6,8 +6,8 @@
 // Run: node perf.mjs  (env as for the tests; HERD_PERF_MS: how long to count, default 5000;
 // HERD_PERF_BATCHES: thousands of agents, default 5; HERD_PERF_MOTION=swap: each thousand its own
 // group, then everyone switches places at random (seed 003's B), so that agents move, show their
-// heading lines and collide while the page is measured; HERD_PERF_DPR: the device pixel ratio,
-// default 1)
+// heading lines and collide while the page is measured; HERD_PERF_SELECT=all: a box drag selects
+// every agent first (a selection ring each); HERD_PERF_DPR: the device pixel ratio, default 1)
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
@@ -48,6 +48,14 @@ try {
       console.log(await page.evaluate(() => ({ c: window.herd?.status, n: window.herd?.agents.length, s: window.herd?.snapshotAgents.length, i: window.herd?.interpolation, t: window.herd?.tick, st: window.herd?.stream, e: window.herd?.lastError })));
       throw e;
     });
+  if (process.env.HERD_PERF_SELECT === 'all') {
+    const box = await page.locator('#world').boundingBox();
+    await page.mouse.move(box.x + 2, box.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - 2, box.y + box.height - 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction((n) => window.herd.selected.length >= n, Number(BATCHES) * 1000);
+  }
   await page.evaluate(() => new Promise((r) => setTimeout(r, 1000))); // settle
   const r = await page.evaluate(frameRate, { ms: COUNT_MS });
   const stream = await page.evaluate(() => window.herd.stream);
@@ -58,6 +66,7 @@ try {
     moving: window.herd.agents.filter((a) => Math.hypot(a.vx, a.vy) >= 1e-3).length,
     collided: window.herd.agents.filter((a) => a.collided).length,
     flashes: window.herd.flashes.length,
+    selected: window.herd.selected.length,
   }));
   console.log(JSON.stringify({ agents, ...shown, frames: r.frames, fps: +r.fps.toFixed(1), ms: COUNT_MS, stream, timing }));
   cmd.close();

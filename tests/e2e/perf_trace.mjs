@@ -2,7 +2,7 @@
 // few seconds (every process, through the DevTools protocol) summed per thread and per event.
 // Not part of `npm test` (it measures, it does not check).
 //
-// Run: node perf_trace.mjs  (env as for perf.mjs; HERD_TRACE_OUT: also write the raw trace there,
+// Run: node perf_trace.mjs  (env as for perf.mjs, HERD_PERF_SELECT included; HERD_TRACE_OUT: also write the raw trace there,
 // to open in chrome://tracing or Perfetto; HERD_TRACE_TOP: events listed per thread, default 12)
 
 import { writeFileSync } from 'node:fs';
@@ -40,6 +40,7 @@ try {
   await page.waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, BATCHES, {
     timeout: 20_000,
   });
+  if (process.env.HERD_PERF_SELECT === 'all') await selectAll(page, BATCHES * 1000);
   await page.evaluate(() => new Promise((r) => setTimeout(r, 1000))); // settle
 
   const cdp = await browser.browser.newBrowserCDPSession();
@@ -65,6 +66,16 @@ try {
 } finally {
   await browser.close();
   await server.stop();
+}
+
+// A box drag over the whole canvas: every agent selected.
+async function selectAll(page, n) {
+  const box = await page.locator('#world').boundingBox();
+  await page.mouse.move(box.x + 2, box.y + 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width - 2, box.y + box.height - 2, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction((k) => window.herd.selected.length >= k, n);
 }
 
 // requestAnimationFrame callbacks over `ms` (run in the page).
