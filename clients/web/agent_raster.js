@@ -1,13 +1,14 @@
-// The agents' bodies and heading lines, rasterised by hand into an RGBA pixel buffer that the view
-// then puts on the canvas in one blit (view.js, AgentLayer).
+// The agents' bodies, heading lines and selection rings, rasterised by hand into an RGBA pixel
+// buffer that the view then puts on the canvas in one blit (agent_layer.js).
 //
 // Why by hand: where the browser rasterises canvas paths in software (no GPU, as in headless
 // Chromium or on a blocklisted driver), 5,000 anti-aliased circles cost about 23 ms a frame as
 // arcs and about 11 ms as drawImage sprites (some 2 µs of call overhead each), while these loops
 // cost about 4 ms and the blit a fraction of one (tests/e2e/perf_trace.mjs shows where a frame
-// goes). Coverage is the area estimate every anti-aliasing rasteriser uses for a pixel at distance
-// d from an edge: clamp(0.5 - d, 0, 1); a disc of radius r covers a pixel whose centre is at
-// distance d from its centre by clamp(r + 0.5 - d, 0, 1).
+// goes); 5,000 selection rings stroked as one path cost 160 ms. Coverage is the estimate every
+// anti-aliasing rasteriser starts from for a pixel whose centre is at distance d inside an edge:
+// clamp(d + 0.5, 0, 1). Discs and rings are copied from masks cached per radius, ring width and
+// quarter-pixel offset.
 //
 // Pure: no DOM. Pixels are ImageData's RGBA bytes seen as one Uint32 each, which is
 // 0xAABBGGRR on a little-endian machine (every platform browsers run on); colours are
@@ -24,6 +25,7 @@ const WIDTH_KEYS = 1024; // ring widths below 64 px
 export const MASK_MAX_RADIUS = 32;
 const MASKS_KEPT = 32; // shapes whose masks are kept (zooming makes a new radius each frame)
 const LONG_SPAN = 24; // pixels in a row from which TypedArray.fill beats a loop (measured in V8)
+const SPAN = 6; // numbers a mask keeps per row (buildMask)
 
 // The cache key of a round shape in device pixels: a disc of radius r (width 0), or a circle of
 // radius r stroked `width` wide (a ring); both to a sixteenth of a pixel.
@@ -70,8 +72,9 @@ export function packColor(css) {
 }
 
 // The mask of shape `key` (maskKey) with its centre at (half + ox, half + oy) in a square of
-// `size` pixels: cov[y * size + x] in 0..255, and per row the span [xa, xb] it touches and the
-// span [fa, fb] it covers fully throughout (fa > fb when none).
+// `size` pixels: cov[y * size + x] in 0..255, and per row (SPAN numbers from row * SPAN) the span
+// [xa, xb] it touches, the span [fa, fb] it covers fully throughout, and the longest span [ha, hb]
+// inside [xa, xb] that it does not touch at all (a ring's hole); fa > fb, ha > hb when none.
 export function buildMask(key, ox, oy) {
   const r = Math.floor(key / WIDTH_KEYS) / STEPS;
   const width = (key % WIDTH_KEYS) / STEPS;
@@ -80,7 +83,7 @@ export function buildMask(key, ox, oy) {
   const cx = half + ox;
   const cy = half + oy;
   const cov = new Uint8Array(size * size);
-  const spans = new Int16Array(size * 4);
+  const spans = new Int16Array(size * SPAN);
   for (let y = 0; y < size; y++) {
     let xa = size;
     let xb = -1;
@@ -99,7 +102,13 @@ export function buildMask(key, ox, oy) {
     let fa = row.indexOf(255);
     let fb = row.lastIndexOf(255);
     if (fa < 0 || row.subarray(fa, fb + 1).some((c) => c !== 255)) [fa, fb] = [size, -1];
-    spans.set([xa, fa, fb, xb], 4 * y);
+    let [ha, hb] = [size, -1];
+    for (let x = xa + 1, start = -1; x < xb; x++) {
+      if (row[x] !== 0) start = -1;
+      else if (start < 0) start = x;
+      if (start >= 0 && row[x + 1] !== 0 && x - start > hb - ha) [ha, hb] = [start, x];
+    }
+    spans.set([xa, fa, fb, xb, ha, hb], SPAN * y);
   }
   return { size, half, cov, spans };
 }
@@ -249,10 +258,13 @@ export class Raster {
     const y0 = Math.max(0, -by);
     const y1 = Math.min(size, H - by);
     for (let y = y0; y < y1; y++) {
-      let xa = spans[4 * y];
-      let fa = spans[4 * y + 1];
-      let fb = spans[4 * y + 2];
-      let xb = spans[4 * y + 3];
+      const i = SPAN * y;
+      let xa = spans[i];
+      let fa = spans[i + 1];
+      let fb = spans[i + 2];
+      let xb = spans[i + 3];
+      const ha = spans[i + 4];
+      const hb = spans[i + 5];
       if (xb < xa) continue;
       const row = (by + y) * W + bx;
       const mrow = y * size;
@@ -261,10 +273,26 @@ export class Raster {
         xa = Math.max(xa, -bx);
         xb = Math.min(xb, W - 1 - bx);
         for (let x = xa; x <= xb; x++) {
+          if (x === ha) {
+            x = hb + 1; // over the hole
+            if (x > xb) break;
+          }
           const c = cov[mrow + x];
           if (c === 0) continue;
           const a = opaque ? c : ((c * alpha + 127) / 255) | 0;
           if (a !== 0) blend(buf, row + x, rgb, a);
+        }
+        continue;
+      }
+      if (ha <= hb) {
+        // Round a hole: the two sides.
+        for (let x = xa; x < ha; x++) {
+          const c = cov[mrow + x];
+          if (c !== 0) blend(buf, row + x, rgb, c);
+        }
+        for (let x = hb + 1; x <= xb; x++) {
+          const c = cov[mrow + x];
+          if (c !== 0) blend(buf, row + x, rgb, c);
         }
         continue;
       }

@@ -140,10 +140,9 @@ function handleMessage(msg, chars = 0) {
 
 // Agents can vanish (a scenario change, a restarted server); a selection of ids that no longer
 // exist would make every later order fail with unknown_agent.
+// (A binary search each: no Set of every id built 20 times a second for a box of thousands.)
 function pruneSelection() {
-  if (state.selected.size === 0) return;
-  const present = new Set(state.agents.map((a) => a.id));
-  for (const id of state.selected) if (!present.has(id)) state.selected.delete(id);
+  for (const id of state.selected) if (!byId(state.agents, id)) state.selected.delete(id);
 }
 
 // Collisions are events: each is shown once, for FLASH_MS from when it arrived.

@@ -49,6 +49,19 @@ describe('packColor', () => {
   });
 });
 
+// A mask row's spans: the touched span holds every covered pixel, the full span is full, the
+// hole is empty.
+function assertSpans(m, y) {
+  const stride = m.spans.length / m.size;
+  const [xa, fa, fb, xb, ha, hb] = m.spans.subarray(stride * y, stride * (y + 1));
+  for (let x = 0; x < m.size; x++) {
+    const c = m.cov[y * m.size + x];
+    if (c > 0) assert.ok(x >= xa && x <= xb, `row ${y}: ${x} outside [${xa}, ${xb}]`);
+    if (x >= fa && x <= fb) assert.equal(c, 255, `row ${y}: ${x} in the full span`);
+    if (x >= ha && x <= hb) assert.equal(c, 0, `row ${y}: ${x} in the hole`);
+  }
+}
+
 describe('masks', () => {
   it('keys radii and ring widths by sixteenths of a pixel', () => {
     assert.equal(maskKey(10.24), maskKey(10.25));
@@ -73,15 +86,24 @@ describe('masks', () => {
         if (d >= r + 0.5) assert.equal(c, 0, `(${x}, ${y}) at ${d}`);
         area += c / 255;
       }
-      // The full span is full, and the touched span holds every covered pixel.
-      const [xa, fa, fb, xb] = m.spans.subarray(4 * y, 4 * y + 4);
-      for (let x = 0; x < m.size; x++) {
-        const c = m.cov[y * m.size + x];
-        if (x >= fa && x <= fb) assert.equal(c, 255);
-        if (c > 0) assert.ok(x >= xa && x <= xb);
-      }
+      assertSpans(m, y);
     }
     assert.ok(Math.abs(area - Math.PI * r * r) < 0.01 * Math.PI * r * r, `area ${area}`);
+  });
+
+  it("marks a ring's hole on each row that crosses it, and no full span there", () => {
+    const m = buildMask(maskKey(6, 1.5), 0.5, 0);
+    const stride = m.spans.length / m.size;
+    let holes = 0;
+    for (let y = 0; y < m.size; y++) {
+      assertSpans(m, y);
+      const [, fa, fb, , ha, hb] = m.spans.subarray(stride * y, stride * (y + 1));
+      if (ha <= hb) {
+        holes++;
+        assert.ok(fa > fb, `row ${y}: a full span across a hole`);
+      }
+    }
+    assert.ok(holes >= 8, `${holes} rows with a hole`);
   });
 
   it('keeps the shapes used most recently', () => {
@@ -174,6 +196,19 @@ describe('Raster', () => {
     assert.ok(ras.x0 >= 0 && ras.y0 >= 0 && ras.x1 <= 30 && ras.y1 <= 20);
     assert.equal(ras.pixels.length, 30 * 20);
     assert.equal(alphaOf(ras.pixels[5 * 30 + 0]), 255);
+
+    // Rings and discs across the right edge write nothing that wraps round to the next row.
+    for (const draw of [(r) => r.ring(27.5, 10, 6, 1.5, RED), (r) => r.disc(28.3, 10, 6, RED)]) {
+      for (const translucent of [false, true]) {
+        const edge = new Raster();
+        edge.reset(30, 20);
+        if (translucent) edge.ring(27.5, 10, 6, 1.5, packColor('rgba(255, 0, 0, 0.5)'));
+        else draw(edge);
+        for (let y = 0; y < 20; y++) {
+          for (let x = 0; x < 15; x++) assert.equal(edge.pixels[y * 30 + x], 0, `(${x}, ${y})`);
+        }
+      }
+    }
   });
 
   it('draws a line of width w and length l as about w l of coverage, its colour at full width', () => {

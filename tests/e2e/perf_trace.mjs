@@ -2,8 +2,9 @@
 // few seconds (every process, through the DevTools protocol) summed per thread and per event.
 // Not part of `npm test` (it measures, it does not check).
 //
-// Run: node perf_trace.mjs  (env as for perf.mjs, HERD_PERF_SELECT included; HERD_TRACE_OUT: also write the raw trace there,
-// to open in chrome://tracing or Perfetto; HERD_TRACE_TOP: events listed per thread, default 12)
+// Run: node perf_trace.mjs  (env as for perf.mjs, HERD_PERF_SELECT included; HERD_TRACE_OUT: also
+// write the raw trace there, for chrome://tracing or Perfetto; HERD_TRACE_TOP: events listed per
+// thread, default 12)
 
 import { writeFileSync } from 'node:fs';
 import { startServer } from './lib/server.mjs';
