@@ -15,6 +15,7 @@ import { Painter } from './paint.js';
 import { DemoKeys } from './demo_keys.js';
 import { Interpolator } from './interp.js';
 import { StreamStats } from './stats.js';
+import { agentDrawing } from './agent_layer.js';
 
 const UINT32_RANGE = 2 ** 32;
 // A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
@@ -55,6 +56,9 @@ const token = hashParams.get('token') ?? '';
 // Snapshots: '#format=binary' or '#format=json' overrides the default, 'auto' (binary for worlds of
 // more than 1,000 agents, where JSON would cost megabytes a second).
 const format = ['auto', 'binary', 'json'].includes(hashParams.get('format')) ? hashParams.get('format') : 'auto';
+// Agents: '#agents=raster' or '#agents=vector' overrides the choice by how the browser draws
+// canvases (agent_layer.js: a pixel buffer in software, canvas paths on a GPU).
+view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
 
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
   token,
@@ -380,6 +384,10 @@ window.herd = Object.freeze({
   },
   get frameTiming() {
     return { ...timing };
+  },
+  // How agents are drawn: 'raster' (a pixel buffer) or 'vector' (canvas paths); see agent_layer.js.
+  get agentDrawing() {
+    return view.agentLayer.mode;
   },
   get orders() {
     return state.orders.map((o) => ({ ...o })); // the fading markers of recent move orders

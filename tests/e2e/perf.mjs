@@ -7,7 +7,8 @@
 // HERD_PERF_BATCHES: thousands of agents, default 5; HERD_PERF_MOTION=swap: each thousand its own
 // group, then everyone switches places at random (seed 003's B), so that agents move, show their
 // heading lines and collide while the page is measured; HERD_PERF_SELECT=all: a box drag selects
-// every agent first (a selection ring each); HERD_PERF_DPR: the device pixel ratio, default 1)
+// every agent first (a selection ring each); HERD_PERF_DPR: the device pixel ratio, default 1;
+// HERD_PERF_AGENTS=raster|vector: how the page draws agents, instead of its own choice)
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
@@ -40,7 +41,7 @@ try {
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: Number(process.env.HERD_PERF_DPR || 1),
   });
-  await page.goto(server.httpUrl);
+  await page.goto(server.httpUrl + (process.env.HERD_PERF_AGENTS ? `#agents=${process.env.HERD_PERF_AGENTS}` : ''));
   await page
     .waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, Number(BATCHES), { timeout: 20_000 })
     .catch(async (e) => {
@@ -67,6 +68,7 @@ try {
     collided: window.herd.agents.filter((a) => a.collided).length,
     flashes: window.herd.flashes.length,
     selected: window.herd.selected.length,
+    drawing: window.herd.agentDrawing,
   }));
   console.log(JSON.stringify({ agents, ...shown, frames: r.frames, fps: +r.fps.toFixed(1), ms: COUNT_MS, stream, timing }));
   cmd.close();
