@@ -36,7 +36,10 @@ try {
     const ans = await cmd.next((m) => (m.type === 'ack' || m.type === 'error') && m.seq === k + 1, 10_000, `spawn ${k + 1}`);
     if (ans.type !== 'ack') throw new Error(JSON.stringify(ans));
   }
-  const page = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.browser.newPage({
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: Number(process.env.HERD_PERF_DPR || 1),
+  });
   await page.goto(server.httpUrl);
   await page.waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, BATCHES, {
     timeout: 20_000,
