@@ -176,6 +176,16 @@ void write_change(Writer& w, const QuantAgent& a, const QuantAgent& b, std::uint
   }
 }
 
+// A record's radius (16 bits) and group (8), as full and change records both carry them.
+bool read_size_group(BitReader& r, QuantAgent& a) {
+  std::uint32_t v = 0;
+  if (!r.bits(16, v)) return false;
+  a.radius = static_cast<std::uint16_t>(v);
+  if (!r.bits(8, v)) return false;
+  a.group = static_cast<std::uint8_t>(v);
+  return true;
+}
+
 bool read_full(BitReader& r, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
   bool one = false, more = false;
   std::uint32_t v = 0;
@@ -201,13 +211,7 @@ bool read_full(BitReader& r, QuantAgent& a, const QuantAgent& prev, std::uint8_t
   if (!r.bit(more)) return false;
   a.radius = prev.radius;
   a.group = prev.group;
-  if (more) {
-    if (!r.bits(16, v)) return false;
-    a.radius = static_cast<std::uint16_t>(v);
-    if (!r.bits(8, v)) return false;
-    a.group = static_cast<std::uint8_t>(v);
-  }
-  return true;
+  return !more || read_size_group(r, a);
 }
 
 bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::uint32_t& out) {
@@ -262,12 +266,7 @@ bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t 
   if (first) {
     if (!r.bits(4, v) || !r.bit(second)) return false;
     a.flags = static_cast<std::uint8_t>(v);
-    if (second) {
-      if (!r.bits(16, v)) return false;
-      a.radius = static_cast<std::uint16_t>(v);
-      if (!r.bits(8, v)) return false;
-      a.group = static_cast<std::uint8_t>(v);
-    }
+    if (second && !read_size_group(r, a)) return false;
   }
   return true;
 }
@@ -515,7 +514,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
       if (c < cn && current[c].id == b.id) {
         const QuantAgent& a = current[c];
-        if (!cached && !(a == b)) {
+        if (!(a == b)) {
           const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x), zigzag(static_cast<std::int64_t>(a.y) - b.y));
           ++widths[static_cast<std::size_t>(std::bit_width(z))];
         }
@@ -526,28 +525,21 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
     }
   }
   while (c < cn) added.push_back(static_cast<std::uint32_t>(c++));
-  const unsigned best_k = cached ? cache->k() : choose_k(widths, xb, yb);
-  if (!cached) w.bits(best_k, 8);
-  for (const Op& op : ops) {  // empty when cached
-    const QuantAgent& b = (*baseline)[op.base];
-    if (op.cur == kGone) {
-      w.bits(0b10, 2);  // '0' then '1'
-      continue;
-    }
-    if (cached) {  // the record written once for every viewer of this baseline
-      const std::uint32_t i = current.index(op.cur);
-      if (const unsigned len = cache->length(i); len != DeltaCache::kTooLong) {
-        const std::uint64_t code = cache->code(i);
-        w.bits(code & 0xffffffffu, std::min(len, 32u));
-        if (len > 32) w.bits(code >> 32, len - 32);
+  if (!cached) {  // a keyframe, or a baseline without a cache: k, then the pairs found above
+    const unsigned best_k = choose_k(widths, xb, yb);
+    w.bits(best_k, 8);
+    for (const Op& op : ops) {
+      const QuantAgent& b = (*baseline)[op.base];
+      if (op.cur == kGone) {
+        w.bits(0b10, 2);  // '0' then '1'
         continue;
       }
-    }
-    const QuantAgent& a = current[op.cur];
-    if (a == b) w.bits(0b00, 2);
-    else {
-      w.bit(true);
-      write_change(w, a, b, xb, yb, best_k);
+      const QuantAgent& a = current[op.cur];
+      if (a == b) w.bits(0b00, 2);
+      else {
+        w.bit(true);
+        write_change(w, a, b, xb, yb, best_k);
+      }
     }
   }
   w.varint(added.size());

@@ -40,21 +40,20 @@ void World::stage_collisions() {
   collisions_.clear();
   std::fill(hit_subject_.begin(), hit_subject_.end(), 0);
   if (agents_.empty()) return;
-  // The avoidance stage's grid, whose positions stage_integrate kept up to date (cells as built).
-  const double stale = moved_;
 
   // Step 1 (detection), each pair once, in a deterministic order.
   for (Scratch& scratch : scratch_) scratch.pairs.clear();
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
-  for_each_agent(grid_.size(), [this, stale](std::size_t k, Scratch& scratch) {
+  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
     // As in avoidance, but only the line with the radius: detection reads nothing else of it.
     if (k + kPrefetchAhead < grid_.size()) __builtin_prefetch(&agents_[grid_.index(k + kPrefetchAhead)].def);
     const std::size_t i = grid_.index(k);
     const Vec2 at = grid_.position(k);
     const Agent& a = agents_[i];
     const double reach = a.def.radius + max_agent_radius_;
-    grid_.query_points(at, reach + stale, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
+    // The avoidance stage's grid: stage_integrate kept its positions up to date, not its cells.
+    grid_.query_points(at, reach + moved_, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
       if (j <= i || length_squared(p - at) > reach * reach) return;
       const Agent& b = agents_[j];
       if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))

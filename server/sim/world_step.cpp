@@ -281,13 +281,7 @@ void World::stage_avoidance() {
   // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
   // is the steered velocity) and trace: the order changes no result.
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
-    // Agents in grid order lie all over the agent array: ask for a later one's record early.
-    if (k + kPrefetchAhead < grid_.size()) {
-      const std::size_t later = grid_.index(k + kPrefetchAhead);
-      const char* record = reinterpret_cast<const char*>(&agents_[later]);
-      for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line);
-      __builtin_prefetch(&desires_[later]);
-    }
+    prefetch_later(k);
     const std::size_t i = grid_.index(k);
     const Agent& a = agents_[i];
     const Vec2 desired = desires_[i].velocity;
@@ -320,12 +314,7 @@ void World::stage_integrate() {
   // farthest any agent moved, instead of sorting everyone into cells a second time.
   for (Scratch& scratch : scratch_) scratch.moved2 = 0;
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
-    if (k + kPrefetchAhead < grid_.size()) {
-      const std::size_t later = grid_.index(k + kPrefetchAhead);
-      const char* record = reinterpret_cast<const char*>(&agents_[later]);
-      for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line, 1);
-      __builtin_prefetch(&desires_[later]);
-    }
+    prefetch_later(k);
     const std::size_t i = grid_.index(k);
     Agent& a = agents_[i];
     integrate(a, desires_[i]);
