@@ -37,12 +37,15 @@ struct Case {
 
 constexpr const char* kUsage =
     "usage: herd-bench sim [--scenario random|circle] [--agents N] [--density A] [--mode none|circle|cardioid]\n"
-    "                      [--threads T] [--ticks K] [--max-neighbours M]\n"
+    "                      [--threads T] [--ticks K] [--max-neighbours M] [--kernels base|avx512]\n"
     "       herd-bench sim [--svg FILE]\n"
     "  with no case: the sweep N = 1000, 10000, 100000 x each mode x 1 and 2 threads (random,\n"
     "  A = 100), with a table on stderr and, with --svg, a plot of tick time against N.\n"
     "prints a CSV header and one row per case: median and p99 tick time, ns per agent per tick,\n"
-    "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory.\n";
+    "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory,\n"
+    "the world's bytes per agent and its state hash at the end. --kernels picks the inner loops\n"
+    "(avoidance and neighbour search) by instruction set; the default is the widest there is, and\n"
+    "every choice gives the same state hash.\n";
 
 // A line of /proc/self/status in MiB: VmHWM (peak resident memory) or VmRSS (resident now).
 double status_mb(const char* key) {
@@ -162,11 +165,11 @@ Result run_case(const Case& c, bool header) {
       neighbours += d2 < reach * reach;
       overlaps += j > i && d2 < 3.0 * 3.0 - 1e-9;
     });
-  if (header) std::printf("scenario,agents,density,mode,max_neighbours,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb,world_bytes_per_agent\n");
-  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f,%.0f\n", c.scenario.c_str(), c.agents, c.density,
+  if (header) std::printf("scenario,agents,density,mode,max_neighbours,threads,ticks,median_tick_ms,p99_tick_ms,ns_per_agent_tick,avg_neighbours,overlaps,peak_rss_mb,world_bytes_per_agent,state_hash\n");
+  std::printf("%s,%ld,%.0f,%s,%ld,%ld,%ld,%.3f,%.3f,%.0f,%.2f,%ld,%.1f,%.0f,%016llx\n", c.scenario.c_str(), c.agents, c.density,
               std::string(sim::to_string(c.mode)).c_str(), c.max_neighbours, c.threads, c.ticks, median, p99,
               median * 1e6 / static_cast<double>(c.agents), neighbours / static_cast<double>(points.size()), overlaps,
-              peak_rss_mb(), world_bytes);
+              peak_rss_mb(), world_bytes, static_cast<unsigned long long>(world.state_hash()));
   std::fflush(stdout);
   return {median, p99, median * 1e6 / static_cast<double>(c.agents), world_bytes};
 }
@@ -245,6 +248,7 @@ int run_sim(Args args) {
     else if (flag == "--threads") ok = parse_number(v, c.threads) && c.threads >= 1 && c.threads <= 64;
     else if (flag == "--ticks") ok = parse_number(v, c.ticks) && c.ticks >= 1 && c.ticks <= 100000;
     else if (flag == "--max-neighbours") ok = parse_number(v, c.max_neighbours) && c.max_neighbours >= 0 && c.max_neighbours <= 1000;
+    else if (flag == "--kernels") ok = sim::use_avoidance_kernel(v) && sim::scan::use_kernels(v);
     else if (flag == "--mode") {
       ok = v == "none" || v == "circle" || v == "cardioid";
       c.mode = v == "none" ? sim::AvoidanceMode::none : v == "circle" ? sim::AvoidanceMode::circle : sim::AvoidanceMode::cardioid;

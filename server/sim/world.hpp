@@ -28,6 +28,7 @@
 #include "executor.hpp"
 #include "flow_field.hpp"
 #include "grid_walker.hpp"
+#include "neighbour_scan.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
 #include "tile_map.hpp"
@@ -195,31 +196,16 @@ class World {
   }
   void stage_collisions();
   void stage_states();
-  // A neighbour candidate: its squared distance, index and grid slot; ordered by distance, then
-  // index (which orders as the ids do).
-  struct Candidate {
-    double d2;
-    std::uint32_t index, slot;
-    bool operator<(const Candidate& o) const { return d2 < o.d2 || (d2 == o.d2 && index < o.index); }
-  };
-  // A slot near an agent and its squared distance.
-  struct Near {
-    double d2;
-    std::uint32_t slot;
-  };
   // What one agent's avoidance needs while it is computed (one per worker thread).
   struct Scratch {
     NeighbourBatch batch;                // what gather_neighbours finds
     std::vector<std::uint32_t> ids;      // their ids, when gathered for a trace
     std::vector<Neighbour> neighbours;   // the same as a list, for a traced agent
-    std::vector<Candidate> found, keys;
-    std::vector<Near> near;
+    scan::Candidates found;             // the neighbour search's candidates
+    std::vector<std::uint32_t> order;   // and its scratch
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
     double moved2 = 0;  // the largest squared distance an agent moved in integration
   };
-  // Every candidate's d2 is at most `limit` (which only sizes the histogram the search uses).
-  static Candidate kth_smallest(const std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys);
-  static void keep_nearest(std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys);
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
     Vec2 velocity;
@@ -262,6 +248,7 @@ class World {
   SpatialGrid grid_;
   SpatialGrid obstacle_grid_;
   double max_agent_radius_ = 0;
+  bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
   double moved_ = 0;      // how far any agent moved since the grid was built (stage_integrate)
   bool applied_ = false;  // apply_queued() ran for the coming step
   double max_obstacle_radius_ = 0;

@@ -46,18 +46,14 @@ void World::stage_collisions() {
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
   for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
-    // As in avoidance, but only the line with the radius: detection reads nothing else of it.
-    if (k + kPrefetchAhead < grid_.size()) __builtin_prefetch(&agents_[grid_.index(k + kPrefetchAhead)].def);
+    // All by grid slot: positions from the grid (stage_integrate kept them up to date, not its
+    // cells), radii from the avoidance stage's slot data. No agent record is read: in grid order
+    // the slots near k are near in memory, the records are not.
     const std::size_t i = grid_.index(k);
     const Vec2 at = grid_.position(k);
-    const Agent& a = agents_[i];
-    const double reach = a.def.radius + max_agent_radius_;
-    // The avoidance stage's grid: stage_integrate kept its positions up to date, not its cells.
-    grid_.query_points(at, reach + moved_, [&](std::uint32_t j, Vec2 p, std::uint32_t) {
-      if (j <= i || length_squared(p - at) > reach * reach) return;
-      const Agent& b = agents_[j];
-      if (circles_touch(a.position, a.def.radius, b.position, b.def.radius))
-        scratch.pairs.emplace_back(static_cast<std::uint32_t>(i), j);
+    const double radius = slots_[k].radius;
+    grid_.query_points(at, radius + max_agent_radius_ + moved_, [&](std::uint32_t j, Vec2 p, std::uint32_t slot) {
+      if (j > i && circles_touch(at, radius, p, slots_[slot].radius)) scratch.pairs.emplace_back(static_cast<std::uint32_t>(i), j);
     });
   });
   // Whichever worker found a pair, the sort gives one order.

@@ -53,43 +53,6 @@ Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
 
 }  // namespace
 
-// The k-th smallest candidate (k >= 1, at most found.size()), by distance then id, leaving `found`
-// in its order. A histogram of d2 over [0, limit] first: the bucket holding the k-th is found by
-// counting, without a branch per candidate, and only that bucket's few candidates are ordered.
-// (floor(d2 * s) never decreases as d2 grows, so every candidate of a lower bucket is nearer.)
-// nth_element over all of them, as before, cost a mispredicted branch per comparison.
-World::Candidate World::kth_smallest(const std::vector<Candidate>& found, std::size_t k, double limit,
-                                     std::vector<Candidate>& keys) {
-  constexpr int kBuckets = 64;
-  std::array<std::uint32_t, kBuckets> count{};
-  const double s = limit > 0 && std::isfinite(limit) ? kBuckets / limit : 0.0;
-  auto bucket = [s](double d2) { return std::min(static_cast<int>(d2 * s), kBuckets - 1); };
-  for (const Candidate& c : found) ++count[static_cast<std::size_t>(bucket(c.d2))];
-  int b = 0;
-  std::size_t below = 0;
-  while (below + count[static_cast<std::size_t>(b)] < k) below += count[static_cast<std::size_t>(b++)];
-  keys.resize(found.size());
-  std::size_t n = 0;
-  for (const Candidate& c : found) {  // that bucket's candidates, without a branch
-    keys[n] = c;
-    n += bucket(c.d2) == b;
-  }
-  const auto nth = keys.begin() + static_cast<std::ptrdiff_t>(k - below - 1);
-  std::nth_element(keys.begin(), nth, keys.begin() + static_cast<std::ptrdiff_t>(n));
-  return *nth;
-}
-
-// Keeps the k smallest candidates (k >= 1) in their order.
-void World::keep_nearest(std::vector<Candidate>& found, std::size_t k, double limit, std::vector<Candidate>& keys) {
-  const Candidate last = kth_smallest(found, k, limit, keys);
-  std::size_t kept = 0;
-  for (const Candidate& c : found) {  // a compaction without a branch
-    found[kept] = c;
-    kept += static_cast<std::size_t>((c.d2 < last.d2) | ((c.d2 == last.d2) & (c.index <= last.index)));
-  }
-  found.resize(kept);
-}
-
 const Agent* World::subject_of(const Agent& a) const {
   return a.behaviour.agent == kNoAgent ? nullptr : find(a.behaviour.agent);
 }
@@ -141,11 +104,18 @@ void World::stage_phases() {
 
 void World::stage_grid() {
   max_agent_radius_ = 0;
-  for (const Agent& a : agents_) max_agent_radius_ = std::max(max_agent_radius_, a.def.radius);
-  // Cells about half the reach of the strongest typical push: each query touches a few cells.
+  double min_radius = agents_.empty() ? 0.0 : agents_.front().def.radius;
+  for (const Agent& a : agents_) {
+    max_agent_radius_ = std::max(max_agent_radius_, a.def.radius);
+    min_radius = std::min(min_radius, a.def.radius);
+  }
+  uniform_radius_ = min_radius == max_agent_radius_;
+  // Cells as wide as the reach of the strongest typical push: a query spans two or three rows of
+  // two or three cells. Smaller cells fit the disc better but cost more rows, each a few
+  // branches and a square root: measured, the step is fastest here (issue 10's note).
   const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
   const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
-                                                 std::max(reach / 2, 2 * max_agent_radius_));
+                                                 std::max(reach, 2 * max_agent_radius_));
   grid_.rebuild(agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width, def_.height, cell);
   slots_.resize(agents_.size());
   for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
@@ -172,7 +142,7 @@ std::size_t World::agent_memory_bytes() const {
                       grid_.memory_bytes() + obstacle_grid_.memory_bytes();
   for (const PathState& p : paths_) total += bytes(p.waypoints) + bytes(p.walker.history);
   for (const Scratch& s : scratch_)
-    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + bytes(s.found) + bytes(s.keys) + bytes(s.near) + bytes(s.pairs);
+    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() + bytes(s.order) + bytes(s.pairs);
   return total;
 }
 
@@ -190,10 +160,10 @@ void World::stage_desires() {
 void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
   NeighbourBatch& out = scratch.batch;
   std::vector<std::uint32_t>& ids = scratch.ids;
-  std::vector<Candidate>& found = scratch.found;
+  scan::Candidates& found = scratch.found;
+  const scan::Kernels& kernels = scan::kernels();
   out.clear();
   ids.clear();
-  found.clear();
   const Agent& a = agents_[i];
   // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
   // (A point target has no agent: no search.)
@@ -213,31 +183,39 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
                                 to_goal + a.def.radius + max_agent_radius_);
   const double reach2 = reach * reach;
+  // When every agent has the same radius, the others' cutoff is one number, and d2 <= reach2
+  // already keeps everything beyond the goal out: the filter over the grid's positions is the
+  // whole test but for the agent itself and its subject.
+  const double own_cutoff = (a.def.radius + max_agent_radius_) * scale;
+  const double cutoff2 = uniform_radius_ ? own_cutoff * own_cutoff : HUGE_VAL;
   // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
-  // the positions: a tight loop without branches that keeps those within the limit. Then only
-  // those are checked against the others' data (kept by slot in slots_, never in the agents'
-  // own records, which lie all over memory).
-  std::vector<Near>& near = scratch.near;
+  // the positions: the filter kernel keeps those within the limit, eight slots at a time where
+  // the processor can. Then only those are checked against the others' data (kept by slot in
+  // slots_, never in the agents' own records, which lie all over memory), in place.
   auto collect = [&](double radius, double limit) {
     std::size_t n = 0;
-    const double* xs = grid_.xs();
-    const double* ys = grid_.ys();
     grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
-      if (near.size() < n + (end - begin)) near.resize(2 * (n + (end - begin)));
-      for (std::uint32_t k = begin; k < end; ++k) {
-        const double dx = xs[k] - a.position.x, dy = ys[k] - a.position.y;
-        near[n] = {dx * dx + dy * dy, k};
-        n += near[n].d2 <= limit;
-      }
+      found.reserve(n + (end - begin));
+      n += kernels.filter(grid_.xs(), grid_.ys(), begin, end, a.position.x, a.position.y, limit, cutoff2,
+                          found.d2.data() + n, found.slot.data() + n);
     });
-    for (std::size_t m = 0; m < n; ++m) {
-      const auto [d2, k] = near[m];
-      const SlotData& o = slots_[k];
+    std::size_t kept = 0;
+    for (std::size_t m = 0; m < n; ++m) {  // a compaction without a branch
+      const double d2 = found.d2[m];
+      const std::uint32_t k = found.slot[m];
       const std::uint32_t j = grid_.index(k);
-      const double cutoff = (a.def.radius + o.radius) * scale;
-      if (j == i || j == skip || d2 >= cutoff * cutoff || beyond_goal(d2, o.radius)) continue;
-      found.push_back({d2, j, k});
+      found.d2[kept] = d2;
+      found.slot[kept] = k;
+      found.index[kept] = j;
+      bool keep = (j != i) & (j != skip);
+      if (!uniform_radius_) {
+        const double r = slots_[k].radius;
+        const double cutoff = (a.def.radius + r) * scale;
+        keep = keep & (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
+      }
+      kept += static_cast<std::size_t>(keep);
     }
+    return kept;
   };
   // With a cap, the K nearest (ties by id, that is by index). A bound on the K-th nearest distance from the agent's
   // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
@@ -245,20 +223,22 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   const std::size_t K = def_.avoidance.max_neighbours;
   double bound = reach2;
   if (K > 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
-    collect(0.0, reach2);
-    if (found.size() >= K) bound = std::min(bound, kth_smallest(found, K, reach2, scratch.keys).d2);
-    found.clear();
+    std::size_t n = collect(0.0, reach2);
+    if (n >= K) {
+      if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
+      bound = std::min(bound, *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
+    }
   }
-  collect(std::min(reach, std::sqrt(bound)), bound);
+  std::size_t n = collect(std::min(reach, std::sqrt(bound)), bound);
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
-  if (K > 0 && found.size() > K) keep_nearest(found, K, bound, scratch.keys);
-  out.resize(found.size());
-  for (std::size_t m = 0; m < found.size(); ++m) {
-    const std::uint32_t k = found[m].slot;
+  if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
+  out.resize(n);
+  for (std::size_t m = 0; m < n; ++m) {
+    const std::uint32_t k = found.slot[m];
     const SlotData& o = slots_[k];
     out.set(m, grid_.position(k), o.velocity, o.radius, false);
     // Ids only matter to a trace; reading them would touch every neighbour's record.
-    if (with_ids) ids.push_back(agents_[found[m].index].id);
+    if (with_ids) ids.push_back(agents_[found.index[m]].id);
   }
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {

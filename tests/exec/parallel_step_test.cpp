@@ -89,11 +89,14 @@ TEST(ParallelStep, SameHashOnOneTwoAndFourThreads) {
 }
 
 TEST(ParallelStep, SameHashWithEveryAvoidanceKernel) {
-  // The SSE2 kernel and the widest one this machine has, two threads against one.
+  // The SSE2 kernels (avoidance and neighbour search) and the widest this machine has, two threads
+  // against one.
   ASSERT_TRUE(sim::use_avoidance_kernel("base"));
+  ASSERT_TRUE(sim::scan::use_kernels("base"));
   sim::World narrow = crowd(3000, 16);
   for (int t = 0; t < 30; ++t) narrow.step();
   ASSERT_TRUE(sim::use_avoidance_kernel(""));
+  ASSERT_TRUE(sim::scan::use_kernels(""));
   sim::World wide = crowd(3000, 16);
   exec::ThreadPool pool(2);
   wide.set_executor(&pool);
