@@ -13,15 +13,18 @@
 namespace herd::sim::scan {
 namespace {
 
-std::size_t filter_base(const double* xs, const double* ys, std::uint32_t begin, std::uint32_t end, double px,
-                        double py, double le, double lt, double* d2, std::uint32_t* slot) {
+std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t* items, std::uint32_t begin,
+                        std::uint32_t end, double px, double py, double le, double lt, std::uint32_t self,
+                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index) {
   std::size_t n = 0;
   for (std::uint32_t s = begin; s < end; ++s) {  // a compaction without a branch
     const double dx = xs[s] - px, dy = ys[s] - py;
     const double d = dx * dx + dy * dy;
+    const std::uint32_t j = items[s];
     d2[n] = d;
     slot[n] = s;
-    n += static_cast<std::size_t>((d <= le) & (d < lt));
+    index[n] = j;
+    n += static_cast<std::size_t>((d <= le) & (d < lt) & (j != self) & (j != skip));
   }
   return n;
 }
@@ -86,11 +89,13 @@ HERD_AVX512 __mmask8 live_lanes(std::size_t left) {
 // Eight slots at a time: masked loads past the run's end read nothing; the kept lanes are
 // compressed to the front of a register and stored whole (the slack takes the rest), which is
 // much faster than a compressing store on some processors.
-HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, std::uint32_t begin, std::uint32_t end,
-                                      double px, double py, double le, double lt, double* d2,
-                                      std::uint32_t* slot) {
+HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, const std::uint32_t* items,
+                                      std::uint32_t begin, std::uint32_t end, double px, double py, double le,
+                                      double lt, std::uint32_t self, std::uint32_t skip, double* d2,
+                                      std::uint32_t* slot, std::uint32_t* index) {
   const __m512d vpx = _mm512_set1_pd(px), vpy = _mm512_set1_pd(py);
   const __m512d vle = _mm512_set1_pd(le), vlt = _mm512_set1_pd(lt);
+  const __m256i vself = _mm256_set1_epi32(static_cast<int>(self)), vskip = _mm256_set1_epi32(static_cast<int>(skip));
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   std::size_t n = 0;
   for (std::uint32_t s = begin; s < end; s += 8) {
@@ -98,10 +103,15 @@ HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, std::u
     const __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(live, xs + s), vpx);
     const __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(live, ys + s), vpy);
     const __m512d d = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
-    const __mmask8 keep = _mm512_mask_cmp_pd_mask(_mm512_mask_cmp_pd_mask(live, d, vle, _CMP_LE_OQ), d, vlt, _CMP_LT_OQ);
+    const __m256i j = _mm256_maskz_loadu_epi32(live, items + s);
+    __mmask8 keep = _mm512_mask_cmp_pd_mask(live, d, vle, _CMP_LE_OQ);
+    keep = _mm512_mask_cmp_pd_mask(keep, d, vlt, _CMP_LT_OQ);
+    keep = _mm256_mask_cmpneq_epu32_mask(keep, j, vself);
+    keep = _mm256_mask_cmpneq_epu32_mask(keep, j, vskip);
     _mm512_storeu_pd(d2 + n, _mm512_maskz_compress_pd(keep, d));
     const __m256i slots = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(s)), iota);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n), _mm256_maskz_compress_epi32(keep, slots));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + n), _mm256_maskz_compress_epi32(keep, j));
     n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
   }
   return n;
@@ -112,24 +122,47 @@ HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, std::u
 // it the n^2 comparisons cost more than the histogram.
 constexpr std::size_t kRankMax = 64;
 
+// The ranks' comparisons with the candidates held in C registers of each kind, loaded once: the
+// lanes past n hold an infinite distance, which never comes before a candidate's.
+template <std::size_t C>
+HERD_AVX512 std::uint64_t ranked_below(const Candidates& c, std::size_t n, std::size_t k) {
+  __m512d d[C];
+  __m256i x[C];
+  const __m512d inf = _mm512_set1_pd(HUGE_VAL);
+  for (std::size_t j = 0; j < C; ++j) {
+    const __mmask8 live = live_lanes(n - 8 * j);
+    d[j] = _mm512_mask_loadu_pd(inf, live, c.d2.data() + 8 * j);
+    x[j] = _mm256_maskz_loadu_epi32(live, c.index.data() + 8 * j);
+  }
+  std::uint64_t keep = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const __m512d di = _mm512_set1_pd(c.d2[i]);
+    const __m256i xi = _mm256_set1_epi32(static_cast<int>(c.index[i]));
+    std::size_t before = 0;
+    for (std::size_t j = 0; j < C; ++j) {
+      const __mmask8 nearer = _mm512_cmp_pd_mask(d[j], di, _CMP_LT_OQ);
+      const __mmask8 tie = _mm512_cmp_pd_mask(d[j], di, _CMP_EQ_OQ);
+      const __mmask8 tie_before = _mm256_mask_cmplt_epu32_mask(tie, x[j], xi);
+      before += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(nearer | tie_before)));
+    }
+    keep |= static_cast<std::uint64_t>(before < k) << i;
+  }
+  return keep;
+}
+
 HERD_AVX512 std::size_t keep_nearest_avx512(Candidates& c, std::size_t n, std::size_t k, double limit,
                                             std::vector<std::uint32_t>& scratch) {
   if (n > kRankMax) return keep_upto(c, n, kth_nearest(c, n, k, limit, scratch));
   std::uint64_t keep = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const __m512d di = _mm512_set1_pd(c.d2[i]);
-    const __m256i ii = _mm256_set1_epi32(static_cast<int>(c.index[i]));
-    std::size_t before = 0;
-    for (std::size_t j = 0; j < n; j += 8) {
-      const __mmask8 live = live_lanes(n - j);
-      const __m512d dj = _mm512_maskz_loadu_pd(live, c.d2.data() + j);
-      const __m256i ij = _mm256_maskz_loadu_epi32(live, c.index.data() + j);
-      const __mmask8 nearer = _mm512_mask_cmp_pd_mask(live, dj, di, _CMP_LT_OQ);
-      const __mmask8 tie = _mm512_mask_cmp_pd_mask(live, dj, di, _CMP_EQ_OQ);
-      const __mmask8 tie_before = _mm256_mask_cmplt_epu32_mask(tie, ij, ii);
-      before += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(nearer | tie_before)));
-    }
-    keep |= static_cast<std::uint64_t>(before < k) << i;
+  switch ((n + 7) / 8) {
+    case 1: keep = ranked_below<1>(c, n, k); break;
+    case 2: keep = ranked_below<2>(c, n, k); break;
+    case 3: keep = ranked_below<3>(c, n, k); break;
+    case 4: keep = ranked_below<4>(c, n, k); break;
+    case 5: keep = ranked_below<5>(c, n, k); break;
+    case 6: keep = ranked_below<6>(c, n, k); break;
+    case 7: keep = ranked_below<7>(c, n, k); break;
+    default: keep = ranked_below<8>(c, n, k); break;
   }
   // Compacted in place, eight at a time: a store at `kept` <= j reaches no further than the
   // lanes just loaded.

@@ -92,6 +92,7 @@ class SpatialGrid {
     xs_[slot] = p.x;
     ys_[slot] = p.y;
   }
+  const std::uint32_t* items() const { return items_.data(); }  // index(slot) for every slot
   const double* xs() const { return xs_.data(); }
   const double* ys() const { return ys_.data(); }
 

@@ -49,11 +49,26 @@ void World::stage_collisions() {
     // All by grid slot: positions from the grid (stage_integrate kept them up to date, not its
     // cells), radii from the avoidance stage's slot data. No agent record is read: in grid order
     // the slots near k are near in memory, the records are not.
-    const std::size_t i = grid_.index(k);
+    const std::uint32_t i = grid_.index(k);
     const Vec2 at = grid_.position(k);
     const double radius = slots_[k].radius;
-    grid_.query_points(at, radius + max_agent_radius_ + moved_, [&](std::uint32_t j, Vec2 p, std::uint32_t slot) {
-      if (j > i && circles_touch(at, radius, p, slots_[slot].radius)) scratch.pairs.emplace_back(static_cast<std::uint32_t>(i), j);
+    auto& pairs = scratch.pairs;
+    scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now
+    const double reach = radius + max_agent_radius_;
+    grid_.query_runs(at, reach + moved_, [&](std::uint32_t begin, std::uint32_t end) {
+      near.reserve(end - begin);
+      const std::size_t m = scan::kernels().filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y,
+                                                   reach * reach, HUGE_VAL, i, i, near.d2.data(), near.slot.data(),
+                                                   near.index.data());
+      std::size_t n = pairs.size();
+      pairs.resize(n + m);
+      for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
+        const std::uint32_t j = near.index[q];
+        const double touch = radius + slots_[near.slot[q]].radius;
+        pairs[n] = {i, j};
+        n += static_cast<std::size_t>((j > i) & (near.d2[q] <= touch * touch));
+      }
+      pairs.resize(n);
     });
   });
   // Whichever worker found a pair, the sort gives one order.

@@ -189,31 +189,29 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   const double own_cutoff = (a.def.radius + max_agent_radius_) * scale;
   const double cutoff2 = uniform_radius_ ? own_cutoff * own_cutoff : HUGE_VAL;
   // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
-  // the positions: the filter kernel keeps those within the limit, eight slots at a time where
-  // the processor can. Then only those are checked against the others' data (kept by slot in
-  // slots_, never in the agents' own records, which lie all over memory), in place.
+  // the positions: the filter kernel keeps those within the limit, but for the agent itself and
+  // its subject, eight slots at a time where the processor can. Then, only when radii differ,
+  // those are checked against the others' radii (kept by slot in slots_, never in the agents' own
+  // records, which lie all over memory), in place.
+  const std::uint32_t self = static_cast<std::uint32_t>(i), subject = static_cast<std::uint32_t>(skip);
   auto collect = [&](double radius, double limit) {
     std::size_t n = 0;
     grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
       found.reserve(n + (end - begin));
-      n += kernels.filter(grid_.xs(), grid_.ys(), begin, end, a.position.x, a.position.y, limit, cutoff2,
-                          found.d2.data() + n, found.slot.data() + n);
+      n += kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x, a.position.y, limit,
+                          cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n, found.index.data() + n);
     });
+    if (uniform_radius_) return n;
     std::size_t kept = 0;
     for (std::size_t m = 0; m < n; ++m) {  // a compaction without a branch
       const double d2 = found.d2[m];
       const std::uint32_t k = found.slot[m];
-      const std::uint32_t j = grid_.index(k);
       found.d2[kept] = d2;
       found.slot[kept] = k;
-      found.index[kept] = j;
-      bool keep = (j != i) & (j != skip);
-      if (!uniform_radius_) {
-        const double r = slots_[k].radius;
-        const double cutoff = (a.def.radius + r) * scale;
-        keep = keep & (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
-      }
-      kept += static_cast<std::size_t>(keep);
+      found.index[kept] = found.index[m];
+      const double r = slots_[k].radius;
+      const double cutoff = (a.def.radius + r) * scale;
+      kept += static_cast<std::size_t>((d2 < cutoff * cutoff) & !beyond_goal(d2, r));
     }
     return kept;
   };

@@ -27,49 +27,67 @@ class NeighbourScan : public ::testing::TestWithParam<const char*> {
 
 struct Kept {
   std::vector<double> d2;
-  std::vector<std::uint32_t> slot;
+  std::vector<std::uint32_t> slot, index;
 };
 
-Kept filter(const Kernels& k, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t begin,
-            std::uint32_t end, double px, double py, double le, double lt) {
+struct SlotRun {
+  std::vector<double> xs, ys;
+  std::vector<std::uint32_t> items;
+  std::uint32_t begin = 0, end = 0, self = 0, skip = 0;
+  double px = 0, py = 0, le = 0, lt = 0;
+};
+
+Kept filter(const Kernels& k, const SlotRun& r) {
   Candidates c;
-  c.reserve(end - begin);
+  c.reserve(r.end - r.begin);
   // Poison what the kernel may overwrite, so that a count past what it wrote shows.
   std::fill(c.d2.begin(), c.d2.end(), -1.0);
-  const std::size_t n = k.filter(xs.data(), ys.data(), begin, end, px, py, le, lt, c.d2.data(), c.slot.data());
-  return {{c.d2.begin(), c.d2.begin() + static_cast<std::ptrdiff_t>(n)},
-          {c.slot.begin(), c.slot.begin() + static_cast<std::ptrdiff_t>(n)}};
+  const std::size_t n = k.filter(r.xs.data(), r.ys.data(), r.items.data(), r.begin, r.end, r.px, r.py, r.le, r.lt,
+                                 r.self, r.skip, c.d2.data(), c.slot.data(), c.index.data());
+  const auto to = static_cast<std::ptrdiff_t>(n);
+  return {{c.d2.begin(), c.d2.begin() + to}, {c.slot.begin(), c.slot.begin() + to}, {c.index.begin(), c.index.begin() + to}};
 }
 
 TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
   Rng rng(5);
   int kept = 0;
   for (int trial = 0; trial < 2000; ++trial) {
+    SlotRun r;
     const std::uint32_t len = static_cast<std::uint32_t>(rng.uniform(0, 40));
-    const std::uint32_t begin = static_cast<std::uint32_t>(rng.uniform(0, 9));
-    std::vector<double> xs(begin + len), ys(begin + len);
-    for (std::size_t s = 0; s < xs.size(); ++s) {
-      xs[s] = rng.uniform(0, 30);
-      ys[s] = rng.uniform(0, 30);
+    r.begin = static_cast<std::uint32_t>(rng.uniform(0, 9));
+    r.end = r.begin + len;
+    for (std::uint32_t s = 0; s < r.end; ++s) {
+      r.xs.push_back(rng.uniform(0, 30));
+      r.ys.push_back(rng.uniform(0, 30));
+      r.items.push_back(1000 + 7 * s % 41);
     }
-    const double px = rng.uniform(0, 30), py = rng.uniform(0, 30);
-    if (len > 0 && trial % 5 == 0) xs[begin] = std::numeric_limits<double>::quiet_NaN();  // never kept
-    double le = rng.uniform(0, 400), lt = trial % 3 == 0 ? HUGE_VAL : rng.uniform(0, 400);
+    r.px = rng.uniform(0, 30);
+    r.py = rng.uniform(0, 30);
+    if (len > 0 && trial % 5 == 0) r.xs[r.begin] = std::numeric_limits<double>::quiet_NaN();  // never kept
+    r.le = rng.uniform(0, 400);
+    r.lt = trial % 3 == 0 ? HUGE_VAL : rng.uniform(0, 400);
     if (len > 1 && trial % 4 == 0) {  // both bounds exactly on a candidate's distance
-      const double dx = xs[begin + 1] - px, dy = ys[begin + 1] - py;
-      le = dx * dx + dy * dy;
-      lt = trial % 8 == 0 ? le : HUGE_VAL;
+      const double dx = r.xs[r.begin + 1] - r.px, dy = r.ys[r.begin + 1] - r.py;
+      r.le = dx * dx + dy * dy;
+      r.lt = trial % 8 == 0 ? r.le : HUGE_VAL;
     }
-    const Kept want = filter(base_, xs, ys, begin, begin + len, px, py, le, lt);
-    const Kept got = filter(*wide_, xs, ys, begin, begin + len, px, py, le, lt);
+    // The agent itself and its subject, in the run or not.
+    r.self = len > 2 ? r.items[r.begin + 2] : 5;
+    r.skip = trial % 2 == 0 && len > 0 ? r.items[r.end - 1] : 7;
+    const Kept want = filter(base_, r);
+    const Kept got = filter(*wide_, r);
     ASSERT_EQ(got.slot, want.slot) << "trial " << trial;
+    ASSERT_EQ(got.index, want.index) << "trial " << trial;
     ASSERT_EQ(got.d2.size(), want.d2.size());
     ASSERT_EQ(std::memcmp(got.d2.data(), want.d2.data(), got.d2.size() * sizeof(double)), 0) << "trial " << trial;
     for (std::size_t m = 0; m < want.slot.size(); ++m) {
       const std::uint32_t s = want.slot[m];
-      EXPECT_TRUE(s >= begin && s < begin + len);
-      EXPECT_LE(want.d2[m], le);
-      EXPECT_LT(want.d2[m], lt);
+      EXPECT_TRUE(s >= r.begin && s < r.end);
+      EXPECT_EQ(want.index[m], r.items[s]);
+      EXPECT_NE(want.index[m], r.self);
+      EXPECT_NE(want.index[m], r.skip);
+      EXPECT_LE(want.d2[m], r.le);
+      EXPECT_LT(want.d2[m], r.lt);
     }
     kept += static_cast<int>(want.slot.size());
   }
