@@ -36,7 +36,7 @@ struct Push {
 Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred) {
   const double along = dot(u, away), side = cross(u, away);
   const double beta = qt::atan2_first_quadrant(std::max(-along, 0.0), std::abs(side));
-  const double v = beta / (kPi / 2);
+  const double v = beta * (2 / kPi);  // a product: no division per neighbour
   const double turn = kPi * weight * (1 - std::sqrt(std::max(0.0, 1 - v * v))) / 2;
   const double sign = kPi / 2 - beta < kDeadAhead ? side_sign(preferred) : (side > 0 ? 1.0 : -1.0);
   const qt::SinCos r = qt::sin_cos_half_turn(-turn * sign);
