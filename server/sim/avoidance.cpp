@@ -416,9 +416,20 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
                      perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
                      def.crossing};
+  // The kernel runs whole vectors of eight: the lanes past n hold a harmless obstacle (a unit
+  // away, at rest), so the compiler's scalar remainder loop, many times slower per neighbour,
+  // never runs. Each lane is computed on its own, and nothing reads the padding's results.
+  const std::size_t lanes = (n + 7) & ~std::size_t{7};
   for (std::vector<double>* v : {&b.raw_x, &b.raw_y, &b.adjusted_x, &b.adjusted_y, &b.weight, &b.crossing})
-    if (v->size() < n) v->resize(n);
+    if (v->size() < lanes) v->resize(lanes);
+  b.x.resize(lanes, self.position.x + 1);
+  b.y.resize(lanes, self.position.y);
+  b.vx.resize(lanes, 0.0);
+  b.vy.resize(lanes, 0.0);
+  b.radius.resize(lanes, 1.0);
+  b.obstacle.resize(lanes, 1.0);
   chosen_kernel(k, b);
+  b.resize(n);
   const bool circle = def.mode == AvoidanceMode::circle;  // the kernel's pushes are cardioid ones
   Vec2 sum_raw, sum_adjusted;
   for (std::size_t i = 0; i < n; ++i) {
