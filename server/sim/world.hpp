@@ -205,6 +205,7 @@ class World {
     std::vector<std::uint32_t> order;   // and its scratch
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
     double moved2 = 0;  // the largest squared distance an agent moved in integration
+    double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
   };
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {

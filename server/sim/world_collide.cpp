@@ -81,7 +81,7 @@ void World::stage_collisions() {
   // agent, not by slot (16 bytes per agent saved: issue 10's memory).
   slots_.resize(agents_.size());
   auto delta = [this](std::size_t i) -> Vec2& { return slots_[i].velocity; };
-  for (SlotData& d : slots_) d.velocity = {};
+  for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
   touching_next_.clear();
   auto begins = [this](std::uint64_t key) {
     touching_next_.push_back(key);
@@ -106,12 +106,14 @@ void World::stage_collisions() {
     collisions_.push_back({a.id, b.id, false, collision_point(a.position, a.def.radius, b.position, b.def.radius),
                            length(dva) * a.def.mass});
   }
-  for (std::size_t i = 0; i < agents_.size(); ++i) agents_[i].velocity += delta(i);
+  // The loops over every agent run on the workers: each touches one agent (at 100,000 agents,
+  // serial, they were a tenth of a two-thread step).
+  for_each_agent(agents_.size(), [&](std::size_t i, Scratch&) { agents_[i].velocity += delta(i); });
 
   // Overlap left after the response: pushed apart in proportion to the other's mass, a few
   // Jacobi passes over the same pairs.
   for (int pass = 0; pass < def_.position_iterations; ++pass) {
-    for (SlotData& d : slots_) d.velocity = {};
+    for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
     bool any = false;
     for (const auto& [i, j] : pairs_) {
       const Agent& a = agents_[i];
@@ -125,7 +127,7 @@ void World::stage_collisions() {
       delta(j) -= n * (overlap * share_b);
     }
     if (!any) break;
-    for (std::size_t i = 0; i < agents_.size(); ++i) agents_[i].position += delta(i);
+    for_each_agent(agents_.size(), [&](std::size_t i, Scratch&) { agents_[i].position += delta(i); });
   }
 
   // Static obstacles do not move: the agent bounces off and is put back outside.
@@ -151,11 +153,12 @@ void World::stage_collisions() {
   }
   std::sort(touching_next_.begin(), touching_next_.end());
   touching_.swap(touching_next_);
-  for (Agent& a : agents_) {
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+    Agent& a = agents_[i];
     const double r = std::min({a.def.radius, def_.width / 2, def_.height / 2});
     a.position.x = std::clamp(a.position.x, r, def_.width - r);
     a.position.y = std::clamp(a.position.y, r, def_.height - r);
-  }
+  });
 }
 
 }  // namespace herd::sim
