@@ -311,17 +311,9 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
 
 // ---- The batch form ----------------------------------------------------------------------------
 
-void NeighbourBatch::clear() {
-  for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle}) v->clear();
-}
-
 void NeighbourBatch::push(Vec2 position, Vec2 velocity, double r, bool is_obstacle) {
-  x.push_back(position.x);
-  y.push_back(position.y);
-  vx.push_back(velocity.x);
-  vy.push_back(velocity.y);
-  radius.push_back(r);
-  obstacle.push_back(is_obstacle ? 1.0 : 0.0);
+  resize(n_ + 1);
+  set(n_ - 1, position, velocity, r, is_obstacle);
 }
 
 std::size_t NeighbourBatch::memory_bytes() const {
@@ -332,7 +324,13 @@ std::size_t NeighbourBatch::memory_bytes() const {
 }
 
 void NeighbourBatch::resize(std::size_t n) {
-  for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle}) v->resize(n);
+  const std::size_t lanes = (n + kLanes - 1) / kLanes * kLanes;
+  if (x.size() < lanes) {
+    const std::size_t size = std::max(lanes, 2 * x.size());
+    for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &weight, &crossing})
+      v->resize(size);
+  }
+  n_ = n;
 }
 
 Neighbour NeighbourBatch::at(std::size_t i, std::uint32_t id) const {
@@ -416,20 +414,12 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
                      perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
                      def.crossing};
-  // The kernel runs whole vectors of eight: the lanes past n hold a harmless obstacle (a unit
-  // away, at rest), so the compiler's scalar remainder loop, many times slower per neighbour,
-  // never runs. Each lane is computed on its own, and nothing reads the padding's results.
-  const std::size_t lanes = (n + 7) & ~std::size_t{7};
-  for (std::vector<double>* v : {&b.raw_x, &b.raw_y, &b.adjusted_x, &b.adjusted_y, &b.weight, &b.crossing})
-    if (v->size() < lanes) v->resize(lanes);
-  b.x.resize(lanes, self.position.x + 1);
-  b.y.resize(lanes, self.position.y);
-  b.vx.resize(lanes, 0.0);
-  b.vy.resize(lanes, 0.0);
-  b.radius.resize(lanes, 1.0);
-  b.obstacle.resize(lanes, 1.0);
-  chosen_kernel(k, b);
-  b.resize(n);
+  // The kernel runs whole vectors: the lanes past n hold a harmless obstacle (a unit away, at
+  // rest), so the compiler's scalar remainder loop, many times slower per neighbour, never runs.
+  // Each lane is computed on its own, and nothing reads the padding's results.
+  const std::size_t lanes = (n + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  for (std::size_t i = n; i < lanes; ++i) b.set(i, self.position + Vec2{1, 0}, {}, 1.0, true);
+  chosen_kernel(k, b, lanes);
   const bool circle = def.mode == AvoidanceMode::circle;  // the kernel's pushes are cardioid ones
   Vec2 sum_raw, sum_adjusted;
   for (std::size_t i = 0; i < n; ++i) {

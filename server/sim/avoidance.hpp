@@ -118,12 +118,15 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
 // the pipeline over them in vector registers: the same operations in the same order as the span
 // form, so the same bits (tests/sim/avoidance_batch_test.cpp), several neighbours at a time.
 struct NeighbourBatch {
+  // The arrays hold whole vectors of this many lanes past size() (the kernel pads them), and never
+  // shrink: a step resizes a batch per agent without filling or freeing memory.
+  static constexpr std::size_t kLanes = 8;
   std::vector<double> x, y, vx, vy, radius, obstacle;  // obstacle: 1 for a static obstacle, else 0
   std::vector<double> raw_x, raw_y, adjusted_x, adjusted_y, weight, crossing;  // scratch
-  std::size_t size() const { return x.size(); }
-  void clear();
+  std::size_t size() const { return n_; }
+  void clear() { n_ = 0; }
   void push(Vec2 position, Vec2 velocity, double r, bool is_obstacle);
-  void resize(std::size_t n);  // the input arrays; then set() each
+  void resize(std::size_t n);  // the count; then set() each new one
   void set(std::size_t i, Vec2 position, Vec2 velocity, double r, bool is_obstacle) {
     x[i] = position.x;
     y[i] = position.y;
@@ -134,6 +137,9 @@ struct NeighbourBatch {
   }
   Neighbour at(std::size_t i, std::uint32_t id = 0) const;
   std::size_t memory_bytes() const;  // heap bytes held (the arrays' capacities)
+
+ private:
+  std::size_t n_ = 0;
 };
 
 // The direction to move in, as the span form without a trace.
