@@ -40,6 +40,7 @@ constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
 constexpr auto kSweepPeriod = std::chrono::milliseconds(250);  // slow-consumer and close checks
+constexpr std::size_t kParallelSendMin = 64;  // fewer binary sessions: their writes start here
 constexpr std::string_view kServerName = "herd/" HERD_VERSION;
 
 SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
@@ -82,7 +83,7 @@ struct Server::Impl {
   // world is replaced first).
   std::deque<std::pair<sim::CommandOrigin, sim::Command>> queued;
   bool paused = false;
-  std::uint64_t overruns_before = 0, dropped_before = 0;  // from schedules replaced by a restart
+  std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
@@ -131,6 +132,7 @@ struct Server::Impl {
   void send_welcomes();
   std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
   std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
+  std::uint64_t total_late_wakes() const { return late_wakes_before + schedule.late_wakes(); }
   void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
     if (config.log) config.log(format_log(level, event, fields));
   }
@@ -732,7 +734,16 @@ void Server::Impl::broadcast_snapshot() {
     for (auto& s : binary) viewers.push_back(&s->binary());
     std::vector<SharedBytes> frames;
     binary_feed.frames_for(viewers, frames, &pool);
-    for (std::size_t i = 0; i < binary.size(); ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
+    // The writes start on the pool too: with a thousand sessions, their sendmsg calls (which on
+    // loopback also run the receiving side's TCP) were a third of this thread's time. Safe: this
+    // thread is the io_context's only one and is inside parallel_for, so no completion handler
+    // runs meanwhile; each session is touched by one thread; asio's scheduler and reactor lock
+    // for operations started on other threads; the counters are atomic.
+    auto send = [&](std::size_t begin, std::size_t end, std::size_t) {
+      for (std::size_t i = begin; i < end; ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
+    };
+    if (binary.size() >= kParallelSendMin && pool.workers() > 1) pool.parallel_for(binary.size(), send);
+    else send(0, binary.size(), 0);
   }
   pending_collisions.clear();
 }
@@ -741,6 +752,7 @@ void Server::Impl::restart_schedule() {
   // A fresh schedule from now: no burst of catch-up ticks after a pause or a rate change.
   overruns_before += schedule.overruns();
   dropped_before += schedule.ticks_dropped();
+  late_wakes_before += schedule.late_wakes();
   schedule = TickSchedule(config.tick_rate, config.max_catchup_ticks);
   cadence = SnapshotCadence(config.tick_rate, config.snapshot_rate);
   start_time = Clock::now();
@@ -862,6 +874,7 @@ std::string Server::Impl::metrics_text() const {
   m.tick = world.tick();
   m.overruns = total_overruns();
   m.ticks_dropped = total_dropped();
+  m.late_wakes = total_late_wakes();
   m.agents = world.agents().size();
   for (const auto& [id, weak] : ws_sessions)
     if (auto s = weak.lock()) (!s->greeted() ? m.ungreeted : s->role() == protocol::Role::viewer ? m.viewers : m.commanders)++;
