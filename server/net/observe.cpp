@@ -66,6 +66,9 @@ std::string render_prometheus(const MetricsView& m) {
   line(out, "herd_tick_overruns_total", m.overruns);
   head(out, "herd_ticks_dropped_total", "counter", "Ticks skipped to catch up.");
   line(out, "herd_ticks_dropped_total", m.ticks_dropped);
+  head(out, "herd_tick_late_wakes_total", "counter",
+       "Tick-loop wakes that ran more than one tick back to back (one snapshot for them all).");
+  line(out, "herd_tick_late_wakes_total", m.late_wakes);
   head(out, "herd_agents", "gauge", "Agents in the world.");
   line(out, "herd_agents", m.agents);
   head(out, "herd_sessions", "gauge", "Open WebSocket sessions by role.");

@@ -49,7 +49,7 @@ std::string_view to_string(Refusal r);
 std::uint64_t resident_memory_bytes();
 
 struct MetricsView {
-  std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, agents = 0;
+  std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, late_wakes = 0, agents = 0;
   std::uint64_t viewers = 0, commanders = 0, ungreeted = 0;
   std::uint64_t snapshots_sent = 0, snapshots_dropped = 0, bytes_out = 0;
   std::uint64_t commands_accepted = 0, commands_rejected = 0;

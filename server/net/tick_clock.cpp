@@ -21,6 +21,7 @@ int TickSchedule::due(Duration elapsed) {
     ++overruns_;
     n = static_cast<std::uint64_t>(max_catchup_);
   }
+  if (n > 1) ++late_;
   run_ += n;
   return static_cast<int>(n);
 }

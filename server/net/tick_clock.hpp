@@ -27,6 +27,9 @@ class TickSchedule {
   std::uint64_t ticks_run() const { return run_; }
   std::uint64_t overruns() const { return overruns_; }          // wakes that had to drop ticks
   std::uint64_t ticks_dropped() const { return dropped_; }
+  // Wakes that found more than one tick due: they ran their ticks back to back, so the snapshots
+  // of all but the last never existed (a client sees a gap in the ticks).
+  std::uint64_t late_wakes() const { return late_; }
 
  private:
   double period_ns_;
@@ -34,6 +37,7 @@ class TickSchedule {
   std::uint64_t run_ = 0;      // ticks handed out by due()
   std::uint64_t dropped_ = 0;  // ticks skipped; tick k's deadline is (run_ + dropped_) * period
   std::uint64_t overruns_ = 0;
+  std::uint64_t late_ = 0;
 };
 
 // Which ticks carry a snapshot: snapshot n goes out at the first tick t with

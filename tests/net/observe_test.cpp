@@ -20,6 +20,14 @@ TEST(Prometheus, HistogramBucketsAreCumulativeWithInfinity) {
   EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos) << "every code listed";
 }
 
+TEST(Prometheus, LateWakesAreACounter) {
+  MetricsView m;
+  m.late_wakes = 7;
+  const std::string text = render_prometheus(m);
+  EXPECT_NE(text.find("# TYPE herd_tick_late_wakes_total counter\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("herd_tick_late_wakes_total 7\n"), std::string::npos) << text;
+}
+
 TEST(Log, OneLineWithTimeLevelEventAndQuotedFields) {
   const std::string line = format_log(LogLevel::warn, "tick_overrun", {{"tick", "42"}, {"client", "my \"viewer\" = 1"}, {"empty", ""}});
   EXPECT_EQ(line.find('\n'), std::string::npos);

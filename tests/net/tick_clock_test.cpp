@@ -13,7 +13,9 @@ TEST(TickSchedule, StepsOnceEachPeriod) {
   EXPECT_EQ(s.next_deadline(), milliseconds(10));
   EXPECT_EQ(s.due(milliseconds(10)), 1);
   EXPECT_EQ(s.due(milliseconds(19)), 0);
-  EXPECT_EQ(s.due(milliseconds(31)), 2);
+  EXPECT_EQ(s.late_wakes(), 0u);
+  EXPECT_EQ(s.due(milliseconds(31)), 2);  // a late wake: two ticks, one snapshot after them
+  EXPECT_EQ(s.late_wakes(), 1u);
   EXPECT_EQ(s.next_deadline(), milliseconds(40));
   EXPECT_EQ(s.ticks_run(), 3u);
   EXPECT_EQ(s.overruns(), 0u);
