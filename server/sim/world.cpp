@@ -87,6 +87,20 @@ std::size_t World::index_of(AgentId id) const {
   return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : agents_.size();
 }
 
+std::size_t World::index_of_from(AgentId id, std::size_t hint) const {
+  const std::size_t n = agents_.size();
+  if (hint >= n || agents_[hint].id > id) return index_of(id);
+  std::size_t lo = hint, step = 1;  // agents_[lo].id <= id
+  while (lo + step < n && agents_[lo + step].id <= id) {
+    lo += step;
+    step *= 2;
+  }
+  const auto first = agents_.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto last = agents_.begin() + static_cast<std::ptrdiff_t>(std::min(n, lo + step));
+  auto it = std::lower_bound(first, last, id, [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : n;
+}
+
 const PathState& World::path_of(std::size_t i) const {
   static const PathState kNoPath;
   return i < paths_.size() ? paths_[i] : kNoPath;

@@ -173,6 +173,9 @@ class World {
   bool inside(Vec2 p) const;
   Agent make_agent(const SpawnAgent& spec);
   std::size_t index_of(AgentId id) const;  // agents_.size() when absent
+  // The same, searching forward from `hint` first (galloping): a walk over ids in increasing
+  // order costs about one probe each instead of a binary search over every agent.
+  std::size_t index_of_from(AgentId id, std::size_t hint) const;
 
   // Stages of step() (world_step.cpp).
   void stage_apply_commands();

@@ -160,8 +160,11 @@ void World::stage_formations() {
   // when every such member has arrived. Formations nobody is still in are dropped.
   std::erase_if(formations_, [this](FormationRecord& f) {
     std::uint32_t members = 0, arrived = 0;
+    std::size_t at = 0;  // members mostly come in id order: each search starts at the last one
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      const Agent* a = find(f.agents[k]);
+      at = index_of_from(f.agents[k], at);
+      const Agent* a = at < agents_.size() ? &agents_[at] : nullptr;
+      if (!a) at = 0;
       if (!a || a->behaviour.kind != BehaviourKind::arrive || a->behaviour.agent != kNoAgent ||
           !(a->behaviour.point == f.slots[k]))
         continue;
