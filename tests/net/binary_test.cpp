@@ -223,5 +223,43 @@ TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
 }
 
+// Over 64 binary sessions their writes start on the sim's pool (two threads here): every viewer
+// still gets whole frames, in tick order, that decode against the states it acknowledged, with
+// and without a viewport.
+class ManyBinaryTest : public BinaryTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef& def) override {
+    BinaryTest::configure(config, def);
+    config.sim_threads = 2;
+    config.max_sessions_per_address = 200;
+  }
+};
+
+TEST_F(ManyBinaryTest, SeventyViewersEachGetEveryFrameWhole) {
+  auto commander = greeted(protocol::Role::commander);
+  std::vector<sim::Vec2> at;
+  for (int i = 0; i < 40; ++i) at.push_back({20.0 + 18 * i, 50.0 + 11 * i});
+  spawn(*commander, 1, at, true);
+  constexpr int kViewers = 70;
+  std::vector<std::unique_ptr<WsClient>> viewers;
+  std::vector<Feed> feeds(kViewers);
+  std::vector<std::uint64_t> last(kViewers, 0);
+  for (int v = 0; v < kViewers; ++v) {
+    viewers.push_back(hello(protocol::Role::viewer, protocol::SnapshotFormat::binary));
+    if (v % 2) viewers.back()->send(R"({"type":"viewport","x0":0,"y0":0,"x1":400,"y1":300})");
+  }
+  int deltas = 0;
+  for (int round = 0; round < 6; ++round) {
+    for (int v = 0; v < kViewers; ++v) {
+      const BinaryFrame f = feeds[static_cast<std::size_t>(v)].receive(next_binary(*viewers[static_cast<std::size_t>(v)]));
+      ASSERT_GT(f.header.tick, last[static_cast<std::size_t>(v)]) << "viewer " << v;
+      last[static_cast<std::size_t>(v)] = f.header.tick;
+      deltas += f.header.delta;
+      viewers[static_cast<std::size_t>(v)]->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+    }
+  }
+  EXPECT_GE(deltas, kViewers * 3) << "acknowledged states became baselines";
+}
+
 }  // namespace
 }  // namespace herd::net
