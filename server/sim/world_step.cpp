@@ -1,6 +1,5 @@
 // The World's step: a script of stages, each a loop over the agent array.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -190,14 +189,14 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
     return d2 > limit * limit;
   };
   const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
-  const double reach = std::min((a.def.radius + max_agent_radius_) * scale,
-                                to_goal + a.def.radius + max_agent_radius_);
+  // The push cutoff against the largest radius, and the reach: no farther than the goal allows.
+  const double max_cutoff = (a.def.radius + max_agent_radius_) * scale;
+  const double reach = std::min(max_cutoff, to_goal + a.def.radius + max_agent_radius_);
   const double reach2 = reach * reach;
   // When every agent has the same radius, the others' cutoff is one number, and d2 <= reach2
   // already keeps everything beyond the goal out: the filter over the grid's positions is the
   // whole test but for the agent itself and its subject.
-  const double own_cutoff = (a.def.radius + max_agent_radius_) * scale;
-  const double cutoff2 = uniform_radius_ ? own_cutoff * own_cutoff : HUGE_VAL;
+  const double cutoff2 = uniform_radius_ ? max_cutoff * max_cutoff : HUGE_VAL;
   // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
   // the positions: the filter kernel keeps those within the limit, but for the agent itself and
   // its subject, eight slots at a time where the processor can. Then, only when radii differ,

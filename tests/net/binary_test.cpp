@@ -40,6 +40,13 @@ class BinaryTest : public ServerTest {
     return {};
   }
 
+  // 40 agents on a diagonal, each crossing the world: every snapshot has movement to delta-encode.
+  void spawn_crossing_crowd(WsClient& commander) {
+    std::vector<sim::Vec2> at;
+    for (int i = 0; i < 40; ++i) at.push_back({20.0 + 18 * i, 50.0 + 11 * i});
+    spawn(commander, 1, at, true);
+  }
+
   std::vector<std::uint32_t> spawn(WsClient& c, std::uint32_t seq, std::vector<sim::Vec2> at, bool move) {
     std::vector<sim::SpawnAgent> agents;
     for (sim::Vec2 p : at) {
@@ -79,9 +86,7 @@ class BinaryTest : public ServerTest {
 
 TEST_F(BinaryTest, DeltasOnAcknowledgedSnapshotsMatchTheJsonSnapshots) {
   auto commander = greeted(protocol::Role::commander);
-  std::vector<sim::Vec2> at;
-  for (int i = 0; i < 40; ++i) at.push_back({20.0 + 18 * i, 50.0 + 11 * i});
-  spawn(*commander, 1, at, true);
+  spawn_crossing_crowd(*commander);
   auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   auto json = greeted(protocol::Role::viewer);
   Feed feed;
@@ -237,9 +242,7 @@ class ManyBinaryTest : public BinaryTest {
 
 TEST_F(ManyBinaryTest, SeventyViewersEachGetEveryFrameWhole) {
   auto commander = greeted(protocol::Role::commander);
-  std::vector<sim::Vec2> at;
-  for (int i = 0; i < 40; ++i) at.push_back({20.0 + 18 * i, 50.0 + 11 * i});
-  spawn(*commander, 1, at, true);
+  spawn_crossing_crowd(*commander);
   constexpr int kViewers = 70;
   std::vector<std::unique_ptr<WsClient>> viewers;
   std::vector<Feed> feeds(kViewers);
