@@ -132,6 +132,15 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     pending_tick = tick;
     pending.push_back(cmd->command);
   }
+  if (end_tick && !pending.empty() && pending_tick == *end_tick + 1) {
+    // Applied as they arrived after the last tick, before the server stopped: they are in the
+    // final state, which no step followed.
+    while (world.tick() < *end_tick) world.step();
+    for (const sim::Command& c : pending) world.queue(c);
+    world.apply_queued();
+    result.commands += pending.size();
+    pending.clear();
+  }
   flush();
   const std::uint64_t last = end_tick.value_or(world.tick());
   while (world.tick() < last) world.step();

@@ -65,12 +65,14 @@ class World {
   // Queues a command for the start of the next step.
   void queue(const Command& command, CommandOrigin origin = {});
 
-  // Advances one tick: applies the queued commands (unless apply_queued() already did) and moves
-  // the world.
+  // Advances one tick: applies the queued commands (those apply_queued() has not applied already)
+  // and moves the world.
   void step();
-  // The first stage of the next step() alone: applies the queued commands, so that their
-  // outcomes() are known before the world moves (the server answers them, then steps). Commands
-  // queued after it wait for the step after next.
+  // The first stage of the next step() alone, callable any number of times between two steps:
+  // applies the commands queued since the last call, so that their outcomes() are known before
+  // the world moves (the server applies and answers each command as it arrives). Applying in
+  // several batches gives the same world as applying them all at the step. A call with nothing
+  // newly queued changes nothing and keeps the last outcomes.
   void apply_queued();
 
   // Lends the world workers for its per-agent stages (desires, avoidance, integration, collision
@@ -83,7 +85,7 @@ class World {
   // Applies a command now, outside a step (scenario set-up). Counts as applied at tick().
   CommandOutcome apply(const Command& command, CommandOrigin origin = {});
 
-  // Outcomes of the commands the last step() applied, in queue order.
+  // Outcomes of the commands the last apply_queued() (or step()) applied, in queue order.
   const std::vector<CommandOutcome>& outcomes() const { return outcomes_; }
   // Collisions of the last step(), in the order they were found (deterministic).
   const std::vector<CollisionEvent>& collisions() const { return collisions_; }
@@ -254,7 +256,7 @@ class World {
   double max_agent_radius_ = 0;
   bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
   double moved_ = 0;      // how far any agent moved since the grid was built (stage_integrate)
-  bool applied_ = false;  // apply_queued() ran for the coming step
+  bool applied_ = false;  // apply_queued() ran for the coming step (outcomes_ are its)
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;

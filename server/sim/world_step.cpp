@@ -57,7 +57,7 @@ const Agent* World::subject_of(const Agent& a) const {
 }
 
 void World::apply_queued() {
-  if (applied_) return;
+  if (applied_ && queue_.empty()) return;  // nothing new: the last outcomes stay
   stage_apply_commands();
   applied_ = true;
 }

@@ -67,10 +67,12 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
       R"({"type":"command","seq":5,"cmd":"add_obstacle","x":200,"y":200,"radius":20})",
       R"({"type":"command","seq":6,"cmd":"exchange","agents":"all"})",
   };
-  int answered = 0;
+  int answered = 0, snapshots_between = 0;
   for (const char* cmd : commands) {
     c.send(cmd);
-    // One command per tick or more: wait for its answer before the next.
+    // Commands are applied as they arrive: each waits for its answer, then (but the last) for a
+    // snapshot, so that the world steps between them. The last is answered just before stop():
+    // most likely applied after the last tick, which the replay must apply without a step.
     for (int i = 0; i < 200; ++i) {
       auto m = c.receive(Millis(50));
       if (m && (m->find("\"ack\"") != std::string::npos || m->find("\"error\"") != std::string::npos)) {
@@ -78,8 +80,17 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
         break;
       }
     }
+    if (cmd == commands[std::size(commands) - 1]) break;
+    for (int i = 0; i < 200; ++i) {
+      auto m = c.receive(Millis(50));
+      if (m && m->find("\"snapshot\"") != std::string::npos) {
+        ++snapshots_between;
+        break;
+      }
+    }
   }
   EXPECT_EQ(answered, 6);
+  EXPECT_EQ(snapshots_between, 5);
   server.stop();
   loop.join();
   const std::uint64_t live_hash = server.state_hash();

@@ -1,5 +1,7 @@
 // The real server, in process, on a port the OS picks, driven by real WebSocket and HTTP clients.
 // Nothing sleeps: every wait is for a message, bounded by a timeout.
+#include <algorithm>
+
 #include "net/server_fixture.hpp"
 
 namespace herd::net {
@@ -51,7 +53,7 @@ TEST_F(ServerTest, SpawnTargetAndSeeTheAgentArrive) {
   const auto targeted = wait_for<protocol::Ack>(*c);
   EXPECT_EQ(targeted.seq, 2u);
   EXPECT_EQ(targeted.count, 1u);
-  EXPECT_GT(targeted.tick, spawned.tick);
+  EXPECT_GE(targeted.tick, spawned.tick);  // the same tick when both came between two ticks
 
   // The first snapshot at or after the ack's tick already carries the target.
   const auto moving = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= targeted.tick; });
@@ -284,6 +286,25 @@ TEST_F(ServerTest, PauseStepResumeDriveTheLoopByHand) {
   auto viewer = greeted(protocol::Role::viewer);
   viewer->send(R"({"type":"command","seq":9,"cmd":"pause"})");
   EXPECT_EQ(wait_for<protocol::Error>(*viewer).code, protocol::ErrorCode::forbidden);
+}
+
+// A command is applied and answered as it arrives, between ticks: it does not wait for the next
+// tick, even when there is none (paused). Its ack names the tick it takes effect at, and that
+// tick's snapshot reflects it.
+TEST_F(ServerTest, CommandsAreAnsweredAsTheyArriveEvenWhilePaused) {
+  auto c = greeted(protocol::Role::commander);
+  c->send(R"({"type":"command","seq":1,"cmd":"pause"})");
+  const auto paused = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 1; });
+  c->send(R"({"type":"command","seq":2,"cmd":"spawn","agents":[{"x":120,"y":80}]})");
+  const auto spawned = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
+  EXPECT_EQ(spawned.tick, paused.tick + 1) << "takes effect at the next tick";
+  ASSERT_TRUE(spawned.agents && spawned.agents->size() == 1);
+  const std::uint32_t id = spawned.agents->front();
+  c->send(R"({"type":"command","seq":3,"cmd":"step"})");
+  const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 3; });
+  EXPECT_EQ(stepped.tick, spawned.tick);
+  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == spawned.tick; });
+  EXPECT_TRUE(std::any_of(snap.agents.begin(), snap.agents.end(), [&](const auto& a) { return a.id == id; }));
 }
 
 TEST_F(ServerTest, LoadScenarioAndResetReplaceTheWorldAndWelcomeEveryone) {

@@ -126,6 +126,36 @@ TEST(World, ApplyQueuedAnswersCommandsBeforeTheWorldMoves) {
   EXPECT_EQ(split.agents().size(), 2u);
 }
 
+// The server applies each command as it arrives: commands applied in several batches between two
+// steps give the same world, and each batch's outcomes, as applying them all at the step.
+TEST(World, ApplyQueuedInBatchesMatchesOneBatch) {
+  World batches(WorldDef{}), once(WorldDef{});
+  const std::vector<Command> commands = {Spawn{3, 0, {}}, SetTarget{Selection(false, {1, 2}), Vec2{400, 300}}, Spawn{0, 1, {at(20, 20)}},
+                                         SetTarget{Selection(false, {4}), Vec2{10, 500}}};
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    batches.queue(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
+    once.queue(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
+    batches.apply_queued();
+    ASSERT_EQ(batches.outcomes().size(), 1u) << i;
+    EXPECT_TRUE(batches.outcomes()[0].ok()) << i;
+    EXPECT_EQ(batches.outcomes()[0].origin.seq, i);
+    EXPECT_EQ(batches.outcomes()[0].tick, 1u);
+    if (i == 2) EXPECT_EQ(batches.outcomes()[0].spawned, std::vector<AgentId>{4});
+  }
+  batches.apply_queued();  // nothing newly queued: the last outcomes stay
+  ASSERT_EQ(batches.outcomes().size(), 1u);
+  EXPECT_EQ(batches.outcomes()[0].origin.seq, 3u);
+  once.apply_queued();
+  ASSERT_EQ(once.outcomes().size(), commands.size());
+  EXPECT_EQ(once.outcomes()[2].spawned, std::vector<AgentId>{4});
+  for (int t = 0; t < 30; ++t) {
+    batches.step();
+    once.step();
+  }
+  EXPECT_EQ(batches.state_hash(), once.state_hash());
+  EXPECT_EQ(batches.agents().size(), 4u);
+}
+
 TEST(World, CommandsApplyAtTheStartOfTheNextTick) {
   World world(WorldDef{});
   world.queue(Spawn{0, 0, {at(10, 10)}}, CommandOrigin{7, 99});
