@@ -77,8 +77,7 @@ SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
 // Three steps: decide each frame and build what frames share (grids, change records) on this
 // thread; select and encode the frames, on the executor's workers when there is one (each reads
 // shared state and writes only its own job); then hand them out and remember what was sent.
-void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec,
-                            const FrameReady& ready) {
+void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec) {
   const Entry& now = history_.back();
   std::vector<Job> jobs(viewers.size());
   std::map<std::optional<std::uint64_t>, std::size_t> first_of_key;  // unfiltered frames encoded in this batch
@@ -122,10 +121,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     to_encode.push_back(j);
   }
   auto encode = [&](std::size_t begin, std::size_t end, std::size_t) {
-    for (std::size_t t = begin; t < end; ++t) {
-      encode_job(now, jobs[to_encode[t]]);
-      if (ready) ready(to_encode[t], jobs[to_encode[t]].frame);
-    }
+    for (std::size_t t = begin; t < end; ++t) encode_job(now, jobs[to_encode[t]]);
   };
   if (exec && exec->workers() > 1 && to_encode.size() > 1) exec->parallel_for(to_encode.size(), encode);
   else encode(0, to_encode.size(), 0);
@@ -149,7 +145,6 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       std::vector<std::uint32_t>().swap(old);
     }
     out.push_back(job.frame);  // copied: a later job may share it
-    if (ready && !job.encoded) ready(j, out.back());
   }
 }
 

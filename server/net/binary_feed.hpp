@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,13 +78,8 @@ class BinaryFeed {
   // The frame for this session for the current snapshot; records it as sent.
   SharedBytes frame_for(BinaryViewer& viewer);
   // The frames of several sessions (out[i] for viewers[i]), encoded on the executor's workers
-  // when there is one (the sim's thread pool, between ticks). When given, ready(i, frame) is
-  // called once per session as soon as its frame exists: for a frame encoded on a worker, on that
-  // worker, right after encoding it (so that the server can start writing it while others are
-  // still being encoded); for a shared frame, on the calling thread at the end.
-  using FrameReady = std::function<void(std::size_t index, const SharedBytes& frame)>;
-  void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec,
-                  const FrameReady& ready = {});
+  // when there is one (the sim's thread pool, between ticks).
+  void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec);
   // The world was replaced: the history goes.
   void clear();
   bool empty() const { return history_.empty(); }

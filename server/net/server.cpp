@@ -748,28 +748,22 @@ void Server::Impl::broadcast_snapshot() {
     session->send_snapshot(json);
   }
   if (!binary.empty()) {
-    // Commanders first: they wait to see their commands, and the first frames are out first.
-    std::stable_partition(binary.begin(), binary.end(),
-                          [](const auto& s) { return s->role() == protocol::Role::commander; });
     // Encoded on the sim's thread pool, which is idle between ticks.
     binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
     std::vector<BinaryViewer*> viewers;
     for (auto& s : binary) viewers.push_back(&s->binary());
     std::vector<SharedBytes> frames;
-    // With many sessions, each frame's write starts on the pool thread that encoded it, at once:
-    // with a thousand sessions, their sendmsg calls (which on loopback also run the receiving
-    // side's TCP) were a third of this thread's time, and a frame no longer waits for all the
-    // others to be encoded. Safe: this thread is the io_context's only one and is inside
-    // parallel_for, so no completion handler runs meanwhile; each session is touched by one
-    // thread; asio's scheduler and reactor lock for operations started on other threads; the
-    // counters are atomic.
-    if (binary.size() >= kParallelSendMin && pool.workers() > 1) {
-      binary_feed.frames_for(viewers, frames, &pool,
-                             [&](std::size_t i, const SharedBytes& frame) { binary[i]->send_snapshot(frame, true); });
-    } else {
-      binary_feed.frames_for(viewers, frames, &pool);
-      for (std::size_t i = 0; i < binary.size(); ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
-    }
+    binary_feed.frames_for(viewers, frames, &pool);
+    // The writes start on the pool too: with a thousand sessions, their sendmsg calls (which on
+    // loopback also run the receiving side's TCP) were a third of this thread's time. Safe: this
+    // thread is the io_context's only one and is inside parallel_for, so no completion handler
+    // runs meanwhile; each session is touched by one thread; asio's scheduler and reactor lock
+    // for operations started on other threads; the counters are atomic.
+    auto send = [&](std::size_t begin, std::size_t end, std::size_t) {
+      for (std::size_t i = begin; i < end; ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
+    };
+    if (binary.size() >= kParallelSendMin && pool.workers() > 1) pool.parallel_for(binary.size(), send);
+    else send(0, binary.size(), 0);
   }
   pending_collisions.clear();
 }
