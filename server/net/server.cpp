@@ -748,6 +748,9 @@ void Server::Impl::broadcast_snapshot() {
     session->send_snapshot(json);
   }
   if (!binary.empty()) {
+    // Commanders first: they wait to see their commands, and the first frames are written first.
+    std::stable_partition(binary.begin(), binary.end(),
+                          [](const auto& s) { return s->role() == protocol::Role::commander; });
     // Encoded on the sim's thread pool, which is idle between ticks.
     binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
     std::vector<BinaryViewer*> viewers;
