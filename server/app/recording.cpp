@@ -91,11 +91,13 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
   // Commands of one tick are gathered, then queued together before that tick's step, as live.
   std::uint64_t pending_tick = 0;
   std::vector<sim::Command> pending;
-  auto flush = [&] {
+  // step false: the commands are applied without a step (they came after the run's last tick).
+  auto flush = [&](bool step = true) {
     if (pending.empty()) return;
     while (world.tick() + 1 < pending_tick) world.step();
     for (const sim::Command& c : pending) world.queue(c);
-    world.step();
+    if (step) world.step();
+    else world.apply_queued();
     result.commands += pending.size();
     pending.clear();
   };
@@ -132,16 +134,9 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     pending_tick = tick;
     pending.push_back(cmd->command);
   }
-  if (end_tick && !pending.empty() && pending_tick == *end_tick + 1) {
-    // Applied as they arrived after the last tick, before the server stopped: they are in the
-    // final state, which no step followed.
-    while (world.tick() < *end_tick) world.step();
-    for (const sim::Command& c : pending) world.queue(c);
-    world.apply_queued();
-    result.commands += pending.size();
-    pending.clear();
-  }
-  flush();
+  // Commands of the tick after end_tick were applied as they arrived after the last tick, before
+  // the server stopped: they are in the final state, which no step followed.
+  flush(!(end_tick && pending_tick == *end_tick + 1));
   const std::uint64_t last = end_tick.value_or(world.tick());
   while (world.tick() < last) world.step();
   result.end_tick = world.tick();

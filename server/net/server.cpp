@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cassert>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -81,8 +80,6 @@ struct Server::Impl {
   TickSchedule schedule;
   SnapshotCadence cadence;
   std::uint64_t next_session_id = 1;
-  // Commands queued in the world and not yet answered, in order (apply_received empties it).
-  std::deque<std::pair<sim::CommandOrigin, sim::Command>> queued;
   bool paused = false;
   std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
@@ -114,8 +111,7 @@ struct Server::Impl {
   void start_ticking();
   void schedule_tick();
   void on_tick();
-  void apply_received();
-  void dispatch_outcomes();
+  void apply_received(const sim::Command& command, sim::CommandOrigin origin);
   void publish_counters();
   void broadcast_snapshot();
   void begin_stop();
@@ -397,9 +393,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
     // Applied and answered now, between ticks: the same world as applying it at the next tick's
     // start (nothing else happens in between), and the ack does not wait for that tick.
-    hub_.world.queue(cmd.command, sim::CommandOrigin{id_, cmd.seq});
-    hub_.queued.emplace_back(sim::CommandOrigin{id_, cmd.seq}, std::move(cmd.command));
-    hub_.apply_received();
+    hub_.apply_received(cmd.command, sim::CommandOrigin{id_, cmd.seq});
   }
 
   void forbid(std::uint32_t seq) {
@@ -678,14 +672,6 @@ void Server::Impl::on_tick() {
       else ++collisions_unlisted;
     }
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
-    // A wake that came late runs its ticks back to back and sends one snapshot, after the last:
-    // sending each one due among them was measured to make the next wake later still (1,000
-    // viewers: 72 to 113 late wakes in 30 s instead of 19 to 30).
-    if (snapshot_due && i + 1 == due) {
-      publish_counters();
-      broadcast_snapshot();
-      snapshot_due = false;
-    }
   }
   if (overran)
     log(LogLevel::warn, "tick_overrun", {{"tick", std::to_string(world.tick())}, {"ticks_dropped_total", std::to_string(total_dropped())}});
@@ -697,6 +683,10 @@ void Server::Impl::on_tick() {
     }
   }
   publish_counters();
+  // A wake that came late ran its ticks back to back and sends one snapshot, after the last:
+  // sending each one due among them was measured to make the next wake later still (1,000
+  // viewers: 72 to 113 late wakes in 30 s instead of 19 to 30).
+  if (snapshot_due) broadcast_snapshot();
   schedule_tick();
 }
 
@@ -707,24 +697,15 @@ void Server::Impl::publish_counters() {
   counters.agents = world.agents().size();
 }
 
-void Server::Impl::apply_received() {
+void Server::Impl::apply_received(const sim::Command& command, sim::CommandOrigin origin) {
+  world.queue(command, origin);
   world.apply_queued();
-  dispatch_outcomes();
-}
-
-void Server::Impl::dispatch_outcomes() {
-  assert(world.outcomes().size() == queued.size());
-  for (const sim::CommandOutcome& out : world.outcomes()) {
-    // Outcomes come in queue order: the front of `queued` is this outcome's command.
-    const sim::Command command = std::move(queued.front().second);
-    queued.pop_front();
-    if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
-    if (!out.ok()) count_error(protocol::to_error_code(out.error));
-    (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
-    auto it = ws_sessions.find(out.origin.client);
-    if (it == ws_sessions.end()) continue;  // the session left before its command ran
+  const sim::CommandOutcome& out = world.outcomes().front();
+  if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
+  if (!out.ok()) count_error(protocol::to_error_code(out.error));
+  (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
+  if (auto it = ws_sessions.find(origin.client); it != ws_sessions.end())
     if (auto session = it->second.lock()) session->send_control(share(protocol::encode_outcome(out)));
-  }
 }
 
 void Server::Impl::broadcast_snapshot() {
@@ -799,7 +780,6 @@ void Server::Impl::send_welcomes() {
 
 void Server::Impl::replace_world(sim::World next, std::string scenario) {
   // No command waits for the old world: each was applied and answered as it arrived.
-  assert(queued.empty());
   world = std::move(next);
   world.set_executor(&pool);
   config.scenario = std::move(scenario);
