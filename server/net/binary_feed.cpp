@@ -1,6 +1,7 @@
 #include "net/binary_feed.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/world.hpp"
 
@@ -12,10 +13,45 @@ void BinaryViewer::on_ack(std::uint64_t tick) {
   if (sent) acked_ = tick;
 }
 
-bool BinaryViewer::take_free_ack() {
-  if (acks_ >= frames_ + kFreeAcks) return false;
-  ++acks_;
-  return true;
+void ViewerInbox::ack(std::uint64_t tick) {
+  const std::lock_guard lock(mutex_);
+  if (acks_.size() >= kMaxAcks) acks_.erase(acks_.begin());
+  acks_.push_back(tick);
+}
+
+void ViewerInbox::request_keyframe() {
+  const std::lock_guard lock(mutex_);
+  keyframe_ = true;
+  acks_.clear();
+}
+
+void ViewerInbox::set_view(std::optional<protocol::Viewport> view) {
+  const std::lock_guard lock(mutex_);
+  view_ = view;
+}
+
+void ViewerInbox::drain_into(BinaryViewer& viewer) {
+  bool keyframe = false;
+  std::optional<std::optional<protocol::Viewport>> view;
+  {
+    const std::lock_guard lock(mutex_);
+    keyframe = std::exchange(keyframe_, false);
+    view = std::exchange(view_, std::nullopt);
+    spare_.swap(acks_);
+  }
+  // A keyframe request forgets the frames sent, so acks that came after it are ignored, as they
+  // would have been on arrival.
+  if (keyframe) viewer.request_keyframe();
+  for (const std::uint64_t tick : spare_) viewer.on_ack(tick);
+  spare_.clear();
+  if (view) viewer.set_view(*view);
+}
+
+void ViewerInbox::clear() {
+  const std::lock_guard lock(mutex_);
+  keyframe_ = false;
+  view_.reset();
+  acks_.clear();
 }
 
 void BinaryViewer::reset() {
@@ -94,7 +130,6 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       if (!job.base) job.base_sent = nullptr;
     }
     v.keyframe_requested_ = false;
-    ++v.frames_;
     job.view = v.view_;
     const bool unfiltered = !v.view_ && (!job.base || !job.base_sent->view);
     if (unfiltered) {

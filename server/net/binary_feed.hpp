@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,7 +29,6 @@ using SharedBytes = std::shared_ptr<const std::string>;
 class BinaryViewer {
  public:
   static constexpr std::size_t kSentRecords = 32;  // frames remembered (for their viewport)
-  static constexpr std::uint64_t kFreeAcks = 8;    // acks beyond frames encoded that are still free
   static constexpr std::size_t kKeptSelections = 4;  // newest frames whose agent lists are kept
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
@@ -43,8 +43,6 @@ class BinaryViewer {
     acked_.reset();
     sent_.clear();
   }
-  // Acks cost no message budget while there are no more of them than frames plus kFreeAcks.
-  bool take_free_ack();
   // The world was replaced: ticks start again, every baseline is gone.
   void reset();
 
@@ -59,7 +57,45 @@ class BinaryViewer {
   std::optional<std::uint64_t> acked_;
   bool keyframe_requested_ = false;
   std::deque<Sent> sent_;
+};
+
+// Acks cost no message budget while there are no more of them than binary frames handed to the
+// session plus kFreeAcks (the session's I/O thread keeps it).
+class AckBudget {
+ public:
+  static constexpr std::uint64_t kFreeAcks = 8;
+  void on_frame() { ++frames_; }
+  bool take() {
+    if (acks_ >= frames_ + kFreeAcks) return false;
+    ++acks_;
+    return true;
+  }
+
+ private:
   std::uint64_t frames_ = 0, acks_ = 0;
+};
+
+// What a session's client said about its binary feed (acks, keyframe requests, viewports), from
+// the session's I/O thread to the tick thread, which applies it to the session's BinaryViewer
+// before encoding the next frame. Bounded without losing anything that matters: acks are ignored
+// after a keyframe request anyway (it forgets the frames sent), so a request drops the acks before
+// it, only the newest kMaxAcks acks are kept (the newest valid one wins), and only the last
+// viewport.
+class ViewerInbox {
+ public:
+  static constexpr std::size_t kMaxAcks = BinaryViewer::kSentRecords;
+  void ack(std::uint64_t tick);
+  void request_keyframe();
+  void set_view(std::optional<protocol::Viewport> view);
+  // Applies what arrived since the last call and forgets it.
+  void drain_into(BinaryViewer& viewer);
+  void clear();
+
+ private:
+  std::mutex mutex_;
+  bool keyframe_ = false;
+  std::optional<std::optional<protocol::Viewport>> view_;  // set: a viewport message came
+  std::vector<std::uint64_t> acks_, spare_;
 };
 
 struct BinaryFeedStats {

@@ -3,6 +3,15 @@
 // shared_ptr-owned by their pending operations, the hub holds weak_ptrs for broadcast, and each
 // WebSocket session has two outbound lanes (a bounded FIFO for control messages and a latest-wins
 // slot for snapshots) so a slow reader costs a bounded amount of memory.
+//
+// Threads. The hub (the world, the tick loop, commands, snapshot encoding) runs on the thread
+// that calls run(), on its own io_context; sockets never run there, so a thousand sessions'
+// reads and writes cannot make a tick late. Sessions live on I/O shards: an io_context and a
+// thread each (config.io_threads), given connections in turn by the acceptor. The two sides talk
+// only by posting handlers (commands and hellos to the hub, replies and frames to a session's
+// shard), through the atomic counters, and through a few small locked things (admission counts,
+// a shard's session list, a session's ViewerInbox, the tick histogram, the log). A handler posted
+// to the hub never owns a session: only shards destroy sessions.
 #include "net/server.hpp"
 
 #include <algorithm>
@@ -16,6 +25,8 @@
 #include <cmath>
 #include <deque>
 #include <iostream>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "exec/thread_pool.hpp"
@@ -41,7 +52,6 @@ constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
 constexpr auto kSweepPeriod = std::chrono::milliseconds(250);  // slow-consumer and close checks
-constexpr std::size_t kParallelSendMin = 64;  // fewer binary sessions: their writes start here
 constexpr std::string_view kServerName = "herd/" HERD_VERSION;
 
 SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
@@ -58,28 +68,68 @@ double now_seconds() { return std::chrono::duration<double>(Clock::now().time_si
 class WsSession;
 class HttpSession;
 
-struct Server::Impl {
-  // Declared before the io_context so they outlive it: destroying the io_context destroys pending
-  // handlers, which destroys sessions, which unregister here.
-  struct Counters {
-    std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, sessions{0}, snapshots_sent{0},
-        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
-  } counters;
-  std::array<std::uint64_t, kRefusalCount> refusals{};
-  AddressCounts per_address;   // open WebSocket sessions per IP address
-  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions
-  std::size_t ws_alive = 0;    // WebSocket session objects, refused ones and handshakes included
-  TickHistogram tick_duration;  // io thread only
-  std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
-  std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws_sessions;
-  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http_sessions;
+// An I/O thread's io_context and the sessions on it (for the sweep and for stop).
+struct Shard {
+  std::size_t index = 0;
+  // Before the io_context: destroying it destroys sessions, which leave these lists. Locked:
+  // sessions end on this thread, or on the one destroying the io_context.
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
+  asio::io_context ioc{1};
+  asio::steady_timer sweep_timer{ioc};
+  template <class T>
+  std::vector<std::shared_ptr<T>> alive(const std::unordered_map<std::uint64_t, std::weak_ptr<T>>& from);
+  void sweep();
+  void close_all();
+};
 
+struct Server::Impl {
+  // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
+  // destroys pending handlers, which destroys sessions, which count themselves out here.
+  struct Counters {
+    std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
+        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
+    std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
+    std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
+    std::atomic<bool> paused{false};
+  } counters;
+  std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals{};
+  std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code{};
+  std::mutex admission_mutex;
+  AddressCounts per_address;   // open WebSocket sessions per IP address (admission_mutex)
+  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
+  std::atomic<std::size_t> ws_alive{0};    // WebSocket session objects, refused ones and handshakes included
+  std::atomic<std::size_t> http_alive{0};  // HTTP session objects
+  std::atomic<std::uint64_t> next_session_id{1};
+  std::atomic<bool> stopping{false};
+  mutable std::mutex histogram_mutex;
+  TickHistogram tick_duration;  // written by the hub, read by /metrics
+  mutable std::mutex log_mutex;
+  const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
+
+  // The hub's thread only.
+  struct Client {
+    std::weak_ptr<WsSession> session;
+    Shard* shard = nullptr;
+    std::shared_ptr<ViewerInbox> inbox;
+    bool greeted = false;
+    protocol::Role role = protocol::Role::viewer;
+    protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
+    BinaryViewer binary;  // viewport, acknowledged ticks and frames sent (binary snapshots)
+    std::vector<std::uint32_t> inspect;  // agents whose avoidance this client wants traced
+    // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
+    bool wants_binary(std::size_t agents) const {
+      return format == protocol::SnapshotFormat::binary ||
+             (format == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
+    }
+  };
+  std::unordered_map<std::uint64_t, Client> clients;  // joined WebSocket sessions by id
   ServerConfig config;
   sim::World world;
   exec::ThreadPool pool;  // lent to the world: its per-agent stages run on config.sim_threads threads
   TickSchedule schedule;
   SnapshotCadence cadence;
-  std::uint64_t next_session_id = 1;
   bool paused = false;
   std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
@@ -87,17 +137,18 @@ struct Server::Impl {
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
   BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
   std::uint64_t last_checkpoint_tick = 0;
-  bool stopping = false;
   Clock::time_point start_time;
 
-  asio::io_context ioc{1};
-  tcp::acceptor acceptor{ioc};
+  asio::io_context ioc{1};  // the hub's
   asio::steady_timer tick_timer{ioc};
   asio::steady_timer stop_timer{ioc};
-  asio::steady_timer sweep_timer{ioc};
+  std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
+  std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
+  std::size_t next_shard = 0;                  // shards[0]'s thread only
 
   Impl(ServerConfig c, sim::World w)
-      : config(std::move(c)),
+      : config_at_start(c),
+        config(std::move(c)),
         world(std::move(w)),
         pool(std::max<std::size_t>(config.sim_threads, 1)),
         schedule(config.tick_rate, config.max_catchup_ticks),
@@ -105,17 +156,15 @@ struct Server::Impl {
     world.set_executor(&pool);
     map_version_sent = world.map_version();  // a scenario's map is already in every welcome
     last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
+    for (std::size_t i = 0; i < std::max<std::size_t>(config.io_threads, 1); ++i) {
+      shards.push_back(std::make_unique<Shard>());
+      shards.back()->index = i;
+    }
+    acceptor.emplace(shards.front()->ioc);
+    publish_counters();
   }
 
-  void do_accept();
-  void start_ticking();
-  void schedule_tick();
-  void on_tick();
-  void apply_received(const sim::Command& command, sim::CommandOrigin origin);
-  void publish_counters();
-  void broadcast_snapshot();
-  void begin_stop();
-  void update_inspected();
+  // Any thread.
   void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
   // A limit a client hit: counted, and logged as a warning (never with a token's value).
   void refused(Refusal why, std::string_view who) {
@@ -123,8 +172,28 @@ struct Server::Impl {
     ++counters.refusals;
     log(LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
   }
-  void sweep();
-  void control(WsSession& from, const protocol::ControlMsg& msg);
+  void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
+    if (!config_at_start.log) return;
+    std::string line = format_log(level, event, fields);
+    const std::lock_guard lock(log_mutex);
+    config_at_start.log(line);
+  }
+  std::string metrics_text() const;
+  // How far the tick loop is behind its schedule (0 when on time).
+  std::chrono::milliseconds behind() const;
+
+  // shards[0]'s thread.
+  void do_accept();
+
+  // The hub's thread.
+  void start_ticking();
+  void schedule_tick();
+  void on_tick();
+  void publish_counters();
+  void broadcast_snapshot();
+  void begin_stop();
+  void finish_stop(Clock::time_point deadline);
+  void update_inspected();
   void step_now(int ticks);
   void restart_schedule();
   void replace_world(sim::World next, std::string scenario);
@@ -132,26 +201,33 @@ struct Server::Impl {
   std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
   std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
   std::uint64_t total_late_wakes() const { return late_wakes_before + schedule.late_wakes(); }
-  void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
-    if (config.log) config.log(format_log(level, event, fields));
-  }
-  std::string metrics_text() const;
-  // How far the tick loop is behind its schedule (0 when on time).
-  std::chrono::milliseconds behind() const;
-  void finish_stop(Clock::time_point deadline);
   protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
+  // What sessions post here (each request with an answer gets exactly one reply()).
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void leave(std::uint64_t id);
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  void command(std::uint64_t id, const protocol::CommandMsg& cmd);
+  void control(std::uint64_t id, const protocol::ControlMsg& msg);
+  // The answer to a session's request, posted to its shard (nothing when it has ended).
+  void reply(std::uint64_t id, SharedText msg);
+  // Runs fn on the session's shard, with the session, if it is still there.
+  template <class Fn>
+  void post_to(const Client& client, Fn fn);
 };
 
 // ---- WebSocket session ------------------------------------------------------------------------
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(tcp::socket&& socket, Server::Impl& hub)
+  WsSession(tcp::socket&& socket, Server::Impl& hub, Shard& shard)
       : ws_(std::move(socket)),
         hub_(hub),
+        config_(hub.config_at_start),
+        shard_(shard),
         id_(hub.next_session_id++),
-        bucket_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()),
-        overflow_(hub.config.rate_limit, hub.config.rate_burst, now_seconds()) {
+        bucket_(config_.rate_limit, config_.rate_burst, now_seconds()),
+        overflow_(config_.rate_limit, config_.rate_burst, now_seconds()) {
     ++hub_.ws_alive;
     beast::error_code ec;
     // Snapshots are small frames that must go at once: without TCP_NODELAY, Nagle's algorithm
@@ -165,53 +241,44 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     }
   }
 
+  // On the shard's thread, or on the thread destroying its io_context.
   ~WsSession() {
-    --hub_.ws_alive;
     if (counted_) {
+      const std::lock_guard lock(hub_.admission_mutex);
       --hub_.ws_open;
       hub_.per_address.remove(ip_);
     }
-    const bool was_open = hub_.ws_sessions.erase(id_) > 0;
-    hub_.counters.sessions = hub_.ws_sessions.size();
-    if (!inspect_.empty()) hub_.update_inspected();
-    if (was_open) hub_.log(LogLevel::info, "session_closed", {{"session", std::to_string(id_)}});
+    {
+      const std::lock_guard lock(shard_.mutex);
+      shard_.ws.erase(id_);
+    }
+    if (joined_) asio::post(hub_.ioc, [hub = &hub_, id = id_] { hub->leave(id); });
+    --hub_.ws_alive;
   }
-
-  protocol::Role role() const { return role_; }
-
-  const std::vector<std::uint32_t>& inspected() const { return inspect_; }
-
-  // Whether this session's snapshot now is binary (hello's format; auto: by the world's size).
-  bool wants_binary(std::size_t agents) const {
-    return format_ == protocol::SnapshotFormat::binary ||
-           (format_ == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
-  }
-  BinaryViewer& binary() { return binary_; }
 
   void run(http::request<http::string_body> req) {
-    const auto& config = hub_.config;
-    ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config.idle_timeout), /*keep_alive_pings=*/true});
+    ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config_.idle_timeout), /*keep_alive_pings=*/true});
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, kServerName); }));
-    ws_.read_message_max(config.max_message_bytes);  // larger frames: Beast closes with 1009
+    ws_.read_message_max(config_.max_message_bytes);  // larger frames: Beast closes with 1009
     // Over a session limit: the handshake completes so that the client can read why (close 1013,
     // "try again later", with a reason), then the session ends.
-    if (hub_.ws_open >= config.max_sessions) refusal_ = Refusal::sessions;
-    else if (!hub_.per_address.try_add(ip_, config.max_sessions_per_address)) refusal_ = Refusal::sessions_per_address;
-    else {
-      counted_ = true;
-      ++hub_.ws_open;
+    {
+      const std::lock_guard lock(hub_.admission_mutex);
+      if (hub_.ws_open >= config_.max_sessions) refusal_ = Refusal::sessions;
+      else if (!hub_.per_address.try_add(ip_, config_.max_sessions_per_address)) refusal_ = Refusal::sessions_per_address;
+      else {
+        counted_ = true;
+        ++hub_.ws_open;
+      }
     }
     ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
-  std::uint64_t id() const { return id_; }
-  bool greeted() const { return greeted_; }
-
   // Control lane: acks, errors, pongs, welcome. Bounded; a client that lets it fill is closed.
   void send_control(SharedText msg) {
     if (close_) return;
-    if (control_.size() >= hub_.config.control_queue_limit) {
+    if (control_.size() >= config_.control_queue_limit) {
       hub_.refused(Refusal::control_queue_full, address_);
       close_after_flush({websocket::close_code::policy_error, "too many unread replies"}, /*discard_queued=*/true);
       return;
@@ -220,10 +287,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     pump();
   }
 
+  // The hub's answer to a request this session posted to it.
+  void on_reply(SharedText msg) {
+    --awaiting_;
+    send_control(std::move(msg));
+  }
+
   // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
   // from the first drop the session is behind until its lanes run empty.
-  void send_snapshot(SharedText snap, bool binary = false) {
+  void send_snapshot(SharedText snap, bool binary) {
     if (close_ || !greeted_) return;
+    if (binary) ack_budget_.on_frame();
     if (snapshot_) {
       ++hub_.counters.snapshots_dropped;
       if (!behind_since_) behind_since_ = Clock::now();
@@ -242,7 +316,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     pump();
   }
 
-  // Called by the hub's sweep: ends a session that has stayed behind on snapshots too long, or
+  // Called by the shard's sweep: ends a session that has stayed behind on snapshots too long, or
   // whose close could not be delivered (a client that stopped reading never takes the close
   // frame). Closing the socket cancels the stuck write; the session then ends.
   void sweep(Clock::time_point now) {
@@ -250,7 +324,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
       return;
     }
-    if (behind_since_ && now - *behind_since_ > seconds(hub_.config.slow_client_timeout)) drop(Refusal::slow_consumer);
+    if (behind_since_ && now - *behind_since_ > seconds(config_.slow_client_timeout)) drop(Refusal::slow_consumer);
   }
 
  private:
@@ -271,8 +345,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       return close_after_flush({websocket::close_code::try_again_later,
                                 total ? "too many sessions" : "too many sessions from this address"});
     }
-    hub_.ws_sessions[id_] = weak_from_this();
-    hub_.counters.sessions = hub_.ws_sessions.size();
+    {
+      const std::lock_guard lock(shard_.mutex);
+      shard_.ws[id_] = weak_from_this();
+    }
+    joined_ = true;
+    asio::post(hub_.ioc, [hub = &hub_, id = id_, weak = weak_from_this(), shard = &shard_, inbox = inbox_] {
+      hub->join(id, weak, shard, inbox);
+    });
     hub_.log(LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
     if (hub_.stopping) return close_after_flush(websocket::close_code::going_away);
     do_read();
@@ -298,8 +378,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     const double now = now_seconds();
     const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
     std::optional<protocol::Decoded<protocol::ClientMessage>> decoded;
-    if (ws_.got_text() && text.size() <= kSmallFrame) decoded = protocol::decode_client(text, hub_.config.max_json_depth);
-    const bool free_ack = decoded && is_snapshot_ack(*decoded) && binary_.take_free_ack();
+    if (ws_.got_text() && text.size() <= kSmallFrame) decoded = protocol::decode_client(text, config_.max_json_depth);
+    const bool free_ack = decoded && is_snapshot_ack(*decoded) && ack_budget_.take();
     const bool within_rate = free_ack || bucket_.take(now);
     if (!within_rate && !overflow_.take(now)) {
       hub_.refused(Refusal::flooding, address_);
@@ -309,7 +389,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       if (!within_rate) refuse_rate({});
       else send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
     } else {
-      if (!decoded) decoded = protocol::decode_client(text, hub_.config.max_json_depth);
+      if (!decoded) decoded = protocol::decode_client(text, config_.max_json_depth);
       if (!within_rate) refuse_rate(seq_of(*decoded));
       else handle(std::move(*decoded));
     }
@@ -335,9 +415,23 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void refuse_rate(std::optional<std::uint32_t> seq) {
     hub_.refused(Refusal::rate_limited, address_);
     std::string why = "over ";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
-    why += std::to_string(static_cast<long long>(hub_.config.rate_limit));
+    why += std::to_string(static_cast<long long>(config_.rate_limit));
     why += " messages per second; this one was not applied";
     send_error(seq, protocol::ErrorCode::rate_limited, std::move(why));
+  }
+
+  // Asks the hub; its answer comes back through on_reply.
+  template <class Fn>
+  void ask_hub(Fn fn) {
+    ++awaiting_;
+    asio::post(hub_.ioc, std::move(fn));
+  }
+
+  // A reply made here goes behind the hub's answers to earlier messages: replies keep the order
+  // of the messages they answer.
+  void answer(SharedText msg) {
+    if (awaiting_ == 0) return send_control(std::move(msg));
+    ask_hub([hub = &hub_, id = id_, msg = std::move(msg)]() mutable { hub->reply(id, std::move(msg)); });
   }
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
@@ -349,51 +443,53 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         return close_after_flush(websocket::close_code::protocol_error);
       }
       if (err->seq) ++hub_.counters.commands_rejected;
-      return send_control(share(protocol::encode(*err)));
+      return answer(share(protocol::encode(*err)));
     }
     auto& msg = std::get<protocol::ClientMessage>(decoded);
     if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
     if (auto* ping = std::get_if<protocol::Ping>(&msg))
-      return send_control(share(protocol::encode(protocol::Pong{ping->id, hub_.world.tick()})));
+      return answer(share(protocol::encode(protocol::Pong{ping->id, hub_.counters.tick.load()})));
     if (auto* ack = std::get_if<protocol::SnapshotAck>(&msg)) {
       if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-      return binary_.on_ack(ack->tick);
+      return inbox_->ack(ack->tick);
     }
     if (std::holds_alternative<protocol::KeyframeRequest>(msg)) {
       if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-      return binary_.request_keyframe();
+      return inbox_->request_keyframe();
     }
     if (auto* view = std::get_if<protocol::ViewportMsg>(&msg)) {
       if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-      return binary_.set_view(view->view);
+      return inbox_->set_view(view->view);
     }
     if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
       if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-      inspect_ = inspect->agents;
-      hub_.update_inspected();
+      asio::post(hub_.ioc, [hub = &hub_, id = id_, agents = std::move(inspect->agents)]() mutable {
+        hub->inspect(id, std::move(agents));
+      });
       return;
     }
     if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
       if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
       if (role_ != protocol::Role::commander) return forbid(control->seq);
-      return hub_.control(*this, *control);
+      return ask_hub([hub = &hub_, id = id_, control = std::move(*control)] { hub->control(id, control); });
     }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
     if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
     if (role_ != protocol::Role::commander) return forbid(cmd.seq);
     if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
       const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
-      if (n > hub_.config.max_spawn) {
+      if (n > config_.max_spawn) {
         hub_.refused(Refusal::spawn_too_large, address_);
         std::string why = "this server spawns at most ";
-        why += std::to_string(hub_.config.max_spawn);
+        why += std::to_string(config_.max_spawn);
         why += " agents per command";
         return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
       }
     }
-    // Applied and answered now, between ticks: the same world as applying it at the next tick's
-    // start (nothing else happens in between), and the ack does not wait for that tick.
-    hub_.apply_received(cmd.command, sim::CommandOrigin{id_, cmd.seq});
+    // Applied and answered by the hub as it gets it, between ticks: the same world as applying it
+    // at the next tick's start (nothing else happens in between), and the ack does not wait for
+    // that tick.
+    ask_hub([hub = &hub_, id = id_, cmd = std::move(cmd)] { hub->command(id, cmd); });
   }
 
   void forbid(std::uint32_t seq) {
@@ -406,8 +502,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
     greeted_ = true;
     role_ = hello.role;
-    format_ = hello.format;
-    const std::string& token = hub_.config.command_token;
+    const std::string& token = config_.command_token;
     if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
       // Watches instead: told why, then welcomed as a viewer.
       role_ = protocol::Role::viewer;
@@ -418,14 +513,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                                      : "wrong command token; welcomed as a viewer");
     }
     hub_.log(LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
-                                       {"client", hello.client}, {"format", std::string(protocol::to_string(format_))}});
-    send_control(share(protocol::encode(hub_.make_welcome(id_, role_))));
+                                       {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
+    ask_hub([hub = &hub_, id = id_, role = role_, format = hello.format] { hub->hello(id, role, format); });
   }
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {
     if (seq) ++hub_.counters.commands_rejected;
     hub_.count_error(code);
-    send_control(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
+    answer(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
   }
 
   // One write at a time: control messages first, then the latest snapshot, then a pending close.
@@ -463,7 +558,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   websocket::stream<beast::tcp_stream> ws_;
   Server::Impl& hub_;
+  const ServerConfig& config_;  // the hub's config_at_start
+  Shard& shard_;
   const std::uint64_t id_;
+  std::shared_ptr<ViewerInbox> inbox_ = std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
   beast::flat_buffer buffer_;
   std::deque<SharedText> control_;
   SharedText snapshot_;
@@ -472,17 +570,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   Clock::time_point close_requested_at_;
   std::optional<Clock::time_point> behind_since_;  // since the first snapshot dropped, until caught up
   TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
+  AckBudget ack_budget_;                            // snapshot acks that cost no token
   std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
+  std::size_t awaiting_ = 0;                        // requests posted to the hub, not answered yet
   bool counted_ = false;                            // counted in ws_open and per_address
+  bool joined_ = false;                             // posted to the hub's clients
   bool close_sent_ = false;
   bool writing_ = false;
   bool dropped_ = false;
   bool greeted_ = false;
   bool unauthorized_ = false;  // said hello as commander without the token
   protocol::Role role_ = protocol::Role::viewer;
-  std::vector<std::uint32_t> inspect_;  // agents whose avoidance this client wants traced
-  protocol::SnapshotFormat format_ = protocol::SnapshotFormat::json;
-  BinaryViewer binary_;  // viewport, acknowledged ticks and frames sent (binary snapshots)
   std::string ip_, address_;
 };
 
@@ -490,11 +588,23 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, Server::Impl& hub) : stream_(std::move(socket)), hub_(hub) {}
-  ~HttpSession() { hub_.http_sessions.erase(this); }
+  HttpSession(tcp::socket&& socket, Server::Impl& hub, Shard& shard)
+      : stream_(std::move(socket)), hub_(hub), config_(hub.config_at_start), shard_(shard) {
+    ++hub_.http_alive;
+  }
+  ~HttpSession() {
+    {
+      const std::lock_guard lock(shard_.mutex);
+      shard_.http.erase(this);
+    }
+    --hub_.http_alive;
+  }
 
   void run() {
-    hub_.http_sessions[this] = weak_from_this();
+    {
+      const std::lock_guard lock(shard_.mutex);
+      shard_.http[this] = weak_from_this();
+    }
     do_read();
   }
 
@@ -521,7 +631,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (websocket::is_upgrade(req) && req.target() == "/ws") {
       const auto origin = req.find(http::field::origin);
       const bool has_origin = origin != req.end();
-      if (!origin_allowed(hub_.config.allowed_origins, has_origin ? std::string_view(origin->value()) : std::string_view(),
+      if (!origin_allowed(config_.allowed_origins, has_origin ? std::string_view(origin->value()) : std::string_view(),
                           has_origin)) {
         beast::error_code ec;
         const auto peer = stream_.socket().remote_endpoint(ec);
@@ -531,7 +641,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         return write(std::move(res));
       }
       stream_.expires_never();
-      std::make_shared<WsSession>(stream_.release_socket(), hub_)->run(std::move(req));
+      std::make_shared<WsSession>(stream_.release_socket(), hub_, shard_)->run(std::move(req));
       return;
     }
     write(respond(req));
@@ -570,12 +680,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       const auto behind = hub_.behind();
       const bool late = behind > std::chrono::seconds(1);
       return make(req, late ? http::status::service_unavailable : http::status::ok, "application/json",
-                  std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + std::to_string(hub_.world.tick()) +
+                  std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + std::to_string(hub_.counters.tick.load()) +
                       ",\"behind_ms\":" + std::to_string(behind.count()) + "}\n");
     }
     if (path == "/metrics") return make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text());
     if (path == "/ws") return plain(req, http::status::upgrade_required, "WebSocket upgrade required\n");
-    FileResponse file = serve_file(target, hub_.config.web_root);
+    FileResponse file = serve_file(target, config_.web_root);
     return make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body));
   }
 
@@ -589,19 +699,69 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   beast::tcp_stream stream_;
   Server::Impl& hub_;
+  const ServerConfig& config_;  // the hub's config_at_start
+  Shard& shard_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
 };
 
-// ---- the hub: accept, tick, broadcast ---------------------------------------------------------
+// ---- shards: accept, sweep, close -------------------------------------------------------------
 
 void Server::Impl::do_accept() {
-  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+  // Each connection goes to the next shard in turn: its socket is made on that shard's
+  // io_context, and its session starts there.
+  Shard& shard = *shards[next_shard];
+  next_shard = (next_shard + 1) % shards.size();
+  acceptor->async_accept(shard.ioc, [this, &shard](beast::error_code ec, tcp::socket socket) {
     if (stopping) return;
-    if (!ec) std::make_shared<HttpSession>(std::move(socket), *this)->run();
+    if (!ec)
+      asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
+        std::make_shared<HttpSession>(std::move(socket), *this, shard)->run();
+      });
     do_accept();  // a failed accept (e.g. out of descriptors) must not stop the listener
   });
 }
+
+template <class T>
+std::vector<std::shared_ptr<T>> Shard::alive(const std::unordered_map<std::uint64_t, std::weak_ptr<T>>& from) {
+  std::vector<std::shared_ptr<T>> out;
+  out.reserve(from.size());
+  for (auto& [key, weak] : from)
+    if (auto s = weak.lock()) out.push_back(std::move(s));
+  return out;
+}
+
+void Shard::sweep() {
+  const auto now = Clock::now();
+  // Copied under the lock, swept without it: a dropped session may end meanwhile.
+  std::vector<std::shared_ptr<WsSession>> sessions;
+  {
+    const std::lock_guard lock(mutex);
+    sessions = alive(ws);
+  }
+  for (auto& s : sessions) s->sweep(now);
+  sessions.clear();
+  sweep_timer.expires_after(kSweepPeriod);
+  sweep_timer.async_wait([this](beast::error_code ec) {
+    if (!ec) sweep();
+  });
+}
+
+void Shard::close_all() {
+  sweep_timer.cancel();
+  std::vector<std::shared_ptr<WsSession>> sessions;
+  std::vector<std::shared_ptr<HttpSession>> https;
+  {
+    const std::lock_guard lock(mutex);
+    sessions = alive(ws);
+    for (auto& [ptr, weak] : http)
+      if (auto h = weak.lock()) https.push_back(std::move(h));
+  }
+  for (auto& s : sessions) s->close_after_flush(websocket::close_code::going_away);
+  for (auto& h : https) h->close();
+}
+
+// ---- the hub: sessions' requests, tick, broadcast ------------------------------------------------
 
 protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Role role) const {
   protocol::Welcome w;
@@ -619,28 +779,67 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
   return w;
 }
 
+template <class Fn>
+void Server::Impl::post_to(const Client& client, Fn fn) {
+  // The session, if still there, is owned by the handler: it ends on its shard, never here.
+  if (auto session = client.session.lock())
+    asio::post(client.shard->ioc, [session = std::move(session), fn = std::move(fn)]() mutable { fn(*session); });
+}
+
+void Server::Impl::reply(std::uint64_t id, SharedText msg) {
+  if (auto it = clients.find(id); it != clients.end())
+    post_to(it->second, [msg = std::move(msg)](WsSession& s) mutable { s.on_reply(std::move(msg)); });
+}
+
+void Server::Impl::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
+  Client& c = clients[id];
+  c.session = std::move(session);
+  c.shard = shard;
+  c.inbox = std::move(inbox);
+  ++counters.ungreeted;
+  counters.sessions = clients.size();
+}
+
+void Server::Impl::leave(std::uint64_t id) {
+  auto it = clients.find(id);
+  if (it == clients.end()) return;
+  const Client& c = it->second;
+  (!c.greeted ? counters.ungreeted : c.role == protocol::Role::viewer ? counters.viewers : counters.commanders)--;
+  const bool inspected = !c.inspect.empty();
+  clients.erase(it);
+  counters.sessions = clients.size();
+  if (inspected) update_inspected();
+  log(LogLevel::info, "session_closed", {{"session", std::to_string(id)}});
+}
+
+void Server::Impl::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
+  auto it = clients.find(id);
+  if (it == clients.end()) return;
+  Client& c = it->second;
+  c.greeted = true;
+  c.role = role;
+  c.format = format;
+  --counters.ungreeted;
+  ++(role == protocol::Role::viewer ? counters.viewers : counters.commanders);
+  reply(id, share(protocol::encode(make_welcome(id, role))));
+}
+
+void Server::Impl::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
+  if (auto it = clients.find(id); it != clients.end()) {
+    it->second.inspect = std::move(agents);
+    update_inspected();
+  }
+}
+
 void Server::Impl::start_ticking() {
   start_time = Clock::now();
   schedule_tick();
-  sweep();
-}
-
-void Server::Impl::sweep() {
-  const auto now = Clock::now();
-  // Copy first: a dropped session may end (and leave the map) before the loop is done.
-  std::vector<std::shared_ptr<WsSession>> sessions;
-  sessions.reserve(ws_sessions.size());
-  for (auto& [id, weak] : ws_sessions)
-    if (auto s = weak.lock()) sessions.push_back(std::move(s));
-  for (auto& s : sessions) s->sweep(now);
-  sweep_timer.expires_after(kSweepPeriod);
-  sweep_timer.async_wait([this](beast::error_code ec) {
-    if (!ec && !stopping) sweep();
-  });
 }
 
 void Server::Impl::schedule_tick() {
-  tick_timer.expires_at(start_time + schedule.next_deadline());
+  const auto deadline = start_time + schedule.next_deadline();
+  counters.deadline_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  tick_timer.expires_at(deadline);
   tick_timer.async_wait([this](beast::error_code ec) {
     if (!ec && !stopping) on_tick();
   });
@@ -662,11 +861,14 @@ void Server::Impl::on_tick() {
   const bool overran = schedule.overruns() != overruns_at_wake;
   bool snapshot_due = false;
   for (int i = 0; i < due; ++i) {
-    // Commands were applied and answered as they arrived (apply_received): the tick only moves
-    // the world.
+    // Commands were applied and answered as they arrived (command()): the tick only moves the
+    // world.
     const auto t0 = Clock::now();
     world.step();
-    tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
+    {
+      const std::lock_guard lock(histogram_mutex);
+      tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
     for (const sim::CollisionEvent& e : world.collisions()) {
       if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
       else ++collisions_unlisted;
@@ -694,18 +896,18 @@ void Server::Impl::publish_counters() {
   counters.tick = world.tick();
   counters.overruns = total_overruns();
   counters.ticks_dropped = total_dropped();
+  counters.late_wakes = total_late_wakes();
   counters.agents = world.agents().size();
 }
 
-void Server::Impl::apply_received(const sim::Command& command, sim::CommandOrigin origin) {
-  world.queue(command, origin);
+void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
+  world.queue(cmd.command, sim::CommandOrigin{id, cmd.seq});
   world.apply_queued();
   const sim::CommandOutcome& out = world.outcomes().front();
-  if (out.ok() && config.on_applied) config.on_applied(out.tick, command);
+  if (out.ok() && config.on_applied) config.on_applied(out.tick, cmd.command);
   if (!out.ok()) count_error(protocol::to_error_code(out.error));
   (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
-  if (auto it = ws_sessions.find(origin.client); it != ws_sessions.end())
-    if (auto session = it->second.lock()) session->send_control(share(protocol::encode_outcome(out)));
+  reply(id, share(protocol::encode_outcome(out)));
 }
 
 void Server::Impl::broadcast_snapshot() {
@@ -715,40 +917,49 @@ void Server::Impl::broadcast_snapshot() {
   map_version_sent = world.map_version();
   // Each format is encoded only when some session takes it: JSON once; binary once per
   // baseline for whole-world sessions and once per session with a viewport (binary_feed).
+  // The frames go to each shard in one handler, which starts their writes there.
+  struct Delivery {
+    std::shared_ptr<WsSession> session;
+    SharedText frame;
+    bool binary;
+  };
+  std::vector<std::vector<Delivery>> by_shard(shards.size());
   SharedText json;
   const std::size_t agents = world.agents().size();
-  std::vector<std::shared_ptr<WsSession>> binary;
-  for (auto& [id, weak] : ws_sessions) {
-    auto session = weak.lock();
-    if (!session || !session->greeted()) continue;
-    if (session->wants_binary(agents)) {
-      binary.push_back(std::move(session));
+  std::vector<std::pair<Client*, std::shared_ptr<WsSession>>> binary;
+  for (auto& [id, c] : clients) {
+    if (!c.greeted) continue;
+    auto session = c.session.lock();
+    if (!session) continue;  // ending: its leave is on the way
+    if (c.wants_binary(agents)) {
+      binary.emplace_back(&c, std::move(session));
       continue;
     }
     if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
-    session->send_snapshot(json);
+    by_shard[c.shard->index].push_back({std::move(session), json, false});
   }
   if (!binary.empty()) {
     // Commanders first: they wait to see their commands, and the first frames are written first.
     std::stable_partition(binary.begin(), binary.end(),
-                          [](const auto& s) { return s->role() == protocol::Role::commander; });
+                          [](const auto& b) { return b.first->role == protocol::Role::commander; });
     // Encoded on the sim's thread pool, which is idle between ticks.
     binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
     std::vector<BinaryViewer*> viewers;
-    for (auto& s : binary) viewers.push_back(&s->binary());
+    viewers.reserve(binary.size());
+    for (auto& [c, session] : binary) {
+      c->inbox->drain_into(c->binary);  // what the client acknowledged and asked for until now
+      viewers.push_back(&c->binary);
+    }
     std::vector<SharedBytes> frames;
     binary_feed.frames_for(viewers, frames, &pool);
-    // The writes start on the pool too: with a thousand sessions, their sendmsg calls (which on
-    // loopback also run the receiving side's TCP) were a third of this thread's time. Safe: this
-    // thread is the io_context's only one and is inside parallel_for, so no completion handler
-    // runs meanwhile; each session is touched by one thread; asio's scheduler and reactor lock
-    // for operations started on other threads; the counters are atomic.
-    auto send = [&](std::size_t begin, std::size_t end, std::size_t) {
-      for (std::size_t i = begin; i < end; ++i) binary[i]->send_snapshot(std::move(frames[i]), true);
-    };
-    if (binary.size() >= kParallelSendMin && pool.workers() > 1) pool.parallel_for(binary.size(), send);
-    else send(0, binary.size(), 0);
+    for (std::size_t i = 0; i < binary.size(); ++i)
+      by_shard[binary[i].first->shard->index].push_back({std::move(binary[i].second), std::move(frames[i]), true});
   }
+  for (std::size_t i = 0; i < shards.size(); ++i)
+    if (!by_shard[i].empty())
+      asio::post(shards[i]->ioc, [deliveries = std::move(by_shard[i])]() mutable {
+        for (Delivery& d : deliveries) d.session->send_snapshot(std::move(d.frame), d.binary);
+      });
   pending_collisions.clear();
 }
 
@@ -774,8 +985,11 @@ void Server::Impl::step_now(int ticks) {
 }
 
 void Server::Impl::send_welcomes() {
-  for (auto& [id, weak] : ws_sessions)
-    if (auto s = weak.lock(); s && s->greeted()) s->send_control(share(protocol::encode(make_welcome(id, s->role()))));
+  for (auto& [id, c] : clients)
+    if (c.greeted)
+      post_to(c, [msg = share(protocol::encode(make_welcome(id, c.role)))](WsSession& s) mutable {
+        s.send_control(std::move(msg));
+      });
 }
 
 void Server::Impl::replace_world(sim::World next, std::string scenario) {
@@ -789,31 +1003,33 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
   map_version_sent = world.map_version();
   last_checkpoint_tick = world.tick();
   binary_feed.clear();  // ticks start again: every baseline is gone
-  for (auto& [id, weak] : ws_sessions)
-    if (auto s = weak.lock()) s->binary().reset();
+  for (auto& [id, c] : clients) {
+    c.inbox->clear();  // acks of the old world's ticks
+    c.binary.reset();
+  }
   update_inspected();
   if (config.on_world_replaced) config.on_world_replaced(config.scenario, world);
   log(LogLevel::info, "world_replaced", {{"scenario", config.scenario}, {"seed", std::to_string(world.def().seed)}});
   restart_schedule();
 }
 
-void Server::Impl::control(WsSession& from, const protocol::ControlMsg& msg) {
+void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) {
   // The answer goes first, then what the control changed (a welcome, a snapshot): a client that
   // waits for the ack then sees the snapshot that reflects it.
   bool welcome_all = false, snapshot_after = false;
   auto refuse = [&](protocol::ErrorCode code, std::string message) {
     count_error(code);
     ++counters.commands_rejected;
-    from.send_control(share(protocol::encode(protocol::Error{msg.seq, code, std::move(message)})));
+    reply(from, share(protocol::encode(protocol::Error{msg.seq, code, std::move(message)})));
   };
   std::visit(
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, protocol::Pause>) {
-          paused = true;
+          paused = counters.paused = true;
         } else if constexpr (std::is_same_v<T, protocol::Resume>) {
           if (paused) {
-            paused = false;
+            paused = counters.paused = false;
             restart_schedule();
           }
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
@@ -845,7 +1061,7 @@ void Server::Impl::control(WsSession& from, const protocol::ControlMsg& msg) {
           welcome_all = snapshot_after = true;
         }
         ++counters.commands_accepted;
-        from.send_control(share(protocol::encode(protocol::Ack{msg.seq, world.tick(), {}, {}, {}, {}})));
+        reply(from, share(protocol::encode(protocol::Ack{msg.seq, world.tick(), {}, {}, {}, {}})));
       },
       msg.control);
   if (welcome_all) send_welcomes();
@@ -853,66 +1069,65 @@ void Server::Impl::control(WsSession& from, const protocol::ControlMsg& msg) {
 }
 
 std::chrono::milliseconds Server::Impl::behind() const {
-  if (paused) return std::chrono::milliseconds(0);  // paused on purpose is not late
-  const auto due = start_time + schedule.next_deadline();
+  if (counters.paused) return std::chrono::milliseconds(0);  // paused on purpose is not late
+  const Clock::time_point due{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(counters.deadline_ns.load()))};
   const auto late = Clock::now() - due;
   return late > Clock::duration::zero() ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
                                         : std::chrono::milliseconds(0);
 }
 
+// Any thread: from the counters, so that /metrics and /healthz answer while a tick runs.
 std::string Server::Impl::metrics_text() const {
   MetricsView m;
-  m.tick = world.tick();
-  m.overruns = total_overruns();
-  m.ticks_dropped = total_dropped();
-  m.late_wakes = total_late_wakes();
-  m.agents = world.agents().size();
-  for (const auto& [id, weak] : ws_sessions)
-    if (auto s = weak.lock()) (!s->greeted() ? m.ungreeted : s->role() == protocol::Role::viewer ? m.viewers : m.commanders)++;
+  m.tick = counters.tick;
+  m.overruns = counters.overruns;
+  m.ticks_dropped = counters.ticks_dropped;
+  m.late_wakes = counters.late_wakes;
+  m.agents = counters.agents;
+  m.viewers = counters.viewers;
+  m.commanders = counters.commanders;
+  m.ungreeted = counters.ungreeted;
   m.snapshots_sent = counters.snapshots_sent;
   m.snapshots_dropped = counters.snapshots_dropped;
   m.bytes_out = counters.bytes_out;
   m.commands_accepted = counters.commands_accepted;
   m.commands_rejected = counters.commands_rejected;
-  m.errors_by_code = errors_by_code;
-  m.refusals = refusals;
+  for (std::size_t i = 0; i < kErrorCodeCount; ++i) m.errors_by_code[i] = errors_by_code[i];
+  for (std::size_t i = 0; i < kRefusalCount; ++i) m.refusals[i] = refusals[i];
   m.resident_bytes = resident_memory_bytes();
-  m.http_connections = http_sessions.size();
+  m.http_connections = http_alive;
   m.ws_connections = ws_alive;
-  m.tick_duration = tick_duration;
+  {
+    const std::lock_guard lock(histogram_mutex);
+    m.tick_duration = tick_duration;
+  }
   return render_prometheus(m);
 }
 
 // The world traces the union of what every session inspects (bounded by the world's limit).
 void Server::Impl::update_inspected() {
   std::vector<sim::AgentId> ids;
-  for (auto& [id, weak] : ws_sessions)
-    if (auto session = weak.lock()) ids.insert(ids.end(), session->inspected().begin(), session->inspected().end());
+  for (auto& [id, c] : clients) ids.insert(ids.end(), c.inspect.begin(), c.inspect.end());
   world.set_inspected(std::move(ids));
 }
 
 void Server::Impl::begin_stop() {
-  if (stopping) return;
-  stopping = true;
-  log(LogLevel::info, "stopping", {{"tick", std::to_string(world.tick())}, {"sessions", std::to_string(ws_sessions.size())}});
-  beast::error_code ec;
-  acceptor.close(ec);
+  if (stopping.exchange(true)) return;
+  log(LogLevel::info, "stopping", {{"tick", std::to_string(world.tick())}, {"sessions", std::to_string(clients.size())}});
   tick_timer.cancel();
-  sweep_timer.cancel();
-  for (auto& [id, weak] : ws_sessions)
-    if (auto session = weak.lock()) session->close_after_flush(websocket::close_code::going_away);
-  // Copy first: closing ends the session, which erases it from the map.
-  std::vector<std::shared_ptr<HttpSession>> http;
-  for (auto& [ptr, weak] : http_sessions)
-    if (auto s = weak.lock()) http.push_back(std::move(s));
-  for (auto& s : http) s->close();
+  asio::post(shards.front()->ioc, [this] {
+    beast::error_code ec;
+    acceptor->close(ec);
+  });
+  for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
   // Clients get a moment to answer the close handshake; the loop ends when every session is gone
   // or the grace period is over, whichever comes first.
   finish_stop(Clock::now() + kStopGrace);
 }
 
 void Server::Impl::finish_stop(Clock::time_point deadline) {
-  if ((ws_sessions.empty() && http_sessions.empty()) || Clock::now() >= deadline) {
+  if ((ws_alive == 0 && http_alive == 0) || Clock::now() >= deadline) {
+    for (auto& shard : shards) shard->ioc.stop();
     ioc.stop();
     return;
   }
@@ -936,22 +1151,33 @@ std::uint16_t Server::start() {
   auto check = [&](const char* what) {
     if (ec) throw std::runtime_error(std::string(what) + " " + s.config.address + ":" + std::to_string(s.config.port) + ": " + ec.message());
   };
-  s.acceptor.open(endpoint.protocol(), ec);
+  s.acceptor->open(endpoint.protocol(), ec);
   check("cannot open a socket for");
-  s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  s.acceptor->set_option(asio::socket_base::reuse_address(true), ec);
   check("cannot set options on");
-  s.acceptor.bind(endpoint, ec);
+  s.acceptor->bind(endpoint, ec);
   check("cannot bind");
-  s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
   check("cannot listen on");
-  return s.acceptor.local_endpoint().port();
+  return s.acceptor->local_endpoint().port();
 }
 
 void Server::run() {
   Impl& s = *impl_;
-  s.do_accept();
+  // The shards' threads: each runs its io_context until the hub stops it.
+  std::vector<std::thread> io_threads;
+  for (auto& shard : s.shards) {
+    Shard* sh = shard.get();
+    asio::post(sh->ioc, [sh] { sh->sweep(); });
+    if (sh->index == 0) asio::post(sh->ioc, [&s] { s.do_accept(); });
+    io_threads.emplace_back([sh] {
+      auto work = asio::make_work_guard(sh->ioc);  // idle until a connection comes
+      sh->ioc.run();
+    });
+  }
   s.start_ticking();
   s.ioc.run();
+  for (auto& t : io_threads) t.join();
 }
 
 void Server::stop() {

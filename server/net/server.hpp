@@ -1,9 +1,10 @@
 // herd::net::Server — one port: HTTP (viewer files, /healthz) and WebSocket (/ws), plus the
 // fixed-tick loop that steps the world and broadcasts snapshots.
 //
-// A plain interface: Boost.Beast stays inside server.cpp (it is slow to compile). Everything runs
-// on the one thread that calls run(), so the world and the sessions need no locks; stop() and
-// stats() may be called from any thread.
+// A plain interface: Boost.Beast stays inside server.cpp (it is slow to compile). The world, the
+// tick loop and the callbacks below run on the thread that calls run() (the tick thread); the
+// sockets run on io_threads threads of their own, so that a thousand sessions' reads and writes
+// never delay a tick. stop() and stats() may be called from any thread.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,7 @@ struct ServerConfig {
   double tick_rate = 60.0;         // ticks per second; must match the world's dt
   double snapshot_rate = 20.0;     // snapshots per second, <= tick_rate
   std::size_t sim_threads = 1;     // threads that step the world, the tick loop's own included; [1, 64]
+  std::size_t io_threads = 1;      // threads that read and write the sockets (besides the tick thread); [1, 64]
   int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
   std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
   std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // larger frames: close 1009
@@ -43,12 +45,13 @@ struct ServerConfig {
   int max_json_depth = protocol::kMaxJsonDepth;             // deeper: too_deep
   double idle_timeout = 60;          // seconds without a frame from the client (pings at half)
   double slow_client_timeout = 10;   // seconds a session may stay behind on snapshots
-  // Called on the server's thread for every command the world accepted, in order, with the tick
+  // Called on the tick thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).
   std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
-  // Where log lines go (one per event: time, level, event, fields); none when empty.
+  // Where log lines go (one per event: time, level, event, fields); none when empty. Called from
+  // any of the server's threads, one call at a time.
   LogSink log;
-  // Called on the server's thread every checkpoint_interval seconds of world time with the world
+  // Called on the tick thread every checkpoint_interval seconds of world time with the world
   // between two ticks (the app writes it to disk); never when empty.
   std::function<void(const sim::World& world)> on_checkpoint;
   double checkpoint_interval = 10.0;  // seconds of world time, > 0

@@ -109,5 +109,62 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
   EXPECT_GT(shared_checked, 0);
 }
 
+// What a session's I/O thread hands the tick thread (ViewerInbox) has the effect the same messages
+// would have had on the viewer directly, in the order they came.
+TEST(ViewerInbox, AcksKeyframeRequestsAndViewportsReachTheViewerAsTheyWouldHaveDirectly) {
+  sim::Rng rng(5);
+  std::vector<QuantAgent> agents;
+  std::uint32_t next_id = 1;
+  BinaryFeed feed;
+  BinaryViewer viewer;
+  ViewerInbox inbox;
+  auto next_frame = [&](std::uint64_t tick) {
+    feed.begin(random_state(rng, tick, agents, next_id), "");
+    inbox.drain_into(viewer);
+    return std::get<protocol::BinaryHeader>(protocol::read_binary_header(*feed.frame_for(viewer)));
+  };
+  EXPECT_FALSE(next_frame(1).delta);
+  next_frame(2);
+  inbox.ack(1);
+  inbox.ack(2);
+  auto h = next_frame(3);
+  EXPECT_TRUE(h.delta);
+  EXPECT_EQ(h.baseline_tick, 2u) << "the newest acknowledged frame";
+  // A keyframe request forgets the acks before it, and acks after it name frames it forgot.
+  inbox.ack(3);
+  inbox.request_keyframe();
+  inbox.ack(3);
+  EXPECT_FALSE(next_frame(4).delta);
+  inbox.ack(4);
+  EXPECT_EQ(next_frame(5).baseline_tick, 4u);
+  // Only the last viewport counts.
+  inbox.set_view(protocol::Viewport{0, 0, 10, 10});
+  inbox.set_view(protocol::Viewport{0, 0, 500, 500});
+  EXPECT_TRUE(next_frame(6).filtered);
+  EXPECT_EQ(viewer.view(), (protocol::Viewport{0, 0, 500, 500}));
+  inbox.set_view(std::nullopt);
+  EXPECT_FALSE(next_frame(7).filtered);
+  // Bounded: a flood of acks keeps the newest, so the valid one sent last still counts.
+  for (int i = 0; i < 10000; ++i) inbox.ack(1000000 + static_cast<std::uint64_t>(i));
+  inbox.ack(7);
+  EXPECT_EQ(next_frame(8).baseline_tick, 7u);
+  // Cleared (the world was replaced): nothing is applied.
+  inbox.ack(8);
+  inbox.request_keyframe();
+  inbox.clear();
+  EXPECT_EQ(next_frame(9).baseline_tick, 7u);
+}
+
+TEST(AckBudget, AcksAreFreeUpToTheFramesSentPlusAFew) {
+  AckBudget budget;
+  for (std::uint64_t i = 0; i < AckBudget::kFreeAcks; ++i) EXPECT_TRUE(budget.take());
+  EXPECT_FALSE(budget.take());
+  budget.on_frame();
+  budget.on_frame();
+  EXPECT_TRUE(budget.take());
+  EXPECT_TRUE(budget.take());
+  EXPECT_FALSE(budget.take());
+}
+
 }  // namespace
 }  // namespace herd::net

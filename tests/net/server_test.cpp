@@ -1,6 +1,7 @@
 // The real server, in process, on a port the OS picks, driven by real WebSocket and HTTP clients.
 // Nothing sleeps: every wait is for a message, bounded by a timeout.
 #include <algorithm>
+#include <set>
 
 #include "net/server_fixture.hpp"
 
@@ -341,6 +342,50 @@ TEST_F(ServerTest, StopClosesSessionsWithGoingAway) {
   auto c = greeted(protocol::Role::viewer);
   server_->stop();
   EXPECT_EQ(wait_closed(*c), 1001);
+}
+
+// Sessions spread over several I/O threads: each one's replies come in the order of its messages,
+// whether the tick thread answered them (commands) or its I/O thread did (bad JSON, pings), and
+// every session sees the one world.
+class ServerOnThreeIoThreadsTest : public ServerTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef&) override { config.io_threads = 3; }
+};
+
+TEST_F(ServerOnThreeIoThreadsTest, RepliesKeepTheOrderOfTheMessagesTheyAnswer) {
+  std::vector<std::unique_ptr<WsClient>> clients;
+  for (int i = 0; i < 6; ++i) clients.push_back(greeted(protocol::Role::commander));
+  for (auto& c : clients) {
+    c->send(command(1, sim::Spawn{1, 0, {}}));
+    c->send(R"({"type":"command","seq":2,"cmd":"spawn","count":-3})");  // refused on reading
+    c->send(protocol::encode(protocol::Ping{3}));
+    c->send(R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})");
+    c->send(command(5, sim::Spawn{1, 0, {}}));
+  }
+  std::set<std::uint32_t> ids;
+  for (auto& c : clients) {
+    std::vector<std::string> order;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (order.size() < 5 && std::chrono::steady_clock::now() < deadline) {
+      auto text = c->receive(Millis(200));
+      if (!text || protocol::is_binary_snapshot(*text)) continue;
+      const auto decoded = protocol::decode_server(*text);
+      ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << *text;
+      const auto& msg = std::get<ServerMessage>(decoded);
+      if (const auto* ack = std::get_if<protocol::Ack>(&msg)) {
+        order.push_back("ack " + std::to_string(ack->seq));
+        if (ack->agents) ids.insert(ack->agents->begin(), ack->agents->end());
+      } else if (const auto* e = std::get_if<protocol::Error>(&msg)) {
+        order.push_back("error " + std::to_string(e->seq.value_or(0)) + " " + std::string(protocol::to_string(e->code)));
+      } else if (const auto* pong = std::get_if<protocol::Pong>(&msg)) {
+        order.push_back("pong " + std::to_string(pong->id));
+      }
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"ack 1", "error 2 bad_field", "pong 3", "error 4 out_of_bounds", "ack 5"}));
+  }
+  EXPECT_EQ(ids.size(), 12u) << "every spawn made its own agent";
+  for (auto& c : clients) wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.agents.size() == 12; });
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 6);
 }
 
 }  // namespace
