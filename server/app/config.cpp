@@ -179,7 +179,7 @@ const std::vector<Option>& options() {
        }},
       {"sim-threads", "HERD_SIM_THREADS", "1", "threads that step the world (the tick loop's own included), [1, 64]",
        [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.sim_threads, v, 1, 64); }},
-      {"io-threads", "HERD_IO_THREADS", "1", "threads that read and write the sockets, besides the tick thread, [1, 64]",
+      {"io-threads", "HERD_IO_THREADS", "2", "threads that read and write the sockets, besides the tick thread, [1, 64]",
        [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.io_threads, v, 1, 64); }},
       {"max-spawn", "HERD_MAX_SPAWN", "1000", "agents one spawn command may add, [1, 1000]",
        [](AppConfig& c, const std::string& v) { return set_int<std::uint32_t>(c.server.max_spawn, v, 1, protocol::kMaxSpawnPerCommand); }},

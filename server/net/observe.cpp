@@ -42,24 +42,32 @@ void head(std::string& out, std::string_view name, std::string_view type, std::s
   out += '\n';
 }
 
+void histogram(std::string& out, const char* name, const char* help, const TickHistogram& h) {
+  head(out, name, "histogram", help);
+  const std::string bucket = std::string(name) + "_bucket";
+  std::uint64_t cumulative = 0;
+  char bound[32];
+  for (std::size_t i = 0; i < TickHistogram::kBounds.size(); ++i) {
+    cumulative += h.counts[i];
+    std::snprintf(bound, sizeof bound, "le=\"%g\"", TickHistogram::kBounds[i]);
+    line(out, bucket.c_str(), cumulative, bound);
+  }
+  line(out, bucket.c_str(), h.count, "le=\"+Inf\"");
+  char sum[128];
+  std::snprintf(sum, sizeof sum, "%s_sum %.9f\n", name, h.sum);
+  out += sum;
+  line(out, (std::string(name) + "_count").c_str(), h.count);
+}
+
 }  // namespace
 
 std::string render_prometheus(const MetricsView& m) {
   std::string out;
   out.reserve(4096);
-  head(out, "herd_tick_duration_seconds", "histogram", "Time one world step took.");
-  std::uint64_t cumulative = 0;
-  char bound[32];
-  for (std::size_t i = 0; i < TickHistogram::kBounds.size(); ++i) {
-    cumulative += m.tick_duration.counts[i];
-    std::snprintf(bound, sizeof bound, "le=\"%g\"", TickHistogram::kBounds[i]);
-    line(out, "herd_tick_duration_seconds_bucket", cumulative, bound);
-  }
-  line(out, "herd_tick_duration_seconds_bucket", m.tick_duration.count, "le=\"+Inf\"");
-  char sum[64];
-  std::snprintf(sum, sizeof sum, "herd_tick_duration_seconds_sum %.9f\n", m.tick_duration.sum);
-  out += sum;
-  line(out, "herd_tick_duration_seconds_count", m.tick_duration.count);
+  histogram(out, "herd_tick_duration_seconds", "Time one world step took.", m.tick_duration);
+  histogram(out, "herd_command_reply_seconds",
+            "From reading a command or control to its answer queued for the client (the wait for the tick thread included).",
+            m.command_reply);
   head(out, "herd_tick", "gauge", "Ticks the world has completed.");
   line(out, "herd_tick", m.tick);
   head(out, "herd_tick_overruns_total", "counter", "Tick-loop wakes that were behind by more than the catch-up allowance.");

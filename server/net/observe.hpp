@@ -13,7 +13,7 @@
 
 namespace herd::net {
 
-// Seconds per world step, in Prometheus' cumulative histogram form.
+// Durations in seconds (a world step, a command's answer), in Prometheus' cumulative histogram form.
 struct TickHistogram {
   static constexpr std::array<double, 11> kBounds{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                   0.01,   0.025,   0.05,   0.1,   0.25};
@@ -58,6 +58,7 @@ struct MetricsView {
   std::uint64_t resident_bytes = 0;
   std::uint64_t http_connections = 0, ws_connections = 0;  // open sockets of each kind
   TickHistogram tick_duration;
+  TickHistogram command_reply;  // read to answer queued, commands and controls
 };
 
 // The Prometheus text exposition format (version 0.0.4).

@@ -68,8 +68,17 @@ double now_seconds() { return std::chrono::duration<double>(Clock::now().time_si
 class WsSession;
 class HttpSession;
 
+// A snapshot for one session, from the hub to the session's shard.
+struct Delivery {
+  std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
+  SharedText frame;
+  bool binary = false;
+};
+
 // An I/O thread's io_context and the sessions on it (for the sweep and for stop).
 struct Shard {
+  static constexpr std::size_t kBacklog = 2;  // snapshots waiting for this thread; older ones go
+
   std::size_t index = 0;
   // Before the io_context: destroying it destroys sessions, which leave these lists. Locked:
   // sessions end on this thread, or on the one destroying the io_context.
@@ -78,6 +87,15 @@ struct Shard {
   std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
   asio::io_context ioc{1};
   asio::steady_timer sweep_timer{ioc};
+  // Snapshots handed over by the hub, not yet given to the sessions: one handler at a time takes
+  // them all. A thread more than kBacklog snapshots behind skips the oldest (their frames are
+  // freed at once): the sessions then get a newer one, which the binary feed allows for.
+  std::mutex outbox_mutex;
+  std::deque<std::pair<std::uint64_t, std::vector<Delivery>>> outbox;
+  bool outbox_posted = false;
+  // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
+  // Returns how many frames were skipped.
+  std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
   template <class T>
   std::vector<std::shared_ptr<T>> alive(const std::unordered_map<std::uint64_t, std::weak_ptr<T>>& from);
   void sweep();
@@ -105,6 +123,11 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   mutable std::mutex histogram_mutex;
   TickHistogram tick_duration;  // written by the hub, read by /metrics
+  TickHistogram command_reply;  // written by the shards, read by /metrics
+  void observe_reply(Clock::duration d) {
+    const std::lock_guard lock(histogram_mutex);
+    command_reply.observe(std::chrono::duration<double>(d).count());
+  }
   mutable std::mutex log_mutex;
   const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
 
@@ -137,6 +160,7 @@ struct Server::Impl {
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
   BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
   std::uint64_t last_checkpoint_tick = 0;
+  std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart)
   Clock::time_point start_time;
 
   asio::io_context ioc{1};  // the hub's
@@ -211,6 +235,8 @@ struct Server::Impl {
   void control(std::uint64_t id, const protocol::ControlMsg& msg);
   // The answer to a session's request, posted to its shard (nothing when it has ended).
   void reply(std::uint64_t id, SharedText msg);
+  // A reply the session made itself, behind the hub's answers to its earlier messages.
+  void relay(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close);
   // Runs fn on the session's shard, with the session, if it is still there.
   template <class Fn>
   void post_to(const Client& client, Fn fn);
@@ -287,10 +313,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     pump();
   }
 
-  // The hub's answer to a request this session posted to it.
-  void on_reply(SharedText msg) {
-    --awaiting_;
+  // The hub's answer to a request this session posted to it; then the close, if one was asked.
+  void on_reply(SharedText msg, std::optional<websocket::close_code> then_close = {}) {
+    if (const auto asked = awaiting_.front()) hub_.observe_reply(Clock::now() - *asked);
+    awaiting_.pop_front();
     send_control(std::move(msg));
+    if (then_close) close_after_flush(*then_close);
   }
 
   // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
@@ -420,28 +448,30 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     send_error(seq, protocol::ErrorCode::rate_limited, std::move(why));
   }
 
-  // Asks the hub; its answer comes back through on_reply.
+  // Asks the hub; its answer comes back through on_reply. Commands and controls are timed.
   template <class Fn>
-  void ask_hub(Fn fn) {
-    ++awaiting_;
+  void ask_hub(Fn fn, bool timed = false) {
+    awaiting_.push_back(timed ? std::optional(Clock::now()) : std::nullopt);
     asio::post(hub_.ioc, std::move(fn));
   }
 
   // A reply made here goes behind the hub's answers to earlier messages: replies keep the order
   // of the messages they answer.
-  void answer(SharedText msg) {
-    if (awaiting_ == 0) return send_control(std::move(msg));
-    ask_hub([hub = &hub_, id = id_, msg = std::move(msg)]() mutable { hub->reply(id, std::move(msg)); });
+  void answer(SharedText msg, std::optional<websocket::close_code> then_close = {}) {
+    if (awaiting_.empty()) {
+      send_control(std::move(msg));
+      if (then_close) close_after_flush(*then_close);
+      return;
+    }
+    ask_hub([hub = &hub_, id = id_, msg = std::move(msg), then_close]() mutable { hub->relay(id, std::move(msg), then_close); });
   }
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     if (auto* err = std::get_if<protocol::Error>(&decoded)) {
       hub_.count_error(err->code);
       if (err->code == protocol::ErrorCode::too_deep) hub_.refused(Refusal::too_deep, address_);
-      if (err->code == protocol::ErrorCode::protocol_mismatch) {
-        send_control(share(protocol::encode(*err)));
-        return close_after_flush(websocket::close_code::protocol_error);
-      }
+      if (err->code == protocol::ErrorCode::protocol_mismatch)
+        return answer(share(protocol::encode(*err)), websocket::close_code::protocol_error);
       if (err->seq) ++hub_.counters.commands_rejected;
       return answer(share(protocol::encode(*err)));
     }
@@ -471,7 +501,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
       if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
       if (role_ != protocol::Role::commander) return forbid(control->seq);
-      return ask_hub([hub = &hub_, id = id_, control = std::move(*control)] { hub->control(id, control); });
+      return ask_hub([hub = &hub_, id = id_, control = std::move(*control)] { hub->control(id, control); }, true);
     }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
     if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
@@ -489,7 +519,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     // Applied and answered by the hub as it gets it, between ticks: the same world as applying it
     // at the next tick's start (nothing else happens in between), and the ack does not wait for
     // that tick.
-    ask_hub([hub = &hub_, id = id_, cmd = std::move(cmd)] { hub->command(id, cmd); });
+    ask_hub([hub = &hub_, id = id_, cmd = std::move(cmd)] { hub->command(id, cmd); }, true);
   }
 
   void forbid(std::uint32_t seq) {
@@ -572,7 +602,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
   AckBudget ack_budget_;                            // snapshot acks that cost no token
   std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
-  std::size_t awaiting_ = 0;                        // requests posted to the hub, not answered yet
+  std::deque<std::optional<Clock::time_point>> awaiting_;  // requests posted to the hub, not answered yet (when, if timed)
   bool counted_ = false;                            // counted in ws_open and per_address
   bool joined_ = false;                             // posted to the hub's clients
   bool close_sent_ = false;
@@ -747,6 +777,36 @@ void Shard::sweep() {
   });
 }
 
+std::size_t Shard::deliver(std::uint64_t snapshot, std::vector<Delivery> frames) {
+  std::size_t skipped = 0;
+  const std::lock_guard lock(outbox_mutex);
+  if (!outbox.empty() && outbox.back().first == snapshot) {
+    auto& to = outbox.back().second;
+    to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
+  } else {
+    outbox.emplace_back(snapshot, std::move(frames));
+  }
+  while (outbox.size() > kBacklog) {
+    skipped += outbox.front().second.size();
+    outbox.pop_front();
+  }
+  if (!outbox_posted) {
+    outbox_posted = true;
+    asio::post(ioc, [this] {
+      std::deque<std::pair<std::uint64_t, std::vector<Delivery>>> ready;
+      {
+        const std::lock_guard lock(outbox_mutex);
+        ready.swap(outbox);
+        outbox_posted = false;
+      }
+      for (auto& [n, deliveries] : ready)
+        for (Delivery& d : deliveries)
+          if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
+    });
+  }
+  return skipped;
+}
+
 void Shard::close_all() {
   sweep_timer.cancel();
   std::vector<std::shared_ptr<WsSession>> sessions;
@@ -781,14 +841,20 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
 
 template <class Fn>
 void Server::Impl::post_to(const Client& client, Fn fn) {
-  // The session, if still there, is owned by the handler: it ends on its shard, never here.
-  if (auto session = client.session.lock())
-    asio::post(client.shard->ioc, [session = std::move(session), fn = std::move(fn)]() mutable { fn(*session); });
+  // A weak pointer: the session, if it is still there, is found on its shard; it never ends here.
+  asio::post(client.shard->ioc, [weak = client.session, fn = std::move(fn)]() mutable {
+    if (auto session = weak.lock()) fn(*session);
+  });
 }
 
 void Server::Impl::reply(std::uint64_t id, SharedText msg) {
   if (auto it = clients.find(id); it != clients.end())
     post_to(it->second, [msg = std::move(msg)](WsSession& s) mutable { s.on_reply(std::move(msg)); });
+}
+
+void Server::Impl::relay(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close) {
+  if (auto it = clients.find(id); it != clients.end())
+    post_to(it->second, [msg = std::move(msg), then_close](WsSession& s) mutable { s.on_reply(std::move(msg), then_close); });
 }
 
 void Server::Impl::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
@@ -915,51 +981,49 @@ void Server::Impl::broadcast_snapshot() {
   // The map travels in welcome, and again in the first snapshot after it changes.
   const bool map_changed = world.map_version() != map_version_sent;
   map_version_sent = world.map_version();
+  ++snapshots_made;
   // Each format is encoded only when some session takes it: JSON once; binary once per
   // baseline for whole-world sessions and once per session with a viewport (binary_feed).
-  // The frames go to each shard in one handler, which starts their writes there.
-  struct Delivery {
-    std::shared_ptr<WsSession> session;
-    SharedText frame;
-    bool binary;
-  };
+  // Frames go to each shard in batches (Shard::deliver), which start their writes there.
   std::vector<std::vector<Delivery>> by_shard(shards.size());
+  auto hand_over = [&] {
+    for (std::size_t i = 0; i < shards.size(); ++i)
+      if (!by_shard[i].empty()) counters.snapshots_dropped += shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
+    for (auto& d : by_shard) d.clear();
+  };
   SharedText json;
   const std::size_t agents = world.agents().size();
-  std::vector<std::pair<Client*, std::shared_ptr<WsSession>>> binary;
+  std::vector<Client*> commanders, viewers;
   for (auto& [id, c] : clients) {
     if (!c.greeted) continue;
-    auto session = c.session.lock();
-    if (!session) continue;  // ending: its leave is on the way
     if (c.wants_binary(agents)) {
-      binary.emplace_back(&c, std::move(session));
+      (c.role == protocol::Role::commander ? commanders : viewers).push_back(&c);
       continue;
     }
     if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
-    by_shard[c.shard->index].push_back({std::move(session), json, false});
+    by_shard[c.shard->index].push_back({c.session, json, false});
   }
-  if (!binary.empty()) {
-    // Commanders first: they wait to see their commands, and the first frames are written first.
-    std::stable_partition(binary.begin(), binary.end(),
-                          [](const auto& b) { return b.first->role == protocol::Role::commander; });
+  if (!commanders.empty() || !viewers.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
     binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
-    std::vector<BinaryViewer*> viewers;
-    viewers.reserve(binary.size());
-    for (auto& [c, session] : binary) {
-      c->inbox->drain_into(c->binary);  // what the client acknowledged and asked for until now
-      viewers.push_back(&c->binary);
-    }
+    // Commanders' frames first, handed over before the others are encoded: they wait to see
+    // their commands.
+    std::vector<BinaryViewer*> batch;
     std::vector<SharedBytes> frames;
-    binary_feed.frames_for(viewers, frames, &pool);
-    for (std::size_t i = 0; i < binary.size(); ++i)
-      by_shard[binary[i].first->shard->index].push_back({std::move(binary[i].second), std::move(frames[i]), true});
+    for (const auto* group : {&commanders, &viewers}) {
+      if (group->empty()) continue;
+      batch.clear();
+      for (Client* c : *group) {
+        c->inbox->drain_into(c->binary);  // what the client acknowledged and asked for until now
+        batch.push_back(&c->binary);
+      }
+      binary_feed.frames_for(batch, frames, &pool);
+      for (std::size_t i = 0; i < group->size(); ++i)
+        by_shard[(*group)[i]->shard->index].push_back({(*group)[i]->session, std::move(frames[i]), true});
+      hand_over();
+    }
   }
-  for (std::size_t i = 0; i < shards.size(); ++i)
-    if (!by_shard[i].empty())
-      asio::post(shards[i]->ioc, [deliveries = std::move(by_shard[i])]() mutable {
-        for (Delivery& d : deliveries) d.session->send_snapshot(std::move(d.frame), d.binary);
-      });
+  hand_over();
   pending_collisions.clear();
 }
 
@@ -1100,6 +1164,7 @@ std::string Server::Impl::metrics_text() const {
   {
     const std::lock_guard lock(histogram_mutex);
     m.tick_duration = tick_duration;
+    m.command_reply = command_reply;
   }
   return render_prometheus(m);
 }

@@ -29,7 +29,7 @@ struct ServerConfig {
   double tick_rate = 60.0;         // ticks per second; must match the world's dt
   double snapshot_rate = 20.0;     // snapshots per second, <= tick_rate
   std::size_t sim_threads = 1;     // threads that step the world, the tick loop's own included; [1, 64]
-  std::size_t io_threads = 1;      // threads that read and write the sockets (besides the tick thread); [1, 64]
+  std::size_t io_threads = 2;      // threads that read and write the sockets (besides the tick thread); [1, 64]
   int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
   std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
   std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // larger frames: close 1009

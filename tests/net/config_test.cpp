@@ -34,6 +34,15 @@ TEST(Config, SimThreadsIsASettingWithARange) {
   for (const char* bad : {"0", "65", "two", "-1"}) EXPECT_FALSE(parse_config({"--sim-threads", bad}, env_of({})).config) << bad;
 }
 
+TEST(Config, IoThreadsIsASettingWithARange) {
+  EXPECT_EQ(parse_config({}, env_of({})).config->server.io_threads, 2u);
+  const auto r = parse_config({"--io-threads", "3"}, env_of({}));
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->server.io_threads, 3u);
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_IO_THREADS", "1"}})).config->server.io_threads, 1u);
+  for (const char* bad : {"0", "65", "two", "-1"}) EXPECT_FALSE(parse_config({"--io-threads", bad}, env_of({})).config) << bad;
+}
+
 TEST(Config, TheDefencesAreSettingsWithRanges) {
   const auto r = parse_config({"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address", "3",
                                "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048", "--max-json-depth", "8",

@@ -386,6 +386,7 @@ TEST_F(ServerOnThreeIoThreadsTest, RepliesKeepTheOrderOfTheMessagesTheyAnswer) {
   EXPECT_EQ(ids.size(), 12u) << "every spawn made its own agent";
   for (auto& c : clients) wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.agents.size() == 12; });
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 6);
+  EXPECT_EQ(metric("herd_command_reply_seconds_count"), 6 * 3) << "three commands each reached the tick thread";
 }
 
 }  // namespace
