@@ -228,9 +228,9 @@ TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
 }
 
-// Over 64 binary sessions their writes start on the sim's pool (two threads here): every viewer
-// still gets whole frames, in tick order, that decode against the states it acknowledged, with
-// and without a viewport.
+// Seventy binary sessions, their frames encoded on the sim's pool (two threads here) and written
+// by two I/O threads: every viewer gets whole frames, in tick order, that decode against the
+// states it acknowledged, with and without a viewport.
 class ManyBinaryTest : public BinaryTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
