@@ -131,6 +131,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     }
     v.keyframe_requested_ = false;
     job.view = v.view_;
+    if (job.view) job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
     const bool unfiltered = !v.view_ && (!job.base || !job.base_sent->view);
     if (unfiltered) {
       std::optional<std::uint64_t> key;
@@ -177,6 +178,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
     if (v.sent_.size() > BinaryViewer::kKeptSelections) {
       auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
+      if (old.capacity() > v.spare_.capacity()) v.spare_ = std::move(old);
       std::vector<std::uint32_t>().swap(old);
     }
     out.push_back(job.frame);  // copied: a later job may share it

@@ -57,6 +57,7 @@ class BinaryViewer {
   std::optional<std::uint64_t> acked_;
   bool keyframe_requested_ = false;
   std::deque<Sent> sent_;
+  std::vector<std::uint32_t> spare_;  // a selection no longer kept, reused by the next frame
 };
 
 // Acks cost no message budget while there are no more of them than binary frames handed to the
