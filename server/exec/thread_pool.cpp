@@ -31,13 +31,16 @@ void ThreadPool::parallel_for(std::size_t n, const Task& task) {
     // claiming them costs nothing.
     range_ = std::max<std::size_t>(1, n / (workers() * 8));
     next_.store(0, std::memory_order_relaxed);
-    busy_ = threads_.size();
+    open_ = true;
     ++generation_;
   }
   wake_.notify_all();
   run_ranges(0);
+  // Every range is claimed. Wait only for the workers that joined in: one that has not woken yet
+  // (its core busy elsewhere) is not waited for, and skips this task when it wakes.
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  open_ = false;
+  done_.wait(lock, [this] { return active_ == 0; });
   task_ = nullptr;
 }
 
@@ -57,10 +60,12 @@ void ThreadPool::worker_loop(std::size_t worker) {
       wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
       if (stop_) return;
       seen = generation_;
+      if (!open_) continue;  // woke after the caller finished the task alone
+      ++active_;
     }
     run_ranges(worker);
     std::lock_guard lock(mutex_);
-    if (--busy_ == 0) done_.notify_one();
+    if (--active_ == 0) done_.notify_one();
   }
 }
 

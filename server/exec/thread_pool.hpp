@@ -2,7 +2,8 @@
 //
 // A fixed set of threads that sleep until parallel_for hands them a loop; the caller works too.
 // Ranges are claimed from an atomic counter (a fast worker takes more of them), and
-// parallel_for returns only once every worker has finished with the task.
+// parallel_for returns once every range is done: it waits for the workers that took part, not for
+// one that has not woken yet (on a busy machine that wait was a scheduler's time slice per loop).
 #pragma once
 
 #include <atomic>
@@ -36,7 +37,8 @@ class ThreadPool final : public sim::Executor {
   std::condition_variable wake_, done_;
   std::uint64_t generation_ = 0;  // bumped by each parallel_for
   bool stop_ = false;
-  std::size_t busy_ = 0;          // started threads still in the current task
+  bool open_ = false;             // the current task still takes workers
+  std::size_t active_ = 0;        // workers inside the current task
   const Task* task_ = nullptr;
   std::size_t n_ = 0, range_ = 1;
   std::atomic<std::size_t> next_{0};
