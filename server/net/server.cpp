@@ -96,8 +96,8 @@ struct Shard {
   // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
   // Returns how many frames were skipped.
   std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
-  template <class T>
-  std::vector<std::shared_ptr<T>> alive(const std::unordered_map<std::uint64_t, std::weak_ptr<T>>& from);
+  template <class K, class T>
+  static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
   void sweep();
   void close_all();
 };
@@ -110,7 +110,7 @@ struct Server::Impl {
         snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
     std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
-    std::atomic<bool> paused{false};
+    std::atomic<bool> paused{false};  // written by the hub only
   } counters;
   std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals{};
   std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code{};
@@ -153,10 +153,8 @@ struct Server::Impl {
   exec::ThreadPool pool;  // lent to the world: its per-agent stages run on config.sim_threads threads
   TickSchedule schedule;
   SnapshotCadence cadence;
-  bool paused = false;
   std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
-  std::uint64_t collisions_unlisted = 0;
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
   BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
   std::uint64_t last_checkpoint_tick = 0;
@@ -219,6 +217,7 @@ struct Server::Impl {
   void finish_stop(Clock::time_point deadline);
   void update_inspected();
   void step_now(int ticks);
+  void keep_collisions();
   void restart_schedule();
   void replace_world(sim::World next, std::string scenario);
   void send_welcomes();
@@ -233,10 +232,9 @@ struct Server::Impl {
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
   void command(std::uint64_t id, const protocol::CommandMsg& cmd);
   void control(std::uint64_t id, const protocol::ControlMsg& msg);
-  // The answer to a session's request, posted to its shard (nothing when it has ended).
-  void reply(std::uint64_t id, SharedText msg);
-  // A reply the session made itself, behind the hub's answers to its earlier messages.
-  void relay(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close);
+  // The answer to a session's request, posted to its shard (nothing when it has ended); then the
+  // close, if one is given (a reply the session made itself, relayed to keep the order).
+  void reply(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close = {});
   // Runs fn on the session's shard, with the session, if it is still there.
   template <class Fn>
   void post_to(const Client& client, Fn fn);
@@ -317,8 +315,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void on_reply(SharedText msg, std::optional<websocket::close_code> then_close = {}) {
     if (const auto asked = awaiting_.front()) hub_.observe_reply(Clock::now() - *asked);
     awaiting_.pop_front();
-    send_control(std::move(msg));
-    if (then_close) close_after_flush(*then_close);
+    send_reply(std::move(msg), then_close);
   }
 
   // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
@@ -448,6 +445,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     send_error(seq, protocol::ErrorCode::rate_limited, std::move(why));
   }
 
+  void send_reply(SharedText msg, std::optional<websocket::close_code> then_close) {
+    send_control(std::move(msg));
+    if (then_close) close_after_flush(*then_close);
+  }
+
   // Asks the hub; its answer comes back through on_reply. Commands and controls are timed.
   template <class Fn>
   void ask_hub(Fn fn, bool timed = false) {
@@ -458,12 +460,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // A reply made here goes behind the hub's answers to earlier messages: replies keep the order
   // of the messages they answer.
   void answer(SharedText msg, std::optional<websocket::close_code> then_close = {}) {
-    if (awaiting_.empty()) {
-      send_control(std::move(msg));
-      if (then_close) close_after_flush(*then_close);
-      return;
-    }
-    ask_hub([hub = &hub_, id = id_, msg = std::move(msg), then_close]() mutable { hub->relay(id, std::move(msg), then_close); });
+    if (awaiting_.empty()) return send_reply(std::move(msg), then_close);
+    ask_hub([hub = &hub_, id = id_, msg = std::move(msg), then_close]() mutable { hub->reply(id, std::move(msg), then_close); });
   }
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded) {
@@ -752,8 +750,8 @@ void Server::Impl::do_accept() {
   });
 }
 
-template <class T>
-std::vector<std::shared_ptr<T>> Shard::alive(const std::unordered_map<std::uint64_t, std::weak_ptr<T>>& from) {
+template <class K, class T>
+std::vector<std::shared_ptr<T>> Shard::alive(const std::unordered_map<K, std::weak_ptr<T>>& from) {
   std::vector<std::shared_ptr<T>> out;
   out.reserve(from.size());
   for (auto& [key, weak] : from)
@@ -814,8 +812,7 @@ void Shard::close_all() {
   {
     const std::lock_guard lock(mutex);
     sessions = alive(ws);
-    for (auto& [ptr, weak] : http)
-      if (auto h = weak.lock()) https.push_back(std::move(h));
+    https = alive(http);
   }
   for (auto& s : sessions) s->close_after_flush(websocket::close_code::going_away);
   for (auto& h : https) h->close();
@@ -847,12 +844,7 @@ void Server::Impl::post_to(const Client& client, Fn fn) {
   });
 }
 
-void Server::Impl::reply(std::uint64_t id, SharedText msg) {
-  if (auto it = clients.find(id); it != clients.end())
-    post_to(it->second, [msg = std::move(msg)](WsSession& s) mutable { s.on_reply(std::move(msg)); });
-}
-
-void Server::Impl::relay(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close) {
+void Server::Impl::reply(std::uint64_t id, SharedText msg, std::optional<websocket::close_code> then_close) {
   if (auto it = clients.find(id); it != clients.end())
     post_to(it->second, [msg = std::move(msg), then_close](WsSession& s) mutable { s.on_reply(std::move(msg), then_close); });
 }
@@ -913,7 +905,7 @@ void Server::Impl::schedule_tick() {
 
 void Server::Impl::on_tick() {
   // The only place that reads the clock. Runs at most max_catchup ticks per wake.
-  if (paused) {
+  if (counters.paused) {
     // Wake once a period (the schedule's deadline is in the past and would fire at once);
     // resume restarts the schedule.
     tick_timer.expires_after(std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config.tick_rate)));
@@ -935,10 +927,7 @@ void Server::Impl::on_tick() {
       const std::lock_guard lock(histogram_mutex);
       tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    for (const sim::CollisionEvent& e : world.collisions()) {
-      if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
-      else ++collisions_unlisted;
-    }
+    keep_collisions();
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
   if (overran)
@@ -1039,11 +1028,18 @@ void Server::Impl::restart_schedule() {
   schedule_tick();
 }
 
+// The step's collisions, kept for the next snapshot up to its cap.
+void Server::Impl::keep_collisions() {
+  for (const sim::CollisionEvent& e : world.collisions()) {
+    if (pending_collisions.size() >= protocol::kMaxCollisionsPerSnapshot) return;
+    pending_collisions.push_back(e);
+  }
+}
+
 void Server::Impl::step_now(int ticks) {
   for (int i = 0; i < ticks; ++i) {
     world.step();
-    for (const sim::CollisionEvent& e : world.collisions())
-      if (pending_collisions.size() < protocol::kMaxCollisionsPerSnapshot) pending_collisions.push_back(e);
+    keep_collisions();
   }
   publish_counters();
 }
@@ -1090,14 +1086,14 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
         if constexpr (std::is_same_v<T, protocol::Pause>) {
-          paused = counters.paused = true;
+          counters.paused = true;
         } else if constexpr (std::is_same_v<T, protocol::Resume>) {
-          if (paused) {
-            paused = counters.paused = false;
+          if (counters.paused) {
+            counters.paused = false;
             restart_schedule();
           }
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
-          if (!paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
+          if (!counters.paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
           step_now(static_cast<int>(c.ticks));
           snapshot_after = true;
         } else if constexpr (std::is_same_v<T, protocol::SetParam>) {
