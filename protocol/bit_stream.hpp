@@ -13,46 +13,44 @@
 
 namespace herd::protocol {
 
+// A varint through any writer with bits(value, count).
+template <class Writer>
+void write_varint(Writer& w, std::uint64_t v) {
+  do {
+    const std::uint64_t more = v >= 0x80 ? 1 : 0;
+    w.bits((v & 0x7f) | (more << 7), 8);
+    v >>= 7;
+  } while (v != 0);
+}
+
 class BitWriter {
  public:
   // Appends to `out`, whose size is only exact again after flush(): the writer sizes the string
   // ahead of what it has written and stores into it directly.
   explicit BitWriter(std::string& out) : out_(out), pos_(out.size()) {}
 
-  // The low `count` bits of value, count in [0, 32]. Bytes go out four at a time. Inlined: it is
-  // called a few times per agent per viewer.
+  // The low `count` bits of value, count in [0, 56]. Branch-free but for the buffer's growth: the
+  // pending bits (fewer than 8) and the new ones are stored as 8 bytes at the write position,
+  // which then moves past the whole bytes among them. Inlined: it is called a few times per
+  // agent per viewer.
   [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {
+    if (pos_ + 8 > out_.size()) [[unlikely]] grow();
     acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
     fill_ += count;
-    if (fill_ >= 32) {
-      if (pos_ + 4 > out_.size()) grow();
-      char* p = out_.data() + pos_;
-      p[0] = static_cast<char>(acc_);
-      p[1] = static_cast<char>(acc_ >> 8);
-      p[2] = static_cast<char>(acc_ >> 16);
-      p[3] = static_cast<char>(acc_ >> 24);
-      pos_ += 4;
-      acc_ >>= 32;
-      fill_ -= 32;
-    }
+    store(out_.data() + pos_, acc_);
+    pos_ += fill_ >> 3;
+    acc_ >>= fill_ & ~7u;  // fill_ is at most 7 + 56: the shift is at most 56
+    fill_ &= 7;
   }
   [[gnu::always_inline]] void bit(bool b) { bits(b ? 1 : 0, 1); }
-  void varint(std::uint64_t v) {
-    do {
-      const std::uint64_t more = v >= 0x80 ? 1 : 0;
-      bits((v & 0x7f) | (more << 7), 8);
-      v >>= 7;
-    } while (v != 0);
-  }
+  void varint(std::uint64_t v) { write_varint(*this, v); }
   // Writes out every bit so far, padding with zero bits to the next byte, and gives `out` its
   // exact size.
   void flush() {
     out_.resize(pos_);
-    for (; fill_ > 0; fill_ = fill_ > 8 ? fill_ - 8 : 0) {
-      out_.push_back(static_cast<char>(acc_ & 0xff));
-      acc_ >>= 8;
-    }
+    if (fill_ > 0) out_.push_back(static_cast<char>(acc_ & 0xff));
     acc_ = 0;
+    fill_ = 0;
     pos_ = out_.size();
   }
   // Bytes as they are, at the next byte boundary (after flush()'s padding); writing goes on after them.
@@ -64,10 +62,14 @@ class BitWriter {
 
  private:
   void grow() { out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + 64)); }
+  // Little-endian whatever the host (compiles to one store on x86 and ARM).
+  static void store(char* p, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));
+  }
 
   std::string& out_;
-  std::size_t pos_;  // bytes written; out_ may be longer
-  std::uint64_t acc_ = 0;
+  std::size_t pos_;  // whole bytes written; out_ is at least 8 bytes longer
+  std::uint64_t acc_ = 0;  // the pending bits, fewer than 8 between calls
   unsigned fill_ = 0;
 };
 

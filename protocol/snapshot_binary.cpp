@@ -82,9 +82,48 @@ void quantise_into(QuantState& out, std::size_t n, Raw&& raw, const QuantState* 
 
 // ---- records ----------------------------------------------------------------------------------
 
+// Collects up to 64 bits of one agent's record, in BitWriter's order: a change record for the
+// DeltaCache, or a whole one before it is written as one field.
+struct CodeWriter {
+  std::uint64_t code = 0;
+  unsigned len = 0;
+  bool overflow = false;
+  void bits(std::uint64_t value, unsigned count) {
+    if (len + count > 64) {
+      overflow = true;
+      return;
+    }
+    code |= (value & ((std::uint64_t{1} << count) - 1)) << len;
+    len += count;
+  }
+  void bit(bool b) { bits(b ? 1 : 0, 1); }
+  void varint(std::uint64_t v) { write_varint(*this, v); }
+};
+
+// Writes a record CodeWriter collected: one field when it fits the writer's widest.
+[[gnu::always_inline]] inline void put_code(BitWriter& w, std::uint64_t code, unsigned len) {
+  if (len <= 56) [[likely]] {
+    w.bits(code, len);
+  } else {
+    w.bits(code & 0xffffffffu, 32);
+    w.bits(code >> 32, len - 32);
+  }
+}
+
+// Writes one record that `fill(writer)` writes: gathered into one field first (one write instead of
+// one per field), or field by field when it is longer than 64 bits.
+template <class Fill>
+void write_gathered(BitWriter& w, Fill&& fill) {
+  CodeWriter cw;
+  fill(cw);
+  if (!cw.overflow) [[likely]] put_code(w, cw.code, cw.len);
+  else fill(w);
+}
+
 // A whole agent (keyframes, and agents new to a delta). "Same as the previous record" bits make a
 // crowd of one size, group and speed cost one bit each for those.
-void write_full(BitWriter& w, const QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+template <class Writer>
+void write_full(Writer& w, const QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
   const std::uint32_t gap = a.id - prev.id;
   if (gap == 1) {
     w.bit(true);
@@ -114,22 +153,6 @@ void write_full(BitWriter& w, const QuantAgent& a, const QuantAgent& prev, std::
 }
 
 // An agent that changed since the baseline: what changed, as small as it fits.
-// Collects up to 64 bits of one agent's change record (DeltaCache), in BitWriter's order.
-struct CodeWriter {
-  std::uint64_t code = 0;
-  unsigned len = 0;
-  bool overflow = false;
-  void bits(std::uint64_t value, unsigned count) {
-    if (len + count > 64) {
-      overflow = true;
-      return;
-    }
-    code |= (value & ((std::uint64_t{1} << count) - 1)) << len;
-    len += count;
-  }
-  void bit(bool b) { bits(b ? 1 : 0, 1); }
-};
-
 // A field that moves by little (heading, speed): '0' unchanged; '1','0' and the step as a 4-bit
 // zigzag; '1','1' and the whole value in `width` bits.
 template <class Writer>
@@ -298,6 +321,48 @@ bool read_f64(BitReader& r, double& d) {
   const std::uint64_t u = lo | (static_cast<std::uint64_t>(hi) << 32);
   std::memcpy(&d, &u, sizeof d);
   return true;
+}
+
+// The cached delta's pairing: the baseline's agents (all of them, or the listed indices) against
+// the current ones, matched by index through the cache's map (ids ascend in both states, so the
+// map ascends too): an agent is gone when it left the world or the current list; agents of the
+// current list that no baseline agent matched are new, and collected in `added`.
+template <bool kCurSub, bool kBaseSub, bool kMap>
+void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur, const QuantState& base,
+                  const std::uint32_t* cur_sub, const std::uint32_t* base_sub, const std::uint32_t* map,
+                  std::size_t bn, std::size_t cn, std::size_t& c, std::vector<std::uint32_t>& added) {
+  auto cur_index = [&](std::size_t k) {
+    if constexpr (kCurSub) return cur_sub[k];
+    else return static_cast<std::uint32_t>(k);
+  };
+  for (std::size_t k = 0; k < bn; ++k) {
+    std::uint32_t b;
+    if constexpr (kBaseSub) b = base_sub[k];
+    else b = static_cast<std::uint32_t>(k);
+    std::uint32_t i;
+    if constexpr (kMap) {
+      i = map[b];
+      if (i == DeltaCache::kGone) {
+        w.bits(0b10, 2);  // gone: '0' then '1'
+        continue;
+      }
+    } else {
+      i = b;
+    }
+    while (c < cn && cur_index(c) < i) added.push_back(static_cast<std::uint32_t>(c++));
+    if (c == cn || cur_index(c) != i) {
+      w.bits(0b10, 2);
+      continue;
+    }
+    ++c;
+    const unsigned len = cache.length(i);
+    if (len != DeltaCache::kTooLong) [[likely]] {
+      put_code(w, cache.code(i), len);
+      continue;
+    }
+    w.bit(true);
+    write_change(w, cur.agents[i], base.agents[b], cur.x_bits, cur.y_bits, cache.k());
+  }
 }
 
 }  // namespace
@@ -485,33 +550,21 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   const std::size_t cn = current.size();
   if (cached) {
     // The common frame (a viewer on a recent baseline): one pass pairs the baseline's agents with
-    // the current ones by id and copies each record the cache wrote once for every viewer.
+    // the current ones and copies each record the cache wrote once for every viewer.
     w.bits(cache->k(), 8);
-    const QuantAgent* cur_agents = cur.agents.data();
-    const QuantAgent* base_agents = baseline->state->agents.data();
     const std::uint32_t* cur_sub = current.subset ? current.subset->data() : nullptr;
     const std::uint32_t* base_sub = baseline->subset ? baseline->subset->data() : nullptr;
-    auto cur_index = [&](std::size_t k) { return cur_sub ? cur_sub[k] : static_cast<std::uint32_t>(k); };
-    const std::size_t bn = baseline->size();
-    for (std::size_t k = 0; k < bn; ++k) {
-      const QuantAgent& b = base_agents[base_sub ? base_sub[k] : k];
-      while (c < cn && cur_agents[cur_index(c)].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
-      if (c == cn || cur_agents[cur_index(c)].id != b.id) {
-        w.bits(0b10, 2);  // gone: '0' then '1'
-        continue;
-      }
-      const std::uint32_t i = cur_index(c++);
-      const unsigned len = cache->length(i);
-      if (len != DeltaCache::kTooLong) [[likely]] {
-        // Two writes whatever the length (the second may be of no bits): no branch on it.
-        const std::uint64_t code = cache->code(i);
-        w.bits(code & 0xffffffffu, std::min(len, 32u));
-        w.bits(code >> 32, len > 32 ? len - 32 : 0);
-        continue;
-      }
-      w.bit(true);
-      write_change(w, cur_agents[i], b, xb, yb, cache->k());
-    }
+    const std::uint32_t* map = cache->current_of_baseline();
+    auto pair_up = [&]<bool kCurSub, bool kBaseSub, bool kMap>() {
+      write_cached<kCurSub, kBaseSub, kMap>(w, *cache, cur, *baseline->state, cur_sub, base_sub, map, baseline->size(),
+                                            cn, c, added);
+    };
+    // The loop specialised for the lists it walks: whole states or viewport selections, and the
+    // same agents in both states or not.
+    if (cur_sub && base_sub) map ? pair_up.operator()<true, true, true>() : pair_up.operator()<true, true, false>();
+    else if (cur_sub) map ? pair_up.operator()<true, false, true>() : pair_up.operator()<true, false, false>();
+    else if (base_sub) map ? pair_up.operator()<false, true, true>() : pair_up.operator()<false, true, false>();
+    else map ? pair_up.operator()<false, false, true>() : pair_up.operator()<false, false, false>();
   } else if (baseline) {
     for (std::size_t k = 0; k < baseline->size(); ++k) {
       const QuantAgent& b = (*baseline)[k];
@@ -540,16 +593,16 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       }
       const QuantAgent& a = current[op.cur];
       if (a == b) w.bits(0b00, 2);
-      else {
-        w.bit(true);
-        write_change(w, a, b, xb, yb, best_k);
-      }
+      else write_gathered(w, [&](auto& out) {
+        out.bit(true);
+        write_change(out, a, b, xb, yb, best_k);
+      });
     }
   }
   w.varint(added.size());
   QuantAgent prev;  // id 0, every field 0: the first record's "same as before" is against this
   for (std::uint32_t k : added) {
-    write_full(w, current[k], prev, xb, yb);
+    write_gathered(w, [&](auto& out) { write_full(out, current[k], prev, xb, yb); });
     prev = current[k];
   }
   w.flush();
@@ -565,13 +618,19 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   thread_local std::vector<std::uint32_t> match;  // baseline index per current agent, or kNone
   constexpr std::uint32_t kNone = 0xffffffffu;
   match.assign(n, kNone);
+  cur_of_base_.assign(baseline.agents.size(), kGone);
+  same_ids_ = baseline.agents.size() == n;
   std::array<std::uint64_t, 34> widths{};
   std::size_t b = 0;
   for (std::size_t c = 0; c < n; ++c) {
     const QuantAgent& a = current.agents[c];
     while (b < baseline.agents.size() && baseline.agents[b].id < a.id) ++b;
-    if (b == baseline.agents.size() || baseline.agents[b].id != a.id) continue;
+    if (b == baseline.agents.size() || baseline.agents[b].id != a.id) {
+      same_ids_ = false;
+      continue;
+    }
     match[c] = static_cast<std::uint32_t>(b);
+    cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
     if (!(a == o))
       ++widths[static_cast<std::size_t>(std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - o.x),

@@ -114,6 +114,10 @@ class DeltaCache {
   // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
   std::uint64_t code(std::uint32_t i) const { return code_[i]; }
   unsigned length(std::uint32_t i) const { return len_[i]; }
+  // The index in the current state of the baseline's agent b, or kGone when it left the world;
+  // nullptr when both states hold the same agents (the index is then b itself).
+  static constexpr std::uint32_t kGone = 0xffffffffu;
+  const std::uint32_t* current_of_baseline() const { return same_ids_ ? nullptr : cur_of_base_.data(); }
 
  private:
   const QuantState* baseline_ = nullptr;
@@ -121,6 +125,8 @@ class DeltaCache {
   unsigned k_ = 4;
   std::vector<std::uint64_t> code_;
   std::vector<std::uint8_t> len_;  // 0: not in the baseline
+  std::vector<std::uint32_t> cur_of_base_;
+  bool same_ids_ = false;
 };
 
 // Encodes a frame of `current` against `baseline` (a keyframe when there is none). `side` is the
