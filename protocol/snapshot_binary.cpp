@@ -470,9 +470,17 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   };
   const std::uint32_t cx0 = cell(std::max<std::int64_t>(qlx, 0), cols_), cx1 = cell(qhx, cols_);
   const std::uint32_t cy0 = cell(std::max<std::int64_t>(qly, 0), rows_), cy1 = cell(qhy, rows_);
-  thread_local std::vector<std::uint64_t> marks;  // one bit per agent (select may run on several threads)
-  marks.assign(state.agents.size() / 64 + 1, 0);
-  auto mark = [&](std::uint32_t i, bool inside) { marks[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64); };
+  thread_local std::vector<std::uint64_t> marks_buffer;  // one bit per agent (select may run on several threads)
+  marks_buffer.assign(state.agents.size() / 64 + 1, 0);
+  std::uint64_t* const marks = marks_buffer.data();  // a local pointer: the loops below keep it in a register
+  const std::uint32_t* const items = items_.data();
+  const std::uint32_t* const xs = xs_.data();
+  const std::uint32_t* const ys = ys_.data();
+  std::size_t count = 0;  // every agent is in one cell: a bit is set at most once
+  auto mark = [&](std::uint32_t i, bool inside) {
+    marks[i / 64] |= static_cast<std::uint64_t>(inside) << (i % 64);
+    count += inside;
+  };
   // Cells wholly inside the rectangle need no test; the others are tested through the grid's own
   // copy of the positions, in cell order.
   auto inside_span = [&](std::uint32_t cell, std::int64_t lo, std::int64_t hi) {
@@ -486,25 +494,24 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   for (std::uint32_t cy = cy0; cy <= cy1; ++cy) {
     const std::size_t row = static_cast<std::size_t>(cy) * cols_;
     auto test = [&](std::uint32_t begin, std::uint32_t end) {
-      for (std::uint32_t k = begin; k < end; ++k)
-        mark(items_[k], xs_[k] >= qlx && xs_[k] <= qhx && ys_[k] >= qly && ys_[k] <= qhy);
+      for (std::uint32_t k = begin; k < end; ++k) mark(items[k], xs[k] >= qlx && xs[k] <= qhx && ys[k] >= qly && ys[k] <= qhy);
     };
     if (ix0 == ix1 || !inside_span(cy, qly, qhy)) {
       test(start_[row + cx0], start_[row + cx1 + 1]);  // one run per row
       continue;
     }
     test(start_[row + cx0], start_[row + ix0]);
-    for (std::uint32_t k = start_[row + ix0]; k < start_[row + ix1]; ++k) mark(items_[k], true);
+    for (std::uint32_t k = start_[row + ix0]; k < start_[row + ix1]; ++k) mark(items[k], true);
     test(start_[row + ix1], start_[row + cx1 + 1]);
   }
-  // The bits in order give the indices in id order, with no sort; counted first, so that the
-  // list is allocated once (it grew by doubling from empty: a dozen allocations a viewer).
-  std::size_t count = 0;
-  for (const std::uint64_t word : marks) count += static_cast<std::size_t>(std::popcount(word));
-  out.reserve(count);
-  for (std::size_t word = 0; word < marks.size(); ++word)
+  // The bits in order give the indices in id order, with no sort; sized once and written through
+  // a pointer (push_back would store the list's end at every agent).
+  out.resize(count);
+  std::uint32_t* o = out.data();
+  const std::size_t words = marks_buffer.size();
+  for (std::size_t word = 0; word < words; ++word)
     for (std::uint64_t bits = marks[word]; bits != 0; bits &= bits - 1)
-      out.push_back(static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+      *o++ = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
 }
 
 // ---- frames -----------------------------------------------------------------------------------
