@@ -520,7 +520,11 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
                           const DeltaCache* cache) {
   const QuantState& cur = *current.state;
   std::string out;
-  out.reserve(32 + side.size() + current.size() * 3);
+  // Sized for the whole frame (the writer grows it by doubling, a copy each time): records of the
+  // cache's mean length and some new agents, or whole records.
+  const bool cached = cache && baseline && cache->fits(current, *baseline);
+  const std::size_t record_bits = cached ? cache->mean_bits() + 1 : 16u + cur.x_bits + cur.y_bits;
+  out.reserve(64 + side.size() + current.size() * record_bits / 8);
   BitWriter w(out);
   const std::uint8_t flags = static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
                                                        (filtered ? kFlagFiltered : 0));
@@ -552,7 +556,6 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   ops.clear();
   added.clear();
   std::array<std::uint64_t, 34> widths{};  // changed agents by bit width of their larger zigzag offset
-  const bool cached = cache && baseline && cache->fits(current, *baseline);
   std::size_t c = 0;
   const std::size_t cn = current.size();
   if (cached) {
@@ -658,6 +661,9 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     code_[c] = cw.code;
     len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
   }
+  std::uint64_t total = 0;
+  for (const std::uint8_t len : len_) total += len;
+  mean_bits_ = static_cast<unsigned>(std::max<std::uint64_t>(2, total / std::max<std::size_t>(1, n) + 1));
 }
 
 std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame) {

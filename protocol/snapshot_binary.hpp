@@ -117,6 +117,8 @@ class DeltaCache {
   // The index in the current state of the baseline's agent b, or kGone when it left the world;
   // nullptr when both states hold the same agents (the index is then b itself).
   static constexpr std::uint32_t kGone = 0xffffffffu;
+  // The mean length of the records in bits (a frame's size estimate), at least 2.
+  unsigned mean_bits() const { return mean_bits_; }
   const std::uint32_t* current_of_baseline() const { return same_ids_ ? nullptr : cur_of_base_.data(); }
 
  private:
@@ -127,6 +129,7 @@ class DeltaCache {
   std::vector<std::uint8_t> len_;  // 0: not in the baseline
   std::vector<std::uint32_t> cur_of_base_;
   bool same_ids_ = false;
+  unsigned mean_bits_ = 2;
 };
 
 // Encodes a frame of `current` against `baseline` (a keyframe when there is none). `side` is the
