@@ -9,8 +9,10 @@ namespace herd::net {
 
 void BinaryViewer::on_ack(std::uint64_t tick) {
   if (acked_ && *acked_ >= tick) return;
-  const bool sent = std::any_of(sent_.begin(), sent_.end(), [&](const Sent& s) { return s.tick == tick; });
-  if (sent) acked_ = tick;
+  const auto sent = std::find_if(sent_.begin(), sent_.end(), [&](const Sent& s) { return s.tick == tick; });
+  if (sent == sent_.end()) return;
+  acked_ = tick;
+  acked_sequence_ = sent->sequence;
 }
 
 void ViewerInbox::ack(std::uint64_t tick) {
@@ -54,6 +56,11 @@ void ViewerInbox::clear() {
   acks_.clear();
 }
 
+bool BinaryViewer::waiting_for_acks(std::uint64_t now) const {
+  if (!acked_ || keyframe_requested_ || sent_.empty() || sent_.back().tick <= *acked_) return false;
+  return now - acked_sequence_ > kMaxAckAge;
+}
+
 void BinaryViewer::reset() {
   acked_.reset();
   sent_.clear();
@@ -67,6 +74,7 @@ void BinaryFeed::begin(const sim::World& world, std::string side) {
 void BinaryFeed::begin(protocol::QuantState state, std::string side) {
   if (!history_.empty() && history_.back().state->tick >= state.tick) history_.clear();  // time went back
   history_.push_back({std::make_shared<const protocol::QuantState>(std::move(state)), nullptr});
+  ++sequence_;
   if (history_.size() > kHistory) history_.pop_front();
   side_ = std::move(side);
   shared_.clear();
@@ -122,6 +130,11 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     BinaryViewer& v = *viewers[j];
     Job& job = jobs[j];
     job.viewer = &v;
+    if (v.waiting_for_acks(sequence_)) {
+      job.held = true;
+      ++stats_.held;
+      continue;
+    }
     // The baseline: the newest acknowledged frame still in the history, with the viewport it had.
     if (v.acked_ && !v.keyframe_requested_) {
       for (BinaryViewer::Sent& s : v.sent_)
@@ -164,6 +177,10 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
   out.clear();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Job& job = jobs[j];
+    if (job.held) {
+      out.push_back(nullptr);
+      continue;
+    }
     if (job.share_from != kNoShare) {
       job.frame = jobs[job.share_from].frame;
     } else if (job.encoded) {
@@ -173,7 +190,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
-    v.sent_.push_back({now.state->tick, job.view, {}});
+    v.sent_.push_back({now.state->tick, sequence_, job.view, {}});
     if (job.view) v.sent_.back().selection = std::move(job.current_sel);
     if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
     if (v.sent_.size() > BinaryViewer::kKeptSelections) {

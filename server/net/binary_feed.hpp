@@ -30,6 +30,12 @@ class BinaryViewer {
  public:
   static constexpr std::size_t kSentRecords = 32;  // frames remembered (for their viewport)
   static constexpr std::size_t kKeptSelections = 4;  // newest frames whose agent lists are kept
+  // How many snapshots old the newest acknowledged frame may be while frames sent after it are
+  // unacknowledged: past that, the session is sent nothing until an ack (or a keyframe request)
+  // comes (latest wins). A client that acknowledges but reads slowly is never sent a backlog for
+  // the socket buffers to hold: it gets a frame, acknowledges it, gets the next. Half the frames
+  // remembered, so the acknowledged one stays a baseline.
+  static constexpr std::uint64_t kMaxAckAge = kSentRecords / 2;
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
   const std::optional<protocol::Viewport>& view() const { return view_; }
@@ -45,16 +51,22 @@ class BinaryViewer {
   }
   // The world was replaced: ticks start again, every baseline is gone.
   void reset();
+  // True when frames went out after the newest acknowledged one and that one is more than
+  // kMaxAckAge snapshots older than snapshot `now` (BinaryFeed::sequence()), and no keyframe was
+  // asked for since. A session that never acknowledged is never held back (it gets keyframes).
+  bool waiting_for_acks(std::uint64_t now) const;
 
  private:
   friend class BinaryFeed;
   struct Sent {
     std::uint64_t tick;
+    std::uint64_t sequence;  // the snapshot's number in the feed (BinaryFeed::sequence())
     std::optional<protocol::Viewport> view;
     std::vector<std::uint32_t> selection;  // with a viewport: the agents sent (newest frames only)
   };
   std::optional<protocol::Viewport> view_;
   std::optional<std::uint64_t> acked_;
+  std::uint64_t acked_sequence_ = 0;  // the acknowledged frame's Sent::sequence
   bool keyframe_requested_ = false;
   std::deque<Sent> sent_;
   std::vector<std::uint32_t> spare_;  // a selection no longer kept, reused by the next frame
@@ -101,6 +113,7 @@ class ViewerInbox {
 
 struct BinaryFeedStats {
   std::uint64_t keyframes = 0, deltas = 0, shared = 0;  // frames encoded, and frames reused
+  std::uint64_t held = 0;  // frames not made: the session was waiting_for_acks()
   std::uint64_t bytes_encoded = 0;
 };
 
@@ -112,14 +125,17 @@ class BinaryFeed {
   void begin(const sim::World& world, std::string side);
   // The same from a quantised state (tests, the benchmark).
   void begin(protocol::QuantState state, std::string side);
-  // The frame for this session for the current snapshot; records it as sent.
+  // The frame for this session for the current snapshot; records it as sent. Null when the
+  // session is held back (BinaryViewer::waiting_for_acks): nothing is sent, nothing recorded.
   SharedBytes frame_for(BinaryViewer& viewer);
-  // The frames of several sessions (out[i] for viewers[i]), encoded on the executor's workers
-  // when there is one (the sim's thread pool, between ticks).
+  // The frames of several sessions (out[i] for viewers[i], null for one held back), encoded on
+  // the executor's workers when there is one (the sim's thread pool, between ticks).
   void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec);
   // The world was replaced: the history goes.
   void clear();
   bool empty() const { return history_.empty(); }
+  // The number of the current snapshot: how many begin() calls there have been.
+  std::uint64_t sequence() const { return sequence_; }
   const protocol::QuantState* current() const { return history_.empty() ? nullptr : history_.back().state.get(); }
   const BinaryFeedStats& stats() const { return stats_; }
 
@@ -139,7 +155,7 @@ class BinaryFeed {
     std::optional<protocol::Viewport> view;
     const protocol::DeltaCache* cache = nullptr;
     std::size_t share_from = kNoShare;  // the frame is that job's (same baseline, no viewport)
-    bool store_shared = false, encoded = false;
+    bool store_shared = false, encoded = false, held = false;
     std::optional<std::uint64_t> shared_key;
     std::vector<std::uint32_t> current_sel, baseline_sel;
     SharedBytes frame;
@@ -147,6 +163,7 @@ class BinaryFeed {
   void encode_job(const Entry& now, Job& job) const;
 
   std::deque<Entry> history_;
+  std::uint64_t sequence_ = 0;
   std::string side_;
   std::map<std::optional<std::uint64_t>, SharedBytes> shared_;  // this snapshot's unfiltered frames by baseline
   // This snapshot's change records against a baseline, built when a second frame needs them.

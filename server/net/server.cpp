@@ -1007,8 +1007,13 @@ void Server::Impl::broadcast_snapshot() {
         batch.push_back(&c->binary);
       }
       binary_feed.frames_for(batch, frames, &pool);
-      for (std::size_t i = 0; i < group->size(); ++i)
+      for (std::size_t i = 0; i < group->size(); ++i) {
+        if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
+          ++counters.snapshots_dropped;
+          continue;
+        }
         by_shard[(*group)[i]->shard->index].push_back({(*group)[i]->session, std::move(frames[i]), true});
+      }
       hand_over();
     }
   }

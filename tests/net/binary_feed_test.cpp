@@ -82,6 +82,7 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
     for (std::size_t c = 0; c < clients.size(); ++c) {
       Client& cl = clients[c];
       const SharedBytes& frame = frames[c];
+      ASSERT_TRUE(frame) << "held back, though it acknowledges";
       ++seen[*frame];
       if (rng.uniform(0, 1) < 0.25) continue;  // dropped: replaced before it was written
       const auto head = std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frame));
@@ -107,6 +108,71 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
   EXPECT_GT(deltas, 1000);
   EXPECT_GT(feed.stats().shared, 0u);  // whole-world viewers on the same baseline share a frame
   EXPECT_GT(shared_checked, 0);
+}
+
+// Latest wins at the feed too: while frames sent after a client's newest ack are unacknowledged,
+// it is sent frames only until that ack is kMaxAckAge snapshots old; then nothing until an ack
+// or a keyframe request comes, and the next frame is built on what it acknowledged. A client that
+// reads slowly ends up sent one frame per ack; one that never acks is never held.
+TEST(BinaryFeed, AClientBehindOnAcksIsHeldBackUntilItAcksOrAsksForAKeyframe) {
+  sim::Rng rng(9);
+  BinaryFeed feed;
+  std::vector<QuantAgent> agents;
+  std::uint32_t next_id = 1;
+  BinaryViewer acking, silent;
+  std::uint64_t tick = 0;
+  // The next snapshot's frames: {acking's, silent's}; silent's is never held.
+  auto next = [&] {
+    feed.begin(random_state(rng, ++tick, agents, next_id), "");
+    std::vector<BinaryViewer*> viewers = {&acking, &silent};
+    std::vector<SharedBytes> frames;
+    feed.frames_for(viewers, frames, nullptr);
+    EXPECT_TRUE(frames[1]);
+    if (frames[1]) EXPECT_FALSE(std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[1])).delta);
+    return frames[0];
+  };
+  auto header = [](const SharedBytes& f) { return std::get<protocol::BinaryHeader>(protocol::read_binary_header(*f)); };
+  ASSERT_TRUE(next());  // tick 1
+  acking.on_ack(1);
+  for (std::uint64_t k = 0; k < BinaryViewer::kMaxAckAge; ++k) {  // ticks 2 to 17: the ack is up to 16 old
+    const SharedBytes f = next();
+    ASSERT_TRUE(f) << "tick " << tick;
+    EXPECT_EQ(header(f).baseline_tick, 1u);
+  }
+  EXPECT_TRUE(acking.waiting_for_acks(feed.sequence() + 1));
+  EXPECT_FALSE(next());  // 18
+  EXPECT_FALSE(next());  // 19
+  EXPECT_EQ(feed.stats().held, 2u);
+  acking.on_ack(5);  // a late ack: 15 snapshots old at the next one
+  const SharedBytes resumed = next();  // 20
+  ASSERT_TRUE(resumed);
+  EXPECT_TRUE(header(resumed).delta);
+  EXPECT_EQ(header(resumed).baseline_tick, 5u);
+  EXPECT_TRUE(next());   // 21: 16 old
+  EXPECT_FALSE(next());  // 22
+  // Caught up on what it was sent (21 acknowledged, though 16 old by now): one frame, then none
+  // until that one is acknowledged.
+  for (int k = 0; k < 15; ++k) EXPECT_FALSE(next());  // 23 to 37
+  acking.on_ack(21);
+  const SharedBytes one = next();  // 38
+  ASSERT_TRUE(one);
+  EXPECT_EQ(header(one).baseline_tick, 21u);
+  EXPECT_FALSE(next());  // 39
+  acking.on_ack(38);
+  EXPECT_TRUE(next());  // 40
+  EXPECT_TRUE(next());  // 41: 38 is 3 old
+  EXPECT_FALSE(acking.waiting_for_acks(feed.sequence() + 1));
+  // A keyframe request starts the feed again whatever it had acknowledged.
+  for (int k = 0; k < 20; ++k) {  // 42 to 61: sent while 38 is at most 16 old
+    const bool sent = next() != nullptr;
+    EXPECT_EQ(sent, tick <= 38 + BinaryViewer::kMaxAckAge) << tick;
+  }
+  EXPECT_TRUE(acking.waiting_for_acks(feed.sequence() + 1));
+  acking.request_keyframe();
+  const SharedBytes key = next();
+  ASSERT_TRUE(key);
+  EXPECT_FALSE(header(key).delta);
+  EXPECT_EQ(feed.stats().held, 2u + 1 + 15 + 1 + 7);  // 18-19, 22, 23-37, 39, 55-61
 }
 
 // What a session's I/O thread hands the tick thread (ViewerInbox) has the effect the same messages

@@ -139,6 +139,68 @@ TEST_F(BinaryTest, WithoutAcksEveryFrameIsAKeyframeAndAKeyframeCanBeAskedFor) {
   EXPECT_TRUE(keyframe);
 }
 
+// A client that acknowledges, then stops (it reads slowly, or not at all) is sent at most 16
+// frames past its last ack and then nothing, so no backlog waits in the socket buffers; a
+// keyframe request starts its feed again. Ticks are driven by hand (pause, step).
+TEST_F(BinaryTest, AClientBehindOnAcksIsSentNoBacklogUntilItAsksAgain) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn(*commander, 1, {{100, 100}, {200, 200}}, true);
+  commander->send(R"({"type":"command","seq":2,"cmd":"pause"})");
+  wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
+  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  std::uint32_t seq = 10;
+  auto step = [&] {
+    const std::uint32_t s = ++seq;
+    commander->send(R"({"type":"command","seq":)" + std::to_string(s) + R"(,"cmd":"step"})");
+    return wait_for<protocol::Ack>(*commander, [&](const protocol::Ack& a) { return a.seq == s; }).tick;
+  };
+  // What the viewer sent has reached the server once the pong to a later ping is back.
+  int ping = 0;
+  auto sync = [&] {
+    const int id = ++ping;
+    bin->send(R"({"type":"ping","id":)" + std::to_string(id) + "}");
+    wait_for<protocol::Pong>(*bin, [&](const protocol::Pong& p) { return p.id == id; });
+  };
+  const std::uint64_t first = step();
+  Feed feed;
+  std::uint64_t tick = 0;
+  while (tick != first) tick = feed.receive(next_binary(*bin)).header.tick;
+  bin->send(protocol::encode(protocol::SnapshotAck{first}));
+  sync();
+  const double dropped_before = metric("herd_snapshots_dropped_total");
+  std::uint64_t last = 0;
+  for (int i = 0; i < 20; ++i) last = step();
+  EXPECT_GE(metric("herd_snapshots_dropped_total") - dropped_before, 4) << "the last 4 held back";
+  bin->send(protocol::encode(protocol::KeyframeRequest{}));
+  bin->send(R"({"type":"ping","id":99})");
+  const std::uint64_t again = [&] {  // stepped once the request has reached the server (the pong)
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto data = bin->receive(Millis(200));
+      if (data && data->find(R"("type":"pong")") != std::string::npos) break;
+      if (data && protocol::is_binary_snapshot(*data)) {
+        const BinaryFrame f = feed.receive(*data);  // sent before the hold: deltas on the ack
+        EXPECT_GT(f.header.tick, first);
+        EXPECT_LE(f.header.tick, first + 16);
+        EXPECT_EQ(f.header.baseline_tick, first);
+      }
+    }
+    return step();
+  }();
+  EXPECT_EQ(again, last + 1);
+  // Frames sent before the hold may still be on their way (some may have been replaced, latest
+  // wins); after them, the keyframe of the new step, and nothing from the ticks held back.
+  for (;;) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    if (f.header.tick == again || ::testing::Test::HasFailure()) {
+      EXPECT_FALSE(f.header.delta);
+      EXPECT_EQ(f.agents.size(), 2u);
+      break;
+    }
+    EXPECT_LE(f.header.tick, first + 16) << "a frame of a tick held back";
+  }
+}
+
 TEST_F(BinaryTest, AViewportLimitsTheFrameToTheAgentsInViewPlusMargin) {
   auto commander = greeted(protocol::Role::commander);
   // A row of standing agents every 20 units; the viewport [100, 300] x [0, 600] has a margin of
