@@ -109,6 +109,9 @@ struct Server::Impl {
     std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
         snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
+    // snapshots_dropped by reason: replaced in a session's lane, skipped by an I/O thread behind,
+    // held back from a binary session behind on acks
+    std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0};
     std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
     std::atomic<bool> paused{false};  // written by the hub only
   } counters;
@@ -325,6 +328,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (binary) ack_budget_.on_frame();
     if (snapshot_) {
       ++hub_.counters.snapshots_dropped;
+      ++hub_.counters.snapshots_replaced;
       if (!behind_since_) behind_since_ = Clock::now();
     }
     snapshot_ = std::move(snap);
@@ -977,7 +981,11 @@ void Server::Impl::broadcast_snapshot() {
   std::vector<std::vector<Delivery>> by_shard(shards.size());
   auto hand_over = [&] {
     for (std::size_t i = 0; i < shards.size(); ++i)
-      if (!by_shard[i].empty()) counters.snapshots_dropped += shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
+      if (!by_shard[i].empty()) {
+        const std::size_t skipped = shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
+        counters.snapshots_dropped += skipped;
+        counters.snapshots_skipped += skipped;
+      }
     for (auto& d : by_shard) d.clear();
   };
   SharedText json;
@@ -1010,6 +1018,7 @@ void Server::Impl::broadcast_snapshot() {
       for (std::size_t i = 0; i < group->size(); ++i) {
         if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
           ++counters.snapshots_dropped;
+          ++counters.snapshots_held;
           continue;
         }
         by_shard[(*group)[i]->shard->index].push_back({(*group)[i]->session, std::move(frames[i]), true});
@@ -1154,6 +1163,9 @@ std::string Server::Impl::metrics_text() const {
   m.ungreeted = counters.ungreeted;
   m.snapshots_sent = counters.snapshots_sent;
   m.snapshots_dropped = counters.snapshots_dropped;
+  m.snapshots_replaced = counters.snapshots_replaced;
+  m.snapshots_skipped = counters.snapshots_skipped;
+  m.snapshots_held = counters.snapshots_held;
   m.bytes_out = counters.bytes_out;
   m.commands_accepted = counters.commands_accepted;
   m.commands_rejected = counters.commands_rejected;

@@ -168,9 +168,12 @@ TEST_F(BinaryTest, AClientBehindOnAcksIsSentNoBacklogUntilItAsksAgain) {
   bin->send(protocol::encode(protocol::SnapshotAck{first}));
   sync();
   const double dropped_before = metric("herd_snapshots_dropped_total");
+  const std::string held = R"(herd_snapshot_drops_total{reason="held_for_acks"})";
+  EXPECT_EQ(metric(held), 0);
   std::uint64_t last = 0;
   for (int i = 0; i < 20; ++i) last = step();
-  EXPECT_GE(metric("herd_snapshots_dropped_total") - dropped_before, 4) << "the last 4 held back";
+  EXPECT_EQ(metric(held), 4) << "the last 4 held back";
+  EXPECT_GE(metric("herd_snapshots_dropped_total") - dropped_before, 4);
   bin->send(protocol::encode(protocol::KeyframeRequest{}));
   bin->send(R"({"type":"ping","id":99})");
   const std::uint64_t again = [&] {  // stepped once the request has reached the server (the pong)

@@ -311,6 +311,8 @@ TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots
   EXPECT_EQ(dropped, 1);
   EXPECT_TRUE(slow.wait_closed(kWait));
   EXPECT_GT(metric("herd_snapshots_dropped_total"), 0);
+  EXPECT_GT(metric(R"(herd_snapshot_drops_total{reason="replaced"})"), 0);
+  EXPECT_EQ(metric(R"(herd_snapshot_drops_total{reason="held_for_acks"})"), 0) << "JSON clients send no acks";
 }
 
 }  // namespace
