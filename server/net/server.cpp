@@ -321,18 +321,23 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     send_reply(std::move(msg), then_close);
   }
 
-  // Snapshot lane: latest wins. A snapshot not yet written is replaced and counted as dropped;
-  // from the first drop the session is behind until its lanes run empty.
+  // Snapshot lane: latest wins. Behind the frame being written, at most kWaiting snapshots
+  // wait; a newer one replaces the oldest, counted as dropped; from the first drop the session is
+  // behind until its lanes run empty. Two, not one: an I/O thread that was late hands a session
+  // two snapshots' frames at once, and the next may come before the first write's completion has
+  // run (its bytes already with the kernel); one slot would drop the middle frame of a reader
+  // that is not slow at all.
+  static constexpr std::size_t kWaiting = 2;
   void send_snapshot(SharedText snap, bool binary) {
     if (close_ || !greeted_) return;
     if (binary) ack_budget_.on_frame();
-    if (snapshot_) {
+    if (snapshots_.size() >= kWaiting) {
+      snapshots_.pop_front();
       ++hub_.counters.snapshots_dropped;
       ++hub_.counters.snapshots_replaced;
       if (!behind_since_) behind_since_ = Clock::now();
     }
-    snapshot_ = std::move(snap);
-    snapshot_binary_ = binary;
+    snapshots_.push_back({std::move(snap), binary});
     pump();
   }
 
@@ -341,7 +346,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     close_ = std::move(reason);
     close_requested_at_ = Clock::now();
     if (discard_queued) control_.clear();
-    snapshot_.reset();
+    snapshots_.clear();
     pump();
   }
 
@@ -563,11 +568,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (!control_.empty()) {
       next = std::move(control_.front());
       control_.pop_front();
-    } else if (snapshot_) {
-      next = std::move(snapshot_);
-      snapshot_.reset();
+    } else if (!snapshots_.empty()) {
+      next = std::move(snapshots_.front().first);
+      binary = snapshots_.front().second;
+      snapshots_.pop_front();
       is_snapshot = true;
-      binary = snapshot_binary_;
     } else if (close_ && !close_sent_) {
       close_sent_ = true;
       writing_ = true;
@@ -596,8 +601,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::shared_ptr<ViewerInbox> inbox_ = std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
   beast::flat_buffer buffer_;
   std::deque<SharedText> control_;
-  SharedText snapshot_;
-  bool snapshot_binary_ = false;  // the snapshot waiting in its slot is a binary frame
+  std::deque<std::pair<SharedText, bool>> snapshots_;  // waiting to be written; true: a binary frame
   std::optional<websocket::close_reason> close_;
   Clock::time_point close_requested_at_;
   std::optional<Clock::time_point> behind_since_;  // since the first snapshot dropped, until caught up
