@@ -89,10 +89,12 @@ std::string render_prometheus(const MetricsView& m) {
   line(out, "herd_snapshots_dropped_total", m.snapshots_dropped);
   head(out, "herd_snapshot_drops_total", "counter",
        "Snapshots not written to a session, by reason: replaced before being written (slow reader), "
-       "skipped by an I/O thread more than two snapshots behind, held back from a binary client behind on acks.");
+       "skipped by an I/O thread more than two snapshots behind, held back from a binary client behind on acks, "
+       "not encoded before the next snapshot was taken.");
   line(out, "herd_snapshot_drops_total", m.snapshots_replaced, "reason=\"replaced\"");
   line(out, "herd_snapshot_drops_total", m.snapshots_skipped, "reason=\"io_behind\"");
   line(out, "herd_snapshot_drops_total", m.snapshots_held, "reason=\"held_for_acks\"");
+  line(out, "herd_snapshot_drops_total", m.snapshots_superseded, "reason=\"superseded\"");
   head(out, "herd_bytes_out_total", "counter", "WebSocket payload bytes written.");
   line(out, "herd_bytes_out_total", m.bytes_out);
   head(out, "herd_commands_total", "counter", "Commands by result.");

@@ -52,7 +52,7 @@ struct MetricsView {
   std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, late_wakes = 0, agents = 0;
   std::uint64_t viewers = 0, commanders = 0, ungreeted = 0;
   std::uint64_t snapshots_sent = 0, snapshots_dropped = 0, bytes_out = 0;
-  std::uint64_t snapshots_replaced = 0, snapshots_skipped = 0, snapshots_held = 0;  // dropped, by reason
+  std::uint64_t snapshots_replaced = 0, snapshots_skipped = 0, snapshots_held = 0, snapshots_superseded = 0;  // dropped, by reason
   std::uint64_t commands_accepted = 0, commands_rejected = 0;
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::array<std::uint64_t, kRefusalCount> refusals{};

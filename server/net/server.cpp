@@ -110,8 +110,8 @@ struct Server::Impl {
         snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
     // snapshots_dropped by reason: replaced in a session's lane, skipped by an I/O thread behind,
-    // held back from a binary session behind on acks
-    std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0};
+    // held back from a binary session behind on acks, not encoded before the next snapshot
+    std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
     std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
     std::atomic<bool> paused{false};  // written by the hub only
   } counters;
@@ -216,6 +216,10 @@ struct Server::Impl {
   void on_tick();
   void publish_counters();
   void broadcast_snapshot();
+  static constexpr std::size_t kViewersPerStep = 128;
+  void hand_over(std::vector<std::vector<Delivery>>& by_shard);
+  void send_binary(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
+  void send_binary_in_steps(std::vector<std::uint64_t> ids, std::size_t from);
   void begin_stop();
   void finish_stop(Clock::time_point deadline);
   void update_inspected();
@@ -974,7 +978,6 @@ void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
 }
 
 void Server::Impl::broadcast_snapshot() {
-  // Encoded once, shared by every session.
   // The map travels in welcome, and again in the first snapshot after it changes.
   const bool map_changed = world.map_version() != map_version_sent;
   map_version_sent = world.map_version();
@@ -983,55 +986,83 @@ void Server::Impl::broadcast_snapshot() {
   // baseline for whole-world sessions and once per session with a viewport (binary_feed).
   // Frames go to each shard in batches (Shard::deliver), which start their writes there.
   std::vector<std::vector<Delivery>> by_shard(shards.size());
-  auto hand_over = [&] {
-    for (std::size_t i = 0; i < shards.size(); ++i)
-      if (!by_shard[i].empty()) {
-        const std::size_t skipped = shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
-        counters.snapshots_dropped += skipped;
-        counters.snapshots_skipped += skipped;
-      }
-    for (auto& d : by_shard) d.clear();
-  };
   SharedText json;
   const std::size_t agents = world.agents().size();
-  std::vector<Client*> commanders, viewers;
+  std::vector<std::uint64_t> commanders, viewers;
   for (auto& [id, c] : clients) {
     if (!c.greeted) continue;
     if (c.wants_binary(agents)) {
-      (c.role == protocol::Role::commander ? commanders : viewers).push_back(&c);
+      (c.role == protocol::Role::commander ? commanders : viewers).push_back(id);
       continue;
     }
     if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
     by_shard[c.shard->index].push_back({c.session, json, false});
   }
+  hand_over(by_shard);
   if (!commanders.empty() || !viewers.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
     binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
     // Commanders' frames first, handed over before the others are encoded: they wait to see
     // their commands.
-    std::vector<BinaryViewer*> batch;
-    std::vector<SharedBytes> frames;
-    for (const auto* group : {&commanders, &viewers}) {
-      if (group->empty()) continue;
-      batch.clear();
-      for (Client* c : *group) {
-        c->inbox->drain_into(c->binary);  // what the client acknowledged and asked for until now
-        batch.push_back(&c->binary);
-      }
-      binary_feed.frames_for(batch, frames, &pool);
-      for (std::size_t i = 0; i < group->size(); ++i) {
-        if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
-          ++counters.snapshots_dropped;
-          ++counters.snapshots_held;
-          continue;
-        }
-        by_shard[(*group)[i]->shard->index].push_back({(*group)[i]->session, std::move(frames[i]), true});
-      }
-      hand_over();
-    }
+    send_binary(commanders, 0, commanders.size());
+    send_binary_in_steps(std::move(viewers), 0);
   }
-  hand_over();
   pending_collisions.clear();
+}
+
+void Server::Impl::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (by_shard[i].empty()) continue;
+    const std::size_t skipped = shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
+    counters.snapshots_dropped += skipped;
+    counters.snapshots_skipped += skipped;
+    by_shard[i].clear();
+  }
+}
+
+void Server::Impl::send_binary(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to) {
+  std::vector<Client*> group;
+  std::vector<BinaryViewer*> batch;
+  for (std::size_t k = from; k < to; ++k) {
+    const auto it = clients.find(ids[k]);
+    if (it == clients.end()) continue;  // left since the snapshot was taken
+    Client& c = it->second;
+    c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
+    group.push_back(&c);
+    batch.push_back(&c.binary);
+  }
+  if (batch.empty()) return;
+  std::vector<SharedBytes> frames;
+  binary_feed.frames_for(batch, frames, &pool);
+  std::vector<std::vector<Delivery>> by_shard(shards.size());
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
+      ++counters.snapshots_dropped;
+      ++counters.snapshots_held;
+      continue;
+    }
+    by_shard[group[i]->shard->index].push_back({group[i]->session, std::move(frames[i]), true});
+  }
+  hand_over(by_shard);
+}
+
+// The viewers' frames kViewersPerStep at a time, each step posted behind what is queued on this
+// thread: a command that arrives meanwhile waits for one step, not for every viewer's frame, and
+// a tick that falls due runs on time. A step that finds a newer snapshot taken (the next tick
+// came, or the world was replaced) stops, counted as dropped (superseded): its viewers get that
+// one instead.
+void Server::Impl::send_binary_in_steps(std::vector<std::uint64_t> ids, std::size_t from) {
+  const std::size_t to = std::min(ids.size(), from + kViewersPerStep);
+  send_binary(ids, from, to);
+  if (to == ids.size()) return;
+  asio::post(ioc, [this, ids = std::move(ids), to, made = snapshots_made, sequence = binary_feed.sequence()]() mutable {
+    if (made != snapshots_made || sequence != binary_feed.sequence() || binary_feed.empty()) {
+      counters.snapshots_dropped += ids.size() - to;
+      counters.snapshots_superseded += ids.size() - to;
+      return;
+    }
+    send_binary_in_steps(std::move(ids), to);
+  });
 }
 
 void Server::Impl::restart_schedule() {
@@ -1170,6 +1201,7 @@ std::string Server::Impl::metrics_text() const {
   m.snapshots_replaced = counters.snapshots_replaced;
   m.snapshots_skipped = counters.snapshots_skipped;
   m.snapshots_held = counters.snapshots_held;
+  m.snapshots_superseded = counters.snapshots_superseded;
   m.bytes_out = counters.bytes_out;
   m.commands_accepted = counters.commands_accepted;
   m.commands_rejected = counters.commands_rejected;

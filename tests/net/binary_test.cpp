@@ -305,10 +305,10 @@ class ManyBinaryTest : public BinaryTest {
   }
 };
 
-TEST_F(ManyBinaryTest, SeventyViewersEachGetEveryFrameWhole) {
+TEST_F(ManyBinaryTest, AHundredAndFortyViewersEachGetEveryFrameWhole) {
   auto commander = greeted(protocol::Role::commander);
   spawn_crossing_crowd(*commander);
-  constexpr int kViewers = 70;
+  constexpr int kViewers = 140;  // more than one step of frames (kViewersPerStep, 128)
   std::vector<std::unique_ptr<WsClient>> viewers;
   std::vector<Feed> feeds(kViewers);
   std::vector<std::uint64_t> last(kViewers, 0);
