@@ -1,6 +1,7 @@
 // Binary snapshots over the real server (issue 11): keyframes and deltas on acknowledged
 // baselines, keyframe requests, viewports, auto format, and acks outside the command budget.
 #include <map>
+#include <span>
 
 #include "net/server_fixture.hpp"
 #include "protocol/snapshot_binary.hpp"
@@ -39,6 +40,21 @@ class BinaryTest : public ServerTest {
     ADD_FAILURE() << "no binary frame";
     return {};
   }
+
+  // One tick by hand (the world paused): its tick, once the commander has the step's ack.
+  std::uint64_t step(WsClient& commander) {
+    const std::uint32_t s = ++step_seq_;
+    commander.send(R"({"type":"command","seq":)" + std::to_string(s) + R"(,"cmd":"step"})");
+    return wait_for<protocol::Ack>(commander, [&](const protocol::Ack& a) { return a.seq == s; }).tick;
+  }
+  // What the clients sent before has reached the server once the pongs to these pings are back
+  // (sent to all, then awaited: one round trip for all of them).
+  void sync(std::span<const std::unique_ptr<WsClient>> clients) {
+    const std::uint32_t id = ++ping_id_;
+    for (const auto& c : clients) c->send(R"({"type":"ping","id":)" + std::to_string(id) + "}");
+    for (const auto& c : clients) wait_for<protocol::Pong>(*c, [&](const protocol::Pong& p) { return p.id == id; });
+  }
+  std::uint32_t step_seq_ = 1000, ping_id_ = 0;
 
   // 40 agents on a diagonal, each crossing the world: every snapshot has movement to delta-encode.
   void spawn_crossing_crowd(WsClient& commander) {
@@ -148,19 +164,8 @@ TEST_F(BinaryTest, AClientBehindOnAcksIsSentNoBacklogUntilItAsksAgain) {
   commander->send(R"({"type":"command","seq":2,"cmd":"pause"})");
   wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
   auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
-  std::uint32_t seq = 10;
-  auto step = [&] {
-    const std::uint32_t s = ++seq;
-    commander->send(R"({"type":"command","seq":)" + std::to_string(s) + R"(,"cmd":"step"})");
-    return wait_for<protocol::Ack>(*commander, [&](const protocol::Ack& a) { return a.seq == s; }).tick;
-  };
-  // What the viewer sent has reached the server once the pong to a later ping is back.
-  int ping = 0;
-  auto sync = [&] {
-    const int id = ++ping;
-    bin->send(R"({"type":"ping","id":)" + std::to_string(id) + "}");
-    wait_for<protocol::Pong>(*bin, [&](const protocol::Pong& p) { return p.id == id; });
-  };
+  auto step = [&] { return this->step(*commander); };
+  auto sync = [&] { this->sync(std::span(&bin, 1)); };
   const std::uint64_t first = step();
   Feed feed;
   std::uint64_t tick = 0;
@@ -293,9 +298,9 @@ TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::rate_limited);
 }
 
-// Seventy binary sessions, their frames encoded on the sim's pool (two threads here) and written
-// by two I/O threads: every viewer gets whole frames, in tick order, that decode against the
-// states it acknowledged, with and without a viewport.
+// 140 binary sessions, more than one step of frames (kViewersPerStep, 128), encoded on the sim's
+// pool (two threads here) and written by two I/O threads, ticks driven by hand: every viewer gets
+// every snapshot whole, with and without a viewport, each a delta on the one it acknowledged.
 class ManyBinaryTest : public BinaryTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
@@ -308,25 +313,36 @@ class ManyBinaryTest : public BinaryTest {
 TEST_F(ManyBinaryTest, AHundredAndFortyViewersEachGetEveryFrameWhole) {
   auto commander = greeted(protocol::Role::commander);
   spawn_crossing_crowd(*commander);
-  constexpr int kViewers = 140;  // more than one step of frames (kViewersPerStep, 128)
+  commander->send(R"({"type":"command","seq":2,"cmd":"pause"})");
+  wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
+  constexpr int kViewers = 140;
   std::vector<std::unique_ptr<WsClient>> viewers;
   std::vector<Feed> feeds(kViewers);
-  std::vector<std::uint64_t> last(kViewers, 0);
   for (int v = 0; v < kViewers; ++v) {
     viewers.push_back(hello(protocol::Role::viewer, protocol::SnapshotFormat::binary));
     if (v % 2) viewers.back()->send(R"({"type":"viewport","x0":0,"y0":0,"x1":400,"y1":300})");
   }
+  sync(viewers);  // the viewports in before the first step
   int deltas = 0;
+  std::uint64_t previous = 0;
   for (int round = 0; round < 6; ++round) {
+    const std::uint64_t tick = step(*commander);
     for (int v = 0; v < kViewers; ++v) {
-      const BinaryFrame f = feeds[static_cast<std::size_t>(v)].receive(next_binary(*viewers[static_cast<std::size_t>(v)]));
-      ASSERT_GT(f.header.tick, last[static_cast<std::size_t>(v)]) << "viewer " << v;
-      last[static_cast<std::size_t>(v)] = f.header.tick;
+      WsClient& c = *viewers[static_cast<std::size_t>(v)];
+      const BinaryFrame f = feeds[static_cast<std::size_t>(v)].receive(next_binary(c));
+      ASSERT_EQ(f.header.tick, tick) << "viewer " << v;
+      EXPECT_EQ(f.header.filtered, v % 2 == 1);
+      if (round > 0) {
+        EXPECT_TRUE(f.header.delta) << "viewer " << v;
+        EXPECT_EQ(f.header.baseline_tick, previous) << "viewer " << v;
+      }
       deltas += f.header.delta;
-      viewers[static_cast<std::size_t>(v)]->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+      c.send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
     }
+    sync(viewers);  // every ack in before the next step
+    previous = tick;
   }
-  EXPECT_GE(deltas, kViewers * 3) << "acknowledged states became baselines";
+  EXPECT_EQ(deltas, kViewers * 5) << "acknowledged states became baselines";
 }
 
 }  // namespace
