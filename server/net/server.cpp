@@ -110,7 +110,7 @@ struct Server::Impl {
         snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
     // snapshots_dropped by reason: replaced in a session's lane, skipped by an I/O thread behind,
-    // held back from a binary session behind on acks, not encoded before the next snapshot
+    // held back from a binary session behind on acks, not encoded before the world was replaced
     std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
     std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
     std::atomic<bool> paused{false};  // written by the hub only
@@ -219,7 +219,16 @@ struct Server::Impl {
   static constexpr std::size_t kViewersPerStep = 128;
   void hand_over(std::vector<std::vector<Delivery>>& by_shard);
   void send_binary(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
-  void send_binary_in_steps(std::vector<std::uint64_t> ids, std::size_t from);
+  // The viewers whose frames of the last snapshot are still to be encoded (send_binary_in_steps).
+  struct PendingFrames {
+    std::vector<std::uint64_t> ids;
+    std::size_t next = 0;
+    std::uint64_t made = 0, sequence = 0;  // the snapshot: snapshots_made, binary_feed.sequence()
+  } pending_frames;
+  bool step_posted = false;
+  void send_binary_in_steps(std::vector<std::uint64_t> ids);
+  bool send_next_step();  // one step; true when more are left
+  void finish_steps();    // every step left, now
   void begin_stop();
   void finish_stop(Clock::time_point deadline);
   void update_inspected();
@@ -930,6 +939,7 @@ void Server::Impl::on_tick() {
   const int due = schedule.due(Clock::now() - start_time);
   const bool overran = schedule.overruns() != overruns_at_wake;
   bool snapshot_due = false;
+  if (due > 0) finish_steps();  // frames of the last snapshot not sent yet go before the world moves
   for (int i = 0; i < due; ++i) {
     // Commands were applied and answered as they arrived (command()): the tick only moves the
     // world.
@@ -978,6 +988,7 @@ void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
 }
 
 void Server::Impl::broadcast_snapshot() {
+  finish_steps();  // the last snapshot's frames first
   // The map travels in welcome, and again in the first snapshot after it changes.
   const bool map_changed = world.map_version() != map_version_sent;
   map_version_sent = world.map_version();
@@ -1005,7 +1016,7 @@ void Server::Impl::broadcast_snapshot() {
     // Commanders' frames first, handed over before the others are encoded: they wait to see
     // their commands.
     send_binary(commanders, 0, commanders.size());
-    send_binary_in_steps(std::move(viewers), 0);
+    send_binary_in_steps(std::move(viewers));
   }
   pending_collisions.clear();
 }
@@ -1047,22 +1058,43 @@ void Server::Impl::send_binary(const std::vector<std::uint64_t>& ids, std::size_
 }
 
 // The viewers' frames kViewersPerStep at a time, each step posted behind what is queued on this
-// thread: a command that arrives meanwhile waits for one step, not for every viewer's frame, and
-// a tick that falls due runs on time. A step that finds a newer snapshot taken (the next tick
-// came, or the world was replaced) stops, counted as dropped (superseded): its viewers get that
-// one instead.
-void Server::Impl::send_binary_in_steps(std::vector<std::uint64_t> ids, std::size_t from) {
-  const std::size_t to = std::min(ids.size(), from + kViewersPerStep);
-  send_binary(ids, from, to);
-  if (to == ids.size()) return;
-  asio::post(ioc, [this, ids = std::move(ids), to, made = snapshots_made, sequence = binary_feed.sequence()]() mutable {
-    if (made != snapshots_made || sequence != binary_feed.sequence() || binary_feed.empty()) {
-      counters.snapshots_dropped += ids.size() - to;
-      counters.snapshots_superseded += ids.size() - to;
-      return;
-    }
-    send_binary_in_steps(std::move(ids), to);
-  });
+// thread: a command that arrives meanwhile waits for one step, not for every viewer's frame. The
+// next tick (or a step by hand) sends what is left before it moves the world, so no viewer misses
+// the snapshot; only a replaced world drops it (counted as dropped, superseded).
+void Server::Impl::send_binary_in_steps(std::vector<std::uint64_t> ids) {
+  pending_frames = {std::move(ids), 0, snapshots_made, binary_feed.sequence()};
+  send_next_step();
+}
+
+bool Server::Impl::send_next_step() {
+  PendingFrames& p = pending_frames;
+  if (p.next >= p.ids.size()) return false;
+  if (p.made != snapshots_made || p.sequence != binary_feed.sequence() || binary_feed.empty()) {
+    counters.snapshots_dropped += p.ids.size() - p.next;
+    counters.snapshots_superseded += p.ids.size() - p.next;
+    p = {};
+    return false;
+  }
+  const std::size_t to = std::min(p.ids.size(), p.next + kViewersPerStep);
+  send_binary(p.ids, p.next, to);
+  p.next = to;
+  if (p.next == p.ids.size()) {
+    p = {};
+    return false;
+  }
+  if (!step_posted) {
+    step_posted = true;
+    asio::post(ioc, [this] {
+      step_posted = false;
+      send_next_step();
+    });
+  }
+  return true;
+}
+
+void Server::Impl::finish_steps() {
+  while (send_next_step()) {
+  }
 }
 
 void Server::Impl::restart_schedule() {
