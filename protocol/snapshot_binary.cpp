@@ -625,9 +625,6 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   const std::size_t n = current.agents.size();
   code_.assign(n, 0);
   len_.assign(n, 0);
-  thread_local std::vector<std::uint32_t> match;  // baseline index per current agent, or kNone
-  constexpr std::uint32_t kNone = 0xffffffffu;
-  match.assign(n, kNone);
   cur_of_base_.assign(baseline.agents.size(), kGone);
   same_ids_ = baseline.agents.size() == n;
   std::array<std::uint64_t, 34> widths{};
@@ -639,7 +636,6 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
       same_ids_ = false;
       continue;
     }
-    match[c] = static_cast<std::uint32_t>(b);
     cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
     if (!(a == o))
@@ -647,10 +643,11 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
                                                                 zigzag(static_cast<std::int64_t>(a.y) - o.y))))];
   }
   k_ = choose_k(widths, current.x_bits, current.y_bits);
-  for (std::size_t c = 0; c < n; ++c) {
-    if (match[c] == kNone) continue;
+  for (std::size_t b = 0; b < baseline.agents.size(); ++b) {
+    const std::uint32_t c = cur_of_base_[b];
+    if (c == kGone) continue;
     const QuantAgent& a = current.agents[c];
-    const QuantAgent& o = baseline.agents[match[c]];
+    const QuantAgent& o = baseline.agents[b];
     if (a == o) {
       len_[c] = 2;  // '00'
       continue;

@@ -114,11 +114,11 @@ class DeltaCache {
   // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
   std::uint64_t code(std::uint32_t i) const { return code_[i]; }
   unsigned length(std::uint32_t i) const { return len_[i]; }
+  // The mean length of the records in bits (a frame's size estimate), at least 2.
+  unsigned mean_bits() const { return mean_bits_; }
   // The index in the current state of the baseline's agent b, or kGone when it left the world;
   // nullptr when both states hold the same agents (the index is then b itself).
   static constexpr std::uint32_t kGone = 0xffffffffu;
-  // The mean length of the records in bits (a frame's size estimate), at least 2.
-  unsigned mean_bits() const { return mean_bits_; }
   const std::uint32_t* current_of_baseline() const { return same_ids_ ? nullptr : cur_of_base_.data(); }
 
  private:

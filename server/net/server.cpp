@@ -107,11 +107,15 @@ struct Server::Impl {
   // destroys pending handlers, which destroys sessions, which count themselves out here.
   struct Counters {
     std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
-        snapshots_dropped{0}, commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
+        commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
-    // snapshots_dropped by reason: replaced in a session's lane, skipped by an I/O thread behind,
-    // held back from a binary session behind on acks, not encoded before the world was replaced
+    // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
+    // I/O thread behind, held back from a binary session behind on acks, not encoded before the
+    // world was replaced.
     std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
+    std::uint64_t snapshots_dropped() const {
+      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
+    }
     std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
     std::atomic<bool> paused{false};  // written by the hub only
   } counters;
@@ -346,7 +350,6 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (binary) ack_budget_.on_frame();
     if (snapshots_.size() >= kWaiting) {
       snapshots_.pop_front();
-      ++hub_.counters.snapshots_dropped;
       ++hub_.counters.snapshots_replaced;
       if (!behind_since_) behind_since_ = Clock::now();
     }
@@ -1025,7 +1028,6 @@ void Server::Impl::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
   for (std::size_t i = 0; i < shards.size(); ++i) {
     if (by_shard[i].empty()) continue;
     const std::size_t skipped = shards[i]->deliver(snapshots_made, std::move(by_shard[i]));
-    counters.snapshots_dropped += skipped;
     counters.snapshots_skipped += skipped;
     by_shard[i].clear();
   }
@@ -1048,7 +1050,6 @@ void Server::Impl::send_binary(const std::vector<std::uint64_t>& ids, std::size_
   std::vector<std::vector<Delivery>> by_shard(shards.size());
   for (std::size_t i = 0; i < group.size(); ++i) {
     if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
-      ++counters.snapshots_dropped;
       ++counters.snapshots_held;
       continue;
     }
@@ -1070,7 +1071,6 @@ bool Server::Impl::send_next_step() {
   PendingFrames& p = pending_frames;
   if (p.next >= p.ids.size()) return false;
   if (p.made != snapshots_made || p.sequence != binary_feed.sequence() || binary_feed.empty()) {
-    counters.snapshots_dropped += p.ids.size() - p.next;
     counters.snapshots_superseded += p.ids.size() - p.next;
     p = {};
     return false;
@@ -1229,7 +1229,7 @@ std::string Server::Impl::metrics_text() const {
   m.commanders = counters.commanders;
   m.ungreeted = counters.ungreeted;
   m.snapshots_sent = counters.snapshots_sent;
-  m.snapshots_dropped = counters.snapshots_dropped;
+  m.snapshots_dropped = counters.snapshots_dropped();
   m.snapshots_replaced = counters.snapshots_replaced;
   m.snapshots_skipped = counters.snapshots_skipped;
   m.snapshots_held = counters.snapshots_held;
@@ -1335,7 +1335,7 @@ const sim::World& Server::world() const { return impl_->world; }
 
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;
-  return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped,
+  return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped(),
           c.commands_accepted, c.commands_rejected, c.agents, c.refusals};
 }
 

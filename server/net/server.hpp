@@ -71,7 +71,7 @@ struct ServerStats {
   std::uint64_t ticks_dropped = 0;
   std::uint64_t sessions = 0;          // open WebSocket sessions
   std::uint64_t snapshots_sent = 0;    // snapshot frames written, all sessions
-  std::uint64_t snapshots_dropped = 0; // replaced before being written (latest-wins)
+  std::uint64_t snapshots_dropped = 0; // not written to a session (latest-wins), all reasons
   std::uint64_t commands_accepted = 0;
   std::uint64_t commands_rejected = 0;
   std::uint64_t agents = 0;

@@ -128,7 +128,9 @@ TEST(BinaryFeed, AClientBehindOnAcksIsHeldBackUntilItAcksOrAsksForAKeyframe) {
     std::vector<SharedBytes> frames;
     feed.frames_for(viewers, frames, nullptr);
     EXPECT_TRUE(frames[1]);
-    if (frames[1]) EXPECT_FALSE(std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[1])).delta);
+    if (frames[1]) {
+      EXPECT_FALSE(std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[1])).delta);
+    }
     return frames[0];
   };
   auto header = [](const SharedBytes& f) { return std::get<protocol::BinaryHeader>(protocol::read_binary_header(*f)); };
