@@ -33,6 +33,7 @@
 #include "net/binary_feed.hpp"
 #include "net/http_files.hpp"
 #include "net/limits.hpp"
+#include "net/outbound.hpp"
 #include "net/tick_clock.hpp"
 #include "protocol/codec.hpp"
 
@@ -45,7 +46,6 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
-using SharedText = std::shared_ptr<const std::string>;
 
 constexpr auto kHttpTimeout = std::chrono::seconds(30);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
@@ -77,8 +77,6 @@ struct Delivery {
 
 // An I/O thread's io_context and the sessions on it (for the sweep and for stop).
 struct Shard {
-  static constexpr std::size_t kBacklog = 2;  // snapshots waiting for this thread; older ones go
-
   std::size_t index = 0;
   // Before the io_context: destroying it destroys sessions, which leave these lists. Locked:
   // sessions end on this thread, or on the one destroying the io_context.
@@ -87,12 +85,7 @@ struct Shard {
   std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
   asio::io_context ioc{1};
   asio::steady_timer sweep_timer{ioc};
-  // Snapshots handed over by the hub, not yet given to the sessions: one handler at a time takes
-  // them all. A thread more than kBacklog snapshots behind skips the oldest (their frames are
-  // freed at once): the sessions then get a newer one, which the binary feed allows for.
-  std::mutex outbox_mutex;
-  std::deque<std::pair<std::uint64_t, std::vector<Delivery>>> outbox;
-  bool outbox_posted = false;
+  Outbox<Delivery> outbox;  // snapshots handed over by the hub, not yet given to the sessions
   // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
   // Returns how many frames were skipped.
   std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
@@ -322,12 +315,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // Control lane: acks, errors, pongs, welcome. Bounded; a client that lets it fill is closed.
   void send_control(SharedText msg) {
     if (close_) return;
-    if (control_.size() >= config_.control_queue_limit) {
+    if (!lanes_.push_control(std::move(msg))) {
       hub_.refused(Refusal::control_queue_full, address_);
       close_after_flush({websocket::close_code::policy_error, "too many unread replies"}, /*discard_queued=*/true);
       return;
     }
-    control_.push_back(std::move(msg));
     pump();
   }
 
@@ -338,22 +330,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     send_reply(std::move(msg), then_close);
   }
 
-  // Snapshot lane: latest wins. Behind the frame being written, at most kWaiting snapshots
-  // wait; a newer one replaces the oldest, counted as dropped; from the first drop the session is
-  // behind until its lanes run empty. Two, not one: an I/O thread that was late hands a session
-  // two snapshots' frames at once, and the next may come before the first write's completion has
-  // run (its bytes already with the kernel); one slot would drop the middle frame of a reader
-  // that is not slow at all.
-  static constexpr std::size_t kWaiting = 2;
+  // Snapshot lane: latest wins (OutboundLanes says how many wait).
   void send_snapshot(SharedText snap, bool binary) {
     if (close_ || !greeted_) return;
     if (binary) ack_budget_.on_frame();
-    if (snapshots_.size() >= kWaiting) {
-      snapshots_.pop_front();
-      ++hub_.counters.snapshots_replaced;
-      if (!behind_since_) behind_since_ = Clock::now();
-    }
-    snapshots_.push_back({std::move(snap), binary});
+    if (lanes_.push_snapshot(std::move(snap), binary, Clock::now())) ++hub_.counters.snapshots_replaced;
     pump();
   }
 
@@ -361,8 +342,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (close_) return;
     close_ = std::move(reason);
     close_requested_at_ = Clock::now();
-    if (discard_queued) control_.clear();
-    snapshots_.clear();
+    if (discard_queued) lanes_.clear_control();
+    lanes_.clear_snapshots();
     pump();
   }
 
@@ -374,7 +355,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
       return;
     }
-    if (behind_since_ && now - *behind_since_ > seconds(config_.slow_client_timeout)) drop(Refusal::slow_consumer);
+    const auto behind_since = lanes_.behind_since();
+    if (behind_since && now - *behind_since > seconds(config_.slow_client_timeout)) drop(Refusal::slow_consumer);
   }
 
  private:
@@ -579,28 +561,19 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // One write at a time: control messages first, then the latest snapshot, then a pending close.
   void pump() {
     if (writing_) return;
-    SharedText next;
-    bool is_snapshot = false, binary = false;
-    if (!control_.empty()) {
-      next = std::move(control_.front());
-      control_.pop_front();
-    } else if (!snapshots_.empty()) {
-      next = std::move(snapshots_.front().first);
-      binary = snapshots_.front().second;
-      snapshots_.pop_front();
-      is_snapshot = true;
-    } else if (close_ && !close_sent_) {
-      close_sent_ = true;
-      writing_ = true;
-      ws_.async_close(*close_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
-      return;
-    } else {
-      behind_since_.reset();  // both lanes empty: caught up
+    std::optional<OutboundLanes::Message> next = lanes_.pop();
+    if (!next) {
+      if (close_ && !close_sent_) {
+        close_sent_ = true;
+        writing_ = true;
+        ws_.async_close(*close_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
+      }
       return;
     }
     writing_ = true;
-    ws_.binary(binary);
-    ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next, is_snapshot](beast::error_code ec, std::size_t n) {
+    ws_.binary(next->binary);
+    ws_.async_write(asio::buffer(*next->bytes),
+                    [self = shared_from_this(), bytes = next->bytes, is_snapshot = next->snapshot](beast::error_code ec, std::size_t n) {
       self->writing_ = false;
       if (ec) return;  // the read side sees the failure too and ends the session
       self->hub_.counters.bytes_out += n;
@@ -616,11 +589,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   const std::uint64_t id_;
   std::shared_ptr<ViewerInbox> inbox_ = std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
   beast::flat_buffer buffer_;
-  std::deque<SharedText> control_;
-  std::deque<std::pair<SharedText, bool>> snapshots_;  // waiting to be written; true: a binary frame
+  OutboundLanes lanes_{config_.control_queue_limit};  // waiting to be written
   std::optional<websocket::close_reason> close_;
   Clock::time_point close_requested_at_;
-  std::optional<Clock::time_point> behind_since_;  // since the first snapshot dropped, until caught up
   TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
   AckBudget ack_budget_;                            // snapshot acks that cost no token
   std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
@@ -800,33 +771,14 @@ void Shard::sweep() {
 }
 
 std::size_t Shard::deliver(std::uint64_t snapshot, std::vector<Delivery> frames) {
-  std::size_t skipped = 0;
-  const std::lock_guard lock(outbox_mutex);
-  if (!outbox.empty() && outbox.back().first == snapshot) {
-    auto& to = outbox.back().second;
-    to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
-  } else {
-    outbox.emplace_back(snapshot, std::move(frames));
-  }
-  while (outbox.size() > kBacklog) {
-    skipped += outbox.front().second.size();
-    outbox.pop_front();
-  }
-  if (!outbox_posted) {
-    outbox_posted = true;
+  const auto added = outbox.add(snapshot, std::move(frames));
+  if (added.post)
     asio::post(ioc, [this] {
-      std::deque<std::pair<std::uint64_t, std::vector<Delivery>>> ready;
-      {
-        const std::lock_guard lock(outbox_mutex);
-        ready.swap(outbox);
-        outbox_posted = false;
-      }
-      for (auto& [n, deliveries] : ready)
+      for (auto& [n, deliveries] : outbox.take())
         for (Delivery& d : deliveries)
           if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
     });
-  }
-  return skipped;
+  return added.skipped;
 }
 
 void Shard::close_all() {

@@ -1,0 +1,115 @@
+// What waits to go out to WebSocket sessions: a session's two outbound lanes and an I/O thread's
+// outbox of snapshots. Plain containers with no sockets, so that their policies (latest wins,
+// how many wait, what is counted as dropped) are tested on their own; the session and the shard
+// in server.cpp own one each and do the writing and the posting.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace herd::net {
+
+using SharedText = std::shared_ptr<const std::string>;
+
+// A session's outbound lanes (DESIGN.md, network layer): a bounded FIFO for control messages
+// (welcome, acks, errors, pongs) and a latest-wins lane for snapshots. One message is written at
+// a time; control messages go first.
+//
+// The snapshot lane holds at most kWaiting snapshots behind the one being written; a newer one
+// replaces the oldest, counted as dropped. Two, not one: an I/O thread that was late hands a
+// session two snapshots' frames at once, and the next may come before the first write's
+// completion has run (its bytes already with the kernel); one slot would drop the middle frame
+// of a reader that is not slow at all. From the first drop the session is behind until both
+// lanes run empty (the slow-consumer timeout counts from then).
+class OutboundLanes {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::size_t kWaiting = 2;
+
+  explicit OutboundLanes(std::size_t control_limit) : control_limit_(control_limit) {}
+
+  // False when the control lane is already full: the message is not queued, and the session is
+  // to be closed (a client that does not read its replies).
+  bool push_control(SharedText msg);
+  // Queues a snapshot's frame; true when it replaced an older one (a dropped snapshot).
+  bool push_snapshot(SharedText frame, bool binary, Clock::time_point now);
+
+  struct Message {
+    SharedText bytes;
+    bool snapshot = false;
+    bool binary = false;  // a binary frame (snapshots only)
+  };
+  // The next message to write: the oldest control message, else the oldest snapshot. None when
+  // both lanes are empty, which also ends being behind.
+  std::optional<Message> pop();
+
+  void clear_control() { control_.clear(); }
+  void clear_snapshots() { snapshots_.clear(); }
+  std::size_t control_size() const { return control_.size(); }
+  std::size_t snapshots_waiting() const { return snapshots_.size(); }
+  // Since the first snapshot dropped, until the lanes ran empty; none when caught up.
+  std::optional<Clock::time_point> behind_since() const { return behind_since_; }
+
+ private:
+  std::size_t control_limit_;
+  std::deque<SharedText> control_;
+  std::deque<std::pair<SharedText, bool>> snapshots_;  // true: a binary frame
+  std::optional<Clock::time_point> behind_since_;
+};
+
+// Snapshots handed by the tick thread to one I/O thread, not yet given to its sessions. The tick
+// thread adds each snapshot's items (several calls may add to one snapshot); one handler posted
+// to the I/O thread takes them all. A thread more than kBacklog snapshots behind skips the oldest
+// (their items are freed at once): its sessions then get a newer one, which binary deltas allow
+// (each is against what the client acknowledged). Thread-safe.
+template <class Item>
+class Outbox {
+ public:
+  static constexpr std::size_t kBacklog = 2;
+  using Batch = std::pair<std::uint64_t, std::vector<Item>>;  // a snapshot's number and its items
+
+  struct Added {
+    std::size_t skipped = 0;  // items of older snapshots dropped to make room
+    bool post = false;        // no take() is pending: the caller posts one
+  };
+  Added add(std::uint64_t snapshot, std::vector<Item> items) {
+    Added out;
+    const std::lock_guard lock(mutex_);
+    if (!waiting_.empty() && waiting_.back().first == snapshot) {
+      auto& to = waiting_.back().second;
+      to.insert(to.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+    } else {
+      waiting_.emplace_back(snapshot, std::move(items));
+    }
+    while (waiting_.size() > kBacklog) {
+      out.skipped += waiting_.front().second.size();
+      waiting_.pop_front();
+    }
+    out.post = !posted_;
+    posted_ = true;
+    return out;
+  }
+  // Everything waiting, oldest snapshot first; the next add() asks for a new post.
+  std::deque<Batch> take() {
+    std::deque<Batch> ready;
+    const std::lock_guard lock(mutex_);
+    ready.swap(waiting_);
+    posted_ = false;
+    return ready;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<Batch> waiting_;
+  bool posted_ = false;
+};
+
+}  // namespace herd::net

@@ -1,0 +1,143 @@
+// A session's outbound lanes and an I/O thread's outbox (issue 11's slow-consumer policy), on
+// their own: what is written next, what waits, what is dropped and counted.
+#include "net/outbound.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+namespace herd::net {
+namespace {
+
+using Clock = OutboundLanes::Clock;
+
+SharedText text(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+
+std::string pop_text(OutboundLanes& lanes) {
+  auto m = lanes.pop();
+  return m ? *m->bytes : std::string("<none>");
+}
+
+TEST(OutboundLanes, ControlMessagesGoFirstInOrderThenSnapshots) {
+  OutboundLanes lanes(8);
+  const auto t = Clock::now();
+  EXPECT_FALSE(lanes.push_snapshot(text("s1"), true, t));
+  EXPECT_TRUE(lanes.push_control(text("welcome")));
+  EXPECT_TRUE(lanes.push_control(text("ack")));
+  auto first = lanes.pop();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(*first->bytes, "welcome");
+  EXPECT_FALSE(first->snapshot);
+  EXPECT_EQ(pop_text(lanes), "ack");
+  auto snap = lanes.pop();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(*snap->bytes, "s1");
+  EXPECT_TRUE(snap->snapshot);
+  EXPECT_TRUE(snap->binary);
+  EXPECT_FALSE(lanes.pop());
+}
+
+TEST(OutboundLanes, TwoSnapshotsWaitAndAThirdReplacesTheOldest) {
+  // A late I/O thread hands over two snapshots at once while a third write is in flight: both
+  // must be kept (no drop for a reader that is not slow). Only a third waiting one replaces.
+  OutboundLanes lanes(8);
+  const auto t0 = Clock::now();
+  EXPECT_FALSE(lanes.push_snapshot(text("s1"), false, t0));
+  EXPECT_FALSE(lanes.push_snapshot(text("s2"), false, t0));
+  EXPECT_EQ(lanes.snapshots_waiting(), 2u);
+  EXPECT_FALSE(lanes.behind_since());
+  const auto t1 = t0 + std::chrono::milliseconds(50);
+  EXPECT_TRUE(lanes.push_snapshot(text("s3"), false, t1));  // s1 replaced: counted as dropped
+  EXPECT_EQ(lanes.snapshots_waiting(), 2u);
+  ASSERT_TRUE(lanes.behind_since());
+  EXPECT_EQ(*lanes.behind_since(), t1);
+  EXPECT_TRUE(lanes.push_snapshot(text("s4"), false, t1 + std::chrono::milliseconds(50)));
+  EXPECT_EQ(*lanes.behind_since(), t1);  // behind since the first drop, not the last
+  EXPECT_EQ(pop_text(lanes), "s3");
+  EXPECT_EQ(pop_text(lanes), "s4");
+  EXPECT_TRUE(lanes.behind_since());  // still behind until a pop finds the lanes empty
+  EXPECT_FALSE(lanes.pop());
+  EXPECT_FALSE(lanes.behind_since());  // caught up
+}
+
+TEST(OutboundLanes, AFullControlLaneRefusesTheMessage) {
+  OutboundLanes lanes(2);
+  EXPECT_TRUE(lanes.push_control(text("a")));
+  EXPECT_TRUE(lanes.push_control(text("b")));
+  EXPECT_FALSE(lanes.push_control(text("c")));  // the session is then closed
+  EXPECT_EQ(lanes.control_size(), 2u);
+  EXPECT_EQ(pop_text(lanes), "a");
+  EXPECT_EQ(pop_text(lanes), "b");
+  EXPECT_FALSE(lanes.pop());
+}
+
+TEST(OutboundLanes, ClearingDropsWhatWaits) {
+  OutboundLanes lanes(4);
+  const auto t = Clock::now();
+  lanes.push_control(text("a"));
+  lanes.push_snapshot(text("s"), false, t);
+  lanes.clear_snapshots();
+  EXPECT_EQ(pop_text(lanes), "a");
+  EXPECT_FALSE(lanes.pop());
+  lanes.push_control(text("b"));
+  lanes.clear_control();
+  EXPECT_FALSE(lanes.pop());
+}
+
+TEST(Outbox, AddsToTheSameSnapshotAndAsksForOnePostUntilTaken) {
+  Outbox<int> box;
+  auto a = box.add(1, {10, 11});
+  EXPECT_TRUE(a.post);
+  EXPECT_EQ(a.skipped, 0u);
+  auto b = box.add(1, {12});  // a later batch of the same snapshot (the steps of 128 viewers)
+  EXPECT_FALSE(b.post);       // a take is already posted
+  auto ready = box.take();
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].first, 1u);
+  EXPECT_EQ(ready[0].second, (std::vector<int>{10, 11, 12}));
+  EXPECT_TRUE(box.take().empty());
+  EXPECT_TRUE(box.add(2, {20}).post);  // taken: the next add posts again
+}
+
+TEST(Outbox, AThreadMoreThanTwoSnapshotsBehindSkipsTheOldest) {
+  // io_behind: the I/O thread has not run its take() for three snapshots.
+  Outbox<int> box;
+  EXPECT_EQ(box.add(1, {10, 11, 12}).skipped, 0u);
+  EXPECT_EQ(box.add(2, {20, 21, 22}).skipped, 0u);
+  const auto third = box.add(3, {30, 31});
+  EXPECT_EQ(third.skipped, 3u);  // snapshot 1's three items
+  EXPECT_FALSE(third.post);
+  EXPECT_EQ(box.add(3, {32}).skipped, 0u);  // more of the newest: nothing more goes
+  auto ready = box.take();
+  ASSERT_EQ(ready.size(), 2u);
+  EXPECT_EQ(ready[0].first, 2u);
+  EXPECT_EQ(ready[1].first, 3u);
+  EXPECT_EQ(ready[1].second, (std::vector<int>{30, 31, 32}));
+}
+
+TEST(Outbox, EveryItemIsTakenOrCountedAsSkippedAcrossThreads) {
+  // The hub adds while an I/O thread takes: nothing is lost or counted twice.
+  Outbox<int> box;
+  constexpr int kSnapshots = 20000;
+  std::size_t skipped = 0, taken = 0;
+  std::atomic<bool> done{false};
+  std::thread io([&] {
+    while (!done.load()) {
+      for (auto& [n, items] : box.take()) taken += items.size();
+      std::this_thread::yield();
+    }
+    for (auto& [n, items] : box.take()) taken += items.size();
+  });
+  for (int n = 1; n <= kSnapshots; ++n) {
+    skipped += box.add(static_cast<std::uint64_t>(n), {n, n}).skipped;
+    skipped += box.add(static_cast<std::uint64_t>(n), {n}).skipped;
+  }
+  done = true;
+  io.join();
+  EXPECT_EQ(taken + skipped, 3u * kSnapshots);
+}
+
+}  // namespace
+}  // namespace herd::net
