@@ -103,7 +103,7 @@ class Server {
   // The world itself, on the same terms (the app writes the last checkpoint from it at shutdown).
   const sim::World& world() const;
 
-  struct Impl;  // opaque: defined in server.cpp, where the sessions use it as their hub
+  struct Impl;  // opaque: the hub (net/hub.hpp), which the sessions in server.cpp post to
 
  private:
   std::unique_ptr<Impl> impl_;

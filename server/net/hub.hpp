@@ -1,0 +1,239 @@
+// The hub: the server's side that owns the world (Server::Impl), and what it knows of the I/O
+// threads (Shard) and of the sessions on them. The sessions themselves, HTTP and the listener
+// are in server.cpp, the one unit that includes Beast; this header includes only Asio's
+// io_context and timers, so that the tick loop, commands and broadcast compile on their own.
+//
+// Threads. The hub (the world, the tick loop, commands, snapshot encoding) runs on the thread
+// that calls run(), on its own io_context; sockets never run there, so a thousand sessions'
+// reads and writes cannot make a tick late. Sessions live on I/O shards: an io_context and a
+// thread each (config.io_threads), given connections in turn by the acceptor. The two sides talk
+// only by posting handlers (commands and hellos to the hub, replies and frames to a session's
+// shard), through the atomic counters, and through a few small locked things (admission counts,
+// a shard's session list, a session's ViewerInbox, the tick histogram, the log). A handler posted
+// to the hub never owns a session: only shards destroy sessions.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "exec/thread_pool.hpp"
+#include "net/binary_feed.hpp"
+#include "net/limits.hpp"
+#include "net/outbound.hpp"
+#include "net/server.hpp"
+#include "net/tick_clock.hpp"
+
+namespace herd::net {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+inline constexpr std::string_view kServerName = "herd/" HERD_VERSION;
+
+inline SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+
+class WsSession;
+class HttpSession;
+
+// A snapshot for one session, from the hub to the session's shard.
+struct Delivery {
+  std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
+  SharedText frame;
+  bool binary = false;
+};
+
+// An I/O thread's io_context and the sessions on it (for the sweep and for stop).
+struct Shard {
+  std::size_t index = 0;
+  // Before the io_context: destroying it destroys sessions, which leave these lists. Locked:
+  // sessions end on this thread, or on the one destroying the io_context.
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
+  asio::io_context ioc{1};
+  asio::steady_timer sweep_timer{ioc};
+  Outbox<Delivery> outbox;  // snapshots handed over by the hub, not yet given to the sessions
+  // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
+  // Returns how many frames were skipped.
+  std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
+  template <class K, class T>
+  static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
+  void sweep();
+  void close_all();
+  // The hub's thread: runs a session's side on this thread, if the session is still there (a
+  // weak pointer: it never ends on the hub). The answer to one of its requests, then the close,
+  // if one is given; a control message (a welcome after the world changed).
+  void post_reply(std::weak_ptr<WsSession> session, SharedText msg, std::optional<std::uint16_t> then_close);
+  void post_control(std::weak_ptr<WsSession> session, SharedText msg);
+};
+
+struct Server::Impl {
+  // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
+  // destroys pending handlers, which destroys sessions, which count themselves out here.
+  struct Counters {
+    std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
+        commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
+    std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
+    // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
+    // I/O thread behind, held back from a binary session behind on acks, not encoded before the
+    // world was replaced.
+    std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
+    std::uint64_t snapshots_dropped() const {
+      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
+    }
+    std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
+    std::atomic<bool> paused{false};  // written by the hub only
+  } counters;
+  std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals{};
+  std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code{};
+  std::mutex admission_mutex;
+  AddressCounts per_address;   // open WebSocket sessions per IP address (admission_mutex)
+  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
+  std::atomic<std::size_t> ws_alive{0};    // WebSocket session objects, refused ones and handshakes included
+  std::atomic<std::size_t> http_alive{0};  // HTTP session objects
+  std::atomic<std::uint64_t> next_session_id{1};
+  std::atomic<bool> stopping{false};
+  mutable std::mutex histogram_mutex;
+  TickHistogram tick_duration;  // written by the hub, read by /metrics
+  TickHistogram command_reply;  // written by the shards, read by /metrics
+  void observe_reply(Clock::duration d) {
+    const std::lock_guard lock(histogram_mutex);
+    command_reply.observe(std::chrono::duration<double>(d).count());
+  }
+  mutable std::mutex log_mutex;
+  const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
+
+  // The hub's thread only.
+  struct Client {
+    std::weak_ptr<WsSession> session;
+    Shard* shard = nullptr;
+    std::shared_ptr<ViewerInbox> inbox;
+    bool greeted = false;
+    protocol::Role role = protocol::Role::viewer;
+    protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
+    BinaryViewer binary;  // viewport, acknowledged ticks and frames sent (binary snapshots)
+    std::vector<std::uint32_t> inspect;  // agents whose avoidance this client wants traced
+    // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
+    bool wants_binary(std::size_t agents) const {
+      return format == protocol::SnapshotFormat::binary ||
+             (format == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
+    }
+  };
+  std::unordered_map<std::uint64_t, Client> clients;  // joined WebSocket sessions by id
+  ServerConfig config;
+  sim::World world;
+  exec::ThreadPool pool;  // lent to the world: its per-agent stages run on config.sim_threads threads
+  TickSchedule schedule;
+  SnapshotCadence cadence;
+  std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
+  std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
+  std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
+  BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
+  std::uint64_t last_checkpoint_tick = 0;
+  std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart)
+  Clock::time_point start_time;
+
+  asio::io_context ioc{1};  // the hub's
+  asio::steady_timer tick_timer{ioc};
+  asio::steady_timer stop_timer{ioc};
+  std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
+  std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
+  std::size_t next_shard = 0;                  // shards[0]'s thread only
+
+  Impl(ServerConfig c, sim::World w)
+      : config_at_start(c),
+        config(std::move(c)),
+        world(std::move(w)),
+        pool(std::max<std::size_t>(config.sim_threads, 1)),
+        schedule(config.tick_rate, config.max_catchup_ticks),
+        cadence(config.tick_rate, config.snapshot_rate) {
+    world.set_executor(&pool);
+    map_version_sent = world.map_version();  // a scenario's map is already in every welcome
+    last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
+    for (std::size_t i = 0; i < std::max<std::size_t>(config.io_threads, 1); ++i) {
+      shards.push_back(std::make_unique<Shard>());
+      shards.back()->index = i;
+    }
+    acceptor.emplace(shards.front()->ioc);
+    publish_counters();
+  }
+
+  // Any thread.
+  void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
+  // A limit a client hit: counted, and logged as a warning (never with a token's value).
+  void refused(Refusal why, std::string_view who) {
+    ++refusals[static_cast<std::size_t>(why)];
+    ++counters.refusals;
+    log(LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
+  }
+  void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
+    if (!config_at_start.log) return;
+    std::string line = format_log(level, event, fields);
+    const std::lock_guard lock(log_mutex);
+    config_at_start.log(line);
+  }
+  std::string metrics_text() const;
+  // How far the tick loop is behind its schedule (0 when on time).
+  std::chrono::milliseconds behind() const;
+
+  // shards[0]'s thread.
+  void do_accept();
+
+  // The hub's thread.
+  void start_ticking();
+  void schedule_tick();
+  void on_tick();
+  void publish_counters();
+  void broadcast_snapshot();
+  static constexpr std::size_t kViewersPerStep = 128;
+  void hand_over(std::vector<std::vector<Delivery>>& by_shard);
+  void send_binary(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
+  // The viewers whose frames of the last snapshot are still to be encoded (send_binary_in_steps).
+  struct PendingFrames {
+    std::vector<std::uint64_t> ids;
+    std::size_t next = 0;
+    std::uint64_t made = 0, sequence = 0;  // the snapshot: snapshots_made, binary_feed.sequence()
+  } pending_frames;
+  bool step_posted = false;
+  void send_binary_in_steps(std::vector<std::uint64_t> ids);
+  bool send_next_step();  // one step; true when more are left
+  void finish_steps();    // every step left, now
+  void begin_stop();
+  void finish_stop(Clock::time_point deadline);
+  void update_inspected();
+  void step_now(int ticks);
+  void keep_collisions();
+  void restart_schedule();
+  void replace_world(sim::World next, std::string scenario);
+  void send_welcomes();
+  std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
+  std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
+  std::uint64_t total_late_wakes() const { return late_wakes_before + schedule.late_wakes(); }
+  protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
+  // What sessions post here (each request with an answer gets exactly one reply()).
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void leave(std::uint64_t id);
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  void command(std::uint64_t id, const protocol::CommandMsg& cmd);
+  void control(std::uint64_t id, const protocol::ControlMsg& msg);
+  // The answer to a session's request, posted to its shard (nothing when it has ended); then the
+  // close, if one is given (a reply the session made itself, relayed to keep the order).
+  // then_close is a WebSocket close code.
+  void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close = {});
+};
+
+}  // namespace herd::net
