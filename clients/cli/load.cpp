@@ -10,6 +10,10 @@
 // real client does (--decode header: read only the header, to leave the CPU to the server) and
 // acknowledge each one; --viewport W,H gives each one a W x H rectangle at a random place.
 //
+// Machine stalls: a probe thread wakes every 5 ms throughout and counts wakes over 20 ms late
+// (wake_probe.hpp). When it has some, the machine held runnable threads back in that run, which
+// the server's late wakes and the viewers' ages show too: a cue to measure again.
+//
 // Command latency (--commands RATE): a commander sends an idempotent command RATE times a
 // second and measures, from sending it, its ack, and the first snapshot whose tick is at least
 // the ack's (PROTOCOL.md: that snapshot reflects it). Its own snapshots are binary with a tiny
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include "cli/ctl.hpp"
+#include "cli/wake_probe.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
 
@@ -317,6 +322,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
     Shard& s = *shards.back();
     s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start, 0, true));
   }
+  WakeProbe probe(std::chrono::milliseconds(5), std::chrono::milliseconds(20));
+  probe.start();
   std::vector<std::thread> threads;
   const auto duration = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds));
   for (auto& shard : shards)
@@ -329,6 +336,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
       for (auto& v : s.viewers) v->collect();
     });
   for (auto& t : threads) t.join();
+  probe.stop();
+  const WakeProbe::Stats stalls = probe.stats();
   Totals totals;
   for (auto& shard : shards) merge(totals, shard->totals);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -354,17 +363,21 @@ int run_load(const Url& url, const LoadOptions& opts) {
     std::printf("command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it p50 %.1f ms "
                 "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
                 ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
+  std::printf("machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most %.1f ms late\n",
+              static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
+              stalls.max_late_ms);
   std::printf("{\"viewers\":%d,\"connected\":%llu,\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
               "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_per_viewer\":%.0f,"
               "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
               "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
-              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f}\n",
+              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f}\n",
               opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
               static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
               static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
               agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
               static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),
-              totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms);
+              totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms,
+              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms);
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 

@@ -2,6 +2,8 @@
 // their exact exit codes (0 ack, 1 server error, 2 bad usage, 3 unreachable).
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "common/process.hpp"
 
 namespace herd {
@@ -121,6 +123,12 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"connected\":5,\"failures\":0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("age_p99_ms"), std::string::npos);
+  // The machine-stall probe ran beside the viewers (every 5 ms, so about 200 wakes in a second).
+  EXPECT_NE(r.out.find("\"probe_late_wakes\":"), std::string::npos) << r.out;
+  std::smatch probe;
+  ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"(woke over 20 ms late (\d+) times in (\d+))"))) << r.out;
+  EXPECT_GT(std::stoul(probe[2]), 10u) << r.out;
+  EXPECT_LE(std::stoul(probe[1]), std::stoul(probe[2]));
   EXPECT_EQ(r.out.find("\"snapshots\":0,"), std::string::npos) << "the viewers received snapshots";
   // Binary viewers with viewports, acknowledging each frame, and a commander timing its commands.
   r = ctl({"load", "--viewers", "3", "--duration", "1.5", "--format", "binary", "--viewport", "300,200", "--commands", "10"});

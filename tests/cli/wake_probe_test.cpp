@@ -1,0 +1,34 @@
+// The load tool's wake probe: its counting, and that stopping it never waits out a period.
+#include "cli/wake_probe.hpp"
+
+#include <gtest/gtest.h>
+
+namespace herd::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(WakeProbe, CountsWakesLaterThanTheThresholdAndKeepsTheWorst) {
+  WakeProbe probe(milliseconds(5), milliseconds(20));
+  probe.record(milliseconds(0));
+  probe.record(milliseconds(20));  // at the threshold: not late
+  probe.record(milliseconds(21));
+  probe.record(milliseconds(70));
+  probe.record(milliseconds(3));
+  const auto s = probe.stats();
+  EXPECT_EQ(s.wakes, 5u);
+  EXPECT_EQ(s.late, 2u);
+  EXPECT_DOUBLE_EQ(s.max_late_ms, 70.0);
+}
+
+TEST(WakeProbe, StopWakesTheThreadInsteadOfWaitingOutItsPeriod) {
+  // A period of an hour: stop() returning at all shows the sleep was interrupted.
+  WakeProbe probe(std::chrono::hours(1), milliseconds(20));
+  probe.start();
+  probe.stop();
+  EXPECT_EQ(probe.stats().wakes, 0u);
+  probe.stop();  // twice is harmless
+}
+
+}  // namespace
+}  // namespace herd::cli
