@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -66,9 +67,11 @@ class OutboundLanes {
 };
 
 // Snapshots handed by the tick thread to one I/O thread, not yet given to its sessions. The tick
-// thread adds each snapshot's items (several calls may add to one snapshot); one handler posted
-// to the I/O thread takes them all. A thread more than kBacklog snapshots behind skips the oldest
-// (their items are freed at once): its sessions then get a newer one, which binary deltas allow
+// thread adds each snapshot's items (several calls may add to one snapshot); a handler posted to
+// the I/O thread takes them a few at a time, and posts itself again while some are left, so that
+// the thread's other work (a command read, a reply, acks) waits for a few writes rather than for
+// every session's. A thread more than kBacklog snapshots behind skips the oldest (their items
+// not yet taken are freed at once): its sessions then get a newer one, which binary deltas allow
 // (each is against what the client acknowledged). Thread-safe.
 template <class Item>
 class Outbox {
@@ -78,7 +81,7 @@ class Outbox {
 
   struct Added {
     std::size_t skipped = 0;  // items of older snapshots dropped to make room
-    bool post = false;        // no take() is pending: the caller posts one
+    bool post = false;        // no take is pending: the caller posts one
   };
   Added add(std::uint64_t snapshot, std::vector<Item> items) {
     Added out;
@@ -90,25 +93,43 @@ class Outbox {
       waiting_.emplace_back(snapshot, std::move(items));
     }
     while (waiting_.size() > kBacklog) {
-      out.skipped += waiting_.front().second.size();
+      out.skipped += waiting_.front().second.size() - front_taken_;
       waiting_.pop_front();
+      front_taken_ = 0;
     }
     out.post = !posted_;
     posted_ = true;
     return out;
   }
-  // Everything waiting, oldest snapshot first; the next add() asks for a new post.
-  std::deque<Batch> take() {
-    std::deque<Batch> ready;
+  struct Taken {
+    std::vector<Item> items;  // oldest snapshot first, each in the order added
+    bool more = false;        // some are left: the caller posts another take (add() will not ask)
+  };
+  // At most `max` items (at least 1).
+  Taken take(std::size_t max) {
+    Taken out;
     const std::lock_guard lock(mutex_);
-    ready.swap(waiting_);
-    posted_ = false;
-    return ready;
+    while (!waiting_.empty() && out.items.size() < max) {
+      auto& items = waiting_.front().second;
+      const std::size_t n = std::min(max - out.items.size(), items.size() - front_taken_);
+      const auto first = items.begin() + static_cast<std::ptrdiff_t>(front_taken_);
+      out.items.insert(out.items.end(), std::make_move_iterator(first),
+                       std::make_move_iterator(first + static_cast<std::ptrdiff_t>(n)));
+      front_taken_ += n;
+      if (front_taken_ == items.size()) {
+        waiting_.pop_front();
+        front_taken_ = 0;
+      }
+    }
+    out.more = !waiting_.empty();
+    posted_ = out.more;
+    return out;
   }
 
  private:
   std::mutex mutex_;
   std::deque<Batch> waiting_;
+  std::size_t front_taken_ = 0;  // items of the oldest batch already taken
   bool posted_ = false;
 };
 

@@ -566,13 +566,15 @@ void Shard::sweep() {
 
 std::size_t Shard::deliver(std::uint64_t snapshot, std::vector<Delivery> frames) {
   const auto added = outbox.add(snapshot, std::move(frames));
-  if (added.post)
-    asio::post(ioc, [this] {
-      for (auto& [n, deliveries] : outbox.take())
-        for (Delivery& d : deliveries)
-          if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
-    });
+  if (added.post) asio::post(ioc, [this] { hand_to_sessions(); });
   return added.skipped;
+}
+
+void Shard::hand_to_sessions() {
+  auto taken = outbox.take(kFramesPerTurn);
+  for (Delivery& d : taken.items)
+    if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
+  if (taken.more) asio::post(ioc, [this] { hand_to_sessions(); });
 }
 
 void Shard::post_reply(std::weak_ptr<WsSession> session, SharedText msg, std::optional<std::uint16_t> then_close) {

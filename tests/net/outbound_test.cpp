@@ -86,6 +86,8 @@ TEST(OutboundLanes, ClearingDropsWhatWaits) {
   EXPECT_FALSE(lanes.pop());
 }
 
+constexpr std::size_t kAll = 1000;
+
 TEST(Outbox, AddsToTheSameSnapshotAndAsksForOnePostUntilTaken) {
   Outbox<int> box;
   auto a = box.add(1, {10, 11});
@@ -93,12 +95,38 @@ TEST(Outbox, AddsToTheSameSnapshotAndAsksForOnePostUntilTaken) {
   EXPECT_EQ(a.skipped, 0u);
   auto b = box.add(1, {12});  // a later batch of the same snapshot (the steps of 128 viewers)
   EXPECT_FALSE(b.post);       // a take is already posted
-  auto ready = box.take();
-  ASSERT_EQ(ready.size(), 1u);
-  EXPECT_EQ(ready[0].first, 1u);
-  EXPECT_EQ(ready[0].second, (std::vector<int>{10, 11, 12}));
-  EXPECT_TRUE(box.take().empty());
+  auto ready = box.take(kAll);
+  EXPECT_EQ(ready.items, (std::vector<int>{10, 11, 12}));
+  EXPECT_FALSE(ready.more);
+  EXPECT_TRUE(box.take(kAll).items.empty());
   EXPECT_TRUE(box.add(2, {20}).post);  // taken: the next add posts again
+}
+
+TEST(Outbox, TakesAFewAtATimeInOrderAndAsksForNoPostWhileSomeAreLeft) {
+  Outbox<int> box;
+  box.add(1, {10, 11, 12});
+  box.add(2, {20, 21});
+  auto first = box.take(2);
+  EXPECT_EQ(first.items, (std::vector<int>{10, 11}));
+  EXPECT_TRUE(first.more);               // the taker posts itself again...
+  EXPECT_FALSE(box.add(2, {22}).post);   // ...so an add does not
+  auto second = box.take(2);
+  EXPECT_EQ(second.items, (std::vector<int>{12, 20}));  // across snapshots, oldest first
+  EXPECT_TRUE(second.more);
+  auto third = box.take(2);
+  EXPECT_EQ(third.items, (std::vector<int>{21, 22}));
+  EXPECT_FALSE(third.more);
+  EXPECT_TRUE(box.add(3, {30}).post);  // the chain ended: the next add posts
+}
+
+TEST(Outbox, ASnapshotSkippedPartWayCountsOnlyWhatWasNotTaken) {
+  Outbox<int> box;
+  box.add(1, {10, 11, 12, 13});
+  EXPECT_EQ(box.take(3).items, (std::vector<int>{10, 11, 12}));
+  box.add(2, {20});
+  EXPECT_EQ(box.add(3, {30}).skipped, 1u);  // snapshot 1's last item, the only one not taken
+  auto rest = box.take(kAll);
+  EXPECT_EQ(rest.items, (std::vector<int>{20, 30}));
 }
 
 TEST(Outbox, AThreadMoreThanTwoSnapshotsBehindSkipsTheOldest) {
@@ -110,11 +138,7 @@ TEST(Outbox, AThreadMoreThanTwoSnapshotsBehindSkipsTheOldest) {
   EXPECT_EQ(third.skipped, 3u);  // snapshot 1's three items
   EXPECT_FALSE(third.post);
   EXPECT_EQ(box.add(3, {32}).skipped, 0u);  // more of the newest: nothing more goes
-  auto ready = box.take();
-  ASSERT_EQ(ready.size(), 2u);
-  EXPECT_EQ(ready[0].first, 2u);
-  EXPECT_EQ(ready[1].first, 3u);
-  EXPECT_EQ(ready[1].second, (std::vector<int>{30, 31, 32}));
+  EXPECT_EQ(box.take(kAll).items, (std::vector<int>{20, 21, 22, 30, 31, 32}));
 }
 
 TEST(Outbox, EveryItemIsTakenOrCountedAsSkippedAcrossThreads) {
@@ -125,10 +149,14 @@ TEST(Outbox, EveryItemIsTakenOrCountedAsSkippedAcrossThreads) {
   std::atomic<bool> done{false};
   std::thread io([&] {
     while (!done.load()) {
-      for (auto& [n, items] : box.take()) taken += items.size();
+      taken += box.take(7).items.size();  // a few at a time, as the I/O thread takes them
       std::this_thread::yield();
     }
-    for (auto& [n, items] : box.take()) taken += items.size();
+    while (true) {
+      auto rest = box.take(7);
+      taken += rest.items.size();
+      if (!rest.more) break;
+    }
   });
   for (int n = 1; n <= kSnapshots; ++n) {
     skipped += box.add(static_cast<std::uint64_t>(n), {n, n}).skipped;
