@@ -1,11 +1,11 @@
 // herd::net binary snapshot feed (issue 11): the server's history of quantised snapshots and the
 // choice, per session, of what each binary frame is a delta against.
 //
-// Plain C++ (no Beast): server.cpp asks for a frame per session and writes it. A frame is
-// encoded against the newest snapshot the session acknowledged that is still in the history (a
-// keyframe when there is none, or when the session asked for one), limited to the session's
-// viewport. Frames for sessions with the same baseline and no viewport are encoded once and
-// shared, as JSON snapshots are.
+// Plain C++ (no Beast): the hub (hub.cpp) asks for a frame per session; the session writes it.
+// A frame is encoded against the newest snapshot the session acknowledged that is still in the
+// history (a keyframe when there is none, or when the session asked for one), limited to the
+// session's viewport. Frames for sessions with the same baseline and no viewport are encoded once
+// and shared, as JSON snapshots are.
 #pragma once
 
 #include <cstdint>

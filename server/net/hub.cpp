@@ -30,7 +30,7 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
 
 void Server::Impl::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   if (auto it = clients.find(id); it != clients.end())
-    it->second.shard->post_reply(it->second.session, std::move(msg), then_close);
+    it->second.shard->deliver({it->second.session, std::move(msg), false, Delivery::Kind::reply, then_close});
 }
 
 void Server::Impl::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
@@ -170,7 +170,7 @@ void Server::Impl::broadcast_snapshot() {
       continue;
     }
     if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
-    by_shard[c.shard->index].push_back({c.session, json, false});
+    by_shard[c.shard->index].push_back({c.session, json, false, Delivery::Kind::snapshot, {}});
   }
   hand_over(by_shard);
   if (!commanders.empty() || !viewers.empty()) {
@@ -179,6 +179,13 @@ void Server::Impl::broadcast_snapshot() {
     // Commanders' frames first, handed over before the others are encoded: they wait to see
     // their commands.
     send_binary(commanders, 0, commanders.size());
+    // Each snapshot starts the viewers' steps a step further on in the list: the last step's
+    // viewers (and, on an I/O thread that falls behind, those whose frames it skips) are not
+    // always the same ones.
+    if (!viewers.empty()) {
+      const std::size_t first = (snapshots_made * kViewersPerStep) % viewers.size();
+      std::rotate(viewers.begin(), viewers.begin() + static_cast<std::ptrdiff_t>(first), viewers.end());
+    }
     send_binary_in_steps(std::move(viewers));
   }
   pending_collisions.clear();
@@ -213,7 +220,7 @@ void Server::Impl::send_binary(const std::vector<std::uint64_t>& ids, std::size_
       ++counters.snapshots_held;
       continue;
     }
-    by_shard[group[i]->shard->index].push_back({group[i]->session, std::move(frames[i]), true});
+    by_shard[group[i]->shard->index].push_back({group[i]->session, std::move(frames[i]), true, Delivery::Kind::snapshot, {}});
   }
   hand_over(by_shard);
 }
@@ -285,10 +292,11 @@ void Server::Impl::step_now(int ticks) {
   publish_counters();
 }
 
-void Server::Impl::send_welcomes() {
+void Server::Impl::send_welcomes(bool new_world) {
   for (auto& [id, c] : clients)
     if (c.greeted)
-      c.shard->post_control(c.session, share(protocol::encode(make_welcome(id, c.role))));
+      c.shard->deliver({c.session, share(protocol::encode(make_welcome(id, c.role))), false,
+                        new_world ? Delivery::Kind::new_world : Delivery::Kind::control, {}});
 }
 
 void Server::Impl::replace_world(sim::World next, std::string scenario) {
@@ -302,6 +310,9 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
   map_version_sent = world.map_version();
   last_checkpoint_tick = world.tick();
   binary_feed.clear();  // ticks start again: every baseline is gone
+  // The old world's frames not yet given to sessions go; those in sessions' lanes go when the
+  // new world's welcome reaches them (Delivery::Kind::new_world).
+  for (auto& shard : shards) counters.snapshots_superseded += shard->outbox.drop_frames();
   for (auto& [id, c] : clients) {
     c.inbox->clear();  // acks of the old world's ticks
     c.binary.reset();
@@ -315,7 +326,7 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
 void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) {
   // The answer goes first, then what the control changed (a welcome, a snapshot): a client that
   // waits for the ack then sees the snapshot that reflects it.
-  bool welcome_all = false, snapshot_after = false;
+  bool welcome_all = false, snapshot_after = false, new_world = false;
   auto refuse = [&](protocol::ErrorCode code, std::string message) {
     count_error(code);
     ++counters.commands_rejected;
@@ -357,13 +368,13 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
           auto next = config.load_world(name, seed);
           if (auto* why = std::get_if<std::string>(&next)) return refuse(protocol::ErrorCode::unknown_scenario, *why);
           replace_world(std::move(std::get<sim::World>(next)), name);
-          welcome_all = snapshot_after = true;
+          welcome_all = snapshot_after = new_world = true;
         }
         ++counters.commands_accepted;
         reply(from, share(protocol::encode(protocol::Ack{msg.seq, world.tick(), {}, {}, {}, {}})));
       },
       msg.control);
-  if (welcome_all) send_welcomes();
+  if (welcome_all) send_welcomes(new_world);
   if (snapshot_after) broadcast_snapshot();
 }
 

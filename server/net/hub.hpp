@@ -48,11 +48,19 @@ inline SharedText share(std::string s) { return std::make_shared<const std::stri
 class WsSession;
 class HttpSession;
 
-// A snapshot for one session, from the hub to the session's shard.
+// A snapshot's frame or a message for one session, from the hub to the session's shard.
 struct Delivery {
+  enum class Kind : std::uint8_t {
+    snapshot,   // a frame, binary or JSON
+    reply,      // the answer to one of the session's requests, then_close after it if given
+    control,    // a message of the hub's own (a welcome with new rates)
+    new_world,  // the welcome to a replaced world: frames of the old one still waiting are dropped
+  };
   std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
   SharedText frame;
   bool binary = false;
+  Kind kind = Kind::snapshot;
+  std::optional<std::uint16_t> then_close;  // a WebSocket close code (reply only)
 };
 
 // An I/O thread's io_context and the sessions on it (for the sweep and for stop).
@@ -65,25 +73,24 @@ struct Shard {
   std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
   asio::io_context ioc{1};
   asio::steady_timer sweep_timer{ioc};
-  Outbox<Delivery> outbox;  // snapshots handed over by the hub, not yet given to the sessions
+  // What the hub handed over, not yet given to the sessions (outbound.hpp: messages are never
+  // overtaken by frames handed over after them).
+  Outbox<Delivery> outbox;
   // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
   // Returns how many frames were skipped.
   std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
-  // This thread: gives the sessions up to kFramesPerTurn frames (each one a write started), then
-  // posts itself behind what else is queued if more are left: a command's read or its reply
-  // waits for 64 writes, not for a whole snapshot's (500 on each of two threads with 1,000
-  // viewers).
+  // The hub's thread: a message for a session (kind reply, control or new_world).
+  void deliver(Delivery message);
+  // This thread: gives the sessions every waiting message and up to kFramesPerTurn frames (each
+  // one a write started), then posts itself behind what else is queued if frames are left: a
+  // command's read or its reply waits for 64 writes, not for a whole snapshot's (500 on each of
+  // two threads with 1,000 viewers).
   static constexpr std::size_t kFramesPerTurn = 64;
   void hand_to_sessions();
   template <class K, class T>
   static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
   void sweep();
   void close_all();
-  // The hub's thread: runs a session's side on this thread, if the session is still there (a
-  // weak pointer: it never ends on the hub). The answer to one of its requests, then the close,
-  // if one is given; a control message (a welcome after the world changed).
-  void post_reply(std::weak_ptr<WsSession> session, SharedText msg, std::optional<std::uint16_t> then_close);
-  void post_control(std::weak_ptr<WsSession> session, SharedText msg);
 };
 
 struct Server::Impl {
@@ -224,7 +231,7 @@ struct Server::Impl {
   void keep_collisions();
   void restart_schedule();
   void replace_world(sim::World next, std::string scenario);
-  void send_welcomes();
+  void send_welcomes(bool new_world);
   std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
   std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
   std::uint64_t total_late_wakes() const { return late_wakes_before + schedule.late_wakes(); }

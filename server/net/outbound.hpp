@@ -4,10 +4,11 @@
 // in server.cpp own one each and do the writing and the posting.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -66,57 +67,74 @@ class OutboundLanes {
   std::optional<Clock::time_point> behind_since_;
 };
 
-// Snapshots handed by the tick thread to one I/O thread, not yet given to its sessions. The tick
-// thread adds each snapshot's items (several calls may add to one snapshot); a handler posted to
-// the I/O thread takes them a few at a time, and posts itself again while some are left, so that
-// the thread's other work (a command read, a reply, acks) waits for a few writes rather than for
-// every session's. A thread more than kBacklog snapshots behind skips the oldest (their items
-// not yet taken are freed at once): its sessions then get a newer one, which binary deltas allow
-// (each is against what the client acknowledged). Thread-safe.
+// What the tick thread hands to one I/O thread for its sessions, not yet given to them: the
+// frames of each snapshot, and messages (replies, welcomes) that must not be overtaken by frames
+// handed over after them. A handler posted to the I/O thread takes every waiting message, then a
+// few frames, and posts itself again while frames are left, so that the thread's other work (a
+// command's read, acks) waits for a few writes rather than for every session's.
+//
+// Order: a message is taken no later than any frame added after it (it may overtake frames added
+// before it, as a reply posted straight to the thread would). Frames keep their order.
+// Latest wins: a thread more than kBacklog snapshots behind skips the oldest snapshot's frames not
+// yet taken (freed at once): its sessions then get a newer one, which binary deltas allow (each is
+// against what the client acknowledged). Messages are never skipped. Thread-safe.
 template <class Item>
 class Outbox {
  public:
   static constexpr std::size_t kBacklog = 2;
-  using Batch = std::pair<std::uint64_t, std::vector<Item>>;  // a snapshot's number and its items
+
+  // Whether the caller must post a take: none is pending (the last take left nothing).
+  using Post = bool;
 
   struct Added {
-    std::size_t skipped = 0;  // items of older snapshots dropped to make room
-    bool post = false;        // no take is pending: the caller posts one
+    std::size_t skipped = 0;  // frames of older snapshots dropped to make room
+    Post post = false;
   };
-  Added add(std::uint64_t snapshot, std::vector<Item> items) {
+  // Adds frames of snapshot number `snapshot` (several calls may add to the newest one).
+  Added add(std::uint64_t snapshot, std::vector<Item> frames) {
     Added out;
     const std::lock_guard lock(mutex_);
     if (!waiting_.empty() && waiting_.back().first == snapshot) {
       auto& to = waiting_.back().second;
-      to.insert(to.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
+      to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
     } else {
-      waiting_.emplace_back(snapshot, std::move(items));
+      waiting_.emplace_back(snapshot, std::move(frames));
     }
-    while (waiting_.size() > kBacklog) {
-      out.skipped += waiting_.front().second.size() - front_taken_;
-      waiting_.pop_front();
-      front_taken_ = 0;
-    }
-    out.post = !posted_;
-    posted_ = true;
+    while (waiting_.size() > kBacklog) out.skipped += drop_front();
+    out.post = ask_for_take();
     return out;
   }
+  Post add_message(Item message) {
+    const std::lock_guard lock(mutex_);
+    messages_.push_back(std::move(message));
+    return ask_for_take();
+  }
+  // Drops every frame not yet taken (the world they show was replaced); returns how many.
+  std::size_t drop_frames() {
+    std::size_t dropped = 0;
+    const std::lock_guard lock(mutex_);
+    while (!waiting_.empty()) dropped += drop_front();
+    return dropped;
+  }
+
   struct Taken {
-    std::vector<Item> items;  // oldest snapshot first, each in the order added
-    bool more = false;        // some are left: the caller posts another take (add() will not ask)
+    std::vector<Item> messages;  // every waiting message, in the order added
+    std::vector<Item> frames;    // then at most `max` frames, oldest snapshot first
+    bool more = false;           // frames are left: the caller posts another take (add() will not ask)
   };
-  // At most `max` items (at least 1).
   Taken take(std::size_t max) {
+    assert(max > 0);
     Taken out;
     const std::lock_guard lock(mutex_);
-    while (!waiting_.empty() && out.items.size() < max) {
-      auto& items = waiting_.front().second;
-      const std::size_t n = std::min(max - out.items.size(), items.size() - front_taken_);
-      const auto first = items.begin() + static_cast<std::ptrdiff_t>(front_taken_);
-      out.items.insert(out.items.end(), std::make_move_iterator(first),
-                       std::make_move_iterator(first + static_cast<std::ptrdiff_t>(n)));
+    out.messages.swap(messages_);
+    while (!waiting_.empty() && out.frames.size() < max) {
+      auto& frames = waiting_.front().second;
+      const std::size_t n = std::min(max - out.frames.size(), frames.size() - front_taken_);
+      const auto first = frames.begin() + static_cast<std::ptrdiff_t>(front_taken_);
+      out.frames.insert(out.frames.end(), std::make_move_iterator(first),
+                        std::make_move_iterator(first + static_cast<std::ptrdiff_t>(n)));
       front_taken_ += n;
-      if (front_taken_ == items.size()) {
+      if (front_taken_ == frames.size()) {
         waiting_.pop_front();
         front_taken_ = 0;
       }
@@ -127,9 +145,24 @@ class Outbox {
   }
 
  private:
+  using Batch = std::pair<std::uint64_t, std::vector<Item>>;  // a snapshot's number and its frames
+
+  std::size_t drop_front() {  // the oldest snapshot's frames not yet taken
+    const std::size_t dropped = waiting_.front().second.size() - front_taken_;
+    waiting_.pop_front();
+    front_taken_ = 0;
+    return dropped;
+  }
+  Post ask_for_take() {
+    const bool post = !posted_;
+    posted_ = true;
+    return post;
+  }
+
   std::mutex mutex_;
+  std::vector<Item> messages_;
   std::deque<Batch> waiting_;
-  std::size_t front_taken_ = 0;  // items of the oldest batch already taken
+  std::size_t front_taken_ = 0;  // frames of the oldest batch already taken
   bool posted_ = false;
 };
 

@@ -124,6 +124,14 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     send_reply(std::move(msg), then_close);
   }
 
+  // The welcome to a replaced world: the old world's frames still waiting are not written after
+  // it (counted as superseded).
+  void on_new_world(SharedText welcome) {
+    hub_.counters.snapshots_superseded += lanes_.snapshots_waiting();
+    lanes_.clear_snapshots();
+    send_control(std::move(welcome));
+  }
+
   // Snapshot lane: latest wins (OutboundLanes says how many wait).
   void send_snapshot(SharedText snap, bool binary) {
     if (close_ || !greeted_) return;
@@ -352,7 +360,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     answer(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
   }
 
-  // One write at a time: control messages first, then the latest snapshot, then a pending close.
+  // One write at a time: control messages first, then the oldest waiting snapshot, then a pending close.
   void pump() {
     if (writing_) return;
     std::optional<OutboundLanes::Message> next = lanes_.pop();
@@ -570,23 +578,24 @@ std::size_t Shard::deliver(std::uint64_t snapshot, std::vector<Delivery> frames)
   return added.skipped;
 }
 
+void Shard::deliver(Delivery message) {
+  if (outbox.add_message(std::move(message))) asio::post(ioc, [this] { hand_to_sessions(); });
+}
+
 void Shard::hand_to_sessions() {
   auto taken = outbox.take(kFramesPerTurn);
-  for (Delivery& d : taken.items)
+  for (Delivery& d : taken.messages) {
+    const auto s = d.session.lock();
+    if (!s) continue;
+    switch (d.kind) {
+      case Delivery::Kind::reply: s->on_reply(std::move(d.frame), d.then_close); break;
+      case Delivery::Kind::new_world: s->on_new_world(std::move(d.frame)); break;
+      default: s->send_control(std::move(d.frame)); break;
+    }
+  }
+  for (Delivery& d : taken.frames)
     if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
   if (taken.more) asio::post(ioc, [this] { hand_to_sessions(); });
-}
-
-void Shard::post_reply(std::weak_ptr<WsSession> session, SharedText msg, std::optional<std::uint16_t> then_close) {
-  asio::post(ioc, [weak = std::move(session), msg = std::move(msg), then_close]() mutable {
-    if (auto s = weak.lock()) s->on_reply(std::move(msg), then_close);
-  });
-}
-
-void Shard::post_control(std::weak_ptr<WsSession> session, SharedText msg) {
-  asio::post(ioc, [weak = std::move(session), msg = std::move(msg)]() mutable {
-    if (auto s = weak.lock()) s->send_control(std::move(msg));
-  });
 }
 
 void Shard::close_all() {

@@ -95,76 +95,130 @@ TEST(Outbox, AddsToTheSameSnapshotAndAsksForOnePostUntilTaken) {
   EXPECT_EQ(a.skipped, 0u);
   auto b = box.add(1, {12});  // a later batch of the same snapshot (the steps of 128 viewers)
   EXPECT_FALSE(b.post);       // a take is already posted
+  EXPECT_FALSE(box.add_message(99));
   auto ready = box.take(kAll);
-  EXPECT_EQ(ready.items, (std::vector<int>{10, 11, 12}));
+  EXPECT_EQ(ready.messages, (std::vector<int>{99}));
+  EXPECT_EQ(ready.frames, (std::vector<int>{10, 11, 12}));
   EXPECT_FALSE(ready.more);
-  EXPECT_TRUE(box.take(kAll).items.empty());
+  EXPECT_TRUE(box.take(kAll).frames.empty());
   EXPECT_TRUE(box.add(2, {20}).post);  // taken: the next add posts again
+  box.take(kAll);
+  EXPECT_TRUE(box.add_message(98));    // a message alone asks for a take too
 }
 
-TEST(Outbox, TakesAFewAtATimeInOrderAndAsksForNoPostWhileSomeAreLeft) {
+TEST(Outbox, TakesAFewFramesAtATimeInOrderAndAsksForNoPostWhileSomeAreLeft) {
   Outbox<int> box;
   box.add(1, {10, 11, 12});
   box.add(2, {20, 21});
   auto first = box.take(2);
-  EXPECT_EQ(first.items, (std::vector<int>{10, 11}));
+  EXPECT_EQ(first.frames, (std::vector<int>{10, 11}));
   EXPECT_TRUE(first.more);               // the taker posts itself again...
   EXPECT_FALSE(box.add(2, {22}).post);   // ...so an add does not
+  EXPECT_FALSE(box.add_message(7));
   auto second = box.take(2);
-  EXPECT_EQ(second.items, (std::vector<int>{12, 20}));  // across snapshots, oldest first
+  EXPECT_EQ(second.messages, (std::vector<int>{7}));
+  EXPECT_EQ(second.frames, (std::vector<int>{12, 20}));  // across snapshots, oldest first
   EXPECT_TRUE(second.more);
   auto third = box.take(2);
-  EXPECT_EQ(third.items, (std::vector<int>{21, 22}));
+  EXPECT_TRUE(third.messages.empty());
+  EXPECT_EQ(third.frames, (std::vector<int>{21, 22}));
   EXPECT_FALSE(third.more);
   EXPECT_TRUE(box.add(3, {30}).post);  // the chain ended: the next add posts
+}
+
+TEST(Outbox, AMessageIsNeverOvertakenByFramesAddedAfterIt) {
+  // An ack, then the snapshot that reflects it; a welcome, then the new world's first frame.
+  Outbox<int> box;
+  box.add(1, {10, 11, 12});
+  EXPECT_EQ(box.take(1).frames, (std::vector<int>{10}));  // a chain is running
+  box.add_message(100);
+  box.add(2, {20});
+  auto next = box.take(1);
+  EXPECT_EQ(next.messages, (std::vector<int>{100}));  // before any frame of snapshot 2...
+  EXPECT_EQ(next.frames, (std::vector<int>{11}));     // ...and before older frames too
+  box.add_message(101);
+  box.add_message(102);
+  auto last = box.take(kAll);
+  EXPECT_EQ(last.messages, (std::vector<int>{101, 102}));
+  EXPECT_EQ(last.frames, (std::vector<int>{12, 20}));
+}
+
+TEST(Outbox, AThreadMoreThanTwoSnapshotsBehindSkipsTheOldestFramesButNoMessage) {
+  // io_behind: the I/O thread has not run its take for three snapshots.
+  Outbox<int> box;
+  EXPECT_EQ(box.add(1, {10, 11, 12}).skipped, 0u);
+  box.add_message(100);
+  EXPECT_EQ(box.add(2, {20, 21, 22}).skipped, 0u);
+  const auto third = box.add(3, {30, 31});
+  EXPECT_EQ(third.skipped, 3u);  // snapshot 1's three frames
+  EXPECT_FALSE(third.post);
+  EXPECT_EQ(box.add(3, {32}).skipped, 0u);  // more of the newest: nothing more goes
+  auto ready = box.take(kAll);
+  EXPECT_EQ(ready.messages, (std::vector<int>{100}));
+  EXPECT_EQ(ready.frames, (std::vector<int>{20, 21, 22, 30, 31, 32}));
 }
 
 TEST(Outbox, ASnapshotSkippedPartWayCountsOnlyWhatWasNotTaken) {
   Outbox<int> box;
   box.add(1, {10, 11, 12, 13});
-  EXPECT_EQ(box.take(3).items, (std::vector<int>{10, 11, 12}));
+  EXPECT_EQ(box.take(3).frames, (std::vector<int>{10, 11, 12}));
   box.add(2, {20});
-  EXPECT_EQ(box.add(3, {30}).skipped, 1u);  // snapshot 1's last item, the only one not taken
-  auto rest = box.take(kAll);
-  EXPECT_EQ(rest.items, (std::vector<int>{20, 30}));
+  EXPECT_EQ(box.add(3, {30}).skipped, 1u);  // snapshot 1's last frame, the only one not taken
+  EXPECT_EQ(box.take(kAll).frames, (std::vector<int>{20, 30}));
 }
 
-TEST(Outbox, AThreadMoreThanTwoSnapshotsBehindSkipsTheOldest) {
-  // io_behind: the I/O thread has not run its take() for three snapshots.
+TEST(Outbox, DroppingFramesKeepsTheMessages) {
+  // A replaced world: its frames not yet taken go, the welcomes stay.
   Outbox<int> box;
-  EXPECT_EQ(box.add(1, {10, 11, 12}).skipped, 0u);
-  EXPECT_EQ(box.add(2, {20, 21, 22}).skipped, 0u);
-  const auto third = box.add(3, {30, 31});
-  EXPECT_EQ(third.skipped, 3u);  // snapshot 1's three items
-  EXPECT_FALSE(third.post);
-  EXPECT_EQ(box.add(3, {32}).skipped, 0u);  // more of the newest: nothing more goes
-  EXPECT_EQ(box.take(kAll).items, (std::vector<int>{20, 21, 22, 30, 31, 32}));
+  box.add(1, {10, 11, 12});
+  EXPECT_EQ(box.take(1).frames, (std::vector<int>{10}));
+  box.add(2, {20});
+  box.add_message(100);
+  EXPECT_EQ(box.drop_frames(), 3u);  // 11, 12 and 20
+  auto ready = box.take(kAll);
+  EXPECT_EQ(ready.messages, (std::vector<int>{100}));
+  EXPECT_TRUE(ready.frames.empty());
+  EXPECT_FALSE(ready.more);
 }
 
-TEST(Outbox, EveryItemIsTakenOrCountedAsSkippedAcrossThreads) {
-  // The hub adds while an I/O thread takes: nothing is lost or counted twice.
+TEST(Outbox, ATakerThatRunsOnlyWhenPostedGetsEverythingAcrossThreads) {
+  // The I/O thread's side as the server runs it: a take runs only when a post asked for one,
+  // and posts itself again while frames are left. A lost post would leave frames or messages
+  // behind for good, and the final checks would see them.
   Outbox<int> box;
   constexpr int kSnapshots = 20000;
-  std::size_t skipped = 0, taken = 0;
+  std::atomic<int> posts{0};
   std::atomic<bool> done{false};
+  std::size_t skipped = 0, frames = 0, messages = 0;
   std::thread io([&] {
-    while (!done.load()) {
-      taken += box.take(7).items.size();  // a few at a time, as the I/O thread takes them
-      std::this_thread::yield();
-    }
-    while (true) {
-      auto rest = box.take(7);
-      taken += rest.items.size();
-      if (!rest.more) break;
+    while (!done.load() || posts.load() > 0) {
+      if (posts.load() == 0) {
+        std::this_thread::yield();
+        continue;
+      }
+      --posts;
+      auto taken = box.take(7);
+      frames += taken.frames.size();
+      messages += taken.messages.size();
+      if (taken.more) ++posts;
     }
   });
   for (int n = 1; n <= kSnapshots; ++n) {
-    skipped += box.add(static_cast<std::uint64_t>(n), {n, n}).skipped;
-    skipped += box.add(static_cast<std::uint64_t>(n), {n}).skipped;
+    auto a = box.add(static_cast<std::uint64_t>(n), {n, n});
+    skipped += a.skipped;
+    posts += a.post;
+    auto b = box.add(static_cast<std::uint64_t>(n), {n});
+    skipped += b.skipped;
+    posts += b.post;
+    if (n % 3 == 0) posts += box.add_message(n);
   }
   done = true;
   io.join();
-  EXPECT_EQ(taken + skipped, 3u * kSnapshots);
+  EXPECT_EQ(frames + skipped, 3u * kSnapshots);
+  EXPECT_EQ(messages, static_cast<std::size_t>(kSnapshots / 3));
+  auto left = box.take(kAll);
+  EXPECT_TRUE(left.frames.empty());
+  EXPECT_TRUE(left.messages.empty());
 }
 
 }  // namespace

@@ -308,6 +308,41 @@ TEST_F(ServerTest, CommandsAreAnsweredAsTheyArriveEvenWhilePaused) {
   EXPECT_TRUE(std::any_of(snap.agents.begin(), snap.agents.end(), [&](const auto& a) { return a.id == id; }));
 }
 
+// A viewer reads the old world's snapshots, then the new world's welcome, then only the new
+// world's snapshots: none of the old one comes after the welcome (frames still waiting are
+// dropped), and none of the new one before it.
+TEST_F(ServerTest, AfterANewWorldsWelcomeEverySnapshotIsOfTheNewWorld) {
+  auto c = greeted(protocol::Role::commander);
+  auto viewer = greeted(protocol::Role::viewer);
+  constexpr std::uint64_t kOld = 120;  // the old world has run a second (120 ticks a second)
+  wait_for<protocol::Snapshot>(*viewer, [](const auto& s) { return s.tick >= kOld; });
+  c->send(R"({"type":"command","seq":1,"cmd":"load_scenario","name":"other"})");
+  bool welcomed = false;
+  int new_snapshots = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (new_snapshots < 5 && std::chrono::steady_clock::now() < deadline) {
+    auto text = viewer->receive(Millis(200));
+    if (!text) continue;
+    auto decoded = protocol::decode_server(*text);
+    ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << *text;
+    const auto& msg = std::get<ServerMessage>(decoded);
+    if (const auto* w = std::get_if<protocol::Welcome>(&msg)) {
+      EXPECT_FALSE(welcomed);
+      EXPECT_EQ(w->world.width, 500);
+      welcomed = true;
+    } else if (const auto* snap = std::get_if<protocol::Snapshot>(&msg)) {
+      if (welcomed) {
+        EXPECT_LT(snap->tick, kOld) << "an old world's snapshot after the new world's welcome";
+        ++new_snapshots;
+      } else {
+        EXPECT_GE(snap->tick, kOld) << "a new world's snapshot before its welcome";
+      }
+    }
+  }
+  EXPECT_TRUE(welcomed);
+  EXPECT_EQ(new_snapshots, 5);
+}
+
 TEST_F(ServerTest, LoadScenarioAndResetReplaceTheWorldAndWelcomeEveryone) {
   auto c = greeted(protocol::Role::commander);
   auto viewer = greeted(protocol::Role::viewer);
