@@ -101,7 +101,7 @@ struct Server::Impl {
         commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
     // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
-    // I/O thread behind, held back from a binary session behind on acks, not encoded before the
+    // I/O thread behind, held back from a binary session behind on acks, not written before the
     // world was replaced.
     std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
     std::uint64_t snapshots_dropped() const {
