@@ -10,9 +10,10 @@
 // real client does (--decode header: read only the header, to leave the CPU to the server) and
 // acknowledge each one; --viewport W,H gives each one a W x H rectangle at a random place.
 //
-// Machine stalls: a probe thread wakes every 5 ms throughout and counts wakes over 20 ms late
-// (wake_probe.hpp). When it has some, the machine held runnable threads back in that run, which
-// the server's late wakes and the viewers' ages show too: a cue to measure again.
+// The machine: a probe thread wakes every 5 ms throughout, counts wakes over 20 ms late and times
+// a fixed piece of work at each wake (wake_probe.hpp). Late wakes mean the machine held runnable
+// threads back; the work taking longer than in other runs means the machine ran slower. Either
+// shows in the server's figures too: a cue to measure again.
 //
 // Command latency (--commands RATE): a commander sends an idempotent command RATE times a
 // second and measures, from sending it, its ack, and the first snapshot whose tick is at least
@@ -363,21 +364,23 @@ int run_load(const Url& url, const LoadOptions& opts) {
     std::printf("command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it p50 %.1f ms "
                 "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
                 ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
-  std::printf("machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most %.1f ms late\n",
+  std::printf("machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most %.1f ms "
+              "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
               static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
-              stalls.max_late_ms);
+              stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
   std::printf("{\"viewers\":%d,\"connected\":%llu,\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
               "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_per_viewer\":%.0f,"
               "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
               "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
-              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f}\n",
+              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f,"
+              "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f}\n",
               opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
               static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
               static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
               agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
               static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),
               totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms,
-              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms);
+              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 

@@ -1,7 +1,10 @@
-// A thread that only sleeps and wakes, run beside a load: how late its wakes come says how much
-// the machine itself held runnable threads back (other processes, a hypervisor taking the CPU),
-// apart from anything the server did. A load run that misses its goals while the probe also woke
-// tens of milliseconds late fell in a stalled minute of the machine, not of the server.
+// A thread that sleeps and wakes, run beside a load, to say how the machine itself did during the
+// run, apart from anything the server did:
+// - how late its wakes come: whether the machine held runnable threads back (other processes, a
+//   hypervisor taking the CPU);
+// - how long a fixed piece of work takes at each wake (a walk of 4,096 steps through a 1 MiB
+//   random cycle: caches and memory as much as arithmetic): whether the machine ran slower. On a
+//   shared VM a slow minute shows here, as the same work taking longer, more than as late wakes.
 #pragma once
 
 #include <chrono>
@@ -9,6 +12,7 @@
 #include <cstdint>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace herd::cli {
 
@@ -19,6 +23,7 @@ class WakeProbe {
     std::uint64_t wakes = 0;
     std::uint64_t late = 0;  // wakes later than the threshold
     double max_late_ms = 0;
+    double work_us_p50 = 0, work_us_p90 = 0;  // the fixed work's time, over the wakes that ran it
   };
 
   // Wakes every `period` (absolute deadlines); a wake more than `threshold` after its deadline
@@ -32,6 +37,8 @@ class WakeProbe {
   void stop();  // returns at once: the sleeping thread is woken
   // One wake, `late` after its deadline (the thread's own bookkeeping; public for tests).
   void record(Clock::duration late);
+  // The fixed work once; returns how long it took (public for tests and the benchmark).
+  Clock::duration work();
   Stats stats() const;
 
  private:
@@ -42,6 +49,9 @@ class WakeProbe {
   std::condition_variable wake_;
   bool stopping_ = false;
   Stats stats_;
+  std::vector<double> work_us_;      // one per wake
+  std::vector<std::uint32_t> cycle_;  // the walk: cycle_[i] is the step after i
+  std::uint32_t at_ = 0;
   std::thread thread_;
 };
 

@@ -129,6 +129,8 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"(woke over 20 ms late (\d+) times in (\d+))"))) << r.out;
   EXPECT_GT(std::stoul(probe[2]), 10u) << r.out;
   EXPECT_LE(std::stoul(probe[1]), std::stoul(probe[2]));
+  ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"("probe_work_us_p50":([0-9.]+))"))) << r.out;
+  EXPECT_GT(std::stod(probe[1]), 0.0) << "the probe timed its fixed work";
   EXPECT_EQ(r.out.find("\"snapshots\":0,"), std::string::npos) << "the viewers received snapshots";
   // Binary viewers with viewports, acknowledging each frame, and a commander timing its commands.
   r = ctl({"load", "--viewers", "3", "--duration", "1.5", "--format", "binary", "--viewport", "300,200", "--commands", "10"});

@@ -21,6 +21,15 @@ TEST(WakeProbe, CountsWakesLaterThanTheThresholdAndKeepsTheWorst) {
   EXPECT_DOUBLE_EQ(s.max_late_ms, 70.0);
 }
 
+TEST(WakeProbe, TheFixedWorkTakesTimeOnceStarted) {
+  WakeProbe probe(std::chrono::hours(1), milliseconds(20));
+  EXPECT_EQ(probe.work().count(), 0);  // nothing to walk before start() builds the cycle
+  probe.start();
+  probe.stop();
+  EXPECT_GT(probe.work().count(), 0);
+  EXPECT_EQ(probe.stats().work_us_p50, 0.0);  // no wake ran it
+}
+
 TEST(WakeProbe, StopWakesTheThreadInsteadOfWaitingOutItsPeriod) {
   // A period of an hour: stop() returning at all shows the sleep was interrupted.
   WakeProbe probe(std::chrono::hours(1), milliseconds(20));
