@@ -30,7 +30,7 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
 
 void Server::Impl::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   if (auto it = clients.find(id); it != clients.end())
-    it->second.shard->deliver({it->second.session, std::move(msg), false, Delivery::Kind::reply, then_close});
+    it->second.shard->deliver(Delivery::message(Delivery::Kind::reply, it->second.session, std::move(msg), then_close));
 }
 
 void Server::Impl::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
@@ -170,7 +170,7 @@ void Server::Impl::broadcast_snapshot() {
       continue;
     }
     if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
-    by_shard[c.shard->index].push_back({c.session, json, false, Delivery::Kind::snapshot, {}});
+    by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, json, false));
   }
   hand_over(by_shard);
   if (!commanders.empty() || !viewers.empty()) {
@@ -216,7 +216,7 @@ void Server::Impl::send_binary(const std::vector<std::uint64_t>& ids, std::size_
       ++counters.snapshots_held;
       continue;
     }
-    by_shard[group[i]->shard->index].push_back({group[i]->session, std::move(frames[i]), true, Delivery::Kind::snapshot, {}});
+    by_shard[group[i]->shard->index].push_back(Delivery::snapshot(group[i]->session, std::move(frames[i]), true));
   }
   hand_over(by_shard);
 }
@@ -291,8 +291,8 @@ void Server::Impl::step_now(int ticks) {
 void Server::Impl::send_welcomes(bool new_world) {
   for (auto& [id, c] : clients)
     if (c.greeted)
-      c.shard->deliver({c.session, share(protocol::encode(make_welcome(id, c.role))), false,
-                        new_world ? Delivery::Kind::new_world : Delivery::Kind::control, {}});
+      c.shard->deliver(Delivery::message(new_world ? Delivery::Kind::new_world : Delivery::Kind::control, c.session,
+                                         share(protocol::encode(make_welcome(id, c.role)))));
 }
 
 void Server::Impl::replace_world(sim::World next, std::string scenario) {

@@ -61,6 +61,14 @@ struct Delivery {
   bool binary = false;
   Kind kind = Kind::snapshot;
   std::optional<std::uint16_t> then_close;  // a WebSocket close code (reply only)
+
+  static Delivery snapshot(std::weak_ptr<WsSession> session, SharedText frame, bool binary) {
+    return {std::move(session), std::move(frame), binary, Kind::snapshot, std::nullopt};
+  }
+  static Delivery message(Kind kind, std::weak_ptr<WsSession> session, SharedText msg,
+                          std::optional<std::uint16_t> then_close = std::nullopt) {
+    return {std::move(session), std::move(msg), false, kind, then_close};
+  }
 };
 
 // An I/O thread's io_context and the sessions on it (for the sweep and for stop).

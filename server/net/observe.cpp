@@ -90,7 +90,7 @@ std::string render_prometheus(const MetricsView& m) {
   head(out, "herd_snapshot_drops_total", "counter",
        "Snapshots not written to a session, by reason: replaced before being written (slow reader), "
        "skipped by an I/O thread more than two snapshots behind, held back from a binary client behind on acks, "
-       "not encoded before the world was replaced.");
+       "not written before the world was replaced.");
   line(out, "herd_snapshot_drops_total", m.snapshots_replaced, "reason=\"replaced\"");
   line(out, "herd_snapshot_drops_total", m.snapshots_skipped, "reason=\"io_behind\"");
   line(out, "herd_snapshot_drops_total", m.snapshots_held, "reason=\"held_for_acks\"");
