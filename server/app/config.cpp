@@ -1,5 +1,6 @@
 #include "app/config.hpp"
 
+#include "app/paths.hpp"
 #include "net/limits.hpp"
 
 #include <algorithm>
@@ -94,7 +95,7 @@ const std::vector<Option>& options() {
          c.scenario = v;
          return {};
        }},
-      {"scenario-dir", "HERD_SCENARIO_DIR", HERD_SCENARIO_DIR, "directory of the named scenarios",
+      {"scenario-dir", "HERD_SCENARIO_DIR", "../share/herd/scenarios beside the binary", "directory of the named scenarios",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.scenario_dir = v;
@@ -107,7 +108,7 @@ const std::vector<Option>& options() {
          c.seed = s;
          return {};
        }},
-      {"web-root", "HERD_WEB_ROOT", HERD_WEB_ROOT, "directory of the browser viewer's files",
+      {"web-root", "HERD_WEB_ROOT", "../share/herd/web beside the binary", "directory of the browser viewer's files",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.server.web_root = v;
@@ -191,6 +192,9 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) { return set_number(c.server.idle_timeout, v, 3600); }},
       {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10", "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",
        [](AppConfig& c, const std::string& v) { return set_number(c.server.slow_client_timeout, v, 3600); }},
+      {"probe", "HERD_PROBE", "off",
+       "ask the server at --address/--port for /healthz, exit 0 when it answers 200 (a container's health check)",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.probe, v); }, true},
       {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
@@ -212,7 +216,9 @@ EnvLookup process_env() {
 
 ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env) {
   AppConfig c;
-  c.server.web_root = HERD_WEB_ROOT;
+  const DataPaths data = default_data_paths();
+  c.server.web_root = data.web_root;
+  c.scenario_dir = data.scenario_dir;
   // The environment first, then flags over it.
   for (const Option& o : options()) {
     if (auto v = env(o.env)) {

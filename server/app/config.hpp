@@ -15,7 +15,7 @@ namespace herd::app {
 struct AppConfig {
   net::ServerConfig server;            // address, port, web_root, tick and snapshot rates
   std::string scenario = "default";    // a name in scenario_dir or a path to a .json file
-  std::string scenario_dir = HERD_SCENARIO_DIR;
+  std::string scenario_dir;            // default: beside the binary (default_data_paths)
   std::optional<std::uint64_t> seed;   // overrides the scenario's seed
   std::optional<std::uint32_t> max_agents;  // overrides the scenario's agent limit
   bool tick_rate_given = false;        // else the scenario's tick rate is used
@@ -27,6 +27,7 @@ struct AppConfig {
   std::string checkpoint;              // where the world is checkpointed; empty: no checkpoints
   double checkpoint_interval = 10;     // seconds of world time between checkpoints
   bool restore = true;                 // resume from the checkpoint when the file exists
+  bool probe = false;                  // ask a running server's /healthz, then exit
   bool help = false;
 };
 

@@ -10,6 +10,7 @@
 #include "app/config.hpp"
 #include "app/checkpoint_file.hpp"
 #include "app/headless.hpp"
+#include "app/probe.hpp"
 #include "app/recording.hpp"
 #include "net/server.hpp"
 #include "scenarios/scenario.hpp"
@@ -31,6 +32,12 @@ int main(int argc, char** argv) {
   if (config.help) {
     std::cout << app::help_text();
     return 0;
+  }
+  if (config.probe) {
+    // Exit 0 when the server answers /healthz with 200, 1 otherwise (what a health check wants).
+    const auto result = app::probe_health(config.server.address, config.server.port);
+    std::cout << "herd: " << (result.healthy ? "healthy" : "unhealthy") << " (" << result.detail << ")" << std::endl;
+    return result.healthy ? 0 : 1;
   }
   if (!config.replay.empty()) {
     // Exit 0 when the replay ends on the recorded hash (or the run was not ended cleanly), 1 when

@@ -1,4 +1,5 @@
-// herd::scenario — named world set-ups, stored as JSON in server/scenarios/.
+// herd::scenario — named world set-ups, stored as JSON in server/scenarios/ (installed in
+// share/herd/scenarios).
 //
 // A scenario is a world definition plus a list of set-up commands written exactly as the wire's
 // `command` messages (without `type` and `seq`), decoded by the same protocol codec: anything a
@@ -39,13 +40,13 @@ using Loaded = std::variant<T, std::string>;  // a value, or a sentence saying w
 Loaded<Scenario> parse(std::string_view json_text, std::string_view name);
 
 // Loads `name_or_path`: a path to a .json file, or the name of a file in `dir`.
-Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir = HERD_SCENARIO_DIR);
+Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir);
 
 // Builds the world at tick 0 with the set-up applied; `seed` overrides the scenario's seed.
 // Fails when a set-up command does (an agent outside the world, too many agents).
 Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint64_t> seed = {});
 
 // Names of the scenarios in `dir`, sorted.
-std::vector<std::string> list(std::string_view dir = HERD_SCENARIO_DIR);
+std::vector<std::string> list(std::string_view dir);
 
 }  // namespace herd::scenario

@@ -40,7 +40,7 @@ class RecordTest : public ::testing::Test {
 };
 
 TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
-  auto sc = std::get<scenario::Scenario>(scenario::load("default"));
+  auto sc = std::get<scenario::Scenario>(scenario::load("default", HERD_SCENARIO_DIR));
   sc.def.dt = 1.0 / 120;
   std::string why;
   auto recorder = Recorder::open(path_, {"default", sc.def.seed, 120}, why);

@@ -9,11 +9,11 @@ namespace herd::scenario {
 namespace {
 
 sim::World build(const std::string& name) {
-  return std::get<sim::World>(build_world(std::get<Scenario>(load(name))));
+  return std::get<sim::World>(build_world(std::get<Scenario>(load(name, HERD_SCENARIO_DIR))));
 }
 
 TEST(Checkpoint, EveryScenarioResumesBitForBit) {
-  for (const std::string& name : list()) {
+  for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     sim::World world = build(name);
     // Give it formations and inspection to carry too.
     sim::FormationDef circle;

@@ -21,7 +21,7 @@ struct LabRun {
 // Loads a scenario, applies extra commands, runs it; `each` sees the world after every tick.
 LabRun run(const std::string& name, int ticks, std::vector<sim::Command> extra = {},
         const std::function<void(const sim::World&)>& each = {}) {
-  auto loaded = load(name);
+  auto loaded = load(name, HERD_SCENARIO_DIR);
   if (auto* why = std::get_if<std::string>(&loaded)) throw std::runtime_error(*why);
   Scenario sc = std::get<Scenario>(loaded);
   for (auto& c : extra) sc.commands.push_back(c);
@@ -51,7 +51,7 @@ void expect_sane(const sim::ScenarioReport& r, const std::string& name) {
 }
 
 TEST(Lab, EveryScenarioRunsWithoutStallNaNOrEscape) {
-  for (const std::string& name : list()) {
+  for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const LabRun r = run(name, 900);
     expect_sane(r.report, name);
   }
@@ -217,7 +217,7 @@ TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
       {"spaceship_brake", 0xcdbba80816f3e224ull},
       {"symmetric_pair", 0xe25c686fee2e5631ull},
   };
-  for (const std::string& name : list()) {
+  for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const auto a = run(name, 600).world.state_hash();
     EXPECT_EQ(a, run(name, 600).world.state_hash()) << name;
     auto it = pinned.find(name);

@@ -7,7 +7,7 @@ namespace herd::scenario {
 namespace {
 
 Scenario load_ok(const std::string& name) {
-  auto s = load(name);
+  auto s = load(name, HERD_SCENARIO_DIR);
   if (auto* why = std::get_if<std::string>(&s)) {
     ADD_FAILURE() << *why;
     return {};
@@ -24,7 +24,7 @@ std::string load_error(std::string_view text) {
 }
 
 TEST(Scenarios, EveryShippedScenarioLoadsAndBuilds) {
-  const auto names = list();
+  const auto names = list(HERD_SCENARIO_DIR);
   ASSERT_FALSE(names.empty());
   for (const std::string& name : names) {
     const Scenario s = load_ok(name);
@@ -65,12 +65,12 @@ TEST(Scenarios, BadScenariosSayWhatIsWrong) {
 }
 
 TEST(Scenarios, NamesCannotEscapeTheDirectoryAndMissingOnesListTheKnown) {
-  auto bad = load("../etc/passwd");
+  auto bad = load("../etc/passwd", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(bad));
-  auto missing = load("no_such_scenario");
+  auto missing = load("no_such_scenario", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(missing));
   EXPECT_NE(std::get<std::string>(missing).find("default"), std::string::npos) << std::get<std::string>(missing);
-  auto weird = load("a b");
+  auto weird = load("a b", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(weird));
   EXPECT_NE(std::get<std::string>(weird).find("bad scenario name"), std::string::npos);
 }

@@ -1,0 +1,104 @@
+// `cmake --install` lays out a tree that works wherever it is moved: the installed server finds
+// its viewer and scenarios relative to itself, and no installed binary names the source or build
+// directory it came from.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const source = process.env.HERD_SOURCE_DIR;
+const build = process.env.HERD_BUILD_DIR;
+const cmake = process.env.HERD_CMAKE || 'cmake';
+assert.ok(source && build, 'HERD_SOURCE_DIR and HERD_BUILD_DIR are set (ctest sets them)');
+
+let dir;
+let prefix;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'herd-install-'));
+  const first = join(dir, 'first');
+  execFileSync(cmake, ['--install', build, '--prefix', first], { stdio: 'pipe' });
+  // Moved after installing: nothing may depend on where it was installed.
+  prefix = join(dir, 'moved');
+  renameSync(first, prefix);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// Whether the file holds `text` as bytes (what `strings | grep` would find).
+const holds = (file, text) => readFileSync(file).includes(Buffer.from(text));
+
+test('the GNUInstallDirs layout: bin/ and share/herd/{web,scenarios}', () => {
+  const bins = readdirSync(join(prefix, 'bin'));
+  for (const b of ['herd-server', 'herd-ctl']) assert.ok(bins.includes(b), `bin/${b}`);
+  assert.ok(readdirSync(join(prefix, 'share/herd/web')).includes('index.html'));
+  const scenarios = readdirSync(join(prefix, 'share/herd/scenarios'));
+  assert.ok(scenarios.includes('default.json') && scenarios.includes('demo32.json'), scenarios.join(' '));
+  assert.ok(!scenarios.some((f) => f.endsWith('.cpp') || f.endsWith('.hpp')), 'no sources among the scenarios');
+});
+
+test('no installed binary names the source or build directory', () => {
+  // The check itself finds such a path where one is compiled in: the tests' own binary has the
+  // source directory in it on purpose.
+  assert.ok(holds(join(build, 'tests', 'net_tests'), source), 'the scan finds a compiled-in path');
+  for (const b of readdirSync(join(prefix, 'bin'))) {
+    const file = join(prefix, 'bin', b);
+    assert.ok(!holds(file, source), `${b} holds ${source}`);
+    assert.ok(!holds(file, build), `${b} holds ${build}`);
+  }
+});
+
+// Starts the moved server on a free loopback port with no path settings; resolves with the child
+// and its port once it says where it listens (bounded).
+function start_server(args) {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('HERD_')) delete env[k];
+  const child = spawn(join(prefix, 'bin', 'herd-server'), ['--address', '127.0.0.1', '--port', '0', ...args], { env });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listening line in 20 s: ${out}`)); }, 20000);
+    const take = (chunk) => {
+      out += chunk;
+      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) { clearTimeout(timer); resolve({ child, port: Number(m[1]), out: () => out }); }
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); });
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.kill('SIGTERM');
+  });
+}
+
+test('the moved server serves the viewer and loads a scenario by name from beside itself', async () => {
+  const { child, port, out } = await start_server(['--scenario', 'demo32']);
+  try {
+    assert.match(out(), /scenario 'demo32', 32 agents/);
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<canvas/);
+    const script = await fetch(`http://127.0.0.1:${port}/main.js`);
+    assert.equal(script.status, 200);
+    // The probe a container's health check runs, from the moved tree too.
+    const probe = execFileSync(join(prefix, 'bin', 'herd-server'), ['--probe', '--address', '127.0.0.1', '--port', String(port)], { encoding: 'utf8' });
+    assert.match(probe, /healthy \(HTTP\/1\.1 200/);
+  } finally {
+    assert.deepEqual(await stop(child), { code: 0, signal: null });
+  }
+});
+
+test('--probe exits 1 when nothing answers', () => {
+  let status = 0;
+  try {
+    execFileSync(join(prefix, 'bin', 'herd-server'), ['--probe', '--address', '127.0.0.1', '--port', '1'], { stdio: 'pipe' });
+  } catch (e) {
+    status = e.status;
+  }
+  assert.equal(status, 1);
+});
