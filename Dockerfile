@@ -1,33 +1,28 @@
-# herd-server in two stages: build on Debian 12 with the same packages scripts/lib.sh installs,
-# run on debian:12-slim as a non-root user with only the binary, the viewer and the scenarios.
+# herd-server in two stages: build on Debian 12 with the packages scripts/ install natively (one
+# list, scripts/packages-build.txt), then run on debian:12-slim as a non-root user with what
+# `cmake --install` lays out: bin/herd-server, bin/herd-ctl and share/herd/{web,scenarios}, which
+# the server finds relative to itself. The package layer comes first, so a source change only
+# rebuilds from the COPY of the sources on.
 FROM debian:12 AS build
+COPY scripts/packages-build.txt /tmp/packages-build.txt
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      g++ cmake ninja-build ccache libboost1.81-dev nlohmann-json3-dev \
+ && grep -v '^#' /tmp/packages-build.txt | xargs env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY CMakeLists.txt ./
-COPY protocol protocol
-COPY server server
-COPY clients clients
-RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHERD_BUILD_TESTS=OFF -DHERD_BUILD_VIEWER=OFF \
- && cmake --build build --target herd-server
+COPY . .
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DHERD_BUILD_TESTS=OFF -DHERD_BUILD_VIEWER=OFF -DHERD_BUILD_BENCH=OFF \
+ && cmake --build build \
+ && DESTDIR=/stage cmake --install build --prefix /usr/local --strip
 
 FROM debian:12-slim
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends curl \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /var/lib/herd --create-home herd
-COPY --from=build /src/build/herd-server /usr/local/bin/herd-server
-COPY clients/web /usr/share/herd/web
-COPY server/scenarios /usr/share/herd/scenarios
+RUN useradd --system --uid 10001 --home-dir /var/lib/herd --create-home herd
+COPY --from=build /stage/usr/local /usr/local
 ENV HERD_PORT=8080 \
-    HERD_WEB_ROOT=/usr/share/herd/web \
-    HERD_SCENARIO_DIR=/usr/share/herd/scenarios \
     HERD_SCENARIO=default
 USER herd
 WORKDIR /var/lib/herd
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD curl -fsS "http://127.0.0.1:${HERD_PORT}/healthz" || exit 1
-ENTRYPOINT ["/usr/local/bin/herd-server"]
+# The server's own binary asks /healthz (herd-server --probe): no HTTP client in the image.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["herd-server", "--probe"]
+ENTRYPOINT ["herd-server"]

@@ -9,9 +9,9 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$HERD_ROOT}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 HERD_SANITIZE_BUILD="${HERD_SANITIZE_BUILD:-$HERD_ROOT/build-sanitize}"
 
-# Debian packages the build needs, and those the tests need on top (the browser for the viewer's
-# tests). The Dockerfile's build stage installs the same build packages.
-HERD_BUILD_PACKAGES=(g++ cmake ninja-build ccache libboost1.81-dev nlohmann-json3-dev)
+# Debian packages the build needs (one list, which the Dockerfile's build stage installs too), and
+# those the tests need on top (the browser for the viewer's tests).
+mapfile -t HERD_BUILD_PACKAGES < <(grep -v '^#' "$HERD_ROOT/scripts/packages-build.txt")
 HERD_VIEWER_PACKAGES=(libsdl2-dev)  # herd-view; the server's Docker image builds without it
 HERD_TEST_PACKAGES=(libgtest-dev chromium clang libclang-rt-14-dev)  # clang: the sanitizer tree
 
@@ -30,8 +30,9 @@ ensure_packages() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "herd: installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" "${missing[@]}" >/dev/null
+  # Waits for another apt (an unattended upgrade, a second checkout's script) instead of failing.
+  as_root apt-get -o DPkg::Lock::Timeout=300 update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${options[@]}" "${missing[@]}" >/dev/null
 }
 
 # Node.js and npm for the browser tests: the machine's own when present, Debian's otherwise.
@@ -75,11 +76,49 @@ build_herd() {
   build_tree "$HERD_BUILD" -DCMAKE_BUILD_TYPE=Release
 }
 
-# The sanitizer tree (issue 9): clang at -O1 -g with assertions on, AddressSanitizer and
+# The sanitizer tree: clang at -O1 -g with assertions on, AddressSanitizer and
 # UndefinedBehaviorSanitizer in every target and test, and the libFuzzer targets. Without the
 # viewer and without the browser and Docker tests, which the Release tree runs.
 build_herd_sanitize() {
   build_tree "$HERD_SANITIZE_BUILD" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
     -DHERD_SANITIZE=address,undefined -DHERD_FUZZ=ON \
     -DHERD_BUILD_VIEWER=OFF -DHERD_E2E_TESTS=OFF -DHERD_DOCKER_CHECKS=OFF
+}
+
+# A container engine for the container stage, named in HERD_ENGINE and HERD_COMPOSE: Docker when
+# its daemon answers, otherwise podman with runc and podman-compose from Debian, which run the same
+# Dockerfile and compose file. The base images come from their registry when it can be reached;
+# where it cannot (no registry but Debian's), debian:12 is built from Debian's packages with
+# debootstrap and tagged with its Docker Hub names (debian:12 and debian:12-slim), so the
+# Dockerfile's FROM lines resolve unchanged. Returns non-zero when no engine can be had.
+ensure_container_engine() {
+  if command -v docker >/dev/null && docker info >/dev/null 2>&1 && docker compose version >/dev/null 2>&1; then
+    HERD_ENGINE=docker HERD_COMPOSE="docker compose"
+    return 0
+  fi
+  ensure_packages --minimal podman runc podman-compose debootstrap || return 1
+  # Small VMs refuse crun's cgroup set-up and high rlimits; runc with explicit limits works. Only
+  # where the machine has no engine configuration of its own.
+  if [ ! -e /etc/containers/containers.conf ]; then
+    as_root mkdir -p /etc/containers
+    printf '%s\n' '# written by herd scripts/lib.sh (ensure_container_engine)' '[containers]' \
+      'default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]' '[engine]' 'runtime = "runc"' |
+      as_root tee /etc/containers/containers.conf >/dev/null
+  fi
+  HERD_ENGINE=podman HERD_COMPOSE=podman-compose
+  local image=docker.io/library/debian
+  if ! podman image exists "$image:12" && ! timeout 120 podman pull -q "$image:12" >/dev/null 2>&1; then
+    echo "herd: no registry reachable for debian:12; building it from Debian's packages (debootstrap)"
+    local root mirror
+    root=$(mktemp -d)
+    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    as_root debootstrap --variant=minbase bookworm "$root" ${mirror:+"$mirror"} >/dev/null || { as_root rm -rf "$root"; return 1; }
+    [ -f /etc/apt/sources.list.d/debian.sources ] && as_root cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/"
+    as_root tar -C "$root" -c . | podman import - "$image:12" >/dev/null || { as_root rm -rf "$root"; return 1; }
+    as_root rm -rf "$root"
+  fi
+  if ! podman image exists "$image:12-slim" && ! timeout 120 podman pull -q "$image:12-slim" >/dev/null 2>&1; then
+    podman tag "$image:12" "$image:12-slim"
+  fi
+  podman run --rm "$image:12" true
 }
