@@ -1,101 +1,14 @@
 #include "cli/ctl.hpp"
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
+#include <cstdio>
+#include <memory>
 
 namespace herd::cli {
-namespace {
 
 using nlohmann::json;
-
-struct Subcommand {
-  std::string_view name, args, summary;
-};
-
-constexpr Subcommand kSubcommands[] = {
-    {"target", "SELECTION X Y [--seek]", "send agents to a point (arrive, or seek)"},
-    {"spawn", "COUNT [--group G] | --at X,Y[;X,Y...] [--group G]", "add agents"},
-    {"remove", "SELECTION", "remove agents"},
-    {"formation", "SHAPE SELECTION --centre X,Y [--spacing S] [--count K] [--columns C] [--facing DEG] [--vertical] "
-                  "[--regroup] [--assignment optimal|keep_order|shuffle]",
-     "form circle, line, lines, block or wedge"},
-    {"behaviour", "SELECTION KIND [--agent ID] [--target X,Y] [--radius R] [--response pursue|evade]",
-     "idle, hold, seek, arrive, flee, pursue, evade, attack or react"},
-    {"scenario", "NAME [--seed S]", "load a scenario (replaces the world)"},
-    {"reset", "[--seed S]", "rebuild the running scenario"},
-    {"pause", "", "stop stepping the world"},
-    {"resume", "", "step again"},
-    {"step", "[TICKS]", "while paused, run ticks by hand (default 1)"},
-    {"watch", "[--count N] [--role viewer|commander]", "print snapshots as JSON lines"},
-    {"stats", "", "print the server's /metrics"},
-    {"load", "--viewers N --duration SECONDS [--format json|binary] [--decode full|header] [--viewport W,H] [--commands RATE] [--threads T]",
-     "open N viewer connections and report what they receive; --commands: command latency too"},
-};
-
-// SELECTION: all | group:G | 1,2,3
-std::optional<json> selection(const std::string& s) {
-  if (s == "all") return json("all");
-  if (s.rfind("group:", 0) == 0) {
-    unsigned g = 0;
-    const auto [p, ec] = std::from_chars(s.data() + 6, s.data() + s.size(), g);
-    if (ec != std::errc{} || p != s.data() + s.size() || g > 255) return std::nullopt;
-    return json{{"group", g}};
-  }
-  json ids = json::array();
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(',', start), s.size());
-    std::uint64_t id = 0;
-    const auto [p, ec] = std::from_chars(s.data() + start, s.data() + end, id);
-    if (ec != std::errc{} || p != s.data() + end || id > 0xffffffffu) return std::nullopt;
-    ids.push_back(id);
-    start = end + 1;
-  }
-  return ids;
-}
-
-std::optional<double> number(const std::string& s) {
-  double v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<json> point(const std::string& s) {
-  const auto comma = s.find(',');
-  if (comma == std::string::npos) return std::nullopt;
-  const auto x = number(s.substr(0, comma)), y = number(s.substr(comma + 1));
-  if (!x || !y) return std::nullopt;
-  return json{{"x", *x}, {"y", *y}};
-}
-
-// Reads "--name value" options into `out` (strings), positionals into `pos`. Flags without a
-// value are listed in `switches`.
-std::string split(const std::vector<std::string>& args, std::vector<std::string>& pos, json& opts,
-                  std::initializer_list<std::string_view> switches) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.rfind("--", 0) != 0) {
-      pos.push_back(a);
-      continue;
-    }
-    const std::string name = a.substr(2);
-    bool is_switch = false;
-    for (auto s : switches) is_switch = is_switch || name == s;
-    if (is_switch) {
-      opts[name] = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) return "--" + name + " needs a value";
-    opts[name] = args[++i];
-  }
-  return {};
-}
-
-Built fail(std::string why) { return {{}, std::move(why)}; }
-
-}  // namespace
 
 std::optional<Url> parse_url(std::string_view text) {
   if (text.rfind("ws://", 0) != 0) return std::nullopt;
@@ -119,166 +32,411 @@ std::optional<Url> parse_url(std::string_view text) {
   return u;
 }
 
-bool is_command(std::string_view s) {
-  for (auto n : {"target", "spawn", "remove", "formation", "behaviour", "scenario", "reset", "pause", "resume", "step"})
-    if (s == n) return true;
-  return false;
+std::optional<double> parse_number(const std::string& s) {
+  double v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
-std::variant<LoadOptions, std::string> parse_load(const std::vector<std::string>& args) {
-  LoadOptions o;
-  if (args.size() % 2 != 0) return std::string("load takes --flag value pairs");
-  for (std::size_t k = 0; k + 1 < args.size(); k += 2) {
-    const std::string& flag = args[k];
-    const std::string& v = args[k + 1];
-    try {
-      if (flag == "--viewers") o.viewers = std::stoi(v);
-      else if (flag == "--duration") o.seconds = std::stod(v);
-      else if (flag == "--format") {
-        if (v != "json" && v != "binary") return std::string("--format is json or binary");
-        o.binary = v == "binary";
-      } else if (flag == "--decode") {
-        if (v != "full" && v != "header") return std::string("--decode is full or header");
-        o.decode_full = v == "full";
-      } else if (flag == "--viewport") {
-        const auto comma = v.find(',');
-        if (comma == std::string::npos) return std::string("--viewport is W,H");
-        o.view_w = std::stod(v.substr(0, comma));
-        o.view_h = std::stod(v.substr(comma + 1));
-        if (!(o.view_w > 0 && o.view_h > 0 && o.view_w <= 1e7 && o.view_h <= 1e7)) return std::string("--viewport W,H: sizes in (0, 1e7]");
-      } else if (flag == "--threads") {
-        o.threads = std::stoi(v);
-        if (o.threads < 1 || o.threads > 64) return std::string("--threads T: in [1, 64]");
-      } else if (flag == "--commands") {
-        o.commands = std::stod(v);
-        if (!(o.commands > 0 && o.commands <= 30)) return std::string("--commands RATE: per second, in (0, 30]");
-      } else {
-        return "unknown flag " + flag;
-      }
-    } catch (...) {
-      return "bad value for " + flag;
-    }
+namespace {
+
+// Numbers separated by `sep`, exactly `n` of them (0: any number, at least one).
+std::optional<std::vector<double>> numbers(const std::string& s, char sep, std::size_t n) {
+  std::vector<double> out;
+  for (std::size_t start = 0; start <= s.size();) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    const auto v = parse_number(s.substr(start, end - start));
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+    start = end + 1;
   }
-  if (o.viewers < 1 || o.viewers > 10000 || !(o.seconds > 0 && o.seconds <= 3600))
-    return std::string("load needs --viewers N (1..10000) --duration SECONDS (0..3600]");
-  if (o.view_w > 0 && !o.binary) return std::string("--viewport needs --format binary");
-  return o;
+  if (n != 0 && out.size() != n) return std::nullopt;
+  return out;
 }
 
-std::string usage(std::string_view name) {
-  std::string out;
-  if (name.empty()) {
-    out = "usage: herd-ctl [--url ws://HOST:PORT/ws] [--timeout SECONDS] [--token TOKEN] SUBCOMMAND [ARGS]\n\n"
-          "--token (or the variable HERD_COMMAND_TOKEN, which ps does not show): the server's command token.\n"
-          "SELECTION is all, group:G or a list of ids like 1,2,3. Exit codes: 0 acknowledged, 1 the server\n"
-          "refused (its error on stderr), 2 bad usage, 3 the server cannot be reached.\n\nsubcommands:\n";
-    for (const Subcommand& s : kSubcommands)
-      out += "  " + std::string(s.name) + std::string(12 - std::min<std::size_t>(11, s.name.size()), ' ') + std::string(s.summary) + "\n";
-    out += "\n'herd-ctl SUBCOMMAND --help' shows a subcommand's arguments.\n";
+std::optional<json> rect(const std::string& s) {
+  const auto v = numbers(s, ',', 4);
+  if (!v) return std::nullopt;
+  return json{{"x0", (*v)[0]}, {"y0", (*v)[1]}, {"x1", (*v)[2]}, {"y1", (*v)[3]}};
+}
+
+// A whole number as a JSON integer.
+json whole(double v) { return json(static_cast<std::int64_t>(v)); }
+bool is_whole(double v) { return v == std::floor(v) && std::abs(v) < 9e15; }
+
+}  // namespace
+
+std::optional<json> parse_point(const std::string& s) {
+  const auto v = numbers(s, ',', 2);
+  if (!v) return std::nullopt;
+  return json{{"x", (*v)[0]}, {"y", (*v)[1]}};
+}
+
+std::optional<json> parse_selection(const std::string& s) {
+  if (s == "all") return json("all");
+  if (s.rfind("rect:", 0) == 0) {
+    const auto r = rect(s.substr(5));
+    if (!r) return std::nullopt;
+    return json{{"rect", *r}};
+  }
+  if (s.rfind("group:", 0) == 0) {
+    const auto at = s.find('@');
+    const auto g = parse_number(s.substr(6, at == std::string::npos ? std::string::npos : at - 6));
+    if (!g || !is_whole(*g) || *g < 0 || *g > 255) return std::nullopt;
+    json sel{{"group", whole(*g)}};
+    if (at != std::string::npos) {
+      const auto r = rect(s.substr(at + 1));
+      if (!r) return std::nullopt;
+      sel["rect"] = *r;
+    }
+    return sel;
+  }
+  const auto ids = numbers(s, ',', 0);
+  if (!ids) return std::nullopt;
+  json out = json::array();
+  for (double id : *ids) {
+    if (!is_whole(id) || id < 0 || id > 4294967295.0) return std::nullopt;
+    out.push_back(whole(id));
+  }
+  return out;
+}
+
+std::string format_number(double v) {
+  if (!std::isfinite(v)) return v != v ? "nan" : (v > 0 ? "inf" : "-inf");
+  if (is_whole(v)) return std::to_string(static_cast<std::int64_t>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+namespace {
+
+// A JSON value as people read it: numbers as written, id lists as ranges (1-3,7).
+std::string describe_value(const json& v) {
+  if (v.is_number()) return format_number(v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); })) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      while (j + 1 < v.size() && v[j + 1].get<std::int64_t>() == v[j].get<std::int64_t>() + 1) ++j;
+      if (!out.empty()) out += ",";
+      out += std::to_string(v[i].get<std::int64_t>());
+      if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(v[j].get<std::int64_t>());
+      i = j + 1;
+    }
     return out;
   }
-  for (const Subcommand& s : kSubcommands)
-    if (s.name == name) return "usage: herd-ctl " + std::string(s.name) + " " + std::string(s.args) + "\n  " + std::string(s.summary) + "\n";
-  return "herd-ctl: unknown subcommand '" + std::string(name) + "'\n\n" + usage();
+  return v.dump();
 }
 
-Built build_command(std::string_view sub, const std::vector<std::string>& args) {
-  std::vector<std::string> pos;
-  json o = json::object();
-  if (std::string why = split(args, pos, o, {"seek", "vertical", "regroup"}); !why.empty()) return fail(why);
-  json c;
-  auto sel = [&](std::size_t i) -> std::optional<json> { return i < pos.size() ? selection(pos[i]) : std::nullopt; };
-  if (sub == "target") {
-    const auto s = sel(0);
-    const auto x = pos.size() > 1 ? number(pos[1]) : std::nullopt, y = pos.size() > 2 ? number(pos[2]) : std::nullopt;
-    if (!s || !x || !y || pos.size() != 3) return fail("target needs SELECTION X Y");
-    c = {{"cmd", "set_target"}, {"agents", *s}, {"target", {{"x", *x}, {"y", *y}}}};
-    if (o.contains("seek")) c["behaviour"] = "seek";
-  } else if (sub == "spawn") {
-    c = {{"cmd", "spawn"}};
-    if (o.contains("at")) {
+}  // namespace
+
+std::string describe_answer(const json& a) {
+  const std::string type = a.value("type", "");
+  if (type == "error") return a.value("code", std::string("error")) + ": " + a.value("message", std::string());
+  std::string out = type == "ack" ? "ok" : type;
+  if (a.contains("tick")) out += " at tick " + describe_value(a["tick"]);
+  std::string fields;
+  for (const auto& [key, value] : a.items()) {
+    if (key == "type" || key == "seq" || key == "tick") continue;
+    fields += (fields.empty() ? ": " : ", ") + key + " " + describe_value(value);
+  }
+  return out + fields;
+}
+
+namespace {
+
+// What a subcommand's callback reports for a bad value: exit 2, with the subcommand's usage.
+[[noreturn]] void bad(const std::string& what) { throw CLI::ValidationError(what); }
+
+json selection_or_bad(const std::string& s) {
+  auto sel = parse_selection(s);
+  if (!sel) bad("SELECTION '" + s + "' is not all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1 or ids like 1,2,3");
+  return *sel;
+}
+
+json point_or_bad(const std::string& s, const std::string& what) {
+  auto p = parse_point(s);
+  if (!p) bad(what + " takes X,Y, not '" + s + "'");
+  return *p;
+}
+
+// A tile X,Y: whole numbers, as the protocol's target_tile and set_tiles want them.
+json tile_or_bad(const std::string& s, const std::string& what) {
+  const auto v = numbers(s, ',', 2);
+  if (!v || !is_whole((*v)[0]) || !is_whole((*v)[1])) bad(what + " takes whole numbers X,Y, not '" + s + "'");
+  return json{{"x", whole((*v)[0])}, {"y", whole((*v)[1])}};
+}
+
+// The arguments every subcommand reads into, kept alive with the app.
+struct Args {
+  std::string selection, kind, shape, name, file, centre, target, tile, at, response, assignment, orientation;
+  std::string mode, side, split_fix, crossing;
+  std::vector<std::string> tiles;
+  double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0, epsilon = 0,
+         activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0, tile_size = 0;
+  std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0, max_neighbours = 0, ticks = 1,
+               groups = 0;
+  std::uint64_t seed = 0;
+  bool seek = false, vertical = false, regroup = false, block = false, open = false;
+};
+
+bool given(CLI::App* sub, const std::string& flag) { return sub->count(flag) > 0; }
+
+CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
+                  std::function<json(CLI::App*)> build) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->callback([sub, &out, build = std::move(build)] { out = build(sub); });
+  return sub;
+}
+
+// Reads a tile map's text: one row a line, '#' blocked and '.' walkable (seed 002's maps).
+json read_map(const std::string& file, double tile_size) {
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) bad("cannot read the map file '" + file + "'");
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  json rows = json::array();
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string row = text.substr(start, end - start);
+    if (!row.empty() && row.back() == '\r') row.pop_back();
+    if (!row.empty()) rows.push_back(row);
+    start = end + 1;
+  }
+  if (rows.empty()) bad("the map file '" + file + "' has no rows");
+  return {{"cmd", "load_map"}, {"width", rows[0].get<std::string>().size()}, {"height", rows.size()},
+          {"tile_size", tile_size}, {"rows", rows}};
+}
+
+}  // namespace
+
+void add_command_subcommands(CLI::App& app, json& out) {
+  auto a = std::make_shared<Args>();
+  const std::string sel_help = "all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
+
+  auto* target = command(app, out, "target", "send agents to a point (arrive, or seek)", [a](CLI::App* s) {
+    json c{{"cmd", "set_target"}, {"agents", selection_or_bad(a->selection)}};
+    if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
+    else if (given(s, "X")) c["target"] = {{"x", a->x}, {"y", a->y}};
+    else bad("target needs X Y, or --tile X,Y");
+    if (a->seek) c["behaviour"] = "seek";
+    return c;
+  });
+  target->add_option("SELECTION", a->selection, sel_help)->required();
+  target->add_option("X", a->x, "the point's x");
+  target->add_option("Y", a->y, "the point's y")->needs("X");
+  target->add_option("--tile", a->tile, "a tile's centre instead of a point (a map's X,Y)");
+  target->add_flag("--seek", a->seek, "seek (full speed, circling) instead of arrive");
+
+  auto* spawn = command(app, out, "spawn", "add agents", [a](CLI::App* s) {
+    json c{{"cmd", "spawn"}};
+    if (given(s, "--at")) {
       json agents = json::array();
-      const std::string list = o["at"];
-      for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t end = std::min(list.find(';', start), list.size());
-        auto p = point(list.substr(start, end - start));
-        if (!p) return fail("--at takes X,Y[;X,Y...]");
-        if (o.contains("group")) (*p)["group"] = number(o["group"]).value_or(-1);
-        agents.push_back(*p);
+      for (std::size_t start = 0; start <= a->at.size();) {
+        const std::size_t end = std::min(a->at.find(';', start), a->at.size());
+        json p = point_or_bad(a->at.substr(start, end - start), "--at");
+        if (given(s, "--group")) p["group"] = a->group;
+        if (given(s, "--radius")) p["radius"] = a->radius;
+        agents.push_back(p);
         start = end + 1;
       }
       c["agents"] = agents;
     } else {
-      const auto n = pos.size() == 1 ? number(pos[0]) : std::nullopt;
-      if (!n || *n != std::floor(*n)) return fail("spawn needs COUNT (or --at X,Y)");
-      c["count"] = static_cast<std::int64_t>(*n);
-      if (o.contains("group")) {
-        const auto g = number(o["group"]);
-        if (!g) return fail("--group takes a number");
-        c["group"] = static_cast<std::int64_t>(*g);
-      }
+      if (!given(s, "COUNT")) bad("spawn needs COUNT, or --at X,Y[;X,Y...]");
+      if (given(s, "--radius")) bad("--radius goes with --at");
+      c["count"] = a->count;
+      if (given(s, "--group")) c["group"] = a->group;
     }
-  } else if (sub == "remove") {
-    const auto s = sel(0);
-    if (!s || pos.size() != 1) return fail("remove needs SELECTION");
-    c = {{"cmd", "remove"}, {"agents", *s}};
-  } else if (sub == "formation") {
-    const auto s = sel(1);
-    if (pos.size() != 2 || !s) return fail("formation needs SHAPE SELECTION --centre X,Y");
-    const auto centre = o.contains("centre") ? point(o["centre"]) : std::nullopt;
-    if (!centre) return fail("formation needs --centre X,Y");
-    c = {{"cmd", "formation"}, {"shape", pos[0]}, {"agents", *s}, {"centre", *centre}};
-    for (const char* k : {"spacing", "count", "columns", "facing"})
-      if (o.contains(k)) {
-        const auto v = number(o[k]);
-        if (!v) return fail(std::string("--") + k + " takes a number");
-        c[k] = *v;
-        if (std::string(k) == "count" || std::string(k) == "columns") c[k] = static_cast<std::int64_t>(*v);
-      }
-    if (o.contains("vertical")) c["orientation"] = "vertical";
-    if (o.contains("regroup")) c["regroup"] = true;
-    if (o.contains("assignment")) c["assignment"] = o["assignment"];
-  } else if (sub == "behaviour") {
-    const auto s = sel(0);
-    if (pos.size() != 2 || !s) return fail("behaviour needs SELECTION KIND");
-    c = {{"cmd", "set_behaviour"}, {"agents", *s}, {"behaviour", pos[1]}};
-    if (o.contains("agent")) {
-      const auto a = number(o["agent"]);
-      if (!a) return fail("--agent takes an id");
-      c["agent"] = static_cast<std::int64_t>(*a);
+    return c;
+  });
+  spawn->add_option("COUNT", a->count, "that many agents at seeded random places");
+  spawn->add_option("--at", a->at, "agents at these points: X,Y[;X,Y...]")->excludes("COUNT");
+  spawn->add_option("--group", a->group, "their group, 0 to 255");
+  spawn->add_option("--radius", a->radius, "their radius (with --at)");
+
+  auto* remove = command(app, out, "remove", "remove agents", [a](CLI::App*) {
+    return json{{"cmd", "remove"}, {"agents", selection_or_bad(a->selection)}};
+  });
+  remove->add_option("SELECTION", a->selection, sel_help)->required();
+
+  auto* behaviour = command(app, out, "behaviour", "idle, hold, seek, arrive, flee, pursue, evade, attack or react", [a](CLI::App* s) {
+    json c{{"cmd", "set_behaviour"}, {"agents", selection_or_bad(a->selection)}, {"behaviour", a->kind}};
+    if (given(s, "--agent")) c["agent"] = a->agent;
+    if (given(s, "--target")) c["target"] = point_or_bad(a->target, "--target");
+    if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
+    if (given(s, "--radius")) c["radius"] = a->radius;
+    if (given(s, "--response")) c["response"] = a->response;
+    return c;
+  });
+  behaviour->add_option("SELECTION", a->selection, sel_help)->required();
+  behaviour->add_option("KIND", a->kind, "the behaviour")->required()->check(
+      CLI::IsMember({"idle", "hold", "seek", "arrive", "flee", "pursue", "evade", "attack", "react"}));
+  behaviour->add_option("--agent", a->agent, "the other agent's id");
+  behaviour->add_option("--target", a->target, "a point X,Y");
+  behaviour->add_option("--tile", a->tile, "a tile's centre X,Y instead of --target");
+  behaviour->add_option("--radius", a->radius, "flee/evade: only this close; react: the trigger distance");
+  behaviour->add_option("--response", a->response, "react: pursue or evade")->check(CLI::IsMember({"pursue", "evade"}));
+
+  auto* movement = command(app, out, "movement", "inertial (a force on momentum) or kinematic movement", [a](CLI::App*) {
+    return json{{"cmd", "set_movement"}, {"agents", selection_or_bad(a->selection)}, {"movement", a->kind}};
+  });
+  movement->add_option("SELECTION", a->selection, sel_help)->required();
+  movement->add_option("MOVEMENT", a->kind, "inertial or kinematic")->required()->check(CLI::IsMember({"inertial", "kinematic"}));
+
+  auto* obstacle = app.add_subcommand("obstacle", "add or remove a circular obstacle");
+  obstacle->require_subcommand(1);
+  auto* add = command(*obstacle, out, "add", "a static obstacle at X Y", [a](CLI::App*) {
+    return json{{"cmd", "add_obstacle"}, {"x", a->x}, {"y", a->y}, {"radius", a->radius}};
+  });
+  add->add_option("X", a->x, "centre x")->required();
+  add->add_option("Y", a->y, "centre y")->required();
+  add->add_option("RADIUS", a->radius, "radius")->required();
+  auto* remove_obstacle = command(*obstacle, out, "remove", "the obstacle with this id", [a](CLI::App*) {
+    return json{{"cmd", "remove_obstacle"}, {"id", a->id}};
+  });
+  remove_obstacle->add_option("ID", a->id, "the obstacle's id")->required();
+
+  auto* avoidance = command(app, out, "avoidance", "the world's avoidance settings (those given change)", [a](CLI::App* s) {
+    json c{{"cmd", "set_avoidance"}};
+    if (given(s, "--mode")) c["mode"] = a->mode;
+    if (given(s, "--personal-space")) c["personal_space"] = a->personal_space;
+    if (given(s, "--cardioid-exponent")) c["cardioid_exponent"] = a->exponent;
+    if (given(s, "--preferred-side")) c["preferred_side"] = a->side;
+    if (given(s, "--split-fix")) c["split_fix"] = a->split_fix;
+    if (given(s, "--push-epsilon")) c["push_epsilon"] = a->epsilon;
+    if (given(s, "--crossing")) c["crossing"] = a->crossing == "on";
+    if (given(s, "--crossing-activation")) c["crossing_activation"] = a->activation;
+    if (given(s, "--lookahead")) c["lookahead"] = a->lookahead;
+    if (given(s, "--max-neighbours")) c["max_neighbours"] = a->max_neighbours;
+    if (c.size() == 1) bad("avoidance needs at least one setting");
+    return c;
+  });
+  avoidance->add_option("--mode", a->mode, "none, circle or cardioid")->check(CLI::IsMember({"none", "circle", "cardioid"}));
+  avoidance->add_option("--personal-space", a->personal_space, "k in k (r1 + r2)^2 / d^2");
+  avoidance->add_option("--cardioid-exponent", a->exponent, "e in ((1 + cos delta) / 2)^e");
+  avoidance->add_option("--preferred-side", a->side, "left or right")->check(CLI::IsMember({"left", "right"}));
+  avoidance->add_option("--split-fix", a->split_fix, "sum_as_obstacle or seed")->check(CLI::IsMember({"sum_as_obstacle", "seed"}));
+  avoidance->add_option("--push-epsilon", a->epsilon, "pushes weaker than this are cut off");
+  avoidance->add_option("--crossing", a->crossing, "crossing paths on or off")->check(CLI::IsMember({"on", "off"}));
+  avoidance->add_option("--crossing-activation", a->activation, "seconds");
+  avoidance->add_option("--lookahead", a->lookahead, "seconds");
+  avoidance->add_option("--max-neighbours", a->max_neighbours, "agents each avoids at most (0: no cap)");
+
+  auto* map = app.add_subcommand("map", "load or clear a tile map, or change tiles");
+  map->require_subcommand(1);
+  auto* load_map = command(*map, out, "load", "a map from a text file: a row a line, '#' blocked, '.' walkable", [a](CLI::App*) {
+    return read_map(a->file, a->tile_size);
+  });
+  load_map->add_option("FILE", a->file, "the map's text")->required();
+  load_map->add_option("--tile-size", a->tile_size, "units per tile side")->required();
+  command(*map, out, "clear", "remove the map", [](CLI::App*) { return json{{"cmd", "clear_map"}}; });
+  auto* tiles = command(*map, out, "tiles", "block or open tiles", [a](CLI::App*) {
+    if (a->block == a->open) bad("map tiles needs --blocked or --open");
+    json list = json::array();
+    for (const std::string& t : a->tiles) {
+      json p = tile_or_bad(t, "a tile");
+      p["blocked"] = a->block;
+      list.push_back(p);
     }
-    if (o.contains("target")) {
-      const auto p = point(o["target"]);
-      if (!p) return fail("--target takes X,Y");
-      c["target"] = *p;
-    }
-    if (o.contains("radius")) {
-      const auto r = number(o["radius"]);
-      if (!r) return fail("--radius takes a number");
-      c["radius"] = *r;
-    }
-    if (o.contains("response")) c["response"] = o["response"];
-  } else if (sub == "scenario" || sub == "reset") {
-    if (sub == "scenario" && pos.size() != 1) return fail("scenario needs NAME");
-    if (sub == "reset" && !pos.empty()) return fail("reset takes only --seed");
-    c = {{"cmd", sub == "scenario" ? "load_scenario" : "reset"}};
-    if (sub == "scenario") c["name"] = pos[0];
-    if (o.contains("seed")) {
-      const auto s = number(o["seed"]);
-      if (!s || *s < 0 || *s != std::floor(*s)) return fail("--seed takes a whole number");
-      c["seed"] = static_cast<std::uint64_t>(*s);
-    }
-  } else if (sub == "pause" || sub == "resume") {
-    if (!pos.empty()) return fail(std::string(sub) + " takes no arguments");
-    c = {{"cmd", sub}};
-  } else if (sub == "step") {
-    const auto n = pos.empty() ? std::optional<double>(1) : number(pos[0]);
-    if (!n || pos.size() > 1 || *n != std::floor(*n)) return fail("step takes a number of ticks");
-    c = {{"cmd", "step"}, {"ticks", static_cast<std::int64_t>(*n)}};
-  } else {
-    return fail("unknown subcommand '" + std::string(sub) + "'");
+    return json{{"cmd", "set_tiles"}, {"tiles", list}};
+  });
+  tiles->add_option("TILES", a->tiles, "tiles X,Y ...")->required();
+  tiles->add_flag("--blocked", a->block, "make them walls");
+  tiles->add_flag("--open", a->open, "make them walkable");
+
+  auto* pathing = command(app, out, "pathing", "how agents find their way on a map", [a](CLI::App* s) {
+    json c{{"cmd", "set_pathing"}, {"agents", selection_or_bad(a->selection)}, {"pathing", a->kind}};
+    if (given(s, "--neighbours")) c["neighbours"] = a->neighbours;
+    return c;
+  });
+  pathing->add_option("SELECTION", a->selection, sel_help)->required();
+  pathing->add_option("PATHING", a->kind, "direct, no_backtrack, astar or flow")->required()->check(
+      CLI::IsMember({"direct", "no_backtrack", "astar", "flow"}));
+  pathing->add_option("--neighbours", a->neighbours, "4 or 8")->check(CLI::IsMember({4, 8}));
+
+  auto* formation = command(app, out, "formation", "form circle, line, lines, block or wedge", [a](CLI::App* s) {
+    json c{{"cmd", "formation"}, {"shape", a->shape}, {"agents", selection_or_bad(a->selection)},
+           {"centre", point_or_bad(a->centre, "--centre")}};
+    if (given(s, "--spacing")) c["spacing"] = a->spacing;
+    if (given(s, "--radius")) c["radius"] = a->radius;
+    if (given(s, "--count")) c["count"] = a->count;
+    if (given(s, "--columns")) c["columns"] = a->columns;
+    if (given(s, "--facing")) c["facing"] = a->facing;
+    if (a->vertical) c["orientation"] = "vertical";
+    if (a->regroup) c["regroup"] = true;
+    if (given(s, "--assignment")) c["assignment"] = a->assignment;
+    return c;
+  });
+  formation->add_option("SHAPE", a->shape, "circle, line, lines, block or wedge")->required()->check(
+      CLI::IsMember({"circle", "line", "lines", "block", "wedge"}));
+  formation->add_option("SELECTION", a->selection, sel_help)->required();
+  formation->add_option("--centre", a->centre, "the formation's middle X,Y")->required();
+  formation->add_option("--spacing", a->spacing, "units between places");
+  formation->add_option("--radius", a->radius, "circle: at least this radius");
+  formation->add_option("--count", a->count, "lines: how many lines; block: blocks side by side");
+  formation->add_option("--columns", a->columns, "block: columns per block");
+  formation->add_option("--facing", a->facing, "degrees, clockwise on screen");
+  formation->add_flag("--vertical", a->vertical, "line, lines: vertical");
+  formation->add_flag("--regroup", a->regroup, "each agent's group becomes its block's or line's");
+  formation->add_option("--assignment", a->assignment, "optimal, keep_order or shuffle")->check(
+      CLI::IsMember({"optimal", "keep_order", "shuffle"}));
+
+  // The seed demo's moves.
+  for (const auto& [name, cmd, help] : {std::tuple{"swap", "swap_places", "B: each agent goes to another's place"},
+                                        std::tuple{"exchange", "exchange", "B after G: two groups trade places"},
+                                        std::tuple{"invert", "invert", "B after P: everyone to the opposite point"}}) {
+    auto* move = command(app, out, name, help, [a, cmd = std::string(cmd)](CLI::App*) {
+      return json{{"cmd", cmd}, {"agents", selection_or_bad(a->selection)}};
+    });
+    move->add_option("SELECTION", a->selection, sel_help)->required();
   }
-  return {c.dump(), {}};
+  auto* opposite = command(app, out, "opposite", "T: sectors become groups and cross to the opposite side", [a](CLI::App* s) {
+    json c{{"cmd", "opposite"}, {"agents", selection_or_bad(a->selection)}};
+    if (given(s, "--groups")) c["groups"] = a->groups;
+    return c;
+  });
+  opposite->add_option("SELECTION", a->selection, sel_help)->required();
+  opposite->add_option("--groups", a->groups, "how many sectors (default 3)");
+  auto* group = command(app, out, "group", "set the selection's group", [a](CLI::App*) {
+    return json{{"cmd", "set_group"}, {"agents", selection_or_bad(a->selection)}, {"group", a->group}};
+  });
+  group->add_option("SELECTION", a->selection, sel_help)->required();
+  group->add_option("GROUP", a->group, "0 to 255")->required();
+
+  command(app, out, "pause", "stop stepping the world", [](CLI::App*) { return json{{"cmd", "pause"}}; });
+  command(app, out, "resume", "step again", [](CLI::App*) { return json{{"cmd", "resume"}}; });
+  auto* step = command(app, out, "step", "while paused, run ticks by hand (default 1)", [a](CLI::App*) {
+    return json{{"cmd", "step"}, {"ticks", a->ticks}};
+  });
+  step->add_option("TICKS", a->ticks, "how many");
+  auto* reset = command(app, out, "reset", "rebuild the running scenario", [a](CLI::App* s) {
+    json c{{"cmd", "reset"}};
+    if (given(s, "--seed")) c["seed"] = a->seed;
+    return c;
+  });
+  reset->add_option("--seed", a->seed, "another seed");
+  auto* scenario = command(app, out, "scenario", "load a scenario by name (replaces the world)", [a](CLI::App* s) {
+    json c{{"cmd", "load_scenario"}, {"name", a->name}};
+    if (given(s, "--seed")) c["seed"] = a->seed;
+    return c;
+  });
+  scenario->add_option("NAME", a->name, "the scenario's name")->required();
+  scenario->add_option("--seed", a->seed, "another seed");
+  auto* param = command(app, out, "param", "ticks and snapshots per second of wall time", [a](CLI::App* s) {
+    json c{{"cmd", "set_param"}};
+    if (given(s, "--tick-rate")) c["tick_rate"] = a->tick_rate;
+    if (given(s, "--snapshot-rate")) c["snapshot_rate"] = a->snapshot_rate;
+    if (c.size() == 1) bad("param needs --tick-rate or --snapshot-rate");
+    return c;
+  });
+  param->add_option("--tick-rate", a->tick_rate, "ticks per second");
+  param->add_option("--snapshot-rate", a->snapshot_rate, "snapshots per second");
 }
 
 }  // namespace herd::cli

@@ -1,14 +1,19 @@
 // herd-ctl: commands, watching and load generation over WebSocket, exactly as a third-party
-// client talks to herd (issue 7). Exit codes: 0 the server acknowledged, 1 the server answered
-// with an error (its code and message on stderr), 2 bad usage, 3 the server cannot be reached.
+// client talks to herd. Exit codes: 0 the server acknowledged, 1 the server answered with an
+// error (its code and message on stderr), 2 bad usage, 3 the server cannot be reached.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace CLI {
+class App;
+}
 
 namespace herd::cli {
 
@@ -23,19 +28,22 @@ struct Url {
 // ws://HOST:PORT/PATH (port defaults to 80, path to /ws); nullopt if it is not such a URL.
 std::optional<Url> parse_url(std::string_view text);
 
-// The JSON `command` message (without seq) a subcommand's arguments describe, or an error
-// sentence. `args` starts after the subcommand's name.
-struct Built {
-  std::string json;   // the command's fields, e.g. {"cmd":"spawn","count":3}
-  std::string error;  // non-empty: bad usage
-};
-Built build_command(std::string_view subcommand, const std::vector<std::string>& args);
+// The arguments' readers, shared by the subcommands: nullopt when the text is not one.
+// SELECTION: all | group:G | rect:X0,Y0,X1,Y1 | group:G@X0,Y0,X1,Y1 | 1,2,3
+std::optional<nlohmann::json> parse_selection(const std::string& text);
+std::optional<double> parse_number(const std::string& text);
+std::optional<nlohmann::json> parse_point(const std::string& text);  // X,Y -> {"x","y"}
 
-// The subcommands that send one command and wait for its answer.
-bool is_command(std::string_view subcommand);
+// A number as people write it: 12 rather than 12.000000, 0.25 rather than 2.500000e-01.
+std::string format_number(double v);
 
-// Usage text for one subcommand, or the overview for an empty name.
-std::string usage(std::string_view subcommand = {});
+// The protocol commands' subcommands, added to `app`. After parsing, `command` holds the
+// command's fields ({"cmd": ...}) of whichever of them was given; empty if none was.
+void add_command_subcommands(CLI::App& app, nlohmann::json& command);
+
+// How an answer from the server is shown: its JSON line as it came (`json`), or a line for people:
+// "ok at tick 62: agents 49-51" / "unknown_agent: agent 99999 does not exist".
+std::string describe_answer(const nlohmann::json& answer);
 
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
 struct LoadOptions {
@@ -48,8 +56,6 @@ struct LoadOptions {
   int threads = 1;           // --threads T: connections spread over T threads
   std::string token;         // the commander's token
 };
-// The options after "load", or an error sentence.
-std::variant<LoadOptions, std::string> parse_load(const std::vector<std::string>& args);
 int run_load(const Url& url, const LoadOptions& opts);
 
 }  // namespace herd::cli

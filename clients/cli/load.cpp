@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <memory>
 #include <random>
 #include <string>
@@ -56,11 +57,23 @@ double field(const std::string& text, std::string_view key) {
   return at == std::string::npos ? -1 : std::strtod(text.c_str() + at + needle.size(), nullptr);
 }
 
+// The agents in a JSON snapshot: the records in its "agents" array, which comes before
+// "obstacles" (PROTOCOL.md's order), counted without a full parse.
+std::uint64_t json_agents(const std::string& text) {
+  const auto begin = text.find("\"agents\":[");
+  if (begin == std::string::npos) return 0;
+  const auto end = std::min(text.find("\"obstacles\":", begin), text.size());
+  std::uint64_t n = 0;
+  for (auto at = text.find("{\"id\":", begin); at < end; at = text.find("{\"id\":", at + 1)) ++n;
+  return n;
+}
+
 struct Totals {
   std::uint64_t snapshots = 0, gaps = 0, failures = 0, connected = 0, bytes = 0, agents = 0, keyframes = 0,
                 keyframe_requests = 0, decode_errors = 0;
   std::vector<double> ages_ms;
   std::vector<double> ack_ms, reflect_ms;  // command latency
+  std::map<std::string, std::uint64_t> refusals;  // sessions the server closed before its welcome, by reason
   double tick_rate = 0, snapshot_rate = 0;
 };
 
@@ -80,7 +93,6 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
       self->ws_.async_handshake(self->url_.host + ":" + std::to_string(self->url_.port), self->url_.path,
                                 [self](beast::error_code ec2) {
                                   if (ec2) return self->failed();
-                                  if (!self->commander_) ++self->totals_.connected;
                                   self->ws_.read_message_max(64u << 20);
                                   self->hello();
                                 });
@@ -129,7 +141,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
 
   void read() {
     ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-      if (ec) return;  // closed at the end of the run, or by the server
+      if (ec) return self->closed(ec);
       const auto now = Clock::now();
       std::string data = beast::buffers_to_string(self->buffer_.data());
       self->buffer_.consume(self->buffer_.size());
@@ -140,8 +152,23 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     });
   }
 
+  // Closed at the end of the run, or by the server: before its welcome, that is a refusal (the
+  // server accepts the WebSocket and closes it with a reason, e.g. too many sessions from this
+  // address), counted apart from the sessions it accepted.
+  void closed(beast::error_code ec) {
+    if (welcomed_ || commander_) return;
+    if (ec == websocket::error::closed) {
+      const auto& why = ws_.reason();
+      ++totals_.refusals[why.reason.empty() ? "close code " + std::to_string(why.code) : std::string(why.reason.data(), why.reason.size())];
+    } else if (ec != asio::error::operation_aborted) {
+      failed();
+    }
+  }
+
   void on_text(const std::string& text, Clock::time_point now) {
     if (text.find("\"type\":\"welcome\"") != std::string::npos) {
+      if (!welcomed_ && !commander_) ++totals_.connected;
+      welcomed_ = true;
       const double tick_rate = field(text, "tick_rate"), snapshot_rate = field(text, "snapshot_rate");
       interval_ = snapshot_rate > 0 ? tick_rate / snapshot_rate : 1;
       totals_.tick_rate = tick_rate;
@@ -154,7 +181,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     }
     if (text.rfind("{\"type\":\"ack\"", 0) == 0 && commander_) return on_ack(text, now);
     if (text.rfind("{\"type\":\"snapshot\"", 0) != 0) return;
-    snapshot(static_cast<std::uint64_t>(field(text, "tick")), field(text, "time"), 0, now);
+    snapshot(static_cast<std::uint64_t>(field(text, "tick")), field(text, "time"), json_agents(text), now);
   }
 
   void on_binary(const std::string& bytes, Clock::time_point now) {
@@ -252,6 +279,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
   Clock::time_point start_;
   std::mt19937 rng_;
   bool commander_;
+  bool welcomed_ = false;  // the server accepted the session (its welcome came)
   beast::flat_buffer buffer_;
   std::deque<std::string> outbox_;
   protocol::BinaryClient client_;
@@ -281,6 +309,7 @@ void merge(Totals& into, Totals& from) {
   into.gaps += from.gaps;
   into.failures += from.failures;
   into.connected += from.connected;
+  for (const auto& [why, n] : from.refusals) into.refusals[why] += n;
   into.bytes += from.bytes;
   into.agents += from.agents;
   into.keyframes += from.keyframes;
@@ -351,9 +380,17 @@ int run_load(const Url& url, const LoadOptions& opts) {
   const double ref50 = percentile(totals.reflect_ms, 0.5), ref99 = percentile(totals.reflect_ms, 0.99);
   const double tick_ms = totals.tick_rate > 0 ? 1000 / totals.tick_rate : 0;
   const double snap_ms = totals.snapshot_rate > 0 ? 1000 / totals.snapshot_rate : 0;
-  std::printf("viewers %d connected %llu failures %llu format %s\n", opts.viewers,
-              static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
-              opts.binary ? "binary" : "json");
+  std::uint64_t refused = 0;
+  std::string refusals, refusals_json;
+  for (const auto& [why, n] : totals.refusals) {
+    refused += n;
+    refusals += (refusals.empty() ? " (" : ", ") + why + ": " + std::to_string(n);
+    refusals_json += (refusals_json.empty() ? "" : ",") + nlohmann::json(why).dump() + ":" + std::to_string(n);
+  }
+  if (!refusals.empty()) refusals += ")";
+  std::printf("viewers %d connected %llu refused %llu%s failures %llu format %s\n", opts.viewers,
+              static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(refused), refusals.c_str(),
+              static_cast<unsigned long long>(totals.failures), opts.binary ? "binary" : "json");
   std::printf("snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, %.0f agents a snapshot\n",
               static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
               static_cast<double>(totals.snapshots) / elapsed / viewers, static_cast<unsigned long long>(totals.gaps),
@@ -368,14 +405,14 @@ int run_load(const Url& url, const LoadOptions& opts) {
               "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
               static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
               stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
-  std::printf("{\"viewers\":%d,\"connected\":%llu,\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
+  std::printf("{\"viewers\":%d,\"connected\":%llu,\"refused\":%llu,\"refusals\":{%s},\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
               "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_per_viewer\":%.0f,"
               "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
               "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
               "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f,"
               "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f}\n",
-              opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(totals.failures),
-              static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
+              opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(refused),
+              refusals_json.c_str(), static_cast<unsigned long long>(totals.failures), static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
               static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
               agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
               static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),

@@ -1,7 +1,7 @@
-// herd-ctl: one binary, subcommands; see ctl.hpp for the exit codes.
+// herd-ctl: one binary, subcommands (CLI11); see ctl.hpp for the exit codes.
+#include <CLI/CLI.hpp>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,70 +14,170 @@ namespace {
 
 using namespace herd;
 using client::Millis;
+using nlohmann::json;
 
 int fail(int code, const std::string& message) {
   std::cerr << "herd-ctl: " << message << "\n";
   return code;
 }
 
-// Sends one command and waits for its answer: 0 on ack (printed), 1 on error (on stderr).
-int send_command(client::WsClient& ws, const std::string& fields, Millis timeout) {
-  std::string msg = R"({"type":"command","seq":1,)" + fields.substr(1);
-  ws.send(msg);
+struct Output {
+  bool as_json = false;  // the server's answers as they came, one JSON line each
+  void answer(const std::string& text, const json& parsed) const {
+    (parsed.value("type", "") == "error" ? std::cerr : std::cout) << (as_json ? text : cli::describe_answer(parsed)) << "\n";
+  }
+};
+
+// The first message `is_answer` accepts (an ack or error with the command's seq, a ping's pong),
+// or a session-level error (no seq: a bad frame, a refused hello), which answers whatever was
+// sent; nullopt when the timeout passes first. Snapshots and anything else are skipped.
+std::optional<std::pair<std::string, json>> await_answer(client::WsClient& ws, const std::function<bool(const json&)>& is_answer,
+                                                         Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     auto text = ws.receive(Millis(100));
     if (!text) continue;
-    if (text->rfind(R"({"type":"ack","seq":1,)", 0) == 0) {
-      std::cout << *text << "\n";
-      return cli::kOk;
-    }
-    if (text->rfind(R"({"type":"error","seq":1,)", 0) == 0 || text->rfind(R"({"type":"error",)", 0) == 0) {
-      const auto code_at = text->find(R"("code":")"), msg_at = text->find(R"("message":")");
-      const std::string code = code_at == std::string::npos ? "error" : text->substr(code_at + 8, text->find('"', code_at + 8) - code_at - 8);
-      const std::string message = msg_at == std::string::npos ? *text : text->substr(msg_at + 11, text->rfind('"') - msg_at - 11);
-      return fail(cli::kServerError, code + ": " + message);
-    }
+    if (text->rfind(R"({"type":"snapshot")", 0) == 0) continue;
+    json m = json::parse(*text, nullptr, false);
+    if (m.is_discarded()) continue;
+    if (is_answer(m) || (m.value("type", "") == "error" && !m.contains("seq"))) return std::pair{*text, m};
   }
-  return fail(cli::kUnreachable, "no answer within the timeout");
+  return std::nullopt;
+}
+
+// Whether `m` answers the message `sent`: the same seq, or the pong of a ping with its id.
+bool answers(const json& sent, const json& m) {
+  if (sent.value("type", "") == "ping") return m.value("type", "") == "pong" && m.contains("id") && sent.contains("id") && m["id"] == sent["id"];
+  return sent.contains("seq") && m.contains("seq") && m["seq"] == sent["seq"];
+}
+
+// Says hello as a commander (or a viewer), with the token.
+void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const std::string& token, bool viewer = false) {
+  ws.connect(url.host, url.port, url.path, timeout);
+  ws.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, viewer ? protocol::Role::viewer : protocol::Role::commander,
+                                           "herd-ctl", token}));
+}
+
+// Sends one command and prints its answer: 0 on ack, 1 on error.
+int send_command(client::WsClient& ws, json command, Millis timeout, const Output& out) {
+  command["type"] = "command";
+  command["seq"] = 1;
+  ws.send(command.dump());
+  const auto answer = await_answer(ws, [&](const json& m) { return answers(command, m); }, timeout);
+  if (!answer) return fail(cli::kUnreachable, "no answer within the timeout");
+  out.answer(answer->first, answer->second);
+  return answer->second.value("type", "") == "ack" ? cli::kOk : cli::kServerError;
+}
+
+// herd-ctl send: a message a line from standard input (JSON), each command's and ping's answer
+// printed as it comes. A command without a seq gets the next one. 0 when every command was
+// acknowledged, 1 when any was refused, 2 for a line that is not a JSON object.
+int send_lines(client::WsClient& ws, Millis timeout, const Output& out) {
+  int status = cli::kOk;
+  std::int64_t next_seq = 1;
+  std::string line;
+  for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json m = json::parse(line, nullptr, false);
+    if (m.is_discarded() || !m.is_object())
+      return fail(cli::kUsage, "line " + std::to_string(number) + " is not a JSON object");
+    const std::string type = m.value("type", "");
+    if (type == "command" && !m.contains("seq")) m["seq"] = next_seq++;
+    ws.send(m.dump());
+    if (type != "ping" && !m.contains("seq")) continue;  // nothing answers it but an error
+    const auto answer = await_answer(ws, [&](const json& r) { return answers(m, r); }, timeout);
+    if (!answer) return fail(cli::kUnreachable, "no answer to line " + std::to_string(number) + " within the timeout");
+    out.answer(answer->first, answer->second);
+    if (answer->second.value("type", "") == "error") status = cli::kServerError;
+  }
+  return status;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::string url_text = "ws://localhost:8080/ws";
+  CLI::App app{"herd-ctl: commands, watching and load generation for a herd server, over WebSocket.\n"
+               "Exit codes: 0 acknowledged, 1 the server refused (its error on stderr), 2 bad usage,\n"
+               "3 the server cannot be reached.",
+               "herd-ctl"};
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand too
+  std::string url_text = "ws://localhost:8080/ws", token;
   double timeout_s = 10;
-  const char* token_env = std::getenv("HERD_COMMAND_TOKEN");
-  std::string token = token_env ? token_env : "";
-  std::size_t i = 0;
-  for (; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {
-      std::cout << cli::usage();
-      return 0;
+  Output out;
+  app.add_option("--url", url_text, "the server's WebSocket URL")->envname("HERD_URL")->capture_default_str();
+  app.add_option("--timeout", timeout_s, "seconds to wait for the server")->check(CLI::Range(0.001, 3600.0))->capture_default_str();
+  app.add_option("--token", token, "the server's command token (prefer the variable: ps shows flags)")->envname("HERD_COMMAND_TOKEN");
+  app.add_flag("--json", out.as_json, "print the server's answers as JSON lines, as they came");
+
+  json command;
+  cli::add_command_subcommands(app, command);
+
+  long count = -1;
+  std::string role = "commander";
+  auto* watch = app.add_subcommand("watch", "print snapshots as JSON lines");
+  watch->add_option("--count", count, "stop after this many")->check(CLI::Range(1L, 1L << 40));
+  watch->add_option("--role", role, "say hello as a viewer or a commander")->check(CLI::IsMember({"viewer", "commander"}));
+  auto* stats = app.add_subcommand("stats", "print the server's /metrics");
+  auto* send = app.add_subcommand("send", "send JSON lines from standard input, print every answer (for scripts)");
+
+  cli::LoadOptions load_opts;
+  std::string format = "json", decode = "full", viewport;
+  auto* load = app.add_subcommand("load", "open N viewer connections and report what they receive; --commands: command latency too");
+  load->add_option("--viewers", load_opts.viewers, "connections")->required()->check(CLI::Range(1, 10000));
+  load->add_option("--duration", load_opts.seconds, "seconds")->required()->check(CLI::Range(0.001, 3600.0));
+  load->add_option("--format", format, "json or binary snapshots")->check(CLI::IsMember({"json", "binary"}));
+  load->add_option("--decode", decode, "binary: decode full frames or headers only")->check(CLI::IsMember({"full", "header"}));
+  load->add_option("--viewport", viewport, "binary: each viewer's W,H rectangle");
+  load->add_option("--commands", load_opts.commands, "a commander sending this many commands a second")->check(CLI::Range(0.001, 30.0));
+  load->add_option("--threads", load_opts.threads, "threads the connections are spread over")->check(CLI::Range(1, 64));
+
+  // A first word that is no subcommand is refused before CLI11 would take "--help" after it.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--url" || arg == "--timeout" || arg == "--token") {
+      ++i;
+      continue;
     }
-    if (i + 1 >= args.size()) return fail(cli::kUsage, args[i] + " needs a value\n\n" + cli::usage());
-    if (args[i] == "--url") url_text = args[++i];
-    else if (args[i] == "--token") token = args[++i];
-    else if (args[i] == "--timeout") {
-      try { timeout_s = std::stod(args[++i]); } catch (...) { return fail(cli::kUsage, "--timeout takes seconds"); }
-      if (!(timeout_s > 0 && timeout_s < 3600)) return fail(cli::kUsage, "--timeout takes seconds in (0, 3600)");
-    } else return fail(cli::kUsage, "unknown option " + args[i] + "\n\n" + cli::usage());
+    if (arg.rfind("-", 0) == 0) continue;
+    try {
+      app.get_subcommand(arg);
+    } catch (const CLI::OptionNotFound&) {
+      return fail(cli::kUsage, "unknown subcommand '" + arg + "'\nusage: see 'herd-ctl --help'");
+    }
+    break;
   }
-  if (i >= args.size()) return fail(cli::kUsage, "which subcommand?\n\n" + cli::usage());
-  const std::string sub = args[i];
-  const std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
-  for (const auto& a : rest)
-    if (a == "--help") {
-      std::cout << cli::usage(sub);
-      return 0;
+  try {
+    app.parse(argc, argv);
+    if (load->parsed()) {
+      load_opts.binary = format == "binary";
+      load_opts.decode_full = decode == "full";
+      if (!viewport.empty()) {
+        const auto p = cli::parse_point(viewport);
+        if (!p || !((*p)["x"] > 0 && (*p)["y"] > 0 && (*p)["x"] <= 1e7 && (*p)["y"] <= 1e7))
+          throw CLI::ValidationError("--viewport", "W,H: sizes in (0, 10000000]");
+        if (!load_opts.binary) throw CLI::ValidationError("--viewport", "needs --format binary");
+        load_opts.view_w = (*p)["x"];
+        load_opts.view_h = (*p)["y"];
+      }
     }
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();  // the subcommand's, when it was asked of one
+    return cli::kOk;
+  } catch (const CLI::ParseError& e) {
+    std::string usage;
+    for (const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front(); sub;
+         sub = sub->get_subcommands().empty() ? nullptr : sub->get_subcommands().front())
+      usage = "usage: see 'herd-ctl " + sub->get_name() + " --help'";
+    if (usage.empty()) usage = "usage: see 'herd-ctl --help'";
+    return fail(cli::kUsage, std::string(e.what()) + "\n" + usage);
+  }
+
   const auto url = cli::parse_url(url_text);
   if (!url) return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "'");
   const Millis timeout(static_cast<long>(timeout_s * 1000));
 
-  if (sub == "stats") {
-    if (!rest.empty()) return fail(cli::kUsage, "stats takes no arguments");
+  if (stats->parsed()) {
     try {
       const auto r = client::http_request(url->host, url->port, "/metrics", "GET", timeout);
       if (r.status != 200) return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
@@ -87,51 +187,27 @@ int main(int argc, char** argv) {
       return fail(cli::kUnreachable, e.what());
     }
   }
-  if (sub == "load") {
-    auto parsed = cli::parse_load(rest);
-    if (auto* why = std::get_if<std::string>(&parsed)) return fail(cli::kUsage, *why + "\n" + cli::usage("load"));
-    auto opts = std::get<cli::LoadOptions>(parsed);
-    opts.token = token;
-    return cli::run_load(*url, opts);
-  }
-  const bool watch = sub == "watch";
-  cli::Built built;
-  long count = -1;
-  std::string role = "commander";
-  if (watch) {
-    for (std::size_t k = 0; k < rest.size(); k += 2) {
-      if (k + 1 >= rest.size()) return fail(cli::kUsage, cli::usage("watch"));
-      try {
-        if (rest[k] == "--count") count = std::stol(rest[k + 1]);
-        else if (rest[k] == "--role") role = rest[k + 1];
-        else return fail(cli::kUsage, cli::usage("watch"));
-      } catch (...) {
-        return fail(cli::kUsage, cli::usage("watch"));
-      }
-    }
-    if (count == 0 || count < -1 || (role != "viewer" && role != "commander")) return fail(cli::kUsage, cli::usage("watch"));
-  } else if (cli::is_command(sub)) {
-    built = cli::build_command(sub, rest);
-    if (!built.error.empty()) return fail(cli::kUsage, built.error + "\n" + cli::usage(sub));
-  } else {
-    return fail(cli::kUsage, cli::usage(sub));
+  if (load->parsed()) {
+    load_opts.token = token;
+    return cli::run_load(*url, load_opts);
   }
 
   client::WsClient ws;
   try {
-    ws.connect(url->host, url->port, url->path, timeout);
-    const auto hello_role = role == "viewer" ? protocol::Role::viewer : protocol::Role::commander;
-    ws.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, hello_role, "herd-ctl", token}));
-    if (!watch) return send_command(ws, built.json, timeout);
-    // watch: snapshots as JSON lines, until --count or the server goes away.
-    for (long seen = 0; count < 0 || seen < count;) {
-      auto text = ws.receive(timeout);
-      if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
-      if (text->rfind(R"({"type":"snapshot")", 0) != 0) continue;
-      std::cout << *text << "\n" << std::flush;
-      ++seen;
+    if (watch->parsed()) {
+      hello(ws, *url, timeout, token, role == "viewer");
+      for (long seen = 0; count < 0 || seen < count;) {
+        auto text = ws.receive(timeout);
+        if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
+        if (text->rfind(R"({"type":"snapshot")", 0) != 0) continue;
+        std::cout << *text << "\n" << std::flush;
+        ++seen;
+      }
+      return cli::kOk;
     }
-    return cli::kOk;
+    hello(ws, *url, timeout, token);
+    if (send->parsed()) return send_lines(ws, timeout, out);
+    return send_command(ws, command, timeout, out);
   } catch (const client::ConnectionError& e) {
     return fail(cli::kUnreachable, e.what());
   }

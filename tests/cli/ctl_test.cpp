@@ -2,8 +2,11 @@
 // their exact exit codes (0 ack, 1 server error, 2 bad usage, 3 unreachable).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <optional>
 #include <regex>
 
+#include "cli/ctl.hpp"
 #include "common/process.hpp"
 
 namespace herd {
@@ -31,11 +34,21 @@ class CtlTest : public ::testing::Test {
     delete dir_;
   }
   // herd-ctl with these arguments against the test's server (or `url`); stdout and stderr together.
-  CtlRun ctl(std::vector<std::string> args, std::string url = {}) {
+  // With `input`, that text is its standard input.
+  CtlRun ctl(std::vector<std::string> args, std::string url = {}, std::optional<std::string> input = {}) {
     if (url.empty()) url = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
     args.insert(args.begin(), {"--url", url, "--timeout", "10"});
     const fs::path out = *dir_ / ("ctl" + std::to_string(++runs_) + ".log");
-    Process p(args, out, HERD_CTL_BIN);
+    const char* program = HERD_CTL_BIN;
+    if (input) {
+      const fs::path in = *dir_ / ("ctl" + std::to_string(runs_) + ".in");
+      std::ofstream(in) << *input;
+      std::string line = std::string("exec ") + HERD_CTL_BIN;
+      for (const auto& a : args) line += " '" + a + "'";
+      args = {"-c", line + " < '" + in.string() + "'"};
+      program = "/bin/sh";
+    }
+    Process p(args, out, program);
     CtlRun r;
     r.status = p.wait_exit(std::chrono::milliseconds(20000));
     r.out = slurp(out);
@@ -49,7 +62,7 @@ class CtlTest : public ::testing::Test {
 
 TEST_F(CtlTest, CommandsAreAcknowledgedWithExitZero) {
   ASSERT_GT(port_, 0);
-  CtlRun r = ctl({"spawn", "3", "--group", "4"});
+  CtlRun r = ctl({"--json", "spawn", "3", "--group", "4"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find(R"("type":"ack")"), std::string::npos);
   EXPECT_NE(r.out.find(R"("agents":[49,50,51])"), std::string::npos) << r.out;
@@ -102,6 +115,125 @@ TEST_F(CtlTest, BadUsageExitsTwoAndSaysHow) {
   EXPECT_EQ(ctl({"pause"}, "http://nowhere").status, 2);
 }
 
+TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
+  ASSERT_GT(port_, 0);
+  ASSERT_EQ(ctl({"scenario", "empty"}).status, 0);
+  const fs::path map = *dir_ / "map.txt";
+  std::ofstream(map) << "#####\n#...#\n#.#.#\n#...#\n#####\n";
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"spawn", "--at", "60,60;100,60;60,100;100,100", "--group", "1"},
+           {"movement", "all", "kinematic"},
+           {"obstacle", "add", "300", "300", "12"},
+           {"obstacle", "remove", "1"},
+           {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off", "--max-neighbours", "8"},
+           {"map", "load", map.string(), "--tile-size", "40"},
+           {"map", "tiles", "2,1", "--blocked"},
+           {"map", "tiles", "2,1", "--open"},
+           {"pathing", "all", "astar", "--neighbours", "4"},
+           {"target", "all", "--tile", "3,3"},
+           {"behaviour", "group:1", "hold", "--tile", "1,1"},
+           {"map", "clear"},
+           {"swap", "all"},
+           {"opposite", "all", "--groups", "2"},
+           {"invert", "rect:0,0,800,600"},
+           {"group", "1,2", "2"},
+           {"exchange", "all"},
+           {"param", "--tick-rate", "60", "--snapshot-rate", "20"},
+       }) {
+    const CtlRun r = ctl([&] { auto a = args; a.insert(a.begin(), "--json"); return a; }());
+    EXPECT_EQ(r.status, 0) << args[0] << " " << args[1] << ": " << r.out;
+    EXPECT_NE(r.out.find(R"("type":"ack")"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(CtlTest, AnswersReadAsPeopleWriteThem) {
+  ASSERT_GT(port_, 0);
+  ASSERT_EQ(ctl({"scenario", "empty"}).status, 0);
+  CtlRun r = ctl({"spawn", "3"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: agents (\d+)-(\d+)\n$)"))) << r.out;
+  r = ctl({"formation", "circle", "all", "--centre", "400,300", "--spacing", "12.5"});
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: count 3, formation \d+\n$)"))) << r.out;
+  // The server's message as it wrote it: no escapes, no doubled prefix.
+  r = ctl({"target", "99999", "10.5", "10"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "unknown_agent: agent 99999 does not exist\n");
+  r = ctl({"watch", "--count", "zero"});
+  EXPECT_EQ(r.out.find("herd-ctl: herd-ctl:"), std::string::npos) << r.out;
+}
+
+TEST_F(CtlTest, LoadCountsOnlyAcceptedSessionsAndRefusalsByReason) {
+  // A server of its own that takes 3 sessions from one address.
+  const fs::path log = *dir_ / "limited.log";
+  Process limited({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(), "--scenario", "demo32",
+                   "--max-sessions-per-address", "3"},
+                  log);
+  const int port = listening_port(log);
+  ASSERT_GT(port, 0);
+  const CtlRun r = ctl({"load", "--viewers", "5", "--duration", "1"}, "ws://127.0.0.1:" + std::to_string(port) + "/ws");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("connected 3 refused 2 (too many sessions from this address: 2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"("connected":3,"refused":2,"refusals":{"too many sessions from this address":2})"), std::string::npos)
+      << r.out;
+  // JSON snapshots: the agents counted from the records (demo32 has 32).
+  EXPECT_NE(r.out.find(", 32 agents a snapshot"), std::string::npos) << r.out;
+}
+
+TEST(CtlFormat, NumbersIdsAndSelectionsAsPeopleWriteThem) {
+  EXPECT_EQ(cli::format_number(12), "12");
+  EXPECT_EQ(cli::format_number(12.5), "12.5");
+  EXPECT_EQ(cli::format_number(0.25), "0.25");
+  EXPECT_EQ(cli::format_number(-3), "-3");
+  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(R"({"type":"ack","seq":1,"tick":5,"agents":[1,2,3,7,9,10]})")),
+            "ok at tick 5: agents 1-3,7,9,10");
+  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(R"({"type":"error","seq":1,"code":"bad_field","message":"a \"b\""})")),
+            "bad_field: a \"b\"");
+  EXPECT_EQ(*cli::parse_selection("group:2@0,0,10,10"),
+            nlohmann::json::parse(R"({"group":2,"rect":{"x0":0.0,"y0":0.0,"x1":10.0,"y1":10.0}})"));
+  EXPECT_EQ(*cli::parse_selection("3,1,2"), nlohmann::json::parse("[3,1,2]"));
+  EXPECT_FALSE(cli::parse_selection("group:300"));
+  EXPECT_FALSE(cli::parse_selection("1,,2"));
+  EXPECT_FALSE(cli::parse_point("1"));
+}
+
+TEST_F(CtlTest, UnknownFlagsAndSubcommandsAreRefusedWithExitTwo) {
+  ASSERT_GT(port_, 0);
+  CtlRun r = ctl({"spawn", "3", "--grup", "2"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--grup"), std::string::npos) << r.out;
+  r = ctl({"nonsense", "--help"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown subcommand 'nonsense'"), std::string::npos) << r.out;
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"pause", "now"}, {"behaviour", "all", "dance"}, {"pathing", "all", "astar", "--neighbours", "6"},
+           {"avoidance"}, {"map", "tiles", "1,1"}, {"obstacle"}, {"watch", "--role", "king"}, {"--bogus", "pause"}}) {
+    r = ctl(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
+  }
+  r = ctl({"spawn", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--group"), std::string::npos) << r.out;
+}
+
+TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {
+  ASSERT_GT(port_, 0);
+  CtlRun r = ctl({"--json", "send"}, {},
+                 "{\"type\":\"command\",\"cmd\":\"pause\"}\n"
+                 "\n"
+                 "{\"type\":\"ping\",\"id\":77}\n"
+                 "{\"type\":\"command\",\"seq\":40,\"cmd\":\"step\",\"ticks\":2}\n"
+                 "{\"type\":\"command\",\"cmd\":\"resume\"}\n");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^\{"type":"ack","seq":1,[^\n]*\}\n\{"type":"pong","id":77,[^\n]*\n\{"type":"ack","seq":40,[^\n]*\n\{"type":"ack","seq":2,)")))
+      << r.out;
+  r = ctl({"send"}, {}, "{\"type\":\"command\",\"cmd\":\"spawn\",\"count\":0}\n");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("bad_field"), std::string::npos) << r.out;
+  r = ctl({"send"}, {}, "not json\n");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("line 1 is not a JSON object"), std::string::npos) << r.out;
+}
+
 TEST_F(CtlTest, AnUnreachableServerExitsThree) {
   const CtlRun r = ctl({"pause"}, "ws://127.0.0.1:1/ws");
   EXPECT_EQ(r.status, 3);
@@ -121,7 +253,7 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   EXPECT_NE(r.out.find("herd_tick_duration_seconds_count"), std::string::npos);
   r = ctl({"load", "--viewers", "5", "--duration", "1"});
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("\"connected\":5,\"failures\":0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"connected\":5,\"refused\":0,\"refusals\":{},\"failures\":0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("age_p99_ms"), std::string::npos);
   // The machine-stall probe ran beside the viewers (every 5 ms, so about 200 wakes in a second).
   EXPECT_NE(r.out.find("\"probe_late_wakes\":"), std::string::npos) << r.out;

@@ -94,7 +94,7 @@ test('/healthz and the viewer answer through the published port', async () => {
 });
 
 test('a WebSocket client spawns agents and receives snapshots through the published port', () => {
-  const ack = JSON.parse(ctlRun('spawn', '7').trim().split('\n').at(-1));
+  const ack = JSON.parse(ctlRun('--json', 'spawn', '7').trim().split('\n').at(-1));
   assert.equal(ack.type, 'ack');
   spawned = ack.agents;
   assert.equal(spawned.length, 7);
