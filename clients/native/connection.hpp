@@ -33,6 +33,9 @@ class Connection {
   // Sends a command (dropped while disconnected: a stale order is worse than none).
   void send_command(const sim::Command& command);
 
+  // After a failed first connect: try again from poll() with the backoff, as after a lost one.
+  void retry_later(const std::string& why, Clock::time_point now) { lost(why, now); }
+
   bool connected() const { return connected_; }
   const std::string& last_error() const { return error_; }
   double retry_in_seconds(Clock::time_point now) const;

@@ -170,6 +170,11 @@ int run(App& app) {
         std::fprintf(stderr, "herd-view: cannot write %s: %s\n", app.opts.screenshot.c_str(), SDL_GetError());
         return 1;
       }
+      if (!app.viewer.has_snapshot()) {
+        std::fprintf(stderr, "herd-view: no snapshot within %llds (%s)\n", static_cast<long long>(kFirstSnapshotWait.count()),
+                     app.conn.connected() ? "connected" : app.conn.last_error().c_str());
+        return 1;
+      }
       return 0;
     }
     SDL_RenderPresent(app.renderer);
@@ -197,9 +202,10 @@ int main(int argc, char** argv) {
   App app{opts, Connection(opts.url, opts.role, opts.token, opts.format), {}};
   std::string why;
   if (!app.conn.connect(kFirstConnectTimeout, why)) {
-    // The client's message already names the URL and the reason.
-    std::fprintf(stderr, "herd-view: %s\n", why.c_str());
-    return 1;
+    // As the browser viewer does: the window opens and says so, and the connection is tried again
+    // with the same backoff (0.5 s doubling to 5 s). The client's message names the URL and why.
+    std::fprintf(stderr, "herd-view: %s; retrying (0.5 s, doubling to 5 s)\n", why.c_str());
+    app.conn.retry_later(why, Clock::now());
   }
   int code = 1;
   if (open_window(app)) {

@@ -14,13 +14,15 @@ const char* const kUsage =
     "  --token       the server's command token, if it has one (or the variable HERD_COMMAND_TOKEN)\n"
     "  --format      snapshots: auto (default: binary while the world has more than 1,000 agents),\n"
     "                binary or json\n"
-    "  --frames N    render N frames, then exit (for tests and machines without a display)\n"
+    "  --frames N    render N frames once a snapshot came (waiting at most 10 s), then exit\n"
+    "                (for tests and machines without a display)\n"
     "  --screenshot  with --frames: write the last frame to FILE.bmp\n"
     "  --width, --height  window size in pixels (default 1024 x 768)\n"
     "\n"
     "Mouse: left click or drag selects, right click sends the selection there, wheel zooms,\n"
     "middle drag or arrow keys pan, F fits. Keys R, B, T, G, P: the demo's formations.\n"
-    "Exit codes: 0 ok, 1 cannot connect, 2 bad flags.\n";
+    "A server that is not up yet, or goes away, is tried again: 0.5 s, doubling to 5 s.\n"
+    "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad flags.\n";
 
 namespace {
 

@@ -102,18 +102,18 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
   }
 }
 
-void draw_overlay(SDL_Renderer* r, const Overlay& overlay) {
+void draw_overlay(SDL_Renderer* r, const Overlay& overlay, int scale) {
   if (overlay.box) {
     set_colour(r, colour::kSelection, 200);
     SDL_RenderDrawRect(r, &*overlay.box);
   }
-  constexpr int kScale = 2, kPad = 4;
-  const int w = static_cast<int>(overlay.status.size()) * (kGlyphW + 1) * kScale + 2 * kPad;
-  const SDL_Rect bar{0, 0, w, kGlyphH * kScale + 2 * kPad};
+  const int pad = 2 * scale;
+  const int w = static_cast<int>(overlay.status.size()) * (kGlyphW + 1) * scale + 2 * pad;
+  const SDL_Rect bar{0, 0, w, kGlyphH * scale + 2 * pad};
   set_colour(r, colour::kOutside, 220);
   SDL_RenderFillRect(r, &bar);
   set_colour(r, overlay.status_ok ? colour::kText : colour::kTextBad);
-  draw_text(r, kPad, kPad, overlay.status, kScale);
+  draw_text(r, pad, pad, overlay.status, scale);
 }
 
 }  // namespace
@@ -132,7 +132,9 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);
   }
-  draw_overlay(r, overlay);
+  draw_overlay(r, overlay, text_scale(w, h));
 }
+
+int text_scale(int w, int h) { return std::clamp(std::min(w, h) / (40 * kGlyphH), 3, 12); }
 
 }  // namespace herd::view

@@ -17,6 +17,11 @@ struct Overlay {
   bool status_ok = true;        // false: drawn in the warning colour (disconnected)
 };
 
+// The status line's font scale for a w x h pixel output: each of the font's pixels is this many
+// screen pixels, so text keeps its share of the window (about 1/40 of its smaller side per line,
+// at least 3: 9 x 15 pixel letters) from a small window to 4K.
+int text_scale(int w, int h);
+
 void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const Overlay& overlay);
 
 }  // namespace herd::view

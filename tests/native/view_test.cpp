@@ -4,6 +4,11 @@
 #include <SDL.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +16,7 @@
 #include "common/process.hpp"
 #include "common/ws_client.hpp"
 #include "native/options.hpp"
+#include "native/render.hpp"
 #include "native/view_math.hpp"
 #include "native/viewer.hpp"
 #include "protocol/codec.hpp"
@@ -22,6 +28,20 @@ namespace fs = std::filesystem;
 using client::Millis;
 using testing::Process;
 using testing::slurp;
+
+// A loopback port the OS says is free now (bound, read, closed): a server started later takes it.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
+}
 
 class ViewProcessTest : public ::testing::Test {
  protected:
@@ -58,12 +78,40 @@ TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
   EXPECT_NE(out.find("usage: herd-view"), std::string::npos) << out;
 }
 
-TEST_F(ViewProcessTest, UnreachableServerExitsOneWithAMessage) {
+TEST_F(ViewProcessTest, AServerNotUpAtStartIsRetriedUntilItIs) {
+  // A free loopback port, with nothing on it yet.
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  const fs::path view_log = dir_ / "view.log", shot = dir_ / "late.bmp";
+  Process view({"--url", "ws://127.0.0.1:" + std::to_string(port) + "/ws", "--frames", "2", "--screenshot", shot.string()},
+               view_log, HERD_VIEW_BIN);
+  // It says it will retry, and keeps its window (it does not exit) ...
+  ASSERT_TRUE(testing::wait_until([&] { return slurp(view_log).find("retrying") != std::string::npos; },
+                                  std::chrono::milliseconds(10000)))
+      << slurp(view_log);
+  EXPECT_NE(slurp(view_log).find("cannot connect"), std::string::npos);
+  // ... until a server comes up on that port: then it draws its world and exits 0.
+  const fs::path server_log = dir_ / "server.log";
+  Process server({"--address", "127.0.0.1", "--port", std::to_string(port), "--scenario", "demo32"}, server_log);
+  ASSERT_GT(testing::listening_port(server_log), 0) << slurp(server_log);
+  EXPECT_EQ(view.wait_exit(std::chrono::seconds(20)), 0) << slurp(view_log);
+  EXPECT_TRUE(fs::exists(shot));
+}
+
+TEST_F(ViewProcessTest, FramesWithNoServerEverExitOneWithAMessage) {
   std::string out;
-  // Port 1 on the loopback: nothing listens there, the connection is refused at once.
+  // Port 1 on the loopback: nothing listens there; herd-view retries for the first snapshot's
+  // wait (10 s), then says why it has none.
   EXPECT_EQ(run_view({"--url", "ws://127.0.0.1:1/ws", "--frames", "1", "--screenshot", (dir_ / "x.bmp").string()}, out), 1);
   EXPECT_NE(out.find("cannot connect"), std::string::npos) << out;
-  EXPECT_FALSE(fs::exists(dir_ / "x.bmp"));
+  EXPECT_NE(out.find("no snapshot within 10s"), std::string::npos) << out;
+}
+
+TEST(ViewText, TheStatusFontGrowsWithTheWindow) {
+  EXPECT_EQ(view::text_scale(800, 600), 3);     // 9 x 15 pixel letters at the smallest
+  EXPECT_EQ(view::text_scale(1920, 1080), 5);
+  EXPECT_EQ(view::text_scale(3840, 2160), 10);  // 4K
+  EXPECT_GT(view::text_scale(1920, 1080), view::text_scale(1024, 768));
 }
 
 // The next message of type `T` within the bound, skipping others.
