@@ -1,4 +1,4 @@
-// herd-bench assign — what optimal slot assignment costs (issue 5): n agents at random places in
+// herd-bench assign — what optimal slot assignment costs: n agents at random places in
 // a square, n slots on a circle, the exact Hungarian method of server/sim/assignment.cpp.
 #include <algorithm>
 #include <charconv>

@@ -25,7 +25,7 @@ int run_pathing(Args args);
 // Optimal slot assignment (Hungarian method) for formations (assignment_bench.cpp).
 int run_assignment(Args args);
 
-// One world step on the random and circle crowds of issue 10 (sim_bench.cpp).
+// One world step on the random and circle crowds (sim_bench.cpp).
 int run_sim(Args args);
 
 // Snapshot sizes and encoding costs, JSON and binary, on the random crowd (snapshot_bench.cpp).

@@ -20,8 +20,8 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"pathing", "A* (8- and 4-neighbour) and flow fields on a random tile map", herd::bench::run_pathing},
     {"assign", "optimal formation slot assignment (Hungarian method)", herd::bench::run_assignment},
-    {"sim", "one world step on the random and circle crowds (issue 10)", herd::bench::run_sim},
-    {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd (issue 11)", herd::bench::run_snapshot},
+    {"sim", "one world step on the random and circle crowds", herd::bench::run_sim},
+    {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd", herd::bench::run_snapshot},
 };
 
 int usage(std::FILE* out) {

@@ -1,4 +1,4 @@
-// herd-bench pathing — what A* and flow fields cost on a seeded random map (issue 4).
+// herd-bench pathing — what A* and flow fields cost on a seeded random map.
 //
 // The map is size x size tiles, each blocked with probability --walls, drawn from herd's own
 // generator (so every machine benchmarks the same map). Queries join random walkable tiles;

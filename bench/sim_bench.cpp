@@ -1,4 +1,4 @@
-// herd-bench sim — what one world step costs (issue 10), on crowds defined so that anyone can
+// herd-bench sim — what one world step costs, on crowds defined so that anyone can
 // rebuild them with another library (RVO2, DetourCrowd):
 //   circle: N agents evenly on a circle of radius 200*N/250, each going to the antipodal point;
 //   random: N agents placed uniformly without overlap in a square of side sqrt(A*N) (A square units

@@ -1,8 +1,8 @@
-// herd-bench snapshot — what snapshots cost on the wire and to encode (issue 11), on issue 10's
+// herd-bench snapshot — what snapshots cost on the wire and to encode, on the sim benchmark's
 // random crowd (see sim_bench.cpp: N agents placed uniformly without overlap, A square units
 // each, radius 1.5, each arriving at a random point and given a new one within 1 unit of it),
 // stepped at --tick-rate with snapshots at --rate. The crowd's preferred speed is 1 unit/s as in
-// issue 10; --speed changes it (max force scales with it: full speed in 0.25 s).
+// the sim benchmark; --speed changes it (max force scales with it: full speed in 0.25 s).
 //
 // Per snapshot: the JSON text (the server's encoder), a binary keyframe, binary deltas against
 // the snapshot before (what a client on loopback has acknowledged) and the one before that, and

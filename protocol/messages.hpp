@@ -103,7 +103,7 @@ struct Inspect {
   friend bool operator==(const Inspect&, const Inspect&) = default;
 };
 
-// Commands on the server rather than the world (issue 8): answered at once, between ticks.
+// Commands on the server rather than the world: answered at once, between ticks.
 struct Pause { friend bool operator==(const Pause&, const Pause&) = default; };
 struct Resume { friend bool operator==(const Resume&, const Resume&) = default; };
 struct StepTicks {

@@ -1,4 +1,4 @@
-// herd-view: the native SDL2 viewer (issue 7). Talks to the server only over WebSocket, as any
+// herd-view: the native SDL2 viewer. Talks to the server only over WebSocket, as any
 // third-party client would; see --help and clients/native/README.md.
 #include <SDL.h>
 

@@ -1,4 +1,4 @@
-// Record and replay (issue 8): every command the world accepted, with its tick, as JSON lines, so
+// Record and replay: every command the world accepted, with its tick, as JSON lines, so
 // a run can be replayed headless to the same state hash (the world is deterministic).
 //
 //   {"herd_record":1,"scenario":"default","seed":1,"tick_rate":60}

@@ -1,4 +1,4 @@
-// herd::net binary snapshot feed (issue 11): the server's history of quantised snapshots and the
+// herd::net binary snapshot feed: the server's history of quantised snapshots and the
 // choice, per session, of what each binary frame is a delta against.
 //
 // Plain C++ (no Beast): the hub (hub.cpp) asks for a frame per session; the session writes it.

@@ -162,7 +162,7 @@ struct Server::Impl {
   std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
-  BinaryFeed binary_feed;              // quantised snapshots and binary frames (issue 11)
+  BinaryFeed binary_feed;              // quantised snapshots and binary frames
   std::uint64_t last_checkpoint_tick = 0;
   std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart)
   Clock::time_point start_time;

@@ -206,7 +206,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
     // take from a second bucket of the same size: a client that keeps sending at more than twice
     // the rate is closed, so decoding costs a session at most twice the rate.
-    // Snapshot acks (issue 11) come at the snapshot rate and must not eat the command budget:
+    // Snapshot acks come at the snapshot rate and must not eat the command budget:
     // a small frame is decoded first, and an ack is free while the session has sent no more acks
     // than it was sent binary frames (plus a few); beyond that it counts like any message.
     const double now = now_seconds();

@@ -32,7 +32,7 @@ enum class Phase : std::uint8_t {
   home,      // react: the subject is away: at or going home
 };
 
-// Members ordered so the one-byte fields share a word: 48 bytes, not 72 (issue 10's memory).
+// Members ordered so the one-byte fields share a word: 48 bytes, not 72 (memory per agent).
 struct Behaviour {
   BehaviourKind kind = BehaviourKind::idle;
   BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
@@ -51,7 +51,7 @@ enum class Movement : std::uint8_t {
               // only the speed ramps, |d speed| <= max_force/mass * dt
 };
 
-// How an agent finds its way to its goal when the world has a tile map (issue 4).
+// How an agent finds its way to its goal when the world has a tile map.
 enum class Pathing : std::uint8_t {
   direct,        // steer straight at the goal (walls only stop it)
   no_backtrack,  // seed 002's tile walker: tile by tile, no steering, not a pathfinder

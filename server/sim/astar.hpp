@@ -1,6 +1,6 @@
 // herd::sim A* — cheapest tile paths on a TileMap, and string pulling to smooth them.
 //
-// The other half of issue 4 beside seed 002's walker: a real pathfinder on the same map. Moves
+// Beside seed 002's walker, a real pathfinder on the same map. Moves
 // and costs are grid_graph.hpp's (4- or 8-neighbour, no corner cutting, diagonal sqrt(2)).
 #pragma once
 

@@ -107,7 +107,7 @@ struct SetAvoidance {
   friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
 };
 
-// Tile maps (issue 4). A map covers [0, width*tile_size] x [0, height*tile_size] and must fit in
+// Tile maps. A map covers [0, width*tile_size] x [0, height*tile_size] and must fit in
 // the world; what lies outside it counts as blocked.
 struct LoadMap {
   TileMapDef map;
@@ -136,7 +136,7 @@ struct SetPathing {
   friend bool operator==(const SetPathing&, const SetPathing&) = default;
 };
 
-// Formations and the moves of seed 003's demo (issue 5). Each sends the selected agents to arrive
+// Formations and the moves of seed 003's demo. Each sends the selected agents to arrive
 // at new points and is tracked as a formation until they are all there.
 struct SetGroup {
   Selection agents;

@@ -281,7 +281,7 @@ CommandOutcome World::apply_spawn(const Spawn& cmd) {
   CommandOutcome out;
   out.spawned.reserve(n);
   // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
-  // ends within about 6% of its size instead of up to twice it (issue 10's memory), for a few
+  // ends within about 6% of its size instead of up to twice it (memory per agent), for a few
   // more moves of the array.
   if (agents_.capacity() < agents_.size() + n) agents_.reserve(std::max(agents_.size() + n, agents_.size() + agents_.size() / 16));
   if (cmd.count > 0) {

@@ -1,4 +1,4 @@
-// The World's checkpoints (issue 8): everything the future depends on, written exactly, so a
+// The World's checkpoints: everything the future depends on, written exactly, so a
 // restored world continues bit for bit as the saved one would have. Not saved: commands still
 // queued for the next tick (their senders never got an ack), the last step's outcomes, events and
 // traces, and caches that are rebuilt on demand (grids, flow fields).

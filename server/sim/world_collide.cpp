@@ -78,7 +78,7 @@ void World::stage_collisions() {
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
   // Per-agent changes accumulate in the avoidance stage's slot data, spent by now: indexed here by
-  // agent, not by slot (16 bytes per agent saved: issue 10's memory).
+  // agent, not by slot (16 bytes per agent saved).
   slots_.resize(agents_.size());
   auto delta = [this](std::size_t i) -> Vec2& { return slots_[i].velocity; };
   for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });

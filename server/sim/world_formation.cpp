@@ -1,4 +1,4 @@
-// The World's formations and seed 003's demo moves (issue 5).
+// The World's formations and seed 003's demo moves.
 #include <algorithm>
 #include <cmath>
 

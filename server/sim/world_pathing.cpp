@@ -1,4 +1,4 @@
-// The World's pathing (issue 4): how agents with a pathing mode other than direct get to their
+// The World's pathing: how agents with a pathing mode other than direct get to their
 // goal through the tile map, how everyone is kept out of walls, and what is refused up front.
 #include <algorithm>
 #include <cmath>

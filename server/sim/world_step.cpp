@@ -121,7 +121,7 @@ void World::stage_grid() {
   uniform_radius_ = min_radius == max_agent_radius_;
   // Cells as wide as the reach of the strongest typical push: a query spans two or three rows of
   // two or three cells. Smaller cells fit the disc better but cost more rows, each a few
-  // branches and a square root: measured, the step is fastest here (issue 10's note).
+  // branches and a square root: measured, the step is fastest here.
   const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
   const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
                                                  std::max(reach, 2 * max_agent_radius_));

@@ -1,4 +1,4 @@
-// Binary snapshots in the browser (issue 11): the viewer asks for 'auto', gets binary frames once
+// Binary snapshots in the browser: the viewer asks for 'auto', gets binary frames once
 // the world holds more than 1,000 agents, draws them, acknowledges them, and sends its viewport
 // as the camera moves; '#format=binary' forces binary on a small world. A second WebSocket
 // client (JSON) checks the world from outside.

@@ -1,4 +1,4 @@
-// A server with a command token (issue 9): the viewer opened without it watches and says why; the
+// A server with a command token: the viewer opened without it watches and says why; the
 // one opened with #token= commands. A second WebSocket client checks that nothing changed.
 
 import { describe, it, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// The step on several threads gives the same world, bit for bit, as on one (issue 10): the
+// The step on several threads gives the same world, bit for bit, as on one: the
 // stages that run in parallel compute into per-agent scratch and commit afterwards.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// libFuzzer target (issue 9, hostile input): client messages, as WebSocket text frames would
+// libFuzzer target (hostile input): client messages, as WebSocket text frames would
 // carry them, through the decoder and, when they are world commands, through the world's
 // validation. An input is one message, or up to kMaxMessages separated by newlines (JSON lines),
 // so that commands can prepare the ground for one another within a tick.

@@ -1,4 +1,4 @@
-// herd-view (issue 7): flags and exit codes, the viewer's state (interpolation, the demo keys),
+// herd-view: flags and exit codes, the viewer's state (interpolation, the demo keys),
 // and a screenshot of a known world checked pixel by pixel. The server and the viewer are the real
 // processes; every wait is for a message or an exit, with a bound.
 #include <SDL.h>

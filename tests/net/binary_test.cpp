@@ -1,4 +1,4 @@
-// Binary snapshots over the real server (issue 11): keyframes and deltas on acknowledged
+// Binary snapshots over the real server: keyframes and deltas on acknowledged
 // baselines, keyframe requests, viewports, auto format, and acks outside the command budget.
 #include <map>
 #include <span>

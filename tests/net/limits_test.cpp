@@ -1,4 +1,4 @@
-// The server's defences (issue 9): the pieces on their own, then each limit against the real
+// The server's defences: the pieces on their own, then each limit against the real
 // server over real sockets. Nothing sleeps: waits are for messages or closes, bounded in time.
 #include "net/limits.hpp"
 

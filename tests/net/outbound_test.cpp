@@ -1,4 +1,4 @@
-// A session's outbound lanes and an I/O thread's outbox (issue 11's slow-consumer policy), on
+// A session's outbound lanes and an I/O thread's outbox (the slow-consumer policy), on
 // their own: what is written next, what waits, what is dropped and counted.
 #include "net/outbound.hpp"
 

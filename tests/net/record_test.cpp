@@ -1,4 +1,4 @@
-// Record and replay (issue 8): a live run's accepted commands, replayed headless, give the live
+// Record and replay: a live run's accepted commands, replayed headless, give the live
 // run's final state hash; a damaged recording is refused with a clear message.
 #include "app/recording.hpp"
 

@@ -1,4 +1,4 @@
-// Issue 9's load tests against the real herd-server process, on loopback, bounded in time:
+// Load tests against the real herd-server process, on loopback, bounded in time:
 //  - a soak: 200 viewers, 20 commanders at their rate limit, 20 sessions that never read and a
 //    flood of malformed messages at once; the tick rate holds, every viewer's snapshots keep
 //    coming in order, memory stays bounded, and afterwards a new client is served normally;

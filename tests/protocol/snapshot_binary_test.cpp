@@ -233,7 +233,7 @@ TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
   }
 }
 
-// Issue 10's random crowd as the size goals state it: one size, one group, every agent at its
+// The benchmark's random crowd as the size goals state it: one size, one group, every agent at its
 // preferred speed in some direction, 100 square units each (the benchmark measures the deltas).
 TEST(BinarySnapshot, ARandomCrowdKeyframeFitsInSixBytesAnAgent) {
   sim::Rng rng(6);

@@ -1,4 +1,4 @@
-// Checkpoints (issue 8): a restored world is the saved world, bit for bit, and has its future;
+// Checkpoints: a restored world is the saved world, bit for bit, and has its future;
 // anything else is refused with a reason.
 #include <gtest/gtest.h>
 

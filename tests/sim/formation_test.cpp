@@ -1,4 +1,4 @@
-// Formations and seed 003's demo moves (issue 5): slots, assignment, and the whole demo in a world.
+// Formations and seed 003's demo moves: slots, assignment, and the whole demo in a world.
 #include "sim/formation.hpp"
 
 #include <gtest/gtest.h>

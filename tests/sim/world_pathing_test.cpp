@@ -1,4 +1,4 @@
-// Tile maps in the world (issue 4): the seed's walker, A* and flow-field agents, walls, refusals.
+// Tile maps in the world: the seed's walker, A* and flow-field agents, walls, refusals.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -42,7 +42,7 @@ struct MazeWorld {
 };
 
 TEST(WorldPathing, PathingStateExistsOnlyWhileThereIsAMap) {
-  // Without a map an agent has nothing to plan on, and its pathing state costs nothing (issue 10).
+  // Without a map an agent has nothing to plan on, and its pathing state costs nothing.
   World world{WorldDef{}};
   SpawnAgent s;
   s.position = {100, 100};
