@@ -195,6 +195,11 @@ const std::vector<Option>& options() {
       {"probe", "HERD_PROBE", "off",
        "ask the server at --address/--port for /healthz, exit 0 when it answers 200 (a container's health check)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.probe, v); }, true},
+      {"agones", "HERD_AGONES", "off",
+       "speak the Agones SDK on the sidecar's REST port (AGONES_SDK_HTTP_PORT, default 9358): labels, Ready, Health, Shutdown",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.agones, v); }, true},
+      {"agones-health-interval", "HERD_AGONES_HEALTH_INTERVAL", "2", "seconds between Agones Health calls, (0, 60]",
+       [](AppConfig& c, const std::string& v) { return set_number(c.agones_health_interval, v, 60); }},
       {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
@@ -219,6 +224,10 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   const DataPaths data = default_data_paths();
   c.server.web_root = data.web_root;
   c.scenario_dir = data.scenario_dir;
+  // Agones sets this variable for the game server's container.
+  if (auto v = env("AGONES_SDK_HTTP_PORT")) {
+    if (!parse_int(*v, c.agones_port) || c.agones_port == 0) return {{}, "AGONES_SDK_HTTP_PORT must be a port in [1, 65535]"};
+  }
   // The environment first, then flags over it.
   for (const Option& o : options()) {
     if (auto v = env(o.env)) {

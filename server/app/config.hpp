@@ -28,6 +28,9 @@ struct AppConfig {
   double checkpoint_interval = 10;     // seconds of world time between checkpoints
   bool restore = true;                 // resume from the checkpoint when the file exists
   bool probe = false;                  // ask a running server's /healthz, then exit
+  bool agones = false;                 // speak the Agones SDK (app/agones.hpp)
+  std::uint16_t agones_port = 9358;    // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
+  double agones_health_interval = 2;   // seconds between Health calls
   bool help = false;
 };
 

@@ -3,12 +3,14 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <pthread.h>
 #include <thread>
 
 #include "app/config.hpp"
 #include "app/checkpoint_file.hpp"
+#include "app/agones.hpp"
 #include "app/headless.hpp"
 #include "app/probe.hpp"
 #include "app/recording.hpp"
@@ -120,10 +122,14 @@ int main(int argc, char** argv) {
     if (auto* why = std::get_if<std::string>(&built)) return *why;
     return std::move(std::get<sim::World>(built));
   };
-  if (recorder)
-    config.server.on_world_replaced = [&recorder](const std::string& name, const sim::World& w) {
-      recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt});
-    };
+  // The running scenario's name, for Agones' label: replaced on the tick thread, read by the link.
+  std::mutex scenario_mutex;
+  std::string scenario_name = sc.name;
+  config.server.on_world_replaced = [&recorder, &scenario_mutex, &scenario_name](const std::string& name, const sim::World& w) {
+    if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt});
+    const std::lock_guard lock(scenario_mutex);
+    scenario_name = name;
+  };
   // Log lines go to standard output, one per event (Docker and journald collect them as they are).
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
@@ -149,6 +155,21 @@ int main(int argc, char** argv) {
                                 {"snapshot_rate", std::to_string(config.server.snapshot_rate)}})
             << std::endl;
 
+  std::optional<app::AgonesLink> agones;
+  if (config.agones) {
+    const std::string address = config.server.address;
+    agones.emplace(app::AgonesSdk(config.agones_port),
+                   app::AgonesServerView{
+                       [address, port] { return app::probe_health(address, port, std::chrono::milliseconds(1000)).healthy; },
+                       [&scenario_mutex, &scenario_name] {
+                         const std::lock_guard lock(scenario_mutex);
+                         return scenario_name;
+                       },
+                       [&server] { return server.stats().agents; }},
+                   std::chrono::milliseconds(static_cast<long>(config.agones_health_interval * 1000)),
+                   [](const std::string& what) { std::cout << "herd: " << what << std::endl; });
+  }
+
   std::atomic<bool> finished{false};
   std::thread signal_waiter([&server, &signals, &finished] {
     int sig = 0;
@@ -170,6 +191,12 @@ int main(int argc, char** argv) {
     std::cout << net::format_log(net::LogLevel::info, "checkpoint_written",
                                  {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}})
               << std::endl;
+  }
+  if (agones) {
+    // After the last checkpoint: Agones may remove the pod as soon as it hears this.
+    agones->stop();
+    const bool told = app::AgonesSdk(config.agones_port).shutdown();
+    std::cout << "herd: Agones: " << (told ? "Shutdown" : "Shutdown not acknowledged by the sidecar") << std::endl;
   }
   std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns), state hash 0x" << std::hex
             << hash << std::dec << std::endl;

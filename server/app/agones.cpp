@@ -1,0 +1,79 @@
+#include "app/agones.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "app/http_client.hpp"
+
+namespace herd::app {
+
+bool AgonesSdk::call(const char* method, const char* path, const std::string& body) {
+  return http_request("127.0.0.1", port_, method, path, body, timeout_).ok();
+}
+
+std::string label_value(const std::string& text) {
+  std::string v;
+  for (char c : text) {
+    const bool alnum = std::isalnum(static_cast<unsigned char>(c)) != 0;
+    if (alnum || c == '-' || c == '_' || c == '.') v += c;
+    else v += '_';
+    if (v.size() == 63) break;
+  }
+  auto edge = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
+  while (!v.empty() && edge(v.front())) v.erase(v.begin());
+  while (!v.empty() && edge(v.back())) v.pop_back();
+  return v;
+}
+
+bool AgonesSdk::set_label(const std::string& key, const std::string& value) {
+  // Both are label_value's output or fixed keys: nothing in them needs escaping in JSON.
+  return call("PUT", "/metadata/label", "{\"key\":\"" + label_value(key) + "\",\"value\":\"" + label_value(value) + "\"}");
+}
+
+AgonesLink::AgonesLink(AgonesSdk sdk, AgonesServerView view, std::chrono::milliseconds interval,
+                       std::function<void(const std::string&)> log)
+    : sdk_(sdk), view_(std::move(view)), interval_(interval), log_(std::move(log)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+void AgonesLink::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool AgonesLink::wait(std::chrono::milliseconds d) {
+  std::unique_lock lock(mutex_);
+  return !wake_.wait_for(lock, d, [this] { return stopping_; });
+}
+
+void AgonesLink::update_labels() {
+  const std::string scenario = label_value(view_.scenario()), agents = std::to_string(view_.agents());
+  if (scenario != scenario_label_ && sdk_.set_label("scenario", scenario)) scenario_label_ = scenario;
+  if (agents != agents_label_ && sdk_.set_label("agents", agents)) agents_label_ = agents;
+}
+
+void AgonesLink::run() {
+  // Ready, retried with backoff (0.5 s doubling to 5 s): the sidecar may not be up yet.
+  std::chrono::milliseconds backoff(500);
+  for (bool said = false;; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
+    update_labels();
+    if (sdk_.ready()) break;
+    if (!said) log_("the Agones SDK sidecar on port " + std::to_string(sdk_.port()) + " does not answer yet; retrying Ready");
+    said = true;
+    if (!wait(backoff)) return;
+  }
+  log_("Agones: Ready");
+  for (bool was_healthy = true; wait(interval_);) {
+    const bool healthy = view_.healthy();
+    if (healthy) sdk_.health();
+    else if (was_healthy) log_("Agones: no Health while the server is behind its schedule");
+    was_healthy = healthy;
+    update_labels();
+  }
+}
+
+}  // namespace herd::app
