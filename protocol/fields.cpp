@@ -94,15 +94,20 @@ MapState read_map(Fields& f) {
   if (m.width < 1 || m.height < 1) bad(f.name("width"), "and 'height' must be at least 1 tile");
   m.tile_size = as_number(f.need("tile_size"), f.name("tile_size"), L::kMinTileSize, L::kMaxTileSize);
   const json& rows = f.need("rows");
-  if (!rows.is_array() || rows.size() != static_cast<std::size_t>(m.height))
-    bad(f.name("rows"), "must be an array of 'height' (" + std::to_string(m.height) + ") strings");
+  if (!rows.is_array()) bad(f.name("rows"), "must be an array of 'height' (" + std::to_string(m.height) + ") strings");
+  // Well-typed rows that do not make the map the message describes: a map's error, not a field's.
+  if (rows.size() != static_cast<std::size_t>(m.height))
+    fail(ErrorCode::bad_map, "'" + f.name("rows") + "' has " + std::to_string(rows.size()) + " rows, expected 'height' (" +
+                                 std::to_string(m.height) + ")");
   m.rows.reserve(rows.size());
   for (std::size_t y = 0; y < rows.size(); ++y) {
     const std::string where = f.name("rows") + "[" + std::to_string(y) + "]";
     const std::string_view row = as_string(rows[y], where);
     if (row.size() != static_cast<std::size_t>(m.width))
-      bad(where, "has " + std::to_string(row.size()) + " tiles, expected " + std::to_string(m.width));
-    if (row.find_first_not_of(".#") != std::string_view::npos) bad(where, "may hold only '.' (walkable) and '#' (blocked)");
+      fail(ErrorCode::bad_map, "'" + where + "' has " + std::to_string(row.size()) + " tiles, expected 'width' (" +
+                                   std::to_string(m.width) + ")");
+    if (row.find_first_not_of(".#") != std::string_view::npos)
+      fail(ErrorCode::bad_map, "'" + where + "' may hold only '.' (walkable) and '#' (blocked)");
     m.rows.emplace_back(row);
   }
   return m;

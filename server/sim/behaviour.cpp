@@ -42,9 +42,24 @@ Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
 }
 
 Vec2 evade_from(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity) {
-  const double distance = length(target_position - position);
+  const Vec2 r = target_position - position;
+  const double distance = length(r);
   const double closing = length(target_velocity - velocity);
-  const double t = closing < 1e-9 ? 0.0 : std::min(distance / closing, kEvadeHorizon);
+  double t = closing < 1e-9 ? 0.0 : std::min(distance / closing, kEvadeHorizon);
+  // A threat heading straight at the agent would be predicted at the agent's own position, from
+  // which no direction leads away (the evader dithered in place and was caught). The prediction
+  // stops at the first time the threat's path comes within half the present distance, so the
+  // point fled from stays between the two: |r + V t| = d / 2, the smaller root when approaching.
+  const double vv = dot(target_velocity, target_velocity);
+  if (vv > 1e-18) {
+    const double b = dot(r, target_velocity);
+    const double c = dot(r, r) - 0.25 * distance * distance;
+    const double disc = b * b - vv * c;
+    if (disc > 0) {
+      const double t_half = (-b - std::sqrt(disc)) / vv;
+      if (t_half >= 0 && t_half < t) t = t_half;
+    }
+  }
   return target_position + target_velocity * t;
 }
 

@@ -38,7 +38,9 @@ Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
                              double max_accel, double max_speed, double dt, double contact = 0);
 
 // Where evade flees from: the subject's position after the time it would take to close the gap
-// at the current velocity difference, capped at kEvadeHorizon seconds.
+// at the current velocity difference, capped at kEvadeHorizon seconds, and at the first time its
+// path comes within half the present distance (a threat coming straight at the agent is fled
+// from halfway along its path, not from the agent's own position).
 inline constexpr double kEvadeHorizon = 2.0;  // s
 Vec2 evade_from(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity);
 

@@ -342,7 +342,11 @@ void World::stage_states() {
     if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
       there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
     // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.
-    if (a.behaviour.kind == BehaviourKind::pursue) {
+    // A guard (react) responding by pursuit is a pursuer too.
+    const Behaviour& b = a.behaviour;
+    const bool pursuing = b.kind == BehaviourKind::pursue ||
+                          (b.kind == BehaviourKind::react && b.phase == Phase::respond && b.response == BehaviourKind::pursue);
+    if (pursuing) {
       const Agent* subject = subject_of(a);
       there = subject && length(subject->position - a.position) <= a.def.radius + subject->def.radius + a.def.arrive_tolerance;
     }

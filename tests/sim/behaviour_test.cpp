@@ -119,6 +119,63 @@ TEST(React, ChasesWithinTheRadiusAndGoesHomeOtherwise) {
   EXPECT_LE(length(s.agent(guard).position - Vec2{1500, 300}), 0.05);
 }
 
+TEST(React, AGuardThatCatchesItsIntruderHasArrived) {
+  Sandbox s;
+  const AgentId guard = s.add({400, 300});
+  const AgentId intruder = s.add({460, 300});  // standing still, within reach
+  Behaviour react;
+  react.kind = BehaviourKind::react;
+  react.agent = intruder;
+  react.radius = 150;
+  react.response = BehaviourKind::pursue;
+  s.behave(guard, react);
+  bool touched = false;
+  for (int t = 0; t < 60 * 3 && !touched; ++t) {
+    s.world.step();
+    const double gap = length(s.agent(intruder).position - s.agent(guard).position) - 16;
+    touched = gap <= s.agent(guard).def.arrive_tolerance;
+    if (!touched) EXPECT_EQ(s.agent(guard).state, MoveState::moving) << "tick " << t;
+  }
+  ASSERT_TRUE(touched);
+  EXPECT_EQ(s.agent(guard).behaviour.phase, Phase::respond);
+  EXPECT_EQ(s.agent(guard).state, MoveState::arrived) << "in contact the pursuit is over, as for pursue";
+}
+
+TEST(Evade, FleesWhereThePursuerWillBeOnlyWithinTheRadius) {
+  Sandbox s(2000, 600);
+  const AgentId runner = s.add({1000, 300}, 160.0);  // faster than the hunter (120)
+  const AgentId hunter = s.add({700, 200});
+  Behaviour evade;
+  evade.kind = BehaviourKind::evade;
+  evade.agent = hunter;
+  evade.radius = 200;
+  s.behave(runner, evade);
+  // Out of the radius: the runner stays put.
+  for (int t = 0; t < 30; ++t) s.world.step();
+  EXPECT_LE(length(s.agent(runner).position - Vec2{1000, 300}), 1e-9);
+  // The hunter comes at it moving down and right: the runner flees the point the hunter is heading
+  // for, not where it is, so it gains distance and ends up further along the hunter's path's side.
+  Behaviour chase;
+  chase.kind = BehaviourKind::pursue;
+  chase.agent = runner;
+  s.behave(hunter, chase);
+  double closest = 1e9;
+  bool moved = false;
+  for (int t = 0; t < 60 * 4; ++t) {
+    s.world.step();
+    closest = std::min(closest, length(s.agent(runner).position - s.agent(hunter).position));
+    moved = moved || length(s.agent(runner).velocity) > 1;
+  }
+  EXPECT_TRUE(moved) << "within the radius it flees";
+  EXPECT_GT(closest, 16) << "a faster evader is never caught";
+  EXPECT_GT(s.agent(runner).position.x, 1000) << "away from the hunter";
+  // evade_from for a threat coming straight at the agent: halfway along its path, never the
+  // agent's own position (from which no direction leads away).
+  const Vec2 from = evade_from({120, 0}, {0, 0}, {0, 0}, {60, 0});
+  EXPECT_NEAR(from.x, 60, 1e-9);
+  EXPECT_NEAR(from.y, 0, 1e-12);
+}
+
 TEST(Flee, OnlyWithinTheRadius) {
   Sandbox s;
   const AgentId runner = s.add({400, 300});
