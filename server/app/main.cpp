@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
   config.server.scenario = config.scenario;
   config.server.load_world = [dir = config.scenario_dir, max_agents = config.max_agents](
                                   const std::string& name, std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
-    auto loaded = scenario::load(name, dir);
+    // Clients name scenarios; paths are for the operator's --scenario only.
+    auto loaded = scenario::load_named(name, dir);
     if (auto* why = std::get_if<std::string>(&loaded)) return *why;
     if (max_agents) std::get<scenario::Scenario>(loaded).def.max_agents = *max_agents;
     auto built = scenario::build_world(std::get<scenario::Scenario>(loaded), seed);

@@ -121,6 +121,23 @@ Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir) {
   return parsed;
 }
 
+Loaded<Scenario> load_named(std::string_view name, std::string_view dir) {
+  const std::vector<std::string> known = list(dir);
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string names;
+    for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
+    return "not a scenario of this server (known: " + names + ")";
+  }
+  // A name from the directory's own listing: letters, digits, '-', '_' and '.' at most.
+  auto loaded = load(name, dir);
+  if (auto* why = std::get_if<std::string>(&loaded)) {
+    const std::string prefix = (fs::path(dir) / (std::string(name) + ".json")).string() + ": ";
+    if (why->rfind(prefix, 0) == 0) return "scenario '" + std::string(name) + "' is damaged: " + why->substr(prefix.size());
+    return "scenario '" + std::string(name) + "' cannot be read";
+  }
+  return loaded;
+}
+
 Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint64_t> seed) {
   sim::WorldDef def = scenario.def;
   if (seed) def.seed = *seed;

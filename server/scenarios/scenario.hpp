@@ -42,6 +42,11 @@ Loaded<Scenario> parse(std::string_view json_text, std::string_view name);
 // Loads `name_or_path`: a path to a .json file, or the name of a file in `dir`.
 Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir);
 
+// Loads the scenario called `name` from `dir`, by name only (what clients may ask for): a name
+// that is not one of list(dir), be it a path, a missing file or anything else, gets the same
+// sentence whatever exists on disk, and no sentence names a directory.
+Loaded<Scenario> load_named(std::string_view name, std::string_view dir);
+
 // Builds the world at tick 0 with the set-up applied; `seed` overrides the scenario's seed.
 // Fails when a set-up command does (an agent outside the world, too many agents).
 Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint64_t> seed = {});

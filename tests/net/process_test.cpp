@@ -12,6 +12,8 @@
 #include "common/ws_client.hpp"
 #include "protocol/codec.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace herd {
 namespace {
 
@@ -122,6 +124,52 @@ TEST_F(ProcessTest, ACorruptCheckpointIsRefusedUnlessToldToStartFresh) {
   EXPECT_TRUE(wait_until([&] { return checkpoint_tick(ckpt_) > 0; })) << "a good checkpoint replaces the corrupt one";
   fresh.signal(SIGINT);
   EXPECT_EQ(fresh.wait_exit(), 0);
+}
+
+}  // namespace
+}  // namespace herd
+
+namespace herd {
+namespace {
+
+using namespace herd::testing;
+using client::Millis;
+
+// The answer (an error's code and message, or "ack") to one load_scenario over the real server.
+std::pair<std::string, std::string> load_scenario_answer(client::WsClient& c, std::uint32_t seq, const std::string& name) {
+  c.send(nlohmann::json{{"type", "command"}, {"seq", seq}, {"cmd", "load_scenario"}, {"name", name}}.dump());
+  for (int i = 0; i < 200; ++i) {
+    auto m = c.receive(Millis(50));
+    if (!m) continue;
+    const auto j = nlohmann::json::parse(*m, nullptr, false);
+    if (!j.is_object() || j.value("seq", 0u) != seq) continue;
+    if (j.value("type", "") == "ack") return {"ack", ""};
+    return {j.value("code", std::string()), j.value("message", std::string())};
+  }
+  return {"timeout", ""};
+}
+
+TEST(ScenarioByName, NoClientOpensAFileOnTheHost) {
+  const fs::path dir = fs::temp_directory_path() / ("herd_names_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path out = dir / "server.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir.string()}, out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  client::WsClient c;
+  c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "names", {}}));
+  // A readable file, a protected one, a missing one, a scenario file by path, a traversal and a
+  // plain unknown name: one code and one message for all of them.
+  const std::string scenario_file = std::string(HERD_SCENARIO_DIR) + "/default.json";
+  const auto first = load_scenario_answer(c, 1, "/etc/passwd");
+  EXPECT_EQ(first.first, "unknown_scenario");
+  EXPECT_EQ(first.second.find('/'), std::string::npos) << first.second;
+  std::uint32_t seq = 2;
+  for (const std::string name : {"/etc/shadow", "/no/such/file", scenario_file.c_str(), "../../../etc/passwd", "nowhere"})
+    EXPECT_EQ(load_scenario_answer(c, seq++, name), first) << name;
+  EXPECT_EQ(load_scenario_answer(c, seq++, "empty").first, "ack") << "a scenario's name still loads it";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace herd::scenario {
 namespace {
 
@@ -73,6 +75,22 @@ TEST(Scenarios, NamesCannotEscapeTheDirectoryAndMissingOnesListTheKnown) {
   auto weird = load("a b", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(weird));
   EXPECT_NE(std::get<std::string>(weird).find("bad scenario name"), std::string::npos);
+}
+
+TEST(Scenarios, ClientsLoadByNameOnlyAndEveryOtherNameGetsTheSameAnswer) {
+  ASSERT_TRUE(std::holds_alternative<Scenario>(load_named("default", HERD_SCENARIO_DIR)));
+  const std::string existing_path = std::string(HERD_SCENARIO_DIR) + "/default.json";
+  std::optional<std::string> first;
+  for (const std::string name : {"/etc/shadow", "/etc/passwd", "../etc/passwd", "/no/such/file.json", existing_path.c_str(),
+                                 "default.json", "no_such_scenario", "a b", "", "..", "maps"}) {
+    auto r = load_named(name, HERD_SCENARIO_DIR);
+    ASSERT_TRUE(std::holds_alternative<std::string>(r)) << name;
+    const std::string& why = std::get<std::string>(r);
+    EXPECT_EQ(why.find('/'), std::string::npos) << "names no directory: " << why;
+    if (!first) first = why;
+    EXPECT_EQ(why, *first) << "'" << name << "' is answered like any other name that is not a scenario";
+  }
+  EXPECT_NE(first->find("default"), std::string::npos) << "the known names help: " << *first;
 }
 
 }  // namespace
