@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,8 @@
 
 namespace herd::sim {
 
+class Reader;  // serial.hpp
+
 // A formation being formed (formation and demo commands): who goes to which slot.
 struct FormationRecord {
   std::uint32_t id = 0;
@@ -55,6 +58,18 @@ struct PathState {
   std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
   std::uint64_t planned_revision = 0;    // map version it was made against
   bool unreachable = false;
+  // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
+  // (when it was for the same goal tile) or steers straight at its goal.
+  bool pending = false;
+};
+
+// What the path queue did (for metrics): totals since the world was made or loaded.
+struct PathQueueStats {
+  std::size_t queued = 0;                // requests waiting, the one being searched included
+  std::uint64_t expansions_last_tick = 0;
+  std::uint64_t expansions_total = 0;
+  std::uint64_t paths_served_total = 0;  // requests answered (path found or not)
+  std::uint64_t deferred_total = 0;      // requests left waiting at the end of a tick, summed per tick
 };
 
 class World {
@@ -120,6 +135,8 @@ class World {
   // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
   // snapshots' trails); empty without a map, when there is nothing to plan on.
   std::span<const PathState> paths() const { return paths_; }
+  // The path queue: its length and the work it has done (world_pathing.cpp).
+  PathQueueStats path_queue_stats() const;
 
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
@@ -186,7 +203,11 @@ class World {
   void stage_desires();
   void stage_avoidance();
   void stage_pathing();
-  void plan_path(std::size_t i, TileCoord goal_tile);
+  void request_paths();
+  void serve_path_queue();
+  void finish_path();
+  void drop_path_queue();
+  static bool read_path_queue(Reader& r, World& world);  // world_checkpoint.cpp
   void stage_walls();
   void stage_integrate();
   void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
@@ -285,6 +306,17 @@ class World {
   // begin-touch events, so a resting contact is one collision, not one per tick.
   std::vector<std::uint64_t> touching_, touching_next_;
   PathFinder path_finder_;
+  // A* agents waiting for a path, oldest first, and the search being sliced (world state: saved
+  // in checkpoints, the search as its inputs and the expansions done, replayed on load).
+  std::deque<AgentId> path_queue_;
+  struct PathSearch {
+    AgentId agent = kNoAgent;  // kNoAgent: none under way
+    TileCoord start, goal;
+    std::uint8_t neighbours = 8;
+    std::uint64_t revision = 0;  // map_version_ it began against
+  };
+  PathSearch path_search_;
+  PathQueueStats path_stats_;
   std::vector<TileCoord> tile_path_;
   std::vector<Vec2> points_scratch_;
   // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.

@@ -21,6 +21,12 @@ struct WorldDef {
   AvoidanceDef avoidance;
   WalkerSettings walker;             // seed 002's walker: history length and move time
   int position_iterations = 3;       // collision stage: overlap-removal passes per tick, [0, 16]
+  // A* agents' path requests wait in a FIFO queue served with at most this many tile expansions
+  // per tick (DetourCrowd's path queue), so no command (a set_tiles replanning thousands of
+  // agents) can stretch a tick: a request the budget does not reach waits, its agent "pending".
+  // Work units, not time, so the tick a path arrives on depends only on the world. [1, 1e9];
+  // 20,000 expansions take about 1-2 ms on one core.
+  std::uint32_t path_expansions_per_tick = 20000;
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
