@@ -20,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -235,7 +236,22 @@ struct Server::Impl {
   void begin_stop();
   void finish_stop(Clock::time_point deadline);
   void update_inspected();
-  void step_now(int ticks);
+  // `step N` while paused runs in slices, each posted behind what is queued on this thread, so
+  // snapshots, /healthz and other sessions' commands get through between them. A slice runs at
+  // most kStepSliceTicks ticks and stops early once it has taken half a tick interval (it may
+  // read the clock: the world's ticks are the same whatever the slicing). The ack follows the
+  // last tick, as it did when all ran at once; runs wait their turn in arrival order.
+  struct StepRun {
+    std::uint64_t from = 0;
+    std::uint32_t seq = 0;
+    std::uint32_t left = 0;
+  };
+  std::deque<StepRun> step_runs;
+  bool step_slice_posted = false;
+  static constexpr int kStepSliceTicks = 4;
+  void post_step_slice();
+  void step_slice();
+  void end_step_runs();  // resume or a new world: the ticks left are dropped, each run acked now
   void keep_collisions();
   void restart_schedule();
   void replace_world(sim::World next, std::string scenario);

@@ -25,8 +25,10 @@ struct WorldDef {
   // per tick (DetourCrowd's path queue), so no command (a set_tiles replanning thousands of
   // agents) can stretch a tick: a request the budget does not reach waits, its agent "pending".
   // Work units, not time, so the tick a path arrives on depends only on the world. [1, 1e9];
-  // 20,000 expansions take about 1-2 ms on one core.
-  std::uint32_t path_expansions_per_tick = 20000;
+  // 10,000 expansions on a 1000 x 60 map take about 3 ms on one core of a 2-core VM (herd-bench
+  // budget); smoothing a finished path (string_pull) is charged a tile per path tile but can cost
+  // more on long open legs.
+  std::uint32_t path_expansions_per_tick = 10000;
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
