@@ -138,6 +138,14 @@ void Server::Impl::publish_counters() {
   counters.ticks_dropped = total_dropped();
   counters.late_wakes = total_late_wakes();
   counters.agents = world.agents().size();
+  const sim::PathQueueStats paths = world.path_queue_stats();
+  counters.path_queue = paths.queued;
+  counters.path_expansions = paths.expansions_total;
+  counters.paths_served = paths.paths_served_total;
+  counters.paths_deferred = paths.deferred_total;
+  std::uint64_t step_ticks = 0;
+  for (const StepRun& run : step_runs) step_ticks += run.left;
+  counters.step_ticks_pending = step_ticks;
 }
 
 void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
@@ -322,6 +330,7 @@ void Server::Impl::end_step_runs() {
   for (const StepRun& run : step_runs)
     reply(run.from, share(protocol::encode(protocol::Ack{run.seq, world.tick(), {}, {}, {}, {}})));
   step_runs.clear();
+  publish_counters();
 }
 
 void Server::Impl::send_welcomes(bool new_world) {
@@ -381,6 +390,7 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
           if (!counters.paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
           ++counters.commands_accepted;
           step_runs.push_back({from, msg.seq, c.ticks});
+          publish_counters();
           post_step_slice();
           return;  // the ack follows the run's last tick (step_slice)
         } else if constexpr (std::is_same_v<T, protocol::SetParam>) {
@@ -431,6 +441,11 @@ std::string Server::Impl::metrics_text() const {
   m.ticks_dropped = counters.ticks_dropped;
   m.late_wakes = counters.late_wakes;
   m.agents = counters.agents;
+  m.path_queue = counters.path_queue;
+  m.path_expansions = counters.path_expansions;
+  m.paths_served = counters.paths_served;
+  m.paths_deferred = counters.paths_deferred;
+  m.step_ticks_pending = counters.step_ticks_pending;
   m.viewers = counters.viewers;
   m.commanders = counters.commanders;
   m.ungreeted = counters.ungreeted;
