@@ -143,6 +143,8 @@ void Server::Impl::publish_counters() {
   counters.path_expansions = paths.expansions_total;
   counters.paths_served = paths.paths_served_total;
   counters.paths_deferred = paths.deferred_total;
+  counters.assignments_pending = world.assignments_pending();
+  counters.assignment_work_pending = world.assignment_work_pending();
   std::uint64_t step_ticks = 0;
   for (const StepRun& run : step_runs) step_ticks += run.left;
   counters.step_ticks_pending = step_ticks;
@@ -446,6 +448,8 @@ std::string Server::Impl::metrics_text() const {
   m.paths_served = counters.paths_served;
   m.paths_deferred = counters.paths_deferred;
   m.step_ticks_pending = counters.step_ticks_pending;
+  m.assignments_pending = counters.assignments_pending;
+  m.assignment_work_pending = counters.assignment_work_pending;
   m.viewers = counters.viewers;
   m.commanders = counters.commanders;
   m.ungreeted = counters.ungreeted;

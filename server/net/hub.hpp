@@ -110,7 +110,8 @@ struct Server::Impl {
         commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
     // Work the tick budget deferred: the world's path queue, and `step` ticks not yet run.
-    std::atomic<std::uint64_t> path_queue{0}, path_expansions{0}, paths_served{0}, paths_deferred{0}, step_ticks_pending{0};
+    std::atomic<std::uint64_t> path_queue{0}, path_expansions{0}, paths_served{0}, paths_deferred{0}, step_ticks_pending{0},
+        assignments_pending{0}, assignment_work_pending{0};
     // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
     // I/O thread behind, held back from a binary session behind on acks, not written before the
     // world was replaced.

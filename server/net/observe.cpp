@@ -87,6 +87,11 @@ std::string render_prometheus(const MetricsView& m) {
   line(out, "herd_paths_served_total", m.paths_served);
   head(out, "herd_paths_deferred_total", "counter", "Path requests left waiting at the end of a tick, summed over ticks.");
   line(out, "herd_paths_deferred_total", m.paths_deferred);
+  head(out, "herd_assignments_pending", "gauge", "Optimal formation assignments being worked out over ticks.");
+  line(out, "herd_assignments_pending", m.assignments_pending);
+  head(out, "herd_assignment_work_pending", "gauge",
+       "Agent-slot cost evaluations the pending assignments may still need, at most (n^2 per agent left).");
+  line(out, "herd_assignment_work_pending", m.assignment_work_pending);
   head(out, "herd_step_ticks_pending", "gauge", "Ticks of step commands not yet run (step runs in slices between other work).");
   line(out, "herd_step_ticks_pending", m.step_ticks_pending);
   head(out, "herd_sessions", "gauge", "Open WebSocket sessions by role.");

@@ -77,6 +77,8 @@ std::string validate(const WorldDef& d) {
   if (d.position_iterations < 0 || d.position_iterations > 16) return "position_iterations must be in [0, 16]";
   if (d.path_expansions_per_tick == 0 || d.path_expansions_per_tick > 1'000'000'000)
     return "path_expansions_per_tick must be in [1, 1e9]";
+  if (d.assignment_costs_per_tick == 0 || d.assignment_costs_per_tick > 1'000'000'000'000)
+    return "assignment_costs_per_tick must be in [1, 1e12]";
   if (std::string why = validate(d.avoidance); !why.empty()) return why;
   return validate(d.agent_defaults);
 }
@@ -501,6 +503,15 @@ std::uint64_t World::state_hash() const {
     mix((std::uint64_t(std::uint32_t(path_search_.goal.x)) << 32) | std::uint32_t(path_search_.goal.y));
     mix(path_search_.revision);
     mix(path_finder_.result().expanded);
+  }
+  if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
+    mix(assignments_.size());
+    for (const PendingAssignment& pa : assignments_) {
+      mix(pa.formation);
+      mix(pa.agents.size());
+      mix(pa.assignment.rows_done());
+      for (AgentId id : pa.agents) mix(id);
+    }
   }
   mix(next_formation_id_);
   mix(touching_.size());

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "assignment.hpp"
 #include "astar.hpp"
 #include "avoidance.hpp"
 #include "behaviour.hpp"
@@ -61,6 +62,16 @@ struct PathState {
   // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
   // (when it was for the same goal tile) or steers straight at its goal.
   bool pending = false;
+};
+
+// An optimal formation assignment too large for one tick (world_formation.cpp): its agents head
+// for keep_order's slots at once, and get their optimal ones when the assignment is done.
+struct PendingAssignment {
+  std::uint32_t formation = 0;
+  std::vector<AgentId> agents;       // the assignment's rows
+  std::vector<Vec2> provisional;     // the slot each was sent to meanwhile
+  std::vector<std::uint32_t> parts;  // regroup: each slot's part; empty without regroup
+  OptimalAssignment assignment;
 };
 
 // What the path queue did (for metrics): totals since the world was made or loaded.
@@ -132,6 +143,13 @@ class World {
   // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
   // selections are refused (use keep_order or shuffle).
   static constexpr std::size_t kMaxOptimalAssignment = 2000;
+  // Optimal assignments of up to this many agents are made inside the command; larger ones over
+  // ticks, within WorldDef::assignment_costs_per_tick (about 16 million evaluations at most here).
+  static constexpr std::size_t kMaxImmediateAssignment = 256;
+  // Agent-slot costs still to evaluate, at most (n^2 per agent left in each pending assignment):
+  // the deferred assignment work, for metrics. And how many assignments are pending.
+  std::uint64_t assignment_work_pending() const;
+  std::size_t assignments_pending() const { return assignments_.size(); }
   // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
   // snapshots' trails); empty without a map, when there is nothing to plan on.
   std::span<const PathState> paths() const { return paths_; }
@@ -175,6 +193,9 @@ class World {
   // unreachable, and records the formation.
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
+  void stage_assignments();
+  void finish_assignment(const PendingAssignment& pa);
+  static bool read_assignments(Reader& r, World& world);  // world_checkpoint.cpp
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
   const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
@@ -260,6 +281,7 @@ class World {
   std::vector<PathState> paths_;  // parallel to agents_
   std::vector<FormationRecord> formations_;
   std::uint32_t next_formation_id_ = 1;
+  std::deque<PendingAssignment> assignments_;  // oldest first, served in turn
 
   struct Queued {
     Command command;

@@ -29,6 +29,11 @@ struct WorldDef {
   // budget); smoothing a finished path (string_pull) is charged a tile per path tile but can cost
   // more on long open legs.
   std::uint32_t path_expansions_per_tick = 10000;
+  // An optimal formation assignment of more than World::kMaxImmediateAssignment agents is worked
+  // out over ticks, adding whole agents (rows of the Hungarian method) until this many agent-slot
+  // costs have been evaluated in a tick (OptimalAssignment::advance); meanwhile the agents head
+  // for keep_order's slots. Work units, not time, as above. [1, 1e12]; about 1-2 ns each.
+  std::uint64_t assignment_costs_per_tick = 2'000'000;
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
