@@ -26,6 +26,7 @@ constexpr const char* kUsage =
     "  --agents N agents for set_tiles or formation, 1..20000\n"
     "  --budget B path expansions per tick, 1..1e9 (default the WorldDef's)\n"
     "  --ticks T  ticks timed after the command, 1..100000 (default 600)\n"
+    "  (formation: the assignment budget is the WorldDef's)\n"
     "prints a CSV header and one row per case: worst, p99 and median tick in ms, and the path queue\n"
     "left at the end of the window.\n";
 
@@ -119,8 +120,13 @@ void run_formation(long agents, int ticks) {
   form.def.assignment = sim::SlotAssignment::optimal;
   w.queue(form);
   Times t;
-  for (int k = 0; k < ticks; ++k) tick(w, t);
+  int done_at = -1;
+  for (int k = 0; k < ticks; ++k) {
+    tick(w, t);
+    if (done_at < 0 && w.assignments_pending() == 0) done_at = k + 1;
+  }
   row("formation", agents, 0, t, w);
+  std::printf("formation,%ld,assignment done after %d ticks (of %d timed; -1: not yet)\n", agents, done_at, ticks);
 }
 
 // `step 1000` while paused: the whole run in one handler (as before slicing) and its slices.

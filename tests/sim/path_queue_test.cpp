@@ -118,7 +118,7 @@ TEST(PathQueue, ACheckpointTakenMidQueueGoesOnBitForBit) {
 
 TEST(PathQueue, TheBudgetIsAValidatedWorldSetting) {
   WorldDef d;
-  EXPECT_EQ(d.path_expansions_per_tick, 10000u);
+  EXPECT_EQ(d.path_expansions_per_tick, 5000u);
   d.path_expansions_per_tick = 0;
   EXPECT_FALSE(validate(d).empty());
 }
