@@ -31,4 +31,7 @@ int run_sim(Args args);
 // Snapshot sizes and encoding costs, JSON and binary, on the random crowd (snapshot_bench.cpp).
 int run_snapshot(Args args);
 
+// The worst tick while a heavy command runs: set_tiles, a large formation, step N (tick_budget_bench.cpp).
+int run_tick_budget(Args args);
+
 }  // namespace herd::bench

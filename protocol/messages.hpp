@@ -208,6 +208,7 @@ struct AgentState {
   bool kinematic = false;
   sim::Pathing pathing = sim::Pathing::direct;
   std::vector<sim::TileCoord> history;  // no_backtrack walkers: tiles visited, oldest first
+  bool path_pending = false;  // astar: its path request waits in the world's path queue
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 

@@ -44,6 +44,7 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   if (a.collided) w.boolean_field("collided", true);
   if (a.kinematic) w.field("movement", "kinematic");
   if (a.pathing != sim::Pathing::direct) w.field("pathing", to_string(a.pathing));
+  if (a.path_pending) w.field("path", "pending");
   if (!a.history.empty()) {
     w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
     w.begin_array();
@@ -173,6 +174,10 @@ AgentState read_agent(const json& v, const std::string& where) {
     const auto pathing = pathing_from_string(as_string(*p, a.name("pathing")));
     if (!pathing) bad(a.name("pathing"), "is not a known pathing mode");
     st.pathing = *pathing;
+  }
+  if (const json* p = a.find("path")) {
+    if (as_string(*p, a.name("path")) != "pending") bad(a.name("path"), "must be \"pending\" when present");
+    st.path_pending = true;
   }
   if (const json* h = a.find("history")) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
@@ -464,6 +469,7 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
                i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
                a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
   if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
+  s.path_pending = i < paths.size() && paths[i].pending;
   return s;
 }
 

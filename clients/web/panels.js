@@ -66,7 +66,7 @@ export class Panels {
         a.state,
         `${Math.round(Math.hypot(a.vx, a.vy))}`,
         a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
-        a.pathing ?? 'direct', // absent means direct
+        (a.pathing ?? 'direct') + (a.path === 'pending' ? ' (pending)' : ''), // absent means direct; pending: its path is queued
         a.collided ? 'collided' : '',
       ]);
     }

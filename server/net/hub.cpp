@@ -138,6 +138,16 @@ void Server::Impl::publish_counters() {
   counters.ticks_dropped = total_dropped();
   counters.late_wakes = total_late_wakes();
   counters.agents = world.agents().size();
+  const sim::PathQueueStats paths = world.path_queue_stats();
+  counters.path_queue = paths.queued;
+  counters.path_expansions = paths.expansions_total;
+  counters.paths_served = paths.paths_served_total;
+  counters.paths_deferred = paths.deferred_total;
+  counters.assignments_pending = world.assignments_pending();
+  counters.assignment_work_pending = world.assignment_work_pending();
+  std::uint64_t step_ticks = 0;
+  for (const StepRun& run : step_runs) step_ticks += run.left;
+  counters.step_ticks_pending = step_ticks;
 }
 
 void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
@@ -280,11 +290,48 @@ void Server::Impl::keep_collisions() {
   }
 }
 
-void Server::Impl::step_now(int ticks) {
-  for (int i = 0; i < ticks; ++i) {
+void Server::Impl::post_step_slice() {
+  if (step_slice_posted || step_runs.empty()) return;
+  step_slice_posted = true;
+  asio::post(ioc, [this] {
+    step_slice_posted = false;
+    if (!stopping) step_slice();
+  });
+}
+
+void Server::Impl::step_slice() {
+  if (step_runs.empty()) return;
+  StepRun& run = step_runs.front();
+  const auto slice_start = Clock::now();
+  const auto half_tick = std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config.tick_rate));
+  finish_steps();  // frames of the last snapshot not sent yet go before the world moves (as on_tick)
+  bool snapshot_due = false;
+  for (int done = 0; run.left > 0 && done < kStepSliceTicks && (done == 0 || Clock::now() - slice_start < half_tick); ++done) {
+    const auto t0 = Clock::now();
     world.step();
+    {
+      const std::lock_guard lock(histogram_mutex);
+      tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
     keep_collisions();
+    --run.left;
+    snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
+  publish_counters();
+  if (run.left == 0) {
+    reply(run.from, share(protocol::encode(protocol::Ack{run.seq, world.tick(), {}, {}, {}, {}})));
+    step_runs.pop_front();
+    broadcast_snapshot();  // the run's last tick, as PROTOCOL.md promises
+  } else if (snapshot_due) {
+    broadcast_snapshot();  // viewers see the run go by at the snapshot rate
+  }
+  post_step_slice();
+}
+
+void Server::Impl::end_step_runs() {
+  for (const StepRun& run : step_runs)
+    reply(run.from, share(protocol::encode(protocol::Ack{run.seq, world.tick(), {}, {}, {}, {}})));
+  step_runs.clear();
   publish_counters();
 }
 
@@ -296,7 +343,9 @@ void Server::Impl::send_welcomes(bool new_world) {
 }
 
 void Server::Impl::replace_world(sim::World next, std::string scenario) {
-  // No command waits for the old world: each was applied and answered as it arrived.
+  // No command waits for the old world: each was applied and answered as it arrived; step runs
+  // still going are answered now, with the old world's last tick.
+  end_step_runs();
   world = std::move(next);
   world.set_executor(&pool);
   config.scenario = std::move(scenario);
@@ -336,12 +385,16 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
         } else if constexpr (std::is_same_v<T, protocol::Resume>) {
           if (counters.paused) {
             counters.paused = false;
+            end_step_runs();
             restart_schedule();
           }
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
           if (!counters.paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
-          step_now(static_cast<int>(c.ticks));
-          snapshot_after = true;
+          ++counters.commands_accepted;
+          step_runs.push_back({from, msg.seq, c.ticks});
+          publish_counters();
+          post_step_slice();
+          return;  // the ack follows the run's last tick (step_slice)
         } else if constexpr (std::is_same_v<T, protocol::SetParam>) {
           const double tick_rate = c.tick_rate.value_or(config.tick_rate);
           const double snapshot_rate = c.snapshot_rate.value_or(config.snapshot_rate);
@@ -390,6 +443,13 @@ std::string Server::Impl::metrics_text() const {
   m.ticks_dropped = counters.ticks_dropped;
   m.late_wakes = counters.late_wakes;
   m.agents = counters.agents;
+  m.path_queue = counters.path_queue;
+  m.path_expansions = counters.path_expansions;
+  m.paths_served = counters.paths_served;
+  m.paths_deferred = counters.paths_deferred;
+  m.step_ticks_pending = counters.step_ticks_pending;
+  m.assignments_pending = counters.assignments_pending;
+  m.assignment_work_pending = counters.assignment_work_pending;
   m.viewers = counters.viewers;
   m.commanders = counters.commanders;
   m.ungreeted = counters.ungreeted;

@@ -20,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -108,6 +109,9 @@ struct Server::Impl {
     std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
         commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
     std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
+    // Work the tick budget deferred: the world's path queue, and `step` ticks not yet run.
+    std::atomic<std::uint64_t> path_queue{0}, path_expansions{0}, paths_served{0}, paths_deferred{0}, step_ticks_pending{0},
+        assignments_pending{0}, assignment_work_pending{0};
     // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
     // I/O thread behind, held back from a binary session behind on acks, not written before the
     // world was replaced.
@@ -235,7 +239,22 @@ struct Server::Impl {
   void begin_stop();
   void finish_stop(Clock::time_point deadline);
   void update_inspected();
-  void step_now(int ticks);
+  // `step N` while paused runs in slices, each posted behind what is queued on this thread, so
+  // snapshots, /healthz and other sessions' commands get through between them. A slice runs at
+  // most kStepSliceTicks ticks and stops early once it has taken half a tick interval (it may
+  // read the clock: the world's ticks are the same whatever the slicing). The ack follows the
+  // last tick, as it did when all ran at once; runs wait their turn in arrival order.
+  struct StepRun {
+    std::uint64_t from = 0;
+    std::uint32_t seq = 0;
+    std::uint32_t left = 0;
+  };
+  std::deque<StepRun> step_runs;
+  bool step_slice_posted = false;
+  static constexpr int kStepSliceTicks = 4;
+  void post_step_slice();
+  void step_slice();
+  void end_step_runs();  // resume or a new world: the ticks left are dropped, each run acked now
   void keep_collisions();
   void restart_schedule();
   void replace_world(sim::World next, std::string scenario);

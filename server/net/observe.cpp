@@ -79,6 +79,21 @@ std::string render_prometheus(const MetricsView& m) {
   line(out, "herd_tick_late_wakes_total", m.late_wakes);
   head(out, "herd_agents", "gauge", "Agents in the world.");
   line(out, "herd_agents", m.agents);
+  head(out, "herd_path_queue", "gauge", "A* path requests waiting in the world's path queue (the one being searched included).");
+  line(out, "herd_path_queue", m.path_queue);
+  head(out, "herd_path_expansions_total", "counter", "A* tile expansions the path queue has served (a fixed budget per tick).");
+  line(out, "herd_path_expansions_total", m.path_expansions);
+  head(out, "herd_paths_served_total", "counter", "Path requests the path queue has answered (found or not).");
+  line(out, "herd_paths_served_total", m.paths_served);
+  head(out, "herd_paths_deferred_total", "counter", "Path requests left waiting at the end of a tick, summed over ticks.");
+  line(out, "herd_paths_deferred_total", m.paths_deferred);
+  head(out, "herd_assignments_pending", "gauge", "Optimal formation assignments being worked out over ticks.");
+  line(out, "herd_assignments_pending", m.assignments_pending);
+  head(out, "herd_assignment_work_pending", "gauge",
+       "Agent-slot cost evaluations the pending assignments may still need, at most (n^2 per agent left).");
+  line(out, "herd_assignment_work_pending", m.assignment_work_pending);
+  head(out, "herd_step_ticks_pending", "gauge", "Ticks of step commands not yet run (step runs in slices between other work).");
+  line(out, "herd_step_ticks_pending", m.step_ticks_pending);
   head(out, "herd_sessions", "gauge", "Open WebSocket sessions by role.");
   line(out, "herd_sessions", m.viewers, "role=\"viewer\"");
   line(out, "herd_sessions", m.commanders, "role=\"commander\"");

@@ -50,6 +50,9 @@ std::uint64_t resident_memory_bytes();
 
 struct MetricsView {
   std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, late_wakes = 0, agents = 0;
+  // The tick budget's deferred work: the world's path queue, and `step` ticks still to run.
+  std::uint64_t path_queue = 0, path_expansions = 0, paths_served = 0, paths_deferred = 0, step_ticks_pending = 0;
+  std::uint64_t assignments_pending = 0, assignment_work_pending = 0;  // optimal formations over ticks
   std::uint64_t viewers = 0, commanders = 0, ungreeted = 0;
   std::uint64_t snapshots_sent = 0, snapshots_dropped = 0, bytes_out = 0;
   std::uint64_t snapshots_replaced = 0, snapshots_skipped = 0, snapshots_held = 0, snapshots_superseded = 0;  // dropped, by reason

@@ -17,6 +17,36 @@ namespace herd::sim {
 // Returns slot[i] for agent i. from.size() must equal to.size().
 std::vector<std::uint32_t> assign_optimal(std::span<const Vec2> from, std::span<const Vec2> to);
 
+// The same method in slices, for a world that must not spend a whole O(n^3) assignment in one
+// tick: each advance() adds whole rows (agents) until it has evaluated `budget` agent-slot costs
+// (at least one row), so the work per call is bounded by the budget plus one row's worth. The
+// rows are added in the same order with the same arithmetic as assign_optimal, so the answer is
+// bit-identical to it, however the work is sliced.
+class OptimalAssignment {
+ public:
+  OptimalAssignment() = default;
+  OptimalAssignment(std::vector<Vec2> from, std::vector<Vec2> to);
+  // Adds rows until `budget` cost evaluations are spent or all are done; returns the evaluations.
+  std::uint64_t advance(std::uint64_t budget);
+  // Adds exactly `rows` rows (a checkpoint's replay).
+  void advance_rows(std::size_t rows);
+  bool done() const { return rows_done_ == from_.size(); }
+  std::size_t rows_done() const { return rows_done_; }
+  std::size_t size() const { return from_.size(); }
+  std::span<const Vec2> from() const { return from_; }
+  std::span<const Vec2> to() const { return to_; }
+  // slot[i] for agent i; only once done().
+  std::vector<std::uint32_t> slots() const;
+
+ private:
+  std::uint64_t add_row();  // returns the cost evaluations it made
+  std::vector<Vec2> from_, to_;
+  std::vector<double> u_, v_, min_to_;
+  std::vector<std::uint32_t> p_, way_;
+  std::vector<char> used_;
+  std::size_t rows_done_ = 0;
+};
+
 // Slot i for agent i (agents in the order given, e.g. by id).
 std::vector<std::uint32_t> assign_in_order(std::size_t n);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 #include "tile_collision.hpp"
 
@@ -36,44 +37,69 @@ void PathFinder::prepare(std::size_t tile_count) {
 PathResult PathFinder::find(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood,
                             std::vector<TileCoord>& path) {
   path.clear();
-  PathResult result;
-  if (!map.in_bounds(start)) return {PathStatus::start_outside, 0.0, 0};
-  if (!map.in_bounds(goal)) return {PathStatus::goal_outside, 0.0, 0};
-  if (map.blocked(start)) return {PathStatus::start_blocked, 0.0, 0};
-  if (map.blocked(goal)) return {PathStatus::goal_blocked, 0.0, 0};
-  prepare(map.tile_count());
+  begin(map, start, goal, neighbourhood);
+  resume(map, std::numeric_limits<std::uint32_t>::max(), path);
+  return result_;
+}
 
-  // Max-heap comparator meaning "a comes out after b": lower f first; among equal f the larger g
-  // (nearer the goal, fewer expansions); then the lower index, a total order for determinism.
-  const auto later = [](const OpenEntry& a, const OpenEntry& b) {
-    if (a.f != b.f) return a.f > b.f;
-    if (a.g != b.g) return a.g < b.g;
-    return a.index > b.index;
-  };
+namespace {
+// Max-heap comparator meaning "a comes out after b": lower f first; among equal f the larger g
+// (nearer the goal, fewer expansions); then the lower index, a total order for determinism.
+template <class Entry>
+bool later(const Entry& a, const Entry& b) {
+  if (a.f != b.f) return a.f > b.f;
+  if (a.g != b.g) return a.g < b.g;
+  return a.index > b.index;
+}
+}  // namespace
+
+void PathFinder::begin(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood) {
+  running_ = false;
+  result_ = {};
+  if (!map.in_bounds(start)) { result_.status = PathStatus::start_outside; return; }
+  if (!map.in_bounds(goal)) { result_.status = PathStatus::goal_outside; return; }
+  if (map.blocked(start)) { result_.status = PathStatus::start_blocked; return; }
+  if (map.blocked(goal)) { result_.status = PathStatus::goal_blocked; return; }
+  prepare(map.tile_count());
+  goal_ = goal;
+  goal_index_ = static_cast<std::uint32_t>(map.index(goal));
+  neighbourhood_ = neighbourhood;
+  const auto start_index = static_cast<std::uint32_t>(map.index(start));
+  g_[start_index] = 0.0;
+  parent_[start_index] = start_index;
+  stamp_[start_index] = query_;
+  open_.push_back({grid_heuristic(neighbourhood, start, goal), 0.0, start_index});
+  running_ = true;
+}
+
+bool PathFinder::resume(const TileMap& map, std::uint32_t max_expansions, std::vector<TileCoord>& path) {
+  path.clear();
+  if (!running_) return true;
   const auto open = [&](std::uint32_t index, double g, std::uint32_t parent) {
     g_[index] = g;
     parent_[index] = parent;
     stamp_[index] = query_;
-    open_.push_back({g + grid_heuristic(neighbourhood, map.coord(index), goal), g, index});
-    std::push_heap(open_.begin(), open_.end(), later);
+    open_.push_back({g + grid_heuristic(neighbourhood_, map.coord(index), goal_), g, index});
+    std::push_heap(open_.begin(), open_.end(), later<OpenEntry>);
   };
-
-  const auto start_index = static_cast<std::uint32_t>(map.index(start));
-  const auto goal_index = static_cast<std::uint32_t>(map.index(goal));
-  open(start_index, 0.0, start_index);
-  const int steps = step_count(neighbourhood);
+  const int steps = step_count(neighbourhood_);
+  std::uint32_t budget = max_expansions;
   while (!open_.empty()) {
-    std::pop_heap(open_.begin(), open_.end(), later);
+    // Stop before the next expansion, not after a lazily deleted entry: the budget counts tiles.
+    if (budget == 0) return false;
+    std::pop_heap(open_.begin(), open_.end(), later<OpenEntry>);
     const OpenEntry current = open_.back();
     open_.pop_back();
     // Lazy deletion: a tile reopened with a lower g left its older entries behind.
     if (current.g > g_[current.index]) continue;
-    ++result.expanded;
-    if (current.index == goal_index) {
-      result.status = PathStatus::found;
-      result.cost = current.g;
-      trace_path(map, goal_index, path);
-      return result;
+    ++result_.expanded;
+    --budget;
+    if (current.index == goal_index_) {
+      result_.status = PathStatus::found;
+      result_.cost = current.g;
+      trace_path(map, goal_index_, path);
+      running_ = false;
+      return true;
     }
     const TileCoord tile = map.coord(current.index);
     for (int s = 0; s < steps; ++s) {
@@ -86,8 +112,9 @@ PathResult PathFinder::find(const TileMap& map, TileCoord start, TileCoord goal,
       if (stamp_[next] != query_ || g < g_[next]) open(next, g, current.index);
     }
   }
-  result.status = PathStatus::unreachable;
-  return result;
+  result_.status = PathStatus::unreachable;
+  running_ = false;
+  return true;
 }
 
 void PathFinder::trace_path(const TileMap& map, std::uint32_t goal_index, std::vector<TileCoord>& path) const {

@@ -49,6 +49,17 @@ class PathFinder {
   PathResult find(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood,
                   std::vector<TileCoord>& path);
 
+  // The same search in slices (DetourCrowd's sliced path queries): begin() sets it up, each
+  // resume() expands at most max_expansions more tiles and returns true once it has finished,
+  // with the path in `path` and the answer in result(). Between slices the map must not change
+  // (a caller whose map changed calls begin() again). The slices add up to exactly find()'s
+  // search: the same expansions in the same order, the same path, whatever the budget.
+  void begin(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood);
+  bool resume(const TileMap& map, std::uint32_t max_expansions, std::vector<TileCoord>& path);
+  bool running() const { return running_; }
+  // The search so far: status (final once resume() returned true) and tiles expanded.
+  const PathResult& result() const { return result_; }
+
  private:
   struct OpenEntry {
     double f;
@@ -63,6 +74,12 @@ class PathFinder {
   std::vector<std::uint32_t> stamp_;    // which query last wrote a tile: no clearing per query
   std::uint32_t query_ = 0;
   std::vector<OpenEntry> open_;         // binary heap (std::push_heap) with lazy deletion
+  // The search under way (begin/resume).
+  TileCoord goal_;
+  std::uint32_t goal_index_ = 0;
+  Neighbourhood neighbourhood_ = Neighbourhood::eight;
+  PathResult result_;
+  bool running_ = false;
 };
 
 // The tile centres of a path, in world units (the seed's walker walks centre to centre too).

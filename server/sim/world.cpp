@@ -75,6 +75,10 @@ std::string validate(const WorldDef& d) {
   if (d.max_agents == 0 || d.max_agents > L::kMaxAgents) return "max_agents must be in [1, 1000000]";
   if (d.max_obstacles > L::kMaxAgents) return "max_obstacles must be in [0, 1000000]";
   if (d.position_iterations < 0 || d.position_iterations > 16) return "position_iterations must be in [0, 16]";
+  if (d.path_expansions_per_tick == 0 || d.path_expansions_per_tick > 1'000'000'000)
+    return "path_expansions_per_tick must be in [1, 1e9]";
+  if (d.assignment_costs_per_tick == 0 || d.assignment_costs_per_tick > 1'000'000'000'000)
+    return "assignment_costs_per_tick must be in [1, 1e12]";
   if (std::string why = validate(d.avoidance); !why.empty()) return why;
   return validate(d.agent_defaults);
 }
@@ -393,6 +397,7 @@ CommandOutcome World::apply_clear_map() {
   map_.reset();
   fields_.clear();
   paths_ = {};  // walkers and paths belong to the map (and without one cost no memory)
+  drop_path_queue();
   ++map_version_;
   return {};
 }
@@ -478,7 +483,8 @@ std::uint64_t World::state_hash() const {
   }
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const PathState& p = path_of(i);
-    mix((std::uint64_t(agents_[i].pathing) << 16) | (std::uint64_t(agents_[i].neighbours) << 8) | p.unreachable);
+    mix((std::uint64_t(agents_[i].pathing) << 16) | (std::uint64_t(agents_[i].neighbours) << 8) |
+        (std::uint64_t(p.pending) << 1) | p.unreachable);
     mix((std::uint64_t(std::uint32_t(p.walker.from.x)) << 32) | std::uint32_t(p.walker.from.y));
     mix((std::uint64_t(std::uint32_t(p.walker.to.x)) << 32) | std::uint32_t(p.walker.to.y));
     mix((std::uint64_t(std::uint32_t(p.walker.target.x)) << 32) | std::uint32_t(p.walker.target.y));
@@ -487,6 +493,25 @@ std::uint64_t World::state_hash() const {
     for (TileCoord t : p.walker.history) mix((std::uint64_t(std::uint32_t(t.x)) << 32) | std::uint32_t(t.y));
     for (Vec2 w : p.waypoints) mixv(w);
     mix(p.next);
+  }
+  // The path queue only when it holds anything, so worlds that never queue keep their hashes.
+  if (!path_queue_.empty() || path_search_.agent != kNoAgent) {
+    mix(path_queue_.size());
+    for (AgentId id : path_queue_) mix(id);
+    mix(path_search_.agent);
+    mix((std::uint64_t(std::uint32_t(path_search_.start.x)) << 32) | std::uint32_t(path_search_.start.y));
+    mix((std::uint64_t(std::uint32_t(path_search_.goal.x)) << 32) | std::uint32_t(path_search_.goal.y));
+    mix(path_search_.revision);
+    mix(path_finder_.result().expanded);
+  }
+  if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
+    mix(assignments_.size());
+    for (const PendingAssignment& pa : assignments_) {
+      mix(pa.formation);
+      mix(pa.agents.size());
+      mix(pa.assignment.rows_done());
+      for (AgentId id : pa.agents) mix(id);
+    }
   }
   mix(next_formation_id_);
   mix(touching_.size());

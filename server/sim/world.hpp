@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "assignment.hpp"
 #include "astar.hpp"
 #include "avoidance.hpp"
 #include "behaviour.hpp"
@@ -35,6 +37,8 @@
 #include "world_def.hpp"
 
 namespace herd::sim {
+
+class Reader;  // serial.hpp
 
 // A formation being formed (formation and demo commands): who goes to which slot.
 struct FormationRecord {
@@ -55,6 +59,28 @@ struct PathState {
   std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
   std::uint64_t planned_revision = 0;    // map version it was made against
   bool unreachable = false;
+  // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
+  // (when it was for the same goal tile) or steers straight at its goal.
+  bool pending = false;
+};
+
+// An optimal formation assignment too large for one tick (world_formation.cpp): its agents head
+// for keep_order's slots at once, and get their optimal ones when the assignment is done.
+struct PendingAssignment {
+  std::uint32_t formation = 0;
+  std::vector<AgentId> agents;       // the assignment's rows
+  std::vector<Vec2> provisional;     // the slot each was sent to meanwhile
+  std::vector<std::uint32_t> parts;  // regroup: each slot's part; empty without regroup
+  OptimalAssignment assignment;
+};
+
+// What the path queue did (for metrics): totals since the world was made or loaded.
+struct PathQueueStats {
+  std::size_t queued = 0;                // requests waiting, the one being searched included
+  std::uint64_t expansions_last_tick = 0;
+  std::uint64_t expansions_total = 0;
+  std::uint64_t paths_served_total = 0;  // requests answered (path found or not)
+  std::uint64_t deferred_total = 0;      // requests left waiting at the end of a tick, summed per tick
 };
 
 class World {
@@ -117,9 +143,18 @@ class World {
   // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
   // selections are refused (use keep_order or shuffle).
   static constexpr std::size_t kMaxOptimalAssignment = 2000;
+  // Optimal assignments of up to this many agents are made inside the command; larger ones over
+  // ticks, within WorldDef::assignment_costs_per_tick (about 16 million evaluations at most here).
+  static constexpr std::size_t kMaxImmediateAssignment = 256;
+  // Agent-slot costs still to evaluate, at most (n^2 per agent left in each pending assignment):
+  // the deferred assignment work, for metrics. And how many assignments are pending.
+  std::uint64_t assignment_work_pending() const;
+  std::size_t assignments_pending() const { return assignments_.size(); }
   // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
   // snapshots' trails); empty without a map, when there is nothing to plan on.
   std::span<const PathState> paths() const { return paths_; }
+  // The path queue: its length and the work it has done (world_pathing.cpp).
+  PathQueueStats path_queue_stats() const;
 
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
@@ -158,6 +193,9 @@ class World {
   // unreachable, and records the formation.
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
+  void stage_assignments();
+  void finish_assignment(const PendingAssignment& pa);
+  static bool read_assignments(Reader& r, World& world);  // world_checkpoint.cpp
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
   const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
@@ -186,7 +224,11 @@ class World {
   void stage_desires();
   void stage_avoidance();
   void stage_pathing();
-  void plan_path(std::size_t i, TileCoord goal_tile);
+  void request_paths();
+  void serve_path_queue();
+  void finish_path();
+  void drop_path_queue();
+  static bool read_path_queue(Reader& r, World& world);  // world_checkpoint.cpp
   void stage_walls();
   void stage_integrate();
   void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
@@ -239,6 +281,7 @@ class World {
   std::vector<PathState> paths_;  // parallel to agents_
   std::vector<FormationRecord> formations_;
   std::uint32_t next_formation_id_ = 1;
+  std::deque<PendingAssignment> assignments_;  // oldest first, served in turn
 
   struct Queued {
     Command command;
@@ -285,6 +328,17 @@ class World {
   // begin-touch events, so a resting contact is one collision, not one per tick.
   std::vector<std::uint64_t> touching_, touching_next_;
   PathFinder path_finder_;
+  // A* agents waiting for a path, oldest first, and the search being sliced (world state: saved
+  // in checkpoints, the search as its inputs and the expansions done, replayed on load).
+  std::deque<AgentId> path_queue_;
+  struct PathSearch {
+    AgentId agent = kNoAgent;  // kNoAgent: none under way
+    TileCoord start, goal;
+    std::uint8_t neighbours = 8;
+    std::uint64_t revision = 0;  // map_version_ it began against
+  };
+  PathSearch path_search_;
+  PathQueueStats path_stats_;
   std::vector<TileCoord> tile_path_;
   std::vector<Vec2> points_scratch_;
   // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.

@@ -12,8 +12,10 @@ namespace {
 
 constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // 2 added AvoidanceDef::max_neighbours; version 1 is still read (as no cap: the world goes on
-// exactly as the server that wrote it would have run it).
-constexpr std::uint32_t kFormatVersion = 2;
+// exactly as the server that wrote it would have run it). 3 added the path queue (WorldDef's
+// budget, each path's pending flag, the queue and the search under way); older checkpoints are
+// read with an unbounded budget, as their servers planned every path at once.
+constexpr std::uint32_t kFormatVersion = 3;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -112,6 +114,52 @@ PathState read_path(Reader& r) {
 
 }  // namespace
 
+// The queue as saved, and the search under way replayed to the expansion it had reached: the
+// same inputs and the same count give the same open list (A* is deterministic), so the world
+// goes on as the saved one would.
+bool World::read_path_queue(Reader& r, World& world) {
+  world.def_.path_expansions_per_tick = r.u32();
+  world.def_.assignment_costs_per_tick = r.u64();
+  if (!validate(world.def_).empty()) return false;
+  for (std::size_t i = 0; i < world.agents_.size(); ++i) {
+    const bool pending = r.boolean();
+    if (pending && i >= world.paths_.size()) return false;  // pending needs a map
+    if (pending) world.paths_[i].pending = true;
+  }
+  world.path_queue_.resize(r.count(4));
+  for (AgentId& id : world.path_queue_) id = r.u32();
+  PathSearch& s = world.path_search_;
+  s.agent = r.u32(); s.start = read_tile(r); s.goal = read_tile(r); s.neighbours = r.u8(); s.revision = r.u64();
+  const std::uint32_t expanded = r.u32();
+  if (!r.ok() || s.agent == kNoAgent) return r.ok();
+  if (!world.map_ || (s.neighbours != 4 && s.neighbours != 8)) return false;
+  world.path_finder_.begin(*world.map_, s.start, s.goal, s.neighbours == 4 ? Neighbourhood::four : Neighbourhood::eight);
+  // A saved search was still running: the replay must end where it stopped, not finish.
+  return world.path_finder_.running() && !world.path_finder_.resume(*world.map_, expanded, world.tile_path_) &&
+         world.path_finder_.result().expanded == expanded;
+}
+
+bool World::read_assignments(Reader& r, World& world) {
+  const std::size_t count = r.count(8 + 8 + 8 + 8);
+  for (std::size_t c = 0; c < count && r.ok(); ++c) {
+    PendingAssignment pa;
+    pa.formation = r.u32();
+    const std::size_t n = r.count(4 + 48);
+    std::vector<Vec2> from(n), to(n);
+    pa.agents.resize(n);
+    pa.provisional.resize(n);
+    for (std::size_t k = 0; k < n; ++k) { pa.agents[k] = r.u32(); pa.provisional[k] = r.vec(); from[k] = r.vec(); to[k] = r.vec(); }
+    pa.parts.resize(r.count(4));
+    for (std::uint32_t& part : pa.parts) part = r.u32();
+    const std::uint64_t rows = r.u64();
+    if (!r.ok() || rows >= n || (!pa.parts.empty() && pa.parts.size() != n)) return false;  // a done one is never saved
+    pa.assignment = OptimalAssignment(std::move(from), std::move(to));
+    pa.assignment.advance_rows(rows);
+    world.assignments_.push_back(std::move(pa));
+  }
+  return r.ok();
+}
+
 std::string World::save_checkpoint() const {
   std::string payload;
   Writer w(payload);
@@ -138,6 +186,27 @@ std::string World::save_checkpoint() const {
   w.u64(touching_.size());
   for (std::uint64_t t : touching_) w.u64(t);
   for (std::size_t i = 0; i < agents_.size(); ++i) w.u8(i < hit_subject_.size() ? hit_subject_[i] : 0);
+  // Format 3's tail: the budgets, which paths are pending, the queue, the search, the assignments.
+  w.u32(def_.path_expansions_per_tick);
+  w.u64(def_.assignment_costs_per_tick);
+  for (std::size_t i = 0; i < agents_.size(); ++i) w.boolean(path_of(i).pending);
+  w.u64(path_queue_.size());
+  for (AgentId id : path_queue_) w.u32(id);
+  const PathSearch& s = path_search_;
+  w.u32(s.agent); write_tile(w, s.start); write_tile(w, s.goal); w.u8(s.neighbours); w.u64(s.revision);
+  w.u32(s.agent != kNoAgent ? path_finder_.result().expanded : 0);
+  // Pending optimal assignments: their inputs and the rows done, replayed on load.
+  w.u64(assignments_.size());
+  for (const PendingAssignment& pa : assignments_) {
+    w.u32(pa.formation);
+    w.u64(pa.agents.size());
+    for (std::size_t k = 0; k < pa.agents.size(); ++k) {
+      w.u32(pa.agents[k]); w.vec(pa.provisional[k]); w.vec(pa.assignment.from()[k]); w.vec(pa.assignment.to()[k]);
+    }
+    w.u64(pa.parts.size());
+    for (std::uint32_t part : pa.parts) w.u32(part);
+    w.u64(pa.assignment.rows_done());
+  }
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
@@ -197,6 +266,11 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
   for (std::uint64_t& t : world.touching_) t = r.u64();
   world.hit_subject_.resize(world.agents_.size());
   for (std::uint8_t& h : world.hit_subject_) h = r.u8();
+  // Older servers planned every path and made every assignment at once.
+  world.def_.path_expansions_per_tick = 1'000'000'000;
+  world.def_.assignment_costs_per_tick = 1'000'000'000'000;
+  if (version >= 3 && !read_path_queue(r, world)) return std::string("the checkpoint's path queue is corrupt");
+  if (version >= 3 && !read_assignments(r, world)) return std::string("the checkpoint's pending assignments are corrupt");
   if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
   for (std::size_t i = 1; i < world.agents_.size(); ++i)
     if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");

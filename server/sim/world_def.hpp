@@ -21,6 +21,20 @@ struct WorldDef {
   AvoidanceDef avoidance;
   WalkerSettings walker;             // seed 002's walker: history length and move time
   int position_iterations = 3;       // collision stage: overlap-removal passes per tick, [0, 16]
+  // A* agents' path requests wait in a FIFO queue served with at most this many tile expansions
+  // per tick (DetourCrowd's path queue), so no command (a set_tiles replanning thousands of
+  // agents) can stretch a tick: a request the budget does not reach waits, its agent "pending".
+  // Work units, not time, so the tick a path arrives on depends only on the world. [1, 1e9];
+  // 5,000 expansions on a 1000 x 60 map take about 2 ms on one core of a shared 2-core VM
+  // (herd-bench budget: 10,000 measured p99 20 ms with 1,000 agents, over a 60 Hz tick); smoothing
+  // a finished path (string_pull) is charged a tile per path tile but can cost more on long open legs.
+  std::uint32_t path_expansions_per_tick = 5000;
+  // An optimal formation assignment of more than World::kMaxImmediateAssignment agents is worked
+  // out over ticks, adding whole agents (rows of the Hungarian method) until this many agent-slot
+  // costs have been evaluated in a tick (OptimalAssignment::advance); meanwhile the agents head
+  // for keep_order's slots. Work units, not time, as above. [1, 1e12]; about 3-4 ns each on a
+  // shared VM (2,000,000 measured p50 8 ms, p99 20 ms for 2,000 agents).
+  std::uint64_t assignment_costs_per_tick = 1'000'000;
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.

@@ -85,8 +85,9 @@ CommandOutcome World::apply_form(const Form& cmd) {
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(agents_[i].position);
   std::vector<std::uint32_t> slot;
+  const bool deferred = def.assignment == SlotAssignment::optimal && indices.size() > kMaxImmediateAssignment;
   switch (def.assignment) {
-    case SlotAssignment::optimal: slot = assign_optimal(from, slots); break;
+    case SlotAssignment::optimal: slot = deferred ? assign_in_order(indices.size()) : assign_optimal(from, slots); break;
     case SlotAssignment::keep_order: slot = assign_in_order(indices.size()); break;
     case SlotAssignment::shuffle: slot = assign_shuffled(indices.size(), rng_); break;
   }
@@ -96,6 +97,15 @@ CommandOutcome World::apply_form(const Form& cmd) {
   if (sent.ok() && def.regroup) {
     const auto parts = formation_parts(def, indices.size());
     for (std::size_t k = 0; k < indices.size(); ++k) agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
+  }
+  if (sent.ok() && deferred) {
+    PendingAssignment pa;
+    pa.formation = *sent.formation;
+    for (std::size_t i : indices) pa.agents.push_back(agents_[i].id);
+    pa.provisional = targets;
+    if (def.regroup) pa.parts = formation_parts(def, indices.size());
+    pa.assignment = OptimalAssignment(std::move(from), slots);
+    assignments_.push_back(std::move(pa));
   }
   return sent;
 }
@@ -153,6 +163,54 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
     }
   }
   return send_to(indices, targets);
+}
+
+// Pending optimal assignments, oldest first, within the tick's budget of cost evaluations; each
+// one done is applied before the agents move this tick.
+void World::stage_assignments() {
+  std::uint64_t budget = def_.assignment_costs_per_tick;
+  while (budget > 0 && !assignments_.empty()) {
+    PendingAssignment& pa = assignments_.front();
+    const std::uint64_t spent = pa.assignment.advance(budget);
+    budget -= std::min(budget, spent);
+    if (!pa.assignment.done()) break;
+    finish_assignment(pa);
+    assignments_.pop_front();
+  }
+}
+
+// Each agent still heading for its provisional slot (not given another order since) heads for
+// its optimal one instead, and the formation's record follows.
+void World::finish_assignment(const PendingAssignment& pa) {
+  const std::vector<std::uint32_t> slot = pa.assignment.slots();
+  auto record = std::find_if(formations_.begin(), formations_.end(), [&](const FormationRecord& f) { return f.id == pa.formation; });
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < pa.agents.size(); ++k) {
+    at = index_of_from(pa.agents[k], at);
+    if (at >= agents_.size()) {
+      at = 0;
+      continue;
+    }
+    Agent& a = agents_[at];
+    if (a.behaviour.kind != BehaviourKind::arrive || a.behaviour.agent != kNoAgent || !(a.behaviour.point == pa.provisional[k]))
+      continue;
+    const Vec2 t = pa.assignment.to()[slot[k]];
+    const double r = a.def.radius;
+    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r)) continue;  // a larger agent's place
+    a.behaviour.point = t;
+    if (a.state == MoveState::arrived) a.state = MoveState::moving;
+    if (!pa.parts.empty()) a.group = static_cast<std::uint8_t>(pa.parts[slot[k]] % 256);
+    if (record != formations_.end() && k < record->agents.size() && record->agents[k] == a.id) record->slots[k] = t;
+  }
+}
+
+std::uint64_t World::assignment_work_pending() const {
+  std::uint64_t work = 0;
+  for (const PendingAssignment& pa : assignments_) {
+    const std::uint64_t n = pa.assignment.size();
+    work += (n - pa.assignment.rows_done()) * n * n;
+  }
+  return work;
 }
 
 void World::stage_formations() {

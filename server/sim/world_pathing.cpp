@@ -60,26 +60,106 @@ CommandOutcome World::check_reachable(Vec2 goal, const std::vector<std::size_t>&
   return out;
 }
 
-// A* from the agent's tile to the goal tile, smoothed for its radius; the first waypoint is where
-// it stands and the last the exact goal point.
-void World::plan_path(std::size_t i, TileCoord goal_tile) {
+// The path queue (DetourCrowd's dtPathQueue, counted in tile expansions instead of its
+// iterations): A* agents whose plan is stale join a FIFO queue; each tick serves it with a fixed
+// budget of expansions, slicing a long search over as many ticks as it needs. With budget to
+// spare, every request is answered in the tick it was made, exactly as planning at once would.
+
+static std::optional<TileCoord> goal_tile_of(const TileMap& map, const Desire& d) {
+  return d.goal ? std::optional(map.tile_at(*d.goal)) : std::nullopt;
+}
+
+// Stale A* agents with a goal, in agent order, join the queue (once: a pending one waits).
+void World::request_paths() {
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    const Agent& a = agents_[i];
+    PathState& p = paths_[i];
+    if (a.pathing != Pathing::astar || p.pending) continue;
+    const std::optional<TileCoord> goal_tile = goal_tile_of(*map_, desires_[i]);
+    if (!goal_tile || (p.planned_for == goal_tile && p.planned_revision == map_version_)) continue;
+    p.pending = true;
+    p.unreachable = false;  // not known until the search says so
+    path_queue_.push_back(a.id);
+  }
+}
+
+void World::serve_path_queue() {
+  std::uint32_t budget = def_.path_expansions_per_tick;
+  path_stats_.expansions_last_tick = 0;
+  // A search begun on another map is void: its agent goes back to the head of the queue.
+  if (path_search_.agent != kNoAgent && path_search_.revision != map_version_) {
+    path_queue_.push_front(path_search_.agent);
+    path_search_ = {};
+  }
+  while (budget > 0) {
+    if (path_search_.agent == kNoAgent) {
+      if (path_queue_.empty()) break;
+      const AgentId id = path_queue_.front();
+      path_queue_.pop_front();
+      const std::size_t i = index_of(id);
+      if (i == agents_.size() || !paths_[i].pending) continue;  // removed, or given another pathing
+      const Agent& a = agents_[i];
+      const std::optional<TileCoord> goal_tile = goal_tile_of(*map_, desires_[i]);
+      if (a.pathing != Pathing::astar || !goal_tile) {
+        paths_[i].pending = false;
+        continue;
+      }
+      path_search_ = {id, map_->tile_at(a.position), *goal_tile, a.neighbours, map_version_};
+      path_finder_.begin(*map_, path_search_.start, path_search_.goal, neighbourhood_of(a.neighbours));
+    }
+    const std::uint32_t before = path_finder_.result().expanded;
+    const bool done = path_finder_.resume(*map_, budget, tile_path_);
+    const std::uint32_t used = path_finder_.result().expanded - before;
+    budget -= used;
+    path_stats_.expansions_last_tick += used;
+    if (!done) break;
+    // Smoothing costs about a tile per path tile: charge it too.
+    budget -= static_cast<std::uint32_t>(std::min<std::size_t>(budget, tile_path_.size()));
+    finish_path();
+  }
+  path_stats_.expansions_total += path_stats_.expansions_last_tick;
+  path_stats_.deferred_total += path_queue_.size() + (path_search_.agent != kNoAgent);
+}
+
+// The finished search's path, smoothed for its agent's radius from where the agent now stands
+// (the first waypoint) to the goal, if the agent still waits for it.
+void World::finish_path() {
+  const PathSearch search = path_search_;
+  path_search_ = {};
+  ++path_stats_.paths_served_total;
+  const std::size_t i = index_of(search.agent);
+  if (i == agents_.size() || !paths_[i].pending) return;
   const Agent& a = agents_[i];
   PathState& p = paths_[i];
-  p.planned_for = goal_tile;
-  p.planned_revision = map_version_;
+  p.pending = false;
+  p.planned_for = search.goal;
+  p.planned_revision = search.revision;
   p.waypoints.clear();
   p.next = 1;
-  const PathResult r = path_finder_.find(*map_, map_->tile_at(a.position), goal_tile, neighbourhood_of(a.neighbours), tile_path_);
-  p.unreachable = !r.found();
-  if (!r.found()) return;
+  p.unreachable = !path_finder_.result().found();
+  if (p.unreachable) return;
   path_points(*map_, tile_path_, points_scratch_);
   points_scratch_.front() = a.position;
   string_pull(*map_, points_scratch_, a.def.radius, p.waypoints);
 }
 
+// A new map or none: queued requests are for tiles that no longer exist.
+void World::drop_path_queue() {
+  path_queue_.clear();
+  path_search_ = {};
+}
+
+PathQueueStats World::path_queue_stats() const {
+  PathQueueStats s = path_stats_;
+  s.queued = path_queue_.size() + (path_search_.agent != kNoAgent);
+  return s;
+}
+
 void World::stage_pathing() {
   if (!map_) return;  // nothing to plan on (and paths_ is empty)
   paths_.resize(agents_.size());
+  request_paths();
+  serve_path_queue();
   const double next_time = static_cast<double>(tick_ + 1) * def_.dt;
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
@@ -90,7 +170,7 @@ void World::stage_pathing() {
       continue;
     }
     const TileCoord here = map_->tile_at(a.position);
-    const std::optional<TileCoord> goal_tile = d.goal ? std::optional(map_->tile_at(*d.goal)) : std::nullopt;
+    const std::optional<TileCoord> goal_tile = goal_tile_of(*map_, d);
     const bool stale = p.planned_for != goal_tile || p.planned_revision != map_version_;
     if (a.pathing == Pathing::no_backtrack) {
       // Seed 002's walker moves the agent itself, tile by tile (see stage_walls); no steering.
@@ -109,7 +189,9 @@ void World::stage_pathing() {
     }
     if (!goal_tile) continue;
     if (a.pathing == Pathing::astar) {
-      if (stale) plan_path(i, *goal_tile);
+      // Waiting for a path: the old one while it leads to the same tile, else the behaviour's
+      // own straight line (walls stop it).
+      if (p.pending && (p.planned_for != goal_tile || p.waypoints.empty())) continue;
       if (p.unreachable || p.waypoints.empty()) {
         d.velocity = {};
         continue;

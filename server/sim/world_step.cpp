@@ -65,6 +65,7 @@ void World::apply_queued() {
 void World::step() {
   apply_queued();
   applied_ = false;
+  stage_assignments();
   stage_phases();
   stage_grid();
   stage_desires();

@@ -289,6 +289,40 @@ TEST_F(ServerTest, PauseStepResumeDriveTheLoopByHand) {
   EXPECT_EQ(wait_for<protocol::Error>(*viewer).code, protocol::ErrorCode::forbidden);
 }
 
+// `step 1000` runs in slices: snapshots of ticks inside the run go out, and another session's
+// command is applied between slices, before the run's ack, which still comes after the last tick.
+class StepSliceTest : public ServerTest {
+ protected:
+  void configure(ServerConfig&, sim::WorldDef& def) override { def.max_agents = 2000; }
+};
+
+TEST_F(StepSliceTest, StepRunsInSlicesThatLetSnapshotsAndOtherSessionsThrough) {
+  auto c = greeted(protocol::Role::commander);
+  auto viewer = greeted(protocol::Role::viewer);
+  auto other = greeted(protocol::Role::commander);
+  c->send(R"({"type":"command","seq":1,"cmd":"pause"})");
+  const auto paused = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 1; });
+  for (int k = 0; k < 2; ++k) {  // ticks that take a while
+    c->send(R"({"type":"command","seq":2,"cmd":"spawn","count":1000})");
+    const auto spawned = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
+    ASSERT_TRUE(spawned.agents && spawned.agents->size() == 1000);
+  }
+  const std::uint64_t start = paused.tick, end = start + 1000;
+  c->send(R"({"type":"command","seq":3,"cmd":"step","ticks":1000})");
+  const auto mid = wait_for<protocol::Snapshot>(*viewer, [&](const auto& s) { return s.tick > start; });
+  EXPECT_LT(mid.tick, end) << "a snapshot from inside the run";
+  other->send(R"({"type":"command","seq":7,"cmd":"set_group","agents":"all","group":3})");
+  const auto between = wait_for<protocol::Ack>(*other, [](const auto& a) { return a.seq == 7; });
+  EXPECT_LE(between.tick, end) << "applied between slices, not after the thousandth tick";
+  const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 3; });
+  EXPECT_EQ(stepped.tick, end) << "exactly a thousand ticks, acked after the last";
+  wait_for<protocol::Snapshot>(*viewer, [&](const auto& s) { return s.tick == end; });
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200);
+  const auto metrics = client::http_request("127.0.0.1", port_, "/metrics");
+  EXPECT_NE(metrics.body.find("\nherd_step_ticks_pending 0\n"), std::string::npos);
+  EXPECT_NE(metrics.body.find("\nherd_path_queue 0\n"), std::string::npos);
+}
+
 // A command is applied and answered as it arrives, between ticks: it does not wait for the next
 // tick, even when there is none (paused). Its ack names the tick it takes effect at, and that
 // tick's snapshot reflects it.

@@ -246,6 +246,27 @@ TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   }
 }
 
+TEST(ServerCodec, AnAgentWaitingInThePathQueueIsReportedPending) {
+  sim::WorldDef def;
+  def.path_expansions_per_tick = 1;  // one tile a tick: the second agent's request must wait
+  sim::World world(def);
+  sim::TileMapDef m{20, 15, 40, std::vector<std::uint8_t>(20 * 15, 0)};
+  ASSERT_TRUE(world.apply(sim::LoadMap{m}).ok());
+  ASSERT_TRUE(world.apply(sim::Spawn{2, 0, {}}).ok());
+  ASSERT_TRUE(world.apply(sim::SetPathing{{true, {}}, sim::Pathing::astar, 8}).ok());
+  ASSERT_TRUE(world.apply(sim::SetTarget{{true, {}}, {700, 500}, sim::BehaviourKind::arrive, {}}).ok());
+  world.step();
+  const std::string text = encode_snapshot(world);
+  EXPECT_NE(text.find(R"("path":"pending")"), std::string::npos) << text;
+  const auto decoded = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  ASSERT_EQ(snap.agents.size(), 2u);
+  EXPECT_TRUE(snap.agents[0].path_pending && snap.agents[1].path_pending);
+  for (int t = 0; t < 200; ++t) world.step();
+  EXPECT_EQ(encode_snapshot(world).find(R"("path")"), std::string::npos) << "both paths are known by now";
+}
+
 TEST(ServerCodec, OutcomesBecomeAckOrError) {
   sim::CommandOutcome spawned;
   spawned.origin = {1, 5};

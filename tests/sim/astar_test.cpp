@@ -168,6 +168,37 @@ TEST(AStar, DeterministicAndIndependentOfEarlierQueries) {
   }
 }
 
+TEST(AStar, ASearchInSlicesIsTheSameSearchAsOneInOneGo) {
+  // The path queue's slices must not change a path: the same expansions, the same answer, and
+  // no slice expands more than its budget.
+  Rng rng(77);
+  const TileMap map = test_util::random_map(rng, 60, 40, 0.3);
+  PathFinder whole, sliced;
+  std::vector<TileCoord> a, b;
+  int multi_slice = 0;
+  for (int q = 0; q < 60; ++q) {
+    const TileCoord s = test_util::random_tile(rng, map), g = test_util::random_tile(rng, map);
+    const PathResult r = whole.find(map, s, g, Neighbourhood::eight, a);
+    constexpr std::uint32_t kBudget = 7;
+    sliced.begin(map, s, g, Neighbourhood::eight);
+    int slices = 0;
+    std::uint32_t before = 0;
+    for (bool done = false; !done; ++slices) {
+      done = sliced.resume(map, kBudget, b);
+      ASSERT_LE(sliced.result().expanded - before, kBudget);
+      before = sliced.result().expanded;
+      ASSERT_LT(slices, 100000);
+    }
+    multi_slice += slices > 1;
+    EXPECT_FALSE(sliced.running());
+    EXPECT_EQ(sliced.result().status, r.status);
+    EXPECT_EQ(sliced.result().cost, r.cost);
+    EXPECT_EQ(sliced.result().expanded, r.expanded);
+    EXPECT_EQ(a, b);
+  }
+  EXPECT_GT(multi_slice, 20);
+}
+
 TEST(AStar, RepeatedQueriesDoNotAllocate) {
   Rng rng(8);
   const TileMap map = test_util::random_map(rng, 64, 64, 0.25);
