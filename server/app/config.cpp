@@ -7,7 +7,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <sstream>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 namespace herd::app {
 namespace {
@@ -152,6 +156,9 @@ const std::vector<Option>& options() {
          c.server.command_token = v;
          return {};
        }},
+      {"open-commands", "HERD_OPEN_COMMANDS", "off",
+       "let any client command without a token when listening on a non-loopback address (else a token is generated)",
+       [](AppConfig& c, const std::string& v) { return set_switch(c.open_commands, v); }, true},
       {"allowed-origins", "HERD_ALLOWED_ORIGINS", "any", "comma-separated Origins browsers may connect from, e.g. https://game.example",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::string why;
@@ -171,6 +178,12 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000); }},
       {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64", "WebSocket sessions from one IP address, [1, 100000]",
        [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions_per_address, v, 1, 100000); }},
+      {"max-connections", "HERD_MAX_CONNECTIONS", "10000", "TCP connections open at once, HTTP and WebSocket (and under the descriptor limit), [1, 1000000]",
+       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_connections, v, 1, 1000000); }},
+      {"max-http-keepalive", "HERD_MAX_HTTP_KEEPALIVE", "256", "HTTP connections kept open between requests, [0, 100000]",
+       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_http_keepalive, v, 0, 100000); }},
+      {"http-idle-timeout", "HERD_HTTP_IDLE_TIMEOUT", "5", "seconds an HTTP connection may wait for its next request, (0, 3600]",
+       [](AppConfig& c, const std::string& v) { return set_number(c.server.http_idle_timeout, v, 3600); }},
       {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)", "agents the world may hold, [1, 1000000]",
        [](AppConfig& c, const std::string& v) {
          std::uint32_t n = 0;
@@ -192,6 +205,13 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) { return set_number(c.server.idle_timeout, v, 3600); }},
       {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10", "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",
        [](AppConfig& c, const std::string& v) { return set_number(c.server.slow_client_timeout, v, 3600); }},
+      {"log-format", "HERD_LOG_FORMAT", "text", "log lines as text (key=value) or json (one object a line, for log shippers)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v == "text") c.server.log_format = net::LogFormat::text;
+         else if (v == "json") c.server.log_format = net::LogFormat::json;
+         else return "must be text or json";
+         return {};
+       }},
       {"probe", "HERD_PROBE", "off",
        "ask the server at --address/--port for /healthz, exit 0 when it answers 200 (a container's health check)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.probe, v); }, true},
@@ -262,6 +282,29 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
     return {{}, "--snapshot-rate must not exceed --tick-rate"};
   return {c, {}};
+}
+
+bool is_loopback_address(const std::string& address) {
+  if (address == "localhost") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    if (IN6_IS_ADDR_V4MAPPED(&v6)) return v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+std::string generate_token() {
+  std::random_device device;  // getrandom(2) on Linux
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int i = 0; i < 8; ++i) {
+    const std::uint32_t word = device();
+    for (int shift = 28; shift >= 0; shift -= 4) token += kHex[(word >> shift) & 15];
+  }
+  return token;
 }
 
 std::string help_text() {

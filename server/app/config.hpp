@@ -31,6 +31,7 @@ struct AppConfig {
   bool agones = false;                 // speak the Agones SDK (app/agones.hpp)
   std::uint16_t agones_port = 9358;    // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
   double agones_health_interval = 2;   // seconds between Health calls
+  bool open_commands = false;          // any client may command even on a non-loopback address
   bool help = false;
 };
 
@@ -44,6 +45,13 @@ struct ConfigResult {
 };
 
 ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup& env);
+
+// Whether the server listening on `address` is reachable only from this machine (127.0.0.0/8,
+// ::1, localhost). 0.0.0.0 and :: are not: they listen everywhere.
+bool is_loopback_address(const std::string& address);
+
+// A command token for a server exposed without one: 32 random bytes from the OS, in hex.
+std::string generate_token();
 
 // The --help text: every setting with its variable and default.
 std::string help_text();

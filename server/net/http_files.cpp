@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace herd::net {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -81,13 +78,7 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
   const auto [root_end, _] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
   if (root_end != base.end()) return refuse(403, "forbidden\n");
   if (!fs::is_regular_file(real, ec)) return refuse(404, "not found\n");
-  const auto size = fs::file_size(real, ec);
-  if (ec || size > kMaxFileBytes) return refuse(403, "forbidden\n");
-  std::ifstream in(real, std::ios::binary);
-  std::ostringstream body;
-  body << in.rdbuf();
-  if (!in) return refuse(404, "not found\n");
-  return {200, std::string(content_type_for(real.filename().string())), body.str()};
+  return {200, std::string(content_type_for(real.filename().string())), {}, real.string()};
 }
 
 }  // namespace herd::net

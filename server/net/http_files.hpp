@@ -10,8 +10,9 @@ namespace herd::net {
 
 struct FileResponse {
   int status = 404;           // 200, 400, 403, 404
-  std::string content_type;   // for 200
-  std::string body;           // file contents for 200, a short message otherwise
+  std::string content_type;
+  std::string body;           // a short message when not 200
+  std::string path;           // for 200: the file to send (the caller streams it)
 };
 
 // Percent-decodes a URL path; nullopt on a malformed escape or a decoded NUL.
@@ -22,7 +23,7 @@ std::string_view content_type_for(std::string_view filename);
 
 // Serves `target` (e.g. "/", "/main.js?x=1") from `root`: "/" and directories map to their
 // index.html; ".." segments, backslashes, and anything resolving outside root are refused (403);
-// there are no directory listings. Files larger than 16 MiB are refused.
+// there are no directory listings. The file is not read here: a 200 names it.
 FileResponse serve_file(std::string_view target, const std::string& root);
 
 }  // namespace herd::net

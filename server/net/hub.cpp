@@ -51,7 +51,6 @@ void Server::Impl::leave(std::uint64_t id) {
   clients.erase(it);
   counters.sessions = clients.size();
   if (inspected) update_inspected();
-  log(LogLevel::info, "session_closed", {{"session", std::to_string(id)}});
 }
 
 void Server::Impl::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
@@ -467,6 +466,9 @@ std::string Server::Impl::metrics_text() const {
   m.resident_bytes = resident_memory_bytes();
   m.http_connections = http_alive;
   m.ws_connections = ws_alive;
+  m.max_connections = max_connections;
+  m.accept_failures = accept_failures;
+  m.log_lines_suppressed = log_limiter.suppressed_total();
   {
     const std::lock_guard lock(histogram_mutex);
     m.tick_duration = tick_duration;

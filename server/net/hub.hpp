@@ -129,6 +129,8 @@ struct Server::Impl {
   std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
   std::atomic<std::size_t> ws_alive{0};    // WebSocket session objects, refused ones and handshakes included
   std::atomic<std::size_t> http_alive{0};  // HTTP session objects
+  std::size_t max_connections = 0;         // set by start(): the config's, under the descriptor limit
+  std::atomic<std::uint64_t> accept_failures{0};
   std::atomic<std::uint64_t> next_session_id{1};
   std::atomic<bool> stopping{false};
   mutable std::mutex histogram_mutex;
@@ -139,6 +141,7 @@ struct Server::Impl {
     command_reply.observe(std::chrono::duration<double>(d).count());
   }
   mutable std::mutex log_mutex;
+  LogLimiter log_limiter;  // client-caused log lines, per IP address
   const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
 
   // The hub's thread only.
@@ -176,7 +179,13 @@ struct Server::Impl {
   asio::steady_timer stop_timer{ioc};
   std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
   std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
-  std::size_t next_shard = 0;                  // shards[0]'s thread only
+  std::optional<asio::steady_timer> accept_pause;  // on shards[0]: the pause after a failed accept
+  // shards[0]'s thread only: the next shard, the pause after a failed accept (doubling), and the
+  // failures since the last one logged.
+  std::size_t next_shard = 0;
+  std::chrono::milliseconds accept_backoff{0};
+  Clock::time_point accept_failure_logged{};
+  std::uint64_t accept_failures_unlogged = 0;
 
   Impl(ServerConfig c, sim::World w)
       : config_at_start(c),
@@ -193,20 +202,38 @@ struct Server::Impl {
       shards.back()->index = i;
     }
     acceptor.emplace(shards.front()->ioc);
+    accept_pause.emplace(shards.front()->ioc);
     publish_counters();
   }
 
   // Any thread.
   void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
-  // A limit a client hit: counted, and logged as a warning (never with a token's value).
+  // A limit a client hit: counted, and logged as a warning (never with a token's value) within
+  // the client's log budget.
   void refused(Refusal why, std::string_view who) {
     ++refusals[static_cast<std::size_t>(why)];
     ++counters.refusals;
-    log(LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
+    log_from(who, LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
   }
   void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
     if (!config_at_start.log) return;
-    std::string line = format_log(level, event, fields);
+    write_log(format_log(level, event, fields, config_at_start.log_format));
+  }
+  // A line a client caused (`who`: its address, "ip:port" or "ip"): written within that IP
+  // address's log budget (log_limiter); the first line written after some were left out carries
+  // suppressed=N.
+  void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+    if (!config_at_start.log) return;
+    const auto verdict = log_limiter.admit(address_key(who), std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+    if (!verdict.write) return;
+    if (verdict.suppressed == 0) return write_log(format_log(level, event, fields, config_at_start.log_format));
+    std::vector<LogField> with(fields);
+    with.emplace_back("suppressed", std::to_string(verdict.suppressed));
+    write_log(format_log(level, event, with, config_at_start.log_format));
+  }
+  // "ip:port" -> "ip" (an IPv6 address's own colons come before its port's).
+  static std::string_view address_key(std::string_view who) { return who.substr(0, who.rfind(':')); }
+  void write_log(const std::string& line) const {
     const std::lock_guard lock(log_mutex);
     config_at_start.log(line);
   }
@@ -216,6 +243,8 @@ struct Server::Impl {
 
   // shards[0]'s thread.
   void do_accept();
+  void on_accept_failed(const boost::system::error_code& ec);  // pause, log (once an interval), retry
+  void refuse_connection(tcp::socket& socket);  // over max_connections: a 503, then closed
 
   // The hub's thread.
   void start_ticking();

@@ -97,4 +97,12 @@ std::size_t AddressCounts::count(const std::string& address) const {
   return it == counts_.end() ? 0 : it->second;
 }
 
+bool valid_websocket_key(std::string_view key) {
+  static constexpr std::string_view kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (key.size() != 24 || key.substr(22) != "==") return false;
+  for (std::size_t i = 0; i < 22; ++i)
+    if (kBase64.find(key[i]) == std::string_view::npos) return false;
+  return (kBase64.find(key[21]) & 15) == 0;  // the last 4 bits are padding
+}
+
 }  // namespace herd::net

@@ -40,6 +40,11 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
 // browsers (a browser always sends it), and are let through.
 bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin, bool has_origin);
 
+// Whether a WebSocket upgrade's Sec-WebSocket-Key is what RFC 6455 (4.1) asks: a random 16-byte
+// nonce in base64, so 24 characters, the last two "==" and the one before them carrying no bits
+// beyond the 16 bytes.
+bool valid_websocket_key(std::string_view key);
+
 // Open sessions per remote address, for the per-address limit.
 class AddressCounts {
  public:

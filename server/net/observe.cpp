@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <span>
+#include <nlohmann/json.hpp>
 
 namespace herd::net {
 
@@ -126,6 +129,13 @@ std::string render_prometheus(const MetricsView& m) {
   head(out, "herd_connections", "gauge", "Open connections: HTTP (and upgrades in progress) and WebSocket, greeted or not.");
   line(out, "herd_connections", m.http_connections, "kind=\"http\"");
   line(out, "herd_connections", m.ws_connections, "kind=\"websocket\"");
+  head(out, "herd_connections_max", "gauge", "The cap on open connections in force (max_connections, or lower for the descriptor limit).");
+  line(out, "herd_connections_max", m.max_connections);
+  head(out, "herd_accept_failures_total", "counter",
+       "Accepts that failed (out of file descriptors, ...); the listener pauses and retries, with growing pauses.");
+  line(out, "herd_accept_failures_total", m.accept_failures);
+  head(out, "herd_log_lines_suppressed_total", "counter", "Log lines clients caused beyond their budget, not written.");
+  line(out, "herd_log_lines_suppressed_total", m.log_lines_suppressed);
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;
@@ -135,7 +145,7 @@ std::string_view to_string(Refusal r) {
   static constexpr std::string_view kNames[] = {
       "message_too_big", "invalid_utf8", "too_deep", "rate_limited", "flooding", "bad_token", "origin",
       "sessions", "sessions_per_address", "spawn_too_large", "control_queue_full", "slow_consumer",
-      "idle_timeout", "close_timeout"};
+      "idle_timeout", "close_timeout", "connections", "bad_handshake"};
   static_assert(std::size(kNames) == kRefusalCount);
   return kNames[static_cast<std::size_t>(r)];
 }
@@ -150,7 +160,42 @@ std::uint64_t resident_memory_bytes() {
   return static_cast<std::uint64_t>(resident) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
-std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+namespace {
+
+// A text-format value: bare when it is safe, else quoted with escapes (see format_log).
+void append_value(std::string& out, std::string_view value) {
+  const bool bare = !value.empty() && std::none_of(value.begin(), value.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c <= 0x20 || c == 0x7f || ch == '"' || ch == '=' || ch == '\\';
+  });
+  if (bare) {
+    out += value;
+    return;
+  }
+  out += '"';
+  for (char ch : value) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[c >> 4];
+          out += kHex[c & 15];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string format_fields(LogLevel level, std::string_view event, const LogField* fields, std::size_t count, LogFormat format) {
   using namespace std::chrono;
   const auto now = system_clock::now();
   const std::time_t secs = system_clock::to_time_t(now);
@@ -161,27 +206,67 @@ std::string format_log(LogLevel level, std::string_view event, std::initializer_
   std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
                 utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms));
   static constexpr std::string_view kLevels[] = {"debug", "info", "warn", "error"};
+  const std::string_view level_name = kLevels[static_cast<int>(level)];
+  if (format == LogFormat::json) {
+    nlohmann::ordered_json line{{"time", stamp}, {"level", level_name}, {"event", event}};
+    for (const auto& [key, value] : std::span(fields, count)) line[std::string(key)] = value;
+    return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   std::string out = stamp;
   out += ' ';
-  out += kLevels[static_cast<int>(level)];
+  out += level_name;
   out += ' ';
   out += event;
-  for (const auto& [key, value] : fields) {
+  for (const auto& [key, value] : std::span(fields, count)) {
     out += ' ';
     out += key;
     out += '=';
-    if (value.find_first_of(" \"=") == std::string::npos && !value.empty()) {
-      out += value;
-    } else {
-      out += '"';
-      for (char ch : value) {
-        if (ch == '"' || ch == '\\') out += '\\';
-        out += ch;
-      }
-      out += '"';
-    }
+    append_value(out, value);
   }
   return out;
+}
+
+}  // namespace
+
+std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields, LogFormat format) {
+  return format_fields(level, event, fields.begin(), fields.size(), format);
+}
+
+std::string format_log(LogLevel level, std::string_view event, const std::vector<LogField>& fields, LogFormat format) {
+  return format_fields(level, event, fields.data(), fields.size(), format);
+}
+
+LogLimiter::LogLimiter(double rate, double burst, double global_rate, double global_burst)
+    : rate_(rate), burst_(burst), global_rate_(global_rate), global_burst_(global_burst), global_{global_burst, 0.0} {}
+
+bool LogLimiter::take(Source& s, double rate, double burst, double now) {
+  if (now > s.last) {
+    s.tokens = std::min(burst, s.tokens + (now - s.last) * rate);
+    s.last = now;
+  }
+  if (s.tokens < 1) return false;
+  s.tokens -= 1;
+  return true;
+}
+
+LogLimiter::Verdict LogLimiter::admit(std::string_view source, double now) {
+  const std::lock_guard lock(mutex_);
+  auto it = sources_.find(std::string(source));
+  if (it == sources_.end()) {
+    if (sources_.size() >= kMaxSources)
+      std::erase_if(sources_, [](const auto& entry) { return entry.second.suppressed == 0; });
+    it = sources_.emplace(std::string(source), Source{burst_, now}).first;
+  }
+  Source& s = it->second;
+  // The source's own budget first: a flooding client does not spend the others' shared one.
+  if (!take(s, rate_, burst_, now) || !take(global_, global_rate_, global_burst_, now)) {
+    ++s.suppressed;
+    suppressed_total_.fetch_add(1, std::memory_order_relaxed);
+    return {false, s.suppressed};
+  }
+  const Verdict verdict{true, s.suppressed};
+  s.suppressed = 0;
+  return verdict;
 }
 
 }  // namespace herd::net

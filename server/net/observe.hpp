@@ -2,12 +2,16 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "protocol/messages.hpp"
 
@@ -41,8 +45,10 @@ enum class Refusal : std::uint8_t {
   slow_consumer,        // behind on snapshots for slow_client_timeout: connection closed
   idle_timeout,         // nothing received for idle_timeout: connection closed
   close_timeout,        // a close that could not be delivered in time: connection dropped
+  connections,          // over max_connections: HTTP 503 and closed as accepted
+  bad_handshake,        // a WebSocket upgrade with a malformed Sec-WebSocket-Key: HTTP 400
 };
-inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::close_timeout) + 1;
+inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::bad_handshake) + 1;
 std::string_view to_string(Refusal r);
 
 // The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.
@@ -61,6 +67,9 @@ struct MetricsView {
   std::array<std::uint64_t, kRefusalCount> refusals{};
   std::uint64_t resident_bytes = 0;
   std::uint64_t http_connections = 0, ws_connections = 0;  // open sockets of each kind
+  std::uint64_t max_connections = 0;   // the cap in force (max_connections, or lower for the descriptor limit)
+  std::uint64_t accept_failures = 0;   // accepts that failed (out of descriptors, ...), each retried after a pause
+  std::uint64_t log_lines_suppressed = 0;  // client-caused log lines over their budget
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
 };
@@ -72,8 +81,44 @@ enum class LogLevel : std::uint8_t { debug, info, warn, error };
 using LogField = std::pair<std::string_view, std::string>;
 using LogSink = std::function<void(std::string_view line)>;
 
-// One line: "2026-11-22T19:30:01.123Z info session_open session=4 address=127.0.0.1:5555".
-// Values with spaces, quotes or '=' are quoted.
-std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+// text: one line, "2026-11-22T19:30:01.123Z info session_open session=4 address=127.0.0.1:5555".
+//   A value that is empty or holds a space, '"', '=', '\\' or a control character is quoted, with
+//   '"' and '\\' escaped and control characters written as \n, \r, \t or \xNN: whatever a client
+//   sends, one event is one line.
+// json: one JSON object a line, {"time":"...","level":"info","event":"session_open","session":"4",...},
+//   for log shippers; bytes that are not UTF-8 become U+FFFD.
+enum class LogFormat : std::uint8_t { text, json };
+std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields,
+                       LogFormat format = LogFormat::text);
+std::string format_log(LogLevel level, std::string_view event, const std::vector<LogField>& fields,
+                       LogFormat format = LogFormat::text);
+
+// How many log lines each client may cause: `burst` at once, then `rate` a second; all clients
+// together `global_burst`, then `global_rate` a second. A line over budget is not written but
+// counted against its source, and the next line written for that source says how many were left
+// out. Time is passed in (seconds on a monotonic clock). Thread-safe.
+class LogLimiter {
+ public:
+  struct Verdict {
+    bool write = true;
+    std::uint64_t suppressed = 0;  // lines of this source not written since its last written one
+  };
+  explicit LogLimiter(double rate = 1, double burst = 10, double global_rate = 50, double global_burst = 200);
+  Verdict admit(std::string_view source, double now);
+  std::uint64_t suppressed_total() const { return suppressed_total_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Source {
+    double tokens, last;
+    std::uint64_t suppressed = 0;
+  };
+  static bool take(Source& s, double rate, double burst, double now);
+  static constexpr std::size_t kMaxSources = 4096;  // beyond: sources with nothing suppressed are forgotten
+  const double rate_, burst_, global_rate_, global_burst_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Source> sources_;
+  Source global_;
+  std::atomic<std::uint64_t> suppressed_total_{0};
+};
 
 }  // namespace herd::net

@@ -21,6 +21,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include <sys/resource.h>
+
 #include "net/http_files.hpp"
 #include "net/hub.hpp"
 #include "protocol/codec.hpp"
@@ -32,7 +34,11 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 
-constexpr auto kHttpTimeout = std::chrono::seconds(30);
+constexpr auto kHttpTimeout = std::chrono::seconds(30);  // a connection's first request
+constexpr auto kAcceptPauseMin = std::chrono::milliseconds(10);
+constexpr auto kAcceptPauseMax = std::chrono::milliseconds(1000);
+constexpr auto kAcceptLogPeriod = std::chrono::seconds(10);
+constexpr std::size_t kReservedDescriptors = 64;  // for files, timers and the like, not connections
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
@@ -83,7 +89,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
       const std::lock_guard lock(shard_.mutex);
       shard_.ws.erase(id_);
     }
-    if (joined_) asio::post(hub_.ioc, [hub = &hub_, id = id_] { hub->leave(id); });
+    if (joined_) {
+      asio::post(hub_.ioc, [hub = &hub_, id = id_] { hub->leave(id); });
+      hub_.log_from(address_, LogLevel::info, "session_closed", {{"session", std::to_string(id_)}});
+    }
     --hub_.ws_alive;
   }
 
@@ -187,7 +196,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     asio::post(hub_.ioc, [hub = &hub_, id = id_, weak = weak_from_this(), shard = &shard_, inbox = inbox_] {
       hub->join(id, weak, shard, inbox);
     });
-    hub_.log(LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
+    hub_.log_from(address_, LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
     if (hub_.stopping) return close_after_flush(websocket::close_code::going_away);
     do_read();
   }
@@ -349,7 +358,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
                  hello.token.empty() ? "this server needs a command token to command; welcomed as a viewer"
                                      : "wrong command token; welcomed as a viewer");
     }
-    hub_.log(LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
+    hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
                                        {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
     ask_hub([hub = &hub_, id = id_, role = role_, format = hello.format] { hub->hello(id, role, format); });
   }
@@ -444,7 +453,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.emplace();
     parser_->header_limit(8 * 1024);
     parser_->body_limit(4 * 1024);
-    stream_.expires_after(kHttpTimeout);
+    // The first request may take kHttpTimeout to arrive; a kept-alive connection waits
+    // http_idle_timeout for its next one, then is closed.
+    stream_.expires_after(requests_ == 0 ? Clock::duration(kHttpTimeout) : seconds(config_.http_idle_timeout));
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->on_read(ec);
     });
@@ -452,16 +463,22 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void on_read(beast::error_code ec) {
     if (ec) return close();  // end of stream, timeout, or a malformed request
+    ++requests_;
     http::request<http::string_body> req = parser_->release();
     if (websocket::is_upgrade(req) && req.target() == "/ws") {
       const auto origin = req.find(http::field::origin);
       const bool has_origin = origin != req.end();
       if (!origin_allowed(config_.allowed_origins, has_origin ? std::string_view(origin->value()) : std::string_view(),
                           has_origin)) {
-        beast::error_code ec;
-        const auto peer = stream_.socket().remote_endpoint(ec);
-        hub_.refused(Refusal::origin, ec ? std::string("?") : peer.address().to_string());
+        hub_.refused(Refusal::origin, peer());
         auto res = plain(req, http::status::forbidden, "this Origin may not open a WebSocket here\n");
+        res.keep_alive(false);
+        return write(std::move(res));
+      }
+      if (!valid_websocket_key(req[http::field::sec_websocket_key])) {
+        hub_.refused(Refusal::bad_handshake, peer());
+        auto res = plain(req, http::status::bad_request,
+                         "Sec-WebSocket-Key must be a 16-byte nonce in base64 (24 characters, RFC 6455 4.1)\n");
         res.keep_alive(false);
         return write(std::move(res));
       }
@@ -469,17 +486,34 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       std::make_shared<WsSession>(stream_.release_socket(), hub_, shard_)->run(std::move(req));
       return;
     }
-    write(respond(req));
+    respond(req);
   }
 
-  static http::response<http::string_body> make(const http::request<http::string_body>& req, http::status status,
-                                                std::string_view type, std::string body) {
-    http::response<http::string_body> res{status, req.version()};
+  std::string peer() {
+    beast::error_code ec;
+    const auto endpoint = stream_.socket().remote_endpoint(ec);
+    return ec ? std::string("?") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  }
+
+  // Kept open for another request only while the server holds at most max_http_keepalive HTTP
+  // connections; beyond that each answer says Connection: close.
+  bool keep_alive(const http::request<http::string_body>& req) const {
+    return req.keep_alive() && hub_.http_alive <= config_.max_http_keepalive;
+  }
+
+  template <class Body>
+  void head_fields(http::response<Body>& res, const http::request<http::string_body>& req, std::string_view type) const {
     res.set(http::field::server, kServerName);
     res.set(http::field::content_type, type);
     res.set(http::field::cache_control, "no-cache");
     res.set("X-Content-Type-Options", "nosniff");
-    res.keep_alive(req.keep_alive());
+    res.keep_alive(keep_alive(req));
+  }
+
+  http::response<http::string_body> make(const http::request<http::string_body>& req, http::status status,
+                                         std::string_view type, std::string body) const {
+    http::response<http::string_body> res{status, req.version()};
+    head_fields(res, req, type);
     const std::size_t length = body.size();
     if (req.method() != http::verb::head) res.body() = std::move(body);
     res.prepare_payload();
@@ -487,16 +521,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     return res;
   }
 
-  static http::response<http::string_body> plain(const http::request<http::string_body>& req, http::status status,
-                                                 std::string body) {
+  http::response<http::string_body> plain(const http::request<http::string_body>& req, http::status status,
+                                          std::string body) const {
     return make(req, status, "text/plain; charset=utf-8", std::move(body));
   }
 
-  http::response<http::string_body> respond(const http::request<http::string_body>& req) {
+  void respond(const http::request<http::string_body>& req) {
     if (req.method() != http::verb::get && req.method() != http::verb::head) {
       auto res = plain(req, http::status::method_not_allowed, "only GET and HEAD\n");
       res.set(http::field::allow, "GET, HEAD");
-      return res;
+      return write(std::move(res));
     }
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
@@ -504,18 +538,37 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       // Healthy while the tick loop keeps to its schedule (within a second).
       const auto behind = hub_.behind();
       const bool late = behind > std::chrono::seconds(1);
-      return make(req, late ? http::status::service_unavailable : http::status::ok, "application/json",
-                  std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + std::to_string(hub_.counters.tick.load()) +
-                      ",\"behind_ms\":" + std::to_string(behind.count()) + "}\n");
+      return write(make(req, late ? http::status::service_unavailable : http::status::ok, "application/json",
+                        std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" +
+                            std::to_string(hub_.counters.tick.load()) + ",\"behind_ms\":" + std::to_string(behind.count()) + "}\n"));
     }
-    if (path == "/metrics") return make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text());
-    if (path == "/ws") return plain(req, http::status::upgrade_required, "WebSocket upgrade required\n");
+    if (path == "/metrics") return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text()));
+    if (path == "/ws") return write(plain(req, http::status::upgrade_required, "WebSocket upgrade required\n"));
     FileResponse file = serve_file(target, config_.web_root);
-    return make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body));
+    if (file.status != 200) return write(make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body)));
+    // Streamed from disk a buffer at a time (Beast's file_body): a slow reader of a large file
+    // holds a file descriptor and a buffer, not the file.
+    http::file_body::value_type body;
+    beast::error_code open_ec;
+    body.open(file.path.c_str(), beast::file_mode::scan, open_ec);
+    if (open_ec) return write(plain(req, http::status::not_found, "not found\n"));
+    const std::uint64_t size = body.size();
+    if (req.method() == http::verb::head) {
+      http::response<http::empty_body> res{http::status::ok, req.version()};
+      head_fields(res, req, file.content_type);
+      res.content_length(size);
+      return write(std::move(res));
+    }
+    http::response<http::file_body> res{std::piecewise_construct, std::make_tuple(std::move(body)),
+                                        std::make_tuple(http::status::ok, req.version())};
+    head_fields(res, req, file.content_type);
+    res.content_length(size);
+    write(std::move(res));
   }
 
-  void write(http::response<http::string_body> res) {
-    auto shared = std::make_shared<http::response<http::string_body>>(std::move(res));
+  template <class Body>
+  void write(http::response<Body> res) {
+    auto shared = std::make_shared<http::response<Body>>(std::move(res));
     http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
       if (ec || !shared->keep_alive()) return self->close();
       self->do_read();
@@ -528,6 +581,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   Shard& shard_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::uint64_t requests_ = 0;  // read on this connection so far
 };
 
 // ---- shards: accept, sweep, close -------------------------------------------------------------
@@ -539,12 +593,59 @@ void Server::Impl::do_accept() {
   next_shard = (next_shard + 1) % shards.size();
   acceptor->async_accept(shard.ioc, [this, &shard](beast::error_code ec, tcp::socket socket) {
     if (stopping) return;
-    if (!ec)
+    if (ec) return on_accept_failed(ec);
+    if (accept_backoff.count() > 0) {
+      log(LogLevel::info, "accepting_again", {{"failures", std::to_string(accept_failures_unlogged)}});
+      accept_backoff = std::chrono::milliseconds(0);
+      accept_failures_unlogged = 0;
+    }
+    if (http_alive + ws_alive >= max_connections) {
+      refuse_connection(socket);
+    } else {
       asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
         std::make_shared<HttpSession>(std::move(socket), *this, shard)->run();
       });
-    do_accept();  // a failed accept (e.g. out of descriptors) must not stop the listener
+    }
+    do_accept();
   });
+}
+
+// A failed accept leaves the connection waiting in the kernel's queue: retrying at once would
+// spin a core for as long as the cause lasts (out of file descriptors: until connections close).
+// The listener pauses instead, 10 ms doubling to 1 s, and says so once per kAcceptLogPeriod; a
+// connection aborted by its client is not a failure of ours and is skipped at once.
+void Server::Impl::on_accept_failed(const beast::error_code& ec) {
+  if (ec == asio::error::operation_aborted) return;  // the acceptor was closed
+  if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset) return do_accept();
+  ++accept_failures;
+  ++accept_failures_unlogged;
+  accept_backoff = std::clamp(accept_backoff * 2, kAcceptPauseMin, kAcceptPauseMax);
+  const auto now = Clock::now();
+  if (accept_failure_logged == Clock::time_point{} || now - accept_failure_logged >= kAcceptLogPeriod) {
+    accept_failure_logged = now;
+    log(LogLevel::error, "accept_failed",
+        {{"reason", ec.message()}, {"failures", std::to_string(accept_failures_unlogged)},
+         {"pause_ms", std::to_string(accept_backoff.count())}, {"connections", std::to_string(http_alive + ws_alive)}});
+    accept_failures_unlogged = 0;
+  }
+  accept_pause->expires_after(accept_backoff);
+  accept_pause->async_wait([this](beast::error_code wait_ec) {
+    if (!wait_ec && !stopping) do_accept();
+  });
+}
+
+void Server::Impl::refuse_connection(tcp::socket& socket) {
+  beast::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  refused(Refusal::connections, ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port()));
+  // Best effort and never blocking: the answer fits in an empty socket's send buffer.
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 43\r\n\r\ntoo many connections to this server; retry\n";
+  socket.non_blocking(true, ec);
+  socket.write_some(asio::buffer(kBusy.data(), kBusy.size()), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
 }
 
 template <class K, class T>
@@ -618,6 +719,7 @@ void Server::Impl::begin_stop() {
   asio::post(shards.front()->ioc, [this] {
     beast::error_code ec;
     acceptor->close(ec);
+    accept_pause->cancel();
   });
   for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
   // Clients get a moment to answer the close handshake; the loop ends when every session is gone
@@ -659,6 +761,25 @@ std::uint16_t Server::start() {
   check("cannot bind");
   s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
   check("cannot listen on");
+  // Connections stay under the descriptor limit (raised to its hard maximum first, as servers
+  // do), with some descriptors left for checkpoints and the like.
+  s.max_connections = s.config.max_connections;
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    if (files.rlim_cur < files.rlim_max) {
+      rlimit raised = files;
+      raised.rlim_cur = files.rlim_max;
+      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+    }
+    if (files.rlim_cur != RLIM_INFINITY) {
+      const std::size_t usable = files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
+      if (usable < s.max_connections) {
+        s.max_connections = usable;
+        s.log(LogLevel::warn, "connections_capped",
+              {{"max_connections", std::to_string(usable)}, {"descriptor_limit", std::to_string(files.rlim_cur)}});
+      }
+    }
+  }
   return s.acceptor->local_endpoint().port();
 }
 
@@ -690,7 +811,7 @@ const sim::World& Server::world() const { return impl_->world; }
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;
   return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped(),
-          c.commands_accepted, c.commands_rejected, c.agents, c.refusals};
+          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->accept_failures, impl_->max_connections};
 }
 
 }  // namespace herd::net

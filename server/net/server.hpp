@@ -44,6 +44,13 @@ struct ServerConfig {
   std::uint32_t max_spawn = protocol::kMaxSpawnPerCommand;  // agents per spawn; more: limit_exceeded
   int max_json_depth = protocol::kMaxJsonDepth;             // deeper: too_deep
   double idle_timeout = 60;          // seconds without a frame from the client (pings at half)
+  // Connections: TCP connections open at once, HTTP and WebSocket (more are closed as they are
+  // accepted; also kept under the process's descriptor limit); HTTP connections kept open between
+  // requests (beyond: answered with Connection: close), and how long one may wait for its next
+  // request.
+  std::size_t max_connections = 10000;
+  std::size_t max_http_keepalive = 256;
+  double http_idle_timeout = 5;
   double slow_client_timeout = 10;   // seconds a session may stay behind on snapshots
   // Called on the tick thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).
@@ -51,6 +58,7 @@ struct ServerConfig {
   // Where log lines go (one per event: time, level, event, fields); none when empty. Called from
   // any of the server's threads, one call at a time.
   LogSink log;
+  LogFormat log_format = LogFormat::text;
   // Called on the tick thread every checkpoint_interval seconds of world time with the world
   // between two ticks (the app writes it to disk); never when empty.
   std::function<void(const sim::World& world)> on_checkpoint;
@@ -76,6 +84,8 @@ struct ServerStats {
   std::uint64_t commands_rejected = 0;
   std::uint64_t agents = 0;
   std::uint64_t refusals = 0;          // limits hit, every kind (metrics break them down)
+  std::uint64_t accept_failures = 0;   // accepts that failed (out of descriptors, ...), retried after a pause
+  std::uint64_t max_connections = 0;   // the connection cap in force (set by start())
 };
 
 class Server {

@@ -271,6 +271,25 @@ TEST_F(BinaryTest, ViewportAckAndKeyframeAreValidatedAndNeedHello) {
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::binary_not_supported);
 }
 
+// Acks of ticks never sent (at 2^53 and just under it, the largest the protocol takes, and far
+// beyond it, near 2^63 and 2^64) change nothing: snapshots keep coming, and deltas still follow
+// acks of frames that were sent.
+TEST_F(BinaryTest, AcksOfTicksNeverSentLeaveTheFeedRunning) {
+  auto c = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  next_binary(*c);
+  for (const char* tick : {"9007199254740991", "9007199254740992", "9223372036854775807", "18446744073709551615"})
+    c->send(std::string(R"({"type":"ack","tick":)") + tick + "}");
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field) << "2^63 - 1 is over the protocol's 2^53";
+  std::uint64_t last = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto header = protocol::read_binary_header(next_binary(*c));
+    ASSERT_TRUE(std::holds_alternative<protocol::BinaryHeader>(header)) << "frame " << i;
+    const std::uint64_t tick = std::get<protocol::BinaryHeader>(header).tick;
+    EXPECT_GT(tick, last);
+    last = tick;
+  }
+}
+
 class AckBudgetTest : public BinaryTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
