@@ -1,5 +1,6 @@
 // herd-server: flags and environment, wiring, signals.
 #include <atomic>
+#include <cstdio>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -22,6 +23,13 @@ namespace {
 int fail(const std::string& message) {
   std::cerr << "herd-server: " << message << "\n";
   return 2;
+}
+
+// A rate or a time as people write it: 60, 20, 0.5 (not 60.000000).
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
 }
 
 }  // namespace
@@ -64,8 +72,7 @@ int main(int argc, char** argv) {
   if (config.tick_rate_given) sc.def.dt = 1.0 / config.server.tick_rate;
   else config.server.tick_rate = 1.0 / sc.def.dt;
   if (config.server.snapshot_rate > config.server.tick_rate)
-    return fail("snapshot rate " + std::to_string(config.server.snapshot_rate) + " exceeds tick rate " +
-                std::to_string(config.server.tick_rate));
+    return fail("snapshot rate " + number(config.server.snapshot_rate) + " exceeds tick rate " + number(config.server.tick_rate));
   auto world = scenario::build_world(sc, config.seed);
   if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
   bool restored = false;
@@ -88,6 +95,31 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // What the operator is told: "herd: ..." lines, or with --log-format json one object a line
+  // like every other log line.
+  const net::LogFormat log_format = config.server.log_format;
+  auto say = [log_format](const std::string& text) {
+    if (log_format == net::LogFormat::json) std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format) << std::endl;
+    else std::cout << "herd: " << text << std::endl;
+  };
+  auto event = [log_format](net::LogLevel level, std::string_view name, std::initializer_list<net::LogField> fields) {
+    std::cout << net::format_log(level, name, fields, log_format) << std::endl;
+  };
+
+  // Exposed without a command token, the server makes one for this run (as Jupyter does): anyone
+  // who can reach the port may watch, only those given the URL may command. Loopback stays open.
+  const bool token_generated =
+      config.server.command_token.empty() && !config.open_commands && !app::is_loopback_address(config.server.address);
+  if (token_generated) config.server.command_token = app::generate_token();
+
+  // A checkpoint file that cannot be written stops the server now rather than failing at every
+  // interval: the first checkpoint is the world it starts with.
+  if (!config.checkpoint.empty()) {
+    if (std::string why = app::write_checkpoint(config.checkpoint, std::get<sim::World>(world)); !why.empty())
+      return fail("cannot checkpoint to " + config.checkpoint + " (" + why +
+                  "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
+  }
+
   // SIGINT/SIGTERM are blocked here, before any thread starts, and taken by one waiting thread, so
   // no handler runs in the middle of the server's work.
   sigset_t signals;
@@ -99,16 +131,19 @@ int main(int argc, char** argv) {
   std::optional<app::Recorder> recorder;
   if (!config.record.empty()) {
     std::string why;
-    const std::uint64_t seed = config.seed.value_or(sc.def.seed);  // the one the world was built with
-    recorder = app::Recorder::open(config.record, {config.scenario, seed, config.server.tick_rate}, why);
+    const sim::World& start = std::get<sim::World>(world);
+    app::RecordHeader header{config.scenario, config.seed.value_or(sc.def.seed), config.server.tick_rate, {}};
+    // A restored world is not the scenario's: the recording carries it, so that it replays.
+    if (restored) header.start_checkpoint = start.save_checkpoint();
+    recorder = app::Recorder::open(config.record, header, why);
     if (!recorder) return fail(why);
     config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
   }
   if (!config.checkpoint.empty()) {
     config.server.checkpoint_interval = config.checkpoint_interval;
-    config.server.on_checkpoint = [&config](const sim::World& w) {
+    config.server.on_checkpoint = [&config, event](const sim::World& w) {
       if (std::string why = app::write_checkpoint(config.checkpoint, w); !why.empty())
-        std::cout << net::format_log(net::LogLevel::error, "checkpoint_failed", {{"reason", why}}) << std::endl;
+        event(net::LogLevel::error, "checkpoint_failed", {{"reason", why}});
     };
   }
   // reset and load_scenario build worlds the way start-up does.
@@ -127,13 +162,14 @@ int main(int argc, char** argv) {
   std::mutex scenario_mutex;
   std::string scenario_name = sc.name;
   config.server.on_world_replaced = [&recorder, &scenario_mutex, &scenario_name](const std::string& name, const sim::World& w) {
-    if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt});
+    if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt, {}});
     const std::lock_guard lock(scenario_mutex);
     scenario_name = name;
   };
   // Log lines go to standard output, one per event (Docker and journald collect them as they are).
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
+  const std::uint64_t start_tick = std::get<sim::World>(world).tick();
   net::Server server(config.server, std::move(std::get<sim::World>(world)));
   std::uint16_t port = 0;
   try {
@@ -141,20 +177,24 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  const std::string host = config.server.address == "0.0.0.0" ? "127.0.0.1" : config.server.address;
-  if (restored)
-    std::cout << "herd: restored from checkpoint " << config.checkpoint << " at tick " << std::get<sim::World>(world).tick() << "\n";
-  std::cout << "herd: scenario '" << sc.name << "', " << agent_count << " agents, "
-            << config.server.tick_rate << " ticks/s, " << config.server.snapshot_rate << " snapshots/s\n"
-            << "herd: listening on http://" << host << ":" << port << "/\n"
-            << "herd: open http://localhost:" << port << "/ in a browser; WebSocket at ws://localhost:" << port
-            << "/ws" << std::endl;
-  std::cout << net::format_log(net::LogLevel::info, "listening",
-                               {{"url", "http://" + host + ":" + std::to_string(port) + "/"},
-                                {"scenario", sc.name},
-                                {"tick_rate", std::to_string(config.server.tick_rate)},
-                                {"snapshot_rate", std::to_string(config.server.snapshot_rate)}})
-            << std::endl;
+  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::" ? "127.0.0.1" : config.server.address;
+  const std::string url = "http://" + host + ":" + std::to_string(port) + "/";
+  if (restored) say("restored from checkpoint " + config.checkpoint + " at tick " + std::to_string(start_tick));
+  say("scenario '" + sc.name + "', " + std::to_string(agent_count) + " agents, " + number(config.server.tick_rate) +
+      " ticks/s, " + number(config.server.snapshot_rate) + " snapshots/s");
+  say("listening on " + url);
+  say("open http://localhost:" + std::to_string(port) + "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
+  if (token_generated) {
+    say("listening on " + config.server.address + " without a command token, so one was made for this run: anyone who");
+    say("reaches the port may watch; to command, open the viewer at");
+    say("    " + url + "#token=" + config.server.command_token);
+    say("or pass it to herd-ctl --token. Set HERD_COMMAND_TOKEN (or --command-token) to choose your own, or");
+    say("--open-commands (HERD_OPEN_COMMANDS=1) to let anyone command on a trusted network.");
+  }
+  event(net::LogLevel::info, "listening",
+        {{"url", url}, {"scenario", sc.name}, {"tick_rate", number(config.server.tick_rate)},
+         {"snapshot_rate", number(config.server.snapshot_rate)},
+         {"commands", token_generated ? "generated token" : !config.server.command_token.empty() ? "token" : "open"}});
 
   std::optional<app::AgonesLink> agones;
   if (config.agones) {
@@ -168,15 +208,15 @@ int main(int argc, char** argv) {
                        },
                        [&server] { return server.stats().agents; }},
                    std::chrono::milliseconds(static_cast<long>(config.agones_health_interval * 1000)),
-                   [](const std::string& what) { std::cout << "herd: " << what << std::endl; });
+                   [say](const std::string& what) { say(what); });
   }
 
   std::atomic<bool> finished{false};
-  std::thread signal_waiter([&server, &signals, &finished] {
+  std::thread signal_waiter([&server, &signals, &finished, say] {
     int sig = 0;
     sigwait(&signals, &sig);
     if (finished) return;
-    std::cout << "herd: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", shutting down" << std::endl;
+    say(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
     server.stop();
   });
   server.run();
@@ -189,17 +229,16 @@ int main(int argc, char** argv) {
   if (recorder) recorder->finish(stats.tick, hash);
   if (!config.checkpoint.empty()) {
     if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty()) return fail(why);
-    std::cout << net::format_log(net::LogLevel::info, "checkpoint_written",
-                                 {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}})
-              << std::endl;
+    event(net::LogLevel::info, "checkpoint_written", {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}});
   }
   if (agones) {
     // After the last checkpoint: Agones may remove the pod as soon as it hears this.
     agones->stop();
     const bool told = app::AgonesSdk(config.agones_port).shutdown();
-    std::cout << "herd: Agones: " << (told ? "Shutdown" : "Shutdown not acknowledged by the sidecar") << std::endl;
+    say(std::string("Agones: ") + (told ? "Shutdown" : "Shutdown not acknowledged by the sidecar"));
   }
-  std::cout << "herd: stopped at tick " << stats.tick << " (" << stats.overruns << " overruns), state hash 0x" << std::hex
-            << hash << std::dec << std::endl;
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(hash));
+  say("stopped at tick " + std::to_string(stats.tick) + " (" + std::to_string(stats.overruns) + " overruns), state hash " + hex);
   return 0;
 }

@@ -1,7 +1,9 @@
 #include "app/recording.hpp"
 
 #include <charconv>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "protocol/codec.hpp"
@@ -18,6 +20,52 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64_encode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < in.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, in.size() - i);
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 3; ++k) v = (v << 8) | (k < n ? static_cast<unsigned char>(in[i + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kBase64[(v >> (18 - 6 * k)) & 63] : '=';
+  }
+  return out;
+}
+
+// The bytes, or nullopt when `in` is not padded base64.
+std::optional<std::string> base64_decode(std::string_view in) {
+  if (in.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  for (std::size_t i = 0; i < in.size(); i += 4) {
+    std::uint32_t v = 0;
+    int pad = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const char ch = in[i + k];
+      const char* at = ch ? std::strchr(kBase64, ch) : nullptr;
+      if (ch == '=' && i + 4 == in.size() && k >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      if (!at || pad) return std::nullopt;
+      v = (v << 6) | static_cast<std::uint32_t>(at - kBase64);
+    }
+    for (int k = 0; k < 3 - pad; ++k) out += static_cast<char>((v >> (16 - 8 * k)) & 255);
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> parse_hex(const std::string& h) {
+  std::uint64_t value = 0;
+  const char* digits = h.c_str() + (h.rfind("0x", 0) == 0 ? 2 : 0);
+  const auto [end, ec] = std::from_chars(digits, h.c_str() + h.size(), value, 16);
+  if (ec != std::errc{} || end != h.c_str() + h.size() || digits == end) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header, std::string& error) {
@@ -27,8 +75,17 @@ std::optional<Recorder> Recorder::open(const std::string& path, const RecordHead
     error = "cannot open '" + path + "' for writing";
     return std::nullopt;
   }
-  r.out_ << json{{"herd_record", 1}, {"scenario", header.scenario}, {"seed", header.seed}, {"tick_rate", header.tick_rate}}.dump()
-         << '\n' << std::flush;
+  json first{{"herd_record", 1}, {"scenario", header.scenario}, {"seed", header.seed}, {"tick_rate", header.tick_rate}};
+  if (!header.start_checkpoint.empty()) {
+    auto world = sim::World::load_checkpoint(header.start_checkpoint);
+    if (auto* why = std::get_if<std::string>(&world)) {
+      error = "cannot record from the restored world: " + *why;
+      return std::nullopt;
+    }
+    const sim::World& w = std::get<sim::World>(world);
+    first["start"] = {{"tick", w.tick()}, {"state_hash", hex(w.state_hash())}, {"checkpoint", base64_encode(header.start_checkpoint)}};
+  }
+  r.out_ << first.dump() << '\n' << std::flush;
   return r;
 }
 
@@ -82,7 +139,22 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     if (auto* why = std::get_if<std::string>(&built)) return *why;
     return std::move(std::get<sim::World>(built));
   };
-  auto first = make_world(header);
+  std::variant<sim::World, std::string> first = std::string();
+  if (header.contains("start")) {
+    // The run started from a restored world: the recording carries it.
+    const json& start = header["start"];
+    if (!start.is_object() || !start.contains("checkpoint") || !start["checkpoint"].is_string())
+      return path + ": line 1's start has no checkpoint";
+    const auto bytes = base64_decode(start["checkpoint"].get<std::string>());
+    if (!bytes) return path + ": line 1's start checkpoint is not base64";
+    first = sim::World::load_checkpoint(*bytes);
+    if (auto* why = std::get_if<std::string>(&first)) return path + ": line 1's start checkpoint: " + *why;
+    const auto hash = parse_hex(start.value("state_hash", std::string()));
+    if (!hash || *hash != std::get<sim::World>(first).state_hash())
+      return path + ": line 1's start checkpoint does not have the state hash the recording says";
+  } else {
+    first = make_world(header);
+  }
   if (auto* why = std::get_if<std::string>(&first)) return path + ": " + *why;
   sim::World world = std::move(std::get<sim::World>(first));
 
@@ -108,12 +180,9 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     if (j.is_discarded() || !j.is_object()) return where + ": not a JSON object (a truncated last line?)";
     if (j.contains("end_tick")) {
       end_tick = j.value("end_tick", std::uint64_t{0});
-      const std::string h = j.value("state_hash", std::string());
-      std::uint64_t value = 0;
-      const char* digits = h.c_str() + (h.rfind("0x", 0) == 0 ? 2 : 0);
-      const auto [end, ec] = std::from_chars(digits, h.c_str() + h.size(), value, 16);
-      if (ec != std::errc{} || end != h.c_str() + h.size()) return where + ": bad state_hash";
-      result.recorded_hash = value;
+      const auto value = parse_hex(j.value("state_hash", std::string()));
+      if (!value) return where + ": bad state_hash";
+      result.recorded_hash = *value;
       break;
     }
     if (j.contains("world")) {  // reset or load_scenario: a new world, ticks from its start

@@ -2,6 +2,8 @@
 // a run can be replayed headless to the same state hash (the world is deterministic).
 //
 //   {"herd_record":1,"scenario":"default","seed":1,"tick_rate":60}
+//      or, for a server that resumed from a checkpoint, the world it started from:
+//   {"herd_record":1,...,"start":{"tick":5400,"state_hash":"0x...","checkpoint":"<base64>"}}
 //   {"tick":42,"command":{"type":"command","seq":0,"cmd":"spawn","count":3,"group":0}}
 //   ...
 //   {"world":{"scenario":"maze","seed":3,"tick_rate":60}}   (reset or load_scenario: a new world)
@@ -25,6 +27,9 @@ struct RecordHeader {
   std::string scenario;  // a name or path, as given to --scenario
   std::uint64_t seed = 0;
   double tick_rate = 60;
+  // The world the run started from when it was not the scenario's (restored from a checkpoint):
+  // World::save_checkpoint's bytes; empty otherwise.
+  std::string start_checkpoint;
 };
 
 class Recorder {
@@ -48,6 +53,7 @@ struct ReplayResult {
 };
 
 // Replays a recording: builds the recorded scenario with its seed (scenarios from scenario_dir),
+// or loads the world it started from when it carries one (checked against its state hash),
 // applies each command at its tick, runs to the recorded end tick (or the last command's tick if
 // the run did not end cleanly). A value, or a sentence saying what is wrong with the file.
 std::variant<ReplayResult, std::string> replay(const std::string& path, const std::string& scenario_dir);

@@ -226,6 +226,7 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
   const std::string payload = head.bytes();
   const std::uint64_t checksum = head.u64();
   if (!head.ok()) return std::string("the checkpoint is truncated");
+  if (head.remaining() != 0) return std::string("the checkpoint has bytes after its end: it is corrupt");
   if (fnv1a(payload) != checksum) return std::string("the checkpoint's checksum does not match: it is corrupt");
 
   Reader r(payload);

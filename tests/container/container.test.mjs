@@ -72,7 +72,8 @@ function snapshot() {
 
 before(async () => {
   port = await freePort();
-  env = { ...process.env, HERD_PORT: String(port), HERD_IMAGE: image, HERD_SCENARIO: 'empty', HERD_CHECKPOINT_INTERVAL: '1' };
+  env = { ...process.env, HERD_PORT: String(port), HERD_IMAGE: image, HERD_SCENARIO: 'empty', HERD_CHECKPOINT_INTERVAL: '1',
+    HERD_COMMAND_TOKEN: 'container-test-token' };  // herd-ctl reads it too
   compose('up', '-d');
   await waitHealthy();
 });
@@ -102,6 +103,12 @@ test('a WebSocket client spawns agents and receives snapshots through the publis
   assert.deepEqual(s.agents.map((a) => a.id).sort((a, b) => a - b), spawned);
   tickBefore = s.tick;
   assert.ok(tickBefore > 0);
+  // The port is published: without the compose file's token nobody commands.
+  const anonymous = spawnSync(ctl, ['--url', `ws://127.0.0.1:${port}/ws`, '--timeout', '10', 'spawn', '1'],
+    { encoding: 'utf8', env: { ...env, HERD_COMMAND_TOKEN: '' } });
+  assert.notEqual(anonymous.status, 0, anonymous.stdout);
+  assert.match(anonymous.stdout + anonymous.stderr, /forbidden|token/);
+  assert.doesNotMatch(logs(), /#token=/, 'a token was given: none is made');
 });
 
 test('the container runs as a non-root user and its health check reports healthy', async () => {

@@ -174,3 +174,137 @@ TEST(ScenarioByName, NoClientOpensAFileOnTheHost) {
 
 }  // namespace
 }  // namespace herd
+
+namespace herd {
+namespace {
+
+using namespace herd::testing;
+using client::Millis;
+
+class ExposureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("herd_exposure_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The role a commander's hello with `token` is welcomed in, and whether unauthorized came first.
+  static std::pair<std::string, bool> welcomed_as(int port, const std::string& token) {
+    client::WsClient c;
+    c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+    c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "exposure", token}));
+    bool unauthorized = false;
+    for (int i = 0; i < 200; ++i) {
+      auto m = c.receive(Millis(50));
+      if (!m) continue;
+      const auto j = nlohmann::json::parse(*m, nullptr, false);
+      if (j.value("code", "") == "unauthorized") unauthorized = true;
+      if (j.value("type", "") == "welcome") return {j.value("role", ""), unauthorized};
+    }
+    return {"none", unauthorized};
+  }
+  fs::path dir_;
+};
+
+// Listening on every address (0.0.0.0) without a token, the server makes one for the run, prints
+// the viewer's URL with it, and only a hello with it commands. The test's client still connects
+// over loopback.
+TEST_F(ExposureTest, OnEveryAddressWithoutATokenOneIsMadeAndOnlyItCommands) {
+  const fs::path out = dir_ / "exposed.log";
+  Process server({"--address", "0.0.0.0", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"}, out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  std::smatch m;
+  const std::string text = slurp(out);
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("http://127\\.0\\.0\\.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
+      << text;
+  const std::string token = m[1];
+  EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
+  EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("viewer"), true));
+  EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0);
+  EXPECT_EQ(slurp(out).find(token, slurp(out).find("#token=") + 7 + token.size()), std::string::npos)
+      << "the token is printed once";
+}
+
+TEST_F(ExposureTest, LoopbackAndOpenCommandsStayOpen) {
+  for (const std::vector<std::string>& where : {std::vector<std::string>{"--address", "127.0.0.1"},
+                                                std::vector<std::string>{"--address", "0.0.0.0", "--open-commands"}}) {
+    const fs::path out = dir_ / "open.log";
+    std::vector<std::string> args = where;
+    for (const char* a : {"--port", "0", "--scenario", "empty"}) args.emplace_back(a);
+    args.insert(args.end(), {"--web-root", dir_.string()});
+    Process server(args, out);
+    const int port = listening_port(out);
+    ASSERT_GT(port, 0) << slurp(out);
+    EXPECT_EQ(slurp(out).find("#token="), std::string::npos) << slurp(out);
+    EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("commander"), false)) << where[1];
+    server.signal(SIGTERM);
+    EXPECT_EQ(server.wait_exit(), 0);
+  }
+}
+
+TEST_F(ProcessTest, ACheckpointThatCannotBeWrittenStopsTheServerAtStart) {
+  auto bad = args();
+  const auto at = std::find(bad.begin(), bad.end(), "--checkpoint") + 1;
+  *at = (dir_ / "no" / "such" / "directory" / "world.ckpt").string();
+  const fs::path out = dir_ / "no_dir.log";
+  Process server(bad, out);
+  EXPECT_EQ(server.wait_exit(), 2) << slurp(out);
+  EXPECT_NE(slurp(out).find("cannot checkpoint to " + *at), std::string::npos) << slurp(out);
+  EXPECT_EQ(slurp(out).find("listening on"), std::string::npos) << "refused before serving";
+}
+
+// A run that resumed from a checkpoint and was recorded replays to its final hash: the recording
+// carries the world it started from.
+TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
+  auto command = [](int port, const std::vector<std::string>& commands) {
+    client::WsClient c;
+    c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+    c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "record", {}}));
+    std::uint32_t seq = 0;
+    for (const auto& cmd : commands) {
+      c.send(cmd);
+      ++seq;
+      bool acked = false;
+      for (int i = 0; i < 200 && !acked; ++i)
+        if (auto m = c.receive(Millis(50))) acked = m->find("\"ack\"") != std::string::npos && m->find("\"seq\":" + std::to_string(seq)) != std::string::npos;
+      ASSERT_TRUE(acked) << cmd;
+    }
+  };
+  const fs::path out1 = dir_ / "before.log";
+  {
+    Process first(args(), out1);
+    const int port = port_of(out1);
+    ASSERT_GT(port, 0) << slurp(out1);
+    command(port, {R"({"type":"command","seq":1,"cmd":"spawn","count":20,"group":3})",
+                   R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":600,"y":200}})"});
+    first.signal(SIGTERM);
+    ASSERT_EQ(first.wait_exit(), 0) << slurp(out1);
+  }
+  const std::string recording = (dir_ / "after.jsonl").string();
+  auto with_record = args();
+  with_record.insert(with_record.end(), {"--record", recording});
+  const fs::path out2 = dir_ / "after.log";
+  Process second(with_record, out2);
+  const int port = port_of(out2);
+  ASSERT_GT(port, 0) << slurp(out2);
+  ASSERT_NE(slurp(out2).find("restored from checkpoint"), std::string::npos);
+  command(port, {R"({"type":"command","seq":1,"cmd":"spawn","count":5,"group":4})",
+                 R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":100,"y":500}})"});
+  second.signal(SIGTERM);
+  ASSERT_EQ(second.wait_exit(), 0) << slurp(out2);
+  std::smatch m;
+  const std::string said = slurp(out2);
+  ASSERT_TRUE(std::regex_search(said, m, std::regex("state hash (0x[0-9a-f]+)")));
+  const fs::path replay_out = dir_ / "replay.log";
+  Process replay({"--replay", recording, "--scenario-dir", HERD_SCENARIO_DIR}, replay_out);
+  EXPECT_EQ(replay.wait_exit(), 0) << slurp(replay_out);
+  EXPECT_NE(slurp(replay_out).find("state hash " + m[1].str() + " (matches the recording)"), std::string::npos)
+      << slurp(replay_out) << "\nlive: " << m[1];
+}
+
+}  // namespace
+}  // namespace herd

@@ -104,6 +104,9 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
   std::string other_version = saved;
   other_version[8] = 9;
   EXPECT_NE(error_of(other_version).find("format 9"), std::string::npos);
+  // Bytes after the checksum: not what was written.
+  for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
+    EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos) << tail.size() << " bytes appended";
   EXPECT_EQ(error_of(saved), "accepted");
 }
 

@@ -23,7 +23,8 @@ export function startServer({ port = 0, scenario = 'default', seed = 1, extraArg
       new Error(`herd server not found at ${SERVER_BIN}: build it first, or set HERD_SERVER`),
     );
   }
-  const args = ['--port', String(port), '--web-root', WEB_ROOT, '--scenario', scenario, '--seed', String(seed), ...extraArgs];
+  // Loopback: commands stay open (on other addresses the server makes a token).
+  const args = ['--address', '127.0.0.1', '--port', String(port), '--web-root', WEB_ROOT, '--scenario', scenario, '--seed', String(seed), ...extraArgs];
   const child = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const output = () => out;
