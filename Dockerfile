@@ -10,10 +10,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DHERD_BUILD_TESTS=OFF -DHERD_BUILD_VIEWER=OFF -DHERD_BUILD_BENCH=OFF \
- && cmake --build build \
- && DESTDIR=/stage cmake --install build --prefix /usr/local --strip
+RUN cmake --preset container \
+ && cmake --build --preset container \
+ && DESTDIR=/stage cmake --install build --prefix /usr/local --strip --component runtime
 
 FROM debian:12-slim
 RUN useradd --system --uid 10001 --home-dir /var/lib/herd --create-home herd

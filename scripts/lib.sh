@@ -52,14 +52,15 @@ ensure_npm_packages() {
   cp "$dir/package-lock.json" "$stamp"
 }
 
-# Configures the build tree "$1" with the cmake arguments after it (again whenever they change)
-# and builds everything in it. Output goes to a log in the tree, shown on failure.
+# Configures the build tree "$1" from CMakePresets.json's preset "$2", with any cmake arguments
+# after it (again whenever they change), and builds everything in it. Output goes to a log in the
+# tree, shown on failure.
 build_tree() {
   local dir="$1"; shift
   local log="$dir/build.log" args="$dir/.herd-cmake-args"
   mkdir -p "$dir"
   if [ ! -f "$dir/build.ninja" ] || [ "$(cat "$args" 2>/dev/null)" != "$*" ]; then
-    cmake -S "$HERD_ROOT" -B "$dir" -G Ninja "$@" >"$log" 2>&1 || {
+    (cd "$HERD_ROOT" && cmake --preset "$1" -B "$dir" "${@:2}") >"$log" 2>&1 || {
       cat "$log"; echo "herd: cmake failed (log: $log)"; return 1; }
     printf '%s' "$*" >"$args"
   fi
@@ -73,16 +74,14 @@ build_tree() {
 
 # Everything in Release: what scripts/run serves and scripts/test tests first.
 build_herd() {
-  build_tree "$HERD_BUILD" -DCMAKE_BUILD_TYPE=Release
+  build_tree "$HERD_BUILD" release
 }
 
 # The sanitizer tree: clang at -O1 -g with assertions on, AddressSanitizer and
 # UndefinedBehaviorSanitizer in every target and test, and the libFuzzer targets. Without the
 # viewer and without the browser and Docker tests, which the Release tree runs.
 build_herd_sanitize() {
-  build_tree "$HERD_SANITIZE_BUILD" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
-    -DHERD_SANITIZE=address,undefined -DHERD_FUZZ=ON \
-    -DHERD_BUILD_VIEWER=OFF -DHERD_E2E_TESTS=OFF -DHERD_DOCKER_CHECKS=OFF
+  build_tree "$HERD_SANITIZE_BUILD" asan-ubsan
 }
 
 # A container engine for the container stage, named in HERD_ENGINE and HERD_COMPOSE: Docker when

@@ -102,3 +102,23 @@ test('--probe exits 1 when nothing answers', () => {
   }
   assert.equal(status, 1);
 });
+
+// The sim as a library: a separate CMake project finds the moved tree with find_package(herd),
+// builds against herd::sim and herd::exec only, and steps a world.
+test('find_package(herd) gives a game the sim without the server', () => {
+  const consumerBuild = join(dir, 'consumer-build');
+  const libs = readdirSync(join(prefix, 'lib'));
+  assert.ok(libs.includes('libherd_sim.a'), libs.join(' '));
+  assert.ok(readdirSync(join(prefix, 'include/herd/sim')).includes('world.hpp'));
+  execFileSync(cmake, ['-S', join(source, 'tests/install/consumer'), '-B', consumerBuild, `-DCMAKE_PREFIX_PATH=${prefix}`,
+    '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'pipe' });
+  const flags = readFileSync(join(consumerBuild, 'CMakeFiles/consumer.dir/flags.make'), 'utf8');
+  assert.match(flags, /-ffp-contract=off/, 'the determinism flags come with herd::sim');
+  assert.doesNotMatch(flags, new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '/server'), 'headers from the installed tree');
+  execFileSync(cmake, ['--build', consumerBuild], { stdio: 'pipe' });
+  const out = execFileSync(join(consumerBuild, 'consumer'), { encoding: 'utf8' });
+  assert.match(out, /tick 300 agents 200/);
+  const m = out.match(/one thread ([0-9a-f]{16}), two threads ([0-9a-f]{16})/);
+  assert.ok(m, out);
+  assert.equal(m[1], m[2]);
+});
