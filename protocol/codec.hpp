@@ -46,9 +46,10 @@ std::string encode(const Pong& m);
 // The whole world as a snapshot, written straight from the agent array (no intermediate copy):
 // the server does this once per snapshot and shares the text between sessions. `collisions` are
 // those since the previous snapshot (at most kMaxCollisionsPerSnapshot are written); the traces
-// of the world's inspected agents are included.
+// of the world's inspected agents are included. `serial`: the server's count of snapshots made,
+// this one included (0 leaves it out).
 std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {},
-                            bool include_map = false);
+                            bool include_map = false, std::uint64_t serial = 0);
 
 // The world's map as the wire carries it (welcome, snapshots), if it has one.
 std::optional<MapState> map_state(const sim::World& world);

@@ -193,6 +193,9 @@ struct Welcome {
   std::uint32_t max_message_bytes = kMaxMessageBytes;
   std::uint32_t max_agents = 0;
   std::optional<MapState> map;
+  std::string scenario;                // the running scenario's name (empty: not told)
+  std::vector<std::string> scenarios;  // the names load_scenario accepts, sorted
+  bool paused = false;                 // the world is paused (step runs it by hand)
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -209,6 +212,7 @@ struct AgentState {
   sim::Pathing pathing = sim::Pathing::direct;
   std::vector<sim::TileCoord> history;  // no_backtrack walkers: tiles visited, oldest first
   bool path_pending = false;  // astar: its path request waits in the world's path queue
+  std::optional<std::uint32_t> subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 
@@ -267,6 +271,9 @@ struct Snapshot {
   std::vector<FormationState> formations;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot
   bool map_cleared = false;     // the map was removed since the previous snapshot
+  // The server's count of snapshots made, this one included (0: not told). A client that
+  // receives serial n after n - k missed k - 1 snapshots the server skipped for it.
+  std::uint64_t serial = 0;
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 

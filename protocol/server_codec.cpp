@@ -45,6 +45,7 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   if (a.kinematic) w.field("movement", "kinematic");
   if (a.pathing != sim::Pathing::direct) w.field("pathing", to_string(a.pathing));
   if (a.path_pending) w.field("path", "pending");
+  if (a.subject) w.field("subject", *a.subject);
   if (!a.history.empty()) {
     w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
     w.begin_array();
@@ -111,9 +112,12 @@ void write_inspect(JsonWriter& w, const InspectState& s) {
   w.end_object();
 }
 
-void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode) {
+// serial 0: not told (a binary frame's side section, whose header carries it).
+void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode,
+                         std::uint64_t serial = 0) {
   w.field("type", "snapshot");
   w.field("tick", tick);
+  if (serial != 0) w.field("serial", serial);
   w.field("time", time);
   w.field("avoidance", sim::to_string(mode));
 }
@@ -179,6 +183,7 @@ AgentState read_agent(const json& v, const std::string& where) {
     if (as_string(*p, a.name("path")) != "pending") bad(a.name("path"), "must be \"pending\" when present");
     st.path_pending = true;
   }
+  if (const json* s = a.find("subject")) st.subject = as_u32(*s, a.name("subject"));
   if (const json* h = a.find("history")) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
     if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
@@ -247,6 +252,7 @@ std::vector<T> read_array(Fields& f, const char* key, Read&& read) {
 Snapshot read_snapshot(Fields& f) {
   Snapshot s;
   s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  if (const json* n = f.find("serial")) s.serial = as_uint(*n, "serial", kMaxU64);
   s.time = as_number(f.need("time"), "time", 0, std::numeric_limits<double>::max());
   const auto mode = avoidance_mode_from_string(as_string(f.need("avoidance"), "avoidance"));
   if (!mode) bad("avoidance", "is not a known avoidance mode");
@@ -317,6 +323,13 @@ Welcome read_welcome(Fields& f) {
     w.map = read_map(mf);
     mf.no_others();
   }
+  if (const json* s = f.find("scenario")) w.scenario = std::string(as_string(*s, "scenario"));
+  if (const json* list = f.find("scenarios")) {
+    if (!list->is_array()) bad("scenarios", "must be an array of names");
+    for (std::size_t i = 0; i < list->size(); ++i)
+      w.scenarios.emplace_back(as_string((*list)[i], "scenarios[" + std::to_string(i) + "]"));
+  }
+  if (const json* p = f.find("paused")) w.paused = as_bool(*p, "paused");
   return w;
 }
 
@@ -376,6 +389,12 @@ std::string encode(const Welcome& m) {
     w.field("max_agents", m.max_agents);
     w.end_object();
     if (m.map) write_map(w, *m.map);
+    if (!m.scenario.empty()) w.field("scenario", m.scenario);
+    w.key("scenarios");
+    w.begin_array();
+    for (const std::string& name : m.scenarios) w.string(name);
+    w.end_array();
+    w.boolean_field("paused", m.paused);
   }, 320);
 }
 
@@ -436,7 +455,7 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
 
 std::string encode(const Snapshot& m) {
   return write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, m.tick, m.time, m.avoidance);
+    write_snapshot_head(w, m.tick, m.time, m.avoidance, m.serial);
     w.key("agents");
     w.begin_array();
     for (const AgentState& a : m.agents) write_agent(w, a);
@@ -470,6 +489,7 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
                a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
   if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
+  if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
   return s;
 }
 
@@ -520,14 +540,15 @@ std::optional<std::string> encode_side(const sim::World& world, std::span<const 
   });
 }
 
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map,
+                            std::uint64_t serial) {
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
   const SnapshotTail t = snapshot_tail(world, collisions, include_map);
   return write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
     w.key("agents");
     w.begin_array();
     for (std::size_t i = 0; i < agents.size(); ++i) write_agent(w, agent_state(agents, desires, paths, i));

@@ -16,7 +16,7 @@
 namespace herd::protocol {
 namespace {
 
-constexpr std::uint8_t kFlagDelta = 1, kFlagSide = 2, kFlagFiltered = 4;
+constexpr std::uint8_t kFlagDelta = 1, kFlagSide = 2, kFlagFiltered = 4, kFlagSerial = 8;
 constexpr std::uint64_t kMaxAgentsPerFrame = std::uint64_t{1} << 24;  // far above any world's limit
 constexpr unsigned kMaxSmallBits = 16;  // the small position change's width k, in [1, 16]
 
@@ -527,13 +527,14 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   out.reserve(64 + side.size() + current.size() * record_bits / 8);
   BitWriter w(out);
   const std::uint8_t flags = static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
-                                                       (filtered ? kFlagFiltered : 0));
+                                                       (filtered ? kFlagFiltered : 0) | (cur.serial ? kFlagSerial : 0));
   w.bits(kBinaryMagic, 8);
   w.bits(kBinaryVersion, 8);
   w.bits(flags, 8);
   w.bits(static_cast<std::uint8_t>(cur.avoidance), 8);
   w.varint(cur.tick);
   if (baseline) w.varint(cur.tick - baseline->state->tick);
+  if (cur.serial) w.varint(cur.serial);
   write_f64(w, cur.time);
   w.bits(cur.x_bits, 8);
   w.bits(cur.y_bits, 8);
@@ -671,16 +672,19 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
     return std::string("binary snapshot: truncated header");
   if (magic != kBinaryMagic) return std::string("binary snapshot: bad magic byte");
   if (version != kBinaryVersion) return std::string("binary snapshot: unknown format version");
-  if ((flags & ~7u) != 0) return std::string("binary snapshot: unknown flags");
+  if ((flags & ~15u) != 0) return std::string("binary snapshot: unknown flags");
   if (mode > 2) return std::string("binary snapshot: bad avoidance mode");
   h.delta = (flags & kFlagDelta) != 0;
   h.filtered = (flags & kFlagFiltered) != 0;
   h.avoidance = static_cast<sim::AvoidanceMode>(mode);
   std::uint64_t back = 0, side_bytes = 0;
-  if (!r.varint(h.tick) || (h.delta && !r.varint(back)) || !read_f64(r, h.time) || !r.bits(8, xb) || !r.bits(8, yb) ||
+  const bool numbered = (flags & kFlagSerial) != 0;
+  if (!r.varint(h.tick) || (h.delta && !r.varint(back)) || (numbered && !r.varint(h.serial)) || !read_f64(r, h.time) ||
+      !r.bits(8, xb) || !r.bits(8, yb) ||
       (h.delta && !r.varint(h.baseline_count)) || !r.varint(h.agent_count))
     return std::string("binary snapshot: truncated header");
   if (back > h.tick) return std::string("binary snapshot: baseline before tick 0");
+  if (numbered && h.serial == 0) return std::string("binary snapshot: serial 0");
   h.baseline_tick = h.tick - back;
   if (xb < 1 || xb > 32 || yb < 1 || yb > 32) return std::string("binary snapshot: bad position widths");
   h.x_bits = static_cast<std::uint8_t>(xb);
@@ -744,6 +748,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
 std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   Snapshot s;
   s.tick = frame.header.tick;
+  s.serial = frame.header.serial;
   s.time = frame.header.time;
   s.avoidance = frame.header.avoidance;
   s.agents.reserve(frame.agents.size());

@@ -49,6 +49,7 @@ struct QuantAgent {
 // The world at one snapshot, quantised; agents ordered by id.
 struct QuantState {
   std::uint64_t tick = 0;
+  std::uint64_t serial = 0;  // the server's count of snapshots made (0: not told); see Snapshot::serial
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::uint8_t x_bits = 1, y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 64))
@@ -144,6 +145,7 @@ struct BinaryHeader {
   bool filtered = false;       // a viewport limited it
   std::uint64_t tick = 0;
   std::uint64_t baseline_tick = 0;  // delta only
+  std::uint64_t serial = 0;         // 0 when the frame has none (flags bit 3 clear)
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::uint8_t x_bits = 1, y_bits = 1;

@@ -8,11 +8,14 @@ using protocol::AgentState;
 
 void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
   if (const auto* w = std::get_if<protocol::Welcome>(&msg)) {
-    // A new welcome is a new world (reset, load_scenario) or new rates: start afresh.
+    // A welcome to another world (reset, load_scenario: its ticks start again) starts afresh;
+    // one to the same world (new rates, pause, resume) keeps what is shown: a paused world sends
+    // no snapshot to show instead.
+    const bool same_world = have_current_ && w->world == world_ && w->tick >= current_.tick;
     world_ = w->world;
     map_ = w->map;
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
-    have_previous_ = have_current_ = false;
+    if (!same_world) have_previous_ = have_current_ = false;
     return;
   }
   const auto* s = std::get_if<protocol::Snapshot>(&msg);

@@ -35,6 +35,7 @@ export class Connection {
     this.retryAt = 0; // performance.now() time of the next attempt, while disconnected
     this.rttMs = null;
     this.ws = null;
+    this.generation = 0; // sockets opened so far: a welcome on another one is another session
     this.backoffMs = BACKOFF_MIN_MS;
     this.pingId = 0;
     this.pingSentAt = 0; // when ping `pingId` was sent; only the latest ping is timed
@@ -72,6 +73,7 @@ export class Connection {
       return;
     }
     this.ws = ws;
+    ++this.generation;
     ws.binaryType = 'arraybuffer';
     this.feed.reset(); // a new session starts from a keyframe
     ws.onopen = () => ws.send(JSON.stringify(this.hello));

@@ -27,6 +27,7 @@ export class Hud {
     this.paintButton = $('paint-btn');
     this.hint = $('hint');
     this.inspectButton = $('inspect-btn');
+    this.goalsButton = $('goals-btn');
     this.helpButton = $('help-btn');
     this.toasts = $('toasts');
   }
@@ -43,6 +44,7 @@ export class Hud {
     stream,
     avoidance,
     inspecting,
+    goals,
     helpOpen,
     painting,
     hasMap,
@@ -75,6 +77,7 @@ export class Hud {
     if (this.paintButton.hidden !== !hasMap) this.paintButton.hidden = !hasMap;
     setPressed(this.paintButton, painting);
     setPressed(this.inspectButton, inspecting);
+    setPressed(this.goalsButton, goals);
     setPressed(this.helpButton, helpOpen);
   }
 
@@ -90,7 +93,7 @@ export class Hud {
   }
 }
 
-const HINT = 'H: keys · R B T G P: demo · click/drag: select · right-click: move · wheel: zoom';
+const HINT = 'H: keys · click/drag: select · right-click: move · Space: pause · R B T G P: demo · wheel: zoom';
 const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
 
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then

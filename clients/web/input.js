@@ -1,11 +1,13 @@
-// Mouse and keyboard: click an agent to select it, shift-click to add (or remove) one, drag a box
-// on the ground to select the agents in it (Shift adds), click or right-click the ground to send
-// the selection there; the wheel zooms at the cursor, the middle button or the arrow keys pan, F
-// fits the world; S spawns 10 agents at the cursor, Delete or Backspace removes the selection, O
-// places an obstacle at the cursor; Escape closes the help, leaves paint mode or clears the
-// selection, I toggles the inspector, H or ? the help, M paint mode (drag: walls, Shift-drag or
-// right-drag: floor), R B T G P seed 003's demo moves. index.html's #help lists them all: keep it
-// in step.
+// Mouse and keyboard, as in real-time strategy games: a left click selects (an agent; Shift adds
+// or removes one) or clears (the ground), a double click selects the agent's group on screen, a
+// drag on the ground selects the agents in its box (Shift adds), the right button commands (the
+// selection arrives where it is pressed); Ctrl+A selects everyone, 0 to 9 a group (Shift adds).
+// The wheel zooms at the cursor, the middle button or the arrow keys pan, F fits the world; S
+// spawns 10 agents at the cursor, Delete or Backspace removes the selection, O places an obstacle
+// at the cursor; Escape closes the help, leaves paint mode or clears the selection, I toggles the
+// inspector, E every agent's goal, H or ? the help, M paint mode (drag: walls, Shift-drag or
+// right-drag: floor), R B T G P seed 003's demo moves; Space, '.', X, L, [ ] and { } work the
+// scenario bar. index.html's #help lists them all: keep it in step.
 
 import { MIN_AGENT_PX } from './view.js';
 import { DEMO_KEYS } from './demo_keys.js';
@@ -19,9 +21,11 @@ const ARROW_PAN = 0.1; // an arrow key pans by this fraction of the view
 
 // app: {view, agents(): array, selected: Set of ids, moveSelectionTo(x, y), toggleInspector(),
 //       helpOpen(): bool, setHelp(open), map(): TileMap or null, painter: Painter,
-//       togglePaint(), demoKey(key), spawnAt(x, y), removeSelected(), obstacleAt(x, y)}.
-// The selection is plain state: the next animation frame shows any change. Returns {box()}: the
-// box being dragged (CSS pixels) or null.
+//       togglePaint(), demoKey(key), spawnAt(x, y), removeSelected(), obstacleAt(x, y),
+//       toggleGoals(), bar: ScenarioBar}.
+// The selection is plain state: the next animation frame shows any change. Returns {box(),
+// pointerAgent()}: the box being dragged (CSS pixels) or null, and the agent under the pointer
+// now or null.
 export function attachInput(canvas, app) {
   const local = (ev) => {
     const rect = canvas.getBoundingClientRect();
@@ -38,7 +42,10 @@ export function attachInput(canvas, app) {
   let box = null; // a left press on the ground: {x0, y0, x1, y1, active, shift}
   let panning = null; // a middle-button drag: {x, y} last seen
   let swallowClick = false; // the click that ends a box selection is not an order
-  const handle = { box: () => (box && box.active ? box : null) }; // what the view draws
+  const handle = {
+    box: () => (box && box.active ? box : null), // what the view draws
+    pointerAgent: () => (pointer ? pick(app, pointer) : null), // whose diagram the inspector draws
+  };
 
   const clampToWorld = (w) => {
     const { width, height } = app.view.world;
@@ -61,12 +68,17 @@ export function attachInput(canvas, app) {
       else app.selected.add(hit.id);
       return;
     }
-    if (app.selected.size === 0) return; // nothing to command
-    // A click in the margin around the world means "as far as you can go that way": clamp, so the
-    // order is still valid instead of earning an out_of_bounds error.
-    const w = app.view.screenToWorld(p.x, p.y);
-    const { width, height } = app.view.world;
-    app.moveSelectionTo(clamp(w.x, 0, width), clamp(w.y, 0, height));
+    // The ground: a plain click clears the selection (orders are the right button's); Shift keeps
+    // it, as a missed Shift-click should not undo a careful selection.
+    if (!ev.shiftKey) app.selected.clear();
+  });
+
+  // A double click on an agent: every agent of its group that is on screen (Shift adds them).
+  canvas.addEventListener('dblclick', (ev) => {
+    if (ev.button !== 0 || !app.view.world || app.painter.on) return;
+    const hit = pick(app, local(ev));
+    if (!hit) return;
+    selectGroup(app, hit.group, { add: ev.shiftKey, onScreen: true });
   });
 
   // Paint mode: the left button paints walls, Shift + left or the right button floor. The
@@ -115,6 +127,8 @@ export function attachInput(canvas, app) {
   canvas.addEventListener('contextmenu', (ev) => {
     ev.preventDefault(); // painting: the right button erases; else it gives orders
     if (app.painter.on || !app.view.world || app.selected.size === 0) return;
+    // A click in the margin around the world means "as far as you can go that way": clamp, so the
+    // order is still valid instead of earning an out_of_bounds error.
     const p = local(ev);
     const w = clampToWorld(app.view.screenToWorld(p.x, p.y));
     app.moveSelectionTo(w.x, w.y);
@@ -164,8 +178,26 @@ export function attachInput(canvas, app) {
   const pointerWorld = () => (pointer && app.view.world ? clampToWorld(app.view.screenToWorld(pointer.x, pointer.y)) : null);
 
   window.addEventListener('keydown', (ev) => {
-    // Browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs.
+    // Typing in the bar's fields (the step's ticks, a picker) is theirs; Escape leaves the field.
+    if (ev.target instanceof Element && ev.target.closest('input, select, textarea')) {
+      if (ev.key === 'Escape') ev.target.blur();
+      return;
+    }
+    // Ctrl+A (Cmd+A): everyone, instead of the page's text.
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && (ev.key === 'a' || ev.key === 'A')) {
+      selectAll(app);
+      ev.preventDefault();
+      return;
+    }
+    // Other browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs.
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    // 0 to 9: that group (by the key's place, so that Shift + 1, which types '!', adds group 1).
+    const digit = /^(?:Digit|Numpad)(\d)$/.exec(ev.code);
+    if (digit) {
+      if (!ev.repeat) selectGroup(app, Number(digit[1]), { add: ev.shiftKey, onScreen: false });
+      ev.preventDefault();
+      return;
+    }
     const pan = ARROW_KEYS[ev.key];
     if (pan && app.view.world) {
       // Held arrows keep panning; the view moves the other way, as a camera does.
@@ -174,7 +206,35 @@ export function attachInput(canvas, app) {
       return;
     }
     if (ev.repeat) return; // a held key does not flicker or repeat orders
+    // A button that has the keyboard's focus (Tab) takes Space and Enter itself.
+    if ((ev.key === ' ' || ev.key === 'Enter') && ev.target instanceof Element && ev.target.closest('button')) return;
     switch (ev.key) {
+      case ' ':
+        app.bar.togglePause();
+        break;
+      case '.':
+        app.bar.stepOnce();
+        break;
+      case 'x':
+      case 'X':
+        app.bar.resetWorld();
+        break;
+      case 'l':
+      case 'L':
+        app.bar.focusPicker();
+        break;
+      case '[':
+      case ']':
+        app.bar.stepTickRate(ev.key === '[' ? -1 : 1);
+        break;
+      case '{':
+      case '}':
+        app.bar.stepSnapshotRate(ev.key === '{' ? -1 : 1);
+        break;
+      case 'e':
+      case 'E':
+        app.toggleGoals();
+        break;
       case 'f':
       case 'F':
         app.view.fitWorld();
@@ -231,6 +291,25 @@ const ARROW_KEYS = {
   ArrowUp: [0, -1],
   ArrowDown: [0, 1],
 };
+
+// Ctrl+A: every agent.
+function selectAll(app) {
+  for (const a of app.agents()) app.selected.add(a.id);
+}
+
+// Keys 0 to 9 and double clicks: the agents of group g, of the whole world or of those whose
+// centres are on screen; `add` keeps the selection, else it is replaced.
+function selectGroup(app, g, { add, onScreen }) {
+  const view = app.view;
+  const a = view.screenToWorld(0, 0);
+  const b = view.screenToWorld(view.cssWidth, view.cssHeight);
+  if (!add) app.selected.clear();
+  for (const ag of app.agents()) {
+    if (ag.group !== g) continue;
+    if (onScreen && !(ag.x >= a.x && ag.x <= b.x && ag.y >= a.y && ag.y <= b.y)) continue;
+    app.selected.add(ag.id);
+  }
+}
 
 // Selects the agents whose centres are inside the box (CSS pixels); Shift at the press adds them.
 function selectInBox(app, box) {

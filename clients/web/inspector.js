@@ -6,6 +6,9 @@
 // draws only the ones it asked for.
 
 export const MAX_INSPECTED = 16; // the protocol's limit for one `inspect` message
+// Diagrams drawn at once: more cross one another and the map until none can be read. The server
+// still traces MAX_INSPECTED, so pointing at another inspected agent shows its diagram at once.
+export const MAX_DRAWN = 3;
 
 export class Inspector {
   // send(msg) -> bool: false when there is no session to send it on.
@@ -48,6 +51,18 @@ export class Inspector {
   wanted(traces) {
     if (!this.on || this.ids.length === 0 || !traces) return [];
     return traces.filter((t) => this.ids.includes(t.id));
+  }
+
+  // The traces to draw: the one of the inspected agent under the cursor (`hoverId`, or null) if
+  // there is one, else those of the first MAX_DRAWN inspected agents.
+  drawn(traces, hoverId) {
+    const wanted = this.wanted(traces);
+    if (hoverId !== null && this.ids.includes(hoverId)) {
+      const t = wanted.find((w) => w.id === hoverId);
+      if (t) return [t];
+    }
+    const first = this.ids.slice(0, MAX_DRAWN);
+    return wanted.filter((t) => first.includes(t.id));
   }
 }
 

@@ -3,7 +3,7 @@
 // snapshots (interp.js), a little in the past.
 
 import { Connection } from './connection.js';
-import { View, THEME, ORDER_MARKER_MS, FLASH_MS } from './view.js';
+import { View, THEME, ORDER_MARKER_MS, FLASH_MS, MIN_AGENT_PX } from './view.js';
 import { attachInput } from './input.js';
 import { Hud } from './hud.js';
 import { Panels } from './panels.js';
@@ -16,6 +16,8 @@ import { DemoKeys } from './demo_keys.js';
 import { Interpolator } from './interp.js';
 import { StreamStats } from './stats.js';
 import { agentDrawing } from './agent_layer.js';
+import { ScenarioBar } from './scenario_bar.js';
+import { agentRoles } from './roles.js';
 
 const UINT32_RANGE = 2 ** 32;
 // A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
@@ -27,7 +29,8 @@ const hud = new Hud();
 const panels = new Panels();
 
 const state = {
-  welcome: null, // the last welcome: world size, rates, role
+  welcome: null, // the last welcome: world size, rates, role, scenario, pause
+  welcomeGeneration: 0, // the connection's socket the last welcome came on (conn.generation)
   tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
   agents: [], // the newest snapshot's agents, ordered by id
   drawn: [], // the agents as the last frame drew them: interpolated positions, ordered by id
@@ -43,6 +46,9 @@ const state = {
   map: null, // TileMap, or null when the world has none
   formations: [], // the newest snapshot's formations being formed
   formationId: null, // the formation of this page's last acked formation or demo move
+  roles: new Map(), // id -> role (roles.js), from the newest snapshot
+  allGoals: false, // key E: every agent's goal drawn, not only the selection's
+  drawnTraces: [], // the inspect traces the last frame drew
 };
 
 // Commands in flight, by seq, so an error can say which command it answers.
@@ -69,6 +75,7 @@ const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://
       pending.clear(); // their answers will never come
       painter.reset();
     }
+    bar.update({ welcome: state.welcome, connected: conn.state === 'connected' });
   },
 });
 const inspector = new Inspector((msg) => conn.send(msg));
@@ -76,6 +83,7 @@ const painter = new Painter((tiles) => sendCommand({ cmd: 'set_tiles', tiles }))
 const demoKeys = new DemoKeys();
 const interp = new Interpolator();
 const stats = new StreamStats();
+const bar = new ScenarioBar({ send: (fields) => sendCommand(fields), toast: (text, kind) => hud.toast(text, kind) });
 
 // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
 function setMap(m) {
@@ -92,23 +100,14 @@ function handleMessage(msg, chars = 0) {
   stats.message(chars, now);
   switch (msg.type) {
     case 'welcome':
-      state.welcome = msg;
-      state.tick = msg.tick;
-      view.setWorld(msg.world);
-      interp.reset(msg.tick_rate, msg.snapshot_rate);
-      stats.reset(msg.tick_rate, msg.snapshot_rate);
-      setMap(msg.map ?? null); // a restarted server may have another map, or none
-      state.formations = [];
-      state.formationId = null;
-      inspector.sessionStarted(state.selected); // the new session must be told again
-      viewport.sent = null; // and its viewport
-      if (msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
+      welcomed(msg);
       break;
     case 'snapshot':
       state.tick = msg.tick;
       state.agents = msg.agents;
+      state.roles = agentRoles(msg.agents);
       interp.push(msg.tick, msg.agents, now);
-      stats.snapshot(msg.tick, now);
+      stats.snapshot(msg.serial, now);
       state.obstacles = msg.obstacles ?? [];
       state.avoidance = msg.avoidance ?? null;
       state.traces = msg.inspect ?? [];
@@ -140,6 +139,35 @@ function handleMessage(msg, chars = 0) {
     default:
       console.warn('herd: unexpected message type', msg.type);
   }
+}
+
+// A welcome starts a session, or tells one of a change: a new world (reset, load_scenario: its
+// ticks start again), new rates, a pause or a resume. The same world keeps what is drawn: a
+// paused world sends no snapshot to draw instead.
+function welcomed(msg) {
+  const prev = state.welcome;
+  const sameSession = prev !== null && state.welcomeGeneration === conn.generation;
+  const sameWorld =
+    sameSession &&
+    msg.tick >= (state.tick ?? 0) &&
+    msg.world.width === prev.world.width &&
+    msg.world.height === prev.world.height;
+  const sameRates = sameWorld && msg.tick_rate === prev.tick_rate && msg.snapshot_rate === prev.snapshot_rate;
+  state.welcome = msg;
+  state.welcomeGeneration = conn.generation;
+  if (!sameWorld) state.tick = msg.tick;
+  view.setWorld(msg.world);
+  if (!sameRates) interp.reset(msg.tick_rate, msg.snapshot_rate); // times are ticks over the tick rate
+  stats.reset(Boolean(msg.paused)); // a welcome may overtake snapshots sent before it
+  if (!sameWorld) {
+    setMap(msg.map ?? null); // a restarted server may have another map, or none
+    state.formations = [];
+    state.formationId = null;
+  }
+  inspector.sessionStarted(state.selected); // a new session (or world) must be told again
+  viewport.sent = null; // and its viewport
+  if (!sameSession && msg.role !== 'commander') hud.toast(`server granted role "${msg.role}": view only`, 'info');
+  bar.update({ welcome: msg, connected: conn.state === 'connected' });
 }
 
 // Agents can vanish (a scenario change, a restarted server); a selection of ids that no longer
@@ -237,6 +265,14 @@ function removeSelected() {
   sendCommand({ cmd: 'remove', agents: [...state.selected] });
 }
 
+// Key E: every agent's goal, or only the selection's. Binary snapshots carry no goals.
+function toggleGoals() {
+  state.allGoals = !state.allGoals;
+  if (state.allGoals && conn.snapshotFormat === 'binary') {
+    hud.toast("binary snapshots carry no goals: open the page with #format=json to see everyone's", 'info');
+  }
+}
+
 const OBSTACLE_RADIUS = 20;
 function obstacleAt(x, y) {
   x = Math.round(x * 1000) / 1000;
@@ -259,7 +295,20 @@ const input = attachInput(canvas, {
   spawnAt,
   removeSelected,
   obstacleAt,
+  toggleGoals,
+  bar,
 });
+// Buttons clicked with the mouse take no keyboard focus, and leave a field that had it, so that
+// Space (pause) and the other keys reach the page again; Tab still focuses them.
+for (const b of document.querySelectorAll('#status button, #scenario-bar button')) {
+  b.addEventListener('mousedown', (ev) => {
+    ev.preventDefault();
+    if (document.activeElement instanceof HTMLElement && document.activeElement.closest('input, select')) {
+      document.activeElement.blur();
+    }
+  });
+}
+document.getElementById('goals-btn').addEventListener('click', () => toggleGoals());
 document.getElementById('inspect-btn').addEventListener('click', () => inspector.toggle());
 document.getElementById('paint-btn').addEventListener('click', () => togglePaint());
 document.getElementById('fit-btn').addEventListener('click', () => view.fitWorld());
@@ -307,13 +356,18 @@ function frame(now) {
   const t0 = performance.now();
   state.drawn = interp.sample(now);
   const t1 = performance.now();
+  // The inspector draws the diagram of the inspected agent under the cursor, else the first few.
+  const hover = inspector.on ? input.pointerAgent() : null;
+  state.drawnTraces = inspector.drawn(state.traces, hover ? hover.id : null);
   view.draw({
     agents: state.drawn,
     obstacles: state.obstacles,
     selected: state.selected,
     orders: state.orders,
     flashes: state.flashes,
-    traces: inspector.wanted(state.traces),
+    roles: state.roles,
+    allGoals: state.allGoals,
+    traces: state.drawnTraces,
     live: conn.state === 'connected',
     now,
     paint: { tiles: painter.preview(), brush: painter.on ? painter.brush : null },
@@ -333,6 +387,7 @@ function frame(now) {
     stream: stats.read(now),
     avoidance: state.avoidance,
     inspecting: inspector.on,
+    goals: state.allGoals,
     helpOpen: panels.helpOpen,
     painting: painter.on,
     hasMap: state.map !== null,
@@ -341,7 +396,14 @@ function frame(now) {
     // only the others still forming are worth a mention.
     othersForming: state.formations.filter((f) => f !== shown && !f.complete).length,
   });
-  panels.update({ agents: state.agents, selected: state.selected, inspector, painting: painter.on });
+  panels.update({
+    agents: state.agents,
+    selected: state.selected,
+    inspector,
+    painting: painter.on,
+    drawnIds: state.drawnTraces.map((t) => t.id),
+    roles: state.roles,
+  });
   requestAnimationFrame(frame);
 }
 
@@ -427,8 +489,38 @@ window.herd = Object.freeze({
     return [...inspector.ids]; // the list this session's server side has
   },
   get inspect() {
-    return inspector.wanted(state.traces); // the traces drawn now
+    return state.drawnTraces; // the traces drawn now (at most inspector.js's MAX_DRAWN)
   },
+  get traced() {
+    return inspector.wanted(state.traces); // every trace this page asked for
+  },
+  // The scenario bar's state: the welcome's scenario, scenarios and paused.
+  get scenario() {
+    return state.welcome ? (state.welcome.scenario ?? null) : null;
+  },
+  get scenarios() {
+    return state.welcome ? [...(state.welcome.scenarios ?? [])] : [];
+  },
+  get paused() {
+    return state.welcome ? Boolean(state.welcome.paused) : null;
+  },
+  get tickRate() {
+    return state.welcome ? state.welcome.tick_rate : null;
+  },
+  // id -> role ('hunter', 'prey', 'guard', 'leader') of the agents that have one.
+  get roles() {
+    return Object.fromEntries(state.roles);
+  },
+  // Screen outline [[x, y], ...] of agent `id`'s role mark, or [] without one.
+  roleMark: (id) => {
+    const a = byId(state.drawn, id);
+    const role = state.roles.get(id);
+    return a && role ? view.roleMark(a, role) : [];
+  },
+  get allGoals() {
+    return state.allGoals;
+  },
+  minAgentPx: MIN_AGENT_PX, // CSS pixels: the smallest radius an agent is drawn with
   get flashes() {
     return state.flashes.map((f) => ({ ...f }));
   },

@@ -8,6 +8,7 @@ import {
   VECTOR_MAX_UNITS,
 } from './inspect_view.js';
 import { MAX_INSPECTED } from './inspector.js';
+import { THEME } from './theme.js';
 
 const MAX_ROWS = 8; // agents listed in the panel; more would cover the map
 const $ = (id) => document.getElementById(id);
@@ -24,6 +25,7 @@ export class Panels {
     this.help = $('help');
     this.rowsKey = '';
     buildLegend($('legend-rows'));
+    for (const dot of this.help.querySelectorAll('.swatch-red')) dot.style.background = THEME.collided;
   }
 
   get helpOpen() {
@@ -34,23 +36,23 @@ export class Panels {
     this.help.hidden = !open;
   }
 
-  // selected: Set of ids; agents: the snapshot's array (ordered by id); inspector: Inspector.
-  update({ agents, selected, inspector, painting }) {
-    this.#updateAgents(agents, selected);
+  // selected: Set of ids; agents: the snapshot's array (ordered by id); inspector: Inspector;
+  // drawnIds: the agents whose diagrams are drawn; roles: Map of id -> role.
+  update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map() }) {
+    this.#updateAgents(agents, selected, roles);
     this.paintBanner.hidden = !painting;
     this.legend.hidden = !inspector.on;
-    if (inspector.on) {
-      const note =
-        inspector.ids.length > 0
-          ? `inspecting ${inspector.ids.join(', ')}` +
-            (selected.size > inspector.ids.length ? ` (the first ${MAX_INSPECTED} selected)` : '')
-          : `select agents to inspect (up to ${MAX_INSPECTED})`;
-      set(this.legendNote, note);
+    if (inspector.on) set(this.legendNote, inspectNote(inspector.ids, drawnIds, selected.size));
+    // A panel taller than the stage scrolls, and so must take the wheel.
+    for (const panel of [this.agentPanel, this.legend, this.help]) {
+      if (panel.hidden) continue;
+      const scrolls = panel.scrollHeight > panel.clientHeight + 1;
+      if (panel.classList.contains('scrolls') !== scrolls) panel.classList.toggle('scrolls', scrolls);
     }
   }
 
   // One row per selected agent: what it is doing and how it moves.
-  #updateAgents(agents, selected) {
+  #updateAgents(agents, selected, roles) {
     this.agentPanel.hidden = selected.size === 0;
     if (selected.size === 0) return;
     const rows = [];
@@ -67,6 +69,7 @@ export class Panels {
         `${Math.round(Math.hypot(a.vx, a.vy))}`,
         a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
         (a.pathing ?? 'direct') + (a.path === 'pending' ? ' (pending)' : ''), // absent means direct; pending: its path is queued
+        roles.get(a.id) ?? '–',
         a.collided ? 'collided' : '',
       ]);
     }
@@ -81,6 +84,18 @@ export class Panels {
   }
 }
 
+// What the legend says about whose diagrams are drawn: at most a few at once (inspector.js), the
+// one under the cursor first; the others are counted, not drawn.
+export function inspectNote(ids, drawnIds, selectedCount) {
+  if (ids.length === 0) return `select agents to inspect (up to ${MAX_INSPECTED})`;
+  const shown = drawnIds.length > 0 ? drawnIds : ids.slice(0, 1);
+  const more = selectedCount - shown.length;
+  let note = `drawn: ${shown.join(', ')}`;
+  if (more > 0) note += ` · +${more} more: point at one to draw its own`;
+  if (selectedCount > ids.length) note += ` (the first ${MAX_INSPECTED} selected are traced)`;
+  return note;
+}
+
 // The panel says plainly what the badge on the map means.
 function unreachableNote(ids) {
   if (ids.length === 0) return '';
@@ -91,9 +106,9 @@ function unreachableNote(ids) {
 function agentRow(cells) {
   const tr = document.createElement('tr');
   tr.dataset.id = cells[0];
-  tr.classList.toggle('collided', cells[7] !== '');
+  tr.classList.toggle('collided', cells[8] !== '');
   tr.classList.toggle('unreachable', cells[3] === 'unreachable');
-  for (const text of cells.slice(0, 7)) {
+  for (const text of cells.slice(0, 8)) {
     const td = document.createElement('td');
     td.textContent = text;
     tr.append(td);

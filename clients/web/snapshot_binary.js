@@ -58,15 +58,15 @@ class BitReader {
 
 const unzigzag = (z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
-// The header: {delta, filtered, tick, baselineTick, time, avoidance, xBits, yBits, baselineCount,
-// agentCount, side (string or null), bodyAt}. Throws an Error saying what is wrong.
+// The header: {delta, filtered, tick, baselineTick, serial (0: none), time, avoidance, xBits,
+// yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws an Error saying what is wrong.
 export function readHeader(bytes) {
   const r = new BitReader(bytes);
   try {
     if (r.bits(8) !== MAGIC) throw new Error('bad magic byte');
     if (r.bits(8) !== VERSION) throw new Error('unknown format version');
     const flags = r.bits(8);
-    if (flags & ~7) throw new Error('unknown flags');
+    if (flags & ~15) throw new Error('unknown flags');
     const mode = r.bits(8);
     if (mode > 2) throw new Error('bad avoidance mode');
     const h = { delta: (flags & 1) !== 0, filtered: (flags & 4) !== 0, avoidance: AVOIDANCE[mode] };
@@ -74,6 +74,9 @@ export function readHeader(bytes) {
     const back = h.delta ? r.varint() : 0;
     if (back > h.tick) throw new Error('baseline before tick 0');
     h.baselineTick = h.tick - back;
+    // Flags bit 3: the snapshot's serial, the server's count of snapshots made.
+    h.serial = flags & 8 ? r.varint() : 0;
+    if (flags & 8 && h.serial === 0) throw new Error('serial 0');
     h.time = r.f64();
     h.xBits = r.bits(8);
     h.yBits = r.bits(8);
@@ -224,6 +227,7 @@ export function toSnapshot(frame) {
     collisions: side.collisions ?? [],
     formations: side.formations ?? [],
   };
+  if (h.serial) snap.serial = h.serial;
   if (side.inspect) snap.inspect = side.inspect;
   if ('map' in side) snap.map = side.map;
   return snap;

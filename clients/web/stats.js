@@ -1,7 +1,13 @@
 // What the status bar says about the stream: snapshots and bytes received per second (over the
-// last second), and snapshots dropped: gaps in the snapshot ticks against the expected cadence
-// (tick_rate / snapshot_rate ticks apart; the server replaces a snapshot a slow reader has not
-// taken yet, and that shows as a gap).
+// last second), and snapshots dropped: those the server made but skipped for this viewer (a slow
+// reader's latest-wins lane, frames held for its acks), counted from the gaps in the snapshots'
+// `serial`, the server's count of snapshots made. Gaps in the ticks would not do: a pause, a step
+// of many ticks or a late wake of the server's tick loop leaves them with nothing lost.
+// Counted while the world runs by the clock only: a step by hand makes its snapshots in a burst,
+// faster than any screen, and the server keeps the newest of them for each viewer (latest wins),
+// so that the step's end shows at once; those skipped are not news. A welcome (a pause, a resume,
+// new rates, a new world) may overtake the snapshots sent before it, so serials are compared
+// afresh from the first snapshot after it.
 
 const WINDOW_MS = 1000;
 
@@ -9,14 +15,14 @@ export class StreamStats {
   constructor() {
     this.arrivals = []; // {at, bytes}, the last WINDOW_MS
     this.dropped = 0;
-    this.prevTick = null;
-    this.ticksPerSnapshot = 3;
+    this.prevSerial = null; // the last snapshot's serial, or null: nothing to compare with
+    this.paused = false; // the world is paused (the last welcome said so): gaps are not counted
   }
 
-  // A new world or new rates (welcome): the cadence to expect, and no previous tick to compare.
-  reset(tickRate, snapshotRate) {
-    this.ticksPerSnapshot = tickRate > 0 && snapshotRate > 0 ? tickRate / snapshotRate : 1;
-    this.prevTick = null;
+  // Every welcome: serials are compared from the next snapshot on. paused: the welcome's.
+  reset(paused = false) {
+    this.prevSerial = null;
+    this.paused = paused;
   }
 
   // Any message (bytes: its length).
@@ -25,14 +31,15 @@ export class StreamStats {
     this.#trim(now);
   }
 
-  snapshot(tick, now) {
+  // serial: the snapshot's, or undefined from a server that does not number them (nothing is
+  // counted then: no guess from the ticks).
+  snapshot(serial, now) {
     const last = this.arrivals[this.arrivals.length - 1];
     if (last) last.snapshot = true; // the message just counted
-    if (this.prevTick !== null && tick > this.prevTick) {
-      const missed = Math.round((tick - this.prevTick) / this.ticksPerSnapshot) - 1;
-      if (missed > 0) this.dropped += missed;
+    if (Number.isInteger(serial) && serial > 0) {
+      if (!this.paused && this.prevSerial !== null && serial > this.prevSerial + 1) this.dropped += serial - this.prevSerial - 1;
+      this.prevSerial = serial;
     }
-    this.prevTick = tick;
     this.#trim(now);
   }
 

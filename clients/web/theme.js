@@ -15,11 +15,19 @@ export const THEME = {
   obstacle: '#878d96',
   obstacleRim: '#3f454d',
   // Seed 003's demo: "the entities turn red after a collision, until they reach their target".
-  // A pure red, well away from group 1's salmon (#ff6b6b), so the two never read alike.
-  collided: '#ff1f1f',
+  // A deep red, chosen with the groups' palette so that no group colour comes near it for people
+  // who see colours differently too: web_modules.test.mjs measures the distances (CIELAB) as
+  // trichromats, protanopes and deuteranopes see them. (A bright #ff1f1f was 16 apart from the
+  // palette's orange to a deuteranope.)
+  collided: '#c81808',
   flash: '#fff4c2', // a collision's ring: warm white, brighter than anything else on the map
-  // Eight hues far apart from one another and from the dark background; group g uses g mod 8.
-  groups: ['#4cc9f0', '#ff6b6b', '#ffd166', '#06d6a0', '#c77dff', '#ff9f1c', '#f15bb5', '#a3e635'],
+  // Groups: Okabe and Ito's colour-blind-safe palette (sky blue, orange, bluish green, yellow,
+  // reddish purple, blue), without its vermillion, which is the collided red to a protanope, and
+  // its black, which the dark ground hides; group g uses g mod 6.
+  groups: ['#56b4e9', '#e69f00', '#009e73', '#f0e442', '#cc79a7', '#0072b2'],
+  // Role marks (hunter, prey, guard, leader): light outlines on a dark halo, readable on any group.
+  roleMark: '#f4f4f4',
+  roleHalo: 'rgba(0, 0, 0, 0.75)',
 
   // Seed 002's tile map. Walls are raised slate blocks (a lit top edge, darker sides, a shadow
   // cast on the floor below them), darker than the obstacles' stone so the two kinds of terrain
@@ -33,8 +41,8 @@ export const THEME = {
   // Painting: tiles sent but not yet in a snapshot, and the tile under the brush.
   paintPreviewAlpha: 0.65,
   brush: 'rgba(255, 255, 255, 0.7)',
-  // An agent whose pathing cannot reach its goal: a warning yellow that no group uses (the nearest,
-  // group 2's amber, is 100 apart in blue), on a dashed ring and a round "!" badge.
+  // An agent whose pathing cannot reach its goal: a warning yellow, brighter than group 3's, on a
+  // dashed ring and a round "!" badge (the shapes tell it apart, not the hue alone).
   unreachable: '#fff200',
   unreachableInk: '#11161c',
 };

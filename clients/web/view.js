@@ -6,11 +6,15 @@ import { drawTraces } from './inspect_view.js';
 import { THEME, groupColor } from './theme.js';
 import { MapLayer, drawTrails, drawPaintPreview } from './map_view.js';
 import { AgentLayer } from './agent_layer.js';
+import { markOutline } from './roles.js';
 
 export { THEME, groupColor };
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
-export const MIN_AGENT_PX = 2; // tiny agents stay visible when a large world is zoomed out
+// An agent is never drawn smaller than this radius (CSS pixels): a 3,000-unit field fitted into an
+// 800-pixel window, or any world zoomed far out, still shows every agent as an 8-pixel dot.
+export const MIN_AGENT_PX = 4;
+const MIN_OBSTACLE_PX = 2;
 const GRID_MIN_PX = 48; // grid spacing is the smallest 1-2-5 step at least this wide
 export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
 export const FLASH_MS = 500; // how long a collision's ring takes to grow and fade
@@ -122,7 +126,8 @@ export class View {
 
   // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
   //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
-  //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null}}
+  //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null},
+  //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's}
   draw(frame) {
     const ctx = this.ctx;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -138,10 +143,12 @@ export class View {
       drawTrails(ctx, this, frame.agents, this.map);
     }
     this.#drawObstacles(frame.obstacles);
-    this.#drawTargetPaths(frame.agents, frame.selected);
+    const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
+    this.#drawTargetPaths(frame.agents, goalsOf);
     this.agentLayer.draw(ctx, this, frame.agents, frame.selected); // bodies, headings, selection
+    if (frame.roles && frame.roles.size > 0) this.#drawRoleMarks(frame.agents, frame.roles);
     this.#drawUnreachable(frame.agents);
-    this.#drawTargetCrosses(frame.agents, frame.selected);
+    this.#drawTargetCrosses(frame.agents, goalsOf);
     // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
     if (frame.traces.length > 0) drawTraces(ctx, this, frame.traces, frame.agents, frame.obstacles);
     this.#drawFlashes(frame.flashes, frame.now);
@@ -149,6 +156,38 @@ export class View {
     this.#drawOrders(frame.orders, frame.now);
     if (frame.box) this.#drawBox(frame.box);
     if (this.map && frame.paint?.brush) drawPaintPreview(ctx, this, this.map, [], frame.paint.brush);
+  }
+
+  // The outline of agent a's role mark on screen ([[x, y], ...]; roles.js), or [] without a role.
+  roleMark(agent, role) {
+    const p = this.worldToScreen(agent.x, agent.y);
+    const moving = Math.hypot(agent.vx, agent.vy) > 1e-3;
+    return markOutline(role, p.x, p.y, this.radiusPx(agent), moving ? Math.atan2(agent.vy, agent.vx) : -Math.PI / 2);
+  }
+
+  // Role marks: one path, stroked twice (a dark halo, then the light line) so that it reads over
+  // any group colour and over the ground.
+  #drawRoleMarks(agents, roles) {
+    const path = new Path2D();
+    for (const a of agents) {
+      const role = roles.get(a.id);
+      if (!role) continue;
+      const pts = this.roleMark(a, role);
+      if (pts.length === 0) continue;
+      path.moveTo(pts[0][0], pts[0][1]);
+      for (let i = 1; i < pts.length; i++) path.lineTo(pts[i][0], pts[i][1]);
+      path.closePath();
+    }
+    const ctx = this.ctx;
+    ctx.save();
+    ctx.lineJoin = 'round';
+    ctx.strokeStyle = THEME.roleHalo;
+    ctx.lineWidth = 3.5;
+    ctx.stroke(path);
+    ctx.strokeStyle = THEME.roleMark;
+    ctx.lineWidth = 1.5;
+    ctx.stroke(path);
+    ctx.restore();
   }
 
   // Screen geometry of the "!" badge of an agent whose pathing cannot reach its goal: a disc
@@ -213,7 +252,7 @@ export class View {
     const rims = [];
     for (const o of obstacles) {
       const p = this.worldToScreen(o.x, o.y);
-      const r = Math.max(MIN_AGENT_PX, o.r * this.scale);
+      const r = Math.max(MIN_OBSTACLE_PX, o.r * this.scale);
       discs.moveTo(p.x + r, p.y);
       discs.arc(p.x, p.y, r, 0, 2 * Math.PI);
       rims.push({ p, r });
@@ -292,8 +331,9 @@ export class View {
     return Math.max(MIN_AGENT_PX, agent.r * this.scale);
   }
 
-  // For selected agents with a target: a faint dashed path to it, under the agents, and a small
-  // cross on it, over them, so an agent standing on its target does not hide the mark.
+  // For selected agents with a target (every agent's when `selected` is null: key E): a faint
+  // dashed path to it, under the agents, and a small cross on it, over them, so an agent standing
+  // on its target does not hide the mark.
   #drawTargetPaths(agents, selected) {
     const ctx = this.ctx;
     const paths = new Path2D();
@@ -324,11 +364,12 @@ export class View {
     this.ctx.stroke(crosses);
   }
 
-  // fn(agentScreenPoint, targetScreenPoint) for each selected agent that has a target.
+  // fn(agentScreenPoint, targetScreenPoint) for each selected agent (each agent when `selected`
+  // is null) that has a target.
   #forEachTarget(agents, selected, fn) {
-    if (selected.size === 0) return;
+    if (selected && selected.size === 0) return;
     for (const a of agents) {
-      if (!selected.has(a.id) || a.tx === undefined || a.ty === undefined) continue;
+      if ((selected && !selected.has(a.id)) || a.tx === undefined || a.ty === undefined) continue;
       fn(this.worldToScreen(a.x, a.y), this.worldToScreen(a.tx, a.ty));
     }
   }

@@ -148,6 +148,8 @@ int main(int argc, char** argv) {
   }
   // reset and load_scenario build worlds the way start-up does.
   config.server.scenario = config.scenario;
+  config.server.scenario_name = sc.name;
+  config.server.list_scenarios = [dir = config.scenario_dir] { return scenario::list(dir); };
   config.server.load_world = [dir = config.scenario_dir, max_agents = config.max_agents](
                                   const std::string& name, std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
     // Clients name scenarios; paths are for the operator's --scenario only.

@@ -67,8 +67,10 @@ void BinaryViewer::reset() {
   keyframe_requested_ = false;
 }
 
-void BinaryFeed::begin(const sim::World& world, std::string side) {
-  begin(protocol::quantise(world, current()), std::move(side));
+void BinaryFeed::begin(const sim::World& world, std::string side, std::uint64_t serial) {
+  protocol::QuantState state = protocol::quantise(world, current());
+  state.serial = serial;
+  begin(std::move(state), std::move(side));
 }
 
 void BinaryFeed::begin(protocol::QuantState state, std::string side) {

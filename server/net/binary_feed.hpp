@@ -121,8 +121,9 @@ class BinaryFeed {
  public:
   static constexpr std::size_t kHistory = 32;  // snapshots kept as baselines (1.6 s at 20 Hz)
 
-  // A new snapshot of the world; side is the JSON side section (empty for none).
-  void begin(const sim::World& world, std::string side);
+  // A new snapshot of the world; side is the JSON side section (empty for none); serial the
+  // server's count of snapshots made, written in every frame's header (0: none).
+  void begin(const sim::World& world, std::string side, std::uint64_t serial = 0);
   // The same from a quantised state (tests, the benchmark).
   void begin(protocol::QuantState state, std::string side);
   // The frame for this session for the current snapshot; records it as sent. Null when the

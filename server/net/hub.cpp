@@ -25,6 +25,9 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
   w.max_message_bytes = static_cast<std::uint32_t>(config.max_message_bytes);
   w.max_agents = world.def().max_agents;
   w.map = protocol::map_state(world);
+  w.scenario = config.scenario_name.empty() ? config.scenario : config.scenario_name;
+  w.scenarios = scenario_names;
+  w.paused = counters.paused;
   return w;
 }
 
@@ -178,13 +181,14 @@ void Server::Impl::broadcast_snapshot() {
       (c.role == protocol::Role::commander ? commanders : viewers).push_back(id);
       continue;
     }
-    if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed));
+    if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed, snapshots_made));
     by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, json, false));
   }
   hand_over(by_shard);
   if (!commanders.empty() || !viewers.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
-    binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()));
+    binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()),
+                      snapshots_made);
     // Commanders' frames first, handed over before the others are encoded: they wait to see
     // their commands.
     send_binary(commanders, 0, commanders.size());
@@ -348,6 +352,7 @@ void Server::Impl::replace_world(sim::World next, std::string scenario) {
   world = std::move(next);
   world.set_executor(&pool);
   config.scenario = std::move(scenario);
+  if (config.list_scenarios) scenario_names = config.list_scenarios();  // the directory may have changed
   config.tick_rate = 1.0 / world.def().dt;  // the new world's own rate
   config.snapshot_rate = std::min(config.snapshot_rate, config.tick_rate);
   pending_collisions.clear();
@@ -379,13 +384,17 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
   std::visit(
       [&](const auto& c) {
         using T = std::decay_t<decltype(c)>;
+        // Pause and resume are told to every client in a welcome (`paused`), so that viewers
+        // show the state and do not take the ticks a pause skips for snapshots lost.
         if constexpr (std::is_same_v<T, protocol::Pause>) {
+          welcome_all = !counters.paused;
           counters.paused = true;
         } else if constexpr (std::is_same_v<T, protocol::Resume>) {
           if (counters.paused) {
             counters.paused = false;
             end_step_runs();
             restart_schedule();
+            welcome_all = true;
           }
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
           if (!counters.paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
@@ -415,6 +424,7 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
           }
           auto next = config.load_world(name, seed);
           if (auto* why = std::get_if<std::string>(&next)) return refuse(protocol::ErrorCode::unknown_scenario, *why);
+          if constexpr (std::is_same_v<T, protocol::LoadScenario>) config.scenario_name = name;
           replace_world(std::move(std::get<sim::World>(next)), name);
           welcome_all = snapshot_after = new_world = true;
         }

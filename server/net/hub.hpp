@@ -171,7 +171,9 @@ struct Server::Impl {
   std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
   BinaryFeed binary_feed;              // quantised snapshots and binary frames
   std::uint64_t last_checkpoint_tick = 0;
-  std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart)
+  std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart);
+                                       // each snapshot carries its number as `serial`
+  std::vector<std::string> scenario_names;  // config.list_scenarios(), as welcomes list them
   Clock::time_point start_time;
 
   asio::io_context ioc{1};  // the hub's
@@ -195,6 +197,7 @@ struct Server::Impl {
         schedule(config.tick_rate, config.max_catchup_ticks),
         cadence(config.tick_rate, config.snapshot_rate) {
     world.set_executor(&pool);
+    if (config.list_scenarios) scenario_names = config.list_scenarios();
     map_version_sent = world.map_version();  // a scenario's map is already in every welcome
     last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
     for (std::size_t i = 0; i < std::max<std::size_t>(config.io_threads, 1); ++i) {

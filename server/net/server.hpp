@@ -71,6 +71,12 @@ struct ServerConfig {
       load_world;
   // Called after reset or load_scenario put a new world in place (the recorder marks it).
   std::function<void(const std::string& scenario, const sim::World& world)> on_world_replaced;
+  // What welcome calls the running scenario: its own name, as `scenario` may be the operator's
+  // path to a file, which no client is told (empty: `scenario`). load_scenario replaces it.
+  std::string scenario_name;
+  // The scenario names clients may load (welcome's `scenarios`): asked at start and again after
+  // every reset and load_scenario, not for every welcome. None when empty.
+  std::function<std::vector<std::string>()> list_scenarios;
 };
 
 struct ServerStats {

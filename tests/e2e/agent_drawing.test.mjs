@@ -25,7 +25,7 @@ async function selectionRingPixels() {
   if (!a) return null;
   const scale = h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x;
   const p = h.worldToScreen(a.x, a.y);
-  const ring = Math.max(2, a.r * scale) + 3;
+  const ring = Math.max(h.minAgentPx, a.r * scale) + 3;
   const out = [];
   for (let i = 0; i < 8; i++) {
     const th = (i * Math.PI) / 4;

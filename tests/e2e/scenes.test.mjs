@@ -122,7 +122,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
         // The panel says what it is doing and how it moves.
         const row = page.locator('#agent-rows tr[data-id="1"]');
         await row.waitFor({ timeout: WAIT_MS });
-        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial', 'direct']);
+        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial', 'direct', '–']);
 
         await page.keyboard.press('I');
         await inspectorShows(page, 1);
@@ -132,7 +132,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
         await watcher.next((m) => m.type === 'snapshot' && m.inspect?.some((e) => e.id === 1), WAIT_MS, 'snapshot with agent 1 inspected');
 
         // Back the way it came: the obstacle is dead ahead again.
-        await clickWorld(scene, 100, 300);
+        await clickWorld(scene, 100, 300, { button: 'right' });
         await watcher.next(
           (m) => m.type === 'snapshot' && m.agents.some((a) => a.id === 1 && Math.abs(a.tx - 100) < 1 && Math.abs(a.ty - 300) < 1),
           WAIT_MS,
@@ -248,7 +248,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       await selectArrivedAgent(scene, 1);
       await page.locator('#inspect-btn').click(); // the button does what I does
       await inspectorShows(page, 1);
-      await clickWorld(scene, 100, 300);
+      await clickWorld(scene, 100, 300, { button: 'right' });
       const diagram = await page.evaluate(waitForInspectDiagram, {
         id: 1,
         kinds: ['splitFix'],

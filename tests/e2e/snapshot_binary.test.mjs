@@ -39,6 +39,24 @@ describe('binary snapshots', () => {
     assert.ok(Math.abs(a.vx - 5) < 0.1 && Math.abs(a.vy) < 0.2);
   });
 
+  it('read the serial (flags bit 3, a varint after the tick) into the snapshot', () => {
+    // The keyframe fixture with serial 300 (varint ac 02) after its tick (byte 4).
+    const numbered = Uint8Array.from([...keyframe.subarray(0, 5), 0xac, 0x02, ...keyframe.subarray(5)]);
+    numbered[2] |= 8;
+    const k = decodeBinary(numbered);
+    assert.equal(k.header.serial, 300);
+    assert.deepEqual(k.agents, expected.keyframe.agents);
+    assert.equal(toSnapshot(k).serial, 300);
+    assert.equal(decodeBinary(keyframe).header.serial, 0, 'the fixtures have none');
+    assert.equal(toSnapshot(decodeBinary(keyframe)).serial, undefined);
+    const zero = Uint8Array.from([...keyframe.subarray(0, 5), 0x00, ...keyframe.subarray(5)]);
+    zero[2] |= 8;
+    assert.throws(() => decodeBinary(zero), /serial 0/);
+    const bad = Uint8Array.from(keyframe);
+    bad[2] |= 16;
+    assert.throws(() => decodeBinary(bad), /unknown flags/);
+  });
+
   it('refuse a delta on the wrong baseline, and truncated or corrupted frames, without crashing', () => {
     const k = decodeBinary(keyframe);
     assert.throws(() => decodeBinary(delta, k.agents.slice(1)), /baseline/);

@@ -46,9 +46,9 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
   }
 
   // Clicks at CSS pixel (sx, sy) of the canvas, with Shift held if `shift`.
-  const clickCanvas = async (sx, sy, { shift = false } = {}) => {
+  const clickCanvas = async (sx, sy, { shift = false, button = 'left' } = {}) => {
     if (shift) await page.keyboard.down('Shift');
-    await page.mouse.click(canvasBox.x + sx, canvasBox.y + sy);
+    await page.mouse.click(canvasBox.x + sx, canvasBox.y + sy, { button });
     if (shift) await page.keyboard.up('Shift');
   };
 
@@ -99,7 +99,7 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
     }
   });
 
-  it('click an agent, click the ground: the server sends it there', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  it('click an agent, right-click the ground: the server sends it there', { timeout: TEST_TIMEOUT_MS }, async (t) => {
     const watcher = await ProtocolClient.connect(server.wsUrl, { role: 'viewer' });
     try {
       const agent = await clickAgent({ expected: (id) => [id] });
@@ -112,7 +112,7 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
         minDist: 0.25 * Math.min(world.width, world.height),
       });
       assert.ok(target && target.clearance > 4, 'no empty ground to click');
-      await clickCanvas(target.sx, target.sy);
+      await clickCanvas(target.sx, target.sy, { button: 'right' });
 
       // The page rounds to 3 decimals; allow that plus a pixel's worth of slack.
       const tol = 1 / target.scale + 0.01;
@@ -159,6 +159,27 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
     } finally {
       watcher.close();
     }
+  });
+
+  // RTS habit: the left button selects, the right one commands. A left click on the ground used
+  // to send the selection there.
+  it('a left click on the ground clears the selection and sends no order', { timeout: TEST_TIMEOUT_MS }, async () => {
+    await clickAgent({ expected: (id) => [id] });
+    const before = await page.evaluate(() => ({ command: window.herd.lastCommand, orders: window.herd.orders.length }));
+    const ground = await page.evaluate(emptyPoint);
+    assert.ok(ground && ground.clearance > 4, 'no empty ground to click');
+    await clickCanvas(ground.sx, ground.sy);
+    await page.waitForFunction(() => window.herd.selected.length === 0, null, { timeout: WAIT_MS });
+    await page.locator('#selected', { hasText: /^0$/ }).waitFor({ timeout: WAIT_MS });
+    const after = await page.evaluate(() => ({ command: window.herd.lastCommand, orders: window.herd.orders.length }));
+    assert.deepEqual(after.command, before.command, 'a left click on the ground sent a command');
+    assert.ok(after.orders <= before.orders, 'an order marker was drawn');
+    // Shift + click on the ground keeps the selection.
+    const a = await clickAgent({ expected: (id) => [id] });
+    await clickCanvas(ground.sx, ground.sy, { shift: true });
+    await page.waitForTimeout(100);
+    assert.deepEqual(await page.evaluate(() => window.herd.selected), [a.id]);
+    await page.keyboard.press('Escape');
   });
 
   it('shift-click adds to the selection, Escape clears it', { timeout: TEST_TIMEOUT_MS }, async () => {

@@ -10,6 +10,12 @@ import { Painter, chunkTiles, MAX_TILES_PER_COMMAND, MAX_COMMAND_BYTES } from '.
 import { DemoKeys } from '../../clients/web/demo_keys.js';
 import { layerTilePx } from '../../clients/web/map_view.js';
 import { Interpolator, lerpAgents } from '../../clients/web/interp.js';
+import { THEME } from '../../clients/web/theme.js';
+import { StreamStats } from '../../clients/web/stats.js';
+import { agentRoles, markOutline, MARK_GAP_PX } from '../../clients/web/roles.js';
+import { Inspector, MAX_DRAWN } from '../../clients/web/inspector.js';
+import { inspectNote } from '../../clients/web/panels.js';
+import { nextRate, tickRateParams, TICK_RATES } from '../../clients/web/scenario_bar.js';
 
 const FRAME_LIMIT = 65_536; // PROTOCOL.md: larger frames close the connection
 
@@ -165,5 +171,136 @@ describe('interpolation', () => {
     assert.equal(interp.last.mode, 'extrapolate');
     assert.equal(out[0], still);
     assert.ok(Math.abs(out[1].x - 0.2) < 1e-9, `x ${out[1].x}`);
+  });
+});
+
+// CIELAB of an sRGB colour as seen with normal vision or, simulated with Machado, Oliveira and
+// Fernandes's matrices (2009, severity 1), by a protanope or a deuteranope.
+const CVD = {
+  normal: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+  protan: [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+  deutan: [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]],
+};
+function lab(hex, vision) {
+  const n = parseInt(hex.slice(1), 16);
+  const lin = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((c) => {
+    const v = c / 255;
+    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  const c = CVD[vision].map((r) => Math.min(1, Math.max(0, r[0] * lin[0] + r[1] * lin[1] + r[2] * lin[2])));
+  const X = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / 0.95047;
+  const Y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  const Z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / 1.08883;
+  const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+}
+const deltaE = (a, b, vision) => {
+  const p = lab(a, vision);
+  const q = lab(b, vision);
+  return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+};
+
+describe('colours', () => {
+  // The old palette failed each of these: salmon 37 from the collided red to everyone, its orange
+  // 19 from it to a deuteranope, two of its greens 9 apart to a deuteranope.
+  for (const vision of ['normal', 'protan', 'deutan']) {
+    it(`${vision} vision: every group is far from the collided red, from the others and from the ground`, () => {
+      const groups = THEME.groups;
+      for (const g of groups) {
+        const d = deltaE(g, THEME.collided, vision);
+        assert.ok(d >= 30, `group colour ${g} is ${d.toFixed(1)} from the collided red ${THEME.collided}`);
+        assert.ok(deltaE(g, THEME.world, vision) >= 40, `group colour ${g} is too near the ground`);
+      }
+      for (let i = 0; i < groups.length; i++) {
+        for (let j = i + 1; j < groups.length; j++) {
+          const d = deltaE(groups[i], groups[j], vision);
+          assert.ok(d >= 15, `groups ${i} and ${j} (${groups[i]}, ${groups[j]}) are ${d.toFixed(1)} apart`);
+        }
+      }
+    });
+  }
+});
+
+describe('dropped snapshots', () => {
+  it('counts gaps in the serials while the world runs, none while paused, and compares afresh after a welcome', () => {
+    const s = new StreamStats();
+    s.reset(false);
+    for (const n of [10, 11, 12, 15, 16]) s.snapshot(n, 0); // 13 and 14 skipped
+    assert.equal(s.read(0).dropped, 2);
+    s.reset(true); // paused: a step's burst, thinned by the server, is not news
+    for (const n of [17, 25, 40]) s.snapshot(n, 0);
+    assert.equal(s.read(0).dropped, 2);
+    s.reset(false); // resumed: the welcome may overtake the step's last snapshot
+    for (const n of [41, 42, 43]) s.snapshot(n, 0);
+    assert.equal(s.read(0).dropped, 2);
+    s.snapshot(undefined, 0); // a server that does not number them: nothing guessed from ticks
+    s.snapshot(45, 0);
+    assert.equal(s.read(0).dropped, 3);
+  });
+});
+
+describe('roles', () => {
+  it('hunters, guards and prey from behaviours and subjects; leaders are followed', () => {
+    const roles = agentRoles([
+      { id: 1, behaviour: 'pursue', subject: 2 },
+      { id: 2, behaviour: 'arrive' },
+      { id: 3, behaviour: 'react', subject: 4 },
+      { id: 4, behaviour: 'seek' },
+      { id: 5, behaviour: 'flee', subject: 1 },
+      { id: 6, behaviour: 'arrive', subject: 7 },
+      { id: 7, behaviour: 'idle' },
+      { id: 8, behaviour: 'attack', phase: 'done', subject: 9 },
+      { id: 9, behaviour: 'idle' },
+      { id: 10, behaviour: 'seek', subject: 1 }, // follows a hunter: it stays a hunter
+    ]);
+    assert.deepEqual(Object.fromEntries(roles), { 1: 'hunter', 2: 'prey', 3: 'guard', 4: 'prey', 5: 'prey', 7: 'leader' });
+  });
+
+  it('marks keep clear of the body and have shapes of their own', () => {
+    const corners = {};
+    for (const role of ['hunter', 'prey', 'guard', 'leader']) {
+      const pts = markOutline(role, 100, 50, 4, 0.3);
+      corners[role] = pts.length;
+      // The distance from the centre to each edge: never inside the body plus the gap.
+      for (let i = 0; i < pts.length; i++) {
+        const [ax, ay] = pts[i];
+        const [bx, by] = pts[(i + 1) % pts.length];
+        const t = Math.max(0, Math.min(1, ((100 - ax) * (bx - ax) + (50 - ay) * (by - ay)) / ((bx - ax) ** 2 + (by - ay) ** 2)));
+        const d = Math.hypot(ax + t * (bx - ax) - 100, ay + t * (by - ay) - 50);
+        assert.ok(d >= 4 + MARK_GAP_PX - 1e-9, `${role}: an edge ${d.toFixed(2)} px from the centre`);
+      }
+    }
+    assert.deepEqual(corners, { hunter: 3, prey: 4, guard: 4, leader: 10 });
+    // The hunter points where it goes; the diamond and the square differ by 45 degrees.
+    const [tip] = markOutline('hunter', 0, 0, 4, 0);
+    assert.ok(tip[0] > 0 && Math.abs(tip[1]) < 1e-9);
+    assert.ok(Math.abs(markOutline('prey', 0, 0, 4)[0][1]) < 1e-9);
+    assert.ok(Math.abs(markOutline('guard', 0, 0, 4)[0][1]) > 1);
+  });
+});
+
+describe('inspector with many selected', () => {
+  it(`draws the agent under the cursor, else the first ${MAX_DRAWN}, and says how many more`, () => {
+    const ins = new Inspector(() => true);
+    ins.toggle();
+    ins.sync(new Set(Array.from({ length: 20 }, (_, i) => i + 1)));
+    assert.equal(ins.ids.length, 16);
+    const traces = ins.ids.map((id) => ({ id }));
+    assert.deepEqual(ins.drawn(traces, null).map((t) => t.id), [1, 2, 3]);
+    assert.deepEqual(ins.drawn(traces, 9).map((t) => t.id), [9]);
+    assert.deepEqual(ins.drawn(traces, 19).map((t) => t.id), [1, 2, 3], 'not traced: the first three');
+    assert.equal(inspectNote(ins.ids, [1, 2, 3], 20), 'drawn: 1, 2, 3 · +17 more: point at one to draw its own (the first 16 selected are traced)');
+    assert.equal(inspectNote([4], [4], 1), 'drawn: 4');
+  });
+});
+
+describe('scenario bar rates', () => {
+  it('steps through the offered rates, and brings the snapshot rate down with the tick rate', () => {
+    assert.equal(nextRate(TICK_RATES, 60, 1), 120);
+    assert.equal(nextRate(TICK_RATES, 60, -1), 30);
+    assert.equal(nextRate(TICK_RATES, 50, 1), 60, 'a rate between two offered');
+    assert.equal(nextRate(TICK_RATES, TICK_RATES.at(-1), 1), null);
+    assert.deepEqual(tickRateParams(15, 20), { tick_rate: 15, snapshot_rate: 15 });
+    assert.deepEqual(tickRateParams(120, 20), { tick_rate: 120 });
   });
 });

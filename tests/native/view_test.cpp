@@ -230,6 +230,26 @@ TEST(ViewViewer, InterpolatesFromThePreviousSnapshotToTheNewest) {
   EXPECT_DOUBLE_EQ(v.agents_at(t0 + std::chrono::milliseconds(80))[0].x, 200);  // never past the newest
 }
 
+// Pause and resume welcome every client again: the world stays on screen. A new world's welcome
+// (its ticks start again) clears it.
+TEST(ViewViewer, AWelcomeToTheSameWorldKeepsItAndANewWorldClearsIt) {
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  w.snapshot_rate = 20;
+  v.on_message(w, {});
+  v.on_message(snapshot_with(30, 100), {});
+  w.tick = 31;
+  w.paused = true;
+  v.on_message(w, {});
+  ASSERT_TRUE(v.has_snapshot()) << "paused: no snapshot comes to replace it";
+  EXPECT_DOUBLE_EQ(v.agents_at({})[0].x, 100);
+  w.tick = 0;  // reset
+  w.paused = false;
+  v.on_message(w, {});
+  EXPECT_FALSE(v.has_snapshot());
+}
+
 TEST(ViewViewer, DemoKeysSendWhatTheBrowserSends) {
   view::Viewer v;
   protocol::Welcome w;

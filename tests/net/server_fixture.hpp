@@ -49,6 +49,7 @@ class ServerTest : public ::testing::Test {
       log_.emplace_back(line);
     };
     config.scenario = "test-world";
+    config.list_scenarios = [] { return std::vector<std::string>{"other", "test-world"}; };
     configure(config, def);
     config.load_world = [def](const std::string& name, std::optional<std::uint64_t> seed)
         -> std::variant<sim::World, std::string> {

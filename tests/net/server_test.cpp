@@ -377,6 +377,48 @@ TEST_F(ServerTest, AfterANewWorldsWelcomeEverySnapshotIsOfTheNewWorld) {
   EXPECT_EQ(new_snapshots, 5);
 }
 
+// What a viewer's scenario bar shows: the welcome names the running scenario and lists those
+// load_scenario takes, and says whether the world is paused; pause and resume welcome everyone
+// again. Snapshots are numbered (serial) one by one, so a viewer counts the ones it missed: none
+// for a pause or a step.
+TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
+  auto c = connect();
+  c->send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", {}}));
+  const auto first = wait_for<protocol::Welcome>(*c);
+  EXPECT_EQ(first.scenario, "test-world");
+  EXPECT_EQ(first.scenarios, (std::vector<std::string>{"other", "test-world"}));
+  EXPECT_FALSE(first.paused);
+  auto viewer = greeted(protocol::Role::viewer);
+  const auto running = wait_for<protocol::Snapshot>(*viewer);
+  EXPECT_GT(running.serial, 0u);
+  const auto next = wait_for<protocol::Snapshot>(*viewer);
+  EXPECT_EQ(next.serial, running.serial + 1) << "a reader that keeps up misses none";
+  c->send(R"({"type":"command","seq":1,"cmd":"pause"})");
+  const auto paused = wait_for<protocol::Welcome>(*viewer);
+  EXPECT_TRUE(paused.paused);
+  EXPECT_EQ(paused.scenario, "test-world");
+  // The last snapshot before the pause, then the step's: consecutive serials, 30 ticks apart.
+  c->send(R"({"type":"command","seq":2,"cmd":"step","ticks":30})");
+  const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
+  std::vector<protocol::Snapshot> seen;
+  for (auto s = wait_for<protocol::Snapshot>(*viewer); ; s = wait_for<protocol::Snapshot>(*viewer)) {
+    seen.push_back(s);
+    if (s.tick >= stepped.tick || s.serial == 0) break;
+  }
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_EQ(seen[i].serial, seen[i - 1].serial + 1);
+  EXPECT_EQ(seen.back().tick, stepped.tick);
+  c->send(R"({"type":"command","seq":3,"cmd":"resume"})");
+  EXPECT_FALSE(wait_for<protocol::Welcome>(*viewer).paused);
+  const auto after = wait_for<protocol::Snapshot>(*viewer);
+  EXPECT_EQ(after.serial, seen.back().serial + 1) << "no serial skipped by the pause";
+  c->send(R"({"type":"command","seq":4,"cmd":"load_scenario","name":"other"})");
+  const auto loaded = wait_for<protocol::Welcome>(*viewer);
+  EXPECT_EQ(loaded.scenario, "other");
+  EXPECT_FALSE(loaded.paused);
+  c->send(R"({"type":"command","seq":5,"cmd":"reset"})");
+  EXPECT_EQ(wait_for<protocol::Welcome>(*viewer).scenario, "other") << "reset keeps the scenario";
+}
+
 TEST_F(ServerTest, LoadScenarioAndResetReplaceTheWorldAndWelcomeEveryone) {
   auto c = greeted(protocol::Role::commander);
   auto viewer = greeted(protocol::Role::viewer);

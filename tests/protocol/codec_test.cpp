@@ -220,6 +220,58 @@ TEST(ServerCodec, RoundTripsEveryMessage) {
   }
 }
 
+// The scenario bar's fields: the running scenario, the names load_scenario takes, and the pause.
+TEST(ServerCodec, WelcomeCarriesTheScenarioItsChoicesAndThePause) {
+  Welcome w{1, "herd/0.1.0", 4, Role::viewer, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000, {}};
+  w.scenario = "demo32";
+  w.scenarios = {"default", "demo32", "maze"};
+  w.paused = true;
+  const std::string text = encode(w);
+  EXPECT_NE(text.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"), std::string::npos)
+      << text;
+  const auto back = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
+  EXPECT_EQ(std::get<Welcome>(std::get<ServerMessage>(back)), w);
+  // A server that cannot load scenarios says so with an empty list; the name is left out when
+  // unknown.
+  const Welcome bare{1, "herd/0.1.0", 4, Role::viewer, 60, 20, 0.017, 0, {800, 600}, 65536, 20000, {}};
+  EXPECT_NE(encode(bare).find(R"("scenarios":[],"paused":false})"), std::string::npos) << encode(bare);
+  EXPECT_EQ(encode(bare).find(R"("scenario":)"), std::string::npos);
+  // The list is an array of strings, and nothing else.
+  const std::string head = R"({"type":"welcome","protocol":1,"server":"s","session":1,"role":"viewer","tick_rate":60,)"
+                           R"("snapshot_rate":20,"dt":0.017,"tick":0,"world":{"width":1,"height":1},)"
+                           R"("limits":{"max_message_bytes":1,"max_agents":1},)";
+  for (const char* bad : {R"("scenarios":"maze"})", R"("scenarios":["maze",3]})", R"("paused":1})", R"("scenario":7})"}) {
+    const auto d = decode_server(head + bad);
+    ASSERT_TRUE(std::holds_alternative<Error>(d)) << bad;
+    EXPECT_EQ(std::get<Error>(d).code, ErrorCode::bad_field) << bad;
+  }
+}
+
+// A snapshot's serial (the server's count of snapshots made) and each agent's subject (the other
+// agent its behaviour names): what the viewer counts dropped snapshots and marks roles with.
+TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
+  sim::World world(sim::WorldDef{});
+  ASSERT_TRUE(world.apply(sim::Spawn{3, 0, {}}).ok());
+  sim::SetBehaviour hunt;
+  hunt.agents = {false, {1}};
+  hunt.behaviour.kind = sim::BehaviourKind::pursue;
+  hunt.behaviour.agent = 2;
+  ASSERT_TRUE(world.apply(hunt).ok());
+  world.step();
+  const std::string text = encode_snapshot(world, {}, false, 41);
+  EXPECT_EQ(text.rfind(R"({"type":"snapshot","tick":1,"serial":41,)", 0), 0u) << text.substr(0, 80);
+  const auto decoded = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  EXPECT_EQ(snap.serial, 41u);
+  ASSERT_EQ(snap.agents.size(), 3u);
+  EXPECT_EQ(snap.agents[0].subject, std::optional<std::uint32_t>(2));
+  EXPECT_EQ(snap.agents[1].subject, std::nullopt) << "no behaviour names another agent";
+  EXPECT_EQ(encode(snap), text) << "decodes and encodes back byte for byte";
+  EXPECT_EQ(encode_snapshot(world).find(R"("serial")"), std::string::npos) << "0: not told";
+}
+
 TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   sim::World world(sim::WorldDef{});
   ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());

@@ -99,6 +99,38 @@ TEST(BinarySnapshot, KeyframeRoundTripsWithinTheStatedBounds) {
   }
 }
 
+// Flags bit 3: the snapshot's serial, a varint after the tick (and back), in keyframes and deltas;
+// frames without it (the fixtures) still decode, with serial 0.
+TEST(BinarySnapshot, TheSerialTravelsInTheHeaderWhenGiven) {
+  Crowd crowd(3);
+  QuantState a = crowd.quantised(nullptr);
+  a.serial = 300;
+  crowd.step();
+  QuantState b = crowd.quantised(&a);
+  b.serial = 301;
+  const std::string key = encode_binary({&a, nullptr}, std::nullopt, false);
+  EXPECT_EQ(static_cast<std::uint8_t>(key[2]) & 8, 8) << "flags bit 3";
+  const BinaryFrame k = decode_ok(key);
+  EXPECT_EQ(k.header.serial, 300u);
+  EXPECT_EQ(k.agents, a.agents);
+  const BinaryFrame d = decode_ok(encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false), k.agents);
+  EXPECT_EQ(d.header.serial, 301u);
+  EXPECT_EQ(d.header.baseline_tick, a.tick);
+  EXPECT_EQ(d.agents, b.agents);
+  auto snap = to_snapshot(d);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
+  EXPECT_EQ(std::get<Snapshot>(snap).serial, 301u);
+  QuantState none = a;
+  none.serial = 0;
+  const std::string plain = encode_binary({&none, nullptr}, std::nullopt, false);
+  EXPECT_EQ(static_cast<std::uint8_t>(plain[2]) & 8, 0);
+  EXPECT_EQ(decode_ok(plain).header.serial, 0u);
+  std::string zero = plain;  // bit 3 set with a serial of 0 is malformed
+  zero[2] = static_cast<char>(zero[2] | 8);
+  zero.insert(zero.begin() + 5, '\0');
+  EXPECT_TRUE(std::holds_alternative<std::string>(decode_binary(zero)));
+}
+
 TEST(BinarySnapshot, HysteresisKeepsHeadingAndSpeedWithinOneAndAHalfSteps) {
   Crowd crowd(2);
   QuantState prev = crowd.quantised(nullptr);

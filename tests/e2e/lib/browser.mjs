@@ -35,9 +35,9 @@ export async function launchBrowser() {
 
 // Opens the viewer of `server` in a new page and waits until it is connected and shows agents.
 // Resolves to {page, canvasBox, pageErrors}: pageErrors collects uncaught exceptions.
-// hash: appended to the page's URL, e.g. '#token=x'.
-export async function openViewer(browser, server, { hash = '' } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+// hash: appended to the page's URL, e.g. '#token=x'; width, height: the window's CSS pixels.
+export async function openViewer(browser, server, { hash = '', width = 1280, height = 800 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err)));
   await page.goto(server.httpUrl + hash);

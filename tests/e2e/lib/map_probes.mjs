@@ -30,7 +30,7 @@ export async function tileCentres() {
       // An agent's body, heading line (1.5 r + 4 past the rim) and unreachable ring and badge.
       const clear = h.agents.every((a) => {
         const p = h.worldToScreen(a.x, a.y);
-        return Math.hypot(p.x - s.x, p.y - s.y) > Math.max(2, a.r * scale) * 2.5 + 24;
+        return Math.hypot(p.x - s.x, p.y - s.y) > Math.max(window.herd.minAgentPx, a.r * scale) * 2.5 + 24;
       });
       if (!clear) continue;
       const pixel = Array.from(ctx.getImageData(Math.floor(s.x * k), Math.floor(s.y * k), 1, 1).data);
@@ -78,7 +78,7 @@ export async function waitForTrail({ id, minSegments, tolerance, timeoutMs }) {
     const near = (p) =>
       h.agents.some((b) => {
         const q = h.worldToScreen(b.x, b.y);
-        return Math.hypot(p.x - q.x, p.y - q.y) < Math.max(2, b.r * scale) * 2.5 + 12;
+        return Math.hypot(p.x - q.x, p.y - q.y) < Math.max(window.herd.minAgentPx, b.r * scale) * 2.5 + 12;
       });
     const checked = [];
     for (let i = n - 1; i >= 1; i--) {
@@ -126,7 +126,7 @@ export async function waitForTiles({ tiles, want, tolerance, timeoutMs }) {
       const s = h.worldToScreen((t.x + 0.5) * m.tile_size, (t.y + 0.5) * m.tile_size);
       const covered = h.agents.some((a) => {
         const p = h.worldToScreen(a.x, a.y);
-        return Math.hypot(p.x - s.x, p.y - s.y) < Math.max(2, a.r * scale) * 2.5 + 24;
+        return Math.hypot(p.x - s.x, p.y - s.y) < Math.max(window.herd.minAgentPx, a.r * scale) * 2.5 + 24;
       });
       if (covered) continue;
       pixels.push({ ...t, pixel: Array.from(ctx.getImageData(Math.floor(s.x * k), Math.floor(s.y * k), 1, 1).data) });

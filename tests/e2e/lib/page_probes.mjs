@@ -24,7 +24,7 @@ export async function isolatedAgent({ exclude = [] } = {}) {
       if (b === a) continue;
       const q = h.worldToScreen(b.x, b.y);
       // b's body plus its longest heading line (1.5 r + 4 px past the rim) plus a margin
-      const reach = Math.max(2, b.r * scale) * 2.5 + 6;
+      const reach = Math.max(window.herd.minAgentPx, b.r * scale) * 2.5 + 6;
       clearance = Math.min(clearance, Math.hypot(p.x - q.x, p.y - q.y) - reach);
     }
     // Prefer slow agents too: a click lands a few frames after this probe, and the agent must
@@ -32,7 +32,7 @@ export async function isolatedAgent({ exclude = [] } = {}) {
     const speed = Math.hypot(a.vx, a.vy);
     const score = clearance - 0.25 * speed * scale;
     if (!best || score > best.score) {
-      const rPx = Math.max(2, a.r * scale); // as drawn: view.js never draws below 2 px
+      const rPx = Math.max(window.herd.minAgentPx, a.r * scale); // as drawn: never below the viewer's minimum
       best = { id: a.id, group: a.group, x: a.x, y: a.y, sx: p.x, sy: p.y, rPx, clearance, speed, score };
     }
   }
@@ -86,7 +86,7 @@ export async function emptyPoint({ awayFrom = null, minDist = 0 } = {}) {
       let clearance = Infinity;
       for (const a of h.agents) {
         const q = h.worldToScreen(a.x, a.y);
-        clearance = Math.min(clearance, Math.hypot(sx - q.x, sy - q.y) - (Math.max(2, a.r * scale) * 2.5 + 6));
+        clearance = Math.min(clearance, Math.hypot(sx - q.x, sy - q.y) - (Math.max(window.herd.minAgentPx, a.r * scale) * 2.5 + 6));
       }
       if (!best || clearance > best.clearance) best = { x: w.x, y: w.y, sx, sy, clearance };
     }
@@ -115,7 +115,7 @@ export async function waitForTargetCross({ id, minChannel, timeoutMs }) {
     const k = canvas.width / canvas.clientWidth;
     const s = h.worldToScreen(a.tx, a.ty);
     const p = h.worldToScreen(a.x, a.y);
-    const rPx = Math.max(2, a.r * (h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x));
+    const rPx = Math.max(window.herd.minAgentPx, a.r * (h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x));
     if (Math.hypot(s.x - p.x, s.y - p.y) < 2.5 * rPx + 10) continue;
     const px = canvas.getContext('2d').getImageData(Math.floor(s.x * k), Math.floor(s.y * k), 1, 1).data;
     if (px[0] > minChannel && px[1] > minChannel && px[2] > minChannel) return Array.from(px);

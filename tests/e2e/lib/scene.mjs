@@ -40,10 +40,10 @@ export async function worldToPage(scene, x, y) {
   return { x: scene.canvasBox.x + Math.round(s.x), y: scene.canvasBox.y + Math.round(s.y) };
 }
 
-// Clicks the canvas at world point (x, y), at a whole CSS pixel.
-export async function clickWorld(scene, x, y, { shift = false } = {}) {
+// Clicks the canvas at world point (x, y), at a whole CSS pixel; button 'right' gives orders.
+export async function clickWorld(scene, x, y, { shift = false, button = 'left' } = {}) {
   const p = await worldToPage(scene, x, y);
   if (shift) await scene.page.keyboard.down('Shift');
-  await scene.page.mouse.click(p.x, p.y);
+  await scene.page.mouse.click(p.x, p.y, { button });
   if (shift) await scene.page.keyboard.up('Shift');
 }

@@ -113,7 +113,7 @@ export async function waitForInspectDiagram({ id, kinds, tolerance, minPixels, m
     const scale = h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x;
     const p = h.worldToScreen(a.x, a.y);
     const unit = h.inspectUnitPx(id);
-    const inner = Math.max(2, a.r * scale) + 5; // past the body and the selection ring
+    const inner = Math.max(window.herd.minAgentPx, a.r * scale) + 5; // past the body and the selection ring
     const outer = h.inspectMaxUnits * unit + 6;
     const live = t.pushes.filter((q) => !q.ignored);
     const vectors = {

@@ -1,0 +1,236 @@
+// The scenario bar: the running scenario and a picker of every one the server offers (welcome's
+// `scenario` and `scenarios`), pause and resume, step, reset, and the tick and snapshot rates, as
+// buttons and as keys (input.js calls the actions). Each sends one of the protocol's server
+// controls (PROTOCOL.md, "Server controls"); what they change comes back in the next welcome.
+//
+// Only a commander may send them: a viewer (or a page the server would not make commander for
+// want of the token) sees every control disabled with the reason, and a key says it in a toast
+// instead of sending what the server would refuse with `forbidden`.
+
+// Rates offered in the pickers; the server's own (any number in (0, 1000]) is added when it is not
+// among them. [ and ] (or { and }) move to the next lower or higher one.
+export const TICK_RATES = [10, 15, 20, 30, 60, 120, 240, 480];
+export const SNAPSHOT_RATES = [5, 10, 15, 20, 30, 60];
+const MAX_STEP_TICKS = 1000; // PROTOCOL.md: step's ticks, [1, 1000]
+
+const VIEW_ONLY =
+  'view only: the server made this page a viewer; open it as #token=TOKEN to command';
+
+const $ = (id) => document.getElementById(id);
+
+// The rate below or above `current` in `list` (sorted), or null at either end.
+export function nextRate(list, current, direction) {
+  if (direction < 0) {
+    for (let i = list.length - 1; i >= 0; i--) if (list[i] < current - 1e-9) return list[i];
+    return null;
+  }
+  for (const r of list) if (r > current + 1e-9) return r;
+  return null;
+}
+
+// The set_param fields for a new tick rate: the snapshot rate comes down with it when it would
+// otherwise exceed it (the server refuses a snapshot rate above the tick rate).
+export function tickRateParams(tickRate, snapshotRate) {
+  return snapshotRate > tickRate ? { tick_rate: tickRate, snapshot_rate: tickRate } : { tick_rate: tickRate };
+}
+
+export class ScenarioBar {
+  // send(fields) -> seq or null: sends a command; toast(text, kind): tells the user.
+  constructor({ send, toast }) {
+    this.send = send;
+    this.toast = toast;
+    this.bar = $('scenario-bar');
+    this.pick = $('scenario-pick');
+    this.pause = $('pause-btn');
+    this.pauseLabel = $('pause-label');
+    this.step = $('step-btn');
+    this.stepTicks = $('step-ticks');
+    this.reset = $('reset-btn');
+    this.tickRate = $('tick-rate');
+    this.snapshotRate = $('snapshot-rate');
+    this.pausedBadge = $('paused-badge');
+    this.note = $('bar-note');
+    this.welcome = null;
+    this.connected = false;
+    this.optionsKey = '';
+    // The controls a viewer cannot use, with what each says when it can (step's depends on the pause).
+    this.controls = [this.pick, this.pause, this.reset, this.tickRate, this.snapshotRate, this.stepTicks];
+    this.titles = new Map(this.controls.map((el) => [el, el.title]));
+    this.pick.addEventListener('change', () => this.load(this.pick.value));
+    this.pause.addEventListener('click', () => this.togglePause());
+    this.step.addEventListener('click', () => this.stepOnce());
+    this.stepTicks.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') this.stepOnce(); // type the ticks, Enter steps
+    });
+    this.reset.addEventListener('click', () => this.resetWorld());
+    this.tickRate.addEventListener('change', () => this.setTickRate(Number(this.tickRate.value)));
+    this.snapshotRate.addEventListener('change', () => this.setSnapshotRate(Number(this.snapshotRate.value)));
+    this.#render();
+  }
+
+  get paused() {
+    return Boolean(this.welcome?.paused);
+  }
+
+  // Why the controls cannot be used now, or '' when they can.
+  get blocked() {
+    if (!this.connected || !this.welcome) return 'not connected';
+    if (this.welcome.role !== 'commander') return VIEW_ONLY;
+    return '';
+  }
+
+  // Every welcome (a new session, a new world, new rates, a pause) and every change of the
+  // connection's state.
+  update({ welcome, connected }) {
+    if (welcome === this.welcome && connected === this.connected) return;
+    this.welcome = welcome;
+    this.connected = connected;
+    this.#render();
+  }
+
+  // ---- the actions (buttons and keys) -------------------------------------------------------
+
+  togglePause() {
+    if (this.#refused()) return;
+    this.send({ cmd: this.paused ? 'resume' : 'pause' });
+  }
+
+  stepOnce() {
+    if (this.#refused()) return;
+    if (!this.paused) {
+      this.toast('step runs the world by hand: pause first (Space)', 'info');
+      return;
+    }
+    this.send({ cmd: 'step', ticks: this.ticksPerStep() });
+  }
+
+  // The ticks field, kept to what the server takes.
+  ticksPerStep() {
+    const n = Math.round(Number(this.stepTicks.value));
+    const ticks = Number.isFinite(n) ? Math.min(MAX_STEP_TICKS, Math.max(1, n)) : 1;
+    if (String(ticks) !== this.stepTicks.value) this.stepTicks.value = String(ticks);
+    return ticks;
+  }
+
+  resetWorld() {
+    if (this.#refused()) return;
+    this.send({ cmd: 'reset' });
+  }
+
+  load(name) {
+    if (this.#refused()) {
+      this.#render(); // the picker goes back to the running scenario
+      return;
+    }
+    if (!name) return;
+    this.send({ cmd: 'load_scenario', name });
+  }
+
+  // Key L: opens the picker (the change loads the scenario chosen).
+  focusPicker() {
+    if (this.#refused()) return;
+    this.pick.focus();
+    try {
+      this.pick.showPicker?.();
+    } catch {
+      // Not allowed here (no user gesture): focused is enough, arrows and Enter still choose.
+    }
+  }
+
+  setTickRate(rate) {
+    if (this.#refused() || !(rate > 0)) {
+      this.#render();
+      return;
+    }
+    this.send({ cmd: 'set_param', ...tickRateParams(rate, this.welcome.snapshot_rate) });
+  }
+
+  setSnapshotRate(rate) {
+    if (this.#refused() || !(rate > 0)) {
+      this.#render();
+      return;
+    }
+    if (rate > this.welcome.tick_rate) {
+      this.toast(`at most ${this.welcome.tick_rate} snapshots/s: one a tick`, 'info');
+      this.#render();
+      return;
+    }
+    this.send({ cmd: 'set_param', snapshot_rate: rate });
+  }
+
+  // Keys [ ] and { }: the next rate down (direction -1) or up (+1).
+  stepTickRate(direction) {
+    if (this.#refused()) return;
+    const r = nextRate(TICK_RATES, this.welcome.tick_rate, direction);
+    if (r === null) this.toast(`${this.welcome.tick_rate} ticks/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
+    else this.setTickRate(r);
+  }
+
+  stepSnapshotRate(direction) {
+    if (this.#refused()) return;
+    const offered = SNAPSHOT_RATES.filter((r) => r <= this.welcome.tick_rate);
+    const r = nextRate(offered, this.welcome.snapshot_rate, direction);
+    if (r === null) this.toast(`${this.welcome.snapshot_rate} snapshots/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
+    else this.setSnapshotRate(r);
+  }
+
+  // ---- drawing --------------------------------------------------------------------------------
+
+  #refused() {
+    const why = this.blocked;
+    if (why) this.toast(why, 'info');
+    return why !== '';
+  }
+
+  #render() {
+    const w = this.welcome;
+    const why = this.blocked;
+    this.bar.dataset.role = w ? w.role : 'none';
+    this.note.textContent = why === 'not connected' ? '' : why;
+    for (const el of this.controls) {
+      el.disabled = why !== '';
+      el.title = why || this.titles.get(el);
+    }
+    // Step needs a paused world too (else the server answers not_paused).
+    this.step.disabled = why !== '' || !this.paused;
+    this.step.title = why || (this.paused ? 'run the world this many ticks (.)' : 'step runs a paused world: pause first (Space)');
+    this.pauseLabel.textContent = this.paused ? 'resume' : 'pause';
+    this.pause.setAttribute('aria-pressed', String(this.paused));
+    this.pausedBadge.hidden = !this.paused;
+    if (!w) return;
+    const scenarios = w.scenarios ?? [];
+    const names = w.scenario && !scenarios.includes(w.scenario) ? [w.scenario, ...scenarios] : scenarios;
+    const key = JSON.stringify([names, w.tick_rate, w.snapshot_rate]);
+    if (key !== this.optionsKey) {
+      this.optionsKey = key;
+      fill(this.pick, names.map((n) => [n, n]));
+      fill(this.tickRate, withCurrent(TICK_RATES, w.tick_rate).map((r) => [String(r), String(r)]));
+      fill(
+        this.snapshotRate,
+        withCurrent(SNAPSHOT_RATES, w.snapshot_rate).map((r) => [String(r), String(r), r > w.tick_rate]),
+      );
+    }
+    this.pick.value = w.scenario ?? '';
+    this.tickRate.value = String(w.tick_rate);
+    this.snapshotRate.value = String(w.snapshot_rate);
+    document.title = w.scenario ? `herd · ${w.scenario}` : 'herd';
+  }
+}
+
+// The list with `current` in its place (sorted), when it is not already there.
+function withCurrent(list, current) {
+  return list.includes(current) ? list : [...list, current].sort((a, b) => a - b);
+}
+
+// options: [value, label, disabled?]
+function fill(select, options) {
+  select.replaceChildren(
+    ...options.map(([value, label, disabled]) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      o.disabled = Boolean(disabled);
+      return o;
+    }),
+  );
+}
