@@ -397,7 +397,9 @@ TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
   const auto paused = wait_for<protocol::Welcome>(*viewer);
   EXPECT_TRUE(paused.paused);
   EXPECT_EQ(paused.scenario, "test-world");
-  // The last snapshot before the pause, then the step's: consecutive serials, 30 ticks apart.
+  // The step's snapshots: serials rising, the last at the step's tick. (They come in a burst, one
+  // per snapshot interval stepped over, so a reader slower than the burst may find some replaced
+  // in its latest-wins lane: gaps there are honest drops.)
   c->send(R"({"type":"command","seq":2,"cmd":"step","ticks":30})");
   const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
   std::vector<protocol::Snapshot> seen;
@@ -405,7 +407,7 @@ TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
     seen.push_back(s);
     if (s.tick >= stepped.tick || s.serial == 0) break;
   }
-  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_EQ(seen[i].serial, seen[i - 1].serial + 1);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i].serial, seen[i - 1].serial);
   EXPECT_EQ(seen.back().tick, stepped.tick);
   c->send(R"({"type":"command","seq":3,"cmd":"resume"})");
   EXPECT_FALSE(wait_for<protocol::Welcome>(*viewer).paused);
