@@ -16,6 +16,11 @@ constexpr double kMovingSpeed = 1e-3;  // units/s: slower obstacles count as sta
 // +1 turns a push towards the agent's right (on screen), -1 towards its left.
 double side_sign(Side s) { return s == Side::right ? 1.0 : -1.0; }
 
+// The unit direction of a velocity, or zero below kMovingSpeed (no heading to keep a side by).
+Vec2 heading_of(Vec2 velocity) {
+  return length_squared(velocity) >= kMovingSpeed * kMovingSpeed ? normalized_or_zero(velocity) : Vec2{};
+}
+
 // The sign of an angle, with the exactly-opposed case decided by the preferred side (the seed's
 // |delta|/delta gave +1 or -1 there depending on rounding).
 double sign_of(double delta, Side preferred) {
@@ -33,12 +38,24 @@ struct Push {
 // to 90 degrees. beta = |delta2| - 90 degrees = atan2(-along, |side|), and the inverted quarter
 // ellipse of |delta2| is 1 - sqrt(1 - v^2) with v = beta / 90 degrees. The batch kernel below
 // repeats these lines exactly.
-Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred) {
+//
+// The side, once chosen, is kept (seed 003 part 3: choose one side, once): for an obstacle that
+// the straight path along u still meets (`in_path`), the side is the one the agent's `heading`
+// (its unit velocity; zero at rest) already passes it on. Without that, an agent that has turned
+// right sees its goal, and so u, swing back past the obstacle's centre, turns left, and meets the
+// obstacle head on. Dead ahead of the heading too, the preferred side.
+double turn_sign(double side, double beta, double heading_side, bool in_path, double preferred_sign) {
+  const double geometric = kPi / 2 - beta < kDeadAhead ? preferred_sign : (side > 0 ? 1.0 : -1.0);
+  const double kept = heading_side > 0 ? 1.0 : (heading_side < 0 ? -1.0 : geometric);
+  return in_path ? kept : geometric;
+}
+
+Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred, Vec2 heading, bool in_path) {
   const double along = dot(u, away), side = cross(u, away);
   const double beta = qt::atan2_first_quadrant(std::max(-along, 0.0), std::abs(side));
   const double v = beta * (2 / kPi);  // a product: no division per neighbour
   const double turn = kPi * weight * (1 - std::sqrt(std::max(0.0, 1 - v * v))) / 2;
-  const double sign = kPi / 2 - beta < kDeadAhead ? side_sign(preferred) : (side > 0 ? 1.0 : -1.0);
+  const double sign = turn_sign(side, beta, cross(heading, away), in_path, side_sign(preferred));
   const qt::SinCos r = qt::sin_cos_half_turn(-turn * sign);
   return {raw.x * r.cos - raw.y * r.sin, raw.y * r.cos + raw.x * r.sin};
 }
@@ -65,7 +82,10 @@ Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Nei
   const double mag = antigravity_magnitude(def.personal_space, radius_sum, d);
   const Vec2 raw = away_unit * mag;
   if (def.mode == AvoidanceMode::circle) return {raw, raw, 1.0};
-  const CardioidPush c = cardioid_push(u, away_unit, raw, def.cardioid_exponent, def.preferred_side);
+  // In the path along u: the centres' distance across it is under the radii's sum.
+  const bool in_path = d * std::abs(cross(u, away_unit)) < radius_sum;
+  const CardioidPush c = cardioid_push(u, away_unit, raw, def.cardioid_exponent, def.preferred_side,
+                                       heading_of(self.velocity), in_path);
   return {raw, c.adjusted, c.weight};
 }
 
@@ -167,13 +187,13 @@ double cardioid_weight(double delta, double exponent) {
   return std::pow((1 + std::cos(delta)) / 2, exponent);
 }
 
-CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred) {
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred, Vec2 heading, bool in_path) {
   const double along = dot(u, away);  // cos delta2; cos delta1 = -along
   const double base = std::clamp((1 - along) / 2, 0.0, 1.0);  // |u|, |away| may be 1 + an ulp
   const double weight = exponent == 3.0 ? base * base * base : std::pow(base, exponent);
   // Obstacles beside or behind (|delta2| <= 90 degrees) push straight away: no turn.
   if (along >= 0) return {raw, weight};
-  return {turned_push(u, away, raw, weight, preferred), weight};
+  return {turned_push(u, away, raw, weight, preferred, heading, in_path), weight};
 }
 
 double push_cutoff_scale(const AvoidanceDef& def) { return std::sqrt(def.personal_space / def.push_epsilon); }
@@ -346,6 +366,7 @@ struct KernelSelf {
   double perp_x, perp_y;   // u turned a quarter towards the preferred side
   double desired_speed, speed;
   double personal_space, preferred_sign, d40_sq;
+  double hx, hy;           // unit velocity (heading_of), zero at rest
   bool crossing;
 };
 
@@ -411,9 +432,10 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   const Self s{self, u, length(self.desired), length(self.velocity)};
   const double d40 = s.speed * def.crossing_activation + self.radius;
   const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
+  const Vec2 heading = heading_of(self.velocity);
   const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
                      perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
-                     def.crossing};
+                     heading.x, heading.y, def.crossing};
   // The kernel runs whole vectors: the lanes past n hold a harmless obstacle (a unit away, at
   // rest), so the compiler's scalar remainder loop, many times slower per neighbour, never runs.
   // Each lane is computed on its own, and nothing reads the padding's results.

@@ -170,12 +170,14 @@ double adjusted_push_angle(double raw_angle, double delta2, double weight, Side 
 // (away * magnitude). Equal, to rounding, to cardioid_weight and adjusted_push_angle on the angles
 // (delta1 = angle from u to -away, delta2 = angle from u to away) without their atan2, cos and pow
 // per neighbour: cos delta1 = -dot(u, away), the side is the sign of cross(u, away), and an angle
-// is computed only for obstacles in front, the ones whose push turns.
+// is computed only for obstacles in front, the ones whose push turns. For an obstacle the path
+// along u meets (`in_path`), the turn keeps the side the agent's unit `heading` passes it on.
 struct CardioidPush {
   Vec2 adjusted;  // blue
   double weight;  // cardioid r
 };
-CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred);
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred, Vec2 heading = {},
+                           bool in_path = false);
 
 // Seed 003 part 3: from the sums of raw and adjusted pushes and the unit desired direction u
 // (the seed's theta is its angle), the green vector A and igFac.
