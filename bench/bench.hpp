@@ -34,4 +34,8 @@ int run_snapshot(Args args);
 // The worst tick while a heavy command runs: set_tiles, a large formation, step N (tick_budget_bench.cpp).
 int run_tick_budget(Args args);
 
+// The formation lab: every shape and demo move, sizes 32 to 5,000, ordered and symmetric starts,
+// completion time against the ideal (formation_bench.cpp).
+int run_formations(Args args);
+
 }  // namespace herd::bench

@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"assign", "optimal formation slot assignment (Hungarian method)", herd::bench::run_assignment},
     {"sim", "one world step on the random and circle crowds", herd::bench::run_sim},
     {"budget", "the worst tick while set_tiles, a 2,000-agent formation or step 1000 runs (the tick budget)", herd::bench::run_tick_budget},
+    {"formations", "every formation shape and demo move, 32 to 5,000 agents: completion time over the ideal", herd::bench::run_formations},
     {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd", herd::bench::run_snapshot},
 };
 

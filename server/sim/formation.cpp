@@ -97,6 +97,17 @@ std::vector<std::uint32_t> formation_parts(const FormationDef& d, std::size_t n)
   return part;
 }
 
+double default_spacing(Shape shape, double radius) {
+  switch (shape) {
+    case Shape::circle:
+    case Shape::line: return 2.5 * radius;   // rows: room to stand
+    case Shape::lines:                       // a diameter's gap: agents cross lines through it
+    case Shape::wedge: return 4.0 * radius;
+    case Shape::block: return 6.0 * radius;  // inner places reached between standing agents
+  }
+  return 4.0 * radius;
+}
+
 std::vector<Vec2> formation_slots(const FormationDef& d, std::size_t n) {
   std::vector<Vec2> local;
   switch (d.shape) {

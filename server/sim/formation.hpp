@@ -20,8 +20,8 @@ enum class SlotAssignment : std::uint8_t {
 struct FormationDef {
   Shape shape = Shape::circle;
   Vec2 centre;
-  double spacing = 0;      // units between neighbouring slots; 0: 2.5 times the largest radius for
-                           // circle and line, 4 times (a diameter's gap) for lines, block, wedge
+  double spacing = 0;      // units between neighbouring slots; 0: default_spacing for the
+                           // selection's largest radius
   double facing = 0;       // degrees, clockwise on screen from +x: the whole layout is turned by it
   double radius = 0;       // circle: 0 means just large enough for the spacing
   bool vertical = false;   // line, lines: along y instead of x (before facing)
@@ -31,6 +31,13 @@ struct FormationDef {
   bool regroup = false;    // agents take their part's index as group: block b, line l (the demo's G, P)
   friend bool operator==(const FormationDef&, const FormationDef&) = default;
 };
+
+// The spacing a formation gets when none is given, for agents of at most `radius`: 2.5 radii for
+// rows (circle, line), 4 for lines and wedge (a diameter's gap to cross through), 6 for blocks. In a block an agent bound for
+// an inner place passes between agents already standing: the gap there is two diameters, so it
+// passes with a radius to spare on each side while avoidance turns it (with one diameter,
+// measured, agents circled outside blocks of 100 or more for ever).
+double default_spacing(Shape shape, double radius);
 
 // Which part (block of `block`, line of `lines`; 0 otherwise) each slot of formation_slots(def, n)
 // belongs to.

@@ -74,12 +74,9 @@ CommandOutcome World::apply_form(const Form& cmd) {
                                                      " agents; use keep_order or shuffle");
   FormationDef def = cmd.def;
   if (def.spacing <= 0) {
-    // Rows (circle, line) need only room to stand; in two-dimensional shapes an agent bound for
-    // an inner slot must pass between agents already standing, so the gap is a diameter.
     double widest = 0;
     for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
-    const bool rows = def.shape == Shape::circle || def.shape == Shape::line;
-    def.spacing = (rows ? 2.5 : 4.0) * widest;
+    def.spacing = default_spacing(def.shape, widest);
   }
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;

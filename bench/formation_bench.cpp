@@ -1,0 +1,223 @@
+// herd-bench formations — the formation lab: every shape and demo move, at every size, from an
+// ordered and from a symmetric start, with default settings; how long each takes against the
+// ideal, who is left out, and the worst overlap.
+//
+// Ideal time: the farthest agent's straight-line distance to its final slot at max speed. A run
+// ends when the formation is complete (every member arrived at once) or at its cap, max(60 s,
+// 10 x ideal) of world time. Starts:
+//   ordered    a square grid 6 radii apart (as a block with today's default spacing), ids row
+//              by row, beside the formation
+//   symmetric  a ring around the formation's centre, agents evenly spaced on it
+// The world is sized to hold both, so the ratio does not depend on the world's size.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "sim/formation.hpp"
+#include "sim/geometry.hpp"
+#include "sim/metrics.hpp"
+#include "sim/world.hpp"
+
+namespace herd::bench {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: herd-bench formations [--agents N] [--shape S] [--start ordered|symmetric|all] [--seed K]\n"
+    "  --agents N  1..20000 (default: 32, 100, 500, 1000 and 5000)\n"
+    "  --shape S   block, line, circle, wedge, lines, or a demo move: R, B, T, G, P (default all)\n"
+    "  --start     ordered, symmetric or all (default all)\n"
+    "prints a CSV header and one row per run: world seconds to complete, the ideal, their ratio,\n"
+    "agents not in place at the end, the largest overlap (units), collision events.\n";
+
+constexpr double kRadius = sim::AgentDef{}.radius;
+constexpr double kSpeed = sim::AgentDef{}.max_speed;
+
+struct Case {
+  std::string shape;
+  std::string start;
+  long agents = 0;
+};
+
+struct Result {
+  double seconds = -1;  // -1: not complete by the cap
+  double ideal = 0;
+  std::size_t left_out = 0;
+  double max_overlap = 0;
+  std::uint64_t collisions = 0;
+};
+
+// The shapes as the viewer's keys and herd-ctl send them (default spacing and assignment).
+sim::FormationDef shape_of(const std::string& s) {
+  sim::FormationDef d;
+  if (s == "block") { d.shape = sim::Shape::block; d.count = 1; }
+  else if (s == "line") d.shape = sim::Shape::line;
+  else if (s == "circle" || s == "R") d.shape = sim::Shape::circle;
+  else if (s == "wedge") d.shape = sim::Shape::wedge;
+  else if (s == "lines") { d.shape = sim::Shape::lines; d.count = 3; }
+  else if (s == "G") { d.shape = sim::Shape::block; d.count = 2; d.regroup = true; }
+  else if (s == "P") { d.shape = sim::Shape::lines; d.count = 2; d.vertical = true; d.regroup = true; }
+  return d;
+}
+
+Result run(const Case& c) {
+  const long n = c.agents;
+  const double gap = 6 * kRadius;
+  const double start_side = gap * std::ceil(std::sqrt(static_cast<double>(n)));
+  const sim::FormationDef shape = shape_of(c.shape);
+  // The formation's size: its slots at the world's default spacing (the demo moves stay within
+  // the start's own extent).
+  double form = start_side;
+  if (!c.shape.empty() && c.shape != "B" && c.shape != "T") {
+    sim::FormationDef d = shape;
+    d.spacing = sim::default_spacing(d.shape, kRadius);
+    double half = 0;
+    for (const sim::Vec2& p : sim::formation_slots(d, static_cast<std::size_t>(n)))
+      half = std::max({half, std::abs(p.x), std::abs(p.y)});
+    form = 2 * half + 2 * kRadius;
+  }
+  const double ring = std::max(gap * static_cast<double>(n) / (2 * sim::kPi), form * 0.75);
+  const double margin = 8 * kRadius;
+  sim::WorldDef def;
+  sim::Vec2 centre;
+  if (c.start == "ordered") {
+    def.width = start_side + form + 3 * margin;
+    def.height = std::max(start_side, form) + 2 * margin;
+    centre = {margin + start_side + margin + form / 2, def.height / 2};
+  } else {
+    def.width = def.height = std::max(2 * ring, form) + 2 * margin;
+    centre = {def.width / 2, def.height / 2};
+  }
+  def.max_agents = static_cast<std::uint32_t>(std::max<long>(n, 1));
+  sim::World w(def);
+  std::vector<sim::SpawnAgent> spawns;
+  const long cols = static_cast<long>(std::ceil(std::sqrt(static_cast<double>(n))));
+  for (long k = 0; k < n; ++k) {
+    sim::SpawnAgent s;
+    if (c.start == "ordered") {
+      s.position = {margin + gap * (0.5 + static_cast<double>(k % cols)),
+                    def.height / 2 - start_side / 2 + gap * (0.5 + static_cast<double>(k / cols))};
+    } else {
+      const double a = 2 * sim::kPi * static_cast<double>(k) / static_cast<double>(n);
+      s.position = centre + sim::from_angle(a, ring);
+    }
+    spawns.push_back(s);
+  }
+  w.apply(sim::Spawn{0, 0, spawns});
+  w.step();
+
+  // The demo moves act around the crowd's own centre; the shapes are placed at `centre`.
+  sim::Selection all;
+  all.all = true;
+  const auto form_cmd = [&] {
+    sim::Form f;
+    f.agents = all;
+    f.def = shape;
+    f.def.centre = centre;
+    return sim::Command{f};
+  };
+  const auto demo = [&](sim::DemoMove move, std::uint32_t groups) {
+    sim::Demo d;
+    d.agents = all;
+    d.move = move;
+    d.groups = groups;
+    return sim::Command{d};
+  };
+  sim::Command cmd;
+  const std::string& s = c.shape;
+  if (s == "B") cmd = demo(sim::DemoMove::swap_places, 0);
+  else if (s == "T") cmd = demo(sim::DemoMove::opposite, 3);
+  else cmd = form_cmd();
+  w.queue(cmd);
+
+  sim::ScenarioMetrics metrics(w);
+  Result r;
+  const std::vector<sim::Vec2> from = [&] {
+    std::vector<sim::Vec2> p;
+    for (const sim::Agent& a : w.agents()) p.push_back(a.position);
+    return p;
+  }();
+  const auto ideal_now = [&] {
+    double far = 0;
+    const auto& f = w.formations();
+    if (f.empty()) return 0.0;
+    for (std::size_t k = 0; k < f.back().agents.size(); ++k) {
+      const std::size_t i = f.back().agents[k] - 1;  // ids from 1, spawned in order
+      far = std::max(far, sim::length(f.back().slots[k] - from[i]));
+    }
+    return far / kSpeed;
+  };
+  const double dt = def.dt;
+  long ticks = 0;
+  for (;; ++ticks) {
+    w.apply_queued();
+    if (ticks == 0 && !w.outcomes().empty() && !w.outcomes().front().ok()) {
+      std::fprintf(stderr, "%s %s %ld: refused: %s\n", c.shape.c_str(), c.start.c_str(), n, w.outcomes().front().message.c_str());
+      return r;
+    }
+    w.step();
+    metrics.observe(w);
+    if (w.assignments_pending() == 0) r.ideal = ideal_now();
+    const auto& f = w.formations();
+    const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
+    const double t = static_cast<double>(ticks + 1) * dt;
+    if (done) {
+      r.seconds = t;
+      break;
+    }
+    if (t > std::max(60.0, 10 * r.ideal)) {
+      r.left_out = f.empty() ? static_cast<std::size_t>(n) : f.back().members - f.back().arrived;
+      break;
+    }
+  }
+  const sim::ScenarioReport rep = metrics.report();
+  r.max_overlap = rep.max_overlap;
+  r.collisions = rep.collisions;
+  return r;
+}
+
+}  // namespace
+
+int run_formations(Args args) {
+  std::vector<long> sizes = {32, 100, 500, 1000, 5000};
+  std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines", "R", "B", "T", "G", "P"};
+  std::vector<std::string> starts = {"ordered", "symmetric"};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "herd-bench formations: missing value\n%s", kUsage);
+      return 2;
+    }
+    const std::string_view flag = args[i], value = args[++i];
+    long v = 0;
+    bool ok = true;
+    if (flag == "--agents" && parse_number(value, v) && v >= 1 && v <= 20000) sizes = {v};
+    else if (flag == "--shape" && std::find(shapes.begin(), shapes.end(), std::string(value)) != shapes.end()) shapes = {std::string(value)};
+    else if (flag == "--start" && (value == "ordered" || value == "symmetric")) starts = {std::string(value)};
+    else if (flag == "--start" && value == "all") {}
+    else ok = false;
+    if (!ok) {
+      std::fprintf(stderr, "herd-bench formations: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
+      return 2;
+    }
+  }
+  std::printf("shape,start,agents,seconds,ideal_s,ratio,left_out,max_overlap,collisions\n");
+  std::fflush(stdout);
+  for (const std::string& shape : shapes)
+    for (const std::string& start : starts)
+      for (long n : sizes) {
+        const Result r = run({shape, start, n});
+        std::printf("%s,%s,%ld,%.2f,%.2f,%.2f,%zu,%.2f,%llu\n", shape.c_str(), start.c_str(), n, r.seconds, r.ideal,
+                    r.seconds > 0 && r.ideal > 0 ? r.seconds / r.ideal : -1.0, r.left_out, r.max_overlap,
+                    static_cast<unsigned long long>(r.collisions));
+        std::fflush(stdout);
+      }
+  return 0;
+}
+
+}  // namespace herd::bench
