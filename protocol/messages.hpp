@@ -252,11 +252,21 @@ struct InspectState {
   friend bool operator==(const InspectState&, const InspectState&) = default;
 };
 
+// A place of a formation its agent cannot reach (sim::UnreachablePlace).
+struct UnreachableState {
+  std::uint32_t agent = 0;
+  double x = 0, y = 0;            // the place
+  bool no_path = false;           // reason "no_path", else "obstacle"
+  std::optional<double> to_x, to_y;  // where the agent goes instead (moved beside the obstacle)
+  friend bool operator==(const UnreachableState&, const UnreachableState&) = default;
+};
+
 struct FormationState {
   std::uint32_t id = 0;
   std::uint32_t agents = 0;   // members still heading for their slots
   std::uint32_t arrived = 0;
   bool complete = false;
+  std::vector<UnreachableState> unreachable;
   friend bool operator==(const FormationState&, const FormationState&) = default;
 };
 

@@ -281,7 +281,25 @@ Snapshot read_snapshot(Fields& f) {
   s.formations = read_array<FormationState>(f, "formations", [](const json& v, const std::string& where) {
     Fields fo(v, where);
     FormationState st{as_u32(fo.need("id"), fo.name("id")), as_u32(fo.need("agents"), fo.name("agents")),
-                      as_u32(fo.need("arrived"), fo.name("arrived")), as_bool(fo.need("complete"), fo.name("complete"))};
+                      as_u32(fo.need("arrived"), fo.name("arrived")), as_bool(fo.need("complete"), fo.name("complete")), {}};
+    st.unreachable = read_array<UnreachableState>(fo, "unreachable", [](const json& u, const std::string& at) {
+      Fields fu(u, at);
+      UnreachableState us;
+      us.agent = as_u32(fu.need("agent"), fu.name("agent"));
+      us.x = as_number(fu.need("x"), fu.name("x"), -kHuge, kHuge);
+      us.y = as_number(fu.need("y"), fu.name("y"), -kHuge, kHuge);
+      const std::string_view reason = as_string(fu.need("reason"), fu.name("reason"));
+      if (reason != "obstacle" && reason != "no_path") bad(fu.name("reason"), "must be 'obstacle' or 'no_path'");
+      us.no_path = reason == "no_path";
+      if (const json* to = fu.find("to")) {
+        Fields ft(*to, fu.name("to"));
+        us.to_x = as_number(ft.need("x"), ft.name("x"), -kHuge, kHuge);
+        us.to_y = as_number(ft.need("y"), ft.name("y"), -kHuge, kHuge);
+        ft.no_others();
+      }
+      fu.no_others();
+      return us;
+    });
     fo.no_others();
     return st;
   });
@@ -435,6 +453,26 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
     w.field("agents", f.agents);
     w.field("arrived", f.arrived);
     w.boolean_field("complete", f.complete);
+    if (!f.unreachable.empty()) {
+      w.key("unreachable");
+      w.begin_array();
+      for (const UnreachableState& u : f.unreachable) {
+        w.begin_object();
+        w.field("agent", u.agent);
+        w.field("x", u.x);
+        w.field("y", u.y);
+        w.field("reason", std::string_view(u.no_path ? "no_path" : "obstacle"));
+        if (u.to_x && u.to_y) {
+          w.key("to");
+          w.begin_object();
+          w.field("x", *u.to_x);
+          w.field("y", *u.to_y);
+          w.end_object();
+        }
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
@@ -508,8 +546,18 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
   for (const sim::Obstacle& o : world.obstacles()) t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
   for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
-  for (const sim::FormationRecord& f : world.formations())
-    t.formations.push_back({f.id, f.members, f.arrived, f.complete});
+  for (const sim::FormationRecord& f : world.formations()) {
+    FormationState st{f.id, f.members, f.arrived, f.complete, {}};
+    for (const sim::UnreachablePlace& u : f.unreachable) {
+      UnreachableState us{u.agent, u.place.x, u.place.y, u.by_path, std::nullopt, std::nullopt};
+      if (u.moved_to) {
+        us.to_x = u.moved_to->x;
+        us.to_y = u.moved_to->y;
+      }
+      st.unreachable.push_back(us);
+    }
+    t.formations.push_back(std::move(st));
+  }
   for (sim::AgentId id : world.inspected())
     if (const sim::Agent* a = world.find(id))
       if (const sim::AvoidanceTrace* tr = world.trace(id)) t.inspect.push_back(inspect_state(*a, *tr));

@@ -97,9 +97,17 @@ const HINT = 'H: keys · click/drag: select · right-click: move · Space: pause
 const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
 
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then
-// "formation 3: complete".
+// "formation 3: complete", and its places that cannot be reached: "· 1 place moved beside an
+// obstacle (agent 5)", "· 2 places unreachable (agents 7, 9)".
 export function formationProgress(f) {
-  return f.complete ? `formation ${f.id}: complete` : `formation ${f.id}: ${f.arrived}/${f.agents} arrived`;
+  const base = f.complete ? `formation ${f.id}: complete` : `formation ${f.id}: ${f.arrived}/${f.agents} arrived`;
+  const places = f.unreachable ?? [];
+  const say = (list, what) => {
+    if (list.length === 0) return '';
+    const ids = list.slice(0, 3).map((u) => u.agent).join(', ') + (list.length > 3 ? ', …' : '');
+    return ` · ${list.length} ${list.length === 1 ? 'place' : 'places'} ${what} (${list.length === 1 ? 'agent' : 'agents'} ${ids})`;
+  };
+  return base + say(places.filter((u) => u.to), 'moved beside an obstacle') + say(places.filter((u) => !u.to), 'unreachable');
 }
 
 function set(el, text) {

@@ -40,14 +40,28 @@ namespace herd::sim {
 
 class Reader;  // serial.hpp
 
+// A member of a formation whose place cannot be reached: the place is inside an obstacle (then,
+// where there is room, it is moved beside the obstacle: `moved_to`), or its agent's pathing finds
+// no way there (state unreachable).
+struct UnreachablePlace {
+  AgentId agent = 0;
+  Vec2 place;                     // the place the formation gave it
+  std::optional<Vec2> moved_to;   // where it goes instead
+  bool by_path = false;           // no path (a wall, a closed region) rather than an obstacle
+  friend bool operator==(const UnreachablePlace&, const UnreachablePlace&) = default;
+};
+
 // A formation being formed (formation and demo commands): who goes to which slot.
 struct FormationRecord {
+  static constexpr std::uint64_t kNeverChecked = ~std::uint64_t{0};
   std::uint32_t id = 0;
   std::vector<AgentId> agents;
-  std::vector<Vec2> slots;  // parallel to agents
-  std::uint32_t members = 0;  // agents still heading for (or standing in) their place
+  std::vector<Vec2> slots;  // parallel to agents (a moved place replaces its slot)
+  std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
   std::uint32_t arrived = 0;
-  bool complete = false;
+  bool complete = false;      // every member has arrived; unreachable places do not hold it back
+  std::vector<UnreachablePlace> unreachable;
+  std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
 };
 
 // An agent's way to its goal through the tile map (world_pathing.cpp).
@@ -193,6 +207,8 @@ class World {
   // unreachable, and records the formation.
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
+  void check_places(FormationRecord& f);
+  std::optional<Vec2> free_point_near(Vec2 p, double r) const;
   void stage_assignments();
   void finish_assignment(const PendingAssignment& pa);
   static bool read_assignments(Reader& r, World& world);  // world_checkpoint.cpp

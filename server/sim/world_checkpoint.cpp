@@ -14,8 +14,10 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // 2 added AvoidanceDef::max_neighbours; version 1 is still read (as no cap: the world goes on
 // exactly as the server that wrote it would have run it). 3 added the path queue (WorldDef's
 // budget, each path's pending flag, the queue and the search under way); older checkpoints are
-// read with an unbounded budget, as their servers planned every path at once.
-constexpr std::uint32_t kFormatVersion = 3;
+// read with an unbounded budget, as their servers planned every path at once. 4 added each
+// formation's unreachable places and the obstacles version they were checked at (older ones are
+// checked afresh).
+constexpr std::uint32_t kFormatVersion = 4;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -207,6 +209,14 @@ std::string World::save_checkpoint() const {
     for (std::uint32_t part : pa.parts) w.u32(part);
     w.u64(pa.assignment.rows_done());
   }
+  // Format 4's tail: each formation's unreachable places.
+  for (const FormationRecord& f : formations_) {
+    w.u64(f.checked_obstacles);
+    w.u64(f.unreachable.size());
+    for (const UnreachablePlace& u : f.unreachable) {
+      w.u32(u.agent); w.vec(u.place); w.boolean(u.moved_to.has_value()); w.vec(u.moved_to.value_or(Vec2{})); w.boolean(u.by_path);
+    }
+  }
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
@@ -272,6 +282,19 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
   world.def_.assignment_costs_per_tick = 1'000'000'000'000;
   if (version >= 3 && !read_path_queue(r, world)) return std::string("the checkpoint's path queue is corrupt");
   if (version >= 3 && !read_assignments(r, world)) return std::string("the checkpoint's pending assignments are corrupt");
+  if (version >= 4) {
+    for (FormationRecord& f : world.formations_) {
+      f.checked_obstacles = r.u64();
+      f.unreachable.resize(r.count(30));
+      for (UnreachablePlace& u : f.unreachable) {
+        u.agent = r.u32(); u.place = r.vec();
+        const bool moved = r.boolean();
+        const Vec2 to = r.vec();
+        if (moved) u.moved_to = to;
+        u.by_path = r.boolean();
+      }
+    }
+  }
   if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
   for (std::size_t i = 1; i < world.agents_.size(); ++i)
     if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");

@@ -199,6 +199,7 @@ void World::finish_assignment(const PendingAssignment& pa) {
     if (!pa.parts.empty()) a.group = static_cast<std::uint8_t>(pa.parts[slot[k]] % 256);
     if (record != formations_.end() && k < record->agents.size() && record->agents[k] == a.id) record->slots[k] = t;
   }
+  if (record != formations_.end()) record->checked_obstacles = FormationRecord::kNeverChecked;  // places moved
 }
 
 std::uint64_t World::assignment_work_pending() const {
@@ -210,10 +211,67 @@ std::uint64_t World::assignment_work_pending() const {
   return work;
 }
 
+// The nearest point to `p` where an agent of radius r stands clear of every obstacle (by a margin)
+// inside the world and off blocked tiles: pushed out of each obstacle it is in, a few times over
+// for obstacles that touch; none when that does not settle.
+std::optional<Vec2> World::free_point_near(Vec2 p, double r) const {
+  constexpr double kMargin = 0.5;
+  Vec2 q = p;
+  for (int round = 0; round < 8; ++round) {
+    const Obstacle* inside = nullptr;
+    obstacle_grid_.query(q, r + max_obstacle_radius_ + kMargin, [&](std::uint32_t k) {
+      const Obstacle& o = obstacles_[k];
+      const double clear = o.radius + r + kMargin;
+      if (!inside && length_squared(q - o.position) < clear * clear) inside = &o;
+    });
+    if (!inside) {
+      const bool in_world = q.x >= r && q.x <= def_.width - r && q.y >= r && q.y <= def_.height - r;
+      if (!in_world || (map_ && map_->blocked(map_->tile_at(q)))) return std::nullopt;
+      return q;
+    }
+    Vec2 out = normalized_or_zero(q - inside->position);
+    if (out == Vec2{}) out = normalized_or_zero(p - inside->position);
+    if (out == Vec2{}) out = {1, 0};
+    q = inside->position + out * (inside->radius + r + kMargin);
+  }
+  return std::nullopt;
+}
+
+// Places inside an obstacle, checked when the formation is new and whenever obstacles change:
+// each is reported and, where there is room, moved beside the obstacle (its agent heads there).
+void World::check_places(FormationRecord& f) {
+  if (f.checked_obstacles == obstacles_version_) return;
+  f.checked_obstacles = obstacles_version_;
+  std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return !u.by_path; });
+  if (obstacles_.empty()) return;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    at = index_of_from(f.agents[k], at);
+    if (at >= agents_.size()) {
+      at = 0;
+      continue;
+    }
+    Agent& a = agents_[at];
+    const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent && a.behaviour.point == f.slots[k];
+    if (!member) continue;
+    const std::optional<Vec2> free = free_point_near(f.slots[k], a.def.radius);
+    if (free && *free == f.slots[k]) continue;  // clear
+    f.unreachable.push_back({a.id, f.slots[k], free, false});
+    if (!free) continue;
+    a.behaviour.point = *free;
+    if (a.state == MoveState::arrived) a.state = MoveState::moving;
+    f.slots[k] = *free;
+  }
+}
+
 void World::stage_formations() {
   // A member still in the formation is one still arriving at its slot; the formation is complete
-  // when every such member has arrived. Formations nobody is still in are dropped.
+  // when every such member has arrived. A member whose place cannot be reached (inside an
+  // obstacle with no room beside it, or no path there) is reported and does not hold the rest
+  // back. Formations nobody is still in are dropped.
   std::erase_if(formations_, [this](FormationRecord& f) {
+    check_places(f);
+    std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return u.by_path; });
     std::uint32_t members = 0, arrived = 0;
     std::size_t at = 0;  // members mostly come in id order: each search starts at the last one
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
@@ -223,13 +281,24 @@ void World::stage_formations() {
       if (!a || a->behaviour.kind != BehaviourKind::arrive || a->behaviour.agent != kNoAgent ||
           !(a->behaviour.point == f.slots[k]))
         continue;
+      const auto blocked = std::find_if(f.unreachable.begin(), f.unreachable.end(),
+                                        [&](const UnreachablePlace& u) { return u.agent == a->id && !u.moved_to; });
+      if (blocked != f.unreachable.end()) continue;
+      if (a->state == MoveState::unreachable) {
+        f.unreachable.push_back({a->id, f.slots[k], std::nullopt, true});
+        continue;
+      }
       ++members;
       arrived += a->state == MoveState::arrived;
     }
     f.members = members;
     f.arrived = arrived;
     f.complete = members > 0 && arrived == members;
-    return members == 0;
+    const bool anyone = members > 0 || std::any_of(f.unreachable.begin(), f.unreachable.end(), [&](const UnreachablePlace& u) {
+                          const Agent* a = find(u.agent);
+                          return a && a->behaviour.kind == BehaviourKind::arrive && a->behaviour.agent == kNoAgent;
+                        });
+    return !anyone;
   });
 }
 

@@ -16,6 +16,7 @@ import { agentRoles, markOutline, MARK_GAP_PX } from '../../clients/web/roles.js
 import { Inspector, MAX_DRAWN } from '../../clients/web/inspector.js';
 import { inspectNote } from '../../clients/web/panels.js';
 import { nextRate, tickRateParams, TICK_RATES } from '../../clients/web/scenario_bar.js';
+import { formationProgress } from '../../clients/web/hud.js';
 
 const FRAME_LIMIT = 65_536; // PROTOCOL.md: larger frames close the connection
 
@@ -302,5 +303,18 @@ describe('scenario bar rates', () => {
     assert.equal(nextRate(TICK_RATES, TICK_RATES.at(-1), 1), null);
     assert.deepEqual(tickRateParams(15, 20), { tick_rate: 15, snapshot_rate: 15 });
     assert.deepEqual(tickRateParams(120, 20), { tick_rate: 120 });
+  });
+});
+
+describe('formation progress', () => {
+  it('says how many arrived, then complete, and names the places that cannot be reached', () => {
+    assert.equal(formationProgress({ id: 3, agents: 32, arrived: 28, complete: false }), 'formation 3: 28/32 arrived');
+    assert.equal(formationProgress({ id: 3, agents: 32, arrived: 32, complete: true }), 'formation 3: complete');
+    const moved = { agent: 5, x: 400, y: 300, reason: 'obstacle', to: { x: 428.5, y: 300 } };
+    assert.equal(formationProgress({ id: 4, agents: 9, arrived: 9, complete: true, unreachable: [moved] }),
+      'formation 4: complete · 1 place moved beside an obstacle (agent 5)');
+    const lost = [7, 9, 11, 12].map((agent) => ({ agent, x: 0, y: 0, reason: 'no_path' }));
+    assert.equal(formationProgress({ id: 5, agents: 5, arrived: 2, complete: false, unreachable: lost }),
+      'formation 5: 2/5 arrived · 4 places unreachable (agents 7, 9, 11, …)');
   });
 });

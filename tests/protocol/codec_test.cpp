@@ -272,6 +272,33 @@ TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
   EXPECT_EQ(encode_snapshot(world).find(R"("serial")"), std::string::npos) << "0: not told";
 }
 
+// A formation's places that cannot be reached: in the snapshot with the agent, the place, the
+// reason and where the agent goes instead; decoded and encoded back byte for byte.
+TEST(ServerCodec, SnapshotNamesAFormationsUnreachablePlaces) {
+  sim::World world(sim::WorldDef{});
+  ASSERT_TRUE(world.apply(sim::Spawn{4, 0, {}}).ok());
+  sim::Form form;
+  form.agents.all = true;
+  form.def.shape = sim::Shape::line;
+  form.def.centre = {400, 300};
+  form.def.spacing = 40;
+  form.def.assignment = sim::SlotAssignment::keep_order;
+  ASSERT_TRUE(world.apply(form).ok());
+  ASSERT_TRUE(world.apply(sim::AddObstacle{{380, 300}, 10}).ok());  // on agent 2's place
+  world.step();
+  const std::string text = encode_snapshot(world, {});
+  EXPECT_NE(text.find(R"("unreachable":[{"agent":2,"x":380,"y":300,"reason":"obstacle","to":{)"), std::string::npos) << text;
+  const auto decoded = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  ASSERT_EQ(snap.formations.size(), 1u);
+  ASSERT_EQ(snap.formations[0].unreachable.size(), 1u);
+  EXPECT_EQ(snap.formations[0].unreachable[0].agent, 2u);
+  EXPECT_FALSE(snap.formations[0].unreachable[0].no_path);
+  EXPECT_TRUE(snap.formations[0].unreachable[0].to_x.has_value());
+  EXPECT_EQ(encode(snap), text) << "decodes and encodes back byte for byte";
+}
+
 TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   sim::World world(sim::WorldDef{});
   ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());

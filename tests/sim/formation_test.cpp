@@ -267,6 +267,86 @@ TEST(Formations, AThousandSmallAgentsFillABlockWithTheDefaultSpacing) {
   EXPECT_GT(took, 0) << "every agent in place within 30 s";
 }
 
+// Nine agents in a 3 x 3 block round (400, 300), spacing 48: the formation's id.
+std::uint32_t nine_in_a_block(World& world) {
+  std::vector<SpawnAgent> spawns;
+  for (int i = 0; i < 9; ++i) {
+    SpawnAgent s;
+    s.position = {100 + 30.0 * i, 500};
+    spawns.push_back(s);
+  }
+  EXPECT_TRUE(world.apply(Spawn{0, 0, spawns}).ok());
+  FormationDef block;
+  block.shape = Shape::block;
+  block.count = 1;
+  block.centre = {400, 300};
+  block.assignment = SlotAssignment::keep_order;
+  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+  EXPECT_TRUE(out.ok()) << out.message;
+  return out.formation.value_or(0);
+}
+
+// An obstacle put on a place after the formation was made: the place is reported at once, moved
+// beside the obstacle, and the formation completes (it stayed incomplete for ever, unreported).
+TEST(Formations, APlaceUnderANewObstacleIsReportedAndMovedBesideIt) {
+  World world(WorldDef{});
+  const std::uint32_t id = nine_in_a_block(world);
+  world.step();
+  ASSERT_TRUE(world.apply(AddObstacle{{400, 300}, 20}).ok());  // on the middle place
+  world.step();
+  const FormationRecord& f = world.formations().back();
+  ASSERT_EQ(f.unreachable.size(), 1u);
+  const UnreachablePlace& u = f.unreachable[0];
+  EXPECT_EQ(u.agent, 5u);
+  EXPECT_EQ(u.place, (Vec2{400, 300}));
+  EXPECT_FALSE(u.by_path);
+  ASSERT_TRUE(u.moved_to.has_value());
+  EXPECT_GE(length(*u.moved_to - Vec2{400, 300}), 20 + 8) << "beside the obstacle, clear of it";
+  // A checkpoint keeps the report, and the restored world goes on bit for bit.
+  auto loaded = World::load_checkpoint(world.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
+  World restored = std::move(std::get<World>(loaded));
+  EXPECT_EQ(restored.formations().back().unreachable, f.unreachable);
+  EXPECT_GT(seconds_to_complete(world, id, 30), 0) << "the formation completes";
+  while (restored.tick() < world.tick()) restored.step();
+  EXPECT_EQ(restored.state_hash(), world.state_hash());
+  EXPECT_EQ(restored.formations().back().unreachable, world.formations().back().unreachable);
+  EXPECT_LT(length(world.find(5)->position - *u.moved_to), 1.0);
+}
+
+// A place inside a walled-in region: its agent's pathing finds no way, the formation names it,
+// and the other eight complete without it.
+TEST(Formations, APlaceWithNoPathIsReportedAndTheRestComplete) {
+  World world(WorldDef{});
+  TileMapDef map{40, 30, 20, std::vector<std::uint8_t>(1200, kWalkable)};
+  // A closed ring of walls round tile (22, 17), where the block's bottom-right place (448, 348) is.
+  for (int y = 16; y <= 18; ++y)
+    for (int x = 21; x <= 23; ++x)
+      if (x != 22 || y != 17) map.cells[static_cast<std::size_t>(y * 40 + x)] = kBlocked;
+  ASSERT_TRUE(world.apply(LoadMap{map}).ok());
+  std::vector<SpawnAgent> spawns;
+  for (int i = 0; i < 9; ++i) {
+    SpawnAgent s;
+    s.position = {100 + 30.0 * i, 540};
+    spawns.push_back(s);
+  }
+  ASSERT_TRUE(world.apply(Spawn{0, 0, spawns}).ok());
+  ASSERT_TRUE(world.apply(SetPathing{{true, {}}, Pathing::astar, 8}).ok());
+  FormationDef block;
+  block.shape = Shape::block;
+  block.count = 1;
+  block.centre = {400, 300};
+  block.assignment = SlotAssignment::keep_order;
+  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+  ASSERT_TRUE(out.ok()) << out.message;
+  EXPECT_GT(seconds_to_complete(world, *out.formation, 30), 0) << "the other eight complete";
+  const FormationRecord& f = world.formations().back();
+  ASSERT_EQ(f.unreachable.size(), 1u);
+  EXPECT_EQ(f.unreachable[0].agent, 9u);
+  EXPECT_TRUE(f.unreachable[0].by_path);
+  EXPECT_EQ(f.members, 8u);
+}
+
 TEST(Formations, BadSelectionsAndMisfitsAreRefusedAndChangeNothing) {
   Demo32 d;
   const auto before = d.world.state_hash();
