@@ -242,15 +242,42 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     });
 
     // One obstacle never needs the split fix (a turned push is as long as the raw one), so the
-    // green vector is checked where seed 003 part 3 needs it: between two obstacles.
+    // green vector is checked where seed 003 part 3 needs it: between two obstacles, dead ahead.
+    // Once an agent moves it keeps the side it chose, and the pushes no longer cancel: the fix
+    // is there on the tick an agent at rest in front of the pair sets off. So the world is paused
+    // and stepped by hand: an idle agent is put there, selected and inspected, given its goal, and
+    // the one tick that needs the fix is drawn and stays on screen.
     it('the inspector draws the green split fix between two obstacles', { timeout: TEST_TIMEOUT_MS }, async (t) => {
       const { page } = scene;
-      await selectArrivedAgent(scene, 1);
+      const send = (command) => page.evaluate((text) => window.herd.sendRaw(text), JSON.stringify({ type: 'command', ...command }));
+      const stepOnce = async () => {
+        const tick = await page.evaluate(() => window.herd.tick);
+        await send({ seq: 9100 + tick, cmd: 'step', ticks: 1 });
+        await page.waitForFunction((t0) => window.herd.tick > t0, tick, { timeout: WAIT_MS });
+      };
+      await send({ seq: 9001, cmd: 'pause' });
+      await page.waitForFunction(() => window.herd.paused === true, null, { timeout: WAIT_MS });
+      await send({ seq: 9002, cmd: 'spawn', agents: [{ x: 372, y: 300 }] }); // agent 2, idle
+      await stepOnce();
+      await page.waitForFunction(() => window.herd.agents.some((a) => a.id === 2), null, { timeout: WAIT_MS });
+      // Zoomed in at the agent, so the vectors reach well past its body.
+      const at = await scenes.worldToPage(scene, 372, 300);
+      const scale = () => page.evaluate(() => window.herd.worldToScreen(1, 0).x - window.herd.worldToScreen(0, 0).x);
+      const scale0 = await scale();
+      await page.mouse.move(at.x, at.y);
+      await page.mouse.wheel(0, -400);
+      await page.waitForFunction((s0) => window.herd.worldToScreen(1, 0).x - window.herd.worldToScreen(0, 0).x > s0 * 1.5, scale0, {
+        timeout: WAIT_MS,
+      });
+      await clickWorld(scene, 372, 300);
+      await page.waitForFunction(() => JSON.stringify(window.herd.selected) === '[2]', null, { timeout: WAIT_MS });
       await page.locator('#inspect-btn').click(); // the button does what I does
-      await inspectorShows(page, 1);
-      await clickWorld(scene, 100, 300, { button: 'right' });
+      await stepOnce(); // the inspect request reaches the world before this tick
+      await inspectorShows(page, 2);
+      await send({ seq: 9003, cmd: 'set_target', agents: [2], target: { x: 700, y: 300 } });
+      await stepOnce();
       const diagram = await page.evaluate(waitForInspectDiagram, {
-        id: 1,
+        id: 2,
         kinds: ['splitFix'],
         tolerance: LINE_TOLERANCE,
         minPixels: 4,
