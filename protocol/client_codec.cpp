@@ -274,7 +274,9 @@ sim::Form read_formation(Fields& f) {
     if (a == "optimal") d.assignment = sim::SlotAssignment::optimal;
     else if (a == "keep_order") d.assignment = sim::SlotAssignment::keep_order;
     else if (a == "shuffle") d.assignment = sim::SlotAssignment::shuffle;
-    else bad("assignment", "must be \"optimal\", \"keep_order\" or \"shuffle\"");
+    else if (a == "bisection") d.assignment = sim::SlotAssignment::bisection;
+    else if (a == "auto") d.assignment = sim::SlotAssignment::automatic;
+    else bad("assignment", "must be \"auto\", \"optimal\", \"bisection\", \"keep_order\" or \"shuffle\"");
   }
   return c;
 }
@@ -488,7 +490,7 @@ void write_command(json& j, const sim::Command& command) {
           j["group"] = c.group;
         } else if constexpr (std::is_same_v<T, sim::Form>) {
           static constexpr const char* kShapes[] = {"circle", "line", "lines", "block", "wedge"};
-          static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle"};
+          static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection", "auto"};
           const sim::FormationDef& d = c.def;
           j["cmd"] = "formation";
           j["agents"] = selection_json(c.agents);

@@ -384,8 +384,8 @@ void add_command_subcommands(CLI::App& app, json& out) {
   formation->add_option("--facing", a->facing, "degrees, clockwise on screen");
   formation->add_flag("--vertical", a->vertical, "line, lines: vertical");
   formation->add_flag("--regroup", a->regroup, "each agent's group becomes its block's or line's");
-  formation->add_option("--assignment", a->assignment, "optimal, keep_order or shuffle")->check(
-      CLI::IsMember({"optimal", "keep_order", "shuffle"}));
+  formation->add_option("--assignment", a->assignment, "auto (the default: optimal up to 2,000 agents, bisection beyond), optimal, bisection, keep_order or shuffle")->check(
+      CLI::IsMember({"auto", "optimal", "bisection", "keep_order", "shuffle"}));
 
   // The seed demo's moves.
   for (const auto& [name, cmd, help] : {std::tuple{"swap", "swap_places", "B: each agent goes to another's place"},

@@ -12,9 +12,11 @@ namespace herd::sim {
 
 enum class Shape : std::uint8_t { circle, line, lines, block, wedge };
 enum class SlotAssignment : std::uint8_t {
-  optimal,     // minimum total travel (assignment.hpp)
+  optimal,     // minimum total travel (assignment.hpp), exact: at most World::kMaxOptimalAssignment agents
   keep_order,  // agents by id to slots in order (crossings allowed, as in the demo)
   shuffle,     // a seeded random permutation
+  bisection,   // near-minimal travel at any size: recursive bisection (assign_bisection)
+  automatic,   // the default: optimal up to World::kMaxOptimalAssignment agents, bisection beyond
 };
 
 struct FormationDef {
@@ -27,7 +29,7 @@ struct FormationDef {
   bool vertical = false;   // line, lines: along y instead of x (before facing)
   std::uint32_t count = 2; // lines: how many parallel lines; block: how many blocks side by side
   std::uint32_t columns = 0;  // block: columns per block; 0 means as square as possible
-  SlotAssignment assignment = SlotAssignment::optimal;
+  SlotAssignment assignment = SlotAssignment::automatic;
   bool regroup = false;    // agents take their part's index as group: block b, line l (the demo's G, P)
   friend bool operator==(const FormationDef&, const FormationDef&) = default;
 };

@@ -71,8 +71,10 @@ CommandOutcome World::apply_form(const Form& cmd) {
   if (indices.empty()) return failure(CommandError::bad_selection, "no agents to form");
   if (cmd.def.assignment == SlotAssignment::optimal && indices.size() > kMaxOptimalAssignment)
     return failure(CommandError::limit_exceeded, "optimal assignment takes at most " + std::to_string(kMaxOptimalAssignment) +
-                                                     " agents; use keep_order or shuffle");
+                                                     " agents; use bisection, keep_order or shuffle");
   FormationDef def = cmd.def;
+  if (def.assignment == SlotAssignment::automatic)
+    def.assignment = indices.size() <= kMaxOptimalAssignment ? SlotAssignment::optimal : SlotAssignment::bisection;
   if (def.spacing <= 0) {
     double widest = 0;
     for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
@@ -87,6 +89,8 @@ CommandOutcome World::apply_form(const Form& cmd) {
     case SlotAssignment::optimal: slot = deferred ? assign_in_order(indices.size()) : assign_optimal(from, slots); break;
     case SlotAssignment::keep_order: slot = assign_in_order(indices.size()); break;
     case SlotAssignment::shuffle: slot = assign_shuffled(indices.size(), rng_); break;
+    case SlotAssignment::bisection: slot = assign_bisection(from, slots); break;
+    case SlotAssignment::automatic: break;  // resolved above
   }
   std::vector<Vec2> targets;
   for (std::uint32_t s : slot) targets.push_back(slots[s]);

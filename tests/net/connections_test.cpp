@@ -36,6 +36,13 @@ std::size_t count_lines(const std::vector<std::string>& lines, std::string_view 
 
 constexpr std::string_view kHealth = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
+// Whether a reply is /healthz's own answer: 200, or 503 with its JSON body while the world's
+// ticks run late (a loaded machine), as against the connection cap's refusal, which has no body.
+// These tests are about connections, not about the world's health.
+bool health_answer(const std::string& reply) {
+  return reply.rfind("HTTP/1.1 ", 0) == 0 && reply.find("\r\n\r\n{") != std::string::npos;
+}
+
 // ---- out of descriptors -------------------------------------------------------------------------
 
 TEST_F(ServerTest, OutOfDescriptorsTheListenerPausesLogsOnceAndResumesByItself) {
@@ -88,8 +95,8 @@ TEST_F(CapTest, OverTheCapConnectionsGet503AndServiceResumesWhenOthersClose) {
   RawSocket b(port_);
   a->write_all(kHealth);  // both served: the server holds them before the third comes
   b.write_all(kHealth);
-  EXPECT_NE(a->read_until("}\n", kWait).find(" 200 "), std::string::npos);
-  EXPECT_NE(b.read_until("}\n", kWait).find(" 200 "), std::string::npos);
+  EXPECT_TRUE(health_answer(a->read_until("}\n", kWait)));
+  EXPECT_TRUE(health_answer(b.read_until("}\n", kWait)));
   RawSocket c(port_);
   EXPECT_TRUE(c.wait_closed(kWait));
   EXPECT_EQ(c.received().rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0u) << c.received();
@@ -101,7 +108,7 @@ TEST_F(CapTest, OverTheCapConnectionsGet503AndServiceResumesWhenOthersClose) {
   EXPECT_TRUE(eventually([&] {
     RawSocket d(port_);
     d.write_all(kHealth);
-    served = d.read_until("}\n", kWait).find(" 200 ") != std::string::npos;
+    served = health_answer(d.read_until("}\n", kWait));
     return served;
   }));
   EXPECT_GE(count_lines(log_lines(), "reason=connections"), 1u);
@@ -123,7 +130,7 @@ TEST_F(KeepAliveTest, AKeptAliveConnectionIsClosedWhenIdle) {
   const auto asked = Steady::now();
   s.write_all(kHealth);
   const std::string first = s.read_until("}\n", kWait);
-  ASSERT_NE(first.find(" 200 "), std::string::npos) << first;
+  ASSERT_TRUE(health_answer(first)) << first;
   EXPECT_EQ(first.find("Connection: close"), std::string::npos) << "kept alive: the only HTTP connection";
   EXPECT_TRUE(s.wait_closed(kWait)) << "an idle kept-alive connection must not be held forever";
   EXPECT_GE(Steady::now() - asked, std::chrono::milliseconds(150)) << "closed before its idle timeout";
@@ -133,7 +140,7 @@ TEST_F(KeepAliveTest, BeyondTheKeepAliveCapAnswersSayConnectionClose) {
   RawSocket a(port_), b(port_);
   b.write_all(kHealth);
   const std::string reply = b.read_until("}\n", kWait);
-  ASSERT_NE(reply.find(" 200 "), std::string::npos) << reply;
+  ASSERT_TRUE(health_answer(reply)) << reply;
   EXPECT_NE(reply.find("Connection: close\r\n"), std::string::npos) << "two HTTP connections, a cap of one: " << reply;
   EXPECT_TRUE(b.wait_closed(kWait));
 }

@@ -41,6 +41,23 @@ TEST(Assignment, OptimalEqualsBruteForceOnSmallCases) {
   }
 }
 
+// Recursive bisection: a permutation, travel close to the optimum, and an agent's half of the
+// crowd goes to the same half of the places.
+TEST(Assignment, BisectionIsAPermutationNearTheOptimum) {
+  Rng rng(11);
+  for (std::size_t n : {1u, 2u, 7u, 8u, 9u, 100u, 500u}) {
+    std::vector<Vec2> from(n), to(n);
+    for (Vec2& p : from) p = {rng.uniform(0, 1000), rng.uniform(0, 1000)};
+    for (std::size_t k = 0; k < n; ++k) to[k] = Vec2{1500, 500} + from_angle(2 * kPi * static_cast<double>(k) / static_cast<double>(n), 300);
+    const auto slot = assign_bisection(from, to);
+    std::vector<std::uint32_t> sorted = slot;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(sorted[k], k) << "a permutation, n = " << n;
+    const double best = total_travel(from, to, assign_optimal(from, to));
+    EXPECT_LE(total_travel(from, to, slot), 1.25 * best + 1e-9) << "n = " << n;
+  }
+}
+
 TEST(Assignment, ACycleMovesEveryone) {
   Rng rng(4);
   for (std::size_t n : {2u, 3u, 32u, 500u}) {
@@ -345,6 +362,28 @@ TEST(Formations, APlaceWithNoPathIsReportedAndTheRestComplete) {
   EXPECT_EQ(f.unreachable[0].agent, 9u);
   EXPECT_TRUE(f.unreachable[0].by_path);
   EXPECT_EQ(f.members, 8u);
+}
+
+// Beyond the exact method's 2,000 agents the default assignment is bisection: a formation of
+// 5,000 is accepted (it was refused with limit_exceeded), and asking for optimal still is not.
+TEST(Formations, FiveThousandTakeTheDefaultAssignment) {
+  WorldDef def;
+  def.width = def.height = 4000;
+  World world(def);
+  ASSERT_TRUE(world.apply(Spawn{5000, 0, {}}).ok());
+  FormationDef block;
+  block.shape = Shape::block;
+  block.count = 1;
+  block.centre = {2000, 2000};
+  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+  ASSERT_TRUE(out.ok()) << out.message;
+  EXPECT_EQ(out.affected, 5000u);
+  const FormationRecord& f = world.formations().back();
+  std::set<std::pair<double, double>> places;
+  for (const Vec2& p : f.slots) places.insert({p.x, p.y});
+  EXPECT_EQ(places.size(), 5000u) << "every agent its own place";
+  block.assignment = SlotAssignment::optimal;
+  EXPECT_EQ(world.apply(Form{{true, {}}, block}).error, CommandError::limit_exceeded);
 }
 
 TEST(Formations, BadSelectionsAndMisfitsAreRefusedAndChangeNothing) {
