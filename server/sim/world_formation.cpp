@@ -187,14 +187,9 @@ void World::finish_assignment(const PendingAssignment& pa) {
   auto record = std::find_if(formations_.begin(), formations_.end(), [&](const FormationRecord& f) { return f.id == pa.formation; });
   std::size_t at = 0;
   for (std::size_t k = 0; k < pa.agents.size(); ++k) {
-    at = index_of_from(pa.agents[k], at);
-    if (at >= agents_.size()) {
-      at = 0;
-      continue;
-    }
-    Agent& a = agents_[at];
-    if (a.behaviour.kind != BehaviourKind::arrive || a.behaviour.agent != kNoAgent || !(a.behaviour.point == pa.provisional[k]))
-      continue;
+    Agent* member = still_arriving_at(pa.agents[k], pa.provisional[k], at);
+    if (!member) continue;
+    Agent& a = *member;
     const Vec2 t = pa.assignment.to()[slot[k]];
     const double r = a.def.radius;
     if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r)) continue;  // a larger agent's place
@@ -213,6 +208,20 @@ std::uint64_t World::assignment_work_pending() const {
     work += (n - pa.assignment.rows_done()) * n * n;
   }
   return work;
+}
+
+// The agent `id` if it is still arriving at `point` with no subject (a formation's member), else
+// null. `at` is a search cursor: members mostly come in id order, so each search starts at the
+// last one found.
+Agent* World::still_arriving_at(AgentId id, Vec2 point, std::size_t& at) {
+  at = index_of_from(id, at);
+  if (at >= agents_.size()) {
+    at = 0;
+    return nullptr;
+  }
+  Agent& a = agents_[at];
+  const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent && a.behaviour.point == point;
+  return member ? &a : nullptr;
 }
 
 // The nearest point to `p` where an agent of radius r stands clear of every obstacle (by a margin)
@@ -250,14 +259,9 @@ void World::check_places(FormationRecord& f) {
   if (obstacles_.empty()) return;
   std::size_t at = 0;
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    at = index_of_from(f.agents[k], at);
-    if (at >= agents_.size()) {
-      at = 0;
-      continue;
-    }
-    Agent& a = agents_[at];
-    const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent && a.behaviour.point == f.slots[k];
+    Agent* member = still_arriving_at(f.agents[k], f.slots[k], at);
     if (!member) continue;
+    Agent& a = *member;
     const std::optional<Vec2> free = free_point_near(f.slots[k], a.def.radius);
     if (free && *free == f.slots[k]) continue;  // clear
     f.unreachable.push_back({a.id, f.slots[k], free, false});
@@ -277,14 +281,10 @@ void World::stage_formations() {
     check_places(f);
     std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return u.by_path; });
     std::uint32_t members = 0, arrived = 0;
-    std::size_t at = 0;  // members mostly come in id order: each search starts at the last one
+    std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      at = index_of_from(f.agents[k], at);
-      const Agent* a = at < agents_.size() ? &agents_[at] : nullptr;
-      if (!a) at = 0;
-      if (!a || a->behaviour.kind != BehaviourKind::arrive || a->behaviour.agent != kNoAgent ||
-          !(a->behaviour.point == f.slots[k]))
-        continue;
+      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+      if (!a) continue;
       const auto blocked = std::find_if(f.unreachable.begin(), f.unreachable.end(),
                                         [&](const UnreachablePlace& u) { return u.agent == a->id && !u.moved_to; });
       if (blocked != f.unreachable.end()) continue;

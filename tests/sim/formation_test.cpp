@@ -236,6 +236,16 @@ double seconds_to_complete(World& world, std::uint32_t id, double max_seconds) {
   return -1;
 }
 
+// One block round `centre` with the default spacing.
+FormationDef one_block(Vec2 centre, SlotAssignment assignment = SlotAssignment::automatic) {
+  FormationDef block;
+  block.shape = Shape::block;
+  block.count = 1;
+  block.centre = centre;
+  block.assignment = assignment;
+  return block;
+}
+
 // 36 agents on a ring of radius 250 sent into one block: every one of them gets in (with a
 // diameter's gap between places, one bounced along the block's edge for ever).
 TEST(Formations, ASymmetricRingFillsABlock) {
@@ -247,11 +257,7 @@ TEST(Formations, ASymmetricRingFillsABlock) {
     ring.push_back(s);
   }
   ASSERT_TRUE(world.apply(Spawn{0, 0, ring}).ok());
-  FormationDef block;
-  block.shape = Shape::block;
-  block.count = 1;
-  block.centre = {400, 300};
-  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+  const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300})});
   ASSERT_TRUE(out.ok()) << out.message;
   // Ideal: the farthest agent's straight line at max speed; the goal is 1.5 times that.
   double ideal = 0;
@@ -273,32 +279,29 @@ TEST(Formations, AThousandSmallAgentsFillABlockWithTheDefaultSpacing) {
   def.agent_defaults.radius = 3;
   World world(def);
   ASSERT_TRUE(world.apply(Spawn{1000, 0, {}}).ok());
-  FormationDef block;
-  block.shape = Shape::block;
-  block.count = 1;
+  FormationDef block = one_block({600, 450});
   block.columns = 40;
-  block.centre = {600, 450};
   const CommandOutcome out = world.apply(Form{{true, {}}, block});
   ASSERT_TRUE(out.ok()) << out.message;
   const double took = seconds_to_complete(world, *out.formation, 30);
   EXPECT_GT(took, 0) << "every agent in place within 30 s";
 }
 
-// Nine agents in a 3 x 3 block round (400, 300), spacing 48: the formation's id.
-std::uint32_t nine_in_a_block(World& world) {
+// Nine agents in a row at height y, left of the world's middle.
+void spawn_nine(World& world, double y) {
   std::vector<SpawnAgent> spawns;
   for (int i = 0; i < 9; ++i) {
     SpawnAgent s;
-    s.position = {100 + 30.0 * i, 500};
+    s.position = {100 + 30.0 * i, y};
     spawns.push_back(s);
   }
   EXPECT_TRUE(world.apply(Spawn{0, 0, spawns}).ok());
-  FormationDef block;
-  block.shape = Shape::block;
-  block.count = 1;
-  block.centre = {400, 300};
-  block.assignment = SlotAssignment::keep_order;
-  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+}
+
+// Nine agents in a 3 x 3 block round (400, 300), spacing 48, in id order: the formation's id.
+std::uint32_t nine_in_a_block(World& world) {
+  spawn_nine(world, 500);
+  const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
   EXPECT_TRUE(out.ok()) << out.message;
   return out.formation.value_or(0);
 }
@@ -341,20 +344,9 @@ TEST(Formations, APlaceWithNoPathIsReportedAndTheRestComplete) {
     for (int x = 21; x <= 23; ++x)
       if (x != 22 || y != 17) map.cells[static_cast<std::size_t>(y * 40 + x)] = kBlocked;
   ASSERT_TRUE(world.apply(LoadMap{map}).ok());
-  std::vector<SpawnAgent> spawns;
-  for (int i = 0; i < 9; ++i) {
-    SpawnAgent s;
-    s.position = {100 + 30.0 * i, 540};
-    spawns.push_back(s);
-  }
-  ASSERT_TRUE(world.apply(Spawn{0, 0, spawns}).ok());
+  spawn_nine(world, 540);
   ASSERT_TRUE(world.apply(SetPathing{{true, {}}, Pathing::astar, 8}).ok());
-  FormationDef block;
-  block.shape = Shape::block;
-  block.count = 1;
-  block.centre = {400, 300};
-  block.assignment = SlotAssignment::keep_order;
-  const CommandOutcome out = world.apply(Form{{true, {}}, block});
+  const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_GT(seconds_to_complete(world, *out.formation, 30), 0) << "the other eight complete";
   const FormationRecord& f = world.formations().back();
@@ -371,10 +363,7 @@ TEST(Formations, FiveThousandTakeTheDefaultAssignment) {
   def.width = def.height = 4000;
   World world(def);
   ASSERT_TRUE(world.apply(Spawn{5000, 0, {}}).ok());
-  FormationDef block;
-  block.shape = Shape::block;
-  block.count = 1;
-  block.centre = {2000, 2000};
+  FormationDef block = one_block({2000, 2000});
   const CommandOutcome out = world.apply(Form{{true, {}}, block});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_EQ(out.affected, 5000u);
