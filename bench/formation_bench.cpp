@@ -159,7 +159,7 @@ Result run(const Case& c) {
     }
     w.step();
     metrics.observe(w);
-    if (w.assignments_pending() == 0) r.ideal = ideal_now();
+    if (r.ideal == 0 && w.assignments_pending() == 0) r.ideal = ideal_now();  // the final places
     const auto& f = w.formations();
     const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
     const double t = static_cast<double>(ticks + 1) * dt;

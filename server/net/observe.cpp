@@ -237,17 +237,7 @@ std::string format_log(LogLevel level, std::string_view event, const std::vector
 }
 
 LogLimiter::LogLimiter(double rate, double burst, double global_rate, double global_burst)
-    : rate_(rate), burst_(burst), global_rate_(global_rate), global_burst_(global_burst), global_{global_burst, 0.0} {}
-
-bool LogLimiter::take(Source& s, double rate, double burst, double now) {
-  if (now > s.last) {
-    s.tokens = std::min(burst, s.tokens + (now - s.last) * rate);
-    s.last = now;
-  }
-  if (s.tokens < 1) return false;
-  s.tokens -= 1;
-  return true;
-}
+    : rate_(rate), burst_(burst), global_(global_rate, global_burst, 0.0) {}
 
 LogLimiter::Verdict LogLimiter::admit(std::string_view source, double now) {
   const std::lock_guard lock(mutex_);
@@ -255,11 +245,11 @@ LogLimiter::Verdict LogLimiter::admit(std::string_view source, double now) {
   if (it == sources_.end()) {
     if (sources_.size() >= kMaxSources)
       std::erase_if(sources_, [](const auto& entry) { return entry.second.suppressed == 0; });
-    it = sources_.emplace(std::string(source), Source{burst_, now}).first;
+    it = sources_.emplace(std::string(source), Source{TokenBucket(rate_, burst_, now)}).first;
   }
   Source& s = it->second;
   // The source's own budget first: a flooding client does not spend the others' shared one.
-  if (!take(s, rate_, burst_, now) || !take(global_, global_rate_, global_burst_, now)) {
+  if (!s.budget.take(now) || !global_.take(now)) {
     ++s.suppressed;
     suppressed_total_.fetch_add(1, std::memory_order_relaxed);
     return {false, s.suppressed};

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/limits.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::net {
@@ -109,15 +110,14 @@ class LogLimiter {
 
  private:
   struct Source {
-    double tokens, last;
+    TokenBucket budget;
     std::uint64_t suppressed = 0;
   };
-  static bool take(Source& s, double rate, double burst, double now);
   static constexpr std::size_t kMaxSources = 4096;  // beyond: sources with nothing suppressed are forgotten
-  const double rate_, burst_, global_rate_, global_burst_;
+  const double rate_, burst_;
   std::mutex mutex_;
   std::unordered_map<std::string, Source> sources_;
-  Source global_;
+  TokenBucket global_;
   std::atomic<std::uint64_t> suppressed_total_{0};
 };
 

@@ -44,6 +44,13 @@ constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
 constexpr auto kSweepPeriod = std::chrono::milliseconds(250);  // slow-consumer and close checks
 
+// "address:port" of the socket's peer for logs and refusals, "?" when it is already gone.
+std::string peer_of(const tcp::socket& socket) {
+  beast::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  return ec ? std::string("?") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
@@ -489,11 +496,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     respond(req);
   }
 
-  std::string peer() {
-    beast::error_code ec;
-    const auto endpoint = stream_.socket().remote_endpoint(ec);
-    return ec ? std::string("?") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-  }
+  std::string peer() { return peer_of(stream_.socket()); }
 
   // Kept open for another request only while the server holds at most max_http_keepalive HTTP
   // connections; beyond that each answer says Connection: close.
@@ -635,9 +638,8 @@ void Server::Impl::on_accept_failed(const beast::error_code& ec) {
 }
 
 void Server::Impl::refuse_connection(tcp::socket& socket) {
+  refused(Refusal::connections, peer_of(socket));
   beast::error_code ec;
-  const auto peer = socket.remote_endpoint(ec);
-  refused(Refusal::connections, ec ? std::string("?") : peer.address().to_string() + ":" + std::to_string(peer.port()));
   // Best effort and never blocking: the answer fits in an empty socket's send buffer.
   static constexpr std::string_view kBusy =
       "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"

@@ -66,10 +66,17 @@ struct Self {
   Vec2 u;                 // unit desired direction
   double desired_speed;   // |desired|
   double speed;           // |velocity|
+  Vec2 heading;           // heading_of(velocity): the side of an obstacle in the path is kept by it
 };
 
-// Steps 1-3 for one obstacle. `u` is the unit desired direction.
-Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Neighbour& o) {
+Self self_of(const Mover& mover, Vec2 u) {
+  return {mover, u, length(mover.desired), length(mover.velocity), heading_of(mover.velocity)};
+}
+
+// Steps 1-3 for one obstacle.
+Push obstacle_push(const AvoidanceDef& def, const Self& s, const Neighbour& o) {
+  const Mover& self = s.mover;
+  const Vec2 u = s.u;
   const double radius_sum = self.radius + o.radius;
   const Vec2 away = self.position - o.position;
   double d = length(away);
@@ -85,7 +92,7 @@ Push obstacle_push(const AvoidanceDef& def, const Mover& self, Vec2 u, const Nei
   // In the path along u: the centres' distance across it is under the radii's sum.
   const bool in_path = d * std::abs(cross(u, away_unit)) < radius_sum;
   const CardioidPush c = cardioid_push(u, away_unit, raw, def.cardioid_exponent, def.preferred_side,
-                                       heading_of(self.velocity), in_path);
+                                       s.heading, in_path);
   return {raw, c.adjusted, c.weight};
 }
 
@@ -298,7 +305,7 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
     if (trace) trace->final_dir = u;
     return u;
   }
-  const Self s{self, u, length(self.desired), length(self.velocity)};
+  const Self s = self_of(self, u);
   Vec2 sum_raw, sum_adjusted;
   for (const Neighbour& o : neighbours) {
     PushTrace* t = nullptr;
@@ -308,7 +315,7 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<c
       t->id = o.id;
       t->is_obstacle = o.is_obstacle;
     }
-    Push p = obstacle_push(def, self, u, o);
+    Push p = obstacle_push(def, s, o);
     if (def.mode == AvoidanceMode::cardioid) {
       if (!o.is_obstacle && cannot_catch(s, o)) {
         if (t) t->ignored = true;
@@ -429,13 +436,12 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
     for (std::size_t i = 0; i < n; ++i) list.push_back(b.at(i));
     return avoidance_direction(def, self, list);
   }
-  const Self s{self, u, length(self.desired), length(self.velocity)};
+  const Self s = self_of(self, u);
   const double d40 = s.speed * def.crossing_activation + self.radius;
   const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
-  const Vec2 heading = heading_of(self.velocity);
   const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
                      perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
-                     heading.x, heading.y, def.crossing};
+                     s.heading.x, s.heading.y, def.crossing};
   // The kernel runs whole vectors: the lanes past n hold a harmless obstacle (a unit away, at
   // rest), so the compiler's scalar remainder loop, many times slower per neighbour, never runs.
   // Each lane is computed on its own, and nothing reads the padding's results.

@@ -280,16 +280,22 @@ void World::stage_formations() {
   std::erase_if(formations_, [this](FormationRecord& f) {
     check_places(f);
     std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return u.by_path; });
-    std::uint32_t members = 0, arrived = 0;
+    // What is left are places inside obstacles; those with no room beside them kept their place.
+    std::vector<AgentId> no_room;
+    for (const UnreachablePlace& u : f.unreachable)
+      if (!u.moved_to) no_room.push_back(u.agent);
+    std::uint32_t members = 0, arrived = 0, held = 0;  // held: still there, but cannot arrive
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
       const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
       if (!a) continue;
-      const auto blocked = std::find_if(f.unreachable.begin(), f.unreachable.end(),
-                                        [&](const UnreachablePlace& u) { return u.agent == a->id && !u.moved_to; });
-      if (blocked != f.unreachable.end()) continue;
+      if (!no_room.empty() && std::find(no_room.begin(), no_room.end(), a->id) != no_room.end()) {
+        ++held;
+        continue;
+      }
       if (a->state == MoveState::unreachable) {
         f.unreachable.push_back({a->id, f.slots[k], std::nullopt, true});
+        ++held;
         continue;
       }
       ++members;
@@ -298,11 +304,7 @@ void World::stage_formations() {
     f.members = members;
     f.arrived = arrived;
     f.complete = members > 0 && arrived == members;
-    const bool anyone = members > 0 || std::any_of(f.unreachable.begin(), f.unreachable.end(), [&](const UnreachablePlace& u) {
-                          const Agent* a = find(u.agent);
-                          return a && a->behaviour.kind == BehaviourKind::arrive && a->behaviour.agent == kNoAgent;
-                        });
-    return !anyone;
+    return members + held == 0;
   });
 }
 
