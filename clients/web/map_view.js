@@ -157,7 +157,9 @@ function renderRelief(ctx, map, k) {
 // the oldest faint, as a footprint fades. Segment i (from entry i - 1 to entry i) and the mark at
 // entry i use it.
 export function trailAlpha(i, n) {
-  return n <= 1 ? 1 : 0.15 + (0.85 * i) / (n - 1);
+  // Counted back from the newest, so that it is exactly opaque (0.15 + 0.85 * i / (n - 1) rounds
+  // to 0.9999999999999999 for some n).
+  return n <= 1 ? 1 : 1 - (0.85 * (n - 1 - i)) / (n - 1);
 }
 
 // Seed 002 draws a walker's history as a small square at the centre of each tile it went through;

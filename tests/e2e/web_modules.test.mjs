@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { TileMap, tileLine } from '../../clients/web/tile_map.js';
 import { Painter, chunkTiles, MAX_TILES_PER_COMMAND, MAX_COMMAND_BYTES } from '../../clients/web/paint.js';
 import { DemoKeys } from '../../clients/web/demo_keys.js';
-import { layerTilePx } from '../../clients/web/map_view.js';
+import { layerTilePx, trailAlpha } from '../../clients/web/map_view.js';
 import { Interpolator, lerpAgents } from '../../clients/web/interp.js';
 import { THEME } from '../../clients/web/theme.js';
 import { StreamStats } from '../../clients/web/stats.js';
@@ -316,5 +316,15 @@ describe('formation progress', () => {
     const lost = [7, 9, 11, 12].map((agent) => ({ agent, x: 0, y: 0, reason: 'no_path' }));
     assert.equal(formationProgress({ id: 5, agents: 5, arrived: 2, complete: false, unreachable: lost }),
       'formation 5: 2/5 arrived · 4 places unreachable (agents 7, 9, 11, …)');
+  });
+});
+
+describe('trail opacity', () => {
+  it('fades from 0.15 for the oldest entry to exactly 1 for the newest, for every history length', () => {
+    for (let n = 2; n <= 200; n++) {
+      assert.equal(trailAlpha(n - 1, n), 1, `newest of ${n}`);
+      assert.ok(Math.abs(trailAlpha(0, n) - 0.15) < 1e-12, `oldest of ${n}`);
+    }
+    assert.equal(trailAlpha(0, 1), 1);
   });
 });
