@@ -161,6 +161,9 @@ describe('agents at any size, their roles and goals', { timeout: 4 * TEST_TIMEOU
       );
       await page.waitForFunction((id) => window.herd.roles[id] === 'leader', leader, { timeout: WAIT_MS });
       assert.deepEqual(await page.evaluate(() => window.herd.roles), { [leader]: 'leader' });
+      // The mark is drawn on the interpolated frame, two snapshot intervals behind the newest: the
+      // agents spawned a moment ago may not be on it yet.
+      await page.waitForFunction((id) => window.herd.roleMark(id).length > 0, leader, { timeout: WAIT_MS });
       const star = await page.evaluate((id) => window.herd.roleMark(id).length, leader);
       assert.equal(star, 10, 'a five-pointed star');
       // Nothing selected: no goal drawn until E.

