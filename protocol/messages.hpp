@@ -56,6 +56,7 @@ enum class ErrorCode : std::uint8_t {
   too_deep,
   rate_limited,
   unauthorized,
+  upstream_unavailable,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -196,6 +197,9 @@ struct Welcome {
   std::string scenario;                // the running scenario's name (empty: not told)
   std::vector<std::string> scenarios;  // the names load_scenario accepts, sorted
   bool paused = false;                 // the world is paused (step runs it by hand)
+  // From a relay only: its link to the server it relays, "connected" or "reconnecting" (empty:
+  // not a relay).
+  std::string upstream;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 

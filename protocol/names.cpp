@@ -13,6 +13,7 @@ constexpr std::string_view kErrorNames[] = {
     "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
     "no_map",        "bad_map",       "unreachable",    "bad_selection",        "not_paused",
     "superseded",    "unknown_scenario", "too_deep",     "rate_limited",         "unauthorized",
+    "upstream_unavailable",
 };
 constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
                                                 "pursue", "evade", "attack", "react"};

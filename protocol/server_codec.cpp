@@ -348,6 +348,10 @@ Welcome read_welcome(Fields& f) {
       w.scenarios.emplace_back(as_string((*list)[i], "scenarios[" + std::to_string(i) + "]"));
   }
   if (const json* p = f.find("paused")) w.paused = as_bool(*p, "paused");
+  if (const json* u = f.find("upstream")) {
+    w.upstream = std::string(as_string(*u, "upstream"));
+    if (w.upstream != "connected" && w.upstream != "reconnecting") bad("upstream", "must be \"connected\" or \"reconnecting\"");
+  }
   return w;
 }
 
@@ -413,6 +417,7 @@ std::string encode(const Welcome& m) {
     for (const std::string& name : m.scenarios) w.string(name);
     w.end_array();
     w.boolean_field("paused", m.paused);
+    if (!m.upstream.empty()) w.field("upstream", m.upstream);
   }, 320);
 }
 

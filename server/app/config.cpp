@@ -1,7 +1,10 @@
 #include "app/config.hpp"
 
+#include "net/upstream.hpp"
+
 #include "app/paths.hpp"
 #include "net/limits.hpp"
+#include "net/upstream.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -220,6 +223,13 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) { return set_switch(c.agones, v); }, true},
       {"agones-health-interval", "HERD_AGONES_HEALTH_INTERVAL", "2", "seconds between Agones Health calls, (0, 60]",
        [](AppConfig& c, const std::string& v) { return set_number(c.agones_health_interval, v, 60); }},
+      {"relay", "HERD_RELAY", "none",
+       "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's viewers, instead of running one",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (!net::parse_upstream_url(v)) return "must be a URL like ws://HOST:PORT/ws";
+         c.server.relay_upstream = v;
+         return {};
+       }},
       {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";

@@ -32,6 +32,66 @@ std::string number(double v) {
   return buf;
 }
 
+// SIGINT and SIGTERM, blocked in every thread and taken by one waiting thread that stops the
+// server, so that no handler runs in the middle of the server's work.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);  // before any thread starts: they inherit it
+  }
+  template <class Say>
+  void start(herd::net::Server& server, Say say) {
+    waiter_ = std::thread([this, &server, say] {
+      int sig = 0;
+      sigwait(&signals_, &sig);
+      if (finished_) return;
+      say(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
+      server.stop();
+    });
+  }
+  // After run() returned: wakes the waiter if no signal did.
+  void finish() {
+    finished_ = true;
+    pthread_kill(waiter_.native_handle(), SIGTERM);
+    waiter_.join();
+  }
+
+ private:
+  sigset_t signals_;
+  std::atomic<bool> finished_{false};
+  std::thread waiter_;
+};
+
+// A relay: no world of its own; serves the upstream's to its viewers until a signal.
+int run_relay(herd::app::AppConfig& config) {
+  using namespace herd;
+  StopOnSignal signals;
+  config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
+  const net::LogFormat log_format = config.server.log_format;
+  auto say = [log_format](const std::string& text) {
+    if (log_format == net::LogFormat::json) std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format) << std::endl;
+    else std::cout << "herd: " << text << std::endl;
+  };
+  std::optional<net::Server> server;
+  std::uint16_t port = 0;
+  try {
+    server.emplace(config.server, sim::World(sim::WorldDef{}));
+    port = server->start();
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  say("relaying " + config.server.relay_upstream + " on http://localhost:" + std::to_string(port) + "/ (WebSocket at ws://localhost:" +
+      std::to_string(port) + "/ws)");
+  signals.start(*server, say);
+  server->run();
+  signals.finish();
+  say("relay stopped");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +123,13 @@ int main(int argc, char** argv) {
   }
   if (!config.headless && !std::filesystem::is_directory(config.server.web_root))
     return fail("web root '" + config.server.web_root + "' is not a directory (set --web-root or HERD_WEB_ROOT)");
+
+  if (!config.server.relay_upstream.empty()) {
+    if (config.headless || !config.checkpoint.empty() || !config.record.empty() || !config.server.command_token.empty())
+      return fail("--relay serves another server's world: it takes no --headless, --checkpoint, --record or --command-token "
+                  "(commanders' tokens go upstream with their commands)");
+    return run_relay(config);
+  }
 
   auto loaded = scenario::load(config.scenario, config.scenario_dir);
   if (auto* why = std::get_if<std::string>(&loaded)) return fail(*why);
@@ -120,13 +187,7 @@ int main(int argc, char** argv) {
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
   }
 
-  // SIGINT/SIGTERM are blocked here, before any thread starts, and taken by one waiting thread, so
-  // no handler runs in the middle of the server's work.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopOnSignal signals;  // before any thread starts
 
   std::optional<app::Recorder> recorder;
   if (!config.record.empty()) {
@@ -213,19 +274,9 @@ int main(int argc, char** argv) {
                    [say](const std::string& what) { say(what); });
   }
 
-  std::atomic<bool> finished{false};
-  std::thread signal_waiter([&server, &signals, &finished, say] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    if (finished) return;
-    say(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
-    server.stop();
-  });
-  server.run();
-  // run() returns only through stop(); wake the waiter if no signal did.
-  finished = true;
-  pthread_kill(signal_waiter.native_handle(), SIGTERM);
-  signal_waiter.join();
+  signals.start(server, say);
+  server.run();  // returns only through stop()
+  signals.finish();
   const auto stats = server.stats();
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <cmath>
 
+#include "net/relay.hpp"
 #include "protocol/codec.hpp"
 
 namespace herd::net {
@@ -13,6 +14,7 @@ namespace herd::net {
 // ---- the hub: sessions' requests, tick, broadcast ------------------------------------------------
 
 protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Role role) const {
+  if (relay) return relay_welcome(session, role);
   protocol::Welcome w;
   w.server = std::string(kServerName);
   w.session = session;
@@ -51,6 +53,7 @@ void Server::Impl::leave(std::uint64_t id) {
   const Client& c = it->second;
   (!c.greeted ? counters.ungreeted : c.role == protocol::Role::viewer ? counters.viewers : counters.commanders)--;
   const bool inspected = !c.inspect.empty();
+  if (relay) relay_leave(id);
   clients.erase(it);
   counters.sessions = clients.size();
   if (inspected) update_inspected();
@@ -76,6 +79,7 @@ void Server::Impl::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) 
 }
 
 void Server::Impl::start_ticking() {
+  if (relay) return relay_start();  // the upstream's ticks, not ours
   start_time = Clock::now();
   schedule_tick();
 }
@@ -479,6 +483,14 @@ std::string Server::Impl::metrics_text() const {
   m.max_connections = max_connections;
   m.accept_failures = accept_failures;
   m.log_lines_suppressed = log_limiter.suppressed_total();
+  if (relay) {
+    m.relay = true;
+    m.relay_connected = relay->connected ? 1 : 0;
+    m.relay_connects = relay->connects;
+    m.relay_snapshots = relay->snapshots;
+    m.relay_bytes = relay->bytes;
+    m.relay_command_links = relay->command_links;
+  }
   {
     const std::lock_guard lock(histogram_mutex);
     m.tick_duration = tick_duration;
@@ -489,6 +501,10 @@ std::string Server::Impl::metrics_text() const {
 
 // The world traces the union of what every session inspects (bounded by the world's limit).
 void Server::Impl::update_inspected() {
+  if (relay) {  // the upstream traces them: told with the next snapshot (at most the snapshot rate)
+    relay->inspect_dirty = true;
+    return;
+  }
   std::vector<sim::AgentId> ids;
   for (auto& [id, c] : clients) ids.insert(ids.end(), c.inspect.begin(), c.inspect.end());
   world.set_inspected(std::move(ids));

@@ -35,6 +35,7 @@
 #include "net/outbound.hpp"
 #include "net/server.hpp"
 #include "net/tick_clock.hpp"
+#include "net/upstream.hpp"
 
 namespace herd::net {
 
@@ -182,6 +183,12 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
   std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
   std::optional<asio::steady_timer> accept_pause;  // on shards[0]: the pause after a failed accept
+  // Relay mode (config.relay_upstream set): the world comes from an upstream server (relay.hpp,
+  // relay.cpp); `world` then stays empty and the tick loop does not run. After the io_contexts:
+  // its timers go before them. A shared_ptr, as Relay is incomplete here.
+  struct Relay;
+  std::shared_ptr<Relay> relay;
+  bool relaying() const { return relay != nullptr; }
   // shards[0]'s thread only: the next shard, the pause after a failed accept (doubling), and the
   // failures since the last one logged.
   std::size_t next_shard = 0;
@@ -306,6 +313,29 @@ struct Server::Impl {
   // close, if one is given (a reply the session made itself, relayed to keep the order).
   // then_close is a WebSocket close code.
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close = {});
+
+  // Relay mode (relay.cpp), the hub's thread.
+  void relay_start();
+  void relay_stop();
+  void relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token, std::string client);
+  // A command or control from session `id`, as its client wrote it: sent upstream on the
+  // session's link; its answer comes back with reply().
+  void relay_forward(std::uint64_t id, std::uint32_t seq, std::string text);
+  void relay_leave(std::uint64_t id);
+  protocol::Welcome relay_welcome(std::uint64_t session, protocol::Role role) const;
+  void relay_connect();
+  void relay_retry_later();
+  void relay_on_main(std::uint64_t generation, std::string text);
+  void relay_on_main_closed(std::uint64_t generation, const std::string& why);
+  void relay_snapshot(std::string text, protocol::Snapshot snapshot);
+  void relay_new_world();
+  void relay_send_inspect();
+  void relay_open_command_link(std::uint64_t id);
+  void relay_on_command(std::uint64_t id, std::uint64_t generation, std::string text);
+  void relay_on_command_opened(std::uint64_t id, std::uint64_t generation);
+  void relay_on_command_closed(std::uint64_t id, std::uint64_t generation, const std::string& why);
+  void relay_finish_hello(std::uint64_t id);
+  UpstreamLink::Events relay_events(std::uint64_t generation, std::optional<std::uint64_t> commander);
 };
 
 }  // namespace herd::net

@@ -136,6 +136,20 @@ std::string render_prometheus(const MetricsView& m) {
   line(out, "herd_accept_failures_total", m.accept_failures);
   head(out, "herd_log_lines_suppressed_total", "counter", "Log lines clients caused beyond their budget, not written.");
   line(out, "herd_log_lines_suppressed_total", m.log_lines_suppressed);
+  if (m.relay) {
+    head(out, "herd_relay_upstream_connected", "gauge", "1 while the relay's link to its upstream server is up, 0 while it reconnects.");
+    line(out, "herd_relay_upstream_connected", m.relay_connected);
+    head(out, "herd_relay_connects_total", "counter", "Times the relay's link to its upstream server was made (the first included).");
+    line(out, "herd_relay_connects_total", m.relay_connects);
+    head(out, "herd_relay_reconnects_total", "counter", "Times the relay's link to its upstream server was made again after a loss.");
+    line(out, "herd_relay_reconnects_total", m.relay_connects > 0 ? m.relay_connects - 1 : 0);
+    head(out, "herd_relay_upstream_snapshots_total", "counter", "Snapshots received from the upstream server.");
+    line(out, "herd_relay_upstream_snapshots_total", m.relay_snapshots);
+    head(out, "herd_relay_upstream_bytes_total", "counter", "Bytes of snapshots received from the upstream server.");
+    line(out, "herd_relay_upstream_bytes_total", m.relay_bytes);
+    head(out, "herd_relay_command_links", "gauge", "Links to the upstream server that carry one commander's commands.");
+    line(out, "herd_relay_command_links", m.relay_command_links);
+  }
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;

@@ -28,7 +28,7 @@ struct TickHistogram {
   void observe(double seconds);
 };
 
-inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::unauthorized) + 1;
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::upstream_unavailable) + 1;
 
 // Why the server refused or closed something a client did (PROTOCOL.md "Limits").
 enum class Refusal : std::uint8_t {
@@ -71,6 +71,9 @@ struct MetricsView {
   std::uint64_t max_connections = 0;   // the cap in force (max_connections, or lower for the descriptor limit)
   std::uint64_t accept_failures = 0;   // accepts that failed (out of descriptors, ...), each retried after a pause
   std::uint64_t log_lines_suppressed = 0;  // client-caused log lines over their budget
+  // A relay's link to its upstream server (written only when relay is true).
+  bool relay = false;
+  std::uint64_t relay_connected = 0, relay_connects = 0, relay_snapshots = 0, relay_bytes = 0, relay_command_links = 0;
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
 };

@@ -25,6 +25,7 @@
 
 #include "net/http_files.hpp"
 #include "net/hub.hpp"
+#include "net/relay.hpp"
 #include "protocol/codec.hpp"
 
 namespace herd::net {
@@ -241,7 +242,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     } else {
       if (!decoded) decoded = protocol::decode_client(text, config_.max_json_depth);
       if (!within_rate) refuse_rate(seq_of(*decoded));
-      else handle(std::move(*decoded));
+      else {
+        text_ = text;
+        handle(std::move(*decoded));
+      }
     }
     buffer_.consume(buffer_.size());
     if (!close_) do_read();
@@ -324,6 +328,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
       if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
       if (role_ != protocol::Role::commander) return forbid(control->seq);
+      if (hub_.relaying()) return forward(control->seq);
       return ask_hub([hub = &hub_, id = id_, control = std::move(*control)] { hub->control(id, control); }, true);
     }
     auto& cmd = std::get<protocol::CommandMsg>(msg);
@@ -339,10 +344,17 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
         return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
       }
     }
+    if (hub_.relaying()) return forward(cmd.seq);
     // Applied and answered by the hub as it gets it, between ticks: the same world as applying it
     // at the next tick's start (nothing else happens in between), and the ack does not wait for
     // that tick.
     ask_hub([hub = &hub_, id = id_, cmd = std::move(cmd)] { hub->command(id, cmd); }, true);
+  }
+
+  // A relay's session: the command (or control) goes upstream as the client wrote it, checked
+  // here like any other; the upstream's answer comes back as the hub's reply.
+  void forward(std::uint32_t seq) {
+    ask_hub([hub = &hub_, id = id_, seq, text = std::string(text_)]() mutable { hub->relay_forward(id, seq, std::move(text)); }, true);
   }
 
   void forbid(std::uint32_t seq) {
@@ -355,6 +367,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
     greeted_ = true;
     role_ = hello.role;
+    if (hub_.relaying()) {  // the upstream checks the token, on the commander's own link
+      hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
+                                         {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
+      return ask_hub([hub = &hub_, id = id_, role = role_, format = hello.format, token = hello.token, client = hello.client]() mutable {
+        hub->relay_hello(id, role, format, std::move(token), std::move(client));
+      });
+    }
     const std::string& token = config_.command_token;
     if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
       // Watches instead: told why, then welcomed as a viewer.
@@ -421,6 +440,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool dropped_ = false;
   bool greeted_ = false;
   bool unauthorized_ = false;  // said hello as commander without the token
+  std::string_view text_;       // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
   std::string ip_, address_;
 };
@@ -537,6 +557,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
+    if (path == "/healthz" && hub_.relaying()) {
+      // A relay is healthy while it serves, also while it reconnects upstream (its viewers stay
+      // and are told so): the body says which.
+      return write(make(req, http::status::ok, "application/json",
+                        std::string("{\"status\":\"ok\",\"tick\":") + std::to_string(hub_.counters.tick.load()) +
+                            ",\"upstream\":\"" + (hub_.relay->live ? "connected" : "reconnecting") + "\"}\n"));
+    }
     if (path == "/healthz") {
       // Healthy while the tick loop keeps to its schedule (within a second).
       const auto behind = hub_.behind();
@@ -716,8 +743,9 @@ void Shard::close_all() {
 
 void Server::Impl::begin_stop() {
   if (stopping.exchange(true)) return;
-  log(LogLevel::info, "stopping", {{"tick", std::to_string(world.tick())}, {"sessions", std::to_string(clients.size())}});
+  log(LogLevel::info, "stopping", {{"tick", std::to_string(counters.tick.load())}, {"sessions", std::to_string(clients.size())}});
   tick_timer.cancel();
+  if (relay) relay_stop();
   asio::post(shards.front()->ioc, [this] {
     beast::error_code ec;
     acceptor->close(ec);
@@ -742,7 +770,12 @@ void Server::Impl::finish_stop(Clock::time_point deadline) {
 // ---- Server ----------------------------------------------------------------------------------
 
 Server::Server(ServerConfig config, sim::World world)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {
+  if (impl_->config.relay_upstream.empty()) return;
+  const auto url = parse_upstream_url(impl_->config.relay_upstream);
+  if (!url) throw std::invalid_argument("relay upstream must look like ws://HOST:PORT/ws, not '" + impl_->config.relay_upstream + "'");
+  impl_->relay = std::make_shared<Impl::Relay>(*url, impl_->ioc);
+}
 
 Server::~Server() = default;
 
@@ -799,6 +832,9 @@ void Server::run() {
     });
   }
   s.start_ticking();
+  // Kept running until begin_stop() stops it, also while nothing is scheduled (a relay waits
+  // for its upstream's messages, not for a tick timer).
+  auto hub_work = asio::make_work_guard(s.ioc);
   s.ioc.run();
   for (auto& t : io_threads) t.join();
 }

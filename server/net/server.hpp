@@ -77,6 +77,9 @@ struct ServerConfig {
   // The scenario names clients may load (welcome's `scenarios`): asked at start and again after
   // every reset and load_scenario, not for every welcome. None when empty.
   std::function<std::vector<std::string>()> list_scenarios;
+  // Relay mode: ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves
+  // (relay.hpp). The world given to the constructor is then unused: no tick loop runs here.
+  std::string relay_upstream;
 };
 
 struct ServerStats {

@@ -1,0 +1,65 @@
+// herd::net::UpstreamLink — a relay's WebSocket client connection to the server (or relay) it
+// relays: connect, say hello, then read every message and write what it is given, on one I/O
+// thread's io_context. A plain interface: Beast stays in upstream.cpp.
+//
+// The link reports to its owner through three callbacks, each called on the link's io_context:
+// opened (the handshake is done and the hello written), message (one frame, text or binary), and
+// closed (once, whether the link was opened or never got that far). It does not reconnect: the
+// owner (the relay's hub) decides when to try again.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace herd::net {
+
+// ws://HOST[:PORT][/PATH]: port 80 and path /ws when left out; HOST may be a name, an IPv4
+// address or a bracketed IPv6 address ([::1]).
+struct UpstreamUrl {
+  std::string host;
+  std::uint16_t port = 80;
+  std::string path = "/ws";
+  std::string text() const;
+};
+// nullopt when the text is not such a URL (wss:// included: a relay speaks plain ws to its
+// upstream, which is normally in the same cluster or on the same host).
+std::optional<UpstreamUrl> parse_upstream_url(std::string_view text);
+
+class UpstreamLink {
+ public:
+  struct Events {
+    std::function<void()> opened;
+    std::function<void(std::string message, bool binary)> message;
+    std::function<void(std::string why)> closed;
+  };
+  struct Options {
+    std::chrono::milliseconds connect_timeout{5000};  // resolve, connect and handshake
+    // Without a frame from upstream for this long, the link is given up (Beast pings at half of it).
+    std::chrono::milliseconds idle_timeout{10000};
+    std::size_t max_message_bytes = 256u << 20;  // whole-world snapshots of big worlds are large
+    std::size_t max_queued_writes = 1024;        // more unwritten: the link is closed
+  };
+
+  // Starts connecting at once; the first message written after the handshake is `hello`.
+  static std::shared_ptr<UpstreamLink> open(boost::asio::io_context& ioc, const UpstreamUrl& url, std::string hello,
+                                            Events events, Options options);
+  // Any thread. Written in the order given, after the hello; dropped once the link is closed.
+  void send(std::shared_ptr<const std::string> text);
+  // Any thread; idempotent. `closed` follows (if it has not been called yet).
+  void close();
+
+  virtual ~UpstreamLink() = default;
+
+ protected:
+  UpstreamLink() = default;
+  virtual void do_send(std::shared_ptr<const std::string> text) = 0;
+  virtual void do_close() = 0;
+};
+
+}  // namespace herd::net

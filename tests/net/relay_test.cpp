@@ -1,0 +1,306 @@
+// Relays: real servers in process, a relay (herd-server in relay mode) in front of them, and real
+// WebSocket clients on both. Nothing sleeps: every wait is for a message, bounded by a timeout.
+#include <map>
+
+#include "net/server_fixture.hpp"
+#include "net/upstream.hpp"
+
+namespace herd::net {
+namespace {
+
+TEST(UpstreamUrl, ParsesWhatARelayIsGivenAndRefusesTheRest) {
+  auto u = parse_upstream_url("ws://herd:8080/ws");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->host, "herd");
+  EXPECT_EQ(u->port, 8080);
+  EXPECT_EQ(u->path, "/ws");
+  u = parse_upstream_url("ws://[::1]:9000/ws");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->host, "::1");
+  EXPECT_EQ(u->port, 9000);
+  EXPECT_EQ(u->text(), "ws://[::1]:9000/ws");
+  u = parse_upstream_url("ws://10.0.0.5");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->port, 80);
+  EXPECT_EQ(u->path, "/ws");
+  for (const char* bad : {"", "http://herd/ws", "wss://herd/ws", "ws://", "ws://:80/ws", "ws://herd:0/ws", "ws://herd:70000/ws",
+                          "ws://herd:/ws", "ws://[::1/ws", "ws://user@herd/ws", "ws://herd/a b", "ws://herd:80x/ws"})
+    EXPECT_FALSE(parse_upstream_url(bad)) << bad;
+}
+
+class RelayTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    ServerTest::SetUp();
+    relay_port_ = start_relay(relay_, relay_thread_, port_);
+  }
+  void TearDown() override {
+    for (auto* r : {&relay2_, &relay_}) {
+      if (!*r) continue;
+      (*r)->stop();
+    }
+    if (relay2_thread_.joinable()) relay2_thread_.join();
+    relay_thread_.join();
+    ServerTest::TearDown();
+  }
+
+  std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread, std::uint16_t upstream) {
+    ServerConfig config;
+    config.address = "127.0.0.1";
+    config.port = 0;
+    config.web_root = web_root_.string();
+    config.relay_upstream = "ws://127.0.0.1:" + std::to_string(upstream) + "/ws";
+    config.log = [this](std::string_view line) {
+      std::lock_guard lock(log_mutex_);
+      log_.emplace_back(line);
+    };
+    relay = std::make_unique<Server>(config, sim::World(sim::WorldDef{}));
+    const std::uint16_t port = relay->start();
+    thread = std::thread([&relay] { relay->run(); });
+    return port;
+  }
+
+  std::unique_ptr<WsClient> at(std::uint16_t port, protocol::Role role, std::string token = {},
+                               protocol::SnapshotFormat format = protocol::SnapshotFormat::json) {
+    auto c = std::make_unique<WsClient>();
+    c->connect("127.0.0.1", port);
+    protocol::Hello h{1, role, "test", std::move(token)};
+    h.format = format;
+    c->send(protocol::encode(h));
+    return c;
+  }
+
+  // The next JSON snapshots' texts by tick, until `count` ticks are held.
+  std::map<std::uint64_t, std::string> snapshot_texts(WsClient& c, std::size_t count) {
+    std::map<std::uint64_t, std::string> out;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
+      auto text = c.receive(Millis(200));
+      if (!text || protocol::is_binary_snapshot(*text)) continue;
+      auto decoded = protocol::decode_server(*text);
+      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
+      if (const auto* s = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded))) out[s->tick] = *text;
+    }
+    EXPECT_EQ(out.size(), count) << "timed out";
+    return out;
+  }
+
+  std::vector<std::uint32_t> spawn(WsClient& commander, std::uint32_t seq, int n) {
+    sim::Spawn s;
+    s.count = static_cast<std::uint32_t>(n);
+    commander.send(command(seq, s));
+    const auto ack = wait_for<protocol::Ack>(commander, [seq](const auto& a) { return a.seq == seq; });
+    return ack.agents.value_or(std::vector<std::uint32_t>{});
+  }
+
+  void restart_upstream(const std::string& token = {}) {
+    ServerConfig config;
+    config.address = "127.0.0.1";
+    config.port = port_;
+    config.web_root = web_root_.string();
+    config.tick_rate = 120;
+    config.snapshot_rate = 30;
+    config.command_token = token;
+    sim::WorldDef def;
+    def.dt = 1.0 / 120;
+    server_ = std::make_unique<Server>(config, sim::World(def));
+    server_->start();
+    thread_ = std::thread([this] { server_->run(); });
+  }
+
+  std::unique_ptr<Server> relay_, relay2_;
+  std::thread relay_thread_, relay2_thread_;
+  std::uint16_t relay_port_ = 0;
+};
+
+TEST_F(RelayTest, ViewersOnARelaySeeTheServersSnapshotsAsTheyCame) {
+  auto commander = greeted(protocol::Role::commander);
+  ASSERT_EQ(spawn(*commander, 1, 20).size(), 20u);
+  auto direct = at(port_, protocol::Role::viewer);
+  auto relayed = at(relay_port_, protocol::Role::viewer);
+  const auto w = wait_for<protocol::Welcome>(*relayed);
+  EXPECT_EQ(w.upstream, "connected");
+  EXPECT_EQ(w.scenario, "test-world");
+  EXPECT_EQ(w.tick_rate, 120);
+  EXPECT_EQ(w.snapshot_rate, 30);
+  EXPECT_EQ(w.world.width, 800);
+  EXPECT_EQ(w.scenarios, (std::vector<std::string>{"other", "test-world"}));
+  EXPECT_EQ(wait_for<protocol::Welcome>(*direct).upstream, "");  // a server says nothing of upstreams
+
+  const auto a = snapshot_texts(*direct, 12);
+  const auto b = snapshot_texts(*relayed, 12);
+  std::size_t same_tick = 0;
+  for (const auto& [tick, text] : b) {
+    const auto it = a.find(tick);
+    if (it == a.end()) continue;
+    ++same_tick;
+    EXPECT_EQ(text, it->second) << "tick " << tick;  // byte for byte: the same agents, the same serial
+  }
+  EXPECT_GE(same_tick, 6u);
+}
+
+TEST_F(RelayTest, TheServerPaysOneObserverPerRelayWhateverItsViewers) {
+  std::vector<std::unique_ptr<WsClient>> viewers;
+  for (int i = 0; i < 6; ++i) {
+    viewers.push_back(at(relay_port_, protocol::Role::viewer));
+    wait_for<protocol::Welcome>(*viewers.back());
+  }
+  for (auto& v : viewers) snapshot_texts(*v, 1);
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 1);  // the relay's one link
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 0);
+  const auto relay_metrics = client::http_request("127.0.0.1", relay_port_, "/metrics").body;
+  EXPECT_NE(relay_metrics.find("\nherd_sessions{role=\"viewer\"} 6\n"), std::string::npos);
+  EXPECT_NE(relay_metrics.find("\nherd_relay_upstream_connected 1\n"), std::string::npos);
+  const auto health = client::http_request("127.0.0.1", relay_port_, "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_NE(health.body.find("\"upstream\":\"connected\""), std::string::npos) << health.body;
+}
+
+TEST_F(RelayTest, ACommandThroughARelayIsAckedAndSeenByTheRelaysViewers) {
+  auto commander = at(relay_port_, protocol::Role::commander);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*commander).role, protocol::Role::commander);
+  const auto ids = spawn(*commander, 7, 3);
+  ASSERT_EQ(ids.size(), 3u);
+  // A bad command is answered by the relay's own checks, with its seq, and goes nowhere.
+  commander->send(R"({"type":"command","seq":8,"cmd":"spawn","count":3,"nonsense":1})");
+  const auto refused = wait_for<protocol::Error>(*commander);
+  EXPECT_EQ(refused.seq, 8u);
+  EXPECT_EQ(refused.code, protocol::ErrorCode::bad_field);
+  // The world's answer comes back to the one who asked.
+  commander->send(command(9, sim::Remove{{false, {999}}}));
+  const auto unknown = wait_for<protocol::Error>(*commander);
+  EXPECT_EQ(unknown.seq, 9u);
+  EXPECT_EQ(unknown.code, protocol::ErrorCode::unknown_agent);
+  auto viewer = at(relay_port_, protocol::Role::viewer);
+  const auto seen = wait_for<protocol::Snapshot>(*viewer, [](const auto& s) { return s.agents.size() == 3; });
+  EXPECT_EQ(seen.agents.front().id, ids.front());
+  // On the server: one observer (the relay) and one commander (this commander's link).
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
+  EXPECT_EQ(metric("herd_commands_total{result=\"accepted\"}"), 1);
+}
+
+TEST_F(RelayTest, BinaryViewersOnARelayGetTheSameAgentsAsOnTheServer) {
+  auto commander = greeted(protocol::Role::commander);
+  ASSERT_EQ(spawn(*commander, 1, 30).size(), 30u);
+  auto relayed = at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto json = at(relay_port_, protocol::Role::viewer);
+  wait_for<protocol::Welcome>(*json);
+  const auto texts = snapshot_texts(*json, 8);
+  protocol::BinaryClient decoder;
+  std::size_t compared = 0, frames = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (compared < 5 && std::chrono::steady_clock::now() < deadline) {
+    auto frame = relayed->receive(Millis(200));
+    if (!frame || !protocol::is_binary_snapshot(*frame)) continue;
+    auto got = decoder.receive(*frame);
+    ASSERT_TRUE(got.frame) << got.error;
+    ++frames;
+    relayed->send(protocol::encode(protocol::SnapshotAck{*got.ack}));
+    const auto it = texts.find(got.frame->header.tick);
+    if (it == texts.end()) continue;
+    const auto snap = std::get<protocol::Snapshot>(std::get<ServerMessage>(protocol::decode_server(it->second)));
+    ASSERT_EQ(got.frame->agents.size(), snap.agents.size());
+    for (std::size_t i = 0; i < snap.agents.size(); ++i) {
+      const auto a = protocol::dequantise(got.frame->agents[i]);
+      EXPECT_EQ(a.id, snap.agents[i].id);
+      EXPECT_NEAR(a.x, snap.agents[i].x, 1.0 / 128 + 0.0005);
+      EXPECT_NEAR(a.y, snap.agents[i].y, 1.0 / 128 + 0.0005);
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 1u);
+  EXPECT_GE(frames, 5u);
+}
+
+class RelayWithTokenTest : public RelayTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.command_token = "s3cret"; }
+};
+
+TEST_F(RelayWithTokenTest, TheCommandersTokenGoesUpstreamAndTheServerDecides) {
+  auto wrong = at(relay_port_, protocol::Role::commander, "guess");
+  const auto why = wait_for<protocol::Error>(*wrong);
+  EXPECT_EQ(why.code, protocol::ErrorCode::unauthorized);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*wrong).role, protocol::Role::viewer);
+  sim::Spawn s;
+  s.count = 1;
+  wrong->send(command(3, s));
+  const auto forbidden = wait_for<protocol::Error>(*wrong);
+  EXPECT_EQ(forbidden.seq, 3u);
+  EXPECT_EQ(forbidden.code, protocol::ErrorCode::forbidden);
+
+  auto right = at(relay_port_, protocol::Role::commander, "s3cret");
+  EXPECT_EQ(wait_for<protocol::Welcome>(*right).role, protocol::Role::commander);
+  EXPECT_EQ(spawn(*right, 4, 2).size(), 2u);
+}
+
+TEST_F(RelayTest, WhenTheServerRestartsTheRelaysViewersStayAndAreToldSo) {
+  auto viewer = at(relay_port_, protocol::Role::viewer);
+  auto commander = at(relay_port_, protocol::Role::commander);
+  wait_for<protocol::Welcome>(*viewer);
+  wait_for<protocol::Welcome>(*commander);
+  snapshot_texts(*viewer, 2);
+  server_->stop();
+  thread_.join();
+  const auto down = wait_for<protocol::Welcome>(*viewer, [](const auto& w) { return w.upstream == "reconnecting"; });
+  EXPECT_EQ(down.upstream, "reconnecting");
+  // Commands meanwhile get a clear error, with their seq.
+  wait_for<protocol::Welcome>(*commander, [](const auto& w) { return w.upstream == "reconnecting"; });
+  sim::Spawn s;
+  s.count = 1;
+  commander->send(command(11, s));
+  const auto unavailable = wait_for<protocol::Error>(*commander, [](const auto& e) { return e.seq == 11u; });
+  EXPECT_EQ(unavailable.code, protocol::ErrorCode::upstream_unavailable);
+  EXPECT_EQ(client::http_request("127.0.0.1", relay_port_, "/healthz").status, 200);
+
+  restart_upstream();
+  const auto up = wait_for<protocol::Welcome>(*viewer, [](const auto& w) { return w.upstream == "connected"; });
+  EXPECT_EQ(up.upstream, "connected");
+  const auto after = wait_for<protocol::Snapshot>(*viewer);
+  EXPECT_GE(after.tick, up.tick);
+  EXPECT_TRUE(viewer->is_open());
+  // The commander's link is made again too.
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  bool acked = false;
+  for (std::uint32_t seq = 20; !acked && std::chrono::steady_clock::now() < deadline; ++seq) {
+    commander->send(command(seq, s));
+    std::optional<bool> answer;  // acked, or refused (upstream_unavailable until the link is back)
+    while (!answer && std::chrono::steady_clock::now() < deadline) {
+      auto text = commander->receive(Millis(200));
+      if (!text || protocol::is_binary_snapshot(*text)) continue;
+      const auto decoded = protocol::decode_server(*text);
+      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
+      const auto& m = std::get<ServerMessage>(decoded);
+      if (const auto* a = std::get_if<protocol::Ack>(&m); a && a->seq == seq) answer = true;
+      if (const auto* e = std::get_if<protocol::Error>(&m); e && e->seq == seq) answer = false;
+    }
+    acked = answer.value_or(false);
+  }
+  EXPECT_TRUE(acked);
+}
+
+TEST_F(RelayTest, RelaysChainAndSayWhenTheirUpstreamIsReconnecting) {
+  const std::uint16_t second = start_relay(relay2_, relay2_thread_, relay_port_);
+  auto direct = at(port_, protocol::Role::viewer);
+  auto far = at(second, protocol::Role::viewer);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*far).upstream, "connected");
+  wait_for<protocol::Welcome>(*direct);
+  const auto a = snapshot_texts(*direct, 10);
+  const auto b = snapshot_texts(*far, 10);
+  std::size_t same = 0;
+  for (const auto& [tick, text] : b)
+    if (const auto it = a.find(tick); it != a.end()) {
+      ++same;
+      EXPECT_EQ(text, it->second);
+    }
+  EXPECT_GE(same, 4u);
+  server_->stop();
+  thread_.join();
+  // Two hops away, the viewer still learns that the world is not live.
+  const auto w = wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "reconnecting"; });
+  EXPECT_EQ(w.upstream, "reconnecting");
+  restart_upstream();
+  EXPECT_EQ(wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "connected"; }).upstream, "connected");
+}
+
+}  // namespace
+}  // namespace herd::net
