@@ -51,6 +51,10 @@ std::string encode(const Pong& m);
 std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {},
                             bool include_map = false, std::uint64_t serial = 0);
 
+// A snapshot's tick read from the start of its text, without decoding it: herd's servers write
+// `type` then `tick` first. nullopt for any other text (decode it then).
+std::optional<std::uint64_t> snapshot_tick(std::string_view text);
+
 // The world's map as the wire carries it (welcome, snapshots), if it has one.
 std::optional<MapState> map_state(const sim::World& world);
 

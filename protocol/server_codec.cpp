@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <charconv>
+
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
 #include "protocol/fields.hpp"
@@ -377,6 +379,16 @@ Error read_error(Fields& f) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> snapshot_tick(std::string_view text) {
+  static constexpr std::string_view kHead = R"({"type":"snapshot","tick":)";
+  if (text.substr(0, kHead.size()) != kHead) return std::nullopt;
+  std::uint64_t tick = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data() + kHead.size(), end, tick);
+  if (ec != std::errc{} || at == end || *at != ',') return std::nullopt;
+  return tick;
+}
 
 Decoded<ServerMessage> decode_server(std::string_view text) {
   return decode_with<ServerMessage>(text, kMaxJsonDepth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {

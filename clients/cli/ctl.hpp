@@ -58,4 +58,8 @@ struct LoadOptions {
 };
 int run_load(const Url& url, const LoadOptions& opts);
 
+// herd-ctl hops: one JSON viewer on the server (`server`) and one on each relay for `seconds`;
+// prints, per relay, how much later than on the server each snapshot arrived (one JSON line).
+int run_hops(const Url& server, const std::vector<Url>& relays, double seconds);
+
 }  // namespace herd::cli

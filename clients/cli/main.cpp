@@ -132,6 +132,12 @@ int main(int argc, char** argv) {
   load->add_option("--commands", load_opts.commands, "a commander sending this many commands a second")->check(CLI::Range(0.001, 30.0));
   load->add_option("--threads", load_opts.threads, "threads the connections are spread over")->check(CLI::Range(1, 64));
 
+  std::vector<std::string> relay_urls;
+  double hop_seconds = 10;
+  auto* hops = app.add_subcommand("hops", "the latency relays add: a viewer on the server (--url) and one on each relay, compared tick by tick");
+  hops->add_option("--relay", relay_urls, "a relay's WebSocket URL (repeat for several)")->required();
+  hops->add_option("--duration", hop_seconds, "seconds")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+
   // A first word that is no subcommand is refused before CLI11 would take "--help" after it.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -186,6 +192,15 @@ int main(int argc, char** argv) {
     } catch (const client::ConnectionError& e) {
       return fail(cli::kUnreachable, e.what());
     }
+  }
+  if (hops->parsed()) {
+    std::vector<cli::Url> relays;
+    for (const std::string& text : relay_urls) {
+      const auto r = cli::parse_url(text);
+      if (!r) return fail(cli::kUsage, "--relay must look like ws://HOST:PORT/ws, not '" + text + "'");
+      relays.push_back(*r);
+    }
+    return cli::run_hops(*url, relays, hop_seconds);
   }
   if (load->parsed()) {
     load_opts.token = token;

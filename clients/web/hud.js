@@ -50,12 +50,21 @@ export class Hud {
     hasMap,
     formation,
     othersForming,
+    upstream = null,
   }) {
-    if (this.bar.dataset.state !== state) this.bar.dataset.state = state;
+    // Through a relay (welcome.upstream set), the world is live only while the relay's own link
+    // upstream is: while it reconnects the page stays connected and says so.
+    const waiting = state === 'connected' && upstream === 'reconnecting';
+    const barState = waiting ? 'upstream' : state;
+    if (this.bar.dataset.state !== barState) this.bar.dataset.state = barState;
     const conn =
       state === 'disconnected'
         ? `disconnected – retrying in ${(Math.max(0, retryInMs) / 1000).toFixed(1)} s`
-        : state;
+        : waiting
+          ? 'relay: reconnecting upstream'
+          : state === 'connected' && upstream
+            ? 'connected via relay'
+            : state;
     set(this.fields.conn, conn);
     set(this.fields.tick, tick === null ? '–' : String(tick));
     set(this.fields.count, agentCount === null ? '–' : String(agentCount));

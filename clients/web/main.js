@@ -395,6 +395,7 @@ function frame(now) {
     // Complete formations can linger in the list (a member that keeps its slot keeps one alive):
     // only the others still forming are worth a mention.
     othersForming: state.formations.filter((f) => f !== shown && !f.complete).length,
+    upstream: state.welcome?.upstream ?? null,
   });
   panels.update({
     agents: state.agents,

@@ -83,8 +83,10 @@ int run_relay(herd::app::AppConfig& config) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  say("relaying " + config.server.relay_upstream + " on http://localhost:" + std::to_string(port) + "/ (WebSocket at ws://localhost:" +
-      std::to_string(port) + "/ws)");
+  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::" ? "127.0.0.1" : config.server.address;
+  say("relaying " + config.server.relay_upstream + " to this server's viewers");
+  say("listening on http://" + host + ":" + std::to_string(port) + "/");
+  say("open http://localhost:" + std::to_string(port) + "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
   signals.start(*server, say);
   server->run();
   signals.finish();

@@ -327,7 +327,7 @@ struct Server::Impl {
   void relay_retry_later();
   void relay_on_main(std::uint64_t generation, std::string text);
   void relay_on_main_closed(std::uint64_t generation, const std::string& why);
-  void relay_snapshot(std::string text, protocol::Snapshot snapshot);
+  void relay_snapshot(std::string text, std::uint64_t tick);
   void relay_new_world();
   void relay_send_inspect();
   void relay_open_command_link(std::uint64_t id);

@@ -121,13 +121,15 @@ void Server::Impl::relay_stop() {
 void Server::Impl::relay_on_main(std::uint64_t generation, std::string text) {
   Relay& r = *relay;
   if (generation != r.main_generation || stopping) return;
+  // JSON sessions get the text before it is decoded for the binary ones.
+  if (const auto tick = protocol::snapshot_tick(text)) return relay_snapshot(std::move(text), *tick);
   auto decoded = protocol::decode_server(text);
   if (auto* err = std::get_if<protocol::Error>(&decoded)) {
     log(LogLevel::warn, "upstream_bad_message", {{"reason", err->message}});
     return;
   }
   auto& msg = std::get<protocol::ServerMessage>(decoded);
-  if (auto* snapshot = std::get_if<protocol::Snapshot>(&msg)) return relay_snapshot(std::move(text), std::move(*snapshot));
+  if (auto* snapshot = std::get_if<protocol::Snapshot>(&msg)) return relay_snapshot(std::move(text), snapshot->tick);
   if (auto* w = std::get_if<protocol::Welcome>(&msg)) {
     const bool first = !r.welcome;
     const bool was_connected = r.connected;
@@ -188,32 +190,42 @@ void Server::Impl::relay_new_world() {
   relay->last_tick.reset();
 }
 
-void Server::Impl::relay_snapshot(std::string text, protocol::Snapshot s) {
+void Server::Impl::relay_snapshot(std::string text, std::uint64_t tick) {
   Relay& r = *relay;
-  if (r.last_tick && s.tick <= *r.last_tick) relay_new_world();  // time went back without a welcome
-  r.last_tick = s.tick;
+  if (r.last_tick && tick <= *r.last_tick) relay_new_world();  // time went back without a welcome
+  r.last_tick = tick;
   ++r.snapshots;
   finish_steps();  // the last snapshot's frames first
   ++snapshots_made;
-  counters.tick = s.tick;
-  counters.agents = s.agents.size();
-  if (r.welcome) {
-    if (s.map) r.welcome->map = s.map;
-    if (s.map_cleared) r.welcome->map.reset();
-    r.welcome->tick = s.tick;
-  }
+  counters.tick = tick;
+  if (r.welcome) r.welcome->tick = tick;
+  // JSON sessions get the upstream's text as it came, before anything else is done with it.
+  // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
   std::vector<std::vector<Delivery>> by_shard(shards.size());
-  const SharedText json = share(std::move(text));  // JSON sessions get the upstream's text as it came
+  const SharedText json = share(std::move(text));
   std::vector<std::uint64_t> commanders, viewers;
   for (auto& [id, c] : clients) {
     if (!c.greeted) continue;
-    if (c.wants_binary(s.agents.size())) {
+    if (c.wants_binary(counters.agents)) {
       (c.role == protocol::Role::commander ? commanders : viewers).push_back(id);
       continue;
     }
     by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, json, false));
   }
   hand_over(by_shard);
+  auto decoded = protocol::decode_server(*json);
+  auto* message = std::get_if<protocol::ServerMessage>(&decoded);
+  auto* snapshot = message ? std::get_if<protocol::Snapshot>(message) : nullptr;
+  if (!snapshot) {
+    log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot that does not decode"}});
+    return;
+  }
+  const protocol::Snapshot& s = *snapshot;
+  counters.agents = s.agents.size();
+  if (r.welcome) {
+    if (s.map) r.welcome->map = s.map;
+    if (s.map_cleared) r.welcome->map.reset();
+  }
   if (!commanders.empty() || !viewers.empty()) {
     const protocol::WorldInfo size = r.welcome ? r.welcome->world : protocol::WorldInfo{};
     protocol::QuantState state =

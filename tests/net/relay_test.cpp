@@ -28,6 +28,14 @@ TEST(UpstreamUrl, ParsesWhatARelayIsGivenAndRefusesTheRest) {
     EXPECT_FALSE(parse_upstream_url(bad)) << bad;
 }
 
+TEST(SnapshotTick, ReadsTheTickFromTheTextOfASnapshotAndOfNothingElse) {
+  EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":1203,"serial":401})"), 1203u);
+  EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":0,"serial":1})"), 0u);
+  for (const char* other : {R"({"type":"welcome","tick":5,)", R"({"type":"snapshot","tick":12)", R"({"type":"snapshot","tick":-1,)",
+                            R"({"tick":3,"type":"snapshot",)", R"({"type":"snapshot","tick":99999999999999999999999,)", ""})
+    EXPECT_FALSE(protocol::snapshot_tick(other)) << other;
+}
+
 class RelayTest : public ServerTest {
  protected:
   void SetUp() override {
