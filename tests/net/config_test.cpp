@@ -72,6 +72,17 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
   }
 }
 
+TEST(Config, RelayTakesAWebSocketUrlOfItsUpstream) {
+  EXPECT_EQ(parse_config({}, env_of({})).config->server.relay_upstream, "");
+  EXPECT_EQ(parse_config({"--relay", "ws://herd:8080/ws"}, env_of({})).config->server.relay_upstream, "ws://herd:8080/ws");
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_RELAY", "ws://[::1]:9000/ws"}})).config->server.relay_upstream, "ws://[::1]:9000/ws");
+  for (const char* bad : {"herd:8080", "http://herd:8080/ws", "wss://herd/ws", "ws://", "ws://herd:0/ws"}) {
+    const auto r = parse_config({"--relay", bad}, env_of({}));
+    EXPECT_FALSE(r.config) << bad;
+    EXPECT_NE(r.error.find("--relay"), std::string::npos) << r.error;
+  }
+}
+
 TEST(Config, EnvironmentThenFlagsWin) {
   const auto r = parse_config({"--port", "9000", "--seed=5"},
                               env_of({{"HERD_PORT", "7000"}, {"HERD_SCENARIO", "empty"}, {"HERD_TICK_RATE", "30"}}));
