@@ -1,7 +1,8 @@
 // deploy/kubernetes validated offline: Kubernetes kinds against kubernetes-models' schemas (the
 // API's own OpenAPI definitions), Agones kinds against agones.schema.json with the pod template
-// inside checked as a Kubernetes PodTemplateSpec; and what the manifests ask of herd-server (its
-// flags and variables, its port) is what the binary offers.
+// inside checked as a Kubernetes PodTemplateSpec; what the manifests ask of herd-server (its
+// flags and variables, its port) is what the binary offers; and the relays are wired to the world
+// (their upstream is the world's Service, probes on /healthz, the autoscaler on their Deployment).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -69,7 +70,8 @@ function manifests() {
 test('every manifest validates against its kind\'s schema', () => {
   const all = manifests();
   const kinds = new Set(all.map(({ doc }) => doc.kind));
-  for (const k of ['Deployment', 'Service', 'PersistentVolumeClaim', 'Fleet', 'FleetAutoscaler']) assert.ok(kinds.has(k), k);
+  for (const k of ['Deployment', 'Service', 'PersistentVolumeClaim', 'Fleet', 'FleetAutoscaler', 'HorizontalPodAutoscaler']) assert.ok(kinds.has(k), k);
+  assert.ok(all.some(({ file }) => file === 'relays.yaml'), 'relays.yaml is read');
   for (const { file, doc } of all) assert.deepEqual(problems(doc), [], `${file}: ${doc.kind} ${doc.metadata?.name}`);
 });
 
@@ -82,9 +84,18 @@ test('the schemas catch broken manifests (so a clean result means something)', (
   const scaler = structuredClone(manifests().find(({ doc }) => doc.kind === 'FleetAutoscaler').doc);
   delete scaler.spec.policy.buffer;
   assert.ok(problems(scaler).length > 0);
-  const deployment = structuredClone(manifests().find(({ doc }) => doc.kind === 'Deployment').doc);
-  deployment.spec.replicas = 'one';
-  assert.ok(problems(deployment).length > 0);
+  for (const { doc } of manifests().filter(({ doc }) => doc.kind === 'Deployment')) {
+    const deployment = structuredClone(doc);
+    deployment.spec.replicas = 'one';
+    assert.ok(problems(deployment).length > 0, doc.metadata.name);
+  }
+  const hpa = manifests().find(({ doc }) => doc.kind === 'HorizontalPodAutoscaler').doc;
+  const noTarget = structuredClone(hpa);
+  delete noTarget.spec.scaleTargetRef;
+  assert.ok(problems(noTarget).length > 0);
+  const wordy = structuredClone(hpa);
+  wordy.spec.maxReplicas = 'twenty';
+  assert.ok(problems(wordy).length > 0);
 });
 
 test('what the manifests ask of herd-server is what it offers', () => {
@@ -95,7 +106,7 @@ test('what the manifests ask of herd-server is what it offers', () => {
     if (doc.kind === 'Fleet') return doc.spec.template.spec.template.spec.containers;
     return [];
   });
-  assert.equal(containers.length, 2);
+  assert.equal(containers.length, 3);
   for (const c of containers) {
     for (const a of (c.args || []).filter((x) => x.startsWith('--'))) assert.ok(help.includes(`  ${a} `), `${a} is a herd-server flag`);
     for (const e of c.env || []) assert.ok(help.includes(e.name), `${e.name} is a herd-server variable`);
@@ -109,4 +120,82 @@ test('what the manifests ask of herd-server is what it offers', () => {
   assert.ok(interval < fleet.spec.template.spec.health.periodSeconds);
   const scaler = all.find(({ doc }) => doc.kind === 'FleetAutoscaler').doc;
   assert.equal(scaler.spec.fleetName, fleet.metadata.name);
+});
+
+// The port a ws:// or wss:// URL names, its scheme's default when it names none.
+function portOf(url) {
+  return Number(url.port || (url.protocol === 'wss:' ? 443 : 80));
+}
+
+// What relays.yaml must hold for relays to work at all; each returns its problems as sentences.
+function relayProblems(all) {
+  const out = [];
+  const named = (kind, name) => all.find(({ doc }) => doc.kind === kind && doc.metadata?.name === name)?.doc;
+  const world = named('Deployment', 'herd');
+  const worldService = all.find(({ file, doc }) => file === 'world.yaml' && doc.kind === 'Service')?.doc;
+  const relay = all.find(({ file, doc }) => file === 'relays.yaml' && doc.kind === 'Deployment')?.doc;
+  const hpa = all.find(({ file, doc }) => file === 'relays.yaml' && doc.kind === 'HorizontalPodAutoscaler')?.doc;
+  if (!world || !worldService) out.push('world.yaml has no Deployment herd or no Service');
+  if (!relay) return [...out, 'relays.yaml has no Deployment'];
+  const container = relay.spec.template.spec.containers[0];
+  const upstream = (container.env || []).find((e) => e.name === 'HERD_RELAY')?.value;
+  if (!upstream) out.push('the relay has no HERD_RELAY');
+  else if (worldService) {
+    const url = new URL(upstream);
+    if (!['ws:', 'wss:'].includes(url.protocol)) out.push(`HERD_RELAY ${upstream} is not a ws:// URL`);
+    if (url.hostname !== worldService.metadata.name) out.push(`HERD_RELAY ${upstream} is not the world's Service ${worldService.metadata.name}`);
+    if (!worldService.spec.ports.some((p) => p.port === portOf(url))) out.push(`HERD_RELAY ${upstream}: the Service ${worldService.metadata.name} has no port ${portOf(url)}`);
+    if (url.pathname !== '/ws') out.push(`HERD_RELAY ${upstream} does not end in /ws`);
+  }
+  if ((container.env || []).some((e) => e.name === 'HERD_COMMAND_TOKEN')) out.push('the relay holds a command token');
+  for (const probe of ['readinessProbe', 'livenessProbe']) {
+    if (container[probe]?.httpGet?.path !== '/healthz') out.push(`the relay's ${probe} is not on /healthz`);
+  }
+  const ports = container.ports || [];
+  const http = ports.find((p) => p.name === 'http');
+  if (!http || String(http.containerPort) !== (container.env || []).find((e) => e.name === 'HERD_PORT')?.value) out.push('the relay\'s port http is not HERD_PORT');
+  const service = all.find(({ file, doc }) => file === 'relays.yaml' && doc.kind === 'Service')?.doc;
+  const labels = relay.spec.template.metadata.labels;
+  if (!service) out.push('relays.yaml has no Service');
+  else if (!Object.entries(service.spec.selector || {}).every(([k, v]) => labels[k] === v)) out.push('the relay Service does not select the relay pods');
+  else if (world && Object.entries(service.spec.selector).every(([k, v]) => world.spec.template.metadata.labels[k] === v)) out.push('the relay Service also selects the world');
+  if (!hpa) return [...out, 'relays.yaml has no HorizontalPodAutoscaler'];
+  const ref = hpa.spec.scaleTargetRef || {};
+  if (ref.kind !== 'Deployment' || ref.apiVersion !== 'apps/v1' || ref.name !== relay.metadata.name) out.push(`the HPA targets ${ref.apiVersion} ${ref.kind} ${ref.name}, not the relay Deployment`);
+  if (!(hpa.spec.minReplicas >= 2)) out.push(`the HPA's minReplicas ${hpa.spec.minReplicas} is below 2`);
+  if (!(hpa.spec.maxReplicas >= (hpa.spec.minReplicas ?? 1))) out.push('the HPA\'s maxReplicas is below its minReplicas');
+  const viewers = (hpa.spec.metrics || []).find((m) => m.type === 'Pods' && m.pods?.metric?.name === 'herd_viewers');
+  if (!viewers || viewers.pods.target.type !== 'AverageValue') out.push('the HPA does not scale on herd_viewers per pod');
+  return out;
+}
+
+test('the relays follow the world and scale on their viewers', () => {
+  assert.deepEqual(relayProblems(manifests()), []);
+});
+
+test('the relay checks catch broken relays', () => {
+  const all = manifests();
+  const relayIndex = all.findIndex(({ file, doc }) => file === 'relays.yaml' && doc.kind === 'Deployment');
+  const hpaIndex = all.findIndex(({ doc }) => doc.kind === 'HorizontalPodAutoscaler');
+  const env = (doc) => doc.spec.template.spec.containers[0].env;
+  const broken = (index, change) => {
+    const copy = structuredClone(all);
+    change(copy[index].doc);
+    return relayProblems(copy);
+  };
+  const cases = {
+    'no HERD_RELAY': [relayIndex, (d) => { d.spec.template.spec.containers[0].env = env(d).filter((e) => e.name !== 'HERD_RELAY'); }],
+    'another host': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd-world:80/ws'; }],
+    'the pod port, not the Service port': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd:8080/ws'; }],
+    'the relay itself': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd-relay:80/ws'; }],
+    'a token': [relayIndex, (d) => { env(d).push({ name: 'HERD_COMMAND_TOKEN', value: 'x' }); }],
+    'readiness elsewhere': [relayIndex, (d) => { d.spec.template.spec.containers[0].readinessProbe.httpGet.path = '/'; }],
+    'no liveness probe': [relayIndex, (d) => { delete d.spec.template.spec.containers[0].livenessProbe; }],
+    'liveness over TCP': [relayIndex, (d) => { d.spec.template.spec.containers[0].livenessProbe = { tcpSocket: { port: 'http' } }; }],
+    'the HPA on the world': [hpaIndex, (d) => { d.spec.scaleTargetRef.name = 'herd'; }],
+    'the HPA on a StatefulSet': [hpaIndex, (d) => { d.spec.scaleTargetRef.kind = 'StatefulSet'; }],
+    'one replica': [hpaIndex, (d) => { d.spec.minReplicas = 1; }],
+    'minReplicas left out (Kubernetes defaults it to 1)': [hpaIndex, (d) => { delete d.spec.minReplicas; }],
+  };
+  for (const [name, [index, change]] of Object.entries(cases)) assert.ok(broken(index, change).length > 0, name);
 });
