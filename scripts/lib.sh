@@ -95,7 +95,8 @@ ensure_container_engine() {
     HERD_ENGINE=docker HERD_COMPOSE="docker compose"
     return 0
   fi
-  ensure_packages --minimal podman runc podman-compose debootstrap || return 1
+  # The dnsname plugin: podman's CNI networks resolve service names (the relays find "herd") only with it.
+  ensure_packages --minimal podman runc podman-compose debootstrap golang-github-containernetworking-plugin-dnsname || return 1
   # Small VMs refuse crun's cgroup set-up and high rlimits; runc with explicit limits works. Only
   # where the machine has no engine configuration of its own.
   if [ ! -e /etc/containers/containers.conf ]; then
