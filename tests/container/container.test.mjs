@@ -107,6 +107,8 @@ before(async () => {
 const teardowns = [];  // the relay test's project too, should that test be cut short
 after(() => {
   spawnSync(composeCmd, [...composePre, '-p', project, '-f', join(repo, 'docker-compose.yml'), 'down', '-v'], { env, cwd: repo, timeout: 120000 });
+  // podman-compose 1.0.3 leaves the project's network behind.
+  if (engine === 'podman') spawnSync(engine, ['network', 'rm', '-f', `${project}_default`], { env, timeout: 60000 });
   for (const teardown of teardowns) teardown();
 });
 
