@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 #include <memory>
 #include <random>
+#include <sys/resource.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +42,15 @@
 
 namespace herd::cli {
 namespace {
+
+// CPU time this process has used, user and system: the load tool shares the machine with what it
+// measures, so a run says what it took for itself.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -410,14 +420,15 @@ int run_load(const Url& url, const LoadOptions& opts) {
               "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
               "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
               "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f,"
-              "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f}\n",
+              "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f,\"cpu_seconds\":%.2f}\n",
               opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(refused),
               refusals_json.c_str(), static_cast<unsigned long long>(totals.failures), static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
               static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
               agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
               static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),
               totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms,
-              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
+              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90,
+              cpu_seconds());
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 
