@@ -272,7 +272,10 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       await clickWorld(scene, 372, 300);
       await page.waitForFunction(() => JSON.stringify(window.herd.selected) === '[2]', null, { timeout: WAIT_MS });
       await page.locator('#inspect-btn').click(); // the button does what I does
-      await stepOnce(); // the inspect request reaches the world before this tick
+      // The page sends `inspect` from its next frame; once sent, the step after it on the same
+      // socket is the tick whose snapshot carries the trace.
+      await page.waitForFunction(() => JSON.stringify(window.herd.inspected) === '[2]', null, { timeout: WAIT_MS });
+      await stepOnce();
       await inspectorShows(page, 2);
       await send({ seq: 9003, cmd: 'set_target', agents: [2], target: { x: 700, y: 300 } });
       await stepOnce();
