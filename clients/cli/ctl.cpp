@@ -10,28 +10,6 @@ namespace herd::cli {
 
 using nlohmann::json;
 
-std::optional<Url> parse_url(std::string_view text) {
-  if (text.rfind("ws://", 0) != 0) return std::nullopt;
-  text.remove_prefix(5);
-  Url u;
-  const auto slash = text.find('/');
-  const std::string_view authority = text.substr(0, slash);
-  u.path = slash == std::string_view::npos ? "/ws" : std::string(text.substr(slash));
-  const auto colon = authority.rfind(':');
-  u.host = std::string(authority.substr(0, colon));
-  if (colon != std::string_view::npos) {
-    unsigned port = 0;
-    const auto digits = authority.substr(colon + 1);
-    const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
-    if (ec != std::errc{} || p != digits.data() + digits.size() || port == 0 || port > 65535) return std::nullopt;
-    u.port = static_cast<std::uint16_t>(port);
-  } else {
-    u.port = 80;
-  }
-  if (u.host.empty()) return std::nullopt;
-  return u;
-}
-
 std::optional<double> parse_number(const std::string& s) {
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/ws_url.hpp"
+
 namespace CLI {
 class App;
 }
@@ -19,14 +21,8 @@ namespace herd::cli {
 
 inline constexpr int kOk = 0, kServerError = 1, kUsage = 2, kUnreachable = 3;
 
-struct Url {
-  std::string host;
-  std::uint16_t port = 8080;
-  std::string path = "/ws";
-};
-
-// ws://HOST:PORT/PATH (port defaults to 80, path to /ws); nullopt if it is not such a URL.
-std::optional<Url> parse_url(std::string_view text);
+// ws://HOST[:PORT][/PATH] (port 80 and path /ws when left out): protocol::parse_ws_url reads it.
+using Url = protocol::WsUrl;
 
 // The arguments' readers, shared by the subcommands: nullopt when the text is not one.
 // SELECTION: all | group:G | rect:X0,Y0,X1,Y1 | group:G@X0,Y0,X1,Y1 | 1,2,3

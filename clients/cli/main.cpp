@@ -4,6 +4,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cli/ctl.hpp"
@@ -179,8 +180,10 @@ int main(int argc, char** argv) {
     return fail(cli::kUsage, std::string(e.what()) + "\n" + usage);
   }
 
-  const auto url = cli::parse_url(url_text);
-  if (!url) return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "'");
+  const auto parsed_url = protocol::parse_ws_url(url_text);
+  if (const auto* why = std::get_if<std::string>(&parsed_url))
+    return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
+  const cli::Url* url = &std::get<cli::Url>(parsed_url);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
 
   if (stats->parsed()) {
@@ -196,9 +199,10 @@ int main(int argc, char** argv) {
   if (hops->parsed()) {
     std::vector<cli::Url> relays;
     for (const std::string& text : relay_urls) {
-      const auto r = cli::parse_url(text);
-      if (!r) return fail(cli::kUsage, "--relay must look like ws://HOST:PORT/ws, not '" + text + "'");
-      relays.push_back(*r);
+      const auto r = protocol::parse_ws_url(text);
+      if (const auto* why = std::get_if<std::string>(&r))
+        return fail(cli::kUsage, "--relay must look like ws://HOST:PORT/ws, not '" + text + "': " + *why);
+      relays.push_back(std::get<cli::Url>(r));
     }
     return cli::run_hops(*url, relays, hop_seconds);
   }

@@ -93,7 +93,8 @@ void WsClient::connect(const std::string& host, std::uint16_t port, const std::s
       if (ec2) { result = ec2; done = true; return; }
       stream.expires_never();
       s.ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-      s.ws.async_handshake(host + ":" + std::to_string(port), path, [&](beast::error_code ec3) {
+      const std::string name = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // IPv6
+      s.ws.async_handshake(name + ":" + std::to_string(port), path, [&](beast::error_code ec3) {
         result = ec3;
         done = true;
       });

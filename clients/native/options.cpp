@@ -38,19 +38,9 @@ bool parse_int(const std::string& s, T lo, T hi, T& out) {
 }  // namespace
 
 std::variant<Url, std::string> parse_url(const std::string& text) {
-  constexpr std::string_view kScheme = "ws://";
-  if (text.rfind(kScheme, 0) != 0) return "bad --url '" + text + "': it must start with ws://";
-  const std::string rest = text.substr(kScheme.size());
-  const auto slash = rest.find('/');
-  const std::string authority = rest.substr(0, slash);
-  Url url;
-  url.path = slash == std::string::npos ? "/ws" : rest.substr(slash);
-  const auto colon = authority.rfind(':');
-  url.host = authority.substr(0, colon);
-  if (url.host.empty()) return "bad --url '" + text + "': no host";
-  if (colon != std::string::npos && !parse_int<std::uint16_t>(authority.substr(colon + 1), 1, 65535, url.port))
-    return "bad --url '" + text + "': the port must be a number in [1, 65535]";
-  return url;
+  auto url = protocol::parse_ws_url(text);
+  if (auto* why = std::get_if<std::string>(&url)) return "bad --url '" + text + "': " + *why;
+  return std::get<Url>(std::move(url));
 }
 
 std::variant<Options, std::string> parse_options(const std::vector<std::string>& args) {

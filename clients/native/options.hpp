@@ -8,17 +8,14 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "protocol/ws_url.hpp"
 
 namespace herd::view {
 
-// ws://HOST[:PORT][/PATH], split. Only plain ws: there is no TLS in the server.
-struct Url {
-  std::string host;
-  std::uint16_t port = 80;
-  std::string path = "/ws";
-};
+// ws://HOST[:PORT][/PATH] (protocol::parse_ws_url reads it).
+using Url = protocol::WsUrl;
 
-// The URL's parts, or a message saying what is wrong with it.
+// --url's parts, or a message saying what is wrong with it.
 std::variant<Url, std::string> parse_url(const std::string& text);
 
 struct Options {

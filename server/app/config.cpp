@@ -1,10 +1,8 @@
 #include "app/config.hpp"
 
-#include "net/upstream.hpp"
-
 #include "app/paths.hpp"
 #include "net/limits.hpp"
-#include "net/upstream.hpp"
+#include "protocol/ws_url.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -226,7 +224,8 @@ const std::vector<Option>& options() {
       {"relay", "HERD_RELAY", "none",
        "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's viewers, instead of running one",
        [](AppConfig& c, const std::string& v) -> std::string {
-         if (!net::parse_upstream_url(v)) return "must be a URL like ws://HOST:PORT/ws";
+         if (const auto url = protocol::parse_ws_url(v); std::holds_alternative<std::string>(url))
+           return "must be a URL like ws://HOST:PORT/ws: " + std::get<std::string>(url);
          c.server.relay_upstream = v;
          return {};
        }},

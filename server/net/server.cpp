@@ -772,9 +772,10 @@ void Server::Impl::finish_stop(Clock::time_point deadline) {
 Server::Server(ServerConfig config, sim::World world)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {
   if (impl_->config.relay_upstream.empty()) return;
-  const auto url = parse_upstream_url(impl_->config.relay_upstream);
-  if (!url) throw std::invalid_argument("relay upstream must look like ws://HOST:PORT/ws, not '" + impl_->config.relay_upstream + "'");
-  impl_->relay = std::make_shared<Impl::Relay>(*url, impl_->ioc);
+  auto url = protocol::parse_ws_url(impl_->config.relay_upstream);
+  if (auto* why = std::get_if<std::string>(&url))
+    throw std::invalid_argument("relay upstream '" + impl_->config.relay_upstream + "': " + *why);
+  impl_->relay = std::make_shared<Impl::Relay>(std::get<protocol::WsUrl>(std::move(url)), impl_->ioc);
 }
 
 Server::~Server() = default;

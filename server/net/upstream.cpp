@@ -5,7 +5,6 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
-#include <charconv>
 #include <deque>
 
 namespace herd::net {
@@ -66,8 +65,7 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     ws_.read_message_max(options_.max_message_bytes);
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "herd-relay"); }));
-    const std::string host = url_.host.find(':') != std::string::npos ? "[" + url_.host + "]" : url_.host;
-    ws_.async_handshake(host + ":" + std::to_string(url_.port), url_.path,
+    ws_.async_handshake(url_.authority(), url_.path,
                         [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
   }
 
@@ -134,51 +132,6 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
 };
 
 }  // namespace
-
-std::string UpstreamUrl::text() const {
-  const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  return "ws://" + h + ":" + std::to_string(port) + path;
-}
-
-std::optional<UpstreamUrl> parse_upstream_url(std::string_view text) {
-  constexpr std::string_view kScheme = "ws://";
-  if (text.substr(0, kScheme.size()) != kScheme) return std::nullopt;
-  text.remove_prefix(kScheme.size());
-  UpstreamUrl u;
-  const auto slash = text.find('/');
-  std::string_view authority = text.substr(0, slash);
-  if (slash != std::string_view::npos) u.path = std::string(text.substr(slash));
-  for (const char c : u.path)
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return std::nullopt;
-  std::string_view port;
-  if (!authority.empty() && authority.front() == '[') {  // [IPv6]
-    const auto close = authority.find(']');
-    if (close == std::string_view::npos || close == 1) return std::nullopt;
-    u.host = std::string(authority.substr(1, close - 1));
-    const std::string_view rest = authority.substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':') return std::nullopt;
-      port = rest.substr(1);
-      if (port.empty()) return std::nullopt;
-    }
-  } else {
-    const auto colon = authority.find(':');
-    u.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) {
-      port = authority.substr(colon + 1);
-      if (port.empty()) return std::nullopt;
-    }
-    if (u.host.find_first_of("@[] ") != std::string::npos) return std::nullopt;
-  }
-  if (u.host.empty()) return std::nullopt;
-  if (!port.empty()) {
-    unsigned p = 0;
-    const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (ec != std::errc{} || end != port.data() + port.size() || p == 0 || p > 65535) return std::nullopt;
-    u.port = static_cast<std::uint16_t>(p);
-  }
-  return u;
-}
 
 std::shared_ptr<UpstreamLink> UpstreamLink::open(asio::io_context& ioc, const UpstreamUrl& url, std::string hello, Events events,
                                                  Options options) {

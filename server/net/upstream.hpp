@@ -13,23 +13,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "protocol/ws_url.hpp"
+
 namespace herd::net {
 
-// ws://HOST[:PORT][/PATH]: port 80 and path /ws when left out; HOST may be a name, an IPv4
-// address or a bracketed IPv6 address ([::1]).
-struct UpstreamUrl {
-  std::string host;
-  std::uint16_t port = 80;
-  std::string path = "/ws";
-  std::string text() const;
-};
-// nullopt when the text is not such a URL (wss:// included: a relay speaks plain ws to its
-// upstream, which is normally in the same cluster or on the same host).
-std::optional<UpstreamUrl> parse_upstream_url(std::string_view text);
+// Where the upstream is: protocol::parse_ws_url reads it.
+using UpstreamUrl = protocol::WsUrl;
 
 class UpstreamLink {
  public:

@@ -203,6 +203,12 @@ TEST(ViewOptions, UrlIsSplitIntoHostPortAndPath) {
   EXPECT_EQ(d.port, 80);
   EXPECT_EQ(d.path, "/ws");
   EXPECT_TRUE(std::holds_alternative<std::string>(view::parse_url("ws://host:abc/ws")));
+  auto v6 = std::get<view::Url>(view::parse_url("ws://[::1]:9000/ws"));  // split at the bracket, not the last colon
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 9000);
+  const auto wss = view::parse_url("wss://example.org/ws");
+  ASSERT_TRUE(std::holds_alternative<std::string>(wss));
+  EXPECT_NE(std::get<std::string>(wss).find("wss://"), std::string::npos);
 }
 
 protocol::Snapshot snapshot_with(std::uint64_t tick, double x) {

@@ -9,26 +9,6 @@
 namespace herd::net {
 namespace {
 
-TEST(UpstreamUrl, ParsesWhatARelayIsGivenAndRefusesTheRest) {
-  auto u = parse_upstream_url("ws://herd:8080/ws");
-  ASSERT_TRUE(u);
-  EXPECT_EQ(u->host, "herd");
-  EXPECT_EQ(u->port, 8080);
-  EXPECT_EQ(u->path, "/ws");
-  u = parse_upstream_url("ws://[::1]:9000/ws");
-  ASSERT_TRUE(u);
-  EXPECT_EQ(u->host, "::1");
-  EXPECT_EQ(u->port, 9000);
-  EXPECT_EQ(u->text(), "ws://[::1]:9000/ws");
-  u = parse_upstream_url("ws://10.0.0.5");
-  ASSERT_TRUE(u);
-  EXPECT_EQ(u->port, 80);
-  EXPECT_EQ(u->path, "/ws");
-  for (const char* bad : {"", "http://herd/ws", "wss://herd/ws", "ws://", "ws://:80/ws", "ws://herd:0/ws", "ws://herd:70000/ws",
-                          "ws://herd:/ws", "ws://[::1/ws", "ws://user@herd/ws", "ws://herd/a b", "ws://herd:80x/ws"})
-    EXPECT_FALSE(parse_upstream_url(bad)) << bad;
-}
-
 TEST(SnapshotTick, ReadsTheTickFromTheTextOfASnapshotAndOfNothingElse) {
   EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":1203,"serial":401})"), 1203u);
   EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":0,"serial":1})"), 0u);
