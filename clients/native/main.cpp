@@ -121,7 +121,10 @@ Overlay overlay_of(const App& app, Clock::time_point now) {
     o.status_ok = false;
   } else {
     const auto rtt = app.conn.rtt_ms();
-    std::snprintf(line, sizeof line, "CONNECTED  TICK %llu  AGENTS %zu  SEL %zu  RTT %s",
+    const auto& upstream = app.viewer.upstream();
+    const char* state = upstream.empty() ? "CONNECTED" : upstream == "reconnecting" ? "RELAY: RECONNECTING UPSTREAM" : "CONNECTED VIA RELAY";
+    o.status_ok = upstream != "reconnecting";
+    std::snprintf(line, sizeof line, "%s  TICK %llu  AGENTS %zu  SEL %zu  RTT %s", state,
                   static_cast<unsigned long long>(app.viewer.latest().tick), app.viewer.latest().agents.size(),
                   app.viewer.selection().size(), rtt ? (std::to_string(std::lround(*rtt)) + "MS").c_str() : "-");
   }

@@ -14,6 +14,7 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     const bool same_world = have_current_ && w->world == world_ && w->tick >= current_.tick;
     world_ = w->world;
     map_ = w->map;
+    upstream_ = w->upstream;
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
     if (!same_world) have_previous_ = have_current_ = false;
     return;

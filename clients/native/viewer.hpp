@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "native/view_math.hpp"
@@ -29,6 +30,9 @@ class Viewer {
   const protocol::WorldInfo& world() const { return world_; }
   const std::optional<protocol::MapState>& map() const { return map_; }
   const protocol::Snapshot& latest() const { return current_; }
+  // Empty unless the server is a relay: "connected" while the world reaches it live,
+  // "reconnecting" while its link upstream is being made again (the last snapshot stays shown).
+  const std::string& upstream() const { return upstream_; }
 
   // Camera: the fitted view, zoomed and panned.
   Camera camera(int win_w, int win_h) const;
@@ -53,6 +57,7 @@ class Viewer {
   sim::Selection selection_or_all() const;
   void prune_selection();
 
+  std::string upstream_;
   protocol::WorldInfo world_;
   std::optional<protocol::MapState> map_;
   double snapshot_interval_ = 0.05;  // seconds, from the welcome

@@ -162,12 +162,20 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
     snap = next_of<protocol::Snapshot>(c);
   ASSERT_TRUE(snap && snap->agents.size() == 2 && snap->obstacles.size() == 1);
 
-  // JSON (what auto gives a world this small) and binary snapshots draw the same picture.
+  // A relay in front of the server: herd-view connects to it as to the server.
+  const fs::path relay_log = dir_ / "relay.log";
+  Process relay({"--address", "127.0.0.1", "--port", "0", "--relay", "ws://127.0.0.1:" + std::to_string(port) + "/ws"}, relay_log);
+  const int relay_port = testing::listening_port(relay_log);
+  ASSERT_GT(relay_port, 0) << slurp(relay_log);
+
+  // JSON (what auto gives a world this small) and binary snapshots draw the same picture, from the
+  // server and through the relay (whose binary frames it encodes itself).
+  for (const auto& [via, at] : {std::pair{"server", port}, std::pair{"relay", relay_port}})
   for (const std::string format : {"auto", "binary"}) {
-    SCOPED_TRACE("--format " + format);
-    const std::string bmp = (dir_ / ("out_" + format + ".bmp")).string();
+    SCOPED_TRACE(std::string(via) + ", --format " + format);
+    const std::string bmp = (dir_ / ("out_" + std::string(via) + "_" + format + ".bmp")).string();
     std::string out;
-    ASSERT_EQ(run_view({"--url", "ws://127.0.0.1:" + std::to_string(port) + "/ws", "--frames", "30", "--screenshot",
+    ASSERT_EQ(run_view({"--url", "ws://127.0.0.1:" + std::to_string(at) + "/ws", "--frames", "30", "--screenshot",
                         bmp, "--width", "800", "--height", "600", "--format", format},
                        out),
               0)
@@ -254,6 +262,23 @@ TEST(ViewViewer, AWelcomeToTheSameWorldKeepsItAndANewWorldClearsIt) {
   w.paused = false;
   v.on_message(w, {});
   EXPECT_FALSE(v.has_snapshot());
+}
+
+TEST(ViewViewer, ARelaysWelcomeSaysWhetherItsUpstreamIsLive) {
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  v.on_message(w, {});
+  EXPECT_EQ(v.upstream(), "") << "a server is no relay";
+  w.upstream = "connected";
+  v.on_message(w, {});
+  EXPECT_EQ(v.upstream(), "connected");
+  v.on_message(snapshot_with(30, 100), {});
+  w.tick = 30;
+  w.upstream = "reconnecting";  // the same world: what is shown stays
+  v.on_message(w, {});
+  EXPECT_EQ(v.upstream(), "reconnecting");
+  EXPECT_TRUE(v.has_snapshot());
 }
 
 TEST(ViewViewer, DemoKeysSendWhatTheBrowserSends) {
