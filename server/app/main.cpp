@@ -1,13 +1,10 @@
 // herd-server: flags and environment, wiring, signals.
-#include <atomic>
 #include <cstdio>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <pthread.h>
-#include <thread>
 
 #include "app/config.hpp"
 #include "app/checkpoint_file.hpp"
@@ -25,6 +22,8 @@ int fail(const std::string& message) {
   return 2;
 }
 
+std::string signal_name(int signal) { return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal " + std::to_string(signal); }
+
 // A rate or a time as people write it: 60, 20, 0.5 (not 60.000000).
 std::string number(double v) {
   char buf[32];
@@ -32,43 +31,9 @@ std::string number(double v) {
   return buf;
 }
 
-// SIGINT and SIGTERM, blocked in every thread and taken by one waiting thread that stops the
-// server, so that no handler runs in the middle of the server's work.
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    sigemptyset(&signals_);
-    sigaddset(&signals_, SIGINT);
-    sigaddset(&signals_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals_, nullptr);  // before any thread starts: they inherit it
-  }
-  template <class Say>
-  void start(herd::net::Server& server, Say say) {
-    waiter_ = std::thread([this, &server, say] {
-      int sig = 0;
-      sigwait(&signals_, &sig);
-      if (finished_) return;
-      say(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") + ", shutting down");
-      server.stop();
-    });
-  }
-  // After run() returned: wakes the waiter if no signal did.
-  void finish() {
-    finished_ = true;
-    pthread_kill(waiter_.native_handle(), SIGTERM);
-    waiter_.join();
-  }
-
- private:
-  sigset_t signals_;
-  std::atomic<bool> finished_{false};
-  std::thread waiter_;
-};
-
 // A relay: no world of its own; serves the upstream's to its viewers until a signal.
 int run_relay(herd::app::AppConfig& config) {
   using namespace herd;
-  StopOnSignal signals;
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const net::LogFormat log_format = config.server.log_format;
   auto say = [log_format](const std::string& text) {
@@ -87,9 +52,8 @@ int run_relay(herd::app::AppConfig& config) {
   say("relaying " + config.server.relay_upstream + " to this server's viewers");
   say("listening on http://" + host + ":" + std::to_string(port) + "/");
   say("open http://localhost:" + std::to_string(port) + "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
-  signals.start(*server, say);
+  server->stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server->run();
-  signals.finish();
   say("relay stopped");
   return 0;
 }
@@ -189,7 +153,6 @@ int main(int argc, char** argv) {
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
   }
 
-  StopOnSignal signals;  // before any thread starts
 
   std::optional<app::Recorder> recorder;
   if (!config.record.empty()) {
@@ -276,9 +239,8 @@ int main(int argc, char** argv) {
                    [say](const std::string& what) { say(what); });
   }
 
-  signals.start(server, say);
+  server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server.run();  // returns only through stop()
-  signals.finish();
   const auto stats = server.stats();
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);

@@ -17,10 +17,12 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -180,6 +182,10 @@ struct Server::Impl {
   asio::io_context ioc{1};  // the hub's
   asio::steady_timer tick_timer{ioc};
   asio::steady_timer stop_timer{ioc};
+  // SIGINT and SIGTERM, when stop_on_signals() asked for them: they begin the stop on this thread.
+  std::unique_ptr<asio::signal_set> signals;
+  std::function<void(int)> on_signal;
+  void wait_for_signal();
   std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
   std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
   std::optional<asio::steady_timer> accept_pause;  // on shards[0]: the pause after a failed accept

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <csignal>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -842,6 +843,23 @@ void Server::run() {
 
 void Server::stop() {
   asio::post(impl_->ioc, [impl = impl_.get()] { impl->begin_stop(); });
+}
+
+void Server::stop_on_signals(std::function<void(int signal)> said) {
+  impl_->on_signal = std::move(said);
+  impl_->signals = std::make_unique<asio::signal_set>(impl_->ioc, SIGINT, SIGTERM);
+  impl_->wait_for_signal();
+}
+
+void Server::Impl::wait_for_signal() {
+  signals->async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;  // cancelled: the server is being destroyed
+    if (!stopping) {
+      on_signal(signal);
+      begin_stop();
+    }
+    wait_for_signal();  // a second signal is taken too, not left to kill the process
+  });
 }
 
 std::uint64_t Server::state_hash() const { return impl_->world.state_hash(); }

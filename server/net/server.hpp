@@ -115,6 +115,11 @@ class Server {
   // Thread-safe; idempotent.
   void stop();
 
+  // Call before run(): SIGINT and SIGTERM stop the server as stop() does, calling `said` with the
+  // signal first, on the server's own thread (through Asio's signal_set: no handler runs in the
+  // middle of the server's work). A second signal while it stops is taken and ignored.
+  void stop_on_signals(std::function<void(int signal)> said);
+
   ServerStats stats() const;
 
   // The world's state hash. Call only when run() is not running (before it, or after it returned).

@@ -1,6 +1,8 @@
 // The real server, in process, on a port the OS picks, driven by real WebSocket and HTTP clients.
 // Nothing sleeps: every wait is for a message, bounded by a timeout.
 #include <algorithm>
+#include <csignal>
+#include <future>
 #include <set>
 
 #include "net/server_fixture.hpp"
@@ -500,6 +502,38 @@ TEST_F(ServerOnThreeIoThreadsTest, RepliesKeepTheOrderOfTheMessagesTheyAnswer) {
   for (auto& c : clients) wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.agents.size() == 12; });
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 6);
   EXPECT_EQ(metric("herd_command_reply_seconds_count"), 6 * 3) << "three commands each reached the tick thread";
+}
+
+// SIGTERM to the process (each test runs in a process of its own): the server's signal_set takes
+// it, says which signal on the server's thread, and stops the server; a second signal while or
+// after it stops is taken too, not left to kill the process.
+TEST(ServerSignals, SigtermStopsTheServerAndASecondSignalIsTaken) {
+  ServerConfig config;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.web_root = HERD_WEB_ROOT_FOR_TESTS;
+  Server server(config, sim::World(sim::WorldDef{}));
+  server.start();
+  std::atomic<int> said{0};
+  std::atomic<int> calls{0};
+  server.stop_on_signals([&](int signal) {
+    said = signal;
+    ++calls;
+  });
+  std::promise<void> returned;
+  auto done = returned.get_future();
+  std::thread loop([&] {
+    server.run();
+    returned.set_value();
+  });
+  std::raise(SIGTERM);
+  const bool stopped = done.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  if (!stopped) server.stop();
+  loop.join();
+  EXPECT_TRUE(stopped) << "run() did not return within 10 s of SIGTERM";
+  EXPECT_EQ(said.load(), SIGTERM);
+  std::raise(SIGINT);  // the server still exists: its signal_set takes it
+  EXPECT_EQ(calls.load(), 1);
 }
 
 }  // namespace
