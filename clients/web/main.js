@@ -3,14 +3,13 @@
 // snapshots (interp.js), a little in the past.
 
 import { Connection } from './connection.js';
-import { View, THEME, ORDER_MARKER_MS, FLASH_MS, MIN_AGENT_PX } from './view.js';
+import { View, ORDER_MARKER_MS, FLASH_MS } from './view.js';
 import { attachInput } from './input.js';
 import { Hud } from './hud.js';
 import { Panels } from './panels.js';
 import { Inspector } from './inspector.js';
-import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
+import { byId } from './inspect_view.js';
 import { TileMap } from './tile_map.js';
-import { trailAlpha } from './map_view.js';
 import { Painter } from './paint.js';
 import { DemoKeys } from './demo_keys.js';
 import { Interpolator } from './interp.js';
@@ -408,178 +407,12 @@ function frame(now) {
   requestAnimationFrame(frame);
 }
 
-// Read-only state and a few hooks for tests and for poking at the viewer from the console.
-// `agents` are the agents as the last frame drew them (positions interpolated between two
-// snapshots, every other field the newer snapshot's); `snapshotAgents`, `obstacles` and `inspect`
-// are the newest snapshot's own arrays. Do not modify any of them.
-window.herd = Object.freeze({
-  get connected() {
-    return conn.state === 'connected';
-  },
-  get status() {
-    return conn.state;
-  },
-  get tick() {
-    return state.tick;
-  },
-  // 'json' or 'binary': how the newest snapshot came; binaryFrames counts the binary ones decoded.
-  get snapshotFormat() {
-    return conn.snapshotFormat;
-  },
-  get binaryFrames() {
-    return conn.binaryFrames;
-  },
-  // The viewport last sent ({x0, y0, x1, y1}, or null for the whole world), or undefined.
-  get viewport() {
-    return viewport.sent ? viewport.sent.rect : undefined;
-  },
-  get snapshotRate() {
-    return state.welcome ? state.welcome.snapshot_rate : null;
-  },
-  get world() {
-    return state.welcome ? { ...state.welcome.world } : null;
-  },
-  get role() {
-    return state.welcome ? state.welcome.role : null; // 'viewer' when the server wants a token
-  },
-  get agents() {
-    return state.drawn;
-  },
-  get frameTiming() {
-    return { ...timing };
-  },
-  // How agents are drawn: 'raster' (a pixel buffer) or 'vector' (canvas paths); see agent_layer.js.
-  get agentDrawing() {
-    return view.agentLayer.mode;
-  },
-  get orders() {
-    return state.orders.map((o) => ({ ...o })); // the fading markers of recent move orders
-  },
-  get snapshotAgents() {
-    return state.agents;
-  },
-  // {fromTick, toTick, alpha, mode: 'interpolate' | 'extrapolate' | 'hold' | 'empty', renderMs,
-  //  extrapolatedMs, delayMs} of the last frame drawn.
-  get interpolation() {
-    return { ...interp.last, delayMs: interp.delayMs };
-  },
-  // The agents of buffered snapshot `tick` (as the server sent them), or null.
-  bufferedAgents: (tick) => interp.snapshot(tick)?.agents ?? null,
-  // Interpolation delay in ms (about two snapshot intervals by default); null restores the default.
-  setInterpolationDelay: (ms) => {
-    interp.delayOverrideMs = ms === null ? null : Math.max(0, Number(ms));
-    return interp.delayMs;
-  },
-  // {snapshotsPerSec, bytesPerSec, dropped}: what the status bar shows.
-  get stream() {
-    return stats.read(performance.now());
-  },
-  get selected() {
-    return [...state.selected];
-  },
-  get obstacles() {
-    return state.obstacles;
-  },
-  get avoidance() {
-    return state.avoidance;
-  },
-  get inspecting() {
-    return inspector.on;
-  },
-  get inspected() {
-    return [...inspector.ids]; // the list this session's server side has
-  },
-  get inspect() {
-    return state.drawnTraces; // the traces drawn now (at most inspector.js's MAX_DRAWN)
-  },
-  get traced() {
-    return inspector.wanted(state.traces); // every trace this page asked for
-  },
-  // The scenario bar's state: the welcome's scenario, scenarios and paused.
-  get scenario() {
-    return state.welcome ? (state.welcome.scenario ?? null) : null;
-  },
-  get scenarios() {
-    return state.welcome ? [...(state.welcome.scenarios ?? [])] : [];
-  },
-  get paused() {
-    return state.welcome ? Boolean(state.welcome.paused) : null;
-  },
-  get tickRate() {
-    return state.welcome ? state.welcome.tick_rate : null;
-  },
-  // id -> role ('hunter', 'prey', 'guard', 'leader') of the agents that have one.
-  get roles() {
-    return Object.fromEntries(state.roles);
-  },
-  // Screen outline [[x, y], ...] of agent `id`'s role mark, or [] without one.
-  roleMark: (id) => {
-    const a = byId(state.drawn, id);
-    const role = state.roles.get(id);
-    return a && role ? view.roleMark(a, role) : [];
-  },
-  get allGoals() {
-    return state.allGoals;
-  },
-  minAgentPx: MIN_AGENT_PX, // CSS pixels: the smallest radius an agent is drawn with
-  get flashes() {
-    return state.flashes.map((f) => ({ ...f }));
-  },
-  get lastError() {
-    return state.lastError;
-  },
-  get lastAck() {
-    return state.lastAck;
-  },
-  get lastCommand() {
-    return state.lastCommand;
-  },
-  // {width, height, tile_size, rows} as the protocol writes it, or null.
-  get map() {
-    const m = state.map;
-    return m ? { width: m.width, height: m.height, tile_size: m.tileSize, rows: m.rows() } : null;
-  },
-  tileBlocked: (x, y) => (state.map ? state.map.isBlocked(x, y) : null),
-  get mapRenders() {
-    return view.mapLayer.renders; // how often the map's layer was drawn
-  },
-  get mapLayerTilePx() {
-    return view.mapLayer.tilePx; // the layer's pixels a tile side (1 for big maps)
-  },
-  get painting() {
-    return painter.on;
-  },
-  get paintPending() {
-    return painter.pendingCommands; // set_tiles sent and not yet shown by a snapshot
-  },
-  get formations() {
-    return state.formations;
-  },
-  get formation() {
-    return shownFormation(); // the one the status bar shows
-  },
-  trailAlpha, // (i, n): opacity of a walker's trail at history entry i of n, 0 the oldest
-  // Screen disc {x, y, r} of agent `id`'s "!" badge (drawn while it is unreachable), or null.
-  unreachableBadge: (id) => {
-    const a = byId(state.drawn, id);
-    return a ? view.unreachableBadge(a) : null;
-  },
-  theme: THEME,
-  inspectColors: INSPECT_COLORS,
-  inspectMaxUnits: VECTOR_MAX_UNITS,
-  // CSS pixels the overlay draws a vector of length 1 with, at agent `id`.
-  inspectUnitPx: (id) => {
-    const a = byId(state.drawn, id);
-    return a ? vectorUnitPx(view, a) : null;
-  },
-  // Screen ring of a flash at animation-frame time `now`: {x, y, r, alpha}, or null once faded.
-  flashRing: (f, now) => view.flashRing(f, now),
-  // CSS pixels relative to the canvas's top-left corner.
-  worldToScreen: (x, y) => view.worldToScreen(x, y),
-  screenToWorld: (x, y) => view.screenToWorld(x, y),
-  sendCommand, // {cmd, ...}: adds type and seq, returns the seq
-  sendRaw: (text) => conn.sendRaw(text), // any text, for testing the server's error paths
-});
+// window.herd (debug_api.js), for the browser tests and the console, only when the URL asks: #debug.
+if (hashParams.has('debug')) {
+  import('./debug_api.js').then(({ installDebugApi }) =>
+    installDebugApi({ conn, state, view, interp, stats, inspector, painter, viewport, timing, shownFormation, sendCommand }),
+  );
+}
 
 conn.start();
 requestAnimationFrame(frame);

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startServer } from './lib/server.mjs';
-import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { launchBrowser, openViewer, viewerUrl, WAIT_MS } from './lib/browser.mjs';
 import { screenshot } from './lib/scene.mjs';
 import { waitForTargetCross } from './lib/page_probes.mjs';
 
@@ -145,7 +145,7 @@ describe('agents at any size, their roles and goals', { timeout: 4 * TEST_TIMEOU
     const pageErrors = [];
     page.on('pageerror', (err) => pageErrors.push(String(err)));
     try {
-      await page.goto(server.httpUrl);
+      await page.goto(viewerUrl(server));
       await page.waitForFunction(() => window.herd?.connected, null, { timeout: WAIT_MS });
       const world = await page.evaluate(() => window.herd.world);
       const goal = { x: Math.round(world.width * 0.85), y: Math.round(world.height * 0.8) };

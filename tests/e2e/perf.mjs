@@ -12,7 +12,7 @@
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
-import { launchBrowser } from './lib/browser.mjs';
+import { launchBrowser, viewerUrl } from './lib/browser.mjs';
 import { frameRate } from './lib/control_probes.mjs';
 
 const BATCHES = process.env.HERD_PERF_BATCHES ?? 5;
@@ -41,7 +41,7 @@ try {
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: Number(process.env.HERD_PERF_DPR || 1),
   });
-  await page.goto(server.httpUrl + (process.env.HERD_PERF_AGENTS ? `#agents=${process.env.HERD_PERF_AGENTS}` : ''));
+  await page.goto(viewerUrl(server, process.env.HERD_PERF_AGENTS ? `#agents=${process.env.HERD_PERF_AGENTS}` : ''));
   await page
     .waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, Number(BATCHES), { timeout: 20_000 })
     .catch(async (e) => {

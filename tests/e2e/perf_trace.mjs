@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
-import { launchBrowser } from './lib/browser.mjs';
+import { launchBrowser, viewerUrl } from './lib/browser.mjs';
 
 const BATCHES = Number(process.env.HERD_PERF_BATCHES ?? 5);
 const TRACE_MS = Number(process.env.HERD_PERF_MS || 3000);
@@ -40,7 +40,7 @@ try {
     viewport: { width: 1280, height: 800 },
     deviceScaleFactor: Number(process.env.HERD_PERF_DPR || 1),
   });
-  await page.goto(server.httpUrl);
+  await page.goto(viewerUrl(server));
   await page.waitForFunction((b) => window.herd?.connected && window.herd.agents.length >= b * 1000, BATCHES, {
     timeout: 20_000,
   });

@@ -67,6 +67,21 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
     assert.fail(`clicking on an agent did not make the selection ${JSON.stringify(expected('<id>'))}`);
   }
 
+  it('without #debug the page connects and has no window.herd, and loads no debug_api.js', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const plain = await browser.browser.newPage({ viewport: { width: 800, height: 600 } });
+    const scripts = [];
+    plain.on('request', (r) => scripts.push(new URL(r.url()).pathname));
+    try {
+      await plain.goto(server.httpUrl);
+      await plain.locator('#status[data-state="connected"] #conn', { hasText: /^connected$/ }).waitFor({ timeout: WAIT_MS });
+      assert.equal(await plain.evaluate(() => typeof window.herd), 'undefined');
+      assert.ok(scripts.includes('/main.js'), scripts.join(' '));
+      assert.ok(!scripts.includes('/debug_api.js'), scripts.join(' '));
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('connects, shows the status, and draws agents in their group colours', async () => {
     await statusShowsConnected();
     const count = await page.evaluate(() => window.herd.agents.length);

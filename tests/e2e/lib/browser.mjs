@@ -33,6 +33,12 @@ export async function launchBrowser() {
   return { browser, close };
 }
 
+// The viewer's URL on `server` with window.herd (clients/web/debug_api.js) asked for: `#debug`,
+// after the test's own hash parameters if it has any ('#token=x' -> '#token=x&debug').
+export function viewerUrl(server, hash = '') {
+  return server.httpUrl + (hash ? `${hash}&debug` : '#debug');
+}
+
 // Opens the viewer of `server` in a new page and waits until it is connected and shows agents.
 // Resolves to {page, canvasBox, pageErrors}: pageErrors collects uncaught exceptions.
 // hash: appended to the page's URL, e.g. '#token=x'; width, height: the window's CSS pixels.
@@ -40,7 +46,7 @@ export async function openViewer(browser, server, { hash = '', width = 1280, hei
   const page = await browser.newPage({ viewport: { width, height } });
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err)));
-  await page.goto(server.httpUrl + hash);
+  await page.goto(viewerUrl(server, hash));
   await page.waitForFunction(() => window.herd?.connected && window.herd.agents.length > 0, null, {
     timeout: WAIT_MS,
   });

@@ -1,0 +1,184 @@
+// The viewer's state, read-only, and a few hooks, as window.herd: for the browser tests and for
+// poking at the viewer from the console. main.js loads this module only when the page's URL asks
+// for it (#debug, with any other hash parameters: #token=...&debug).
+//
+// `agents` are the agents as the last frame drew them (positions interpolated between two
+// snapshots, every other field the newer snapshot's); `snapshotAgents`, `obstacles` and `inspect`
+// are the newest snapshot's own arrays. Do not modify any of them.
+
+import { THEME, MIN_AGENT_PX } from './view.js';
+import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
+import { trailAlpha } from './map_view.js';
+
+// v: main.js's pieces: {conn, state, view, interp, stats, inspector, painter, viewport, timing,
+// shownFormation, sendCommand}.
+export function installDebugApi(v) {
+  window.herd = Object.freeze({
+    get connected() {
+      return v.conn.state === 'connected';
+    },
+    get status() {
+      return v.conn.state;
+    },
+    get tick() {
+      return v.state.tick;
+    },
+    // 'json' or 'binary': how the newest snapshot came; binaryFrames counts the binary ones decoded.
+    get snapshotFormat() {
+      return v.conn.snapshotFormat;
+    },
+    get binaryFrames() {
+      return v.conn.binaryFrames;
+    },
+    // The viewport last sent ({x0, y0, x1, y1}, or null for the whole world), or undefined.
+    get viewport() {
+      return v.viewport.sent ? v.viewport.sent.rect : undefined;
+    },
+    get snapshotRate() {
+      return v.state.welcome ? v.state.welcome.snapshot_rate : null;
+    },
+    get world() {
+      return v.state.welcome ? { ...v.state.welcome.world } : null;
+    },
+    get role() {
+      return v.state.welcome ? v.state.welcome.role : null; // 'viewer' when the server wants a token
+    },
+    get agents() {
+      return v.state.drawn;
+    },
+    get frameTiming() {
+      return { ...v.timing };
+    },
+    // How agents are drawn: 'raster' (a pixel buffer) or 'vector' (canvas paths); see agent_layer.js.
+    get agentDrawing() {
+      return v.view.agentLayer.mode;
+    },
+    get orders() {
+      return v.state.orders.map((o) => ({ ...o })); // the fading markers of recent move orders
+    },
+    get snapshotAgents() {
+      return v.state.agents;
+    },
+    // {fromTick, toTick, alpha, mode: 'interpolate' | 'extrapolate' | 'hold' | 'empty', renderMs,
+    //  extrapolatedMs, delayMs} of the last frame drawn.
+    get interpolation() {
+      return { ...v.interp.last, delayMs: v.interp.delayMs };
+    },
+    // The agents of buffered snapshot `tick` (as the server sent them), or null.
+    bufferedAgents: (tick) => v.interp.snapshot(tick)?.agents ?? null,
+    // Interpolation delay in ms (about two snapshot intervals by default); null restores the default.
+    setInterpolationDelay: (ms) => {
+      v.interp.delayOverrideMs = ms === null ? null : Math.max(0, Number(ms));
+      return v.interp.delayMs;
+    },
+    // {snapshotsPerSec, bytesPerSec, dropped}: what the status bar shows.
+    get stream() {
+      return v.stats.read(performance.now());
+    },
+    get selected() {
+      return [...v.state.selected];
+    },
+    get obstacles() {
+      return v.state.obstacles;
+    },
+    get avoidance() {
+      return v.state.avoidance;
+    },
+    get inspecting() {
+      return v.inspector.on;
+    },
+    get inspected() {
+      return [...v.inspector.ids]; // the list this session's server side has
+    },
+    get inspect() {
+      return v.state.drawnTraces; // the traces drawn now (at most inspector.js's MAX_DRAWN)
+    },
+    get traced() {
+      return v.inspector.wanted(v.state.traces); // every trace this page asked for
+    },
+    // The scenario bar's state: the welcome's scenario, scenarios and paused.
+    get scenario() {
+      return v.state.welcome ? (v.state.welcome.scenario ?? null) : null;
+    },
+    get scenarios() {
+      return v.state.welcome ? [...(v.state.welcome.scenarios ?? [])] : [];
+    },
+    get paused() {
+      return v.state.welcome ? Boolean(v.state.welcome.paused) : null;
+    },
+    get tickRate() {
+      return v.state.welcome ? v.state.welcome.tick_rate : null;
+    },
+    // id -> role ('hunter', 'prey', 'guard', 'leader') of the agents that have one.
+    get roles() {
+      return Object.fromEntries(v.state.roles);
+    },
+    // Screen outline [[x, y], ...] of agent `id`'s role mark, or [] without one.
+    roleMark: (id) => {
+      const a = byId(v.state.drawn, id);
+      const role = v.state.roles.get(id);
+      return a && role ? v.view.roleMark(a, role) : [];
+    },
+    get allGoals() {
+      return v.state.allGoals;
+    },
+    minAgentPx: MIN_AGENT_PX, // CSS pixels: the smallest radius an agent is drawn with
+    get flashes() {
+      return v.state.flashes.map((f) => ({ ...f }));
+    },
+    get lastError() {
+      return v.state.lastError;
+    },
+    get lastAck() {
+      return v.state.lastAck;
+    },
+    get lastCommand() {
+      return v.state.lastCommand;
+    },
+    // {width, height, tile_size, rows} as the protocol writes it, or null.
+    get map() {
+      const m = v.state.map;
+      return m ? { width: m.width, height: m.height, tile_size: m.tileSize, rows: m.rows() } : null;
+    },
+    tileBlocked: (x, y) => (v.state.map ? v.state.map.isBlocked(x, y) : null),
+    get mapRenders() {
+      return v.view.mapLayer.renders; // how often the map's layer was drawn
+    },
+    get mapLayerTilePx() {
+      return v.view.mapLayer.tilePx; // the layer's pixels a tile side (1 for big maps)
+    },
+    get painting() {
+      return v.painter.on;
+    },
+    get paintPending() {
+      return v.painter.pendingCommands; // set_tiles sent and not yet shown by a snapshot
+    },
+    get formations() {
+      return v.state.formations;
+    },
+    get formation() {
+      return v.shownFormation(); // the one the status bar shows
+    },
+    trailAlpha, // (i, n): opacity of a walker's trail at history entry i of n, 0 the oldest
+    // Screen disc {x, y, r} of agent `id`'s "!" badge (drawn while it is unreachable), or null.
+    unreachableBadge: (id) => {
+      const a = byId(v.state.drawn, id);
+      return a ? v.view.unreachableBadge(a) : null;
+    },
+    theme: THEME,
+    inspectColors: INSPECT_COLORS,
+    inspectMaxUnits: VECTOR_MAX_UNITS,
+    // CSS pixels the overlay draws a vector of length 1 with, at agent `id`.
+    inspectUnitPx: (id) => {
+      const a = byId(v.state.drawn, id);
+      return a ? vectorUnitPx(v.view, a) : null;
+    },
+    // Screen ring of a flash at animation-frame time `now`: {x, y, r, alpha}, or null once faded.
+    flashRing: (f, now) => v.view.flashRing(f, now),
+    // CSS pixels relative to the canvas's top-left corner.
+    worldToScreen: (x, y) => v.view.worldToScreen(x, y),
+    screenToWorld: (x, y) => v.view.screenToWorld(x, y),
+    sendCommand: v.sendCommand, // {cmd, ...}: adds type and seq, returns the seq
+    sendRaw: (text) => v.conn.sendRaw(text), // any text, for testing the server's error paths
+  });
+}
