@@ -6,6 +6,8 @@
 #include <boost/beast/websocket.hpp>
 #include <deque>
 
+#include "protocol/ws_url.hpp"
+
 namespace herd::client {
 namespace {
 
@@ -93,8 +95,7 @@ void WsClient::connect(const std::string& host, std::uint16_t port, const std::s
       if (ec2) { result = ec2; done = true; return; }
       stream.expires_never();
       s.ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-      const std::string name = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // IPv6
-      s.ws.async_handshake(name + ":" + std::to_string(port), path, [&](beast::error_code ec3) {
+      s.ws.async_handshake(protocol::WsUrl{host, port, path}.authority(), path, [&](beast::error_code ec3) {
         result = ec3;
         done = true;
       });

@@ -153,7 +153,6 @@ int main(int argc, char** argv) {
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
   }
 
-
   std::optional<app::Recorder> recorder;
   if (!config.record.empty()) {
     std::string why;
