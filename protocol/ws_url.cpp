@@ -11,18 +11,26 @@ std::string WsUrl::authority() const {
   return h + ":" + std::to_string(port);
 }
 
-std::string WsUrl::text() const { return "ws://" + authority() + path; }
+std::string WsUrl::text() const { return (tls ? "wss://" : "ws://") + authority() + path; }
 
 std::variant<WsUrl, std::string> parse_ws_url(std::string_view text) {
   const auto parsed = boost::urls::parse_uri(text);
   if (!parsed) return "not a URL (" + parsed.error().message() + ")";
   const boost::urls::url_view& u = *parsed;
-  if (u.scheme() == "wss") return "wss:// is not supported: herd speaks plain ws:// (put TLS in a proxy in front of it)";
-  if (u.scheme() != "ws") return "the scheme must be ws://, not " + std::string(u.scheme()) + "://";
+  if (u.scheme() != "ws" && u.scheme() != "wss") {
+    std::string why = "the scheme must be ws:// or wss://, not ";  // appended: GCC 12's false -Wrestrict on operator+
+    why += u.scheme();
+    why += "://";
+    return why;
+  }
   if (!u.has_authority() || u.host().empty()) return "no host";
   if (u.has_userinfo()) return "a user name or password has no place in a WebSocket URL";
   if (u.has_fragment()) return "a fragment (#...) has no place in a WebSocket URL";
   WsUrl out;
+  if (u.scheme() == "wss") {
+    out.tls = true;
+    out.port = 443;
+  }
   switch (u.host_type()) {
     case boost::urls::host_type::ipv6: out.host = u.host_address(); break;
     case boost::urls::host_type::ipvfuture: return "the host must be a name, an IPv4 or an IPv6 address";

@@ -53,8 +53,9 @@ bool answers(const json& sent, const json& m) {
 }
 
 // Says hello as a commander (or a viewer), with the token.
-void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const std::string& token, bool viewer = false) {
-  ws.connect(url.host, url.port, url.path, timeout);
+void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const client::TlsOptions& tls, const std::string& token,
+           bool viewer = false) {
+  ws.connect(url, timeout, tls);
   ws.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, viewer ? protocol::Role::viewer : protocol::Role::commander,
                                            "herd-ctl", token}));
 }
@@ -110,6 +111,9 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", timeout_s, "seconds to wait for the server")->check(CLI::Range(0.001, 3600.0))->capture_default_str();
   app.add_option("--token", token, "the server's command token (prefer the variable: ps shows flags)")->envname("HERD_COMMAND_TOKEN");
   app.add_flag("--json", out.as_json, "print the server's answers as JSON lines, as they came");
+  client::TlsOptions tls;
+  app.add_option("--ca-file", tls.ca_file, "wss://: also trust the certificates in this PEM file")
+      ->envname("HERD_CA_FILE")->check(CLI::ExistingFile);
 
   json command;
   cli::add_command_subcommands(app, command);
@@ -142,7 +146,7 @@ int main(int argc, char** argv) {
   // A first word that is no subcommand is refused before CLI11 would take "--help" after it.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--url" || arg == "--timeout" || arg == "--token") {
+    if (arg == "--url" || arg == "--timeout" || arg == "--token" || arg == "--ca-file") {
       ++i;
       continue;
     }
@@ -184,6 +188,9 @@ int main(int argc, char** argv) {
   if (const auto* why = std::get_if<std::string>(&parsed_url))
     return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
   const cli::Url* url = &std::get<cli::Url>(parsed_url);
+  // The load generator and /metrics speak plain TCP, as from beside the server.
+  if (url->tls && (stats->parsed() || load->parsed()))
+    return fail(cli::kUsage, std::string(stats->parsed() ? "stats" : "load") + " needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
 
   if (stats->parsed()) {
@@ -214,7 +221,7 @@ int main(int argc, char** argv) {
   client::WsClient ws;
   try {
     if (watch->parsed()) {
-      hello(ws, *url, timeout, token, role == "viewer");
+      hello(ws, *url, timeout, tls, token, role == "viewer");
       for (long seen = 0; count < 0 || seen < count;) {
         auto text = ws.receive(timeout);
         if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
@@ -224,7 +231,7 @@ int main(int argc, char** argv) {
       }
       return cli::kOk;
     }
-    hello(ws, *url, timeout, token);
+    hello(ws, *url, timeout, tls, token);
     if (send->parsed()) return send_lines(ws, timeout, out);
     return send_command(ws, command, timeout, out);
   } catch (const client::ConnectionError& e) {

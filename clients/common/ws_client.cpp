@@ -1,10 +1,15 @@
 #include "common/ws_client.hpp"
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
+#include <optional>
+#include <variant>
 
 #include "protocol/ws_url.hpp"
 
@@ -16,6 +21,7 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
+namespace ssl = asio::ssl;
 
 // Runs the io_context until done() or the timeout; true when done() became true.
 template <class Done>
@@ -32,27 +38,41 @@ bool run_until(asio::io_context& ioc, Millis timeout, Done done) {
 
 }  // namespace
 
+// One WebSocket over plain TCP or over TLS; every operation below is written once, for either.
+using PlainWs = websocket::stream<beast::tcp_stream>;
+using TlsWs = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+
 struct WsClient::Impl {
   asio::io_context ioc;
-  websocket::stream<beast::tcp_stream> ws{ioc};
+  std::optional<ssl::context> tls_context;  // made by a wss:// connect
+  std::variant<PlainWs, TlsWs> ws{std::in_place_type<PlainWs>, ioc};
   beast::flat_buffer buffer;
   std::deque<std::string> inbox;
   bool open = false;
   bool reading = false;
   std::string failure;  // why the connection ended, once it has
 
+  template <class F>
+  decltype(auto) with_ws(F&& f) { return std::visit(std::forward<F>(f), ws); }
+
+  beast::tcp_stream& tcp() {
+    return with_ws([](auto& w) -> beast::tcp_stream& { return beast::get_lowest_layer(w); });
+  }
+
   void start_read() {
     reading = true;
-    ws.async_read(buffer, [this](beast::error_code ec, std::size_t) {
-      reading = false;
-      if (ec) {
-        open = false;
-        failure = ec == websocket::error::closed ? "connection closed by the server" : ec.message();
-        return;
-      }
-      inbox.emplace_back(beast::buffers_to_string(buffer.data()));
-      buffer.consume(buffer.size());
-      start_read();
+    with_ws([this](auto& w) {
+      w.async_read(buffer, [this](beast::error_code ec, std::size_t) {
+        reading = false;
+        if (ec) {
+          open = false;
+          failure = ec == websocket::error::closed ? "connection closed by the server" : ec.message();
+          return;
+        }
+        inbox.emplace_back(beast::buffers_to_string(buffer.data()));
+        buffer.consume(buffer.size());
+        start_read();
+      });
     });
   }
 
@@ -60,13 +80,15 @@ struct WsClient::Impl {
     if (!open) throw ConnectionError("not connected: " + failure);
     bool done = false;
     beast::error_code result;
-    ws.text(text);
-    ws.async_write(asio::buffer(data.data(), data.size()), [&](beast::error_code ec, std::size_t) {
-      result = ec;
-      done = true;
+    with_ws([&](auto& w) {
+      w.text(text);
+      w.async_write(asio::buffer(data.data(), data.size()), [&](beast::error_code ec, std::size_t) {
+        result = ec;
+        done = true;
+      });
     });
     if (!run_until(ioc, timeout, [&] { return done; })) {
-      beast::get_lowest_layer(ws).close();
+      tcp().close();
       run_until(ioc, Millis(1000), [&] { return done; });
       open = false;
       failure = "write timed out";
@@ -74,40 +96,89 @@ struct WsClient::Impl {
     }
     if (result) throw ConnectionError("write failed: " + result.message());
   }
+
+  // The TLS context of a wss:// connection: TLS 1.2 or later, the peer verified against the
+  // system's certificates and tls.ca_file's. Throws ConnectionError when ca_file cannot be read.
+  ssl::context& make_tls_context(const TlsOptions& tls) {
+    auto& ctx = tls_context.emplace(ssl::context::tls_client);
+    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                    ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+    ctx.set_verify_mode(ssl::verify_peer);
+    beast::error_code ec;
+    ctx.set_default_verify_paths(ec);  // no system store is not an error: ca_file may suffice
+    if (!tls.ca_file.empty()) {
+      ctx.load_verify_file(tls.ca_file, ec);
+      if (ec) throw ConnectionError("cannot read the CA file '" + tls.ca_file + "': " + ec.message());
+    }
+    return ctx;
+  }
 };
 
 WsClient::WsClient() : impl_(std::make_unique<Impl>()) {}
 WsClient::~WsClient() {
   beast::error_code ec;
-  beast::get_lowest_layer(impl_->ws).socket().close(ec);
+  impl_->tcp().socket().close(ec);
 }
 
 void WsClient::connect(const std::string& host, std::uint16_t port, const std::string& path, Millis timeout) {
+  connect(protocol::WsUrl{host, port, path}, timeout);
+}
+
+void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOptions& tls) {
   Impl& s = *impl_;
+  if (url.tls) {
+    auto& ctx = s.make_tls_context(tls);
+    s.ws.emplace<TlsWs>(s.ioc, ctx);
+  } else {
+    s.ws.emplace<PlainWs>(s.ioc);
+  }
   bool done = false;
   beast::error_code result;
   tcp::resolver resolver(s.ioc);
-  auto& stream = beast::get_lowest_layer(s.ws);
+  auto& stream = s.tcp();
   stream.expires_after(timeout);
-  resolver.async_resolve(host, std::to_string(port), [&](beast::error_code ec, tcp::resolver::results_type results) {
+  // The WebSocket upgrade, once TCP (and TLS) is up.
+  auto upgrade = [&] {
+    s.with_ws([&](auto& w) {
+      w.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+      w.async_handshake(url.authority(), url.path, [&](beast::error_code ec) {
+        result = ec;
+        done = true;
+      });
+    });
+  };
+  resolver.async_resolve(url.host, std::to_string(url.port), [&](beast::error_code ec, tcp::resolver::results_type results) {
     if (ec) { result = ec; done = true; return; }
     stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
       if (ec2) { result = ec2; done = true; return; }
-      stream.expires_never();
-      s.ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-      s.ws.async_handshake(protocol::WsUrl{host, port, path}.authority(), path, [&](beast::error_code ec3) {
-        result = ec3;
-        done = true;
+      auto* secure = std::get_if<TlsWs>(&s.ws);
+      if (!secure) {
+        stream.expires_never();
+        upgrade();
+        return;
+      }
+      auto& tls_stream = secure->next_layer();
+      // SNI for a host name (not for an address), and the certificate checked for that name.
+      beast::error_code parse_ec;
+      asio::ip::make_address(url.host, parse_ec);
+      if (parse_ec) SSL_set_tlsext_host_name(tls_stream.native_handle(), url.host.c_str());
+      tls_stream.set_verify_callback(ssl::host_name_verification(url.host));
+      tls_stream.async_handshake(ssl::stream_base::client, [&](beast::error_code ec3) {
+        if (ec3) { result = ec3; done = true; return; }
+        stream.expires_never();
+        upgrade();
       });
     });
   });
   const bool finished = run_until(s.ioc, timeout + Millis(500), [&] { return done; });
   if (!finished || result) {
     stream.close();
-    const std::string why = finished ? result.message() : "timed out";
-    throw ConnectionError("cannot connect to ws://" + host + ":" + std::to_string(port) + path + ": " + why);
+    std::string why = finished ? result.message() : "timed out";
+    // OpenSSL's reason, "certificate verify failed" for an untrusted or misnamed certificate.
+    if (finished && result.category() == asio::error::get_ssl_category()) why = "TLS: " + why;
+    throw ConnectionError("cannot connect to " + url.text() + ": " + why);
   }
-  s.ws.read_message_max(64u << 20);
+  s.with_ws([](auto& w) { w.read_message_max(64u << 20); });
   s.open = true;
   s.start_read();
 }
@@ -128,14 +199,18 @@ std::optional<std::string> WsClient::receive(Millis timeout) {
 }
 
 bool WsClient::is_open() const { return impl_->open; }
-int WsClient::close_code() const { return static_cast<int>(impl_->ws.reason().code); }
-std::string WsClient::close_reason() const { return std::string(impl_->ws.reason().reason.c_str()); }
+int WsClient::close_code() const {
+  return std::visit([](auto& w) { return static_cast<int>(w.reason().code); }, impl_->ws);
+}
+std::string WsClient::close_reason() const {
+  return std::visit([](auto& w) { return std::string(w.reason().reason.c_str()); }, impl_->ws);
+}
 
 void WsClient::close() {
   Impl& s = *impl_;
   if (!s.open) return;
   bool done = false;
-  s.ws.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
+  s.with_ws([&](auto& w) { w.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; }); });
   run_until(s.ioc, Millis(2000), [&] { return done && !s.reading; });
   s.open = false;
 }

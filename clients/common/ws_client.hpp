@@ -1,7 +1,9 @@
 // herd::client::WsClient — a blocking WebSocket client with timeouts on every call.
 //
-// Used by the tests and the command-line client exactly as a third-party client would talk to the
-// server: over a real socket, with the protocol's JSON text. Beast stays in ws_client.cpp.
+// Used by the tests, herd-ctl and herd-view exactly as a third-party client would talk to the
+// server: over a real socket, with the protocol's JSON text; ws:// or, through a TLS proxy in
+// front of a server, wss:// (OpenSSL, the peer's certificate and name verified). Beast stays in
+// ws_client.cpp.
 #pragma once
 
 #include <chrono>
@@ -12,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/ws_url.hpp"
+
 namespace herd::client {
 
 using Millis = std::chrono::milliseconds;
@@ -19,6 +23,13 @@ using Millis = std::chrono::milliseconds;
 // Thrown when the connection cannot be made or is lost; what() says why.
 struct ConnectionError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// How a wss:// connection checks the server's certificate: against the system's trusted
+// certificates, plus those in ca_file (PEM) when it is given, and always for the URL's host name
+// or address.
+struct TlsOptions {
+  std::string ca_file;
 };
 
 class WsClient {
@@ -31,6 +42,9 @@ class WsClient {
   // Connects to ws://host:port{path}. Throws ConnectionError.
   void connect(const std::string& host, std::uint16_t port, const std::string& path = "/ws",
                Millis timeout = Millis(5000));
+  // Connects to the URL, ws:// or wss:// (TLS, verified as tls says). Throws ConnectionError,
+  // whose what() names a certificate that failed verification.
+  void connect(const protocol::WsUrl& url, Millis timeout = Millis(5000), const TlsOptions& tls = {});
 
   // Sends one text (or binary) frame. Throws ConnectionError.
   void send(std::string_view text, Millis timeout = Millis(5000));

@@ -20,7 +20,7 @@ constexpr int kMaxMessagesPerPoll = 64;
 bool Connection::connect(std::chrono::milliseconds timeout, std::string& error) {
   try {
     ws_.emplace();
-    ws_->connect(url_.host, url_.port, url_.path, timeout);
+    ws_->connect(url_, timeout, tls_);
     binary_.reset();
     ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_, format_}),
               timeout);

@@ -194,15 +194,15 @@ int main(int argc, char** argv) {
   using namespace herd::view;
   auto parsed = parse_options(std::vector<std::string>(argv + 1, argv + argc));
   if (auto* err = std::get_if<std::string>(&parsed)) {
-    std::fprintf(stderr, "herd-view: %s\n\n%s", err->c_str(), kUsage);
+    std::fprintf(stderr, "herd-view: %s\nusage: see 'herd-view --help'\n", err->c_str());
     return 2;
   }
   const Options opts = std::get<Options>(parsed);
   if (opts.help) {
-    std::fputs(kUsage, stdout);
+    std::fputs(usage().c_str(), stdout);
     return 0;
   }
-  App app{opts, Connection(opts.url, opts.role, opts.token, opts.format), {}};
+  App app{opts, Connection(opts.url, opts.role, opts.token, opts.format, opts.ca_file), {}};
   std::string why;
   if (!app.conn.connect(kFirstConnectTimeout, why)) {
     // As the browser viewer does: the window opens and says so, and the connection is tried again

@@ -1,39 +1,49 @@
 #include "native/options.hpp"
 
-#include <charconv>
-#include <cstdlib>
+#include <CLI/CLI.hpp>
+#include <algorithm>
 
 namespace herd::view {
+namespace {
 
-const char* const kUsage =
-    "usage: herd-view [--url ws://HOST:PORT/ws] [--role viewer|commander] [--token TOKEN]\n"
-    "                 [--frames N --screenshot FILE.bmp] [--width W --height H] [--help]\n"
-    "\n"
-    "  --url         the server's WebSocket endpoint (default ws://localhost:8080/ws)\n"
-    "  --role        viewer only watches; commander (default) may also send commands\n"
-    "  --token       the server's command token, if it has one (or the variable HERD_COMMAND_TOKEN)\n"
-    "  --format      snapshots: auto (default: binary while the world has more than 1,000 agents),\n"
-    "                binary or json\n"
-    "  --frames N    render N frames once a snapshot came (waiting at most 10 s), then exit\n"
-    "                (for tests and machines without a display)\n"
-    "  --screenshot  with --frames: write the last frame to FILE.bmp\n"
-    "  --width, --height  window size in pixels (default 1024 x 768)\n"
-    "\n"
+const char* const kDescription = "herd-view: the native viewer of a herd server's world, over WebSocket (ws:// or wss://).";
+
+const char* const kFooter =
     "Mouse: left click or drag selects, right click sends the selection there, wheel zooms,\n"
     "middle drag or arrow keys pan, F fits. Keys R, B, T, G, P: the demo's formations.\n"
     "A server that is not up yet, or goes away, is tried again: 0.5 s, doubling to 5 s.\n"
-    "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad flags.\n";
+    "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad flags.";
 
-namespace {
+// The command line's one definition: parsing and --help both come from it.
+struct Parser {
+  CLI::App app{kDescription, "herd-view"};
+  std::string url_text = "ws://localhost:8080/ws", role = "commander", format = "auto";
 
-template <class T>
-bool parse_int(const std::string& s, T lo, T hi, T& out) {
-  T v{};
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || v < lo || v > hi) return false;
-  out = v;
-  return true;
-}
+  explicit Parser(Options& o) {
+    app.set_help_flag("-h,--help", "this text");
+    app.footer(kFooter);
+    app.add_option("--url", url_text, "the server's WebSocket endpoint, ws:// or wss://")
+        ->envname("HERD_URL")->capture_default_str()
+        ->check([](const std::string& v) {
+          auto u = parse_url(v);
+          return std::holds_alternative<std::string>(u) ? std::get<std::string>(u) : std::string();
+        });
+    app.add_option("--role", role, "viewer only watches; commander may also send commands")
+        ->check(CLI::IsMember({"viewer", "commander"}))->capture_default_str();
+    app.add_option("--token", o.token, "the server's command token, if it has one")->envname("HERD_COMMAND_TOKEN");
+    app.add_option("--ca-file", o.ca_file, "wss://: also trust the certificates in this PEM file")
+        ->envname("HERD_CA_FILE")->check(CLI::ExistingFile);
+    app.add_option("--format", format, "snapshots: auto (binary while the world has more than 1,000 agents), binary or json")
+        ->check(CLI::IsMember({"auto", "binary", "json"}))->capture_default_str();
+    auto* frames = app.add_option("--frames", o.frames,
+                                  "render N frames once a snapshot came (waiting at most 10 s), then exit "
+                                  "(for tests and machines without a display)")
+                       ->check(CLI::Range(1, 1000000));
+    app.add_option("--screenshot", o.screenshot, "with --frames: write the last frame to FILE.bmp")->needs(frames);
+    app.add_option("--width", o.width, "window width in pixels")->check(CLI::Range(64, 8192))->capture_default_str();
+    app.add_option("--height", o.height, "window height in pixels")->check(CLI::Range(64, 8192))->capture_default_str();
+  }
+};
 
 }  // namespace
 
@@ -45,44 +55,27 @@ std::variant<Url, std::string> parse_url(const std::string& text) {
 
 std::variant<Options, std::string> parse_options(const std::vector<std::string>& args) {
   Options o;
-  if (const char* t = std::getenv("HERD_COMMAND_TOKEN")) o.token = t;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--help" || flag == "-h") {
-      o.help = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) return "flag " + flag + " needs a value (or is unknown)";
-    const std::string& value = args[++i];
-    if (flag == "--url") {
-      auto u = parse_url(value);
-      if (auto* err = std::get_if<std::string>(&u)) return *err;
-      o.url = std::get<Url>(u);
-    } else if (flag == "--role") {
-      if (value == "viewer") o.role = protocol::Role::viewer;
-      else if (value == "commander") o.role = protocol::Role::commander;
-      else return "bad --role '" + value + "': viewer or commander";
-    } else if (flag == "--token") {
-      o.token = value;
-    } else if (flag == "--format") {
-      if (value == "auto") o.format = protocol::SnapshotFormat::automatic;
-      else if (value == "binary") o.format = protocol::SnapshotFormat::binary;
-      else if (value == "json") o.format = protocol::SnapshotFormat::json;
-      else return "bad --format '" + value + "': auto, binary or json";
-    } else if (flag == "--frames") {
-      if (!parse_int(value, 1, 1000000, o.frames)) return "bad --frames '" + value + "': an integer in [1, 1000000]";
-    } else if (flag == "--screenshot") {
-      o.screenshot = value;
-    } else if (flag == "--width") {
-      if (!parse_int(value, 64, 8192, o.width)) return "bad --width '" + value + "': an integer in [64, 8192]";
-    } else if (flag == "--height") {
-      if (!parse_int(value, 64, 8192, o.height)) return "bad --height '" + value + "': an integer in [64, 8192]";
-    } else {
-      return "unknown flag " + flag;
-    }
+  Parser p(o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    p.app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    o.help = true;
+    return o;
+  } catch (const CLI::ParseError& e) {
+    return std::string(e.what());
   }
-  if (!o.screenshot.empty() && o.frames == 0) return "--screenshot needs --frames N";
+  o.url = std::get<Url>(parse_url(p.url_text));
+  o.role = p.role == "viewer" ? protocol::Role::viewer : protocol::Role::commander;
+  o.format = p.format == "binary" ? protocol::SnapshotFormat::binary
+             : p.format == "json" ? protocol::SnapshotFormat::json
+                                  : protocol::SnapshotFormat::automatic;
   return o;
+}
+
+std::string usage() {
+  Options o;
+  return Parser(o).app.help();
 }
 
 }  // namespace herd::view

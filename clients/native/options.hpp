@@ -12,7 +12,7 @@
 
 namespace herd::view {
 
-// ws://HOST[:PORT][/PATH] (protocol::parse_ws_url reads it).
+// ws://HOST[:PORT][/PATH] or wss://... (protocol::parse_ws_url reads it).
 using Url = protocol::WsUrl;
 
 // --url's parts, or a message saying what is wrong with it.
@@ -22,6 +22,7 @@ struct Options {
   Url url{"localhost", 8080, "/ws"};
   protocol::Role role = protocol::Role::commander;
   std::string token;             // the server's command token (--token or HERD_COMMAND_TOKEN)
+  std::string ca_file;           // wss://: certificates to trust besides the system's (--ca-file)
   protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic;  // --format
   int frames = 0;                // > 0: render this many frames, then exit
   std::string screenshot;        // with frames: write the last frame here (BMP)
@@ -29,9 +30,11 @@ struct Options {
   bool help = false;
 };
 
-// The options, or a message for stderr (the caller exits 2).
+// The options (CLI11: flags, or the variables HERD_URL, HERD_COMMAND_TOKEN and HERD_CA_FILE;
+// unknown flags refused), or a message for stderr (the caller exits 2).
 std::variant<Options, std::string> parse_options(const std::vector<std::string>& args);
 
-extern const char* const kUsage;
+// The --help text.
+std::string usage();
 
 }  // namespace herd::view

@@ -224,8 +224,11 @@ const std::vector<Option>& options() {
       {"relay", "HERD_RELAY", "none",
        "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's viewers, instead of running one",
        [](AppConfig& c, const std::string& v) -> std::string {
-         if (const auto url = protocol::parse_ws_url(v); std::holds_alternative<std::string>(url))
+         const auto url = protocol::parse_ws_url(v);
+         if (std::holds_alternative<std::string>(url))
            return "must be a URL like ws://HOST:PORT/ws: " + std::get<std::string>(url);
+         // The relay's link is plain TCP: it runs beside its upstream, inside one network.
+         if (std::get<protocol::WsUrl>(url).tls) return "must be a ws:// URL: a relay's upstream link has no TLS";
          c.server.relay_upstream = v;
          return {};
        }},

@@ -776,6 +776,8 @@ Server::Server(ServerConfig config, sim::World world)
   auto url = protocol::parse_ws_url(impl_->config.relay_upstream);
   if (auto* why = std::get_if<std::string>(&url))
     throw std::invalid_argument("relay upstream '" + impl_->config.relay_upstream + "': " + *why);
+  if (std::get<protocol::WsUrl>(url).tls)
+    throw std::invalid_argument("relay upstream '" + impl_->config.relay_upstream + "': must be ws://, not wss://");
   impl_->relay = std::make_shared<Impl::Relay>(std::get<protocol::WsUrl>(std::move(url)), impl_->ioc);
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/ctl.hpp"
 #include "common/process.hpp"
+#include "common/tls_proxy.hpp"
 
 namespace herd {
 namespace {
@@ -239,6 +240,26 @@ TEST_F(CtlTest, AnUnreachableServerExitsThree) {
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.out.find("cannot connect"), std::string::npos) << r.out;
   EXPECT_EQ(ctl({"stats"}, "ws://127.0.0.1:1/ws").status, 3);
+}
+
+TEST_F(CtlTest, WssThroughATlsProxyWithItsCertificate) {
+  ASSERT_GT(port_, 0);
+  TlsProxy proxy(static_cast<std::uint16_t>(port_));
+  const std::string url = "wss://localhost:" + std::to_string(proxy.port()) + "/ws";
+  CtlRun r = ctl({"--ca-file", TlsProxy::ca_file(), "spawn", "--at", "20,20"}, url);
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = ctl({"watch", "--count", "1", "--ca-file", TlsProxy::ca_file()}, url);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find(R"({"type":"snapshot")"), std::string::npos) << r.out;
+  // Without the certificate: unreachable (3), and why.
+  r = ctl({"pause"}, url);
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
+  // A CA file that is not there is bad usage (2); stats and load speak no TLS and say so.
+  EXPECT_EQ(ctl({"--ca-file", "/nonexistent/ca.pem", "pause"}, url).status, 2);
+  r = ctl({"stats"}, url);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("ws://"), std::string::npos) << r.out;
 }
 
 TEST_F(CtlTest, WatchStatsAndLoadReport) {

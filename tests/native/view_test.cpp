@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "common/process.hpp"
+#include "common/tls_proxy.hpp"
 #include "common/ws_client.hpp"
 #include "native/options.hpp"
 #include "native/render.hpp"
@@ -67,7 +68,8 @@ class ViewProcessTest : public ::testing::Test {
 TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
   const std::vector<std::vector<std::string>> bad = {
       {"--bogus", "1"}, {"--url", "http://localhost:8080/ws"}, {"--url", "ws://:80/ws"}, {"--url", "ws://h:99999/ws"},
-      {"--role", "king"}, {"--format", "xml"}, {"--frames", "0"}, {"--screenshot", "x.bmp"}, {"--width"}};
+      {"--role", "king"}, {"--format", "xml"}, {"--frames", "0"}, {"--screenshot", "x.bmp"}, {"--width"},
+      {"--width", "63"}, {"--ca-file", "/nonexistent/ca.pem"}, {"stray"}, {"--frames", "2", "--frames2", "3"}};
   for (const auto& args : bad) {
     std::string out;
     EXPECT_EQ(run_view(args, out), 2) << args[0] << ": " << out;
@@ -75,7 +77,8 @@ TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
   }
   std::string out;
   EXPECT_EQ(run_view({"--help"}, out), 0);
-  EXPECT_NE(out.find("usage: herd-view"), std::string::npos) << out;
+  EXPECT_NE(out.find("Usage: herd-view [OPTIONS]"), std::string::npos) << out;
+  EXPECT_NE(out.find("--ca-file"), std::string::npos) << out;
 }
 
 TEST_F(ViewProcessTest, AServerNotUpAtStartIsRetriedUntilItIs) {
@@ -168,15 +171,21 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
   const int relay_port = testing::listening_port(relay_log);
   ASSERT_GT(relay_port, 0) << slurp(relay_log);
 
+  // And a TLS proxy in front of the server: wss://, its certificate trusted with --ca-file.
+  testing::TlsProxy tls(static_cast<std::uint16_t>(port));
+  const std::string wss = "wss://localhost:" + std::to_string(tls.port()) + "/ws";
+
   // JSON (what auto gives a world this small) and binary snapshots draw the same picture, from the
-  // server and through the relay (whose binary frames it encodes itself).
-  for (const auto& [via, at] : {std::pair{"server", port}, std::pair{"relay", relay_port}})
+  // server, through the relay (whose binary frames it encodes itself) and over TLS.
+  for (const auto& [via, url] : {std::pair{"server", "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
+                                 std::pair{"relay", "ws://127.0.0.1:" + std::to_string(relay_port) + "/ws"},
+                                 std::pair{"tls", wss}})
   for (const std::string format : {"auto", "binary"}) {
     SCOPED_TRACE(std::string(via) + ", --format " + format);
     const std::string bmp = (dir_ / ("out_" + std::string(via) + "_" + format + ".bmp")).string();
     std::string out;
-    ASSERT_EQ(run_view({"--url", "ws://127.0.0.1:" + std::to_string(at) + "/ws", "--frames", "30", "--screenshot",
-                        bmp, "--width", "800", "--height", "600", "--format", format},
+    ASSERT_EQ(run_view({"--url", url, "--frames", "30", "--screenshot", bmp, "--width", "800", "--height", "600",
+                        "--format", format, "--ca-file", testing::TlsProxy::ca_file()},
                        out),
               0)
         << out;
@@ -214,9 +223,9 @@ TEST(ViewOptions, UrlIsSplitIntoHostPortAndPath) {
   auto v6 = std::get<view::Url>(view::parse_url("ws://[::1]:9000/ws"));  // split at the bracket, not the last colon
   EXPECT_EQ(v6.host, "::1");
   EXPECT_EQ(v6.port, 9000);
-  const auto wss = view::parse_url("wss://example.org/ws");
-  ASSERT_TRUE(std::holds_alternative<std::string>(wss));
-  EXPECT_NE(std::get<std::string>(wss).find("wss://"), std::string::npos);
+  const auto wss = std::get<view::Url>(view::parse_url("wss://example.org/ws"));
+  EXPECT_TRUE(wss.tls);
+  EXPECT_EQ(wss.port, 443);
 }
 
 protocol::Snapshot snapshot_with(std::uint64_t tick, double x) {

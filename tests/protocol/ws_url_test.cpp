@@ -44,8 +44,16 @@ TEST(WsUrl, TakesBracketedIPv6AndPutsTheBracketsBack) {
   EXPECT_EQ(ok("ws://herd:8080/ws").text(), "ws://herd:8080/ws");
 }
 
-TEST(WsUrl, RefusesWhatIsNotAPlainWebSocketUrlAndSaysWhy) {
-  EXPECT_NE(refused("wss://herd/ws").find("wss://"), std::string::npos);
+TEST(WsUrl, TakesWssWithPort443ByDefault) {
+  const WsUrl u = ok("wss://herd.example/ws");
+  EXPECT_TRUE(u.tls);
+  EXPECT_EQ(u.port, 443);
+  EXPECT_EQ(u.text(), "wss://herd.example:443/ws");
+  EXPECT_EQ(ok("wss://[::1]:8443/x").text(), "wss://[::1]:8443/x");
+  EXPECT_FALSE(ok("ws://herd/ws").tls);
+}
+
+TEST(WsUrl, RefusesWhatIsNotAWebSocketUrlAndSaysWhy) {
   EXPECT_NE(refused("http://herd/ws").find("ws://"), std::string::npos);
   EXPECT_NE(refused("ws://herd:0/ws").find("port"), std::string::npos);
   EXPECT_NE(refused("ws://herd:70000/ws").find("port"), std::string::npos);
