@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "publish/world_messages.hpp"
 #include "bench.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
@@ -118,7 +119,7 @@ int run(const Options& o) {
     world.step();
     if (t % every != 0) continue;
     auto t0 = Clock::now();
-    protocol::QuantState q = protocol::quantise(world, states.empty() ? nullptr : &states.back());
+    protocol::QuantState q = publish::quantise(world, states.empty() ? nullptr : &states.back());
     const double qn = ns_since(t0);
     t0 = Clock::now();
     grid.rebuild(q);
@@ -141,7 +142,7 @@ int run(const Options& o) {
     delta_ns += ns_since(t0) / n;
     const std::string delta2 = protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[0], nullptr}, false);
     t0 = Clock::now();
-    const std::string json = protocol::encode_snapshot(world);
+    const std::string json = publish::encode_snapshot(world);
     json_ns += ns_since(t0) / n;
     // Each viewer's frame: select its agents now (its baseline's are remembered), then encode,
     // copying the change records written once for every viewer on this baseline (as the server).

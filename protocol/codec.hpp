@@ -12,9 +12,6 @@
 #include <variant>
 
 #include "protocol/messages.hpp"
-#include "sim/collision.hpp"
-
-namespace herd::sim { class World; }
 
 namespace herd::protocol {
 
@@ -43,20 +40,9 @@ std::string encode(const Ack& m);
 std::string encode(const Error& m);
 std::string encode(const Pong& m);
 
-// The whole world as a snapshot, written straight from the agent array (no intermediate copy):
-// the server does this once per snapshot and shares the text between sessions. `collisions` are
-// those since the previous snapshot (at most kMaxCollisionsPerSnapshot are written); the traces
-// of the world's inspected agents are included. `serial`: the server's count of snapshots made,
-// this one included (0 leaves it out).
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {},
-                            bool include_map = false, std::uint64_t serial = 0);
-
 // A snapshot's tick read from the start of its text, without decoding it: herd's servers write
 // `type` then `tick` first. nullopt for any other text (decode it then).
 std::optional<std::uint64_t> snapshot_tick(std::string_view text);
-
-// The world's map as the wire carries it (welcome, snapshots), if it has one.
-std::optional<MapState> map_state(const sim::World& world);
 
 // The ack or error for a command the world applied.
 std::string encode_outcome(const sim::CommandOutcome& outcome);

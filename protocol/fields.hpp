@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
-#include "sim/tile_map.hpp"
+#include "sim/api/types.hpp"
 
 namespace herd::protocol::detail {
 

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/command.hpp"
+#include "sim/api/commands.hpp"
 
 namespace herd::protocol {
 

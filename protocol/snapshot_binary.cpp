@@ -11,7 +11,6 @@
 
 #include "protocol/bit_stream.hpp"
 #include "protocol/codec.hpp"
-#include "sim/world.hpp"
 
 namespace herd::protocol {
 namespace {
@@ -33,52 +32,6 @@ std::uint32_t quantise_position(double v, std::uint8_t bits) {
 
 // Signed difference of two headings in steps, in [-128, 127].
 int heading_step(std::uint8_t from, std::uint8_t to) { return static_cast<std::int8_t>(static_cast<std::uint8_t>(to - from)); }
-
-struct RawAgent {
-  std::uint32_t id;
-  double x, y, vx, vy, r;
-  std::uint8_t group, state;
-  bool collided, kinematic;
-};
-
-QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb, const QuantAgent* prev) {
-  QuantAgent q;
-  q.id = a.id;
-  q.x = quantise_position(a.x, xb);
-  q.y = quantise_position(a.y, yb);
-  const double speed = std::hypot(a.vx, a.vy);
-  const double s = std::isfinite(speed) ? std::min(65535.0, std::round(speed * kSpeedScale)) : 0;
-  q.speed = static_cast<std::uint16_t>(s);
-  if (speed > 1e-9 && std::isfinite(speed)) {
-    const double turns = std::atan2(a.vy, a.vx) / (2 * std::numbers::pi);
-    q.heading = static_cast<std::uint8_t>(static_cast<std::int64_t>(std::round(turns * kHeadingSteps)) & 0xff);
-  } else if (prev) {
-    q.heading = prev->heading;  // standing still: the last heading stays
-  }
-  if (prev) {  // hysteresis: the last step's jitter is not news
-    if (std::abs(heading_step(prev->heading, q.heading)) <= 1) q.heading = prev->heading;
-    if (std::abs(static_cast<int>(q.speed) - static_cast<int>(prev->speed)) <= 1) q.speed = prev->speed;
-  }
-  const double r = std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
-  q.radius = static_cast<std::uint16_t>(r);
-  q.group = a.group;
-  q.flags = static_cast<std::uint8_t>((a.state & 3) | (a.collided ? 4 : 0) | (a.kinematic ? 8 : 0));
-  return q;
-}
-
-// Quantises agents given by `raw(i)` for i in [0, n), ordered by id, against `previous`.
-template <class Raw>
-void quantise_into(QuantState& out, std::size_t n, Raw&& raw, const QuantState* previous) {
-  out.agents.resize(n);
-  std::size_t p = 0;
-  const std::size_t pn = previous ? previous->agents.size() : 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const RawAgent a = raw(i);
-    while (p < pn && previous->agents[p].id < a.id) ++p;
-    const QuantAgent* prev = p < pn && previous->agents[p].id == a.id ? &previous->agents[p] : nullptr;
-    out.agents[i] = quantise_agent(a, out.x_bits, out.y_bits, prev);
-  }
-}
 
 // ---- records ----------------------------------------------------------------------------------
 
@@ -372,35 +325,37 @@ std::uint8_t position_bits(double size) {
   return static_cast<std::uint8_t>(std::clamp<int>(std::bit_width(static_cast<std::uint32_t>(q)), 1, 32));
 }
 
-QuantState quantise(const sim::World& world, const QuantState* previous) {
-  QuantState s;
-  s.tick = world.tick();
-  s.time = world.time();
-  s.avoidance = world.def().avoidance.mode;
-  s.x_bits = position_bits(world.def().width);
-  s.y_bits = position_bits(world.def().height);
-  const auto agents = world.agents();
-  quantise_into(s, agents.size(), [&](std::size_t i) {
-    const sim::Agent& a = agents[i];
-    return RawAgent{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group,
-                    static_cast<std::uint8_t>(a.state), a.collided, a.movement == sim::Movement::kinematic};
-  }, previous);
-  return s;
+QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb, const QuantAgent* prev) {
+  QuantAgent q;
+  q.id = a.id;
+  q.x = quantise_position(a.x, xb);
+  q.y = quantise_position(a.y, yb);
+  const double speed = std::hypot(a.vx, a.vy);
+  const double s = std::isfinite(speed) ? std::min(65535.0, std::round(speed * kSpeedScale)) : 0;
+  q.speed = static_cast<std::uint16_t>(s);
+  if (speed > 1e-9 && std::isfinite(speed)) {
+    const double turns = std::atan2(a.vy, a.vx) / (2 * std::numbers::pi);
+    q.heading = static_cast<std::uint8_t>(static_cast<std::int64_t>(std::round(turns * kHeadingSteps)) & 0xff);
+  } else if (prev) {
+    q.heading = prev->heading;  // standing still: the last heading stays
+  }
+  if (prev) {  // hysteresis: the last step's jitter is not news
+    if (std::abs(heading_step(prev->heading, q.heading)) <= 1) q.heading = prev->heading;
+    if (std::abs(static_cast<int>(q.speed) - static_cast<int>(prev->speed)) <= 1) q.speed = prev->speed;
+  }
+  const double r = std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
+  q.radius = static_cast<std::uint16_t>(r);
+  q.group = a.group;
+  q.flags = static_cast<std::uint8_t>((a.state & 3) | (a.collided ? 4 : 0) | (a.kinematic ? 8 : 0));
+  return q;
 }
 
 QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
                     std::span<const AgentState> agents, const QuantState* previous) {
-  QuantState s;
-  s.tick = tick;
-  s.time = time;
-  s.avoidance = mode;
-  s.x_bits = position_bits(width);
-  s.y_bits = position_bits(height);
-  quantise_into(s, agents.size(), [&](std::size_t i) {
+  return quantise_agents(tick, time, mode, width, height, agents.size(), [&](std::size_t i) {
     const AgentState& a = agents[i];
     return RawAgent{a.id, a.x, a.y, a.vx, a.vy, a.r, a.group, static_cast<std::uint8_t>(a.state), a.collided, a.kinematic};
   }, previous);
-  return s;
 }
 
 AgentState dequantise(const QuantAgent& a) {

@@ -19,11 +19,6 @@
 
 #include "protocol/messages.hpp"
 
-namespace herd::sim {
-class World;
-struct CollisionEvent;
-}  // namespace herd::sim
-
 namespace herd::protocol {
 
 inline constexpr std::uint8_t kBinaryMagic = 0x48;   // 'H'
@@ -59,10 +54,43 @@ struct QuantState {
 // Bits needed for a quantised coordinate of a world `size` units wide, in [1, 32].
 std::uint8_t position_bits(double size);
 
-// The world now, quantised. `previous` (the last state quantised, if any) gives hysteresis to
-// heading and speed: a value within one step of the previous one keeps it, so jitter of the
-// last bit costs nothing (heading error at most 1.5 steps, speed error at most 1.5/16 unit/s).
-QuantState quantise(const sim::World& world, const QuantState* previous = nullptr);
+// One agent's fields as quantise_agent() takes them, from wherever they are held (the world's
+// arrays, a decoded snapshot).
+struct RawAgent {
+  std::uint32_t id;
+  double x, y, vx, vy, r;
+  std::uint8_t group, state;
+  bool collided, kinematic;
+};
+
+// The agent quantised with the state's position widths; `prev`, its previous quantised self if
+// any, gives hysteresis (a heading or speed one step off is not news; a still agent keeps its
+// heading).
+QuantAgent quantise_agent(const RawAgent& a, std::uint8_t x_bits, std::uint8_t y_bits, const QuantAgent* prev);
+
+// A state of n agents, raw(i) giving agent i (ordered by id), quantised against `previous` (the
+// last state quantised, if any).
+template <class Raw>
+QuantState quantise_agents(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
+                           std::size_t n, Raw&& raw, const QuantState* previous) {
+  QuantState s;
+  s.tick = tick;
+  s.time = time;
+  s.avoidance = mode;
+  s.x_bits = position_bits(width);
+  s.y_bits = position_bits(height);
+  s.agents.resize(n);
+  std::size_t p = 0;
+  const std::size_t pn = previous ? previous->agents.size() : 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const RawAgent a = raw(i);
+    while (p < pn && previous->agents[p].id < a.id) ++p;
+    const QuantAgent* prev = p < pn && previous->agents[p].id == a.id ? &previous->agents[p] : nullptr;
+    s.agents[i] = quantise_agent(a, s.x_bits, s.y_bits, prev);
+  }
+  return s;
+}
+
 // The same from agent states (tests, the benchmark); agents must be ordered by id.
 QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
                     std::span<const AgentState> agents, const QuantState* previous = nullptr);
@@ -196,11 +224,5 @@ class BinaryClient {
 inline bool is_binary_snapshot(std::string_view frame) {
   return !frame.empty() && static_cast<std::uint8_t>(frame[0]) == kBinaryMagic;
 }
-
-// The side section the server attaches to every binary frame of a snapshot: a JSON snapshot
-// message whose agents are the inspected ones; nullopt when it would say nothing (no inspected
-// agents, obstacles, collisions, formations or map change).
-std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                                       bool include_map);
 
 }  // namespace herd::protocol

@@ -11,7 +11,7 @@
 
 #include "native/view_math.hpp"
 #include "protocol/messages.hpp"
-#include "sim/command.hpp"
+#include "sim/api/commands.hpp"
 
 namespace herd::view {
 

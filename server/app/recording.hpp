@@ -19,7 +19,7 @@
 #include <string>
 #include <variant>
 
-#include "sim/command.hpp"
+#include "sim/api/commands.hpp"
 
 namespace herd::app {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "sim/world.hpp"
+#include "publish/world_messages.hpp"
 
 namespace herd::net {
 
@@ -68,7 +68,7 @@ void BinaryViewer::reset() {
 }
 
 void BinaryFeed::begin(const sim::World& world, std::string side, std::uint64_t serial) {
-  protocol::QuantState state = protocol::quantise(world, current());
+  protocol::QuantState state = publish::quantise(world, current());
   state.serial = serial;
   begin(std::move(state), std::move(side));
 }

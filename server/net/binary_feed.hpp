@@ -21,6 +21,10 @@
 #include "protocol/snapshot_binary.hpp"
 #include "sim/executor.hpp"
 
+namespace herd::sim {
+class World;
+}  // namespace herd::sim
+
 namespace herd::net {
 
 using SharedBytes = std::shared_ptr<const std::string>;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "net/relay.hpp"
+#include "publish/world_messages.hpp"
 #include "protocol/codec.hpp"
 
 namespace herd::net {
@@ -26,7 +27,7 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
   w.world = {world.def().width, world.def().height};
   w.max_message_bytes = static_cast<std::uint32_t>(config.max_message_bytes);
   w.max_agents = world.def().max_agents;
-  w.map = protocol::map_state(world);
+  w.map = publish::map_state(world);
   w.scenario = config.scenario_name.empty() ? config.scenario : config.scenario_name;
   w.scenarios = scenario_names;
   w.paused = counters.paused;
@@ -185,13 +186,13 @@ void Server::Impl::broadcast_snapshot() {
       (c.role == protocol::Role::commander ? commanders : viewers).push_back(id);
       continue;
     }
-    if (!json) json = share(protocol::encode_snapshot(world, pending_collisions, map_changed, snapshots_made));
+    if (!json) json = share(publish::encode_snapshot(world, pending_collisions, map_changed, snapshots_made));
     by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, json, false));
   }
   hand_over(by_shard);
   if (!commanders.empty() || !viewers.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
-    binary_feed.begin(world, protocol::encode_side(world, pending_collisions, map_changed).value_or(std::string()),
+    binary_feed.begin(world, publish::encode_side(world, pending_collisions, map_changed).value_or(std::string()),
                       snapshots_made);
     // Commanders' frames first, handed over before the others are encoded: they wait to see
     // their commands.

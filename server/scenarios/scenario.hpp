@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/command.hpp"
+#include "sim/api/commands.hpp"
 #include "sim/world.hpp"
 #include "sim/world_def.hpp"
 

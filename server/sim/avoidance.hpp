@@ -24,22 +24,10 @@
 #include <string_view>
 #include <vector>
 
+#include "api/types.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
-
-enum class AvoidanceMode : std::uint8_t { none, circle, cardioid };
-enum class Side : std::uint8_t { left, right };
-
-// Part 3's green vector A. The text's idea: "add the original anti-gravity vectors first, and then
-// adjust the remaining vector, as if it was one obstacle to avoid". The seed's code then scales
-// the rotation and the length by (1 - |B|/|Y|) / (|B| + 1) and a squared ramp; with obstacles
-// close enough to matter that leaves almost no sideways push, and an agent between two symmetric
-// obstacles bounces back and forth (the symmetric_pair scenario shows it).
-enum class SplitFixMode : std::uint8_t {
-  seed,             // the seed's code, literally (its typo fixed)
-  sum_as_obstacle,  // the idea: part 2's rotation applied to the sum, weighted by 1 - |B|/|Y|
-};
 
 // Seed frames in seconds: the seeds count in animation frames at 60 fps; herd counts seconds so
 // the behaviour does not change with the tick rate.
@@ -60,8 +48,6 @@ struct AvoidanceDef {
   std::uint32_t max_neighbours = 16;
   friend bool operator==(const AvoidanceDef&, const AvoidanceDef&) = default;
 };
-
-std::string_view to_string(AvoidanceMode mode);
 
 // What an agent avoids: another agent (moving or not) or a static obstacle.
 struct Neighbour {

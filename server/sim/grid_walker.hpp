@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tile_map.hpp"
+#include "api/types.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
@@ -28,15 +29,6 @@ namespace herd::sim {
 struct WalkerSettings {
   std::uint32_t max_history = 20;  // entries kept, [0, kMaxHistory]; seed 002: maxHistory 20
   double move_time = 0.23;         // seconds of world time per tile, [0.001, 60]; seed: 230 ms
-};
-
-struct WalkerLimits {
-  static constexpr std::uint32_t kMaxHistory = 1024;
-  static constexpr double kMinMoveTime = 1.0e-3;  // s
-  static constexpr double kMaxMoveTime = 60.0;    // s
-  // walker_advance() makes at most this many moves per call, so a huge jump in `now` cannot
-  // stall a tick; a walker that falls behind catches up over the following calls.
-  static constexpr std::uint32_t kMaxMovesPerAdvance = 4096;
 };
 
 // Empty when usable, else a sentence saying which field is wrong.

@@ -17,37 +17,10 @@
 #include <variant>
 #include <vector>
 
+#include "api/types.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
-
-struct TileCoord {
-  std::int32_t x = 0;
-  std::int32_t y = 0;
-  friend constexpr bool operator==(TileCoord, TileCoord) = default;
-};
-
-// Cell values of TileMapDef::cells.
-inline constexpr std::uint8_t kWalkable = 0;
-inline constexpr std::uint8_t kBlocked = 1;
-
-// Everything that defines a map, in the manner of WorldDef. Checked by validate().
-struct TileMapDef {
-  std::int32_t width = 0;   // tiles, [1, kMaxSide]
-  std::int32_t height = 0;  // tiles, [1, kMaxSide]
-  double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; seed 002: 40
-  std::vector<std::uint8_t> cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
-  friend bool operator==(const TileMapDef&, const TileMapDef&) = default;
-};
-
-struct TileMapLimits {
-  // 1024 x 1024 = 1M tiles: a flow field over it holds 9.5 MB and takes ~0.16 s to build, an A*
-  // query across it ~12 ms (herd-bench pathing --size 1024); larger maps would let one command
-  // stall the tick loop.
-  static constexpr std::int32_t kMaxSide = 1024;
-  static constexpr double kMinTileSize = 1.0e-3;  // units
-  static constexpr double kMaxTileSize = 1.0e4;   // units
-};
 
 // Empty when def is usable, else one sentence saying what is wrong (for an `error` message).
 std::string validate(const TileMapDef& def);

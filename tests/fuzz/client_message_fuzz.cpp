@@ -24,6 +24,7 @@
 #include <string_view>
 #include <variant>
 
+#include "publish/world_messages.hpp"
 #include "protocol/codec.hpp"
 #include "sim/world.hpp"
 
@@ -114,7 +115,7 @@ void check_world(const sim::World& w) {
         !std::isfinite(a.velocity.y))
       fail("an agent is not finite", std::to_string(a.id));
   }
-  const std::string snapshot = protocol::encode_snapshot(w, w.collisions(), true);
+  const std::string snapshot = publish::encode_snapshot(w, w.collisions(), true);
   const auto decoded = protocol::decode_server(snapshot);
   if (const auto* e = std::get_if<protocol::Error>(&decoded)) fail("the snapshot does not decode", e->message);
   const std::string checkpoint = w.save_checkpoint();

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 
+#include "publish/world_messages.hpp"
 #include "sim/world.hpp"
 
 namespace herd::protocol {
 namespace {
+
+using publish::encode_snapshot;
 
 ClientMessage decode_ok(const std::string& text) {
   auto d = decode_client(text);

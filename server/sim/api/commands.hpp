@@ -1,4 +1,5 @@
-// herd::sim commands: what clients (through the protocol) and scenarios ask the world to do.
+// herd::sim commands: what clients (through the protocol) and scenarios ask the world to do, and
+// what the world answers (CommandOutcome). With api/types.hpp, all the protocol layer sees of the sim.
 // A command is applied whole or not at all, at the start of a tick, in the order queued.
 #pragma once
 
@@ -8,11 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "agent.hpp"
-#include "avoidance.hpp"
-#include "formation.hpp"
-#include "tile_map.hpp"
-#include "vec2.hpp"
+#include "../vec2.hpp"
+#include "types.hpp"
 
 namespace herd::sim {
 

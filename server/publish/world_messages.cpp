@@ -1,0 +1,137 @@
+#include "publish/world_messages.hpp"
+
+#include <algorithm>
+
+#include "protocol/snapshot_json.hpp"
+
+namespace herd::publish {
+
+using namespace protocol;
+
+namespace {
+
+InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t) {
+  InspectState s{a.id, t.desired_dir, t.sum_raw, t.sum_adjusted, t.split_fix, t.final_dir, a.velocity,
+                 t.desired_path_to, t.current_path_to, t.ig_factor, {}};
+  for (const sim::PushTrace& p : t.pushes)
+    s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing, p.yielded,
+                        p.crossing_point, p.t_self, p.t_other, p.crossing_scale, p.path_to});
+  return s;
+}
+
+}  // namespace
+
+std::optional<MapState> map_state(const sim::World& world) {
+  const sim::TileMap* map = world.map();
+  if (!map) return std::nullopt;
+  MapState m{map->width(), map->height(), map->tile_size(), {}};
+  m.rows.reserve(static_cast<std::size_t>(map->height()));
+  for (std::int32_t y = 0; y < map->height(); ++y) {
+    std::string row(static_cast<std::size_t>(map->width()), '.');
+    for (std::int32_t x = 0; x < map->width(); ++x)
+      if (map->blocked(x, y)) row[static_cast<std::size_t>(x)] = '#';
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+namespace {
+
+// Agent i of the world as the JSON snapshot carries it.
+template <class Agents, class Desires, class Paths>
+AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths, std::size_t i) {
+  const sim::Agent& a = agents[i];
+  AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
+               i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
+               a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
+  if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
+  s.path_pending = i < paths.size() && paths[i].pending;
+  if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
+  return s;
+}
+
+// A snapshot's parts other than the agents, from the world.
+struct SnapshotTail {
+  std::optional<MapState> map;
+  std::vector<ObstacleState> obstacles;
+  std::vector<CollisionState> hits;
+  std::vector<FormationState> formations;
+  std::vector<InspectState> inspect;
+};
+
+SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+  SnapshotTail t;
+  if (include_map) t.map = map_state(world);
+  for (const sim::Obstacle& o : world.obstacles()) t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
+  for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
+    t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  for (const sim::FormationRecord& f : world.formations()) {
+    FormationState st{f.id, f.members, f.arrived, f.complete, {}};
+    for (const sim::UnreachablePlace& u : f.unreachable) {
+      UnreachableState us{u.agent, u.place.x, u.place.y, u.by_path, std::nullopt, std::nullopt};
+      if (u.moved_to) {
+        us.to_x = u.moved_to->x;
+        us.to_y = u.moved_to->y;
+      }
+      st.unreachable.push_back(us);
+    }
+    t.formations.push_back(std::move(st));
+  }
+  for (sim::AgentId id : world.inspected())
+    if (const sim::Agent* a = world.find(id))
+      if (const sim::AvoidanceTrace* tr = world.trace(id)) t.inspect.push_back(inspect_state(*a, *tr));
+  return t;
+}
+
+}  // namespace
+
+std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                                       bool include_map) {
+  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
+  if (!include_map && t.obstacles.empty() && t.hits.empty() && t.formations.empty() && t.inspect.empty()) return std::nullopt;
+  const auto agents = world.agents();
+  const auto desires = world.desires();
+  const auto paths = world.paths();
+  return write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
+    w.key("agents");
+    w.begin_array();
+    std::vector<sim::AgentId> ids(world.inspected().begin(), world.inspected().end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (sim::AgentId id : ids)
+      if (const sim::Agent* a = world.find(id))
+        write_agent(w, agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
+    w.end_array();
+    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
+  });
+}
+
+std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map,
+                            std::uint64_t serial) {
+  const auto agents = world.agents();
+  const auto desires = world.desires();
+  const auto paths = world.paths();
+  // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
+  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
+  return write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
+    w.key("agents");
+    w.begin_array();
+    for (std::size_t i = 0; i < agents.size(); ++i) write_agent(w, agent_state(agents, desires, paths, i));
+    w.end_array();
+    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
+  }, 128 + agents.size() * 140);
+}
+
+QuantState quantise(const sim::World& world, const QuantState* previous) {
+  const auto agents = world.agents();
+  return quantise_agents(world.tick(), world.time(), world.def().avoidance.mode, world.def().width,
+                                 world.def().height, agents.size(), [&](std::size_t i) {
+    const sim::Agent& a = agents[i];
+    return RawAgent{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group,
+                    static_cast<std::uint8_t>(a.state), a.collided, a.movement == sim::Movement::kinematic};
+  }, previous);
+}
+
+}  // namespace herd::publish
