@@ -1,3 +1,4 @@
+// @ts-check
 // The agents on the canvas: bodies coloured by group (red while collided), heading lines and
 // selection rings. Two ways to draw them, chosen by agentDrawing():
 //
@@ -17,12 +18,16 @@
 import { Raster, packColor } from './agent_raster.js';
 import { THEME, groupColor } from './theme.js';
 
+/** @import { Agent } from './connection.js' */
+/** @import { View } from './view.js' */
+
 const HEADING_WIDTH_PX = 1.5; // CSS pixels
 const SELECTION_GAP_PX = 3; // the selection ring's radius past the body's, CSS pixels
 const SELECTION_WIDTH_PX = 1.5;
 
 // 'raster' or 'vector' (see above): `requested` when it is one of them (the page's #agents=...),
 // else 'raster' when canvases are drawn in software, as far as WebGL's renderer tells.
+/** @param {string | null} requested @returns {'raster' | 'vector'} */
 export function agentDrawing(requested) {
   if (requested === 'raster' || requested === 'vector') return requested;
   return softwareRendering() ? 'raster' : 'vector';
@@ -44,6 +49,7 @@ function softwareRendering() {
 // Agent a's heading line, from the rim outwards, in CSS pixels from its centre on screen: the unit
 // direction (dx, dy), the body's radius r and the line's length, or null when it stands still. The
 // length grows with speed up to a cap, so the line reads as "going this way, this fast".
+/** @param {View} view @param {Agent} a @returns {{dx: number, dy: number, r: number, len: number} | null} */
 function headingLine(view, a) {
   const speed = Math.hypot(a.vx, a.vy);
   if (!(speed >= 1e-3)) return null;
@@ -53,25 +59,42 @@ function headingLine(view, a) {
   return { dx: a.vx / speed, dy: a.vy / speed, r, len };
 }
 
-const bodyColor = (a) => (a.collided ? THEME.collided : groupColor(a.group));
+const bodyColor = (/** @type {Agent} */ a) => (a.collided ? THEME.collided : groupColor(a.group));
 
 export class AgentLayer {
+  /** @param {'raster' | 'vector'} [mode] */
   constructor(mode = 'raster') {
     this.mode = mode; // 'raster' or 'vector'
     this.raster = new Raster();
+    /** @type {OffscreenCanvas | HTMLCanvasElement | null} */
     this.canvas = null; // the buffer is put here, then drawn onto the view's canvas
+    /** @type {OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D | null} */
     this.ctx = null;
+    /** @type {ImageData | null} */
     this.image = null; // ImageData over the raster's own pixels (no copy)
+    /** @type {Map<string, number>} */
     this.colors = new Map(); // CSS colour -> packed RGBA
   }
 
   // Draws `agents` onto the view's canvas (ctx, in CSS pixels) at the view's camera, with ctx's
   // globalAlpha, and a ring round each one whose id is in the Set `selected`.
+  /**
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {View} view
+   * @param {Agent[]} agents
+   * @param {Set<number>} selected
+   */
   draw(ctx, view, agents, selected) {
     if (this.mode === 'vector') this.#drawVector(ctx, view, agents, selected);
     else this.#drawRaster(ctx, view, agents, selected);
   }
 
+  /**
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {View} view
+   * @param {Agent[]} agents
+   * @param {Set<number>} selected
+   */
   #drawRaster(ctx, view, agents, selected) {
     const raster = this.raster;
     raster.reset(view.canvas.width, view.canvas.height);
@@ -108,6 +131,12 @@ export class AgentLayer {
 
   // One path per colour, one for the heading lines, one for the rings: a handful of fill and
   // stroke calls a frame.
+  /**
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {View} view
+   * @param {Agent[]} agents
+   * @param {Set<number>} selected
+   */
   #drawVector(ctx, view, agents, selected) {
     const byColor = new Map();
     const collided = [];
@@ -158,6 +187,7 @@ export class AgentLayer {
     ctx.stroke();
   }
 
+  /** @param {string} css @returns {number} */
   #pack(css) {
     let c = this.colors.get(css);
     if (c === undefined) {
@@ -168,6 +198,7 @@ export class AgentLayer {
   }
 
   // Puts the rectangle drawn this frame into the layer canvas and draws it 1:1 onto ctx.
+  /** @param {CanvasRenderingContext2D} ctx */
   #blit(ctx) {
     const raster = this.raster;
     if (raster.empty) return;
@@ -185,7 +216,9 @@ export class AgentLayer {
     const y = raster.y0;
     const w = raster.x1 - raster.x0;
     const h = raster.y1 - raster.y0;
-    this.ctx.putImageData(this.image, 0, 0, x, y, w, h);
+    // this.ctx was made with the canvas above.
+    const layer = /** @type {OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D} */ (this.ctx);
+    layer.putImageData(this.image, 0, 0, x, y, w, h);
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0); // the buffer is in device pixels
     ctx.imageSmoothingEnabled = false;

@@ -1,3 +1,4 @@
+// @ts-check
 // The agents' bodies, heading lines and selection rings, rasterised by hand into an RGBA pixel
 // buffer that the view then puts on the canvas in one blit (agent_layer.js).
 //
@@ -27,13 +28,20 @@ const MASKS_KEPT = 32; // shapes whose masks are kept (zooming makes a new radiu
 const LONG_SPAN = 24; // pixels in a row from which TypedArray.fill beats a loop (measured in V8)
 const SPAN = 6; // numbers a mask keeps per row (buildMask)
 
+/**
+ * A round shape's coverage at one sub-pixel offset (buildMask).
+ * @typedef {{size: number, half: number, cov: Uint8Array, spans: Int16Array}} Mask
+ */
+
 // The cache key of a round shape in device pixels: a disc of radius r (width 0), or a circle of
 // radius r stroked `width` wide (a ring); both to a sixteenth of a pixel.
+/** @param {number} radiusPx @param {number} [widthPx] @returns {number} */
 export function maskKey(radiusPx, widthPx = 0) {
   return Math.round(radiusPx * STEPS) * WIDTH_KEYS + Math.min(WIDTH_KEYS - 1, Math.round(widthPx * STEPS));
 }
 
 // Pixels from a mask's corner to its centre: the mask of maskKey k is 2 maskHalf(k) pixels square.
+/** @param {number} key @returns {number} */
 export function maskHalf(key) {
   const r = Math.floor(key / WIDTH_KEYS) / STEPS;
   const width = (key % WIDTH_KEYS) / STEPS;
@@ -43,6 +51,7 @@ export function maskHalf(key) {
 // Coverage (0..1) of a pixel whose centre is at distance d from the centre of a disc of radius r
 // (width 0) or of a ring (width > 0): the distance of the pixel centre inside the shape's edge
 // plus half a pixel.
+/** @param {number} d @param {number} r @param {number} width @returns {number} */
 export function roundCoverage(d, r, width) {
   const c = width > 0 ? width / 2 + 0.5 - Math.abs(d - r) : r + 0.5 - d;
   return c <= 0 ? 0 : c >= 1 ? 1 : c;
@@ -50,6 +59,7 @@ export function roundCoverage(d, r, width) {
 
 // '#rgb', '#rrggbb', 'rgb(r, g, b)' or 'rgba(r, g, b, a)' as one RGBA pixel (0xAABBGGRR);
 // null for anything else.
+/** @param {string} css @returns {number | null} */
 export function packColor(css) {
   let r;
   let g;
@@ -75,6 +85,7 @@ export function packColor(css) {
 // `size` pixels: cov[y * size + x] in 0..255, and per row (SPAN numbers from row * SPAN) the span
 // [xa, xb] it touches, the span [fa, fb] it covers fully throughout, and the longest span [ha, hb]
 // inside [xa, xb] that it does not touch at all (a ring's hole); fa > fb, ha > hb when none.
+/** @param {number} key @param {number} ox @param {number} oy @returns {Mask} */
 export function buildMask(key, ox, oy) {
   const r = Math.floor(key / WIDTH_KEYS) / STEPS;
   const width = (key % WIDTH_KEYS) / STEPS;
@@ -116,9 +127,12 @@ export function buildMask(key, ox, oy) {
 // Masks by shape and sub-pixel offset, built when first asked for; the shapes used least
 // recently are let go past MASKS_KEPT.
 export class Masks {
+  /** @param {number} [kept] */
   constructor(kept = MASKS_KEPT) {
     this.kept = kept;
+    /** @type {Map<number, (Mask | undefined)[]>} */
     this.byKey = new Map(); // maskKey -> array of SUBPIXEL^2 masks (undefined until built)
+    /** @type {number | null} */
     this.newest = null; // the key asked for last (a crowd asks for one shape thousands of times)
   }
 
@@ -128,6 +142,7 @@ export class Masks {
 
   // The mask of shape `key` with its centre qx/SUBPIXEL, qy/SUBPIXEL of a pixel right of and
   // below the mask's centre.
+  /** @param {number} key @param {number} qx @param {number} qy @returns {Mask} */
   get(key, qx, qy) {
     let set = this.byKey.get(key);
     if (set) {
@@ -136,7 +151,7 @@ export class Masks {
         this.byKey.set(key, set);
       }
     } else {
-      if (this.byKey.size >= this.kept) this.byKey.delete(this.byKey.keys().next().value);
+      if (this.byKey.size >= this.kept) this.byKey.delete(/** @type {number} */ (this.byKey.keys().next().value));
       set = new Array(SUBPIXEL * SUBPIXEL);
       this.byKey.set(key, set);
     }
@@ -149,6 +164,7 @@ export class Masks {
 // Paints colour rgb (0xBBGGRR) over pixel o of buf with opacity a / 255 (1 <= a <= 255), source
 // over, in unpremultiplied RGBA. (Colours travel as 24-bit rgb plus an alpha: small integers that
 // V8 never has to box, unlike a 32-bit colour with its alpha on top.)
+/** @param {Uint32Array} buf @param {number} o @param {number} rgb @param {number} a */
 function blend(buf, o, rgb, a) {
   const dst = buf[o];
   const da = dst >>> 24;
@@ -176,6 +192,7 @@ function blend(buf, o, rgb, a) {
 // A transparent RGBA image the size of the canvas, cleared between frames only where the last
 // frame drew (the bounding box of what was drawn is kept).
 export class Raster {
+  /** @param {Masks} [masks] */
   constructor(masks = new Masks()) {
     this.masks = masks;
     this.width = 0;
@@ -188,6 +205,7 @@ export class Raster {
   }
 
   // Resizes (cleared) or clears what the last frame drew.
+  /** @param {number} width @param {number} height */
   reset(width, height) {
     if (width !== this.width || height !== this.height) {
       this.width = width;
@@ -206,6 +224,7 @@ export class Raster {
   }
 
   // Grows the drawn box by [x0, x1) x [y0, y1), already clipped to the image.
+  /** @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1 */
   #touch(x0, y0, x1, y1) {
     if (x1 <= x0 || y1 <= y0) return;
     if (this.empty) {
@@ -223,15 +242,25 @@ export class Raster {
 
   // An opaque disc of colour rgba (its alpha is ignored) centred at (cx, cy), radius r > 0,
   // in pixels.
+  /** @param {number} cx @param {number} cy @param {number} r @param {number} rgba */
   disc(cx, cy, r, rgba) {
     this.#round(cx, cy, r, 0, rgba & 0xffffff, 255);
   }
 
   // A circle of radius r stroked `width` wide (width > 0), in colour rgba with its alpha.
+  /** @param {number} cx @param {number} cy @param {number} r @param {number} width @param {number} rgba */
   ring(cx, cy, r, width, rgba) {
     if (width > 0) this.#round(cx, cy, r, width, rgba & 0xffffff, rgba >>> 24);
   }
 
+  /**
+   * @param {number} cx
+   * @param {number} cy
+   * @param {number} r
+   * @param {number} width
+   * @param {number} rgb
+   * @param {number} alpha
+   */
   #round(cx, cy, r, width, rgb, alpha) {
     const reach = r + width / 2 + 1;
     const W = this.width;
@@ -242,6 +271,7 @@ export class Raster {
     else this.#bigRound(cx, cy, r, width, rgb, alpha);
   }
 
+  /** @param {number} cx @param {number} cy @param {number} key @param {number} rgb @param {number} alpha */
   #maskRound(cx, cy, key, rgb, alpha) {
     const opaque = alpha === 255;
     const col = (alpha << 24) | rgb; // the full pixel, as an int32
@@ -317,6 +347,14 @@ export class Raster {
 
   // Row by row: pixels closer to the centre than `hole` are left (a ring's inside), those in the
   // full span are filled, the others get their coverage.
+  /**
+   * @param {number} cx
+   * @param {number} cy
+   * @param {number} r
+   * @param {number} width
+   * @param {number} rgb
+   * @param {number} alpha
+   */
   #bigRound(cx, cy, r, width, rgb, alpha) {
     const opaque = alpha === 255;
     const col = (alpha << 24) | rgb;
@@ -332,6 +370,7 @@ export class Raster {
     let xmin = W;
     let xmax = 0;
     // [lo, hi]: the pixels whose centres are within distance `reach` of the centre on this row.
+    /** @type {(reach: number, dy2: number) => [number, number]} */
     const span = (reach, dy2) => {
       const w = Math.sqrt(reach * reach - dy2);
       return [Math.ceil(cx - w - 0.5), Math.floor(cx + w - 0.5)];
@@ -372,6 +411,14 @@ export class Raster {
   // A straight line from (x0, y0) to (x1, y1) of `width` pixels with butt ends (the canvas's
   // default cap), in colour rgba with its alpha. A pixel is covered by the product of its
   // coverage across the line and along it.
+  /**
+   * @param {number} x0
+   * @param {number} y0
+   * @param {number} x1
+   * @param {number} y1
+   * @param {number} width
+   * @param {number} rgba
+   */
   segment(x0, y0, x1, y1, width, rgba) {
     const W = this.width;
     const H = this.height;

@@ -1,8 +1,148 @@
+// @ts-check
 // The WebSocket session with the herd server (protocol/PROTOCOL.md, version 1): says hello,
 // hands every decoded message to the caller, measures round-trip time with ping, and reconnects
 // with exponential backoff when the socket closes.
 
 import { BinaryFeed } from './snapshot_binary.js';
+
+// The server's messages as this viewer reads them (protocol/PROTOCOL.md, "Server to client").
+
+/** @typedef {{x: number, y: number}} Point */
+
+/**
+ * A snapshot's agent. A binary frame's agents carry no behaviour, phase, targets or subject
+ * (dequantise in snapshot_binary.js), but for the inspected ones.
+ * @typedef {object} Agent
+ * @property {number} id
+ * @property {number} x
+ * @property {number} y
+ * @property {number} vx
+ * @property {number} vy
+ * @property {number} r
+ * @property {number} group
+ * @property {string} state 'idle', 'moving', 'arrived' or 'unreachable'
+ * @property {string} [behaviour]
+ * @property {string} [phase]
+ * @property {number} [tx]
+ * @property {number} [ty]
+ * @property {boolean} [collided]
+ * @property {string} [movement] 'kinematic' (absent: inertial)
+ * @property {string} [pathing] absent: 'direct'
+ * @property {string} [path] 'pending' while its A* path is queued
+ * @property {number[]} [history] a walker's tiles, oldest first: [x0, y0, x1, y1, ...]
+ * @property {number} [subject] the other agent its behaviour names
+ */
+
+/** @typedef {{id: number, x: number, y: number, r: number}} Obstacle */
+/** @typedef {{a: number, b: number, x: number, y: number, impulse: number, obstacle?: boolean}} Collision */
+
+/**
+ * A formation place that cannot be reached: `to` is the point beside an obstacle taken instead.
+ * @typedef {{agent: number, x: number, y: number, reason: string, to?: Point}} FormationPlace
+ */
+
+/**
+ * @typedef {object} Formation
+ * @property {number} id
+ * @property {number} agents
+ * @property {number} arrived
+ * @property {boolean} complete
+ * @property {FormationPlace[]} [unreachable]
+ */
+
+/**
+ * Part 4 of seed 003: what an inspected agent made of a moving obstacle's path.
+ * @typedef {object} Crossing
+ * @property {boolean} yielded
+ * @property {Point} [point]
+ * @property {number} t_self
+ * @property {number} t_other
+ * @property {number} scale
+ * @property {Point} [path_to]
+ */
+
+/**
+ * @typedef {object} Push
+ * @property {number} id
+ * @property {boolean} [obstacle] a static obstacle's id, not an agent's
+ * @property {Point} raw
+ * @property {Point} adjusted
+ * @property {number} weight
+ * @property {boolean} [ignored]
+ * @property {Crossing} [crossing]
+ */
+
+/**
+ * A snapshot's `inspect` entry: the avoidance of one agent taken apart, vectors in world axes.
+ * @typedef {object} InspectTrace
+ * @property {number} id
+ * @property {Point} desired
+ * @property {Push[]} pushes
+ * @property {Point} sum_raw
+ * @property {Point} sum_adjusted
+ * @property {Point} split_fix
+ * @property {number} ig_factor
+ * @property {Point} final
+ * @property {Point} velocity
+ * @property {Point} [desired_path_to]
+ * @property {Point} [current_path_to]
+ */
+
+/** @typedef {{width: number, height: number, tile_size: number, rows: string[]}} MapMessage */
+
+/**
+ * @typedef {object} Welcome
+ * @property {'welcome'} type
+ * @property {number} protocol
+ * @property {string} server
+ * @property {number} session
+ * @property {string} role
+ * @property {number} tick_rate
+ * @property {number} snapshot_rate
+ * @property {number} dt
+ * @property {number} tick
+ * @property {{width: number, height: number}} world
+ * @property {{max_message_bytes: number, max_agents: number}} limits
+ * @property {MapMessage} [map]
+ * @property {string} [scenario]
+ * @property {string[]} [scenarios]
+ * @property {boolean} [paused]
+ * @property {string} [upstream] a relay's: 'connected' or 'reconnecting'
+ */
+
+/**
+ * @typedef {object} Snapshot
+ * @property {'snapshot'} type
+ * @property {number} tick
+ * @property {number} [serial]
+ * @property {number} time
+ * @property {string} avoidance
+ * @property {Agent[]} agents ordered by id
+ * @property {Obstacle[]} obstacles ordered by id
+ * @property {Collision[]} collisions
+ * @property {Formation[]} [formations]
+ * @property {InspectTrace[]} [inspect]
+ * @property {MapMessage | null} [map] only after the map changed; null: removed
+ */
+
+/**
+ * @typedef {object} Ack
+ * @property {'ack'} type
+ * @property {number} seq
+ * @property {number} tick
+ * @property {number} [count]
+ * @property {number[]} [agents]
+ * @property {number} [obstacle]
+ * @property {number} [formation]
+ */
+
+/** @typedef {{type: 'error', seq?: number, code: string, message: string}} ErrorMessage */
+/** @typedef {{type: 'pong', id: number, tick: number}} Pong */
+/** @typedef {Welcome | Snapshot | Ack | ErrorMessage | Pong} ServerMessage */
+
+/** @typedef {'connecting' | 'connected' | 'disconnected'} ConnectionState */
+
+/** @typedef {{cmd: string} & Record<string, unknown>} CommandFields a command's fields but type and seq */
 
 export const PROTOCOL_VERSION = 1;
 
@@ -21,19 +161,32 @@ export class Connection {
   // format: the snapshots asked for in hello: 'auto' (binary while the world has more than 1,000
   // agents), 'binary' or 'json'. Binary frames are decoded here (snapshot_binary.js), acknowledged,
   // and handed on as the JSON snapshot they stand for.
+  /**
+   * @param {string} url
+   * @param {object} options
+   * @param {(msg: ServerMessage, chars: number) => void} options.onMessage
+   * @param {() => void} options.onState
+   * @param {string} [options.token]
+   * @param {string} [options.format]
+   */
   constructor(url, { onMessage, onState, token = '', format = 'auto' }) {
     this.url = url;
+    /** @type {{type: 'hello', protocol: number, role: string, client: string, token?: string, format?: string}} */
     this.hello = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-web/1' };
     if (token) this.hello.token = token;
     if (format !== 'json') this.hello.format = format;
     this.feed = new BinaryFeed();
+    /** @type {'json' | 'binary' | null} */
     this.snapshotFormat = null; // 'json' or 'binary': how the last snapshot came
     this.binaryFrames = 0;
     this.onMessage = onMessage;
     this.onState = onState;
+    /** @type {ConnectionState} */
     this.state = 'connecting';
     this.retryAt = 0; // performance.now() time of the next attempt, while disconnected
+    /** @type {number | null} */
     this.rttMs = null;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.generation = 0; // sockets opened so far: a welcome on another one is another session
     this.backoffMs = BACKOFF_MIN_MS;
@@ -47,16 +200,19 @@ export class Connection {
   }
 
   // Sends a message object; returns false when there is no greeted session to send it on.
+  /** @param {object} msg @returns {boolean} */
   send(msg) {
     return this.sendRaw(JSON.stringify(msg));
   }
 
+  /** @param {string} text @returns {boolean} */
   sendRaw(text) {
     if (this.state !== 'connected' || !this.ws) return false;
     this.ws.send(text);
     return true;
   }
 
+  /** @param {ConnectionState} state */
   #setState(state) {
     this.state = state;
     this.onState();
@@ -87,6 +243,7 @@ export class Connection {
     };
   }
 
+  /** @param {unknown} data a frame: a string, or an ArrayBuffer (binaryType) */
   #receive(data) {
     if (data instanceof ArrayBuffer) {
       // A binary snapshot: acknowledged once decoded (the server's next delta builds on it), or

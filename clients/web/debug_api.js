@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer's state, read-only, and a few hooks, as window.herd: for the browser tests and for
 // poking at the viewer from the console. main.js loads this module only when the page's URL asks
 // for it (#debug, with any other hash parameters: #token=...&debug).
@@ -10,10 +11,35 @@ import { THEME, MIN_AGENT_PX } from './view.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 import { trailAlpha } from './map_view.js';
 
+/** @import { CommandFields, Connection, Formation } from './connection.js' */
+/** @import { Flash, View } from './view.js' */
+/** @import { ViewerState, ViewportSent } from './main.js' */
+/** @import { Interpolator } from './interp.js' */
+/** @import { StreamStats } from './stats.js' */
+/** @import { Inspector } from './inspector.js' */
+/** @import { Painter } from './paint.js' */
+
+/**
+ * main.js's pieces.
+ * @typedef {object} DebugPieces
+ * @property {Connection} conn
+ * @property {ViewerState} state
+ * @property {View} view
+ * @property {Interpolator} interp
+ * @property {StreamStats} stats
+ * @property {Inspector} inspector
+ * @property {Painter} painter
+ * @property {ViewportSent} viewport
+ * @property {{sampleMs: number, drawMs: number}} timing
+ * @property {() => Formation | null} shownFormation
+ * @property {(fields: CommandFields) => number | null} sendCommand
+ */
+
 // v: main.js's pieces: {conn, state, view, interp, stats, inspector, painter, viewport, timing,
 // shownFormation, sendCommand}.
+/** @param {DebugPieces} v */
 export function installDebugApi(v) {
-  window.herd = Object.freeze({
+  /** @type {Window & {herd?: object}} */ (window).herd = Object.freeze({
     get connected() {
       return v.conn.state === 'connected';
     },
@@ -65,9 +91,9 @@ export function installDebugApi(v) {
       return { ...v.interp.last, delayMs: v.interp.delayMs };
     },
     // The agents of buffered snapshot `tick` (as the server sent them), or null.
-    bufferedAgents: (tick) => v.interp.snapshot(tick)?.agents ?? null,
+    bufferedAgents: (/** @type {number} */ tick) => v.interp.snapshot(tick)?.agents ?? null,
     // Interpolation delay in ms (about two snapshot intervals by default); null restores the default.
-    setInterpolationDelay: (ms) => {
+    setInterpolationDelay: (/** @type {number | null} */ ms) => {
       v.interp.delayOverrideMs = ms === null ? null : Math.max(0, Number(ms));
       return v.interp.delayMs;
     },
@@ -114,7 +140,7 @@ export function installDebugApi(v) {
       return Object.fromEntries(v.state.roles);
     },
     // Screen outline [[x, y], ...] of agent `id`'s role mark, or [] without one.
-    roleMark: (id) => {
+    roleMark: (/** @type {number} */ id) => {
       const a = byId(v.state.drawn, id);
       const role = v.state.roles.get(id);
       return a && role ? v.view.roleMark(a, role) : [];
@@ -140,7 +166,8 @@ export function installDebugApi(v) {
       const m = v.state.map;
       return m ? { width: m.width, height: m.height, tile_size: m.tileSize, rows: m.rows() } : null;
     },
-    tileBlocked: (x, y) => (v.state.map ? v.state.map.isBlocked(x, y) : null),
+    tileBlocked: (/** @type {number} */ x, /** @type {number} */ y) =>
+      v.state.map ? v.state.map.isBlocked(x, y) : null,
     get mapRenders() {
       return v.view.mapLayer.renders; // how often the map's layer was drawn
     },
@@ -161,7 +188,7 @@ export function installDebugApi(v) {
     },
     trailAlpha, // (i, n): opacity of a walker's trail at history entry i of n, 0 the oldest
     // Screen disc {x, y, r} of agent `id`'s "!" badge (drawn while it is unreachable), or null.
-    unreachableBadge: (id) => {
+    unreachableBadge: (/** @type {number} */ id) => {
       const a = byId(v.state.drawn, id);
       return a ? v.view.unreachableBadge(a) : null;
     },
@@ -169,16 +196,16 @@ export function installDebugApi(v) {
     inspectColors: INSPECT_COLORS,
     inspectMaxUnits: VECTOR_MAX_UNITS,
     // CSS pixels the overlay draws a vector of length 1 with, at agent `id`.
-    inspectUnitPx: (id) => {
+    inspectUnitPx: (/** @type {number} */ id) => {
       const a = byId(v.state.drawn, id);
       return a ? vectorUnitPx(v.view, a) : null;
     },
     // Screen ring of a flash at animation-frame time `now`: {x, y, r, alpha}, or null once faded.
-    flashRing: (f, now) => v.view.flashRing(f, now),
+    flashRing: (/** @type {Flash} */ f, /** @type {number} */ now) => v.view.flashRing(f, now),
     // CSS pixels relative to the canvas's top-left corner.
-    worldToScreen: (x, y) => v.view.worldToScreen(x, y),
-    screenToWorld: (x, y) => v.view.screenToWorld(x, y),
+    worldToScreen: (/** @type {number} */ x, /** @type {number} */ y) => v.view.worldToScreen(x, y),
+    screenToWorld: (/** @type {number} */ x, /** @type {number} */ y) => v.view.screenToWorld(x, y),
     sendCommand: v.sendCommand, // {cmd, ...}: adds type and seq, returns the seq
-    sendRaw: (text) => v.conn.sendRaw(text), // any text, for testing the server's error paths
+    sendRaw: (/** @type {string} */ text) => v.conn.sendRaw(text), // any text, for testing the server's error paths
   });
 }

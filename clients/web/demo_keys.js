@@ -1,3 +1,4 @@
+// @ts-check
 // The keys of seed 003's demo ("Accidents Do Happen"), played on the current selection, or on
 // every agent when nothing is selected, around the centre of the world:
 //
@@ -11,15 +12,24 @@
 //
 // So B depends on the shape key pressed last: exchange after G, invert after P, else swap_places.
 
+/** @import { Point, CommandFields } from './connection.js' */
+
 export const DEMO_KEYS = ['R', 'B', 'T', 'G', 'P'];
 
 export class DemoKeys {
   constructor() {
+    /** @type {string | null} */
     this.lastShape = null; // the last of R, T, G, P pressed
   }
 
   // The command fields (without type and seq) for `key`, or null if it is not a demo key.
   // agents: a selection ("all" or ids); centre: {x, y}, the world's centre.
+  /**
+   * @param {string} key
+   * @param {'all' | number[]} agents
+   * @param {Point} centre
+   * @returns {CommandFields | null}
+   */
   command(key, agents, centre) {
     const k = key.toUpperCase();
     switch (k) {

@@ -1,12 +1,39 @@
+// @ts-check
 // The status line and the toasts (panels.js has the panels over the canvas).
 
 import { formatBytesPerSec } from './stats.js';
+
+/** @import { Formation, FormationPlace } from './connection.js' */
+/** @import { StreamReading } from './stats.js' */
+
+/**
+ * What the status line shows, every frame (main.js).
+ * @typedef {object} HudState
+ * @property {string} state the connection's
+ * @property {number} retryInMs
+ * @property {number | null} tick
+ * @property {number | null} agentCount
+ * @property {number} selectedCount
+ * @property {number | null} rttMs
+ * @property {StreamReading} stream
+ * @property {string | null} avoidance
+ * @property {boolean} inspecting
+ * @property {boolean} goals
+ * @property {boolean} helpOpen
+ * @property {boolean} painting
+ * @property {boolean} hasMap
+ * @property {Formation | null} formation
+ * @property {number} othersForming
+ * @property {string | null} [upstream]
+ */
 
 const TOAST_MS = 4000; // visible time before fading out
 const TOAST_FADE_MS = 600; // matches the CSS transition on .toast
 const MAX_TOASTS = 4; // a burst of errors must not cover the view
 
-const $ = (id) => document.getElementById(id);
+// An element of index.html by id (the page has every one asked for here), of the type it is there.
+/** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
 
 export class Hud {
   constructor() {
@@ -34,6 +61,7 @@ export class Hud {
 
   // Called every frame; writes a field only when its text changes, so an idle HUD costs no
   // layout work.
+  /** @param {HudState} hud */
   update({
     state,
     retryInMs,
@@ -91,8 +119,11 @@ export class Hud {
   }
 
   // kind: 'error' or 'info'.
+  /** @param {string} text @param {string} [kind] */
   toast(text, kind = 'error') {
-    while (this.toasts.childElementCount >= MAX_TOASTS) this.toasts.firstElementChild.remove();
+    while (this.toasts.childElementCount >= MAX_TOASTS) {
+      /** @type {Element} */ (this.toasts.firstElementChild).remove();
+    }
     const el = document.createElement('div');
     el.className = `toast ${kind}`;
     el.textContent = text;
@@ -108,9 +139,11 @@ const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = fl
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then
 // "formation 3: complete", and its places that cannot be reached: "· 1 place moved beside an
 // obstacle (agent 5)", "· 2 places unreachable (agents 7, 9)".
+/** @param {Formation} f @returns {string} */
 export function formationProgress(f) {
   const base = f.complete ? `formation ${f.id}: complete` : `formation ${f.id}: ${f.arrived}/${f.agents} arrived`;
   const places = f.unreachable ?? [];
+  /** @type {(list: FormationPlace[], what: string) => string} */
   const say = (list, what) => {
     if (list.length === 0) return '';
     const ids = list.slice(0, 3).map((u) => u.agent).join(', ') + (list.length > 3 ? ', …' : '');
@@ -119,10 +152,12 @@ export function formationProgress(f) {
   return base + say(places.filter((u) => u.to), 'moved beside an obstacle') + say(places.filter((u) => !u.to), 'unreachable');
 }
 
+/** @param {HTMLElement} el @param {string} text */
 function set(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }
 
+/** @param {HTMLElement} button @param {boolean} on */
 function setPressed(button, on) {
   const v = on ? 'true' : 'false';
   if (button.getAttribute('aria-pressed') !== v) button.setAttribute('aria-pressed', v);

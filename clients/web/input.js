@@ -1,3 +1,4 @@
+// @ts-check
 // Mouse and keyboard, as in real-time strategy games: a left click selects (an agent; Shift adds
 // or removes one) or clears (the ground), a double click selects the agent's group on screen, a
 // drag on the ground selects the agents in its box (Shift adds), the right button commands (the
@@ -12,6 +13,38 @@
 import { MIN_AGENT_PX } from './view.js';
 import { DEMO_KEYS } from './demo_keys.js';
 
+/** @import { Agent, Point } from './connection.js' */
+/** @import { View, WorldSize } from './view.js' */
+/** @import { TileMap } from './tile_map.js' */
+/** @import { Painter } from './paint.js' */
+/** @import { ScenarioBar } from './scenario_bar.js' */
+
+/**
+ * A box selection being dragged, in CSS pixels; `active` once it is more than a click.
+ * @typedef {{x0: number, y0: number, x1: number, y1: number, active: boolean, shift: boolean}} SelectionBox
+ */
+
+/**
+ * What the mouse and keys act on (main.js's pieces).
+ * @typedef {object} InputApp
+ * @property {View} view
+ * @property {() => Agent[]} agents
+ * @property {Set<number>} selected
+ * @property {(x: number, y: number) => void} moveSelectionTo
+ * @property {() => void} toggleInspector
+ * @property {() => boolean} helpOpen
+ * @property {(open: boolean) => void} setHelp
+ * @property {() => TileMap | null} map
+ * @property {Painter} painter
+ * @property {() => void} togglePaint
+ * @property {(key: string) => void} demoKey
+ * @property {(x: number, y: number) => void} spawnAt
+ * @property {() => void} removeSelected
+ * @property {(x: number, y: number) => void} obstacleAt
+ * @property {() => void} toggleGoals
+ * @property {ScenarioBar} bar
+ */
+
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
 const PICK_SLACK_PX = 3;
 // A left press that moves further than this before it is released is a box, not a click.
@@ -19,27 +52,31 @@ const BOX_MIN_PX = 5;
 const WHEEL_ZOOM = 0.0015; // zoom factor exp(-deltaY * this) per wheel event (pixel deltas)
 const ARROW_PAN = 0.1; // an arrow key pans by this fraction of the view
 
-// app: {view, agents(): array, selected: Set of ids, moveSelectionTo(x, y), toggleInspector(),
-//       helpOpen(): bool, setHelp(open), map(): TileMap or null, painter: Painter,
-//       togglePaint(), demoKey(key), spawnAt(x, y), removeSelected(), obstacleAt(x, y),
-//       toggleGoals(), bar: ScenarioBar}.
 // The selection is plain state: the next animation frame shows any change. Returns {box(),
 // pointerAgent()}: the box being dragged (CSS pixels) or null, and the agent under the pointer
 // now or null.
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {InputApp} app
+ * @returns {{box: () => SelectionBox | null, pointerAgent: () => Agent | null}}
+ */
 export function attachInput(canvas, app) {
-  const local = (ev) => {
+  const local = (/** @type {MouseEvent} */ ev) => {
     const rect = canvas.getBoundingClientRect();
     return { x: ev.clientX - rect.left, y: ev.clientY - rect.top };
   };
 
-  const world = (ev) => {
+  const world = (/** @type {MouseEvent} */ ev) => {
     const p = local(ev);
     return app.view.screenToWorld(p.x, p.y);
   };
 
   // Where the pointer is, in CSS pixels of the canvas (null: elsewhere): S and O act there.
+  /** @type {Point | null} */
   let pointer = null;
+  /** @type {SelectionBox | null} */
   let box = null; // a left press on the ground: {x0, y0, x1, y1, active, shift}
+  /** @type {Point | null} */
   let panning = null; // a middle-button drag: {x, y} last seen
   let swallowClick = false; // the click that ends a box selection is not an order
   const handle = {
@@ -47,8 +84,8 @@ export function attachInput(canvas, app) {
     pointerAgent: () => (pointer ? pick(app, pointer) : null), // whose diagram the inspector draws
   };
 
-  const clampToWorld = (w) => {
-    const { width, height } = app.view.world;
+  const clampToWorld = (/** @type {Point} */ w) => {
+    const { width, height } = /** @type {WorldSize} */ (app.view.world); // its callers have one
     return { x: clamp(w.x, 0, width), y: clamp(w.y, 0, height) };
   };
 
@@ -180,7 +217,7 @@ export function attachInput(canvas, app) {
   window.addEventListener('keydown', (ev) => {
     // Typing in the bar's fields (the step's ticks, a picker) is theirs; Escape leaves the field.
     if (ev.target instanceof Element && ev.target.closest('input, select, textarea')) {
-      if (ev.key === 'Escape') ev.target.blur();
+      if (ev.key === 'Escape') /** @type {HTMLElement} */ (ev.target).blur(); // a form field
       return;
     }
     // Ctrl+A (Cmd+A): everyone, instead of the page's text.
@@ -285,6 +322,7 @@ export function attachInput(canvas, app) {
   return handle;
 }
 
+/** @type {Record<string, [number, number]>} */
 const ARROW_KEYS = {
   ArrowLeft: [-1, 0],
   ArrowRight: [1, 0],
@@ -293,12 +331,14 @@ const ARROW_KEYS = {
 };
 
 // Ctrl+A: every agent.
+/** @param {InputApp} app */
 function selectAll(app) {
   for (const a of app.agents()) app.selected.add(a.id);
 }
 
 // Keys 0 to 9 and double clicks: the agents of group g, of the whole world or of those whose
 // centres are on screen; `add` keeps the selection, else it is replaced.
+/** @param {InputApp} app @param {number} g @param {{add: boolean, onScreen: boolean}} options */
 function selectGroup(app, g, { add, onScreen }) {
   const view = app.view;
   const a = view.screenToWorld(0, 0);
@@ -312,6 +352,7 @@ function selectGroup(app, g, { add, onScreen }) {
 }
 
 // Selects the agents whose centres are inside the box (CSS pixels); Shift at the press adds them.
+/** @param {InputApp} app @param {SelectionBox} box */
 function selectInBox(app, box) {
   const a = app.view.screenToWorld(Math.min(box.x0, box.x1), Math.min(box.y0, box.y1));
   const b = app.view.screenToWorld(Math.max(box.x0, box.x1), Math.max(box.y0, box.y1));
@@ -322,11 +363,13 @@ function selectInBox(app, box) {
 }
 
 // The agent under CSS point p, the nearest one if several overlap there, or null.
+/** @param {InputApp} app @param {Point} p @returns {Agent | null} */
 function pick(app, p) {
   const view = app.view;
   if (!view.world) return null;
   const w = view.screenToWorld(p.x, p.y);
   const slack = PICK_SLACK_PX / view.scale;
+  /** @type {Agent | null} */
   let best = null;
   let bestD2 = Infinity;
   for (const a of app.agents()) {
@@ -342,6 +385,7 @@ function pick(app, p) {
   return best;
 }
 
+/** @param {number} v @param {number} lo @param {number} hi @returns {number} */
 function clamp(v, lo, hi) {
   return Math.min(hi, Math.max(lo, v));
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // "Why it moves": seed 003's diagrams drawn live over the agents the inspector watches, from the
 // `inspect` traces of the snapshot (protocol/PROTOCOL.md). Every vector starts at the agent's
 // centre and is in world axes (y down, as on screen), so it is drawn as given, only scaled.
@@ -6,6 +7,9 @@
 // a side (part 2), yellow the sum of the weighted raw pushes, green the split fix (part 3).
 // Ours on top: white the behaviour's desire u (thin) and the direction finally taken (bold arrow),
 // dashed the look-ahead segments of part 4.
+
+/** @import { Agent, Obstacle, InspectTrace, Point } from './connection.js' */
+/** @import { View } from './view.js' */
 
 export const INSPECT_COLORS = {
   raw: '#ff4040',
@@ -40,12 +44,20 @@ const IGNORED_ALPHA = 0.25; // a chased agent that cannot be caught: shown, but 
 const CROSS_ARM_PX = 4;
 
 // CSS pixels for a vector of length 1 at agent `a`.
+/** @param {View} view @param {{r: number}} a @returns {number} */
 export function vectorUnitPx(view, a) {
   return Math.max(VECTOR_UNIT_RADII * a.r * view.scale, VECTOR_UNIT_MIN_PX);
 }
 
 // traces: the snapshot's inspect entries to draw; agents and obstacles: the snapshot's arrays,
 // which are ordered by id.
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {InspectTrace[]} traces
+ * @param {Agent[]} agents
+ * @param {Obstacle[]} obstacles
+ */
 export function drawTraces(ctx, view, traces, agents, obstacles) {
   ctx.save();
   ctx.lineCap = 'round';
@@ -74,6 +86,12 @@ export function drawTraces(ctx, view, traces, agents, obstacles) {
 
 // Screen end of vector v drawn from screen point p, and whether it was cut at the maximum; null
 // for a zero vector, which draws nothing.
+/**
+ * @param {Point} p
+ * @param {Point} v
+ * @param {number} unit
+ * @returns {{x: number, y: number, cut: boolean} | null}
+ */
 export function vectorEnd(p, v, unit) {
   const len = Math.hypot(v.x, v.y);
   if (!(len > 1e-6)) return null;
@@ -82,6 +100,16 @@ export function vectorEnd(p, v, unit) {
   return { x: p.x + v.x * k, y: p.y + v.y * k, cut: len > VECTOR_MAX_UNITS };
 }
 
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {Point} p
+ * @param {Point} v
+ * @param {number} unit
+ * @param {string} color
+ * @param {number} width
+ * @param {number} [alpha]
+ * @param {boolean} [head]
+ */
 function drawVector(ctx, p, v, unit, color, width, alpha = 1, head = false) {
   const e = vectorEnd(p, v, unit);
   if (!e) return;
@@ -119,13 +147,14 @@ function drawVector(ctx, p, v, unit, color, width, alpha = 1, head = false) {
 }
 
 // The agent's own look-ahead (part 4): where its desire and where its velocity would take it.
+/** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Point} p @param {InspectTrace} t */
 function drawLookAhead(ctx, view, p, t) {
   ctx.setLineDash(LOOK_DASH);
   ctx.lineWidth = 1.5;
-  for (const [to, color] of [
+  for (const [to, color] of /** @type {[Point | undefined, string][]} */ ([
     [t.desired_path_to, INSPECT_COLORS.lookDesired],
     [t.current_path_to, INSPECT_COLORS.lookCurrent],
-  ]) {
+  ])) {
     if (!to) continue;
     const q = view.worldToScreen(to.x, to.y);
     ctx.strokeStyle = color;
@@ -139,6 +168,13 @@ function drawLookAhead(ctx, view, p, t) {
 
 // Part 4's view of each moving obstacle it looked at: the other's look-ahead segment, from where
 // that one is, and the point where the two paths cross (ringed when this agent yields there).
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {InspectTrace} t
+ * @param {Agent[]} agents
+ * @param {Obstacle[]} obstacles
+ */
 function drawCrossings(ctx, view, t, agents, obstacles) {
   ctx.strokeStyle = INSPECT_COLORS.crossing;
   for (const push of t.pushes) {
@@ -174,6 +210,12 @@ function drawCrossings(ctx, view, t, agents, obstacles) {
 }
 
 // Binary search: snapshots list agents and obstacles ordered by id, and there may be thousands.
+/**
+ * @template {{id: number}} T
+ * @param {T[]} list ordered by id
+ * @param {number} id
+ * @returns {T | null}
+ */
 export function byId(list, id) {
   let lo = 0;
   let hi = list.length - 1;

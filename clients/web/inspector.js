@@ -1,9 +1,12 @@
+// @ts-check
 // The inspector's session state: which agents this viewer asks the server to explain.
 //
 // The server keeps one list per session and puts the traces in every snapshot; a new session
 // (after a reconnect) starts with no list, so the list is sent again after every welcome.
 // The snapshot is shared by all sessions and carries every session's traces, so the viewer
 // draws only the ones it asked for.
+
+/** @import { InspectTrace } from './connection.js' */
 
 export const MAX_INSPECTED = 16; // the protocol's limit for one `inspect` message
 // Diagrams drawn at once: more cross one another and the map until none can be read. The server
@@ -12,10 +15,13 @@ export const MAX_DRAWN = 3;
 
 export class Inspector {
   // send(msg) -> bool: false when there is no session to send it on.
+  /** @param {(msg: {type: 'inspect', agents: number[]}) => boolean} send */
   constructor(send) {
     this.send = send;
     this.on = false;
+    /** @type {number[]} */
     this.ids = []; // the list the server has for this session
+    /** @type {string | null} */
     this.sentKey = null; // ids.join(','), or null when the session's list is unknown
   }
 
@@ -24,6 +30,7 @@ export class Inspector {
   }
 
   // A new session has no list: forget what the old one had, so sync() sends ours again.
+  /** @param {Set<number>} selected */
   sessionStarted(selected) {
     this.sentKey = null;
     this.ids = [];
@@ -32,6 +39,7 @@ export class Inspector {
 
   // Sends an `inspect` message when the wanted list (the first 16 selected agents while on,
   // none while off) differs from the session's. Cheap enough to call every frame.
+  /** @param {Set<number>} selected */
   sync(selected) {
     const ids = this.on ? firstIds(selected, MAX_INSPECTED) : [];
     const key = ids.join(',');
@@ -48,6 +56,7 @@ export class Inspector {
   }
 
   // Traces of the snapshot that this viewer asked for (none while off).
+  /** @param {InspectTrace[] | null | undefined} traces @returns {InspectTrace[]} */
   wanted(traces) {
     if (!this.on || this.ids.length === 0 || !traces) return [];
     return traces.filter((t) => this.ids.includes(t.id));
@@ -55,6 +64,11 @@ export class Inspector {
 
   // The traces to draw: the one of the inspected agent under the cursor (`hoverId`, or null) if
   // there is one, else those of the first MAX_DRAWN inspected agents.
+  /**
+   * @param {InspectTrace[] | null | undefined} traces
+   * @param {number | null} hoverId
+   * @returns {InspectTrace[]}
+   */
   drawn(traces, hoverId) {
     const wanted = this.wanted(traces);
     if (hoverId !== null && this.ids.includes(hoverId)) {
@@ -67,7 +81,9 @@ export class Inspector {
 }
 
 // The first n values of a Set, in insertion order (the order the user selected them).
+/** @param {Set<number>} set @param {number} n @returns {number[]} */
 function firstIds(set, n) {
+  /** @type {number[]} */
   const out = [];
   for (const id of set) {
     if (out.length === n) break;

@@ -1,3 +1,4 @@
+// @ts-check
 // Snapshot interpolation: the server sends the world at its snapshot rate (20 Hz, say); the page
 // draws it a little in the past, between the two snapshots around that moment, so motion is
 // smooth at the display's rate. The delay is about two snapshot intervals, so one late snapshot
@@ -9,6 +10,20 @@
 // Only positions are interpolated; everything else (velocity, state, target...) is the newer
 // snapshot's.
 
+/** @import { Agent } from './connection.js' */
+
+/**
+ * What the last sample() did: the snapshots it drew between (ticks), how far from the older one,
+ * and how: 'interpolate', 'extrapolate', 'hold' or 'empty'.
+ * @typedef {object} InterpFrame
+ * @property {number | null} fromTick
+ * @property {number | null} toTick
+ * @property {number} alpha
+ * @property {string} mode
+ * @property {number} renderMs
+ * @property {number} extrapolatedMs
+ */
+
 export const DELAY_INTERVALS = 2; // the default delay, in snapshot intervals
 const BUFFER_MAX = 32; // snapshots kept
 const OFFSET_RELAX = 0.02; // how fast the clock offset follows later arrivals
@@ -19,9 +34,13 @@ export class Interpolator {
   constructor() {
     this.tickRate = 60;
     this.snapshotRate = 20;
+    /** @type {number | null} */
     this.delayOverrideMs = null; // set from the console (window.herd.setInterpolationDelay)
+    /** @type {{tick: number, t: number, agents: Agent[]}[]} */
     this.buffer = []; // {tick, t (world ms), agents}, oldest first
+    /** @type {number | null} */
     this.offset = null; // page ms minus world ms
+    /** @type {InterpFrame} */
     this.last = { fromTick: null, toTick: null, alpha: 0, mode: 'empty', renderMs: 0, extrapolatedMs: 0 };
   }
 
@@ -34,6 +53,7 @@ export class Interpolator {
   }
 
   // A new world (welcome): rates, and a buffer that starts again.
+  /** @param {number} tickRate @param {number} snapshotRate */
   reset(tickRate, snapshotRate) {
     this.tickRate = tickRate > 0 ? tickRate : 60;
     this.snapshotRate = snapshotRate > 0 ? snapshotRate : 20;
@@ -41,6 +61,11 @@ export class Interpolator {
     this.offset = null;
   }
 
+  /**
+   * @param {number} tick
+   * @param {Agent[]} agents ordered by id
+   * @param {number} now page time, ms
+   */
   push(tick, agents, now) {
     const t = (tick * 1000) / this.tickRate;
     const newest = this.buffer[this.buffer.length - 1];
@@ -56,18 +81,20 @@ export class Interpolator {
   }
 
   // The snapshot of `tick` still in the buffer, or null.
+  /** @param {number} tick */
   snapshot(tick) {
     return this.buffer.find((s) => s.tick === tick) ?? null;
   }
 
   // The agents to draw at page time `now`: the newer snapshot's objects with positions in between.
+  /** @param {number} now @returns {Agent[]} */
   sample(now) {
     const buf = this.buffer;
     if (buf.length === 0) {
       this.last = { fromTick: null, toTick: null, alpha: 0, mode: 'empty', renderMs: 0, extrapolatedMs: 0 };
       return [];
     }
-    const renderMs = now - this.offset - this.delayMs;
+    const renderMs = now - /** @type {number} */ (this.offset) - this.delayMs; // set by the push that filled the buffer
     const newest = buf[buf.length - 1];
     if (renderMs >= newest.t) {
       // Late: carry on along the velocity briefly, then hold.
@@ -94,6 +121,7 @@ export class Interpolator {
 // b's agents (both lists ordered by id), each placed between its position in a and in b. An
 // agent new in b is drawn where b has it; one gone from b is not drawn. An agent that did not move
 // is b's own object: a crowd standing still costs no allocation a frame.
+/** @param {Agent[]} from @param {Agent[]} to @param {number} alpha @returns {Agent[]} */
 export function lerpAgents(from, to, alpha) {
   const out = new Array(to.length);
   let j = 0;

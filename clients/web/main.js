@@ -1,3 +1,4 @@
+// @ts-check
 // herd web viewer: wires the connection, the view, the input and the HUD together, and keeps
 // the latest state the server sent. Every frame draws the agents interpolated between buffered
 // snapshots (interp.js), a little in the past.
@@ -18,15 +19,55 @@ import { agentDrawing } from './agent_layer.js';
 import { ScenarioBar } from './scenario_bar.js';
 import { agentRoles } from './roles.js';
 
+/**
+ * @import { Ack, Agent, Collision, CommandFields, Formation, InspectTrace } from './connection.js'
+ * @import { MapMessage, Obstacle, ServerMessage, Welcome } from './connection.js'
+ */
+/** @import { Flash, Order } from './view.js' */
+
+/**
+ * The newest state the server sent, and this page's own (window.herd reads it: debug_api.js).
+ * @typedef {object} ViewerState
+ * @property {Welcome | null} welcome
+ * @property {number} welcomeGeneration
+ * @property {number | null} tick
+ * @property {Agent[]} agents
+ * @property {Agent[]} drawn
+ * @property {Obstacle[]} obstacles
+ * @property {string | null} avoidance
+ * @property {InspectTrace[]} traces
+ * @property {Flash[]} flashes
+ * @property {Set<number>} selected
+ * @property {Order[]} orders
+ * @property {{code: string, message: string, seq: number | undefined} | null} lastError
+ * @property {Ack | null} lastAck
+ * @property {CommandFields | null} lastCommand
+ * @property {TileMap | null} map
+ * @property {Formation[]} formations
+ * @property {number | null} formationId
+ * @property {Map<number, string>} roles
+ * @property {boolean} allGoals
+ * @property {InspectTrace[]} drawnTraces
+ */
+
+/** @typedef {{x0: number, y0: number, x1: number, y1: number}} ViewportRect */
+/** @typedef {{sent: {rect: ViewportRect | null} | null, at: number}} ViewportSent the last viewport sent, and when */
+
 const UINT32_RANGE = 2 ** 32;
 // A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
 const MAX_FLASHES = 256;
 
-const canvas = document.getElementById('world');
+// An element of index.html by id (the page has every one asked for here), of the type it is there.
+/** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
+
+/** @type {HTMLCanvasElement} */
+const canvas = $('world');
 const view = new View(canvas);
 const hud = new Hud();
 const panels = new Panels();
 
+/** @type {ViewerState} */
 const state = {
   welcome: null, // the last welcome: world size, rates, role, scenario, pause
   welcomeGeneration: 0, // the connection's socket the last welcome came on (conn.generation)
@@ -52,6 +93,7 @@ const state = {
 
 // Commands in flight, by seq, so an error can say which command it answers.
 let nextSeq = 1;
+/** @type {Map<number, string>} */
 const pending = new Map();
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
@@ -60,7 +102,8 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const token = hashParams.get('token') ?? '';
 // Snapshots: '#format=binary' or '#format=json' overrides the default, 'auto' (binary for worlds of
 // more than 1,000 agents, where JSON would cost megabytes a second).
-const format = ['auto', 'binary', 'json'].includes(hashParams.get('format')) ? hashParams.get('format') : 'auto';
+const askedFormat = hashParams.get('format');
+const format = askedFormat !== null && ['auto', 'binary', 'json'].includes(askedFormat) ? askedFormat : 'auto';
 // Agents: '#agents=raster' or '#agents=vector' overrides the choice by how the browser draws
 // canvases (agent_layer.js: a pixel buffer in software, canvas paths on a GPU).
 view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
@@ -85,6 +128,7 @@ const stats = new StreamStats();
 const bar = new ScenarioBar({ send: (fields) => sendCommand(fields), toast: (text, kind) => hud.toast(text, kind) });
 
 // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
+/** @param {MapMessage | null | undefined} m */
 function setMap(m) {
   state.map = m ? new TileMap(m) : null;
   view.setMap(state.map);
@@ -94,6 +138,10 @@ function setMap(m) {
   }
 }
 
+/**
+ * @param {ServerMessage} msg
+ * @param {number} [chars] the length of its frame
+ */
 function handleMessage(msg, chars = 0) {
   const now = performance.now();
   stats.message(chars, now);
@@ -136,13 +184,15 @@ function handleMessage(msg, chars = 0) {
     case 'pong':
       break; // Connection measures the round trip
     default:
-      console.warn('herd: unexpected message type', msg.type);
+      // A type this page does not know (every known one has its case above).
+      console.warn('herd: unexpected message type', /** @type {{type: unknown}} */ (msg).type);
   }
 }
 
 // A welcome starts a session, or tells one of a change: a new world (reset, load_scenario: its
 // ticks start again), new rates, a pause or a resume. The same world keeps what is drawn: a
 // paused world sends no snapshot to draw instead.
+/** @param {Welcome} msg */
 function welcomed(msg) {
   const prev = state.welcome;
   const sameSession = prev !== null && state.welcomeGeneration === conn.generation;
@@ -177,6 +227,7 @@ function pruneSelection() {
 }
 
 // Collisions are events: each is shown once, for FLASH_MS from when it arrived.
+/** @param {Collision[] | undefined} collisions */
 function addFlashes(collisions) {
   if (!collisions || collisions.length === 0) return;
   const at = performance.now();
@@ -185,6 +236,7 @@ function addFlashes(collisions) {
 }
 
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
+/** @param {CommandFields} fields @returns {number | null} */
 function sendCommand(fields) {
   const seq = nextSeq;
   nextSeq = (nextSeq + 1) % UINT32_RANGE;
@@ -207,6 +259,7 @@ function togglePaint() {
 }
 
 // Seed 003's demo moves: on the selection, or on everyone when nothing is selected.
+/** @param {string} key */
 function demoKey(key) {
   if (!state.welcome) return;
   const { width, height } = state.welcome.world;
@@ -217,16 +270,19 @@ function demoKey(key) {
 
 // The formation the status bar follows: this page's own while the snapshots list it, else the
 // newest one still forming (another client's, say), else the newest listed.
+/** @returns {Formation | null} */
 function shownFormation() {
   const list = state.formations;
   if (list.length === 0) return null;
   const own = list.find((f) => f.id === state.formationId);
   if (own) return own;
+  /** @type {(fs: Formation[]) => Formation} */
   const newest = (fs) => fs.reduce((a, b) => (b.id > a.id ? b : a));
   const forming = list.filter((f) => !f.complete);
   return newest(forming.length > 0 ? forming : list);
 }
 
+/** @param {number} x @param {number} y */
 function moveSelectionTo(x, y) {
   // Sub-millimetre precision means nothing to the world and makes logs unreadable.
   x = Math.round(x * 1000) / 1000;
@@ -239,6 +295,7 @@ function moveSelectionTo(x, y) {
 // agent's) or 0, kept inside the world.
 const SPAWN_COUNT = 10;
 const SPAWN_SPACING = 12; // world units between neighbours of the spawned group
+/** @param {number} x @param {number} y */
 function spawnAt(x, y) {
   if (!state.welcome) return;
   const { width, height } = state.welcome.world;
@@ -273,6 +330,7 @@ function toggleGoals() {
 }
 
 const OBSTACLE_RADIUS = 20;
+/** @param {number} x @param {number} y */
 function obstacleAt(x, y) {
   x = Math.round(x * 1000) / 1000;
   y = Math.round(y * 1000) / 1000;
@@ -307,18 +365,20 @@ for (const b of document.querySelectorAll('#status button, #scenario-bar button'
     }
   });
 }
-document.getElementById('goals-btn').addEventListener('click', () => toggleGoals());
-document.getElementById('inspect-btn').addEventListener('click', () => inspector.toggle());
-document.getElementById('paint-btn').addEventListener('click', () => togglePaint());
-document.getElementById('fit-btn').addEventListener('click', () => view.fitWorld());
-document.getElementById('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
+$('goals-btn').addEventListener('click', () => toggleGoals());
+$('inspect-btn').addEventListener('click', () => inspector.toggle());
+$('paint-btn').addEventListener('click', () => togglePaint());
+$('fit-btn').addEventListener('click', () => view.fitWorld());
+$('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
 
 // The camera's rectangle of the world, sent as the viewport while snapshots come binary (the
 // server then sends only the agents in it plus a margin), at most VIEWPORT_EVERY_MS apart and
 // only when it moved by more than a tenth of its size; the whole world when it is all in view.
 const VIEWPORT_EVERY_MS = 250;
+/** @type {ViewportSent} */
 const viewport = { sent: null, at: 0 };
 
+/** @param {number} now */
 function syncViewport(now) {
   if (conn.state !== 'connected' || conn.snapshotFormat !== 'binary' || !state.welcome) return;
   if (now - viewport.at < VIEWPORT_EVERY_MS || view.cssWidth <= 0 || view.cssHeight <= 0) return;
@@ -326,14 +386,15 @@ function syncViewport(now) {
   const b = view.screenToWorld(view.cssWidth, view.cssHeight);
   const { width, height } = state.welcome.world;
   const whole = a.x <= 0 && a.y <= 0 && b.x >= width && b.y >= height;
-  const clamp = (v) => Math.max(-1e7, Math.min(1e7, v));
+  const clamp = (/** @type {number} */ v) => Math.max(-1e7, Math.min(1e7, v));
   const rect = whole ? null : { x0: clamp(a.x), y0: clamp(a.y), x1: clamp(b.x), y1: clamp(b.y) };
   const last = viewport.sent;
   if (last !== null) {
     if (rect === null && last.rect === null) return;
     if (rect !== null && last.rect !== null) {
       const tol = 0.1 * Math.max(rect.x1 - rect.x0, rect.y1 - rect.y0);
-      const moved = ['x0', 'y0', 'x1', 'y1'].some((k) => Math.abs(rect[k] - last.rect[k]) > tol);
+      const lastRect = last.rect;
+      const moved = /** @type {const} */ (['x0', 'y0', 'x1', 'y1']).some((k) => Math.abs(rect[k] - lastRect[k]) > tol);
       if (!moved) return;
     }
   }
@@ -345,6 +406,7 @@ function syncViewport(now) {
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
 const timing = { sampleMs: 0, drawMs: 0 };
 
+/** @param {number} now */
 function frame(now) {
   view.syncSize();
   state.orders = state.orders.filter((o) => now - o.at < ORDER_MARKER_MS);

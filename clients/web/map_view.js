@@ -1,3 +1,4 @@
+// @ts-check
 // Seed 002 on the canvas: the tile map under everything else, the walkers' trails over it, and the
 // tiles being painted.
 //
@@ -6,6 +7,11 @@
 // when the map changes or when the size of a tile on screen asks for another resolution.
 
 import { THEME, groupColor } from './theme.js';
+
+/** @import { Agent } from './connection.js' */
+/** @import { View } from './view.js' */
+/** @import { TileMap } from './tile_map.js' */
+/** @import { PaintTile, Brush } from './paint.js' */
 
 // A layer of at most this many pixels (32 MB) and this many per side (browsers refuse larger
 // canvases). A 1024 x 1024 map gets one pixel a tile.
@@ -18,13 +24,16 @@ const RELIEF_MIN_PX = 4;
 
 export class MapLayer {
   constructor() {
+    /** @type {TileMap | null} */
     this.map = null; // TileMap or null
+    /** @type {HTMLCanvasElement | null} */
     this.canvas = null;
     this.tilePx = 0; // layer pixels per tile side
     this.dirty = false;
     this.renders = 0; // how many times the layer was drawn (tests check it is not every frame)
   }
 
+  /** @param {TileMap | null} map */
   setMap(map) {
     this.map = map;
     this.dirty = true;
@@ -33,6 +42,7 @@ export class MapLayer {
 
   // Blits the layer over the world rectangle, drawing it first if needed. Off the map (a map
   // smaller than the world) everything counts as blocked, so it is drawn as wall.
+  /** @param {CanvasRenderingContext2D} ctx @param {View} view */
   draw(ctx, view) {
     const map = this.map;
     if (!map) return;
@@ -52,18 +62,19 @@ export class MapLayer {
     // Tiles are squares with hard edges: scaled up they stay crisp. A map with tiles smaller than a
     // pixel is averaged instead, so thin corridors fade rather than flicker in and out.
     ctx.imageSmoothingEnabled = devicePx < 1;
-    ctx.drawImage(this.canvas, tl.x, tl.y, w, h);
+    ctx.drawImage(/** @type {HTMLCanvasElement} */ (this.canvas), tl.x, tl.y, w, h); // #render made it
     ctx.restore();
   }
 
+  /** @param {number} tilePx */
   #render(tilePx) {
-    const map = this.map;
+    const map = /** @type {TileMap} */ (this.map); // draw() has one
     const W = map.width * tilePx;
     const H = map.height * tilePx;
     if (!this.canvas) this.canvas = document.createElement('canvas');
     this.canvas.width = W;
     this.canvas.height = H;
-    const ctx = this.canvas.getContext('2d');
+    const ctx = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     if (tilePx < RELIEF_MIN_PX) renderFlat(ctx, map);
     else renderRelief(ctx, map, tilePx);
     this.tilePx = tilePx;
@@ -74,6 +85,7 @@ export class MapLayer {
 
 // Layer pixels a tile: the tile's size in device pixels rounded up (so the blit never scales up
 // by more than a pixel), within the layer's size limits; 1 when too small for relief.
+/** @param {number} devicePx @param {number} width @param {number} height @returns {number} */
 export function layerTilePx(devicePx, width, height) {
   const fitArea = Math.floor(Math.sqrt(MAX_LAYER_PIXELS / (width * height)));
   const fitSide = Math.floor(MAX_LAYER_SIDE / Math.max(width, height));
@@ -82,6 +94,7 @@ export function layerTilePx(devicePx, width, height) {
 }
 
 // One pixel a tile, written as image data: a million tiles in a few milliseconds.
+/** @param {CanvasRenderingContext2D} ctx @param {TileMap} map */
 function renderFlat(ctx, map) {
   const img = ctx.createImageData(map.width, map.height);
   const wall = rgb(THEME.wall);
@@ -100,6 +113,11 @@ function renderFlat(ctx, map) {
 // Raised walls on a floor: a few paths of rectangles, each filled once, in this order: floor,
 // seams, the shadows walls cast south, walls, their dark east/west/south edges, their lit north
 // edges. An edge is drawn only where a wall meets floor, so a block of walls reads as one mass.
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {TileMap} map
+ * @param {number} k layer pixels a tile
+ */
 function renderRelief(ctx, map, k) {
   const { width, height } = map;
   ctx.fillStyle = THEME.floor;
@@ -119,7 +137,7 @@ function renderRelief(ctx, map, k) {
   const shadows = new Path2D();
   const dark = new Path2D();
   const lit = new Path2D();
-  const floorAt = (x, y) => !map.isBlocked(x, y);
+  const floorAt = (/** @type {number} */ x, /** @type {number} */ y) => !map.isBlocked(x, y);
   for (let y = 0; y < height; y++) {
     let runStart = -1;
     for (let x = 0; x <= width; x++) {
@@ -156,6 +174,7 @@ function renderRelief(ctx, map, k) {
 // Opacity of a walker's trail at history entry i of n (0 the oldest): the newest is opaque and
 // the oldest faint, as a footprint fades. Segment i (from entry i - 1 to entry i) and the mark at
 // entry i use it.
+/** @param {number} i @param {number} n @returns {number} */
 export function trailAlpha(i, n) {
   // Counted back from the newest, so that it is exactly opaque (0.15 + 0.85 * i / (n - 1) rounds
   // to 0.9999999999999999 for some n).
@@ -165,6 +184,12 @@ export function trailAlpha(i, n) {
 // Seed 002 draws a walker's history as a small square at the centre of each tile it went through;
 // here the squares are joined by a line through the tile centres, oldest first, in the walker's
 // group colour, fading with age. Under the agents, over the map.
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {Agent[]} agents
+ * @param {TileMap | null} map
+ */
 export function drawTrails(ctx, view, agents, map) {
   if (!map) return;
   const tilePx = map.tileSize * view.scale;
@@ -199,12 +224,20 @@ export function drawTrails(ctx, view, agents, map) {
   ctx.restore();
 }
 
+/** @param {number} tilePx @returns {number} */
 export function trailWidthPx(tilePx) {
   return Math.max(2, tilePx * 0.1);
 }
 
 // Tiles painted but not yet in a snapshot ([{x, y, blocked}]), so the brush answers at once; and
 // the outline of the tile under the brush.
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {TileMap | null} map
+ * @param {PaintTile[]} tiles
+ * @param {Brush | null} brush
+ */
 export function drawPaintPreview(ctx, view, map, tiles, brush) {
   if (!map) return;
   const s = map.tileSize * view.scale;
@@ -234,6 +267,7 @@ export function drawPaintPreview(ctx, view, map, tiles, brush) {
   }
 }
 
+/** @param {string} hex @returns {[number, number, number]} */
 function rgb(hex) {
   const n = parseInt(hex.slice(1), 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];

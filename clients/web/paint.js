@@ -1,3 +1,4 @@
+// @ts-check
 // "Paint walls": drag over the tile map to block tiles, Shift-drag or right-drag to clear them,
 // sent to the server as `set_tiles` (protocol/PROTOCOL.md).
 //
@@ -14,20 +15,36 @@
 
 import { tileLine } from './tile_map.js';
 
+/** @import { Point } from './connection.js' */
+/** @import { TileMap, Tile } from './tile_map.js' */
+
+/** @typedef {{x: number, y: number, blocked: boolean}} PaintTile a tile and what it is painted */
+/** @typedef {{x: number, y: number, erase: boolean}} Brush */
+
+/**
+ * A drag being painted: its tiles not yet sent, by "x,y".
+ * @typedef {{blocked: boolean, last: Tile | null, unsent: Map<string, PaintTile>, lastFlush: number}} Stroke
+ */
+
 export const MAX_TILES_PER_COMMAND = 10_000;
 export const MAX_COMMAND_BYTES = 60_000; // of the 65,536 a frame may hold, with room for the envelope
 const FLUSH_MS = 250;
 
 export class Painter {
   // sendTiles(tiles) -> seq, or null when it could not be sent.
+  /** @param {(tiles: PaintTile[]) => number | null} sendTiles */
   constructor(sendTiles) {
     this.sendTiles = sendTiles;
     this.on = false;
+    /** @type {Stroke | null} */
     this.stroke = null; // {blocked, last: {x, y} | null, unsent: Map key -> tile, lastFlush}
+    /** @type {Map<number, {tiles: Map<string, PaintTile>, ackTick: number | null}>} */
     this.batches = new Map(); // seq -> {tiles: Map key -> tile, ackTick: number | null}
+    /** @type {Brush | null} */
     this.brush = null; // {x, y, erase}: the tile under the pointer while painting
   }
 
+  /** @param {boolean} on */
   setOn(on) {
     if (!on) this.end();
     this.on = on;
@@ -35,6 +52,7 @@ export class Painter {
   }
 
   // Starts a stroke at world point w: blocked true paints walls, false clears them.
+  /** @param {TileMap | null} map @param {Point} w @param {boolean} blocked */
   begin(map, w, blocked) {
     this.end();
     this.stroke = { blocked, last: null, unsent: new Map(), lastFlush: performance.now() };
@@ -42,6 +60,7 @@ export class Painter {
   }
 
   // Continues the stroke to world point w, through every tile between the last one and w's.
+  /** @param {TileMap | null} map @param {Point} w */
   extend(map, w) {
     const s = this.stroke;
     if (!s || !map) return;
@@ -69,21 +88,25 @@ export class Painter {
     return this.stroke !== null;
   }
 
+  /** @param {TileMap | null} map @param {Point | null} w @param {boolean} erase */
   hover(map, w, erase) {
     const t = map && w ? map.tileAt(w.x, w.y) : null;
     this.brush = t ? { ...t, erase } : null;
   }
 
   // The server's answers and snapshots, which retire preview batches.
+  /** @param {number} seq @param {number} tick */
   acked(seq, tick) {
     const b = this.batches.get(seq);
     if (b) b.ackTick = tick;
   }
 
+  /** @param {number} seq */
   refused(seq) {
     this.batches.delete(seq);
   }
 
+  /** @param {number} tick */
   snapshot(tick) {
     for (const [seq, b] of this.batches) if (b.ackTick !== null && tick >= b.ackTick) this.batches.delete(seq);
   }
@@ -95,7 +118,9 @@ export class Painter {
   }
 
   // Tiles to draw over the map until a snapshot shows them, the newest last.
+  /** @returns {PaintTile[]} */
   preview() {
+    /** @type {PaintTile[]} */
     const out = [];
     for (const b of this.batches.values()) out.push(...b.tiles.values());
     if (this.stroke) out.push(...this.stroke.unsent.values());
@@ -107,6 +132,7 @@ export class Painter {
   }
 
   // What tile (x, y) will be once everything painted so far is applied.
+  /** @param {TileMap} map @param {number} x @param {number} y @returns {boolean} */
   #shows(map, x, y) {
     const key = `${x},${y}`;
     const u = this.stroke?.unsent.get(key);
@@ -130,8 +156,11 @@ export class Painter {
 }
 
 // Splits tiles into commands of at most MAX_TILES_PER_COMMAND tiles and MAX_COMMAND_BYTES of JSON.
+/** @param {PaintTile[]} tiles @returns {PaintTile[][]} */
 export function chunkTiles(tiles) {
+  /** @type {PaintTile[][]} */
   const chunks = [];
+  /** @type {PaintTile[]} */
   let cur = [];
   let bytes = 0;
   for (const t of tiles) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The three small panels over the canvas: the selected agents' details, the inspector's legend,
 // and the keyboard help. Like the HUD, each writes the DOM only when its text changes.
 
@@ -10,8 +11,13 @@ import {
 import { MAX_INSPECTED } from './inspector.js';
 import { THEME } from './theme.js';
 
+/** @import { Agent } from './connection.js' */
+/** @import { Inspector } from './inspector.js' */
+
 const MAX_ROWS = 8; // agents listed in the panel; more would cover the map
-const $ = (id) => document.getElementById(id);
+// An element of index.html by id (the page has every one asked for here), of the type it is there.
+/** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
 
 export class Panels {
   constructor() {
@@ -25,19 +31,31 @@ export class Panels {
     this.help = $('help');
     this.rowsKey = '';
     buildLegend($('legend-rows'));
-    for (const dot of this.help.querySelectorAll('.swatch-red')) dot.style.background = THEME.collided;
+    for (const dot of /** @type {NodeListOf<HTMLElement>} */ (this.help.querySelectorAll('.swatch-red'))) {
+      dot.style.background = THEME.collided;
+    }
   }
 
   get helpOpen() {
     return !this.help.hidden;
   }
 
+  /** @param {boolean} open */
   setHelp(open) {
     this.help.hidden = !open;
   }
 
   // selected: Set of ids; agents: the snapshot's array (ordered by id); inspector: Inspector;
   // drawnIds: the agents whose diagrams are drawn; roles: Map of id -> role.
+  /**
+   * @param {object} p
+   * @param {Agent[]} p.agents
+   * @param {Set<number>} p.selected
+   * @param {Inspector} p.inspector
+   * @param {boolean} p.painting
+   * @param {number[]} [p.drawnIds]
+   * @param {Map<number, string>} [p.roles]
+   */
   update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map() }) {
     this.#updateAgents(agents, selected, roles);
     this.paintBanner.hidden = !painting;
@@ -52,6 +70,7 @@ export class Panels {
   }
 
   // One row per selected agent: what it is doing and how it moves.
+  /** @param {Agent[]} agents @param {Set<number>} selected @param {Map<number, string>} roles */
   #updateAgents(agents, selected, roles) {
     this.agentPanel.hidden = selected.size === 0;
     if (selected.size === 0) return;
@@ -86,6 +105,7 @@ export class Panels {
 
 // What the legend says about whose diagrams are drawn: at most a few at once (inspector.js), the
 // one under the cursor first; the others are counted, not drawn.
+/** @param {number[]} ids @param {number[]} drawnIds @param {number} selectedCount @returns {string} */
 export function inspectNote(ids, drawnIds, selectedCount) {
   if (ids.length === 0) return `select agents to inspect (up to ${MAX_INSPECTED})`;
   const shown = drawnIds.length > 0 ? drawnIds : ids.slice(0, 1);
@@ -97,12 +117,14 @@ export function inspectNote(ids, drawnIds, selectedCount) {
 }
 
 // The panel says plainly what the badge on the map means.
+/** @param {number[]} ids @returns {string} */
 function unreachableNote(ids) {
   if (ids.length === 0) return '';
   const who = ids.length === 1 ? `agent ${ids[0]} cannot` : `agents ${ids.join(', ')} cannot`;
   return `! ${who} reach the goal: the map blocks every way there`;
 }
 
+/** @param {string[]} cells @returns {HTMLTableRowElement} */
 function agentRow(cells) {
   const tr = document.createElement('tr');
   tr.dataset.id = cells[0];
@@ -117,8 +139,10 @@ function agentRow(cells) {
 }
 
 // The legend is built from the colours the overlay draws with, so the two cannot disagree.
+/** @param {HTMLElement} list */
 function buildLegend(list) {
   const C = INSPECT_COLORS;
+  /** @type {[HTMLSpanElement, string][]} */
   const items = [
     [line(C.raw), 'red: raw push, one per obstacle'],
     [line(C.adjusted), 'blue: push turned to a side'],
@@ -148,6 +172,13 @@ function buildLegend(list) {
   list.append(scale);
 }
 
+/**
+ * @param {string} color
+ * @param {number} [width]
+ * @param {string} [style]
+ * @param {number} [opacity]
+ * @returns {HTMLSpanElement}
+ */
 function line(color, width = 3, style = 'solid', opacity = 1) {
   const s = document.createElement('span');
   s.className = 'swatch';
@@ -156,6 +187,7 @@ function line(color, width = 3, style = 'solid', opacity = 1) {
   return s;
 }
 
+/** @param {HTMLElement} el @param {string} text */
 function set(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Roles, read from what the agents do (a snapshot's `behaviour`, `phase` and `subject`, the other
 // agent a behaviour names), so that a hunter and its prey, a guard or a leader stand out at a
 // glance whatever their group colour. Pure: no DOM (web_modules.test.mjs runs it in Node).
@@ -10,9 +11,12 @@
 // An agent's own behaviour decides first; being hunted or followed only marks an agent that has
 // no role of its own. Binary snapshots carry no behaviours (PROTOCOL.md): there, nobody has one.
 
+/** @import { Agent } from './connection.js' */
+
 export const ROLES = ['hunter', 'prey', 'guard', 'leader'];
 
 // The role an agent's own behaviour gives it, or undefined.
+/** @param {Agent} a @returns {string | undefined} */
 export function ownRole(a) {
   switch (a.behaviour) {
     case 'pursue':
@@ -30,9 +34,13 @@ export function ownRole(a) {
 }
 
 // Map of agent id -> role for the agents that have one.
+/** @param {Agent[]} agents @returns {Map<number, string>} */
 export function agentRoles(agents) {
+  /** @type {Map<number, string>} */
   const roles = new Map();
+  /** @type {number[]} */
   const hunted = [];
+  /** @type {number[]} */
   const followed = [];
   for (const a of agents) {
     const own = ownRole(a);
@@ -52,8 +60,17 @@ export function agentRoles(agents) {
 // Every outline keeps MARK_GAP_PX clear of the body (its nearest points are that far out), so the
 // mark and its halo never cover the group colour.
 export const MARK_GAP_PX = 3;
+/**
+ * @param {string} role
+ * @param {number} x
+ * @param {number} y
+ * @param {number} r
+ * @param {number} [angle]
+ * @returns {[number, number][]}
+ */
 export function markOutline(role, x, y, r, angle = -Math.PI / 2) {
   const rho = r + MARK_GAP_PX; // the outline's inner reach
+  /** @type {(rad: number, a: number) => [number, number]} */
   const at = (rad, a) => [x + rad * Math.cos(a), y + rad * Math.sin(a)];
   switch (role) {
     case 'hunter': // equilateral: its sides are rho from the centre, its corners 2 rho

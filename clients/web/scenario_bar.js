@@ -1,3 +1,4 @@
+// @ts-check
 // The scenario bar: the running scenario and a picker of every one the server offers (welcome's
 // `scenario` and `scenarios`), pause and resume, step, reset, and the tick and snapshot rates, as
 // buttons and as keys (input.js calls the actions). Each sends one of the protocol's server
@@ -9,6 +10,8 @@
 
 // Rates offered in the pickers; the server's own (any number in (0, 1000]) is added when it is not
 // among them. [ and ] (or { and }) move to the next lower or higher one.
+/** @import { Welcome, CommandFields } from './connection.js' */
+
 export const TICK_RATES = [10, 15, 20, 30, 60, 120, 240, 480];
 export const SNAPSHOT_RATES = [5, 10, 15, 20, 30, 60];
 const MAX_STEP_TICKS = 1000; // PROTOCOL.md: step's ticks, [1, 1000]
@@ -16,9 +19,17 @@ const MAX_STEP_TICKS = 1000; // PROTOCOL.md: step's ticks, [1, 1000]
 const VIEW_ONLY =
   'view only: the server made this page a viewer; open it as #token=TOKEN to command';
 
-const $ = (id) => document.getElementById(id);
+// An element of index.html by id (the page has every one asked for here), of the type it is there.
+/** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
 
 // The rate below or above `current` in `list` (sorted), or null at either end.
+/**
+ * @param {number[]} list
+ * @param {number} current
+ * @param {number} direction -1 or 1
+ * @returns {number | null}
+ */
 export function nextRate(list, current, direction) {
   if (direction < 0) {
     for (let i = list.length - 1; i >= 0; i--) if (list[i] < current - 1e-9) return list[i];
@@ -30,26 +41,44 @@ export function nextRate(list, current, direction) {
 
 // The set_param fields for a new tick rate: the snapshot rate comes down with it when it would
 // otherwise exceed it (the server refuses a snapshot rate above the tick rate).
+/**
+ * @param {number} tickRate
+ * @param {number} snapshotRate
+ * @returns {{tick_rate: number, snapshot_rate?: number}}
+ */
 export function tickRateParams(tickRate, snapshotRate) {
   return snapshotRate > tickRate ? { tick_rate: tickRate, snapshot_rate: tickRate } : { tick_rate: tickRate };
 }
 
 export class ScenarioBar {
   // send(fields) -> seq or null: sends a command; toast(text, kind): tells the user.
+  /**
+   * @param {object} p
+   * @param {(fields: CommandFields) => number | null} p.send
+   * @param {(text: string, kind?: string) => void} p.toast
+   */
   constructor({ send, toast }) {
     this.send = send;
     this.toast = toast;
     this.bar = $('scenario-bar');
+    /** @type {HTMLSelectElement} */
     this.pick = $('scenario-pick');
+    /** @type {HTMLButtonElement} */
     this.pause = $('pause-btn');
     this.pauseLabel = $('pause-label');
+    /** @type {HTMLButtonElement} */
     this.step = $('step-btn');
+    /** @type {HTMLInputElement} */
     this.stepTicks = $('step-ticks');
+    /** @type {HTMLButtonElement} */
     this.reset = $('reset-btn');
+    /** @type {HTMLSelectElement} */
     this.tickRate = $('tick-rate');
+    /** @type {HTMLSelectElement} */
     this.snapshotRate = $('snapshot-rate');
     this.pausedBadge = $('paused-badge');
     this.note = $('bar-note');
+    /** @type {Welcome | null} */
     this.welcome = null;
     this.connected = false;
     this.optionsKey = '';
@@ -81,6 +110,7 @@ export class ScenarioBar {
 
   // Every welcome (a new session, a new world, new rates, a pause) and every change of the
   // connection's state.
+  /** @param {object} p @param {Welcome | null} p.welcome @param {boolean} p.connected */
   update({ welcome, connected }) {
     if (welcome === this.welcome && connected === this.connected) return;
     this.welcome = welcome;
@@ -117,6 +147,7 @@ export class ScenarioBar {
     this.send({ cmd: 'reset' });
   }
 
+  /** @param {string} name */
   load(name) {
     if (this.#refused()) {
       this.#render(); // the picker goes back to the running scenario
@@ -137,21 +168,25 @@ export class ScenarioBar {
     }
   }
 
+  /** @param {number} rate */
   setTickRate(rate) {
     if (this.#refused() || !(rate > 0)) {
       this.#render();
       return;
     }
-    this.send({ cmd: 'set_param', ...tickRateParams(rate, this.welcome.snapshot_rate) });
+    const w = /** @type {Welcome} */ (this.welcome); // #refused() said there is one
+    this.send({ cmd: 'set_param', ...tickRateParams(rate, w.snapshot_rate) });
   }
 
+  /** @param {number} rate */
   setSnapshotRate(rate) {
     if (this.#refused() || !(rate > 0)) {
       this.#render();
       return;
     }
-    if (rate > this.welcome.tick_rate) {
-      this.toast(`at most ${this.welcome.tick_rate} snapshots/s: one a tick`, 'info');
+    const w = /** @type {Welcome} */ (this.welcome); // #refused() said there is one
+    if (rate > w.tick_rate) {
+      this.toast(`at most ${w.tick_rate} snapshots/s: one a tick`, 'info');
       this.#render();
       return;
     }
@@ -159,18 +194,22 @@ export class ScenarioBar {
   }
 
   // Keys [ ] and { }: the next rate down (direction -1) or up (+1).
+  /** @param {number} direction */
   stepTickRate(direction) {
     if (this.#refused()) return;
-    const r = nextRate(TICK_RATES, this.welcome.tick_rate, direction);
-    if (r === null) this.toast(`${this.welcome.tick_rate} ticks/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
+    const w = /** @type {Welcome} */ (this.welcome); // #refused() said there is one
+    const r = nextRate(TICK_RATES, w.tick_rate, direction);
+    if (r === null) this.toast(`${w.tick_rate} ticks/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
     else this.setTickRate(r);
   }
 
+  /** @param {number} direction */
   stepSnapshotRate(direction) {
     if (this.#refused()) return;
-    const offered = SNAPSHOT_RATES.filter((r) => r <= this.welcome.tick_rate);
-    const r = nextRate(offered, this.welcome.snapshot_rate, direction);
-    if (r === null) this.toast(`${this.welcome.snapshot_rate} snapshots/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
+    const w = /** @type {Welcome} */ (this.welcome); // #refused() said there is one
+    const offered = SNAPSHOT_RATES.filter((r) => r <= w.tick_rate);
+    const r = nextRate(offered, w.snapshot_rate, direction);
+    if (r === null) this.toast(`${w.snapshot_rate} snapshots/s is the ${direction < 0 ? 'lowest' : 'highest'} offered`, 'info');
     else this.setSnapshotRate(r);
   }
 
@@ -189,7 +228,7 @@ export class ScenarioBar {
     this.note.textContent = why === 'not connected' ? '' : why;
     for (const el of this.controls) {
       el.disabled = why !== '';
-      el.title = why || this.titles.get(el);
+      el.title = why || /** @type {string} */ (this.titles.get(el));
     }
     // Step needs a paused world too (else the server answers not_paused).
     this.step.disabled = why !== '' || !this.paused;
@@ -218,11 +257,13 @@ export class ScenarioBar {
 }
 
 // The list with `current` in its place (sorted), when it is not already there.
+/** @param {number[]} list @param {number} current @returns {number[]} */
 function withCurrent(list, current) {
   return list.includes(current) ? list : [...list, current].sort((a, b) => a - b);
 }
 
 // options: [value, label, disabled?]
+/** @param {HTMLSelectElement} select @param {[string, string, boolean?][]} options */
 function fill(select, options) {
   select.replaceChildren(
     ...options.map(([value, label, disabled]) => {

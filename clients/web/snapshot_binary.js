@@ -1,6 +1,61 @@
+// @ts-check
 // Binary snapshots (protocol/PROTOCOL.md "Binary snapshots"): decodes a frame against the agents
 // the viewer holds for the frame's baseline tick. Mirrors protocol/snapshot_binary.cpp; both are
 // checked against protocol/fixtures/binary. Plain ES module, no dependencies.
+
+/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot } from './connection.js' */
+
+/**
+ * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
+ * speed in 1/SPEED_SCALE, radius in 1/RADIUS_SCALE, heading in 1/256 of a turn, flags: state in
+ * bits 0-1, collided bit 2, kinematic bit 3).
+ * @typedef {object} QuantAgent
+ * @property {number} id
+ * @property {number} x
+ * @property {number} y
+ * @property {number} heading
+ * @property {number} speed
+ * @property {number} flags
+ * @property {number} radius
+ * @property {number} group
+ */
+
+/**
+ * A frame's header (readHeader).
+ * @typedef {object} BinaryHeader
+ * @property {boolean} delta
+ * @property {boolean} filtered
+ * @property {string} avoidance
+ * @property {number} tick
+ * @property {number} baselineTick
+ * @property {number} serial 0: none
+ * @property {number} time
+ * @property {number} xBits
+ * @property {number} yBits
+ * @property {number} baselineCount
+ * @property {number} agentCount
+ * @property {string | null} side the side section's JSON text
+ * @property {number} bodyAt the byte the agents start at
+ */
+
+/**
+ * The side section's JSON: what a frame carries besides the quantised agents.
+ * @typedef {object} SideSection
+ * @property {Agent[]} [agents] the inspected agents' whole objects
+ * @property {Obstacle[]} [obstacles]
+ * @property {Collision[]} [collisions]
+ * @property {Formation[]} [formations]
+ * @property {InspectTrace[]} [inspect]
+ * @property {MapMessage | null} [map]
+ */
+
+/**
+ * What a new agent's fields may repeat from the agent written before it (readFull).
+ * @typedef {Pick<QuantAgent, 'id' | 'speed' | 'flags' | 'radius' | 'group'>} QuantShared
+ */
+
+/** @typedef {{header: BinaryHeader, agents: QuantAgent[]}} BinaryFrame */
+/** @typedef {{type: 'keyframe'} | {type: 'ack', tick: number}} FeedReply */
 
 export const POSITION_SCALE = 64; // positions in 1/64 unit
 export const SPEED_SCALE = 16; // speed in 1/16 unit/s
@@ -15,10 +70,18 @@ class Truncated extends Error {}
 
 // Least significant bit first, as BitReader in protocol/bit_stream.hpp.
 class BitReader {
+  /**
+   * @param {Uint8Array} bytes
+   * @param {number} at the byte to start at
+   */
   constructor(bytes, at = 0) {
     this.bytes = bytes;
     this.pos = at * 8; // in bits
   }
+  /**
+   * @param {number} n 0 to 32
+   * @returns {number}
+   */
   bits(n) {
     let out = 0;
     for (let i = 0; i < n; ) {
@@ -56,10 +119,11 @@ class BitReader {
   }
 }
 
-const unzigzag = (z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+const unzigzag = (/** @type {number} */ z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
 // The header: {delta, filtered, tick, baselineTick, serial (0: none), time, avoidance, xBits,
 // yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws an Error saying what is wrong.
+/** @param {Uint8Array} bytes @returns {BinaryHeader} */
 export function readHeader(bytes) {
   const r = new BitReader(bytes);
   try {
@@ -69,7 +133,12 @@ export function readHeader(bytes) {
     if (flags & ~15) throw new Error('unknown flags');
     const mode = r.bits(8);
     if (mode > 2) throw new Error('bad avoidance mode');
-    const h = { delta: (flags & 1) !== 0, filtered: (flags & 4) !== 0, avoidance: AVOIDANCE[mode] };
+    // The other fields follow as they are read.
+    const h = /** @type {BinaryHeader} */ ({
+      delta: (flags & 1) !== 0,
+      filtered: (flags & 4) !== 0,
+      avoidance: AVOIDANCE[mode],
+    });
     h.tick = r.varint();
     const back = h.delta ? r.varint() : 0;
     if (back > h.tick) throw new Error('baseline before tick 0');
@@ -95,15 +164,25 @@ export function readHeader(bytes) {
     h.bodyAt = r.pos >>> 3;
     return h;
   } catch (err) {
-    if (err instanceof Truncated) throw new Error('binary snapshot: truncated header');
-    throw new Error('binary snapshot: ' + err.message);
+    if (err instanceof Truncated) throw new Error('binary snapshot: truncated header', { cause: err });
+    throw new Error('binary snapshot: ' + /** @type {Error} */ (err).message, { cause: err });
   }
 }
 
+// A new agent, written whole but for what it shares with the one before it (prev; the first agent's
+// prev has id 0 and zeros).
+/**
+ * @param {BitReader} r
+ * @param {QuantShared} prev
+ * @param {number} xb
+ * @param {number} yb
+ * @returns {QuantAgent}
+ */
 function readFull(r, prev, xb, yb) {
   const gap = r.bit() ? 1 : r.varint();
   if (gap === 0 || prev.id + gap > 0xffffffff) throw new Error('bad agent id');
-  const a = { id: prev.id + gap, x: r.bits(xb), y: r.bits(yb), heading: r.bits(8) };
+  // The other fields follow as they are read.
+  const a = /** @type {QuantAgent} */ ({ id: prev.id + gap, x: r.bits(xb), y: r.bits(yb), heading: r.bits(8) });
   a.speed = r.bit() ? r.bits(16) : prev.speed;
   a.flags = r.bit() ? r.bits(4) : prev.flags;
   if (r.bit()) {
@@ -116,25 +195,43 @@ function readFull(r, prev, xb, yb) {
   return a;
 }
 
+/**
+ * @param {number} base
+ * @param {number} z the zigzag-coded change
+ * @param {number} bits the coordinate's width
+ * @returns {number}
+ */
 function offset(base, z, bits) {
   const v = base + unzigzag(z);
   if (v < 0 || v > 2 ** bits - 1) throw new Error('position out of range');
   return v;
 }
 
+// An agent of the baseline (b) that changed. The position is prefixed 0 (a change of k bits a
+// coordinate), 10 (of k + 4 bits) or 11 (absolute), as read_change in protocol/snapshot_binary.cpp.
+/**
+ * @param {BitReader} r
+ * @param {QuantAgent} b
+ * @param {number} xb
+ * @param {number} yb
+ * @param {number} k
+ * @returns {QuantAgent}
+ */
 function readChange(r, b, xb, yb, k) {
   const a = { ...b };
   if (!r.bit()) {
     const zx = r.bits(k), zy = r.bits(k);
     a.x = offset(b.x, zx, xb);
     a.y = offset(b.y, zy, yb);
-  } else if (!r.bit()) {
-    const zx = r.bits(k + 4), zy = r.bits(k + 4);
-    a.x = offset(b.x, zx, xb);
-    a.y = offset(b.y, zy, yb);
   } else {
-    a.x = r.bits(xb);
-    a.y = r.bits(yb);
+    if (!r.bit()) {
+      const zx = r.bits(k + 4), zy = r.bits(k + 4);
+      a.x = offset(b.x, zx, xb);
+      a.y = offset(b.y, zy, yb);
+    } else {
+      a.x = r.bits(xb);
+      a.y = r.bits(yb);
+    }
   }
   if (r.bit()) a.heading = r.bit() ? r.bits(8) : (b.heading + unzigzag(r.bits(4)) + 256) % 256;
   if (r.bit()) {
@@ -157,12 +254,15 @@ function readChange(r, b, xb, yb, k) {
 // Decodes a frame. `baseline` is the array of quantised agents held for header.baselineTick
 // (ignored for a keyframe). Returns {header, agents} with agents quantised and ordered by id;
 // throws an Error for hostile or truncated input, or a baseline that does not match.
+/** @param {Uint8Array} bytes @param {QuantAgent[]} [baseline] @returns {BinaryFrame} */
 export function decodeBinary(bytes, baseline = []) {
   const h = readHeader(bytes);
   if (!h.delta) baseline = [];
   else if (baseline.length !== h.baselineCount) throw new Error('binary snapshot: the baseline does not match the frame');
   const r = new BitReader(bytes, h.bodyAt);
+  /** @type {QuantAgent[]} */
   const kept = [];
+  /** @type {QuantAgent[]} */
   const added = [];
   try {
     const k = r.bits(8);
@@ -173,15 +273,19 @@ export function decodeBinary(bytes, baseline = []) {
     }
     const n = r.varint();
     if (n > h.agentCount) throw new Error('bad count of new agents');
+    /** @type {QuantShared} */
     let prev = { id: 0, speed: 0, flags: 0, radius: 0, group: 0 };
     for (let k = 0; k < n; ++k) {
-      prev = readFull(r, prev, h.xBits, h.yBits);
-      added.push(prev);
+      const a = readFull(r, prev, h.xBits, h.yBits);
+      added.push(a);
+      prev = a;
     }
   } catch (err) {
-    throw new Error('binary snapshot: ' + (err instanceof Truncated ? 'truncated agents' : err.message));
+    const what = err instanceof Truncated ? 'truncated agents' : /** @type {Error} */ (err).message;
+    throw new Error('binary snapshot: ' + what, { cause: err });
   }
   if (kept.length + added.length !== h.agentCount) throw new Error('binary snapshot: agent count does not match');
+  /** @type {QuantAgent[]} */
   const agents = new Array(h.agentCount);
   let i = 0, j = 0, k = 0;
   while (i < kept.length || j < added.length) {
@@ -192,9 +296,11 @@ export function decodeBinary(bytes, baseline = []) {
 }
 
 // A quantised agent as the JSON snapshot's agent object (behaviour and targets are not carried).
+/** @param {QuantAgent} a @returns {Agent} */
 export function dequantise(a) {
   const speed = a.speed / SPEED_SCALE;
   const angle = (a.heading * 2 * Math.PI) / 256;
+  /** @type {Agent} */
   const out = {
     id: a.id,
     x: a.x / POSITION_SCALE,
@@ -213,10 +319,13 @@ export function dequantise(a) {
 
 // The JSON snapshot message a decoded frame stands for: the side section (obstacles, collisions,
 // formations, inspect, map, and the inspected agents' whole objects) over the dequantised agents.
+/** @param {BinaryFrame} frame @returns {Snapshot} */
 export function toSnapshot(frame) {
   const h = frame.header;
+  /** @type {SideSection} */
   const side = h.side ? JSON.parse(h.side) : {};
   const details = new Map((side.agents ?? []).map((a) => [a.id, a]));
+  /** @type {Snapshot} */
   const snap = {
     type: 'snapshot',
     tick: h.tick,
@@ -239,18 +348,20 @@ export function toSnapshot(frame) {
 // and says what to send back: an ack for each frame decoded, a keyframe request when one cannot be.
 export class BinaryFeed {
   constructor() {
+    /** @type {Map<number, QuantAgent[]>} */
     this.states = new Map(); // tick -> quantised agents
   }
   reset() {
     this.states.clear();
   }
   // Returns {snapshot, reply}: the snapshot message (or null) and the message to send (or null).
+  /** @param {Uint8Array} bytes @returns {{snapshot: Snapshot | null, reply: FeedReply | null}} */
   receive(bytes) {
     let h;
     try {
       h = readHeader(bytes);
     } catch (err) {
-      console.warn('herd:', err.message);
+      console.warn('herd:', /** @type {Error} */ (err).message);
       return { snapshot: null, reply: { type: 'keyframe' } };
     }
     const baseline = h.delta ? this.states.get(h.baselineTick) : [];
@@ -259,7 +370,7 @@ export class BinaryFeed {
     try {
       frame = decodeBinary(bytes, baseline);
     } catch (err) {
-      console.warn('herd:', err.message);
+      console.warn('herd:', /** @type {Error} */ (err).message);
       return { snapshot: null, reply: { type: 'keyframe' } };
     }
     // A keyframe keeps the states held (acks in flight may still make the server build on one);
@@ -268,7 +379,7 @@ export class BinaryFeed {
     if (newest >= h.tick) this.states.clear();
     if (h.delta) for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
     this.states.set(h.tick, frame.agents);
-    while (this.states.size > 32) this.states.delete(this.states.keys().next().value);
+    while (this.states.size > 32) this.states.delete(/** @type {number} */ (this.states.keys().next().value));
     return { snapshot: toSnapshot(frame), reply: { type: 'ack', tick: h.tick } };
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // What the status bar says about the stream: snapshots and bytes received per second (over the
 // last second), and snapshots dropped: those the server made but skipped for this viewer (a slow
 // reader's latest-wins lane, frames held for its acks), counted from the gaps in the snapshots'
@@ -9,12 +10,16 @@
 // new rates, a new world) may overtake the snapshots sent before it, so serials are compared
 // afresh from the first snapshot after it.
 
+/** @typedef {{snapshotsPerSec: number, bytesPerSec: number, dropped: number}} StreamReading */
+
 const WINDOW_MS = 1000;
 
 export class StreamStats {
   constructor() {
+    /** @type {{at: number, bytes: number, snapshot: boolean}[]} */
     this.arrivals = []; // {at, bytes}, the last WINDOW_MS
     this.dropped = 0;
+    /** @type {number | null} */
     this.prevSerial = null; // the last snapshot's serial, or null: nothing to compare with
     this.paused = false; // the world is paused (the last welcome said so): gaps are not counted
   }
@@ -26,6 +31,7 @@ export class StreamStats {
   }
 
   // Any message (bytes: its length).
+  /** @param {number} bytes @param {number} now */
   message(bytes, now) {
     this.arrivals.push({ at: now, bytes, snapshot: false });
     this.#trim(now);
@@ -33,10 +39,11 @@ export class StreamStats {
 
   // serial: the snapshot's, or undefined from a server that does not number them (nothing is
   // counted then: no guess from the ticks).
+  /** @param {number | undefined} serial @param {number} now */
   snapshot(serial, now) {
     const last = this.arrivals[this.arrivals.length - 1];
     if (last) last.snapshot = true; // the message just counted
-    if (Number.isInteger(serial) && serial > 0) {
+    if (serial !== undefined && Number.isInteger(serial) && serial > 0) {
       if (!this.paused && this.prevSerial !== null && serial > this.prevSerial + 1) this.dropped += serial - this.prevSerial - 1;
       this.prevSerial = serial;
     }
@@ -44,6 +51,7 @@ export class StreamStats {
   }
 
   // {snapshotsPerSec, bytesPerSec, dropped} at page time `now`.
+  /** @param {number} now @returns {StreamReading} */
   read(now) {
     this.#trim(now);
     let snaps = 0;
@@ -56,6 +64,7 @@ export class StreamStats {
     return { snapshotsPerSec: snaps / span, bytesPerSec: bytes / span, dropped: this.dropped };
   }
 
+  /** @param {number} now */
   #trim(now) {
     let i = 0;
     while (i < this.arrivals.length && now - this.arrivals[i].at > WINDOW_MS) i++;
@@ -64,6 +73,7 @@ export class StreamStats {
 }
 
 // "12.3 kB/s", "1.2 MB/s", "850 B/s".
+/** @param {number} b @returns {string} */
 export function formatBytesPerSec(b) {
   if (b >= 1e6) return `${(b / 1e6).toFixed(1)} MB/s`;
   if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB/s`;

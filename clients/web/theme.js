@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer's colours, in one place: view.js, map_view.js and the tests (through window.herd.theme)
 // all read them from here, so a picture and its check cannot disagree.
 
@@ -47,6 +48,7 @@ export const THEME = {
   unreachableInk: '#11161c',
 };
 
+/** @param {number} group @returns {string} */
 export function groupColor(group) {
   return THEME.groups[group % THEME.groups.length];
 }

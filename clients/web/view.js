@@ -1,3 +1,4 @@
+// @ts-check
 // Draws the world on a canvas and maps between world units and CSS pixels.
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
 // the canvas and centred, so circles stay circles whatever the window's shape.
@@ -9,6 +10,32 @@ import { AgentLayer } from './agent_layer.js';
 import { markOutline } from './roles.js';
 
 export { THEME, groupColor };
+
+/** @import { Agent, Obstacle, InspectTrace, Point } from './connection.js' */
+/** @import { TileMap } from './tile_map.js' */
+/** @import { PaintTile, Brush } from './paint.js' */
+/** @import { SelectionBox } from './input.js' */
+
+/** @typedef {{width: number, height: number}} WorldSize */
+/** @typedef {{x: number, y: number, impulse: number, at: number}} Flash a collision shown since `at` (page ms) */
+/** @typedef {{x: number, y: number, at: number}} Order a move order given at `at` (page ms) */
+
+/**
+ * What one frame draws (main.js gathers it).
+ * @typedef {object} ViewFrame
+ * @property {Agent[]} agents ordered by id
+ * @property {Obstacle[]} obstacles
+ * @property {Set<number>} selected
+ * @property {Order[]} orders
+ * @property {Flash[]} flashes
+ * @property {InspectTrace[]} traces the inspect traces to draw
+ * @property {boolean} live
+ * @property {number} now
+ * @property {{tiles: PaintTile[], brush: Brush | null}} [paint]
+ * @property {Map<number, string>} [roles]
+ * @property {boolean} [allGoals]
+ * @property {SelectionBox | null} [box]
+ */
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
 // An agent is never drawn smaller than this radius (CSS pixels): a 3,000-unit field fitted into an
@@ -24,13 +51,15 @@ const MIN_ZOOM = 0.25; // the camera's zoom range, relative to the whole world f
 const MAX_ZOOM = 64;
 
 export class View {
+  /** @param {HTMLCanvasElement} canvas */
   constructor(canvas) {
     this.canvas = canvas;
     // Opaque: every frame paints every pixel, and the compositor need not blend the canvas.
-    this.ctx = canvas.getContext('2d', { alpha: false });
+    this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false }));
     this.cssWidth = 0;
     this.cssHeight = 0;
     this.dpr = 1;
+    /** @type {WorldSize | null} */
     this.world = null; // {width, height} from welcome
     this.scale = 1; // CSS pixels per world unit
     this.originX = 0; // CSS pixel of world x = 0
@@ -38,15 +67,18 @@ export class View {
     this.fitted = true; // the camera shows the whole world (until panned or zoomed)
     this.mapLayer = new MapLayer();
     this.agentLayer = new AgentLayer();
+    /** @type {TileMap | null} */
     this.map = null; // TileMap or null
   }
 
   // The tile map to draw under everything (null: none). Drawn into its layer at the next frame.
+  /** @param {TileMap | null} map */
   setMap(map) {
     this.map = map;
     this.mapLayer.setMap(map);
   }
 
+  /** @param {WorldSize} world */
   setWorld(world) {
     const same = this.world && this.world.width === world.width && this.world.height === world.height;
     this.world = { width: world.width, height: world.height };
@@ -83,6 +115,7 @@ export class View {
   }
 
   // Zooms by `factor` keeping the world point under CSS point (sx, sy) where it is on screen.
+  /** @param {number} sx @param {number} sy @param {number} factor */
   zoomAt(sx, sy, factor) {
     if (!this.world) return;
     const fit = this.#fitScale();
@@ -95,6 +128,7 @@ export class View {
   }
 
   // Moves the view by (dx, dy) CSS pixels: the world follows the pointer.
+  /** @param {number} dx @param {number} dy */
   pan(dx, dy) {
     this.originX += dx;
     this.originY += dy;
@@ -102,7 +136,7 @@ export class View {
   }
 
   #fitScale() {
-    const { width, height } = this.world;
+    const { width, height } = /** @type {WorldSize} */ (this.world); // its callers have one
     const sx = (this.cssWidth - 2 * MARGIN_PX) / width;
     const sy = (this.cssHeight - 2 * MARGIN_PX) / height;
     return Math.max(1e-6, Math.min(sx, sy));
@@ -116,10 +150,12 @@ export class View {
     this.originY = (this.cssHeight - height * this.scale) / 2;
   }
 
+  /** @param {number} x @param {number} y @returns {Point} */
   worldToScreen(x, y) {
     return { x: this.originX + x * this.scale, y: this.originY + y * this.scale };
   }
 
+  /** @param {number} x @param {number} y @returns {Point} */
   screenToWorld(x, y) {
     return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
   }
@@ -128,6 +164,7 @@ export class View {
   //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
   //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null},
   //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's}
+  /** @param {ViewFrame} frame */
   draw(frame) {
     const ctx = this.ctx;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -159,6 +196,7 @@ export class View {
   }
 
   // The outline of agent a's role mark on screen ([[x, y], ...]; roles.js), or [] without a role.
+  /** @param {Agent} agent @param {string} role @returns {[number, number][]} */
   roleMark(agent, role) {
     const p = this.worldToScreen(agent.x, agent.y);
     const moving = Math.hypot(agent.vx, agent.vy) > 1e-3;
@@ -167,6 +205,7 @@ export class View {
 
   // Role marks: one path, stroked twice (a dark halo, then the light line) so that it reads over
   // any group colour and over the ground.
+  /** @param {Agent[]} agents @param {Map<number, string>} roles */
   #drawRoleMarks(agents, roles) {
     const path = new Path2D();
     for (const a of agents) {
@@ -192,6 +231,7 @@ export class View {
 
   // Screen geometry of the "!" badge of an agent whose pathing cannot reach its goal: a disc
   // {x, y, r} on its upper right, clear of its body and of the dashed ring around it.
+  /** @param {Agent} agent @returns {{x: number, y: number, r: number}} */
   unreachableBadge(agent) {
     const p = this.worldToScreen(agent.x, agent.y);
     const ring = this.radiusPx(agent) + UNREACHABLE_RING_GAP_PX;
@@ -201,6 +241,7 @@ export class View {
 
   // A dashed ring round the agent and a "!" badge: "I cannot get there" (state `unreachable`), as
   // a strategy game marks a unit whose order it cannot carry out.
+  /** @param {Agent[]} agents */
   #drawUnreachable(agents) {
     const stuck = agents.filter((a) => a.state === 'unreachable');
     if (stuck.length === 0) return;
@@ -235,6 +276,7 @@ export class View {
 
   // Screen geometry of a collision flash at time `now`, or null once it has faded: a ring that
   // grows from a dot to a size that says, a little, how hard the hit was.
+  /** @param {Flash} f @param {number} now @returns {{x: number, y: number, r: number, alpha: number} | null} */
   flashRing(f, now) {
     const age = (now - f.at) / FLASH_MS;
     if (age < 0 || age >= 1) return null;
@@ -245,6 +287,7 @@ export class View {
   }
 
   // The rim is stroked inside the disc, so the obstacle's outer edge is exactly its radius.
+  /** @param {Obstacle[]} obstacles */
   #drawObstacles(obstacles) {
     if (obstacles.length === 0) return;
     const ctx = this.ctx;
@@ -270,6 +313,7 @@ export class View {
     }
   }
 
+  /** @param {Flash[]} flashes @param {number} now */
   #drawFlashes(flashes, now) {
     const ctx = this.ctx;
     const alpha = ctx.globalAlpha;
@@ -291,7 +335,7 @@ export class View {
 
   #drawWorld() {
     const ctx = this.ctx;
-    const { width, height } = this.world;
+    const { width, height } = /** @type {WorldSize} */ (this.world); // draw() has one
     const tl = this.worldToScreen(0, 0);
     const w = width * this.scale;
     const h = height * this.scale;
@@ -327,6 +371,7 @@ export class View {
   }
 
   // An agent's radius on screen, CSS pixels: never below MIN_AGENT_PX.
+  /** @param {{r: number}} agent @returns {number} */
   radiusPx(agent) {
     return Math.max(MIN_AGENT_PX, agent.r * this.scale);
   }
@@ -334,6 +379,7 @@ export class View {
   // For selected agents with a target (every agent's when `selected` is null: key E): a faint
   // dashed path to it, under the agents, and a small cross on it, over them, so an agent standing
   // on its target does not hide the mark.
+  /** @param {Agent[]} agents @param {Set<number> | null} selected */
   #drawTargetPaths(agents, selected) {
     const ctx = this.ctx;
     const paths = new Path2D();
@@ -350,6 +396,7 @@ export class View {
     ctx.restore();
   }
 
+  /** @param {Agent[]} agents @param {Set<number> | null} selected */
   #drawTargetCrosses(agents, selected) {
     const crosses = new Path2D();
     const arm = 5;
@@ -366,6 +413,7 @@ export class View {
 
   // fn(agentScreenPoint, targetScreenPoint) for each selected agent (each agent when `selected`
   // is null) that has a target.
+  /** @param {Agent[]} agents @param {Set<number> | null} selected @param {(p: Point, t: Point) => void} fn */
   #forEachTarget(agents, selected, fn) {
     if (selected && selected.size === 0) return;
     for (const a of agents) {
@@ -375,6 +423,7 @@ export class View {
   }
 
   // The rubber band of a box selection, in CSS pixels.
+  /** @param {SelectionBox} b */
   #drawBox(b) {
     const ctx = this.ctx;
     const x = Math.min(b.x0, b.x1);
@@ -394,6 +443,7 @@ export class View {
 
   // A ring that grows and fades where a move order was given: immediate feedback for the click,
   // before the server's next snapshot shows the agents turning.
+  /** @param {Order[]} orders @param {number} now */
   #drawOrders(orders, now) {
     const ctx = this.ctx;
     for (const o of orders) {
@@ -412,11 +462,13 @@ export class View {
 }
 
 // Rim width in CSS pixels for an obstacle of radius r pixels: in proportion, within [1.5, 4].
+/** @param {number} r @returns {number} */
 function obstacleRimPx(r) {
   return Math.min(4, Math.max(1.5, r * 0.12));
 }
 
 // The smallest of 1, 2, 5 x 10^k that is at least `min` (world units).
+/** @param {number} min @returns {number} */
 function gridStep(min) {
   const pow = 10 ** Math.floor(Math.log10(min));
   for (const m of [1, 2, 5, 10]) {

@@ -1,0 +1,23 @@
+// ESLint's recommended rules over the web viewer (browser globals) and the tests of its modules
+// (Node globals). Paths are from the repository's root: `npm run lint` and ctest's web.lint run
+// ESLint there with this file as its config, because ESLint lints nothing outside the directory
+// its configuration applies to (run from tests/web, it would skip clients/web and exit 0).
+
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  { ignores: ['**/node_modules/'] },
+  {
+    ...js.configs.recommended,
+    name: 'herd/clients-web',
+    files: ['clients/web/**/*.js'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.browser },
+  },
+  {
+    ...js.configs.recommended,
+    name: 'herd/tests-web',
+    files: ['tests/web/**/*.mjs'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.node },
+  },
+];
