@@ -2,7 +2,8 @@
 # naming the file and the line, when a layer includes one it must not:
 #   protocol/       only the sim's vocabulary (sim/api/), none of its machinery;
 #   server/sim/     nothing of the wire or the server (protocol/, net/, app/, publish/);
-#   server/sim/api/ only itself and sim/vec2.hpp.
+#   server/sim/api/ only itself and sim/vec2.hpp;
+#   the sessions   (net/*_session.*) the hub only through net/session_hub.hpp, never net/hub.hpp.
 # Run as: cmake -DHERD_SOURCE_DIR=... -P tests/layers.cmake
 set(failures "")
 function(check_dir dir pattern why)
@@ -21,6 +22,14 @@ endfunction()
 
 check_dir(protocol "^#include \"sim/([^a]|a[^p]|ap[^i]|api[^/])" "protocol sees only sim/api/")
 check_dir(server/sim "^#include \"(protocol|net|app|publish|scenarios|exec)/" "the sim knows nothing of the layers above it")
+file(GLOB session_files "${HERD_SOURCE_DIR}/server/net/*_session.hpp" "${HERD_SOURCE_DIR}/server/net/*_session.cpp")
+foreach(f IN LISTS session_files)
+  file(STRINGS "${f}" lines REGEX "^#include \"net/hub.hpp\"")
+  if(lines)
+    file(RELATIVE_PATH rel "${HERD_SOURCE_DIR}" "${f}")
+    list(APPEND failures "${rel}: #include \"net/hub.hpp\" (sessions reach the hub through SessionHub)")
+  endif()
+endforeach()
 check_dir(server/sim/api "^#include \"([^.t]|t[^y]|\\.\\./[^v])" "sim/api/ includes only itself and ../vec2.hpp")
 
 if(failures)

@@ -1,7 +1,8 @@
-// The hub: the server's side that owns the world (Server::Impl), and what it knows of the I/O
-// threads (Shard) and of the sessions on them. The sessions themselves, HTTP and the listener
-// are in server.cpp, the one unit that includes Beast; this header includes only Asio's
-// io_context and timers, so that the tick loop, commands and broadcast compile on their own.
+// The hub: the server's side that owns the world (Server::Impl). The I/O threads are shards
+// (shard.hpp); the sessions on them (websocket_session.hpp, http_session.hpp) reach the hub only
+// through SessionHub (session_hub.hpp), and the listener (listener.cpp) hands them connections.
+// This header includes only Asio's io_context and timers, none of Beast, so that the tick loop,
+// commands and broadcast compile on their own.
 //
 // Threads. The hub (the world, the tick loop, commands, snapshot encoding) runs on the thread
 // that calls run(), on its own io_context; sockets never run there, so a thousand sessions'
@@ -33,77 +34,15 @@
 
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
+#include "net/io.hpp"
 #include "net/limits.hpp"
 #include "net/outbound.hpp"
 #include "net/server.hpp"
+#include "net/shard.hpp"
 #include "net/tick_clock.hpp"
 #include "net/upstream.hpp"
 
 namespace herd::net {
-
-namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
-
-inline constexpr std::string_view kServerName = "herd/" HERD_VERSION;
-
-inline SharedText share(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
-
-class WsSession;
-class HttpSession;
-
-// A snapshot's frame or a message for one session, from the hub to the session's shard.
-struct Delivery {
-  enum class Kind : std::uint8_t {
-    snapshot,   // a frame, binary or JSON
-    reply,      // the answer to one of the session's requests, then_close after it if given
-    control,    // a message of the hub's own (a welcome with new rates)
-    new_world,  // the welcome to a replaced world: frames of the old one still waiting are dropped
-  };
-  std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
-  SharedText frame;
-  bool binary = false;
-  Kind kind = Kind::snapshot;
-  std::optional<std::uint16_t> then_close;  // a WebSocket close code (reply only)
-
-  static Delivery snapshot(std::weak_ptr<WsSession> session, SharedText frame, bool binary) {
-    return {std::move(session), std::move(frame), binary, Kind::snapshot, std::nullopt};
-  }
-  static Delivery message(Kind kind, std::weak_ptr<WsSession> session, SharedText msg,
-                          std::optional<std::uint16_t> then_close = std::nullopt) {
-    return {std::move(session), std::move(msg), false, kind, then_close};
-  }
-};
-
-// An I/O thread's io_context and the sessions on it (for the sweep and for stop).
-struct Shard {
-  std::size_t index = 0;
-  // Before the io_context: destroying it destroys sessions, which leave these lists. Locked:
-  // sessions end on this thread, or on the one destroying the io_context.
-  std::mutex mutex;
-  std::unordered_map<std::uint64_t, std::weak_ptr<WsSession>> ws;
-  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> http;
-  asio::io_context ioc{1};
-  asio::steady_timer sweep_timer{ioc};
-  // What the hub handed over, not yet given to the sessions (outbound.hpp: messages are never
-  // overtaken by frames handed over after them).
-  Outbox<Delivery> outbox;
-  // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
-  // Returns how many frames were skipped.
-  std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
-  // The hub's thread: a message for a session (kind reply, control or new_world).
-  void deliver(Delivery message);
-  // This thread: gives the sessions every waiting message and up to kFramesPerTurn frames (each
-  // one a write started), then posts itself behind what else is queued if frames are left: a
-  // command's read or its reply waits for 64 writes, not for a whole snapshot's (500 on each of
-  // two threads with 1,000 viewers).
-  static constexpr std::size_t kFramesPerTurn = 64;
-  void hand_to_sessions();
-  template <class K, class T>
-  static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
-  void sweep();
-  void close_all();
-};
 
 struct Server::Impl {
   // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context

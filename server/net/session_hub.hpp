@@ -1,0 +1,91 @@
+// herd::net::SessionHub — all a session may ask of the hub (Server::Impl), and nothing more: its
+// settings, admission against the session limits, the counters and logs it feeds, the answers
+// for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave, hello,
+// commands...), each answered later through the session's shard. Sessions hold one by value;
+// they never see the world, the clients table or the tick loop. Asio only, no Beast.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/io.hpp"
+#include "net/limits.hpp"
+#include "net/observe.hpp"
+#include "net/server.hpp"
+#include "protocol/messages.hpp"
+
+namespace herd::net {
+
+class WsSession;
+class ViewerInbox;
+struct Shard;
+
+class SessionHub {
+ public:
+  explicit SessionHub(Server::Impl& hub) : hub_(&hub) {}
+
+  // ---- any thread --------------------------------------------------------------------------
+  // The settings sessions read: the server's at start, never changed.
+  const ServerConfig& config() const;
+  std::uint64_t new_session_id();
+  // Session objects alive (handshakes and refused ones included), against max_connections.
+  void ws_created();
+  void ws_destroyed();
+  void http_created();
+  void http_destroyed();
+  std::size_t http_sessions() const;
+
+  // A WebSocket session from `ip` counted against max_sessions and max_sessions_per_address:
+  // nullopt when admitted (then release() it when it ends), else the limit it is over.
+  std::optional<Refusal> admit(const std::string& ip);
+  void release(const std::string& ip);
+
+  bool stopping() const;
+  bool relaying() const;
+  std::uint64_t tick() const;
+
+  // Counters and logs.
+  void refused(Refusal why, std::string_view who);
+  void count_error(protocol::ErrorCode code);
+  void command_rejected();
+  void written(std::size_t bytes, bool snapshot);
+  void snapshot_replaced();
+  void snapshots_superseded(std::size_t n);
+  void observe_reply(Clock::duration d);
+  void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+
+  // HTTP answers: /healthz (its status and JSON body) and /metrics (Prometheus text).
+  struct Health {
+    int status = 200;
+    std::string body;
+  };
+  Health health() const;
+  std::string metrics_text() const;
+
+  // ---- posted to the hub's thread ----------------------------------------------------------
+  // Each request with an answer gets exactly one reply, through the session's shard.
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void leave(std::uint64_t id);
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  void command(std::uint64_t id, protocol::CommandMsg command);
+  void control(std::uint64_t id, protocol::ControlMsg control);
+  // A reply the session made itself, sent back through the hub to keep its order among the
+  // hub's answers; then the close (a WebSocket close code), if given.
+  void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);
+  // Relay mode: the hello, and a command or control as its client wrote it, for the upstream.
+  void relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
+                   std::string client);
+  void relay_forward(std::uint64_t id, std::uint32_t seq, std::string text);
+
+ private:
+  Server::Impl* hub_;
+};
+
+}  // namespace herd::net

@@ -1,0 +1,327 @@
+#include "net/websocket_session.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace herd::net {
+namespace {
+
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kCloseGrace = std::chrono::seconds(5);  // a close not delivered by then: drop
+
+// Seconds on the steady clock, for the token buckets.
+double now_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+}  // namespace
+
+WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard)
+    : ws_(std::move(socket)),
+      hub_(hub),
+      config_(hub_.config()),
+      shard_(shard),
+      id_(hub_.new_session_id()),
+      bucket_(config_.rate_limit, config_.rate_burst, now_seconds()),
+      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()) {
+  hub_.ws_created();
+  beast::error_code ec;
+  // Snapshots are small frames that must go at once: without TCP_NODELAY, Nagle's algorithm
+  // holds a frame until the previous one is acknowledged, and a client that sends acks back
+  // (binary snapshots) meets delayed ACKs: a frame in two came a whole interval late.
+  beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true), ec);
+  const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
+  if (!ec) {
+    ip_ = peer.address().to_string();
+    address_ = ip_ + ":" + std::to_string(peer.port());
+  }
+}
+
+WsSession::~WsSession() {
+  if (counted_) hub_.release(ip_);
+  shard_.remove_ws(id_);
+  if (joined_) {
+    hub_.leave(id_);
+    hub_.log_from(address_, LogLevel::info, "session_closed", {{"session", std::to_string(id_)}});
+  }
+  hub_.ws_destroyed();
+}
+
+void WsSession::run(http::request<http::string_body> req) {
+  ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config_.idle_timeout), /*keep_alive_pings=*/true});
+  ws_.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(http::field::server, kServerName); }));
+  ws_.read_message_max(config_.max_message_bytes);  // larger frames: Beast closes with 1009
+  // Over a session limit: the handshake completes so that the client can read why (close 1013,
+  // "try again later", with a reason), then the session ends.
+  refusal_ = hub_.admit(ip_);
+  counted_ = !refusal_;
+  ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+}
+
+void WsSession::send_control(SharedText msg) {
+  if (close_) return;
+  if (!lanes_.push_control(std::move(msg))) {
+    hub_.refused(Refusal::control_queue_full, address_);
+    close_after_flush({websocket::close_code::policy_error, "too many unread replies"}, /*discard_queued=*/true);
+    return;
+  }
+  pump();
+}
+
+void WsSession::on_reply(SharedText msg, std::optional<std::uint16_t> then_close) {
+  if (const auto asked = awaiting_.front()) hub_.observe_reply(Clock::now() - *asked);
+  awaiting_.pop_front();
+  send_reply(std::move(msg), then_close);
+}
+
+void WsSession::on_new_world(SharedText welcome) {
+  hub_.snapshots_superseded(lanes_.snapshots_waiting());
+  lanes_.clear_snapshots();
+  send_control(std::move(welcome));
+}
+
+void WsSession::send_snapshot(SharedText snap, bool binary) {
+  if (close_ || !greeted_) return;
+  if (binary) ack_budget_.on_frame();
+  if (lanes_.push_snapshot(std::move(snap), binary, Clock::now())) hub_.snapshot_replaced();
+  pump();
+}
+
+void WsSession::close_after_flush(websocket::close_reason reason, bool discard_queued) {
+  if (close_) return;
+  close_ = std::move(reason);
+  close_requested_at_ = Clock::now();
+  if (discard_queued) lanes_.clear_control();
+  lanes_.clear_snapshots();
+  pump();
+}
+
+void WsSession::sweep(Clock::time_point now) {
+  if (close_) {
+    if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
+    return;
+  }
+  const auto behind_since = lanes_.behind_since();
+  if (behind_since && now - *behind_since > seconds(config_.slow_client_timeout)) drop(Refusal::slow_consumer);
+}
+
+void WsSession::drop(Refusal why) {
+  if (dropped_) return;
+  dropped_ = true;
+  hub_.refused(why, address_);
+  beast::error_code ec;
+  beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
+  beast::get_lowest_layer(ws_).close();
+}
+
+void WsSession::on_accept(beast::error_code ec) {
+  if (ec) return;  // handshake failed or timed out: the session just ends
+  if (refusal_) {
+    hub_.refused(*refusal_, address_);
+    const bool total = *refusal_ == Refusal::sessions;
+    return close_after_flush({websocket::close_code::try_again_later,
+                              total ? "too many sessions" : "too many sessions from this address"});
+  }
+  shard_.add(id_, weak_from_this());
+  joined_ = true;
+  hub_.join(id_, weak_from_this(), &shard_, inbox_);
+  hub_.log_from(address_, LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
+  if (hub_.stopping()) return close_after_flush(websocket::close_code::going_away);
+  do_read();
+}
+
+void WsSession::do_read() {
+  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void WsSession::on_read(beast::error_code ec) {
+  if (ec) {  // closed, too big (Beast sent 1009), not UTF-8 (1007), timed out, or reset
+    if (ec == websocket::error::message_too_big) hub_.refused(Refusal::message_too_big, address_);
+    else if (ec == websocket::error::bad_frame_payload) hub_.refused(Refusal::invalid_utf8, address_);
+    else if (ec == beast::error::timeout) hub_.refused(Refusal::idle_timeout, address_);
+    return;
+  }
+  // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
+  // take from a second bucket of the same size: a client that keeps sending at more than twice
+  // the rate is closed, so decoding costs a session at most twice the rate.
+  // Snapshot acks come at the snapshot rate and must not eat the command budget:
+  // a small frame is decoded first, and an ack is free while the session has sent no more acks
+  // than it was sent binary frames (plus a few); beyond that it counts like any message.
+  const double now = now_seconds();
+  const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+  std::optional<protocol::Decoded<protocol::ClientMessage>> decoded;
+  if (ws_.got_text() && text.size() <= kSmallFrame) decoded = protocol::decode_client(text, config_.max_json_depth);
+  const bool free_ack = decoded && is_snapshot_ack(*decoded) && ack_budget_.take();
+  const bool within_rate = free_ack || bucket_.take(now);
+  if (!within_rate && !overflow_.take(now)) {
+    hub_.refused(Refusal::flooding, address_);
+    return close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"}, true);
+  }
+  if (!ws_.got_text()) {
+    if (!within_rate) refuse_rate({});
+    else send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
+  } else {
+    if (!decoded) decoded = protocol::decode_client(text, config_.max_json_depth);
+    if (!within_rate) refuse_rate(seq_of(*decoded));
+    else {
+      text_ = text;
+      handle(std::move(*decoded));
+    }
+  }
+  buffer_.consume(buffer_.size());
+  if (!close_) do_read();
+}
+
+bool WsSession::is_snapshot_ack(const protocol::Decoded<protocol::ClientMessage>& decoded) {
+  const auto* msg = std::get_if<protocol::ClientMessage>(&decoded);
+  return msg && std::holds_alternative<protocol::SnapshotAck>(*msg);
+}
+
+std::optional<std::uint32_t> WsSession::seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded) {
+  if (const auto* err = std::get_if<protocol::Error>(&decoded)) return err->seq;
+  const auto& msg = std::get<protocol::ClientMessage>(decoded);
+  if (const auto* cmd = std::get_if<protocol::CommandMsg>(&msg)) return cmd->seq;
+  if (const auto* control = std::get_if<protocol::ControlMsg>(&msg)) return control->seq;
+  return std::nullopt;
+}
+
+void WsSession::refuse_rate(std::optional<std::uint32_t> seq) {
+  hub_.refused(Refusal::rate_limited, address_);
+  std::string why = "over ";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
+  why += std::to_string(static_cast<long long>(config_.rate_limit));
+  why += " messages per second; this one was not applied";
+  send_error(seq, protocol::ErrorCode::rate_limited, std::move(why));
+}
+
+void WsSession::send_reply(SharedText msg, std::optional<std::uint16_t> then_close) {
+  send_control(std::move(msg));
+  if (then_close) close_after_flush(*then_close);
+}
+
+template <class Fn>
+void WsSession::ask_hub(Fn fn, bool timed) {
+  awaiting_.push_back(timed ? std::optional(Clock::now()) : std::nullopt);
+  fn();
+}
+
+void WsSession::answer(SharedText msg, std::optional<std::uint16_t> then_close) {
+  if (awaiting_.empty()) return send_reply(std::move(msg), then_close);
+  ask_hub([&] { hub_.reply(id_, std::move(msg), then_close); });
+}
+
+void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
+  if (auto* err = std::get_if<protocol::Error>(&decoded)) {
+    hub_.count_error(err->code);
+    if (err->code == protocol::ErrorCode::too_deep) hub_.refused(Refusal::too_deep, address_);
+    if (err->code == protocol::ErrorCode::protocol_mismatch)
+      return answer(share(protocol::encode(*err)), static_cast<std::uint16_t>(websocket::close_code::protocol_error));
+    if (err->seq) hub_.command_rejected();
+    return answer(share(protocol::encode(*err)));
+  }
+  auto& msg = std::get<protocol::ClientMessage>(decoded);
+  if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
+  if (auto* ping = std::get_if<protocol::Ping>(&msg))
+    return answer(share(protocol::encode(protocol::Pong{ping->id, hub_.tick()})));
+  if (auto* ack = std::get_if<protocol::SnapshotAck>(&msg)) {
+    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    return inbox_->ack(ack->tick);
+  }
+  if (std::holds_alternative<protocol::KeyframeRequest>(msg)) {
+    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    return inbox_->request_keyframe();
+  }
+  if (auto* view = std::get_if<protocol::ViewportMsg>(&msg)) {
+    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    return inbox_->set_view(view->view);
+  }
+  if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
+    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    return hub_.inspect(id_, std::move(inspect->agents));
+  }
+  if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
+    if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
+    if (role_ != protocol::Role::commander) return forbid(control->seq);
+    if (hub_.relaying()) return forward(control->seq);
+    return ask_hub([&] { hub_.control(id_, std::move(*control)); }, true);
+  }
+  auto& cmd = std::get<protocol::CommandMsg>(msg);
+  if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
+  if (role_ != protocol::Role::commander) return forbid(cmd.seq);
+  if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
+    const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
+    if (n > config_.max_spawn) {
+      hub_.refused(Refusal::spawn_too_large, address_);
+      std::string why = "this server spawns at most ";
+      why += std::to_string(config_.max_spawn);
+      why += " agents per command";
+      return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
+    }
+  }
+  if (hub_.relaying()) return forward(cmd.seq);
+  // Applied and answered by the hub as it gets it, between ticks: the same world as applying it
+  // at the next tick's start (nothing else happens in between), and the ack does not wait for
+  // that tick.
+  ask_hub([&] { hub_.command(id_, std::move(cmd)); }, true);
+}
+
+void WsSession::forward(std::uint32_t seq) {
+  ask_hub([&] { hub_.relay_forward(id_, seq, std::string(text_)); }, true);
+}
+
+void WsSession::forbid(std::uint32_t seq) {
+  send_error(seq, protocol::ErrorCode::forbidden,
+             unauthorized_ ? "this session did not present the command token; it may only watch"
+                           : "viewers cannot send commands; say hello as commander");
+}
+
+void WsSession::on_hello(const protocol::Hello& hello) {
+  if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
+  greeted_ = true;
+  role_ = hello.role;
+  if (hub_.relaying()) {  // the upstream checks the token, on the commander's own link
+    hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
+                                       {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
+    return ask_hub([&] { hub_.relay_hello(id_, role_, hello.format, hello.token, hello.client); });
+  }
+  const std::string& token = config_.command_token;
+  if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
+    // Watches instead: told why, then welcomed as a viewer.
+    role_ = protocol::Role::viewer;
+    unauthorized_ = true;
+    hub_.refused(Refusal::bad_token, address_);
+    send_error({}, protocol::ErrorCode::unauthorized,
+               hello.token.empty() ? "this server needs a command token to command; welcomed as a viewer"
+                                   : "wrong command token; welcomed as a viewer");
+  }
+  hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
+                                     {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
+  ask_hub([&] { hub_.hello(id_, role_, hello.format); });
+}
+
+void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {
+  if (seq) hub_.command_rejected();
+  hub_.count_error(code);
+  answer(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
+}
+
+void WsSession::pump() {
+  if (writing_) return;
+  std::optional<OutboundLanes::Message> next = lanes_.pop();
+  if (!next) {
+    if (close_ && !close_sent_) {
+      close_sent_ = true;
+      writing_ = true;
+      ws_.async_close(*close_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
+    }
+    return;
+  }
+  writing_ = true;
+  ws_.binary(next->binary);
+  ws_.async_write(asio::buffer(*next->bytes),
+                  [self = shared_from_this(), bytes = next->bytes, is_snapshot = next->snapshot](beast::error_code ec, std::size_t n) {
+    self->writing_ = false;
+    if (ec) return;  // the read side sees the failure too and ends the session
+    self->hub_.written(n, is_snapshot);
+    self->pump();
+  });
+}
+
+}  // namespace herd::net

@@ -1,0 +1,130 @@
+// herd::net::WsSession — one client's WebSocket: reads and checks its messages (rates, roles,
+// the token, sizes), asks the hub through SessionHub, and writes what the hub hands its shard on
+// two lanes (outbound.hpp): control messages in order, and snapshots where the newest wins, so a
+// slow reader costs a bounded amount of memory. Lives on one shard (shard.hpp), owned by its
+// pending operations (Beast's advanced server); the hub and the shard hold weak_ptrs.
+#pragma once
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "net/binary_feed.hpp"
+#include "net/io.hpp"
+#include "net/limits.hpp"
+#include "net/outbound.hpp"
+#include "net/session_hub.hpp"
+#include "net/shard.hpp"
+#include "protocol/codec.hpp"
+
+namespace herd::net {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  // A connection whose upgrade request `run` will answer (http_session.cpp hands it over).
+  WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard);
+
+  // On the shard's thread, or on the thread destroying its io_context.
+  ~WsSession();
+
+  void run(http::request<http::string_body> req);
+
+  // Control lane: acks, errors, pongs, welcome. Bounded; a client that lets it fill is closed.
+  void send_control(SharedText msg);
+
+  // The hub's answer to a request this session posted to it; then the close, if one was asked.
+  void on_reply(SharedText msg, std::optional<std::uint16_t> then_close = {});
+
+  // The welcome to a replaced world: the old world's frames still waiting are not written after
+  // it (counted as superseded).
+  void on_new_world(SharedText welcome);
+
+  // Snapshot lane: latest wins (OutboundLanes says how many wait).
+  void send_snapshot(SharedText snap, bool binary);
+
+  void close_after_flush(websocket::close_reason reason, bool discard_queued = false);
+
+  // Called by the shard's sweep: ends a session that has stayed behind on snapshots too long, or
+  // whose close could not be delivered (a client that stopped reading never takes the close
+  // frame). Closing the socket cancels the stuck write; the session then ends.
+  void sweep(Clock::time_point now);
+
+ private:
+  void drop(Refusal why);
+
+  void on_accept(beast::error_code ec);
+
+  void do_read();
+
+  void on_read(beast::error_code ec);
+
+  static constexpr std::size_t kSmallFrame = 64;  // an ack is about 30 bytes
+
+  static bool is_snapshot_ack(const protocol::Decoded<protocol::ClientMessage>& decoded);
+
+  static std::optional<std::uint32_t> seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded);
+
+  void refuse_rate(std::optional<std::uint32_t> seq);
+
+  void send_reply(SharedText msg, std::optional<std::uint16_t> then_close);
+
+  // Asks the hub (`fn` posts the request); its answer comes back through on_reply. Commands and
+  // controls are timed.
+  template <class Fn>
+  void ask_hub(Fn fn, bool timed = false);
+
+  // A reply made here goes behind the hub's answers to earlier messages: replies keep the order
+  // of the messages they answer.
+  void answer(SharedText msg, std::optional<std::uint16_t> then_close = {});
+
+  void handle(protocol::Decoded<protocol::ClientMessage> decoded);
+
+  // A relay's session: the command (or control) goes upstream as the client wrote it, checked
+  // here like any other; the upstream's answer comes back as the hub's reply.
+  void forward(std::uint32_t seq);
+
+  void forbid(std::uint32_t seq);
+
+  void on_hello(const protocol::Hello& hello);
+
+  void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message);
+
+  // One write at a time: control messages first, then the oldest waiting snapshot, then a pending close.
+  void pump();
+
+  websocket::stream<beast::tcp_stream> ws_;
+  SessionHub hub_;
+  const ServerConfig& config_;  // the server's settings at start
+  Shard& shard_;
+  const std::uint64_t id_;
+  std::shared_ptr<ViewerInbox> inbox_ = std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
+  beast::flat_buffer buffer_;
+  OutboundLanes lanes_{config_.control_queue_limit};  // waiting to be written
+  std::optional<websocket::close_reason> close_;
+  Clock::time_point close_requested_at_;
+  TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
+  AckBudget ack_budget_;                            // snapshot acks that cost no token
+  std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
+  std::deque<std::optional<Clock::time_point>> awaiting_;  // requests posted to the hub, not answered yet (when, if timed)
+  bool counted_ = false;                            // admitted: counted against the session limits
+  bool joined_ = false;                             // posted to the hub's clients
+  bool close_sent_ = false;
+  bool writing_ = false;
+  bool dropped_ = false;
+  bool greeted_ = false;
+  bool unauthorized_ = false;  // said hello as commander without the token
+  std::string_view text_;       // the message being handled, as it came (valid during handle())
+  protocol::Role role_ = protocol::Role::viewer;
+  std::string ip_, address_;
+};
+
+}  // namespace herd::net
