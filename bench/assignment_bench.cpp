@@ -16,41 +16,14 @@
 namespace herd::bench {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: herd-bench assign [--agents N] [--repeat R] [--seed S]\n"
-    "  --agents N  agents and slots, 1..20000 (default: the sweep 100, 500, 1000, 2000, 5000, 20000;\n"
-    "              optimal only up to 2000, as the world allows)\n"
-    "  --repeat R  runs per size, the median is reported, 1..100 (default 3)\n"
-    "  --seed S    placement seed, >= 0 (default 1)\n"
-    "prints a CSV header and one row per size: milliseconds per assignment (median) and the total\n"
-    "travel, optimal and bisection, against keep_order's for comparison.\n";
-
-}  // namespace
-
-int run_assignment(Args args) {
+struct Options {
   std::vector<long> sizes{100, 500, 1000, 2000, 5000, 20000};
   long repeat = 3, seed = 1;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "herd-bench assign: missing value after %.*s\n%s", static_cast<int>(args[i].size()), args[i].data(), kUsage);
-      return 2;
-    }
-    const std::string_view flag = args[i], value = args[++i];
-    long n = 0;
-    bool ok = parse_number(value, n);
-    if (flag == "--agents" && ok && n >= 1 && n <= 20000) sizes = {n};
-    else if (flag == "--repeat" && ok && n >= 1 && n <= 100) repeat = n;
-    else if (flag == "--seed" && ok && n >= 0) seed = n;
-    else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "herd-bench assign: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
-      return 2;
-    }
-  }
+};
+
+int run_assignment(const Options& o) {
+  const std::vector<long>& sizes = o.sizes;
+  const long repeat = o.repeat, seed = o.seed;
   std::printf("agents,optimal_ms_median,optimal_total_travel,bisection_ms_median,bisection_total_travel,keep_order_total_travel\n");
   // Median milliseconds of `repeat` runs of assign(), and its last answer.
   const auto timed = [repeat](auto assign, std::vector<std::uint32_t>& slot) {
@@ -84,6 +57,20 @@ int run_assignment(Args args) {
                 sim::total_travel(from, slots, sim::assign_in_order(from.size())));
   }
   return 0;
+}
+
+}  // namespace
+
+Runner add_assignment(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option_function<long>("--agents", [o](long n) { o->sizes = {n}; },
+                                "agents and slots (default: the sweep 100, 500, 1000, 2000, 5000, 20000; optimal only up "
+                                "to 2000, as the world allows)")->check(CLI::Range(1, 20000));
+  sub.add_option("--repeat", o->repeat, "runs per size, the median is reported")->check(CLI::Range(1, 100))->capture_default_str();
+  sub.add_option("--seed", o->seed, "placement seed")->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub.footer("Prints a CSV header and one row per size: milliseconds per assignment (median) and the total\n"
+             "travel, optimal and bisection, against keep_order's for comparison.");
+  return [o] { return run_assignment(*o); };
 }
 
 }  // namespace herd::bench

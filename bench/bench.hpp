@@ -1,41 +1,33 @@
-// herd-bench subcommands. Each takes the arguments after its name and returns the process's exit
-// status (0, or 2 for bad arguments after printing why). Add one by declaring it here and adding
-// a row to kSubcommands in herd_bench.cpp.
+// herd-bench subcommands. Each adds its options to its CLI11 subcommand and returns what runs
+// once they are parsed: the process's exit status (0, or 2 for arguments CLI11 could not check
+// alone, after printing why). Add one by declaring it here and adding a row to kSubcommands in
+// herd_bench.cpp.
 #pragma once
 
-#include <charconv>
-#include <span>
-#include <string_view>
-#include <system_error>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace herd::bench {
 
-using Args = std::span<const std::string_view>;
-
-// The whole of text as a number of type T (no sign for unsigned types, no trailing characters).
-template <class T>
-bool parse_number(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc{} && end == text.data() + text.size();
-}
+using Runner = std::function<int()>;
 
 // A* (8- and 4-neighbour) and flow fields on a seeded random tile map (pathing_bench.cpp).
-int run_pathing(Args args);
+Runner add_pathing(CLI::App& sub);
 
 // Optimal slot assignment (Hungarian method) for formations (assignment_bench.cpp).
-int run_assignment(Args args);
+Runner add_assignment(CLI::App& sub);
 
 // One world step on the random and circle crowds (sim_bench.cpp).
-int run_sim(Args args);
+Runner add_sim(CLI::App& sub);
 
 // Snapshot sizes and encoding costs, JSON and binary, on the random crowd (snapshot_bench.cpp).
-int run_snapshot(Args args);
+Runner add_snapshot(CLI::App& sub);
 
 // The worst tick while a heavy command runs: set_tiles, a large formation, step N (tick_budget_bench.cpp).
-int run_tick_budget(Args args);
+Runner add_tick_budget(CLI::App& sub);
 
 // The formation lab: every shape and demo move, sizes 32 to 5,000, ordered and symmetric starts,
 // completion time against the ideal (formation_bench.cpp).
-int run_formations(Args args);
+Runner add_formations(CLI::App& sub);
 
 }  // namespace herd::bench

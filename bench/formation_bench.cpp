@@ -24,14 +24,6 @@
 namespace herd::bench {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: herd-bench formations [--agents N] [--shape S] [--start ordered|symmetric|all] [--seed K]\n"
-    "  --agents N  1..20000 (default: 32, 100, 500, 1000 and 5000)\n"
-    "  --shape S   block, line, circle, wedge, lines, or a demo move: R, B, T, G, P (default all)\n"
-    "  --start     ordered, symmetric or all (default all)\n"
-    "prints a CSV header and one row per run: world seconds to complete, the ideal, their ratio,\n"
-    "agents not in place at the end, the largest overlap (units), collision events.\n";
-
 constexpr double kRadius = sim::AgentDef{}.radius;
 constexpr double kSpeed = sim::AgentDef{}.max_speed;
 
@@ -178,34 +170,16 @@ Result run(const Case& c) {
   return r;
 }
 
-}  // namespace
-
-int run_formations(Args args) {
+struct Options {
   std::vector<long> sizes = {32, 100, 500, 1000, 5000};
   std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines", "R", "B", "T", "G", "P"};
   std::vector<std::string> starts = {"ordered", "symmetric"};
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "herd-bench formations: missing value\n%s", kUsage);
-      return 2;
-    }
-    const std::string_view flag = args[i], value = args[++i];
-    long v = 0;
-    bool ok = true;
-    if (flag == "--agents" && parse_number(value, v) && v >= 1 && v <= 20000) sizes = {v};
-    else if (flag == "--shape" && std::find(shapes.begin(), shapes.end(), std::string(value)) != shapes.end()) shapes = {std::string(value)};
-    else if (flag == "--start" && (value == "ordered" || value == "symmetric")) starts = {std::string(value)};
-    else if (flag == "--start" && value == "all") {}
-    else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "herd-bench formations: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
-      return 2;
-    }
-  }
+};
+
+int run_formations(const Options& o) {
+  const auto& sizes = o.sizes;
+  const auto& shapes = o.shapes;
+  const auto& starts = o.starts;
   std::printf("shape,start,agents,seconds,ideal_s,ratio,left_out,max_overlap,collisions\n");
   std::fflush(stdout);
   for (const std::string& shape : shapes)
@@ -218,6 +192,23 @@ int run_formations(Args args) {
         std::fflush(stdout);
       }
   return 0;
+}
+
+}  // namespace
+
+Runner add_formations(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option_function<long>("--agents", [o](long n) { o->sizes = {n}; }, "agents (default: 32, 100, 500, 1000 and 5000)")
+      ->check(CLI::Range(1, 20000));
+  sub.add_option_function<std::string>("--shape", [o](const std::string& v) { o->shapes = {v}; },
+                                       "block, line, circle, wedge, lines, or a demo move: R, B, T, G, P (default all)")
+      ->check(CLI::IsMember(std::vector<std::string>(o->shapes)));
+  sub.add_option_function<std::string>("--start", [o](const std::string& v) {
+    if (v != "all") o->starts = {v};
+  }, "ordered, symmetric or all (default all)")->check(CLI::IsMember({"ordered", "symmetric", "all"}));
+  sub.footer("Prints a CSV header and one row per run: world seconds to complete, the ideal, their ratio,\n"
+             "agents not in place at the end, the largest overlap (units), collision events.");
+  return [o] { return run_formations(*o); };
 }
 
 }  // namespace herd::bench

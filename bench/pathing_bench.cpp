@@ -32,34 +32,6 @@ struct Options {
   std::int64_t seed = 1;
 };
 
-constexpr const char* kUsage =
-    "usage: herd-bench pathing [--size N] [--queries N] [--walls F] [--fields N] [--seed S]\n"
-    "  --size N     map side in tiles, 2..1024 (default 256)\n"
-    "  --queries N  A* queries per neighbourhood, 1..1000000 (default 1000)\n"
-    "  --walls F    probability that a tile is blocked, 0..0.9 (default 0.25)\n"
-    "  --fields N   flow fields built, 1..10000 (default 10)\n"
-    "  --seed S     map and query seed, >= 0 (default 1)\n"
-    "prints a CSV header and one row: microseconds and tiles expanded per A* query (8- and\n"
-    "4-neighbour), milliseconds per flow field (8-neighbour) and its memory.\n";
-
-// Empty when the arguments are good, else what is wrong.
-std::string parse_options(Args args, Options& o) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view flag = args[i];
-    if (i + 1 >= args.size()) return "missing value after " + std::string(flag);
-    const std::string_view value = args[++i];
-    bool ok = false;
-    if (flag == "--size") ok = parse_number(value, o.size) && o.size >= 2 && o.size <= 1024;
-    else if (flag == "--queries") ok = parse_number(value, o.queries) && o.queries >= 1 && o.queries <= 1'000'000;
-    else if (flag == "--walls") ok = parse_number(value, o.walls) && o.walls >= 0.0 && o.walls <= 0.9;
-    else if (flag == "--fields") ok = parse_number(value, o.fields) && o.fields >= 1 && o.fields <= 10'000;
-    else if (flag == "--seed") ok = parse_number(value, o.seed) && o.seed >= 0;
-    else return "unknown option " + std::string(flag);
-    if (!ok) return "bad value '" + std::string(value) + "' for " + std::string(flag);
-  }
-  return {};
-}
-
 sim::TileMap random_map(sim::Rng& rng, const Options& o) {
   const auto side = static_cast<std::int32_t>(o.size);
   sim::TileMapDef def{side, side, 1.0, {}};
@@ -133,18 +105,7 @@ FlowFigures time_flow(const sim::TileMap& map, const std::vector<sim::TileCoord>
           field.memory_bytes()};
 }
 
-}  // namespace
-
-int run_pathing(Args args) {
-  Options o;
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  if (const std::string error = parse_options(args, o); !error.empty()) {
-    std::fprintf(stderr, "herd-bench pathing: %s\n\n%s", error.c_str(), kUsage);
-    return 2;
-  }
+int run_pathing(const Options& o) {
   sim::Rng rng(static_cast<std::uint64_t>(o.seed));
   const sim::TileMap map = random_map(rng, o);
   std::vector<std::pair<sim::TileCoord, sim::TileCoord>> pairs;
@@ -165,6 +126,20 @@ int run_pathing(Args args) {
               eight.mean_cost, four.us_per_query, four.expanded_per_query, four.mean_cost,
               static_cast<long long>(o.fields), flow.ms_per_field, flow.reachable_fraction, flow.bytes);
   return 0;
+}
+
+}  // namespace
+
+Runner add_pathing(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option("--size", o->size, "map side in tiles")->check(CLI::Range(2, 1024))->capture_default_str();
+  sub.add_option("--queries", o->queries, "A* queries per neighbourhood")->check(CLI::Range(1, 1'000'000))->capture_default_str();
+  sub.add_option("--walls", o->walls, "probability that a tile is blocked")->check(CLI::Range(0.0, 0.9))->capture_default_str();
+  sub.add_option("--fields", o->fields, "flow fields built")->check(CLI::Range(1, 10'000))->capture_default_str();
+  sub.add_option("--seed", o->seed, "map and query seed")->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub.footer("Prints a CSV header and one row: microseconds and tiles expanded per A* query (8- and\n"
+             "4-neighbour), milliseconds per flow field (8-neighbour) and its memory.");
+  return [o] { return run_pathing(*o); };
 }
 
 }  // namespace herd::bench

@@ -35,18 +35,6 @@ struct Case {
   long max_neighbours = sim::AvoidanceDef{}.max_neighbours;  // 0: no cap
 };
 
-constexpr const char* kUsage =
-    "usage: herd-bench sim [--scenario random|circle] [--agents N] [--density A] [--mode none|circle|cardioid]\n"
-    "                      [--threads T] [--ticks K] [--max-neighbours M] [--kernels base|avx512]\n"
-    "       herd-bench sim [--svg FILE]\n"
-    "  with no case: the sweep N = 1000, 10000, 100000 x each mode x 1 and 2 threads (random,\n"
-    "  A = 100), with a table on stderr and, with --svg, a plot of tick time against N.\n"
-    "prints a CSV header and one row per case: median and p99 tick time, ns per agent per tick,\n"
-    "average neighbours within the avoidance reach, overlapping pairs at the end, peak memory,\n"
-    "the world's bytes per agent and its state hash at the end. --kernels picks the inner loops\n"
-    "(avoidance and neighbour search) by instruction set; the default is the widest there is, and\n"
-    "every choice gives the same state hash.\n";
-
 // A line of /proc/self/status in MiB: VmHWM (peak resident memory) or VmRSS (resident now).
 double status_mb(const char* key) {
   std::ifstream status("/proc/self/status");
@@ -220,44 +208,16 @@ void write_svg(const std::string& path, const std::vector<Series>& series) {
   out << "</svg>\n";
 }
 
-}  // namespace
-
-int run_sim(Args args) {
+struct Options {
   Case c;
-  bool any = false;
-  std::string svg;  // the sweep's plot
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "herd-bench sim: missing value after %.*s\n%s", static_cast<int>(args[i].size()), args[i].data(), kUsage);
-      return 2;
-    }
-    const std::string_view flag = args[i], v = args[++i];
-    bool ok = true;
-    if (flag == "--svg") {
-      svg = std::string(v);
-      continue;
-    }
-    any = true;
-    if (flag == "--scenario") ok = (v == "random" || v == "circle") && (c.scenario = std::string(v), true);
-    else if (flag == "--agents") ok = parse_number(v, c.agents) && c.agents >= 2 && c.agents <= 1'000'000;
-    else if (flag == "--density") ok = parse_number(v, c.density) && c.density >= 10 && c.density <= 100000;
-    else if (flag == "--threads") ok = parse_number(v, c.threads) && c.threads >= 1 && c.threads <= 64;
-    else if (flag == "--ticks") ok = parse_number(v, c.ticks) && c.ticks >= 1 && c.ticks <= 100000;
-    else if (flag == "--max-neighbours") ok = parse_number(v, c.max_neighbours) && c.max_neighbours >= 0 && c.max_neighbours <= 1000;
-    else if (flag == "--kernels") ok = sim::use_avoidance_kernel(v) && sim::scan::use_kernels(v);
-    else if (flag == "--mode") {
-      ok = v == "none" || v == "circle" || v == "cardioid";
-      c.mode = v == "none" ? sim::AvoidanceMode::none : v == "circle" ? sim::AvoidanceMode::circle : sim::AvoidanceMode::cardioid;
-    } else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "herd-bench sim: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
-      return 2;
-    }
-  }
+  bool any = false;  // a case was given: run it alone, not the sweep
+  std::string svg;   // the sweep's plot
+};
+
+int run_sim(const Options& o) {
+  const Case& c = o.c;
+  const bool any = o.any;
+  const std::string& svg = o.svg;
   if (any && svg.empty()) {
     run_case(c, true);
     return 0;
@@ -288,6 +248,37 @@ int run_sim(Args args) {
     }
   if (!svg.empty()) write_svg(svg, series);
   return 0;
+}
+
+}  // namespace
+
+Runner add_sim(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  Case& c = o->c;
+  sub.add_option("--scenario", c.scenario, "the crowd")->check(CLI::IsMember({"random", "circle"}))->capture_default_str();
+  sub.add_option("--agents", c.agents, "agents")->check(CLI::Range(2, 1'000'000))->capture_default_str();
+  sub.add_option("--density", c.density, "square units per agent (random)")->check(CLI::Range(10, 100000))->capture_default_str();
+  sub.add_option_function<std::string>("--mode", [&c](const std::string& v) {
+    c.mode = v == "none" ? sim::AvoidanceMode::none : v == "circle" ? sim::AvoidanceMode::circle : sim::AvoidanceMode::cardioid;
+  }, "avoidance: none, circle or cardioid (default)")->check(CLI::IsMember({"none", "circle", "cardioid"}));
+  sub.add_option("--threads", c.threads, "threads stepping the world")->check(CLI::Range(1, 64))->capture_default_str();
+  sub.add_option("--ticks", c.ticks, "ticks timed")->check(CLI::Range(1, 100000))->capture_default_str();
+  sub.add_option("--max-neighbours", c.max_neighbours, "agents each avoids at most (0: no cap)")->check(CLI::Range(0, 1000))->capture_default_str();
+  sub.add_option_function<std::string>("--kernels", [](const std::string& v) {
+    if (!sim::use_avoidance_kernel(v) || !sim::scan::use_kernels(v))
+      throw CLI::ValidationError("--kernels", "'" + v + "' is not an instruction set this processor and build have");
+  }, "inner loops (avoidance, neighbour search) by instruction set: base, avx2 or avx512 (default: the widest)");
+  sub.add_option("--svg", o->svg, "the sweep: also write its plot of tick time against N here");
+  sub.footer("With no case: the sweep N = 1000, 10000, 100000 x each mode x 1 and 2 threads (random, A = 100),\n"
+             "with a table on stderr and, with --svg, a plot. Prints a CSV header and one row per case: median\n"
+             "and p99 tick time, ns per agent per tick, average neighbours within the avoidance reach,\n"
+             "overlapping pairs at the end, peak memory, the world's bytes per agent and its state hash at\n"
+             "the end; every --kernels choice gives the same state hash.");
+  sub.final_callback([&sub, o] {
+    for (const CLI::Option* opt : sub.get_options())
+      if (opt->count() > 0 && opt->get_lnames() != std::vector<std::string>{"svg"}) o->any = true;
+  });
+  return [o] { return run_sim(*o); };
 }
 
 }  // namespace herd::bench

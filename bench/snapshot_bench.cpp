@@ -35,14 +35,8 @@ struct Options {
   double speed = 1;
   long ticks = 300;
   long view_agents = 1000;
+  std::string scenario = "random";  // the one crowd there is
 };
-
-constexpr const char* kUsage =
-    "usage: herd-bench snapshot [--scenario random] [--agents N] [--rate HZ] [--ticks K] [--tick-rate T]\n"
-    "                           [--speed S] [--density A] [--view-agents V]\n"
-    "  defaults: 10000 agents, 20 snapshots/s, 300 ticks at 60 ticks/s, speed 1, 100 square units per\n"
-    "  agent, a viewport of about 1000 agents. Prints a CSV header and one row; bytes are before any\n"
-    "  transport compression, times are per agent on one core.\n";
 
 sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   sim::WorldDef def;
@@ -194,39 +188,25 @@ int run(const Options& o) {
 
 }  // namespace
 
-int run_snapshot(Args args) {
-  Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "herd-bench snapshot: missing value after %.*s\n%s", static_cast<int>(args[i].size()),
-                   args[i].data(), kUsage);
+Runner add_snapshot(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option("--scenario", o->scenario, "the crowd")->check(CLI::IsMember({"random"}))->capture_default_str();
+  sub.add_option("--agents", o->agents, "agents")->check(CLI::Range(10, 1'000'000))->capture_default_str();
+  sub.add_option("--rate", o->rate, "snapshots per second, (0, tick rate]")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
+  sub.add_option("--tick-rate", o->tick_rate, "ticks per second")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
+  sub.add_option("--speed", o->speed, "the agents' speed, as a multiple of the default")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
+  sub.add_option("--density", o->density, "square units per agent")->check(CLI::Range(10, 100000))->capture_default_str();
+  sub.add_option("--ticks", o->ticks, "ticks run")->check(CLI::Range(1, 100000))->capture_default_str();
+  sub.add_option("--view-agents", o->view_agents, "agents in a viewport, about")->check(CLI::PositiveNumber)->capture_default_str();
+  sub.footer("Prints a CSV header and one row; bytes are before any transport compression, times are per\n"
+             "agent on one core.");
+  return [o]() -> int {
+    if (o->rate > o->tick_rate) {
+      std::fprintf(stderr, "herd-bench snapshot: --rate must not exceed --tick-rate\n");
       return 2;
     }
-    const std::string_view flag = args[i], v = args[++i];
-    bool ok = true;
-    if (flag == "--scenario") ok = v == "random";
-    else if (flag == "--agents") ok = parse_number(v, o.agents) && o.agents >= 10 && o.agents <= 1'000'000;
-    else if (flag == "--rate") ok = parse_number(v, o.rate) && o.rate > 0 && o.rate <= 1000;
-    else if (flag == "--tick-rate") ok = parse_number(v, o.tick_rate) && o.tick_rate > 0 && o.tick_rate <= 1000;
-    else if (flag == "--speed") ok = parse_number(v, o.speed) && o.speed > 0 && o.speed <= 1000;
-    else if (flag == "--density") ok = parse_number(v, o.density) && o.density >= 10 && o.density <= 100000;
-    else if (flag == "--ticks") ok = parse_number(v, o.ticks) && o.ticks >= 1 && o.ticks <= 100000;
-    else if (flag == "--view-agents") ok = parse_number(v, o.view_agents) && o.view_agents >= 1;
-    else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "herd-bench snapshot: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
-      return 2;
-    }
-  }
-  if (o.rate > o.tick_rate) {
-    std::fprintf(stderr, "herd-bench snapshot: --rate must not exceed --tick-rate\n");
-    return 2;
-  }
-  return run(o);
+    return run(*o);
+  };
 }
 
 }  // namespace herd::bench

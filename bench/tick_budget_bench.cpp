@@ -20,16 +20,6 @@
 namespace herd::bench {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: herd-bench budget [--case set_tiles|formation|step|all] [--agents N] [--budget B] [--ticks T]\n"
-    "  --case     which command (default all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000)\n"
-    "  --agents N agents for set_tiles or formation, 1..20000\n"
-    "  --budget B path expansions per tick, 1..1e9 (default the WorldDef's)\n"
-    "  --ticks T  ticks timed after the command, 1..100000 (default 600)\n"
-    "  (formation: the assignment budget is the WorldDef's)\n"
-    "prints a CSV header and one row per case: worst, p99 and median tick in ms, and the path queue\n"
-    "left at the end of the window.\n";
-
 constexpr int kMapW = 1000, kMapH = 60;
 constexpr double kTile = 10;
 // Ticks `step N` runs per slice in the server (server/net/hub.cpp's kStepSlice).
@@ -145,34 +135,15 @@ void run_step(int steps) {
               whole, kStepSlice, *std::max_element(slices.ms.begin(), slices.ms.end()), slices.at(0.99));
 }
 
-}  // namespace
-
-int run_tick_budget(Args args) {
+struct Options {
   std::string which = "all";
   long agents = 0, ticks = 600;
   long budget = sim::WorldDef{}.path_expansions_per_tick;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) {
-      std::fprintf(stderr, "herd-bench budget: missing value\n%s", kUsage);
-      return 2;
-    }
-    const std::string_view flag = args[i], value = args[++i];
-    long n = 0;
-    bool ok = parse_number(value, n);
-    if (flag == "--case") ok = (which = std::string(value)) == "all" || which == "set_tiles" || which == "formation" || which == "step";
-    else if (flag == "--agents" && ok && n >= 1 && n <= 20000) agents = n;
-    else if (flag == "--budget" && ok && n >= 1 && n <= 1'000'000'000) budget = n;
-    else if (flag == "--ticks" && ok && n >= 1 && n <= 100000) ticks = n;
-    else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "herd-bench budget: bad %.*s\n%s", static_cast<int>(flag.size()), flag.data(), kUsage);
-      return 2;
-    }
-  }
+};
+
+int run_tick_budget(const Options& o) {
+  const std::string& which = o.which;
+  const long agents = o.agents, ticks = o.ticks, budget = o.budget;
   std::printf("case,agents,path_budget,ticks,worst_ms,p99_ms,p50_ms,path_queue_after\n");
   const auto b = static_cast<std::uint32_t>(budget);
   if (which == "all" || which == "set_tiles") {
@@ -182,6 +153,20 @@ int run_tick_budget(Args args) {
   if (which == "all" || which == "formation") run_formation(agents ? agents : 2000, static_cast<int>(ticks));
   if (which == "all" || which == "step") run_step(1000);
   return 0;
+}
+
+}  // namespace
+
+Runner add_tick_budget(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option("--case", o->which, "which command (all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000)")
+      ->check(CLI::IsMember({"all", "set_tiles", "formation", "step"}))->capture_default_str();
+  sub.add_option("--agents", o->agents, "agents for set_tiles or formation")->check(CLI::Range(1, 20000));
+  sub.add_option("--budget", o->budget, "path expansions per tick (default: the WorldDef's)")->check(CLI::Range(1, 1'000'000'000))->capture_default_str();
+  sub.add_option("--ticks", o->ticks, "ticks timed after the command")->check(CLI::Range(1, 100000))->capture_default_str();
+  sub.footer("formation: the assignment budget is the WorldDef's. Prints a CSV header and one row per case:\n"
+             "worst, p99 and median tick in ms, and the path queue left at the end of the window.");
+  return [o] { return run_tick_budget(*o); };
 }
 
 }  // namespace herd::bench

@@ -4,6 +4,8 @@
 #include "net/limits.hpp"
 #include "protocol/ws_url.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -242,6 +244,29 @@ const std::vector<Option>& options() {
   return kOptions;
 }
 
+// The command line, one CLI11 option per setting of the table: its flag, its variable and default
+// in --help, and its apply() as the check (a refusal is a ValidationError naming the flag).
+// Unknown flags and stray words are left in remaining() and refused by parse_config.
+void describe(CLI::App& app, AppConfig& c) {
+  app.description("herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n"
+                  "Every setting is a flag and an environment variable; a flag wins over the variable.\n"
+                  "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.");
+  app.name("herd-server");
+  app.set_help_flag("-h,--help", "this text");
+  app.allow_extras();
+  app.get_formatter()->column_width(44);
+  for (const Option& o : options()) {
+    const std::string flag = std::string("--") + o.flag;
+    auto apply = [&c, &o, flag](const std::string& v) {
+      if (std::string why = o.apply(c, v); !why.empty()) throw CLI::ValidationError(flag, why);
+    };
+    const std::string help = std::string(o.help) + " (default: " + o.default_text + ")";
+    CLI::Option* opt = o.is_switch ? app.add_flag_function(flag, [apply](std::int64_t n) { apply(n > 0 ? "1" : "0"); }, help)
+                                   : app.add_option_function<std::string>(flag, apply, help);
+    opt->option_text(std::string(o.is_switch ? "" : "VALUE ") + "$" + o.env);
+  }
+}
+
 }  // namespace
 
 EnvLookup process_env() {
@@ -260,36 +285,30 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   if (auto v = env("AGONES_SDK_HTTP_PORT")) {
     if (!parse_int(*v, c.agones_port) || c.agones_port == 0) return {{}, "AGONES_SDK_HTTP_PORT must be a port in [1, 65535]"};
   }
-  // The environment first, then flags over it.
+  // The environment first, then flags over it (CLI11 parses them from the same table).
   for (const Option& o : options()) {
     if (auto v = env(o.env)) {
       if (std::string why = o.apply(c, *v); !why.empty()) return {{}, std::string(o.env) + " " + why};
     }
   }
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      c.help = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) return {{}, "unexpected argument '" + arg + "' (see --help)"};
-    const auto eq = arg.find('=');
-    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const Option* opt = nullptr;
-    for (const Option& o : options())
-      if (name == o.flag) opt = &o;
-    if (!opt) return {{}, "unknown flag '--" + name + "' (see --help)"};
-    std::string value;
-    if (opt->is_switch) {
-      value = eq == std::string::npos ? "1" : arg.substr(eq + 1);
-    } else if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return {{}, "--" + name + " needs a value"};
-    }
-    if (std::string why = opt->apply(c, value); !why.empty()) return {{}, "--" + name + " " + why};
+  CLI::App app;
+  describe(app, c);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    c.help = true;
+    return {c, {}};
+  } catch (const CLI::ArgumentMismatch& e) {  // "--port: 1 required TEXT missing"
+    const std::string what = e.what();
+    return {{}, what.substr(0, what.find(':')) + " needs a value"};
+  } catch (const CLI::ParseError& e) {  // a value an Option's apply() refused: "--port: why"
+    return {{}, e.what()};
+  }
+  if (const auto extra = app.remaining(); !extra.empty()) {
+    const std::string& arg = extra.front();
+    if (arg.rfind("--", 0) == 0) return {{}, "unknown flag '" + arg.substr(0, arg.find('=')) + "' (see --help)"};
+    return {{}, "unexpected argument '" + arg + "' (see --help)"};
   }
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
     return {{}, "--snapshot-rate must not exceed --tick-rate"};
@@ -320,28 +339,10 @@ std::string generate_token() {
 }
 
 std::string help_text() {
-  std::ostringstream os;
-  os << "herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n\n"
-        "Usage: herd-server [--flag value]...\n\n"
-        "Every setting is a flag and an environment variable; a flag wins over the variable.\n\n";
-  std::size_t flag_width = 4, env_width = 0;  // "help"
-  for (const Option& o : options()) {
-    flag_width = std::max(flag_width, std::char_traits<char>::length(o.flag));
-    env_width = std::max(env_width, std::char_traits<char>::length(o.env));
-  }
-  auto pad = [&os](std::string_view s, std::size_t width) { os << s << std::string(width + 2 - s.size(), ' '); };
-  for (const Option& o : options()) {
-    os << "  --";
-    pad(o.flag, flag_width);
-    pad(o.env, env_width);
-    os << o.help << " (default: " << o.default_text << ")\n";
-  }
-  os << "  --";
-  pad("help", flag_width);
-  pad("", env_width);
-  os << "this text\n\n"
-        "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.\n";
-  return os.str();
+  AppConfig ignored;
+  CLI::App app;
+  describe(app, ignored);
+  return app.help();
 }
 
 }  // namespace herd::app
