@@ -341,30 +341,10 @@ std::chrono::milliseconds Server::Impl::behind() const {
 // Any thread: from the counters, so that /metrics and /healthz answer while a tick runs.
 std::string Server::Impl::metrics_text() const {
   MetricsView m;
-  m.tick = counters.tick;
-  m.overruns = counters.overruns;
-  m.ticks_dropped = counters.ticks_dropped;
-  m.late_wakes = counters.late_wakes;
-  m.agents = counters.agents;
-  m.path_queue = counters.path_queue;
-  m.path_expansions = counters.path_expansions;
-  m.paths_served = counters.paths_served;
-  m.paths_deferred = counters.paths_deferred;
-  m.step_ticks_pending = counters.step_ticks_pending;
-  m.assignments_pending = counters.assignments_pending;
-  m.assignment_work_pending = counters.assignment_work_pending;
-  m.viewers = counters.viewers;
-  m.commanders = counters.commanders;
-  m.ungreeted = counters.ungreeted;
-  m.snapshots_sent = counters.snapshots_sent;
+#define HERD_METRICS_COPY(field, type, name, labels, help) m.field = counters.field;
+  HERD_COUNTER_METRICS(HERD_METRICS_COPY)
+#undef HERD_METRICS_COPY
   m.snapshots_dropped = counters.snapshots_dropped();
-  m.snapshots_replaced = counters.snapshots_replaced;
-  m.snapshots_skipped = counters.snapshots_skipped;
-  m.snapshots_held = counters.snapshots_held;
-  m.snapshots_superseded = counters.snapshots_superseded;
-  m.bytes_out = counters.bytes_out;
-  m.commands_accepted = counters.commands_accepted;
-  m.commands_rejected = counters.commands_rejected;
   for (std::size_t i = 0; i < kErrorCodeCount; ++i) m.errors_by_code[i] = errors_by_code[i];
   for (std::size_t i = 0; i < kRefusalCount; ++i) m.refusals[i] = refusals[i];
   m.resident_bytes = resident_memory_bytes();

@@ -48,16 +48,11 @@ struct Server::Impl {
   // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
   // destroys pending handlers, which destroys sessions, which count themselves out here.
   struct Counters {
-    std::atomic<std::uint64_t> tick{0}, overruns{0}, ticks_dropped{0}, late_wakes{0}, sessions{0}, snapshots_sent{0},
-        commands_accepted{0}, commands_rejected{0}, agents{0}, bytes_out{0}, refusals{0};
-    std::atomic<std::uint64_t> viewers{0}, commanders{0}, ungreeted{0};
-    // Work the tick budget deferred: the world's path queue, and `step` ticks not yet run.
-    std::atomic<std::uint64_t> path_queue{0}, path_expansions{0}, paths_served{0}, paths_deferred{0}, step_ticks_pending{0},
-        assignments_pending{0}, assignment_work_pending{0};
-    // Snapshots not written to a session, by reason: replaced in a session's lane, skipped by an
-    // I/O thread behind, held back from a binary session behind on acks, not written before the
-    // world was replaced.
-    std::atomic<std::uint64_t> snapshots_replaced{0}, snapshots_skipped{0}, snapshots_held{0}, snapshots_superseded{0};
+    // One atomic per row of HERD_COUNTER_METRICS (observe.hpp): what /metrics reports of them.
+#define HERD_COUNTER_FIELD(field, type, name, labels, help) std::atomic<std::uint64_t> field{0};
+    HERD_COUNTER_METRICS(HERD_COUNTER_FIELD)
+#undef HERD_COUNTER_FIELD
+    std::atomic<std::uint64_t> sessions{0}, refusals{0};  // sessions opened, limits hit: for stats()
     std::uint64_t snapshots_dropped() const {
       return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
     }

@@ -71,53 +71,15 @@ std::string render_prometheus(const MetricsView& m) {
   histogram(out, "herd_command_reply_seconds",
             "From reading a command or control to its answer queued for the client (the wait for the tick thread included).",
             m.command_reply);
-  head(out, "herd_tick", "gauge", "Ticks the world has completed.");
-  line(out, "herd_tick", m.tick);
-  head(out, "herd_tick_overruns_total", "counter", "Tick-loop wakes that were behind by more than the catch-up allowance.");
-  line(out, "herd_tick_overruns_total", m.overruns);
-  head(out, "herd_ticks_dropped_total", "counter", "Ticks skipped to catch up.");
-  line(out, "herd_ticks_dropped_total", m.ticks_dropped);
-  head(out, "herd_tick_late_wakes_total", "counter",
-       "Tick-loop wakes that ran more than one tick back to back (one snapshot for them all).");
-  line(out, "herd_tick_late_wakes_total", m.late_wakes);
-  head(out, "herd_agents", "gauge", "Agents in the world.");
-  line(out, "herd_agents", m.agents);
-  head(out, "herd_path_queue", "gauge", "A* path requests waiting in the world's path queue (the one being searched included).");
-  line(out, "herd_path_queue", m.path_queue);
-  head(out, "herd_path_expansions_total", "counter", "A* tile expansions the path queue has served (a fixed budget per tick).");
-  line(out, "herd_path_expansions_total", m.path_expansions);
-  head(out, "herd_paths_served_total", "counter", "Path requests the path queue has answered (found or not).");
-  line(out, "herd_paths_served_total", m.paths_served);
-  head(out, "herd_paths_deferred_total", "counter", "Path requests left waiting at the end of a tick, summed over ticks.");
-  line(out, "herd_paths_deferred_total", m.paths_deferred);
-  head(out, "herd_assignments_pending", "gauge", "Optimal formation assignments being worked out over ticks.");
-  line(out, "herd_assignments_pending", m.assignments_pending);
-  head(out, "herd_assignment_work_pending", "gauge",
-       "Agent-slot cost evaluations the pending assignments may still need, at most (n^2 per agent left).");
-  line(out, "herd_assignment_work_pending", m.assignment_work_pending);
-  head(out, "herd_step_ticks_pending", "gauge", "Ticks of step commands not yet run (step runs in slices between other work).");
-  line(out, "herd_step_ticks_pending", m.step_ticks_pending);
-  head(out, "herd_sessions", "gauge", "Open WebSocket sessions by role.");
-  line(out, "herd_sessions", m.viewers, "role=\"viewer\"");
-  line(out, "herd_sessions", m.commanders, "role=\"commander\"");
-  line(out, "herd_sessions", m.ungreeted, "role=\"none\"");
-  head(out, "herd_snapshots_sent_total", "counter", "Snapshot frames written, all sessions.");
-  line(out, "herd_snapshots_sent_total", m.snapshots_sent);
+  std::string_view series;  // the last row's series: its head is written once
+#define HERD_METRICS_RENDER(field, type, name, labels, help) \
+  if (series != name) head(out, name, #type, help);           \
+  series = name;                                             \
+  line(out, name, m.field, labels);
+  HERD_COUNTER_METRICS(HERD_METRICS_RENDER)
+#undef HERD_METRICS_RENDER
   head(out, "herd_snapshots_dropped_total", "counter", "Snapshots not written to a session (latest wins), all reasons.");
   line(out, "herd_snapshots_dropped_total", m.snapshots_dropped);
-  head(out, "herd_snapshot_drops_total", "counter",
-       "Snapshots not written to a session, by reason: replaced before being written (slow reader), "
-       "skipped by an I/O thread more than two snapshots behind, held back from a binary client behind on acks, "
-       "not written before the world was replaced.");
-  line(out, "herd_snapshot_drops_total", m.snapshots_replaced, "reason=\"replaced\"");
-  line(out, "herd_snapshot_drops_total", m.snapshots_skipped, "reason=\"io_behind\"");
-  line(out, "herd_snapshot_drops_total", m.snapshots_held, "reason=\"held_for_acks\"");
-  line(out, "herd_snapshot_drops_total", m.snapshots_superseded, "reason=\"superseded\"");
-  head(out, "herd_bytes_out_total", "counter", "WebSocket payload bytes written.");
-  line(out, "herd_bytes_out_total", m.bytes_out);
-  head(out, "herd_commands_total", "counter", "Commands by result.");
-  line(out, "herd_commands_total", m.commands_accepted, "result=\"accepted\"");
-  line(out, "herd_commands_total", m.commands_rejected, "result=\"rejected\"");
   head(out, "herd_errors_total", "counter", "Error messages sent, by code.");
   for (std::size_t c = 0; c < kErrorCodeCount; ++c) {
     const std::string label = "code=\"" + std::string(protocol::to_string(static_cast<protocol::ErrorCode>(c))) + "\"";

@@ -55,15 +55,52 @@ std::string_view to_string(Refusal r);
 // The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.
 std::uint64_t resident_memory_bytes();
 
+// The server's counters and gauges, a row each: the field that holds it, its Prometheus type,
+// series name, labels and help. The hub's atomic counters (hub.hpp), the view /metrics renders
+// from and the text itself are all made from these rows, so a metric is added here (and counted
+// where it happens). Rows of one series with different labels are consecutive; the series' help
+// is its first row's. Values that are not a counter of the hub's (per-code and per-reason arrays,
+// connections, the relay's link, histograms, memory) are the fields of MetricsView below.
+#define HERD_COUNTER_METRICS(X)                                                                                     \
+  X(tick, gauge, "herd_tick", "", "Ticks the world has completed.")                                                 \
+  X(overruns, counter, "herd_tick_overruns_total", "",                                                              \
+    "Tick-loop wakes that were behind by more than the catch-up allowance.")                                        \
+  X(ticks_dropped, counter, "herd_ticks_dropped_total", "", "Ticks skipped to catch up.")                           \
+  X(late_wakes, counter, "herd_tick_late_wakes_total", "",                                                          \
+    "Tick-loop wakes that ran more than one tick back to back (one snapshot for them all).")                        \
+  X(agents, gauge, "herd_agents", "", "Agents in the world.")                                                       \
+  X(path_queue, gauge, "herd_path_queue", "",                                                                       \
+    "A* path requests waiting in the world's path queue (the one being searched included).")                        \
+  X(path_expansions, counter, "herd_path_expansions_total", "",                                                     \
+    "A* tile expansions the path queue has served (a fixed budget per tick).")                                      \
+  X(paths_served, counter, "herd_paths_served_total", "", "Path requests the path queue has answered (found or not).") \
+  X(paths_deferred, counter, "herd_paths_deferred_total", "",                                                       \
+    "Path requests left waiting at the end of a tick, summed over ticks.")                                          \
+  X(assignments_pending, gauge, "herd_assignments_pending", "", "Optimal formation assignments being worked out over ticks.") \
+  X(assignment_work_pending, gauge, "herd_assignment_work_pending", "",                                             \
+    "Agent-slot cost evaluations the pending assignments may still need, at most (n^2 per agent left).")            \
+  X(step_ticks_pending, gauge, "herd_step_ticks_pending", "",                                                       \
+    "Ticks of step commands not yet run (step runs in slices between other work).")                                 \
+  X(viewers, gauge, "herd_sessions", "role=\"viewer\"", "Open WebSocket sessions by role.")                        \
+  X(commanders, gauge, "herd_sessions", "role=\"commander\"", "")                                                 \
+  X(ungreeted, gauge, "herd_sessions", "role=\"none\"", "")                                                       \
+  X(snapshots_sent, counter, "herd_snapshots_sent_total", "", "Snapshot frames written, all sessions.")             \
+  X(snapshots_replaced, counter, "herd_snapshot_drops_total", "reason=\"replaced\"",                              \
+    "Snapshots not written to a session, by reason: replaced before being written (slow reader), skipped by an "    \
+    "I/O thread more than two snapshots behind, held back from a binary client behind on acks, not written before " \
+    "the world was replaced.")                                                                                      \
+  X(snapshots_skipped, counter, "herd_snapshot_drops_total", "reason=\"io_behind\"", "")                          \
+  X(snapshots_held, counter, "herd_snapshot_drops_total", "reason=\"held_for_acks\"", "")                         \
+  X(snapshots_superseded, counter, "herd_snapshot_drops_total", "reason=\"superseded\"", "")                      \
+  X(bytes_out, counter, "herd_bytes_out_total", "", "WebSocket payload bytes written.")                             \
+  X(commands_accepted, counter, "herd_commands_total", "result=\"accepted\"", "Commands by result.")              \
+  X(commands_rejected, counter, "herd_commands_total", "result=\"rejected\"", "")
+
 struct MetricsView {
-  std::uint64_t tick = 0, overruns = 0, ticks_dropped = 0, late_wakes = 0, agents = 0;
-  // The tick budget's deferred work: the world's path queue, and `step` ticks still to run.
-  std::uint64_t path_queue = 0, path_expansions = 0, paths_served = 0, paths_deferred = 0, step_ticks_pending = 0;
-  std::uint64_t assignments_pending = 0, assignment_work_pending = 0;  // optimal formations over ticks
-  std::uint64_t viewers = 0, commanders = 0, ungreeted = 0;
-  std::uint64_t snapshots_sent = 0, snapshots_dropped = 0, bytes_out = 0;
-  std::uint64_t snapshots_replaced = 0, snapshots_skipped = 0, snapshots_held = 0, snapshots_superseded = 0;  // dropped, by reason
-  std::uint64_t commands_accepted = 0, commands_rejected = 0;
+#define HERD_METRICS_VIEW_FIELD(field, type, name, labels, help) std::uint64_t field = 0;
+  HERD_COUNTER_METRICS(HERD_METRICS_VIEW_FIELD)
+#undef HERD_METRICS_VIEW_FIELD
+  std::uint64_t snapshots_dropped = 0;  // all reasons
   std::array<std::uint64_t, kErrorCodeCount> errors_by_code{};
   std::array<std::uint64_t, kRefusalCount> refusals{};
   std::uint64_t resident_bytes = 0;

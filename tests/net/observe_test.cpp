@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
+#include <sstream>
+
 namespace herd::net {
 namespace {
 
@@ -18,6 +22,31 @@ TEST(Prometheus, HistogramBucketsAreCumulativeWithInfinity) {
   EXPECT_NE(text.find("herd_tick_duration_seconds_count 3\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE herd_tick_duration_seconds histogram\n"), std::string::npos);
   EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos) << "every code listed";
+}
+
+// Every series /metrics can show (a relay's included) has its row in docs/operations.md, and
+// every series has exactly one HELP and one TYPE line.
+TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
+  MetricsView m;
+  m.relay = true;
+  const std::string text = render_prometheus(m);
+  std::ifstream in(std::string(HERD_DOCS_DIR) + "/operations.md");
+  ASSERT_TRUE(in) << HERD_DOCS_DIR;
+  std::stringstream guide;
+  guide << in.rdbuf();
+  std::istringstream lines(text);
+  std::set<std::string> helped, typed;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# HELP ", 0) == 0) {
+      const std::string name = line.substr(7, line.find(' ', 7) - 7);
+      EXPECT_TRUE(helped.insert(name).second) << "two HELP lines for " << name;
+      EXPECT_NE(guide.str().find("| `" + name), std::string::npos) << name << " is not in docs/operations.md";
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      EXPECT_TRUE(typed.insert(line.substr(7, line.find(' ', 7) - 7)).second) << line;
+    }
+  }
+  EXPECT_EQ(helped, typed);
+  EXPECT_GE(helped.size(), 30u);
 }
 
 TEST(Prometheus, LateWakesAreACounter) {
