@@ -15,7 +15,8 @@
 // collision shows on top of its crowd), then heading lines, then selection rings. Everything else
 // the view draws (targets, the inspector, flashes...) is a few shapes, always canvas paths.
 
-import { Raster, packColor } from './agent_raster.js';
+import { Raster } from './agent_raster.js';
+import { packColor } from './raster_masks.js';
 import { THEME, groupColor } from './theme.js';
 
 /** @import { Agent } from './connection.js' */

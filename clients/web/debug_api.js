@@ -12,8 +12,10 @@ import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_
 import { trailAlpha } from './map_view.js';
 
 /** @import { CommandFields, Connection, Formation } from './connection.js' */
-/** @import { Flash, View } from './view.js' */
-/** @import { ViewerState, ViewportSent } from './main.js' */
+/** @import { View } from './view.js' */
+/** @import { Flash } from './view_marks.js' */
+/** @import { ViewerState } from './viewer_state.js' */
+/** @import { ViewportSent } from './session.js' */
 /** @import { Interpolator } from './interp.js' */
 /** @import { StreamStats } from './stats.js' */
 /** @import { Inspector } from './inspector.js' */

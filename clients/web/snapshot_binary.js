@@ -112,8 +112,9 @@ class BitReader {
     throw new Error('varint too long');
   }
   f64() {
-    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset + (this.pos >>> 3), 8);
+    // The bounds first: a DataView past the end of the buffer throws a RangeError of its own.
     if ((this.pos >>> 3) + 8 > this.bytes.length) throw new Truncated('truncated');
+    const view = new DataView(this.bytes.buffer, this.bytes.byteOffset + (this.pos >>> 3), 8);
     this.pos += 64;
     return view.getFloat64(0, true);
   }

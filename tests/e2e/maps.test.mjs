@@ -89,7 +89,7 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
         row: window.herd.map?.rows[y],
         agents: window.herd.agents.map((a) => `${a.id}@${(a.x / 40).toFixed(1)},${(a.y / 40).toFixed(1)}`),
       }), ROW);
-      throw new Error(`${err.message}; the page: ${JSON.stringify(seen)}`);
+      throw new Error(`${err.message}; the page: ${JSON.stringify(seen)}`, { cause: err });
     }
   }
 

@@ -1,20 +1,13 @@
-// The viewer's agent rasteriser (clients/web/agent_raster.js), run in Node: coverage adds up to
-// the shape's area, centres land where asked to within the sub-pixel step, later shapes cover
-// earlier ones, nothing is written off the image, and a frame's clear leaves no pixel behind.
+// The viewer's agent rasteriser (clients/web/agent_raster.js, its masks and pixel format in
+// clients/web/raster_masks.js), run in Node: coverage adds up to the shape's area, centres land
+// where asked to within the sub-pixel step, later shapes cover earlier ones, nothing is written
+// off the image, and a frame's clear leaves no pixel behind.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import {
-  Raster,
-  Masks,
-  packColor,
-  maskKey,
-  maskHalf,
-  buildMask,
-  MASK_MAX_RADIUS,
-  SUBPIXEL,
-} from '../../clients/web/agent_raster.js';
+import { Raster } from '../../clients/web/agent_raster.js';
+import { Masks, packColor, maskKey, maskHalf, buildMask, MASK_MAX_RADIUS, SUBPIXEL } from '../../clients/web/raster_masks.js';
 
 const RED = packColor('#ff0000');
 const BLUE = packColor('#0000ff');

@@ -82,6 +82,19 @@ describe('binary snapshots', () => {
     assert.throws(() => readHeader(Uint8Array.from([0x7b, 0x22])), /magic/);
   });
 
+  it('refuse a frame cut off inside the time field of its header as truncated', () => {
+    // The keyframe's time is the 8 bytes after its one-byte tick (byte 4): no baseline, no serial.
+    const h = readHeader(keyframe);
+    assert.equal(h.tick, 30);
+    assert.equal(h.delta || h.serial !== 0, false);
+    // slice, not subarray: a copy whose buffer ends where the frame does, as a WebSocket message's
+    // does (a subarray's buffer runs on past its end).
+    for (let n = 5; n < 13; ++n) {
+      assert.throws(() => readHeader(keyframe.slice(0, n)), /^Error: binary snapshot: truncated header$/, `${n} bytes`);
+      assert.throws(() => decodeBinary(keyframe.slice(0, n)), /^Error: binary snapshot: truncated header$/, `${n} bytes`);
+    }
+  });
+
   it('feed: acks what it decodes, asks for a keyframe when it lacks the baseline', () => {
     const feed = new BinaryFeed();
     assert.deepEqual(feed.receive(delta).reply, { type: 'keyframe' });

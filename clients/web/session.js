@@ -1,0 +1,230 @@
+// @ts-check
+// The page's conversation with the server: the messages it receives, applied to the viewer's
+// state (viewer_state.js) and handed to the pieces that follow them (the view, the interpolator,
+// the painter...); the commands it sends, numbered, so that an ack or an error can be matched to
+// its command; and the viewport it tells the server while snapshots come binary.
+
+import { TileMap } from './tile_map.js';
+import { byId } from './inspect_view.js';
+import { agentRoles } from './roles.js';
+
+/**
+ * @import { Collision, CommandFields, Connection, MapMessage, ServerMessage, Welcome } from './connection.js'
+ */
+/** @import { View } from './view.js' */
+/** @import { Hud } from './hud.js' */
+/** @import { Interpolator } from './interp.js' */
+/** @import { StreamStats } from './stats.js' */
+/** @import { Inspector } from './inspector.js' */
+/** @import { Painter } from './paint.js' */
+/** @import { ScenarioBar } from './scenario_bar.js' */
+/** @import { ViewerState } from './viewer_state.js' */
+
+/** @typedef {{x0: number, y0: number, x1: number, y1: number}} ViewportRect */
+/** @typedef {{sent: {rect: ViewportRect | null} | null, at: number}} ViewportSent the last viewport sent, and when */
+
+/**
+ * What the session reads and tells (main.js makes them).
+ * @typedef {object} SessionPieces
+ * @property {Connection} conn
+ * @property {ViewerState} state
+ * @property {View} view
+ * @property {Hud} hud
+ * @property {Interpolator} interp
+ * @property {StreamStats} stats
+ * @property {Inspector} inspector
+ * @property {Painter} painter
+ * @property {ScenarioBar} bar
+ */
+
+const UINT32_RANGE = 2 ** 32;
+// A crowd can report hundreds of collisions a snapshot; the rings are a hint, not a record.
+const MAX_FLASHES = 256;
+// The camera's rectangle of the world, sent as the viewport while snapshots come binary (the
+// server then sends only the agents in it plus a margin), at most VIEWPORT_EVERY_MS apart and
+// only when it moved by more than a tenth of its size; the whole world when it is all in view.
+const VIEWPORT_EVERY_MS = 250;
+
+export class Session {
+  /** @param {SessionPieces} pieces */
+  constructor({ conn, state, view, hud, interp, stats, inspector, painter, bar }) {
+    this.conn = conn;
+    this.state = state;
+    this.view = view;
+    this.hud = hud;
+    this.interp = interp;
+    this.stats = stats;
+    this.inspector = inspector;
+    this.painter = painter;
+    this.bar = bar;
+    /** @type {ViewportSent} */
+    this.viewport = { sent: null, at: 0 };
+    // Commands in flight, by seq, so an error can say which command it answers.
+    this.nextSeq = 1;
+    /** @type {Map<number, string>} */
+    this.pending = new Map();
+  }
+
+  // The connection's state changed (Connection's onState).
+  connectionChanged() {
+    if (this.conn.state !== 'connected') {
+      this.pending.clear(); // their answers will never come
+      this.painter.reset();
+    }
+    this.bar.update({ welcome: this.state.welcome, connected: this.conn.state === 'connected' });
+  }
+
+  // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
+  /** @param {MapMessage | null | undefined} m */
+  setMap(m) {
+    const state = this.state;
+    state.map = m ? new TileMap(m) : null;
+    this.view.setMap(state.map);
+    if (!state.map && this.painter.on) {
+      this.painter.setOn(false);
+      this.hud.toast('the tile map was removed: paint mode is off', 'info');
+    }
+  }
+
+  /**
+   * @param {ServerMessage} msg
+   * @param {number} [chars] the length of its frame
+   */
+  handleMessage(msg, chars = 0) {
+    const { state, painter } = this;
+    const now = performance.now();
+    this.stats.message(chars, now);
+    switch (msg.type) {
+      case 'welcome':
+        this.#welcomed(msg);
+        break;
+      case 'snapshot':
+        state.tick = msg.tick;
+        state.agents = msg.agents;
+        state.roles = agentRoles(msg.agents);
+        this.interp.push(msg.tick, msg.agents, now);
+        this.stats.snapshot(msg.serial, now);
+        state.obstacles = msg.obstacles ?? [];
+        state.avoidance = msg.avoidance ?? null;
+        state.traces = msg.inspect ?? [];
+        state.formations = msg.formations ?? [];
+        if ('map' in msg) this.setMap(msg.map);
+        painter.snapshot(msg.tick);
+        this.#addFlashes(msg.collisions);
+        this.#pruneSelection();
+        break;
+      case 'ack':
+        this.pending.delete(msg.seq);
+        state.lastAck = msg;
+        painter.acked(msg.seq, msg.tick);
+        if (msg.formation !== undefined) state.formationId = msg.formation;
+        break;
+      case 'error': {
+        const cmd = msg.seq !== undefined ? this.pending.get(msg.seq) : undefined;
+        if (msg.seq !== undefined) {
+          this.pending.delete(msg.seq);
+          painter.refused(msg.seq);
+        }
+        state.lastError = { code: msg.code, message: msg.message, seq: msg.seq };
+        this.hud.toast(`${cmd ? cmd + ' refused' : 'server error'}: ${msg.code} – ${msg.message}`);
+        console.warn('herd: server error', msg);
+        break;
+      }
+      case 'pong':
+        break; // Connection measures the round trip
+      default:
+        // A type this page does not know (every known one has its case above).
+        console.warn('herd: unexpected message type', /** @type {{type: unknown}} */ (msg).type);
+    }
+  }
+
+  // A welcome starts a session, or tells one of a change: a new world (reset, load_scenario: its
+  // ticks start again), new rates, a pause or a resume. The same world keeps what is drawn: a
+  // paused world sends no snapshot to draw instead.
+  /** @param {Welcome} msg */
+  #welcomed(msg) {
+    const { state, conn } = this;
+    const prev = state.welcome;
+    const sameSession = prev !== null && state.welcomeGeneration === conn.generation;
+    const sameWorld =
+      sameSession &&
+      msg.tick >= (state.tick ?? 0) &&
+      msg.world.width === prev.world.width &&
+      msg.world.height === prev.world.height;
+    const sameRates = sameWorld && msg.tick_rate === prev.tick_rate && msg.snapshot_rate === prev.snapshot_rate;
+    state.welcome = msg;
+    state.welcomeGeneration = conn.generation;
+    if (!sameWorld) state.tick = msg.tick;
+    this.view.setWorld(msg.world);
+    if (!sameRates) this.interp.reset(msg.tick_rate, msg.snapshot_rate); // times are ticks over the tick rate
+    this.stats.reset(Boolean(msg.paused)); // a welcome may overtake snapshots sent before it
+    if (!sameWorld) {
+      this.setMap(msg.map ?? null); // a restarted server may have another map, or none
+      state.formations = [];
+      state.formationId = null;
+    }
+    this.inspector.sessionStarted(state.selected); // a new session (or world) must be told again
+    this.viewport.sent = null; // and its viewport
+    if (!sameSession && msg.role !== 'commander') this.hud.toast(`server granted role "${msg.role}": view only`, 'info');
+    this.bar.update({ welcome: msg, connected: conn.state === 'connected' });
+  }
+
+  // Agents can vanish (a scenario change, a restarted server); a selection of ids that no longer
+  // exist would make every later order fail with unknown_agent.
+  // (A binary search each: no Set of every id built 20 times a second for a box of thousands.)
+  #pruneSelection() {
+    const state = this.state;
+    for (const id of state.selected) if (!byId(state.agents, id)) state.selected.delete(id);
+  }
+
+  // Collisions are events: each is shown once, for FLASH_MS (view_marks.js) from when it arrived.
+  /** @param {Collision[] | undefined} collisions */
+  #addFlashes(collisions) {
+    if (!collisions || collisions.length === 0) return;
+    const state = this.state;
+    const at = performance.now();
+    for (const c of collisions) state.flashes.push({ x: c.x, y: c.y, impulse: c.impulse, at });
+    if (state.flashes.length > MAX_FLASHES) state.flashes.splice(0, state.flashes.length - MAX_FLASHES);
+  }
+
+  // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
+  /** @param {CommandFields} fields @returns {number | null} */
+  sendCommand(fields) {
+    const seq = this.nextSeq;
+    this.nextSeq = (this.nextSeq + 1) % UINT32_RANGE;
+    if (!this.conn.send({ type: 'command', seq, ...fields })) {
+      this.hud.toast('not connected: command not sent');
+      return null;
+    }
+    this.pending.set(seq, fields.cmd);
+    this.state.lastCommand = fields;
+    return seq;
+  }
+
+  // Tells the server the camera's rectangle when it is due (VIEWPORT_EVERY_MS above).
+  /** @param {number} now */
+  syncViewport(now) {
+    const { conn, state, view, viewport } = this;
+    if (conn.state !== 'connected' || conn.snapshotFormat !== 'binary' || !state.welcome) return;
+    if (now - viewport.at < VIEWPORT_EVERY_MS || view.cssWidth <= 0 || view.cssHeight <= 0) return;
+    const a = view.screenToWorld(0, 0);
+    const b = view.screenToWorld(view.cssWidth, view.cssHeight);
+    const { width, height } = state.welcome.world;
+    const whole = a.x <= 0 && a.y <= 0 && b.x >= width && b.y >= height;
+    const clamp = (/** @type {number} */ v) => Math.max(-1e7, Math.min(1e7, v));
+    const rect = whole ? null : { x0: clamp(a.x), y0: clamp(a.y), x1: clamp(b.x), y1: clamp(b.y) };
+    const last = viewport.sent;
+    if (last !== null) {
+      if (rect === null && last.rect === null) return;
+      if (rect !== null && last.rect !== null) {
+        const tol = 0.1 * Math.max(rect.x1 - rect.x0, rect.y1 - rect.y0);
+        const lastRect = last.rect;
+        const moved = /** @type {const} */ (['x0', 'y0', 'x1', 'y1']).some((k) => Math.abs(rect[k] - lastRect[k]) > tol);
+        if (!moved) return;
+      }
+    }
+    if (rect !== null && !(rect.x1 > rect.x0 && rect.y1 > rect.y0)) return;
+    if (conn.send({ type: 'viewport', ...(rect ?? {}) })) viewport.sent = { rect };
+    viewport.at = now;
+  }
+}

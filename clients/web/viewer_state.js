@@ -1,0 +1,76 @@
+// @ts-check
+// The viewer's state: the newest the server sent (session.js writes it) and this page's own (the
+// selection, the orders given, what the last frame drew). main.js makes it and draws from it;
+// window.herd reads it (debug_api.js).
+
+/**
+ * @import { Ack, Agent, CommandFields, Formation, InspectTrace, Obstacle, Welcome } from './connection.js'
+ */
+/** @import { Flash, Order } from './view_marks.js' */
+/** @import { TileMap } from './tile_map.js' */
+
+/**
+ * The newest state the server sent, and this page's own (window.herd reads it: debug_api.js).
+ * @typedef {object} ViewerState
+ * @property {Welcome | null} welcome
+ * @property {number} welcomeGeneration
+ * @property {number | null} tick
+ * @property {Agent[]} agents
+ * @property {Agent[]} drawn
+ * @property {Obstacle[]} obstacles
+ * @property {string | null} avoidance
+ * @property {InspectTrace[]} traces
+ * @property {Flash[]} flashes
+ * @property {Set<number>} selected
+ * @property {Order[]} orders
+ * @property {{code: string, message: string, seq: number | undefined} | null} lastError
+ * @property {Ack | null} lastAck
+ * @property {CommandFields | null} lastCommand
+ * @property {TileMap | null} map
+ * @property {Formation[]} formations
+ * @property {number | null} formationId
+ * @property {Map<number, string>} roles
+ * @property {boolean} allGoals
+ * @property {InspectTrace[]} drawnTraces
+ */
+
+// The state of a page that has heard nothing from the server yet.
+/** @returns {ViewerState} */
+export function newViewerState() {
+  return {
+    welcome: null, // the last welcome: world size, rates, role, scenario, pause
+    welcomeGeneration: 0, // the connection's socket the last welcome came on (conn.generation)
+    tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
+    agents: [], // the newest snapshot's agents, ordered by id
+    drawn: [], // the agents as the last frame drew them: interpolated positions, ordered by id
+    obstacles: [], // the newest snapshot's obstacles, ordered by id
+    avoidance: null, // the world's avoidance mode, from the newest snapshot
+    traces: [], // the newest snapshot's inspect entries (every session's)
+    flashes: [], // collisions being shown: {x, y, impulse, at}
+    selected: new Set(),
+    orders: [], // recent move orders, drawn as fading rings: {x, y, at}
+    lastError: null,
+    lastAck: null,
+    lastCommand: null, // the fields of the last command sent (without type and seq)
+    map: null, // TileMap, or null when the world has none
+    formations: [], // the newest snapshot's formations being formed
+    formationId: null, // the formation of this page's last acked formation or demo move
+    roles: new Map(), // id -> role (roles.js), from the newest snapshot
+    allGoals: false, // key E: every agent's goal drawn, not only the selection's
+    drawnTraces: [], // the inspect traces the last frame drew
+  };
+}
+
+// The formation the status bar follows: this page's own while the snapshots list it, else the
+// newest one still forming (another client's, say), else the newest listed.
+/** @param {ViewerState} state @returns {Formation | null} */
+export function shownFormation(state) {
+  const list = state.formations;
+  if (list.length === 0) return null;
+  const own = list.find((f) => f.id === state.formationId);
+  if (own) return own;
+  /** @type {(fs: Formation[]) => Formation} */
+  const newest = (fs) => fs.reduce((a, b) => (b.id > a.id ? b : a));
+  const forming = list.filter((f) => !f.complete);
+  return newest(forming.length > 0 ? forming : list);
+}
