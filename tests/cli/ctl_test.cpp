@@ -6,7 +6,11 @@
 #include <optional>
 #include <regex>
 
+#include <CLI/CLI.hpp>
+#include <set>
+
 #include "cli/ctl.hpp"
+#include "protocol/commands.hpp"
 #include "common/process.hpp"
 #include "common/tls_proxy.hpp"
 
@@ -145,6 +149,31 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
     EXPECT_EQ(r.status, 0) << args[0] << " " << args[1] << ": " << r.out;
     EXPECT_NE(r.out.find(R"("type":"ack")"), std::string::npos) << r.out;
   }
+}
+
+// Every `cmd` of the protocol's command table (protocol/commands.hpp) is what some herd-ctl
+// subcommand sends: parsed here in process, the message each one builds.
+TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
+  std::set<std::string> sent;
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"target", "all", "10", "10"}, {"spawn", "3"}, {"remove", "all"}, {"behaviour", "all", "idle"},
+           {"movement", "all", "kinematic"}, {"obstacle", "add", "1", "1", "5"}, {"obstacle", "remove", "1"},
+           {"avoidance", "--mode", "circle"}, {"map", "load", HERD_MAP_FILE, "--tile-size", "40"}, {"map", "clear"},
+           {"map", "tiles", "1,1", "--blocked"}, {"pathing", "all", "astar"}, {"formation", "block", "all", "--centre", "5,5"},
+           {"swap", "all"}, {"exchange", "all"}, {"invert", "all"}, {"opposite", "all"}, {"group", "all", "2"},
+           {"pause"}, {"resume"}, {"step"}, {"reset"}, {"scenario", "empty"}, {"param", "--tick-rate", "30"}}) {
+    CLI::App app;
+    nlohmann::json command;
+    cli::add_command_subcommands(app, command);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    ASSERT_NO_THROW(app.parse(reversed)) << args[0];
+    ASSERT_TRUE(command.contains("cmd")) << args[0] << ": " << command.dump();
+    sent.insert(command["cmd"].get<std::string>());
+  }
+  std::set<std::string> protocol;
+  for (std::string_view n : protocol::command_names()) protocol.emplace(n);
+  for (std::string_view n : protocol::control_names()) protocol.emplace(n);
+  EXPECT_EQ(sent, protocol);
 }
 
 TEST_F(CtlTest, AnswersReadAsPeopleWriteThem) {

@@ -1,0 +1,637 @@
+// Every command's wire form, one definition each: Wire<T> gives the `cmd` names it is written
+// and read under, its strict reader (each field checked, bounded and named in errors) and its
+// writer. The codec dispatches through them (the end of this file); PROTOCOL.md's "Commands"
+// describes the same fields. Longer than 400 lines on purpose: the whole command vocabulary in
+// one unit, where the dispatch (Table) can see every definition and a missing one fails to build.
+#include "protocol/commands.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+namespace herd::protocol {
+namespace {
+
+using namespace detail;
+
+// ---- shared parts ------------------------------------------------------------------------------
+
+sim::Selection read_selection(const json& v, const std::string& where) {
+  sim::Selection s;
+  if (v.is_string() && v.get_ref<const std::string&>() == "all") {
+    s.all = true;
+    return s;
+  }
+  if (v.is_object()) {  // {"group": g} and/or {"rect": {"x0","y0","x1","y1"}}
+    Fields f(v, where);
+    if (const json* g = f.find("group")) s.group = as_group(*g, f.name("group"));
+    if (const json* r = f.find("rect")) {
+      Fields rf(*r, f.name("rect"));
+      const double x0 = as_number(rf.need("x0"), rf.name("x0"), -kHuge, kHuge), y0 = as_number(rf.need("y0"), rf.name("y0"), -kHuge, kHuge);
+      const double x1 = as_number(rf.need("x1"), rf.name("x1"), -kHuge, kHuge), y1 = as_number(rf.need("y1"), rf.name("y1"), -kHuge, kHuge);
+      rf.no_others();
+      s.rect = sim::Rect{{std::min(x0, x1), std::min(y0, y1)}, {std::max(x0, x1), std::max(y0, y1)}};
+    }
+    f.no_others();
+    if (!s.group && !s.rect) bad(where, "must name a 'group' or a 'rect' (or both)");
+    return s;
+  }
+  if (!v.is_array()) bad(where, "must be \"all\", an array of agent ids, {\"group\": g} or {\"rect\": {...}}");
+  if (v.empty() || v.size() > kMaxIdsPerCommand) bad(where, "must hold 1 to 10000 ids");
+  s.ids = as_ids(v, where, kMaxIdsPerCommand);
+  return s;
+}
+
+sim::TileCoord read_tile(const json& v, const std::string& where) {
+  Fields f(v, where);
+  const auto coord = [&](const char* k) {
+    const json& c = f.need(k);
+    if (!c.is_number_integer()) bad(f.name(k), "must be an integer");
+    const auto i = c.get<std::int64_t>();
+    if (i < 0 || i >= sim::TileMapLimits::kMaxSide) bad(f.name(k), "must be in [0, 1023]");
+    return static_cast<std::int32_t>(i);
+  };
+  const sim::TileCoord t{coord("x"), coord("y")};
+  f.no_others();
+  return t;
+}
+
+sim::Movement read_movement(const json& v, const std::string& where) {
+  const std::string_view m = as_string(v, where);
+  if (m == "inertial") return sim::Movement::inertial;
+  if (m == "kinematic") return sim::Movement::kinematic;
+  bad(where, "must be \"inertial\" or \"kinematic\"");
+}
+
+sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
+  Fields f(v, where);
+  sim::SpawnAgent a;
+  a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
+  if (const json* g = f.find("group")) a.group = as_group(*g, f.name("group"));
+  if (const json* r = f.find("radius")) a.radius = as_number(*r, f.name("radius"), 0.1, 100.0);
+  if (const json* s = f.find("max_speed")) a.max_speed = as_number(*s, f.name("max_speed"), 0.0, 1e4);
+  if (const json* m = f.find("max_force")) a.max_force = as_number(*m, f.name("max_force"), 0.0, 1e5);
+  if (const json* m = f.find("mass")) a.mass = as_number(*m, f.name("mass"), 1e-3, 1e6);
+  if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
+  if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
+  f.no_others();
+  return a;
+}
+
+std::optional<std::uint64_t> read_seed(Fields& f) {
+  const json* v = f.find("seed");
+  if (!v) return std::nullopt;
+  return as_uint(*v, "seed", std::numeric_limits<std::uint64_t>::max());
+}
+
+json point_json(sim::Vec2 p) { return json{{"x", p.x}, {"y", p.y}}; }
+json selection_json(const sim::Selection& s) {
+  if (s.all) return json("all");
+  if (s.group || s.rect) {
+    json o = json::object();
+    if (s.group) o["group"] = *s.group;
+    if (s.rect) o["rect"] = {{"x0", s.rect->min.x}, {"y0", s.rect->min.y}, {"x1", s.rect->max.x}, {"y1", s.rect->max.y}};
+    return o;
+  }
+  return json(s.ids);
+}
+
+void write_behaviour(json& j, const sim::SetBehaviour& c) {
+  const sim::Behaviour& b = c.behaviour;
+  j["agents"] = selection_json(c.agents);
+  j["behaviour"] = to_string(b.kind);
+  if (b.agent != sim::kNoAgent) j["agent"] = b.agent;
+  using K = sim::BehaviourKind;
+  const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
+  if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+  else if ((point_or_agent && b.agent == sim::kNoAgent) || (b.kind == K::hold && !c.hold_here)) j["target"] = point_json(b.point);
+  if ((b.kind == K::flee || b.kind == K::evade || b.kind == K::react) && (b.radius > 0 || b.kind == K::react))
+    j["radius"] = b.radius;
+  if (b.kind == K::react) j["response"] = to_string(b.response);
+}
+
+json spawn_agent_json(const sim::SpawnAgent& a) {
+  json o{{"x", a.position.x}, {"y", a.position.y}, {"group", a.group}};
+  if (a.radius) o["radius"] = *a.radius;
+  if (a.max_speed) o["max_speed"] = *a.max_speed;
+  if (a.max_force) o["max_force"] = *a.max_force;
+  if (a.mass) o["mass"] = *a.mass;
+  if (a.target) o["target"] = point_json(*a.target);
+  if (a.movement == sim::Movement::kinematic) o["movement"] = "kinematic";
+  return o;
+}
+
+
+// ---- one definition per command ----------------------------------------------------------------
+
+template <class T>
+struct Wire;  // no definition: a command without its wire form does not compile
+
+template <>
+struct Wire<sim::SetTarget> {
+  static constexpr std::string_view kNames[] = {"set_target"};
+  static sim::SetTarget read(Fields& f, std::string_view) {
+    sim::SetTarget c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    const json* target = f.find("target");
+    const json* tile = f.find("target_tile");
+    if ((target == nullptr) == (tile == nullptr)) bad("target", "or 'target_tile': exactly one must be given");
+    if (target) c.target = as_point(*target, "target");
+    else c.target_tile = read_tile(*tile, "target_tile");
+    if (const json* b = f.find("behaviour")) {
+      const std::string_view name = as_string(*b, "behaviour");
+      if (name == "arrive") c.behaviour = sim::BehaviourKind::arrive;
+      else if (name == "seek") c.behaviour = sim::BehaviourKind::seek;
+      else bad("behaviour", "must be \"arrive\" or \"seek\"");
+    }
+    return c;
+  }
+  static void write(json& j, const sim::SetTarget& c) {
+    j["cmd"] = "set_target";
+    j["agents"] = selection_json(c.agents);
+    if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+    else j["target"] = point_json(c.target);
+    j["behaviour"] = c.behaviour == sim::BehaviourKind::seek ? "seek" : "arrive";
+  }
+};
+
+template <>
+struct Wire<sim::Spawn> {
+  static constexpr std::string_view kNames[] = {"spawn"};
+  static sim::Spawn read(Fields& f, std::string_view) {
+    sim::Spawn c;
+    const json* count = f.find("count");
+    const json* agents = f.find("agents");
+    if ((count == nullptr) == (agents == nullptr)) bad("count", "or 'agents': exactly one must be given");
+    if (count) {
+      c.count = static_cast<std::uint32_t>(as_uint(*count, "count", kMaxSpawnPerCommand));
+      if (c.count == 0) bad("count", "must be in [1, 1000]");
+      if (const json* g = f.find("group")) c.group = as_group(*g, "group");
+    } else {
+      if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)
+        bad("agents", "must be an array of 1 to 1000 agents");
+      for (std::size_t i = 0; i < agents->size(); ++i)
+        c.agents.push_back(read_spawn_agent((*agents)[i], "agents[" + std::to_string(i) + "]"));
+    }
+    return c;
+  }
+  static void write(json& j, const sim::Spawn& c) {
+    j["cmd"] = "spawn";
+    if (c.count > 0) {
+      j["count"] = c.count;
+      j["group"] = c.group;
+    } else {
+      json agents = json::array();
+      for (const sim::SpawnAgent& a : c.agents) agents.push_back(spawn_agent_json(a));
+      j["agents"] = std::move(agents);
+    }
+  }
+};
+
+template <>
+struct Wire<sim::SetBehaviour> {
+  static constexpr std::string_view kNames[] = {"set_behaviour"};
+  // set_behaviour: which of target/agent/radius/response each behaviour takes.
+  static sim::SetBehaviour read(Fields& f, std::string_view) {
+    using K = sim::BehaviourKind;
+    sim::SetBehaviour c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    const std::string_view name = as_string(f.need("behaviour"), "behaviour");
+    const auto kind = behaviour_from_string(name);
+    if (!kind) bad("behaviour", "must be one of idle, hold, seek, arrive, flee, pursue, evade, attack, react");
+    sim::Behaviour& b = c.behaviour;
+    b.kind = *kind;
+    const json* target = f.find("target");
+    const json* tile = f.find("target_tile");
+    const json* agent = f.find("agent");
+    const json* radius = f.find("radius");
+    const json* response = f.find("response");
+    if (target && tile) bad("target", "and 'target_tile' cannot both be given");
+    const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
+    const bool needs_agent = b.kind == K::pursue || b.kind == K::evade || b.kind == K::attack || b.kind == K::react;
+    const bool takes_radius = b.kind == K::flee || b.kind == K::evade || b.kind == K::react;
+    const std::string for_kind = "does not apply to " + std::string(name);
+    if ((target || tile) && !(point_or_agent || b.kind == K::hold)) bad(target ? "target" : "target_tile", for_kind);
+    if (agent && !(point_or_agent || needs_agent)) bad("agent", for_kind);
+    if (radius && !takes_radius) bad("radius", for_kind);
+    if (response && b.kind != K::react) bad("response", for_kind);
+    if (point_or_agent && (target == nullptr && tile == nullptr) == (agent == nullptr))
+      bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
+    if (needs_agent && !agent) bad("agent", "is required for " + std::string(name));
+    if (b.kind == K::react && !radius) bad("radius", "is required for react");
+    if (target) b.point = as_point(*target, "target");
+    if (tile) c.target_tile = read_tile(*tile, "target_tile");
+    if (agent) {
+      b.agent = as_u32(*agent, "agent");
+      if (b.agent == sim::kNoAgent) bad("agent", "must be an agent id, 1 or more");  // 0 means none
+    }
+    if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
+    if (response) {
+      const std::string_view r = as_string(*response, "response");
+      if (r == "pursue") b.response = K::pursue;
+      else if (r == "evade") b.response = K::evade;
+      else bad("response", "must be \"pursue\" or \"evade\"");
+    }
+    c.hold_here = b.kind == K::hold && !target && !tile;
+    return c;
+  }
+  static void write(json& j, const sim::SetBehaviour& c) {
+    j["cmd"] = "set_behaviour";
+    write_behaviour(j, c);
+  }
+};
+
+template <>
+struct Wire<sim::SetMovement> {
+  static constexpr std::string_view kNames[] = {"set_movement"};
+  static sim::SetMovement read(Fields& f, std::string_view) {
+    sim::SetMovement c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    c.movement = read_movement(f.need("movement"), "movement");
+    return c;
+  }
+  static void write(json& j, const sim::SetMovement& c) {
+    j["cmd"] = "set_movement";
+    j["agents"] = selection_json(c.agents);
+    j["movement"] = to_string(c.movement);
+  }
+};
+
+template <>
+struct Wire<sim::AddObstacle> {
+  static constexpr std::string_view kNames[] = {"add_obstacle"};
+  static sim::AddObstacle read(Fields& f, std::string_view) {
+    return sim::AddObstacle{{as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
+                            as_number(f.need("radius"), "radius", 0.1, 1e4)};
+  }
+  static void write(json& j, const sim::AddObstacle& c) {
+    j["cmd"] = "add_obstacle";
+    j["x"] = c.position.x;
+    j["y"] = c.position.y;
+    j["radius"] = c.radius;
+  }
+};
+
+template <>
+struct Wire<sim::RemoveObstacle> {
+  static constexpr std::string_view kNames[] = {"remove_obstacle"};
+  static sim::RemoveObstacle read(Fields& f, std::string_view) { return sim::RemoveObstacle{as_u32(f.need("id"), "id")}; }
+  static void write(json& j, const sim::RemoveObstacle& c) {
+    j["cmd"] = "remove_obstacle";
+    j["id"] = c.id;
+  }
+};
+
+template <>
+struct Wire<sim::SetAvoidance> {
+  static constexpr std::string_view kNames[] = {"set_avoidance"};
+  static sim::SetAvoidance read(Fields& f, std::string_view) {
+    sim::SetAvoidance c;
+    if (const json* m = f.find("mode")) {
+      c.mode = avoidance_mode_from_string(as_string(*m, "mode"));
+      if (!c.mode) bad("mode", "must be \"none\", \"circle\" or \"cardioid\"");
+    }
+    if (const json* v = f.find("personal_space")) c.personal_space = as_number(*v, "personal_space", 1e-6, 100);
+    if (const json* v = f.find("cardioid_exponent")) c.cardioid_exponent = as_number(*v, "cardioid_exponent", 0, 16);
+    if (const json* v = f.find("preferred_side")) {
+      const std::string_view s = as_string(*v, "preferred_side");
+      if (s == "left") c.preferred_side = sim::Side::left;
+      else if (s == "right") c.preferred_side = sim::Side::right;
+      else bad("preferred_side", "must be \"left\" or \"right\"");
+    }
+    if (const json* v = f.find("split_fix")) {
+      const std::string_view s = as_string(*v, "split_fix");
+      if (s == "seed") c.split_fix = sim::SplitFixMode::seed;
+      else if (s == "sum_as_obstacle") c.split_fix = sim::SplitFixMode::sum_as_obstacle;
+      else bad("split_fix", "must be \"seed\" or \"sum_as_obstacle\"");
+    }
+    if (const json* v = f.find("push_epsilon")) c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
+    if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
+    if (const json* v = f.find("crossing_activation")) c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
+    if (const json* v = f.find("lookahead")) c.lookahead = as_number(*v, "lookahead", 0, 60);
+    if (const json* v = f.find("max_neighbours")) c.max_neighbours = static_cast<std::uint32_t>(as_uint(*v, "max_neighbours", 1000));
+    if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
+    return c;
+  }
+  static void write(json& j, const sim::SetAvoidance& c) {
+    j["cmd"] = "set_avoidance";
+    if (c.mode) j["mode"] = to_string(*c.mode);
+    if (c.personal_space) j["personal_space"] = *c.personal_space;
+    if (c.cardioid_exponent) j["cardioid_exponent"] = *c.cardioid_exponent;
+    if (c.preferred_side) j["preferred_side"] = *c.preferred_side == sim::Side::left ? "left" : "right";
+    if (c.split_fix) j["split_fix"] = *c.split_fix == sim::SplitFixMode::seed ? "seed" : "sum_as_obstacle";
+    if (c.push_epsilon) j["push_epsilon"] = *c.push_epsilon;
+    if (c.crossing) j["crossing"] = *c.crossing;
+    if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;
+    if (c.lookahead) j["lookahead"] = *c.lookahead;
+    if (c.max_neighbours) j["max_neighbours"] = *c.max_neighbours;
+  }
+};
+
+template <>
+struct Wire<sim::LoadMap> {
+  static constexpr std::string_view kNames[] = {"load_map"};
+  static sim::LoadMap read(Fields& f, std::string_view) { return sim::LoadMap{to_tile_map_def(read_map(f))}; }
+  static void write(json& j, const sim::LoadMap& c) {
+    j["cmd"] = "load_map";
+    j["width"] = c.map.width;
+    j["height"] = c.map.height;
+    j["tile_size"] = c.map.tile_size;
+    json rows = json::array();
+    for (std::int32_t y = 0; y < c.map.height; ++y) {
+      std::string row;
+      for (std::int32_t x = 0; x < c.map.width; ++x)
+        row += c.map.cells[static_cast<std::size_t>(y) * static_cast<std::size_t>(c.map.width) + static_cast<std::size_t>(x)] == sim::kBlocked ? '#' : '.';
+      rows.push_back(row);
+    }
+    j["rows"] = std::move(rows);
+  }
+};
+
+template <>
+struct Wire<sim::ClearMap> {
+  static constexpr std::string_view kNames[] = {"clear_map"};
+  static sim::ClearMap read(Fields&, std::string_view) { return {}; }
+  static void write(json& j, const sim::ClearMap&) { j["cmd"] = "clear_map"; }
+};
+
+template <>
+struct Wire<sim::SetTiles> {
+  static constexpr std::string_view kNames[] = {"set_tiles"};
+  static sim::SetTiles read(Fields& f, std::string_view) {
+    const json& tiles = f.need("tiles");
+    if (!tiles.is_array() || tiles.empty() || tiles.size() > kMaxIdsPerCommand) bad("tiles", "must be an array of 1 to 10000 tiles");
+    sim::SetTiles c;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const std::string where = "tiles[" + std::to_string(i) + "]";
+      Fields t(tiles[i], where);
+      const sim::TileCoord xy = read_tile(json{{"x", t.need("x")}, {"y", t.need("y")}}, where);
+      c.tiles.push_back({xy, as_bool(t.need("blocked"), t.name("blocked"))});
+      t.no_others();
+    }
+    return c;
+  }
+  static void write(json& j, const sim::SetTiles& c) {
+    j["cmd"] = "set_tiles";
+    json tiles = json::array();
+    for (const sim::TileChange& t : c.tiles) tiles.push_back({{"x", t.tile.x}, {"y", t.tile.y}, {"blocked", t.blocked}});
+    j["tiles"] = std::move(tiles);
+  }
+};
+
+template <>
+struct Wire<sim::SetPathing> {
+  static constexpr std::string_view kNames[] = {"set_pathing"};
+  static sim::SetPathing read(Fields& f, std::string_view) {
+    sim::SetPathing c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    const auto pathing = pathing_from_string(as_string(f.need("pathing"), "pathing"));
+    if (!pathing) bad("pathing", "must be one of direct, no_backtrack, astar, flow");
+    c.pathing = *pathing;
+    if (const json* n = f.find("neighbours")) {
+      const auto v = as_uint(*n, "neighbours", 8);
+      if (v != 4 && v != 8) bad("neighbours", "must be 4 or 8");
+      c.neighbours = static_cast<std::uint8_t>(v);
+    }
+    return c;
+  }
+  static void write(json& j, const sim::SetPathing& c) {
+    j["cmd"] = "set_pathing";
+    j["agents"] = selection_json(c.agents);
+    j["pathing"] = to_string(c.pathing);
+    j["neighbours"] = c.neighbours;
+  }
+};
+
+template <>
+struct Wire<sim::SetGroup> {
+  static constexpr std::string_view kNames[] = {"set_group"};
+  static sim::SetGroup read(Fields& f, std::string_view) {
+    return sim::SetGroup{read_selection(f.need("agents"), "agents"), as_group(f.need("group"), "group")};
+  }
+  static void write(json& j, const sim::SetGroup& c) {
+    j["cmd"] = "set_group";
+    j["agents"] = selection_json(c.agents);
+    j["group"] = c.group;
+  }
+};
+
+template <>
+struct Wire<sim::Form> {
+  static constexpr std::string_view kNames[] = {"formation"};
+  static sim::Form read(Fields& f, std::string_view) {
+    sim::Form c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    sim::FormationDef& d = c.def;
+    const std::string_view shape = as_string(f.need("shape"), "shape");
+    if (shape == "circle") d.shape = sim::Shape::circle;
+    else if (shape == "line") d.shape = sim::Shape::line;
+    else if (shape == "lines") d.shape = sim::Shape::lines;
+    else if (shape == "block") d.shape = sim::Shape::block;
+    else if (shape == "wedge") d.shape = sim::Shape::wedge;
+    else bad("shape", "must be one of circle, line, lines, block, wedge");
+    d.centre = as_point(f.need("centre"), "centre");
+    if (const json* v = f.find("spacing")) d.spacing = as_number(*v, "spacing", 0.01, 1e4);
+    if (const json* v = f.find("facing")) d.facing = as_number(*v, "facing", -360, 360);
+    const std::string for_shape = "does not apply to " + std::string(shape);
+    if (const json* v = f.find("radius")) {
+      if (d.shape != sim::Shape::circle) bad("radius", for_shape);
+      d.radius = as_number(*v, "radius", 0, 1e6);
+    }
+    if (const json* v = f.find("orientation")) {
+      if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines) bad("orientation", for_shape);
+      const std::string_view o = as_string(*v, "orientation");
+      if (o != "horizontal" && o != "vertical") bad("orientation", "must be \"horizontal\" or \"vertical\"");
+      d.vertical = o == "vertical";
+    }
+    if (const json* v = f.find("count")) {
+      if (d.shape != sim::Shape::lines && d.shape != sim::Shape::block) bad("count", for_shape);
+      d.count = static_cast<std::uint32_t>(as_uint(*v, "count", 1000));
+      if (d.count == 0) bad("count", "must be in [1, 1000]");
+    } else if (d.shape == sim::Shape::block) {
+      d.count = 1;
+    }
+    if (const json* v = f.find("columns")) {
+      if (d.shape != sim::Shape::block) bad("columns", for_shape);
+      d.columns = static_cast<std::uint32_t>(as_uint(*v, "columns", 10000));
+      if (d.columns == 0) bad("columns", "must be in [1, 10000]");
+    }
+    if (const json* v = f.find("regroup")) d.regroup = as_bool(*v, "regroup");
+    if (const json* v = f.find("assignment")) {
+      const std::string_view a = as_string(*v, "assignment");
+      if (a == "optimal") d.assignment = sim::SlotAssignment::optimal;
+      else if (a == "keep_order") d.assignment = sim::SlotAssignment::keep_order;
+      else if (a == "shuffle") d.assignment = sim::SlotAssignment::shuffle;
+      else if (a == "bisection") d.assignment = sim::SlotAssignment::bisection;
+      else if (a == "auto") d.assignment = sim::SlotAssignment::automatic;
+      else bad("assignment", "must be \"auto\", \"optimal\", \"bisection\", \"keep_order\" or \"shuffle\"");
+    }
+    return c;
+  }
+  static void write(json& j, const sim::Form& c) {
+    static constexpr const char* kShapes[] = {"circle", "line", "lines", "block", "wedge"};
+    static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection", "auto"};
+    const sim::FormationDef& d = c.def;
+    j["cmd"] = "formation";
+    j["agents"] = selection_json(c.agents);
+    j["shape"] = kShapes[static_cast<int>(d.shape)];
+    j["centre"] = point_json(d.centre);
+    if (d.spacing > 0) j["spacing"] = d.spacing;
+    j["facing"] = d.facing;
+    if (d.shape == sim::Shape::circle) j["radius"] = d.radius;
+    if (d.shape == sim::Shape::line || d.shape == sim::Shape::lines) j["orientation"] = d.vertical ? "vertical" : "horizontal";
+    if (d.shape == sim::Shape::lines || d.shape == sim::Shape::block) j["count"] = d.count;
+    if (d.shape == sim::Shape::block && d.columns) j["columns"] = d.columns;
+    j["assignment"] = kAssign[static_cast<int>(d.assignment)];
+    if (d.regroup) j["regroup"] = true;
+  }
+};
+
+// The demo's moves: one command type, a name per move (sim::DemoMove's order).
+template <>
+struct Wire<sim::Demo> {
+  static constexpr std::string_view kNames[] = {"swap_places", "opposite", "exchange", "invert"};
+  static sim::Demo read(Fields& f, std::string_view cmd) {
+    sim::Demo c;
+    c.agents = read_selection(f.need("agents"), "agents");
+    c.move = static_cast<sim::DemoMove>(std::find(std::begin(kNames), std::end(kNames), cmd) - std::begin(kNames));
+    if (const json* g = f.find("groups")) {
+      if (c.move != sim::DemoMove::opposite) bad("groups", "applies to opposite only");
+      c.groups = static_cast<std::uint32_t>(as_uint(*g, "groups", 256));
+      if (c.groups == 0) bad("groups", "must be in [1, 256]");
+    }
+    return c;
+  }
+  static void write(json& j, const sim::Demo& c) {
+    j["cmd"] = kNames[static_cast<int>(c.move)];
+    j["agents"] = selection_json(c.agents);
+    if (c.move == sim::DemoMove::opposite) j["groups"] = c.groups;
+  }
+};
+
+template <>
+struct Wire<sim::Remove> {
+  static constexpr std::string_view kNames[] = {"remove"};
+  static sim::Remove read(Fields& f, std::string_view) { return sim::Remove{read_selection(f.need("agents"), "agents")}; }
+  static void write(json& j, const sim::Remove& c) {
+    j["cmd"] = "remove";
+    j["agents"] = selection_json(c.agents);
+  }
+};
+
+// ---- one definition per control ----------------------------------------------------------------
+
+template <>
+struct Wire<Pause> {
+  static constexpr std::string_view kNames[] = {"pause"};
+  static Pause read(Fields&, std::string_view) { return {}; }
+  static void write(json& j, const Pause&) { j["cmd"] = "pause"; }
+};
+
+template <>
+struct Wire<Resume> {
+  static constexpr std::string_view kNames[] = {"resume"};
+  static Resume read(Fields&, std::string_view) { return {}; }
+  static void write(json& j, const Resume&) { j["cmd"] = "resume"; }
+};
+
+template <>
+struct Wire<StepTicks> {
+  static constexpr std::string_view kNames[] = {"step"};
+  static StepTicks read(Fields& f, std::string_view) {
+    StepTicks c;
+    if (const json* t = f.find("ticks")) c.ticks = static_cast<std::uint32_t>(as_uint(*t, "ticks", 1000));
+    if (c.ticks == 0) bad("ticks", "must be in [1, 1000]");
+    return c;
+  }
+  static void write(json& j, const StepTicks& c) {
+    j["cmd"] = "step";
+    j["ticks"] = c.ticks;
+  }
+};
+
+template <>
+struct Wire<Reset> {
+  static constexpr std::string_view kNames[] = {"reset"};
+  static Reset read(Fields& f, std::string_view) { return Reset{read_seed(f)}; }
+  static void write(json& j, const Reset& c) {
+    j["cmd"] = "reset";
+    if (c.seed) j["seed"] = *c.seed;
+  }
+};
+
+template <>
+struct Wire<LoadScenario> {
+  static constexpr std::string_view kNames[] = {"load_scenario"};
+  static LoadScenario read(Fields& f, std::string_view) {
+    LoadScenario c;
+    c.name = std::string(as_string(f.need("name"), "name"));
+    if (c.name.empty() || c.name.size() > 256) bad("name", "must be 1 to 256 bytes");
+    c.seed = read_seed(f);
+    return c;
+  }
+  static void write(json& j, const LoadScenario& c) {
+    j["cmd"] = "load_scenario";
+    j["name"] = c.name;
+    if (c.seed) j["seed"] = *c.seed;
+  }
+};
+
+template <>
+struct Wire<SetParam> {
+  static constexpr std::string_view kNames[] = {"set_param"};
+  static SetParam read(Fields& f, std::string_view) {
+    SetParam c;
+    if (const json* v = f.find("tick_rate")) c.tick_rate = as_number(*v, "tick_rate", 1e-3, 1000);
+    if (const json* v = f.find("snapshot_rate")) c.snapshot_rate = as_number(*v, "snapshot_rate", 1e-3, 1000);
+    if (!c.tick_rate && !c.snapshot_rate) bad("tick_rate", "or 'snapshot_rate' must be given");
+    return c;
+  }
+  static void write(json& j, const SetParam& c) {
+    j["cmd"] = "set_param";
+    if (c.tick_rate) j["tick_rate"] = *c.tick_rate;
+    if (c.snapshot_rate) j["snapshot_rate"] = *c.snapshot_rate;
+  }
+};
+
+// ---- dispatch over a variant's alternatives ----------------------------------------------------
+
+template <class Variant>
+struct Table;
+
+template <class... Ts>
+struct Table<std::variant<Ts...>> {
+  using Variant = std::variant<Ts...>;
+  static std::optional<Variant> read(Fields& f, std::string_view cmd) {
+    std::optional<Variant> out;
+    const auto try_one = [&]<class T>(Wire<T>*) {
+      if (!out && std::find(std::begin(Wire<T>::kNames), std::end(Wire<T>::kNames), cmd) != std::end(Wire<T>::kNames))
+        out = Wire<T>::read(f, cmd);
+    };
+    (try_one(static_cast<Wire<Ts>*>(nullptr)), ...);
+    return out;
+  }
+  static void write(json& j, const Variant& v) {
+    std::visit([&j](const auto& c) { Wire<std::decay_t<decltype(c)>>::write(j, c); }, v);
+  }
+  static std::vector<std::string_view> names() {
+    std::vector<std::string_view> out;
+    (out.insert(out.end(), std::begin(Wire<Ts>::kNames), std::end(Wire<Ts>::kNames)), ...);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::vector<std::string_view> command_names() { return Table<sim::Command>::names(); }
+std::vector<std::string_view> control_names() { return Table<Control>::names(); }
+
+namespace detail {
+
+std::optional<sim::Command> read_world_command(Fields& f, std::string_view cmd) { return Table<sim::Command>::read(f, cmd); }
+std::optional<Control> read_control(Fields& f, std::string_view cmd) { return Table<Control>::read(f, cmd); }
+void write_command(json& j, const sim::Command& command) { Table<sim::Command>::write(j, command); }
+void write_control(json& j, const Control& control) { Table<Control>::write(j, control); }
+
+}  // namespace detail
+}  // namespace herd::protocol

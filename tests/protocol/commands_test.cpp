@@ -1,0 +1,61 @@
+// The command table (protocol/commands.hpp) against what must agree with it: PROTOCOL.md documents
+// every `cmd`, the fuzzer's dictionary holds every one, and each decodes and re-encodes to itself.
+#include "protocol/commands.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "protocol/codec.hpp"
+
+namespace herd::protocol {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string_view> every_name() {
+  auto names = command_names();
+  const auto controls = control_names();
+  names.insert(names.end(), controls.begin(), controls.end());
+  return names;
+}
+
+TEST(Commands, NamesAreUniqueAndCoverEveryKind) {
+  const auto names = every_name();
+  EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()).size(), names.size());
+  // Every alternative of sim::Command and Control has at least one name (the demo's moves four).
+  EXPECT_EQ(command_names().size(), std::variant_size_v<sim::Command> + 3);
+  EXPECT_EQ(control_names().size(), std::variant_size_v<Control>);
+}
+
+TEST(Commands, ProtocolDocumentDescribesEveryCommand) {
+  const std::string doc = slurp(std::string(HERD_PROTOCOL_DOC));
+  ASSERT_FALSE(doc.empty());
+  for (std::string_view name : every_name())
+    EXPECT_NE(doc.find("`" + std::string(name) + "`"), std::string::npos) << name << " is not in PROTOCOL.md";
+}
+
+TEST(Commands, FuzzDictionaryHoldsEveryCommand) {
+  const std::string dict = slurp(std::string(HERD_FUZZ_DICT));
+  ASSERT_FALSE(dict.empty());
+  for (std::string_view name : every_name())
+    EXPECT_NE(dict.find("\"\\\"" + std::string(name) + "\\\"\""), std::string::npos) << name << " is not in client_message.dict";
+}
+
+TEST(Commands, AnUnknownNameIsRefusedWithItsName) {
+  const auto d = decode_client(R"({"type":"command","seq":3,"cmd":"teleport"})");
+  ASSERT_TRUE(std::holds_alternative<Error>(d));
+  EXPECT_EQ(std::get<Error>(d).code, ErrorCode::unknown_command);
+  EXPECT_EQ(std::get<Error>(d).seq, 3u);
+  EXPECT_NE(std::get<Error>(d).message.find("teleport"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace herd::protocol
