@@ -142,4 +142,54 @@ class BitReader {
   bool failed_ = false;
 };
 
+// Streams for serialize functions (yojimbo's idea): a record is described once, as a function
+// template over the stream, and that one description writes it (WriteStream over a BitWriter, or
+// over anything with bits/bit/varint) or reads it (ReadStream over a BitReader). Each call takes
+// the value by reference: the writer reads it, the reader fills it; every call returns false once
+// a read has run past the end, and writes never fail. A function branches on what it wrote or
+// read, never on the stream, except to compute values to write (kWriting) or to check and
+// derive what was read (kReading).
+template <class Out>
+class WriteStream {
+ public:
+  static constexpr bool kWriting = true, kReading = false;
+  explicit WriteStream(Out& out) : out_(out) {}
+  [[gnu::always_inline]] bool bits(const std::uint32_t& v, unsigned count) {
+    out_.bits(v, count);
+    return true;
+  }
+  [[gnu::always_inline]] bool bit(const bool& b) {
+    out_.bit(b);
+    return true;
+  }
+  bool varint(const std::uint64_t& v) {
+    out_.varint(v);
+    return true;
+  }
+
+ private:
+  Out& out_;
+};
+
+class ReadStream {
+ public:
+  static constexpr bool kWriting = false, kReading = true;
+  explicit ReadStream(BitReader& in) : in_(in) {}
+  bool bits(std::uint32_t& v, unsigned count) { return in_.bits(count, v); }
+  bool bit(bool& b) { return in_.bit(b); }
+  bool varint(std::uint64_t& v) { return in_.varint(v); }
+
+ private:
+  BitReader& in_;
+};
+
+// A field narrower than 32 bits (uint8_t, uint16_t) through a stream, `count` bits of it.
+template <class Stream, class T>
+[[gnu::always_inline]] inline bool serialize_uint(Stream& s, T& field, unsigned count) {
+  std::uint32_t v = field;
+  if (!s.bits(v, count)) return false;
+  if constexpr (Stream::kReading) field = static_cast<T>(v);
+  return true;
+}
+
 }  // namespace herd::protocol

@@ -73,122 +73,7 @@ void write_gathered(BitWriter& w, Fill&& fill) {
   else fill(w);
 }
 
-// A whole agent (keyframes, and agents new to a delta). "Same as the previous record" bits make a
-// crowd of one size, group and speed cost one bit each for those.
-template <class Writer>
-void write_full(Writer& w, const QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
-  const std::uint32_t gap = a.id - prev.id;
-  if (gap == 1) {
-    w.bit(true);
-  } else {
-    w.bit(false);
-    w.varint(gap);
-  }
-  w.bits(a.x, xb);
-  w.bits(a.y, yb);
-  w.bits(a.heading, 8);
-  if (a.speed == prev.speed) w.bit(false);
-  else {
-    w.bit(true);
-    w.bits(a.speed, 16);
-  }
-  if (a.flags == prev.flags) w.bit(false);
-  else {
-    w.bit(true);
-    w.bits(a.flags, 4);
-  }
-  if (a.radius == prev.radius && a.group == prev.group) w.bit(false);
-  else {
-    w.bit(true);
-    w.bits(a.radius, 16);
-    w.bits(a.group, 8);
-  }
-}
-
-// An agent that changed since the baseline: what changed, as small as it fits.
-// A field that moves by little (heading, speed): '0' unchanged; '1','0' and the step as a 4-bit
-// zigzag; '1','1' and the whole value in `width` bits.
-template <class Writer>
-void write_step(Writer& w, int step, std::uint32_t value, unsigned width) {
-  if (step == 0) w.bit(false);
-  else if (step >= -8 && step <= 7) {
-    w.bits(0b01, 2);
-    w.bits(zigzag(step), 4);
-  } else {
-    w.bits(0b11, 2);
-    w.bits(value, width);
-  }
-}
-
-template <class Writer>
-void write_change(Writer& w, const QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
-  const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy = zigzag(static_cast<std::int64_t>(a.y) - b.y);
-  const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
-  if (zx < small && zy < small) {
-    w.bit(false);
-    w.bits(zx, k);
-    w.bits(zy, k);
-  } else if (zx < medium && zy < medium) {
-    w.bits(0b01, 2);  // '1' then '0', least significant first
-    w.bits(zx, k + 4);
-    w.bits(zy, k + 4);
-  } else {
-    w.bits(0b11, 2);
-    w.bits(a.x, xb);
-    w.bits(a.y, yb);
-  }
-  write_step(w, heading_step(b.heading, a.heading), a.heading, 8);
-  write_step(w, static_cast<int>(a.speed) - static_cast<int>(b.speed), a.speed, 16);
-  const bool style = a.radius != b.radius || a.group != b.group;
-  if (a.flags == b.flags && !style) w.bit(false);
-  else {
-    w.bit(true);
-    w.bits(a.flags, 4);
-    w.bit(style);
-    if (style) {
-      w.bits(a.radius, 16);
-      w.bits(a.group, 8);
-    }
-  }
-}
-
-// A record's radius (16 bits) and group (8), as full and change records both carry them.
-bool read_size_group(BitReader& r, QuantAgent& a) {
-  std::uint32_t v = 0;
-  if (!r.bits(16, v)) return false;
-  a.radius = static_cast<std::uint16_t>(v);
-  if (!r.bits(8, v)) return false;
-  a.group = static_cast<std::uint8_t>(v);
-  return true;
-}
-
-bool read_full(BitReader& r, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
-  bool one = false, more = false;
-  std::uint32_t v = 0;
-  if (!r.bit(one)) return false;
-  std::uint64_t gap = 1;
-  if (!one && !r.varint(gap)) return false;
-  if (gap == 0 || gap > 0xffffffffull - prev.id) return false;  // ids ascend, within uint32
-  a.id = static_cast<std::uint32_t>(prev.id + gap);
-  if (!r.bits(xb, a.x) || !r.bits(yb, a.y) || !r.bits(8, v)) return false;
-  a.heading = static_cast<std::uint8_t>(v);
-  if (!r.bit(more)) return false;
-  a.speed = prev.speed;
-  if (more) {
-    if (!r.bits(16, v)) return false;
-    a.speed = static_cast<std::uint16_t>(v);
-  }
-  if (!r.bit(more)) return false;
-  a.flags = prev.flags;
-  if (more) {
-    if (!r.bits(4, v)) return false;
-    a.flags = static_cast<std::uint8_t>(v);
-  }
-  if (!r.bit(more)) return false;
-  a.radius = prev.radius;
-  a.group = prev.group;
-  return !more || read_size_group(r, a);
-}
+// ---- records: one serialize function each, for writing and reading ----------------------------
 
 bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::uint32_t& out) {
   const std::int64_t v = static_cast<std::int64_t>(base) + unzigzag(z);
@@ -197,54 +82,157 @@ bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::u
   return true;
 }
 
-bool read_change(BitReader& r, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
-  a = b;
-  bool first = false, second = false;
-  std::uint32_t zx = 0, zy = 0, v = 0;
-  if (!r.bit(first)) return false;
-  if (!first) {
-    if (!r.bits(k, zx) || !r.bits(k, zy)) return false;
-    if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
+// A whole agent (keyframes, and agents new to a delta), after `prev` (the record before it, or
+// all zeros): '1' for the next id, else '0' and the id's gap as a varint; x, y, heading; then
+// speed, flags, and radius with group, each a '0' when the same as prev's, else '1' and the value.
+// A crowd of one size, group and speed costs one bit each for those.
+template <class Stream>
+bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+  bool next_id = Stream::kWriting && a.id - prev.id == 1;
+  std::uint64_t gap = Stream::kWriting ? a.id - prev.id : 1;
+  if (!s.bit(next_id) || (!next_id && !s.varint(gap))) return false;
+  if constexpr (Stream::kReading) {
+    if (gap == 0 || gap > 0xffffffffull - prev.id) return false;  // ids ascend, within uint32
+    a.id = static_cast<std::uint32_t>(prev.id + gap);
+  }
+  if (!s.bits(a.x, xb) || !s.bits(a.y, yb) || !serialize_uint(s, a.heading, 8)) return false;
+  bool differs = Stream::kWriting && a.speed != prev.speed;
+  if (!s.bit(differs)) return false;
+  if (differs ? !serialize_uint(s, a.speed, 16) : (a.speed = prev.speed, false)) return false;
+  differs = Stream::kWriting && a.flags != prev.flags;
+  if (!s.bit(differs)) return false;
+  if (differs ? !serialize_uint(s, a.flags, 4) : (a.flags = prev.flags, false)) return false;
+  differs = Stream::kWriting && (a.radius != prev.radius || a.group != prev.group);
+  if (!s.bit(differs)) return false;
+  if (!differs) {
+    a.radius = prev.radius;
+    a.group = prev.group;
+    return true;
+  }
+  return serialize_uint(s, a.radius, 16) && serialize_uint(s, a.group, 8);
+}
+
+// A field that moves by little (heading, speed): '0' unchanged; '1','0' and the step as a 4-bit
+// zigzag; '1','1' and the whole value in `width` bits. Writing, `step` and `whole` are given;
+// reading, `step` (0 when unchanged) or `whole` (with far set) is what was read.
+template <class Stream>
+bool serialize_step(Stream& s, int& step, std::uint32_t& whole, unsigned width, bool& far) {
+  bool moved = Stream::kWriting && step != 0;
+  far = Stream::kWriting && (step < -8 || step > 7);
+  if (!s.bit(moved)) return false;
+  if (!moved) {
+    step = 0;
+    return true;
+  }
+  if (!s.bit(far)) return false;
+  if (far) return s.bits(whole, width);
+  std::uint32_t z = Stream::kWriting ? static_cast<std::uint32_t>(zigzag(step)) : 0;
+  if (!s.bits(z, 4)) return false;
+  step = static_cast<int>(unzigzag(z));
+  return true;
+}
+
+// An agent that changed since its baseline record b: the position as a small change ('0', k bits
+// of zigzag offset each), a medium one ('1','0', k + 4 bits each) or whole ('1','1'); heading and
+// speed as steps; then '0', or '1', the flags, and whether radius and group follow.
+template <class Stream>
+bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
+  if constexpr (Stream::kReading) a = b;
+  std::uint32_t zx = 0, zy = 0;
+  bool outside_small = false, whole = false;
+  if constexpr (Stream::kWriting) {
+    const std::uint64_t zx64 = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy64 = zigzag(static_cast<std::int64_t>(a.y) - b.y);
+    const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
+    outside_small = zx64 >= small || zy64 >= small;
+    whole = zx64 >= medium || zy64 >= medium;
+    zx = static_cast<std::uint32_t>(zx64);
+    zy = static_cast<std::uint32_t>(zy64);
+  }
+  if (!s.bit(outside_small) || (outside_small && !s.bit(whole))) return false;
+  if (whole) {
+    if (!s.bits(a.x, xb) || !s.bits(a.y, yb)) return false;
   } else {
-    if (!r.bit(second)) return false;
-    if (!second) {
-      if (!r.bits(k + 4, zx) || !r.bits(k + 4, zy)) return false;
+    const unsigned width = outside_small ? k + 4 : k;
+    if (!s.bits(zx, width) || !s.bits(zy, width)) return false;
+    if constexpr (Stream::kReading)
       if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
-    } else if (!r.bits(xb, a.x) || !r.bits(yb, a.y)) {
-      return false;
-    }
   }
-  if (!r.bit(first)) return false;
-  if (first) {
-    if (!r.bit(second)) return false;
-    if (!second) {
-      if (!r.bits(4, v)) return false;
-      a.heading = static_cast<std::uint8_t>(b.heading + unzigzag(v));
-    } else {
-      if (!r.bits(8, v)) return false;
-      a.heading = static_cast<std::uint8_t>(v);
-    }
+  bool far = false;
+  int step = Stream::kWriting ? heading_step(b.heading, a.heading) : 0;
+  std::uint32_t value = a.heading;
+  if (!serialize_step(s, step, value, 8, far)) return false;
+  if constexpr (Stream::kReading) a.heading = static_cast<std::uint8_t>(far ? value : b.heading + step);
+  step = Stream::kWriting ? static_cast<int>(a.speed) - static_cast<int>(b.speed) : 0;
+  value = a.speed;
+  if (!serialize_step(s, step, value, 16, far)) return false;
+  if constexpr (Stream::kReading) {
+    const std::int64_t speed = far ? value : b.speed + step;
+    if (speed < 0 || speed > 65535) return false;
+    a.speed = static_cast<std::uint16_t>(speed);
   }
-  if (!r.bit(first)) return false;
-  if (first) {
-    if (!r.bit(second)) return false;
-    if (!second) {
-      if (!r.bits(4, v)) return false;
-      const std::int64_t speed = b.speed + unzigzag(v);
-      if (speed < 0 || speed > 65535) return false;
-      a.speed = static_cast<std::uint16_t>(speed);
-    } else {
-      if (!r.bits(16, v)) return false;
-      a.speed = static_cast<std::uint16_t>(v);
-    }
-  }
-  if (!r.bit(first)) return false;
-  if (first) {
-    if (!r.bits(4, v) || !r.bit(second)) return false;
-    a.flags = static_cast<std::uint8_t>(v);
-    if (second && !read_size_group(r, a)) return false;
+  bool style = Stream::kWriting && (a.radius != b.radius || a.group != b.group);
+  bool other = Stream::kWriting && (a.flags != b.flags || style);
+  if (!s.bit(other)) return false;
+  if (!other) return true;
+  if (!serialize_uint(s, a.flags, 4) || !s.bit(style)) return false;
+  return !style || (serialize_uint(s, a.radius, 16) && serialize_uint(s, a.group, 8));
+}
+
+// An f64 as its IEEE bits, low word first.
+template <class Stream>
+bool serialize_f64(Stream& s, double& d) {
+  std::uint64_t u = 0;
+  if constexpr (Stream::kWriting) std::memcpy(&u, &d, sizeof u);
+  std::uint32_t lo = static_cast<std::uint32_t>(u), hi = static_cast<std::uint32_t>(u >> 32);
+  if (!s.bits(lo, 32) || !s.bits(hi, 32)) return false;
+  if constexpr (Stream::kReading) {
+    u = lo | (static_cast<std::uint64_t>(hi) << 32);
+    std::memcpy(&d, &u, sizeof d);
   }
   return true;
+}
+
+// A frame's header before its side section (PROTOCOL.md "Binary snapshots"), in two parts: the
+// four bytes that say what follows (checked before the rest is read), then the rest.
+struct FrameHead {
+  std::uint32_t magic = kBinaryMagic, version = kBinaryVersion, flags = 0, mode = 0;
+  std::uint64_t tick = 0, back = 0, serial = 0;  // back: ticks from the baseline (deltas)
+  double time = 0;
+  std::uint32_t x_bits = 0, y_bits = 0;
+  std::uint64_t baseline_count = 0, agent_count = 0;
+};
+
+template <class Stream>
+bool serialize_head_start(Stream& s, FrameHead& h) {
+  return s.bits(h.magic, 8) && s.bits(h.version, 8) && s.bits(h.flags, 8) && s.bits(h.mode, 8);
+}
+
+template <class Stream>
+bool serialize_head_rest(Stream& s, FrameHead& h) {
+  const bool delta = (h.flags & kFlagDelta) != 0;
+  return s.varint(h.tick) && (!delta || s.varint(h.back)) && (!(h.flags & kFlagSerial) || s.varint(h.serial)) &&
+         serialize_f64(s, h.time) && s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && (!delta || s.varint(h.baseline_count)) &&
+         s.varint(h.agent_count);
+}
+
+// Out of line: encode_binary's loops are compiled without it in their way.
+[[gnu::noinline]] void write_head(BitWriter& w, FrameHead& head) {
+  WriteStream<BitWriter> ws(w);
+  serialize_head_start(ws, head);
+  serialize_head_rest(ws, head);
+}
+
+// The writers the encoder calls, over any bits/bit/varint writer (BitWriter, CodeWriter).
+template <class Writer>
+void write_full(Writer& w, QuantAgent a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+  WriteStream<Writer> s(w);
+  serialize_full(s, a, prev, xb, yb);
+}
+
+template <class Writer>
+void write_change(Writer& w, QuantAgent a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
+  WriteStream<Writer> s(w);
+  serialize_change(s, a, b, xb, yb, k);
 }
 
 // The width k of the common small position change that makes the records shortest, from the
@@ -259,21 +247,6 @@ unsigned choose_k(const std::array<std::uint64_t, 34>& widths, std::uint8_t xb, 
     if (bits < best_bits) best_bits = bits, best_k = k;
   }
   return best_k;
-}
-
-void write_f64(BitWriter& w, double d) {
-  std::uint64_t u = 0;
-  std::memcpy(&u, &d, sizeof u);
-  w.bits(u & 0xffffffffu, 32);
-  w.bits(u >> 32, 32);
-}
-
-bool read_f64(BitReader& r, double& d) {
-  std::uint32_t lo = 0, hi = 0;
-  if (!r.bits(32, lo) || !r.bits(32, hi)) return false;
-  const std::uint64_t u = lo | (static_cast<std::uint64_t>(hi) << 32);
-  std::memcpy(&d, &u, sizeof d);
-  return true;
 }
 
 // The cached delta's pairing: the baseline's agents (all of them, or the listed indices) against
@@ -483,18 +456,18 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   BitWriter w(out);
   const std::uint8_t flags = static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
                                                        (filtered ? kFlagFiltered : 0) | (cur.serial ? kFlagSerial : 0));
-  w.bits(kBinaryMagic, 8);
-  w.bits(kBinaryVersion, 8);
-  w.bits(flags, 8);
-  w.bits(static_cast<std::uint8_t>(cur.avoidance), 8);
-  w.varint(cur.tick);
-  if (baseline) w.varint(cur.tick - baseline->state->tick);
-  if (cur.serial) w.varint(cur.serial);
-  write_f64(w, cur.time);
-  w.bits(cur.x_bits, 8);
-  w.bits(cur.y_bits, 8);
-  if (baseline) w.varint(baseline->size());
-  w.varint(current.size());
+  FrameHead head;
+  head.flags = flags;
+  head.mode = static_cast<std::uint8_t>(cur.avoidance);
+  head.tick = cur.tick;
+  head.back = baseline ? cur.tick - baseline->state->tick : 0;
+  head.serial = cur.serial;
+  head.time = cur.time;
+  head.x_bits = cur.x_bits;
+  head.y_bits = cur.y_bits;
+  head.baseline_count = baseline ? baseline->size() : 0;
+  head.agent_count = current.size();
+  write_head(w, head);
   if (!side.empty()) {
     w.varint(side.size());
     w.append(side);  // byte aligned here (every field before is whole bytes): nothing is padded
@@ -621,23 +594,27 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
 
 std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame) {
   BitReader r(frame);
+  ReadStream rs(r);
+  FrameHead head;
+  if (!serialize_head_start(rs, head)) return std::string("binary snapshot: truncated header");
+  if (head.magic != kBinaryMagic) return std::string("binary snapshot: bad magic byte");
+  if (head.version != kBinaryVersion) return std::string("binary snapshot: unknown format version");
+  if ((head.flags & ~15u) != 0) return std::string("binary snapshot: unknown flags");
+  if (head.mode > 2) return std::string("binary snapshot: bad avoidance mode");
+  if (!serialize_head_rest(rs, head)) return std::string("binary snapshot: truncated header");
+  const std::uint32_t flags = head.flags, xb = head.x_bits, yb = head.y_bits;
+  const std::uint64_t back = head.back;
+  const bool numbered = (flags & kFlagSerial) != 0;
   BinaryHeader h;
-  std::uint32_t magic = 0, version = 0, flags = 0, mode = 0, xb = 0, yb = 0;
-  if (!r.bits(8, magic) || !r.bits(8, version) || !r.bits(8, flags) || !r.bits(8, mode))
-    return std::string("binary snapshot: truncated header");
-  if (magic != kBinaryMagic) return std::string("binary snapshot: bad magic byte");
-  if (version != kBinaryVersion) return std::string("binary snapshot: unknown format version");
-  if ((flags & ~15u) != 0) return std::string("binary snapshot: unknown flags");
-  if (mode > 2) return std::string("binary snapshot: bad avoidance mode");
   h.delta = (flags & kFlagDelta) != 0;
   h.filtered = (flags & kFlagFiltered) != 0;
-  h.avoidance = static_cast<sim::AvoidanceMode>(mode);
-  std::uint64_t back = 0, side_bytes = 0;
-  const bool numbered = (flags & kFlagSerial) != 0;
-  if (!r.varint(h.tick) || (h.delta && !r.varint(back)) || (numbered && !r.varint(h.serial)) || !read_f64(r, h.time) ||
-      !r.bits(8, xb) || !r.bits(8, yb) ||
-      (h.delta && !r.varint(h.baseline_count)) || !r.varint(h.agent_count))
-    return std::string("binary snapshot: truncated header");
+  h.avoidance = static_cast<sim::AvoidanceMode>(head.mode);
+  h.tick = head.tick;
+  h.serial = head.serial;
+  h.time = head.time;
+  h.baseline_count = head.baseline_count;
+  h.agent_count = head.agent_count;
+  std::uint64_t side_bytes = 0;
   if (back > h.tick) return std::string("binary snapshot: baseline before tick 0");
   if (numbered && h.serial == 0) return std::string("binary snapshot: serial 0");
   h.baseline_tick = h.tick - back;
@@ -665,6 +642,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
   if (!h.delta) baseline = {};
   else if (baseline.size() != h.baseline_count) return std::string("binary snapshot: the baseline does not match the frame");
   BitReader r(frame);
+  ReadStream rs(r);
   if (!r.skip_bytes(h.body_at)) return std::string("binary snapshot: truncated");
   std::uint32_t k = 0;
   if (!r.bits(8, k) || k < 1 || k > kMaxSmallBits) return std::string("binary snapshot: bad position change width");
@@ -675,7 +653,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
     if (!r.bit(changed)) return std::string("binary snapshot: truncated agents");
     if (changed) {
       QuantAgent a;
-      if (!read_change(r, a, b, h.x_bits, h.y_bits, k)) return std::string("binary snapshot: bad or truncated change");
+      if (!serialize_change(rs, a, b, h.x_bits, h.y_bits, k)) return std::string("binary snapshot: bad or truncated change");
       f.agents.push_back(a);
     } else {
       if (!r.bit(gone)) return std::string("binary snapshot: truncated agents");
@@ -688,7 +666,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
   QuantAgent prev;
   for (std::uint64_t k = 0; k < added; ++k) {
     QuantAgent a;
-    if (!read_full(r, a, prev, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated agent");
+    if (!serialize_full(rs, a, prev, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated agent");
     f.agents.push_back(a);
     prev = a;
   }
