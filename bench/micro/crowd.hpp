@@ -1,0 +1,96 @@
+// herd-microbench's crowd: sim_bench.cpp's "random" crowd, so that the microbenchmarks measure the
+// kernels on the crowd the scenario benchmark steps (by the same rules, though drawn in another
+// order: not the same positions). N agents placed uniformly without
+// overlap in a square of side sqrt(100 N), radius 1.5, preferred speed 1, dt 0.25, each arriving
+// at a uniformly random point and given a new one when within 1 unit of it. The snapshot
+// benchmarks step it at 60 ticks per second instead, as herd-bench snapshot does.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "sim/rng.hpp"
+#include "sim/world.hpp"
+
+namespace herd::micro {
+
+inline constexpr double kAreaPerAgent = 100;  // square units per agent, as herd-bench's default
+inline constexpr double kRadius = 1.5;
+
+inline double crowd_side(std::size_t agents) { return std::sqrt(kAreaPerAgent * static_cast<double>(agents)); }
+
+// Positions uniform in [1.5, side - 1.5]^2, no two closer than two radii: rejection against a cell
+// list of those placed so far (cells one diameter wide, so only the 3x3 around a candidate matter).
+inline std::vector<sim::Vec2> crowd_positions(std::size_t agents, sim::Rng& rng) {
+  const double side = crowd_side(agents), gap = 2 * kRadius;
+  const long cells = std::max(1L, static_cast<long>(side / gap));
+  std::vector<std::vector<sim::Vec2>> grid(static_cast<std::size_t>(cells * cells));
+  auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
+  auto clear = [&](sim::Vec2 p) {
+    for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
+      for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
+        if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
+        for (sim::Vec2 q : grid[static_cast<std::size_t>(cy * cells + cx)])
+          if (sim::length_squared(q - p) < gap * gap) return false;
+      }
+    return true;
+  };
+  std::vector<sim::Vec2> placed;
+  for (std::size_t i = 0; i < agents; ++i) {
+    sim::Vec2 p;
+    int attempts = 0;
+    do p = {rng.uniform(kRadius, side - kRadius), rng.uniform(kRadius, side - kRadius)};
+    while (!clear(p) && ++attempts < 100000);
+    grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
+    placed.push_back(p);
+  }
+  return placed;
+}
+
+inline sim::World random_crowd(std::size_t agents, sim::Rng& rng, double dt = 0.25) {
+  sim::WorldDef def;
+  def.dt = dt;
+  def.seed = 1;
+  def.max_agents = static_cast<std::uint32_t>(agents);
+  def.agent_defaults.radius = kRadius;
+  def.agent_defaults.max_speed = 1;
+  def.agent_defaults.max_force = 4;  // full speed in one tick of 0.25 s
+  def.agent_defaults.slow_radius = 2;
+  const double side = crowd_side(agents);
+  def.width = def.height = side;
+  sim::World world(def);
+  std::vector<sim::SpawnAgent> spawn;
+  for (const sim::Vec2 p : crowd_positions(agents, rng)) {
+    sim::SpawnAgent s;
+    s.position = p;
+    s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
+    spawn.push_back(s);
+  }
+  world.apply(sim::Spawn{0, 0, spawn});
+  return world;
+}
+
+// A new random target for every agent within 1 unit of its own, queued for the next step.
+inline void retarget(sim::World& world, sim::Rng& rng) {
+  const double side = world.def().width;
+  for (const sim::Agent& a : world.agents())
+    if (sim::length(a.behaviour.point - a.position) < 1.0)
+      world.queue(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)},
+                                 sim::BehaviourKind::arrive, {}});
+}
+
+// The crowd after `ticks` steps of dt, moving (velocities and headings are not all zero as at
+// spawn).
+inline sim::World moving_crowd(std::size_t agents, int ticks, double dt) {
+  sim::Rng rng(7);
+  sim::World world = random_crowd(agents, rng, dt);
+  for (int t = 0; t < ticks; ++t) {
+    retarget(world, rng);
+    world.step();
+  }
+  return world;
+}
+
+}  // namespace herd::micro

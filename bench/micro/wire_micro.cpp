@@ -1,0 +1,151 @@
+// herd-microbench, the wire's encoders: what a snapshot costs to write, before any socket.
+//   BitWriter_Varint, BitWriter_Bits: protocol::BitWriter writing 1,024 varints (values of 1 to
+//     40 significant bits) or 1,024 bit fields (1 to 24 bits wide) into a reused string, then
+//     flush(). Items: fields written; bytes: bytes written.
+//   Quantise/<n>: publish::quantise of the moving random crowd (crowd.hpp), against the state
+//     quantised 3 ticks (at 60 per second) before: the hysteresis of a server's snapshots at 20 Hz.
+//     Items: agents.
+//   EncodeBinary/Keyframe/<n>, EncodeBinary/Delta/<n>: protocol::encode_binary of every agent,
+//     against nothing or against that earlier state (what a client on loopback acknowledged).
+//     Items: agents; bytes: the frame's bytes.
+//   EncodeJson/<n>: publish::encode_snapshot of the same world, the text the server shares between
+//     JSON sessions. Items: agents; bytes: the text's bytes.
+// Results go to docs/performance.md ("Microbenchmarks").
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "crowd.hpp"
+#include "protocol/bit_stream.hpp"
+#include "protocol/snapshot_binary.hpp"
+#include "publish/world_messages.hpp"
+#include "sim/rng.hpp"
+
+namespace herd::micro {
+namespace {
+
+// ---- Bit writer --------------------------------------------------------------------------------
+
+constexpr int kFields = 1024;
+
+// Values whose width in bits is uniform in [lo, hi]: varints of every length up to 6 bytes.
+std::vector<std::uint64_t> values_of_width(unsigned lo, unsigned hi) {
+  sim::Rng rng(3);
+  std::vector<std::uint64_t> v(kFields);
+  for (std::uint64_t& x : v) {
+    const unsigned width = lo + static_cast<unsigned>(rng.next_u64() % (hi - lo + 1));
+    x = (rng.next_u64() >> (64 - width)) | (std::uint64_t{1} << (width - 1));
+  }
+  return v;
+}
+
+void BitWriter_Varint(benchmark::State& state) {
+  const std::vector<std::uint64_t> values = values_of_width(1, 40);
+  std::string out;
+  for (auto _ : state) {
+    out.clear();  // keeps its capacity, as a server's reused frame buffer
+    protocol::BitWriter w(out);
+    for (const std::uint64_t v : values) w.varint(v);
+    w.flush();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kFields);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(out.size()));
+}
+BENCHMARK(BitWriter_Varint);
+
+void BitWriter_Bits(benchmark::State& state) {
+  const std::vector<std::uint64_t> values = values_of_width(1, 24);
+  std::vector<unsigned> widths;
+  for (const std::uint64_t v : values) widths.push_back(static_cast<unsigned>(64 - __builtin_clzll(v)));
+  std::string out;
+  for (auto _ : state) {
+    out.clear();
+    protocol::BitWriter w(out);
+    for (int i = 0; i < kFields; ++i) w.bits(values[static_cast<std::size_t>(i)], widths[static_cast<std::size_t>(i)]);
+    w.flush();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kFields);
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(out.size()));
+}
+BENCHMARK(BitWriter_Bits);
+
+// ---- Snapshots ---------------------------------------------------------------------------------
+
+// The crowd of n agents stepped at 60 ticks per second until all move at full speed (0.5 s), and
+// two quantised states of it 3 ticks apart (snapshots at 20 Hz, as herd-bench snapshot). Built
+// once per size: benchmark calls each function several times while it settles the iteration
+// count.
+struct Snapshots {
+  sim::World world;
+  protocol::QuantState previous, current;
+  explicit Snapshots(std::size_t n) : world(moving_crowd(n, 30, 1.0 / 60)) {
+    sim::Rng rng(9);
+    previous = publish::quantise(world);
+    for (int t = 0; t < 3; ++t) {
+      retarget(world, rng);
+      world.step();
+    }
+    current = publish::quantise(world, &previous);
+  }
+};
+
+const Snapshots& snapshots(std::size_t n) {
+  static std::map<std::size_t, std::unique_ptr<Snapshots>> built;
+  std::unique_ptr<Snapshots>& s = built[n];
+  if (!s) s = std::make_unique<Snapshots>(n);
+  return *s;
+}
+
+void Quantise(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    protocol::QuantState q = publish::quantise(s.world, &s.previous);
+    benchmark::DoNotOptimize(q.agents.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(Quantise)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void EncodeBinary(benchmark::State& state, bool delta) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  const std::optional<protocol::AgentSet> baseline =
+      delta ? std::optional(protocol::AgentSet{&s.previous, nullptr}) : std::nullopt;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string frame = protocol::encode_binary({&s.current, nullptr}, baseline, false);
+    bytes = frame.size();
+    benchmark::DoNotOptimize(frame.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+}
+BENCHMARK_CAPTURE(EncodeBinary, Keyframe, false)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(EncodeBinary, Delta, true)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void EncodeJson(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string text = publish::encode_snapshot(s.world);
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+}
+BENCHMARK(EncodeJson)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace herd::micro
