@@ -1,5 +1,6 @@
 // herd-ctl load: many viewer connections in one process, one io_context (Beast, like the server),
-// and optionally one commander measuring command latency.
+// and optionally one commander measuring command latency. One unit past 400 lines: the
+// connections, the commander and the report share one per-connection record and its counters.
 //
 // Snapshot age: a snapshot carries its world time, not the wall time it was sent, so each
 // connection measures (arrival wall time - snapshot world time) and reports how far each arrival

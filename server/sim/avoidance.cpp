@@ -1,3 +1,6 @@
+// The avoidance pipeline of seeds 000 and 003 (avoidance.hpp) and its batch kernel, in one unit
+// past 400 lines on purpose: this file alone is compiled with -fno-trapping-math (CMakeLists.txt),
+// which lets the kernel's branch-free loop run in vector registers.
 #include "avoidance.hpp"
 
 #include <algorithm>

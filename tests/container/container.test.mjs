@@ -2,6 +2,7 @@
 // with the committed docker-compose.yml on a free host port (HERD_PORT), through a real container
 // engine (podman or Docker: HERD_ENGINE, HERD_COMPOSE), reached only through the published port;
 // and the file's `relay` profile: the server and two relays, through their own published ports.
+// One file past 400 lines: its tests share the image and the compose project started once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
