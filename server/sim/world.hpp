@@ -188,7 +188,7 @@ class World {
   static std::variant<World, std::string> load_checkpoint(std::string_view data);
 
  private:
-  // Commands (world.cpp).
+  // Commands (world_commands.cpp; set_group, form and demo in world_formation.cpp).
   CommandOutcome apply_set_target(const SetTarget& cmd);
   CommandOutcome apply_set_behaviour(const SetBehaviour& cmd);
   CommandOutcome apply_set_movement(const SetMovement& cmd);

@@ -1,0 +1,270 @@
+// Server-to-client messages decoded strictly, for clients and tests. They are written in
+// server_codec.cpp.
+#include <charconv>
+#include <limits>
+
+#include "protocol/codec.hpp"
+#include "protocol/fields.hpp"
+
+namespace herd::protocol {
+namespace {
+
+using namespace detail;
+constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
+
+AgentState read_agent(const json& v, const std::string& where) {
+  Fields a(v, where);
+  AgentState st;
+  st.id = as_u32(a.need("id"), a.name("id"));
+  st.x = as_number(a.need("x"), a.name("x"), -kHuge, kHuge);
+  st.y = as_number(a.need("y"), a.name("y"), -kHuge, kHuge);
+  st.vx = as_number(a.need("vx"), a.name("vx"), -kHuge, kHuge);
+  st.vy = as_number(a.need("vy"), a.name("vy"), -kHuge, kHuge);
+  st.r = as_number(a.need("r"), a.name("r"), 0, kHuge);
+  st.group = as_group(a.need("group"), a.name("group"));
+  const std::string_view state = as_string(a.need("state"), a.name("state"));
+  if (state == "idle") st.state = sim::MoveState::idle;
+  else if (state == "moving") st.state = sim::MoveState::moving;
+  else if (state == "arrived") st.state = sim::MoveState::arrived;
+  else if (state == "unreachable") st.state = sim::MoveState::unreachable;
+  else bad(a.name("state"), "is not a known agent state");
+  const auto behaviour = behaviour_from_string(as_string(a.need("behaviour"), a.name("behaviour")));
+  if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
+  st.behaviour = *behaviour;
+  if (const json* p = a.find("phase")) {
+    const auto phase = phase_from_string(as_string(*p, a.name("phase")));
+    if (!phase) bad(a.name("phase"), "is not a known phase");
+    st.phase = *phase;
+  }
+  const json* tx = a.find("tx");
+  const json* ty = a.find("ty");
+  if ((tx == nullptr) != (ty == nullptr)) bad(a.name("tx"), "and 'ty' come together");
+  if (tx) st.target = sim::Vec2{as_number(*tx, a.name("tx"), -kHuge, kHuge), as_number(*ty, a.name("ty"), -kHuge, kHuge)};
+  if (const json* c = a.find("collided")) st.collided = as_bool(*c, a.name("collided"));
+  if (const json* m = a.find("movement")) st.kinematic = as_string(*m, a.name("movement")) == "kinematic";
+  if (const json* p = a.find("pathing")) {
+    const auto pathing = pathing_from_string(as_string(*p, a.name("pathing")));
+    if (!pathing) bad(a.name("pathing"), "is not a known pathing mode");
+    st.pathing = *pathing;
+  }
+  if (const json* p = a.find("path")) {
+    if (as_string(*p, a.name("path")) != "pending") bad(a.name("path"), "must be \"pending\" when present");
+    st.path_pending = true;
+  }
+  if (const json* s = a.find("subject")) st.subject = as_u32(*s, a.name("subject"));
+  if (const json* h = a.find("history")) {
+    const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
+    if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
+    for (std::size_t k = 0; k < flat.size(); k += 2)
+      st.history.push_back({static_cast<std::int32_t>(flat[k]), static_cast<std::int32_t>(flat[k + 1])});
+  }
+  a.no_others();
+  return st;
+}
+
+PushState read_push(const json& v, const std::string& where) {
+  Fields f(v, where);
+  PushState p;
+  p.id = as_u32(f.need("id"), f.name("id"));
+  if (const json* o = f.find("obstacle")) p.obstacle = as_bool(*o, f.name("obstacle"));
+  p.raw = as_point(f.need("raw"), f.name("raw"));
+  p.adjusted = as_point(f.need("adjusted"), f.name("adjusted"));
+  p.weight = as_number(f.need("weight"), f.name("weight"), 0, kHuge);
+  if (const json* i = f.find("ignored")) p.ignored = as_bool(*i, f.name("ignored"));
+  if (const json* c = f.find("crossing")) {
+    Fields x(*c, f.name("crossing"));
+    p.crossing = true;
+    p.yielded = as_bool(x.need("yielded"), x.name("yielded"));
+    if (const json* pt = x.find("point")) p.point = as_point(*pt, x.name("point"));
+    p.t_self = as_number(x.need("t_self"), x.name("t_self"), 0, kHuge);
+    p.t_other = as_number(x.need("t_other"), x.name("t_other"), 0, kHuge);
+    p.scale = as_number(x.need("scale"), x.name("scale"), -kHuge, kHuge);
+    p.path_to = as_point(x.need("path_to"), x.name("path_to"));
+    x.no_others();
+  }
+  f.no_others();
+  return p;
+}
+
+InspectState read_inspect(const json& v, const std::string& where) {
+  Fields f(v, where);
+  InspectState s;
+  s.id = as_u32(f.need("id"), f.name("id"));
+  s.desired = as_point(f.need("desired"), f.name("desired"));
+  const json& pushes = f.need("pushes");
+  if (!pushes.is_array()) bad(f.name("pushes"), "must be an array");
+  for (std::size_t i = 0; i < pushes.size(); ++i) s.pushes.push_back(read_push(pushes[i], f.name("pushes") + "[" + std::to_string(i) + "]"));
+  s.sum_raw = as_point(f.need("sum_raw"), f.name("sum_raw"));
+  s.sum_adjusted = as_point(f.need("sum_adjusted"), f.name("sum_adjusted"));
+  s.split_fix = as_point(f.need("split_fix"), f.name("split_fix"));
+  s.ig_factor = as_number(f.need("ig_factor"), f.name("ig_factor"), 0, 1);
+  s.final_dir = as_point(f.need("final"), f.name("final"));
+  s.velocity = as_point(f.need("velocity"), f.name("velocity"));
+  s.desired_path_to = as_point(f.need("desired_path_to"), f.name("desired_path_to"));
+  s.current_path_to = as_point(f.need("current_path_to"), f.name("current_path_to"));
+  f.no_others();
+  return s;
+}
+
+template <class T, class Read>
+std::vector<T> read_array(Fields& f, const char* key, Read&& read) {
+  std::vector<T> out;
+  const json* v = f.find(key);
+  if (!v) return out;
+  if (!v->is_array()) bad(key, "must be an array");
+  out.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(read((*v)[i], std::string(key) + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Snapshot read_snapshot(Fields& f) {
+  Snapshot s;
+  s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  if (const json* n = f.find("serial")) s.serial = as_uint(*n, "serial", kMaxU64);
+  s.time = as_number(f.need("time"), "time", 0, std::numeric_limits<double>::max());
+  const auto mode = avoidance_mode_from_string(as_string(f.need("avoidance"), "avoidance"));
+  if (!mode) bad("avoidance", "is not a known avoidance mode");
+  s.avoidance = *mode;
+  if (!f.need("agents").is_array()) bad("agents", "must be an array");
+  s.agents = read_array<AgentState>(f, "agents", read_agent);
+  s.obstacles = read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
+    Fields o(v, where);
+    ObstacleState st{as_u32(o.need("id"), o.name("id")), as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
+                     as_number(o.need("y"), o.name("y"), -kHuge, kHuge), as_number(o.need("r"), o.name("r"), 0, kHuge)};
+    o.no_others();
+    return st;
+  });
+  s.collisions = read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
+    Fields c(v, where);
+    CollisionState st;
+    st.a = as_u32(c.need("a"), c.name("a"));
+    st.b = as_u32(c.need("b"), c.name("b"));
+    if (const json* o = c.find("obstacle")) st.obstacle = as_bool(*o, c.name("obstacle"));
+    st.x = as_number(c.need("x"), c.name("x"), -kHuge, kHuge);
+    st.y = as_number(c.need("y"), c.name("y"), -kHuge, kHuge);
+    st.impulse = as_number(c.need("impulse"), c.name("impulse"), 0, kHuge);
+    c.no_others();
+    return st;
+  });
+  s.formations = read_array<FormationState>(f, "formations", [](const json& v, const std::string& where) {
+    Fields fo(v, where);
+    FormationState st{as_u32(fo.need("id"), fo.name("id")), as_u32(fo.need("agents"), fo.name("agents")),
+                      as_u32(fo.need("arrived"), fo.name("arrived")), as_bool(fo.need("complete"), fo.name("complete")), {}};
+    st.unreachable = read_array<UnreachableState>(fo, "unreachable", [](const json& u, const std::string& at) {
+      Fields fu(u, at);
+      UnreachableState us;
+      us.agent = as_u32(fu.need("agent"), fu.name("agent"));
+      us.x = as_number(fu.need("x"), fu.name("x"), -kHuge, kHuge);
+      us.y = as_number(fu.need("y"), fu.name("y"), -kHuge, kHuge);
+      const std::string_view reason = as_string(fu.need("reason"), fu.name("reason"));
+      if (reason != "obstacle" && reason != "no_path") bad(fu.name("reason"), "must be 'obstacle' or 'no_path'");
+      us.no_path = reason == "no_path";
+      if (const json* to = fu.find("to")) {
+        Fields ft(*to, fu.name("to"));
+        us.to_x = as_number(ft.need("x"), ft.name("x"), -kHuge, kHuge);
+        us.to_y = as_number(ft.need("y"), ft.name("y"), -kHuge, kHuge);
+        ft.no_others();
+      }
+      fu.no_others();
+      return us;
+    });
+    fo.no_others();
+    return st;
+  });
+  s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
+  if (const json* m = f.find("map")) {
+    if (m->is_null()) {
+      s.map_cleared = true;
+    } else {
+      Fields mf(*m, "map");
+      s.map = read_map(mf);
+      mf.no_others();
+    }
+  }
+  return s;
+}
+
+Welcome read_welcome(Fields& f) {
+  Welcome w;
+  w.protocol = static_cast<int>(as_uint(f.need("protocol"), "protocol", 1u << 30));
+  w.server = std::string(as_string(f.need("server"), "server"));
+  w.session = as_uint(f.need("session"), "session", kMaxU64);
+  const std::string_view role = as_string(f.need("role"), "role");
+  if (role != "viewer" && role != "commander") bad("role", "must be \"viewer\" or \"commander\"");
+  w.role = role == "viewer" ? Role::viewer : Role::commander;
+  w.tick_rate = as_number(f.need("tick_rate"), "tick_rate", 0, kHuge);
+  w.snapshot_rate = as_number(f.need("snapshot_rate"), "snapshot_rate", 0, kHuge);
+  w.dt = as_number(f.need("dt"), "dt", 0, kHuge);
+  w.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  Fields world(f.need("world"), "world");
+  w.world.width = as_number(world.need("width"), "world.width", 0, kHuge);
+  w.world.height = as_number(world.need("height"), "world.height", 0, kHuge);
+  world.no_others();
+  Fields limits(f.need("limits"), "limits");
+  w.max_message_bytes = as_u32(limits.need("max_message_bytes"), "limits.max_message_bytes");
+  w.max_agents = as_u32(limits.need("max_agents"), "limits.max_agents");
+  limits.no_others();
+  if (const json* m = f.find("map")) {
+    Fields mf(*m, "map");
+    w.map = read_map(mf);
+    mf.no_others();
+  }
+  if (const json* s = f.find("scenario")) w.scenario = std::string(as_string(*s, "scenario"));
+  if (const json* list = f.find("scenarios")) {
+    if (!list->is_array()) bad("scenarios", "must be an array of names");
+    for (std::size_t i = 0; i < list->size(); ++i)
+      w.scenarios.emplace_back(as_string((*list)[i], "scenarios[" + std::to_string(i) + "]"));
+  }
+  if (const json* p = f.find("paused")) w.paused = as_bool(*p, "paused");
+  if (const json* u = f.find("upstream")) {
+    w.upstream = std::string(as_string(*u, "upstream"));
+    if (w.upstream != "connected" && w.upstream != "reconnecting") bad("upstream", "must be \"connected\" or \"reconnecting\"");
+  }
+  return w;
+}
+
+Ack read_ack(Fields& f) {
+  Ack a;
+  a.seq = as_u32(f.need("seq"), "seq");
+  a.tick = as_uint(f.need("tick"), "tick", kMaxU64);
+  if (const json* c = f.find("count")) a.count = as_u32(*c, "count");
+  if (const json* ids = f.find("agents")) a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
+  if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
+  if (const json* o = f.find("formation")) a.formation = as_u32(*o, "formation");
+  return a;
+}
+
+Error read_error(Fields& f) {
+  Error e;
+  if (const json* s = f.find("seq")) e.seq = as_u32(*s, "seq");
+  const auto code = error_code_from_string(as_string(f.need("code"), "code"));
+  if (!code) bad("code", "is not a known error code");
+  e.code = *code;
+  e.message = std::string(as_string(f.need("message"), "message"));
+  return e;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> snapshot_tick(std::string_view text) {
+  static constexpr std::string_view kHead = R"({"type":"snapshot","tick":)";
+  if (text.substr(0, kHead.size()) != kHead) return std::nullopt;
+  std::uint64_t tick = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data() + kHead.size(), end, tick);
+  if (ec != std::errc{} || at == end || *at != ',') return std::nullopt;
+  return tick;
+}
+
+Decoded<ServerMessage> decode_server(std::string_view text) {
+  return decode_with<ServerMessage>(text, kMaxJsonDepth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
+    if (type == "snapshot") return read_snapshot(f);
+    if (type == "welcome") return read_welcome(f);
+    if (type == "ack") return read_ack(f);
+    if (type == "error") return read_error(f);
+    if (type == "pong") return Pong{as_u32(f.need("id"), "id"), as_uint(f.need("tick"), "tick", kMaxU64)};
+    fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
+  });
+}
+
+}  // namespace herd::protocol

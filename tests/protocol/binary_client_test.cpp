@@ -1,0 +1,184 @@
+// Binary snapshots from the client's side: the shared fixtures (the same bytes the browser viewer's
+// tests decode, pinned byte for byte), BinaryClient's acks and keyframe requests, and the client
+// messages of binary snapshots (hello's format, ack, keyframe, viewport).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
+
+namespace herd::protocol {
+namespace {
+
+using json = nlohmann::json;
+
+BinaryFrame decode_ok(const std::string& bytes, std::span<const QuantAgent> baseline = {}) {
+  auto d = decode_binary(bytes, baseline);
+  if (auto* err = std::get_if<std::string>(&d)) ADD_FAILURE() << *err;
+  return std::get<BinaryFrame>(std::move(d));
+}
+
+// ---- the shared fixtures: the same bytes the browser viewer's tests decode -------------------
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    out += digits[b >> 4];
+    out += digits[b & 15];
+    out += (i % 16 == 15 || i + 1 == bytes.size()) ? '\n' : ' ';
+  }
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+json agents_json(const std::vector<QuantAgent>& agents) {
+  json out = json::array();
+  for (const QuantAgent& a : agents)
+    out.push_back({{"id", a.id}, {"x", a.x}, {"y", a.y}, {"speed", a.speed}, {"heading", a.heading},
+                   {"radius", a.radius}, {"group", a.group}, {"flags", a.flags}});
+  return out;
+}
+
+// The fixture states: a keyframe of four agents, then a delta in which one moved a little, one
+// far, one turned and stopped, one left and one arrived, with the side section.
+struct FixtureFrames {
+  QuantState first, second;
+  std::string keyframe, delta;
+};
+
+FixtureFrames fixture_frames() {
+  auto agent = [](std::uint32_t id, double x, double y, double vx, double vy, double r, int group, bool collided) {
+    AgentState a;
+    a.id = id;
+    a.x = x;
+    a.y = y;
+    a.vx = vx;
+    a.vy = vy;
+    a.r = r;
+    a.group = static_cast<std::uint8_t>(group);
+    a.state = sim::MoveState::moving;
+    a.collided = collided;
+    return a;
+  };
+  std::vector<AgentState> one = {agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
+                                 agent(3, 99, 49, -1, 1, 4, 2, true), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
+  std::vector<AgentState> two = one;
+  two[0].x += 0.05;                        // a little
+  two[1].x = 80;                           // far
+  two[2].vx = two[2].vy = 0;               // stopped (keeps its heading)
+  two[2].state = sim::MoveState::arrived;
+  two.erase(two.begin() + 3);              // 7 left
+  two.push_back(agent(9, 25, 25, 0, 3, 2, 1, false));  // 9 came
+  FixtureFrames f;
+  f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
+  f.second = quantise(33, 0.55, sim::AvoidanceMode::cardioid, 100, 50, two, &f.first);
+  f.keyframe = encode_binary({&f.first, nullptr}, std::nullopt, false);
+  f.delta = encode_binary({&f.second, nullptr}, AgentSet{&f.first, nullptr}, false,
+                          R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})");
+  return f;
+}
+
+TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
+  const FixtureFrames f = fixture_frames();
+  const std::string dir = std::string(HERD_FIXTURE_DIR) + "/binary/";
+  const json expected = {{"keyframe", {{"tick", 30}, {"agents", agents_json(f.first.agents)}}},
+                         {"delta", {{"tick", 33}, {"baseline_tick", 30}, {"agents", agents_json(f.second.agents)}}}};
+  if (std::getenv("HERD_UPDATE_FIXTURES")) {  // regenerate after a deliberate format change
+    std::ofstream(dir + "keyframe.hex") << hex(f.keyframe);
+    std::ofstream(dir + "delta.hex") << hex(f.delta);
+    std::ofstream(dir + "expected.json") << expected.dump(1) << "\n";
+  }
+  EXPECT_EQ(read_text(dir + "keyframe.hex"), hex(f.keyframe));
+  EXPECT_EQ(read_text(dir + "delta.hex"), hex(f.delta));
+  EXPECT_EQ(json::parse(read_text(dir + "expected.json")), expected);
+  const BinaryFrame k = decode_ok(f.keyframe);
+  EXPECT_EQ(k.agents, f.first.agents);
+  const BinaryFrame d = decode_ok(f.delta, k.agents);
+  EXPECT_EQ(d.agents, f.second.agents);
+  auto snap = to_snapshot(d);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
+  ASSERT_EQ(std::get<Snapshot>(snap).obstacles.size(), 1u);
+  EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 4u);
+}
+
+TEST(BinaryClientFeed, AcksWhatItDecodesAndAsksForAKeyframeWhenItCannot) {
+  const FixtureFrames f = fixture_frames();
+  BinaryClient client;
+  auto r = client.receive(f.delta);  // no baseline yet
+  EXPECT_FALSE(r.frame);
+  EXPECT_TRUE(r.keyframe);
+  r = client.receive(f.keyframe);
+  ASSERT_TRUE(r.frame);
+  EXPECT_EQ(r.ack, 30u);
+  r = client.receive(f.delta);
+  ASSERT_TRUE(r.frame);
+  EXPECT_EQ(r.ack, 33u);
+  EXPECT_EQ(r.frame->agents, f.second.agents);
+  r = client.receive("{\"type\":\"snapshot\"}");
+  EXPECT_TRUE(r.keyframe);
+  EXPECT_FALSE(r.error.empty());
+}
+
+// The server may send a keyframe (it had no ack yet) and then a delta on an ack that was in
+// flight: a keyframe must not make the client forget the states it acknowledged.
+TEST(BinaryClientFeed, AKeyframeKeepsTheStatesAcksInFlightMayStillName) {
+  const FixtureFrames f = fixture_frames();
+  QuantState mid = f.first;
+  mid.tick = 31;
+  BinaryClient client;
+  ASSERT_TRUE(client.receive(f.keyframe).frame);                                          // 30, acked
+  ASSERT_TRUE(client.receive(encode_binary({&mid, nullptr}, std::nullopt, false)).frame);  // 31: a keyframe
+  const auto r = client.receive(f.delta);                                                 // 33 on 30
+  ASSERT_TRUE(r.frame) << r.error;
+  EXPECT_EQ(r.frame->agents, f.second.agents);
+}
+
+// ---- the new client messages --------------------------------------------------------------------
+
+TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
+  auto ok = [](const std::string& text) {
+    auto d = decode_client(text);
+    EXPECT_TRUE(std::holds_alternative<ClientMessage>(d)) << text;
+    return d;
+  };
+  auto code = [](const std::string& text) {
+    auto d = decode_client(text);
+    return std::holds_alternative<Error>(d) ? std::get<Error>(d).code : ErrorCode::bad_json;
+  };
+  EXPECT_EQ(std::get<Hello>(std::get<ClientMessage>(ok(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})"))).format,
+            SnapshotFormat::binary);
+  EXPECT_EQ(std::get<SnapshotAck>(std::get<ClientMessage>(ok(R"({"type":"ack","tick":42})"))).tick, 42u);
+  ok(R"({"type":"keyframe"})");
+  const auto v = std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport","x0":1,"y0":2,"x1":3.5,"y1":4})")));
+  EXPECT_EQ(v.view, (Viewport{1, 2, 3.5, 4}));
+  EXPECT_FALSE(std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport"})"))).view);
+  EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack"})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack","tick":-1})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack","tick":1.5})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"keyframe","now":true})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":1,"y0":2,"x1":3})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":5,"y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":1,"y0":2,"x1":3,"y1":1e300})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"viewport","x0":"1","y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
+  for (const ClientMessage& m : {ClientMessage{SnapshotAck{7}}, ClientMessage{KeyframeRequest{}},
+                                 ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}}}) {
+    const std::string text = std::visit([](const auto& x) { return encode(x); }, m);
+    EXPECT_EQ(std::get<ClientMessage>(ok(text)), m) << text;
+  }
+}
+
+}  // namespace
+}  // namespace herd::protocol
