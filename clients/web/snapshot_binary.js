@@ -1,6 +1,6 @@
 // @ts-check
 // Binary snapshots (protocol/PROTOCOL.md "Binary snapshots"): decodes a frame against the agents
-// the viewer holds for the frame's baseline tick. Mirrors protocol/snapshot_binary.cpp; both are
+// the viewer holds for the frame's baseline tick. Mirrors protocol/snapshot_records.hpp; both are
 // checked against protocol/fixtures/binary. Plain ES module, no dependencies.
 
 /** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot } from './connection.js' */
@@ -209,7 +209,7 @@ function offset(base, z, bits) {
 }
 
 // An agent of the baseline (b) that changed. The position is prefixed 0 (a change of k bits a
-// coordinate), 10 (of k + 4 bits) or 11 (absolute), as read_change in protocol/snapshot_binary.cpp.
+// coordinate), 10 (of k + 4 bits) or 11 (absolute), as serialize_change in protocol/snapshot_records.hpp.
 /**
  * @param {BitReader} r
  * @param {QuantAgent} b
