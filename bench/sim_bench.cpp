@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "crowd.hpp"
 #include "exec/thread_pool.hpp"
 #include "sim/rng.hpp"
 #include "sim/spatial_grid.hpp"
@@ -71,36 +72,13 @@ sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
       agents.push_back(s);
     }
   } else {
-    // Uniform without overlap: rejection sampling against a cell list of the agents placed so far
-    // (cells as wide as a diameter, so only the 3x3 cells around a candidate can hold an overlap).
-    const double gap = 3.0;
-    const long cells = std::max(1L, static_cast<long>(side / gap));
-    std::vector<long> head(static_cast<std::size_t>(cells * cells), -1), next;
-    std::vector<sim::Vec2> placed;
-    auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
-    auto clear = [&](sim::Vec2 p) {
-      for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
-        for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
-          if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
-          for (long k = head[static_cast<std::size_t>(cy * cells + cx)]; k >= 0; k = next[static_cast<std::size_t>(k)])
-            if (sim::length_squared(placed[static_cast<std::size_t>(k)] - p) < gap * gap) return false;
-        }
-      return true;
-    };
-    for (long i = 0; i < c.agents; ++i) {
-      sim::Vec2 p;
-      int attempts = 0;
-      do p = {rng.uniform(1.5, side - 1.5), rng.uniform(1.5, side - 1.5)};
-      while (!clear(p) && ++attempts < 100000);
-      const std::size_t at = static_cast<std::size_t>(cell(p.y) * cells + cell(p.x));
-      next.push_back(head[at]);
-      head[at] = static_cast<long>(placed.size());
-      placed.push_back(p);
+    // Uniform without overlap (bench/crowd.hpp), each agent's target drawn as it is placed.
+    place_crowd(side, static_cast<std::size_t>(c.agents), rng, [&](sim::Vec2 p) {
       sim::SpawnAgent s;
       s.position = p;
       s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
       agents.push_back(s);
-    }
+    });
   }
   for (std::size_t k = 0; k < agents.size(); k += 1000) {
     std::vector<sim::SpawnAgent> chunk(agents.begin() + static_cast<long>(k),

@@ -17,6 +17,7 @@
 
 #include "publish/world_messages.hpp"
 #include "bench.hpp"
+#include "crowd.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
 #include "sim/rng.hpp"
@@ -50,36 +51,19 @@ sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   side = std::sqrt(o.density * static_cast<double>(o.agents));
   def.width = def.height = side;
   sim::World world(def);
-  // Uniform without overlap (as sim_bench.cpp): rejection against a cell list of placed agents.
-  const double gap = 3.0;
-  const long cells = std::max(1L, static_cast<long>(side / gap));
-  std::vector<std::vector<sim::Vec2>> grid(static_cast<std::size_t>(cells * cells));
-  auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
-  auto clear = [&](sim::Vec2 p) {
-    for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
-      for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
-        if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
-        for (sim::Vec2 q : grid[static_cast<std::size_t>(cy * cells + cx)])
-          if (sim::length_squared(q - p) < gap * gap) return false;
-      }
-    return true;
-  };
+  // Uniform without overlap (bench/crowd.hpp), each agent's target drawn as it is placed.
   std::vector<sim::SpawnAgent> chunk;
-  for (long i = 0; i < o.agents; ++i) {
-    sim::Vec2 p;
-    int attempts = 0;
-    do p = {rng.uniform(1.5, side - 1.5), rng.uniform(1.5, side - 1.5)};
-    while (!clear(p) && ++attempts < 100000);
-    grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
+  place_crowd(side, static_cast<std::size_t>(o.agents), rng, [&](sim::Vec2 p) {
     sim::SpawnAgent s;
     s.position = p;
     s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
     chunk.push_back(s);
-    if (chunk.size() == 1000 || i + 1 == o.agents) {
+    if (chunk.size() == 1000) {
       world.apply(sim::Spawn{0, 0, chunk});
       chunk.clear();
     }
-  }
+  });
+  if (!chunk.empty()) world.apply(sim::Spawn{0, 0, chunk});
   return world;
 }
 

@@ -11,41 +11,21 @@
 #include <cstddef>
 #include <vector>
 
+#include "../crowd.hpp"
 #include "sim/rng.hpp"
 #include "sim/world.hpp"
 
 namespace herd::micro {
 
 inline constexpr double kAreaPerAgent = 100;  // square units per agent, as herd-bench's default
-inline constexpr double kRadius = 1.5;
+inline constexpr double kRadius = bench::kCrowdRadius;
 
 inline double crowd_side(std::size_t agents) { return std::sqrt(kAreaPerAgent * static_cast<double>(agents)); }
 
-// Positions uniform in [1.5, side - 1.5]^2, no two closer than two radii: rejection against a cell
-// list of those placed so far (cells one diameter wide, so only the 3x3 around a candidate matter).
+// Positions uniform in [1.5, side - 1.5]^2, no two closer than two radii (bench/crowd.hpp).
 inline std::vector<sim::Vec2> crowd_positions(std::size_t agents, sim::Rng& rng) {
-  const double side = crowd_side(agents), gap = 2 * kRadius;
-  const long cells = std::max(1L, static_cast<long>(side / gap));
-  std::vector<std::vector<sim::Vec2>> grid(static_cast<std::size_t>(cells * cells));
-  auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
-  auto clear = [&](sim::Vec2 p) {
-    for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
-      for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
-        if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
-        for (sim::Vec2 q : grid[static_cast<std::size_t>(cy * cells + cx)])
-          if (sim::length_squared(q - p) < gap * gap) return false;
-      }
-    return true;
-  };
   std::vector<sim::Vec2> placed;
-  for (std::size_t i = 0; i < agents; ++i) {
-    sim::Vec2 p;
-    int attempts = 0;
-    do p = {rng.uniform(kRadius, side - kRadius), rng.uniform(kRadius, side - kRadius)};
-    while (!clear(p) && ++attempts < 100000);
-    grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
-    placed.push_back(p);
-  }
+  bench::place_crowd(crowd_side(agents), agents, rng, [&](sim::Vec2 p) { placed.push_back(p); });
   return placed;
 }
 

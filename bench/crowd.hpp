@@ -1,0 +1,44 @@
+// The benchmarks' random crowd placement (herd-bench sim and snapshot, herd-microbench): agents
+// of radius 1.5 uniform in [1.5, side - 1.5]^2, no two closer than two radii, by rejection against
+// a cell list of those placed so far (cells one diameter wide, so only the 3x3 around a candidate
+// matter). `placed(p)` is called as each is placed, so a caller may draw more (its target) from
+// the same generator in between, in its own order.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "sim/rng.hpp"
+#include "sim/vec2.hpp"
+
+namespace herd::bench {
+
+inline constexpr double kCrowdRadius = 1.5;
+
+template <class Placed>
+void place_crowd(double side, std::size_t agents, sim::Rng& rng, Placed&& placed) {
+  const double gap = 2 * kCrowdRadius;
+  const long cells = std::max(1L, static_cast<long>(side / gap));
+  std::vector<std::vector<sim::Vec2>> grid(static_cast<std::size_t>(cells * cells));
+  auto cell = [&](double v) { return std::clamp(static_cast<long>(v / gap), 0L, cells - 1); };
+  auto clear = [&](sim::Vec2 p) {
+    for (long cy = cell(p.y) - 1; cy <= cell(p.y) + 1; ++cy)
+      for (long cx = cell(p.x) - 1; cx <= cell(p.x) + 1; ++cx) {
+        if (cx < 0 || cy < 0 || cx >= cells || cy >= cells) continue;
+        for (sim::Vec2 q : grid[static_cast<std::size_t>(cy * cells + cx)])
+          if (sim::length_squared(q - p) < gap * gap) return false;
+      }
+    return true;
+  };
+  for (std::size_t i = 0; i < agents; ++i) {
+    sim::Vec2 p;
+    int attempts = 0;
+    do p = {rng.uniform(kCrowdRadius, side - kCrowdRadius), rng.uniform(kCrowdRadius, side - kCrowdRadius)};
+    while (!clear(p) && ++attempts < 100000);
+    grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
+    placed(p);
+  }
+}
+
+}  // namespace herd::bench
