@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "fixtures.hpp"
 #include "sim/astar.hpp"
 #include "sim/flow_field.hpp"
 #include "sim/rng.hpp"
@@ -32,22 +33,6 @@ struct Options {
   std::int64_t seed = 1;
 };
 
-sim::TileMap random_map(sim::Rng& rng, const Options& o) {
-  const auto side = static_cast<std::int32_t>(o.size);
-  sim::TileMapDef def{side, side, 1.0, {}};
-  def.cells.reserve(static_cast<std::size_t>(side) * static_cast<std::size_t>(side));
-  for (std::int64_t i = 0; i < o.size * o.size; ++i)
-    def.cells.push_back(rng.next_unit() < o.walls ? sim::kBlocked : sim::kWalkable);
-  return sim::TileMap(std::move(def));
-}
-
-sim::TileCoord random_walkable(sim::Rng& rng, const sim::TileMap& map) {
-  for (;;) {
-    const sim::TileCoord t{static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
-                           static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
-    if (map.walkable(t)) return t;
-  }
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -107,7 +92,7 @@ FlowFigures time_flow(const sim::TileMap& map, const std::vector<sim::TileCoord>
 
 int run_pathing(const Options& o) {
   sim::Rng rng(static_cast<std::uint64_t>(o.seed));
-  const sim::TileMap map = random_map(rng, o);
+  const sim::TileMap map = random_map(rng, static_cast<std::int32_t>(o.size), o.walls);
   std::vector<std::pair<sim::TileCoord, sim::TileCoord>> pairs;
   for (std::int64_t i = 0; i < o.queries; ++i) pairs.emplace_back(random_walkable(rng, map), random_walkable(rng, map));
   std::vector<sim::TileCoord> goals;

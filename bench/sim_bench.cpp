@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "crowd.hpp"
+#include "fixtures.hpp"
 #include "exec/thread_pool.hpp"
 #include "sim/rng.hpp"
 #include "sim/spatial_grid.hpp"

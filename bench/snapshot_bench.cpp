@@ -17,7 +17,7 @@
 
 #include "publish/world_messages.hpp"
 #include "bench.hpp"
-#include "crowd.hpp"
+#include "fixtures.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
 #include "sim/rng.hpp"

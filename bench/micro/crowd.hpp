@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "../crowd.hpp"
+#include "../fixtures.hpp"
 #include "sim/rng.hpp"
 #include "sim/world.hpp"
 

@@ -88,27 +88,12 @@ BENCHMARK(Assign_Bisection)->Arg(2000)->Unit(benchmark::kMicrosecond);
 
 // ---- A* ----------------------------------------------------------------------------------------
 
-sim::TileMap random_map(sim::Rng& rng, std::int32_t side, double walls) {
-  sim::TileMapDef def{side, side, 1.0, {}};
-  def.cells.reserve(static_cast<std::size_t>(side) * static_cast<std::size_t>(side));
-  for (std::int64_t i = 0; i < std::int64_t{side} * side; ++i)
-    def.cells.push_back(rng.next_unit() < walls ? sim::kBlocked : sim::kWalkable);
-  return sim::TileMap(std::move(def));
-}
-
-sim::TileCoord random_walkable(sim::Rng& rng, const sim::TileMap& map) {
-  for (;;) {
-    const sim::TileCoord t{static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
-                           static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
-    if (map.walkable(t)) return t;
-  }
-}
 
 void AStar(benchmark::State& state) {
   sim::Rng rng(1);
-  const sim::TileMap map = random_map(rng, static_cast<std::int32_t>(state.range(0)), 0.25);
+  const sim::TileMap map = bench::random_map(rng, static_cast<std::int32_t>(state.range(0)), 0.25);
   std::vector<std::pair<sim::TileCoord, sim::TileCoord>> pairs;
-  for (int i = 0; i < 256; ++i) pairs.emplace_back(random_walkable(rng, map), random_walkable(rng, map));
+  for (int i = 0; i < 256; ++i) pairs.emplace_back(bench::random_walkable(rng, map), bench::random_walkable(rng, map));
   sim::PathFinder finder;
   std::vector<sim::TileCoord> path;
   for (const auto& [s, g] : pairs) finder.find(map, s, g, sim::Neighbourhood::eight, path);  // buffers at full size

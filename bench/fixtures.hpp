@@ -1,5 +1,5 @@
-// The benchmarks' random crowd placement (herd-bench sim and snapshot, herd-microbench): agents
-// of radius 1.5 uniform in [1.5, side - 1.5]^2, no two closer than two radii, by rejection against
+// What the benchmarks build (herd-bench and herd-microbench): the random crowd's placement and
+// random tile maps. The crowd: agents of radius 1.5 uniform in [1.5, side - 1.5]^2, no two closer than two radii, by rejection against
 // a cell list of those placed so far (cells one diameter wide, so only the 3x3 around a candidate
 // matter). `placed(p)` is called as each is placed, so a caller may draw more (its target) from
 // the same generator in between, in its own order.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/rng.hpp"
+#include "sim/tile_map.hpp"
 #include "sim/vec2.hpp"
 
 namespace herd::bench {
@@ -38,6 +39,24 @@ void place_crowd(double side, std::size_t agents, sim::Rng& rng, Placed&& placed
     while (!clear(p) && ++attempts < 100000);
     grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
     placed(p);
+  }
+}
+
+// A side x side map of unit tiles, each blocked with probability `walls`.
+inline sim::TileMap random_map(sim::Rng& rng, std::int32_t side, double walls) {
+  sim::TileMapDef def{side, side, 1.0, {}};
+  def.cells.reserve(static_cast<std::size_t>(side) * static_cast<std::size_t>(side));
+  for (std::int64_t i = 0; i < std::int64_t{side} * side; ++i)
+    def.cells.push_back(rng.next_unit() < walls ? sim::kBlocked : sim::kWalkable);
+  return sim::TileMap(std::move(def));
+}
+
+// A uniformly random walkable tile (the map must have one).
+inline sim::TileCoord random_walkable(sim::Rng& rng, const sim::TileMap& map) {
+  for (;;) {
+    const sim::TileCoord t{static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
+                           static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
+    if (map.walkable(t)) return t;
   }
 }
 
