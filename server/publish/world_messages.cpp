@@ -43,7 +43,7 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
   const sim::Agent& a = agents[i];
   AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
                i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
-               a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}};
+               a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}, false, std::nullopt};
   if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
