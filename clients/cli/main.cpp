@@ -188,14 +188,13 @@ int main(int argc, char** argv) {
   if (const auto* why = std::get_if<std::string>(&parsed_url))
     return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
   const cli::Url* url = &std::get<cli::Url>(parsed_url);
-  // The load generator and /metrics speak plain TCP, as from beside the server.
-  if (url->tls && (stats->parsed() || load->parsed()))
-    return fail(cli::kUsage, std::string(stats->parsed() ? "stats" : "load") + " needs a ws:// URL (it speaks no TLS), not " + url_text);
+  // The load generator speaks plain TCP, as from beside the server.
+  if (url->tls && load->parsed()) return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
 
   if (stats->parsed()) {
     try {
-      const auto r = client::http_request(url->host, url->port, "/metrics", "GET", timeout);
+      const auto r = client::http_request(*url, "/metrics", tls, "GET", timeout);  // https:// for wss://
       if (r.status != 200) return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
       std::cout << r.body;
       return cli::kOk;

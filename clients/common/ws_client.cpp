@@ -36,6 +36,33 @@ bool run_until(asio::io_context& ioc, Millis timeout, Done done) {
   return true;
 }
 
+// A client TLS context: TLS 1.2 or later, the peer verified against the system's certificates
+// and tls.ca_file's. Throws ConnectionError when ca_file cannot be read.
+void configure_tls(ssl::context& ctx, const TlsOptions& tls) {
+  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                  ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  ctx.set_verify_mode(ssl::verify_peer);
+  beast::error_code ec;
+  ctx.set_default_verify_paths(ec);  // no system store is not an error: ca_file may suffice
+  if (!tls.ca_file.empty()) {
+    ctx.load_verify_file(tls.ca_file, ec);
+    if (ec) throw ConnectionError("cannot read the CA file '" + tls.ca_file + "': " + ec.message());
+  }
+}
+
+// SNI for a host name (not for an address), and the certificate checked for that name.
+void expect_host(beast::ssl_stream<beast::tcp_stream>& stream, const std::string& host) {
+  beast::error_code parse_ec;
+  asio::ip::make_address(host, parse_ec);
+  if (parse_ec) SSL_set_tlsext_host_name(stream.native_handle(), host.c_str());
+  stream.set_verify_callback(ssl::host_name_verification(host));
+}
+
+// "TLS: " before OpenSSL's reasons ("certificate verify failed"), as the clients print them.
+std::string why(const beast::error_code& ec) {
+  return ec.category() == asio::error::get_ssl_category() ? "TLS: " + ec.message() : ec.message();
+}
+
 }  // namespace
 
 // One WebSocket over plain TCP or over TLS; every operation below is written once, for either.
@@ -97,19 +124,10 @@ struct WsClient::Impl {
     if (result) throw ConnectionError("write failed: " + result.message());
   }
 
-  // The TLS context of a wss:// connection: TLS 1.2 or later, the peer verified against the
-  // system's certificates and tls.ca_file's. Throws ConnectionError when ca_file cannot be read.
+  // The TLS context of a wss:// connection (configure_tls).
   ssl::context& make_tls_context(const TlsOptions& tls) {
     auto& ctx = tls_context.emplace(ssl::context::tls_client);
-    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                    ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
-    ctx.set_verify_mode(ssl::verify_peer);
-    beast::error_code ec;
-    ctx.set_default_verify_paths(ec);  // no system store is not an error: ca_file may suffice
-    if (!tls.ca_file.empty()) {
-      ctx.load_verify_file(tls.ca_file, ec);
-      if (ec) throw ConnectionError("cannot read the CA file '" + tls.ca_file + "': " + ec.message());
-    }
+    configure_tls(ctx, tls);
     return ctx;
   }
 };
@@ -158,11 +176,7 @@ void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOpti
         return;
       }
       auto& tls_stream = secure->next_layer();
-      // SNI for a host name (not for an address), and the certificate checked for that name.
-      beast::error_code parse_ec;
-      asio::ip::make_address(url.host, parse_ec);
-      if (parse_ec) SSL_set_tlsext_host_name(tls_stream.native_handle(), url.host.c_str());
-      tls_stream.set_verify_callback(ssl::host_name_verification(url.host));
+      expect_host(tls_stream, url.host);
       tls_stream.async_handshake(ssl::stream_base::client, [&](beast::error_code ec3) {
         if (ec3) { result = ec3; done = true; return; }
         stream.expires_never();
@@ -173,10 +187,7 @@ void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOpti
   const bool finished = run_until(s.ioc, timeout + Millis(500), [&] { return done; });
   if (!finished || result) {
     stream.close();
-    std::string why = finished ? result.message() : "timed out";
-    // OpenSSL's reason, "certificate verify failed" for an untrusted or misnamed certificate.
-    if (finished && result.category() == asio::error::get_ssl_category()) why = "TLS: " + why;
-    throw ConnectionError("cannot connect to " + url.text() + ": " + why);
+    throw ConnectionError("cannot connect to " + url.text() + ": " + (finished ? why(result) : std::string("timed out")));
   }
   s.with_ws([](auto& w) { w.read_message_max(64u << 20); });
   s.open = true;
@@ -215,13 +226,16 @@ void WsClient::close() {
   s.open = false;
 }
 
-HttpResult http_request(const std::string& host, std::uint16_t port, const std::string& target,
-                        const std::string& method, Millis timeout) {
-  asio::io_context ioc;
-  beast::tcp_stream stream(ioc);
+namespace {
+
+// One HTTP request on `stream` (plain or TLS), to host:port; `secure(next)` runs the TLS handshake
+// once connected, or calls next at once.
+template <class Stream, class Secure>
+HttpResult exchange(asio::io_context& ioc, Stream& stream, const std::string& host, std::uint16_t port,
+                    const std::string& target, const std::string& method, Millis timeout, Secure secure) {
   tcp::resolver resolver(ioc);
   http::request<http::empty_body> req{http::string_to_verb(method), target, 11};
-  req.set(http::field::host, host);
+  req.set(http::field::host, protocol::WsUrl{host, port}.authority());
   req.set(http::field::user_agent, "herd-client");
   http::response_parser<http::string_body> parser;
   parser.body_limit(64u << 20);
@@ -229,24 +243,52 @@ HttpResult http_request(const std::string& host, std::uint16_t port, const std::
   beast::flat_buffer buffer;
   beast::error_code result;
   bool done = false;
-  stream.expires_after(timeout);
+  auto& tcp_layer = beast::get_lowest_layer(stream);
+  tcp_layer.expires_after(timeout);
+  auto request = [&] {
+    http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
+      if (ec3) { result = ec3; done = true; return; }
+      http::async_read(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
+        result = ec4;
+        done = true;
+      });
+    });
+  };
   resolver.async_resolve(host, std::to_string(port), [&](beast::error_code ec, tcp::resolver::results_type r) {
     if (ec) { result = ec; done = true; return; }
-    stream.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
+    tcp_layer.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
       if (ec2) { result = ec2; done = true; return; }
-      http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
+      secure([&](beast::error_code ec3) {
         if (ec3) { result = ec3; done = true; return; }
-        http::async_read(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
-          result = ec4;
-          done = true;
-        });
+        request();
       });
     });
   });
   if (!run_until(ioc, timeout + Millis(500), [&] { return done; }) || result)
-    throw ConnectionError("HTTP " + method + " " + target + " failed: " + (done ? result.message() : "timed out"));
+    throw ConnectionError("HTTP " + method + " " + target + " failed: " + (done ? why(result) : std::string("timed out")));
   const auto& res = parser.get();
   return {static_cast<int>(res.result_int()), std::string(res[http::field::content_type]), res.body()};
+}
+
+}  // namespace
+
+HttpResult http_request(const std::string& host, std::uint16_t port, const std::string& target,
+                        const std::string& method, Millis timeout) {
+  asio::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  return exchange(ioc, stream, host, port, target, method, timeout, [](auto next) { next(beast::error_code{}); });
+}
+
+HttpResult http_request(const protocol::WsUrl& url, const std::string& target, const TlsOptions& tls,
+                        const std::string& method, Millis timeout) {
+  if (!url.tls) return http_request(url.host, url.port, target, method, timeout);
+  asio::io_context ioc;
+  ssl::context ctx{ssl::context::tls_client};
+  configure_tls(ctx, tls);
+  beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+  expect_host(stream, url.host);
+  return exchange(ioc, stream, url.host, url.port, target, method, timeout,
+                  [&stream](auto next) { stream.async_handshake(ssl::stream_base::client, next); });
 }
 
 }  // namespace herd::client

@@ -75,5 +75,8 @@ struct HttpResult {
 // GET (or another method) of http://host:port{target}. Throws ConnectionError.
 HttpResult http_request(const std::string& host, std::uint16_t port, const std::string& target,
                         const std::string& method = "GET", Millis timeout = Millis(5000));
+// The same at the URL's server: http:// for a ws:// URL, https:// (verified as tls says) for wss://.
+HttpResult http_request(const protocol::WsUrl& url, const std::string& target, const TlsOptions& tls,
+                        const std::string& method = "GET", Millis timeout = Millis(5000));
 
 }  // namespace herd::client

@@ -284,9 +284,16 @@ TEST_F(CtlTest, WssThroughATlsProxyWithItsCertificate) {
   r = ctl({"pause"}, url);
   EXPECT_EQ(r.status, 3) << r.out;
   EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
-  // A CA file that is not there is bad usage (2); stats and load speak no TLS and say so.
-  EXPECT_EQ(ctl({"--ca-file", "/nonexistent/ca.pem", "pause"}, url).status, 2);
+  // stats over https:// to the same proxy; without the certificate, unreachable.
+  r = ctl({"stats", "--ca-file", TlsProxy::ca_file()}, url);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("herd_tick "), std::string::npos) << r.out;
   r = ctl({"stats"}, url);
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
+  // A CA file that is not there is bad usage (2); load speaks no TLS and says so.
+  EXPECT_EQ(ctl({"--ca-file", "/nonexistent/ca.pem", "pause"}, url).status, 2);
+  r = ctl({"load", "--viewers", "1", "--duration", "1"}, url);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("ws://"), std::string::npos) << r.out;
 }
