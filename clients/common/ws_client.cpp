@@ -63,6 +63,21 @@ std::string why(const beast::error_code& ec) {
   return ec.category() == asio::error::get_ssl_category() ? "TLS: " + ec.message() : ec.message();
 }
 
+// Resolves host, connects `tcp_layer` and, when `tls` is given (the stream over that TCP layer),
+// runs its handshake for host; then `next(error)`, with the first step's error or none.
+template <class Next>
+void open_transport(tcp::resolver& resolver, beast::tcp_stream& tcp_layer, beast::ssl_stream<beast::tcp_stream>* tls,
+                    const std::string& host, std::uint16_t port, Next next) {
+  resolver.async_resolve(host, std::to_string(port), [&, tls, next](beast::error_code ec, tcp::resolver::results_type r) {
+    if (ec) return next(ec);
+    tcp_layer.async_connect(r, [&, tls, next](beast::error_code ec2, const tcp::endpoint&) {
+      if (ec2 || !tls) return next(ec2);
+      expect_host(*tls, host);
+      tls->async_handshake(ssl::stream_base::client, next);
+    });
+  });
+}
+
 }  // namespace
 
 // One WebSocket over plain TCP or over TLS; every operation below is written once, for either.
@@ -165,24 +180,15 @@ void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOpti
       });
     });
   };
-  resolver.async_resolve(url.host, std::to_string(url.port), [&](beast::error_code ec, tcp::resolver::results_type results) {
-    if (ec) { result = ec; done = true; return; }
-    stream.async_connect(results, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) { result = ec2; done = true; return; }
-      auto* secure = std::get_if<TlsWs>(&s.ws);
-      if (!secure) {
-        stream.expires_never();
-        upgrade();
-        return;
-      }
-      auto& tls_stream = secure->next_layer();
-      expect_host(tls_stream, url.host);
-      tls_stream.async_handshake(ssl::stream_base::client, [&](beast::error_code ec3) {
-        if (ec3) { result = ec3; done = true; return; }
-        stream.expires_never();
-        upgrade();
-      });
-    });
+  auto* secure = std::get_if<TlsWs>(&s.ws);
+  open_transport(resolver, stream, secure ? &secure->next_layer() : nullptr, url.host, url.port, [&](beast::error_code ec) {
+    if (ec) {
+      result = ec;
+      done = true;
+      return;
+    }
+    stream.expires_never();
+    upgrade();
   });
   const bool finished = run_until(s.ioc, timeout + Millis(500), [&] { return done; });
   if (!finished || result) {
@@ -228,11 +234,10 @@ void WsClient::close() {
 
 namespace {
 
-// One HTTP request on `stream` (plain or TLS), to host:port; `secure(next)` runs the TLS handshake
-// once connected, or calls next at once.
-template <class Stream, class Secure>
-HttpResult exchange(asio::io_context& ioc, Stream& stream, const std::string& host, std::uint16_t port,
-                    const std::string& target, const std::string& method, Millis timeout, Secure secure) {
+// One HTTP request on `stream` (plain, or TLS: then `tls` is the stream), to host:port.
+template <class Stream>
+HttpResult exchange(asio::io_context& ioc, Stream& stream, beast::ssl_stream<beast::tcp_stream>* tls, const std::string& host,
+                    std::uint16_t port, const std::string& target, const std::string& method, Millis timeout) {
   tcp::resolver resolver(ioc);
   http::request<http::empty_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, protocol::WsUrl{host, port}.authority());
@@ -254,15 +259,13 @@ HttpResult exchange(asio::io_context& ioc, Stream& stream, const std::string& ho
       });
     });
   };
-  resolver.async_resolve(host, std::to_string(port), [&](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) { result = ec; done = true; return; }
-    tcp_layer.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) { result = ec2; done = true; return; }
-      secure([&](beast::error_code ec3) {
-        if (ec3) { result = ec3; done = true; return; }
-        request();
-      });
-    });
+  open_transport(resolver, tcp_layer, tls, host, port, [&](beast::error_code ec) {
+    if (ec) {
+      result = ec;
+      done = true;
+      return;
+    }
+    request();
   });
   if (!run_until(ioc, timeout + Millis(500), [&] { return done; }) || result)
     throw ConnectionError("HTTP " + method + " " + target + " failed: " + (done ? why(result) : std::string("timed out")));
@@ -276,7 +279,7 @@ HttpResult http_request(const std::string& host, std::uint16_t port, const std::
                         const std::string& method, Millis timeout) {
   asio::io_context ioc;
   beast::tcp_stream stream(ioc);
-  return exchange(ioc, stream, host, port, target, method, timeout, [](auto next) { next(beast::error_code{}); });
+  return exchange(ioc, stream, nullptr, host, port, target, method, timeout);
 }
 
 HttpResult http_request(const protocol::WsUrl& url, const std::string& target, const TlsOptions& tls,
@@ -286,9 +289,7 @@ HttpResult http_request(const protocol::WsUrl& url, const std::string& target, c
   ssl::context ctx{ssl::context::tls_client};
   configure_tls(ctx, tls);
   beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
-  expect_host(stream, url.host);
-  return exchange(ioc, stream, url.host, url.port, target, method, timeout,
-                  [&stream](auto next) { stream.async_handshake(ssl::stream_base::client, next); });
+  return exchange(ioc, stream, &stream, url.host, url.port, target, method, timeout);
 }
 
 }  // namespace herd::client
