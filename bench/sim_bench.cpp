@@ -47,19 +47,11 @@ double status_mb(const char* key) {
 double peak_rss_mb() { return status_mb("VmHWM:"); }
 
 sim::World make_world(const Case& c, sim::Rng& rng, double& side) {
-  sim::WorldDef def;
-  def.dt = 0.25;
-  def.seed = 1;
-  def.max_agents = static_cast<std::uint32_t>(c.agents);
-  def.agent_defaults.radius = 1.5;
-  def.agent_defaults.max_speed = 1;
-  def.agent_defaults.max_force = 4;   // reaches full speed in one tick of 0.25 s
-  def.agent_defaults.slow_radius = 2;
-  def.avoidance.mode = c.mode;
-  def.avoidance.max_neighbours = static_cast<std::uint32_t>(c.max_neighbours);
   const double n = static_cast<double>(c.agents);
   side = c.scenario == "circle" ? 2 * (200 * n / 250) + 20 : std::sqrt(c.density * n);
-  def.width = def.height = side;
+  sim::WorldDef def = crowd_def(static_cast<std::size_t>(c.agents), side, 0.25);
+  def.avoidance.mode = c.mode;
+  def.avoidance.max_neighbours = static_cast<std::uint32_t>(c.max_neighbours);
   sim::World world(def);
   std::vector<sim::SpawnAgent> agents;
   if (c.scenario == "circle") {

@@ -40,16 +40,8 @@ struct Options {
 };
 
 sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
-  sim::WorldDef def;
-  def.dt = 1.0 / o.tick_rate;
-  def.seed = 1;
-  def.max_agents = static_cast<std::uint32_t>(o.agents);
-  def.agent_defaults.radius = 1.5;
-  def.agent_defaults.max_speed = o.speed;
-  def.agent_defaults.max_force = 4 * o.speed;
-  def.agent_defaults.slow_radius = 2;
   side = std::sqrt(o.density * static_cast<double>(o.agents));
-  def.width = def.height = side;
+  const sim::WorldDef def = crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate, o.speed);
   sim::World world(def);
   // Uniform without overlap (bench/crowd.hpp), each agent's target drawn as it is placed.
   std::vector<sim::SpawnAgent> chunk;

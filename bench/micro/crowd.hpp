@@ -30,16 +30,8 @@ inline std::vector<sim::Vec2> crowd_positions(std::size_t agents, sim::Rng& rng)
 }
 
 inline sim::World random_crowd(std::size_t agents, sim::Rng& rng, double dt = 0.25) {
-  sim::WorldDef def;
-  def.dt = dt;
-  def.seed = 1;
-  def.max_agents = static_cast<std::uint32_t>(agents);
-  def.agent_defaults.radius = kRadius;
-  def.agent_defaults.max_speed = 1;
-  def.agent_defaults.max_force = 4;  // full speed in one tick of 0.25 s
-  def.agent_defaults.slow_radius = 2;
   const double side = crowd_side(agents);
-  def.width = def.height = side;
+  const sim::WorldDef def = bench::crowd_def(agents, side, dt);
   sim::World world(def);
   std::vector<sim::SpawnAgent> spawn;
   for (const sim::Vec2 p : crowd_positions(agents, rng)) {
