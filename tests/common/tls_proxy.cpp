@@ -27,28 +27,20 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
       if (ec) return;
       self->server.async_connect({asio::ip::address_v4::loopback(), upstream_port}, [self](error_code ec2) {
         if (ec2) return self->stop();
-        self->pump_up();
-        self->pump_down();
+        self->pump(self->client, self->server, self->up);
+        self->pump(self->server, self->client, self->down);
       });
     });
   }
 
-  void pump_up() {
-    client.async_read_some(asio::buffer(up), [self = shared_from_this()](error_code ec, std::size_t n) {
+  // Copies what `from` reads to `to`, buffer by buffer, until either side ends.
+  template <class From, class To>
+  void pump(From& from, To& to, std::array<char, 16384>& buffer) {
+    from.async_read_some(asio::buffer(buffer), [self = shared_from_this(), &from, &to, &buffer](error_code ec, std::size_t n) {
       if (ec) return self->stop();
-      asio::async_write(self->server, asio::buffer(self->up.data(), n), [self](error_code ec2, std::size_t) {
+      asio::async_write(to, asio::buffer(buffer.data(), n), [self, &from, &to, &buffer](error_code ec2, std::size_t) {
         if (ec2) return self->stop();
-        self->pump_up();
-      });
-    });
-  }
-
-  void pump_down() {
-    server.async_read_some(asio::buffer(down), [self = shared_from_this()](error_code ec, std::size_t n) {
-      if (ec) return self->stop();
-      asio::async_write(self->client, asio::buffer(self->down.data(), n), [self](error_code ec2, std::size_t) {
-        if (ec2) return self->stop();
-        self->pump_down();
+        self->pump(from, to, buffer);
       });
     });
   }
