@@ -35,10 +35,28 @@ ensure_packages() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${options[@]}" "${missing[@]}" >/dev/null
 }
 
-# Node.js and npm for the browser tests: the machine's own when present, Debian's otherwise.
+# Node.js 20.19 or later and npm, for the browser tests and the viewer's checks (ESLint 10 and
+# TypeScript 7 need it, and Node's test runner imports the viewer's ES modules): the machine's own
+# when it is recent enough. Otherwise Debian's npm (Debian 12's Node is 18) installs the `node`
+# package from the npm registry, pinned by scripts/node/package-lock.json, into .tools/node, and
+# that Node goes first on PATH for everything after (CMake records it when it configures).
+node_recent_enough() {
+  command -v node >/dev/null &&
+    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' 2>/dev/null
+}
 ensure_node() {
-  command -v node >/dev/null && command -v npm >/dev/null && return 0
-  ensure_packages nodejs npm
+  local tools="$HERD_ROOT/.tools/node"
+  [ -x "$tools/node_modules/.bin/node" ] && export PATH="$tools/node_modules/.bin:$PATH"
+  command -v npm >/dev/null || ensure_packages nodejs npm
+  node_recent_enough && return 0
+  if [ ! -x "$tools/node_modules/.bin/node" ] || ! cmp -s "$HERD_ROOT/scripts/node/package-lock.json" "$tools/package-lock.json"; then
+    echo "herd: $(node --version 2>/dev/null || echo 'no Node') here; installing Node from the npm registry into .tools/node"
+    mkdir -p "$tools"
+    cp "$HERD_ROOT/scripts/node/package.json" "$HERD_ROOT/scripts/node/package-lock.json" "$tools/"
+    (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    export PATH="$tools/node_modules/.bin:$PATH"
+  fi
+  node_recent_enough || { echo "herd: Node 20.19 or later is needed, and none could be installed" >&2; return 1; }
 }
 
 # An npm test project's packages (tests/e2e, tests/docker), from its committed lock file;
