@@ -57,7 +57,7 @@ std::uint64_t OptimalAssignment::add_row() {
     std::uint32_t j1 = 0;
     for (std::uint32_t j = 1; j <= n; ++j) {
       if (used_[j]) continue;
-      const double cur = length(to_[j - 1] - a) - u_[i0] - v_[j];
+      const double cur = length_squared(to_[j - 1] - a) - u_[i0] - v_[j];
       if (cur < min_to_[j]) {
         min_to_[j] = cur;
         way_[j] = j0;
@@ -121,6 +121,12 @@ std::vector<std::uint32_t> assign_cycle(std::size_t n, Rng& rng) {
 double total_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot) {
   double sum = 0;
   for (std::size_t i = 0; i < from.size(); ++i) sum += length(to[slot[i]] - from[i]);
+  return sum;
+}
+
+double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot) {
+  double sum = 0;
+  for (std::size_t i = 0; i < from.size(); ++i) sum += length_squared(to[slot[i]] - from[i]);
   return sum;
 }
 

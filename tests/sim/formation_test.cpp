@@ -20,7 +20,7 @@ double brute_force_best(const std::vector<Vec2>& from, const std::vector<Vec2>& 
   std::vector<std::uint32_t> perm(from.size());
   std::iota(perm.begin(), perm.end(), 0u);
   double best = 1e300;
-  do best = std::min(best, total_travel(from, to, perm));
+  do best = std::min(best, total_squared_travel(from, to, perm));
   while (std::next_permutation(perm.begin(), perm.end()));
   return best;
 }
@@ -37,7 +37,12 @@ TEST(Assignment, OptimalEqualsBruteForceOnSmallCases) {
     std::vector<std::uint32_t> sorted = slot;
     std::sort(sorted.begin(), sorted.end());
     for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i) << "a permutation";
-    EXPECT_NEAR(total_travel(from, to, slot), brute_force_best(from, to), 1e-9) << "trial " << trial;
+    EXPECT_NEAR(total_squared_travel(from, to, slot), brute_force_best(from, to), 1e-6) << "trial " << trial;
+    // Cyclically monotone: for any two agents, (a0 - b0) . (a1 - b1) >= 0, so agents moving
+    // together along their paths at speeds in proportion to their lengths never meet.
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = a + 1; b < n; ++b)
+        EXPECT_GE(dot(from[a] - from[b], to[slot[a]] - to[slot[b]]), -1e-9) << "trial " << trial;
   }
 }
 
@@ -56,6 +61,20 @@ TEST(Assignment, BisectionIsAPermutationNearTheOptimum) {
     const double best = total_travel(from, to, assign_optimal(from, to));
     EXPECT_LE(total_travel(from, to, slot), 1.25 * best + 1e-9) << "n = " << n;
   }
+}
+
+// A grid sent to the same grid beside it: every assignment keeping each agent moving the same
+// way has the same total distance (so the plain sum picked rows back to front, the rear through
+// the front); the squared sum picks the translation, everyone moving as one body.
+TEST(Assignment, AGridSentBesideItselfMovesAsOneBody) {
+  std::vector<Vec2> from, to;
+  for (int row = 0; row < 10; ++row)
+    for (int col = 0; col < 10; ++col) {
+      from.push_back({48.0 * col, 48.0 * row});
+      to.push_back({48.0 * col + 544, 48.0 * row});
+    }
+  const auto slot = assign_optimal(from, to);
+  for (std::size_t i = 0; i < from.size(); ++i) EXPECT_EQ(slot[i], i) << "agent " << i;
 }
 
 TEST(Assignment, ACycleMovesEveryone) {

@@ -98,7 +98,7 @@ std::string_view to_string(AvoidanceMode mode);
 
 enum class Shape : std::uint8_t { circle, line, lines, block, wedge };
 enum class SlotAssignment : std::uint8_t {
-  optimal,     // minimum total travel (assignment.hpp), exact: at most World::kMaxOptimalAssignment agents
+  optimal,     // minimum sum of squared travel (assignment.hpp), exact: at most World::kMaxOptimalAssignment agents
   keep_order,  // agents by id to slots in order (crossings allowed, as in the demo)
   shuffle,     // a seeded random permutation
   bisection,   // near-minimal travel at any size: recursive bisection (assign_bisection)
