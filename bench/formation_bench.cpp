@@ -31,6 +31,7 @@ struct Case {
   std::string shape;
   std::string start;
   long agents = 0;
+  bool trace = false;
 };
 
 struct Result {
@@ -52,6 +53,23 @@ sim::FormationDef shape_of(const std::string& s) {
   else if (s == "G") { d.shape = sim::Shape::block; d.count = 2; d.regroup = true; }
   else if (s == "P") { d.shape = sim::Shape::lines; d.count = 2; d.vertical = true; d.regroup = true; }
   return d;
+}
+
+// To stderr: the members arrived so far and the three farthest from their places (id, distance,
+// speed, state), for seeing where a formation's time goes.
+void trace_stragglers(const sim::World& w, const sim::FormationRecord& f, double t) {
+  struct Far { double d; sim::AgentId id; double speed; int state; };
+  std::vector<Far> far;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const sim::Agent* a = w.find(f.agents[k]);
+    if (!a || a->state == sim::MoveState::arrived) continue;
+    far.push_back({sim::length(f.slots[k] - a->position), a->id, sim::length(a->velocity), static_cast<int>(a->state)});
+  }
+  std::sort(far.begin(), far.end(), [](const Far& x, const Far& y) { return x.d > y.d; });
+  std::fprintf(stderr, "t=%6.2f arrived %u/%u", t, f.arrived, f.members);
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, far.size()); ++k)
+    std::fprintf(stderr, "  #%u d=%.2f v=%.2f", far[k].id, far[k].d, far[k].speed);
+  std::fprintf(stderr, "\n");
 }
 
 Result run(const Case& c) {
@@ -155,6 +173,7 @@ Result run(const Case& c) {
     const auto& f = w.formations();
     const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
     const double t = static_cast<double>(ticks + 1) * dt;
+    if (c.trace && (ticks + 1) % 30 == 0 && !f.empty()) trace_stragglers(w, f.back(), t);
     if (done) {
       r.seconds = t;
       break;
@@ -174,6 +193,7 @@ struct Options {
   std::vector<long> sizes = {32, 100, 500, 1000, 5000};
   std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines", "R", "B", "T", "G", "P"};
   std::vector<std::string> starts = {"ordered", "symmetric"};
+  bool trace = false;
 };
 
 int run_formations(const Options& o) {
@@ -185,7 +205,7 @@ int run_formations(const Options& o) {
   for (const std::string& shape : shapes)
     for (const std::string& start : starts)
       for (long n : sizes) {
-        const Result r = run({shape, start, n});
+        const Result r = run({shape, start, n, o.trace});
         std::printf("%s,%s,%ld,%.2f,%.2f,%.2f,%zu,%.2f,%llu\n", shape.c_str(), start.c_str(), n, r.seconds, r.ideal,
                     r.seconds > 0 && r.ideal > 0 ? r.seconds / r.ideal : -1.0, r.left_out, r.max_overlap,
                     static_cast<unsigned long long>(r.collisions));
@@ -206,6 +226,7 @@ Runner add_formations(CLI::App& sub) {
   sub.add_option_function<std::string>("--start", [o](const std::string& v) {
     if (v != "all") o->starts = {v};
   }, "ordered, symmetric or all (default all)")->check(CLI::IsMember({"ordered", "symmetric", "all"}));
+  sub.add_flag("--trace", o->trace, "every half second of world time, print to stderr how many members have arrived and the farthest three");
   sub.footer("Prints a CSV header and one row per run: world seconds to complete, the ideal, their ratio,\n"
              "agents not in place at the end, the largest overlap (units), collision events.");
   return [o] { return run_formations(*o); };

@@ -100,7 +100,7 @@ std::vector<std::uint32_t> formation_parts(const FormationDef& d, std::size_t n)
 double default_spacing(Shape shape, double radius) {
   switch (shape) {
     case Shape::circle:
-    case Shape::line: return 2.5 * radius;   // rows: room to stand
+    case Shape::line: return 3.0 * radius;   // rows: a radius between neighbours, to step in through
     case Shape::lines:                       // a diameter's gap: agents cross lines through it
     case Shape::wedge: return 4.0 * radius;
     case Shape::block: return 6.0 * radius;  // inner places reached between standing agents

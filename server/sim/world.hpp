@@ -61,6 +61,7 @@ struct FormationRecord {
   std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
   std::uint32_t arrived = 0;
   bool complete = false;      // every member has arrived; unreachable places do not hold it back
+  bool paced = false;         // members arrive together (World::stage_pace)
   std::vector<UnreachablePlace> unreachable;
   std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
 };
@@ -208,6 +209,7 @@ class World {
   // unreachable, and records the formation.
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
+  void stage_pace();
   void check_places(FormationRecord& f);
   Agent* still_arriving_at(AgentId id, Vec2 point, std::size_t& at);
   std::optional<Vec2> free_point_near(Vec2 p, double r) const;

@@ -16,8 +16,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // budget, each path's pending flag, the queue and the search under way); older checkpoints are
 // read with an unbounded budget, as their servers planned every path at once. 4 added each
 // formation's unreachable places and the obstacles version they were checked at (older ones are
-// checked afresh).
-constexpr std::uint32_t kFormatVersion = 4;
+// checked afresh). 5 added whether each formation is paced (older ones are not: their servers
+// did not pace).
+constexpr std::uint32_t kFormatVersion = 5;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -217,6 +218,8 @@ std::string World::save_checkpoint() const {
       w.u32(u.agent); w.vec(u.place); w.boolean(u.moved_to.has_value()); w.vec(u.moved_to.value_or(Vec2{})); w.boolean(u.by_path);
     }
   }
+  // Format 5's tail: which formations are paced.
+  for (const FormationRecord& f : formations_) w.boolean(f.paced);
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
@@ -295,6 +298,8 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
       }
     }
   }
+  if (version >= 5)
+    for (FormationRecord& f : world.formations_) f.paced = r.boolean();
   if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
   for (std::size_t i = 1; i < world.agents_.size(); ++i)
     if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");

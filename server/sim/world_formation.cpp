@@ -95,6 +95,12 @@ CommandOutcome World::apply_form(const Form& cmd) {
   std::vector<Vec2> targets;
   for (std::uint32_t s : slot) targets.push_back(slots[s]);
   CommandOutcome sent = send_to(indices, targets);
+  // Places reached between others (a block's inner ones, a wedge's, the middle line of lines) are
+  // paced; a circle's or a line's are all on the outside. Only an optimal assignment's paths are
+  // known not to meet when walked together.
+  if (sent.ok() && def.shape != Shape::circle && def.shape != Shape::line &&
+      (def.assignment == SlotAssignment::optimal || def.assignment == SlotAssignment::bisection))
+    formations_.back().paced = true;
   if (sent.ok() && def.regroup) {
     const auto parts = formation_parts(def, indices.size());
     for (std::size_t k = 0; k < indices.size(); ++k) agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
@@ -150,7 +156,7 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
         return failure(CommandError::bad_selection, "exchange needs exactly two groups of the same size in the selection");
       if (a_side.size() > kMaxOptimalAssignment)
         return failure(CommandError::limit_exceeded, "exchange assigns at most " + std::to_string(kMaxOptimalAssignment) + " agents a side");
-      // Each side takes the other's places, with minimum total travel.
+      // Each side takes the other's places, with the optimal assignment (least squared travel).
       auto trade = [&](const std::vector<std::size_t>& movers, const std::vector<std::size_t>& places) {
         std::vector<Vec2> src, dst;
         for (std::size_t k : movers) src.push_back(from[k]);
@@ -269,6 +275,34 @@ void World::check_places(FormationRecord& f) {
     a.behaviour.point = *free;
     if (a.state == MoveState::arrived) a.state = MoveState::moving;
     f.slots[k] = *free;
+  }
+}
+
+// A paced formation's members arrive together, as an RTS formation moves: each goes no faster
+// than its own distance (from where it was sent) over the farthest member's time at full speed.
+// Shapes with inner places (blocks, wedges, rows of lines) need it: otherwise the near places fill
+// first and those bound for the inner ones thread through standing ranks or go round them
+// (measured, 100 agents from a ring into a block: 1.50 times the ideal, paced 1.11). With the
+// optimal (squared) assignment, paths walked together in proportion never meet. A floor keeps
+// the nearest moving at a tenth of full speed at least.
+void World::stage_pace() {
+  constexpr double kFloor = 0.1;
+  for (const FormationRecord& f : formations_) {
+    if (!f.paced) continue;
+    double lead = 0;
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < f.agents.size(); ++k) {
+      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+      if (a && a->def.max_speed > 0) lead = std::max(lead, length(f.slots[k] - a->behaviour.home) / a->def.max_speed);
+    }
+    if (!(lead > 0)) continue;
+    at = 0;
+    for (std::size_t k = 0; k < f.agents.size(); ++k) {
+      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+      if (!a || a->state != MoveState::moving) continue;
+      const double cap = std::max(length(f.slots[k] - a->behaviour.home) / lead, kFloor * a->def.max_speed);
+      desires_[at].velocity = clamp_length(desires_[at].velocity, cap);
+    }
   }
 }
 

@@ -70,6 +70,7 @@ void World::step() {
   stage_grid();
   stage_desires();
   stage_pathing();
+  stage_pace();
   stage_avoidance();
   stage_integrate();
   stage_collisions();

@@ -54,11 +54,12 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   // and ends (since format 3) with the path queue and assignments: u32 and u64 budgets, a byte per agent, u64 queue
   // length, the search under way (u32 agent, two i32 tiles each, u8, u64, u32), and the u64
   // count of pending assignments; then (since format 4) each formation's u64 obstacles version,
-  // u64 count and unreachable places (u32, vec, bool, vec, bool each).
+  // u64 count and unreachable places (u32, vec, bool, vec, bool each); then (since format 5) a
+  // bool per formation, whether it is paced.
   constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148;
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
-  for (const sim::FormationRecord& f : world.formations()) v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1);
+  for (const sim::FormationRecord& f : world.formations()) v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
   payload.erase(payload.size() - v4_tail - (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
   payload.erase(kCapAt, 4);
   std::string v1 = v2.substr(0, 8);
@@ -79,10 +80,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 5;
+  v3[8] = 6;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 4"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 5"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
