@@ -266,17 +266,22 @@ FormationDef one_block(Vec2 centre, SlotAssignment assignment = SlotAssignment::
   return block;
 }
 
-// 36 agents on a ring of radius 250 sent into one block: every one of them gets in (with a
-// diameter's gap between places, one bounced along the block's edge for ever).
-TEST(Formations, ASymmetricRingFillsABlock) {
-  World world(WorldDef{});
+// 36 agents on a ring of radius 250 round (400, 300).
+std::vector<SpawnAgent> ring_of_36() {
   std::vector<SpawnAgent> ring;
   for (int i = 0; i < 36; ++i) {
     SpawnAgent s;
     s.position = Vec2{400, 300} + Vec2{std::cos(i * kPi / 18), std::sin(i * kPi / 18)} * 250.0;
     ring.push_back(s);
   }
-  ASSERT_TRUE(world.apply(Spawn{0, 0, ring}).ok());
+  return ring;
+}
+
+// 36 agents on a ring of radius 250 sent into one block: every one of them gets in (with a
+// diameter's gap between places, one bounced along the block's edge for ever).
+TEST(Formations, ASymmetricRingFillsABlock) {
+  World world(WorldDef{});
+  ASSERT_TRUE(world.apply(Spawn{0, 0, ring_of_36()}).ok());
   const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300})});
   ASSERT_TRUE(out.ok()) << out.message;
   // Ideal: the farthest agent's straight line at max speed; the goal is 1.5 times that.
@@ -294,13 +299,7 @@ TEST(Formations, ASymmetricRingFillsABlock) {
 // a checkpoint carries the pacing: a restored world goes on bit for bit.
 TEST(Formations, ABlockIsPacedAndAResumedOneKeepsPace) {
   World world(WorldDef{});
-  std::vector<SpawnAgent> ring;
-  for (int i = 0; i < 36; ++i) {
-    SpawnAgent s;
-    s.position = Vec2{400, 300} + Vec2{std::cos(i * kPi / 18), std::sin(i * kPi / 18)} * 250.0;
-    ring.push_back(s);
-  }
-  ASSERT_TRUE(world.apply(Spawn{0, 0, ring}).ok());
+  ASSERT_TRUE(world.apply(Spawn{0, 0, ring_of_36()}).ok());
   ASSERT_TRUE(world.apply(Form{{true, {}}, one_block({400, 300})}).ok());
   ASSERT_TRUE(world.formations().back().paced);
   for (int t = 0; t < 60; ++t) world.step();
