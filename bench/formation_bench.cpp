@@ -56,14 +56,14 @@ sim::FormationDef shape_of(const std::string& s) {
 }
 
 // To stderr: the members arrived so far and the three farthest from their places (id, distance,
-// speed, state), for seeing where a formation's time goes.
+// speed), for seeing where a formation's time goes.
 void trace_stragglers(const sim::World& w, const sim::FormationRecord& f, double t) {
-  struct Far { double d; sim::AgentId id; double speed; int state; };
+  struct Far { double d; sim::AgentId id; double speed; };
   std::vector<Far> far;
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
     const sim::Agent* a = w.find(f.agents[k]);
     if (!a || a->state == sim::MoveState::arrived) continue;
-    far.push_back({sim::length(f.slots[k] - a->position), a->id, sim::length(a->velocity), static_cast<int>(a->state)});
+    far.push_back({sim::length(f.slots[k] - a->position), a->id, sim::length(a->velocity)});
   }
   std::sort(far.begin(), far.end(), [](const Far& x, const Far& y) { return x.d > y.d; });
   std::fprintf(stderr, "t=%6.2f arrived %u/%u", t, f.arrived, f.members);
@@ -160,6 +160,7 @@ Result run(const Case& c) {
     return far / kSpeed;
   };
   const double dt = def.dt;
+  const long trace_every = std::max(1L, std::lround(0.5 / dt));  // ticks in half a second
   long ticks = 0;
   for (;; ++ticks) {
     w.apply_queued();
@@ -173,7 +174,7 @@ Result run(const Case& c) {
     const auto& f = w.formations();
     const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
     const double t = static_cast<double>(ticks + 1) * dt;
-    if (c.trace && (ticks + 1) % 30 == 0 && !f.empty()) trace_stragglers(w, f.back(), t);
+    if (c.trace && (ticks + 1) % trace_every == 0 && !f.empty()) trace_stragglers(w, f.back(), t);
     if (done) {
       r.seconds = t;
       break;

@@ -288,7 +288,9 @@ void World::check_places(FormationRecord& f) {
 void World::stage_pace() {
   constexpr double kFloor = 0.1;
   for (const FormationRecord& f : formations_) {
-    if (!f.paced) continue;
+    // Complete with nobody held back: every member stands in its place, nothing to pace (a
+    // formation's record stays while its members stand there).
+    if (!f.paced || (f.complete && f.unreachable.empty())) continue;
     double lead = 0;
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
