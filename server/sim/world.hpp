@@ -62,6 +62,11 @@ struct FormationRecord {
   std::uint32_t arrived = 0;
   bool complete = false;      // every member has arrived; unreachable places do not hold it back
   bool paced = false;         // members arrive together (World::stage_pace)
+  // Crossing moves (opposite, invert): the members go round this centre on the preferred side,
+  // each outside a disc of orbit_scale times its own distance from it, paced so the crowd turns
+  // and shrinks as one body (World::stage_pace).
+  std::optional<Vec2> orbit;
+  double orbit_scale = 1;
   std::vector<UnreachablePlace> unreachable;
   std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
 };
@@ -210,6 +215,7 @@ class World {
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
   void stage_pace();
+  void pace_round(const FormationRecord& f);
   void check_places(FormationRecord& f);
   Agent* still_arriving_at(AgentId id, Vec2 point, std::size_t& at);
   std::optional<Vec2> free_point_near(Vec2 p, double r) const;
@@ -341,6 +347,9 @@ class World {
   // velocity changes accumulate in `velocity`.
   std::vector<SlotData> slots_;
   double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
+  // By agent index, this step: the formation an agent moves with as one body (its members do not
+  // avoid each other: their ways never meet), 0 for none; empty when no formation moves so.
+  std::vector<std::uint32_t> together_;
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle

@@ -17,8 +17,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // read with an unbounded budget, as their servers planned every path at once. 4 added each
 // formation's unreachable places and the obstacles version they were checked at (older ones are
 // checked afresh). 5 added whether each formation is paced (older ones are not: their servers
-// did not pace).
-constexpr std::uint32_t kFormatVersion = 5;
+// did not pace). 6 added the centre a crossing move's members go round and how far its crowd
+// may shrink (older ones go straight through, as their servers did).
+constexpr std::uint32_t kFormatVersion = 6;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -220,6 +221,10 @@ std::string World::save_checkpoint() const {
   }
   // Format 5's tail: which formations are paced.
   for (const FormationRecord& f : formations_) w.boolean(f.paced);
+  // Format 6's tail: each formation's orbit.
+  for (const FormationRecord& f : formations_) {
+    w.boolean(f.orbit.has_value()); w.vec(f.orbit.value_or(Vec2{})); w.f64(f.orbit_scale);
+  }
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
@@ -300,6 +305,14 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
   }
   if (version >= 5)
     for (FormationRecord& f : world.formations_) f.paced = r.boolean();
+  if (version >= 6)
+    for (FormationRecord& f : world.formations_) {
+      const bool orbit = r.boolean();
+      const Vec2 centre = r.vec();
+      f.orbit_scale = r.f64();
+      if (orbit) f.orbit = centre;
+      if (!(f.orbit_scale > 0 && f.orbit_scale <= 1)) return std::string("the checkpoint's formations are corrupt");
+    }
   if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
   for (std::size_t i = 1; i < world.agents_.size(); ++i)
     if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");

@@ -4,6 +4,7 @@
 
 #include "assignment.hpp"
 #include "geometry.hpp"
+#include "spatial_grid.hpp"
 #include "world.hpp"
 
 namespace herd::sim {
@@ -22,6 +23,88 @@ Vec2 centroid(const std::vector<Vec2>& points) {
   Vec2 c;
   for (const Vec2& p : points) c += p;
   return points.empty() ? c : c * (1.0 / static_cast<double>(points.size()));
+}
+
+// Crossing moves send every agent through the selection's centre: walked straight, all paths
+// meet there at once (the antipodal circle's deadlock, whatever the avoidance). Instead each member
+// keeps outside a disc around the centre, its radius a fixed fraction of the member's own distance
+// from it, and passes it on the preferred side. Every member's way is then the same curve scaled
+// and turned, and walked in proportion (stage_pace) the crowd stays one shape that turns and
+// shrinks: no two ways meet. At a fraction of one half the way is 1.13 times the straight line
+// (1.57 at one: the crowd turns without shrinking).
+struct Round {
+  Vec2 centre;
+  double radius;  // the disc kept out of
+  double sense;   // +1: pass it on the right (the disc on the walker's left), -1 on the left
+};
+
+// The angle swept round the centre from p to t walking on the round's side: with the disc on
+// the left (sense +1) the walker turns the negative way (see way_round's `side`). In [0, 2 pi).
+double swept_round(const Round& r, Vec2 p, Vec2 t) {
+  double swept = -r.sense * (angle_of(t - r.centre) - angle_of(p - r.centre));
+  while (swept < 0) swept += 2 * kPi;
+  while (swept >= 2 * kPi) swept -= 2 * kPi;
+  return swept;
+}
+
+// A member pushed past its way's end (a little further round than its goal) would go all the
+// way round again: past three quarters of a turn, the other side is the way.
+Round oriented(Round r, Vec2 p, Vec2 t) {
+  if (swept_round(r, p, t) > 1.5 * kPi) r.sense = -r.sense;
+  return r;
+}
+
+// Whether the straight segment p -> t keeps out of the disc (touching it counts as out).
+bool clears(const Round& r, Vec2 p, Vec2 t) {
+  const Vec2 pt = t - p;
+  const double len2 = length_squared(pt);
+  const double s = len2 > 0 ? std::clamp(dot(r.centre - p, pt) / len2, 0.0, 1.0) : 0.0;
+  return length(p + pt * s - r.centre) >= r.radius * (1 - 1e-9);
+}
+
+// The unit direction of the shortest way from p to t round the disc on its side: straight when
+// that clears it, else along the tangent to it, or along it from on (or in) it.
+Vec2 way_round(Round r, Vec2 p, Vec2 t) {
+  r = oriented(r, p, t);
+  const Vec2 cp = p - r.centre;
+  const double d = length(cp);
+  r.radius = std::min(r.radius, d);  // pushed inside: keep out of the disc it stands on the edge of
+  if (r.radius <= 0 || d <= 0 || length(t - r.centre) <= r.radius || clears(r, p, t)) return normalized_or_zero(t - p);
+  const Vec2 u = cp * (1.0 / d);
+  const Vec2 side = Vec2{u.y, -u.x} * r.sense;  // from the centre towards the side passed on
+  if (d <= r.radius) return side;
+  const double cos_a = r.radius / d, sin_a = std::sqrt(std::max(0.0, 1 - cos_a * cos_a));
+  const Vec2 tangent_point = r.centre + (u * cos_a + side * sin_a) * r.radius;
+  return normalized_or_zero(tangent_point - p);
+}
+
+// The length of that way: two tangents and the arc between them.
+double way_round_length(Round r, Vec2 p, Vec2 t) {
+  const double dp = length(p - r.centre), dt = length(t - r.centre);
+  if (r.radius <= 0 || dp <= r.radius || dt <= r.radius || clears(r, p, t)) return length(t - p);
+  r = oriented(r, p, t);
+  const double swept = swept_round(r, p, t);
+  const double arc = std::max(0.0, swept - std::acos(r.radius / dp) - std::acos(r.radius / dt));
+  return std::sqrt(dp * dp - r.radius * r.radius) + std::sqrt(dt * dt - r.radius * r.radius) + r.radius * arc;
+}
+
+// How much a crossing crowd may shrink on its way round: to a third of a radius's gap between
+// neighbours that stood at the median nearest-neighbour distance, and never below one half.
+double orbit_scale_for(const std::vector<Vec2>& points, double radius, double width, double height) {
+  constexpr double kLeast = 0.5;
+  const double need = 3 * radius;  // centre to centre at the narrowest
+  const double reach = need / kLeast;     // neighbours farther than this allow the least scale
+  SpatialGrid grid;
+  grid.rebuild(points, width, height, SpatialGrid::cell_size_for(points.size(), width, height, reach));
+  std::vector<double> nearest(points.size(), reach);
+  for (std::size_t k = 0; k < points.size(); ++k)
+    grid.query_points(points[k], reach, [&](std::uint32_t item, Vec2 q, std::uint32_t) {
+      if (item != k) nearest[k] = std::min(nearest[k], length(q - points[k]));
+    });
+  if (nearest.empty()) return 1;
+  const auto mid = nearest.begin() + static_cast<std::ptrdiff_t>(nearest.size() / 2);
+  std::nth_element(nearest.begin(), mid, nearest.end());
+  return *mid > 0 ? std::clamp(need / *mid, kLeast, 1.0) : 1.0;
 }
 
 }  // namespace
@@ -169,7 +252,14 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
       break;
     }
   }
-  return send_to(indices, targets);
+  CommandOutcome sent = send_to(indices, targets);
+  if (sent.ok() && (cmd.move == DemoMove::opposite || cmd.move == DemoMove::invert)) {
+    double widest = 0;
+    for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
+    formations_.back().orbit = c;
+    formations_.back().orbit_scale = orbit_scale_for(from, widest, def_.width, def_.height);
+  }
+  return sent;
 }
 
 // Pending optimal assignments, oldest first, within the tick's budget of cost evaluations; each
@@ -287,10 +377,16 @@ void World::check_places(FormationRecord& f) {
 // the nearest moving at a tenth of full speed at least.
 void World::stage_pace() {
   constexpr double kFloor = 0.1;
+  together_.clear();
   for (const FormationRecord& f : formations_) {
     // Complete with nobody held back: every member stands in its place, nothing to pace (a
     // formation's record stays while its members stand there).
-    if (!f.paced || (f.complete && f.unreachable.empty())) continue;
+    if (f.complete && f.unreachable.empty()) continue;
+    if (f.orbit) {
+      pace_round(f);
+      continue;
+    }
+    if (!f.paced) continue;
     double lead = 0;
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
@@ -305,6 +401,37 @@ void World::stage_pace() {
       const double cap = std::max(length(f.slots[k] - a->behaviour.home) / lead, kFloor * a->def.max_speed);
       desires_[at].velocity = clamp_length(desires_[at].velocity, cap);
     }
+  }
+}
+
+// A crossing move's members go round its centre (Round above), each no faster than its way's
+// length over the longest way's time at full speed, so they keep their shape as they turn.
+void World::pace_round(const FormationRecord& f) {
+  constexpr double kFloor = 0.1;
+  const double sense = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
+  const auto round_for = [&](const Agent& a, Vec2 slot) {
+    const double from_centre = std::min(length(a.behaviour.home - *f.orbit), length(slot - *f.orbit));
+    return Round{*f.orbit, f.orbit_scale * from_centre, sense};
+  };
+  double lead = 0;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+    if (a && a->def.max_speed > 0)
+      lead = std::max(lead, way_round_length(round_for(*a, f.slots[k]), a->behaviour.home, f.slots[k]) / a->def.max_speed);
+  }
+  if (!(lead > 0)) return;
+  at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+    if (!a || a->state != MoveState::moving) continue;
+    if (map_ && a->pathing != Pathing::direct) continue;  // its path through the map leads it
+    together_.resize(agents_.size(), 0);
+    together_[at] = f.id + 1;  // ids from 0: 0 is none
+    const Round r = round_for(*a, f.slots[k]);
+    const double cap = std::max(way_round_length(r, a->behaviour.home, f.slots[k]) / lead, kFloor * a->def.max_speed);
+    const double speed = std::min(length(desires_[at].velocity), cap);
+    desires_[at].velocity = way_round(r, a->position, f.slots[k]) * speed;
   }
 }
 

@@ -230,8 +230,9 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
   // cannot be among the K nearest, and the grid skips them. Fewer than K there: no bound.
   const std::size_t K = def_.avoidance.max_neighbours;
+  const std::uint32_t together = together_.empty() ? 0 : together_[i];
   double bound = reach2;
-  if (K > 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
+  if (K > 0 && together == 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
     std::size_t n = collect(0.0, reach2);
     if (n >= K) {
       if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
@@ -239,6 +240,16 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
     }
   }
   std::size_t n = collect(std::min(reach, std::sqrt(bound)), bound);
+  if (together != 0) {  // its formation's members are not in its way
+    std::size_t kept = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      found.d2[kept] = found.d2[m];
+      found.slot[kept] = found.slot[m];
+      found.index[kept] = found.index[m];
+      kept += static_cast<std::size_t>(together_[found.index[m]] != together);
+    }
+    n = kept;
+  }
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
