@@ -215,7 +215,6 @@ class World {
   CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
   void stage_formations();
   void stage_pace();
-  void pace_round(const FormationRecord& f);
   void check_places(FormationRecord& f);
   Agent* still_arriving_at(AgentId id, Vec2 point, std::size_t& at);
   std::optional<Vec2> free_point_near(Vec2 p, double r) const;

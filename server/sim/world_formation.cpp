@@ -25,6 +25,12 @@ Vec2 centroid(const std::vector<Vec2>& points) {
   return points.empty() ? c : c * (1.0 / static_cast<double>(points.size()));
 }
 
+double widest_radius(const std::vector<Agent>& agents, const std::vector<std::size_t>& indices) {
+  double widest = 0;
+  for (std::size_t i : indices) widest = std::max(widest, agents[i].def.radius);
+  return widest;
+}
+
 // Crossing moves send every agent through the selection's centre: walked straight, all paths
 // meet there at once (the antipodal circle's deadlock, whatever the avoidance). Instead each member
 // keeps outside a disc around the centre, its radius a fixed fraction of the member's own distance
@@ -158,11 +164,7 @@ CommandOutcome World::apply_form(const Form& cmd) {
   FormationDef def = cmd.def;
   if (def.assignment == SlotAssignment::automatic)
     def.assignment = indices.size() <= kMaxOptimalAssignment ? SlotAssignment::optimal : SlotAssignment::bisection;
-  if (def.spacing <= 0) {
-    double widest = 0;
-    for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
-    def.spacing = default_spacing(def.shape, widest);
-  }
+  if (def.spacing <= 0) def.spacing = default_spacing(def.shape, widest_radius(agents_, indices));
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(agents_[i].position);
@@ -254,10 +256,8 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
   }
   CommandOutcome sent = send_to(indices, targets);
   if (sent.ok() && (cmd.move == DemoMove::opposite || cmd.move == DemoMove::invert)) {
-    double widest = 0;
-    for (std::size_t i : indices) widest = std::max(widest, agents_[i].def.radius);
     formations_.back().orbit = c;
-    formations_.back().orbit_scale = orbit_scale_for(from, widest, def_.width, def_.height);
+    formations_.back().orbit_scale = orbit_scale_for(from, widest_radius(agents_, indices), def_.width, def_.height);
   }
   return sent;
 }
@@ -374,64 +374,50 @@ void World::check_places(FormationRecord& f) {
 // first and those bound for the inner ones thread through standing ranks or go round them
 // (measured, 100 agents from a ring into a block: 1.50 times the ideal, paced 1.11). With the
 // optimal (squared) assignment, paths walked together in proportion never meet. A floor keeps
-// the nearest moving at a tenth of full speed at least.
+// the nearest moving at a tenth of full speed at least. A crossing move's members are paced the
+// same by their ways round its centre, are turned onto those ways, and do not avoid each other.
 void World::stage_pace() {
   constexpr double kFloor = 0.1;
+  const double sense = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
   together_.clear();
+  std::vector<std::size_t> index;  // by member: its agent's index, agents_.size() when not a member
+  std::vector<double> way;         // by member: the length of its way from where it was sent
   for (const FormationRecord& f : formations_) {
     // Complete with nobody held back: every member stands in its place, nothing to pace (a
     // formation's record stays while its members stand there).
-    if (f.complete && f.unreachable.empty()) continue;
-    if (f.orbit) {
-      pace_round(f);
-      continue;
-    }
-    if (!f.paced) continue;
+    if ((!f.paced && !f.orbit) || (f.complete && f.unreachable.empty())) continue;
+    // A crossing move's members go round its centre (Round above); the others go straight.
+    const auto round_for = [&](Vec2 home, Vec2 slot) {
+      return Round{*f.orbit, f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)), sense};
+    };
+    index.assign(f.agents.size(), agents_.size());
+    way.assign(f.agents.size(), 0);
     double lead = 0;
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
       const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-      if (a && a->def.max_speed > 0) lead = std::max(lead, length(f.slots[k] - a->behaviour.home) / a->def.max_speed);
+      if (!a) continue;
+      const Vec2 home = a->behaviour.home;
+      index[k] = at;
+      way[k] = f.orbit ? way_round_length(round_for(home, f.slots[k]), home, f.slots[k]) : length(f.slots[k] - home);
+      if (a->def.max_speed > 0) lead = std::max(lead, way[k] / a->def.max_speed);
     }
     if (!(lead > 0)) continue;
-    at = 0;
+    if (f.orbit) together_.resize(agents_.size(), 0);
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-      if (!a || a->state != MoveState::moving) continue;
-      const double cap = std::max(length(f.slots[k] - a->behaviour.home) / lead, kFloor * a->def.max_speed);
-      desires_[at].velocity = clamp_length(desires_[at].velocity, cap);
+      if (index[k] == agents_.size()) continue;
+      const Agent& a = agents_[index[k]];
+      Desire& d = desires_[index[k]];
+      if (a.state != MoveState::moving) continue;
+      const double cap = std::max(way[k] / lead, kFloor * a.def.max_speed);
+      if (!f.orbit) {
+        d.velocity = clamp_length(d.velocity, cap);
+        continue;
+      }
+      if (map_ && a.pathing != Pathing::direct) continue;  // its path through the map leads it
+      together_[index[k]] = f.id + 1;  // ids from 0: 0 is none
+      d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) * std::min(length(d.velocity), cap);
     }
-  }
-}
-
-// A crossing move's members go round its centre (Round above), each no faster than its way's
-// length over the longest way's time at full speed, so they keep their shape as they turn.
-void World::pace_round(const FormationRecord& f) {
-  constexpr double kFloor = 0.1;
-  const double sense = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
-  const auto round_for = [&](const Agent& a, Vec2 slot) {
-    const double from_centre = std::min(length(a.behaviour.home - *f.orbit), length(slot - *f.orbit));
-    return Round{*f.orbit, f.orbit_scale * from_centre, sense};
-  };
-  double lead = 0;
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-    if (a && a->def.max_speed > 0)
-      lead = std::max(lead, way_round_length(round_for(*a, f.slots[k]), a->behaviour.home, f.slots[k]) / a->def.max_speed);
-  }
-  if (!(lead > 0)) return;
-  at = 0;
-  for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-    if (!a || a->state != MoveState::moving) continue;
-    if (map_ && a->pathing != Pathing::direct) continue;  // its path through the map leads it
-    together_.resize(agents_.size(), 0);
-    together_[at] = f.id + 1;  // ids from 0: 0 is none
-    const Round r = round_for(*a, f.slots[k]);
-    const double cap = std::max(way_round_length(r, a->behaviour.home, f.slots[k]) / lead, kFloor * a->def.max_speed);
-    const double speed = std::min(length(desires_[at].velocity), cap);
-    desires_[at].velocity = way_round(r, a->position, f.slots[k]) * speed;
   }
 }
 

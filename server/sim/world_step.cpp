@@ -199,6 +199,20 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // already keeps everything beyond the goal out: the filter over the grid's positions is the
   // whole test but for the agent itself and its subject.
   const double cutoff2 = uniform_radius_ ? max_cutoff * max_cutoff : HUGE_VAL;
+  // Keeps, in place and in order, the candidates among the first n that keep(d2, slot, index)
+  // says yes to; returns how many (a compaction without a branch).
+  auto compact = [&](std::size_t n, auto keep) {
+    std::size_t kept = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      const double d2 = found.d2[m];
+      const std::uint32_t k = found.slot[m], index = found.index[m];
+      found.d2[kept] = d2;
+      found.slot[kept] = k;
+      found.index[kept] = index;
+      kept += static_cast<std::size_t>(keep(d2, k, index));
+    }
+    return kept;
+  };
   // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
   // the positions: the filter kernel keeps those within the limit, but for the agent itself and
   // its subject, eight slots at a time where the processor can. Then, only when radii differ,
@@ -213,18 +227,11 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
                           cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n, found.index.data() + n);
     });
     if (uniform_radius_) return n;
-    std::size_t kept = 0;
-    for (std::size_t m = 0; m < n; ++m) {  // a compaction without a branch
-      const double d2 = found.d2[m];
-      const std::uint32_t k = found.slot[m];
-      found.d2[kept] = d2;
-      found.slot[kept] = k;
-      found.index[kept] = found.index[m];
+    return compact(n, [&](double d2, std::uint32_t k, std::uint32_t) {
       const double r = slots_[k].radius;
       const double cutoff = (a.def.radius + r) * scale;
-      kept += static_cast<std::size_t>((d2 < cutoff * cutoff) & !beyond_goal(d2, r));
-    }
-    return kept;
+      return (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
+    });
   };
   // With a cap, the K nearest (ties by id, that is by index). A bound on the K-th nearest distance from the agent's
   // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
@@ -240,16 +247,8 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
     }
   }
   std::size_t n = collect(std::min(reach, std::sqrt(bound)), bound);
-  if (together != 0) {  // its formation's members are not in its way
-    std::size_t kept = 0;
-    for (std::size_t m = 0; m < n; ++m) {
-      found.d2[kept] = found.d2[m];
-      found.slot[kept] = found.slot[m];
-      found.index[kept] = found.index[m];
-      kept += static_cast<std::size_t>(together_[found.index[m]] != together);
-    }
-    n = kept;
-  }
+  if (together != 0)  // its formation's members are not in its way
+    n = compact(n, [&](double, std::uint32_t, std::uint32_t index) { return together_[index] != together; });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
