@@ -14,7 +14,9 @@ struct AgentDef {
   double mass = 1.0;               // [0.001, 1e6]; steering and collisions use it
   double max_speed = 120.0;        // units/s, [0, 1e4]
   double max_force = 400.0;        // steering force limit, units/s² at mass 1, [0, 1e5]
-  double slow_radius = 60.0;       // units: arrive starts slowing down inside this distance
+  // units: arrive starts slowing down inside this distance. 0 (the default) derives it from the
+  // agent's own speed and force (slow_radius_of): a fixed number suits one speed only.
+  double slow_radius = 0.0;
   double arrive_tolerance = 0.05;  // units: an arriving agent this close and this slow has arrived
 };
 

@@ -22,6 +22,12 @@ double stopping_speed(double distance, double max_accel, double dt) {
   return (n + f) * b;
 }
 
+double slow_radius_of(const AgentDef& def) {
+  if (def.slow_radius > 0) return def.slow_radius;
+  const double accel = def.max_force / def.mass;
+  return accel > 0 ? def.max_speed * def.max_speed / accel : 0.0;
+}
+
 Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, double dt) {
   const Vec2 to_target = target - position;
   const double distance = length(to_target);
@@ -31,7 +37,7 @@ Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, do
   // v = max_speed * sqrt(d / slow_radius). Reynolds' linear ramp (v proportional to d) closes the
   // gap exponentially, so agents crawl the last units for seconds; this ramp enters the radius at
   // the same speed and reaches the target in 2 * slow_radius / max_speed seconds.
-  if (distance < def.slow_radius) speed *= std::sqrt(distance / def.slow_radius);
+  if (const double slow = slow_radius_of(def); distance < slow) speed *= std::sqrt(distance / slow);
   // Braking limits the speed only near the goal. With n whole ticks of braking b left,
   // stopping_speed is at least (sqrt(2u) - 2) b (u as there): at or beyond the distance where that
   // reaches max_speed it cannot lower the speed, and the search for n is skipped.

@@ -19,6 +19,12 @@ Vec2 seek_desired_velocity(Vec2 position, Vec2 target, double max_speed);
 // reports with arrival); for distance < b*dt it is distance/dt, landing on the target.
 double stopping_speed(double distance, double max_accel, double dt);
 
+// The distance over which arrive slows down: def.slow_radius when set, else max_speed² over the
+// agent's acceleration (max_force / mass): the ramp that brakes at half the agent's force, stopping
+// from full speed in twice the time it takes to reach it from rest (0.6 s over 36 units at the
+// defaults, 120 units/s and 400 units/s²). 0 when it cannot brake (no force).
+double slow_radius_of(const AgentDef& def);
+
 // Arrival (asked for in the comments of seed 001): seek, but the desired speed falls off at
 // constant deceleration inside slow_radius and is never more than the agent can brake from (stopping_speed), which also
 // never covers more than the remaining distance in one tick. Zero at the target.

@@ -23,7 +23,7 @@ std::string validate(const AgentDef& d) {
   if (!in_range(d.mass, 1e-3, 1e6)) return "agent mass must be in [0.001, 1e6]";
   if (!in_range(d.max_speed, 0.0, 1e4)) return "agent max_speed must be in [0, 10000]";
   if (!in_range(d.max_force, 0.0, 1e5)) return "agent max_force must be in [0, 100000]";
-  if (!in_range(d.slow_radius, 1e-3, 1e6)) return "agent slow_radius must be in [0.001, 1e6]";
+  if (!in_range(d.slow_radius, 0.0, 1e6)) return "agent slow_radius must be in [0, 1e6] (0: from max_speed and max_force)";
   if (!in_range(d.arrive_tolerance, 1e-6, 1e3)) return "agent arrive_tolerance must be in [1e-6, 1000]";
   return {};
 }

@@ -169,8 +169,35 @@ INSTANTIATE_TEST_SUITE_P(
                       Trip{"WeakBrakesTinyRadius", {100, 100}, {1500, 1200}, make_def(500, 50, 1)},
                       Trip{"StrongBrakes", {100, 100}, {1900, 1900}, make_def(1000, 20000, 0.5)},
                       Trip{"NearlyThere", {500, 500}, {500.01, 500}, make_def(120, 400, 60)},
-                      Trip{"Heavy", {100, 100}, {900, 900}, make_def(120, 400, 60, 5)}),
+                      Trip{"Heavy", {100, 100}, {900, 900}, make_def(120, 400, 60, 5)},
+                      Trip{"DerivedSlowRadius", {100, 100}, {600, 100}, make_def(120, 400, 0)},
+                      Trip{"DerivedSlowRadiusSlowAgent", {100, 100}, {130, 140}, make_def(12, 400, 0)},
+                      Trip{"DerivedSlowRadiusWeakBrakes", {100, 100}, {900, 900}, make_def(120, 40, 0, 2)}),
     [](const ::testing::TestParamInfo<Trip>& info) { return std::string(info.param.name); });
+
+TEST(ArriveDesiredVelocity, TheDefaultSlowRadiusFollowsSpeedAndForce) {
+  EXPECT_EQ(AgentDef{}.slow_radius, 0) << "derived unless set";
+  EXPECT_DOUBLE_EQ(slow_radius_of(AgentDef{}), 36) << "120² / 400";
+  EXPECT_DOUBLE_EQ(slow_radius_of(make_def(12, 400, 0)), 0.36);
+  EXPECT_DOUBLE_EQ(slow_radius_of(make_def(120, 400, 0, 2)), 72) << "heavier: brakes slower";
+  EXPECT_DOUBLE_EQ(slow_radius_of(make_def(120, 400, 50)), 50) << "a set radius is kept";
+  EXPECT_EQ(slow_radius_of(make_def(120, 0, 0)), 0) << "no force: no ramp (and no division by zero)";
+  // An agent spawned at a tenth of the default speed arrives in about the time its distance takes
+  // at that speed. A fixed 60-unit radius would have it crawl the last 60 units for 10 s.
+  WorldDef wd;
+  World world(wd);
+  SpawnAgent s;
+  s.position = {100, 100};
+  s.target = Vec2{200, 100};
+  s.max_speed = 12.0;
+  ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
+  int tick = 0;
+  while (world.agents()[0].state != MoveState::arrived && tick < 60 * 60) {
+    world.step();
+    ++tick;
+  }
+  EXPECT_LE(tick * kDt, 100.0 / 12 + 0.2) << "arrived after " << tick * kDt << " s";
+}
 
 TEST(SeekInWorld, KeepsFullSpeedAndPassesTheTarget) {
   WorldDef wd;
