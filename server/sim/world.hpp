@@ -32,6 +32,7 @@
 #include "formation.hpp"
 #include "grid_walker.hpp"
 #include "neighbour_scan.hpp"
+#include "reciprocal.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
 #include "tile_map.hpp"
@@ -67,6 +68,10 @@ struct FormationRecord {
   // and shrinks as one body (World::stage_pace).
   std::optional<Vec2> orbit;
   double orbit_scale = 1;
+  // A move whose members cross one another every way (swap_places): until it is complete they
+  // avoid one another by reciprocal velocity obstacles (reciprocal.hpp), members standing in place
+  // included, instead of the seeds' anti-gravity (World::stage_pace).
+  bool reciprocal = false;
   std::vector<UnreachablePlace> unreachable;
   std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
 };
@@ -278,6 +283,8 @@ class World {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
     double moved2 = 0;  // the largest squared distance an agent moved in integration
     double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
+    std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
+    std::vector<VelocityLine> lines;              // and its velocity constraints
   };
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
@@ -346,9 +353,16 @@ class World {
   // velocity changes accumulate in `velocity`.
   std::vector<SlotData> slots_;
   double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
-  // By agent index, this step: the formation an agent moves with as one body (its members do not
-  // avoid each other: their ways never meet), 0 for none; empty when no formation moves so.
+  // By agent index, this step: the formation an agent moves with (its id + 1, in kFormationBits),
+  // 0 for none; empty when no formation moves so. Without kReciprocal the members move as one body
+  // and do not avoid each other (their ways never meet); with it they avoid each other by
+  // reciprocal velocity obstacles, and kCritical marks those with the farthest to go, who have
+  // the right of way (reciprocal_desire).
+  static constexpr std::uint32_t kReciprocal = 1u << 31, kCritical = 1u << 30, kFormationBits = kCritical - 1;
   std::vector<std::uint32_t> together_;
+  void tag_reciprocal(const FormationRecord& f);
+  // Agent i's reciprocal velocity (stage_avoidance, a member of a reciprocal move).
+  Vec2 reciprocal_desire(std::size_t i, Scratch& scratch) const;
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle

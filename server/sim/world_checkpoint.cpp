@@ -18,8 +18,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // formation's unreachable places and the obstacles version they were checked at (older ones are
 // checked afresh). 5 added whether each formation is paced (older ones are not: their servers
 // did not pace). 6 added the centre a crossing move's members go round and how far its crowd
-// may shrink (older ones go straight through, as their servers did).
-constexpr std::uint32_t kFormatVersion = 6;
+// may shrink (older ones go straight through, as their servers did). 7 added whether a move's
+// members avoid each other reciprocally (older ones use anti-gravity, as their servers did).
+constexpr std::uint32_t kFormatVersion = 7;
 
 void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
 TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
@@ -225,6 +226,8 @@ std::string World::save_checkpoint() const {
   for (const FormationRecord& f : formations_) {
     w.boolean(f.orbit.has_value()); w.vec(f.orbit.value_or(Vec2{})); w.f64(f.orbit_scale);
   }
+  // Format 7's tail: which formations' members avoid each other reciprocally.
+  for (const FormationRecord& f : formations_) w.boolean(f.reciprocal);
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
@@ -313,6 +316,8 @@ std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
       if (orbit) f.orbit = centre;
       if (!(f.orbit_scale > 0 && f.orbit_scale <= 1)) return std::string("the checkpoint's formations are corrupt");
     }
+  if (version >= 7)
+    for (FormationRecord& f : world.formations_) f.reciprocal = r.boolean();
   if (!r.ok() || r.remaining() != 0) return std::string("the checkpoint is corrupt (its contents do not add up)");
   for (std::size_t i = 1; i < world.agents_.size(); ++i)
     if (world.agents_[i].id <= world.agents_[i - 1].id) return std::string("the checkpoint is corrupt (agent ids out of order)");

@@ -255,6 +255,8 @@ CommandOutcome World::apply_demo(const Demo& cmd) {
     }
   }
   CommandOutcome sent = send_to(indices, targets);
+  // Everyone crosses the crowd every which way: the members avoid each other reciprocally.
+  if (sent.ok() && cmd.move == DemoMove::swap_places) formations_.back().reciprocal = true;
   if (sent.ok() && (cmd.move == DemoMove::opposite || cmd.move == DemoMove::invert)) {
     formations_.back().orbit = c;
     formations_.back().orbit_scale = orbit_scale_for(from, widest_radius(agents_, indices), def_.width, def_.height);
@@ -385,6 +387,10 @@ void World::stage_pace() {
   for (const FormationRecord& f : formations_) {
     // Complete with nobody held back: every member stands in its place, nothing to pace (a
     // formation's record stays while its members stand there).
+    if (f.reciprocal) {
+      if (!f.complete) tag_reciprocal(f);
+      continue;
+    }
     if ((!f.paced && !f.orbit) || (f.complete && f.unreachable.empty())) continue;
     // A crossing move's members go round its centre (Round above); the others go straight.
     const auto round_for = [&](Vec2 home, Vec2 slot) {
@@ -415,9 +421,33 @@ void World::stage_pace() {
         continue;
       }
       if (map_ && a.pathing != Pathing::direct) continue;  // its path through the map leads it
-      together_[index[k]] = f.id + 1;  // ids from 0: 0 is none
+      together_[index[k]] = (f.id + 1) & kFormationBits;  // ids from 0: 0 is none
       d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) * std::min(length(d.velocity), cap);
     }
+  }
+}
+
+// A reciprocal move's members still heading for their places (standing in them included) are
+// tagged with it; those with the farthest to go (at least kCriticalShare of the farthest) are its
+// critical ones, who decide when the move completes. Members following paths through a map keep
+// to them and avoid as everyone else does.
+void World::tag_reciprocal(const FormationRecord& f) {
+  constexpr double kCriticalShare = 0.8;
+  together_.resize(agents_.size(), 0);
+  const std::uint32_t tag = ((f.id + 1) & kFormationBits) | kReciprocal;
+  double farthest = 0;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+    if (!a || (map_ && a->pathing != Pathing::direct)) continue;
+    together_[at] = tag;
+    farthest = std::max(farthest, length(f.slots[k] - a->position));
+  }
+  if (!(farthest > 0)) return;
+  at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+    if (a && together_[at] == tag && length(f.slots[k] - a->position) >= kCriticalShare * farthest) together_[at] |= kCritical;
   }
 }
 

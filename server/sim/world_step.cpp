@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "geometry.hpp"
 #include "steering.hpp"
 #include "world.hpp"
 
@@ -270,6 +271,85 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   });
 }
 
+Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
+  // The horizon: under half a second, the time to close three radii at full speed. Longer, a
+  // member crossing a lattice of members standing in place finds every way blocked within it and
+  // crawls. The nearest kMaxNeighbours within reach of that, as RVO2 keeps its nearest ten.
+  constexpr double kHorizon = 0.45;
+  constexpr std::size_t kMaxNeighbours = 16;
+  // A critical member leaves the others to get out of its way, but for those about to touch it
+  // (closer than kClose times the two radii, plus a unit).
+  constexpr double kClose = 1.2;
+  const Agent& a = agents_[i];
+  const std::uint32_t tag = together_[i], move = tag & ~kCritical;
+  const bool critical = (tag & kCritical) != 0;
+  const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;
+  std::vector<ReciprocalNeighbour>& near = scratch.reciprocal;
+  near.clear();
+  grid_.query_points(a.position, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t slot) {
+    const double d2 = length_squared(p - a.position);
+    if (j == i || d2 > reach * reach) return;
+    const SlotData& o = slots_[slot];
+    double share = 1;  // others avoid it their own way: it takes all of the avoidance
+    if ((together_[j] & ~kCritical) == move) {
+      const bool its_critical = (together_[j] & kCritical) != 0;
+      if (critical == its_critical) {
+        share = 0.5;
+      } else if (critical) {
+        const double close = (a.def.radius + o.radius) * kClose + 1;
+        if (d2 > close * close) return;
+        share = 0.5;
+      }
+    }
+    near.push_back({p, o.velocity, o.radius, share});
+  });
+  if (near.size() > kMaxNeighbours) {
+    std::nth_element(near.begin(), near.begin() + kMaxNeighbours, near.end(), [&](const ReciprocalNeighbour& x, const ReciprocalNeighbour& y) {
+      return length_squared(x.position - a.position) < length_squared(y.position - a.position);
+    });
+    near.resize(kMaxNeighbours);
+  }
+  obstacle_grid_.query(a.position, reach + max_obstacle_radius_, [&](std::uint32_t k) {
+    const Obstacle& o = obstacles_[k];
+    if (length(o.position - a.position) <= reach + o.radius) near.push_back({o.position, {}, o.radius, 1.0});
+  });
+  // Velocity obstacles act on velocities: a member standing between another and its goal never
+  // moves (nothing comes at it) and the other stops short of it. So, as seed 003 decides dead
+  // ahead, the way to the goal goes round the nearest one in it: along the tangent to the disc it
+  // must not enter, on the side the way already passes it (the preferred side when dead on).
+  Vec2 preferred = desires_[i].velocity;
+  if (const std::optional<Vec2> goal = desires_[i].goal; goal && preferred != Vec2{}) {
+    const Vec2 to_goal = *goal - a.position;
+    const double goal_distance = length(to_goal);
+    const Vec2 ahead = to_goal * (1.0 / goal_distance);
+    const ReciprocalNeighbour* block = nullptr;
+    double block_along = goal_distance;
+    for (const ReciprocalNeighbour& n : near) {
+      const Vec2 rel = n.position - a.position;
+      const double along = dot(rel, ahead);
+      const double across = ahead.x * rel.y - ahead.y * rel.x;
+      if (along > 0 && along < block_along && std::abs(across) < a.def.radius + n.radius) {
+        block = &n;
+        block_along = along;
+      }
+    }
+    if (block) {
+      const Vec2 rel = block->position - a.position;
+      const double dist = length(rel);
+      const double rsum = a.def.radius + block->radius;
+      // Turning by a positive angle turns right on the screen (y down), as avoidance's sides do.
+      const double across = ahead.x * rel.y - ahead.y * rel.x;  // > 0: the other is on the right
+      const double side = across > 0 ? -1.0 : across < 0 ? 1.0 : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
+      const double turn = dist > rsum ? std::asin(rsum / dist) : kPi / 2;
+      const Vec2 to = rel * (1.0 / dist);
+      const double c = std::cos(turn), s = std::sin(turn) * side;
+      preferred = Vec2{to.x * c - to.y * s, to.x * s + to.y * c} * length(preferred);
+    }
+  }
+  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed, near, kHorizon, def_.dt,
+                             scratch.lines);
+}
+
 void World::stage_avoidance() {
   cutoff_scale_ = push_cutoff_scale(def_.avoidance);
   // Traces exist before the loop, so workers only look them up.
@@ -285,6 +365,14 @@ void World::stage_avoidance() {
     const Agent& a = agents_[i];
     const Vec2 desired = desires_[i].velocity;
     const auto traced = traces_.find(a.id);
+    if (!together_.empty() && (together_[i] & kReciprocal) && def_.avoidance.mode != AvoidanceMode::none) {
+      desires_[i].velocity = reciprocal_desire(i, scratch);
+      if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
+        traced->second.desired_dir = normalized_or_zero(desired);
+        traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
+      }
+      return;
+    }
     AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
     if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
       if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);

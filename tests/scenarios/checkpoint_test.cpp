@@ -80,10 +80,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 7;
+  v3[8] = 8;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 6"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 7"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
