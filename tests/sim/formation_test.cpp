@@ -194,13 +194,13 @@ TEST(Formations, TheSeedDemoSequenceConvergesWithoutPileUps) {
   lines.count = 2;
   lines.assignment = SlotAssignment::keep_order;  // the demo's deliberate crossings
   // Each step complete within 20 s (1200 ticks), nobody stalled, no overlap left over, and a bound
-  // on collisions about 1.5 times what was measured (ticks, collisions): R (32, 0), B (254, 4),
+  // on collisions about 1.5 times what was measured (ticks, collisions): R (32, 0), B (227, 0),
   // T (249, 0), G (113, 0), B (323, 40), P (321, 2), B (348, 0). T and invert go round the
   // middle as one body (walked straight through it: T (420, 64), invert (457, 60)); swap places
   // avoids reciprocally (with anti-gravity: 269 ticks, 7 collisions); exchange's two sides still
   // meet in the middle.
   EXPECT_GT(d.run(Form{all, circle}, 1200, 5), 0) << "R: circle";
-  EXPECT_GT(d.run(Demo{all, DemoMove::swap_places, 3}, 1200, 8), 0) << "B: swap places";
+  EXPECT_GT(d.run(Demo{all, DemoMove::swap_places, 3}, 1200, 5), 0) << "B: swap places";
   EXPECT_GT(d.run(Demo{all, DemoMove::opposite, 3}, 1200, 5), 0) << "T: three groups across";
   std::set<int> groups;
   for (const Agent& a : d.world.agents()) groups.insert(a.group);
@@ -512,7 +512,7 @@ TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
 
 TEST(Formations, ARandomSwapAcrossAGridGivesWayToThoseWithFarthestToGo) {
   // Everyone to another's place across a 10 x 10 grid, 48 apart: the ways cross every which way
-  // and the crowd is dense in the middle. Measured 1.30 times the ideal, 25 collisions; with the
+  // and the crowd is dense in the middle. Measured 1.15 times the ideal, 2 collisions; with the
   // seeds' anti-gravity 1.96 and 133 (every crossing member pushed aside again and again by the
   // lattice round it).
   WorldDef def;
@@ -530,7 +530,7 @@ TEST(Formations, ARandomSwapAcrossAGridGivesWayToThoseWithFarthestToGo) {
   ASSERT_GT(run.seconds, 0) << "complete within 30 s";
   EXPECT_LE(run.seconds, 1.5 * run.ideal) << "ideal " << run.ideal << " s";
   EXPECT_LT(run.max_overlap, 1.0);
-  EXPECT_LE(run.collisions, 100u);
+  EXPECT_LE(run.collisions, 10u);
   // The same move, saved and restored half way: the members still avoid each other the same way.
   ASSERT_TRUE(twin.apply(Demo{{true, {}}, DemoMove::swap_places, 3}).ok());
   ASSERT_TRUE(twin.formations().back().reciprocal);
