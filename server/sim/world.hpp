@@ -91,7 +91,8 @@ struct PathState {
 };
 
 // An optimal formation assignment too large for one tick (world_formation.cpp): its agents head
-// for keep_order's slots at once, and get their optimal ones when the assignment is done.
+// for bisection's slots at once (near-minimal travel: they start on nearly the right ways), and
+// get their optimal ones when the assignment is done.
 struct PendingAssignment {
   std::uint32_t formation = 0;
   std::vector<AgentId> agents;       // the assignment's rows

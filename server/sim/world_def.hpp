@@ -32,7 +32,7 @@ struct WorldDef {
   // An optimal formation assignment of more than World::kMaxImmediateAssignment agents is worked
   // out over ticks, adding whole agents (rows of the Hungarian method) until this many agent-slot
   // costs have been evaluated in a tick (OptimalAssignment::advance); meanwhile the agents head
-  // for keep_order's slots. Work units, not time, as above. [1, 1e12]; about 3-4 ns each on a
+  // for bisection's slots. Work units, not time, as above. [1, 1e12]; about 3-4 ns each on a
   // shared VM (2,000,000 measured p50 8 ms, p99 20 ms for 2,000 agents).
   std::uint64_t assignment_costs_per_tick = 1'000'000;
 };

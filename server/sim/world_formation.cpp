@@ -171,7 +171,7 @@ CommandOutcome World::apply_form(const Form& cmd) {
   std::vector<std::uint32_t> slot;
   const bool deferred = def.assignment == SlotAssignment::optimal && indices.size() > kMaxImmediateAssignment;
   switch (def.assignment) {
-    case SlotAssignment::optimal: slot = deferred ? assign_in_order(indices.size()) : assign_optimal(from, slots); break;
+    case SlotAssignment::optimal: slot = deferred ? assign_bisection(from, slots) : assign_optimal(from, slots); break;
     case SlotAssignment::keep_order: slot = assign_in_order(indices.size()); break;
     case SlotAssignment::shuffle: slot = assign_shuffled(indices.size(), rng_); break;
     case SlotAssignment::bisection: slot = assign_bisection(from, slots); break;

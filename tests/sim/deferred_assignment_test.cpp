@@ -70,6 +70,12 @@ TEST(DeferredAssignment, ALargeOptimalFormationCompletesWithinItsTicksAndEqualsT
   const CommandOutcome out = f.world.apply(form);
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_EQ(f.world.assignments_pending(), 1u) << "600 agents are more than one command's work";
+  {  // Meanwhile each heads for its place by bisection: near-minimal travel, nearly the right way.
+    const std::vector<Vec2> slots = formation_slots(f.def, FormWorld::kAgents);
+    const auto near_best = assign_bisection(f.from, slots);
+    for (std::size_t k = 0; k < FormWorld::kAgents; ++k)
+      ASSERT_EQ(f.world.agents()[k].behaviour.point, slots[near_best[k]]) << "agent " << f.world.agents()[k].id;
+  }
   // Each row costs at most n * (n + 1) evaluations: the whole is done within this many ticks.
   const std::uint64_t n = FormWorld::kAgents;
   const std::uint64_t bound = n * n * (n + 1) / kBudget + 2;
