@@ -471,18 +471,42 @@ TEST(Formations, TheAntipodalCircleGoesRoundItsCentreWithoutATouch) {
   EXPECT_EQ(run.max_overlap, 0.0);
 }
 
-// A 10 x 10 grid sent across its centre turns and shrinks to half its size as one body on the way
-// (measured walking straight: 2.7 times the ideal, 749 collisions); a checkpoint carries the move, and a
-// restored world goes on bit for bit.
-TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
-  WorldDef def;
-  def.width = def.height = 1000;
+// A 10 x 10 grid, 48 apart, round the centre of a 1000 x 1000 world.
+std::vector<SpawnAgent> grid_of_100() {
   std::vector<SpawnAgent> grid;
   for (int i = 0; i < 100; ++i) {
     SpawnAgent s;
     s.position = Vec2{284 + 48.0 * (i % 10), 284 + 48.0 * (i / 10)};
     grid.push_back(s);
   }
+  return grid;
+}
+
+// Sends `move` to a world, steps it 180 ticks, saves and restores it, and checks `keeps` holds of
+// the restored move's record and that both go on bit for bit.
+template <class Keeps>
+void resumes_from_a_checkpoint(World& world, const Command& move, Keeps keeps) {
+  ASSERT_TRUE(world.apply(move).ok());
+  keeps(world.formations().back());
+  for (int t = 0; t < 180; ++t) world.step();
+  auto loaded = World::load_checkpoint(world.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(loaded));
+  World restored = std::move(std::get<World>(loaded));
+  keeps(restored.formations().back());
+  for (int t = 0; t < 240; ++t) {
+    world.step();
+    restored.step();
+  }
+  EXPECT_EQ(restored.state_hash(), world.state_hash());
+}
+
+// A 10 x 10 grid sent across its centre turns and shrinks to half its size as one body on the way
+// (measured walking straight: 2.7 times the ideal, 749 collisions); a checkpoint carries the move, and a
+// restored world goes on bit for bit.
+TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
+  WorldDef def;
+  def.width = def.height = 1000;
+  const std::vector<SpawnAgent> grid = grid_of_100();
   World world(def), twin(def);
   ASSERT_TRUE(world.apply(Spawn{0, 0, grid}).ok());
   ASSERT_TRUE(twin.apply(Spawn{0, 0, grid}).ok());
@@ -494,20 +518,10 @@ TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
     const Vec2 start = grid[a.id - 1].position;
     EXPECT_LT(length(a.position - (Vec2{1000, 1000} - start)), 0.5) << "agent " << a.id;
   }
-  // The same move, saved and restored half way.
-  ASSERT_TRUE(twin.apply(Demo{{true, {}}, DemoMove::opposite, 3}).ok());
-  ASSERT_TRUE(twin.formations().back().orbit.has_value());
-  EXPECT_EQ(twin.formations().back().orbit_scale, 0.5) << "48 apart: room to shrink to half";
-  for (int t = 0; t < 180; ++t) twin.step();
-  auto loaded = World::load_checkpoint(twin.save_checkpoint());
-  ASSERT_TRUE(std::holds_alternative<World>(loaded));
-  World restored = std::move(std::get<World>(loaded));
-  ASSERT_TRUE(restored.formations().back().orbit.has_value());
-  for (int t = 0; t < 240; ++t) {
-    twin.step();
-    restored.step();
-  }
-  EXPECT_EQ(restored.state_hash(), twin.state_hash());
+  resumes_from_a_checkpoint(twin, Demo{{true, {}}, DemoMove::opposite, 3}, [](const FormationRecord& f) {
+    ASSERT_TRUE(f.orbit.has_value());
+    EXPECT_EQ(f.orbit_scale, 0.5) << "48 apart: room to shrink to half";
+  });
 }
 
 TEST(Formations, ARandomSwapAcrossAGridGivesWayToThoseWithFarthestToGo) {
@@ -517,33 +531,17 @@ TEST(Formations, ARandomSwapAcrossAGridGivesWayToThoseWithFarthestToGo) {
   // lattice round it).
   WorldDef def;
   def.width = def.height = 1000;
-  std::vector<SpawnAgent> grid;
-  for (int i = 0; i < 100; ++i) {
-    SpawnAgent s;
-    s.position = Vec2{284 + 48.0 * (i % 10), 284 + 48.0 * (i / 10)};
-    grid.push_back(s);
-  }
   World world(def), twin(def);
-  ASSERT_TRUE(world.apply(Spawn{0, 0, grid}).ok());
-  ASSERT_TRUE(twin.apply(Spawn{0, 0, grid}).ok());
+  ASSERT_TRUE(world.apply(Spawn{0, 0, grid_of_100()}).ok());
+  ASSERT_TRUE(twin.apply(Spawn{0, 0, grid_of_100()}).ok());
   const MoveRun run = run_move(world, Demo{{true, {}}, DemoMove::swap_places, 3}, 30);
   ASSERT_GT(run.seconds, 0) << "complete within 30 s";
   EXPECT_LE(run.seconds, 1.5 * run.ideal) << "ideal " << run.ideal << " s";
   EXPECT_LT(run.max_overlap, 1.0);
   EXPECT_LE(run.collisions, 10u);
-  // The same move, saved and restored half way: the members still avoid each other the same way.
-  ASSERT_TRUE(twin.apply(Demo{{true, {}}, DemoMove::swap_places, 3}).ok());
-  ASSERT_TRUE(twin.formations().back().reciprocal);
-  for (int t = 0; t < 180; ++t) twin.step();
-  auto loaded = World::load_checkpoint(twin.save_checkpoint());
-  ASSERT_TRUE(std::holds_alternative<World>(loaded));
-  World restored = std::move(std::get<World>(loaded));
-  ASSERT_TRUE(restored.formations().back().reciprocal);
-  for (int t = 0; t < 240; ++t) {
-    twin.step();
-    restored.step();
-  }
-  EXPECT_EQ(restored.state_hash(), twin.state_hash());
+  // Saved and restored half way, the members still avoid each other reciprocally.
+  resumes_from_a_checkpoint(twin, Demo{{true, {}}, DemoMove::swap_places, 3},
+                            [](const FormationRecord& f) { EXPECT_TRUE(f.reciprocal); });
 }
 
 TEST(Formations, FiveThousandTakeTheDefaultAssignment) {
