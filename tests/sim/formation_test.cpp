@@ -194,7 +194,7 @@ TEST(Formations, TheSeedDemoSequenceConvergesWithoutPileUps) {
   lines.count = 2;
   lines.assignment = SlotAssignment::keep_order;  // the demo's deliberate crossings
   // Each step complete within 20 s (1200 ticks), nobody stalled, no overlap left over, and a bound
-  // on collisions about 1.5 times what was measured (ticks, collisions): R (32, 0), B (227, 0),
+  // on collisions about 1.5 times what was measured (ticks, collisions): R (32, 0), B (225, 0),
   // T (249, 0), G (113, 0), B (323, 40), P (321, 2), B (348, 0). T and invert go round the
   // middle as one body (walked straight through it: T (420, 64), invert (457, 60)); swap places
   // avoids reciprocally (with anti-gravity: 269 ticks, 7 collisions); exchange's two sides still
