@@ -88,6 +88,34 @@ TEST(ParallelStep, SameHashOnOneTwoAndFourThreads) {
   }
 }
 
+TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
+  // A thousand of the crowd swap places (their members avoid each other by velocity obstacles, the
+  // critical ones recounted every tick) among the rest, who avoid as usual.
+  sim::World serial = crowd(5000, 16), two = crowd(5000, 16), four = crowd(5000, 16);
+  sim::Selection some;
+  for (sim::AgentId id = 1000; id < 2000; ++id) some.ids.push_back(id);
+  for (sim::World* w : {&serial, &two, &four}) {
+    w->step();  // spawned within a radius of the edge, an agent is confined into the world
+    const sim::CommandOutcome out = w->apply(sim::Demo{some, sim::DemoMove::swap_places, 3});
+    ASSERT_TRUE(out.ok()) << out.message;
+    ASSERT_TRUE(w->formations().back().reciprocal);
+    w->set_inspected({1000});
+  }
+  exec::ThreadPool pool2(2), pool4(4);
+  two.set_executor(&pool2);
+  four.set_executor(&pool4);
+  for (int t = 0; t < 40; ++t) {
+    serial.step();
+    two.step();
+    four.step();
+    ASSERT_EQ(two.state_hash(), serial.state_hash()) << "tick " << t;
+    ASSERT_EQ(four.state_hash(), serial.state_hash()) << "tick " << t;
+  }
+  ASSERT_NE(serial.trace(1000), nullptr);
+  EXPECT_EQ(four.trace(1000)->final_dir, serial.trace(1000)->final_dir);
+  EXPECT_TRUE(serial.trace(1000)->pushes.empty()) << "a reciprocal member has no pushes";
+}
+
 TEST(ParallelStep, SameHashWithEveryAvoidanceKernel) {
   // The SSE2 kernels (avoidance and neighbour search) and the widest this machine has, two threads
   // against one.
