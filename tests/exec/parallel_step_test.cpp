@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "exec/thread_pool.hpp"
@@ -64,22 +65,31 @@ sim::World crowd(std::uint32_t n, std::uint32_t max_neighbours) {
   return world;
 }
 
+// Steps `serial` alone and `two` and `four` on pools of that many threads, 40 ticks, checking the
+// state hashes agree after every tick. The pools stop with the function: the worlds are left
+// without an executor.
+void steps_alike_on_two_and_four_threads(sim::World& serial, sim::World& two, sim::World& four, const std::string& what) {
+  exec::ThreadPool pool2(2), pool4(4);
+  two.set_executor(&pool2);
+  four.set_executor(&pool4);
+  for (int t = 0; t < 40; ++t) {
+    serial.step();
+    two.step();
+    four.step();
+    ASSERT_EQ(two.state_hash(), serial.state_hash()) << what << ", tick " << t;
+    ASSERT_EQ(four.state_hash(), serial.state_hash()) << what << ", tick " << t;
+  }
+  two.set_executor(nullptr);
+  four.set_executor(nullptr);
+}
+
 TEST(ParallelStep, SameHashOnOneTwoAndFourThreads) {
   for (std::uint32_t cap : {16u, 0u}) {
     sim::World serial = crowd(5000, cap);
     ASSERT_GE(serial.agents().size(), sim::World::kParallelMinAgents);
     sim::World two = crowd(5000, cap), four = crowd(5000, cap);
     ASSERT_EQ(two.state_hash(), serial.state_hash());
-    exec::ThreadPool pool2(2), pool4(4);
-    two.set_executor(&pool2);
-    four.set_executor(&pool4);
-    for (int t = 0; t < 40; ++t) {
-      serial.step();
-      two.step();
-      four.step();
-      ASSERT_EQ(two.state_hash(), serial.state_hash()) << "cap " << cap << " tick " << t;
-      ASSERT_EQ(four.state_hash(), serial.state_hash()) << "cap " << cap << " tick " << t;
-    }
+    steps_alike_on_two_and_four_threads(serial, two, four, "cap " + std::to_string(cap));
     EXPECT_EQ(two.collisions(), serial.collisions());
     ASSERT_NE(serial.trace(5), nullptr);
     ASSERT_NE(two.trace(5), nullptr);
@@ -101,16 +111,7 @@ TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
     ASSERT_TRUE(w->formations().back().reciprocal);
     w->set_inspected({1000});
   }
-  exec::ThreadPool pool2(2), pool4(4);
-  two.set_executor(&pool2);
-  four.set_executor(&pool4);
-  for (int t = 0; t < 40; ++t) {
-    serial.step();
-    two.step();
-    four.step();
-    ASSERT_EQ(two.state_hash(), serial.state_hash()) << "tick " << t;
-    ASSERT_EQ(four.state_hash(), serial.state_hash()) << "tick " << t;
-  }
+  steps_alike_on_two_and_four_threads(serial, two, four, "swapping");
   ASSERT_NE(serial.trace(1000), nullptr);
   EXPECT_EQ(four.trace(1000)->final_dir, serial.trace(1000)->final_dir);
   EXPECT_TRUE(serial.trace(1000)->pushes.empty()) << "a reciprocal member has no pushes";
