@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "geometry.hpp"
+
 namespace herd::sim {
 namespace {
 
 constexpr double kEpsilon = 1e-9;
-
-// The 2D cross product: > 0 when b is anticlockwise of a.
-double det(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
 
 // The forbidden half-plane neighbour n makes for an agent at p moving at v (the paper's
 // construction: u is the smallest change of the relative velocity that leaves the velocity
@@ -35,7 +34,7 @@ VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, do
     } else {
       // Nearest a leg of the cone: left or right of the line of centres.
       const double leg = std::sqrt(dist2 - rsum2);
-      if (det(rel_pos, w) > 0) {
+      if (cross(rel_pos, w) > 0) {
         direction = Vec2{rel_pos.x * leg - rel_pos.y * rsum, rel_pos.x * rsum + rel_pos.y * leg} * (1.0 / dist2);
       } else {
         direction = Vec2{rel_pos.x * leg + rel_pos.y * rsum, -rel_pos.x * rsum + rel_pos.y * leg} * (-1.0 / dist2);
@@ -65,8 +64,8 @@ bool solve_on_line(std::span<const VelocityLine> lines, std::size_t at, double s
   const double root = std::sqrt(disc);
   double t_left = -along - root, t_right = -along + root;
   for (std::size_t k = 0; k < at; ++k) {
-    const double denominator = det(l.direction, lines[k].direction);
-    const double numerator = det(lines[k].direction, l.point - lines[k].point);
+    const double denominator = cross(l.direction, lines[k].direction);
+    const double numerator = cross(lines[k].direction, l.point - lines[k].point);
     if (std::abs(denominator) <= kEpsilon) {  // parallel
       if (numerator < 0) return false;
       continue;
@@ -90,7 +89,7 @@ std::size_t solve(std::span<const VelocityLine> lines, double speed, Vec2 prefer
   if (by_direction) result = preferred * speed;  // preferred is a unit direction
   else result = clamp_length(preferred, speed);
   for (std::size_t k = 0; k < lines.size(); ++k) {
-    if (det(lines[k].direction, lines[k].point - result) <= 0) continue;  // already allowed
+    if (cross(lines[k].direction, lines[k].point - result) <= 0) continue;  // already allowed
     const Vec2 before = result;
     if (!solve_on_line(lines, k, speed, preferred, by_direction, result)) {
       result = before;
@@ -106,16 +105,16 @@ void least_violation(std::span<const VelocityLine> lines, std::size_t from, doub
                      std::vector<VelocityLine>& projected) {
   double worst = 0;
   for (std::size_t k = from; k < lines.size(); ++k) {
-    if (det(lines[k].direction, lines[k].point - result) <= worst) continue;
+    if (cross(lines[k].direction, lines[k].point - result) <= worst) continue;
     projected.clear();
     for (std::size_t j = 0; j < k; ++j) {
       VelocityLine line;
-      const double d = det(lines[k].direction, lines[j].direction);
+      const double d = cross(lines[k].direction, lines[j].direction);
       if (std::abs(d) <= kEpsilon) {
         if (dot(lines[k].direction, lines[j].direction) > 0) continue;  // same way: j adds nothing
         line.point = (lines[k].point + lines[j].point) * 0.5;
       } else {
-        line.point = lines[k].point + lines[k].direction * (det(lines[j].direction, lines[k].point - lines[j].point) / d);
+        line.point = lines[k].point + lines[k].direction * (cross(lines[j].direction, lines[k].point - lines[j].point) / d);
       }
       line.direction = normalized_or_zero(lines[j].direction - lines[k].direction);
       projected.push_back(line);
@@ -123,7 +122,7 @@ void least_violation(std::span<const VelocityLine> lines, std::size_t from, doub
     const Vec2 before = result;
     if (solve(projected, speed, Vec2{-lines[k].direction.y, lines[k].direction.x}, true, result) < projected.size())
       result = before;  // rounding only: keep the last good answer
-    worst = det(lines[k].direction, lines[k].point - result);
+    worst = cross(lines[k].direction, lines[k].point - result);
   }
 }
 

@@ -386,12 +386,12 @@ void World::stage_pace() {
   std::vector<std::size_t> index;  // by member: its agent's index, agents_.size() when not a member
   std::vector<double> way;         // by member: the length of its way from where it was sent
   for (const FormationRecord& f : formations_) {
-    // Complete with nobody held back: every member stands in its place, nothing to pace (a
-    // formation's record stays while its members stand there).
     if (f.reciprocal) {
       if (!f.complete) tag_reciprocal(f);
       continue;
     }
+    // Complete with nobody held back: every member stands in its place, nothing to pace (a
+    // formation's record stays while its members stand there).
     if ((!f.paced && !f.orbit) || (f.complete && f.unreachable.empty())) continue;
     // A crossing move's members go round its centre (Round above); the others go straight.
     const auto round_for = [&](Vec2 home, Vec2 slot) {
@@ -430,39 +430,40 @@ void World::stage_pace() {
 
 // A reciprocal move's members still heading for their places (standing in them included) are
 // tagged with it; those with the farthest to go (at least kCriticalShare of the farthest, and at
-// most kCriticalAtMost of the members) are its critical ones, who decide when the move completes. (Measured on grids of 32 to 1,000: at 0.8
-// and more, members pushed back by a critical one become the stragglers; at 0.6, critical ones
-// crowd each other.) Members following paths through a map keep
-// to them and avoid as everyone else does.
+// most kCriticalAtMost of the members) are its critical ones, who decide when the move completes.
+// Measured on grids of 32 to 1,000: at 0.8 and more, members pushed back by a critical one become
+// the stragglers; at 0.6, critical ones crowd each other. From a ring, the longest ways all cross
+// its centre at once and half the crowd has 0.7 of the farthest: as equals there they piled up
+// (2,000 agents: overlap 1.29 units, 0.69 capped at a fifth; 5,000: 2.55, 1.55). Members following
+// paths through a map keep to them and avoid as everyone else does.
 void World::tag_reciprocal(const FormationRecord& f) {
   constexpr double kCriticalShare = 0.7, kCriticalAtMost = 0.2;
   together_.resize(agents_.size(), 0);
   const std::uint32_t tag = ((f.id + 1) & kFormationBits) | kReciprocal;
-  double farthest = 0;
+  struct Member {
+    std::size_t index;
+    double left;  // its way still to go
+  };
+  std::vector<Member> members;
   std::size_t at = 0;
-  std::vector<double> left;  // each member's way still to go
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
     const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
     if (!a || (map_ && a->pathing != Pathing::direct)) continue;
     together_[at] = tag;
-    farthest = std::max(farthest, length(f.slots[k] - a->position));
-    left.push_back(length(f.slots[k] - a->position));
+    members.push_back({at, length(f.slots[k] - a->position)});
   }
+  std::vector<double> left;
+  for (const Member& m : members) left.push_back(m.left);
+  const double farthest = left.empty() ? 0.0 : *std::max_element(left.begin(), left.end());
   if (!(farthest > 0)) return;
-  // And no more than kCriticalAtMost of the members: from a ring, the longest ways all cross its
-  // centre at once and half the crowd has 0.7 of the farthest; as equals there they piled up
-  // (2,000 agents: overlap 1.29 units, 0.69 capped; 5,000: 2.55, 1.55).
   double threshold = kCriticalShare * farthest;
   const auto most = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(kCriticalAtMost * static_cast<double>(left.size()))));
   if (most < left.size()) {
     std::nth_element(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(most - 1), left.end(), std::greater<double>());
     threshold = std::max(threshold, left[most - 1]);
   }
-  at = 0;
-  for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-    if (a && together_[at] == tag && length(f.slots[k] - a->position) >= threshold) together_[at] |= kCritical;
-  }
+  for (const Member& m : members)
+    if (m.left >= threshold) together_[m.index] |= kCritical;
 }
 
 void World::stage_formations() {

@@ -328,27 +328,24 @@ Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
     const double goal_distance = length(to_goal);
     const Vec2 ahead = to_goal * (1.0 / goal_distance);
     const ReciprocalNeighbour* block = nullptr;
-    double block_along = goal_distance;
+    double block_along = goal_distance, block_across = 0;  // across > 0: on the right (y down)
     for (const ReciprocalNeighbour& n : near) {
       const Vec2 rel = n.position - a.position;
-      const double along = dot(rel, ahead);
-      const double across = ahead.x * rel.y - ahead.y * rel.x;
+      const double along = dot(rel, ahead), across = cross(ahead, rel);
       if (along > 0 && along < block_along && std::abs(across) < a.def.radius + n.radius) {
         block = &n;
         block_along = along;
+        block_across = across;
       }
     }
     if (block) {
       const Vec2 rel = block->position - a.position;
       const double dist = length(rel);
       const double rsum = a.def.radius + block->radius;
-      // Turning by a positive angle turns right on the screen (y down), as avoidance's sides do.
-      const double across = ahead.x * rel.y - ahead.y * rel.x;  // > 0: the other is on the right
-      const double side = across > 0 ? -1.0 : across < 0 ? 1.0 : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
+      // A positive angle turns right on the screen (y down), as avoidance's sides do.
+      const double side = block_across > 0 ? -1.0 : block_across < 0 ? 1.0 : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
       const double turn = dist > rsum ? std::asin(rsum / dist) : kPi / 2;
-      const Vec2 to = rel * (1.0 / dist);
-      const double c = std::cos(turn), s = std::sin(turn) * side;
-      preferred = Vec2{to.x * c - to.y * s, to.x * s + to.y * c} * length(preferred);
+      preferred = rotate(rel * (1.0 / dist), turn * side) * length(preferred);
     }
   }
   return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed, near, kHorizon, def_.dt,
