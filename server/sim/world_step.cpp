@@ -310,9 +310,11 @@ Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   });
   // Speed falls with density, as in a crowd of people (the fundamental diagram of pedestrian
   // flow): with more than kCrowdFree of those it heeds within kCrowdRadii of its radius, a member
-  // wishes for that many over their count of its speed. Where the longest ways meet (from a ring,
-  // all at its centre at once) ORCA's velocities change faster than max force can follow, and
-  // members that kept full speed there overlapped by 1.55 units at 5,000 (0.63 with this).
+  // wishes for that many over their count of its speed, and takes no more than the square root
+  // of that share of max speed to avoid the others (room to step aside faster than it walks on).
+  // Where the longest ways meet (from a ring, all at its centre at once) ORCA's velocities changed
+  // faster than max force could follow: at full speed there, 5,000 members from a ring overlapped
+  // by 1.55 units, and 1,000 from a ring at the circle's default spacing by 1.62.
   constexpr double kCrowdRadii = 5;
   constexpr std::size_t kCrowdFree = 6;
   std::size_t crowd = 0;
@@ -333,7 +335,8 @@ Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   // ahead, the way to the goal goes round the nearest one in it: along the tangent to the disc it
   // must not enter, on the side the way already passes it (the preferred side when dead on).
   Vec2 preferred = desires_[i].velocity;
-  if (crowd > kCrowdFree) preferred *= static_cast<double>(kCrowdFree) / static_cast<double>(crowd);
+  const double slow = crowd > kCrowdFree ? static_cast<double>(kCrowdFree) / static_cast<double>(crowd) : 1.0;
+  preferred *= slow;
   if (const std::optional<Vec2> goal = desires_[i].goal; goal && preferred != Vec2{}) {
     const Vec2 to_goal = *goal - a.position;
     const double goal_distance = length(to_goal);
@@ -359,7 +362,7 @@ Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
       preferred = rotate(rel * (1.0 / dist), turn * side) * length(preferred);
     }
   }
-  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed, near, kHorizon, def_.dt,
+  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed * std::sqrt(slow), near, kHorizon, def_.dt,
                              scratch.lines);
 }
 
