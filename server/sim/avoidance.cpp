@@ -402,19 +402,23 @@ namespace avx512 {
 #pragma GCC pop_options
 #endif
 
-using Kernel = decltype(&base::push_batch);
+// One instruction set's kernels.
+struct Kernel {
+  decltype(&base::push_batch) push = nullptr;
+  decltype(&base::combine_batch_kernel) combine = nullptr;
+};
 Kernel kernel_named(std::string_view name) {
 #ifdef HERD_AVX2_KERNEL
   __builtin_cpu_init();  // this may run in a static initialiser, before libgcc's own
-  if (name == "avx512" && __builtin_cpu_supports("avx512f")) return &avx512::push_batch;
-  if (name == "avx2" && __builtin_cpu_supports("avx2")) return &avx2::push_batch;
+  if (name == "avx512" && __builtin_cpu_supports("avx512f")) return {&avx512::push_batch, &avx512::combine_batch_kernel};
+  if (name == "avx2" && __builtin_cpu_supports("avx2")) return {&avx2::push_batch, &avx2::combine_batch_kernel};
 #endif
-  return name == "base" ? &base::push_batch : nullptr;
+  return name == "base" ? Kernel{&base::push_batch, &base::combine_batch_kernel} : Kernel{};
 }
 Kernel widest_kernel() {
   for (std::string_view name : {"avx512", "avx2"})
-    if (Kernel k = kernel_named(name)) return k;
-  return &base::push_batch;
+    if (Kernel k = kernel_named(name); k.push) return k;
+  return {&base::push_batch, &base::combine_batch_kernel};
 }
 Kernel chosen_kernel = widest_kernel();
 
@@ -422,23 +426,15 @@ Kernel chosen_kernel = widest_kernel();
 
 bool use_avoidance_kernel(std::string_view name) {
   Kernel k = name.empty() ? widest_kernel() : kernel_named(name);
-  if (!k) return false;
+  if (!k.push) return false;
   chosen_kernel = k;
   return true;
 }
 
-Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBatch& b) {
+PushSums avoidance_sums(const AvoidanceDef& def, const Mover& self, NeighbourBatch& b) {
   const Vec2 u = normalized_or_zero(self.desired);
-  if (u == Vec2{} || def.mode == AvoidanceMode::none) return u;
+  if (u == Vec2{} || def.mode == AvoidanceMode::none) return {u, {}, {}};
   const std::size_t n = b.size();
-  if (def.mode == AvoidanceMode::cardioid && def.cardioid_exponent != 3.0) {
-    // Another exponent needs std::pow per neighbour: the span form does it (on a list kept per
-    // thread, so a step allocates nothing once warm).
-    thread_local std::vector<Neighbour> list;
-    list.clear();
-    for (std::size_t i = 0; i < n; ++i) list.push_back(b.at(i));
-    return avoidance_direction(def, self, list);
-  }
   const Self s = self_of(self, u);
   const double d40 = s.speed * def.crossing_activation + self.radius;
   const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
@@ -450,7 +446,7 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
   // Each lane is computed on its own, and nothing reads the padding's results.
   const std::size_t lanes = (n + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
   for (std::size_t i = n; i < lanes; ++i) b.set(i, self.position + Vec2{1, 0}, {}, 1.0, true);
-  chosen_kernel(k, b, lanes);
+  chosen_kernel.push(k, b, lanes);
   const bool circle = def.mode == AvoidanceMode::circle;  // the kernel's pushes are cardioid ones
   Vec2 sum_raw, sum_adjusted;
   for (std::size_t i = 0; i < n; ++i) {
@@ -460,7 +456,65 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
     sum_raw += p.raw * p.weight;
     sum_adjusted += p.adjusted * p.weight;
   }
-  return combine(def, u, sum_raw, sum_adjusted, nullptr);
+  return {u, sum_raw, sum_adjusted};
+}
+
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBatch& b) {
+  if (def.mode == AvoidanceMode::cardioid && def.cardioid_exponent != 3.0) {
+    // Another exponent needs std::pow per neighbour: the span form does it (on a list kept per
+    // thread, so a step allocates nothing once warm).
+    thread_local std::vector<Neighbour> list;
+    list.clear();
+    for (std::size_t i = 0; i < b.size(); ++i) list.push_back(b.at(i));
+    return avoidance_direction(def, self, list);
+  }
+  const PushSums sums = avoidance_sums(def, self, b);
+  if (sums.u == Vec2{} || def.mode == AvoidanceMode::none) return sums.u;
+  return combine(def, sums.u, sums.sum_raw, sums.sum_adjusted, nullptr);
+}
+
+bool combines_in_batch(const AvoidanceDef& def) {
+  return def.mode == AvoidanceMode::cardioid && def.cardioid_exponent == 3.0 && def.split_fix == SplitFixMode::sum_as_obstacle;
+}
+
+void SumsBatch::push(const PushSums& s) {
+  // Whole vectors of NeighbourBatch::kLanes, as the push kernel's arrays: the lanes past size()
+  // are computed and never read.
+  const std::size_t lanes = (n_ + 1 + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  if (ux.size() < lanes) {
+    const std::size_t size = std::max(lanes, 2 * ux.size());
+    for (std::vector<double>* v : {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y}) v->resize(size);
+  }
+  ux[n_] = s.u.x;
+  uy[n_] = s.u.y;
+  raw_x[n_] = s.sum_raw.x;
+  raw_y[n_] = s.sum_raw.y;
+  adjusted_x[n_] = s.sum_adjusted.x;
+  adjusted_y[n_] = s.sum_adjusted.y;
+  ++n_;
+}
+
+std::size_t SumsBatch::memory_bytes() const {
+  std::size_t total = 0;
+  for (const std::vector<double>* v : {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y})
+    total += v->capacity() * sizeof(double);
+  return total;
+}
+
+void combine_batch(const AvoidanceDef& def, SumsBatch& sums) {
+  const std::size_t n = sums.size();
+  if (!combines_in_batch(def)) {  // the scalar combine, one at a time
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec2 d = combine(def, {sums.ux[i], sums.uy[i]}, {sums.raw_x[i], sums.raw_y[i]},
+                             {sums.adjusted_x[i], sums.adjusted_y[i]}, nullptr);
+      sums.dir_x[i] = d.x;
+      sums.dir_y[i] = d.y;
+    }
+    return;
+  }
+  // Whole vectors (the padding lanes' inputs are whatever was there: each lane on its own).
+  const std::size_t lanes = (n + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  chosen_kernel.combine(side_sign(def.preferred_side), sums, lanes);
 }
 
 }  // namespace herd::sim

@@ -131,6 +131,33 @@ struct NeighbourBatch {
 // The direction to move in, as the span form without a trace.
 Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBatch& neighbours);
 
+// The batch form in two halves, for a caller finishing many agents' directions at once: steps 5
+// and 6 (split fix, igFac, normalise) are a long chain of divisions, square roots and polynomials
+// per agent, which combine_batch runs for several agents at a time in vector registers, with
+// the same bits as avoidance_direction. It does so only where combines_in_batch(def): cardioid
+// mode, exponent 3, split fix sum_as_obstacle (the defaults); elsewhere avoidance_direction.
+bool combines_in_batch(const AvoidanceDef& def);
+
+// Steps 1-4 for one agent: u (its unit desired direction, zero when it has none: then the
+// direction is zero) and the weighted sums of the raw and adjusted pushes.
+struct PushSums {
+  Vec2 u, sum_raw, sum_adjusted;
+};
+PushSums avoidance_sums(const AvoidanceDef& def, const Mover& self, NeighbourBatch& neighbours);
+
+// Many agents' sums as arrays, and the directions combine_batch writes for them.
+struct SumsBatch {
+  std::vector<double> ux, uy, raw_x, raw_y, adjusted_x, adjusted_y, dir_x, dir_y;
+  std::size_t size() const { return n_; }
+  void clear() { n_ = 0; }
+  void push(const PushSums& s);
+  std::size_t memory_bytes() const;
+
+ private:
+  std::size_t n_ = 0;
+};
+void combine_batch(const AvoidanceDef& def, SumsBatch& sums);
+
 // For tests and benchmarks: runs the batch form's kernel built for "base" (SSE2), "avx2" or
 // "avx512" from now on, or the widest this processor has for "". False (nothing changed) when
 // the processor or the compiler lacks it. Not thread-safe: call it between steps.

@@ -286,6 +286,10 @@ class World {
     double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
     std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
     std::vector<VelocityLine> lines;              // and its velocity constraints
+    // Avoidance in chunks: each agent's push sums, then the chunk's directions at once; for each,
+    // its index and the speed its direction is given.
+    SumsBatch sums;
+    std::vector<std::pair<std::uint32_t, double>> pending;
   };
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
@@ -295,6 +299,9 @@ class World {
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0.
   void gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
+  // Avoidance for the agent at grid slot k (stage_avoidance): its steered velocity, or with
+  // `batched` its push sums into scratch.sums, for its chunk to finish.
+  void avoid(std::size_t k, Scratch& scratch, bool batched);
   const Agent* subject_of(const Agent& a) const;
   // Agent i's pathing state: a default one without a map (paths_ is empty then).
   const PathState& path_of(std::size_t i) const;
@@ -342,12 +349,19 @@ class World {
   // is large enough, else here.
   template <class Body>
   void for_each_agent(std::size_t n, Body&& body) {
+    for_each_range(n, [&](std::size_t begin, std::size_t end, Scratch& scratch) {
+      for (std::size_t i = begin; i < end; ++i) body(i, scratch);
+    });
+  }
+  // The same over ranges of [0, n): body(begin, end, scratch).
+  template <class Body>
+  void for_each_range(std::size_t n, Body&& body) {
     if (!executor_ || scratch_.size() < 2 || agents_.size() < kParallelMinAgents) {
-      for (std::size_t i = 0; i < n; ++i) body(i, scratch_[0]);
+      body(std::size_t{0}, n, scratch_[0]);
       return;
     }
     executor_->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
-      for (std::size_t i = begin; i < end; ++i) body(i, scratch_[worker]);
+      body(begin, end, scratch_[worker]);
     });
   }
   // Per-agent scratch: by grid slot during avoidance; by agent index in the collision stage, whose

@@ -154,7 +154,8 @@ std::size_t World::agent_memory_bytes() const {
                       grid_.memory_bytes() + obstacle_grid_.memory_bytes();
   for (const PathState& p : paths_) total += bytes(p.waypoints) + bytes(p.walker.history);
   for (const Scratch& s : scratch_)
-    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() + bytes(s.order) + bytes(s.pairs);
+    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() + bytes(s.order) + bytes(s.pairs) +
+             s.sums.memory_bytes() + bytes(s.pending);
   return total;
 }
 
@@ -374,40 +375,59 @@ void World::stage_avoidance() {
     if (find(id)) traces_[id];
   // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
   // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
-  // is the steered velocity) and trace: the order changes no result.
-  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
-    prefetch_later(k);
-    const std::size_t i = grid_.index(k);
-    const Agent& a = agents_[i];
-    const Vec2 desired = desires_[i].velocity;
-    const auto traced = traces_.find(a.id);
-    if (!together_.empty() && (together_[i] & kReciprocal) && def_.avoidance.mode != AvoidanceMode::none) {
-      desires_[i].velocity = reciprocal_desire(i, scratch);
-      if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
-        traced->second.desired_dir = normalized_or_zero(desired);
-        traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
+  // is the steered velocity) and trace: the order changes no result. In chunks: the pushes of each
+  // agent summed, then the chunk's directions combined at once (combine_batch: several agents to
+  // a vector register), the same bits as one agent at a time.
+  const bool batched = combines_in_batch(def_.avoidance);
+  for_each_range(grid_.size(), [this, batched](std::size_t begin, std::size_t end, Scratch& scratch) {
+    constexpr std::size_t kChunk = 64;
+    for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
+      scratch.sums.clear();
+      scratch.pending.clear();
+      for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k) avoid(k, scratch, batched);
+      if (scratch.pending.empty()) continue;
+      combine_batch(def_.avoidance, scratch.sums);
+      for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
+        const auto [i, speed] = scratch.pending[m];
+        desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
       }
-      return;
     }
-    AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
-    if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
-      if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
-      return;
-    }
-    gather_neighbours(i, scratch, trace != nullptr);
-    const Mover self{a.position, a.velocity, a.def.radius, desired};
-    // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
-    // multiply by speed).
-    Vec2 direction;
-    if (trace) {  // the span form, which can trace: the same bits as the batch form
-      scratch.neighbours.clear();
-      for (std::size_t n = 0; n < scratch.batch.size(); ++n) scratch.neighbours.push_back(scratch.batch.at(n, scratch.ids[n]));
-      direction = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace);
-    } else {
-      direction = avoidance_direction(def_.avoidance, self, scratch.batch);
-    }
-    desires_[i].velocity = direction * length(desired);
   });
+}
+
+void World::avoid(std::size_t k, Scratch& scratch, bool batched) {
+  prefetch_later(k);
+  const std::size_t i = grid_.index(k);
+  const Agent& a = agents_[i];
+  const Vec2 desired = desires_[i].velocity;
+  const auto traced = traces_.find(a.id);
+  if (!together_.empty() && (together_[i] & kReciprocal) && def_.avoidance.mode != AvoidanceMode::none) {
+    desires_[i].velocity = reciprocal_desire(i, scratch);
+    if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
+      traced->second.desired_dir = normalized_or_zero(desired);
+      traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
+    }
+    return;
+  }
+  AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
+  if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
+    if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
+    return;
+  }
+  gather_neighbours(i, scratch, trace != nullptr);
+  const Mover self{a.position, a.velocity, a.def.radius, desired};
+  // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
+  // multiply by speed).
+  if (trace) {  // the span form, which can trace: the same bits as the batch form
+    scratch.neighbours.clear();
+    for (std::size_t n = 0; n < scratch.batch.size(); ++n) scratch.neighbours.push_back(scratch.batch.at(n, scratch.ids[n]));
+    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
+  } else if (batched) {  // finished with the chunk
+    scratch.sums.push(avoidance_sums(def_.avoidance, self, scratch.batch));
+    scratch.pending.emplace_back(static_cast<std::uint32_t>(i), length(desired));
+  } else {
+    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.batch) * length(desired);
+  }
 }
 
 void World::stage_integrate() {

@@ -60,6 +60,57 @@ TEST_P(AvoidanceBatch, SameBitsAsTheSpanFormInEveryMode) {
   EXPECT_GT(crossings, 100);  // part 4 ran often enough to be compared too
 }
 
+// The world sums each agent's pushes and combines a chunk of agents at once: every agent's
+// direction must be the one avoidance_direction gives it alone, bit for bit, whatever its place
+// in the chunk (vector lanes, the scalar remainder) and for every mode (combine_batch hands the
+// ones it cannot run in lanes to the scalar combine).
+TEST_P(AvoidanceBatch, CombiningAChunkGivesEachAgentItsOwnBits) {
+  Rng rng(33);
+  int checked = 0, cancelled = 0;
+  for (int chunk = 0; chunk < 400; ++chunk) {
+    AvoidanceDef def;
+    def.preferred_side = chunk % 2 ? Side::left : Side::right;
+    def.crossing = chunk % 5 != 0;
+    if (chunk % 7 == 0) def.mode = AvoidanceMode::circle;
+    if (chunk % 11 == 0) def.split_fix = SplitFixMode::seed;
+    SumsBatch sums;
+    std::vector<Vec2> alone;
+    const int agents = 1 + static_cast<int>(rng.uniform(0, 40));
+    for (int a = 0; a < agents; ++a) {
+      Mover self{{rng.uniform(0, 50), rng.uniform(0, 50)}, {rng.uniform(-3, 3), rng.uniform(-3, 3)},
+                 rng.uniform(0.5, 3), {rng.uniform(-2, 2), rng.uniform(-2, 2)}};
+      if (a % 13 == 5) self.desired = {};  // no desire: no direction
+      NeighbourBatch batch;
+      const int n = a % 6 == 0 ? 0 : static_cast<int>(rng.uniform(0, 20));
+      for (int i = 0; i < n; ++i) {
+        Vec2 at{rng.uniform(0, 50), rng.uniform(0, 50)};
+        if (i % 9 == 2) at = self.position + self.desired * 0.3;  // dead ahead, close
+        batch.push(at, {rng.uniform(-3, 3), rng.uniform(-3, 3)}, rng.uniform(0.5, 3), false);
+      }
+      if (a % 6 == 3) {  // a symmetric pair either side of the path: the adjusted pushes cancel
+        const Vec2 u = normalized_or_zero(self.desired), across{-u.y, u.x};
+        batch.push(self.position + u * 4.0 + across * 2.0, {}, 1.0, true);
+        batch.push(self.position + u * 4.0 - across * 2.0, {}, 1.0, true);
+      }
+      NeighbourBatch copy = batch;
+      alone.push_back(avoidance_direction(def, self, copy));
+      const PushSums s = avoidance_sums(def, self, batch);
+      cancelled += length_squared(s.sum_adjusted) < length_squared(s.sum_raw);
+      sums.push(s);
+    }
+    combine_batch(def, sums);
+    ASSERT_EQ(sums.size(), alone.size());
+    for (std::size_t m = 0; m < alone.size(); ++m) {
+      ASSERT_TRUE(same_bits(alone[m], {sums.dir_x[m], sums.dir_y[m]}))
+          << "chunk " << chunk << " agent " << m << ": (" << alone[m].x << ", " << alone[m].y << ") vs ("
+          << sums.dir_x[m] << ", " << sums.dir_y[m] << ")";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 6000);
+  EXPECT_GT(cancelled, 1000);  // the split fix's green was computed often enough to be compared
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, AvoidanceBatch, ::testing::Values("base", "avx2", "avx512"));
 
 }  // namespace
