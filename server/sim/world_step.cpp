@@ -254,13 +254,31 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
-  for (std::size_t m = 0; m < n; ++m) {
-    const std::uint32_t k = found.slot[m];
-    const SlotData& o = slots_[k];
-    out.set(m, grid_.position(k), o.velocity, o.radius, false);
-    // Ids only matter to a trace; reading them would touch every neighbour's record.
-    if (with_ids) ids.push_back(agents_[found.index[m]].id);
+  {  // through local pointers: a store through one of the batch's vectors could, for all the
+     // compiler knows, change where the others point, and it would load them again each time
+    double* __restrict x = out.x.data();
+    double* __restrict y = out.y.data();
+    double* __restrict vx = out.vx.data();
+    double* __restrict vy = out.vy.data();
+    double* __restrict radius = out.radius.data();
+    double* __restrict obstacle = out.obstacle.data();
+    const double* xs = grid_.xs();
+    const double* ys = grid_.ys();
+    const SlotData* slots = slots_.data();
+    const std::uint32_t* slot = found.slot.data();
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::uint32_t k = slot[m];
+      x[m] = xs[k];
+      y[m] = ys[k];
+      vx[m] = slots[k].velocity.x;
+      vy[m] = slots[k].velocity.y;
+      radius[m] = slots[k].radius;
+      obstacle[m] = 0.0;
+    }
   }
+  // Ids only matter to a trace; reading them would touch every neighbour's record.
+  if (with_ids)
+    for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
   if (obstacles_.empty()) return;
   obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
