@@ -354,7 +354,7 @@ std::size_t NeighbourBatch::memory_bytes() const {
 }
 
 void NeighbourBatch::resize(std::size_t n) {
-  const std::size_t lanes = (n + kLanes - 1) / kLanes * kLanes;
+  const std::size_t lanes = whole_lanes(n);
   if (x.size() < lanes) {
     const std::size_t size = std::max(lanes, 2 * x.size());
     for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &weight, &crossing})
@@ -444,7 +444,7 @@ PushSums avoidance_sums(const AvoidanceDef& def, const Mover& self, NeighbourBat
   // The kernel runs whole vectors: the lanes past n hold a harmless obstacle (a unit away, at
   // rest), so the compiler's scalar remainder loop, many times slower per neighbour, never runs.
   // Each lane is computed on its own, and nothing reads the padding's results.
-  const std::size_t lanes = (n + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  const std::size_t lanes = NeighbourBatch::whole_lanes(n);
   for (std::size_t i = n; i < lanes; ++i) b.set(i, self.position + Vec2{1, 0}, {}, 1.0, true);
   chosen_kernel.push(k, b, lanes);
   const bool circle = def.mode == AvoidanceMode::circle;  // the kernel's pushes are cardioid ones
@@ -480,7 +480,7 @@ bool combines_in_batch(const AvoidanceDef& def) {
 void SumsBatch::push(const PushSums& s) {
   // Whole vectors of NeighbourBatch::kLanes, as the push kernel's arrays: the lanes past size()
   // are computed and never read.
-  const std::size_t lanes = (n_ + 1 + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  const std::size_t lanes = NeighbourBatch::whole_lanes(n_ + 1);
   if (ux.size() < lanes) {
     const std::size_t size = std::max(lanes, 2 * ux.size());
     for (std::vector<double>* v : {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y}) v->resize(size);
@@ -513,7 +513,7 @@ void combine_batch(const AvoidanceDef& def, SumsBatch& sums) {
     return;
   }
   // Whole vectors (the padding lanes' inputs are whatever was there: each lane on its own).
-  const std::size_t lanes = (n + NeighbourBatch::kLanes - 1) / NeighbourBatch::kLanes * NeighbourBatch::kLanes;
+  const std::size_t lanes = NeighbourBatch::whole_lanes(n);
   chosen_kernel.combine(side_sign(def.preferred_side), sums, lanes);
 }
 

@@ -107,6 +107,8 @@ struct NeighbourBatch {
   // The arrays hold whole vectors of this many lanes past size() (the kernel pads them), and never
   // shrink: a step resizes a batch per agent without filling or freeing memory.
   static constexpr std::size_t kLanes = 8;
+  // n rounded up to whole vectors of kLanes.
+  static constexpr std::size_t whole_lanes(std::size_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
   std::vector<double> x, y, vx, vy, radius, obstacle;  // obstacle: 1 for a static obstacle, else 0
   std::vector<double> raw_x, raw_y, adjusted_x, adjusted_y, weight, crossing;  // scratch
   std::size_t size() const { return n_; }
@@ -139,7 +141,8 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
 bool combines_in_batch(const AvoidanceDef& def);
 
 // Steps 1-4 for one agent: u (its unit desired direction, zero when it has none: then the
-// direction is zero) and the weighted sums of the raw and adjusted pushes.
+// direction is zero) and the weighted sums of the raw and adjusted pushes. The kernel weighs by
+// the exponent 3: for another, avoidance_direction.
 struct PushSums {
   Vec2 u, sum_raw, sum_adjusted;
 };
