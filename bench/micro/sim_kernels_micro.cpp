@@ -116,7 +116,7 @@ void NeighbourScan(benchmark::State& state, const char* name) {
       grid.query_runs(p, reach, [&](std::uint32_t begin, std::uint32_t end) {
         found.reserve(m + (end - begin));
         m += kernels->filter(grid.xs(), grid.ys(), grid.items(), begin, end, p.x, p.y, reach2, reach2, self, nobody,
-                             found.d2.data() + m, found.slot.data() + m, found.index.data() + m);
+                             found.d2.data() + m, found.slot.data() + m, found.index.data() + m, nullptr);
       });
       if (m > cap) m = kernels->keep_nearest(found, m, cap, reach2, order);
       kept_total += static_cast<std::int64_t>(m);

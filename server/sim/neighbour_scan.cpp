@@ -15,8 +15,9 @@ namespace {
 
 std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t* items, std::uint32_t begin,
                         std::uint32_t end, double px, double py, double le, double lt, std::uint32_t self,
-                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index) {
+                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index, double* nearest) {
   std::size_t n = 0;
+  double least = HUGE_VAL;
   for (std::uint32_t s = begin; s < end; ++s) {  // a compaction without a branch
     const double dx = xs[s] - px, dy = ys[s] - py;
     const double d = dx * dx + dy * dy;
@@ -24,8 +25,11 @@ std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t*
     d2[n] = d;
     slot[n] = s;
     index[n] = j;
-    n += static_cast<std::size_t>((d <= le) & (d < lt) & (j != self) & (j != skip));
+    const bool keep = (d <= le) & (d < lt) & (j != self) & (j != skip);
+    least = keep & (d < least) ? d : least;
+    n += static_cast<std::size_t>(keep);
   }
+  if (nearest) *nearest = std::min(*nearest, least);
   return n;
 }
 
@@ -92,11 +96,12 @@ HERD_AVX512 __mmask8 live_lanes(std::size_t left) {
 HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, const std::uint32_t* items,
                                       std::uint32_t begin, std::uint32_t end, double px, double py, double le,
                                       double lt, std::uint32_t self, std::uint32_t skip, double* d2,
-                                      std::uint32_t* slot, std::uint32_t* index) {
+                                      std::uint32_t* slot, std::uint32_t* index, double* nearest) {
   const __m512d vpx = _mm512_set1_pd(px), vpy = _mm512_set1_pd(py);
   const __m512d vle = _mm512_set1_pd(le), vlt = _mm512_set1_pd(lt);
   const __m256i vself = _mm256_set1_epi32(static_cast<int>(self)), vskip = _mm256_set1_epi32(static_cast<int>(skip));
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m512d least = _mm512_set1_pd(HUGE_VAL);
   std::size_t n = 0;
   for (std::uint32_t s = begin; s < end; s += 8) {
     const __mmask8 live = live_lanes(end - s);
@@ -108,12 +113,14 @@ HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, const 
     keep = _mm512_mask_cmp_pd_mask(keep, d, vlt, _CMP_LT_OQ);
     keep = _mm256_mask_cmpneq_epu32_mask(keep, j, vself);
     keep = _mm256_mask_cmpneq_epu32_mask(keep, j, vskip);
+    least = _mm512_mask_min_pd(least, keep, least, d);
     _mm512_storeu_pd(d2 + n, _mm512_maskz_compress_pd(keep, d));
     const __m256i slots = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(s)), iota);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n), _mm256_maskz_compress_epi32(keep, slots));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + n), _mm256_maskz_compress_epi32(keep, j));
     n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
   }
+  if (nearest) *nearest = std::min(*nearest, _mm512_reduce_min_pd(least));
   return n;
 }
 

@@ -38,10 +38,11 @@ struct Kernels {
   // Writes to d2[0..), slot[0..) and index[0..), in slot order, every slot s in [begin, end) whose
   // squared distance from (px, py), (xs[s]-px)^2 + (ys[s]-py)^2, is <= le and < lt and whose
   // point items[s] is neither `self` nor `skip`; returns how many. The outputs need room for
-  // end - begin + Candidates::kSlack entries.
+  // end - begin + Candidates::kSlack entries. Unless it is null, *nearest becomes the least of
+  // itself and the d2 written.
   std::size_t (*filter)(const double* xs, const double* ys, const std::uint32_t* items, std::uint32_t begin,
                         std::uint32_t end, double px, double py, double le, double lt, std::uint32_t self,
-                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index);
+                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index, double* nearest);
   // Keeps, in their order, the k nearest of the n candidates (0 < k < n): smallest d2, equal
   // distances broken by the smaller index. Returns k. `limit` bounds every d2; `scratch` is
   // reused between calls.

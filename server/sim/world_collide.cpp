@@ -50,16 +50,20 @@ void World::stage_collisions() {
     // cells), radii from the avoidance stage's slot data. No agent record is read: in grid order
     // the slots near k are near in memory, the records are not.
     const std::uint32_t i = grid_.index(k);
-    const Vec2 at = grid_.position(k);
     const double radius = slots_[k].radius;
+    const double reach = radius + max_agent_radius_;
+    // No pair without this agent moving into touch: at the start of the step no other centre was
+    // nearer than its clearance, and since then each moved at most moved_ (the margin covers
+    // rounding). Most agents of a crowd with room between them skip the search.
+    if (static_cast<double>(desires_[i].clearance) > (reach + 2 * moved_) * (1 + 1e-9) + 1e-9) return;
+    const Vec2 at = grid_.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now
-    const double reach = radius + max_agent_radius_;
     grid_.query_runs(at, reach + moved_, [&](std::uint32_t begin, std::uint32_t end) {
       near.reserve(end - begin);
       const std::size_t m = scan::kernels().filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y,
                                                    reach * reach, HUGE_VAL, i, i, near.d2.data(), near.slot.data(),
-                                                   near.index.data());
+                                                   near.index.data(), nullptr);
       std::size_t n = pairs.size();
       pairs.resize(n + m);
       for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch

@@ -170,7 +170,7 @@ void World::stage_desires() {
   });
 }
 
-void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
+double World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
   NeighbourBatch& out = scratch.batch;
   std::vector<std::uint32_t>& ids = scratch.ids;
   scan::Candidates& found = scratch.found;
@@ -221,13 +221,21 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // those are checked against the others' radii (kept by slot in slots_, never in the agents' own
   // records, which lie all over memory), in place.
   const std::uint32_t self = static_cast<std::uint32_t>(i), subject = static_cast<std::uint32_t>(skip);
+  // The nearest candidate's squared distance, before any is left out for its radius, its
+  // formation or the cap: with the last search's limit, a bound on everyone's (the clearance).
+  double nearest2 = HUGE_VAL, searched2 = 0;
   auto collect = [&](double radius, double limit) {
     std::size_t n = 0;
     grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
       found.reserve(n + (end - begin));
-      n += kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x, a.position.y, limit,
-                          cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n, found.index.data() + n);
+      const std::size_t m = kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x, a.position.y,
+                                           limit, cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n,
+                                           found.index.data() + n, &nearest2);
+      n += m;
     });
+    // Every agent but these two nearer than radius is in the cells searched, and the filter kept
+    // every one of them with d2 <= limit and d2 < cutoff2.
+    searched2 = std::min({limit, cutoff2, radius * radius});
     if (uniform_radius_) return n;
     return compact(n, [&](double d2, std::uint32_t k, std::uint32_t) {
       const double r = slots_[k].radius;
@@ -279,15 +287,18 @@ void World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) co
   // Ids only matter to a trace; reading them would touch every neighbour's record.
   if (with_ids)
     for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
-  if (obstacles_.empty()) return;
-  obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
-    const Obstacle& o = obstacles_[k];
-    const double d2 = length_squared(o.position - a.position);
-    const double cutoff = (a.def.radius + o.radius) * scale;
-    if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
-    out.push(o.position, {}, o.radius, true);
-    if (with_ids) ids.push_back(o.id);
-  });
+  if (skip != agents_.size()) nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
+  if (!obstacles_.empty()) {
+    obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
+      const Obstacle& o = obstacles_[k];
+      const double d2 = length_squared(o.position - a.position);
+      const double cutoff = (a.def.radius + o.radius) * scale;
+      if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
+      out.push(o.position, {}, o.radius, true);
+      if (with_ids) ids.push_back(o.id);
+    });
+  }
+  return std::sqrt(std::min(nearest2, searched2));
 }
 
 Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
@@ -432,7 +443,12 @@ void World::avoid(std::size_t k, Scratch& scratch, bool batched) {
     if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
     return;
   }
-  gather_neighbours(i, scratch, trace != nullptr);
+  {
+    const double clearance = gather_neighbours(i, scratch, trace != nullptr);
+    float below = static_cast<float>(clearance);  // rounded down: a bound stays a bound
+    if (static_cast<double>(below) > clearance) below = std::nextafter(below, 0.0f);
+    desires_[i].clearance = below;
+  }
   const Mover self{a.position, a.velocity, a.def.radius, desired};
   // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
   // multiply by speed).

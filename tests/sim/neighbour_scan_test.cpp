@@ -28,6 +28,7 @@ class NeighbourScan : public ::testing::TestWithParam<const char*> {
 struct Kept {
   std::vector<double> d2;
   std::vector<std::uint32_t> slot, index;
+  double nearest = 0;  // what the filter made of a starting nearest of 1000
 };
 
 struct SlotRun {
@@ -42,10 +43,12 @@ Kept filter(const Kernels& k, const SlotRun& r) {
   c.reserve(r.end - r.begin);
   // Poison what the kernel may overwrite, so that a count past what it wrote shows.
   std::fill(c.d2.begin(), c.d2.end(), -1.0);
+  double nearest = 1000;
   const std::size_t n = k.filter(r.xs.data(), r.ys.data(), r.items.data(), r.begin, r.end, r.px, r.py, r.le, r.lt,
-                                 r.self, r.skip, c.d2.data(), c.slot.data(), c.index.data());
+                                 r.self, r.skip, c.d2.data(), c.slot.data(), c.index.data(), &nearest);
   const auto to = static_cast<std::ptrdiff_t>(n);
-  return {{c.d2.begin(), c.d2.begin() + to}, {c.slot.begin(), c.slot.begin() + to}, {c.index.begin(), c.index.begin() + to}};
+  return {{c.d2.begin(), c.d2.begin() + to}, {c.slot.begin(), c.slot.begin() + to}, {c.index.begin(), c.index.begin() + to},
+          nearest};
 }
 
 TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
@@ -90,6 +93,11 @@ TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
       EXPECT_LE(want.d2[m], r.le);
       EXPECT_LT(want.d2[m], r.lt);
     }
+    // The nearest: the least distance kept, or the 1000 it started with (every distance kept is
+    // under 30^2 * 2, so some trials lower it and others, keeping nothing, do not).
+    const double least = want.d2.empty() ? 1000.0 : std::min(1000.0, *std::min_element(want.d2.begin(), want.d2.end()));
+    EXPECT_EQ(want.nearest, least) << "trial " << trial;
+    EXPECT_EQ(got.nearest, least) << "trial " << trial;
     kept += static_cast<int>(want.slot.size());
   }
   EXPECT_GT(kept, 2000);  // the trials did keep candidates

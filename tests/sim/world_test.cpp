@@ -1,5 +1,6 @@
 // The world's commands (applied whole or not at all), ids, bounds and determinism.
 #include "sim/world.hpp"
+#include "sim/rng.hpp"
 
 #include <gtest/gtest.h>
 
@@ -258,6 +259,51 @@ TEST(World, AgentsNeverLeaveTheWorld) {
       ASSERT_LE(a.position.y, def.height - a.def.radius + 1e-9);
     }
   }
+}
+
+// The collision stage searches only around agents that could have come into touch: one whose
+// nearest neighbour, at the start of the step, was farther than both radii plus twice the farthest
+// any agent moved is skipped. Pairs pursuing each other head on (each the other's subject, which
+// avoidance leaves out), at speeds that close the gap by up to most of a radius a tick, must still
+// be found the tick they touch: none is left overlapping after a step.
+TEST(World, PairsClosingHeadOnAreFoundTheTickTheyTouch) {
+  WorldDef def;
+  def.width = 3000;
+  def.height = 6500;  // rows 150 apart: each pair meets only its own
+  World world(def);
+  Rng rng(3);
+  std::vector<SpawnAgent> spawn;
+  constexpr int kPairs = 40;
+  for (int p = 0; p < kPairs; ++p) {
+    const double y = 100 + 150.0 * p, gap = rng.uniform(20, 200), speed = rng.uniform(30, 400);
+    for (double side : {-1.0, 1.0}) {
+      SpawnAgent a = at(1500 + side * gap / 2, y);
+      a.max_speed = speed;
+      a.max_force = 20000;
+      spawn.push_back(a);
+    }
+  }
+  ASSERT_TRUE(world.apply(Spawn{0, 0, spawn}).ok());
+  for (int p = 0; p < kPairs; ++p) {
+    const AgentId a = world.agents()[2 * p].id, b = world.agents()[2 * p + 1].id;
+    for (auto [self, other] : {std::pair{a, b}, std::pair{b, a}}) {
+      Behaviour chase;
+      chase.kind = BehaviourKind::pursue;
+      chase.agent = other;
+      ASSERT_TRUE(world.apply(SetBehaviour{{false, {self}}, chase}).ok());
+    }
+  }
+  std::size_t collisions = 0;
+  for (int t = 0; t < 240; ++t) {
+    world.step();
+    collisions += world.collisions().size();
+    const auto& agents = world.agents();
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      for (std::size_t j = i + 1; j < agents.size(); ++j)
+        ASSERT_GE(length(agents[i].position - agents[j].position), agents[i].def.radius + agents[j].def.radius - 1e-6)
+            << "agents " << agents[i].id << " and " << agents[j].id << " overlap after tick " << world.tick();
+  }
+  EXPECT_GE(collisions, static_cast<std::size_t>(kPairs * 9 / 10));  // (nearly) every pair met (39 of 40)
 }
 
 // The same seed and the same commands at the same ticks give the same world, bit for bit.
