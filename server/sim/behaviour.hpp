@@ -12,10 +12,10 @@ struct Desire {
   Vec2 velocity;              // units/s, length <= max_speed
   std::optional<Vec2> goal;   // the point it is heading for, if any (snapshots show it)
   bool arriving = false;      // the goal is to be stopped at (arrive, hold, home)
-  // Set by the avoidance stage: no other agent's centre is nearer than this at the start of the
-  // step (0: not known). The collision stage skips the search for one that cannot touch anyone.
-  // In what would be padding: a Desire is no larger for it.
-  float clearance = 0;
+  // Set by the avoidance stage: no other agent's centre is nearer than the square root of this at
+  // the start of the step (0: not known). The collision stage skips the search for one that
+  // cannot touch anyone. In what would be padding: a Desire is no larger for it.
+  float clearance2 = 0;
 };
 
 // `subject` is the agent the behaviour refers to (behaviour.agent), or nullptr when it has none

@@ -59,16 +59,24 @@ class SpatialGrid {
     if (items_.empty()) return;
     const int y0 = cell_y(centre.y - radius), y1 = cell_y(centre.y + radius);
     const double r2 = radius * radius;
-    for (int cy = y0; cy <= y1; ++cy) {
-      // The cells of this row within the disc: those whose x span comes within the half-chord.
-      const double dy = gap(centre.y, cy, rows_);
-      if (dy * dy > r2) continue;
-      const double half = std::sqrt(r2 - dy * dy) * (1 + 1e-12);  // widened past any rounding
-      const int x0 = cell_x(centre.x - half), x1 = cell_x(centre.x + half);
-      const std::size_t row = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_);
-      const std::uint32_t begin = start_[row + static_cast<std::size_t>(x0)];
-      const std::uint32_t end = start_[row + static_cast<std::size_t>(x1) + 1];
-      if (begin < end) visit(begin, end);
+    // A few rows' runs at a time, then their visits: the rows' square roots overlap instead of
+    // each waiting for the visit before it.
+    constexpr int kRows = 4;
+    std::uint32_t begins[kRows], ends[kRows];
+    for (int first = y0; first <= y1; first += kRows) {
+      const int last = std::min(y1, first + kRows - 1);
+      for (int cy = first; cy <= last; ++cy) {
+        // The cells of this row within the disc: those whose x span comes within the half-chord.
+        const double dy = gap(centre.y, cy, rows_);
+        const double half = std::sqrt(std::max(r2 - dy * dy, 0.0)) * (1 + 1e-12);  // widened past any rounding
+        const int x0 = cell_x(centre.x - half), x1 = cell_x(centre.x + half);
+        const std::size_t row = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_);
+        const bool within = dy * dy <= r2;
+        begins[cy - first] = start_[row + static_cast<std::size_t>(x0)];
+        ends[cy - first] = within ? start_[row + static_cast<std::size_t>(x1) + 1] : 0;
+      }
+      for (int cy = first; cy <= last; ++cy)
+        if (begins[cy - first] < ends[cy - first]) visit(begins[cy - first], ends[cy - first]);
     }
   }
 
@@ -119,8 +127,17 @@ class SpatialGrid {
     const double lo = i == 0 ? -HUGE_VAL : i * cell_, hi = i == count - 1 ? HUGE_VAL : (i + 1) * cell_;
     return v < lo ? lo - v : v > hi ? v - hi : 0.0;
   }
-  int cell_x(double x) const { return std::clamp(static_cast<int>(std::floor(x * inv_cell_)), 0, cols_ - 1); }
-  int cell_y(double y) const { return std::clamp(static_cast<int>(std::floor(y * inv_cell_)), 0, rows_ - 1); }
+  // floor(v * inv_cell_) clamped to [0, count - 1], without floor (a call or a dozen instructions
+  // on the baseline instruction set): below 1 the clamp gives 0 whatever floor would, and from 1
+  // on truncation is floor. NaN falls in cell 0.
+  int cell_of(double v, int count) const {
+    const double c = v * inv_cell_;
+    if (!(c >= 1.0)) return 0;
+    if (c >= static_cast<double>(count - 1)) return count - 1;
+    return static_cast<int>(c);
+  }
+  int cell_x(double x) const { return cell_of(x, cols_); }
+  int cell_y(double y) const { return cell_of(y, rows_); }
 
   double cell_ = 1, inv_cell_ = 1;
   int cols_ = 1, rows_ = 1;

@@ -298,7 +298,7 @@ class World {
   };
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
-  // on the distance from agent i's centre to every other's (its Desire::clearance).
+  // on the squared distance from agent i's centre to every other's (its Desire::clearance2).
   double gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   // Avoidance for the agent at grid slot k (stage_avoidance): its steered velocity, or with
   // `batched` its push sums into scratch.sums, for its chunk to finish.

@@ -55,7 +55,8 @@ void World::stage_collisions() {
     // No pair without this agent moving into touch: at the start of the step no other centre was
     // nearer than its clearance, and since then each moved at most moved_ (the margin covers
     // rounding). Most agents of a crowd with room between them skip the search.
-    if (static_cast<double>(desires_[i].clearance) > (reach + 2 * moved_) * (1 + 1e-9) + 1e-9) return;
+    const double apart = (reach + 2 * moved_) * (1 + 1e-9) + 1e-9;
+    if (static_cast<double>(desires_[i].clearance2) > apart * apart) return;
     const Vec2 at = grid_.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now

@@ -298,7 +298,7 @@ double World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) 
       if (with_ids) ids.push_back(o.id);
     });
   }
-  return std::sqrt(std::min(nearest2, searched2));
+  return std::min(nearest2, searched2);
 }
 
 Vec2 World::reciprocal_desire(std::size_t i, Scratch& scratch) const {
@@ -444,10 +444,10 @@ void World::avoid(std::size_t k, Scratch& scratch, bool batched) {
     return;
   }
   {
-    const double clearance = gather_neighbours(i, scratch, trace != nullptr);
-    float below = static_cast<float>(clearance);  // rounded down: a bound stays a bound
-    if (static_cast<double>(below) > clearance) below = std::nextafter(below, 0.0f);
-    desires_[i].clearance = below;
+    const double clearance2 = gather_neighbours(i, scratch, trace != nullptr);
+    float below = static_cast<float>(clearance2);  // rounded down: a bound stays a bound
+    if (static_cast<double>(below) > clearance2) below = std::nextafter(below, 0.0f);
+    desires_[i].clearance2 = below;
   }
   const Mover self{a.position, a.velocity, a.def.radius, desired};
   // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
