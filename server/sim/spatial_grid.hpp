@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "vec2.hpp"
@@ -110,6 +111,21 @@ class SpatialGrid {
     if (items_.empty()) return 0;
     const std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(cell_x(p.x));
     return start_[c + 1] - start_[c];
+  }
+
+  // How many points the block of three by three cells around p's holds, and how many cells that
+  // block has (fewer at the world's edges): the density around p.
+  std::pair<std::size_t, int> count_around(Vec2 p) const {
+    if (items_.empty()) return {0, 1};
+    const int cx = cell_x(p.x), cy = cell_y(p.y);
+    const int x0 = std::max(cx - 1, 0), x1 = std::min(cx + 1, cols_ - 1);
+    const int y0 = std::max(cy - 1, 0), y1 = std::min(cy + 1, rows_ - 1);
+    std::size_t count = 0;
+    for (int y = y0; y <= y1; ++y) {
+      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_);
+      count += start_[row + static_cast<std::size_t>(x1) + 1] - start_[row + static_cast<std::size_t>(x0)];
+    }
+    return {count, (x1 - x0 + 1) * (y1 - y0 + 1)};
   }
 
   // Heap bytes the grid holds (its arrays' capacities).

@@ -243,20 +243,41 @@ double World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) 
       return (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
     });
   };
-  // With a cap, the K nearest (ties by id, that is by index). A bound on the K-th nearest distance from the agent's
-  // own cell alone (in a crowd piled on a point it holds K): cells, and agents, farther than it
-  // cannot be among the K nearest, and the grid skips them. Fewer than K there: no bound.
+  // With a cap, the K nearest (ties by id, that is by index). Where the agent's own cell holds
+  // more than K, a bound on the K-th nearest distance narrows the search: cells, and agents,
+  // farther than it cannot be among the K nearest, and the grid skips them.
   const std::size_t K = def_.avoidance.max_neighbours;
   const std::uint32_t together = together_.empty() ? 0 : together_[i];
   double bound = reach2;
-  if (K > 0 && together == 0 && grid_.count_in_cell(a.position) > K) {  // the agent itself is in its cell too
-    std::size_t n = collect(0.0, reach2);
-    if (n >= K) {
-      if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
-      bound = std::min(bound, *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
+  std::size_t n = 0;
+  bool searched = false;
+  if (K > 0 && together == 0) {
+    // First a guess from the density of the three by three cells around it: the disc that holds
+    // K + 2 sqrt(K) on average, when that is within the reach. When it holds at least K, the K
+    // nearest are among them (no agent outside is nearer than any inside). In a crowd of 25
+    // square units per agent it mostly does, with a third of the candidates the reach has.
+    const auto [around, cells] = grid_.count_around(a.position);  // the agent itself included
+    const double k = static_cast<double>(K), cell = grid_.cell_size();
+    const double area = (k + 2 * std::sqrt(k)) * cell * cell * cells / kPi;  // guess2 * around
+    if (area < reach2 * static_cast<double>(around)) {
+      const double guess2 = area / static_cast<double>(around);
+      n = collect(std::sqrt(guess2), guess2);
+      if (n >= K) {
+        bound = guess2;
+        searched = true;
+      }
+    }
+    // Else a bound from its own cell alone, when it holds more than K (in a crowd piled on a
+    // point it holds K): fewer than K there, no bound.
+    if (!searched && grid_.count_in_cell(a.position) > K) {
+      n = collect(0.0, reach2);
+      if (n >= K) {
+        if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
+        bound = std::min(bound, *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
+      }
     }
   }
-  std::size_t n = collect(std::min(reach, std::sqrt(bound)), bound);
+  if (!searched) n = collect(std::min(reach, std::sqrt(bound)), bound);
   if (together != 0)  // its formation's members are not in its way
     n = compact(n, [&](double, std::uint32_t, std::uint32_t index) { return together_[index] != together; });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.

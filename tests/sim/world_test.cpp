@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace herd::sim {
 namespace {
@@ -80,6 +81,78 @@ TEST(World, TheCapBreaksEqualDistancesById) {
     for (std::uint32_t id = 2; id < 2 + cap; ++id) want.push_back(id);
     EXPECT_EQ(ids, want) << "cap " << cap;
   }
+}
+
+// The K nearest are found wherever the crowd is dense: where an agent's cell holds more than K,
+// the search first tries the disc its cell's density says holds about K + 2 sqrt(K), and falls
+// back to the whole reach when that disc holds fewer than K (next to a pile in an emptier cell,
+// at the edge of a crowd). Every agent's avoided neighbours must be the brute-force K nearest.
+TEST(World, TheKNearestAreFoundInCrowdsPilesAndAtTheirEdges) {
+  WorldDef def;
+  def.width = 600;
+  def.height = 600;
+  World world(def);
+  Rng rng(21);
+  std::vector<SpawnAgent> spawn;
+  auto add = [&](double x, double y) {
+    SpawnAgent s = at(x, y);
+    s.radius = 1.5;
+    s.target = Vec2{590, 590};
+    spawn.push_back(s);
+  };
+  for (int k = 0; k < 1200; ++k) add(rng.uniform(2, 598), rng.uniform(2, 598));   // sparse
+  for (int k = 0; k < 1000; ++k) add(rng.uniform(50, 200), rng.uniform(50, 200));  // 22 square units each
+  for (int pile = 0; pile < 25; ++pile) {  // 20 piled within a unit of a point
+    const double x = rng.uniform(10, 590), y = rng.uniform(10, 590);
+    for (int k = 0; k < 20; ++k) add(x + rng.uniform(-1, 1), y + rng.uniform(-1, 1));
+  }
+  auto populate = [&](World& w) {
+    for (std::size_t k = 0; k < spawn.size(); k += 1000) {
+      const std::vector<SpawnAgent> chunk(spawn.begin() + static_cast<long>(k),
+                                          spawn.begin() + static_cast<long>(std::min(spawn.size(), k + 1000)));
+      ASSERT_TRUE(w.apply(Spawn{0, 0, chunk}).ok());
+    }
+  };
+  populate(world);
+  const std::vector<Agent> before(world.agents().begin(), world.agents().end());  // the positions searched
+  // Traces of at most World::kMaxInspected at a time: each batch steps its own copy of the world.
+  std::map<AgentId, std::vector<AgentId>> avoided;
+  for (std::size_t first = 0; first < before.size(); first += World::kMaxInspected) {
+    World copy(def);
+    populate(copy);
+    std::vector<AgentId> batch;
+    for (std::size_t i = first; i < std::min(before.size(), first + World::kMaxInspected); ++i) batch.push_back(before[i].id);
+    copy.set_inspected(batch);
+    copy.step();
+    for (AgentId id : batch)
+      for (const PushTrace& p : copy.trace(id)->pushes) avoided[id].push_back(p.id);
+  }
+  const std::size_t K = def.avoidance.max_neighbours;
+  const double max_cutoff = push_cutoff(def.avoidance, 3.0);
+  std::size_t capped = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const Agent& a = before[i];
+    const double reach = std::min(max_cutoff, length(Vec2{590, 590} - a.position) + 3.0);
+    std::vector<std::pair<double, AgentId>> near;  // (d2, id): ids order as indices do
+    for (std::size_t j = 0; j < before.size(); ++j) {
+      if (j == i) continue;
+      const double dx = before[j].position.x - a.position.x, dy = before[j].position.y - a.position.y;
+      const double d2 = dx * dx + dy * dy;
+      if (d2 <= reach * reach && d2 < max_cutoff * max_cutoff) near.emplace_back(d2, before[j].id);
+    }
+    std::sort(near.begin(), near.end());
+    if (near.size() > K) {
+      near.resize(K);
+      ++capped;
+    }
+    std::vector<AgentId> want, got;
+    for (const auto& [d2, id] : near) want.push_back(id);
+    got = avoided[a.id];
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, want) << "agent " << a.id << " at (" << a.position.x << ", " << a.position.y << ")";
+  }
+  EXPECT_GT(capped, 1000u);  // the cap was at work for most of the crowd and the piles
 }
 
 TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
