@@ -365,8 +365,10 @@ class World {
       body(begin, end, scratch_[worker]);
     });
   }
-  // Per-agent scratch: by grid slot during avoidance; by agent index in the collision stage, whose
-  // velocity changes accumulate in `velocity`.
+  // Per-agent scratch: by grid slot during avoidance; from integration to collision detection
+  // `velocity.x` holds the slot's agent's Desire::clearance2 (read in slot order, not through the
+  // agents' scattered indices); then by agent index, whose velocity changes accumulate in
+  // `velocity`.
   std::vector<SlotData> slots_;
   double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
   // By agent index, this step: the formation an agent moves with (its id + 1, in kFormationBits),

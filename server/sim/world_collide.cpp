@@ -56,7 +56,7 @@ void World::stage_collisions() {
     // nearer than its clearance, and since then each moved at most moved_ (the margin covers
     // rounding). Most agents of a crowd with room between them skip the search.
     const double apart = (reach + 2 * moved_) * (1 + 1e-9) + 1e-9;
-    if (static_cast<double>(desires_[i].clearance2) > apart * apart) return;
+    if (slots_[k].velocity.x > apart * apart) return;  // the clearance, by slot (stage_integrate)
     const Vec2 at = grid_.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now

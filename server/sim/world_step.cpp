@@ -496,6 +496,7 @@ void World::stage_integrate() {
     const std::size_t i = grid_.index(k);
     Agent& a = agents_[i];
     integrate(a, desires_[i]);
+    slots_[k].velocity.x = desires_[i].clearance2;  // for the collision stage, by slot
     scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
     grid_.move(k, a.position);
   });
