@@ -26,7 +26,10 @@ std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t*
     slot[n] = s;
     index[n] = j;
     const bool keep = (d <= le) & (d < lt) & (j != self) & (j != skip);
-    least = keep & (d < least) ? d : least;
+    // Without a branch: a candidate left out counts as infinitely far (NaN is never kept, and
+    // NaN + infinity is never the least).
+    constexpr double kLeftOut[2] = {HUGE_VAL, 0.0};
+    least = std::min(least, d + kLeftOut[keep]);
     n += static_cast<std::size_t>(keep);
   }
   if (nearest) *nearest = std::min(*nearest, least);
