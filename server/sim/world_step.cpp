@@ -186,15 +186,20 @@ double World::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) 
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
   const std::optional<Vec2> goal = desires_[i].goal;
-  const double to_goal = goal ? length(*goal - a.position) : std::numeric_limits<double>::infinity();
+  const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
+  // The push cutoff against the largest radius, and the reach: no farther than the goal allows.
+  const double max_cutoff = (a.def.radius + max_agent_radius_) * scale;
+  // The distance to the goal, unless only the reach needs it and the goal is beyond the cutoff
+  // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
+  // search would wait on, is not taken.
+  const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
+  const bool goal_matters = !uniform_radius_ || !obstacles_.empty() || to_goal2 < max_cutoff * max_cutoff;
+  const double to_goal = goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
   // d2: the squared distance to the other's centre; r: its radius.
   auto beyond_goal = [&](double d2, double r) {
     const double limit = to_goal + a.def.radius + r;
     return d2 > limit * limit;
   };
-  const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
-  // The push cutoff against the largest radius, and the reach: no farther than the goal allows.
-  const double max_cutoff = (a.def.radius + max_agent_radius_) * scale;
   const double reach = std::min(max_cutoff, to_goal + a.def.radius + max_agent_radius_);
   const double reach2 = reach * reach;
   // When every agent has the same radius, the others' cutoff is one number, and d2 <= reach2
