@@ -158,9 +158,7 @@ void Server::Impl::publish_counters() {
 }
 
 void Server::Impl::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
-  world.queue(cmd.command, sim::CommandOrigin{id, cmd.seq});
-  world.apply_queued();
-  const sim::CommandOutcome& out = world.outcomes().front();
+  const sim::CommandOutcome out = world.apply(cmd.command, sim::CommandOrigin{id, cmd.seq});
   if (out.ok() && config.on_applied) config.on_applied(out.tick, cmd.command);
   if (!out.ok()) count_error(protocol::to_error_code(out.error));
   (out.ok() ? counters.commands_accepted : counters.commands_rejected)++;
