@@ -4,9 +4,12 @@
 HERD_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HERD_BUILD="${HERD_BUILD:-$HERD_ROOT/build}"
 # ccache hashes paths under the checkout as relative ones, so a fresh clone elsewhere (CI) reuses
-# what an earlier checkout compiled; sources whose flags carry the checkout's path still differ.
+# what an earlier checkout compiled. -ffile-prefix-map names the checkout but maps it away (the
+# object is the same from any checkout), so it is left out of the hash; sources whose other flags
+# carry the checkout's path (the tests' data directories) still differ.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$HERD_ROOT}"
 export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+export CCACHE_IGNOREOPTIONS="${CCACHE_IGNOREOPTIONS:--ffile-prefix-map=*}"
 HERD_SANITIZE_BUILD="${HERD_SANITIZE_BUILD:-$HERD_ROOT/build-sanitize}"
 
 # Debian packages the build needs (one list, which the Dockerfile's build stage installs too), and
