@@ -1,5 +1,5 @@
 // herd-bench assign — what slot assignment costs: n agents at random places in a square, n slots
-// on a circle; the exact Hungarian method and recursive bisection of server/sim/assignment.cpp.
+// on a circle; the exact Hungarian method and recursive bisection of server/sim/src/assignment.cpp.
 #include <algorithm>
 #include <charconv>
 #include <chrono>

@@ -104,13 +104,12 @@ void write_behaviour(json& j, const sim::SetBehaviour& c) {
   j["agents"] = selection_json(c.agents);
   j["behaviour"] = to_string(b.kind);
   if (b.agent != sim::kNoAgent) j["agent"] = b.agent;
-  using K = sim::BehaviourKind;
-  const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
+  const sim::BehaviourTraits& kind = sim::traits(b.kind);
   if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
-  else if ((point_or_agent && b.agent == sim::kNoAgent) || (b.kind == K::hold && !c.hold_here)) j["target"] = point_json(b.point);
-  if ((b.kind == K::flee || b.kind == K::evade || b.kind == K::react) && (b.radius > 0 || b.kind == K::react))
-    j["radius"] = b.radius;
-  if (b.kind == K::react) j["response"] = to_string(b.response);
+  else if (kind.takes_point && b.agent == sim::kNoAgent && !(b.kind == sim::BehaviourKind::hold && c.hold_here))
+    j["target"] = point_json(b.point);
+  if (kind.takes_radius && (b.radius > 0 || kind.needs_radius)) j["radius"] = b.radius;
+  if (kind.takes_response) j["response"] = to_string(b.response);
 }
 
 json spawn_agent_json(const sim::SpawnAgent& a) {
@@ -201,7 +200,7 @@ struct Wire<sim::SetBehaviour> {
     c.agents = read_selection(f.need("agents"), "agents");
     const std::string_view name = as_string(f.need("behaviour"), "behaviour");
     const auto kind = behaviour_from_string(name);
-    if (!kind) bad("behaviour", "must be one of idle, hold, seek, arrive, flee, pursue, evade, attack, react");
+    if (!kind) bad("behaviour", "must be one of " + behaviour_names(", "));
     sim::Behaviour& b = c.behaviour;
     b.kind = *kind;
     const json* target = f.find("target");
@@ -210,18 +209,16 @@ struct Wire<sim::SetBehaviour> {
     const json* radius = f.find("radius");
     const json* response = f.find("response");
     if (target && tile) bad("target", "and 'target_tile' cannot both be given");
-    const bool point_or_agent = b.kind == K::seek || b.kind == K::arrive || b.kind == K::flee;
-    const bool needs_agent = b.kind == K::pursue || b.kind == K::evade || b.kind == K::attack || b.kind == K::react;
-    const bool takes_radius = b.kind == K::flee || b.kind == K::evade || b.kind == K::react;
+    const sim::BehaviourTraits& traits = sim::traits(b.kind);
     const std::string for_kind = "does not apply to " + std::string(name);
-    if ((target || tile) && !(point_or_agent || b.kind == K::hold)) bad(target ? "target" : "target_tile", for_kind);
-    if (agent && !(point_or_agent || needs_agent)) bad("agent", for_kind);
-    if (radius && !takes_radius) bad("radius", for_kind);
-    if (response && b.kind != K::react) bad("response", for_kind);
-    if (point_or_agent && (target == nullptr && tile == nullptr) == (agent == nullptr))
+    if ((target || tile) && !traits.takes_point) bad(target ? "target" : "target_tile", for_kind);
+    if (agent && !(traits.point_or_agent || traits.needs_agent)) bad("agent", for_kind);
+    if (radius && !traits.takes_radius) bad("radius", for_kind);
+    if (response && !traits.takes_response) bad("response", for_kind);
+    if (traits.point_or_agent && (target == nullptr && tile == nullptr) == (agent == nullptr))
       bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
-    if (needs_agent && !agent) bad("agent", "is required for " + std::string(name));
-    if (b.kind == K::react && !radius) bad("radius", "is required for react");
+    if (traits.needs_agent && !agent) bad("agent", "is required for " + std::string(name));
+    if (traits.needs_radius && !radius) bad("radius", "is required for " + std::string(name));
     if (target) b.point = as_point(*target, "target");
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
     if (agent) {

@@ -69,6 +69,9 @@ std::string_view to_string(sim::Movement movement);
 std::string_view to_string(sim::Pathing pathing);
 std::optional<sim::Pathing> pathing_from_string(std::string_view s);
 std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s);
+// Every behaviour's wire name in the table's order, separated by ", " and before the last by
+// last_separator (", " or " or "): for messages and help.
+std::string behaviour_names(std::string_view last_separator);
 std::optional<sim::Phase> phase_from_string(std::string_view s);
 std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s);
 

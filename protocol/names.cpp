@@ -15,8 +15,6 @@ constexpr std::string_view kErrorNames[] = {
     "superseded",    "unknown_scenario", "too_deep",     "rate_limited",         "unauthorized",
     "upstream_unavailable",
 };
-constexpr std::string_view kBehaviourNames[] = {"idle", "hold", "seek", "arrive", "flee",
-                                                "pursue", "evade", "attack", "react"};
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done", "respond", "home"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
 constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
@@ -34,11 +32,22 @@ std::string_view to_string(ErrorCode code) { return kErrorNames[static_cast<std:
 std::optional<ErrorCode> error_code_from_string(std::string_view s) { return lookup<ErrorCode>(kErrorNames, s); }
 std::string_view to_string(Role role) { return role == Role::viewer ? "viewer" : "commander"; }
 std::string_view to_string(sim::MoveState state) { return kStateNames[static_cast<std::size_t>(state)]; }
-std::string_view to_string(sim::BehaviourKind kind) { return kBehaviourNames[static_cast<std::size_t>(kind)]; }
+std::string_view to_string(sim::BehaviourKind kind) { return sim::traits(kind).name; }
 std::string_view to_string(sim::Phase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
 std::string_view to_string(sim::Movement m) { return m == sim::Movement::kinematic ? "kinematic" : "inertial"; }
 std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s) {
-  return lookup<sim::BehaviourKind>(kBehaviourNames, s);
+  for (const sim::BehaviourTraits& t : sim::kBehaviours)
+    if (t.name == s) return t.kind;
+  return std::nullopt;
+}
+
+std::string behaviour_names(std::string_view last_separator) {
+  std::string out;
+  for (std::size_t i = 0; i < sim::kBehaviourCount; ++i) {
+    if (i > 0) out += i + 1 == sim::kBehaviourCount ? last_separator : std::string_view(", ");
+    out += sim::kBehaviours[i].name;
+  }
+  return out;
 }
 std::optional<sim::Phase> phase_from_string(std::string_view s) { return lookup<sim::Phase>(kPhaseNames, s); }
 std::string_view to_string(sim::Pathing p) { return kPathingNames[static_cast<std::size_t>(p)]; }

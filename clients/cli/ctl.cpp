@@ -1,5 +1,7 @@
 #include "cli/ctl.hpp"
 
+#include "protocol/messages.hpp"
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
@@ -243,7 +245,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
   });
   remove->add_option("SELECTION", a->selection, sel_help)->required();
 
-  auto* behaviour = command(app, out, "behaviour", "idle, hold, seek, arrive, flee, pursue, evade, attack or react", [a](CLI::App* s) {
+  auto* behaviour = command(app, out, "behaviour", protocol::behaviour_names(" or "), [a](CLI::App* s) {
     json c{{"cmd", "set_behaviour"}, {"agents", selection_or_bad(a->selection)}, {"behaviour", a->kind}};
     if (given(s, "--agent")) c["agent"] = a->agent;
     if (given(s, "--target")) c["target"] = point_or_bad(a->target, "--target");
@@ -253,8 +255,9 @@ void add_command_subcommands(CLI::App& app, json& out) {
     return c;
   });
   behaviour->add_option("SELECTION", a->selection, sel_help)->required();
-  behaviour->add_option("KIND", a->kind, "the behaviour")->required()->check(
-      CLI::IsMember({"idle", "hold", "seek", "arrive", "flee", "pursue", "evade", "attack", "react"}));
+  std::vector<std::string> kinds;
+  for (const sim::BehaviourTraits& t : sim::kBehaviours) kinds.emplace_back(t.name);
+  behaviour->add_option("KIND", a->kind, "the behaviour")->required()->check(CLI::IsMember(kinds));
   behaviour->add_option("--agent", a->agent, "the other agent's id");
   behaviour->add_option("--target", a->target, "a point X,Y");
   behaviour->add_option("--tile", a->tile, "a tile's centre X,Y instead of --target");

@@ -41,9 +41,22 @@ namespace {
 template <class Agents, class Desires, class Paths>
 AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths, std::size_t i) {
   const sim::Agent& a = agents[i];
-  AgentState s{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group, a.state,
-               i < desires.size() ? desires[i].goal : std::nullopt, a.behaviour.kind, a.behaviour.phase,
-               a.collided, a.movement == sim::Movement::kinematic, a.pathing, {}, false, std::nullopt};
+  // Every field by name: a field added to AgentState is one line here, wherever it sits.
+  AgentState s;
+  s.id = a.id;
+  s.x = a.position.x;
+  s.y = a.position.y;
+  s.vx = a.velocity.x;
+  s.vy = a.velocity.y;
+  s.r = a.def.radius;
+  s.group = a.group;
+  s.state = a.state;
+  if (i < desires.size()) s.target = desires[i].goal;
+  s.behaviour = a.behaviour.kind;
+  s.phase = a.behaviour.phase;
+  s.collided = a.collided;
+  s.kinematic = a.movement == sim::Movement::kinematic;
+  s.pathing = a.pathing;
   if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;

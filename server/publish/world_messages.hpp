@@ -1,6 +1,6 @@
 // herd::publish — the world written as the protocol's messages: the one layer that reads both the
 // sim's state (sim/world.hpp) and the wire's types, so that protocol/ needs only the sim's
-// vocabulary (sim/api/) and the sim nothing of the wire. The server publishes through it.
+// public headers and the sim nothing of the wire. The server publishes through it.
 #pragma once
 
 #include <cstdint>

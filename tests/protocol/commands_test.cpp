@@ -27,6 +27,27 @@ std::vector<std::string_view> every_name() {
   return names;
 }
 
+// The commands' names and every behaviour's: what PROTOCOL.md and the fuzzer's dictionary must name.
+std::vector<std::string_view> every_wire_name() {
+  auto names = every_name();
+  for (const sim::BehaviourTraits& t : sim::kBehaviours) names.push_back(t.name);
+  return names;
+}
+
+// The behaviours' table has a row per kind, in the enum's order, each name read back to its kind
+// (the table's static_assert says the same at compile time; this says which row is wrong).
+TEST(Behaviours, TheTableHasARowPerKindAndTheCodecReadsEachName) {
+  for (std::size_t i = 0; i < sim::kBehaviourCount; ++i) {
+    const auto kind = static_cast<sim::BehaviourKind>(i);
+    EXPECT_EQ(sim::traits(kind).kind, kind) << i;
+    EXPECT_FALSE(sim::traits(kind).name.empty()) << i;
+    EXPECT_EQ(behaviour_from_string(sim::traits(kind).name), kind) << sim::traits(kind).name;
+    EXPECT_EQ(to_string(kind), sim::traits(kind).name);
+  }
+  EXPECT_EQ(behaviour_from_string("kCount"), std::nullopt);
+  EXPECT_EQ(behaviour_names(" or "), "idle, hold, seek, arrive, flee, pursue, evade, attack or react");
+}
+
 TEST(Commands, NamesAreUniqueAndCoverEveryKind) {
   const auto names = every_name();
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()).size(), names.size());
@@ -38,14 +59,14 @@ TEST(Commands, NamesAreUniqueAndCoverEveryKind) {
 TEST(Commands, ProtocolDocumentDescribesEveryCommand) {
   const std::string doc = slurp(std::string(HERD_PROTOCOL_DOC));
   ASSERT_FALSE(doc.empty());
-  for (std::string_view name : every_name())
+  for (std::string_view name : every_wire_name())
     EXPECT_NE(doc.find("`" + std::string(name) + "`"), std::string::npos) << name << " is not in PROTOCOL.md";
 }
 
 TEST(Commands, FuzzDictionaryHoldsEveryCommand) {
   const std::string dict = slurp(std::string(HERD_FUZZ_DICT));
   ASSERT_FALSE(dict.empty());
-  for (std::string_view name : every_name())
+  for (std::string_view name : every_wire_name())
     EXPECT_NE(dict.find("\"\\\"" + std::string(name) + "\\\"\""), std::string::npos) << name << " is not in client_message.dict";
 }
 

@@ -118,6 +118,8 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
         return desire(as_response, subject, dt);
       }
       return arrive_at(a, b.home, dt);
+    case BehaviourKind::kCount:
+      break;
   }
   return {};
 }

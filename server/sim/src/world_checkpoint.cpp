@@ -32,6 +32,12 @@ E read_enum(Reader& r, E last) {
   return static_cast<E>(v);
 }
 
+// An enum bounded by its kCount: a kind added to it is readable at once.
+template <class E>
+E read_enum(Reader& r) {
+  return read_enum(r, static_cast<E>(static_cast<std::uint8_t>(E::kCount) - 1));
+}
+
 void write_def(Writer& w, const WorldDef& d) {
   w.f64(d.width); w.f64(d.height); w.f64(d.dt); w.u64(d.seed); w.u32(d.max_agents); w.u32(d.max_obstacles);
   const AgentDef& a = d.agent_defaults;
@@ -74,8 +80,8 @@ Agent read_agent(Reader& r) {
   a.id = r.u32(); a.group = r.u8(); a.movement = read_enum(r, Movement::kinematic); a.pathing = read_enum(r, Pathing::flow);
   a.neighbours = r.u8(); a.state = read_enum(r, MoveState::unreachable); a.collided = r.boolean();
   Behaviour& b = a.behaviour;
-  b.kind = read_enum(r, BehaviourKind::react); b.point = r.vec(); b.agent = r.u32(); b.radius = r.f64();
-  b.response = read_enum(r, BehaviourKind::react); b.home = r.vec(); b.phase = read_enum(r, Phase::home);
+  b.kind = read_enum<BehaviourKind>(r); b.point = r.vec(); b.agent = r.u32(); b.radius = r.f64();
+  b.response = read_enum<BehaviourKind>(r); b.home = r.vec(); b.phase = read_enum(r, Phase::home);
   a.position = r.vec(); a.velocity = r.vec();
   a.def.radius = r.f64(); a.def.mass = r.f64(); a.def.max_speed = r.f64(); a.def.max_force = r.f64(); a.def.slow_radius = r.f64();
   a.def.arrive_tolerance = r.f64();

@@ -30,10 +30,6 @@ std::string point_text(Vec2 p) {
   return out;
 }
 
-bool behaviour_has_subject(BehaviourKind k) {
-  return k == BehaviourKind::pursue || k == BehaviourKind::evade || k == BehaviourKind::attack ||
-         k == BehaviourKind::react;
-}
 
 }  // namespace
 
@@ -130,12 +126,11 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
                                                      std::to_string(cmd.target_tile->y) + ") is off the map");
     b.point = map_->tile_centre(*cmd.target_tile);
   }
-  const bool uses_point = b.agent == kNoAgent && (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive ||
-                                                  b.kind == BehaviourKind::flee ||
-                                                  (b.kind == BehaviourKind::hold && !cmd.hold_here));
+  const BehaviourTraits& kind = traits(b.kind);
+  const bool uses_point = b.agent == kNoAgent && kind.takes_point && !(b.kind == BehaviourKind::hold && cmd.hold_here);
   if (uses_point && !inside(b.point))
     return failure(CommandError::out_of_bounds, "target " + point_text(b.point) + " is outside the world");
-  if (behaviour_has_subject(b.kind) && b.agent == kNoAgent)
+  if (kind.needs_agent && b.agent == kNoAgent)
     return failure(CommandError::invalid_target, "this behaviour needs an agent to act on");
   if (b.agent != kNoAgent && !find(b.agent))
     return failure(CommandError::unknown_agent, "agent " + std::to_string(b.agent) + " does not exist");
@@ -152,9 +147,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     a.behaviour = b;
     a.behaviour.home = a.position;
     if (b.kind == BehaviourKind::hold && cmd.hold_here) a.behaviour.point = a.position;
-    a.behaviour.phase = b.kind == BehaviourKind::attack ? Phase::approach
-                        : b.kind == BehaviourKind::react ? Phase::home
-                                                         : Phase::none;
+    a.behaviour.phase = kind.start;
     a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
   out.affected = static_cast<std::uint32_t>(indices.size());

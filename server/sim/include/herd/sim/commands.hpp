@@ -1,6 +1,7 @@
 // herd::sim commands: what clients (through the protocol) and scenarios ask the world to do, and
-// what the world answers (CommandOutcome). With types.hpp, all the protocol layer sees of the sim.
-// A command is applied whole or not at all, at the start of a tick, in the order queued.
+// what the world answers (CommandOutcome). A command is applied whole or not at all, between two
+// ticks, by World::apply, in the order given; it takes effect before the next step, whose tick the
+// outcome carries.
 #pragma once
 
 #include <cstdint>
@@ -195,7 +196,7 @@ enum class CommandError : std::uint8_t {
 
 struct CommandOutcome {
   CommandOrigin origin;
-  std::uint64_t tick = 0;            // the tick at whose start it was applied
+  std::uint64_t tick = 0;            // the tick whose step it precedes (World::tick() + 1 when applied)
   CommandError error = CommandError::none;
   std::string message;               // for people, when error != none
   std::uint32_t affected = 0;        // commands on a selection: agents affected

@@ -4,6 +4,8 @@
 // commands.hpp.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,7 @@ enum class BehaviourKind : std::uint8_t {
   evade,   // flee the position an agent is predicted to reach (within `radius`, when given)
   attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
   react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
+  kCount   // not a kind: how many there are (kBehaviours has a row for each)
 };
 
 // Where an attack or a reaction is at (reported in snapshots).
@@ -50,6 +53,49 @@ struct Behaviour {
   Vec2 home;                    // attack/react: where to return
   friend bool operator==(const Behaviour&, const Behaviour&) = default;
 };
+
+// What each behaviour is and takes, one row per kind: the world (which set_behaviour is valid,
+// where an attack or reaction starts), the codecs (the wire name, which fields apply), the
+// checkpoint reader (the last kind), herd-ctl and the docs' tests all read this table, so a new
+// kind is a row here plus its steering (behaviour.cpp); the static_assert below fails the build
+// when a kind has no row.
+struct BehaviourTraits {
+  BehaviourKind kind = BehaviourKind::kCount;
+  std::string_view name;        // on the wire (set_behaviour's `behaviour`, snapshots)
+  bool takes_point = false;     // a `target` point (or `target_tile`): seek, arrive, flee, hold
+  bool point_or_agent = false;  // exactly one of `target` and `agent`: seek, arrive, flee
+  bool needs_agent = false;     // acts on another agent, which must be given: pursue ... react
+  bool takes_radius = false;    // an optional `radius`: flee, evade; react's trigger
+  bool needs_radius = false;    // react: the radius is its trigger and must be given
+  bool takes_response = false;  // react: pursue or evade
+  Phase start = Phase::none;    // the phase an agent starts in when given it
+};
+
+inline constexpr std::size_t kBehaviourCount = static_cast<std::size_t>(BehaviourKind::kCount);
+
+// clang-format off
+inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
+    // kind                  name      point  pt|ag  agent  radius needR  resp   start
+    {BehaviourKind::idle,   "idle",   false, false, false, false, false, false, Phase::none},
+    {BehaviourKind::hold,   "hold",   true,  false, false, false, false, false, Phase::none},
+    {BehaviourKind::seek,   "seek",   true,  true,  false, false, false, false, Phase::none},
+    {BehaviourKind::arrive, "arrive", true,  true,  false, false, false, false, Phase::none},
+    {BehaviourKind::flee,   "flee",   true,  true,  false, true,  false, false, Phase::none},
+    {BehaviourKind::pursue, "pursue", false, false, true,  false, false, false, Phase::none},
+    {BehaviourKind::evade,  "evade",  false, false, true,  true,  false, false, Phase::none},
+    {BehaviourKind::attack, "attack", false, false, true,  false, false, false, Phase::approach},
+    {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home},
+}};
+// clang-format on
+
+constexpr bool every_behaviour_has_its_row() {
+  for (std::size_t i = 0; i < kBehaviourCount; ++i)
+    if (static_cast<std::size_t>(kBehaviours[i].kind) != i || kBehaviours[i].name.empty()) return false;
+  return true;
+}
+static_assert(every_behaviour_has_its_row(), "kBehaviours needs one row per BehaviourKind, in order");
+
+constexpr const BehaviourTraits& traits(BehaviourKind kind) { return kBehaviours[static_cast<std::size_t>(kind)]; }
 
 // How steering turns into motion.
 enum class Movement : std::uint8_t {

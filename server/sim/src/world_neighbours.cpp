@@ -1,0 +1,288 @@
+// The world's neighbour search: which agents and obstacles each agent avoids this tick
+// (gather_neighbours, over the spatial grids, for the seeds' anti-gravity), and the adapter that
+// gives a member of a reciprocal move its neighbours as RVO2's ORCA wants them
+// (reciprocal_desire). The step's stages (world_step.cpp) call both from the avoidance stage.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "geometry.hpp"
+#include "steering.hpp"
+#include "world_impl.hpp"
+
+namespace herd::sim {
+namespace {
+
+// Behaviours that head for their subject: it is their target, never an obstacle (seed 003).
+bool heads_for_subject(const Agent& a) {
+  const Behaviour& b = a.behaviour;
+  switch (b.kind) {
+    case BehaviourKind::seek:
+    case BehaviourKind::arrive:
+    case BehaviourKind::pursue: return true;
+    case BehaviourKind::attack: return b.phase == Phase::approach;
+    case BehaviourKind::react: return b.phase == Phase::respond && b.response == BehaviourKind::pursue;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
+  NeighbourBatch& out = scratch.batch;
+  std::vector<std::uint32_t>& ids = scratch.ids;
+  scan::Candidates& found = scratch.found;
+  const scan::Kernels& kernels = scan::kernels();
+  out.clear();
+  ids.clear();
+  const Agent& a = agents_[i];
+  // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
+  // (A point target has no agent: no search.)
+  const std::size_t skip = heads_for_subject(a) && a.behaviour.agent != kNoAgent ? index_of(a.behaviour.agent)
+                                                                                   : agents_.size();
+  // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
+  // is not in the way: without this, agents standing at the slots next to an agent's own slot push
+  // it away for ever and a formation never closes.
+  const std::optional<Vec2> goal = desires_[i].goal;
+  const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
+  // The push cutoff against the largest radius, and the reach: no farther than the goal allows.
+  const double max_cutoff = (a.def.radius + max_agent_radius_) * scale;
+  // The distance to the goal, unless only the reach needs it and the goal is beyond the cutoff
+  // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
+  // search would wait on, is not taken.
+  const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
+  const bool goal_matters = !uniform_radius_ || !obstacles_.empty() || to_goal2 < max_cutoff * max_cutoff;
+  const double to_goal = goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
+  // d2: the squared distance to the other's centre; r: its radius.
+  auto beyond_goal = [&](double d2, double r) {
+    const double limit = to_goal + a.def.radius + r;
+    return d2 > limit * limit;
+  };
+  const double reach = std::min(max_cutoff, to_goal + a.def.radius + max_agent_radius_);
+  const double reach2 = reach * reach;
+  // When every agent has the same radius, the others' cutoff is one number, and d2 <= reach2
+  // already keeps everything beyond the goal out: the filter over the grid's positions is the
+  // whole test but for the agent itself and its subject.
+  const double cutoff2 = uniform_radius_ ? max_cutoff * max_cutoff : HUGE_VAL;
+  // Keeps, in place and in order, the candidates among the first n that keep(d2, slot, index)
+  // says yes to; returns how many (a compaction without a branch).
+  auto compact = [&](std::size_t n, auto keep) {
+    std::size_t kept = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      const double d2 = found.d2[m];
+      const std::uint32_t k = found.slot[m], index = found.index[m];
+      found.d2[kept] = d2;
+      found.slot[kept] = k;
+      found.index[kept] = index;
+      kept += static_cast<std::size_t>(keep(d2, k, index));
+    }
+    return kept;
+  };
+  // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
+  // the positions: the filter kernel keeps those within the limit, but for the agent itself and
+  // its subject, eight slots at a time where the processor can. Then, only when radii differ,
+  // those are checked against the others' radii (kept by slot in slots_, never in the agents' own
+  // records, which lie all over memory), in place.
+  const std::uint32_t self = static_cast<std::uint32_t>(i), subject = static_cast<std::uint32_t>(skip);
+  // The nearest candidate's squared distance, before any is left out for its radius, its
+  // formation or the cap: with the last search's limit, a bound on everyone's (the clearance).
+  double nearest2 = HUGE_VAL, searched2 = 0;
+  auto collect = [&](double radius, double limit) {
+    std::size_t n = 0;
+    grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
+      found.reserve(n + (end - begin));
+      const std::size_t m = kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x, a.position.y,
+                                           limit, cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n,
+                                           found.index.data() + n, &nearest2);
+      n += m;
+    });
+    // Every agent but these two nearer than radius is in the cells searched, and the filter kept
+    // every one of them with d2 <= limit and d2 < cutoff2.
+    searched2 = std::min({limit, cutoff2, radius * radius});
+    if (uniform_radius_) return n;
+    return compact(n, [&](double d2, std::uint32_t k, std::uint32_t) {
+      const double r = slots_[k].radius;
+      const double cutoff = (a.def.radius + r) * scale;
+      return (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
+    });
+  };
+  // With a cap, the K nearest (ties by id, that is by index). Where the agent's own cell holds
+  // more than K, a bound on the K-th nearest distance narrows the search: cells, and agents,
+  // farther than it cannot be among the K nearest, and the grid skips them.
+  const std::size_t K = def_.avoidance.max_neighbours;
+  const std::uint32_t together = together_.empty() ? 0 : together_[i];
+  double bound = reach2;
+  std::size_t n = 0;
+  bool searched = false;
+  if (K > 0 && together == 0) {
+    // First a guess from the density of the three by three cells around it: the disc that holds
+    // K + 2 sqrt(K) on average, when that is within the reach. When it holds at least K, the K
+    // nearest are among them (no agent outside is nearer than any inside). In a crowd of 25
+    // square units per agent it mostly does, with a third of the candidates the reach has.
+    const auto [around, cells] = grid_.count_around(a.position);  // the agent itself included
+    const double k = static_cast<double>(K), cell = grid_.cell_size();
+    const double area = (k + 2 * std::sqrt(k)) * cell * cell * cells / kPi;  // guess2 * around
+    if (area < reach2 * static_cast<double>(around)) {
+      const double guess2 = area / static_cast<double>(around);
+      n = collect(std::sqrt(guess2), guess2);
+      if (n >= K) {
+        bound = guess2;
+        searched = true;
+      }
+    }
+    // Else a bound from its own cell alone, when it holds more than K (in a crowd piled on a
+    // point it holds K): fewer than K there, no bound. Not where the cell, spread evenly, holds
+    // fewer than K within the reach: cells sized by the world's area can be many reaches wide
+    // (an antipodal circle's ring crosses cells of 160 units, 30 to 45 agents each, 23 units of
+    // reach), and there the pass only costs a search.
+    const double here = static_cast<double>(grid_.count_in_cell(a.position));
+    if (!searched && here > k && here * kPi * reach2 > k * cell * cell) {
+      n = collect(0.0, reach2);
+      if (n >= K) {
+        if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
+        bound = std::min(bound, *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
+      }
+    }
+  }
+  if (!searched) n = collect(std::min(reach, std::sqrt(bound)), bound);
+  if (together != 0)  // its formation's members are not in its way
+    n = compact(n, [&](double, std::uint32_t, std::uint32_t index) { return together_[index] != together; });
+  // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
+  if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
+  out.resize(n);
+  {  // through local pointers: a store through one of the batch's vectors could, for all the
+     // compiler knows, change where the others point, and it would load them again each time
+    double* __restrict x = out.x.data();
+    double* __restrict y = out.y.data();
+    double* __restrict vx = out.vx.data();
+    double* __restrict vy = out.vy.data();
+    double* __restrict radius = out.radius.data();
+    double* __restrict obstacle = out.obstacle.data();
+    const double* xs = grid_.xs();
+    const double* ys = grid_.ys();
+    const SlotData* slots = slots_.data();
+    const std::uint32_t* slot = found.slot.data();
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::uint32_t k = slot[m];
+      x[m] = xs[k];
+      y[m] = ys[k];
+      vx[m] = slots[k].velocity.x;
+      vy[m] = slots[k].velocity.y;
+      radius[m] = slots[k].radius;
+      obstacle[m] = 0.0;
+    }
+  }
+  // Ids only matter to a trace; reading them would touch every neighbour's record.
+  if (with_ids)
+    for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
+  if (skip != agents_.size()) nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
+  if (!obstacles_.empty()) {
+    obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
+      const Obstacle& o = obstacles_[k];
+      const double d2 = length_squared(o.position - a.position);
+      const double cutoff = (a.def.radius + o.radius) * scale;
+      if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
+      out.push(o.position, {}, o.radius, true);
+      if (with_ids) ids.push_back(o.id);
+    });
+  }
+  return std::min(nearest2, searched2);
+}
+
+Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
+  // The horizon: under half a second, the time to close three radii at full speed. Longer, a
+  // member crossing a lattice of members standing in place finds every way blocked within it and
+  // crawls. The nearest kMaxNeighbours within reach of that, as RVO2 keeps its nearest ten.
+  constexpr double kHorizon = 0.45;
+  constexpr std::size_t kMaxNeighbours = 16;
+  // Each keeps this far from the others' edges: velocity obstacles steer to the very edge of
+  // touching, and steering limited by max force falls short of it (measured on grids of 32 to
+  // 1,000: without it 4,000 collisions where there are 100 with it, at the same pace).
+  constexpr double kGap = 0.5;
+  const Agent& a = agents_[i];
+  // A critical member leaves the others to get out of its way, but for those it could not stop
+  // short of: nearer than the two radii, a unit, and its braking distance at the speed it closes.
+  const double accel = a.def.max_force / a.def.mass;
+  const std::uint32_t tag = together_[i], move = tag & ~kCritical;
+  const bool critical = (tag & kCritical) != 0;
+  const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;
+  std::vector<ReciprocalNeighbour>& near = scratch.reciprocal;
+  near.clear();
+  grid_.query_points(a.position, reach, [&](std::uint32_t j, Vec2 p, std::uint32_t slot) {
+    const double d2 = length_squared(p - a.position);
+    if (j == i || d2 > reach * reach) return;
+    const SlotData& o = slots_[slot];
+    double share = 1;  // others avoid it their own way: it takes all of the avoidance
+    if ((together_[j] & ~kCritical) == move) {
+      const bool its_critical = (together_[j] & kCritical) != 0;
+      if (critical == its_critical) {
+        share = 0.5;
+      } else if (critical) {
+        const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) / std::sqrt(std::max(d2, 1e-12));
+        const double close = a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
+        if (d2 > close * close) return;
+        share = 0.5;
+      }
+    }
+    near.push_back({p, o.velocity, o.radius + kGap, share});
+  });
+  // Speed falls with density, as in a crowd of people (the fundamental diagram of pedestrian
+  // flow): with more than kCrowdFree of those it heeds within kCrowdRadii of its radius, a member
+  // wishes for that many over their count of its speed, and takes no more than the square root
+  // of that share of max speed to avoid the others (room to step aside faster than it walks on).
+  // Where the longest ways meet (from a ring, all at its centre at once) ORCA's velocities changed
+  // faster than max force could follow: at full speed there, 5,000 members from a ring overlapped
+  // by 1.55 units, and 1,000 from a ring at the circle's default spacing by 1.62.
+  constexpr double kCrowdRadii = 5;
+  constexpr std::size_t kCrowdFree = 6;
+  std::size_t crowd = 0;
+  const double crowd_reach = kCrowdRadii * a.def.radius;
+  for (const ReciprocalNeighbour& n : near) crowd += length_squared(n.position - a.position) < crowd_reach * crowd_reach;
+  if (near.size() > kMaxNeighbours) {
+    std::nth_element(near.begin(), near.begin() + kMaxNeighbours, near.end(), [&](const ReciprocalNeighbour& x, const ReciprocalNeighbour& y) {
+      return length_squared(x.position - a.position) < length_squared(y.position - a.position);
+    });
+    near.resize(kMaxNeighbours);
+  }
+  obstacle_grid_.query(a.position, reach + max_obstacle_radius_, [&](std::uint32_t k) {
+    const Obstacle& o = obstacles_[k];
+    if (length(o.position - a.position) <= reach + o.radius) near.push_back({o.position, {}, o.radius + kGap, 1.0});
+  });
+  // Velocity obstacles act on velocities: a member standing between another and its goal never
+  // moves (nothing comes at it) and the other stops short of it. So, as seed 003 decides dead
+  // ahead, the way to the goal goes round the nearest one in it: along the tangent to the disc it
+  // must not enter, on the side the way already passes it (the preferred side when dead on).
+  Vec2 preferred = desires_[i].velocity;
+  const double slow = crowd > kCrowdFree ? static_cast<double>(kCrowdFree) / static_cast<double>(crowd) : 1.0;
+  preferred *= slow;
+  if (const std::optional<Vec2> goal = desires_[i].goal; goal && preferred != Vec2{}) {
+    const Vec2 to_goal = *goal - a.position;
+    const double goal_distance = length(to_goal);
+    const Vec2 ahead = to_goal * (1.0 / goal_distance);
+    const ReciprocalNeighbour* block = nullptr;
+    double block_along = goal_distance, block_across = 0;  // across > 0: on the right (y down)
+    for (const ReciprocalNeighbour& n : near) {
+      const Vec2 rel = n.position - a.position;
+      const double along = dot(rel, ahead), across = cross(ahead, rel);
+      if (along > 0 && along < block_along && std::abs(across) < a.def.radius + n.radius) {
+        block = &n;
+        block_along = along;
+        block_across = across;
+      }
+    }
+    if (block) {
+      const Vec2 rel = block->position - a.position;
+      const double dist = length(rel);
+      const double rsum = a.def.radius + block->radius;
+      // A positive angle turns right on the screen (y down), as avoidance's sides do.
+      const double side = block_across > 0 ? -1.0 : block_across < 0 ? 1.0 : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
+      const double turn = dist > rsum ? std::asin(rsum / dist) : kPi / 2;
+      preferred = rotate(rel * (1.0 / dist), turn * side) * length(preferred);
+    }
+  }
+  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed * std::sqrt(slow), near, kHorizon, def_.dt,
+                             scratch.lines);
+}
+
+}  // namespace herd::sim
