@@ -30,7 +30,7 @@ protocol::Welcome Server::Impl::make_welcome(std::uint64_t session, protocol::Ro
   w.map = publish::map_state(world);
   w.scenario = config.scenario_name.empty() ? config.scenario : config.scenario_name;
   w.scenarios = scenario_names;
-  w.paused = counters.paused;
+  w.paused = paused;
   return w;
 }
 
@@ -87,7 +87,7 @@ void Server::Impl::start_ticking() {
 
 void Server::Impl::schedule_tick() {
   const auto deadline = start_time + schedule.next_deadline();
-  counters.deadline_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  deadline_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   tick_timer.expires_at(deadline);
   tick_timer.async_wait([this](boost::system::error_code ec) {
     if (!ec && !stopping) on_tick();
@@ -96,7 +96,7 @@ void Server::Impl::schedule_tick() {
 
 void Server::Impl::on_tick() {
   // The only place that reads the clock. Runs at most max_catchup ticks per wake.
-  if (counters.paused) {
+  if (paused) {
     // Wake once a period (the schedule's deadline is in the past and would fire at once);
     // resume restarts the schedule.
     tick_timer.expires_after(std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config.tick_rate)));
@@ -115,10 +115,7 @@ void Server::Impl::on_tick() {
     // world.
     const auto t0 = Clock::now();
     world.step();
-    {
-      const std::lock_guard lock(histogram_mutex);
-      tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
-    }
+    observe.observe_tick(Clock::now() - t0);
     keep_collisions();
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
   }
@@ -206,10 +203,7 @@ void Server::Impl::step_slice() {
   for (int done = 0; run.left > 0 && done < kStepSliceTicks && (done == 0 || Clock::now() - slice_start < half_tick); ++done) {
     const auto t0 = Clock::now();
     world.step();
-    {
-      const std::lock_guard lock(histogram_mutex);
-      tick_duration.observe(std::chrono::duration<double>(Clock::now() - t0).count());
-    }
+    observe.observe_tick(Clock::now() - t0);
     keep_collisions();
     --run.left;
     snapshot_due = cadence.due(world.tick()) || snapshot_due;
@@ -281,17 +275,17 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
         // Pause and resume are told to every client in a welcome (`paused`), so that viewers
         // show the state and do not take the ticks a pause skips for snapshots lost.
         if constexpr (std::is_same_v<T, protocol::Pause>) {
-          welcome_all = !counters.paused;
-          counters.paused = true;
+          welcome_all = !paused;
+          paused = true;
         } else if constexpr (std::is_same_v<T, protocol::Resume>) {
-          if (counters.paused) {
-            counters.paused = false;
+          if (paused) {
+            paused = false;
             end_step_runs();
             restart_schedule();
             welcome_all = true;
           }
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
-          if (!counters.paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
+          if (!paused) return refuse(protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first");
           ++counters.commands_accepted;
           step_runs.push_back({from, msg.seq, c.ticks});
           publish_counters();
@@ -331,8 +325,8 @@ void Server::Impl::control(std::uint64_t from, const protocol::ControlMsg& msg) 
 }
 
 std::chrono::milliseconds Server::Impl::behind() const {
-  if (counters.paused) return std::chrono::milliseconds(0);  // paused on purpose is not late
-  const Clock::time_point due{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(counters.deadline_ns.load()))};
+  if (paused) return std::chrono::milliseconds(0);  // paused on purpose is not late
+  const Clock::time_point due{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(deadline_ns.load()))};
   const auto late = Clock::now() - due;
   return late > Clock::duration::zero() ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
                                         : std::chrono::milliseconds(0);
@@ -340,19 +334,11 @@ std::chrono::milliseconds Server::Impl::behind() const {
 
 // Any thread: from the counters, so that /metrics and /healthz answer while a tick runs.
 std::string Server::Impl::metrics_text() const {
-  MetricsView m;
-#define HERD_METRICS_COPY(field, type, name, labels, help) m.field = counters.field;
-  HERD_COUNTER_METRICS(HERD_METRICS_COPY)
-#undef HERD_METRICS_COPY
-  m.snapshots_dropped = counters.snapshots_dropped();
-  for (std::size_t i = 0; i < kErrorCodeCount; ++i) m.errors_by_code[i] = errors_by_code[i];
-  for (std::size_t i = 0; i < kRefusalCount; ++i) m.refusals[i] = refusals[i];
-  m.resident_bytes = resident_memory_bytes();
+  MetricsView m = observe.metrics();
   m.http_connections = http_alive;
   m.ws_connections = ws_alive;
   m.max_connections = max_connections;
   m.accept_failures = accept_failures;
-  m.log_lines_suppressed = log_limiter.suppressed_total();
   if (relay) {
     m.relay = true;
     m.relay_connected = relay->connected ? 1 : 0;
@@ -360,11 +346,6 @@ std::string Server::Impl::metrics_text() const {
     m.relay_snapshots = relay->snapshots;
     m.relay_bytes = relay->bytes;
     m.relay_command_links = relay->command_links;
-  }
-  {
-    const std::lock_guard lock(histogram_mutex);
-    m.tick_duration = tick_duration;
-    m.command_reply = command_reply;
   }
   return render_prometheus(m);
 }

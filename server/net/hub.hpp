@@ -36,6 +36,7 @@
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
 #include "net/limits.hpp"
+#include "net/observability.hpp"
 #include "net/outbound.hpp"
 #include "net/server.hpp"
 #include "net/shard.hpp"
@@ -47,20 +48,11 @@ namespace herd::net {
 struct Server::Impl {
   // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
   // destroys pending handlers, which destroys sessions, which count themselves out here.
-  struct Counters {
-    // One atomic per row of HERD_COUNTER_METRICS (observe.hpp): what /metrics reports of them.
-#define HERD_COUNTER_FIELD(field, type, name, labels, help) std::atomic<std::uint64_t> field{0};
-    HERD_COUNTER_METRICS(HERD_COUNTER_FIELD)
-#undef HERD_COUNTER_FIELD
-    std::atomic<std::uint64_t> sessions{0}, refusals{0};  // sessions opened, limits hit: for stats()
-    std::uint64_t snapshots_dropped() const {
-      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
-    }
-    std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
-    std::atomic<bool> paused{false};  // written by the hub only
-  } counters;
-  std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals{};
-  std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code{};
+  const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
+  Observability observe;               // counters, refusals, histograms, the log
+  Observability::Counters& counters = observe.counters();
+  std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
+  std::atomic<bool> paused{false};           // written by the hub only
   std::mutex admission_mutex;
   AddressCounts per_address;   // open WebSocket sessions per IP address (admission_mutex)
   std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
@@ -70,16 +62,6 @@ struct Server::Impl {
   std::atomic<std::uint64_t> accept_failures{0};
   std::atomic<std::uint64_t> next_session_id{1};
   std::atomic<bool> stopping{false};
-  mutable std::mutex histogram_mutex;
-  TickHistogram tick_duration;  // written by the hub, read by /metrics
-  TickHistogram command_reply;  // written by the shards, read by /metrics
-  void observe_reply(Clock::duration d) {
-    const std::lock_guard lock(histogram_mutex);
-    command_reply.observe(std::chrono::duration<double>(d).count());
-  }
-  mutable std::mutex log_mutex;
-  LogLimiter log_limiter;  // client-caused log lines, per IP address
-  const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
 
   // The hub's thread only.
   struct Client {
@@ -138,6 +120,7 @@ struct Server::Impl {
 
   Impl(ServerConfig c, sim::World w)
       : config_at_start(c),
+        observe(config_at_start.log, config_at_start.log_format),
         config(std::move(c)),
         world(std::move(w)),
         pool(std::max<std::size_t>(config.sim_threads, 1)),
@@ -157,35 +140,13 @@ struct Server::Impl {
   }
 
   // Any thread.
-  void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
-  // A limit a client hit: counted, and logged as a warning (never with a token's value) within
-  // the client's log budget.
-  void refused(Refusal why, std::string_view who) {
-    ++refusals[static_cast<std::size_t>(why)];
-    ++counters.refusals;
-    log_from(who, LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
-  }
+  void count_error(protocol::ErrorCode code) { observe.count_error(code); }
+  void refused(Refusal why, std::string_view who) { observe.refused(why, who); }
   void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
-    if (!config_at_start.log) return;
-    write_log(format_log(level, event, fields, config_at_start.log_format));
+    observe.log(level, event, fields);
   }
-  // A line a client caused (`who`: its address, "ip:port" or "ip"): written within that IP
-  // address's log budget (log_limiter); the first line written after some were left out carries
-  // suppressed=N.
   void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
-    if (!config_at_start.log) return;
-    const auto verdict = log_limiter.admit(address_key(who), std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    if (!verdict.write) return;
-    if (verdict.suppressed == 0) return write_log(format_log(level, event, fields, config_at_start.log_format));
-    std::vector<LogField> with(fields);
-    with.emplace_back("suppressed", std::to_string(verdict.suppressed));
-    write_log(format_log(level, event, with, config_at_start.log_format));
-  }
-  // "ip:port" -> "ip" (an IPv6 address's own colons come before its port's).
-  static std::string_view address_key(std::string_view who) { return who.substr(0, who.rfind(':')); }
-  void write_log(const std::string& line) const {
-    const std::lock_guard lock(log_mutex);
-    config_at_start.log(line);
+    observe.log_from(who, level, event, fields);
   }
   std::string metrics_text() const;
   // How far the tick loop is behind its schedule (0 when on time).

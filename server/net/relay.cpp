@@ -140,7 +140,6 @@ void Server::Impl::relay_on_main(std::uint64_t generation, std::string text) {
     r.live = r.welcome->upstream != "reconnecting";
     r.welcome->upstream.clear();  // this relay's own state goes in its welcomes
     counters.tick = r.welcome->tick;
-    counters.paused = r.welcome->paused;
     if (!was_connected) {
       r.connected = true;
       r.backoff = std::chrono::milliseconds(0);

@@ -43,7 +43,7 @@ void SessionHub::written(std::size_t bytes, bool snapshot) {
 }
 void SessionHub::snapshot_replaced() { ++hub_->counters.snapshots_replaced; }
 void SessionHub::snapshots_superseded(std::size_t n) { hub_->counters.snapshots_superseded += n; }
-void SessionHub::observe_reply(Clock::duration d) { hub_->observe_reply(d); }
+void SessionHub::observe_reply(Clock::duration d) { hub_->observe.observe_reply(d); }
 void SessionHub::log_from(std::string_view who, LogLevel level, std::string_view event,
                           std::initializer_list<LogField> fields) {
   hub_->log_from(who, level, event, fields);
