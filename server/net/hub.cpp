@@ -335,10 +335,10 @@ std::chrono::milliseconds Server::Impl::behind() const {
 // Any thread: from the counters, so that /metrics and /healthz answer while a tick runs.
 std::string Server::Impl::metrics_text() const {
   MetricsView m = observe.metrics();
-  m.http_connections = http_alive;
-  m.ws_connections = ws_alive;
-  m.max_connections = max_connections;
-  m.accept_failures = accept_failures;
+  m.http_connections = admission.http_connections();
+  m.ws_connections = admission.ws_connections();
+  m.max_connections = admission.max_connections();
+  m.accept_failures = listener->accept_failures();
   if (relay) {
     m.relay = true;
     m.relay_connected = relay->connected ? 1 : 0;

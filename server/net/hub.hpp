@@ -35,10 +35,13 @@
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
+#include "net/admission.hpp"
 #include "net/limits.hpp"
+#include "net/listener.hpp"
 #include "net/observability.hpp"
 #include "net/outbound.hpp"
 #include "net/server.hpp"
+#include "net/session_hub.hpp"
 #include "net/shard.hpp"
 #include "net/tick_clock.hpp"
 #include "net/upstream.hpp"
@@ -53,13 +56,7 @@ struct Server::Impl {
   Observability::Counters& counters = observe.counters();
   std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
   std::atomic<bool> paused{false};           // written by the hub only
-  std::mutex admission_mutex;
-  AddressCounts per_address;   // open WebSocket sessions per IP address (admission_mutex)
-  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
-  std::atomic<std::size_t> ws_alive{0};    // WebSocket session objects, refused ones and handshakes included
-  std::atomic<std::size_t> http_alive{0};  // HTTP session objects
-  std::size_t max_connections = 0;         // set by start(): the config's, under the descriptor limit
-  std::atomic<std::uint64_t> accept_failures{0};
+  Admission admission;                 // connections and sessions against their limits
   std::atomic<std::uint64_t> next_session_id{1};
   std::atomic<bool> stopping{false};
 
@@ -103,24 +100,18 @@ struct Server::Impl {
   std::function<void(int)> on_signal;
   void wait_for_signal();
   std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
-  std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
-  std::optional<asio::steady_timer> accept_pause;  // on shards[0]: the pause after a failed accept
   // Relay mode (config.relay_upstream set): the world comes from an upstream server (relay.hpp,
   // relay.cpp); `world` then stays empty and the tick loop does not run. After the io_contexts:
   // its timers go before them. A shared_ptr, as Relay is incomplete here.
   struct Relay;
   std::shared_ptr<Relay> relay;
   bool relaying() const { return relay != nullptr; }
-  // shards[0]'s thread only: the next shard, the pause after a failed accept (doubling), and the
-  // failures since the last one logged.
-  std::size_t next_shard = 0;
-  std::chrono::milliseconds accept_backoff{0};
-  Clock::time_point accept_failure_logged{};
-  std::uint64_t accept_failures_unlogged = 0;
+  std::optional<Listener> listener;  // its socket is on shards[0]: destroyed before it
 
   Impl(ServerConfig c, sim::World w)
       : config_at_start(c),
         observe(config_at_start.log, config_at_start.log_format),
+        admission(config_at_start.max_connections, config_at_start.max_sessions, config_at_start.max_sessions_per_address),
         config(std::move(c)),
         world(std::move(w)),
         pool(std::max<std::size_t>(config.sim_threads, 1)),
@@ -134,8 +125,7 @@ struct Server::Impl {
       shards.push_back(std::make_unique<Shard>());
       shards.back()->index = i;
     }
-    acceptor.emplace(shards.front()->ioc);
-    accept_pause.emplace(shards.front()->ioc);
+    listener.emplace(shards, admission, observe, SessionHub(*this), stopping);
     publish_counters();
   }
 
@@ -151,11 +141,6 @@ struct Server::Impl {
   std::string metrics_text() const;
   // How far the tick loop is behind its schedule (0 when on time).
   std::chrono::milliseconds behind() const;
-
-  // shards[0]'s thread.
-  void do_accept();
-  void on_accept_failed(const boost::system::error_code& ec);  // pause, log (once an interval), retry
-  void refuse_connection(tcp::socket& socket);  // over max_connections: a 503, then closed
 
   // The hub's thread.
   void start_ticking();

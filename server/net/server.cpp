@@ -11,15 +11,12 @@
 #include <csignal>
 #include <thread>
 
-#include <sys/resource.h>
-
 #include "net/hub.hpp"
 #include "net/relay.hpp"
 
 namespace herd::net {
 namespace {
 
-constexpr std::size_t kReservedDescriptors = 64;  // for files, timers and the like, not connections
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 
 }  // namespace
@@ -31,11 +28,7 @@ void Server::Impl::begin_stop() {
   log(LogLevel::info, "stopping", {{"tick", std::to_string(counters.tick.load())}, {"sessions", std::to_string(clients.size())}});
   tick_timer.cancel();
   if (relay) relay_stop();
-  asio::post(shards.front()->ioc, [this] {
-    boost::system::error_code ec;
-    acceptor->close(ec);
-    accept_pause->cancel();
-  });
+  listener->close();
   for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
   // Clients get a moment to answer the close handshake; the loop ends when every session is gone
   // or the grace period is over, whichever comes first.
@@ -43,7 +36,7 @@ void Server::Impl::begin_stop() {
 }
 
 void Server::Impl::finish_stop(Clock::time_point deadline) {
-  if ((ws_alive == 0 && http_alive == 0) || Clock::now() >= deadline) {
+  if (admission.connections() == 0 || Clock::now() >= deadline) {
     for (auto& shard : shards) shard->ioc.stop();
     ioc.stop();
     return;
@@ -69,41 +62,12 @@ Server::~Server() = default;
 
 std::uint16_t Server::start() {
   Impl& s = *impl_;
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(s.config.address, ec);
-  if (ec) throw std::runtime_error("bad listen address '" + s.config.address + "': " + ec.message());
-  const tcp::endpoint endpoint{address, s.config.port};
-  auto check = [&](const char* what) {
-    if (ec) throw std::runtime_error(std::string(what) + " " + s.config.address + ":" + std::to_string(s.config.port) + ": " + ec.message());
-  };
-  s.acceptor->open(endpoint.protocol(), ec);
-  check("cannot open a socket for");
-  s.acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  check("cannot set options on");
-  s.acceptor->bind(endpoint, ec);
-  check("cannot bind");
-  s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  check("cannot listen on");
-  // Connections stay under the descriptor limit (raised to its hard maximum first, as servers
-  // do), with some descriptors left for checkpoints and the like.
-  s.max_connections = s.config.max_connections;
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
-    if (files.rlim_cur < files.rlim_max) {
-      rlimit raised = files;
-      raised.rlim_cur = files.rlim_max;
-      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
-    }
-    if (files.rlim_cur != RLIM_INFINITY) {
-      const std::size_t usable = files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
-      if (usable < s.max_connections) {
-        s.max_connections = usable;
-        s.log(LogLevel::warn, "connections_capped",
-              {{"max_connections", std::to_string(usable)}, {"descriptor_limit", std::to_string(files.rlim_cur)}});
-      }
-    }
-  }
-  return s.acceptor->local_endpoint().port();
+  const std::uint16_t port = s.listener->listen(s.config.address, s.config.port);
+  // Connections stay under the descriptor limit, with some descriptors left for checkpoints.
+  if (const auto limit = s.admission.fit_descriptor_limit())
+    s.log(LogLevel::warn, "connections_capped",
+          {{"max_connections", std::to_string(s.admission.max_connections())}, {"descriptor_limit", std::to_string(*limit)}});
+  return port;
 }
 
 void Server::run() {
@@ -113,12 +77,12 @@ void Server::run() {
   for (auto& shard : s.shards) {
     Shard* sh = shard.get();
     asio::post(sh->ioc, [sh] { sh->sweep(); });
-    if (sh->index == 0) asio::post(sh->ioc, [&s] { s.do_accept(); });
     io_threads.emplace_back([sh] {
       auto work = asio::make_work_guard(sh->ioc);  // idle until a connection comes
       sh->ioc.run();
     });
   }
+  s.listener->start();
   s.start_ticking();
   // Kept running until begin_stop() stops it, also while nothing is scheduled (a relay waits
   // for its upstream's messages, not for a tick timer).
@@ -154,7 +118,8 @@ const sim::World& Server::world() const { return impl_->world; }
 ServerStats Server::stats() const {
   const auto& c = impl_->counters;
   return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped(),
-          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->accept_failures, impl_->max_connections};
+          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->listener->accept_failures(),
+          impl_->admission.max_connections()};
 }
 
 }  // namespace herd::net

@@ -9,26 +9,13 @@ namespace herd::net {
 
 const ServerConfig& SessionHub::config() const { return hub_->config_at_start; }
 std::uint64_t SessionHub::new_session_id() { return hub_->next_session_id++; }
-void SessionHub::ws_created() { ++hub_->ws_alive; }
-void SessionHub::ws_destroyed() { --hub_->ws_alive; }
-void SessionHub::http_created() { ++hub_->http_alive; }
-void SessionHub::http_destroyed() { --hub_->http_alive; }
-std::size_t SessionHub::http_sessions() const { return hub_->http_alive; }
-
-std::optional<Refusal> SessionHub::admit(const std::string& ip) {
-  const std::lock_guard lock(hub_->admission_mutex);
-  const ServerConfig& c = hub_->config_at_start;
-  if (hub_->ws_open >= c.max_sessions) return Refusal::sessions;
-  if (!hub_->per_address.try_add(ip, c.max_sessions_per_address)) return Refusal::sessions_per_address;
-  ++hub_->ws_open;
-  return std::nullopt;
-}
-
-void SessionHub::release(const std::string& ip) {
-  const std::lock_guard lock(hub_->admission_mutex);
-  --hub_->ws_open;
-  hub_->per_address.remove(ip);
-}
+void SessionHub::ws_created() { hub_->admission.ws_created(); }
+void SessionHub::ws_destroyed() { hub_->admission.ws_destroyed(); }
+void SessionHub::http_created() { hub_->admission.http_created(); }
+void SessionHub::http_destroyed() { hub_->admission.http_destroyed(); }
+std::size_t SessionHub::http_sessions() const { return hub_->admission.http_connections(); }
+std::optional<Refusal> SessionHub::admit(const std::string& ip) { return hub_->admission.admit(ip); }
+void SessionHub::release(const std::string& ip) { hub_->admission.release(ip); }
 
 bool SessionHub::stopping() const { return hub_->stopping; }
 bool SessionHub::relaying() const { return hub_->relaying(); }
