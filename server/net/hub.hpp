@@ -109,7 +109,7 @@ struct Server::Impl {
   std::optional<Listener> listener;  // its socket is on shards[0]: destroyed before it
 
   Impl(ServerConfig c, sim::World w)
-      : config_at_start(c),
+      : config_at_start(sessions_config(c)),
         observe(config_at_start.log, config_at_start.log_format),
         admission(config_at_start.max_connections, config_at_start.max_sessions, config_at_start.max_sessions_per_address),
         config(std::move(c)),
@@ -127,6 +127,13 @@ struct Server::Impl {
     }
     listener.emplace(shards, admission, observe, SessionHub(*this), stopping);
     publish_counters();
+  }
+
+  // A relay checks no command token of its own: each commander's goes upstream on its own link,
+  // and the upstream decides what it allows.
+  static ServerConfig sessions_config(ServerConfig c) {
+    if (!c.relay_upstream.empty()) c.command_token.clear();
+    return c;
   }
 
   // Any thread.

@@ -18,7 +18,6 @@ std::optional<Refusal> SessionHub::admit(const std::string& ip) { return hub_->a
 void SessionHub::release(const std::string& ip) { hub_->admission.release(ip); }
 
 bool SessionHub::stopping() const { return hub_->stopping; }
-bool SessionHub::relaying() const { return hub_->relaying(); }
 std::uint64_t SessionHub::tick() const { return hub_->counters.tick.load(); }
 
 void SessionHub::refused(Refusal why, std::string_view who) { hub_->refused(why, who); }
@@ -61,29 +60,29 @@ void SessionHub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard*
 void SessionHub::leave(std::uint64_t id) {
   asio::post(hub_->ioc, [hub = hub_, id] { hub->leave(id); });
 }
-void SessionHub::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
-  asio::post(hub_->ioc, [hub = hub_, id, role, format] { hub->hello(id, role, format); });
+void SessionHub::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
+                       std::string client) {
+  asio::post(hub_->ioc, [hub = hub_, id, role, format, token = std::move(token), client = std::move(client)]() mutable {
+    if (hub->relaying()) hub->relay_hello(id, role, format, std::move(token), std::move(client));
+    else hub->hello(id, role, format);
+  });
 }
 void SessionHub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
   asio::post(hub_->ioc, [hub = hub_, id, agents = std::move(agents)]() mutable { hub->inspect(id, std::move(agents)); });
 }
-void SessionHub::command(std::uint64_t id, protocol::CommandMsg command) {
-  asio::post(hub_->ioc, [hub = hub_, id, command = std::move(command)] { hub->command(id, command); });
+void SessionHub::command(std::uint64_t id, protocol::CommandMsg command, std::string wire) {
+  asio::post(hub_->ioc, [hub = hub_, id, command = std::move(command), wire = std::move(wire)]() mutable {
+    if (hub->relaying()) hub->relay_forward(id, command.seq, std::move(wire));
+    else hub->command(id, command);
+  });
 }
-void SessionHub::control(std::uint64_t id, protocol::ControlMsg control) {
-  asio::post(hub_->ioc, [hub = hub_, id, control = std::move(control)] { hub->control(id, control); });
+void SessionHub::control(std::uint64_t id, protocol::ControlMsg control, std::string wire) {
+  asio::post(hub_->ioc, [hub = hub_, id, control = std::move(control), wire = std::move(wire)]() mutable {
+    if (hub->relaying()) hub->relay_forward(id, control.seq, std::move(wire));
+    else hub->control(id, control);
+  });
 }
 void SessionHub::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   asio::post(hub_->ioc, [hub = hub_, id, msg = std::move(msg), then_close]() mutable { hub->reply(id, std::move(msg), then_close); });
 }
-void SessionHub::relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
-                             std::string client) {
-  asio::post(hub_->ioc, [hub = hub_, id, role, format, token = std::move(token), client = std::move(client)]() mutable {
-    hub->relay_hello(id, role, format, std::move(token), std::move(client));
-  });
-}
-void SessionHub::relay_forward(std::uint64_t id, std::uint32_t seq, std::string text) {
-  asio::post(hub_->ioc, [hub = hub_, id, seq, text = std::move(text)]() mutable { hub->relay_forward(id, seq, std::move(text)); });
-}
-
 }  // namespace herd::net

@@ -47,7 +47,6 @@ class SessionHub {
   void release(const std::string& ip);
 
   bool stopping() const;
-  bool relaying() const;
   std::uint64_t tick() const;
 
   // Counters and logs.
@@ -72,17 +71,17 @@ class SessionHub {
   // Each request with an answer gets exactly one reply, through the session's shard.
   void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
   void leave(std::uint64_t id);
-  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  // The role is the one the session grants (after its token check); the token and the client's
+  // name go with it (a relay's commander link presents them upstream).
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token, std::string client);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
-  void command(std::uint64_t id, protocol::CommandMsg command);
-  void control(std::uint64_t id, protocol::ControlMsg control);
+  // A command or control checked by the session, and as its client wrote it (`wire`: what a
+  // relay sends upstream unchanged).
+  void command(std::uint64_t id, protocol::CommandMsg command, std::string wire);
+  void control(std::uint64_t id, protocol::ControlMsg control, std::string wire);
   // A reply the session made itself, sent back through the hub to keep its order among the
   // hub's answers; then the close (a WebSocket close code), if given.
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);
-  // Relay mode: the hello, and a command or control as its client wrote it, for the upstream.
-  void relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
-                   std::string client);
-  void relay_forward(std::uint64_t id, std::uint32_t seq, std::string text);
 
  private:
   Server::Impl* hub_;
