@@ -115,6 +115,12 @@ struct MetricsView {
   TickHistogram command_reply;  // read to answer queued, commands and controls
 };
 
+// The answer to /healthz: its HTTP status and JSON body.
+struct Health {
+  int status = 200;
+  std::string body;
+};
+
 // The Prometheus text exposition format (version 0.0.4).
 std::string render_prometheus(const MetricsView& m);
 

@@ -1,8 +1,9 @@
-// herd::net::SessionHub — all a session may ask of the hub (Server::Impl), and nothing more: its
-// settings, admission against the session limits, the counters and logs it feeds, the answers
-// for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave, hello,
-// commands...), each answered later through the session's shard. Sessions hold one by value;
-// they never see the world, the clients table or the tick loop. Asio only, no Beast.
+// herd::net::SessionHub — all a session may ask of the server, and nothing more: its settings,
+// admission against the connection and session limits, the counters and logs it feeds, the
+// answers for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave,
+// hello, commands...), each answered later through the session's shard. Sessions hold one by
+// value; they never see the world source (a local world or a relay's upstream: every session is
+// served the same way), the clients table or the tick loop. Asio only, no Beast.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +29,7 @@ struct Shard;
 
 class SessionHub {
  public:
-  explicit SessionHub(Server::Impl& hub) : hub_(&hub) {}
+  explicit SessionHub(Server::Impl& server) : server_(&server) {}
 
   // ---- any thread --------------------------------------------------------------------------
   // The settings sessions read: the server's at start, never changed.
@@ -59,11 +60,7 @@ class SessionHub {
   void observe_reply(Clock::duration d);
   void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
 
-  // HTTP answers: /healthz (its status and JSON body) and /metrics (Prometheus text).
-  struct Health {
-    int status = 200;
-    std::string body;
-  };
+  // HTTP answers: /healthz and /metrics (Prometheus text).
   Health health() const;
   std::string metrics_text() const;
 
@@ -84,7 +81,7 @@ class SessionHub {
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);
 
  private:
-  Server::Impl* hub_;
+  Server::Impl* server_;
 };
 
 }  // namespace herd::net
