@@ -3,7 +3,8 @@
 #   protocol/       only the sim's vocabulary (sim/api/), none of its machinery;
 #   server/sim/     nothing of the wire or the server (protocol/, net/, app/, publish/);
 #   server/sim/api/ only itself and sim/vec2.hpp;
-#   the sessions   (net/*_session.*) the hub only through net/session_hub.hpp, never net/hub.hpp.
+#   the sessions   (net/*_session.*) the hub only through net/session_hub.hpp: never the hub, its
+#                  world sources or the server's wiring (a session never asks which source it has).
 # Run as: cmake -DHERD_SOURCE_DIR=... -P tests/layers.cmake
 set(failures "")
 function(check_dir dir pattern why)
@@ -24,11 +25,11 @@ check_dir(protocol "^#include \"sim/([^a]|a[^p]|ap[^i]|api[^/])" "protocol sees 
 check_dir(server/sim "^#include \"(protocol|net|app|publish|scenarios|exec)/" "the sim knows nothing of the layers above it")
 file(GLOB session_files "${HERD_SOURCE_DIR}/server/net/*_session.hpp" "${HERD_SOURCE_DIR}/server/net/*_session.cpp")
 foreach(f IN LISTS session_files)
-  file(STRINGS "${f}" lines REGEX "^#include \"net/hub.hpp\"")
-  if(lines)
+  file(STRINGS "${f}" lines REGEX "^#include \"net/(hub|world_source|local_world|relay_upstream|server_impl)\\.hpp\"")
+  foreach(line IN LISTS lines)
     file(RELATIVE_PATH rel "${HERD_SOURCE_DIR}" "${f}")
-    list(APPEND failures "${rel}: #include \"net/hub.hpp\" (sessions reach the hub through SessionHub)")
-  endif()
+    list(APPEND failures "${rel}: ${line} (sessions reach the hub through SessionHub)")
+  endforeach()
 endforeach()
 check_dir(server/sim/api "^#include \"([^.t]|t[^y]|\\.\\./[^v])" "sim/api/ includes only itself and ../vec2.hpp")
 

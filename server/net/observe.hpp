@@ -56,10 +56,10 @@ std::string_view to_string(Refusal r);
 std::uint64_t resident_memory_bytes();
 
 // The server's counters and gauges, a row each: the field that holds it, its Prometheus type,
-// series name, labels and help. The hub's atomic counters (hub.hpp), the view /metrics renders
+// series name, labels and help. The atomic counters (Observability::Counters), the view /metrics renders
 // from and the text itself are all made from these rows, so a metric is added here (and counted
 // where it happens). Rows of one series with different labels are consecutive; the series' help
-// is its first row's. Values that are not a counter of the hub's (per-code and per-reason arrays,
+// is its first row's. Values that are not one of these counters (per-code and per-reason arrays,
 // connections, the relay's link, histograms, memory) are the fields of MetricsView below.
 #define HERD_COUNTER_METRICS(X)                                                                                     \
   X(tick, gauge, "herd_tick", "", "Ticks the world has completed.")                                                 \
