@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "sim/assignment.hpp"
-#include "sim/formation.hpp"
-#include "sim/rng.hpp"
+#include "assignment.hpp"
+#include "formation.hpp"
+#include "rng.hpp"
 
 namespace herd::bench {
 namespace {

@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <vector>
 
-#include "sim/rng.hpp"
-#include "sim/tile_map.hpp"
-#include "sim/world_def.hpp"
-#include "sim/vec2.hpp"
+#include "rng.hpp"
+#include "herd/sim/tile_map.hpp"
+#include "herd/sim/world_def.hpp"
+#include "herd/sim/vec2.hpp"
 
 namespace herd::bench {
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "sim/formation.hpp"
-#include "sim/geometry.hpp"
-#include "sim/metrics.hpp"
-#include "sim/world.hpp"
+#include "formation.hpp"
+#include "geometry.hpp"
+#include "herd/sim/metrics.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::bench {
 namespace {
@@ -140,7 +140,11 @@ Result run(const Case& c) {
   if (s == "B") cmd = demo(sim::DemoMove::swap_places, 0);
   else if (s == "T") cmd = demo(sim::DemoMove::opposite, 3);
   else cmd = form_cmd();
-  w.queue(cmd);
+  const sim::CommandOutcome applied = w.apply(cmd);
+  if (!applied.ok()) {
+    std::fprintf(stderr, "%s %s %ld: refused: %s\n", c.shape.c_str(), c.start.c_str(), n, applied.message.c_str());
+    return {};
+  }
 
   sim::ScenarioMetrics metrics(w);
   Result r;
@@ -163,11 +167,6 @@ Result run(const Case& c) {
   const long trace_every = std::max(1L, std::lround(0.5 / dt));  // ticks in half a second
   long ticks = 0;
   for (;; ++ticks) {
-    w.apply_queued();
-    if (ticks == 0 && !w.outcomes().empty() && !w.outcomes().front().ok()) {
-      std::fprintf(stderr, "%s %s %ld: refused: %s\n", c.shape.c_str(), c.start.c_str(), n, w.outcomes().front().message.c_str());
-      return r;
-    }
     w.step();
     metrics.observe(w);
     if (r.ideal == 0 && w.assignments_pending() == 0) r.ideal = ideal_now();  // the final places

@@ -15,10 +15,10 @@
 
 #include "bench.hpp"
 #include "fixtures.hpp"
-#include "sim/astar.hpp"
-#include "sim/flow_field.hpp"
-#include "sim/rng.hpp"
-#include "sim/tile_map.hpp"
+#include "astar.hpp"
+#include "flow_field.hpp"
+#include "rng.hpp"
+#include "herd/sim/tile_map.hpp"
 
 namespace herd::bench {
 namespace {

@@ -16,10 +16,13 @@
 
 #include "bench.hpp"
 #include "fixtures.hpp"
+#include "exec/step_clock.hpp"
 #include "exec/thread_pool.hpp"
-#include "sim/rng.hpp"
-#include "sim/spatial_grid.hpp"
-#include "sim/world.hpp"
+#include "avoidance.hpp"
+#include "neighbour_scan.hpp"
+#include "rng.hpp"
+#include "spatial_grid.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::bench {
 namespace {
@@ -84,25 +87,50 @@ struct Result {
   double median_ms = 0, p99_ms = 0, ns_per_agent = 0, world_bytes = 0;
 };
 
-Result run_case(const Case& c, bool header) {
+// The step's stages (the world's own profile, herd/sim/profile.hpp): each one's median and p99 over
+// the ticks and its share of the median step, as a table on stderr.
+void print_profile(const std::vector<sim::StepProfile>& ticks) {
+  auto quantiles = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return std::pair{v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 99 / 100)]};
+  };
+  std::vector<double> step;
+  for (const sim::StepProfile& p : ticks) step.push_back(static_cast<double>(p.step_ns) * 1e-6);
+  const auto [step_median, step_p99] = quantiles(step);
+  std::fprintf(stderr, "%-12s %10s %10s %7s\n", "stage", "median_ms", "p99_ms", "share");
+  for (std::size_t s = 0; s < sim::kStageCount; ++s) {
+    std::vector<double> ms;
+    for (const sim::StepProfile& p : ticks) ms.push_back(static_cast<double>(p.stage_ns[s]) * 1e-6);
+    const auto [median, p99] = quantiles(ms);
+    std::fprintf(stderr, "%-12s %10.3f %10.3f %6.1f%%\n", std::string(sim::stage_name(static_cast<sim::Stage>(s))).c_str(),
+                 median, p99, step_median > 0 ? 100 * median / step_median : 0.0);
+  }
+  std::fprintf(stderr, "%-12s %10.3f %10.3f\n", "step", step_median, step_p99);
+}
+
+Result run_case(const Case& c, bool header, bool profile = false) {
   sim::Rng rng(7);
   double side = 0;
   sim::World world = make_world(c, rng, side);
   exec::ThreadPool pool(static_cast<std::size_t>(c.threads));
   world.set_executor(&pool);
+  if (profile) world.set_clock(exec::steady_ns);
   std::vector<double> ms;
+  std::vector<sim::StepProfile> stages;
   for (long t = 0; t < c.ticks; ++t) {
     if (c.scenario == "random") {  // a new random target within 1 unit of the old one
       for (std::size_t i = 0; i < world.agents().size(); ++i) {
         const sim::Agent& a = world.agents()[i];
         if (sim::length(a.behaviour.point - a.position) < 1.0)
-          world.queue(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
+          world.apply(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
       }
     }
     const auto t0 = Clock::now();
     world.step();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (profile) stages.push_back(world.profile());
   }
+  if (profile) print_profile(stages);
   // What the world holds per agent: its own count of the heap bytes in its per-agent arrays
   // (resident memory is no measure of one object: the allocator keeps freed set-up buffers).
   const double world_bytes = static_cast<double>(world.agent_memory_bytes()) / static_cast<double>(c.agents);
@@ -189,7 +217,7 @@ int run_sim(const Options& o) {
   const bool any = o.any;
   const std::string& svg = o.svg;
   if (any && svg.empty()) {
-    run_case(c, true);
+    run_case(c, true, true);
     return 0;
   }
   // The sweep: N x mode x threads, a CSV on stdout, a table on stderr, and the plot if asked.
@@ -243,7 +271,8 @@ Runner add_sim(CLI::App& sub) {
              "with a table on stderr and, with --svg, a plot. Prints a CSV header and one row per case: median\n"
              "and p99 tick time, ns per agent per tick, average neighbours within the avoidance reach,\n"
              "overlapping pairs at the end, peak memory, the world's bytes per agent and its state hash at\n"
-             "the end; every --kernels choice gives the same state hash.");
+             "the end; every --kernels choice gives the same state hash. A single case also prints the step's\n"
+             "profile on stderr: each stage's median and p99 time and its share of the median step.");
   sub.final_callback([&sub, o] {
     for (const CLI::Option* opt : sub.get_options())
       if (opt->count() > 0 && opt->get_lnames() != std::vector<std::string>{"svg"}) o->any = true;

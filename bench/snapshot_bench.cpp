@@ -20,8 +20,8 @@
 #include "fixtures.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
-#include "sim/rng.hpp"
-#include "sim/world.hpp"
+#include "rng.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::bench {
 namespace {
@@ -85,7 +85,7 @@ int run(const Options& o) {
   for (long t = 1; t <= o.ticks; ++t) {
     for (const sim::Agent& a : world.agents())
       if (sim::length(a.behaviour.point - a.position) < 1.0)
-        world.queue(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
+        world.apply(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
     world.step();
     if (t % every != 0) continue;
     auto t0 = Clock::now();

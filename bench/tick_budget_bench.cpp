@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
+#include "rng.hpp"
 
 namespace herd::bench {
 namespace {
@@ -39,7 +40,6 @@ struct Times {
 
 double tick(sim::World& w, Times& times) {
   const auto t0 = Clock::now();
-  w.apply_queued();
   w.step();
   times.add(t0);
   return times.ms.back();
@@ -83,7 +83,7 @@ void run_set_tiles(long agents, std::uint32_t budget, int ticks) {
   sim::SetTiles walls;
   for (int x = 200, k = 0; x < kMapW - 20; x += 100, ++k)
     for (int y = 0; y < kMapH - 3; ++y) walls.tiles.push_back({{x, k % 2 ? y + 3 : y}, true});
-  w.queue(walls);
+  w.apply(walls);
   Times t;
   for (int k = 0; k < ticks; ++k) tick(w, t);
   row("set_tiles", agents, budget, t, w);
@@ -108,7 +108,7 @@ void run_formation(long agents, int ticks) {
   form.def.shape = sim::Shape::block;
   form.def.centre = {2000, 2000};
   form.def.assignment = sim::SlotAssignment::optimal;
-  w.queue(form);
+  w.apply(form);
   Times t;
   int done_at = -1;
   for (int k = 0; k < ticks; ++k) {

@@ -5,6 +5,8 @@
 // one unit, where the dispatch (Table) can see every definition and a missing one fails to build.
 #include "protocol/commands.hpp"
 
+#include "herd/sim/world_def.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -68,10 +70,11 @@ sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
   sim::SpawnAgent a;
   a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
   if (const json* g = f.find("group")) a.group = as_group(*g, f.name("group"));
-  if (const json* r = f.find("radius")) a.radius = as_number(*r, f.name("radius"), 0.1, 100.0);
-  if (const json* s = f.find("max_speed")) a.max_speed = as_number(*s, f.name("max_speed"), 0.0, 1e4);
-  if (const json* m = f.find("max_force")) a.max_force = as_number(*m, f.name("max_force"), 0.0, 1e5);
-  if (const json* m = f.find("mass")) a.mass = as_number(*m, f.name("mass"), 1e-3, 1e6);
+  using L = sim::AgentDefLimits;
+  if (const json* r = f.find("radius")) a.radius = as_number(*r, f.name("radius"), L::kMinRadius, L::kMaxRadius);
+  if (const json* s = f.find("max_speed")) a.max_speed = as_number(*s, f.name("max_speed"), 0.0, L::kMaxSpeed);
+  if (const json* m = f.find("max_force")) a.max_force = as_number(*m, f.name("max_force"), 0.0, L::kMaxForce);
+  if (const json* m = f.find("mass")) a.mass = as_number(*m, f.name("mass"), L::kMinMass, L::kMaxMass);
   if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
   if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
   f.no_others();

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
-#include "sim/api/types.hpp"
+#include "herd/sim/types.hpp"
 
 namespace herd::protocol::detail {
 

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "sim/api/commands.hpp"
+#include "herd/sim/commands.hpp"
 
 namespace herd::protocol {
 

@@ -90,9 +90,24 @@ build_tree() {
     tail -n 60 "$log"; echo "herd: build failed (log: $log)"; return 1; }
 }
 
-# Everything in Release: what scripts/run serves and scripts/test tests first.
+# Everything in Release, tests and benchmarks included: what scripts/test tests first.
 build_herd() {
-  build_tree "$HERD_BUILD" release
+  build_tree "$HERD_BUILD" test
+}
+
+# What scripts/run serves: the server and the clients, in Release. A tree scripts/test configured
+# already is only brought up to date for them (no reconfiguring back and forth); a new one is
+# configured without tests or benchmarks, so that no test tool is needed.
+build_herd_run() {
+  local dir="$HERD_BUILD" log="$HERD_BUILD/build.log"
+  if [ ! -f "$dir/build.ninja" ]; then
+    build_tree "$dir" release
+    return
+  fi
+  local targets=(herd-server herd-ctl)
+  [ -n "$(ninja -C "$dir" -t targets all 2>/dev/null | grep '^herd-view:')" ] && targets+=(herd-view)
+  ninja -C "$dir" -j"$(nproc)" "${targets[@]}" >>"$log" 2>&1 || {
+    tail -n 60 "$log"; echo "herd: build failed (log: $log)"; return 1; }
 }
 
 # The sanitizer tree: clang at -O1 -g with assertions on, AddressSanitizer and

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "../fixtures.hpp"
-#include "sim/rng.hpp"
-#include "sim/world.hpp"
+#include "rng.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::micro {
 
@@ -49,7 +49,7 @@ inline void retarget(sim::World& world, sim::Rng& rng) {
   const double side = world.def().width;
   for (const sim::Agent& a : world.agents())
     if (sim::length(a.behaviour.point - a.position) < 1.0)
-      world.queue(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)},
+      world.apply(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)},
                                  sim::BehaviourKind::arrive, {}});
 }
 

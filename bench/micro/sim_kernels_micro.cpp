@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "crowd.hpp"
-#include "sim/avoidance.hpp"
-#include "sim/neighbour_scan.hpp"
-#include "sim/rng.hpp"
-#include "sim/spatial_grid.hpp"
+#include "avoidance.hpp"
+#include "neighbour_scan.hpp"
+#include "rng.hpp"
+#include "spatial_grid.hpp"
 
 namespace herd::micro {
 namespace {

@@ -24,7 +24,7 @@
 #include "protocol/bit_stream.hpp"
 #include "protocol/snapshot_binary.hpp"
 #include "publish/world_messages.hpp"
-#include "sim/rng.hpp"
+#include "rng.hpp"
 
 namespace herd::micro {
 namespace {

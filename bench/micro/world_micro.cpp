@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "crowd.hpp"
-#include "sim/assignment.hpp"
-#include "sim/astar.hpp"
-#include "sim/formation.hpp"
-#include "sim/rng.hpp"
-#include "sim/tile_map.hpp"
+#include "assignment.hpp"
+#include "astar.hpp"
+#include "formation.hpp"
+#include "rng.hpp"
+#include "herd/sim/tile_map.hpp"
 
 namespace herd::micro {
 namespace {

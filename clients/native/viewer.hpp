@@ -11,7 +11,7 @@
 
 #include "native/view_math.hpp"
 #include "protocol/messages.hpp"
-#include "sim/api/commands.hpp"
+#include "herd/sim/commands.hpp"
 
 namespace herd::view {
 

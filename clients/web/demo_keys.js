@@ -12,9 +12,12 @@
 //
 // So B depends on the shape key pressed last: exchange after G, invert after P, else swap_places.
 
+import { keysOf } from './keys.js';
+
 /** @import { Point, CommandFields } from './connection.js' */
 
-export const DEMO_KEYS = ['R', 'B', 'T', 'G', 'P'];
+// The demo's keys, from keys.js's table (its rows say what each does, for the help and the README).
+export const DEMO_KEYS = keysOf('demo');
 
 export class DemoKeys {
   constructor() {

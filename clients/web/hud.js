@@ -20,6 +20,7 @@ import { formatBytesPerSec } from './stats.js';
  * @property {boolean} inspecting
  * @property {boolean} goals
  * @property {boolean} helpOpen
+ * @property {boolean} profileOpen
  * @property {boolean} painting
  * @property {boolean} hasMap
  * @property {Formation | null} formation
@@ -56,6 +57,7 @@ export class Hud {
     this.inspectButton = $('inspect-btn');
     this.goalsButton = $('goals-btn');
     this.helpButton = $('help-btn');
+    this.profileButton = $('profile-btn');
     this.toasts = $('toasts');
   }
 
@@ -74,6 +76,7 @@ export class Hud {
     inspecting,
     goals,
     helpOpen,
+    profileOpen,
     painting,
     hasMap,
     formation,
@@ -116,6 +119,7 @@ export class Hud {
     setPressed(this.inspectButton, inspecting);
     setPressed(this.goalsButton, goals);
     setPressed(this.helpButton, helpOpen);
+    setPressed(this.profileButton, profileOpen);
   }
 
   // kind: 'error' or 'info'.

@@ -2,16 +2,13 @@
 // Mouse and keyboard, as in real-time strategy games: a left click selects (an agent; Shift adds
 // or removes one) or clears (the ground), a double click selects the agent's group on screen, a
 // drag on the ground selects the agents in its box (Shift adds), the right button commands (the
-// selection arrives where it is pressed); Ctrl+A selects everyone, 0 to 9 a group (Shift adds).
-// The wheel zooms at the cursor, the middle button or the arrow keys pan, F fits the world; S
-// spawns 10 agents at the cursor, Delete or Backspace removes the selection, O places an obstacle
-// at the cursor; Escape closes the help, leaves paint mode or clears the selection, I toggles the
-// inspector, E every agent's goal, H or ? the help, M paint mode (drag: walls, Shift-drag or
-// right-drag: floor), R B T G P seed 003's demo moves; Space, '.', X, L, [ ] and { } work the
-// scenario bar. index.html's #help lists them all: keep it in step.
+// selection arrives where it is pressed); the wheel zooms at the cursor, the middle button pans;
+// in paint mode a drag paints walls (Shift-drag or right-drag: floor). Which key does what is
+// keys.js's table, which also draws the help and the README's list: a key is bound here by its
+// row's action (keyHandlers), and a key, mouse gesture or action added here needs its row there.
 
 import { MIN_AGENT_PX } from './view.js';
-import { DEMO_KEYS } from './demo_keys.js';
+import { keyAction, keysOf } from './keys.js';
 
 /** @import { Agent, Point } from './connection.js' */
 /** @import { View, WorldSize } from './view.js' */
@@ -214,6 +211,7 @@ export function attachInput(canvas, app) {
   // The world point under the pointer (inside the world), or null when it is off the canvas.
   const pointerWorld = () => (pointer && app.view.world ? clampToWorld(app.view.screenToWorld(pointer.x, pointer.y)) : null);
 
+  const onKey = keyHandlers(app, pointerWorld);
   window.addEventListener('keydown', (ev) => {
     // Typing in the bar's fields (the step's ticks, a picker) is theirs; Escape leaves the field.
     if (ev.target instanceof Element && ev.target.closest('input, select, textarea')) {
@@ -221,105 +219,88 @@ export function attachInput(canvas, app) {
       return;
     }
     // Ctrl+A (Cmd+A): everyone, instead of the page's text.
-    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && (ev.key === 'a' || ev.key === 'A')) {
-      selectAll(app);
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toUpperCase() === SELECT_ALL_KEY) {
+      onKey.selectAll(ev);
       ev.preventDefault();
       return;
     }
     // Other browser and system shortcuts (Ctrl+I, Alt+H...) stay theirs.
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    // 0 to 9: that group (by the key's place, so that Shift + 1, which types '!', adds group 1).
-    const digit = /^(?:Digit|Numpad)(\d)$/.exec(ev.code);
-    if (digit) {
-      if (!ev.repeat) selectGroup(app, Number(digit[1]), { add: ev.shiftKey, onScreen: false });
-      ev.preventDefault();
-      return;
-    }
-    const pan = ARROW_KEYS[ev.key];
-    if (pan && app.view.world) {
-      // Held arrows keep panning; the view moves the other way, as a camera does.
-      app.view.pan(-pan[0] * ARROW_PAN * app.view.cssWidth, -pan[1] * ARROW_PAN * app.view.cssHeight);
-      ev.preventDefault();
-      return;
-    }
-    if (ev.repeat) return; // a held key does not flicker or repeat orders
+    // The digits by the key's place, so that Shift + 1, which types '!', adds group 1.
+    const action = groupDigit(ev) !== null ? 'selectGroup' : keyAction(ev.key);
+    if (!action) return;
+    if (ev.repeat && !REPEATS.has(action)) return; // a held key does not flicker or repeat orders
     // A button that has the keyboard's focus (Tab) takes Space and Enter itself.
     if ((ev.key === ' ' || ev.key === 'Enter') && ev.target instanceof Element && ev.target.closest('button')) return;
-    switch (ev.key) {
-      case ' ':
-        app.bar.togglePause();
-        break;
-      case '.':
-        app.bar.stepOnce();
-        break;
-      case 'x':
-      case 'X':
-        app.bar.resetWorld();
-        break;
-      case 'l':
-      case 'L':
-        app.bar.focusPicker();
-        break;
-      case '[':
-      case ']':
-        app.bar.stepTickRate(ev.key === '[' ? -1 : 1);
-        break;
-      case '{':
-      case '}':
-        app.bar.stepSnapshotRate(ev.key === '{' ? -1 : 1);
-        break;
-      case 'e':
-      case 'E':
-        app.toggleGoals();
-        break;
-      case 'f':
-      case 'F':
-        app.view.fitWorld();
-        break;
-      case 's':
-      case 'S': {
-        const w = pointerWorld();
-        if (!w) return;
-        app.spawnAt(w.x, w.y);
-        break;
-      }
-      case 'o':
-      case 'O': {
-        const w = pointerWorld();
-        if (!w) return;
-        app.obstacleAt(w.x, w.y);
-        break;
-      }
-      case 'Delete':
-      case 'Backspace':
-        app.removeSelected();
-        break;
-      case 'Escape':
-        // One thing per press, the nearer first: the open help, paint mode, then the selection.
-        if (app.helpOpen()) app.setHelp(false);
-        else if (app.painter.on) app.togglePaint();
-        else app.selected.clear();
-        break;
-      case 'i':
-      case 'I':
-        app.toggleInspector();
-        break;
-      case 'h':
-      case 'H':
-      case '?':
-        app.setHelp(!app.helpOpen());
-        break;
-      case 'm':
-      case 'M':
-        app.togglePaint();
-        break;
-      default:
-        if (!DEMO_KEYS.includes(ev.key.toUpperCase())) return;
-        app.demoKey(ev.key.toUpperCase());
-    }
+    if (onKey[action](ev) === false) return;
     ev.preventDefault();
   });
   return handle;
+}
+
+// The key actions of keys.js's table, by name: each takes the key's event and returns false when it
+// did nothing (S or O with the pointer off the canvas, an arrow before the world is known), which
+// leaves the event to the browser. pointerWorld: the world point under the pointer, or null.
+/**
+ * @param {InputApp} app
+ * @param {() => Point | null} pointerWorld
+ * @returns {Record<string, (ev: KeyboardEvent) => boolean | void>}
+ */
+export function keyHandlers(app, pointerWorld) {
+  return {
+    selectAll: () => selectAll(app),
+    // A held digit selects once, and its repeats are swallowed.
+    selectGroup: (ev) => {
+      if (!ev.repeat) selectGroup(app, /** @type {number} */ (groupDigit(ev)), { add: ev.shiftKey, onScreen: false });
+    },
+    // Held arrows keep panning; the view moves the other way, as a camera does.
+    pan: (ev) => {
+      const pan = ARROW_KEYS[ev.key];
+      if (!pan || !app.view.world) return false;
+      app.view.pan(-pan[0] * ARROW_PAN * app.view.cssWidth, -pan[1] * ARROW_PAN * app.view.cssHeight);
+    },
+    pause: () => app.bar.togglePause(),
+    step: () => app.bar.stepOnce(),
+    reset: () => app.bar.resetWorld(),
+    pickScenario: () => app.bar.focusPicker(),
+    tickRate: (ev) => app.bar.stepTickRate(ev.key === '[' ? -1 : 1),
+    snapshotRate: (ev) => app.bar.stepSnapshotRate(ev.key === '{' ? -1 : 1),
+    goals: () => app.toggleGoals(),
+    fit: () => app.view.fitWorld(),
+    spawn: () => {
+      const w = pointerWorld();
+      if (!w) return false;
+      app.spawnAt(w.x, w.y);
+    },
+    obstacle: () => {
+      const w = pointerWorld();
+      if (!w) return false;
+      app.obstacleAt(w.x, w.y);
+    },
+    remove: () => app.removeSelected(),
+    // One thing per press, the nearer first: the open help, paint mode, then the selection.
+    escape: () => {
+      if (app.helpOpen()) app.setHelp(false);
+      else if (app.painter.on) app.togglePaint();
+      else app.selected.clear();
+    },
+    inspector: () => app.toggleInspector(),
+    help: () => app.setHelp(!app.helpOpen()),
+    paint: () => app.togglePaint(),
+    demo: (ev) => app.demoKey(ev.key.toUpperCase()),
+  };
+}
+
+// The actions a held key repeats (the others act once per press).
+const REPEATS = new Set(['pan', 'selectGroup']);
+// Ctrl+A's letter, the chord's last key.
+const SELECT_ALL_KEY = /** @type {string} */ (keysOf('selectAll').at(-1));
+
+// The group of a digit key of keys.js's range (main row or keypad, by the key's place), or null.
+/** @param {KeyboardEvent} ev @returns {number | null} */
+function groupDigit(ev) {
+  const digit = /^(?:Digit|Numpad)(\d)$/.exec(ev.code);
+  return digit && keysOf('selectGroup').includes(digit[1]) ? Number(digit[1]) : null;
 }
 
 /** @type {Record<string, [number, number]>} */

@@ -10,6 +10,7 @@ import { ORDER_MARKER_MS, FLASH_MS } from './view_marks.js';
 import { attachInput } from './input.js';
 import { Hud } from './hud.js';
 import { Panels } from './panels.js';
+import { ProfilePanel } from './profile_panel.js';
 import { Inspector } from './inspector.js';
 import { Painter } from './paint.js';
 import { Interpolator } from './interp.js';
@@ -31,6 +32,7 @@ const canvas = $('world');
 const view = new View(canvas);
 const hud = new Hud();
 const panels = new Panels();
+const profile = new ProfilePanel();
 const state = newViewerState();
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
@@ -94,6 +96,7 @@ $('inspect-btn').addEventListener('click', () => inspector.toggle());
 $('paint-btn').addEventListener('click', () => actions.togglePaint());
 $('fit-btn').addEventListener('click', () => view.fitWorld());
 $('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
+$('profile-btn').addEventListener('click', () => profile.toggle());
 
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
 /** @param {CommandFields} fields @returns {number | null} */
@@ -148,6 +151,7 @@ function frame(now) {
     inspecting: inspector.on,
     goals: state.allGoals,
     helpOpen: panels.helpOpen,
+    profileOpen: profile.open,
     painting: painter.on,
     hasMap: state.map !== null,
     formation: shown,
@@ -164,6 +168,8 @@ function frame(now) {
     drawnIds: state.drawnTraces.map((t) => t.id),
     roles: state.roles,
   });
+  // A relay steps no world: its page has no profile to show. A new connection starts it afresh.
+  profile.update({ relay: Boolean(state.welcome?.upstream), epoch: state.welcomeGeneration });
   requestAnimationFrame(frame);
 }
 

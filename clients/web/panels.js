@@ -1,6 +1,7 @@
 // @ts-check
 // The three small panels over the canvas: the selected agents' details, the inspector's legend,
-// and the keyboard help. Like the HUD, each writes the DOM only when its text changes.
+// and the keyboard help (drawn from keys.js's table). Like the HUD, each writes the DOM only when
+// its text changes.
 
 import {
   INSPECT_COLORS,
@@ -10,9 +11,11 @@ import {
 } from './inspect_view.js';
 import { MAX_INSPECTED } from './inspector.js';
 import { THEME } from './theme.js';
+import { KEY_ROWS, KEY_SECTIONS, inlineRuns, labelRuns } from './keys.js';
 
 /** @import { Agent } from './connection.js' */
 /** @import { Inspector } from './inspector.js' */
+/** @import { Inline } from './keys.js' */
 
 const MAX_ROWS = 8; // agents listed in the panel; more would cover the map
 // An element of index.html by id (the page has every one asked for here), of the type it is there.
@@ -31,6 +34,7 @@ export class Panels {
     this.help = $('help');
     this.rowsKey = '';
     buildLegend($('legend-rows'));
+    buildHelp(this.help);
     for (const dot of /** @type {NodeListOf<HTMLElement>} */ (this.help.querySelectorAll('.swatch-red'))) {
       dot.style.background = THEME.collided;
     }
@@ -170,6 +174,50 @@ function buildLegend(list) {
     `length 1 = ${VECTOR_UNIT_RADII} agent radii (≥ ${VECTOR_UNIT_MIN_PX} px); ` +
     `over ${VECTOR_MAX_UNITS}: cut, ends in a bar`;
   list.append(scale);
+}
+
+// The help's keys, from keys.js's table: each section's title, its list and its note go at the
+// start of the element index.html marks with data-keys="<section id>" (which may hold more, such
+// as the marks' key), or of a new section at the end for a section the page does not place.
+/** @param {HTMLElement} help */
+function buildHelp(help) {
+  for (const s of KEY_SECTIONS) {
+    let home = /** @type {HTMLElement | null} */ (help.querySelector(`[data-keys="${s.id}"]`));
+    if (!home) {
+      home = document.createElement('section');
+      help.append(home);
+    }
+    const title = document.createElement('div');
+    title.className = 'title';
+    title.textContent = s.title;
+    const dl = document.createElement('dl');
+    for (const row of KEY_ROWS.filter((r) => r.section === s.id)) {
+      const dt = document.createElement('dt');
+      dt.append(...inlineNodes(labelRuns(row)));
+      const dd = document.createElement('dd');
+      dd.append(...inlineNodes(inlineRuns(row.does)));
+      dl.append(dt, dd);
+    }
+    const parts = [title, dl];
+    if (s.note) {
+      const note = document.createElement('div');
+      note.className = 'muted';
+      note.textContent = s.note;
+      parts.push(note);
+    }
+    home.prepend(...parts);
+  }
+}
+
+// keys.js's runs as text and <kbd> and <em> elements.
+/** @param {Inline[]} runs @returns {(Node | string)[]} */
+function inlineNodes(runs) {
+  return runs.map((r) => {
+    if (r.kind === 'text') return r.text;
+    const el = document.createElement(r.kind);
+    el.textContent = r.text;
+    return el;
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::app {
 

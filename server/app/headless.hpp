@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/metrics.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/metrics.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::app {
 

@@ -167,9 +167,8 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
   auto flush = [&](bool step = true) {
     if (pending.empty()) return;
     while (world.tick() + 1 < pending_tick) world.step();
-    for (const sim::Command& c : pending) world.queue(c);
+    for (const sim::Command& c : pending) world.apply(c);
     if (step) world.step();
-    else world.apply_queued();
     result.commands += pending.size();
     pending.clear();
   };

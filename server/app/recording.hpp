@@ -19,7 +19,7 @@
 #include <string>
 #include <variant>
 
-#include "sim/api/commands.hpp"
+#include "herd/sim/commands.hpp"
 
 namespace herd::app {
 

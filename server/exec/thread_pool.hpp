@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/executor.hpp"
+#include "herd/sim/executor.hpp"
 
 namespace herd::exec {
 

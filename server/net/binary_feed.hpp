@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "protocol/snapshot_binary.hpp"
-#include "sim/executor.hpp"
+#include "herd/sim/executor.hpp"
 
 namespace herd::sim {
 class World;

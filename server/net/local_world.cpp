@@ -62,9 +62,7 @@ void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_.greet(id, hello.rol
 // Applied and answered as it comes, between ticks: the same world as applying it at the next
 // tick's start (nothing else happens in between), and the ack does not wait for that tick.
 void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd, std::string) {
-  world_.queue(cmd.command, sim::CommandOrigin{id, cmd.seq});
-  world_.apply_queued();
-  const sim::CommandOutcome& out = world_.outcomes().front();
+  const sim::CommandOutcome out = world_.apply(cmd.command, sim::CommandOrigin{id, cmd.seq});
   if (out.ok() && config_.on_applied) config_.on_applied(out.tick, cmd.command);
   if (!out.ok()) observe_.count_error(protocol::to_error_code(out.error));
   (out.ok() ? counters_.commands_accepted : counters_.commands_rejected)++;

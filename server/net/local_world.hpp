@@ -20,7 +20,7 @@
 #include "net/server.hpp"
 #include "net/tick_clock.hpp"
 #include "net/world_source.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::net {
 

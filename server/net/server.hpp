@@ -19,7 +19,7 @@
 
 #include "net/observe.hpp"
 #include "protocol/messages.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::net {
 

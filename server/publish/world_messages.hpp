@@ -10,8 +10,8 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/snapshot_binary.hpp"
-#include "sim/collision.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/agent.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::publish {
 

@@ -20,9 +20,9 @@
 #include <variant>
 #include <vector>
 
-#include "sim/api/commands.hpp"
-#include "sim/world.hpp"
-#include "sim/world_def.hpp"
+#include "herd/sim/commands.hpp"
+#include "herd/sim/world.hpp"
+#include "herd/sim/world_def.hpp"
 
 namespace herd::scenario {
 

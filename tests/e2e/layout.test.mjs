@@ -24,6 +24,7 @@ const CONTROLS = [
   '#goals-btn',
   '#inspect-btn',
   '#fit-btn',
+  '#profile-btn',
   '#help-btn',
   '#scenario-pick',
   '#pause-btn',

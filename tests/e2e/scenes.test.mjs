@@ -106,6 +106,17 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       await help.waitFor({ state: 'visible', timeout: WAIT_MS });
       const keys = await help.locator('kbd').allTextContents();
       for (const key of ['Esc', 'I', 'H', '?', 'M', 'R', 'B', 'T', 'G', 'P']) assert.ok(keys.includes(key), `help does not list ${key}: ${keys}`);
+      // The help is drawn from the viewer's key table (keys.js): every key and gesture of it is there.
+      const table = await page.evaluate(async () => {
+        const { KEY_ROWS, keyLabel } = await import('/keys.js');
+        return {
+          keys: KEY_ROWS.flatMap((r) => (r.join === '…' ? [r.keys[0], r.keys.at(-1)] : (r.keys ?? []))).map(keyLabel),
+          mouse: KEY_ROWS.flatMap((r) => (r.mouse ? [r.mouse] : [])),
+        };
+      });
+      for (const key of table.keys) assert.ok(keys.includes(key), `help does not list ${key}: ${keys}`);
+      const terms = await help.locator('dt').allTextContents();
+      for (const m of table.mouse) assert.ok(terms.some((t) => t.startsWith(m)), `help does not list "${m}": ${terms}`);
       await page.keyboard.press('Escape');
       await help.waitFor({ state: 'hidden', timeout: WAIT_MS });
       await page.locator('#help-btn').click(); // the visible button does the same

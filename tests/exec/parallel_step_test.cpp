@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "exec/thread_pool.hpp"
-#include "sim/rng.hpp"
-#include "sim/world.hpp"
+#include "avoidance.hpp"
+#include "neighbour_scan.hpp"
+#include "rng.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd {
 namespace {

@@ -9,7 +9,7 @@
 //   2. A decoded message must re-encode to text that decodes to the same message and encodes to
 //      the same text again (the codec loses nothing a client said).
 // Then, if any message was a command or an inspect list:
-//   3. The commands are queued, in order, into a small world (8 agents with several behaviours
+//   3. The commands are applied, in order, into a small world (8 agents with several behaviours
 //      and pathings, an obstacle, a 20 x 15 tile map) built afresh for every input, so runs are
 //      deterministic, and the world is stepped once; an inspect list is handed to the world as the
 //      server does. Then: one outcome per command, each ack or error decoding; every agent finite;
@@ -26,7 +26,7 @@
 
 #include "publish/world_messages.hpp"
 #include "protocol/codec.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace {
 
@@ -132,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view rest(reinterpret_cast<const char*>(data), size);
 
   std::optional<sim::World> world;
-  std::size_t queued = 0;
+  std::vector<sim::CommandOutcome> outcomes;
   for (int n = 0; n < kMaxMessages && (n == 0 || !rest.empty()); ++n) {
     const std::size_t end = rest.find('\n');
     const std::string_view text = rest.substr(0, end);
@@ -150,16 +150,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!command && !inspect) continue;  // hello, ping and server controls never reach the world
     if (!world) world.emplace(make_world());
     if (command) {
-      world->queue(command->command, sim::CommandOrigin{1, command->seq});
-      ++queued;
+      outcomes.push_back(world->apply(command->command, sim::CommandOrigin{1, command->seq}));
     }
     if (inspect) world->set_inspected(inspect->agents);
   }
   if (!world) return 0;
 
   world->step();
-  if (world->outcomes().size() != queued) fail("queued commands did not get one outcome each");
-  for (const sim::CommandOutcome& outcome : world->outcomes()) {
+  for (const sim::CommandOutcome& outcome : outcomes) {
     const std::string answer = protocol::encode_outcome(outcome);
     if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer))) fail("an outcome does not decode", answer);
   }

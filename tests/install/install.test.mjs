@@ -119,7 +119,15 @@ test('find_package(herd) gives a game the sim without the server', () => {
   const consumerBuild = join(dir, 'consumer-build');
   const libs = readdirSync(join(prefix, 'lib'));
   assert.ok(libs.includes('libherd_sim.a'), libs.join(' '));
-  assert.ok(readdirSync(join(prefix, 'include/herd/sim')).includes('world.hpp'));
+  // Only the sim's public face is installed (server/sim/include), none of its private headers:
+  // no kernel fragment, no grid, no world state.
+  const installed = readdirSync(join(prefix, 'include/herd/sim')).sort();
+  assert.deepEqual(installed, readdirSync(join(source, 'server/sim/include/herd/sim')).sort());
+  assert.ok(installed.includes('world.hpp'));
+  for (const h of installed) {
+    const text = readFileSync(join(prefix, 'include/herd/sim', h), 'utf8');
+    assert.doesNotMatch(text, /__builtin_prefetch|\.inc"|spatial_grid\.hpp|world_impl\.hpp"/, `include/herd/sim/${h}`);
+  }
   // The consumer is built the way herd was: same compiler, and in a sanitizer tree the same
   // sanitizers (an instrumented libherd_sim.a needs their runtime at link time).
   const configure = ['-S', join(source, 'tests/install/consumer'), '-B', consumerBuild, `-DCMAKE_PREFIX_PATH=${prefix}`,

@@ -7,7 +7,7 @@
 
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
-#include "sim/rng.hpp"
+#include "rng.hpp"
 
 namespace herd::net {
 namespace {

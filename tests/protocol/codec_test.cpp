@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "publish/world_messages.hpp"
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::protocol {
 namespace {

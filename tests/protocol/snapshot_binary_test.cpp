@@ -10,7 +10,7 @@
 #include <random>
 
 #include "protocol/snapshot_binary.hpp"
-#include "sim/rng.hpp"
+#include "rng.hpp"
 
 namespace herd::protocol {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/scenario.hpp"
-#include "sim/serial.hpp"
+#include "serial.hpp"
 
 namespace herd::scenario {
 namespace {

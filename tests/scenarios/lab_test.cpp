@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "scenarios/scenario.hpp"
-#include "sim/metrics.hpp"
+#include "herd/sim/metrics.hpp"
 
 namespace herd::scenario {
 namespace {

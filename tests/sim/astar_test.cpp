@@ -1,6 +1,6 @@
 // A*: optimal against brute force on many random maps, never through walls or corners,
 // deterministic, allocation-free when reused; and string pulling's guarantee.
-#include "sim/astar.hpp"
+#include "astar.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pathing_test_util.hpp"
-#include "sim/tile_collision.hpp"
+#include "tile_collision.hpp"
 
 // Counts every allocation made through operator new in this test binary, so a test can check
 // that a stretch of code makes none. Not inlined: GCC would otherwise see malloc's pointer reach

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "sim/avoidance.hpp"
-#include "sim/rng.hpp"
+#include "avoidance.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 namespace {

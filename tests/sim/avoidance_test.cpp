@@ -1,11 +1,11 @@
 // The avoidance pipeline of seeds 000 and 003, stage by stage and whole.
-#include "sim/avoidance.hpp"
+#include "avoidance.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sim/geometry.hpp"
+#include "geometry.hpp"
 
 namespace herd::sim {
 namespace {

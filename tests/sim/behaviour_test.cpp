@@ -1,11 +1,11 @@
 // Behaviours from seeds 000 and 004, each alone, and in a world.
-#include "sim/behaviour.hpp"
+#include "behaviour.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::sim {
 namespace {

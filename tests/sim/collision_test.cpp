@@ -1,5 +1,5 @@
 // Seed 003's "Accidents Do Happen": detection, collision point, elastic response.
-#include "sim/collision.hpp"
+#include "collision.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 
 #include <variant>
 
-#include "sim/assignment.hpp"
-#include "sim/formation.hpp"
-#include "sim/world.hpp"
+#include "assignment.hpp"
+#include "formation.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::sim {
 namespace {

@@ -1,6 +1,6 @@
 // Flow fields: distances equal A*'s costs, directions always lead to the goal, and many
 // kinematic followers on one goal all arrive without ending inside a wall.
-#include "sim/flow_field.hpp"
+#include "flow_field.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "pathing_test_util.hpp"
-#include "sim/astar.hpp"
-#include "sim/tile_collision.hpp"
+#include "astar.hpp"
+#include "tile_collision.hpp"
 
 namespace herd::sim {
 namespace {

@@ -1,5 +1,5 @@
 // Formations and seed 003's demo moves: slots, assignment, and the whole demo in a world.
-#include "sim/formation.hpp"
+#include "formation.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 #include <set>
 #include <variant>
 
-#include "sim/assignment.hpp"
-#include "sim/geometry.hpp"
-#include "sim/metrics.hpp"
-#include "sim/world.hpp"
+#include "assignment.hpp"
+#include "geometry.hpp"
+#include "herd/sim/metrics.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::sim {
 namespace {

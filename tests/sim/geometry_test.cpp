@@ -1,5 +1,5 @@
 // Seed 003's helpers: each formula alone, degenerate input included.
-#include "sim/geometry.hpp"
+#include "geometry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Seed 002's "No Backtracking" walker on the seed's own map: its scores, its tie-break, its step
 // counts, and the oscillation the seed warns about.
-#include "sim/grid_walker.hpp"
+#include "grid_walker.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pathing_test_util.hpp"
-#include "sim/astar.hpp"
+#include "astar.hpp"
 
 namespace herd::sim {
 namespace {

@@ -9,8 +9,8 @@
 #include <numeric>
 #include <vector>
 
-#include "sim/neighbour_scan.hpp"
-#include "sim/rng.hpp"
+#include "neighbour_scan.hpp"
+#include "rng.hpp"
 
 namespace herd::sim::scan {
 namespace {

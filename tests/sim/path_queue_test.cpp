@@ -5,7 +5,7 @@
 
 #include <variant>
 
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::sim {
 namespace {

@@ -11,9 +11,9 @@
 #include <variant>
 #include <vector>
 
-#include "sim/grid_graph.hpp"
-#include "sim/rng.hpp"
-#include "sim/tile_map.hpp"
+#include "grid_graph.hpp"
+#include "rng.hpp"
+#include "herd/sim/tile_map.hpp"
 
 namespace herd::sim::test_util {
 

@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 namespace {
@@ -43,7 +44,7 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
       if (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive || b.kind == BehaviourKind::flee ||
           b.kind == BehaviourKind::hold || b.kind == BehaviourKind::idle)
         b.agent = kNoAgent;
-      world.queue(SetBehaviour{{false, {ids[i].id}}, b, false, {}});
+      world.apply(SetBehaviour{{false, {ids[i].id}}, b, false, {}});
     }
     for (int t = 0; t < 400; ++t) {
       world.step();

@@ -1,12 +1,12 @@
 // The quadrant trigonometry avoidance uses per neighbour agrees with the standard library.
-#include "sim/quadrant_trig.hpp"
+#include "quadrant_trig.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
 
-#include "sim/rng.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/reciprocal.hpp"
+#include "reciprocal.hpp"
 
 namespace herd::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/rng.hpp"
+#include "rng.hpp"
 
 #include <gtest/gtest.h>
 

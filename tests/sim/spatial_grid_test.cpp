@@ -1,12 +1,12 @@
 // The grid finds exactly what brute force finds, and avoidance through it agrees with brute force.
-#include "sim/spatial_grid.hpp"
+#include "spatial_grid.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "sim/avoidance.hpp"
-#include "sim/rng.hpp"
+#include "avoidance.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 namespace {

@@ -1,11 +1,11 @@
 // Seek and arrive (seed 001 and its comments), one formula at a time, then in the world.
-#include "sim/steering.hpp"
+#include "steering.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "sim/world.hpp"
+#include "herd/sim/world.hpp"
 
 namespace herd::sim {
 namespace {
@@ -121,7 +121,7 @@ TEST_P(ArriveInWorld, ReachesStopsAndNeverExceedsLimits) {
   SpawnAgent s;
   s.position = trip.start;
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  world.queue(SetTarget{{true, {}}, trip.target, BehaviourKind::arrive, {}});
+  world.apply(SetTarget{{true, {}}, trip.target, BehaviourKind::arrive, {}});
 
   const AgentDef& def = trip.def;
   const double max_dv = def.max_force / def.mass * kDt;
@@ -205,7 +205,7 @@ TEST(SeekInWorld, KeepsFullSpeedAndPassesTheTarget) {
   SpawnAgent s;
   s.position = {100, 300};
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  world.queue(SetTarget{{false, {1}}, {300, 300}, BehaviourKind::seek, {}});
+  world.apply(SetTarget{{false, {1}}, {300, 300}, BehaviourKind::seek, {}});
   double closest = 1e9;
   double furthest_after = 0;
   for (int t = 0; t < 240; ++t) {

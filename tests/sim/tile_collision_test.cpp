@@ -1,6 +1,6 @@
 // Line of sight and circles versus tiles: exact cases (edges, corners, seams, degenerate
 // positions) and properties checked against brute force on random maps.
-#include "sim/tile_collision.hpp"
+#include "tile_collision.hpp"
 
 #include <gtest/gtest.h>
 

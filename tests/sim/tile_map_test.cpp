@@ -1,5 +1,5 @@
 // TileMap: validation, bounds, conversions between tiles and world points, the text format.
-#include "sim/tile_map.hpp"
+#include "herd/sim/tile_map.hpp"
 
 #include <gtest/gtest.h>
 

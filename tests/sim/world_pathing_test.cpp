@@ -4,8 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/tile_collision.hpp"
-#include "sim/world.hpp"
+#include "tile_collision.hpp"
+#include "herd/sim/world.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 namespace {

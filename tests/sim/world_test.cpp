@@ -1,6 +1,7 @@
 // The world's commands (applied whole or not at all), ids, bounds and determinism.
-#include "sim/world.hpp"
-#include "sim/rng.hpp"
+#include "herd/sim/world.hpp"
+#include "avoidance.hpp"
+#include "rng.hpp"
 
 #include <gtest/gtest.h>
 
@@ -172,76 +173,51 @@ TEST(World, SpawnCountGivesFreshIdsInsideTheWorld) {
   EXPECT_EQ(world.apply(Spawn{1, 0, {}}).spawned.front(), 51u);
 }
 
-// apply_queued() is step()'s first stage alone: the outcomes are known and the world has not
-// moved; the step that follows neither applies them again nor differs from a plain step.
-TEST(World, ApplyQueuedAnswersCommandsBeforeTheWorldMoves) {
-  World split(WorldDef{}), plain(WorldDef{});
-  for (World* w : {&split, &plain}) {
-    SpawnAgent a = at(10, 10);
-    a.target = Vec2{300, 10};
-    w->queue(Spawn{0, 0, {a}}, CommandOrigin{7, 1});
-  }
-  split.apply_queued();
-  ASSERT_EQ(split.outcomes().size(), 1u);
-  EXPECT_EQ(split.outcomes()[0].tick, 1u);
-  EXPECT_EQ(split.outcomes()[0].spawned, std::vector<AgentId>{1});
-  EXPECT_EQ(split.tick(), 0u);
-  ASSERT_EQ(split.agents().size(), 1u);
-  EXPECT_EQ(split.agents()[0].position, (Vec2{10, 10}));  // not moved yet
-  split.apply_queued();  // a second call applies nothing more
-  split.step();
-  plain.step();
-  EXPECT_EQ(split.agents().size(), 1u);
-  EXPECT_EQ(split.outcomes().size(), 1u);  // still the step's outcomes
-  EXPECT_EQ(split.tick(), 1u);
-  EXPECT_EQ(split.state_hash(), plain.state_hash());
-  split.queue(Spawn{0, 0, {at(50, 50)}}, CommandOrigin{7, 2});
-  split.step();  // the next step applies what was queued since
-  EXPECT_EQ(split.agents().size(), 2u);
+// apply() answers a command before the world moves: the outcome is known, stamped with the tick
+// whose step follows, and that step moves the world exactly as if the command had come with it.
+TEST(World, ApplyAnswersCommandsBeforeTheWorldMoves) {
+  World world(WorldDef{});
+  SpawnAgent a = at(10, 10);
+  a.target = Vec2{300, 10};
+  const CommandOutcome out = world.apply(Spawn{0, 0, {a}}, CommandOrigin{7, 1});
+  EXPECT_TRUE(out.ok());
+  EXPECT_EQ(out.tick, 1u);
+  EXPECT_EQ(out.origin, (CommandOrigin{7, 1}));
+  EXPECT_EQ(out.spawned, std::vector<AgentId>{1});
+  EXPECT_EQ(world.tick(), 0u);
+  ASSERT_EQ(world.agents().size(), 1u);
+  EXPECT_EQ(world.agents()[0].position, (Vec2{10, 10}));  // not moved yet
+  world.step();
+  EXPECT_EQ(world.tick(), 1u);
+  EXPECT_GT(world.agents()[0].position.x, 10.0);
+  EXPECT_EQ(world.apply(Spawn{0, 0, {at(50, 50)}}).tick, 2u);
+  EXPECT_EQ(world.agents().size(), 2u);
 }
 
-// The server applies each command as it arrives: commands applied in several batches between two
-// steps give the same world, and each batch's outcomes, as applying them all at the step.
-TEST(World, ApplyQueuedInBatchesMatchesOneBatch) {
-  World batches(WorldDef{}), once(WorldDef{});
-  const std::vector<Command> commands = {Spawn{3, 0, {}}, SetTarget{Selection(false, {1, 2}), Vec2{400, 300}}, Spawn{0, 1, {at(20, 20)}},
+// The server applies each command as it arrives: the same commands applied one at a time between
+// two steps or all together give the same world, and a refused one changes nothing.
+TEST(World, CommandsBetweenTwoStepsApplyInOrder) {
+  World one_by_one(WorldDef{}), together(WorldDef{});
+  const std::vector<Command> commands = {Spawn{3, 0, {}}, SetTarget{Selection(false, {1, 2}), Vec2{400, 300}},
+                                         SetTarget{Selection(false, {9}), Vec2{1, 1}}, Spawn{0, 1, {at(20, 20)}},
                                          SetTarget{Selection(false, {4}), Vec2{10, 500}}};
   for (std::size_t i = 0; i < commands.size(); ++i) {
-    batches.queue(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
-    once.queue(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
-    batches.apply_queued();
-    ASSERT_EQ(batches.outcomes().size(), 1u) << i;
-    EXPECT_TRUE(batches.outcomes()[0].ok()) << i;
-    EXPECT_EQ(batches.outcomes()[0].origin.seq, i);
-    EXPECT_EQ(batches.outcomes()[0].tick, 1u);
-    if (i == 2) EXPECT_EQ(batches.outcomes()[0].spawned, std::vector<AgentId>{4});
+    const CommandOutcome out = one_by_one.apply(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
+    EXPECT_EQ(out.ok(), i != 2) << i;
+    EXPECT_EQ(out.origin.seq, i);
+    if (i == 3) EXPECT_EQ(out.spawned, std::vector<AgentId>{4});
+    if (i == 0) one_by_one.step();
   }
-  batches.apply_queued();  // nothing newly queued: the last outcomes stay
-  ASSERT_EQ(batches.outcomes().size(), 1u);
-  EXPECT_EQ(batches.outcomes()[0].origin.seq, 3u);
-  once.apply_queued();
-  ASSERT_EQ(once.outcomes().size(), commands.size());
-  EXPECT_EQ(once.outcomes()[2].spawned, std::vector<AgentId>{4});
+  together.apply(commands[0]);
+  together.step();
+  for (std::size_t i = 1; i < commands.size(); ++i) together.apply(commands[i]);
+  EXPECT_EQ(one_by_one.state_hash(), together.state_hash());
   for (int t = 0; t < 30; ++t) {
-    batches.step();
-    once.step();
+    one_by_one.step();
+    together.step();
   }
-  EXPECT_EQ(batches.state_hash(), once.state_hash());
-  EXPECT_EQ(batches.agents().size(), 4u);
-}
-
-TEST(World, CommandsApplyAtTheStartOfTheNextTick) {
-  World world(WorldDef{});
-  world.queue(Spawn{0, 0, {at(10, 10)}}, CommandOrigin{7, 99});
-  EXPECT_TRUE(world.agents().empty());
-  world.step();
-  ASSERT_EQ(world.outcomes().size(), 1u);
-  EXPECT_EQ(world.outcomes()[0].tick, 1u);
-  EXPECT_EQ(world.outcomes()[0].origin, (CommandOrigin{7, 99}));
-  EXPECT_EQ(world.tick(), 1u);
-  EXPECT_EQ(world.agents().size(), 1u);
-  world.step();
-  EXPECT_TRUE(world.outcomes().empty());
+  EXPECT_EQ(one_by_one.state_hash(), together.state_hash());
+  EXPECT_EQ(one_by_one.agents().size(), 4u);
 }
 
 TEST(World, SetTargetWithAnUnknownIdChangesNothing) {
@@ -384,11 +360,11 @@ std::uint64_t run_script(std::uint64_t seed) {
   WorldDef def;
   def.seed = seed;
   World world(def);
-  world.queue(Spawn{100, 1, {}});
+  world.apply(Spawn{100, 1, {}});
   for (int t = 0; t < 600; ++t) {
-    if (t == 10) world.queue(SetTarget{{true, {}}, {400, 300}, BehaviourKind::arrive, {}});
-    if (t == 200) world.queue(SetTarget{{false, {1, 5, 9}}, {10, 590}, BehaviourKind::seek, {}});
-    if (t == 300) world.queue(Spawn{20, 2, {}});
+    if (t == 10) world.apply(SetTarget{{true, {}}, {400, 300}, BehaviourKind::arrive, {}});
+    if (t == 200) world.apply(SetTarget{{false, {1, 5, 9}}, {10, 590}, BehaviourKind::seek, {}});
+    if (t == 300) world.apply(Spawn{20, 2, {}});
     world.step();
   }
   return world.state_hash();

@@ -23,7 +23,7 @@ std::uint64_t run(herd::sim::Executor* executor) {
     agent.target = Vec2{300 - 250 * std::cos(a), 300 - 250 * std::sin(a)};
     spawn.agents.push_back(agent);
   }
-  world.queue(spawn);
+  world.apply(spawn);
   for (int t = 0; t < 300; ++t) world.step();
   std::printf("tick %llu agents %zu ", static_cast<unsigned long long>(world.tick()), world.agents().size());
   return world.state_hash();

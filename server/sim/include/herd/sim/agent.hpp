@@ -1,0 +1,88 @@
+// herd::sim agents: their settings (AgentDef), what they are doing (Behaviour) and their state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "types.hpp"
+#include "vec2.hpp"
+
+namespace herd::sim {
+
+// Per-agent settings, with defaults in the manner of Box2D's b2BodyDef.
+struct AgentDef {
+  double radius = 8.0;             // units, [0.1, 100]
+  double mass = 1.0;               // [0.001, 1e6]; steering and collisions use it
+  double max_speed = 120.0;        // units/s, [0, 1e4]
+  double max_force = 400.0;        // steering force limit, units/s² at mass 1, [0, 1e5]
+  // units: arrive starts slowing down inside this distance. 0 (the default) derives it from the
+  // agent's own speed and force (slow_radius_of): a fixed number suits one speed only.
+  double slow_radius = 0.0;
+  double arrive_tolerance = 0.05;  // units: an arriving agent this close and this slow has arrived
+};
+
+struct Agent {
+  AgentId id = 0;
+  std::uint8_t group = 0;
+  Movement movement = Movement::inertial;
+  Pathing pathing = Pathing::direct;
+  std::uint8_t neighbours = 8;  // astar/flow: 8 (diagonals, no corner cutting) or 4
+  MoveState state = MoveState::idle;
+  bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
+  Behaviour behaviour;
+  Vec2 position;
+  Vec2 velocity;
+  AgentDef def;
+};
+
+// A static circular obstacle.
+struct Obstacle {
+  ObstacleId id = 0;
+  Vec2 position;
+  double radius = 10.0;
+  friend bool operator==(const Obstacle&, const Obstacle&) = default;
+};
+
+struct Desire {
+  Vec2 velocity;              // units/s, length <= max_speed
+  std::optional<Vec2> goal;   // the point it is heading for, if any (snapshots show it)
+  bool arriving = false;      // the goal is to be stopped at (arrive, hold, home)
+  // Set by the avoidance stage: no other agent's centre is nearer than the square root of this at
+  // the start of the step (0: not known). The collision stage skips the search for one that
+  // cannot touch anyone. In what would be padding: a Desire is no larger for it.
+  float clearance2 = 0;
+};
+
+// One collision in a tick: agent a with agent b, or with static obstacle b.
+struct CollisionEvent {
+  AgentId a = 0;
+  std::uint32_t b = 0;
+  bool with_obstacle = false;
+  Vec2 point;            // seed step 2
+  double impulse = 0;    // |change of momentum| of a (mass * units/s)
+  friend bool operator==(const CollisionEvent&, const CollisionEvent&) = default;
+};
+
+enum class WalkerStatus : std::uint8_t {
+  arrived,  // standing on the target tile
+  moving,   // between two tiles, or about to leave one
+  stuck,    // on a tile with no free 4-neighbour: it cannot move until the map changes
+};
+
+// One walker. The seed's character object without the drawing: from, to, target, history.
+struct WalkerState {
+  TileCoord from;    // the tile last reached
+  TileCoord to;      // the tile being moved to; == from when standing still
+  TileCoord target;  // where it is going
+  // The current chain of moves started at chain_start (world seconds) and has completed
+  // chain_moves moves, so the current move departed at chain_start + chain_moves*move_time:
+  // products of whole moves rather than a sum accumulated move by move, as world time is.
+  double chain_start = 0.0;
+  std::uint64_t chain_moves = 0;
+  std::vector<TileCoord> history;  // oldest first; at most max_history entries
+  std::uint64_t moves = 0;         // moves started since placed (a counter for tests and stats)
+  WalkerStatus status = WalkerStatus::arrived;
+};
+
+}  // namespace herd::sim

@@ -1,0 +1,208 @@
+// herd::sim commands: what clients (through the protocol) and scenarios ask the world to do, and
+// what the world answers (CommandOutcome). With types.hpp, all the protocol layer sees of the sim.
+// A command is applied whole or not at all, at the start of a tick, in the order queued.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "vec2.hpp"
+#include "types.hpp"
+
+namespace herd::sim {
+
+struct Rect {
+  Vec2 min, max;
+  friend bool operator==(const Rect&, const Rect&) = default;
+};
+
+// Which agents a command moves: every agent, the listed ids (each must exist), a group, or the
+// agents whose centre is inside a rectangle of the world. A group or rectangle with nobody in it
+// is refused (bad_selection).
+struct Selection {
+  Selection() = default;
+  Selection(bool every, std::vector<AgentId> list = {}) : all(every), ids(std::move(list)) {}  // {all, ids}
+  bool all = false;
+  std::vector<AgentId> ids;
+  std::optional<std::uint8_t> group;
+  std::optional<Rect> rect;
+  friend bool operator==(const Selection&, const Selection&) = default;
+};
+
+// Seek or arrive at a point (the skeleton's command; set_behaviour covers it and more).
+struct SetTarget {
+  Selection agents;
+  Vec2 target;
+  BehaviourKind behaviour = BehaviourKind::arrive;  // seek or arrive
+  std::optional<TileCoord> target_tile;  // instead of target: that tile's centre
+  friend bool operator==(const SetTarget&, const SetTarget&) = default;
+};
+
+// Any behaviour. For attack and react the home is where each agent is when the command applies;
+// for hold without a point, likewise.
+struct SetBehaviour {
+  Selection agents;
+  Behaviour behaviour;
+  bool hold_here = false;  // hold: at the current position instead of behaviour.point
+  std::optional<TileCoord> target_tile;  // instead of behaviour.point: that tile's centre
+  friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
+};
+
+struct SetMovement {
+  Selection agents;
+  Movement movement = Movement::inertial;
+  friend bool operator==(const SetMovement&, const SetMovement&) = default;
+};
+
+// One agent of an explicit spawn; unset fields take the world's AgentDef defaults.
+struct SpawnAgent {
+  Vec2 position;
+  std::uint8_t group = 0;
+  std::optional<double> radius;
+  std::optional<double> max_speed;
+  std::optional<double> max_force;
+  std::optional<double> mass;
+  std::optional<Vec2> target;  // arrive there
+  Movement movement = Movement::inertial;
+  friend bool operator==(const SpawnAgent&, const SpawnAgent&) = default;
+};
+
+// Either `count` agents at random positions (from the world's generator) in `group`,
+// or the explicit `agents` (then count is 0).
+struct Spawn {
+  std::uint32_t count = 0;
+  std::uint8_t group = 0;
+  std::vector<SpawnAgent> agents;
+  friend bool operator==(const Spawn&, const Spawn&) = default;
+};
+
+struct AddObstacle {
+  Vec2 position;
+  double radius = 10;
+  friend bool operator==(const AddObstacle&, const AddObstacle&) = default;
+};
+
+struct RemoveObstacle {
+  ObstacleId id = 0;
+  friend bool operator==(const RemoveObstacle&, const RemoveObstacle&) = default;
+};
+
+// Changes the world's avoidance settings; unset fields keep their value.
+struct SetAvoidance {
+  std::optional<AvoidanceMode> mode;
+  std::optional<double> personal_space;
+  std::optional<double> cardioid_exponent;
+  std::optional<Side> preferred_side;
+  std::optional<SplitFixMode> split_fix;
+  std::optional<double> push_epsilon;
+  std::optional<bool> crossing;
+  std::optional<double> crossing_activation;
+  std::optional<double> lookahead;
+  std::optional<std::uint32_t> max_neighbours;
+  friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
+};
+
+// Tile maps. A map covers [0, width*tile_size] x [0, height*tile_size] and must fit in
+// the world; what lies outside it counts as blocked.
+struct LoadMap {
+  TileMapDef map;
+  friend bool operator==(const LoadMap&, const LoadMap&) = default;
+};
+
+struct ClearMap {
+  friend bool operator==(const ClearMap&, const ClearMap&) = default;
+};
+
+struct TileChange {
+  TileCoord tile;
+  bool blocked = true;
+  friend bool operator==(const TileChange&, const TileChange&) = default;
+};
+
+struct SetTiles {
+  std::vector<TileChange> tiles;
+  friend bool operator==(const SetTiles&, const SetTiles&) = default;
+};
+
+struct SetPathing {
+  Selection agents;
+  Pathing pathing = Pathing::direct;
+  std::uint8_t neighbours = 8;  // 4 or 8
+  friend bool operator==(const SetPathing&, const SetPathing&) = default;
+};
+
+// Formations and the moves of seed 003's demo. Each sends the selected agents to arrive
+// at new points and is tracked as a formation until they are all there.
+struct SetGroup {
+  Selection agents;
+  std::uint8_t group = 0;
+  friend bool operator==(const SetGroup&, const SetGroup&) = default;
+};
+
+struct Form {
+  Selection agents;
+  FormationDef def;
+  friend bool operator==(const Form&, const Form&) = default;
+};
+
+enum class DemoMove : std::uint8_t {
+  swap_places,  // B: each agent to another's place, a seeded random permutation
+  opposite,     // T: split into `groups` sectors around the centre; all to the opposite side
+  exchange,     // B after G: the two groups in the selection trade places
+  invert,       // B after P: lines reverse their order and switch sides
+};
+
+struct Demo {
+  Selection agents;
+  DemoMove move = DemoMove::swap_places;
+  std::uint32_t groups = 3;  // opposite only
+  friend bool operator==(const Demo&, const Demo&) = default;
+};
+
+// Removes agents. Their ids are never given out again; behaviours that named them lose their
+// subject (an attack retreats, a pursuit stops).
+struct Remove {
+  Selection agents;
+  friend bool operator==(const Remove&, const Remove&) = default;
+};
+
+using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance,
+                             LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo, Remove>;
+
+// Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
+// the command's seq here).
+struct CommandOrigin {
+  std::uint64_t client = 0;
+  std::uint32_t seq = 0;
+  friend bool operator==(const CommandOrigin&, const CommandOrigin&) = default;
+};
+
+enum class CommandError : std::uint8_t {
+  none,
+  unknown_agent,
+  unknown_obstacle,
+  out_of_bounds,
+  limit_exceeded,
+  invalid_target,  // an agent told to pursue (attack, flee...) itself
+  no_map,          // a tile command (or target_tile) without a map
+  bad_map,         // a map that is malformed or does not fit the world
+  unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
+  bad_selection,   // a group or rectangle with nobody in it, or a selection a move cannot use
+};
+
+struct CommandOutcome {
+  CommandOrigin origin;
+  std::uint64_t tick = 0;            // the tick at whose start it was applied
+  CommandError error = CommandError::none;
+  std::string message;               // for people, when error != none
+  std::uint32_t affected = 0;        // commands on a selection: agents affected
+  std::vector<AgentId> spawned;      // spawn: the new ids, in order
+  std::optional<ObstacleId> obstacle;  // add_obstacle: the new id
+  std::optional<std::uint32_t> formation;  // formation and demo moves: the formation's id
+  bool ok() const { return error == CommandError::none; }
+};
+
+}  // namespace herd::sim

@@ -1,0 +1,162 @@
+// herd::sim's vocabulary: the ids, kinds, modes and definitions a user of the sim names (in
+// commands, scenarios and snapshots), and the limits it accepts them within. Standard library
+// only, and none of the sim's machinery: the protocol layer sees the sim through this header and
+// commands.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "vec2.hpp"
+
+namespace herd::sim {
+
+// ---- agents -----------------------------------------------------------------------------------
+
+using AgentId = std::uint32_t;  // on the wire as uint32; never reused within a run; 0 is "none"
+inline constexpr AgentId kNoAgent = 0;
+
+enum class BehaviourKind : std::uint8_t {
+  idle,    // no goal: brake to a stop; others can push it around
+  hold,    // arrive at a fixed point (where it was told to hold) and return there when pushed
+  seek,    // Reynolds' seek (seed 001): full speed at the target point or agent, overshoots
+  arrive,  // seek that slows down and stops on the target without oscillating
+  flee,    // away from a point or an agent at full speed (within `radius`, when one is given)
+  pursue,  // intercept an agent from the velocity difference and the time to intercept (seed 004)
+  evade,   // flee the position an agent is predicted to reach (within `radius`, when given)
+  attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
+  react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
+};
+
+// Where an attack or a reaction is at (reported in snapshots).
+enum class Phase : std::uint8_t {
+  none,
+  approach,  // attack: going for the enemy
+  retreat,   // attack: hit it, walking back home
+  done,      // attack: home again, holding
+  respond,   // react: the subject is within the radius: pursuing or evading it
+  home,      // react: the subject is away: at or going home
+};
+
+// Members ordered so the one-byte fields share a word: 48 bytes, not 72 (memory per agent).
+struct Behaviour {
+  BehaviourKind kind = BehaviourKind::idle;
+  BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
+  Phase phase = Phase::none;
+  AgentId agent = kNoAgent;     // seek/arrive/flee/pursue/evade/attack/react: the other agent
+  Vec2 point;                   // seek/arrive/flee/hold target point (when agent is kNoAgent)
+  double radius = 0;            // flee/evade: only within this distance (0: always); react: trigger
+  Vec2 home;                    // attack/react: where to return
+  friend bool operator==(const Behaviour&, const Behaviour&) = default;
+};
+
+// How steering turns into motion.
+enum class Movement : std::uint8_t {
+  inertial,   // seeds 001/004: steering is a force on momentum, |dv| <= max_force/mass * dt
+  kinematic,  // seed 000/003 ("multiply the direction vector by speed"): heading turns at once,
+              // only the speed ramps, |d speed| <= max_force/mass * dt
+};
+
+// How an agent finds its way to its goal when the world has a tile map.
+enum class Pathing : std::uint8_t {
+  direct,        // steer straight at the goal (walls only stop it)
+  no_backtrack,  // seed 002's tile walker: tile by tile, no steering, not a pathfinder
+  astar,         // A* on the tiles, smoothed for the agent's radius, followed by steering
+  flow,          // a flow field from the goal tile, shared by every agent going there
+};
+
+// What snapshots report.
+enum class MoveState : std::uint8_t {
+  idle,         // no goal
+  moving,       // has a goal, not stopped at it
+  arrived,      // stopped within the arrive tolerance of its goal point
+  unreachable,  // its pathing cannot get it to its goal (the map changed, or it is walled in)
+};
+
+// A static circular obstacle's id.
+using ObstacleId = std::uint32_t;
+
+// ---- avoidance --------------------------------------------------------------------------------
+
+enum class AvoidanceMode : std::uint8_t { none, circle, cardioid };
+enum class Side : std::uint8_t { left, right };
+
+// Part 3's green vector A. The text's idea: "add the original anti-gravity vectors first, and then
+// adjust the remaining vector, as if it was one obstacle to avoid". The seed's code then scales
+// the rotation and the length by (1 - |B|/|Y|) / (|B| + 1) and a squared ramp; with obstacles
+// close enough to matter that leaves almost no sideways push, and an agent between two symmetric
+// obstacles bounces back and forth (the symmetric_pair scenario shows it).
+enum class SplitFixMode : std::uint8_t {
+  seed,             // the seed's code, literally (its typo fixed)
+  sum_as_obstacle,  // the idea: part 2's rotation applied to the sum, weighted by 1 - |B|/|Y|
+};
+
+std::string_view to_string(AvoidanceMode mode);
+
+// ---- formations -------------------------------------------------------------------------------
+
+enum class Shape : std::uint8_t { circle, line, lines, block, wedge };
+enum class SlotAssignment : std::uint8_t {
+  optimal,     // minimum sum of squared travel (assignment.hpp), exact: at most World::kMaxOptimalAssignment agents
+  keep_order,  // agents by id to slots in order (crossings allowed, as in the demo)
+  shuffle,     // a seeded random permutation
+  bisection,   // near-minimal travel at any size: recursive bisection (assign_bisection)
+  automatic,   // the default: optimal up to World::kMaxOptimalAssignment agents, bisection beyond
+};
+
+struct FormationDef {
+  Shape shape = Shape::circle;
+  Vec2 centre;
+  double spacing = 0;      // units between neighbouring slots; 0: default_spacing for the
+                           // selection's largest radius
+  double facing = 0;       // degrees, clockwise on screen from +x: the whole layout is turned by it
+  double radius = 0;       // circle: 0 means just large enough for the spacing
+  bool vertical = false;   // line, lines: along y instead of x (before facing)
+  std::uint32_t count = 2; // lines: how many parallel lines; block: how many blocks side by side
+  std::uint32_t columns = 0;  // block: columns per block; 0 means as square as possible
+  SlotAssignment assignment = SlotAssignment::automatic;
+  bool regroup = false;    // agents take their part's index as group: block b, line l (the demo's G, P)
+  friend bool operator==(const FormationDef&, const FormationDef&) = default;
+};
+
+// ---- tile maps and the seed's walker ----------------------------------------------------------
+
+struct TileCoord {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  friend constexpr bool operator==(TileCoord, TileCoord) = default;
+};
+
+// Cell values of TileMapDef::cells.
+inline constexpr std::uint8_t kWalkable = 0;
+inline constexpr std::uint8_t kBlocked = 1;
+
+// Everything that defines a map, in the manner of WorldDef. Checked by validate().
+struct TileMapDef {
+  std::int32_t width = 0;   // tiles, [1, kMaxSide]
+  std::int32_t height = 0;  // tiles, [1, kMaxSide]
+  double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; seed 002: 40
+  std::vector<std::uint8_t> cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
+  friend bool operator==(const TileMapDef&, const TileMapDef&) = default;
+};
+
+struct TileMapLimits {
+  // 1024 x 1024 = 1M tiles: a flow field over it holds 9.5 MB and takes ~0.16 s to build, an A*
+  // query across it ~12 ms (herd-bench pathing --size 1024); larger maps would let one command
+  // stall the tick loop.
+  static constexpr std::int32_t kMaxSide = 1024;
+  static constexpr double kMinTileSize = 1.0e-3;  // units
+  static constexpr double kMaxTileSize = 1.0e4;   // units
+};
+
+struct WalkerLimits {
+  static constexpr std::uint32_t kMaxHistory = 1024;
+  static constexpr double kMinMoveTime = 1.0e-3;  // s
+  static constexpr double kMaxMoveTime = 60.0;    // s
+  // walker_advance() makes at most this many moves per call, so a huge jump in `now` cannot
+  // stall a tick; a walker that falls behind catches up over the following calls.
+  static constexpr std::uint32_t kMaxMovesPerAdvance = 4096;
+};
+
+}  // namespace herd::sim

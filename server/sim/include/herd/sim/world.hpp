@@ -1,0 +1,195 @@
+// herd::sim::World — the authoritative world, the sim's one public object. Pure C++: no clocks,
+// no threads, no I/O of its own.
+//
+// step() is a script of stages over the agent array: phases -> spatial grid -> desired velocity
+// per behaviour -> pathing -> pacing -> avoidance -> steering and integration -> collision
+// detection and response -> walls -> states -> formations. Stages that read other agents compute
+// into scratch and commit afterwards (RVO2's newVelocity/update split), so no result depends on
+// the order agents are visited in. The same WorldDef and the same commands at the same ticks give
+// bit-identical state, which state_hash() pins.
+//
+// The state lives behind a pointer (src/world_impl.hpp): this header is the whole contract, and
+// nothing of the step's machinery (grids, scratch, path queue, kernels) is part of it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "agent.hpp"
+#include "commands.hpp"
+#include "executor.hpp"
+#include "profile.hpp"
+#include "tile_map.hpp"
+#include "trace.hpp"
+#include "types.hpp"
+#include "vec2.hpp"
+#include "world_def.hpp"
+
+namespace herd::sim {
+
+class WorldImpl;
+
+// A member of a formation whose place cannot be reached: the place is inside an obstacle (then,
+// where there is room, it is moved beside the obstacle: `moved_to`), or its agent's pathing finds
+// no way there (state unreachable).
+struct UnreachablePlace {
+  AgentId agent = 0;
+  Vec2 place;                     // the place the formation gave it
+  std::optional<Vec2> moved_to;   // where it goes instead
+  bool by_path = false;           // no path (a wall, a closed region) rather than an obstacle
+  friend bool operator==(const UnreachablePlace&, const UnreachablePlace&) = default;
+};
+
+// A formation being formed (formation and demo commands): who goes to which slot.
+struct FormationRecord {
+  static constexpr std::uint64_t kNeverChecked = ~std::uint64_t{0};
+  std::uint32_t id = 0;
+  std::vector<AgentId> agents;
+  std::vector<Vec2> slots;  // parallel to agents (a moved place replaces its slot)
+  std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
+  std::uint32_t arrived = 0;
+  bool complete = false;      // every member has arrived; unreachable places do not hold it back
+  bool paced = false;         // members arrive together (World::stage_pace)
+  // Crossing moves (opposite, invert): the members go round this centre on the preferred side,
+  // each outside a disc of orbit_scale times its own distance from it, paced so the crowd turns
+  // and shrinks as one body (World::stage_pace).
+  std::optional<Vec2> orbit;
+  double orbit_scale = 1;
+  // A move whose members cross one another every way (swap_places): until it is complete they
+  // avoid one another by reciprocal velocity obstacles (reciprocal.hpp), members standing in place
+  // included, instead of the seeds' anti-gravity (World::stage_pace).
+  bool reciprocal = false;
+  std::vector<UnreachablePlace> unreachable;
+  std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
+};
+
+// An agent's way to its goal through the tile map (world_pathing.cpp).
+struct PathState {
+  WalkerState walker;             // no_backtrack
+  bool walker_placed = false;
+  std::vector<Vec2> waypoints;    // astar: smoothed path, last is the exact goal
+  std::size_t next = 0;           // astar: the waypoint being steered to
+  std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
+  std::uint64_t planned_revision = 0;    // map version it was made against
+  bool unreachable = false;
+  // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
+  // (when it was for the same goal tile) or steers straight at its goal.
+  bool pending = false;
+};
+
+// What the path queue did (for metrics): totals since the world was made or loaded.
+struct PathQueueStats {
+  std::size_t queued = 0;                // requests waiting, the one being searched included
+  std::uint64_t expansions_last_tick = 0;
+  std::uint64_t expansions_total = 0;
+  std::uint64_t paths_served_total = 0;  // requests answered (path found or not)
+  std::uint64_t deferred_total = 0;      // requests left waiting at the end of a tick, summed per tick
+};
+
+class World {
+ public:
+  // def must satisfy validate(def) (asserted).
+  explicit World(const WorldDef& def);
+  ~World();
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Applies a command, whole or not at all, and says what it did. The one way in for commands:
+  // the world changes before apply returns, and the next step() is the first to move under it.
+  // The outcome's tick is tick() + 1, the tick whose step follows: a recording that applies the
+  // same commands before the same ticks' steps rebuilds the same world. Several commands between
+  // two steps apply in the order given, as if queued together.
+  CommandOutcome apply(const Command& command, CommandOrigin origin = {});
+
+  // Advances one tick.
+  void step();
+
+  // Lends the world workers for its per-agent stages (desires, avoidance, integration, collision
+  // detection); nullptr (the default) runs them on the calling thread. Not owned: it must outlive
+  // its use. The state after each step is bit-identical whatever the executor (tests/exec).
+  void set_executor(Executor* executor);
+  // Worlds below this many agents step on the calling thread: waking workers would cost more.
+  static constexpr std::size_t kParallelMinAgents = 2048;
+
+  // Lends the world a clock for its step profile (profile.hpp): nanoseconds from any fixed start,
+  // never decreasing. nullptr (the default): no timings, every stage 0. The sim reads no clock of
+  // its own; the clock changes no state.
+  void set_clock(StepClock clock);
+  // How long the last step() took, stage by stage (all 0 without a clock).
+  const StepProfile& profile() const;
+
+  // Collisions of the last step(), in the order they were found (deterministic).
+  const std::vector<CollisionEvent>& collisions() const;
+
+  // Agents whose avoidance is traced from the next step on (for inspectors); unknown ids are
+  // ignored. At most kMaxInspected.
+  static constexpr std::size_t kMaxInspected = 64;
+  void set_inspected(std::vector<AgentId> ids);
+  const std::vector<AgentId>& inspected() const;
+  // The trace of an inspected agent from the last step, or nullptr.
+  const AvoidanceTrace* trace(AgentId id) const;
+
+  const WorldDef& def() const;
+  std::uint64_t tick() const;          // ticks completed
+  double time() const;                 // tick() * def().dt, never accumulated
+  std::span<const Agent> agents() const;        // ordered by id
+  std::span<const Obstacle> obstacles() const;  // ordered by id
+  const Agent* find(AgentId id) const;
+  // Each agent's desire in the last step, parallel to agents(): the point it is heading for (for
+  // snapshots), if any, and its velocity after avoidance turned it. Agents that commands added
+  // since the last step have none yet: the span may be shorter than agents() until the next.
+  std::span<const Desire> desires() const;
+  // Bumped whenever obstacles are added or removed, so servers can resend them only then.
+  std::uint64_t obstacles_version() const;
+  // The tile map, if one is loaded, and a version bumped by every load, clear or tile change.
+  const TileMap* map() const;
+  std::uint64_t map_version() const;
+  // Formations still tracked (the newest 64), oldest first.
+  std::span<const FormationRecord> formations() const;
+  // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
+  // selections are refused (use keep_order or shuffle).
+  static constexpr std::size_t kMaxOptimalAssignment = 2000;
+  // Optimal assignments of up to this many agents are made inside the command; larger ones over
+  // ticks, within WorldDef::assignment_costs_per_tick (about 16 million evaluations at most here).
+  static constexpr std::size_t kMaxImmediateAssignment = 256;
+  // Agent-slot costs still to evaluate, at most (n^2 per agent left in each pending assignment):
+  // the deferred assignment work, for metrics. And how many assignments are pending.
+  std::uint64_t assignment_work_pending() const;
+  std::size_t assignments_pending() const;
+  // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
+  // snapshots' trails); empty without a map, when there is nothing to plan on.
+  std::span<const PathState> paths() const;
+  // The path queue: its length and the work it has done.
+  PathQueueStats path_queue_stats() const;
+
+  // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
+  // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
+  // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
+  // the path finder belong to the map, not to the agents, and are left out.
+  std::size_t agent_memory_bytes() const;
+
+  // FNV-1a over the exact bits of everything that determines the future.
+  std::uint64_t state_hash() const;
+
+  // A checkpoint: the whole state, exactly. A world loaded from it has the same state_hash() and
+  // the same future.
+  std::string save_checkpoint() const;
+  // The world, or a sentence saying why the data is not a usable checkpoint (truncated, corrupt,
+  // another format). Never throws; never trusts a count in the data.
+  static std::variant<World, std::string> load_checkpoint(std::string_view data);
+
+ private:
+  explicit World(std::unique_ptr<WorldImpl> impl);
+  std::unique_ptr<WorldImpl> impl_;
+};
+
+}  // namespace herd::sim

@@ -1,0 +1,47 @@
+// herd::sim geometry helpers the seeds' formulas are written in: angles, segment intersection,
+// mirroring. Each names the seed and step it comes from; none yields NaN for degenerate input.
+#pragma once
+
+#include <cmath>
+#include <numbers>
+#include <optional>
+
+#include "herd/sim/vec2.hpp"
+
+namespace herd::sim {
+
+inline constexpr double kPi = std::numbers::pi;
+
+// An angle brought into [-pi, pi] (seed 000: "invert if more than 180 deg").
+inline double wrap_angle(double a) {
+  if (a > kPi) a -= 2 * kPi;
+  if (a < -kPi) a += 2 * kPi;
+  return a;
+}
+
+inline double angle_of(Vec2 v) { return std::atan2(v.y, v.x); }  // atan2(0,0) is 0, never NaN
+inline Vec2 from_angle(double a, double magnitude = 1.0) { return {std::cos(a) * magnitude, std::sin(a) * magnitude}; }
+
+// v rotated by angle a (counter-clockwise in maths axes; clockwise on a y-down screen).
+inline Vec2 rotate(Vec2 v, double a) {
+  const double c = std::cos(a), s = std::sin(a);
+  return {v.x * c - v.y * s, v.y * c + v.x * s};
+}
+
+constexpr double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
+
+// Seed 003 part 4, pathIntersect: where segment a0-a1 meets segment b0-b1, if they do.
+// Parallel or degenerate segments (zero denominator) do not intersect: the seed divided by zero.
+std::optional<Vec2> segment_intersection(Vec2 a0, Vec2 a1, Vec2 b0, Vec2 b1);
+
+// Seed 003 part 4, mirrorVector: m reflected about the line along axis. The seed solved two line
+// equations and divided by axis.vy, so a horizontal path gave infinities; the reflection
+// 2 (m.u) u - m with u = axis/|axis| is the same result without the singularity. A zero axis
+// leaves m unchanged.
+Vec2 mirror_about(Vec2 axis, Vec2 m);
+
+// Seed 003 parts 2 and 3: the quarter ellipse sqrt(1 - ((2x - pi)/pi)^2) for x in [0, pi]:
+// 0 at 0 and pi, 1 at pi/2. Arguments outside are clamped (the seed could take sqrt of < 0).
+double quarter_ellipse(double x);
+
+}  // namespace herd::sim

@@ -1,0 +1,48 @@
+// herd::sim::World: the public face, each call handed to the state behind the pointer.
+#include "herd/sim/world.hpp"
+
+#include "world_impl.hpp"
+
+namespace herd::sim {
+
+World::World(const WorldDef& def) : impl_(std::make_unique<WorldImpl>(def)) {}
+World::World(std::unique_ptr<WorldImpl> impl) : impl_(std::move(impl)) {}
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+CommandOutcome World::apply(const Command& command, CommandOrigin origin) { return impl_->apply(command, origin); }
+void World::step() { impl_->step(); }
+void World::set_executor(Executor* executor) { impl_->set_executor(executor); }
+void World::set_clock(StepClock clock) { impl_->set_clock(clock); }
+const StepProfile& World::profile() const { return impl_->profile(); }
+const std::vector<CollisionEvent>& World::collisions() const { return impl_->collisions(); }
+void World::set_inspected(std::vector<AgentId> ids) { impl_->set_inspected(std::move(ids)); }
+const std::vector<AgentId>& World::inspected() const { return impl_->inspected(); }
+const AvoidanceTrace* World::trace(AgentId id) const { return impl_->trace(id); }
+const WorldDef& World::def() const { return impl_->def(); }
+std::uint64_t World::tick() const { return impl_->tick(); }
+double World::time() const { return impl_->time(); }
+std::span<const Agent> World::agents() const { return impl_->agents(); }
+std::span<const Obstacle> World::obstacles() const { return impl_->obstacles(); }
+const Agent* World::find(AgentId id) const { return impl_->find(id); }
+std::span<const Desire> World::desires() const { return impl_->desires(); }
+std::uint64_t World::obstacles_version() const { return impl_->obstacles_version(); }
+const TileMap* World::map() const { return impl_->map(); }
+std::uint64_t World::map_version() const { return impl_->map_version(); }
+std::span<const FormationRecord> World::formations() const { return impl_->formations(); }
+std::uint64_t World::assignment_work_pending() const { return impl_->assignment_work_pending(); }
+std::size_t World::assignments_pending() const { return impl_->assignments_pending(); }
+std::span<const PathState> World::paths() const { return impl_->paths(); }
+PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
+std::size_t World::agent_memory_bytes() const { return impl_->agent_memory_bytes(); }
+std::uint64_t World::state_hash() const { return impl_->state_hash(); }
+std::string World::save_checkpoint() const { return impl_->save_checkpoint(); }
+
+std::variant<World, std::string> World::load_checkpoint(std::string_view data) {
+  auto loaded = WorldImpl::load_checkpoint(data);
+  if (auto* why = std::get_if<std::string>(&loaded)) return std::move(*why);
+  return World(std::make_unique<WorldImpl>(std::move(std::get<WorldImpl>(loaded))));
+}
+
+}  // namespace herd::sim

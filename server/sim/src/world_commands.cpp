@@ -1,0 +1,357 @@
+// The World's commands: queueing, the dispatch by kind, selections, and each command's checks and
+// effect (behaviours, spawning and removal, obstacles, avoidance settings, the tile map).
+// Formations and demo moves are in world_formation.cpp, the reachability checks in world_pathing.cpp.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "world_impl.hpp"
+
+namespace herd::sim {
+namespace {
+
+bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; }
+
+// Shortest text that reads back as the same double: "(-1, 0.5)", not "(-1.000000, 0.500000)".
+std::string number_text(double v) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+std::string point_text(Vec2 p) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict, bug 105329) on chained operator+.
+  std::string out = "(";
+  out += number_text(p.x);
+  out += ", ";
+  out += number_text(p.y);
+  out += ')';
+  return out;
+}
+
+bool behaviour_has_subject(BehaviourKind k) {
+  return k == BehaviourKind::pursue || k == BehaviourKind::evade || k == BehaviourKind::attack ||
+         k == BehaviourKind::react;
+}
+
+}  // namespace
+
+CommandOutcome failure(CommandError error, std::string message) {
+  CommandOutcome out;
+  out.error = error;
+  out.message = std::move(message);
+  return out;
+}
+
+CommandOutcome WorldImpl::apply(const Command& command, CommandOrigin origin) {
+  CommandOutcome out = dispatch(command);
+  out.origin = origin;
+  out.tick = tick_ + 1;  // the tick whose step follows (herd/sim/world.hpp)
+  return out;
+}
+
+CommandOutcome WorldImpl::dispatch(const Command& command) {
+  return std::visit(
+      [this](const auto& c) -> CommandOutcome {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, SetTarget>) return apply_set_target(c);
+        else if constexpr (std::is_same_v<T, Spawn>) return apply_spawn(c);
+        else if constexpr (std::is_same_v<T, SetBehaviour>) return apply_set_behaviour(c);
+        else if constexpr (std::is_same_v<T, SetMovement>) return apply_set_movement(c);
+        else if constexpr (std::is_same_v<T, AddObstacle>) return apply_add_obstacle(c);
+        else if constexpr (std::is_same_v<T, RemoveObstacle>) return apply_remove_obstacle(c);
+        else if constexpr (std::is_same_v<T, SetAvoidance>) return apply_set_avoidance(c);
+        else if constexpr (std::is_same_v<T, LoadMap>) return apply_load_map(c);
+        else if constexpr (std::is_same_v<T, ClearMap>) return apply_clear_map();
+        else if constexpr (std::is_same_v<T, SetTiles>) return apply_set_tiles(c);
+        else if constexpr (std::is_same_v<T, SetPathing>) return apply_set_pathing(c);
+        else if constexpr (std::is_same_v<T, SetGroup>) return apply_set_group(c);
+        else if constexpr (std::is_same_v<T, Form>) return apply_form(c);
+        else if constexpr (std::is_same_v<T, Demo>) return apply_demo(c);
+        else return apply_remove(c);
+      },
+      command);
+}
+
+// Resolves a selection into agent indices, or fails naming the first unknown id. Duplicated ids
+// count once.
+bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const {
+  indices.clear();
+  if (sel.all) {
+    for (std::size_t i = 0; i < agents_.size(); ++i) indices.push_back(i);
+    return true;
+  }
+  if (sel.group || sel.rect) {
+    for (std::size_t i = 0; i < agents_.size(); ++i) {
+      const Agent& a = agents_[i];
+      const bool in_group = !sel.group || a.group == *sel.group;
+      const bool in_rect = !sel.rect || (a.position.x >= sel.rect->min.x && a.position.x <= sel.rect->max.x &&
+                                         a.position.y >= sel.rect->min.y && a.position.y <= sel.rect->max.y);
+      if (in_group && in_rect) indices.push_back(i);
+    }
+    if (indices.empty()) {
+      out = failure(CommandError::bad_selection, sel.group ? "no agent is in group " + std::to_string(*sel.group) +
+                                                                  (sel.rect ? " inside the rectangle" : "")
+                                                            : "no agent is inside the rectangle");
+      return false;
+    }
+    return true;
+  }
+  for (AgentId id : sel.ids) {
+    const std::size_t i = index_of(id);
+    if (i == agents_.size()) {
+      out = failure(CommandError::unknown_agent, "agent " + std::to_string(id) + " does not exist");
+      return false;
+    }
+    indices.push_back(i);
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return true;
+}
+
+CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
+  SetBehaviour as_behaviour;
+  as_behaviour.agents = cmd.agents;
+  as_behaviour.behaviour.kind = cmd.behaviour;
+  as_behaviour.behaviour.point = cmd.target;
+  as_behaviour.target_tile = cmd.target_tile;
+  return apply_set_behaviour(as_behaviour);
+}
+
+CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
+  CommandOutcome out;
+  Behaviour b = cmd.behaviour;
+  if (cmd.target_tile) {
+    if (!map_) return failure(CommandError::no_map, "target_tile needs a tile map; load one first");
+    if (!map_->in_bounds(*cmd.target_tile))
+      return failure(CommandError::out_of_bounds, "tile (" + std::to_string(cmd.target_tile->x) + ", " +
+                                                     std::to_string(cmd.target_tile->y) + ") is off the map");
+    b.point = map_->tile_centre(*cmd.target_tile);
+  }
+  const bool uses_point = b.agent == kNoAgent && (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive ||
+                                                  b.kind == BehaviourKind::flee ||
+                                                  (b.kind == BehaviourKind::hold && !cmd.hold_here));
+  if (uses_point && !inside(b.point))
+    return failure(CommandError::out_of_bounds, "target " + point_text(b.point) + " is outside the world");
+  if (behaviour_has_subject(b.kind) && b.agent == kNoAgent)
+    return failure(CommandError::invalid_target, "this behaviour needs an agent to act on");
+  if (b.agent != kNoAgent && !find(b.agent))
+    return failure(CommandError::unknown_agent, "agent " + std::to_string(b.agent) + " does not exist");
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  for (std::size_t i : indices)
+    if (b.agent != kNoAgent && agents_[i].id == b.agent)
+      return failure(CommandError::invalid_target, "agent " + std::to_string(b.agent) + " cannot act on itself");
+  if (uses_point) {
+    if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
+  }
+  for (std::size_t i : indices) {
+    Agent& a = agents_[i];
+    a.behaviour = b;
+    a.behaviour.home = a.position;
+    if (b.kind == BehaviourKind::hold && cmd.hold_here) a.behaviour.point = a.position;
+    a.behaviour.phase = b.kind == BehaviourKind::attack ? Phase::approach
+                        : b.kind == BehaviourKind::react ? Phase::home
+                                                         : Phase::none;
+    a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
+  }
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_set_movement(const SetMovement& cmd) {
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.movement = cmd.movement; });
+}
+
+Agent WorldImpl::make_agent(const SpawnAgent& spec) {
+  Agent a;
+  a.id = next_id_++;
+  a.group = spec.group;
+  a.movement = spec.movement;
+  a.def = def_.agent_defaults;
+  if (spec.radius) a.def.radius = *spec.radius;
+  if (spec.max_speed) a.def.max_speed = *spec.max_speed;
+  if (spec.max_force) a.def.max_force = *spec.max_force;
+  if (spec.mass) a.def.mass = *spec.mass;
+  a.position = spec.position;
+  if (spec.target) {
+    a.behaviour.kind = BehaviourKind::arrive;
+    a.behaviour.point = *spec.target;
+    a.state = MoveState::moving;
+  }
+  a.behaviour.home = a.position;
+  return a;
+}
+
+CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
+  const std::size_t n = cmd.count > 0 ? cmd.count : cmd.agents.size();
+  if (agents_.size() + n > def_.max_agents)
+    return failure(CommandError::limit_exceeded, "spawning " + std::to_string(n) +
+                                                     " agents would exceed the world's limit of " +
+                                                     std::to_string(def_.max_agents));
+  for (const SpawnAgent& s : cmd.agents) {
+    const bool target_ok = !s.target || inside(*s.target);
+    if (!inside(s.position) || !target_ok)
+      return failure(CommandError::out_of_bounds, "spawn position or target " +
+                                                      point_text(target_ok ? s.position : *s.target) +
+                                                      " is outside the world");
+    if (map_ && map_->blocked(map_->tile_at(s.position)))
+      return failure(CommandError::out_of_bounds, "spawn position " + point_text(s.position) + " is inside a wall");
+    if (map_ && s.target && map_->blocked(map_->tile_at(*s.target)))
+      return failure(CommandError::unreachable, "spawn target " + point_text(*s.target) + " is on a blocked tile");
+    // Overrides must still make a valid AgentDef.
+    AgentDef d = def_.agent_defaults;
+    if (s.radius) d.radius = *s.radius;
+    if (s.max_speed) d.max_speed = *s.max_speed;
+    if (s.max_force) d.max_force = *s.max_force;
+    if (s.mass) d.mass = *s.mass;
+    if (std::string why = validate(d); !why.empty()) return failure(CommandError::out_of_bounds, why);
+  }
+  CommandOutcome out;
+  out.spawned.reserve(n);
+  // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
+  // ends within about 6% of its size instead of up to twice it (memory per agent), for a few
+  // more moves of the array.
+  if (agents_.capacity() < agents_.size() + n) agents_.reserve(std::max(agents_.size() + n, agents_.size() + agents_.size() / 16));
+  if (cmd.count > 0) {
+    const double r = def_.agent_defaults.radius;
+    for (std::uint32_t i = 0; i < cmd.count; ++i) {
+      SpawnAgent s;
+      s.group = cmd.group;
+      // x then y, each drawn in order from the world's generator: part of the determinism contract.
+      // With a map, drawn again (at most 64 times) until the point is on a walkable tile.
+      for (int attempt = 0; attempt < 64; ++attempt) {
+        s.position.x = rng_.uniform(std::min(r, def_.width / 2), std::max(def_.width - r, def_.width / 2));
+        s.position.y = rng_.uniform(std::min(r, def_.height / 2), std::max(def_.height - r, def_.height / 2));
+        if (!map_ || map_->walkable(map_->tile_at(s.position))) break;
+      }
+      agents_.push_back(make_agent(s));
+      out.spawned.push_back(agents_.back().id);
+    }
+  } else {
+    for (const SpawnAgent& s : cmd.agents) {
+      agents_.push_back(make_agent(s));
+      out.spawned.push_back(agents_.back().id);
+    }
+  }
+  if (map_) paths_.resize(agents_.size());
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
+  if (!inside(cmd.position))
+    return failure(CommandError::out_of_bounds, "obstacle " + point_text(cmd.position) + " is outside the world");
+  if (!in_range(cmd.radius, 0.1, 1e4)) return failure(CommandError::out_of_bounds, "obstacle radius must be in [0.1, 10000]");
+  if (obstacles_.size() >= def_.max_obstacles)
+    return failure(CommandError::limit_exceeded, "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
+  obstacles_.push_back({next_obstacle_id_++, cmd.position, cmd.radius});
+  ++obstacles_version_;
+  CommandOutcome out;
+  out.obstacle = obstacles_.back().id;
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_remove_obstacle(const RemoveObstacle& cmd) {
+  auto it = std::find_if(obstacles_.begin(), obstacles_.end(), [&](const Obstacle& o) { return o.id == cmd.id; });
+  if (it == obstacles_.end())
+    return failure(CommandError::unknown_obstacle, "obstacle " + std::to_string(cmd.id) + " does not exist");
+  obstacles_.erase(it);
+  ++obstacles_version_;
+  CommandOutcome out;
+  out.affected = 1;
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_set_avoidance(const SetAvoidance& cmd) {
+  AvoidanceDef next = def_.avoidance;
+  if (cmd.mode) next.mode = *cmd.mode;
+  if (cmd.personal_space) next.personal_space = *cmd.personal_space;
+  if (cmd.cardioid_exponent) next.cardioid_exponent = *cmd.cardioid_exponent;
+  if (cmd.preferred_side) next.preferred_side = *cmd.preferred_side;
+  if (cmd.split_fix) next.split_fix = *cmd.split_fix;
+  if (cmd.push_epsilon) next.push_epsilon = *cmd.push_epsilon;
+  if (cmd.crossing) next.crossing = *cmd.crossing;
+  if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
+  if (cmd.lookahead) next.lookahead = *cmd.lookahead;
+  if (cmd.max_neighbours) next.max_neighbours = *cmd.max_neighbours;
+  if (std::string why = validate(next); !why.empty()) return failure(CommandError::out_of_bounds, why);
+  def_.avoidance = next;
+  return {};
+}
+
+CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  // Every array parallel to agents_ loses the same entries, keeping the id order.
+  std::vector<char> gone(agents_.size(), 0);
+  for (std::size_t i : indices) gone[i] = 1;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    if (gone[i]) continue;
+    agents_[kept] = std::move(agents_[i]);
+    if (i < paths_.size()) paths_[kept] = std::move(paths_[i]);
+    if (i < desires_.size()) desires_[kept] = desires_[i];
+    if (i < hit_subject_.size()) hit_subject_[kept] = hit_subject_[i];
+    ++kept;
+  }
+  agents_.resize(kept);
+  paths_.resize(std::min(paths_.size(), kept));
+  desires_.resize(std::min(desires_.size(), kept));
+  hit_subject_.resize(std::min(hit_subject_.size(), kept));
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {
+  if (std::string why = validate(cmd.map); !why.empty()) return failure(CommandError::bad_map, why);
+  const double w = cmd.map.width * cmd.map.tile_size, h = cmd.map.height * cmd.map.tile_size;
+  if (w > def_.width + 1e-9 || h > def_.height + 1e-9)
+    return failure(CommandError::bad_map, "the map is " + number_text(w) + " x " + number_text(h) +
+                                              " units; the world is only " + number_text(def_.width) + " x " +
+                                              number_text(def_.height));
+  map_.emplace(cmd.map);
+  paths_.resize(agents_.size());  // pathing state exists while there is a map to plan on
+  fields_.clear();  // fields remember a map revision, which a new map restarts
+  ++map_version_;
+  return {};
+}
+
+CommandOutcome WorldImpl::apply_clear_map() {
+  if (!map_) return failure(CommandError::no_map, "there is no map to clear");
+  map_.reset();
+  fields_.clear();
+  paths_ = {};  // walkers and paths belong to the map (and without one cost no memory)
+  drop_path_queue();
+  ++map_version_;
+  return {};
+}
+
+CommandOutcome WorldImpl::apply_set_tiles(const SetTiles& cmd) {
+  if (!map_) return failure(CommandError::no_map, "set_tiles needs a tile map; load one first");
+  for (const TileChange& c : cmd.tiles)
+    if (!map_->in_bounds(c.tile))
+      return failure(CommandError::out_of_bounds,
+                     "tile (" + std::to_string(c.tile.x) + ", " + std::to_string(c.tile.y) + ") is off the map");
+  CommandOutcome out;
+  for (const TileChange& c : cmd.tiles) {
+    if (map_->blocked(c.tile) != c.blocked) ++out.affected;
+    map_->set_blocked(c.tile, c.blocked);
+  }
+  if (out.affected) ++map_version_;
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_set_pathing(const SetPathing& cmd) {
+  if (cmd.pathing != Pathing::direct && !map_)
+    return failure(CommandError::no_map, "pathing other than direct needs a tile map; load one first");
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t i) {
+    a.pathing = cmd.pathing;
+    a.neighbours = cmd.neighbours == 4 ? 4 : 8;
+    if (i < paths_.size()) paths_[i] = PathState{};  // plan afresh
+  });
+}
+
+}  // namespace herd::sim

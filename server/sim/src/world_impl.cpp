@@ -1,0 +1,159 @@
+// The world's look-ups and state hash. Commands are applied in world_commands.cpp; the step's
+// stages are in world_step.cpp.
+#include "world_impl.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <string>
+
+#include "steering.hpp"
+
+namespace herd::sim {
+namespace {
+
+bool finite(Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); }
+
+}  // namespace
+
+WorldImpl::WorldImpl(const WorldDef& def) : def_(def), rng_(def.seed) { assert(validate(def).empty()); }
+
+std::size_t WorldImpl::index_of(AgentId id) const {
+  // Ids only grow and agents are appended, so the array stays sorted by id.
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id, [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : agents_.size();
+}
+
+std::size_t WorldImpl::index_of_from(AgentId id, std::size_t hint) const {
+  const std::size_t n = agents_.size();
+  if (hint >= n || agents_[hint].id > id) return index_of(id);
+  std::size_t lo = hint, step = 1;  // agents_[lo].id <= id
+  while (lo + step < n && agents_[lo + step].id <= id) {
+    lo += step;
+    step *= 2;
+  }
+  const auto first = agents_.begin() + static_cast<std::ptrdiff_t>(lo);
+  const auto last = agents_.begin() + static_cast<std::ptrdiff_t>(std::min(n, lo + step));
+  auto it = std::lower_bound(first, last, id, [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : n;
+}
+
+const PathState& WorldImpl::path_of(std::size_t i) const {
+  static const PathState kNoPath;
+  return i < paths_.size() ? paths_[i] : kNoPath;
+}
+
+const Agent* WorldImpl::find(AgentId id) const {
+  const std::size_t i = index_of(id);
+  return i < agents_.size() ? &agents_[i] : nullptr;
+}
+
+bool WorldImpl::inside(Vec2 p) const {
+  return finite(p) && p.x >= 0 && p.x <= def_.width && p.y >= 0 && p.y <= def_.height;
+}
+
+void WorldImpl::set_inspected(std::vector<AgentId> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() > kMaxInspected) ids.resize(kMaxInspected);
+  inspected_ = std::move(ids);
+}
+
+const AvoidanceTrace* WorldImpl::trace(AgentId id) const {
+  auto it = traces_.find(id);
+  return it == traces_.end() ? nullptr : &it->second;
+}
+
+std::uint64_t WorldImpl::state_hash() const {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
+  auto mix = [&h](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xffu;
+      h *= 0x100000001b3ull;
+    }
+  };
+  auto mixd = [&mix](double d) { mix(std::bit_cast<std::uint64_t>(d)); };
+  auto mixv = [&mixd](Vec2 v) { mixd(v.x); mixd(v.y); };
+  mix(tick_);
+  mix(next_id_);
+  mix(next_obstacle_id_);
+  mix(rng_.state());
+  mix(agents_.size());
+  for (const Agent& a : agents_) {
+    mix(a.id);
+    mix((std::uint64_t{a.group} << 32) | (std::uint64_t(a.movement) << 24) | (std::uint64_t(a.state) << 16) |
+        (std::uint64_t(a.collided) << 8));
+    const Behaviour& b = a.behaviour;
+    mix((std::uint64_t(b.kind) << 16) | (std::uint64_t(b.response) << 8) | std::uint64_t(b.phase));
+    mix(b.agent);
+    mixv(b.point);
+    mixv(b.home);
+    mixd(b.radius);
+    mixv(a.position);
+    mixv(a.velocity);
+    mixd(a.def.radius); mixd(a.def.mass); mixd(a.def.max_speed); mixd(a.def.max_force);
+    mixd(a.def.slow_radius); mixd(a.def.arrive_tolerance);
+  }
+  mix(map_version_);
+  if (map_) {
+    mix((std::uint64_t(std::uint32_t(map_->width())) << 32) | std::uint32_t(map_->height()));
+    mixd(map_->tile_size());
+    std::uint64_t word = 0;
+    int filled = 0;
+    for (std::uint8_t c : map_->cells()) {
+      word = (word << 8) | c;
+      if (++filled == 8) { mix(word); word = 0; filled = 0; }
+    }
+    mix(word);
+  }
+  for (std::size_t i = 0; i < agents_.size(); ++i) {
+    const PathState& p = path_of(i);
+    mix((std::uint64_t(agents_[i].pathing) << 16) | (std::uint64_t(agents_[i].neighbours) << 8) |
+        (std::uint64_t(p.pending) << 1) | p.unreachable);
+    mix((std::uint64_t(std::uint32_t(p.walker.from.x)) << 32) | std::uint32_t(p.walker.from.y));
+    mix((std::uint64_t(std::uint32_t(p.walker.to.x)) << 32) | std::uint32_t(p.walker.to.y));
+    mix((std::uint64_t(std::uint32_t(p.walker.target.x)) << 32) | std::uint32_t(p.walker.target.y));
+    mixd(p.walker.chain_start);
+    mix(p.walker.chain_moves);
+    for (TileCoord t : p.walker.history) mix((std::uint64_t(std::uint32_t(t.x)) << 32) | std::uint32_t(t.y));
+    for (Vec2 w : p.waypoints) mixv(w);
+    mix(p.next);
+  }
+  // The path queue only when it holds anything, so worlds that never queue keep their hashes.
+  if (!path_queue_.empty() || path_search_.agent != kNoAgent) {
+    mix(path_queue_.size());
+    for (AgentId id : path_queue_) mix(id);
+    mix(path_search_.agent);
+    mix((std::uint64_t(std::uint32_t(path_search_.start.x)) << 32) | std::uint32_t(path_search_.start.y));
+    mix((std::uint64_t(std::uint32_t(path_search_.goal.x)) << 32) | std::uint32_t(path_search_.goal.y));
+    mix(path_search_.revision);
+    mix(path_finder_.result().expanded);
+  }
+  if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
+    mix(assignments_.size());
+    for (const PendingAssignment& pa : assignments_) {
+      mix(pa.formation);
+      mix(pa.agents.size());
+      mix(pa.assignment.rows_done());
+      for (AgentId id : pa.agents) mix(id);
+    }
+  }
+  mix(next_formation_id_);
+  mix(touching_.size());
+  for (std::uint64_t key : touching_) mix(key);
+  mix(obstacles_.size());
+  for (const Obstacle& o : obstacles_) {
+    mix(o.id);
+    mixv(o.position);
+    mixd(o.radius);
+  }
+  const AvoidanceDef& av = def_.avoidance;
+  mix((std::uint64_t(av.split_fix) << 24) | (std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) |
+      std::uint64_t(av.crossing));
+  mixd(av.personal_space); mixd(av.cardioid_exponent); mixd(av.push_epsilon);
+  mixd(av.crossing_activation); mixd(av.lookahead); mix(av.max_neighbours);
+  return h;
+}
+
+}  // namespace herd::sim

@@ -1,0 +1,301 @@
+// herd::sim::WorldImpl — the world's state and the step's machinery behind World's pointer
+// (herd/sim/world.hpp says what each public call does). Private to the sim: installed headers do
+// not include it; the sim's tests and benchmarks may.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <unordered_map>
+#include <vector>
+
+#include "herd/sim/agent.hpp"
+#include "assignment.hpp"
+#include "astar.hpp"
+#include "avoidance.hpp"
+#include "behaviour.hpp"
+#include "collision.hpp"
+#include "herd/sim/commands.hpp"
+#include "herd/sim/executor.hpp"
+#include "flow_field.hpp"
+#include "formation.hpp"
+#include "grid_walker.hpp"
+#include "neighbour_scan.hpp"
+#include "reciprocal.hpp"
+#include "rng.hpp"
+#include "spatial_grid.hpp"
+#include "herd/sim/tile_map.hpp"
+#include "herd/sim/world.hpp"
+#include "herd/sim/world_def.hpp"
+
+namespace herd::sim {
+
+class Reader;  // serial.hpp
+
+// An optimal formation assignment too large for one tick (world_formation.cpp): its agents head
+// for bisection's slots at once (near-minimal travel: they start on nearly the right ways), and
+// get their optimal ones when the assignment is done.
+struct PendingAssignment {
+  std::uint32_t formation = 0;
+  std::vector<AgentId> agents;       // the assignment's rows
+  std::vector<Vec2> provisional;     // the slot each was sent to meanwhile
+  std::vector<std::uint32_t> parts;  // regroup: each slot's part; empty without regroup
+  OptimalAssignment assignment;
+};
+
+// A refused command's outcome: its error and the sentence for people (world_commands.cpp).
+CommandOutcome failure(CommandError error, std::string message);
+
+class WorldImpl {
+ public:
+  explicit WorldImpl(const WorldDef& def);
+
+  // World's calls (herd/sim/world.hpp).
+  CommandOutcome apply(const Command& command, CommandOrigin origin = {});
+  void step();
+  void set_executor(Executor* executor);
+  void set_clock(StepClock clock) { clock_ = clock; }
+  const StepProfile& profile() const { return profile_; }
+  const std::vector<CollisionEvent>& collisions() const { return collisions_; }
+  void set_inspected(std::vector<AgentId> ids);
+  const std::vector<AgentId>& inspected() const { return inspected_; }
+  const AvoidanceTrace* trace(AgentId id) const;
+  const WorldDef& def() const { return def_; }
+  std::uint64_t tick() const { return tick_; }
+  double time() const { return static_cast<double>(tick_) * def_.dt; }
+  std::span<const Agent> agents() const { return agents_; }
+  std::span<const Obstacle> obstacles() const { return obstacles_; }
+  const Agent* find(AgentId id) const;
+  std::span<const Desire> desires() const { return desires_; }
+  std::uint64_t obstacles_version() const { return obstacles_version_; }
+  const TileMap* map() const { return map_ ? &*map_ : nullptr; }
+  std::uint64_t map_version() const { return map_version_; }
+  std::span<const FormationRecord> formations() const { return formations_; }
+  std::uint64_t assignment_work_pending() const;
+  std::size_t assignments_pending() const { return assignments_.size(); }
+  std::span<const PathState> paths() const { return paths_; }
+  PathQueueStats path_queue_stats() const;
+  std::size_t agent_memory_bytes() const;
+  std::uint64_t state_hash() const;
+  std::string save_checkpoint() const;
+  static std::variant<WorldImpl, std::string> load_checkpoint(std::string_view data);
+
+  static constexpr std::size_t kParallelMinAgents = World::kParallelMinAgents;
+  static constexpr std::size_t kMaxInspected = World::kMaxInspected;
+  static constexpr std::size_t kMaxOptimalAssignment = World::kMaxOptimalAssignment;
+  static constexpr std::size_t kMaxImmediateAssignment = World::kMaxImmediateAssignment;
+
+ private:
+  // Commands (world_commands.cpp; set_group, form and demo in world_formation.cpp).
+  CommandOutcome apply_set_target(const SetTarget& cmd);
+  CommandOutcome apply_set_behaviour(const SetBehaviour& cmd);
+  CommandOutcome apply_set_movement(const SetMovement& cmd);
+  CommandOutcome apply_spawn(const Spawn& cmd);
+  CommandOutcome apply_add_obstacle(const AddObstacle& cmd);
+  CommandOutcome apply_remove_obstacle(const RemoveObstacle& cmd);
+  CommandOutcome apply_set_avoidance(const SetAvoidance& cmd);
+  CommandOutcome apply_load_map(const LoadMap& cmd);
+  CommandOutcome apply_clear_map();
+  CommandOutcome apply_set_tiles(const SetTiles& cmd);
+  CommandOutcome apply_set_pathing(const SetPathing& cmd);
+  CommandOutcome apply_set_group(const SetGroup& cmd);
+  CommandOutcome apply_form(const Form& cmd);
+  CommandOutcome apply_demo(const Demo& cmd);
+  CommandOutcome apply_remove(const Remove& cmd);
+  // Sends agents (indices) to arrive at targets, refusing whole if any is outside the world or
+  // unreachable, and records the formation.
+  CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
+  void stage_formations();
+  void stage_pace();
+  void check_places(FormationRecord& f);
+  Agent* still_arriving_at(AgentId id, Vec2 point, std::size_t& at);
+  std::optional<Vec2> free_point_near(Vec2 p, double r) const;
+  void stage_assignments();
+  void finish_assignment(const PendingAssignment& pa);
+  static bool read_assignments(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
+  // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
+  CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
+  const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
+  bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
+  // The simple commands on a selection: apply(agent, index) to each, counted in `affected`.
+  template <class Apply>
+  CommandOutcome for_each_selected(const Selection& sel, Apply&& apply) {
+    CommandOutcome out;
+    std::vector<std::size_t> indices;
+    if (!select(sel, indices, out)) return out;
+    for (std::size_t i : indices) apply(agents_[i], i);
+    out.affected = static_cast<std::uint32_t>(indices.size());
+    return out;
+  }
+  bool inside(Vec2 p) const;
+  Agent make_agent(const SpawnAgent& spec);
+  std::size_t index_of(AgentId id) const;  // agents_.size() when absent
+  // The same, searching forward from `hint` first (galloping): a walk over ids in increasing
+  // order costs about one probe each instead of a binary search over every agent.
+  std::size_t index_of_from(AgentId id, std::size_t hint) const;
+
+  // Stages of step() (world_step.cpp).
+  // Keeps the per-agent arrays parallel to the agents after commands added or removed some (at
+  // the start of a step, so that a run of spawns grows them once).
+  void begin_step();
+  // Runs one stage, timed when the host lent a clock.
+  void run_stage(Stage stage, void (WorldImpl::*body)());
+  // Applies a command without stamping its tick or resizing (apply() does both).
+  CommandOutcome dispatch(const Command& command);
+  void stage_phases();
+  void stage_grid();
+  void stage_desires();
+  void stage_avoidance();
+  void stage_pathing();
+  void request_paths();
+  void serve_path_queue();
+  void finish_path();
+  void drop_path_queue();
+  static bool read_path_queue(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
+  void stage_walls();
+  void stage_integrate();
+  void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
+  // Agents in grid order lie all over the agent array: the stages that visit them so ask, at
+  // slot k, for the record and desire of the agent kPrefetchAhead slots later.
+  [[gnu::always_inline]] void prefetch_later(std::size_t k) const {
+    if (k + kPrefetchAhead >= grid_.size()) return;
+    const std::size_t later = grid_.index(k + kPrefetchAhead);
+    const char* record = reinterpret_cast<const char*>(&agents_[later]);
+    for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line);
+    __builtin_prefetch(&desires_[later]);
+  }
+  void stage_collisions();
+  void stage_states();
+  // What one agent's avoidance needs while it is computed (one per worker thread).
+  struct Scratch {
+    NeighbourBatch batch;                // what gather_neighbours finds
+    std::vector<std::uint32_t> ids;      // their ids, when gathered for a trace
+    std::vector<Neighbour> neighbours;   // the same as a list, for a traced agent
+    scan::Candidates found;             // the neighbour search's candidates
+    std::vector<std::uint32_t> order;   // and its scratch
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
+    double moved2 = 0;  // the largest squared distance an agent moved in integration
+    double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
+    std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
+    std::vector<VelocityLine> lines;              // and its velocity constraints
+    // Avoidance in chunks: each agent's push sums, then the chunk's directions at once; for each,
+    // its index and the speed its direction is given.
+    SumsBatch sums;
+    std::vector<std::pair<std::uint32_t, double>> pending;
+  };
+  // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
+  struct SlotData {
+    Vec2 velocity;
+    double radius;
+  };
+  // The agents and obstacles agent i avoids this tick, into scratch.batch.
+  // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
+  // on the squared distance from agent i's centre to every other's (its Desire::clearance2).
+  double gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
+  // Avoidance for the agent at grid slot k (stage_avoidance): its steered velocity, or with
+  // `batched` its push sums into scratch.sums, for its chunk to finish.
+  void avoid(std::size_t k, Scratch& scratch, bool batched);
+  const Agent* subject_of(const Agent& a) const;
+  // Agent i's pathing state: a default one without a map (paths_ is empty then).
+  const PathState& path_of(std::size_t i) const;
+  // How far ahead the grid-order loops prefetch agents' records, in grid slots.
+  static constexpr std::size_t kPrefetchAhead = 4;
+
+  WorldDef def_;
+  Rng rng_;
+  std::uint64_t tick_ = 0;
+  AgentId next_id_ = 1;
+  ObstacleId next_obstacle_id_ = 1;
+  std::uint64_t obstacles_version_ = 0;
+  std::vector<Agent> agents_;
+  std::vector<Obstacle> obstacles_;
+  std::optional<TileMap> map_;
+  std::uint64_t map_version_ = 0;
+  std::vector<PathState> paths_;  // parallel to agents_
+  std::vector<FormationRecord> formations_;
+  std::uint32_t next_formation_id_ = 1;
+  std::deque<PendingAssignment> assignments_;  // oldest first, served in turn
+
+  std::vector<CollisionEvent> collisions_;
+  std::vector<AgentId> inspected_;
+  std::unordered_map<AgentId, AvoidanceTrace> traces_;
+
+  // Scratch, reused every step.
+  SpatialGrid grid_;
+  SpatialGrid obstacle_grid_;
+  double max_agent_radius_ = 0;
+  bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
+  double moved_ = 0;      // how far any agent moved since the grid was built (stage_integrate)
+  double max_obstacle_radius_ = 0;
+  std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
+  std::vector<Desire> desires_;
+  std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
+  Executor* executor_ = nullptr;
+  StepClock clock_ = nullptr;
+  StepProfile profile_;
+  // body(i, scratch) for i in [0, n): on the executor's workers when there is one and the world
+  // is large enough, else here.
+  template <class Body>
+  void for_each_agent(std::size_t n, Body&& body) {
+    for_each_range(n, [&](std::size_t begin, std::size_t end, Scratch& scratch) {
+      for (std::size_t i = begin; i < end; ++i) body(i, scratch);
+    });
+  }
+  // The same over ranges of [0, n): body(begin, end, scratch).
+  template <class Body>
+  void for_each_range(std::size_t n, Body&& body) {
+    if (!executor_ || scratch_.size() < 2 || agents_.size() < kParallelMinAgents) {
+      body(std::size_t{0}, n, scratch_[0]);
+      return;
+    }
+    executor_->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+      body(begin, end, scratch_[worker]);
+    });
+  }
+  // Per-agent scratch: by grid slot during avoidance; from integration to collision detection
+  // `velocity.x` holds the slot's agent's Desire::clearance2 (read in slot order, not through the
+  // agents' scattered indices); then by agent index, whose velocity changes accumulate in
+  // `velocity`.
+  std::vector<SlotData> slots_;
+  double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
+  // By agent index, this step: the formation an agent moves with (its id + 1, in kFormationBits),
+  // 0 for none; empty when no formation moves so. Without kReciprocal the members move as one body
+  // and do not avoid each other (their ways never meet); with it they avoid each other by
+  // reciprocal velocity obstacles, and kCritical marks those with the farthest to go, who have
+  // the right of way (reciprocal_desire).
+  static constexpr std::uint32_t kReciprocal = 1u << 31, kCritical = 1u << 30, kFormationBits = kCritical - 1;
+  std::vector<std::uint32_t> together_;
+  void tag_reciprocal(const FormationRecord& f);
+  // Agent i's reciprocal velocity (stage_avoidance, a member of a reciprocal move).
+  Vec2 reciprocal_desire(std::size_t i, Scratch& scratch) const;
+  std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
+  // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
+  // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
+  // begin-touch events, so a resting contact is one collision, not one per tick.
+  std::vector<std::uint64_t> touching_, touching_next_;
+  PathFinder path_finder_;
+  // A* agents waiting for a path, oldest first, and the search being sliced (world state: saved
+  // in checkpoints, the search as its inputs and the expansions done, replayed on load).
+  std::deque<AgentId> path_queue_;
+  struct PathSearch {
+    AgentId agent = kNoAgent;  // kNoAgent: none under way
+    TileCoord start, goal;
+    std::uint8_t neighbours = 8;
+    std::uint64_t revision = 0;  // map_version_ it began against
+  };
+  PathSearch path_search_;
+  PathQueueStats path_stats_;
+  std::vector<TileCoord> tile_path_;
+  std::vector<Vec2> points_scratch_;
+  // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.
+  std::map<std::pair<std::size_t, std::uint8_t>, std::unique_ptr<FlowField>> fields_;
+};
+
+}  // namespace herd::sim
