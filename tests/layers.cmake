@@ -5,7 +5,8 @@
 #   server/sim/include/herd/sim/  includes only its own siblings: the installed face is whole;
 #   server/sim/                   no "../" include that climbs out to a layer above;
 #   every layer but the sim's own tests and benchmarks: no "sim/src/" path into the private rest;
-#   the sessions (net/*_session.*) the hub only through net/session_hub.hpp, never net/hub.hpp.
+#   the sessions (net/*_session.*) the hub only through net/session_hub.hpp: never the hub, its
+#                world sources or the server's wiring (a session never asks which source it has).
 # Run as: cmake -DHERD_SOURCE_DIR=... -P tests/layers.cmake
 set(failures "")
 function(check_dir dir pattern why)
@@ -39,11 +40,11 @@ foreach(f IN LISTS public_headers)
 endforeach()
 file(GLOB session_files "${HERD_SOURCE_DIR}/server/net/*_session.hpp" "${HERD_SOURCE_DIR}/server/net/*_session.cpp")
 foreach(f IN LISTS session_files)
-  file(STRINGS "${f}" lines REGEX "^#include \"net/hub.hpp\"")
-  if(lines)
+  file(STRINGS "${f}" lines REGEX "^#include \"net/(hub|world_source|local_world|relay_upstream|server_impl)\\.hpp\"")
+  foreach(line IN LISTS lines)
     file(RELATIVE_PATH rel "${HERD_SOURCE_DIR}" "${f}")
-    list(APPEND failures "${rel}: #include \"net/hub.hpp\" (sessions reach the hub through SessionHub)")
-  endif()
+    list(APPEND failures "${rel}: ${line} (sessions reach the hub through SessionHub)")
+  endforeach()
 endforeach()
 
 if(failures)

@@ -122,7 +122,7 @@ void HttpSession::respond(const http::request<http::string_body>& req) {
   const std::string_view target(req.target().data(), req.target().size());
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/healthz") {
-    SessionHub::Health health = hub_.health();
+    Health health = hub_.health();
     return write(make(req, static_cast<http::status>(health.status), "application/json", std::move(health.body)));
   }
   if (path == "/metrics") return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text()));

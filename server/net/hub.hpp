@@ -1,87 +1,90 @@
-// The hub: the server's side that owns the world (Server::Impl). The I/O threads are shards
-// (shard.hpp); the sessions on them (websocket_session.hpp, http_session.hpp) reach the hub only
-// through SessionHub (session_hub.hpp), and the listener (listener.cpp) hands them connections.
-// This header includes only Asio's io_context and timers, none of Beast, so that the tick loop,
-// commands and broadcast compile on their own.
+// herd::net::Hub — the clients (joined WebSocket sessions) and what is sent to them: welcomes,
+// the answers to their requests, and snapshots (JSON encoded once and shared, binary frames per
+// client). Their hellos, commands and controls go to the world source (world_source.hpp), which
+// answers through the hub and makes the snapshots it broadcasts; the hub never asks which source
+// it has. Sessions reach it only through SessionHub (session_hub.hpp). Asio only, no Beast.
 //
-// Threads. The hub (the world, the tick loop, commands, snapshot encoding) runs on the thread
-// that calls run(), on its own io_context; sockets never run there, so a thousand sessions'
-// reads and writes cannot make a tick late. Sessions live on I/O shards: an io_context and a
-// thread each (config.io_threads), given connections in turn by the acceptor. The two sides talk
-// only by posting handlers (commands and hellos to the hub, replies and frames to a session's
-// shard), through the atomic counters, and through a few small locked things (admission counts,
-// a shard's session list, a session's ViewerInbox, the tick histogram, the log). A handler posted
-// to the hub never owns a session: only shards destroy sessions.
+// Threads. The hub and its world source run on the thread that calls Server::run(), on their own
+// io_context; sockets never run there, so a thousand sessions' reads and writes cannot make a
+// tick late. Sessions live on I/O shards (shard.hpp): an io_context and a thread each, dealt
+// connections in turn by the listener. The two sides talk only by posting handlers (requests to
+// the hub, replies and frames to a session's shard: Shard::deliver), through the atomic counters
+// (observability.hpp), and through a few small locked things (admission counts, a shard's session
+// list, a session's ViewerInbox, the histograms, the log). A handler posted to the hub never owns
+// a session: only shards destroy sessions.
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <chrono>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
-#include "net/limits.hpp"
-#include "net/outbound.hpp"
-#include "net/server.hpp"
+#include "net/observability.hpp"
 #include "net/shard.hpp"
-#include "net/tick_clock.hpp"
-#include "net/upstream.hpp"
+#include "net/world_source.hpp"
 
 namespace herd::net {
 
-struct Server::Impl {
-  // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
-  // destroys pending handlers, which destroys sessions, which count themselves out here.
-  struct Counters {
-    // One atomic per row of HERD_COUNTER_METRICS (observe.hpp): what /metrics reports of them.
-#define HERD_COUNTER_FIELD(field, type, name, labels, help) std::atomic<std::uint64_t> field{0};
-    HERD_COUNTER_METRICS(HERD_COUNTER_FIELD)
-#undef HERD_COUNTER_FIELD
-    std::atomic<std::uint64_t> sessions{0}, refusals{0};  // sessions opened, limits hit: for stats()
-    std::uint64_t snapshots_dropped() const {
-      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
-    }
-    std::atomic<std::int64_t> deadline_ns{0};  // the next tick's deadline on the steady clock
-    std::atomic<bool> paused{false};  // written by the hub only
-  } counters;
-  std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals{};
-  std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code{};
-  std::mutex admission_mutex;
-  AddressCounts per_address;   // open WebSocket sessions per IP address (admission_mutex)
-  std::size_t ws_open = 0;     // WebSocket sessions counted against max_sessions (admission_mutex)
-  std::atomic<std::size_t> ws_alive{0};    // WebSocket session objects, refused ones and handshakes included
-  std::atomic<std::size_t> http_alive{0};  // HTTP session objects
-  std::size_t max_connections = 0;         // set by start(): the config's, under the descriptor limit
-  std::atomic<std::uint64_t> accept_failures{0};
-  std::atomic<std::uint64_t> next_session_id{1};
-  std::atomic<bool> stopping{false};
-  mutable std::mutex histogram_mutex;
-  TickHistogram tick_duration;  // written by the hub, read by /metrics
-  TickHistogram command_reply;  // written by the shards, read by /metrics
-  void observe_reply(Clock::duration d) {
-    const std::lock_guard lock(histogram_mutex);
-    command_reply.observe(std::chrono::duration<double>(d).count());
-  }
-  mutable std::mutex log_mutex;
-  LogLimiter log_limiter;  // client-caused log lines, per IP address
-  const ServerConfig config_at_start;  // what sessions read: never changes (the hub's copy does)
+class Hub {
+ public:
+  // Binary frames are encoded on `pool` (the world's, idle between ticks).
+  Hub(asio::io_context& ioc, std::vector<std::unique_ptr<Shard>>& shards, Observability& observe, exec::ThreadPool& pool)
+      : ioc_(ioc), shards_(shards), observe_(observe), pool_(pool) {}
 
-  // The hub's thread only.
+  // Before run(): the world the clients are served.
+  void serve(WorldSource& source) { source_ = &source; }
+
+  // ---- sessions' requests, posted here by SessionHub ---------------------------------------
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void leave(std::uint64_t id);
+  void hello(std::uint64_t id, WorldSource::Hello hello);
+  void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire);
+  void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire);
+  // The answer to a session's request, posted to its shard (nothing when it has ended); then the
+  // close, if one is given (a WebSocket close code).
+  void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close = {});
+
+  // ---- what the world source tells the clients ----------------------------------------------
+  bool has(std::uint64_t id) const { return clients_.contains(id); }
+  std::size_t size() const { return clients_.size(); }
+  // Answers a hello: the client is welcomed (source's welcome) with `role` and `format`.
+  void greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  // A message of the source's own to one client, outside the answers to its requests.
+  void tell(std::uint64_t id, SharedText msg);
+  // Welcomes every greeted client again (new rates, pause, the upstream's state); with
+  // new_world, frames of the old world still waiting are not written after it.
+  void send_welcomes(bool new_world);
+  // The world was replaced: every baseline, acknowledgement and frame not yet handed over goes.
+  void new_world();
+  // The agents some client inspects (each client's list, concatenated).
+  std::vector<std::uint32_t> inspected() const;
+
+  // ---- snapshots ----------------------------------------------------------------------------
+  // Who takes the snapshot as binary frames, commanders apart (their frames go first).
+  struct BinaryTakers {
+    std::vector<std::uint64_t> commanders, viewers;
+    bool empty() const { return commanders.empty() && viewers.empty(); }
+  };
+  // A snapshot begins: the last one's frames are sent first. Returns its number (`serial`).
+  std::uint64_t begin_snapshot();
+  // Hands every greeted JSON client `json()` (made once, when the first needs it); returns those
+  // that take binary frames (`auto`: by the world's `agents`).
+  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json);
+  // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in steps.
+  void send_binary(BinaryTakers takers);
+  BinaryFeed& binary_feed() { return binary_feed_; }
+  // Frames of the last snapshot not sent yet, all now (before the world moves).
+  void finish_steps();
+
+ private:
   struct Client {
     std::weak_ptr<WsSession> session;
     Shard* shard = nullptr;
@@ -97,185 +100,30 @@ struct Server::Impl {
              (format == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
     }
   };
-  std::unordered_map<std::uint64_t, Client> clients;  // joined WebSocket sessions by id
-  ServerConfig config;
-  sim::World world;
-  exec::ThreadPool pool;  // lent to the world: its per-agent stages run on config.sim_threads threads
-  TickSchedule schedule;
-  SnapshotCadence cadence;
-  std::uint64_t overruns_before = 0, dropped_before = 0, late_wakes_before = 0;  // from schedules replaced by a restart
-  std::vector<sim::CollisionEvent> pending_collisions;  // since the last snapshot, at most the cap
-  std::uint64_t map_version_sent = 0;  // the world's map version the last snapshot carried
-  BinaryFeed binary_feed;              // quantised snapshots and binary frames
-  std::uint64_t last_checkpoint_tick = 0;
-  std::uint64_t snapshots_made = 0;    // broadcasts so far (the shards' outboxes tell them apart);
-                                       // each snapshot carries its number as `serial`
-  std::vector<std::string> scenario_names;  // config.list_scenarios(), as welcomes list them
-  Clock::time_point start_time;
-
-  asio::io_context ioc{1};  // the hub's
-  asio::steady_timer tick_timer{ioc};
-  asio::steady_timer stop_timer{ioc};
-  // SIGINT and SIGTERM, when stop_on_signals() asked for them: they begin the stop on this thread.
-  std::unique_ptr<asio::signal_set> signals;
-  std::function<void(int)> on_signal;
-  void wait_for_signal();
-  std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post here
-  std::optional<tcp::acceptor> acceptor;       // on shards[0]; destroyed before it
-  std::optional<asio::steady_timer> accept_pause;  // on shards[0]: the pause after a failed accept
-  // Relay mode (config.relay_upstream set): the world comes from an upstream server (relay.hpp,
-  // relay.cpp); `world` then stays empty and the tick loop does not run. After the io_contexts:
-  // its timers go before them. A shared_ptr, as Relay is incomplete here.
-  struct Relay;
-  std::shared_ptr<Relay> relay;
-  bool relaying() const { return relay != nullptr; }
-  // shards[0]'s thread only: the next shard, the pause after a failed accept (doubling), and the
-  // failures since the last one logged.
-  std::size_t next_shard = 0;
-  std::chrono::milliseconds accept_backoff{0};
-  Clock::time_point accept_failure_logged{};
-  std::uint64_t accept_failures_unlogged = 0;
-
-  Impl(ServerConfig c, sim::World w)
-      : config_at_start(c),
-        config(std::move(c)),
-        world(std::move(w)),
-        pool(std::max<std::size_t>(config.sim_threads, 1)),
-        schedule(config.tick_rate, config.max_catchup_ticks),
-        cadence(config.tick_rate, config.snapshot_rate) {
-    world.set_executor(&pool);
-    if (config.list_scenarios) scenario_names = config.list_scenarios();
-    map_version_sent = world.map_version();  // a scenario's map is already in every welcome
-    last_checkpoint_tick = world.tick();     // a restored world was just checkpointed
-    for (std::size_t i = 0; i < std::max<std::size_t>(config.io_threads, 1); ++i) {
-      shards.push_back(std::make_unique<Shard>());
-      shards.back()->index = i;
-    }
-    acceptor.emplace(shards.front()->ioc);
-    accept_pause.emplace(shards.front()->ioc);
-    publish_counters();
-  }
-
-  // Any thread.
-  void count_error(protocol::ErrorCode code) { ++errors_by_code[static_cast<std::size_t>(code)]; }
-  // A limit a client hit: counted, and logged as a warning (never with a token's value) within
-  // the client's log budget.
-  void refused(Refusal why, std::string_view who) {
-    ++refusals[static_cast<std::size_t>(why)];
-    ++counters.refusals;
-    log_from(who, LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
-  }
-  void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
-    if (!config_at_start.log) return;
-    write_log(format_log(level, event, fields, config_at_start.log_format));
-  }
-  // A line a client caused (`who`: its address, "ip:port" or "ip"): written within that IP
-  // address's log budget (log_limiter); the first line written after some were left out carries
-  // suppressed=N.
-  void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
-    if (!config_at_start.log) return;
-    const auto verdict = log_limiter.admit(address_key(who), std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
-    if (!verdict.write) return;
-    if (verdict.suppressed == 0) return write_log(format_log(level, event, fields, config_at_start.log_format));
-    std::vector<LogField> with(fields);
-    with.emplace_back("suppressed", std::to_string(verdict.suppressed));
-    write_log(format_log(level, event, with, config_at_start.log_format));
-  }
-  // "ip:port" -> "ip" (an IPv6 address's own colons come before its port's).
-  static std::string_view address_key(std::string_view who) { return who.substr(0, who.rfind(':')); }
-  void write_log(const std::string& line) const {
-    const std::lock_guard lock(log_mutex);
-    config_at_start.log(line);
-  }
-  std::string metrics_text() const;
-  // How far the tick loop is behind its schedule (0 when on time).
-  std::chrono::milliseconds behind() const;
-
-  // shards[0]'s thread.
-  void do_accept();
-  void on_accept_failed(const boost::system::error_code& ec);  // pause, log (once an interval), retry
-  void refuse_connection(tcp::socket& socket);  // over max_connections: a 503, then closed
-
-  // The hub's thread.
-  void start_ticking();
-  void schedule_tick();
-  void on_tick();
-  void publish_counters();
-  void broadcast_snapshot();
-  static constexpr std::size_t kViewersPerStep = 128;
-  void hand_over(std::vector<std::vector<Delivery>>& by_shard);
-  void send_binary(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
-  // The viewers whose frames of the last snapshot are still to be encoded (send_binary_in_steps).
+  // The viewers whose frames of the last snapshot are still to be encoded (send_in_steps).
   struct PendingFrames {
     std::vector<std::uint64_t> ids;
     std::size_t next = 0;
-    std::uint64_t made = 0, sequence = 0;  // the snapshot: snapshots_made, binary_feed.sequence()
-  } pending_frames;
-  bool step_posted = false;
-  void send_binary_in_steps(std::vector<std::uint64_t> ids);
-  bool send_next_step();  // one step; true when more are left
-  void finish_steps();    // every step left, now
-  void begin_stop();
-  void finish_stop(Clock::time_point deadline);
-  void update_inspected();
-  // `step N` while paused runs in slices, each posted behind what is queued on this thread, so
-  // snapshots, /healthz and other sessions' commands get through between them. A slice runs at
-  // most kStepSliceTicks ticks and stops early once it has taken half a tick interval (it may
-  // read the clock: the world's ticks are the same whatever the slicing). The ack follows the
-  // last tick, as it did when all ran at once; runs wait their turn in arrival order.
-  struct StepRun {
-    std::uint64_t from = 0;
-    std::uint32_t seq = 0;
-    std::uint32_t left = 0;
+    std::uint64_t made = 0, sequence = 0;  // the snapshot: snapshots_made_, binary_feed_.sequence()
   };
-  std::deque<StepRun> step_runs;
-  bool step_slice_posted = false;
-  static constexpr int kStepSliceTicks = 4;
-  void post_step_slice();
-  void step_slice();
-  void end_step_runs();  // resume or a new world: the ticks left are dropped, each run acked now
-  void keep_collisions();
-  void restart_schedule();
-  void replace_world(sim::World next, std::string scenario);
-  void send_welcomes(bool new_world);
-  std::uint64_t total_overruns() const { return overruns_before + schedule.overruns(); }
-  std::uint64_t total_dropped() const { return dropped_before + schedule.ticks_dropped(); }
-  std::uint64_t total_late_wakes() const { return late_wakes_before + schedule.late_wakes(); }
-  protocol::Welcome make_welcome(std::uint64_t session, protocol::Role role) const;
-  // What sessions post here (each request with an answer gets exactly one reply()).
-  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
-  void leave(std::uint64_t id);
-  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
-  void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
-  void command(std::uint64_t id, const protocol::CommandMsg& cmd);
-  void control(std::uint64_t id, const protocol::ControlMsg& msg);
-  // The answer to a session's request, posted to its shard (nothing when it has ended); then the
-  // close, if one is given (a reply the session made itself, relayed to keep the order).
-  // then_close is a WebSocket close code.
-  void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close = {});
+  static constexpr std::size_t kViewersPerStep = 128;
 
-  // Relay mode (relay.cpp), the hub's thread.
-  void relay_start();
-  void relay_stop();
-  void relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token, std::string client);
-  // A command or control from session `id`, as its client wrote it: sent upstream on the
-  // session's link; its answer comes back with reply().
-  void relay_forward(std::uint64_t id, std::uint32_t seq, std::string text);
-  void relay_leave(std::uint64_t id);
-  protocol::Welcome relay_welcome(std::uint64_t session, protocol::Role role) const;
-  void relay_connect();
-  void relay_retry_later();
-  void relay_on_main(std::uint64_t generation, std::string text);
-  void relay_on_main_closed(std::uint64_t generation, const std::string& why);
-  void relay_snapshot(std::string text, std::uint64_t tick);
-  void relay_new_world();
-  void relay_send_inspect();
-  void relay_open_command_link(std::uint64_t id);
-  void relay_on_command(std::uint64_t id, std::uint64_t generation, std::string text);
-  void relay_on_command_opened(std::uint64_t id, std::uint64_t generation);
-  void relay_on_command_closed(std::uint64_t id, std::uint64_t generation, const std::string& why);
-  void relay_finish_hello(std::uint64_t id);
-  UpstreamLink::Events relay_events(std::uint64_t generation, std::optional<std::uint64_t> commander);
+  void hand_over(std::vector<std::vector<Delivery>>& by_shard);
+  void send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
+  void send_in_steps(std::vector<std::uint64_t> ids);
+  bool send_next_step();  // one step; true when more are left
+
+  asio::io_context& ioc_;
+  std::vector<std::unique_ptr<Shard>>& shards_;
+  Observability& observe_;
+  Observability::Counters& counters_ = observe_.counters();
+  exec::ThreadPool& pool_;
+  WorldSource* source_ = nullptr;
+  std::unordered_map<std::uint64_t, Client> clients_;  // joined WebSocket sessions by id
+  BinaryFeed binary_feed_;             // quantised snapshots and binary frames
+  std::uint64_t snapshots_made_ = 0;   // broadcasts so far (the shards' outboxes tell them apart)
+  PendingFrames pending_frames_;
+  bool step_posted_ = false;
 };
 
 }  // namespace herd::net

@@ -1,11 +1,9 @@
-// The listener: accepts connections on shards[0]'s thread and gives each to the next shard in
-// turn, where its HTTP session starts; over max_connections a connection gets a 503 at once;
-// a failed accept pauses the listener rather than spinning (Beast's advanced server's listener,
-// with herd's limits).
+#include "net/listener.hpp"
+
 #include <algorithm>
+#include <boost/asio/post.hpp>
 
 #include "net/http_session.hpp"
-#include "net/hub.hpp"
 
 namespace herd::net {
 namespace {
@@ -16,24 +14,65 @@ constexpr auto kAcceptLogPeriod = std::chrono::seconds(10);
 
 }  // namespace
 
-void Server::Impl::do_accept() {
+Listener::Listener(std::vector<std::unique_ptr<Shard>>& shards, Admission& admission, Observability& observe,
+                   SessionHub sessions, const std::atomic<bool>& stopping)
+    : shards_(shards),
+      admission_(admission),
+      observe_(observe),
+      sessions_(sessions),
+      stopping_(stopping),
+      acceptor_(shards.front()->ioc),
+      pause_(shards.front()->ioc) {}
+
+std::uint16_t Listener::listen(const std::string& address_text, std::uint16_t port) {
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(address_text, ec);
+  if (ec) throw std::runtime_error("bad listen address '" + address_text + "': " + ec.message());
+  const tcp::endpoint endpoint{address, port};
+  auto check = [&](const char* what) {
+    if (ec) throw std::runtime_error(std::string(what) + " " + address_text + ":" + std::to_string(port) + ": " + ec.message());
+  };
+  acceptor_.open(endpoint.protocol(), ec);
+  check("cannot open a socket for");
+  acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  check("cannot set options on");
+  acceptor_.bind(endpoint, ec);
+  check("cannot bind");
+  acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  check("cannot listen on");
+  return acceptor_.local_endpoint().port();
+}
+
+void Listener::start() {
+  asio::post(shards_.front()->ioc, [this] { do_accept(); });
+}
+
+void Listener::close() {
+  asio::post(shards_.front()->ioc, [this] {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    pause_.cancel();
+  });
+}
+
+void Listener::do_accept() {
   // Each connection goes to the next shard in turn: its socket is made on that shard's
   // io_context, and its session starts there.
-  Shard& shard = *shards[next_shard];
-  next_shard = (next_shard + 1) % shards.size();
-  acceptor->async_accept(shard.ioc, [this, &shard](beast::error_code ec, tcp::socket socket) {
-    if (stopping) return;
+  Shard& shard = *shards_[next_shard_];
+  next_shard_ = (next_shard_ + 1) % shards_.size();
+  acceptor_.async_accept(shard.ioc, [this, &shard](boost::system::error_code ec, tcp::socket socket) {
+    if (stopping_) return;
     if (ec) return on_accept_failed(ec);
-    if (accept_backoff.count() > 0) {
-      log(LogLevel::info, "accepting_again", {{"failures", std::to_string(accept_failures_unlogged)}});
-      accept_backoff = std::chrono::milliseconds(0);
-      accept_failures_unlogged = 0;
+    if (backoff_.count() > 0) {
+      observe_.log(LogLevel::info, "accepting_again", {{"failures", std::to_string(failures_unlogged_)}});
+      backoff_ = std::chrono::milliseconds(0);
+      failures_unlogged_ = 0;
     }
-    if (http_alive + ws_alive >= max_connections) {
-      refuse_connection(socket);
+    if (admission_.full()) {
+      refuse(socket);
     } else {
       asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
-        std::make_shared<HttpSession>(std::move(socket), SessionHub(*this), shard)->run();
+        std::make_shared<HttpSession>(std::move(socket), sessions_, shard)->run();
       });
     }
     do_accept();
@@ -44,29 +83,29 @@ void Server::Impl::do_accept() {
 // spin a core for as long as the cause lasts (out of file descriptors: until connections close).
 // The listener pauses instead, 10 ms doubling to 1 s, and says so once per kAcceptLogPeriod; a
 // connection aborted by its client is not a failure of ours and is skipped at once.
-void Server::Impl::on_accept_failed(const beast::error_code& ec) {
+void Listener::on_accept_failed(const boost::system::error_code& ec) {
   if (ec == asio::error::operation_aborted) return;  // the acceptor was closed
   if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset) return do_accept();
-  ++accept_failures;
-  ++accept_failures_unlogged;
-  accept_backoff = std::clamp(accept_backoff * 2, kAcceptPauseMin, kAcceptPauseMax);
+  ++accept_failures_;
+  ++failures_unlogged_;
+  backoff_ = std::clamp(backoff_ * 2, kAcceptPauseMin, kAcceptPauseMax);
   const auto now = Clock::now();
-  if (accept_failure_logged == Clock::time_point{} || now - accept_failure_logged >= kAcceptLogPeriod) {
-    accept_failure_logged = now;
-    log(LogLevel::error, "accept_failed",
-        {{"reason", ec.message()}, {"failures", std::to_string(accept_failures_unlogged)},
-         {"pause_ms", std::to_string(accept_backoff.count())}, {"connections", std::to_string(http_alive + ws_alive)}});
-    accept_failures_unlogged = 0;
+  if (failure_logged_ == Clock::time_point{} || now - failure_logged_ >= kAcceptLogPeriod) {
+    failure_logged_ = now;
+    observe_.log(LogLevel::error, "accept_failed",
+                 {{"reason", ec.message()}, {"failures", std::to_string(failures_unlogged_)},
+                  {"pause_ms", std::to_string(backoff_.count())}, {"connections", std::to_string(admission_.connections())}});
+    failures_unlogged_ = 0;
   }
-  accept_pause->expires_after(accept_backoff);
-  accept_pause->async_wait([this](beast::error_code wait_ec) {
-    if (!wait_ec && !stopping) do_accept();
+  pause_.expires_after(backoff_);
+  pause_.async_wait([this](boost::system::error_code wait_ec) {
+    if (!wait_ec && !stopping_) do_accept();
   });
 }
 
-void Server::Impl::refuse_connection(tcp::socket& socket) {
-  refused(Refusal::connections, peer_of(socket));
-  beast::error_code ec;
+void Listener::refuse(tcp::socket& socket) {
+  observe_.refused(Refusal::connections, peer_of(socket));
+  boost::system::error_code ec;
   // Best effort and never blocking: the answer fits in an empty socket's send buffer.
   static constexpr std::string_view kBusy =
       "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"

@@ -56,10 +56,10 @@ std::string_view to_string(Refusal r);
 std::uint64_t resident_memory_bytes();
 
 // The server's counters and gauges, a row each: the field that holds it, its Prometheus type,
-// series name, labels and help. The hub's atomic counters (hub.hpp), the view /metrics renders
+// series name, labels and help. The atomic counters (Observability::Counters), the view /metrics renders
 // from and the text itself are all made from these rows, so a metric is added here (and counted
 // where it happens). Rows of one series with different labels are consecutive; the series' help
-// is its first row's. Values that are not a counter of the hub's (per-code and per-reason arrays,
+// is its first row's. Values that are not one of these counters (per-code and per-reason arrays,
 // connections, the relay's link, histograms, memory) are the fields of MetricsView below.
 #define HERD_COUNTER_METRICS(X)                                                                                     \
   X(tick, gauge, "herd_tick", "", "Ticks the world has completed.")                                                 \
@@ -113,6 +113,12 @@ struct MetricsView {
   std::uint64_t relay_connected = 0, relay_connects = 0, relay_snapshots = 0, relay_bytes = 0, relay_command_links = 0;
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
+};
+
+// The answer to /healthz: its HTTP status and JSON body.
+struct Health {
+  int status = 200;
+  std::string body;
 };
 
 // The Prometheus text exposition format (version 0.0.4).

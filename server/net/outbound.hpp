@@ -1,7 +1,7 @@
 // What waits to go out to WebSocket sessions: a session's two outbound lanes and an I/O thread's
 // outbox of snapshots. Plain containers with no sockets, so that their policies (latest wins,
-// how many wait, what is counted as dropped) are tested on their own; the session and the shard
-// in server.cpp own one each and do the writing and the posting.
+// how many wait, what is counted as dropped) are tested on their own; the session
+// (websocket_session.hpp) and the shard (shard.hpp) own one each and do the writing and the posting.
 #pragma once
 
 #include <algorithm>
@@ -21,7 +21,7 @@ namespace herd::net {
 
 using SharedText = std::shared_ptr<const std::string>;
 
-// A session's outbound lanes (DESIGN.md, network layer): a bounded FIFO for control messages
+// A session's outbound lanes: a bounded FIFO for control messages
 // (welcome, acks, errors, pongs) and a latest-wins lane for snapshots. One message is written at
 // a time; control messages go first.
 //

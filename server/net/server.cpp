@@ -1,41 +1,75 @@
-// herd::net::Server: starting (the listening socket, the descriptor limit), running (the shards'
-// threads and the hub's loop) and stopping. The pieces, shaped after Boost.Beast's advanced
-// server: listener.cpp accepts, http_session.cpp and websocket_session.cpp are the sessions,
-// shard.cpp the I/O threads they live on; they reach the hub (the world, the tick loop, commands,
-// broadcast: hub.cpp) only through SessionHub (session_hub.hpp). hub.hpp says which thread does
-// what. This unit includes no Beast.
+// herd::net::Server: wiring its parts (server_impl.hpp), starting (the listening socket, the
+// descriptor limit), running (the shards' threads and the hub's loop) and stopping. The pieces,
+// shaped after Boost.Beast's advanced server: the listener accepts, http_session.cpp and
+// websocket_session.cpp are the sessions, shard.cpp the I/O threads they live on; they reach the
+// hub (hub.hpp) and its world source only through SessionHub (session_hub.hpp). This unit
+// includes no Beast.
 #include "net/server.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <thread>
 
-#include <sys/resource.h>
-
-#include "net/hub.hpp"
-#include "net/relay.hpp"
+#include "net/relay_upstream.hpp"
+#include "net/server_impl.hpp"
+#include "net/session_hub.hpp"
 
 namespace herd::net {
 namespace {
 
-constexpr std::size_t kReservedDescriptors = 64;  // for files, timers and the like, not connections
 constexpr auto kStopGrace = std::chrono::milliseconds(1500);
 
+std::vector<std::unique_ptr<Shard>> make_shards(std::size_t count) {
+  std::vector<std::unique_ptr<Shard>> shards;
+  for (std::size_t i = 0; i < std::max<std::size_t>(count, 1); ++i) {
+    shards.push_back(std::make_unique<Shard>());
+    shards.back()->index = i;
+  }
+  return shards;
+}
+
+// A relay checks no command token of its own: each commander's goes upstream on its own link,
+// and the upstream decides what it allows.
+ServerConfig sessions_config(ServerConfig c) {
+  if (!c.relay_upstream.empty()) c.command_token.clear();
+  return c;
+}
+
+UpstreamUrl relay_url(const std::string& text) {
+  auto url = protocol::parse_ws_url(text);
+  if (auto* why = std::get_if<std::string>(&url)) throw std::invalid_argument("relay upstream '" + text + "': " + *why);
+  if (std::get<protocol::WsUrl>(url).tls)
+    throw std::invalid_argument("relay upstream '" + text + "': must be ws://, not wss://");
+  return std::get<protocol::WsUrl>(std::move(url));
+}
+
 }  // namespace
+
+Server::Impl::Impl(ServerConfig c, sim::World world)
+    : config(sessions_config(c)),
+      observe(config.log, config.log_format),
+      admission(config.max_connections, config.max_sessions, config.max_sessions_per_address),
+      pool(std::max<std::size_t>(config.sim_threads, 1)),
+      shards(make_shards(config.io_threads)),
+      hub(ioc, shards, observe, pool),
+      local(c.relay_upstream.empty() ? std::make_unique<LocalWorld>(c, std::move(world), ioc, hub, observe, pool) : nullptr),
+      unused_world(local ? std::nullopt : std::optional(std::move(world))),
+      relay(local ? nullptr
+                  : std::make_unique<RelayUpstream>(relay_url(c.relay_upstream), c.max_message_bytes, ioc,
+                                                    shards.front()->ioc, hub, observe)),
+      source(local ? static_cast<WorldSource&>(*local) : *relay),
+      listener(shards, admission, observe, SessionHub(*this), stopping) {
+  hub.serve(source);
+}
 
 // ---- stopping -------------------------------------------------------------------------------
 
 void Server::Impl::begin_stop() {
   if (stopping.exchange(true)) return;
-  log(LogLevel::info, "stopping", {{"tick", std::to_string(counters.tick.load())}, {"sessions", std::to_string(clients.size())}});
-  tick_timer.cancel();
-  if (relay) relay_stop();
-  asio::post(shards.front()->ioc, [this] {
-    boost::system::error_code ec;
-    acceptor->close(ec);
-    accept_pause->cancel();
-  });
+  observe.log(LogLevel::info, "stopping",
+              {{"tick", std::to_string(observe.counters().tick.load())}, {"sessions", std::to_string(hub.size())}});
+  source.stop();
+  listener.close();
   for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
   // Clients get a moment to answer the close handshake; the loop ends when every session is gone
   // or the grace period is over, whichever comes first.
@@ -43,7 +77,7 @@ void Server::Impl::begin_stop() {
 }
 
 void Server::Impl::finish_stop(Clock::time_point deadline) {
-  if ((ws_alive == 0 && http_alive == 0) || Clock::now() >= deadline) {
+  if (admission.connections() == 0 || Clock::now() >= deadline) {
     for (auto& shard : shards) shard->ioc.stop();
     ioc.stop();
     return;
@@ -52,58 +86,42 @@ void Server::Impl::finish_stop(Clock::time_point deadline) {
   stop_timer.async_wait([this, deadline](boost::system::error_code) { finish_stop(deadline); });
 }
 
+void Server::Impl::wait_for_signal() {
+  signals->async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;  // cancelled: the server is being destroyed
+    if (!stopping) {
+      on_signal(signal);
+      begin_stop();
+    }
+    wait_for_signal();  // a second signal is taken too, not left to kill the process
+  });
+}
+
+// Any thread: from the counters, so that /metrics and /healthz answer while a tick runs.
+std::string Server::Impl::metrics_text() const {
+  MetricsView m = observe.metrics();
+  m.http_connections = admission.http_connections();
+  m.ws_connections = admission.ws_connections();
+  m.max_connections = admission.max_connections();
+  m.accept_failures = listener.accept_failures();
+  source.add_metrics(m);
+  return render_prometheus(m);
+}
+
 // ---- Server ----------------------------------------------------------------------------------
 
-Server::Server(ServerConfig config, sim::World world)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {
-  if (impl_->config.relay_upstream.empty()) return;
-  auto url = protocol::parse_ws_url(impl_->config.relay_upstream);
-  if (auto* why = std::get_if<std::string>(&url))
-    throw std::invalid_argument("relay upstream '" + impl_->config.relay_upstream + "': " + *why);
-  if (std::get<protocol::WsUrl>(url).tls)
-    throw std::invalid_argument("relay upstream '" + impl_->config.relay_upstream + "': must be ws://, not wss://");
-  impl_->relay = std::make_shared<Impl::Relay>(std::get<protocol::WsUrl>(std::move(url)), impl_->ioc);
-}
+Server::Server(ServerConfig config, sim::World world) : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
 
 Server::~Server() = default;
 
 std::uint16_t Server::start() {
   Impl& s = *impl_;
-  boost::system::error_code ec;
-  const auto address = asio::ip::make_address(s.config.address, ec);
-  if (ec) throw std::runtime_error("bad listen address '" + s.config.address + "': " + ec.message());
-  const tcp::endpoint endpoint{address, s.config.port};
-  auto check = [&](const char* what) {
-    if (ec) throw std::runtime_error(std::string(what) + " " + s.config.address + ":" + std::to_string(s.config.port) + ": " + ec.message());
-  };
-  s.acceptor->open(endpoint.protocol(), ec);
-  check("cannot open a socket for");
-  s.acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  check("cannot set options on");
-  s.acceptor->bind(endpoint, ec);
-  check("cannot bind");
-  s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  check("cannot listen on");
-  // Connections stay under the descriptor limit (raised to its hard maximum first, as servers
-  // do), with some descriptors left for checkpoints and the like.
-  s.max_connections = s.config.max_connections;
-  rlimit files{};
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
-    if (files.rlim_cur < files.rlim_max) {
-      rlimit raised = files;
-      raised.rlim_cur = files.rlim_max;
-      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
-    }
-    if (files.rlim_cur != RLIM_INFINITY) {
-      const std::size_t usable = files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
-      if (usable < s.max_connections) {
-        s.max_connections = usable;
-        s.log(LogLevel::warn, "connections_capped",
-              {{"max_connections", std::to_string(usable)}, {"descriptor_limit", std::to_string(files.rlim_cur)}});
-      }
-    }
-  }
-  return s.acceptor->local_endpoint().port();
+  const std::uint16_t port = s.listener.listen(s.config.address, s.config.port);
+  // Connections stay under the descriptor limit, with some descriptors left for checkpoints.
+  if (const auto limit = s.admission.fit_descriptor_limit())
+    s.observe.log(LogLevel::warn, "connections_capped",
+                  {{"max_connections", std::to_string(s.admission.max_connections())}, {"descriptor_limit", std::to_string(*limit)}});
+  return port;
 }
 
 void Server::run() {
@@ -113,13 +131,13 @@ void Server::run() {
   for (auto& shard : s.shards) {
     Shard* sh = shard.get();
     asio::post(sh->ioc, [sh] { sh->sweep(); });
-    if (sh->index == 0) asio::post(sh->ioc, [&s] { s.do_accept(); });
     io_threads.emplace_back([sh] {
       auto work = asio::make_work_guard(sh->ioc);  // idle until a connection comes
       sh->ioc.run();
     });
   }
-  s.start_ticking();
+  s.listener.start();
+  s.source.start();
   // Kept running until begin_stop() stops it, also while nothing is scheduled (a relay waits
   // for its upstream's messages, not for a tick timer).
   auto hub_work = asio::make_work_guard(s.ioc);
@@ -137,24 +155,14 @@ void Server::stop_on_signals(std::function<void(int signal)> said) {
   impl_->wait_for_signal();
 }
 
-void Server::Impl::wait_for_signal() {
-  signals->async_wait([this](const boost::system::error_code& ec, int signal) {
-    if (ec) return;  // cancelled: the server is being destroyed
-    if (!stopping) {
-      on_signal(signal);
-      begin_stop();
-    }
-    wait_for_signal();  // a second signal is taken too, not left to kill the process
-  });
-}
-
-std::uint64_t Server::state_hash() const { return impl_->world.state_hash(); }
-const sim::World& Server::world() const { return impl_->world; }
+std::uint64_t Server::state_hash() const { return world().state_hash(); }
+const sim::World& Server::world() const { return impl_->local ? impl_->local->world() : *impl_->unused_world; }
 
 ServerStats Server::stats() const {
-  const auto& c = impl_->counters;
+  const auto& c = impl_->observe.counters();
   return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped(),
-          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->accept_failures, impl_->max_connections};
+          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->listener.accept_failures(),
+          impl_->admission.max_connections()};
 }
 
 }  // namespace herd::net

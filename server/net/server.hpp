@@ -1,10 +1,11 @@
 // herd::net::Server — one port: HTTP (viewer files, /healthz) and WebSocket (/ws), plus the
 // fixed-tick loop that steps the world and broadcasts snapshots.
 //
-// A plain interface: Boost.Beast stays inside server.cpp (it is slow to compile). The world, the
-// tick loop and the callbacks below run on the thread that calls run() (the tick thread); the
-// sockets run on io_threads threads of their own, so that a thousand sessions' reads and writes
-// never delay a tick. stop() and stats() may be called from any thread.
+// A plain interface: no Boost here, and Beast only in the few units that need it (the sessions,
+// the listener, the shards, the relay's link: it is slow to compile). The world, the tick loop and
+// the callbacks below run on the thread that calls run() (the tick thread); the sockets run on
+// io_threads threads of their own, so that a thousand sessions' reads and writes never delay a
+// tick. stop() and stats() may be called from any thread.
 #pragma once
 
 #include <cstddef>
@@ -78,7 +79,8 @@ struct ServerConfig {
   // every reset and load_scenario, not for every welcome. None when empty.
   std::function<std::vector<std::string>()> list_scenarios;
   // Relay mode: ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves
-  // (relay.hpp). The world given to the constructor is then unused: no tick loop runs here.
+  // (relay_upstream.hpp). The world given to the constructor is then unused: no tick loop runs
+  // here, and no command token is checked here (each commander's goes upstream).
   std::string relay_upstream;
 };
 
@@ -127,7 +129,7 @@ class Server {
   // The world itself, on the same terms (the app writes the last checkpoint from it at shutdown).
   const sim::World& world() const;
 
-  struct Impl;  // opaque: the hub (net/hub.hpp), which the sessions in server.cpp post to
+  struct Impl;  // opaque: the server's parts (net/server_impl.hpp), which sessions reach through SessionHub
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -1,8 +1,9 @@
-// herd::net::SessionHub — all a session may ask of the hub (Server::Impl), and nothing more: its
-// settings, admission against the session limits, the counters and logs it feeds, the answers
-// for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave, hello,
-// commands...), each answered later through the session's shard. Sessions hold one by value;
-// they never see the world, the clients table or the tick loop. Asio only, no Beast.
+// herd::net::SessionHub — all a session may ask of the server, and nothing more: its settings,
+// admission against the connection and session limits, the counters and logs it feeds, the
+// answers for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave,
+// hello, commands...), each answered later through the session's shard. Sessions hold one by
+// value; they never see the world source (a local world or a relay's upstream: every session is
+// served the same way), the clients table or the tick loop. Asio only, no Beast.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +29,7 @@ struct Shard;
 
 class SessionHub {
  public:
-  explicit SessionHub(Server::Impl& hub) : hub_(&hub) {}
+  explicit SessionHub(Server::Impl& server) : server_(&server) {}
 
   // ---- any thread --------------------------------------------------------------------------
   // The settings sessions read: the server's at start, never changed.
@@ -47,7 +48,6 @@ class SessionHub {
   void release(const std::string& ip);
 
   bool stopping() const;
-  bool relaying() const;
   std::uint64_t tick() const;
 
   // Counters and logs.
@@ -60,11 +60,7 @@ class SessionHub {
   void observe_reply(Clock::duration d);
   void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
 
-  // HTTP answers: /healthz (its status and JSON body) and /metrics (Prometheus text).
-  struct Health {
-    int status = 200;
-    std::string body;
-  };
+  // HTTP answers: /healthz and /metrics (Prometheus text).
   Health health() const;
   std::string metrics_text() const;
 
@@ -72,20 +68,20 @@ class SessionHub {
   // Each request with an answer gets exactly one reply, through the session's shard.
   void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
   void leave(std::uint64_t id);
-  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  // The role is the one the session grants (after its token check); the token and the client's
+  // name go with it (a relay's commander link presents them upstream).
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token, std::string client);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
-  void command(std::uint64_t id, protocol::CommandMsg command);
-  void control(std::uint64_t id, protocol::ControlMsg control);
+  // A command or control checked by the session, and as its client wrote it (`wire`: what a
+  // relay sends upstream unchanged).
+  void command(std::uint64_t id, protocol::CommandMsg command, std::string wire);
+  void control(std::uint64_t id, protocol::ControlMsg control, std::string wire);
   // A reply the session made itself, sent back through the hub to keep its order among the
   // hub's answers; then the close (a WebSocket close code), if given.
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);
-  // Relay mode: the hello, and a command or control as its client wrote it, for the upstream.
-  void relay_hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
-                   std::string client);
-  void relay_forward(std::uint64_t id, std::uint32_t seq, std::string text);
 
  private:
-  Server::Impl* hub_;
+  Server::Impl* server_;
 };
 
 }  // namespace herd::net

@@ -239,8 +239,7 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
     if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
     if (role_ != protocol::Role::commander) return forbid(control->seq);
-    if (hub_.relaying()) return forward(control->seq);
-    return ask_hub([&] { hub_.control(id_, std::move(*control)); }, true);
+    return ask_hub([&] { hub_.control(id_, std::move(*control), std::string(text_)); }, true);
   }
   auto& cmd = std::get<protocol::CommandMsg>(msg);
   if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
@@ -255,15 +254,7 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
       return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
     }
   }
-  if (hub_.relaying()) return forward(cmd.seq);
-  // Applied and answered by the hub as it gets it, between ticks: the same world as applying it
-  // at the next tick's start (nothing else happens in between), and the ack does not wait for
-  // that tick.
-  ask_hub([&] { hub_.command(id_, std::move(cmd)); }, true);
-}
-
-void WsSession::forward(std::uint32_t seq) {
-  ask_hub([&] { hub_.relay_forward(id_, seq, std::string(text_)); }, true);
+  ask_hub([&] { hub_.command(id_, std::move(cmd), std::string(text_)); }, true);
 }
 
 void WsSession::forbid(std::uint32_t seq) {
@@ -276,11 +267,6 @@ void WsSession::on_hello(const protocol::Hello& hello) {
   if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
   greeted_ = true;
   role_ = hello.role;
-  if (hub_.relaying()) {  // the upstream checks the token, on the commander's own link
-    hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
-                                       {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
-    return ask_hub([&] { hub_.relay_hello(id_, role_, hello.format, hello.token, hello.client); });
-  }
   const std::string& token = config_.command_token;
   if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
     // Watches instead: told why, then welcomed as a viewer.
@@ -293,7 +279,7 @@ void WsSession::on_hello(const protocol::Hello& hello) {
   }
   hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
                                      {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
-  ask_hub([&] { hub_.hello(id_, role_, hello.format); });
+  ask_hub([&] { hub_.hello(id_, role_, hello.format, hello.token, hello.client); });
 }
 
 void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {

@@ -88,10 +88,6 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded);
 
-  // A relay's session: the command (or control) goes upstream as the client wrote it, checked
-  // here like any other; the upstream's answer comes back as the hub's reply.
-  void forward(std::uint32_t seq);
-
   void forbid(std::uint32_t seq);
 
   void on_hello(const protocol::Hello& hello);

@@ -1,0 +1,41 @@
+#include "net/admission.hpp"
+
+#include <sys/resource.h>
+
+namespace herd::net {
+namespace {
+
+constexpr std::size_t kReservedDescriptors = 64;  // for files, timers and the like, not connections
+
+}  // namespace
+
+std::optional<std::uint64_t> Admission::fit_descriptor_limit() {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0) return std::nullopt;
+  if (files.rlim_cur < files.rlim_max) {
+    rlimit raised = files;
+    raised.rlim_cur = files.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
+  }
+  if (files.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  const std::size_t usable = files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
+  if (usable >= max_connections_) return std::nullopt;
+  max_connections_ = usable;
+  return files.rlim_cur;
+}
+
+std::optional<Refusal> Admission::admit(const std::string& ip) {
+  const std::lock_guard lock(mutex_);
+  if (ws_open_ >= max_sessions_) return Refusal::sessions;
+  if (!per_address_.try_add(ip, max_sessions_per_address_)) return Refusal::sessions_per_address;
+  ++ws_open_;
+  return std::nullopt;
+}
+
+void Admission::release(const std::string& ip) {
+  const std::lock_guard lock(mutex_);
+  --ws_open_;
+  per_address_.remove(ip);
+}
+
+}  // namespace herd::net

@@ -1,0 +1,55 @@
+// herd::net::Admission — who may connect: TCP connections (HTTP and WebSocket session objects,
+// handshakes and refused ones included) against max_connections, kept under the process's
+// descriptor limit; WebSocket sessions against max_sessions and max_sessions_per_address. Any
+// thread. No Boost.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "net/limits.hpp"
+#include "net/observe.hpp"
+
+namespace herd::net {
+
+class Admission {
+ public:
+  Admission(std::size_t max_connections, std::size_t max_sessions, std::size_t max_sessions_per_address)
+      : max_sessions_(max_sessions), max_sessions_per_address_(max_sessions_per_address), max_connections_(max_connections) {}
+
+  // Before the server runs: lowers max_connections to what the descriptor limit leaves (raised to
+  // its hard maximum first, as servers do), with some descriptors kept for checkpoints and the
+  // like. Returns the descriptor limit when it lowered the cap.
+  std::optional<std::uint64_t> fit_descriptor_limit();
+  std::size_t max_connections() const { return max_connections_; }
+
+  // Session objects alive, counted as they are made and destroyed.
+  void ws_created() { ++ws_alive_; }
+  void ws_destroyed() { --ws_alive_; }
+  void http_created() { ++http_alive_; }
+  void http_destroyed() { --http_alive_; }
+  std::size_t ws_connections() const { return ws_alive_; }
+  std::size_t http_connections() const { return http_alive_; }
+  std::size_t connections() const { return http_alive_ + ws_alive_; }
+  // No room for another connection: it is refused as it is accepted.
+  bool full() const { return connections() >= max_connections_; }
+
+  // A WebSocket session from `ip` counted against max_sessions and max_sessions_per_address:
+  // nullopt when admitted (then release() it when it ends), else the limit it is over.
+  std::optional<Refusal> admit(const std::string& ip);
+  void release(const std::string& ip);
+
+ private:
+  const std::size_t max_sessions_, max_sessions_per_address_;
+  std::size_t max_connections_;  // written before the server's threads start
+  std::atomic<std::size_t> ws_alive_{0}, http_alive_{0};
+  std::mutex mutex_;
+  AddressCounts per_address_;  // open WebSocket sessions per IP address (mutex_)
+  std::size_t ws_open_ = 0;    // WebSocket sessions counted against max_sessions (mutex_)
+};
+
+}  // namespace herd::net

@@ -1,0 +1,50 @@
+// herd::net::WorldSource — where the world the hub serves comes from: a world stepped here
+// (LocalWorld: the tick loop, commands and controls, broadcast) or another server's, watched over
+// a link (RelayUpstream). The hub hands it its clients' hellos, commands and controls; it answers
+// them through the hub (Hub::greet, Hub::reply) and makes the snapshots the hub sends. Neither
+// the hub nor a session asks which one it is. No Boost in this header.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "net/observe.hpp"
+#include "protocol/messages.hpp"
+
+namespace herd::net {
+
+class WorldSource {
+ public:
+  // A client's hello, as the session passes it on (the role after the session's own checks).
+  struct Hello {
+    protocol::Role role = protocol::Role::viewer;
+    protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
+    std::string token;   // the client's command token (a relay's commander link presents it)
+    std::string client;  // the client's name for itself
+  };
+
+  virtual ~WorldSource() = default;
+
+  // The hub's thread: from run() until begin_stop(); stop() ends timers and links.
+  virtual void start() = 0;
+  virtual void stop() = 0;
+
+  // The hub's thread. What a client of `role` is welcomed with (also again after a change).
+  virtual protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const = 0;
+  // A joined client's hello: answered with Hub::greet, now or once the world is known.
+  virtual void hello(std::uint64_t id, Hello hello) = 0;
+  // A commander's command or control, decoded and checked by its session, and as its client
+  // wrote it (`wire`); exactly one Hub::reply answers it.
+  virtual void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) = 0;
+  virtual void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) = 0;
+  // A client left (after its requests, which the hub no longer answers).
+  virtual void left(std::uint64_t id) = 0;
+  // The union of the agents clients inspect changed (Hub::inspected()).
+  virtual void inspected_changed() = 0;
+
+  // Any thread: /healthz, and this source's part of /metrics.
+  virtual Health health() const = 0;
+  virtual void add_metrics(MetricsView& m) const = 0;
+};
+
+}  // namespace herd::net
