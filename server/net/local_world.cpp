@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <cmath>
 
+#include "exec/step_clock.hpp"
 #include "protocol/codec.hpp"
 #include "publish/world_messages.hpp"
 
@@ -21,6 +22,7 @@ LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& 
       schedule_(config_.tick_rate, config_.max_catchup_ticks),
       cadence_(config_.tick_rate, config_.snapshot_rate) {
   world_.set_executor(&pool_);
+  world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();
   map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
   last_checkpoint_tick_ = world_.tick();     // a restored world was just checkpointed
@@ -133,6 +135,7 @@ bool LocalWorld::step_once() {
   const auto t0 = Clock::now();
   world_.step();
   observe_.observe_tick(Clock::now() - t0);
+  observe_.observe_stages(world_.profile());
   keep_collisions();
   return cadence_.due(world_.tick());
 }
@@ -318,6 +321,7 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   // still going are answered now, with the old world's last tick.
   end_step_runs();
   world_ = std::move(next);
+  world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   world_.set_executor(&pool_);
   config_.scenario = std::move(scenario);
   if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();  // the directory may have changed

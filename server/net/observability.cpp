@@ -37,6 +37,11 @@ void Observability::observe_tick(Duration d) {
   tick_duration_.observe(std::chrono::duration<double>(d).count());
 }
 
+void Observability::observe_stages(const sim::StepProfile& p) {
+  const std::lock_guard lock(histogram_mutex_);
+  for (std::size_t s = 0; s < sim::kStageCount; ++s) step_stages_[s].observe(static_cast<double>(p.stage_ns[s]) * 1e-9);
+}
+
 void Observability::observe_reply(Duration d) {
   const std::lock_guard lock(histogram_mutex_);
   command_reply_.observe(std::chrono::duration<double>(d).count());
@@ -56,6 +61,7 @@ MetricsView Observability::metrics() const {
     const std::lock_guard lock(histogram_mutex_);
     m.tick_duration = tick_duration_;
     m.command_reply = command_reply_;
+    m.step_stages = step_stages_;
   }
   return m;
 }

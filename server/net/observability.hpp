@@ -50,6 +50,7 @@ class Observability {
   void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
 
   void observe_tick(Duration d);   // a world step (the hub's thread)
+  void observe_stages(const sim::StepProfile& p);  // the same step's stages, from the world's profile
   void observe_reply(Duration d);  // a command's answer, from asking to reading it (the shards)
 
   // What /metrics shows of all this (the counters, errors, refusals, histograms, suppressed log
@@ -69,6 +70,7 @@ class Observability {
   mutable std::mutex histogram_mutex_;
   TickHistogram tick_duration_;  // written by the hub's thread
   TickHistogram command_reply_;  // written by the shards
+  std::array<StageHistogram, sim::kStageCount> step_stages_;  // written by the hub's thread
   mutable std::mutex log_mutex_;
   LogLimiter log_limiter_;  // client-caused log lines, per IP address
 };

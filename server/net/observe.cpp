@@ -11,13 +11,6 @@
 
 namespace herd::net {
 
-void TickHistogram::observe(double seconds) {
-  std::size_t i = 0;
-  while (i < kBounds.size() && seconds > kBounds[i]) ++i;
-  ++counts[i];
-  sum += seconds;
-  ++count;
-}
 
 namespace {
 
@@ -45,21 +38,35 @@ void head(std::string& out, std::string_view name, std::string_view type, std::s
   out += '\n';
 }
 
-void histogram(std::string& out, const char* name, const char* help, const TickHistogram& h) {
-  head(out, name, "histogram", help);
+// A histogram's rows: its buckets, sum and count, each with `labels` (e.g. stage="grid") first.
+template <class H>
+void histogram_rows(std::string& out, std::string_view name, const H& h, std::string_view labels = {}) {
   const std::string bucket = std::string(name) + "_bucket";
+  const std::string prefix = labels.empty() ? std::string() : std::string(labels) + ",";
   std::uint64_t cumulative = 0;
   char bound[32];
-  for (std::size_t i = 0; i < TickHistogram::kBounds.size(); ++i) {
+  for (std::size_t i = 0; i < H::kBounds.size(); ++i) {
     cumulative += h.counts[i];
-    std::snprintf(bound, sizeof bound, "le=\"%g\"", TickHistogram::kBounds[i]);
-    line(out, bucket.c_str(), cumulative, bound);
+    std::snprintf(bound, sizeof bound, "le=\"%g\"", H::kBounds[i]);
+    line(out, bucket, cumulative, prefix + bound);
   }
-  line(out, bucket.c_str(), h.count, "le=\"+Inf\"");
-  char sum[128];
-  std::snprintf(sum, sizeof sum, "%s_sum %.9f\n", name, h.sum);
+  line(out, bucket, h.count, prefix + "le=\"+Inf\"");
+  char sum[64];
+  std::snprintf(sum, sizeof sum, " %.9f\n", h.sum);
+  out += name;
+  out += "_sum";
+  if (!labels.empty()) {
+    out += '{';
+    out += labels;
+    out += '}';
+  }
   out += sum;
-  line(out, (std::string(name) + "_count").c_str(), h.count);
+  line(out, std::string(name) + "_count", h.count, labels);
+}
+
+void histogram(std::string& out, const char* name, const char* help, const TickHistogram& h) {
+  head(out, name, "histogram", help);
+  histogram_rows(out, name, h);
 }
 
 }  // namespace
@@ -71,6 +78,10 @@ std::string render_prometheus(const MetricsView& m) {
   histogram(out, "herd_command_reply_seconds",
             "From reading a command or control to its answer queued for the client (the wait for the tick thread included).",
             m.command_reply);
+  head(out, "herd_step_stage_seconds", "histogram", "Time each stage of the last world steps took.");
+  for (std::size_t s = 0; s < sim::kStageCount; ++s)
+    histogram_rows(out, "herd_step_stage_seconds", m.step_stages[s],
+                   "stage=\"" + std::string(sim::stage_name(static_cast<sim::Stage>(s))) + "\"");
   std::string_view series;  // the last row's series: its head is written once
 #define HERD_METRICS_RENDER(field, type, name, labels, help) \
   if (series != name) head(out, name, #type, help);           \

@@ -13,20 +13,36 @@
 #include <utility>
 #include <vector>
 
+#include "herd/sim/profile.hpp"
 #include "net/limits.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::net {
 
-// Durations in seconds (a world step, a command's answer), in Prometheus' cumulative histogram form.
-struct TickHistogram {
-  static constexpr std::array<double, 11> kBounds{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                                  0.01,   0.025,   0.05,   0.1,   0.25};
-  std::array<std::uint64_t, kBounds.size() + 1> counts{};  // last: above every bound
+// Durations in seconds in Prometheus' cumulative histogram form, over upper bounds `Bounds`
+// (ascending; a last bucket above them all).
+template <const auto& Bounds>
+struct DurationHistogram {
+  static constexpr const auto& kBounds = Bounds;
+  std::array<std::uint64_t, Bounds.size() + 1> counts{};
   double sum = 0;
   std::uint64_t count = 0;
-  void observe(double seconds);
+  void observe(double seconds) {
+    std::size_t i = 0;
+    while (i < kBounds.size() && seconds > kBounds[i]) ++i;
+    ++counts[i];
+    sum += seconds;
+    ++count;
+  }
 };
+// A world step, a command's answer.
+inline constexpr std::array<double, 11> kTickBounds{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                    0.01,   0.025,   0.05,   0.1,   0.25};
+using TickHistogram = DurationHistogram<kTickBounds>;
+// A stage of a step (sim::Stage): finer at the bottom, as a stage of a small world takes microseconds.
+inline constexpr std::array<double, 12> kStageBounds{1e-6,  5e-6,   1e-5,   5e-5,  1e-4, 2.5e-4,
+                                                     5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025};
+using StageHistogram = DurationHistogram<kStageBounds>;
 
 inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(protocol::ErrorCode::upstream_unavailable) + 1;
 
@@ -113,6 +129,7 @@ struct MetricsView {
   std::uint64_t relay_connected = 0, relay_connects = 0, relay_snapshots = 0, relay_bytes = 0, relay_command_links = 0;
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
+  std::array<StageHistogram, sim::kStageCount> step_stages;  // each stage of the step, by sim::Stage
 };
 
 // The answer to /healthz: its HTTP status and JSON body.

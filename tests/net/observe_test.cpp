@@ -24,6 +24,24 @@ TEST(Prometheus, HistogramBucketsAreCumulativeWithInfinity) {
   EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos) << "every code listed";
 }
 
+// Each stage of the step is a labelled histogram of one family, under one HELP and TYPE.
+TEST(Prometheus, StepStagesAreOneHistogramFamilyLabelledByStage) {
+  MetricsView m;
+  m.step_stages[static_cast<std::size_t>(sim::Stage::avoidance)].observe(0.003);  // le 0.005
+  m.step_stages[static_cast<std::size_t>(sim::Stage::grid)].observe(2e-6);        // le 5e-06
+  const std::string text = render_prometheus(m);
+  EXPECT_NE(text.find("# TYPE herd_step_stage_seconds histogram\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("# TYPE herd_step_stage_seconds"), text.rfind("# TYPE herd_step_stage_seconds"));
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.0025\"} 0\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.005\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"grid\",le=\"5e-06\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_sum{stage=\"avoidance\"} 0.003000000\n"), std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"formations\"} 0\n"), std::string::npos);
+  for (std::size_t s = 0; s < sim::kStageCount; ++s)
+    EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"" + std::string(sim::stage_name(static_cast<sim::Stage>(s))) + "\"}"),
+              std::string::npos);
+}
+
 // Every series /metrics can show (a relay's included) has its row in docs/operations.md, and
 // every series has exactly one HELP and one TYPE line.
 TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {

@@ -255,6 +255,11 @@ TEST_F(ServerTest, MetricsCountWhatHappenedAndLogsSayItOnALineEach) {
     return at == std::string::npos ? -1.0 : std::stod(metrics.body.substr(at + series.size() + 2));
   };
   EXPECT_GT(value("herd_tick_duration_seconds_count"), 0);
+  // The step's profile: every stage timed on every step.
+  const double steps = value("herd_tick_duration_seconds_count");
+  for (const char* stage : {"assignments", "grid", "desires", "avoidance", "integrate", "collisions", "formations"})
+    EXPECT_GE(value("herd_step_stage_seconds_count{stage=\"" + std::string(stage) + "\"}"), steps) << stage;
+  EXPECT_GT(value("herd_step_stage_seconds_sum{stage=\"avoidance\"}"), 0);
   EXPECT_EQ(value("herd_sessions{role=\"viewer\"}"), 1);
   EXPECT_EQ(value("herd_errors_total{code=\"bad_json\"}"), 1);
   EXPECT_GT(value("herd_snapshots_sent_total"), 0);
