@@ -23,7 +23,7 @@ namespace {
 
 constexpr int kMapW = 1000, kMapH = 60;
 constexpr double kTile = 10;
-// Ticks `step N` runs per slice in the server (server/net/hub.cpp's kStepSlice).
+// Ticks `step N` runs per slice in the server (LocalWorld::kStepSliceTicks, server/net/local_world.hpp).
 constexpr int kStepSlice = 4;
 
 using Clock = std::chrono::steady_clock;
