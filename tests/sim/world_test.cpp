@@ -205,7 +205,9 @@ TEST(World, CommandsBetweenTwoStepsApplyInOrder) {
     const CommandOutcome out = one_by_one.apply(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
     EXPECT_EQ(out.ok(), i != 2) << i;
     EXPECT_EQ(out.origin.seq, i);
-    if (i == 3) EXPECT_EQ(out.spawned, std::vector<AgentId>{4});
+    if (i == 3) {
+      EXPECT_EQ(out.spawned, std::vector<AgentId>{4});
+    }
     if (i == 0) one_by_one.step();
   }
   together.apply(commands[0]);

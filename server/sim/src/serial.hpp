@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "herd/sim/types.hpp"
 #include "herd/sim/vec2.hpp"
 
 namespace herd::sim {
@@ -22,6 +23,7 @@ class Writer {
   void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
   void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
   void vec(Vec2 v) { f64(v.x); f64(v.y); }
+  void tile(TileCoord t) { i32(t.x); i32(t.y); }
   void boolean(bool v) { u8(v ? 1 : 0); }
   void bytes(std::string_view s) { u64(s.size()); out_.append(s); }
 
@@ -44,6 +46,7 @@ class Reader {
   std::int32_t i32() { return static_cast<std::int32_t>(u32()); }
   double f64() { return std::bit_cast<double>(u64()); }
   Vec2 vec() { const double x = f64(); return {x, f64()}; }
+  TileCoord tile() { const std::int32_t x = i32(); return {x, i32()}; }
   bool boolean() { return u8() != 0; }
   std::string bytes() {
     const std::uint64_t n = u64();

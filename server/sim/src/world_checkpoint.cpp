@@ -22,8 +22,6 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // members avoid each other reciprocally (older ones use anti-gravity, as their servers did).
 constexpr std::uint32_t kFormatVersion = 7;
 
-void write_tile(Writer& w, TileCoord t) { w.i32(t.x); w.i32(t.y); }
-TileCoord read_tile(Reader& r) { const std::int32_t x = r.i32(); return {x, r.i32()}; }
 
 template <class E>
 E read_enum(Reader& r, E last) {
@@ -90,34 +88,34 @@ Agent read_agent(Reader& r) {
 
 void write_path(Writer& w, const PathState& p) {
   const WalkerState& k = p.walker;
-  write_tile(w, k.from); write_tile(w, k.to); write_tile(w, k.target);
+  w.tile(k.from); w.tile(k.to); w.tile(k.target);
   w.f64(k.chain_start); w.u64(k.chain_moves);
   w.u64(k.history.size());
-  for (TileCoord t : k.history) write_tile(w, t);
+  for (TileCoord t : k.history) w.tile(t);
   w.u64(k.moves); w.u8(static_cast<std::uint8_t>(k.status));
   w.boolean(p.walker_placed);
   w.u64(p.waypoints.size());
   for (Vec2 v : p.waypoints) w.vec(v);
   w.u64(p.next);
   w.boolean(p.planned_for.has_value());
-  write_tile(w, p.planned_for.value_or(TileCoord{}));
+  w.tile(p.planned_for.value_or(TileCoord{}));
   w.u64(p.planned_revision); w.boolean(p.unreachable);
 }
 
 PathState read_path(Reader& r) {
   PathState p;
   WalkerState& k = p.walker;
-  k.from = read_tile(r); k.to = read_tile(r); k.target = read_tile(r);
+  k.from = r.tile(); k.to = r.tile(); k.target = r.tile();
   k.chain_start = r.f64(); k.chain_moves = r.u64();
   k.history.resize(r.count(8));
-  for (TileCoord& t : k.history) t = read_tile(r);
+  for (TileCoord& t : k.history) t = r.tile();
   k.moves = r.u64(); k.status = read_enum(r, WalkerStatus::stuck);
   p.walker_placed = r.boolean();
   p.waypoints.resize(r.count(16));
   for (Vec2& v : p.waypoints) v = r.vec();
   p.next = r.u64();
   const bool planned = r.boolean();
-  const TileCoord t = read_tile(r);
+  const TileCoord t = r.tile();
   if (planned) p.planned_for = t;
   p.planned_revision = r.u64(); p.unreachable = r.boolean();
   return p;
@@ -125,29 +123,12 @@ PathState read_path(Reader& r) {
 
 }  // namespace
 
-// The queue as saved, and the search under way replayed to the expansion it had reached: the
-// same inputs and the same count give the same open list (A* is deterministic), so the world
-// goes on as the saved one would.
+// Format 3's budgets, then the path queue and its search (PathService::read_queue).
 bool WorldImpl::read_path_queue(Reader& r, WorldImpl& world) {
   world.def_.path_expansions_per_tick = r.u32();
   world.def_.assignment_costs_per_tick = r.u64();
   if (!validate(world.def_).empty()) return false;
-  for (std::size_t i = 0; i < world.agents_.size(); ++i) {
-    const bool pending = r.boolean();
-    if (pending && i >= world.paths_.size()) return false;  // pending needs a map
-    if (pending) world.paths_[i].pending = true;
-  }
-  world.path_queue_.resize(r.count(4));
-  for (AgentId& id : world.path_queue_) id = r.u32();
-  PathSearch& s = world.path_search_;
-  s.agent = r.u32(); s.start = read_tile(r); s.goal = read_tile(r); s.neighbours = r.u8(); s.revision = r.u64();
-  const std::uint32_t expanded = r.u32();
-  if (!r.ok() || s.agent == kNoAgent) return r.ok();
-  if (!world.map_ || (s.neighbours != 4 && s.neighbours != 8)) return false;
-  world.path_finder_.begin(*world.map_, s.start, s.goal, s.neighbours == 4 ? Neighbourhood::four : Neighbourhood::eight);
-  // A saved search was still running: the replay must end where it stopped, not finish.
-  return world.path_finder_.running() && !world.path_finder_.resume(*world.map_, expanded, world.tile_path_) &&
-         world.path_finder_.result().expanded == expanded;
+  return world.pathing_.read_queue(r, world.map(), world.agents_.size());
 }
 
 bool WorldImpl::read_assignments(Reader& r, WorldImpl& world) {
@@ -200,12 +181,7 @@ std::string WorldImpl::save_checkpoint() const {
   // Format 3's tail: the budgets, which paths are pending, the queue, the search, the assignments.
   w.u32(def_.path_expansions_per_tick);
   w.u64(def_.assignment_costs_per_tick);
-  for (std::size_t i = 0; i < agents_.size(); ++i) w.boolean(path_of(i).pending);
-  w.u64(path_queue_.size());
-  for (AgentId id : path_queue_) w.u32(id);
-  const PathSearch& s = path_search_;
-  w.u32(s.agent); write_tile(w, s.start); write_tile(w, s.goal); w.u8(s.neighbours); w.u64(s.revision);
-  w.u32(s.agent != kNoAgent ? path_finder_.result().expanded : 0);
+  pathing_.write_queue(w, agents_.size());
   // Pending optimal assignments: their inputs and the rows done, replayed on load.
   w.u64(assignments_.size());
   for (const PendingAssignment& pa : assignments_) {
@@ -279,7 +255,7 @@ std::variant<WorldImpl, std::string> WorldImpl::load_checkpoint(std::string_view
   // Every agent's pathing state is in the file; the world keeps them only while it has a map.
   for (std::size_t i = 0; i < world.agents_.size(); ++i) {
     PathState p = read_path(r);
-    if (world.map_) world.paths_.push_back(std::move(p));
+    if (world.map_) world.pathing_.restore_path(std::move(p));
   }
   world.formations_.resize(r.count(13));
   for (FormationRecord& f : world.formations_) {

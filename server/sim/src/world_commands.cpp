@@ -229,7 +229,7 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
       out.spawned.push_back(agents_.back().id);
     }
   }
-  if (map_) paths_.resize(agents_.size());
+  pathing_.agents_added(agents_.size(), map_.has_value());
   return out;
 }
 
@@ -285,13 +285,13 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     if (gone[i]) continue;
     agents_[kept] = std::move(agents_[i]);
-    if (i < paths_.size()) paths_[kept] = std::move(paths_[i]);
+    pathing_.keep(i, kept);
     if (i < desires_.size()) desires_[kept] = desires_[i];
     if (i < hit_subject_.size()) hit_subject_[kept] = hit_subject_[i];
     ++kept;
   }
   agents_.resize(kept);
-  paths_.resize(std::min(paths_.size(), kept));
+  pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
   hit_subject_.resize(std::min(hit_subject_.size(), kept));
   out.affected = static_cast<std::uint32_t>(indices.size());
@@ -306,8 +306,7 @@ CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {
                                               " units; the world is only " + number_text(def_.width) + " x " +
                                               number_text(def_.height));
   map_.emplace(cmd.map);
-  paths_.resize(agents_.size());  // pathing state exists while there is a map to plan on
-  fields_.clear();  // fields remember a map revision, which a new map restarts
+  pathing_.map_loaded(agents_.size());  // pathing state exists while there is a map to plan on
   ++map_version_;
   return {};
 }
@@ -315,9 +314,7 @@ CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {
 CommandOutcome WorldImpl::apply_clear_map() {
   if (!map_) return failure(CommandError::no_map, "there is no map to clear");
   map_.reset();
-  fields_.clear();
-  paths_ = {};  // walkers and paths belong to the map (and without one cost no memory)
-  drop_path_queue();
+  pathing_.map_cleared();
   ++map_version_;
   return {};
 }
@@ -343,7 +340,7 @@ CommandOutcome WorldImpl::apply_set_pathing(const SetPathing& cmd) {
   return for_each_selected(cmd.agents, [&](Agent& a, std::size_t i) {
     a.pathing = cmd.pathing;
     a.neighbours = cmd.neighbours == 4 ? 4 : 8;
-    if (i < paths_.size()) paths_[i] = PathState{};  // plan afresh
+    pathing_.replan(i);
   });
 }
 

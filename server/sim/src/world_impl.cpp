@@ -39,11 +39,6 @@ std::size_t WorldImpl::index_of_from(AgentId id, std::size_t hint) const {
   return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : n;
 }
 
-const PathState& WorldImpl::path_of(std::size_t i) const {
-  static const PathState kNoPath;
-  return i < paths_.size() ? paths_[i] : kNoPath;
-}
-
 const Agent* WorldImpl::find(AgentId id) const {
   const std::size_t i = index_of(id);
   return i < agents_.size() ? &agents_[i] : nullptr;
@@ -120,16 +115,7 @@ std::uint64_t WorldImpl::state_hash() const {
     for (Vec2 w : p.waypoints) mixv(w);
     mix(p.next);
   }
-  // The path queue only when it holds anything, so worlds that never queue keep their hashes.
-  if (!path_queue_.empty() || path_search_.agent != kNoAgent) {
-    mix(path_queue_.size());
-    for (AgentId id : path_queue_) mix(id);
-    mix(path_search_.agent);
-    mix((std::uint64_t(std::uint32_t(path_search_.start.x)) << 32) | std::uint32_t(path_search_.start.y));
-    mix((std::uint64_t(std::uint32_t(path_search_.goal.x)) << 32) | std::uint32_t(path_search_.goal.y));
-    mix(path_search_.revision);
-    mix(path_finder_.result().expanded);
-  }
+  pathing_.hash_queue(mix);  // only when it holds anything, so worlds that never queue keep their hashes
   if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
     mix(assignments_.size());
     for (const PendingAssignment& pa : assignments_) {

@@ -27,6 +27,7 @@
 #include "formation.hpp"
 #include "grid_walker.hpp"
 #include "neighbour_scan.hpp"
+#include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
@@ -79,8 +80,8 @@ class WorldImpl {
   std::span<const FormationRecord> formations() const { return formations_; }
   std::uint64_t assignment_work_pending() const;
   std::size_t assignments_pending() const { return assignments_.size(); }
-  std::span<const PathState> paths() const { return paths_; }
-  PathQueueStats path_queue_stats() const;
+  std::span<const PathState> paths() const { return pathing_.paths(); }
+  PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
   std::string save_checkpoint() const;
@@ -121,7 +122,6 @@ class WorldImpl {
   static bool read_assignments(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
-  const FlowField& flow_field_to(TileCoord goal, std::uint8_t neighbours);
   bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
   // The simple commands on a selection: apply(agent, index) to each, counted in `affected`.
   template <class Apply>
@@ -153,10 +153,6 @@ class WorldImpl {
   void stage_desires();
   void stage_avoidance();
   void stage_pathing();
-  void request_paths();
-  void serve_path_queue();
-  void finish_path();
-  void drop_path_queue();
   static bool read_path_queue(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
   void stage_walls();
   void stage_integrate();
@@ -202,8 +198,8 @@ class WorldImpl {
   // `batched` its push sums into scratch.sums, for its chunk to finish.
   void avoid(std::size_t k, Scratch& scratch, bool batched);
   const Agent* subject_of(const Agent& a) const;
-  // Agent i's pathing state: a default one without a map (paths_ is empty then).
-  const PathState& path_of(std::size_t i) const;
+  // Agent i's pathing state: a default one without a map.
+  const PathState& path_of(std::size_t i) const { return pathing_.path_of(i); }
   // How far ahead the grid-order loops prefetch agents' records, in grid slots.
   static constexpr std::size_t kPrefetchAhead = 4;
 
@@ -217,7 +213,6 @@ class WorldImpl {
   std::vector<Obstacle> obstacles_;
   std::optional<TileMap> map_;
   std::uint64_t map_version_ = 0;
-  std::vector<PathState> paths_;  // parallel to agents_
   std::vector<FormationRecord> formations_;
   std::uint32_t next_formation_id_ = 1;
   std::deque<PendingAssignment> assignments_;  // oldest first, served in turn
@@ -280,22 +275,8 @@ class WorldImpl {
   // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
   // begin-touch events, so a resting contact is one collision, not one per tick.
   std::vector<std::uint64_t> touching_, touching_next_;
-  PathFinder path_finder_;
-  // A* agents waiting for a path, oldest first, and the search being sliced (world state: saved
-  // in checkpoints, the search as its inputs and the expansions done, replayed on load).
-  std::deque<AgentId> path_queue_;
-  struct PathSearch {
-    AgentId agent = kNoAgent;  // kNoAgent: none under way
-    TileCoord start, goal;
-    std::uint8_t neighbours = 8;
-    std::uint64_t revision = 0;  // map_version_ it began against
-  };
-  PathSearch path_search_;
-  PathQueueStats path_stats_;
-  std::vector<TileCoord> tile_path_;
-  std::vector<Vec2> points_scratch_;
-  // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.
-  std::map<std::pair<std::size_t, std::uint8_t>, std::unique_ptr<FlowField>> fields_;
+  // Paths, walkers, the path queue and flow fields: a part with its own state (path_service.hpp).
+  PathService pathing_;
 };
 
 }  // namespace herd::sim

@@ -134,9 +134,8 @@ void WorldImpl::stage_grid() {
 std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
   std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
-                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) + bytes(paths_) +
+                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) + pathing_.agent_memory_bytes() +
                       grid_.memory_bytes() + obstacle_grid_.memory_bytes();
-  for (const PathState& p : paths_) total += bytes(p.waypoints) + bytes(p.walker.history);
   for (const Scratch& s : scratch_)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() + bytes(s.order) + bytes(s.pairs) +
              s.sums.memory_bytes() + bytes(s.pending);
