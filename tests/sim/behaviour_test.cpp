@@ -12,6 +12,34 @@ namespace {
 
 constexpr double kDt = 1.0 / 60;
 
+// The behaviours' table decides who heads for its subject (a target, never an obstacle) and who
+// has arrived by touching it: seek, arrive and pursue always, attack while it approaches, react as
+// its response while it responds.
+TEST(BehaviourTable, SaysWhoHeadsForItsSubjectAndWhoCatchesItByContact) {
+  auto b = [](BehaviourKind kind, Phase phase = Phase::none, BehaviourKind response = BehaviourKind::pursue) {
+    Behaviour out;
+    out.kind = kind;
+    out.phase = phase;
+    out.response = response;
+    return out;
+  };
+  for (BehaviourKind k : {BehaviourKind::seek, BehaviourKind::arrive, BehaviourKind::pursue})
+    EXPECT_TRUE(heads_for_subject(b(k))) << traits(k).name;
+  for (BehaviourKind k : {BehaviourKind::idle, BehaviourKind::hold, BehaviourKind::flee, BehaviourKind::evade})
+    EXPECT_FALSE(heads_for_subject(b(k))) << traits(k).name;
+  EXPECT_TRUE(heads_for_subject(b(BehaviourKind::attack, Phase::approach)));
+  EXPECT_FALSE(heads_for_subject(b(BehaviourKind::attack, Phase::retreat)));
+  EXPECT_FALSE(heads_for_subject(b(BehaviourKind::attack, Phase::done)));
+  EXPECT_TRUE(heads_for_subject(b(BehaviourKind::react, Phase::respond, BehaviourKind::pursue)));
+  EXPECT_FALSE(heads_for_subject(b(BehaviourKind::react, Phase::respond, BehaviourKind::evade)));
+  EXPECT_FALSE(heads_for_subject(b(BehaviourKind::react, Phase::home, BehaviourKind::pursue)));
+  EXPECT_TRUE(acting_traits(b(BehaviourKind::pursue)).catches_by_contact);
+  EXPECT_TRUE(acting_traits(b(BehaviourKind::react, Phase::respond, BehaviourKind::pursue)).catches_by_contact);
+  EXPECT_FALSE(acting_traits(b(BehaviourKind::react, Phase::home, BehaviourKind::pursue)).catches_by_contact);
+  EXPECT_FALSE(acting_traits(b(BehaviourKind::attack, Phase::approach)).catches_by_contact);
+  EXPECT_FALSE(acting_traits(b(BehaviourKind::arrive)).catches_by_contact);
+}
+
 TEST(Flee, AwayAtFullSpeedAndDefinedOnTopOfTheThreat) {
   const Vec2 v = flee_desired_velocity({10, 0}, {0, 0}, 50);
   EXPECT_NEAR(v.x, 50, 1e-12);

@@ -12,22 +12,6 @@
 #include "world_impl.hpp"
 
 namespace herd::sim {
-namespace {
-
-// Behaviours that head for their subject: it is their target, never an obstacle (seed 003).
-bool heads_for_subject(const Agent& a) {
-  const Behaviour& b = a.behaviour;
-  switch (b.kind) {
-    case BehaviourKind::seek:
-    case BehaviourKind::arrive:
-    case BehaviourKind::pursue: return true;
-    case BehaviourKind::attack: return b.phase == Phase::approach;
-    case BehaviourKind::react: return b.phase == Phase::respond && b.response == BehaviourKind::pursue;
-    default: return false;
-  }
-}
-
-}  // namespace
 
 double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
   NeighbourBatch& out = scratch.batch;
@@ -39,7 +23,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   const Agent& a = agents_[i];
   // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
   // (A point target has no agent: no search.)
-  const std::size_t skip = heads_for_subject(a) && a.behaviour.agent != kNoAgent ? index_of(a.behaviour.agent)
+  const std::size_t skip = heads_for_subject(a.behaviour) && a.behaviour.agent != kNoAgent ? index_of(a.behaviour.agent)
                                                                                    : agents_.size();
   // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push

@@ -268,10 +268,7 @@ void WorldImpl::stage_states() {
       there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
     // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.
     // A guard (react) responding by pursuit is a pursuer too.
-    const Behaviour& b = a.behaviour;
-    const bool pursuing = b.kind == BehaviourKind::pursue ||
-                          (b.kind == BehaviourKind::react && b.phase == Phase::respond && b.response == BehaviourKind::pursue);
-    if (pursuing) {
+    if (acting_traits(a.behaviour).catches_by_contact) {
       const Agent* subject = subject_of(a);
       there = subject && length(subject->position - a.position) <= a.def.radius + subject->def.radius + a.def.arrive_tolerance;
     }

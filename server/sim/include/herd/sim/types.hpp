@@ -69,22 +69,29 @@ struct BehaviourTraits {
   bool needs_radius = false;    // react: the radius is its trigger and must be given
   bool takes_response = false;  // react: pursue or evade
   Phase start = Phase::none;    // the phase an agent starts in when given it
+  // Heads for its subject (seek, arrive, pursue, attack's approach): the subject is its target,
+  // never an obstacle it avoids (seed 003). Only in phase `heads_only_in` when that is not none.
+  bool heads_for_subject = false;
+  Phase heads_only_in = Phase::none;
+  bool catches_by_contact = false;  // pursue: has arrived once it touches its subject
+  // React: while it responds (phase respond) it acts as its response does, by that kind's row.
+  bool acts_as_response = false;
 };
 
 inline constexpr std::size_t kBehaviourCount = static_cast<std::size_t>(BehaviourKind::kCount);
 
 // clang-format off
 inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
-    // kind                  name      point  pt|ag  agent  radius needR  resp   start
-    {BehaviourKind::idle,   "idle",   false, false, false, false, false, false, Phase::none},
-    {BehaviourKind::hold,   "hold",   true,  false, false, false, false, false, Phase::none},
-    {BehaviourKind::seek,   "seek",   true,  true,  false, false, false, false, Phase::none},
-    {BehaviourKind::arrive, "arrive", true,  true,  false, false, false, false, Phase::none},
-    {BehaviourKind::flee,   "flee",   true,  true,  false, true,  false, false, Phase::none},
-    {BehaviourKind::pursue, "pursue", false, false, true,  false, false, false, Phase::none},
-    {BehaviourKind::evade,  "evade",  false, false, true,  true,  false, false, Phase::none},
-    {BehaviourKind::attack, "attack", false, false, true,  false, false, false, Phase::approach},
-    {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home},
+    // kind                  name      point  pt|ag  agent  radius needR  resp   start            heads  only in          contact as-resp
+    {BehaviourKind::idle,   "idle",   false, false, false, false, false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::hold,   "hold",   true,  false, false, false, false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::seek,   "seek",   true,  true,  false, false, false, false, Phase::none,     true,  Phase::none,     false, false},
+    {BehaviourKind::arrive, "arrive", true,  true,  false, false, false, false, Phase::none,     true,  Phase::none,     false, false},
+    {BehaviourKind::flee,   "flee",   true,  true,  false, true,  false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::pursue, "pursue", false, false, true,  false, false, false, Phase::none,     true,  Phase::none,     true,  false},
+    {BehaviourKind::evade,  "evade",  false, false, true,  true,  false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::attack, "attack", false, false, true,  false, false, false, Phase::approach, true,  Phase::approach, false, false},
+    {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home,     false, Phase::none,     false, true},
 }};
 // clang-format on
 
@@ -96,6 +103,18 @@ constexpr bool every_behaviour_has_its_row() {
 static_assert(every_behaviour_has_its_row(), "kBehaviours needs one row per BehaviourKind, in order");
 
 constexpr const BehaviourTraits& traits(BehaviourKind kind) { return kBehaviours[static_cast<std::size_t>(kind)]; }
+
+// The row an agent acts by now: its response's while a react responds, else its own kind's.
+constexpr const BehaviourTraits& acting_traits(const Behaviour& b) {
+  const BehaviourTraits& own = traits(b.kind);
+  return own.acts_as_response && b.phase == Phase::respond ? traits(b.response) : own;
+}
+
+// Its subject is its target now, not an obstacle: it is heading for it.
+constexpr bool heads_for_subject(const Behaviour& b) {
+  const BehaviourTraits& t = acting_traits(b);
+  return t.heads_for_subject && (t.heads_only_in == Phase::none || b.phase == t.heads_only_in);
+}
 
 // How steering turns into motion.
 enum class Movement : std::uint8_t {
