@@ -23,7 +23,8 @@ Runner add_sim(CLI::App& sub);
 // Snapshot sizes and encoding costs, JSON and binary, on the random crowd (snapshot_bench.cpp).
 Runner add_snapshot(CLI::App& sub);
 
-// The worst tick while a heavy command runs: set_tiles, a large formation, step N (tick_budget_bench.cpp).
+// The worst tick while a heavy command runs: set_tiles, a large formation, step N
+// (tick_budget_bench.cpp).
 Runner add_tick_budget(CLI::App& sub);
 
 // The formation lab: every shape and demo move, sizes 32 to 5,000, ordered and symmetric starts,

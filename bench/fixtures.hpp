@@ -1,18 +1,18 @@
 // What the benchmarks build (herd-bench and herd-microbench): the random crowd's placement and
-// random tile maps. The crowd: agents of radius 1.5 uniform in [1.5, side - 1.5]^2, no two closer than two radii, by rejection against
-// a cell list of those placed so far (cells one diameter wide, so only the 3x3 around a candidate
-// matter). `placed(p)` is called as each is placed, so a caller may draw more (its target) from
-// the same generator in between, in its own order.
+// random tile maps. The crowd: agents of radius 1.5 uniform in [1.5, side - 1.5]^2, no two closer
+// than two radii, by rejection against a cell list of those placed so far (cells one diameter wide,
+// so only the 3x3 around a candidate matter). `placed(p)` is called as each is placed, so a caller
+// may draw more (its target) from the same generator in between, in its own order.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
-#include "rng.hpp"
 #include "herd/sim/tile_map.hpp"
-#include "herd/sim/world_def.hpp"
 #include "herd/sim/vec2.hpp"
+#include "herd/sim/world_def.hpp"
+#include "rng.hpp"
 
 namespace herd::bench {
 
@@ -51,7 +51,9 @@ void place_crowd(double side, std::size_t agents, sim::Rng& rng, Placed&& placed
   for (std::size_t i = 0; i < agents; ++i) {
     sim::Vec2 p;
     int attempts = 0;
-    do p = {rng.uniform(kCrowdRadius, side - kCrowdRadius), rng.uniform(kCrowdRadius, side - kCrowdRadius)};
+    do
+      p = {rng.uniform(kCrowdRadius, side - kCrowdRadius),
+           rng.uniform(kCrowdRadius, side - kCrowdRadius)};
     while (!clear(p) && ++attempts < 100000);
     grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
     placed(p);
@@ -70,8 +72,9 @@ inline sim::TileMap random_map(sim::Rng& rng, std::int32_t side, double walls) {
 // A uniformly random walkable tile (the map must have one).
 inline sim::TileCoord random_walkable(sim::Rng& rng, const sim::TileMap& map) {
   for (;;) {
-    const sim::TileCoord t{static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
-                           static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
+    const sim::TileCoord t{
+        static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.width())),
+        static_cast<std::int32_t>(rng.next_u64() % static_cast<std::uint64_t>(map.height()))};
     if (map.walkable(t)) return t;
   }
 }

@@ -45,20 +45,39 @@ struct Result {
 // The shapes as the viewer's keys and herd-ctl send them (default spacing and assignment).
 sim::FormationDef shape_of(const std::string& s) {
   sim::FormationDef d;
-  if (s == "block") { d.shape = sim::Shape::block; d.count = 1; }
-  else if (s == "line") d.shape = sim::Shape::line;
-  else if (s == "circle" || s == "R") d.shape = sim::Shape::circle;
-  else if (s == "wedge") d.shape = sim::Shape::wedge;
-  else if (s == "lines") { d.shape = sim::Shape::lines; d.count = 3; }
-  else if (s == "G") { d.shape = sim::Shape::block; d.count = 2; d.regroup = true; }
-  else if (s == "P") { d.shape = sim::Shape::lines; d.count = 2; d.vertical = true; d.regroup = true; }
+  if (s == "block") {
+    d.shape = sim::Shape::block;
+    d.count = 1;
+  } else if (s == "line")
+    d.shape = sim::Shape::line;
+  else if (s == "circle" || s == "R")
+    d.shape = sim::Shape::circle;
+  else if (s == "wedge")
+    d.shape = sim::Shape::wedge;
+  else if (s == "lines") {
+    d.shape = sim::Shape::lines;
+    d.count = 3;
+  } else if (s == "G") {
+    d.shape = sim::Shape::block;
+    d.count = 2;
+    d.regroup = true;
+  } else if (s == "P") {
+    d.shape = sim::Shape::lines;
+    d.count = 2;
+    d.vertical = true;
+    d.regroup = true;
+  }
   return d;
 }
 
 // To stderr: the members arrived so far and the three farthest from their places (id, distance,
 // speed), for seeing where a formation's time goes.
 void trace_stragglers(const sim::World& w, const sim::FormationRecord& f, double t) {
-  struct Far { double d; sim::AgentId id; double speed; };
+  struct Far {
+    double d;
+    sim::AgentId id;
+    double speed;
+  };
   std::vector<Far> far;
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
     const sim::Agent* a = w.find(f.agents[k]);
@@ -137,12 +156,16 @@ Result run(const Case& c) {
   };
   sim::Command cmd;
   const std::string& s = c.shape;
-  if (s == "B") cmd = demo(sim::DemoMove::swap_places, 0);
-  else if (s == "T") cmd = demo(sim::DemoMove::opposite, 3);
-  else cmd = form_cmd();
+  if (s == "B")
+    cmd = demo(sim::DemoMove::swap_places, 0);
+  else if (s == "T")
+    cmd = demo(sim::DemoMove::opposite, 3);
+  else
+    cmd = form_cmd();
   const sim::CommandOutcome applied = w.apply(cmd);
   if (!applied.ok()) {
-    std::fprintf(stderr, "%s %s %ld: refused: %s\n", c.shape.c_str(), c.start.c_str(), n, applied.message.c_str());
+    std::fprintf(stderr, "%s %s %ld: refused: %s\n", c.shape.c_str(), c.start.c_str(), n,
+                 applied.message.c_str());
     return {};
   }
 
@@ -191,7 +214,8 @@ Result run(const Case& c) {
 
 struct Options {
   std::vector<long> sizes = {32, 100, 500, 1000, 5000};
-  std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines", "R", "B", "T", "G", "P"};
+  std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines",
+                                     "R",     "B",    "T",      "G",     "P"};
   std::vector<std::string> starts = {"ordered", "symmetric"};
   bool trace = false;
 };
@@ -206,9 +230,9 @@ int run_formations(const Options& o) {
     for (const std::string& start : starts)
       for (long n : sizes) {
         const Result r = run({shape, start, n, o.trace});
-        std::printf("%s,%s,%ld,%.2f,%.2f,%.2f,%zu,%.2f,%llu\n", shape.c_str(), start.c_str(), n, r.seconds, r.ideal,
-                    r.seconds > 0 && r.ideal > 0 ? r.seconds / r.ideal : -1.0, r.left_out, r.max_overlap,
-                    static_cast<unsigned long long>(r.collisions));
+        std::printf("%s,%s,%ld,%.2f,%.2f,%.2f,%zu,%.2f,%llu\n", shape.c_str(), start.c_str(), n,
+                    r.seconds, r.ideal, r.seconds > 0 && r.ideal > 0 ? r.seconds / r.ideal : -1.0,
+                    r.left_out, r.max_overlap, static_cast<unsigned long long>(r.collisions));
         std::fflush(stdout);
       }
   return 0;
@@ -218,17 +242,28 @@ int run_formations(const Options& o) {
 
 Runner add_formations(CLI::App& sub) {
   auto o = std::make_shared<Options>();
-  sub.add_option_function<long>("--agents", [o](long n) { o->sizes = {n}; }, "agents (default: 32, 100, 500, 1000 and 5000)")
+  sub.add_option_function<long>(
+         "--agents", [o](long n) { o->sizes = {n}; },
+         "agents (default: 32, 100, 500, 1000 and 5000)")
       ->check(CLI::Range(1, 20000));
-  sub.add_option_function<std::string>("--shape", [o](const std::string& v) { o->shapes = {v}; },
-                                       "block, line, circle, wedge, lines, or a demo move: R, B, T, G, P (default all)")
+  sub.add_option_function<std::string>(
+         "--shape", [o](const std::string& v) { o->shapes = {v}; },
+         "block, line, circle, wedge, lines, or a demo move: R, B, T, G, P (default all)")
       ->check(CLI::IsMember(std::vector<std::string>(o->shapes)));
-  sub.add_option_function<std::string>("--start", [o](const std::string& v) {
-    if (v != "all") o->starts = {v};
-  }, "ordered, symmetric or all (default all)")->check(CLI::IsMember({"ordered", "symmetric", "all"}));
-  sub.add_flag("--trace", o->trace, "every half second of world time, print to stderr how many members have arrived and the farthest three");
-  sub.footer("Prints a CSV header and one row per run: world seconds to complete, the ideal, their ratio,\n"
-             "agents not in place at the end, the largest overlap (units), collision events.");
+  sub.add_option_function<std::string>(
+         "--start",
+         [o](const std::string& v) {
+           if (v != "all") o->starts = {v};
+         },
+         "ordered, symmetric or all (default all)")
+      ->check(CLI::IsMember({"ordered", "symmetric", "all"}));
+  sub.add_flag("--trace", o->trace,
+               "every half second of world time, print to stderr how many members have arrived and "
+               "the farthest three");
+  sub.footer(
+      "Prints a CSV header and one row per run: world seconds to complete, the ideal, their "
+      "ratio,\n"
+      "agents not in place at the end, the largest overlap (units), collision events.");
   return [o] { return run_formations(*o); };
 }
 

@@ -17,18 +17,25 @@ struct Subcommand {
 
 // One row per subcommand; `herd-bench <name> --help` prints that subcommand's options.
 constexpr Subcommand kSubcommands[] = {
-    {"pathing", "A* (8- and 4-neighbour) and flow fields on a random tile map", herd::bench::add_pathing},
+    {"pathing", "A* (8- and 4-neighbour) and flow fields on a random tile map",
+     herd::bench::add_pathing},
     {"assign", "optimal formation slot assignment (Hungarian method)", herd::bench::add_assignment},
     {"sim", "one world step on the random and circle crowds", herd::bench::add_sim},
-    {"budget", "the worst tick while set_tiles, a 2,000-agent formation or step 1000 runs (the tick budget)", herd::bench::add_tick_budget},
-    {"formations", "every formation shape and demo move, 32 to 5,000 agents: completion time over the ideal", herd::bench::add_formations},
-    {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd", herd::bench::add_snapshot},
+    {"budget",
+     "the worst tick while set_tiles, a 2,000-agent formation or step 1000 runs (the tick budget)",
+     herd::bench::add_tick_budget},
+    {"formations",
+     "every formation shape and demo move, 32 to 5,000 agents: completion time over the ideal",
+     herd::bench::add_formations},
+    {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd",
+     herd::bench::add_snapshot},
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"herd-bench: benchmarks that print figures as CSV (a header, then one row per run).", "herd-bench"};
+  CLI::App app{"herd-bench: benchmarks that print figures as CSV (a header, then one row per run).",
+               "herd-bench"};
   app.require_subcommand(1);
   std::map<const CLI::App*, herd::bench::Runner> runners;
   for (const Subcommand& s : kSubcommands) {

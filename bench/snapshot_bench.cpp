@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "publish/world_messages.hpp"
 #include "bench.hpp"
 #include "fixtures.hpp"
+#include "herd/sim/world.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "publish/world_messages.hpp"
 #include "rng.hpp"
-#include "herd/sim/world.hpp"
 
 namespace herd::bench {
 namespace {
@@ -41,7 +41,8 @@ struct Options {
 
 sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   side = std::sqrt(o.density * static_cast<double>(o.agents));
-  const sim::WorldDef def = crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate, o.speed);
+  const sim::WorldDef def =
+      crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate, o.speed);
   sim::World world(def);
   // Uniform without overlap (bench/crowd.hpp), each agent's target drawn as it is placed.
   std::vector<sim::SpawnAgent> chunk;
@@ -59,7 +60,9 @@ sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   return world;
 }
 
-double ns_since(Clock::time_point t0) { return std::chrono::duration<double, std::nano>(Clock::now() - t0).count(); }
+double ns_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+}
 
 int run(const Options& o) {
   sim::Rng rng(7);
@@ -70,7 +73,8 @@ int run(const Options& o) {
   // random places, drifting with the crowd's speed: each snapshot encodes a frame for every one,
   // back to back as the server does, on a baseline of its previous frame.
   constexpr int kViewers = 50;
-  const double view_side = std::min(side, std::sqrt(o.density * static_cast<double>(o.view_agents)) / 1.25);
+  const double view_side =
+      std::min(side, std::sqrt(o.density * static_cast<double>(o.view_agents)) / 1.25);
   std::vector<protocol::Viewport> views;
   for (int v = 0; v < kViewers; ++v) {
     const double x = rng.uniform(0, side - view_side), y = rng.uniform(0, side - view_side);
@@ -80,12 +84,17 @@ int run(const Options& o) {
   std::vector<protocol::QuantState> states;  // the last three
   std::vector<std::uint32_t> view_sel;
   protocol::ViewGrid grid;
-  double n_snap = 0, key_bytes = 0, delta_bytes = 0, delta2_bytes = 0, json_bytes = 0, view_bytes = 0, view_count = 0;
-  double quantise_ns = 0, key_ns = 0, delta_ns = 0, json_ns = 0, grid_ns = 0, view_ns = 0, agent_count = 0;
+  double n_snap = 0, key_bytes = 0, delta_bytes = 0, delta2_bytes = 0, json_bytes = 0,
+         view_bytes = 0, view_count = 0;
+  double quantise_ns = 0, key_ns = 0, delta_ns = 0, json_ns = 0, grid_ns = 0, view_ns = 0,
+         agent_count = 0;
   for (long t = 1; t <= o.ticks; ++t) {
     for (const sim::Agent& a : world.agents())
       if (sim::length(a.behaviour.point - a.position) < 1.0)
-        world.apply(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)}, sim::BehaviourKind::arrive, {}});
+        world.apply(sim::SetTarget{{false, {a.id}},
+                                   {rng.uniform(0, side), rng.uniform(0, side)},
+                                   sim::BehaviourKind::arrive,
+                                   {}});
     world.step();
     if (t % every != 0) continue;
     auto t0 = Clock::now();
@@ -100,7 +109,9 @@ int run(const Options& o) {
     const double drift = o.speed / o.rate;
     for (protocol::Viewport& v : views) v.x0 += drift, v.x1 += drift;
     if (states.size() < 3) {  // warm-up: two snapshots before any delta on an age-2 baseline
-      for (int v = 0; v < kViewers; ++v) grid.select(cur, views[static_cast<std::size_t>(v)], view_prev[static_cast<std::size_t>(v)]);
+      for (int v = 0; v < kViewers; ++v)
+        grid.select(cur, views[static_cast<std::size_t>(v)],
+                    view_prev[static_cast<std::size_t>(v)]);
       continue;
     }
     const double n = static_cast<double>(cur.agents.size());
@@ -108,9 +119,11 @@ int run(const Options& o) {
     const std::string key = protocol::encode_binary({&cur, nullptr}, std::nullopt, false);
     key_ns += ns_since(t0) / n;
     t0 = Clock::now();
-    const std::string delta = protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[1], nullptr}, false);
+    const std::string delta =
+        protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[1], nullptr}, false);
     delta_ns += ns_since(t0) / n;
-    const std::string delta2 = protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[0], nullptr}, false);
+    const std::string delta2 =
+        protocol::encode_binary({&cur, nullptr}, protocol::AgentSet{&states[0], nullptr}, false);
     t0 = Clock::now();
     const std::string json = publish::encode_snapshot(world);
     json_ns += ns_since(t0) / n;
@@ -124,8 +137,8 @@ int run(const Options& o) {
     for (std::size_t v = 0; v < views.size(); ++v) {
       t0 = Clock::now();
       grid.select(cur, views[v], view_sel);
-      const std::string vf =
-          protocol::encode_binary({&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev[v]}, true, {}, &cache);
+      const std::string vf = protocol::encode_binary(
+          {&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev[v]}, true, {}, &cache);
       vn += ns_since(t0);
       vbytes += static_cast<double>(vf.size());
       vagents += static_cast<double>(view_sel.size());
@@ -147,18 +160,25 @@ int run(const Options& o) {
     std::fprintf(stderr, "herd-bench snapshot: too few ticks for three snapshots\n");
     return 2;
   }
-  // 1,000 viewers with viewports: per snapshot, one quantisation, grid and change cache for all, then
-  // each viewer's selection and encoding; as a fraction of one core at the snapshot rate.
+  // 1,000 viewers with viewports: per snapshot, one quantisation, grid and change cache for all,
+  // then each viewer's selection and encoding; as a fraction of one core at the snapshot rate.
   const double avg_view = view_count / n_snap, avg_n = agent_count / n_snap;
-  const double per_snapshot_ns = (quantise_ns + grid_ns) / n_snap * avg_n + 1000 * view_ns / n_snap * avg_view;
-  std::printf("scenario,agents,rate,tick_rate,speed,ticks,snapshots,keyframe_bytes_per_agent,delta_bytes_per_agent,"
-              "delta_age2_bytes_per_agent,json_bytes_per_agent,quantise_ns_per_agent,keyframe_encode_ns_per_agent,"
-              "encode_ns_per_agent,json_encode_ns_per_agent,view_agents,view_delta_bytes_per_agent,"
-              "view_encode_ns_per_agent,cores_for_1000_viewers\n");
-  std::printf("random,%ld,%.0f,%.0f,%.2f,%ld,%.0f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%.3f\n", o.agents,
-              o.rate, o.tick_rate, o.speed, o.ticks, n_snap, key_bytes / n_snap, delta_bytes / n_snap,
-              delta2_bytes / n_snap, json_bytes / n_snap, quantise_ns / n_snap, key_ns / n_snap, delta_ns / n_snap,
-              json_ns / n_snap, avg_view, view_bytes / n_snap, view_ns / n_snap, per_snapshot_ns * o.rate / 1e9);
+  const double per_snapshot_ns =
+      (quantise_ns + grid_ns) / n_snap * avg_n + 1000 * view_ns / n_snap * avg_view;
+  std::printf(
+      "scenario,agents,rate,tick_rate,speed,ticks,snapshots,keyframe_bytes_per_agent,delta_bytes_"
+      "per_agent,"
+      "delta_age2_bytes_per_agent,json_bytes_per_agent,quantise_ns_per_agent,keyframe_encode_ns_"
+      "per_agent,"
+      "encode_ns_per_agent,json_encode_ns_per_agent,view_agents,view_delta_bytes_per_agent,"
+      "view_encode_ns_per_agent,cores_for_1000_viewers\n");
+  std::printf(
+      "random,%ld,%.0f,%.0f,%.2f,%ld,%.0f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%."
+      "3f\n",
+      o.agents, o.rate, o.tick_rate, o.speed, o.ticks, n_snap, key_bytes / n_snap,
+      delta_bytes / n_snap, delta2_bytes / n_snap, json_bytes / n_snap, quantise_ns / n_snap,
+      key_ns / n_snap, delta_ns / n_snap, json_ns / n_snap, avg_view, view_bytes / n_snap,
+      view_ns / n_snap, per_snapshot_ns * o.rate / 1e9);
   return 0;
 }
 
@@ -166,16 +186,33 @@ int run(const Options& o) {
 
 Runner add_snapshot(CLI::App& sub) {
   auto o = std::make_shared<Options>();
-  sub.add_option("--scenario", o->scenario, "the crowd")->check(CLI::IsMember({"random"}))->capture_default_str();
-  sub.add_option("--agents", o->agents, "agents")->check(CLI::Range(10, 1'000'000))->capture_default_str();
-  sub.add_option("--rate", o->rate, "snapshots per second, (0, tick rate]")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
-  sub.add_option("--tick-rate", o->tick_rate, "ticks per second")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
-  sub.add_option("--speed", o->speed, "the agents' speed, as a multiple of the default")->check(CLI::Range(1e-9, 1000.0))->capture_default_str();
-  sub.add_option("--density", o->density, "square units per agent")->check(CLI::Range(10, 100000))->capture_default_str();
-  sub.add_option("--ticks", o->ticks, "ticks run")->check(CLI::Range(1, 100000))->capture_default_str();
-  sub.add_option("--view-agents", o->view_agents, "agents in a viewport, about")->check(CLI::PositiveNumber)->capture_default_str();
-  sub.footer("Prints a CSV header and one row; bytes are before any transport compression, times are per\n"
-             "agent on one core.");
+  sub.add_option("--scenario", o->scenario, "the crowd")
+      ->check(CLI::IsMember({"random"}))
+      ->capture_default_str();
+  sub.add_option("--agents", o->agents, "agents")
+      ->check(CLI::Range(10, 1'000'000))
+      ->capture_default_str();
+  sub.add_option("--rate", o->rate, "snapshots per second, (0, tick rate]")
+      ->check(CLI::Range(1e-9, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--tick-rate", o->tick_rate, "ticks per second")
+      ->check(CLI::Range(1e-9, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--speed", o->speed, "the agents' speed, as a multiple of the default")
+      ->check(CLI::Range(1e-9, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--density", o->density, "square units per agent")
+      ->check(CLI::Range(10, 100000))
+      ->capture_default_str();
+  sub.add_option("--ticks", o->ticks, "ticks run")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub.add_option("--view-agents", o->view_agents, "agents in a viewport, about")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub.footer(
+      "Prints a CSV header and one row; bytes are before any transport compression, times are per\n"
+      "agent on one core.");
   return [o]() -> int {
     if (o->rate > o->tick_rate) {
       std::fprintf(stderr, "herd-bench snapshot: --rate must not exceed --tick-rate\n");

@@ -23,18 +23,23 @@ namespace {
 
 constexpr int kMapW = 1000, kMapH = 60;
 constexpr double kTile = 10;
-// Ticks `step N` runs per slice in the server (LocalWorld::kStepSliceTicks, server/net/local_world.hpp).
+// Ticks `step N` runs per slice in the server (LocalWorld::kStepSliceTicks,
+// server/net/local_world.hpp).
 constexpr int kStepSlice = 4;
 
 using Clock = std::chrono::steady_clock;
 
 struct Times {
   std::vector<double> ms;
-  void add(Clock::time_point t0) { ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count()); }
+  void add(Clock::time_point t0) {
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
   double at(double q) {
     std::vector<double> s = ms;
     std::sort(s.begin(), s.end());
-    return s.empty() ? 0 : s[std::min(s.size() - 1, static_cast<std::size_t>(q * static_cast<double>(s.size())))];
+    return s.empty() ? 0
+                     : s[std::min(s.size() - 1,
+                                  static_cast<std::size_t>(q * static_cast<double>(s.size())))];
   }
 };
 
@@ -47,8 +52,8 @@ double tick(sim::World& w, Times& times) {
 
 void row(const char* name, long agents, std::uint32_t budget, Times& t, const sim::World& w) {
   const double worst = *std::max_element(t.ms.begin(), t.ms.end());
-  std::printf("%s,%ld,%u,%zu,%.2f,%.2f,%.2f,%zu\n", name, agents, budget, t.ms.size(), worst, t.at(0.99), t.at(0.5),
-              w.path_queue_stats().queued);
+  std::printf("%s,%ld,%u,%zu,%.2f,%.2f,%.2f,%zu\n", name, agents, budget, t.ms.size(), worst,
+              t.at(0.99), t.at(0.5), w.path_queue_stats().queued);
   std::fflush(stdout);
 }
 
@@ -78,7 +83,8 @@ void run_set_tiles(long agents, std::uint32_t budget, int ticks) {
   go.agents.all = true;
   go.target_tile = sim::TileCoord{kMapW - 5, kMapH / 2};
   w.apply(go);
-  for (int t = 0; t < 100000 && (t < 2 || w.path_queue_stats().queued > 0); ++t) w.step();  // settle
+  for (int t = 0; t < 100000 && (t < 2 || w.path_queue_stats().queued > 0); ++t)
+    w.step();  // settle
   // A serpentine: a wall every 100 columns east of the crowd, open at alternate ends.
   sim::SetTiles walls;
   for (int x = 200, k = 0; x < kMapW - 20; x += 100, ++k)
@@ -116,7 +122,8 @@ void run_formation(long agents, int ticks) {
     if (done_at < 0 && w.assignments_pending() == 0) done_at = k + 1;
   }
   row("formation", agents, 0, t, w);
-  std::printf("formation,%ld,assignment done after %d ticks (of %d timed; -1: not yet)\n", agents, done_at, ticks);
+  std::printf("formation,%ld,assignment done after %d ticks (of %d timed; -1: not yet)\n", agents,
+              done_at, ticks);
 }
 
 // `step 1000` while paused: the whole run in one handler (as before slicing) and its slices.
@@ -131,8 +138,11 @@ void run_step(int steps) {
     slices.add(t0);
   }
   const double whole = std::chrono::duration<double, std::milli>(Clock::now() - all).count();
-  std::printf("step,1000,%d steps in one handler: %.1f ms; in slices of %d ticks: worst slice %.2f ms, p99 %.2f ms\n", steps,
-              whole, kStepSlice, *std::max_element(slices.ms.begin(), slices.ms.end()), slices.at(0.99));
+  std::printf(
+      "step,1000,%d steps in one handler: %.1f ms; in slices of %d ticks: worst slice %.2f ms, p99 "
+      "%.2f ms\n",
+      steps, whole, kStepSlice, *std::max_element(slices.ms.begin(), slices.ms.end()),
+      slices.at(0.99));
 }
 
 struct Options {
@@ -147,10 +157,13 @@ int run_tick_budget(const Options& o) {
   std::printf("case,agents,path_budget,ticks,worst_ms,p99_ms,p50_ms,path_queue_after\n");
   const auto b = static_cast<std::uint32_t>(budget);
   if (which == "all" || which == "set_tiles") {
-    if (agents) run_set_tiles(agents, b, static_cast<int>(ticks));
-    else for (long n : {1000L, 5000L}) run_set_tiles(n, b, static_cast<int>(ticks));
+    if (agents)
+      run_set_tiles(agents, b, static_cast<int>(ticks));
+    else
+      for (long n : {1000L, 5000L}) run_set_tiles(n, b, static_cast<int>(ticks));
   }
-  if (which == "all" || which == "formation") run_formation(agents ? agents : 2000, static_cast<int>(ticks));
+  if (which == "all" || which == "formation")
+    run_formation(agents ? agents : 2000, static_cast<int>(ticks));
   if (which == "all" || which == "step") run_step(1000);
   return 0;
 }
@@ -159,13 +172,23 @@ int run_tick_budget(const Options& o) {
 
 Runner add_tick_budget(CLI::App& sub) {
   auto o = std::make_shared<Options>();
-  sub.add_option("--case", o->which, "which command (all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000)")
-      ->check(CLI::IsMember({"all", "set_tiles", "formation", "step"}))->capture_default_str();
-  sub.add_option("--agents", o->agents, "agents for set_tiles or formation")->check(CLI::Range(1, 20000));
-  sub.add_option("--budget", o->budget, "path expansions per tick (default: the WorldDef's)")->check(CLI::Range(1, 1'000'000'000))->capture_default_str();
-  sub.add_option("--ticks", o->ticks, "ticks timed after the command")->check(CLI::Range(1, 100000))->capture_default_str();
-  sub.footer("formation: the assignment budget is the WorldDef's. Prints a CSV header and one row per case:\n"
-             "worst, p99 and median tick in ms, and the path queue left at the end of the window.");
+  sub.add_option(
+         "--case", o->which,
+         "which command (all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000)")
+      ->check(CLI::IsMember({"all", "set_tiles", "formation", "step"}))
+      ->capture_default_str();
+  sub.add_option("--agents", o->agents, "agents for set_tiles or formation")
+      ->check(CLI::Range(1, 20000));
+  sub.add_option("--budget", o->budget, "path expansions per tick (default: the WorldDef's)")
+      ->check(CLI::Range(1, 1'000'000'000))
+      ->capture_default_str();
+  sub.add_option("--ticks", o->ticks, "ticks timed after the command")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub.footer(
+      "formation: the assignment budget is the WorldDef's. Prints a CSV header and one row per "
+      "case:\n"
+      "worst, p99 and median tick in ms, and the path queue left at the end of the window.");
   return [o] { return run_tick_budget(*o); };
 }
 

@@ -46,7 +46,8 @@ BinaryClient::Received BinaryClient::receive(std::string_view bytes) {
   const BinaryHeader& h = std::get<BinaryHeader>(head);
   std::span<const QuantAgent> base;
   if (h.delta) {
-    auto it = std::find_if(held_.begin(), held_.end(), [&](const auto& e) { return e.first == h.baseline_tick; });
+    auto it = std::find_if(held_.begin(), held_.end(),
+                           [&](const auto& e) { return e.first == h.baseline_tick; });
     if (it == held_.end()) {
       out.error = "binary snapshot: the baseline is not held";
       out.keyframe = true;

@@ -34,7 +34,8 @@ class BitWriter {
   // which then moves past the whole bytes among them. Inlined: it is called a few times per
   // agent per viewer.
   [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {
-    if (pos_ + 8 > out_.size()) [[unlikely]] grow();
+    if (pos_ + 8 > out_.size()) [[unlikely]]
+      grow();
     acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
     fill_ += count;
     store(out_.data() + pos_, acc_);
@@ -53,7 +54,8 @@ class BitWriter {
     fill_ = 0;
     pos_ = out_.size();
   }
-  // Bytes as they are, at the next byte boundary (after flush()'s padding); writing goes on after them.
+  // Bytes as they are, at the next byte boundary (after flush()'s padding); writing goes on after
+  // them.
   void append(std::string_view bytes) {
     flush();
     out_.append(bytes);
@@ -68,7 +70,7 @@ class BitWriter {
   }
 
   std::string& out_;
-  std::size_t pos_;  // whole bytes written; out_ is at least 8 bytes longer
+  std::size_t pos_;        // whole bytes written; out_ is at least 8 bytes longer
   std::uint64_t acc_ = 0;  // the pending bits, fewer than 8 between calls
   unsigned fill_ = 0;
 };

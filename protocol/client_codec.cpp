@@ -17,9 +17,12 @@ Hello read_hello(Fields& f) {
   if (!p.is_number_integer()) bad("protocol", "must be an integer");
   const auto version = p.get<std::int64_t>();
   const std::string_view role = as_string(f.need("role"), "role");
-  if (role == "viewer") h.role = Role::viewer;
-  else if (role == "commander") h.role = Role::commander;
-  else bad("role", "must be \"viewer\" or \"commander\"");
+  if (role == "viewer")
+    h.role = Role::viewer;
+  else if (role == "commander")
+    h.role = Role::commander;
+  else
+    bad("role", "must be \"viewer\" or \"commander\"");
   if (const json* c = f.find("client")) {
     h.client = std::string(as_string(*c, "client"));
     if (h.client.size() > kMaxClientNameBytes) bad("client", "must be at most 64 bytes");
@@ -30,14 +33,19 @@ Hello read_hello(Fields& f) {
   }
   if (const json* fmt = f.find("format")) {
     const std::string_view v = as_string(*fmt, "format");
-    if (v == "json") h.format = SnapshotFormat::json;
-    else if (v == "binary") h.format = SnapshotFormat::binary;
-    else if (v == "auto") h.format = SnapshotFormat::automatic;
-    else bad("format", "must be \"json\", \"binary\" or \"auto\"");
+    if (v == "json")
+      h.format = SnapshotFormat::json;
+    else if (v == "binary")
+      h.format = SnapshotFormat::binary;
+    else if (v == "auto")
+      h.format = SnapshotFormat::automatic;
+    else
+      bad("format", "must be \"json\", \"binary\" or \"auto\"");
   }
   f.no_others();
   if (version != kProtocolVersion)
-    fail(ErrorCode::protocol_mismatch, "this server speaks protocol " + std::to_string(kProtocolVersion) +
+    fail(ErrorCode::protocol_mismatch, "this server speaks protocol " +
+                                           std::to_string(kProtocolVersion) +
                                            ", the client asked for " + std::to_string(version));
   h.protocol = static_cast<int>(version);
   return h;
@@ -50,9 +58,12 @@ ClientMessage read_command(Fields& f, std::optional<std::uint32_t>& seq_out) {
   seq_out = seq;  // from here on, errors can name the command
   const std::string_view cmd = as_string(f.need("cmd"), "cmd");
   ClientMessage out;
-  if (auto control = read_control(f, cmd)) out = ControlMsg{seq, std::move(*control)};
-  else if (auto command = read_world_command(f, cmd)) out = CommandMsg{seq, std::move(*command)};
-  else fail(ErrorCode::unknown_command, "unknown command '" + std::string(cmd) + "'");
+  if (auto control = read_control(f, cmd))
+    out = ControlMsg{seq, std::move(*control)};
+  else if (auto command = read_world_command(f, cmd))
+    out = CommandMsg{seq, std::move(*command)};
+  else
+    fail(ErrorCode::unknown_command, "unknown command '" + std::string(cmd) + "'");
   f.no_others();
   return out;
 }
@@ -79,23 +90,26 @@ ViewportMsg read_viewport(Fields& f) {
 }  // namespace
 
 Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
-  return decode_with<ClientMessage>(text, max_depth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {
-    if (type == "hello") return read_hello(f);
-    if (type == "command") return read_command(f, seq);
-    if (type == "ping") return Ping{as_u32(f.need("id"), "id")};
-    if (type == "inspect") return Inspect{as_ids(f.need("agents"), "agents", kMaxInspectPerSession)};
-    if (type == "ack") {
-      SnapshotAck a{as_uint(f.need("tick"), "tick", std::uint64_t{1} << 53)};
-      f.no_others();
-      return a;
-    }
-    if (type == "keyframe") {
-      f.no_others();
-      return KeyframeRequest{};
-    }
-    if (type == "viewport") return read_viewport(f);
-    fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
-  });
+  return decode_with<ClientMessage>(
+      text, max_depth,
+      [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {
+        if (type == "hello") return read_hello(f);
+        if (type == "command") return read_command(f, seq);
+        if (type == "ping") return Ping{as_u32(f.need("id"), "id")};
+        if (type == "inspect")
+          return Inspect{as_ids(f.need("agents"), "agents", kMaxInspectPerSession)};
+        if (type == "ack") {
+          SnapshotAck a{as_uint(f.need("tick"), "tick", std::uint64_t{1} << 53)};
+          f.no_others();
+          return a;
+        }
+        if (type == "keyframe") {
+          f.no_others();
+          return KeyframeRequest{};
+        }
+        if (type == "viewport") return read_viewport(f);
+        fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
+      });
 }
 
 std::string encode(const Hello& m) {
@@ -108,9 +122,12 @@ std::string encode(const Hello& m) {
 
 std::string_view to_string(SnapshotFormat format) {
   switch (format) {
-    case SnapshotFormat::json: return "json";
-    case SnapshotFormat::binary: return "binary";
-    case SnapshotFormat::automatic: return "auto";
+    case SnapshotFormat::json:
+      return "json";
+    case SnapshotFormat::binary:
+      return "binary";
+    case SnapshotFormat::automatic:
+      return "auto";
   }
   return "json";
 }
@@ -135,7 +152,9 @@ std::string encode(const CommandMsg& m) {
 }
 
 std::string encode(const Ping& m) { return json{{"type", "ping"}, {"id", m.id}}.dump(); }
-std::string encode(const Inspect& m) { return json{{"type", "inspect"}, {"agents", m.agents}}.dump(); }
+std::string encode(const Inspect& m) {
+  return json{{"type", "inspect"}, {"agents", m.agents}}.dump();
+}
 
 std::string encode(const ControlMsg& m) {
   json j{{"type", "command"}, {"seq", m.seq}};

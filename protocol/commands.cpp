@@ -29,16 +29,20 @@ sim::Selection read_selection(const json& v, const std::string& where) {
     if (const json* g = f.find("group")) s.group = as_group(*g, f.name("group"));
     if (const json* r = f.find("rect")) {
       Fields rf(*r, f.name("rect"));
-      const double x0 = as_number(rf.need("x0"), rf.name("x0"), -kHuge, kHuge), y0 = as_number(rf.need("y0"), rf.name("y0"), -kHuge, kHuge);
-      const double x1 = as_number(rf.need("x1"), rf.name("x1"), -kHuge, kHuge), y1 = as_number(rf.need("y1"), rf.name("y1"), -kHuge, kHuge);
+      const double x0 = as_number(rf.need("x0"), rf.name("x0"), -kHuge, kHuge),
+                   y0 = as_number(rf.need("y0"), rf.name("y0"), -kHuge, kHuge);
+      const double x1 = as_number(rf.need("x1"), rf.name("x1"), -kHuge, kHuge),
+                   y1 = as_number(rf.need("y1"), rf.name("y1"), -kHuge, kHuge);
       rf.no_others();
-      s.rect = sim::Rect{{std::min(x0, x1), std::min(y0, y1)}, {std::max(x0, x1), std::max(y0, y1)}};
+      s.rect =
+          sim::Rect{{std::min(x0, x1), std::min(y0, y1)}, {std::max(x0, x1), std::max(y0, y1)}};
     }
     f.no_others();
     if (!s.group && !s.rect) bad(where, "must name a 'group' or a 'rect' (or both)");
     return s;
   }
-  if (!v.is_array()) bad(where, "must be \"all\", an array of agent ids, {\"group\": g} or {\"rect\": {...}}");
+  if (!v.is_array())
+    bad(where, "must be \"all\", an array of agent ids, {\"group\": g} or {\"rect\": {...}}");
   if (v.empty() || v.size() > kMaxIdsPerCommand) bad(where, "must hold 1 to 10000 ids");
   s.ids = as_ids(v, where, kMaxIdsPerCommand);
   return s;
@@ -68,13 +72,18 @@ sim::Movement read_movement(const json& v, const std::string& where) {
 sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
   Fields f(v, where);
   sim::SpawnAgent a;
-  a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
+  a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge),
+                as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
   if (const json* g = f.find("group")) a.group = as_group(*g, f.name("group"));
   using L = sim::AgentDefLimits;
-  if (const json* r = f.find("radius")) a.radius = as_number(*r, f.name("radius"), L::kMinRadius, L::kMaxRadius);
-  if (const json* s = f.find("max_speed")) a.max_speed = as_number(*s, f.name("max_speed"), 0.0, L::kMaxSpeed);
-  if (const json* m = f.find("max_force")) a.max_force = as_number(*m, f.name("max_force"), 0.0, L::kMaxForce);
-  if (const json* m = f.find("mass")) a.mass = as_number(*m, f.name("mass"), L::kMinMass, L::kMaxMass);
+  if (const json* r = f.find("radius"))
+    a.radius = as_number(*r, f.name("radius"), L::kMinRadius, L::kMaxRadius);
+  if (const json* s = f.find("max_speed"))
+    a.max_speed = as_number(*s, f.name("max_speed"), 0.0, L::kMaxSpeed);
+  if (const json* m = f.find("max_force"))
+    a.max_force = as_number(*m, f.name("max_force"), 0.0, L::kMaxForce);
+  if (const json* m = f.find("mass"))
+    a.mass = as_number(*m, f.name("mass"), L::kMinMass, L::kMaxMass);
   if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
   if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
   f.no_others();
@@ -93,7 +102,11 @@ json selection_json(const sim::Selection& s) {
   if (s.group || s.rect) {
     json o = json::object();
     if (s.group) o["group"] = *s.group;
-    if (s.rect) o["rect"] = {{"x0", s.rect->min.x}, {"y0", s.rect->min.y}, {"x1", s.rect->max.x}, {"y1", s.rect->max.y}};
+    if (s.rect)
+      o["rect"] = {{"x0", s.rect->min.x},
+                   {"y0", s.rect->min.y},
+                   {"x1", s.rect->max.x},
+                   {"y1", s.rect->max.y}};
     return o;
   }
   return json(s.ids);
@@ -105,8 +118,10 @@ void write_behaviour(json& j, const sim::SetBehaviour& c) {
   j["behaviour"] = to_string(b.kind);
   if (b.agent != sim::kNoAgent) j["agent"] = b.agent;
   const sim::BehaviourTraits& kind = sim::traits(b.kind);
-  if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
-  else if (kind.takes_point && b.agent == sim::kNoAgent && !(b.kind == sim::BehaviourKind::hold && c.hold_here))
+  if (c.target_tile)
+    j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+  else if (kind.takes_point && b.agent == sim::kNoAgent &&
+           !(b.kind == sim::BehaviourKind::hold && c.hold_here))
     j["target"] = point_json(b.point);
   if (kind.takes_radius && (b.radius > 0 || kind.needs_radius)) j["radius"] = b.radius;
   if (kind.takes_response) j["response"] = to_string(b.response);
@@ -123,7 +138,6 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
   return o;
 }
 
-
 // ---- one definition per command ----------------------------------------------------------------
 
 template <class T>
@@ -137,22 +151,30 @@ struct Wire<sim::SetTarget> {
     c.agents = read_selection(f.need("agents"), "agents");
     const json* target = f.find("target");
     const json* tile = f.find("target_tile");
-    if ((target == nullptr) == (tile == nullptr)) bad("target", "or 'target_tile': exactly one must be given");
-    if (target) c.target = as_point(*target, "target");
-    else c.target_tile = read_tile(*tile, "target_tile");
+    if ((target == nullptr) == (tile == nullptr))
+      bad("target", "or 'target_tile': exactly one must be given");
+    if (target)
+      c.target = as_point(*target, "target");
+    else
+      c.target_tile = read_tile(*tile, "target_tile");
     if (const json* b = f.find("behaviour")) {
       const std::string_view name = as_string(*b, "behaviour");
-      if (name == "arrive") c.behaviour = sim::BehaviourKind::arrive;
-      else if (name == "seek") c.behaviour = sim::BehaviourKind::seek;
-      else bad("behaviour", "must be \"arrive\" or \"seek\"");
+      if (name == "arrive")
+        c.behaviour = sim::BehaviourKind::arrive;
+      else if (name == "seek")
+        c.behaviour = sim::BehaviourKind::seek;
+      else
+        bad("behaviour", "must be \"arrive\" or \"seek\"");
     }
     return c;
   }
   static void write(json& j, const sim::SetTarget& c) {
     j["cmd"] = "set_target";
     j["agents"] = selection_json(c.agents);
-    if (c.target_tile) j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
-    else j["target"] = point_json(c.target);
+    if (c.target_tile)
+      j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
+    else
+      j["target"] = point_json(c.target);
     j["behaviour"] = c.behaviour == sim::BehaviourKind::seek ? "seek" : "arrive";
   }
 };
@@ -164,7 +186,8 @@ struct Wire<sim::Spawn> {
     sim::Spawn c;
     const json* count = f.find("count");
     const json* agents = f.find("agents");
-    if ((count == nullptr) == (agents == nullptr)) bad("count", "or 'agents': exactly one must be given");
+    if ((count == nullptr) == (agents == nullptr))
+      bad("count", "or 'agents': exactly one must be given");
     if (count) {
       c.count = static_cast<std::uint32_t>(as_uint(*count, "count", kMaxSpawnPerCommand));
       if (c.count == 0) bad("count", "must be in [1, 1000]");
@@ -228,9 +251,12 @@ struct Wire<sim::SetBehaviour> {
     if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
     if (response) {
       const std::string_view r = as_string(*response, "response");
-      if (r == "pursue") b.response = K::pursue;
-      else if (r == "evade") b.response = K::evade;
-      else bad("response", "must be \"pursue\" or \"evade\"");
+      if (r == "pursue")
+        b.response = K::pursue;
+      else if (r == "evade")
+        b.response = K::evade;
+      else
+        bad("response", "must be \"pursue\" or \"evade\"");
     }
     c.hold_here = b.kind == K::hold && !target && !tile;
     return c;
@@ -261,8 +287,9 @@ template <>
 struct Wire<sim::AddObstacle> {
   static constexpr std::string_view kNames[] = {"add_obstacle"};
   static sim::AddObstacle read(Fields& f, std::string_view) {
-    return sim::AddObstacle{{as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
-                            as_number(f.need("radius"), "radius", 0.1, 1e4)};
+    return sim::AddObstacle{
+        {as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
+        as_number(f.need("radius"), "radius", 0.1, 1e4)};
   }
   static void write(json& j, const sim::AddObstacle& c) {
     j["cmd"] = "add_obstacle";
@@ -275,7 +302,9 @@ struct Wire<sim::AddObstacle> {
 template <>
 struct Wire<sim::RemoveObstacle> {
   static constexpr std::string_view kNames[] = {"remove_obstacle"};
-  static sim::RemoveObstacle read(Fields& f, std::string_view) { return sim::RemoveObstacle{as_u32(f.need("id"), "id")}; }
+  static sim::RemoveObstacle read(Fields& f, std::string_view) {
+    return sim::RemoveObstacle{as_u32(f.need("id"), "id")};
+  }
   static void write(json& j, const sim::RemoveObstacle& c) {
     j["cmd"] = "remove_obstacle";
     j["id"] = c.id;
@@ -291,25 +320,36 @@ struct Wire<sim::SetAvoidance> {
       c.mode = avoidance_mode_from_string(as_string(*m, "mode"));
       if (!c.mode) bad("mode", "must be \"none\", \"circle\" or \"cardioid\"");
     }
-    if (const json* v = f.find("personal_space")) c.personal_space = as_number(*v, "personal_space", 1e-6, 100);
-    if (const json* v = f.find("cardioid_exponent")) c.cardioid_exponent = as_number(*v, "cardioid_exponent", 0, 16);
+    if (const json* v = f.find("personal_space"))
+      c.personal_space = as_number(*v, "personal_space", 1e-6, 100);
+    if (const json* v = f.find("cardioid_exponent"))
+      c.cardioid_exponent = as_number(*v, "cardioid_exponent", 0, 16);
     if (const json* v = f.find("preferred_side")) {
       const std::string_view s = as_string(*v, "preferred_side");
-      if (s == "left") c.preferred_side = sim::Side::left;
-      else if (s == "right") c.preferred_side = sim::Side::right;
-      else bad("preferred_side", "must be \"left\" or \"right\"");
+      if (s == "left")
+        c.preferred_side = sim::Side::left;
+      else if (s == "right")
+        c.preferred_side = sim::Side::right;
+      else
+        bad("preferred_side", "must be \"left\" or \"right\"");
     }
     if (const json* v = f.find("split_fix")) {
       const std::string_view s = as_string(*v, "split_fix");
-      if (s == "seed") c.split_fix = sim::SplitFixMode::seed;
-      else if (s == "sum_as_obstacle") c.split_fix = sim::SplitFixMode::sum_as_obstacle;
-      else bad("split_fix", "must be \"seed\" or \"sum_as_obstacle\"");
+      if (s == "seed")
+        c.split_fix = sim::SplitFixMode::seed;
+      else if (s == "sum_as_obstacle")
+        c.split_fix = sim::SplitFixMode::sum_as_obstacle;
+      else
+        bad("split_fix", "must be \"seed\" or \"sum_as_obstacle\"");
     }
-    if (const json* v = f.find("push_epsilon")) c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
+    if (const json* v = f.find("push_epsilon"))
+      c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
     if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
-    if (const json* v = f.find("crossing_activation")) c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
+    if (const json* v = f.find("crossing_activation"))
+      c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
     if (const json* v = f.find("lookahead")) c.lookahead = as_number(*v, "lookahead", 0, 60);
-    if (const json* v = f.find("max_neighbours")) c.max_neighbours = static_cast<std::uint32_t>(as_uint(*v, "max_neighbours", 1000));
+    if (const json* v = f.find("max_neighbours"))
+      c.max_neighbours = static_cast<std::uint32_t>(as_uint(*v, "max_neighbours", 1000));
     if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
     return c;
   }
@@ -318,8 +358,10 @@ struct Wire<sim::SetAvoidance> {
     if (c.mode) j["mode"] = to_string(*c.mode);
     if (c.personal_space) j["personal_space"] = *c.personal_space;
     if (c.cardioid_exponent) j["cardioid_exponent"] = *c.cardioid_exponent;
-    if (c.preferred_side) j["preferred_side"] = *c.preferred_side == sim::Side::left ? "left" : "right";
-    if (c.split_fix) j["split_fix"] = *c.split_fix == sim::SplitFixMode::seed ? "seed" : "sum_as_obstacle";
+    if (c.preferred_side)
+      j["preferred_side"] = *c.preferred_side == sim::Side::left ? "left" : "right";
+    if (c.split_fix)
+      j["split_fix"] = *c.split_fix == sim::SplitFixMode::seed ? "seed" : "sum_as_obstacle";
     if (c.push_epsilon) j["push_epsilon"] = *c.push_epsilon;
     if (c.crossing) j["crossing"] = *c.crossing;
     if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;
@@ -331,7 +373,9 @@ struct Wire<sim::SetAvoidance> {
 template <>
 struct Wire<sim::LoadMap> {
   static constexpr std::string_view kNames[] = {"load_map"};
-  static sim::LoadMap read(Fields& f, std::string_view) { return sim::LoadMap{to_tile_map_def(read_map(f))}; }
+  static sim::LoadMap read(Fields& f, std::string_view) {
+    return sim::LoadMap{to_tile_map_def(read_map(f))};
+  }
   static void write(json& j, const sim::LoadMap& c) {
     j["cmd"] = "load_map";
     j["width"] = c.map.width;
@@ -341,7 +385,10 @@ struct Wire<sim::LoadMap> {
     for (std::int32_t y = 0; y < c.map.height; ++y) {
       std::string row;
       for (std::int32_t x = 0; x < c.map.width; ++x)
-        row += c.map.cells[static_cast<std::size_t>(y) * static_cast<std::size_t>(c.map.width) + static_cast<std::size_t>(x)] == sim::kBlocked ? '#' : '.';
+        row += c.map.cells[static_cast<std::size_t>(y) * static_cast<std::size_t>(c.map.width) +
+                           static_cast<std::size_t>(x)] == sim::kBlocked
+                   ? '#'
+                   : '.';
       rows.push_back(row);
     }
     j["rows"] = std::move(rows);
@@ -360,7 +407,8 @@ struct Wire<sim::SetTiles> {
   static constexpr std::string_view kNames[] = {"set_tiles"};
   static sim::SetTiles read(Fields& f, std::string_view) {
     const json& tiles = f.need("tiles");
-    if (!tiles.is_array() || tiles.empty() || tiles.size() > kMaxIdsPerCommand) bad("tiles", "must be an array of 1 to 10000 tiles");
+    if (!tiles.is_array() || tiles.empty() || tiles.size() > kMaxIdsPerCommand)
+      bad("tiles", "must be an array of 1 to 10000 tiles");
     sim::SetTiles c;
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       const std::string where = "tiles[" + std::to_string(i) + "]";
@@ -374,7 +422,8 @@ struct Wire<sim::SetTiles> {
   static void write(json& j, const sim::SetTiles& c) {
     j["cmd"] = "set_tiles";
     json tiles = json::array();
-    for (const sim::TileChange& t : c.tiles) tiles.push_back({{"x", t.tile.x}, {"y", t.tile.y}, {"blocked", t.blocked}});
+    for (const sim::TileChange& t : c.tiles)
+      tiles.push_back({{"x", t.tile.x}, {"y", t.tile.y}, {"blocked", t.blocked}});
     j["tiles"] = std::move(tiles);
   }
 };
@@ -407,7 +456,8 @@ template <>
 struct Wire<sim::SetGroup> {
   static constexpr std::string_view kNames[] = {"set_group"};
   static sim::SetGroup read(Fields& f, std::string_view) {
-    return sim::SetGroup{read_selection(f.need("agents"), "agents"), as_group(f.need("group"), "group")};
+    return sim::SetGroup{read_selection(f.need("agents"), "agents"),
+                         as_group(f.need("group"), "group")};
   }
   static void write(json& j, const sim::SetGroup& c) {
     j["cmd"] = "set_group";
@@ -424,12 +474,18 @@ struct Wire<sim::Form> {
     c.agents = read_selection(f.need("agents"), "agents");
     sim::FormationDef& d = c.def;
     const std::string_view shape = as_string(f.need("shape"), "shape");
-    if (shape == "circle") d.shape = sim::Shape::circle;
-    else if (shape == "line") d.shape = sim::Shape::line;
-    else if (shape == "lines") d.shape = sim::Shape::lines;
-    else if (shape == "block") d.shape = sim::Shape::block;
-    else if (shape == "wedge") d.shape = sim::Shape::wedge;
-    else bad("shape", "must be one of circle, line, lines, block, wedge");
+    if (shape == "circle")
+      d.shape = sim::Shape::circle;
+    else if (shape == "line")
+      d.shape = sim::Shape::line;
+    else if (shape == "lines")
+      d.shape = sim::Shape::lines;
+    else if (shape == "block")
+      d.shape = sim::Shape::block;
+    else if (shape == "wedge")
+      d.shape = sim::Shape::wedge;
+    else
+      bad("shape", "must be one of circle, line, lines, block, wedge");
     d.centre = as_point(f.need("centre"), "centre");
     if (const json* v = f.find("spacing")) d.spacing = as_number(*v, "spacing", 0.01, 1e4);
     if (const json* v = f.find("facing")) d.facing = as_number(*v, "facing", -360, 360);
@@ -439,9 +495,11 @@ struct Wire<sim::Form> {
       d.radius = as_number(*v, "radius", 0, 1e6);
     }
     if (const json* v = f.find("orientation")) {
-      if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines) bad("orientation", for_shape);
+      if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines)
+        bad("orientation", for_shape);
       const std::string_view o = as_string(*v, "orientation");
-      if (o != "horizontal" && o != "vertical") bad("orientation", "must be \"horizontal\" or \"vertical\"");
+      if (o != "horizontal" && o != "vertical")
+        bad("orientation", "must be \"horizontal\" or \"vertical\"");
       d.vertical = o == "vertical";
     }
     if (const json* v = f.find("count")) {
@@ -459,18 +517,26 @@ struct Wire<sim::Form> {
     if (const json* v = f.find("regroup")) d.regroup = as_bool(*v, "regroup");
     if (const json* v = f.find("assignment")) {
       const std::string_view a = as_string(*v, "assignment");
-      if (a == "optimal") d.assignment = sim::SlotAssignment::optimal;
-      else if (a == "keep_order") d.assignment = sim::SlotAssignment::keep_order;
-      else if (a == "shuffle") d.assignment = sim::SlotAssignment::shuffle;
-      else if (a == "bisection") d.assignment = sim::SlotAssignment::bisection;
-      else if (a == "auto") d.assignment = sim::SlotAssignment::automatic;
-      else bad("assignment", "must be \"auto\", \"optimal\", \"bisection\", \"keep_order\" or \"shuffle\"");
+      if (a == "optimal")
+        d.assignment = sim::SlotAssignment::optimal;
+      else if (a == "keep_order")
+        d.assignment = sim::SlotAssignment::keep_order;
+      else if (a == "shuffle")
+        d.assignment = sim::SlotAssignment::shuffle;
+      else if (a == "bisection")
+        d.assignment = sim::SlotAssignment::bisection;
+      else if (a == "auto")
+        d.assignment = sim::SlotAssignment::automatic;
+      else
+        bad("assignment",
+            "must be \"auto\", \"optimal\", \"bisection\", \"keep_order\" or \"shuffle\"");
     }
     return c;
   }
   static void write(json& j, const sim::Form& c) {
     static constexpr const char* kShapes[] = {"circle", "line", "lines", "block", "wedge"};
-    static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection", "auto"};
+    static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection",
+                                              "auto"};
     const sim::FormationDef& d = c.def;
     j["cmd"] = "formation";
     j["agents"] = selection_json(c.agents);
@@ -479,7 +545,8 @@ struct Wire<sim::Form> {
     if (d.spacing > 0) j["spacing"] = d.spacing;
     j["facing"] = d.facing;
     if (d.shape == sim::Shape::circle) j["radius"] = d.radius;
-    if (d.shape == sim::Shape::line || d.shape == sim::Shape::lines) j["orientation"] = d.vertical ? "vertical" : "horizontal";
+    if (d.shape == sim::Shape::line || d.shape == sim::Shape::lines)
+      j["orientation"] = d.vertical ? "vertical" : "horizontal";
     if (d.shape == sim::Shape::lines || d.shape == sim::Shape::block) j["count"] = d.count;
     if (d.shape == sim::Shape::block && d.columns) j["columns"] = d.columns;
     j["assignment"] = kAssign[static_cast<int>(d.assignment)];
@@ -494,7 +561,8 @@ struct Wire<sim::Demo> {
   static sim::Demo read(Fields& f, std::string_view cmd) {
     sim::Demo c;
     c.agents = read_selection(f.need("agents"), "agents");
-    c.move = static_cast<sim::DemoMove>(std::find(std::begin(kNames), std::end(kNames), cmd) - std::begin(kNames));
+    c.move = static_cast<sim::DemoMove>(std::find(std::begin(kNames), std::end(kNames), cmd) -
+                                        std::begin(kNames));
     if (const json* g = f.find("groups")) {
       if (c.move != sim::DemoMove::opposite) bad("groups", "applies to opposite only");
       c.groups = static_cast<std::uint32_t>(as_uint(*g, "groups", 256));
@@ -512,7 +580,9 @@ struct Wire<sim::Demo> {
 template <>
 struct Wire<sim::Remove> {
   static constexpr std::string_view kNames[] = {"remove"};
-  static sim::Remove read(Fields& f, std::string_view) { return sim::Remove{read_selection(f.need("agents"), "agents")}; }
+  static sim::Remove read(Fields& f, std::string_view) {
+    return sim::Remove{read_selection(f.need("agents"), "agents")};
+  }
   static void write(json& j, const sim::Remove& c) {
     j["cmd"] = "remove";
     j["agents"] = selection_json(c.agents);
@@ -540,7 +610,8 @@ struct Wire<StepTicks> {
   static constexpr std::string_view kNames[] = {"step"};
   static StepTicks read(Fields& f, std::string_view) {
     StepTicks c;
-    if (const json* t = f.find("ticks")) c.ticks = static_cast<std::uint32_t>(as_uint(*t, "ticks", 1000));
+    if (const json* t = f.find("ticks"))
+      c.ticks = static_cast<std::uint32_t>(as_uint(*t, "ticks", 1000));
     if (c.ticks == 0) bad("ticks", "must be in [1, 1000]");
     return c;
   }
@@ -583,7 +654,8 @@ struct Wire<SetParam> {
   static SetParam read(Fields& f, std::string_view) {
     SetParam c;
     if (const json* v = f.find("tick_rate")) c.tick_rate = as_number(*v, "tick_rate", 1e-3, 1000);
-    if (const json* v = f.find("snapshot_rate")) c.snapshot_rate = as_number(*v, "snapshot_rate", 1e-3, 1000);
+    if (const json* v = f.find("snapshot_rate"))
+      c.snapshot_rate = as_number(*v, "snapshot_rate", 1e-3, 1000);
     if (!c.tick_rate && !c.snapshot_rate) bad("tick_rate", "or 'snapshot_rate' must be given");
     return c;
   }
@@ -605,7 +677,8 @@ struct Table<std::variant<Ts...>> {
   static std::optional<Variant> read(Fields& f, std::string_view cmd) {
     std::optional<Variant> out;
     const auto try_one = [&]<class T>(Wire<T>*) {
-      if (!out && std::find(std::begin(Wire<T>::kNames), std::end(Wire<T>::kNames), cmd) != std::end(Wire<T>::kNames))
+      if (!out && std::find(std::begin(Wire<T>::kNames), std::end(Wire<T>::kNames), cmd) !=
+                      std::end(Wire<T>::kNames))
         out = Wire<T>::read(f, cmd);
     };
     (try_one(static_cast<Wire<Ts>*>(nullptr)), ...);
@@ -628,8 +701,12 @@ std::vector<std::string_view> control_names() { return Table<Control>::names(); 
 
 namespace detail {
 
-std::optional<sim::Command> read_world_command(Fields& f, std::string_view cmd) { return Table<sim::Command>::read(f, cmd); }
-std::optional<Control> read_control(Fields& f, std::string_view cmd) { return Table<Control>::read(f, cmd); }
+std::optional<sim::Command> read_world_command(Fields& f, std::string_view cmd) {
+  return Table<sim::Command>::read(f, cmd);
+}
+std::optional<Control> read_control(Fields& f, std::string_view cmd) {
+  return Table<Control>::read(f, cmd);
+}
 void write_command(json& j, const sim::Command& command) { Table<sim::Command>::write(j, command); }
 void write_control(json& j, const Control& control) { Table<Control>::write(j, control); }
 

@@ -7,7 +7,9 @@
 namespace herd::protocol::detail {
 
 void fail(ErrorCode code, std::string message) { throw FieldError{code, std::move(message)}; }
-void bad(const std::string& where, const std::string& what) { fail(ErrorCode::bad_field, "'" + where + "' " + what); }
+void bad(const std::string& where, const std::string& what) {
+  fail(ErrorCode::bad_field, "'" + where + "' " + what);
+}
 
 Fields::Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
   if (!j_.is_object()) bad(path_.empty() ? "message" : path_, "must be an object");
@@ -47,7 +49,9 @@ std::uint32_t as_u32(const json& v, const std::string& where) {
   return static_cast<std::uint32_t>(as_uint(v, where, std::numeric_limits<std::uint32_t>::max()));
 }
 
-std::uint8_t as_group(const json& v, const std::string& where) { return static_cast<std::uint8_t>(as_uint(v, where, 255)); }
+std::uint8_t as_group(const json& v, const std::string& where) {
+  return static_cast<std::uint8_t>(as_uint(v, where, 255));
+}
 
 double as_number(const json& v, const std::string& where, double lo, double hi) {
   if (!v.is_number()) bad(where, "must be a number");
@@ -73,16 +77,19 @@ bool as_bool(const json& v, const std::string& where) {
 
 sim::Vec2 as_point(const json& v, const std::string& where) {
   Fields f(v, where);
-  sim::Vec2 p{as_number(f.need("x"), f.name("x"), -kHuge, kHuge), as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
+  sim::Vec2 p{as_number(f.need("x"), f.name("x"), -kHuge, kHuge),
+              as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
   f.no_others();
   return p;
 }
 
 std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::size_t max) {
-  if (!v.is_array() || v.size() > max) bad(where, "must be an array of at most " + std::to_string(max) + " ids");
+  if (!v.is_array() || v.size() > max)
+    bad(where, "must be an array of at most " + std::to_string(max) + " ids");
   std::vector<std::uint32_t> ids;
   ids.reserve(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) ids.push_back(as_u32(v[i], where + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    ids.push_back(as_u32(v[i], where + "[" + std::to_string(i) + "]"));
   return ids;
 }
 
@@ -92,20 +99,22 @@ MapState read_map(Fields& f) {
   m.width = static_cast<std::int32_t>(as_uint(f.need("width"), f.name("width"), L::kMaxSide));
   m.height = static_cast<std::int32_t>(as_uint(f.need("height"), f.name("height"), L::kMaxSide));
   if (m.width < 1 || m.height < 1) bad(f.name("width"), "and 'height' must be at least 1 tile");
-  m.tile_size = as_number(f.need("tile_size"), f.name("tile_size"), L::kMinTileSize, L::kMaxTileSize);
+  m.tile_size =
+      as_number(f.need("tile_size"), f.name("tile_size"), L::kMinTileSize, L::kMaxTileSize);
   const json& rows = f.need("rows");
-  if (!rows.is_array()) bad(f.name("rows"), "must be an array of 'height' (" + std::to_string(m.height) + ") strings");
+  if (!rows.is_array())
+    bad(f.name("rows"), "must be an array of 'height' (" + std::to_string(m.height) + ") strings");
   // Well-typed rows that do not make the map the message describes: a map's error, not a field's.
   if (rows.size() != static_cast<std::size_t>(m.height))
-    fail(ErrorCode::bad_map, "'" + f.name("rows") + "' has " + std::to_string(rows.size()) + " rows, expected 'height' (" +
-                                 std::to_string(m.height) + ")");
+    fail(ErrorCode::bad_map, "'" + f.name("rows") + "' has " + std::to_string(rows.size()) +
+                                 " rows, expected 'height' (" + std::to_string(m.height) + ")");
   m.rows.reserve(rows.size());
   for (std::size_t y = 0; y < rows.size(); ++y) {
     const std::string where = f.name("rows") + "[" + std::to_string(y) + "]";
     const std::string_view row = as_string(rows[y], where);
     if (row.size() != static_cast<std::size_t>(m.width))
-      fail(ErrorCode::bad_map, "'" + where + "' has " + std::to_string(row.size()) + " tiles, expected 'width' (" +
-                                   std::to_string(m.width) + ")");
+      fail(ErrorCode::bad_map, "'" + where + "' has " + std::to_string(row.size()) +
+                                   " tiles, expected 'width' (" + std::to_string(m.width) + ")");
     if (row.find_first_not_of(".#") != std::string_view::npos)
       fail(ErrorCode::bad_map, "'" + where + "' may hold only '.' (walkable) and '#' (blocked)");
     m.rows.emplace_back(row);
@@ -128,13 +137,16 @@ json parse_object(std::string_view text, int max_depth) {
   bool too_deep = false;
   // nlohmann passes a container's start event the depth of its parent (0 for the outermost): a
   // container starting at depth max_depth would be level max_depth + 1.
-  json::parser_callback_t depth_guard = [&too_deep, max_depth](int depth, json::parse_event_t event, json&) {
-    const bool opens = event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
+  json::parser_callback_t depth_guard = [&too_deep, max_depth](int depth, json::parse_event_t event,
+                                                               json&) {
+    const bool opens =
+        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
     if (opens && depth >= max_depth) too_deep = true;
     return !too_deep;
   };
   json j = json::parse(text.begin(), text.end(), depth_guard, /*allow_exceptions=*/false);
-  if (too_deep) fail(ErrorCode::too_deep, "nested deeper than " + std::to_string(max_depth) + " levels");
+  if (too_deep)
+    fail(ErrorCode::too_deep, "nested deeper than " + std::to_string(max_depth) + " levels");
   if (j.is_discarded()) fail(ErrorCode::bad_json, "not valid JSON (or not valid UTF-8)");
   if (!j.is_object()) fail(ErrorCode::bad_json, "a message must be a JSON object");
   return j;

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/messages.hpp"
 #include "herd/sim/types.hpp"
+#include "protocol/messages.hpp"
 
 namespace herd::protocol::detail {
 
@@ -64,7 +64,8 @@ std::string_view read_type(Fields& f);
 
 // Runs read_body(fields, type, seq) on the parsed text and turns every failure into an Error.
 template <class Result, class ReadBody>
-std::variant<Result, Error> decode_with(std::string_view text, int max_depth, ReadBody&& read_body) {
+std::variant<Result, Error> decode_with(std::string_view text, int max_depth,
+                                        ReadBody&& read_body) {
   std::optional<std::uint32_t> seq;
   try {
     const json j = parse_object(text, max_depth);

@@ -17,11 +17,21 @@ void JsonWriter::string(std::string_view s) {
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"':
+        out_ += "\\\"";
+        break;
+      case '\\':
+        out_ += "\\\\";
+        break;
+      case '\n':
+        out_ += "\\n";
+        break;
+      case '\r':
+        out_ += "\\r";
+        break;
+      case '\t':
+        out_ += "\\t";
+        break;
       default:
         if (u < 0x20) {
           static constexpr char kHex[] = "0123456789abcdef";
@@ -38,7 +48,8 @@ void JsonWriter::string(std::string_view s) {
 
 void JsonWriter::number(double v) {
   separator();
-  if (!std::isfinite(v)) v = 0.0;  // the wire never carries NaN/inf; the sim asserts they never occur
+  if (!std::isfinite(v))
+    v = 0.0;  // the wire never carries NaN/inf; the sim asserts they never occur
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 3);
   if (res.ec != std::errc{}) {  // beyond 1e60: cannot happen for world values, but stay valid JSON

@@ -13,14 +13,15 @@
 namespace herd::protocol {
 
 inline constexpr int kProtocolVersion = 1;
-inline constexpr std::size_t kMaxMessageBytes = 65536;   // larger frames: close 1009
+inline constexpr std::size_t kMaxMessageBytes = 65536;  // larger frames: close 1009
 inline constexpr std::size_t kMaxIdsPerCommand = 10000;
 inline constexpr std::uint32_t kMaxSpawnPerCommand = 1000;
 inline constexpr std::size_t kMaxClientNameBytes = 64;
 inline constexpr std::size_t kMaxTokenBytes = 256;
 inline constexpr int kMaxJsonDepth = 16;
 inline constexpr std::size_t kMaxInspectPerSession = 16;
-inline constexpr std::size_t kMaxCollisionsPerSnapshot = 1000;  // more in one interval are not listed
+inline constexpr std::size_t kMaxCollisionsPerSnapshot =
+    1000;  // more in one interval are not listed
 
 enum class Role : std::uint8_t { viewer, commander };
 
@@ -108,8 +109,12 @@ struct Inspect {
 };
 
 // Commands on the server rather than the world: answered at once, between ticks.
-struct Pause { friend bool operator==(const Pause&, const Pause&) = default; };
-struct Resume { friend bool operator==(const Resume&, const Resume&) = default; };
+struct Pause {
+  friend bool operator==(const Pause&, const Pause&) = default;
+};
+struct Resume {
+  friend bool operator==(const Resume&, const Resume&) = default;
+};
 struct StepTicks {
   std::uint32_t ticks = 1;  // [1, 1000], only while paused
   friend bool operator==(const StepTicks&, const StepTicks&) = default;
@@ -159,7 +164,8 @@ struct ViewportMsg {
   friend bool operator==(const ViewportMsg&, const ViewportMsg&) = default;
 };
 
-using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg, SnapshotAck, KeyframeRequest, ViewportMsg>;
+using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg, SnapshotAck,
+                                   KeyframeRequest, ViewportMsg>;
 
 // ---- server to client ----------------------------------------------------------------------
 
@@ -218,8 +224,9 @@ struct AgentState {
   bool kinematic = false;
   sim::Pathing pathing = sim::Pathing::direct;
   std::vector<sim::TileCoord> history;  // no_backtrack walkers: tiles visited, oldest first
-  bool path_pending = false;  // astar: its path request waits in the world's path queue
-  std::optional<std::uint32_t> subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
+  bool path_pending = false;            // astar: its path request waits in the world's path queue
+  std::optional<std::uint32_t>
+      subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 
@@ -253,7 +260,8 @@ struct PushState {
 
 struct InspectState {
   std::uint32_t id = 0;
-  sim::Vec2 desired, sum_raw, sum_adjusted, split_fix, final_dir, velocity, desired_path_to, current_path_to;
+  sim::Vec2 desired, sum_raw, sum_adjusted, split_fix, final_dir, velocity, desired_path_to,
+      current_path_to;
   double ig_factor = 0;
   std::vector<PushState> pushes;
   friend bool operator==(const InspectState&, const InspectState&) = default;
@@ -262,15 +270,15 @@ struct InspectState {
 // A place of a formation its agent cannot reach (sim::UnreachablePlace).
 struct UnreachableState {
   std::uint32_t agent = 0;
-  double x = 0, y = 0;            // the place
-  bool no_path = false;           // reason "no_path", else "obstacle"
+  double x = 0, y = 0;               // the place
+  bool no_path = false;              // reason "no_path", else "obstacle"
   std::optional<double> to_x, to_y;  // where the agent goes instead (moved beside the obstacle)
   friend bool operator==(const UnreachableState&, const UnreachableState&) = default;
 };
 
 struct FormationState {
   std::uint32_t id = 0;
-  std::uint32_t agents = 0;   // members still heading for their slots
+  std::uint32_t agents = 0;  // members still heading for their slots
   std::uint32_t arrived = 0;
   bool complete = false;
   std::vector<UnreachableState> unreachable;

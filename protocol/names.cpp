@@ -8,14 +8,34 @@ namespace herd::protocol {
 namespace {
 
 constexpr std::string_view kErrorNames[] = {
-    "bad_json",      "bad_type",      "bad_field",      "unknown_command",      "hello_required",
-    "already_greeted", "protocol_mismatch", "forbidden", "unknown_agent",       "out_of_bounds",
-    "limit_exceeded", "binary_not_supported", "unknown_obstacle", "invalid_target",
-    "no_map",        "bad_map",       "unreachable",    "bad_selection",        "not_paused",
-    "superseded",    "unknown_scenario", "too_deep",     "rate_limited",         "unauthorized",
+    "bad_json",
+    "bad_type",
+    "bad_field",
+    "unknown_command",
+    "hello_required",
+    "already_greeted",
+    "protocol_mismatch",
+    "forbidden",
+    "unknown_agent",
+    "out_of_bounds",
+    "limit_exceeded",
+    "binary_not_supported",
+    "unknown_obstacle",
+    "invalid_target",
+    "no_map",
+    "bad_map",
+    "unreachable",
+    "bad_selection",
+    "not_paused",
+    "superseded",
+    "unknown_scenario",
+    "too_deep",
+    "rate_limited",
+    "unauthorized",
     "upstream_unavailable",
 };
-constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done", "respond", "home"};
+constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat",
+                                            "done", "respond",  "home"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
 constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
 
@@ -29,12 +49,20 @@ std::optional<E> lookup(const std::string_view (&names)[N], std::string_view s) 
 }  // namespace
 
 std::string_view to_string(ErrorCode code) { return kErrorNames[static_cast<std::size_t>(code)]; }
-std::optional<ErrorCode> error_code_from_string(std::string_view s) { return lookup<ErrorCode>(kErrorNames, s); }
+std::optional<ErrorCode> error_code_from_string(std::string_view s) {
+  return lookup<ErrorCode>(kErrorNames, s);
+}
 std::string_view to_string(Role role) { return role == Role::viewer ? "viewer" : "commander"; }
-std::string_view to_string(sim::MoveState state) { return kStateNames[static_cast<std::size_t>(state)]; }
+std::string_view to_string(sim::MoveState state) {
+  return kStateNames[static_cast<std::size_t>(state)];
+}
 std::string_view to_string(sim::BehaviourKind kind) { return sim::traits(kind).name; }
-std::string_view to_string(sim::Phase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
-std::string_view to_string(sim::Movement m) { return m == sim::Movement::kinematic ? "kinematic" : "inertial"; }
+std::string_view to_string(sim::Phase phase) {
+  return kPhaseNames[static_cast<std::size_t>(phase)];
+}
+std::string_view to_string(sim::Movement m) {
+  return m == sim::Movement::kinematic ? "kinematic" : "inertial";
+}
 std::optional<sim::BehaviourKind> behaviour_from_string(std::string_view s) {
   for (const sim::BehaviourTraits& t : sim::kBehaviours)
     if (t.name == s) return t.kind;
@@ -49,9 +77,13 @@ std::string behaviour_names(std::string_view last_separator) {
   }
   return out;
 }
-std::optional<sim::Phase> phase_from_string(std::string_view s) { return lookup<sim::Phase>(kPhaseNames, s); }
+std::optional<sim::Phase> phase_from_string(std::string_view s) {
+  return lookup<sim::Phase>(kPhaseNames, s);
+}
 std::string_view to_string(sim::Pathing p) { return kPathingNames[static_cast<std::size_t>(p)]; }
-std::optional<sim::Pathing> pathing_from_string(std::string_view s) { return lookup<sim::Pathing>(kPathingNames, s); }
+std::optional<sim::Pathing> pathing_from_string(std::string_view s) {
+  return lookup<sim::Pathing>(kPathingNames, s);
+}
 std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s) {
   if (s == "none") return sim::AvoidanceMode::none;
   if (s == "circle") return sim::AvoidanceMode::circle;
@@ -61,16 +93,26 @@ std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s)
 
 ErrorCode to_error_code(sim::CommandError error) {
   switch (error) {
-    case sim::CommandError::unknown_agent: return ErrorCode::unknown_agent;
-    case sim::CommandError::unknown_obstacle: return ErrorCode::unknown_obstacle;
-    case sim::CommandError::out_of_bounds: return ErrorCode::out_of_bounds;
-    case sim::CommandError::limit_exceeded: return ErrorCode::limit_exceeded;
-    case sim::CommandError::invalid_target: return ErrorCode::invalid_target;
-    case sim::CommandError::no_map: return ErrorCode::no_map;
-    case sim::CommandError::bad_map: return ErrorCode::bad_map;
-    case sim::CommandError::unreachable: return ErrorCode::unreachable;
-    case sim::CommandError::bad_selection: return ErrorCode::bad_selection;
-    case sim::CommandError::none: break;
+    case sim::CommandError::unknown_agent:
+      return ErrorCode::unknown_agent;
+    case sim::CommandError::unknown_obstacle:
+      return ErrorCode::unknown_obstacle;
+    case sim::CommandError::out_of_bounds:
+      return ErrorCode::out_of_bounds;
+    case sim::CommandError::limit_exceeded:
+      return ErrorCode::limit_exceeded;
+    case sim::CommandError::invalid_target:
+      return ErrorCode::invalid_target;
+    case sim::CommandError::no_map:
+      return ErrorCode::no_map;
+    case sim::CommandError::bad_map:
+      return ErrorCode::bad_map;
+    case sim::CommandError::unreachable:
+      return ErrorCode::unreachable;
+    case sim::CommandError::bad_selection:
+      return ErrorCode::bad_selection;
+    case sim::CommandError::none:
+      break;
   }
   return ErrorCode::bad_field;
 }

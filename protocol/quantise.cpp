@@ -13,11 +13,15 @@ namespace herd::protocol {
 using namespace records;
 
 std::uint8_t position_bits(double size) {
-  const double q = std::isfinite(size) && size > 0 ? std::min(std::round(size * kPositionScale), 4294967295.0) : 1;
-  return static_cast<std::uint8_t>(std::clamp<int>(std::bit_width(static_cast<std::uint32_t>(q)), 1, 32));
+  const double q = std::isfinite(size) && size > 0
+                       ? std::min(std::round(size * kPositionScale), 4294967295.0)
+                       : 1;
+  return static_cast<std::uint8_t>(
+      std::clamp<int>(std::bit_width(static_cast<std::uint32_t>(q)), 1, 32));
 }
 
-QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb, const QuantAgent* prev) {
+QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb,
+                          const QuantAgent* prev) {
   QuantAgent q;
   q.id = a.id;
   q.x = quantise_position(a.x, xb);
@@ -27,27 +31,35 @@ QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb, c
   q.speed = static_cast<std::uint16_t>(s);
   if (speed > 1e-9 && std::isfinite(speed)) {
     const double turns = std::atan2(a.vy, a.vx) / (2 * std::numbers::pi);
-    q.heading = static_cast<std::uint8_t>(static_cast<std::int64_t>(std::round(turns * kHeadingSteps)) & 0xff);
+    q.heading = static_cast<std::uint8_t>(
+        static_cast<std::int64_t>(std::round(turns * kHeadingSteps)) & 0xff);
   } else if (prev) {
     q.heading = prev->heading;  // standing still: the last heading stays
   }
   if (prev) {  // hysteresis: the last step's jitter is not news
     if (std::abs(heading_step(prev->heading, q.heading)) <= 1) q.heading = prev->heading;
-    if (std::abs(static_cast<int>(q.speed) - static_cast<int>(prev->speed)) <= 1) q.speed = prev->speed;
+    if (std::abs(static_cast<int>(q.speed) - static_cast<int>(prev->speed)) <= 1)
+      q.speed = prev->speed;
   }
-  const double r = std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
+  const double r =
+      std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
   q.radius = static_cast<std::uint16_t>(r);
   q.group = a.group;
   q.flags = static_cast<std::uint8_t>((a.state & 3) | (a.collided ? 4 : 0) | (a.kinematic ? 8 : 0));
   return q;
 }
 
-QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
-                    std::span<const AgentState> agents, const QuantState* previous) {
-  return quantise_agents(tick, time, mode, width, height, agents.size(), [&](std::size_t i) {
-    const AgentState& a = agents[i];
-    return RawAgent{a.id, a.x, a.y, a.vx, a.vy, a.r, a.group, static_cast<std::uint8_t>(a.state), a.collided, a.kinematic};
-  }, previous);
+QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width,
+                    double height, std::span<const AgentState> agents, const QuantState* previous) {
+  return quantise_agents(
+      tick, time, mode, width, height, agents.size(),
+      [&](std::size_t i) {
+        const AgentState& a = agents[i];
+        return RawAgent{a.id,       a.x,        a.y,     a.vx,
+                        a.vy,       a.r,        a.group, static_cast<std::uint8_t>(a.state),
+                        a.collided, a.kinematic};
+      },
+      previous);
 }
 
 AgentState dequantise(const QuantAgent& a) {
@@ -55,7 +67,8 @@ AgentState dequantise(const QuantAgent& a) {
   s.id = a.id;
   s.x = a.x / kPositionScale;
   s.y = a.y / kPositionScale;
-  const double speed = a.speed / kSpeedScale, angle = a.heading * (2 * std::numbers::pi / kHeadingSteps);
+  const double speed = a.speed / kSpeedScale,
+               angle = a.heading * (2 * std::numbers::pi / kHeadingSteps);
   s.vx = speed * std::cos(angle);
   s.vy = speed * std::sin(angle);
   s.r = a.radius / kRadiusScale;
@@ -76,7 +89,8 @@ bool in_view(const Viewport& v, std::uint32_t qx, std::uint32_t qy) {
 // ---- the viewport grid ------------------------------------------------------------------------
 
 void ViewGrid::rebuild(const QuantState& state) {
-  const double w = (max_q(state.x_bits) + 1.0) / kPositionScale, h = (max_q(state.y_bits) + 1.0) / kPositionScale;
+  const double w = (max_q(state.x_bits) + 1.0) / kPositionScale,
+               h = (max_q(state.y_bits) + 1.0) / kPositionScale;
   const double per_cell = 2;  // agents per cell, on average
   const double n = std::max(1.0, static_cast<double>(state.agents.size()) / per_cell);
   const double side = std::max({4.0, std::sqrt(w * h / n), std::sqrt(w * h / 1048576.0)});
@@ -100,15 +114,21 @@ void ViewGrid::rebuild(const QuantState& state) {
   }
 }
 
-void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector<std::uint32_t>& out) const {
+void ViewGrid::select(const QuantState& state, const Viewport& view,
+                      std::vector<std::uint32_t>& out) const {
   out.clear();
   if (state.agents.empty()) return;
   // The rectangle in quantised units: q / 64 >= x0 - m exactly when q >= ceil((x0 - m) * 64),
   // since q is an integer and * 64 is exact; the same bounds as in_view(), compared as integers.
   const double m = viewport_margin(view);
-  auto lower = [](double v) { return std::clamp(std::ceil(v * kPositionScale), -1.0, 4294967296.0); };
-  auto upper = [](double v) { return std::clamp(std::floor(v * kPositionScale), -1.0, 4294967296.0); };
-  const double lx = lower(view.x0 - m), hx = upper(view.x1 + m), ly = lower(view.y0 - m), hy = upper(view.y1 + m);
+  auto lower = [](double v) {
+    return std::clamp(std::ceil(v * kPositionScale), -1.0, 4294967296.0);
+  };
+  auto upper = [](double v) {
+    return std::clamp(std::floor(v * kPositionScale), -1.0, 4294967296.0);
+  };
+  const double lx = lower(view.x0 - m), hx = upper(view.x1 + m), ly = lower(view.y0 - m),
+               hy = upper(view.y1 + m);
   if (hx < 0 || hy < 0 || lx > hx || ly > hy) return;
   const auto qlx = static_cast<std::int64_t>(lx), qhx = static_cast<std::int64_t>(hx);
   const auto qly = static_cast<std::int64_t>(ly), qhy = static_cast<std::int64_t>(hy);
@@ -117,9 +137,11 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   };
   const std::uint32_t cx0 = cell(std::max<std::int64_t>(qlx, 0), cols_), cx1 = cell(qhx, cols_);
   const std::uint32_t cy0 = cell(std::max<std::int64_t>(qly, 0), rows_), cy1 = cell(qhy, rows_);
-  thread_local std::vector<std::uint64_t> marks_buffer;  // one bit per agent (select may run on several threads)
+  thread_local std::vector<std::uint64_t>
+      marks_buffer;  // one bit per agent (select may run on several threads)
   marks_buffer.assign(state.agents.size() / 64 + 1, 0);
-  std::uint64_t* const marks = marks_buffer.data();  // a local pointer: the loops below keep it in a register
+  std::uint64_t* const marks =
+      marks_buffer.data();  // a local pointer: the loops below keep it in a register
   const std::uint32_t* const items = items_.data();
   const std::uint32_t* const xs = xs_.data();
   const std::uint32_t* const ys = ys_.data();
@@ -141,7 +163,8 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   for (std::uint32_t cy = cy0; cy <= cy1; ++cy) {
     const std::size_t row = static_cast<std::size_t>(cy) * cols_;
     auto test = [&](std::uint32_t begin, std::uint32_t end) {
-      for (std::uint32_t k = begin; k < end; ++k) mark(items[k], xs[k] >= qlx && xs[k] <= qhx && ys[k] >= qly && ys[k] <= qhy);
+      for (std::uint32_t k = begin; k < end; ++k)
+        mark(items[k], xs[k] >= qlx && xs[k] <= qhx && ys[k] >= qly && ys[k] <= qhy);
     };
     if (ix0 == ix1 || !inside_span(cy, qly, qhy)) {
       test(start_[row + cx0], start_[row + cx1 + 1]);  // one run per row
@@ -158,7 +181,8 @@ void ViewGrid::select(const QuantState& state, const Viewport& view, std::vector
   const std::size_t words = marks_buffer.size();
   for (std::size_t word = 0; word < words; ++word)
     for (std::uint64_t bits = marks[word]; bits != 0; bits &= bits - 1)
-      *o++ = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      *o++ =
+          static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
 }
 
 }  // namespace herd::protocol

@@ -108,7 +108,8 @@ void write_inspect(JsonWriter& w, const InspectState& s) {
 
 }  // namespace
 
-void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode, std::uint64_t serial) {
+void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode,
+                         std::uint64_t serial) {
   w.field("type", "snapshot");
   w.field("tick", tick);
   if (serial != 0) w.field("serial", serial);
@@ -117,40 +118,44 @@ void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::Av
 }
 
 std::string encode(const Welcome& m) {
-  return write_object([&](JsonWriter& w) {
-    w.field("type", "welcome");
-    w.field("protocol", m.protocol);
-    w.field("server", m.server);
-    w.field("session", m.session);
-    w.field("role", to_string(m.role));
-    w.field("tick_rate", m.tick_rate);
-    w.field("snapshot_rate", m.snapshot_rate);
-    w.field("dt", m.dt);
-    w.field("tick", m.tick);
-    w.key("world");
-    w.begin_object();
-    w.field("width", m.world.width);
-    w.field("height", m.world.height);
-    w.end_object();
-    w.key("limits");
-    w.begin_object();
-    w.field("max_message_bytes", m.max_message_bytes);
-    w.field("max_agents", m.max_agents);
-    w.end_object();
-    if (m.map) write_map(w, *m.map);
-    if (!m.scenario.empty()) w.field("scenario", m.scenario);
-    w.key("scenarios");
-    w.begin_array();
-    for (const std::string& name : m.scenarios) w.string(name);
-    w.end_array();
-    w.boolean_field("paused", m.paused);
-    if (!m.upstream.empty()) w.field("upstream", m.upstream);
-  }, 320);
+  return write_object(
+      [&](JsonWriter& w) {
+        w.field("type", "welcome");
+        w.field("protocol", m.protocol);
+        w.field("server", m.server);
+        w.field("session", m.session);
+        w.field("role", to_string(m.role));
+        w.field("tick_rate", m.tick_rate);
+        w.field("snapshot_rate", m.snapshot_rate);
+        w.field("dt", m.dt);
+        w.field("tick", m.tick);
+        w.key("world");
+        w.begin_object();
+        w.field("width", m.world.width);
+        w.field("height", m.world.height);
+        w.end_object();
+        w.key("limits");
+        w.begin_object();
+        w.field("max_message_bytes", m.max_message_bytes);
+        w.field("max_agents", m.max_agents);
+        w.end_object();
+        if (m.map) write_map(w, *m.map);
+        if (!m.scenario.empty()) w.field("scenario", m.scenario);
+        w.key("scenarios");
+        w.begin_array();
+        for (const std::string& name : m.scenarios) w.string(name);
+        w.end_array();
+        w.boolean_field("paused", m.paused);
+        if (!m.upstream.empty()) w.field("upstream", m.upstream);
+      },
+      320);
 }
 
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
-                         const std::vector<CollisionState>& collisions, const std::vector<FormationState>& formations,
-                         const std::vector<InspectState>& inspect, const std::optional<MapState>& map, bool map_cleared) {
+                         const std::vector<CollisionState>& collisions,
+                         const std::vector<FormationState>& formations,
+                         const std::vector<InspectState>& inspect,
+                         const std::optional<MapState>& map, bool map_cleared) {
   w.key("obstacles");
   w.begin_array();
   for (const ObstacleState& o : obstacles) {
@@ -221,14 +226,17 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
 }
 
 std::string encode(const Snapshot& m) {
-  return write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, m.tick, m.time, m.avoidance, m.serial);
-    w.key("agents");
-    w.begin_array();
-    for (const AgentState& a : m.agents) write_agent(w, a);
-    w.end_array();
-    write_snapshot_tail(w, m.obstacles, m.collisions, m.formations, m.inspect, m.map, m.map_cleared);
-  }, 64 + m.agents.size() * 140);
+  return write_object(
+      [&](JsonWriter& w) {
+        write_snapshot_head(w, m.tick, m.time, m.avoidance, m.serial);
+        w.key("agents");
+        w.begin_array();
+        for (const AgentState& a : m.agents) write_agent(w, a);
+        w.end_array();
+        write_snapshot_tail(w, m.obstacles, m.collisions, m.formations, m.inspect, m.map,
+                            m.map_cleared);
+      },
+      64 + m.agents.size() * 140);
 }
 
 std::string encode(const Ack& m) {
@@ -268,9 +276,12 @@ std::string encode(const Pong& m) {
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
   Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}};
-  if (!o.spawned.empty()) ack.agents = o.spawned;
-  else if (o.obstacle) ack.obstacle = o.obstacle;
-  else ack.count = o.affected;
+  if (!o.spawned.empty())
+    ack.agents = o.spawned;
+  else if (o.obstacle)
+    ack.obstacle = o.obstacle;
+  else
+    ack.count = o.affected;
   ack.formation = o.formation;
   return encode(ack);
 }

@@ -23,11 +23,16 @@ AgentState read_agent(const json& v, const std::string& where) {
   st.r = as_number(a.need("r"), a.name("r"), 0, kHuge);
   st.group = as_group(a.need("group"), a.name("group"));
   const std::string_view state = as_string(a.need("state"), a.name("state"));
-  if (state == "idle") st.state = sim::MoveState::idle;
-  else if (state == "moving") st.state = sim::MoveState::moving;
-  else if (state == "arrived") st.state = sim::MoveState::arrived;
-  else if (state == "unreachable") st.state = sim::MoveState::unreachable;
-  else bad(a.name("state"), "is not a known agent state");
+  if (state == "idle")
+    st.state = sim::MoveState::idle;
+  else if (state == "moving")
+    st.state = sim::MoveState::moving;
+  else if (state == "arrived")
+    st.state = sim::MoveState::arrived;
+  else if (state == "unreachable")
+    st.state = sim::MoveState::unreachable;
+  else
+    bad(a.name("state"), "is not a known agent state");
   const auto behaviour = behaviour_from_string(as_string(a.need("behaviour"), a.name("behaviour")));
   if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
   st.behaviour = *behaviour;
@@ -39,16 +44,20 @@ AgentState read_agent(const json& v, const std::string& where) {
   const json* tx = a.find("tx");
   const json* ty = a.find("ty");
   if ((tx == nullptr) != (ty == nullptr)) bad(a.name("tx"), "and 'ty' come together");
-  if (tx) st.target = sim::Vec2{as_number(*tx, a.name("tx"), -kHuge, kHuge), as_number(*ty, a.name("ty"), -kHuge, kHuge)};
+  if (tx)
+    st.target = sim::Vec2{as_number(*tx, a.name("tx"), -kHuge, kHuge),
+                          as_number(*ty, a.name("ty"), -kHuge, kHuge)};
   if (const json* c = a.find("collided")) st.collided = as_bool(*c, a.name("collided"));
-  if (const json* m = a.find("movement")) st.kinematic = as_string(*m, a.name("movement")) == "kinematic";
+  if (const json* m = a.find("movement"))
+    st.kinematic = as_string(*m, a.name("movement")) == "kinematic";
   if (const json* p = a.find("pathing")) {
     const auto pathing = pathing_from_string(as_string(*p, a.name("pathing")));
     if (!pathing) bad(a.name("pathing"), "is not a known pathing mode");
     st.pathing = *pathing;
   }
   if (const json* p = a.find("path")) {
-    if (as_string(*p, a.name("path")) != "pending") bad(a.name("path"), "must be \"pending\" when present");
+    if (as_string(*p, a.name("path")) != "pending")
+      bad(a.name("path"), "must be \"pending\" when present");
     st.path_pending = true;
   }
   if (const json* s = a.find("subject")) st.subject = as_u32(*s, a.name("subject"));
@@ -56,7 +65,8 @@ AgentState read_agent(const json& v, const std::string& where) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
     if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
     for (std::size_t k = 0; k < flat.size(); k += 2)
-      st.history.push_back({static_cast<std::int32_t>(flat[k]), static_cast<std::int32_t>(flat[k + 1])});
+      st.history.push_back(
+          {static_cast<std::int32_t>(flat[k]), static_cast<std::int32_t>(flat[k + 1])});
   }
   a.no_others();
   return st;
@@ -93,7 +103,8 @@ InspectState read_inspect(const json& v, const std::string& where) {
   s.desired = as_point(f.need("desired"), f.name("desired"));
   const json& pushes = f.need("pushes");
   if (!pushes.is_array()) bad(f.name("pushes"), "must be an array");
-  for (std::size_t i = 0; i < pushes.size(); ++i) s.pushes.push_back(read_push(pushes[i], f.name("pushes") + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < pushes.size(); ++i)
+    s.pushes.push_back(read_push(pushes[i], f.name("pushes") + "[" + std::to_string(i) + "]"));
   s.sum_raw = as_point(f.need("sum_raw"), f.name("sum_raw"));
   s.sum_adjusted = as_point(f.need("sum_adjusted"), f.name("sum_adjusted"));
   s.split_fix = as_point(f.need("split_fix"), f.name("split_fix"));
@@ -113,7 +124,8 @@ std::vector<T> read_array(Fields& f, const char* key, Read&& read) {
   if (!v) return out;
   if (!v->is_array()) bad(key, "must be an array");
   out.reserve(v->size());
-  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(read((*v)[i], std::string(key) + "[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < v->size(); ++i)
+    out.push_back(read((*v)[i], std::string(key) + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -127,50 +139,60 @@ Snapshot read_snapshot(Fields& f) {
   s.avoidance = *mode;
   if (!f.need("agents").is_array()) bad("agents", "must be an array");
   s.agents = read_array<AgentState>(f, "agents", read_agent);
-  s.obstacles = read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
-    Fields o(v, where);
-    ObstacleState st{as_u32(o.need("id"), o.name("id")), as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
-                     as_number(o.need("y"), o.name("y"), -kHuge, kHuge), as_number(o.need("r"), o.name("r"), 0, kHuge)};
-    o.no_others();
-    return st;
-  });
-  s.collisions = read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
-    Fields c(v, where);
-    CollisionState st;
-    st.a = as_u32(c.need("a"), c.name("a"));
-    st.b = as_u32(c.need("b"), c.name("b"));
-    if (const json* o = c.find("obstacle")) st.obstacle = as_bool(*o, c.name("obstacle"));
-    st.x = as_number(c.need("x"), c.name("x"), -kHuge, kHuge);
-    st.y = as_number(c.need("y"), c.name("y"), -kHuge, kHuge);
-    st.impulse = as_number(c.need("impulse"), c.name("impulse"), 0, kHuge);
-    c.no_others();
-    return st;
-  });
-  s.formations = read_array<FormationState>(f, "formations", [](const json& v, const std::string& where) {
-    Fields fo(v, where);
-    FormationState st{as_u32(fo.need("id"), fo.name("id")), as_u32(fo.need("agents"), fo.name("agents")),
-                      as_u32(fo.need("arrived"), fo.name("arrived")), as_bool(fo.need("complete"), fo.name("complete")), {}};
-    st.unreachable = read_array<UnreachableState>(fo, "unreachable", [](const json& u, const std::string& at) {
-      Fields fu(u, at);
-      UnreachableState us;
-      us.agent = as_u32(fu.need("agent"), fu.name("agent"));
-      us.x = as_number(fu.need("x"), fu.name("x"), -kHuge, kHuge);
-      us.y = as_number(fu.need("y"), fu.name("y"), -kHuge, kHuge);
-      const std::string_view reason = as_string(fu.need("reason"), fu.name("reason"));
-      if (reason != "obstacle" && reason != "no_path") bad(fu.name("reason"), "must be 'obstacle' or 'no_path'");
-      us.no_path = reason == "no_path";
-      if (const json* to = fu.find("to")) {
-        Fields ft(*to, fu.name("to"));
-        us.to_x = as_number(ft.need("x"), ft.name("x"), -kHuge, kHuge);
-        us.to_y = as_number(ft.need("y"), ft.name("y"), -kHuge, kHuge);
-        ft.no_others();
-      }
-      fu.no_others();
-      return us;
-    });
-    fo.no_others();
-    return st;
-  });
+  s.obstacles =
+      read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
+        Fields o(v, where);
+        ObstacleState st{as_u32(o.need("id"), o.name("id")),
+                         as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
+                         as_number(o.need("y"), o.name("y"), -kHuge, kHuge),
+                         as_number(o.need("r"), o.name("r"), 0, kHuge)};
+        o.no_others();
+        return st;
+      });
+  s.collisions =
+      read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
+        Fields c(v, where);
+        CollisionState st;
+        st.a = as_u32(c.need("a"), c.name("a"));
+        st.b = as_u32(c.need("b"), c.name("b"));
+        if (const json* o = c.find("obstacle")) st.obstacle = as_bool(*o, c.name("obstacle"));
+        st.x = as_number(c.need("x"), c.name("x"), -kHuge, kHuge);
+        st.y = as_number(c.need("y"), c.name("y"), -kHuge, kHuge);
+        st.impulse = as_number(c.need("impulse"), c.name("impulse"), 0, kHuge);
+        c.no_others();
+        return st;
+      });
+  s.formations =
+      read_array<FormationState>(f, "formations", [](const json& v, const std::string& where) {
+        Fields fo(v, where);
+        FormationState st{as_u32(fo.need("id"), fo.name("id")),
+                          as_u32(fo.need("agents"), fo.name("agents")),
+                          as_u32(fo.need("arrived"), fo.name("arrived")),
+                          as_bool(fo.need("complete"), fo.name("complete")),
+                          {}};
+        st.unreachable = read_array<UnreachableState>(
+            fo, "unreachable", [](const json& u, const std::string& at) {
+              Fields fu(u, at);
+              UnreachableState us;
+              us.agent = as_u32(fu.need("agent"), fu.name("agent"));
+              us.x = as_number(fu.need("x"), fu.name("x"), -kHuge, kHuge);
+              us.y = as_number(fu.need("y"), fu.name("y"), -kHuge, kHuge);
+              const std::string_view reason = as_string(fu.need("reason"), fu.name("reason"));
+              if (reason != "obstacle" && reason != "no_path")
+                bad(fu.name("reason"), "must be 'obstacle' or 'no_path'");
+              us.no_path = reason == "no_path";
+              if (const json* to = fu.find("to")) {
+                Fields ft(*to, fu.name("to"));
+                us.to_x = as_number(ft.need("x"), ft.name("x"), -kHuge, kHuge);
+                us.to_y = as_number(ft.need("y"), ft.name("y"), -kHuge, kHuge);
+                ft.no_others();
+              }
+              fu.no_others();
+              return us;
+            });
+        fo.no_others();
+        return st;
+      });
   s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
   if (const json* m = f.find("map")) {
     if (m->is_null()) {
@@ -218,7 +240,8 @@ Welcome read_welcome(Fields& f) {
   if (const json* p = f.find("paused")) w.paused = as_bool(*p, "paused");
   if (const json* u = f.find("upstream")) {
     w.upstream = std::string(as_string(*u, "upstream"));
-    if (w.upstream != "connected" && w.upstream != "reconnecting") bad("upstream", "must be \"connected\" or \"reconnecting\"");
+    if (w.upstream != "connected" && w.upstream != "reconnecting")
+      bad("upstream", "must be \"connected\" or \"reconnecting\"");
   }
   return w;
 }
@@ -228,7 +251,8 @@ Ack read_ack(Fields& f) {
   a.seq = as_u32(f.need("seq"), "seq");
   a.tick = as_uint(f.need("tick"), "tick", kMaxU64);
   if (const json* c = f.find("count")) a.count = as_u32(*c, "count");
-  if (const json* ids = f.find("agents")) a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
+  if (const json* ids = f.find("agents"))
+    a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
   if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
   if (const json* o = f.find("formation")) a.formation = as_u32(*o, "formation");
   return a;
@@ -257,14 +281,17 @@ std::optional<std::uint64_t> snapshot_tick(std::string_view text) {
 }
 
 Decoded<ServerMessage> decode_server(std::string_view text) {
-  return decode_with<ServerMessage>(text, kMaxJsonDepth, [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
-    if (type == "snapshot") return read_snapshot(f);
-    if (type == "welcome") return read_welcome(f);
-    if (type == "ack") return read_ack(f);
-    if (type == "error") return read_error(f);
-    if (type == "pong") return Pong{as_u32(f.need("id"), "id"), as_uint(f.need("tick"), "tick", kMaxU64)};
-    fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
-  });
+  return decode_with<ServerMessage>(
+      text, kMaxJsonDepth,
+      [](Fields& f, std::string_view type, std::optional<std::uint32_t>&) -> ServerMessage {
+        if (type == "snapshot") return read_snapshot(f);
+        if (type == "welcome") return read_welcome(f);
+        if (type == "ack") return read_ack(f);
+        if (type == "error") return read_error(f);
+        if (type == "pong")
+          return Pong{as_u32(f.need("id"), "id"), as_uint(f.need("tick"), "tick", kMaxU64)};
+        fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
+      });
 }
 
 }  // namespace herd::protocol

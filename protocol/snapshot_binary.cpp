@@ -1,6 +1,7 @@
 // Binary snapshots: the frame codec (PROTOCOL.md "Binary snapshots" describes every bit written
 // here, in the same order). The records are in snapshot_records.hpp; quantisation and the
-// viewport grid in quantise.cpp; the client's side (baselines held, to_snapshot) in binary_client.cpp.
+// viewport grid in quantise.cpp; the client's side (baselines held, to_snapshot) in
+// binary_client.cpp.
 #include "protocol/snapshot_binary.hpp"
 
 #include <algorithm>
@@ -38,17 +39,22 @@ unsigned choose_k(const std::array<std::uint64_t, 34>& widths, std::uint8_t xb, 
 // map ascends too): an agent is gone when it left the world or the current list; agents of the
 // current list that no baseline agent matched are new, and collected in `added`.
 template <bool kCurSub, bool kBaseSub, bool kMap>
-void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur, const QuantState& base,
-                  const std::uint32_t* cur_sub, const std::uint32_t* base_sub, const std::uint32_t* map,
-                  std::size_t bn, std::size_t cn, std::size_t& c, std::vector<std::uint32_t>& added) {
+void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
+                  const QuantState& base, const std::uint32_t* cur_sub,
+                  const std::uint32_t* base_sub, const std::uint32_t* map, std::size_t bn,
+                  std::size_t cn, std::size_t& c, std::vector<std::uint32_t>& added) {
   auto cur_index = [&](std::size_t k) {
-    if constexpr (kCurSub) return cur_sub[k];
-    else return static_cast<std::uint32_t>(k);
+    if constexpr (kCurSub)
+      return cur_sub[k];
+    else
+      return static_cast<std::uint32_t>(k);
   };
   for (std::size_t k = 0; k < bn; ++k) {
     std::uint32_t b;
-    if constexpr (kBaseSub) b = base_sub[k];
-    else b = static_cast<std::uint32_t>(k);
+    if constexpr (kBaseSub)
+      b = base_sub[k];
+    else
+      b = static_cast<std::uint32_t>(k);
     std::uint32_t i;
     if constexpr (kMap) {
       i = map[b];
@@ -79,8 +85,8 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur, 
 
 // ---- frames -----------------------------------------------------------------------------------
 
-std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side,
-                          const DeltaCache* cache) {
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered,
+                          std::string_view side, const DeltaCache* cache) {
   const QuantState& cur = *current.state;
   std::string out;
   // Sized for the whole frame (the writer grows it by doubling, a copy each time): records of the
@@ -89,8 +95,9 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   const std::size_t record_bits = cached ? cache->mean_bits() + 1 : 16u + cur.x_bits + cur.y_bits;
   out.reserve(64 + side.size() + current.size() * record_bits / 8);
   BitWriter w(out);
-  const std::uint8_t flags = static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
-                                                       (filtered ? kFlagFiltered : 0) | (cur.serial ? kFlagSerial : 0));
+  const std::uint8_t flags =
+      static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
+                                (filtered ? kFlagFiltered : 0) | (cur.serial ? kFlagSerial : 0));
   FrameHead head;
   head.flags = flags;
   head.mode = static_cast<std::uint8_t>(cur.avoidance);
@@ -119,7 +126,8 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   thread_local std::vector<std::uint32_t> added;
   ops.clear();
   added.clear();
-  std::array<std::uint64_t, 34> widths{};  // changed agents by bit width of their larger zigzag offset
+  std::array<std::uint64_t, 34>
+      widths{};  // changed agents by bit width of their larger zigzag offset
   std::size_t c = 0;
   const std::size_t cn = current.size();
   if (cached) {
@@ -130,15 +138,19 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
     const std::uint32_t* base_sub = baseline->subset ? baseline->subset->data() : nullptr;
     const std::uint32_t* map = cache->current_of_baseline();
     auto pair_up = [&]<bool kCurSub, bool kBaseSub, bool kMap>() {
-      write_cached<kCurSub, kBaseSub, kMap>(w, *cache, cur, *baseline->state, cur_sub, base_sub, map, baseline->size(),
-                                            cn, c, added);
+      write_cached<kCurSub, kBaseSub, kMap>(w, *cache, cur, *baseline->state, cur_sub, base_sub,
+                                            map, baseline->size(), cn, c, added);
     };
     // The loop specialised for the lists it walks: whole states or viewport selections, and the
     // same agents in both states or not.
-    if (cur_sub && base_sub) map ? pair_up.operator()<true, true, true>() : pair_up.operator()<true, true, false>();
-    else if (cur_sub) map ? pair_up.operator()<true, false, true>() : pair_up.operator()<true, false, false>();
-    else if (base_sub) map ? pair_up.operator()<false, true, true>() : pair_up.operator()<false, true, false>();
-    else map ? pair_up.operator()<false, false, true>() : pair_up.operator()<false, false, false>();
+    if (cur_sub && base_sub)
+      map ? pair_up.operator()<true, true, true>() : pair_up.operator()<true, true, false>();
+    else if (cur_sub)
+      map ? pair_up.operator()<true, false, true>() : pair_up.operator()<true, false, false>();
+    else if (base_sub)
+      map ? pair_up.operator()<false, true, true>() : pair_up.operator()<false, true, false>();
+    else
+      map ? pair_up.operator()<false, false, true>() : pair_up.operator()<false, false, false>();
   } else if (baseline) {
     for (std::size_t k = 0; k < baseline->size(); ++k) {
       const QuantAgent& b = (*baseline)[k];
@@ -146,7 +158,8 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       if (c < cn && current[c].id == b.id) {
         const QuantAgent& a = current[c];
         if (!(a == b)) {
-          const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x), zigzag(static_cast<std::int64_t>(a.y) - b.y));
+          const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x),
+                                           zigzag(static_cast<std::int64_t>(a.y) - b.y));
           ++widths[static_cast<std::size_t>(std::bit_width(z))];
         }
         ops.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(c++)});
@@ -166,11 +179,13 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
         continue;
       }
       const QuantAgent& a = current[op.cur];
-      if (a == b) w.bits(0b00, 2);
-      else write_gathered(w, [&](auto& out) {
-        out.bit(true);
-        write_change(out, a, b, xb, yb, best_k);
-      });
+      if (a == b)
+        w.bits(0b00, 2);
+      else
+        write_gathered(w, [&](auto& out) {
+          out.bit(true);
+          write_change(out, a, b, xb, yb, best_k);
+        });
     }
   }
   w.varint(added.size());
@@ -203,8 +218,9 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
     if (!(a == o))
-      ++widths[static_cast<std::size_t>(std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - o.x),
-                                                                zigzag(static_cast<std::int64_t>(a.y) - o.y))))];
+      ++widths[static_cast<std::size_t>(
+          std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - o.x),
+                                  zigzag(static_cast<std::int64_t>(a.y) - o.y))))];
   }
   k_ = choose_k(widths, current.x_bits, current.y_bits);
   for (std::size_t b = 0; b < baseline.agents.size(); ++b) {
@@ -224,7 +240,8 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   }
   std::uint64_t total = 0;
   for (const std::uint8_t len : len_) total += len;
-  mean_bits_ = static_cast<unsigned>(std::max<std::uint64_t>(2, total / std::max<std::size_t>(1, n) + 1));
+  mean_bits_ =
+      static_cast<unsigned>(std::max<std::uint64_t>(2, total / std::max<std::size_t>(1, n) + 1));
 }
 
 std::variant<BinaryHeader, std::string> read_binary_header(std::string_view frame) {
@@ -253,7 +270,8 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
   if (back > h.tick) return std::string("binary snapshot: baseline before tick 0");
   if (numbered && h.serial == 0) return std::string("binary snapshot: serial 0");
   h.baseline_tick = h.tick - back;
-  if (xb < 1 || xb > 32 || yb < 1 || yb > 32) return std::string("binary snapshot: bad position widths");
+  if (xb < 1 || xb > 32 || yb < 1 || yb > 32)
+    return std::string("binary snapshot: bad position widths");
   h.x_bits = static_cast<std::uint8_t>(xb);
   h.y_bits = static_cast<std::uint8_t>(yb);
   if (h.agent_count > kMaxAgentsPerFrame || h.baseline_count > kMaxAgentsPerFrame)
@@ -268,27 +286,33 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
   return h;
 }
 
-std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std::span<const QuantAgent> baseline) {
+std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame,
+                                                     std::span<const QuantAgent> baseline) {
   auto head = read_binary_header(frame);
   if (auto* err = std::get_if<std::string>(&head)) return std::move(*err);
   BinaryFrame f;
   f.header = std::get<BinaryHeader>(head);
   const BinaryHeader& h = f.header;
-  if (!h.delta) baseline = {};
-  else if (baseline.size() != h.baseline_count) return std::string("binary snapshot: the baseline does not match the frame");
+  if (!h.delta)
+    baseline = {};
+  else if (baseline.size() != h.baseline_count)
+    return std::string("binary snapshot: the baseline does not match the frame");
   BitReader r(frame);
   ReadStream rs(r);
   if (!r.skip_bytes(h.body_at)) return std::string("binary snapshot: truncated");
   std::uint32_t k = 0;
-  if (!r.bits(8, k) || k < 1 || k > kMaxSmallBits) return std::string("binary snapshot: bad position change width");
+  if (!r.bits(8, k) || k < 1 || k > kMaxSmallBits)
+    return std::string("binary snapshot: bad position change width");
   const std::size_t bits_left = r.rest().size() * 8;
-  f.agents.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.agent_count, baseline.size() + bits_left)));
+  f.agents.reserve(static_cast<std::size_t>(
+      std::min<std::uint64_t>(h.agent_count, baseline.size() + bits_left)));
   for (const QuantAgent& b : baseline) {
     bool changed = false, gone = false;
     if (!r.bit(changed)) return std::string("binary snapshot: truncated agents");
     if (changed) {
       QuantAgent a;
-      if (!serialize_change(rs, a, b, h.x_bits, h.y_bits, k)) return std::string("binary snapshot: bad or truncated change");
+      if (!serialize_change(rs, a, b, h.x_bits, h.y_bits, k))
+        return std::string("binary snapshot: bad or truncated change");
       f.agents.push_back(a);
     } else {
       if (!r.bit(gone)) return std::string("binary snapshot: truncated agents");
@@ -296,20 +320,25 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std
     }
   }
   std::uint64_t added = 0;
-  if (!r.varint(added) || added > h.agent_count) return std::string("binary snapshot: bad count of new agents");
+  if (!r.varint(added) || added > h.agent_count)
+    return std::string("binary snapshot: bad count of new agents");
   const std::size_t kept = f.agents.size();
   QuantAgent prev;
   for (std::uint64_t k = 0; k < added; ++k) {
     QuantAgent a;
-    if (!serialize_full(rs, a, prev, h.x_bits, h.y_bits)) return std::string("binary snapshot: bad or truncated agent");
+    if (!serialize_full(rs, a, prev, h.x_bits, h.y_bits))
+      return std::string("binary snapshot: bad or truncated agent");
     f.agents.push_back(a);
     prev = a;
   }
-  if (f.agents.size() != h.agent_count) return std::string("binary snapshot: agent count does not match");
-  std::inplace_merge(f.agents.begin(), f.agents.begin() + static_cast<std::ptrdiff_t>(kept), f.agents.end(),
+  if (f.agents.size() != h.agent_count)
+    return std::string("binary snapshot: agent count does not match");
+  std::inplace_merge(f.agents.begin(), f.agents.begin() + static_cast<std::ptrdiff_t>(kept),
+                     f.agents.end(),
                      [](const QuantAgent& a, const QuantAgent& b) { return a.id < b.id; });
   for (std::size_t i = 1; i < f.agents.size(); ++i)
-    if (f.agents[i - 1].id >= f.agents[i].id) return std::string("binary snapshot: an agent id twice");
+    if (f.agents[i - 1].id >= f.agents[i].id)
+      return std::string("binary snapshot: an agent id twice");
   return f;
 }
 

@@ -21,21 +21,21 @@
 
 namespace herd::protocol {
 
-inline constexpr std::uint8_t kBinaryMagic = 0x48;   // 'H'
+inline constexpr std::uint8_t kBinaryMagic = 0x48;  // 'H'
 inline constexpr std::uint8_t kBinaryVersion = 1;
-inline constexpr double kPositionScale = 64;         // positions in 1/64 unit (error <= 1/128)
-inline constexpr double kSpeedScale = 16;            // speed in 1/16 unit/s, at most 65535/16
-inline constexpr double kRadiusScale = 64;           // radius in 1/64 unit
-inline constexpr int kHeadingSteps = 256;            // heading in 1/256 turn
+inline constexpr double kPositionScale = 64;  // positions in 1/64 unit (error <= 1/128)
+inline constexpr double kSpeedScale = 16;     // speed in 1/16 unit/s, at most 65535/16
+inline constexpr double kRadiusScale = 64;    // radius in 1/64 unit
+inline constexpr int kHeadingSteps = 256;     // heading in 1/256 turn
 
 // One agent as the binary format carries it. Flags: bits 0-1 the MoveState, bit 2 collided,
 // bit 3 kinematic.
 struct QuantAgent {
   std::uint32_t id = 0;
-  std::uint32_t x = 0, y = 0;     // position * 64, rounded, clamped to the state's bit widths
-  std::uint16_t speed = 0;        // |velocity| * 16, rounded, clamped to 65535
-  std::uint16_t radius = 0;       // radius * 64, rounded
-  std::uint8_t heading = 0;       // atan2(vy, vx) in 1/256 turn: 0 is +x, 64 is +y (down)
+  std::uint32_t x = 0, y = 0;  // position * 64, rounded, clamped to the state's bit widths
+  std::uint16_t speed = 0;     // |velocity| * 16, rounded, clamped to 65535
+  std::uint16_t radius = 0;    // radius * 64, rounded
+  std::uint8_t heading = 0;    // atan2(vy, vx) in 1/256 turn: 0 is +x, 64 is +y (down)
   std::uint8_t group = 0;
   std::uint8_t flags = 0;
   friend bool operator==(const QuantAgent&, const QuantAgent&) = default;
@@ -44,10 +44,12 @@ struct QuantAgent {
 // The world at one snapshot, quantised; agents ordered by id.
 struct QuantState {
   std::uint64_t tick = 0;
-  std::uint64_t serial = 0;  // the server's count of snapshots made (0: not told); see Snapshot::serial
+  std::uint64_t serial =
+      0;  // the server's count of snapshots made (0: not told); see Snapshot::serial
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
-  std::uint8_t x_bits = 1, y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 64))
+  std::uint8_t x_bits = 1,
+               y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 64))
   std::vector<QuantAgent> agents;
 };
 
@@ -66,13 +68,14 @@ struct RawAgent {
 // The agent quantised with the state's position widths; `prev`, its previous quantised self if
 // any, gives hysteresis (a heading or speed one step off is not news; a still agent keeps its
 // heading).
-QuantAgent quantise_agent(const RawAgent& a, std::uint8_t x_bits, std::uint8_t y_bits, const QuantAgent* prev);
+QuantAgent quantise_agent(const RawAgent& a, std::uint8_t x_bits, std::uint8_t y_bits,
+                          const QuantAgent* prev);
 
 // A state of n agents, raw(i) giving agent i (ordered by id), quantised against `previous` (the
 // last state quantised, if any).
 template <class Raw>
-QuantState quantise_agents(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
-                           std::size_t n, Raw&& raw, const QuantState* previous) {
+QuantState quantise_agents(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width,
+                           double height, std::size_t n, Raw&& raw, const QuantState* previous) {
   QuantState s;
   s.tick = tick;
   s.time = time;
@@ -85,15 +88,17 @@ QuantState quantise_agents(std::uint64_t tick, double time, sim::AvoidanceMode m
   for (std::size_t i = 0; i < n; ++i) {
     const RawAgent a = raw(i);
     while (p < pn && previous->agents[p].id < a.id) ++p;
-    const QuantAgent* prev = p < pn && previous->agents[p].id == a.id ? &previous->agents[p] : nullptr;
+    const QuantAgent* prev =
+        p < pn && previous->agents[p].id == a.id ? &previous->agents[p] : nullptr;
     s.agents[i] = quantise_agent(a, s.x_bits, s.y_bits, prev);
   }
   return s;
 }
 
 // The same from agent states (tests, the benchmark); agents must be ordered by id.
-QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width, double height,
-                    std::span<const AgentState> agents, const QuantState* previous = nullptr);
+QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, double width,
+                    double height, std::span<const AgentState> agents,
+                    const QuantState* previous = nullptr);
 
 // A decoded agent as the JSON format carries it (behaviour, target and the other details are
 // not in the binary format: they stay at their defaults).
@@ -126,7 +131,9 @@ struct AgentSet {
   const std::vector<std::uint32_t>* subset = nullptr;  // null: every agent
   std::size_t size() const { return subset ? subset->size() : state->agents.size(); }
   const QuantAgent& operator[](std::size_t k) const { return state->agents[index(k)]; }
-  std::uint32_t index(std::size_t k) const { return subset ? (*subset)[k] : static_cast<std::uint32_t>(k); }
+  std::uint32_t index(std::size_t k) const {
+    return subset ? (*subset)[k] : static_cast<std::uint32_t>(k);
+  }
 };
 
 // The change records of every agent of one state against another (both whole), written once and
@@ -148,7 +155,9 @@ class DeltaCache {
   // The index in the current state of the baseline's agent b, or kGone when it left the world;
   // nullptr when both states hold the same agents (the index is then b itself).
   static constexpr std::uint32_t kGone = 0xffffffffu;
-  const std::uint32_t* current_of_baseline() const { return same_ids_ ? nullptr : cur_of_base_.data(); }
+  const std::uint32_t* current_of_baseline() const {
+    return same_ids_ ? nullptr : cur_of_base_.data();
+  }
 
  private:
   const QuantState* baseline_ = nullptr;
@@ -164,13 +173,13 @@ class DeltaCache {
 // Encodes a frame of `current` against `baseline` (a keyframe when there is none). `side` is the
 // optional JSON section (a snapshot message with the details), empty for none.
 // With a cache built for these two states, changed agents' records are copied from it.
-std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered, std::string_view side = {},
-                          const DeltaCache* cache = nullptr);
+std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bool filtered,
+                          std::string_view side = {}, const DeltaCache* cache = nullptr);
 
 // The fixed part of a frame, readable before its baseline is known.
 struct BinaryHeader {
   bool delta = false;
-  bool filtered = false;       // a viewport limited it
+  bool filtered = false;  // a viewport limited it
   std::uint64_t tick = 0;
   std::uint64_t baseline_tick = 0;  // delta only
   std::uint64_t serial = 0;         // 0 when the frame has none (flags bit 3 clear)
@@ -178,8 +187,8 @@ struct BinaryHeader {
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::uint8_t x_bits = 1, y_bits = 1;
   std::uint64_t baseline_count = 0, agent_count = 0;
-  std::string_view side;       // the JSON section (a view into the frame), empty when absent
-  std::size_t body_at = 0;     // where the agents' bits start
+  std::string_view side;    // the JSON section (a view into the frame), empty when absent
+  std::size_t body_at = 0;  // where the agents' bits start
 };
 
 // Reads a frame's header; an error sentence when it is not a well-formed binary snapshot.
@@ -192,7 +201,8 @@ struct BinaryFrame {
   BinaryHeader header;
   std::vector<QuantAgent> agents;  // ordered by id: the client's view after this frame
 };
-std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame, std::span<const QuantAgent> baseline = {});
+std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame,
+                                                     std::span<const QuantAgent> baseline = {});
 
 // The snapshot a decoded frame stands for: agents dequantised, then the side section's details
 // (the full JSON objects of inspected agents) replacing theirs, and its obstacles, collisions,

@@ -27,7 +27,8 @@ std::string write_object(Body&& body, std::size_t reserve = 128) {
 
 // A snapshot's members before "agents": type, tick, serial (0: not told, as in a binary frame's
 // side section, whose header carries it), time and avoidance.
-void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode, std::uint64_t serial = 0);
+void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode,
+                         std::uint64_t serial = 0);
 
 // One element of "agents".
 void write_agent(JsonWriter& w, const AgentState& a);
@@ -35,7 +36,9 @@ void write_agent(JsonWriter& w, const AgentState& a);
 // The members after "agents": obstacles, collisions, formations, inspect (when any), and the map
 // (or "map": null when map_cleared).
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
-                         const std::vector<CollisionState>& collisions, const std::vector<FormationState>& formations,
-                         const std::vector<InspectState>& inspect, const std::optional<MapState>& map, bool map_cleared);
+                         const std::vector<CollisionState>& collisions,
+                         const std::vector<FormationState>& formations,
+                         const std::vector<InspectState>& inspect,
+                         const std::optional<MapState>& map, bool map_cleared);
 
 }  // namespace herd::protocol

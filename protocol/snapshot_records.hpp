@@ -14,13 +14,20 @@
 namespace herd::protocol::records {
 
 inline constexpr std::uint8_t kFlagDelta = 1, kFlagSide = 2, kFlagFiltered = 4, kFlagSerial = 8;
-inline constexpr std::uint64_t kMaxAgentsPerFrame = std::uint64_t{1} << 24;  // far above any world's limit
+inline constexpr std::uint64_t kMaxAgentsPerFrame = std::uint64_t{1}
+                                                    << 24;  // far above any world's limit
 inline constexpr unsigned kMaxSmallBits = 16;  // the small position change's width k, in [1, 16]
 
-inline std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
-inline std::int64_t unzigzag(std::uint64_t z) { return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1); }
+inline std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+inline std::int64_t unzigzag(std::uint64_t z) {
+  return static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1);
+}
 
-inline std::uint32_t max_q(std::uint8_t bits) { return static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 1); }
+inline std::uint32_t max_q(std::uint8_t bits) {
+  return static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 1);
+}
 
 inline std::uint32_t quantise_position(double v, std::uint8_t bits) {
   if (!std::isfinite(v) || v <= 0) return 0;
@@ -29,7 +36,9 @@ inline std::uint32_t quantise_position(double v, std::uint8_t bits) {
 }
 
 // Signed difference of two headings in steps, in [-128, 127].
-inline int heading_step(std::uint8_t from, std::uint8_t to) { return static_cast<std::int8_t>(static_cast<std::uint8_t>(to - from)); }
+inline int heading_step(std::uint8_t from, std::uint8_t to) {
+  return static_cast<std::int8_t>(static_cast<std::uint8_t>(to - from));
+}
 
 // ---- records ----------------------------------------------------------------------------------
 
@@ -67,13 +76,16 @@ template <class Fill>
 void write_gathered(BitWriter& w, Fill&& fill) {
   CodeWriter cw;
   fill(cw);
-  if (!cw.overflow) [[likely]] put_code(w, cw.code, cw.len);
-  else fill(w);
+  if (!cw.overflow) [[likely]]
+    put_code(w, cw.code, cw.len);
+  else
+    fill(w);
 }
 
 // ---- records: one serialize function each, for writing and reading ----------------------------
 
-inline bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits, std::uint32_t& out) {
+inline bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits,
+                         std::uint32_t& out) {
   const std::int64_t v = static_cast<std::int64_t>(base) + unzigzag(z);
   if (v < 0 || v > static_cast<std::int64_t>(max_q(bits))) return false;
   out = static_cast<std::uint32_t>(v);
@@ -85,7 +97,8 @@ inline bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits,
 // speed, flags, and radius with group, each a '0' when the same as prev's, else '1' and the value.
 // A crowd of one size, group and speed costs one bit each for those.
 template <class Stream>
-bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb, std::uint8_t yb) {
+bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb,
+                    std::uint8_t yb) {
   bool next_id = Stream::kWriting && a.id - prev.id == 1;
   std::uint64_t gap = Stream::kWriting ? a.id - prev.id : 1;
   if (!s.bit(next_id) || (!next_id && !s.varint(gap))) return false;
@@ -134,12 +147,14 @@ bool serialize_step(Stream& s, int& step, std::uint32_t& whole, unsigned width, 
 // of zigzag offset each), a medium one ('1','0', k + 4 bits each) or whole ('1','1'); heading and
 // speed as steps; then '0', or '1', the flags, and whether radius and group follow.
 template <class Stream>
-bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
+bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_t xb,
+                      std::uint8_t yb, unsigned k) {
   if constexpr (Stream::kReading) a = b;
   std::uint32_t zx = 0, zy = 0;
   bool outside_small = false, whole = false;
   if constexpr (Stream::kWriting) {
-    const std::uint64_t zx64 = zigzag(static_cast<std::int64_t>(a.x) - b.x), zy64 = zigzag(static_cast<std::int64_t>(a.y) - b.y);
+    const std::uint64_t zx64 = zigzag(static_cast<std::int64_t>(a.x) - b.x),
+                        zy64 = zigzag(static_cast<std::int64_t>(a.y) - b.y);
     const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
     outside_small = zx64 >= small || zy64 >= small;
     whole = zx64 >= medium || zy64 >= medium;
@@ -159,7 +174,8 @@ bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_
   int step = Stream::kWriting ? heading_step(b.heading, a.heading) : 0;
   std::uint32_t value = a.heading;
   if (!serialize_step(s, step, value, 8, far)) return false;
-  if constexpr (Stream::kReading) a.heading = static_cast<std::uint8_t>(far ? value : b.heading + step);
+  if constexpr (Stream::kReading)
+    a.heading = static_cast<std::uint8_t>(far ? value : b.heading + step);
   step = Stream::kWriting ? static_cast<int>(a.speed) - static_cast<int>(b.speed) : 0;
   value = a.speed;
   if (!serialize_step(s, step, value, 16, far)) return false;
@@ -208,8 +224,9 @@ bool serialize_head_start(Stream& s, FrameHead& h) {
 template <class Stream>
 bool serialize_head_rest(Stream& s, FrameHead& h) {
   const bool delta = (h.flags & kFlagDelta) != 0;
-  return s.varint(h.tick) && (!delta || s.varint(h.back)) && (!(h.flags & kFlagSerial) || s.varint(h.serial)) &&
-         serialize_f64(s, h.time) && s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && (!delta || s.varint(h.baseline_count)) &&
+  return s.varint(h.tick) && (!delta || s.varint(h.back)) &&
+         (!(h.flags & kFlagSerial) || s.varint(h.serial)) && serialize_f64(s, h.time) &&
+         s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && (!delta || s.varint(h.baseline_count)) &&
          s.varint(h.agent_count);
 }
 
@@ -228,7 +245,8 @@ void write_full(Writer& w, QuantAgent a, const QuantAgent& prev, std::uint8_t xb
 }
 
 template <class Writer>
-void write_change(Writer& w, QuantAgent a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb, unsigned k) {
+void write_change(Writer& w, QuantAgent a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb,
+                  unsigned k) {
   WriteStream<Writer> s(w);
   serialize_change(s, a, b, xb, yb, k);
 }

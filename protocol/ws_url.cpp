@@ -18,7 +18,8 @@ std::variant<WsUrl, std::string> parse_ws_url(std::string_view text) {
   if (!parsed) return "not a URL (" + parsed.error().message() + ")";
   const boost::urls::url_view& u = *parsed;
   if (u.scheme() != "ws" && u.scheme() != "wss") {
-    std::string why = "the scheme must be ws:// or wss://, not ";  // appended: GCC 12's false -Wrestrict on operator+
+    std::string why = "the scheme must be ws:// or wss://, not ";  // appended: GCC 12's false
+                                                                   // -Wrestrict on operator+
     why += u.scheme();
     why += "://";
     return why;
@@ -32,9 +33,14 @@ std::variant<WsUrl, std::string> parse_ws_url(std::string_view text) {
     out.port = 443;
   }
   switch (u.host_type()) {
-    case boost::urls::host_type::ipv6: out.host = u.host_address(); break;
-    case boost::urls::host_type::ipvfuture: return "the host must be a name, an IPv4 or an IPv6 address";
-    default: out.host = u.encoded_host().decode(); break;
+    case boost::urls::host_type::ipv6:
+      out.host = u.host_address();
+      break;
+    case boost::urls::host_type::ipvfuture:
+      return "the host must be a name, an IPv4 or an IPv6 address";
+    default:
+      out.host = u.encoded_host().decode();
+      break;
   }
   if (u.has_port()) {
     if (u.port().empty()) return "an empty port after ':'";

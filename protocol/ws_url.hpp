@@ -16,7 +16,7 @@ struct WsUrl {
   std::string host;  // without brackets: "::1"
   std::uint16_t port = 80;
   std::string path = "/ws";  // the request target: path and query, as written
-  bool tls = false;  // wss://
+  bool tls = false;          // wss://
 
   // ws://HOST:PORT/PATH (or wss://), brackets back around an IPv6 host.
   std::string text() const;

@@ -12,15 +12,17 @@
 #include <vector>
 
 #include "../fixtures.hpp"
-#include "rng.hpp"
 #include "herd/sim/world.hpp"
+#include "rng.hpp"
 
 namespace herd::micro {
 
 inline constexpr double kAreaPerAgent = 100;  // square units per agent, as herd-bench's default
 inline constexpr double kRadius = bench::kCrowdRadius;
 
-inline double crowd_side(std::size_t agents) { return std::sqrt(kAreaPerAgent * static_cast<double>(agents)); }
+inline double crowd_side(std::size_t agents) {
+  return std::sqrt(kAreaPerAgent * static_cast<double>(agents));
+}
 
 // Positions uniform in [1.5, side - 1.5]^2, no two closer than two radii (bench/crowd.hpp).
 inline std::vector<sim::Vec2> crowd_positions(std::size_t agents, sim::Rng& rng) {
@@ -49,8 +51,10 @@ inline void retarget(sim::World& world, sim::Rng& rng) {
   const double side = world.def().width;
   for (const sim::Agent& a : world.agents())
     if (sim::length(a.behaviour.point - a.position) < 1.0)
-      world.apply(sim::SetTarget{{false, {a.id}}, {rng.uniform(0, side), rng.uniform(0, side)},
-                                 sim::BehaviourKind::arrive, {}});
+      world.apply(sim::SetTarget{{false, {a.id}},
+                                 {rng.uniform(0, side), rng.uniform(0, side)},
+                                 sim::BehaviourKind::arrive,
+                                 {}});
 }
 
 // The crowd after `ticks` steps of dt, moving (velocities and headings are not all zero as at

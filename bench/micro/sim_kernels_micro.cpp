@@ -18,8 +18,8 @@
 #include <numbers>
 #include <vector>
 
-#include "crowd.hpp"
 #include "avoidance.hpp"
+#include "crowd.hpp"
 #include "neighbour_scan.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
@@ -44,8 +44,10 @@ struct AvoidanceCase {
     for (std::uint32_t i = 0; i < n; ++i) {
       // Uniform over the ring's area: the radius from the square root of a uniform draw.
       const double r = std::sqrt(rng.uniform(inner * inner, outer * outer));
-      const double a = rng.uniform(0, 2 * std::numbers::pi), h = rng.uniform(0, 2 * std::numbers::pi);
-      const sim::Neighbour o{i + 1, false, {r * std::cos(a), r * std::sin(a)}, {std::cos(h), std::sin(h)}, kRadius};
+      const double a = rng.uniform(0, 2 * std::numbers::pi),
+                   h = rng.uniform(0, 2 * std::numbers::pi);
+      const sim::Neighbour o{
+          i + 1, false, {r * std::cos(a), r * std::sin(a)}, {std::cos(h), std::sin(h)}, kRadius};
       list.push_back(o);
       batch.push(o.position, o.velocity, o.radius, false);
     }
@@ -115,8 +117,9 @@ void NeighbourScan(benchmark::State& state, const char* name) {
       std::size_t m = 0;
       grid.query_runs(p, reach, [&](std::uint32_t begin, std::uint32_t end) {
         found.reserve(m + (end - begin));
-        m += kernels->filter(grid.xs(), grid.ys(), grid.items(), begin, end, p.x, p.y, reach2, reach2, self, nobody,
-                             found.d2.data() + m, found.slot.data() + m, found.index.data() + m, nullptr);
+        m += kernels->filter(grid.xs(), grid.ys(), grid.items(), begin, end, p.x, p.y, reach2,
+                             reach2, self, nobody, found.d2.data() + m, found.slot.data() + m,
+                             found.index.data() + m, nullptr);
       });
       if (m > cap) m = kernels->keep_nearest(found, m, cap, reach2, order);
       kept_total += static_cast<std::int64_t>(m);
@@ -126,10 +129,17 @@ void NeighbourScan(benchmark::State& state, const char* name) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
   // Neighbours kept per agent: the size of the avoidance batch this search feeds.
-  state.counters["kept"] = static_cast<double>(kept_total) / static_cast<double>(state.iterations() * state.range(0));
+  state.counters["kept"] =
+      static_cast<double>(kept_total) / static_cast<double>(state.iterations() * state.range(0));
 }
-BENCHMARK_CAPTURE(NeighbourScan, base, "base")->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(NeighbourScan, avx512, "avx512")->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(NeighbourScan, base, "base")
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(NeighbourScan, avx512, "avx512")
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 
 void SpatialGridRebuild(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));

@@ -63,12 +63,14 @@ BENCHMARK(BitWriter_Varint);
 void BitWriter_Bits(benchmark::State& state) {
   const std::vector<std::uint64_t> values = values_of_width(1, 24);
   std::vector<unsigned> widths;
-  for (const std::uint64_t v : values) widths.push_back(static_cast<unsigned>(64 - __builtin_clzll(v)));
+  for (const std::uint64_t v : values)
+    widths.push_back(static_cast<unsigned>(64 - __builtin_clzll(v)));
   std::string out;
   for (auto _ : state) {
     out.clear();
     protocol::BitWriter w(out);
-    for (int i = 0; i < kFields; ++i) w.bits(values[static_cast<std::size_t>(i)], widths[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < kFields; ++i)
+      w.bits(values[static_cast<std::size_t>(i)], widths[static_cast<std::size_t>(i)]);
     w.flush();
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -130,7 +132,10 @@ void EncodeBinary(benchmark::State& state, bool delta) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
 }
-BENCHMARK_CAPTURE(EncodeBinary, Keyframe, false)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(EncodeBinary, Keyframe, false)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(EncodeBinary, Delta, true)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 void EncodeJson(benchmark::State& state) {

@@ -16,12 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "crowd.hpp"
 #include "assignment.hpp"
 #include "astar.hpp"
+#include "crowd.hpp"
 #include "formation.hpp"
-#include "rng.hpp"
 #include "herd/sim/tile_map.hpp"
+#include "rng.hpp"
 
 namespace herd::micro {
 namespace {
@@ -88,15 +88,16 @@ BENCHMARK(Assign_Bisection)->Arg(2000)->Unit(benchmark::kMicrosecond);
 
 // ---- A* ----------------------------------------------------------------------------------------
 
-
 void AStar(benchmark::State& state) {
   sim::Rng rng(1);
   const sim::TileMap map = bench::random_map(rng, static_cast<std::int32_t>(state.range(0)), 0.25);
   std::vector<std::pair<sim::TileCoord, sim::TileCoord>> pairs;
-  for (int i = 0; i < 256; ++i) pairs.emplace_back(bench::random_walkable(rng, map), bench::random_walkable(rng, map));
+  for (int i = 0; i < 256; ++i)
+    pairs.emplace_back(bench::random_walkable(rng, map), bench::random_walkable(rng, map));
   sim::PathFinder finder;
   std::vector<sim::TileCoord> path;
-  for (const auto& [s, g] : pairs) finder.find(map, s, g, sim::Neighbourhood::eight, path);  // buffers at full size
+  for (const auto& [s, g] : pairs)
+    finder.find(map, s, g, sim::Neighbourhood::eight, path);  // buffers at full size
   std::size_t next = 0;
   std::int64_t expanded = 0;
   for (auto _ : state) {
@@ -108,7 +109,8 @@ void AStar(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["expanded"] = static_cast<double>(expanded) / static_cast<double>(state.iterations());
+  state.counters["expanded"] =
+      static_cast<double>(expanded) / static_cast<double>(state.iterations());
 }
 BENCHMARK(AStar)->Arg(128)->Arg(256)->Unit(benchmark::kMicrosecond);
 

@@ -15,7 +15,8 @@ using nlohmann::json;
 std::optional<double> parse_number(const std::string& s) {
   double v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || !std::isfinite(v))
+    return std::nullopt;
   return v;
 }
 
@@ -96,7 +97,8 @@ namespace {
 std::string describe_value(const json& v) {
   if (v.is_number()) return format_number(v.get<double>());
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); })) {
+  if (v.is_array() && !v.empty() &&
+      std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number_integer(); })) {
     std::string out;
     for (std::size_t i = 0; i < v.size();) {
       std::size_t j = i;
@@ -115,7 +117,8 @@ std::string describe_value(const json& v) {
 
 std::string describe_answer(const json& a) {
   const std::string type = a.value("type", "");
-  if (type == "error") return a.value("code", std::string("error")) + ": " + a.value("message", std::string());
+  if (type == "error")
+    return a.value("code", std::string("error")) + ": " + a.value("message", std::string());
   std::string out = type == "ack" ? "ok" : type;
   if (a.contains("tick")) out += " at tick " + describe_value(a["tick"]);
   std::string fields;
@@ -133,7 +136,9 @@ namespace {
 
 json selection_or_bad(const std::string& s) {
   auto sel = parse_selection(s);
-  if (!sel) bad("SELECTION '" + s + "' is not all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1 or ids like 1,2,3");
+  if (!sel)
+    bad("SELECTION '" + s +
+        "' is not all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1 or ids like 1,2,3");
   return *sel;
 }
 
@@ -146,19 +151,22 @@ json point_or_bad(const std::string& s, const std::string& what) {
 // A tile X,Y: whole numbers, as the protocol's target_tile and set_tiles want them.
 json tile_or_bad(const std::string& s, const std::string& what) {
   const auto v = numbers(s, ',', 2);
-  if (!v || !is_whole((*v)[0]) || !is_whole((*v)[1])) bad(what + " takes whole numbers X,Y, not '" + s + "'");
+  if (!v || !is_whole((*v)[0]) || !is_whole((*v)[1]))
+    bad(what + " takes whole numbers X,Y, not '" + s + "'");
   return json{{"x", whole((*v)[0])}, {"y", whole((*v)[1])}};
 }
 
 // The arguments every subcommand reads into, kept alive with the app.
 struct Args {
-  std::string selection, kind, shape, name, file, centre, target, tile, at, response, assignment, orientation;
+  std::string selection, kind, shape, name, file, centre, target, tile, at, response, assignment,
+      orientation;
   std::string mode, side, split_fix, crossing;
   std::vector<std::string> tiles;
-  double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0, epsilon = 0,
-         activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0, tile_size = 0;
-  std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0, max_neighbours = 0, ticks = 1,
-               groups = 0;
+  double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0,
+         epsilon = 0, activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0,
+         tile_size = 0;
+  std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
+               max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0;
   bool seek = false, vertical = false, regroup = false, block = false, open = false;
 };
@@ -190,24 +198,32 @@ json read_map(const std::string& file, double tile_size) {
     start = end + 1;
   }
   if (rows.empty()) bad("the map file '" + file + "' has no rows");
-  return {{"cmd", "load_map"}, {"width", rows[0].get<std::string>().size()}, {"height", rows.size()},
-          {"tile_size", tile_size}, {"rows", rows}};
+  return {{"cmd", "load_map"},
+          {"width", rows[0].get<std::string>().size()},
+          {"height", rows.size()},
+          {"tile_size", tile_size},
+          {"rows", rows}};
 }
 
 }  // namespace
 
 void add_command_subcommands(CLI::App& app, json& out) {
   auto a = std::make_shared<Args>();
-  const std::string sel_help = "all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
+  const std::string sel_help =
+      "all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
 
-  auto* target = command(app, out, "target", "send agents to a point (arrive, or seek)", [a](CLI::App* s) {
-    json c{{"cmd", "set_target"}, {"agents", selection_or_bad(a->selection)}};
-    if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
-    else if (given(s, "X")) c["target"] = {{"x", a->x}, {"y", a->y}};
-    else bad("target needs X Y, or --tile X,Y");
-    if (a->seek) c["behaviour"] = "seek";
-    return c;
-  });
+  auto* target =
+      command(app, out, "target", "send agents to a point (arrive, or seek)", [a](CLI::App* s) {
+        json c{{"cmd", "set_target"}, {"agents", selection_or_bad(a->selection)}};
+        if (given(s, "--tile"))
+          c["target_tile"] = tile_or_bad(a->tile, "--tile");
+        else if (given(s, "X"))
+          c["target"] = {{"x", a->x}, {"y", a->y}};
+        else
+          bad("target needs X Y, or --tile X,Y");
+        if (a->seek) c["behaviour"] = "seek";
+        return c;
+      });
   target->add_option("SELECTION", a->selection, sel_help)->required();
   target->add_option("X", a->x, "the point's x");
   target->add_option("Y", a->y, "the point's y")->needs("X");
@@ -245,15 +261,18 @@ void add_command_subcommands(CLI::App& app, json& out) {
   });
   remove->add_option("SELECTION", a->selection, sel_help)->required();
 
-  auto* behaviour = command(app, out, "behaviour", protocol::behaviour_names(" or "), [a](CLI::App* s) {
-    json c{{"cmd", "set_behaviour"}, {"agents", selection_or_bad(a->selection)}, {"behaviour", a->kind}};
-    if (given(s, "--agent")) c["agent"] = a->agent;
-    if (given(s, "--target")) c["target"] = point_or_bad(a->target, "--target");
-    if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
-    if (given(s, "--radius")) c["radius"] = a->radius;
-    if (given(s, "--response")) c["response"] = a->response;
-    return c;
-  });
+  auto* behaviour =
+      command(app, out, "behaviour", protocol::behaviour_names(" or "), [a](CLI::App* s) {
+        json c{{"cmd", "set_behaviour"},
+               {"agents", selection_or_bad(a->selection)},
+               {"behaviour", a->kind}};
+        if (given(s, "--agent")) c["agent"] = a->agent;
+        if (given(s, "--target")) c["target"] = point_or_bad(a->target, "--target");
+        if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
+        if (given(s, "--radius")) c["radius"] = a->radius;
+        if (given(s, "--response")) c["response"] = a->response;
+        return c;
+      });
   behaviour->add_option("SELECTION", a->selection, sel_help)->required();
   std::vector<std::string> kinds;
   for (const sim::BehaviourTraits& t : sim::kBehaviours) kinds.emplace_back(t.name);
@@ -261,14 +280,21 @@ void add_command_subcommands(CLI::App& app, json& out) {
   behaviour->add_option("--agent", a->agent, "the other agent's id");
   behaviour->add_option("--target", a->target, "a point X,Y");
   behaviour->add_option("--tile", a->tile, "a tile's centre X,Y instead of --target");
-  behaviour->add_option("--radius", a->radius, "flee/evade: only this close; react: the trigger distance");
-  behaviour->add_option("--response", a->response, "react: pursue or evade")->check(CLI::IsMember({"pursue", "evade"}));
+  behaviour->add_option("--radius", a->radius,
+                        "flee/evade: only this close; react: the trigger distance");
+  behaviour->add_option("--response", a->response, "react: pursue or evade")
+      ->check(CLI::IsMember({"pursue", "evade"}));
 
-  auto* movement = command(app, out, "movement", "inertial (a force on momentum) or kinematic movement", [a](CLI::App*) {
-    return json{{"cmd", "set_movement"}, {"agents", selection_or_bad(a->selection)}, {"movement", a->kind}};
-  });
+  auto* movement = command(app, out, "movement",
+                           "inertial (a force on momentum) or kinematic movement", [a](CLI::App*) {
+                             return json{{"cmd", "set_movement"},
+                                         {"agents", selection_or_bad(a->selection)},
+                                         {"movement", a->kind}};
+                           });
   movement->add_option("SELECTION", a->selection, sel_help)->required();
-  movement->add_option("MOVEMENT", a->kind, "inertial or kinematic")->required()->check(CLI::IsMember({"inertial", "kinematic"}));
+  movement->add_option("MOVEMENT", a->kind, "inertial or kinematic")
+      ->required()
+      ->check(CLI::IsMember({"inertial", "kinematic"}));
 
   auto* obstacle = app.add_subcommand("obstacle", "add or remove a circular obstacle");
   obstacle->require_subcommand(1);
@@ -278,45 +304,55 @@ void add_command_subcommands(CLI::App& app, json& out) {
   add->add_option("X", a->x, "centre x")->required();
   add->add_option("Y", a->y, "centre y")->required();
   add->add_option("RADIUS", a->radius, "radius")->required();
-  auto* remove_obstacle = command(*obstacle, out, "remove", "the obstacle with this id", [a](CLI::App*) {
-    return json{{"cmd", "remove_obstacle"}, {"id", a->id}};
-  });
+  auto* remove_obstacle =
+      command(*obstacle, out, "remove", "the obstacle with this id", [a](CLI::App*) {
+        return json{{"cmd", "remove_obstacle"}, {"id", a->id}};
+      });
   remove_obstacle->add_option("ID", a->id, "the obstacle's id")->required();
 
-  auto* avoidance = command(app, out, "avoidance", "the world's avoidance settings (those given change)", [a](CLI::App* s) {
-    json c{{"cmd", "set_avoidance"}};
-    if (given(s, "--mode")) c["mode"] = a->mode;
-    if (given(s, "--personal-space")) c["personal_space"] = a->personal_space;
-    if (given(s, "--cardioid-exponent")) c["cardioid_exponent"] = a->exponent;
-    if (given(s, "--preferred-side")) c["preferred_side"] = a->side;
-    if (given(s, "--split-fix")) c["split_fix"] = a->split_fix;
-    if (given(s, "--push-epsilon")) c["push_epsilon"] = a->epsilon;
-    if (given(s, "--crossing")) c["crossing"] = a->crossing == "on";
-    if (given(s, "--crossing-activation")) c["crossing_activation"] = a->activation;
-    if (given(s, "--lookahead")) c["lookahead"] = a->lookahead;
-    if (given(s, "--max-neighbours")) c["max_neighbours"] = a->max_neighbours;
-    if (c.size() == 1) bad("avoidance needs at least one setting");
-    return c;
-  });
-  avoidance->add_option("--mode", a->mode, "none, circle or cardioid")->check(CLI::IsMember({"none", "circle", "cardioid"}));
+  auto* avoidance =
+      command(app, out, "avoidance", "the world's avoidance settings (those given change)",
+              [a](CLI::App* s) {
+                json c{{"cmd", "set_avoidance"}};
+                if (given(s, "--mode")) c["mode"] = a->mode;
+                if (given(s, "--personal-space")) c["personal_space"] = a->personal_space;
+                if (given(s, "--cardioid-exponent")) c["cardioid_exponent"] = a->exponent;
+                if (given(s, "--preferred-side")) c["preferred_side"] = a->side;
+                if (given(s, "--split-fix")) c["split_fix"] = a->split_fix;
+                if (given(s, "--push-epsilon")) c["push_epsilon"] = a->epsilon;
+                if (given(s, "--crossing")) c["crossing"] = a->crossing == "on";
+                if (given(s, "--crossing-activation")) c["crossing_activation"] = a->activation;
+                if (given(s, "--lookahead")) c["lookahead"] = a->lookahead;
+                if (given(s, "--max-neighbours")) c["max_neighbours"] = a->max_neighbours;
+                if (c.size() == 1) bad("avoidance needs at least one setting");
+                return c;
+              });
+  avoidance->add_option("--mode", a->mode, "none, circle or cardioid")
+      ->check(CLI::IsMember({"none", "circle", "cardioid"}));
   avoidance->add_option("--personal-space", a->personal_space, "k in k (r1 + r2)^2 / d^2");
   avoidance->add_option("--cardioid-exponent", a->exponent, "e in ((1 + cos delta) / 2)^e");
-  avoidance->add_option("--preferred-side", a->side, "left or right")->check(CLI::IsMember({"left", "right"}));
-  avoidance->add_option("--split-fix", a->split_fix, "sum_as_obstacle or seed")->check(CLI::IsMember({"sum_as_obstacle", "seed"}));
+  avoidance->add_option("--preferred-side", a->side, "left or right")
+      ->check(CLI::IsMember({"left", "right"}));
+  avoidance->add_option("--split-fix", a->split_fix, "sum_as_obstacle or seed")
+      ->check(CLI::IsMember({"sum_as_obstacle", "seed"}));
   avoidance->add_option("--push-epsilon", a->epsilon, "pushes weaker than this are cut off");
-  avoidance->add_option("--crossing", a->crossing, "crossing paths on or off")->check(CLI::IsMember({"on", "off"}));
+  avoidance->add_option("--crossing", a->crossing, "crossing paths on or off")
+      ->check(CLI::IsMember({"on", "off"}));
   avoidance->add_option("--crossing-activation", a->activation, "seconds");
   avoidance->add_option("--lookahead", a->lookahead, "seconds");
-  avoidance->add_option("--max-neighbours", a->max_neighbours, "agents each avoids at most (0: no cap)");
+  avoidance->add_option("--max-neighbours", a->max_neighbours,
+                        "agents each avoids at most (0: no cap)");
 
   auto* map = app.add_subcommand("map", "load or clear a tile map, or change tiles");
   map->require_subcommand(1);
-  auto* load_map = command(*map, out, "load", "a map from a text file: a row a line, '#' blocked, '.' walkable", [a](CLI::App*) {
-    return read_map(a->file, a->tile_size);
-  });
+  auto* load_map =
+      command(*map, out, "load", "a map from a text file: a row a line, '#' blocked, '.' walkable",
+              [a](CLI::App*) { return read_map(a->file, a->tile_size); });
   load_map->add_option("FILE", a->file, "the map's text")->required();
   load_map->add_option("--tile-size", a->tile_size, "units per tile side")->required();
-  command(*map, out, "clear", "remove the map", [](CLI::App*) { return json{{"cmd", "clear_map"}}; });
+  command(*map, out, "clear", "remove the map", [](CLI::App*) {
+    return json{{"cmd", "clear_map"}};
+  });
   auto* tiles = command(*map, out, "tiles", "block or open tiles", [a](CLI::App*) {
     if (a->block == a->open) bad("map tiles needs --blocked or --open");
     json list = json::array();
@@ -331,31 +367,39 @@ void add_command_subcommands(CLI::App& app, json& out) {
   tiles->add_flag("--blocked", a->block, "make them walls");
   tiles->add_flag("--open", a->open, "make them walkable");
 
-  auto* pathing = command(app, out, "pathing", "how agents find their way on a map", [a](CLI::App* s) {
-    json c{{"cmd", "set_pathing"}, {"agents", selection_or_bad(a->selection)}, {"pathing", a->kind}};
-    if (given(s, "--neighbours")) c["neighbours"] = a->neighbours;
-    return c;
-  });
+  auto* pathing =
+      command(app, out, "pathing", "how agents find their way on a map", [a](CLI::App* s) {
+        json c{{"cmd", "set_pathing"},
+               {"agents", selection_or_bad(a->selection)},
+               {"pathing", a->kind}};
+        if (given(s, "--neighbours")) c["neighbours"] = a->neighbours;
+        return c;
+      });
   pathing->add_option("SELECTION", a->selection, sel_help)->required();
-  pathing->add_option("PATHING", a->kind, "direct, no_backtrack, astar or flow")->required()->check(
-      CLI::IsMember({"direct", "no_backtrack", "astar", "flow"}));
+  pathing->add_option("PATHING", a->kind, "direct, no_backtrack, astar or flow")
+      ->required()
+      ->check(CLI::IsMember({"direct", "no_backtrack", "astar", "flow"}));
   pathing->add_option("--neighbours", a->neighbours, "4 or 8")->check(CLI::IsMember({4, 8}));
 
-  auto* formation = command(app, out, "formation", "form circle, line, lines, block or wedge", [a](CLI::App* s) {
-    json c{{"cmd", "formation"}, {"shape", a->shape}, {"agents", selection_or_bad(a->selection)},
-           {"centre", point_or_bad(a->centre, "--centre")}};
-    if (given(s, "--spacing")) c["spacing"] = a->spacing;
-    if (given(s, "--radius")) c["radius"] = a->radius;
-    if (given(s, "--count")) c["count"] = a->count;
-    if (given(s, "--columns")) c["columns"] = a->columns;
-    if (given(s, "--facing")) c["facing"] = a->facing;
-    if (a->vertical) c["orientation"] = "vertical";
-    if (a->regroup) c["regroup"] = true;
-    if (given(s, "--assignment")) c["assignment"] = a->assignment;
-    return c;
-  });
-  formation->add_option("SHAPE", a->shape, "circle, line, lines, block or wedge")->required()->check(
-      CLI::IsMember({"circle", "line", "lines", "block", "wedge"}));
+  auto* formation =
+      command(app, out, "formation", "form circle, line, lines, block or wedge", [a](CLI::App* s) {
+        json c{{"cmd", "formation"},
+               {"shape", a->shape},
+               {"agents", selection_or_bad(a->selection)},
+               {"centre", point_or_bad(a->centre, "--centre")}};
+        if (given(s, "--spacing")) c["spacing"] = a->spacing;
+        if (given(s, "--radius")) c["radius"] = a->radius;
+        if (given(s, "--count")) c["count"] = a->count;
+        if (given(s, "--columns")) c["columns"] = a->columns;
+        if (given(s, "--facing")) c["facing"] = a->facing;
+        if (a->vertical) c["orientation"] = "vertical";
+        if (a->regroup) c["regroup"] = true;
+        if (given(s, "--assignment")) c["assignment"] = a->assignment;
+        return c;
+      });
+  formation->add_option("SHAPE", a->shape, "circle, line, lines, block or wedge")
+      ->required()
+      ->check(CLI::IsMember({"circle", "line", "lines", "block", "wedge"}));
   formation->add_option("SELECTION", a->selection, sel_help)->required();
   formation->add_option("--centre", a->centre, "the formation's middle X,Y")->required();
   formation->add_option("--spacing", a->spacing, "units between places");
@@ -365,36 +409,46 @@ void add_command_subcommands(CLI::App& app, json& out) {
   formation->add_option("--facing", a->facing, "degrees, clockwise on screen");
   formation->add_flag("--vertical", a->vertical, "line, lines: vertical");
   formation->add_flag("--regroup", a->regroup, "each agent's group becomes its block's or line's");
-  formation->add_option("--assignment", a->assignment, "auto (the default: optimal up to 2,000 agents, bisection beyond), optimal, bisection, keep_order or shuffle")->check(
-      CLI::IsMember({"auto", "optimal", "bisection", "keep_order", "shuffle"}));
+  formation
+      ->add_option("--assignment", a->assignment,
+                   "auto (the default: optimal up to 2,000 agents, bisection beyond), optimal, "
+                   "bisection, keep_order or shuffle")
+      ->check(CLI::IsMember({"auto", "optimal", "bisection", "keep_order", "shuffle"}));
 
   // The seed demo's moves.
-  for (const auto& [name, cmd, help] : {std::tuple{"swap", "swap_places", "B: each agent goes to another's place"},
-                                        std::tuple{"exchange", "exchange", "B after G: two groups trade places"},
-                                        std::tuple{"invert", "invert", "B after P: everyone to the opposite point"}}) {
+  for (const auto& [name, cmd, help] :
+       {std::tuple{"swap", "swap_places", "B: each agent goes to another's place"},
+        std::tuple{"exchange", "exchange", "B after G: two groups trade places"},
+        std::tuple{"invert", "invert", "B after P: everyone to the opposite point"}}) {
     auto* move = command(app, out, name, help, [a, cmd = std::string(cmd)](CLI::App*) {
       return json{{"cmd", cmd}, {"agents", selection_or_bad(a->selection)}};
     });
     move->add_option("SELECTION", a->selection, sel_help)->required();
   }
-  auto* opposite = command(app, out, "opposite", "T: sectors become groups and cross to the opposite side", [a](CLI::App* s) {
-    json c{{"cmd", "opposite"}, {"agents", selection_or_bad(a->selection)}};
-    if (given(s, "--groups")) c["groups"] = a->groups;
-    return c;
-  });
+  auto* opposite =
+      command(app, out, "opposite", "T: sectors become groups and cross to the opposite side",
+              [a](CLI::App* s) {
+                json c{{"cmd", "opposite"}, {"agents", selection_or_bad(a->selection)}};
+                if (given(s, "--groups")) c["groups"] = a->groups;
+                return c;
+              });
   opposite->add_option("SELECTION", a->selection, sel_help)->required();
   opposite->add_option("--groups", a->groups, "how many sectors (default 3)");
   auto* group = command(app, out, "group", "set the selection's group", [a](CLI::App*) {
-    return json{{"cmd", "set_group"}, {"agents", selection_or_bad(a->selection)}, {"group", a->group}};
+    return json{
+        {"cmd", "set_group"}, {"agents", selection_or_bad(a->selection)}, {"group", a->group}};
   });
   group->add_option("SELECTION", a->selection, sel_help)->required();
   group->add_option("GROUP", a->group, "0 to 255")->required();
 
-  command(app, out, "pause", "stop stepping the world", [](CLI::App*) { return json{{"cmd", "pause"}}; });
-  command(app, out, "resume", "step again", [](CLI::App*) { return json{{"cmd", "resume"}}; });
-  auto* step = command(app, out, "step", "while paused, run ticks by hand (default 1)", [a](CLI::App*) {
-    return json{{"cmd", "step"}, {"ticks", a->ticks}};
+  command(app, out, "pause", "stop stepping the world", [](CLI::App*) {
+    return json{{"cmd", "pause"}};
   });
+  command(app, out, "resume", "step again", [](CLI::App*) { return json{{"cmd", "resume"}}; });
+  auto* step =
+      command(app, out, "step", "while paused, run ticks by hand (default 1)", [a](CLI::App*) {
+        return json{{"cmd", "step"}, {"ticks", a->ticks}};
+      });
   step->add_option("TICKS", a->ticks, "how many");
   auto* reset = command(app, out, "reset", "rebuild the running scenario", [a](CLI::App* s) {
     json c{{"cmd", "reset"}};
@@ -402,20 +456,22 @@ void add_command_subcommands(CLI::App& app, json& out) {
     return c;
   });
   reset->add_option("--seed", a->seed, "another seed");
-  auto* scenario = command(app, out, "scenario", "load a scenario by name (replaces the world)", [a](CLI::App* s) {
-    json c{{"cmd", "load_scenario"}, {"name", a->name}};
-    if (given(s, "--seed")) c["seed"] = a->seed;
-    return c;
-  });
+  auto* scenario = command(app, out, "scenario", "load a scenario by name (replaces the world)",
+                           [a](CLI::App* s) {
+                             json c{{"cmd", "load_scenario"}, {"name", a->name}};
+                             if (given(s, "--seed")) c["seed"] = a->seed;
+                             return c;
+                           });
   scenario->add_option("NAME", a->name, "the scenario's name")->required();
   scenario->add_option("--seed", a->seed, "another seed");
-  auto* param = command(app, out, "param", "ticks and snapshots per second of wall time", [a](CLI::App* s) {
-    json c{{"cmd", "set_param"}};
-    if (given(s, "--tick-rate")) c["tick_rate"] = a->tick_rate;
-    if (given(s, "--snapshot-rate")) c["snapshot_rate"] = a->snapshot_rate;
-    if (c.size() == 1) bad("param needs --tick-rate or --snapshot-rate");
-    return c;
-  });
+  auto* param =
+      command(app, out, "param", "ticks and snapshots per second of wall time", [a](CLI::App* s) {
+        json c{{"cmd", "set_param"}};
+        if (given(s, "--tick-rate")) c["tick_rate"] = a->tick_rate;
+        if (given(s, "--snapshot-rate")) c["snapshot_rate"] = a->snapshot_rate;
+        if (c.size() == 1) bad("param needs --tick-rate or --snapshot-rate");
+        return c;
+      });
   param->add_option("--tick-rate", a->tick_rate, "ticks per second");
   param->add_option("--snapshot-rate", a->snapshot_rate, "snapshots per second");
 }

@@ -45,12 +45,12 @@ std::string describe_answer(const nlohmann::json& answer);
 struct LoadOptions {
   int viewers = 0;
   double seconds = 0;
-  bool binary = false;       // --format binary: binary snapshots, acknowledged
-  bool decode_full = true;   // --decode full|header: decode every frame, or read its header only
+  bool binary = false;      // --format binary: binary snapshots, acknowledged
+  bool decode_full = true;  // --decode full|header: decode every frame, or read its header only
   double view_w = 0, view_h = 0;  // --viewport W,H: each viewer's rectangle (binary only)
-  double commands = 0;       // --commands RATE: a commander measuring command latency
-  int threads = 1;           // --threads T: connections spread over T threads
-  std::string token;         // the commander's token
+  double commands = 0;            // --commands RATE: a commander measuring command latency
+  int threads = 1;                // --threads T: connections spread over T threads
+  std::string token;              // the commander's token
 };
 int run_load(const Url& url, const LoadOptions& opts);
 

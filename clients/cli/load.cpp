@@ -20,6 +20,7 @@
 // second and measures, from sending it, its ack, and the first snapshot whose tick is at least
 // the ack's (PROTOCOL.md: that snapshot reflects it). Its own snapshots are binary with a tiny
 // viewport, so it reads little.
+#include <sys/resource.h>
 #include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -28,10 +29,9 @@
 #include <cstdio>
 #include <deque>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
-#include <sys/resource.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,7 +49,9 @@ namespace {
 double cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -80,34 +82,43 @@ std::uint64_t json_agents(const std::string& text) {
 }
 
 struct Totals {
-  std::uint64_t snapshots = 0, gaps = 0, failures = 0, connected = 0, bytes = 0, agents = 0, keyframes = 0,
-                keyframe_requests = 0, decode_errors = 0;
+  std::uint64_t snapshots = 0, gaps = 0, failures = 0, connected = 0, bytes = 0, agents = 0,
+                keyframes = 0, keyframe_requests = 0, decode_errors = 0;
   std::vector<double> ages_ms;
   std::vector<double> ack_ms, reflect_ms;  // command latency
-  std::map<std::string, std::uint64_t> refusals;  // sessions the server closed before its welcome, by reason
+  std::map<std::string, std::uint64_t>
+      refusals;  // sessions the server closed before its welcome, by reason
   double tick_rate = 0, snapshot_rate = 0;
 };
 
 class Viewer : public std::enable_shared_from_this<Viewer> {
  public:
-  Viewer(asio::io_context& ioc, const Url& url, const LoadOptions& opts, Totals& totals, Clock::time_point start,
-         std::uint32_t seed, bool commander = false)
-      : ws_(ioc), timer_(ioc), url_(url), opts_(opts), totals_(totals), start_(start), rng_(seed), commander_(commander) {}
+  Viewer(asio::io_context& ioc, const Url& url, const LoadOptions& opts, Totals& totals,
+         Clock::time_point start, std::uint32_t seed, bool commander = false)
+      : ws_(ioc),
+        timer_(ioc),
+        url_(url),
+        opts_(opts),
+        totals_(totals),
+        start_(start),
+        rng_(seed),
+        commander_(commander) {}
 
   void run(const tcp::resolver::results_type& endpoints) {
     beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(10));
-    beast::get_lowest_layer(ws_).async_connect(endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
-      if (ec) return self->failed();
-      beast::get_lowest_layer(self->ws_).expires_never();
-      beast::error_code ignored;  // acks go at once, as browsers send them
-      beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
-      self->ws_.async_handshake(self->url_.host + ":" + std::to_string(self->url_.port), self->url_.path,
-                                [self](beast::error_code ec2) {
-                                  if (ec2) return self->failed();
-                                  self->ws_.read_message_max(64u << 20);
-                                  self->hello();
-                                });
-    });
+    beast::get_lowest_layer(ws_).async_connect(
+        endpoints, [self = shared_from_this()](beast::error_code ec, const tcp::endpoint&) {
+          if (ec) return self->failed();
+          beast::get_lowest_layer(self->ws_).expires_never();
+          beast::error_code ignored;  // acks go at once, as browsers send them
+          beast::get_lowest_layer(self->ws_).socket().set_option(tcp::no_delay(true), ignored);
+          self->ws_.async_handshake(self->url_.host + ":" + std::to_string(self->url_.port),
+                                    self->url_.path, [self](beast::error_code ec2) {
+                                      if (ec2) return self->failed();
+                                      self->ws_.read_message_max(64u << 20);
+                                      self->hello();
+                                    });
+        });
   }
 
   void close() {
@@ -143,11 +154,12 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
 
   void write_next() {
     ws_.text(true);
-    ws_.async_write(asio::buffer(outbox_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return;
-      self->outbox_.pop_front();
-      if (!self->outbox_.empty()) self->write_next();
-    });
+    ws_.async_write(asio::buffer(outbox_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      if (ec) return;
+                      self->outbox_.pop_front();
+                      if (!self->outbox_.empty()) self->write_next();
+                    });
   }
 
   void read() {
@@ -157,8 +169,10 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
       std::string data = beast::buffers_to_string(self->buffer_.data());
       self->buffer_.consume(self->buffer_.size());
       if (!self->commander_) self->totals_.bytes += n;
-      if (self->ws_.got_binary()) self->on_binary(data, now);
-      else self->on_text(data, now);
+      if (self->ws_.got_binary())
+        self->on_binary(data, now);
+      else
+        self->on_text(data, now);
       self->read();
     });
   }
@@ -170,7 +184,8 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     if (welcomed_ || commander_) return;
     if (ec == websocket::error::closed) {
       const auto& why = ws_.reason();
-      ++totals_.refusals[why.reason.empty() ? "close code " + std::to_string(why.code) : std::string(why.reason.data(), why.reason.size())];
+      ++totals_.refusals[why.reason.empty() ? "close code " + std::to_string(why.code)
+                                            : std::string(why.reason.data(), why.reason.size())];
     } else if (ec != asio::error::operation_aborted) {
       failed();
     }
@@ -180,7 +195,8 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     if (text.find("\"type\":\"welcome\"") != std::string::npos) {
       if (!welcomed_ && !commander_) ++totals_.connected;
       welcomed_ = true;
-      const double tick_rate = field(text, "tick_rate"), snapshot_rate = field(text, "snapshot_rate");
+      const double tick_rate = field(text, "tick_rate"),
+                   snapshot_rate = field(text, "snapshot_rate");
       interval_ = snapshot_rate > 0 ? tick_rate / snapshot_rate : 1;
       totals_.tick_rate = tick_rate;
       totals_.snapshot_rate = snapshot_rate;
@@ -192,7 +208,8 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     }
     if (text.rfind("{\"type\":\"ack\"", 0) == 0 && commander_) return on_ack(text, now);
     if (text.rfind("{\"type\":\"snapshot\"", 0) != 0) return;
-    snapshot(static_cast<std::uint64_t>(field(text, "tick")), field(text, "time"), json_agents(text), now);
+    snapshot(static_cast<std::uint64_t>(field(text, "tick")), field(text, "time"),
+             json_agents(text), now);
   }
 
   void on_binary(const std::string& bytes, Clock::time_point now) {
@@ -248,19 +265,22 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     double w = opts_.view_w, h = opts_.view_h;
     if (commander_) w = h = 1;  // it only needs ticks
     if (w <= 0 || h <= 0 || world_w_ <= 0 || world_h_ <= 0) return;
-    std::uniform_real_distribution<double> ux(0, std::max(0.0, world_w_ - w)), uy(0, std::max(0.0, world_h_ - h));
+    std::uniform_real_distribution<double> ux(0, std::max(0.0, world_w_ - w)),
+        uy(0, std::max(0.0, world_h_ - h));
     const double x0 = commander_ ? 0 : ux(rng_), y0 = commander_ ? 0 : uy(rng_);
     send(protocol::encode(protocol::ViewportMsg{protocol::Viewport{x0, y0, x0 + w, y0 + h}}));
   }
 
   // ---- the commander ----
   void schedule_command() {
-    timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / opts_.commands)));
+    timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(1.0 / opts_.commands)));
     timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       const std::uint32_t seq = ++self->seq_;
       self->sent_at_[seq] = Clock::now();
-      self->send(R"({"type":"command","seq":)" + std::to_string(seq) + R"(,"cmd":"set_avoidance","max_neighbours":16})");
+      self->send(R"({"type":"command","seq":)" + std::to_string(seq) +
+                 R"(,"cmd":"set_avoidance","max_neighbours":16})");
       self->schedule_command();
     });
   }
@@ -277,7 +297,8 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
   void on_commander_snapshot(std::uint64_t tick, Clock::time_point now) {
     std::erase_if(waiting_, [&](const auto& w) {
       if (tick < w.first) return false;
-      totals_.reflect_ms.push_back(std::chrono::duration<double, std::milli>(now - w.second).count());
+      totals_.reflect_ms.push_back(
+          std::chrono::duration<double, std::milli>(now - w.second).count());
       return true;
     });
   }
@@ -306,7 +327,6 @@ double percentile(std::vector<double>& v, double p) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
-
 
 // One thread's share of the connections: its own io_context and totals (merged at the end).
 struct Shard {
@@ -344,7 +364,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
     endpoints = resolver.resolve(url.host, std::to_string(url.port), ec);
   }
   if (ec) {
-    std::fprintf(stderr, "herd-ctl: cannot resolve %s: %s\n", url.host.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "herd-ctl: cannot resolve %s: %s\n", url.host.c_str(),
+                 ec.message().c_str());
     return kUnreachable;
   }
   const auto start = Clock::now();
@@ -356,7 +377,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
   for (int t = 0; t < opts.threads; ++t) shards.push_back(std::make_unique<Shard>());
   for (int i = 0; i < opts.viewers; ++i) {
     Shard& s = *shards[static_cast<std::size_t>(i % opts.threads)];
-    s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start, static_cast<std::uint32_t>(i + 1)));
+    s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start,
+                                                 static_cast<std::uint32_t>(i + 1)));
   }
   if (opts.commands > 0) {
     shards.push_back(std::make_unique<Shard>());
@@ -366,7 +388,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
   WakeProbe probe(std::chrono::milliseconds(5), std::chrono::milliseconds(20));
   probe.start();
   std::vector<std::thread> threads;
-  const auto duration = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds));
+  const auto duration =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opts.seconds));
   for (auto& shard : shards)
     threads.emplace_back([&s = *shard, &endpoints, duration, start] {
       for (auto& v : s.viewers) v->run(endpoints);
@@ -386,9 +409,11 @@ int run_load(const Url& url, const LoadOptions& opts) {
   const double viewers = std::max<double>(1, static_cast<double>(totals.connected));
   const double per_viewer_bytes = static_cast<double>(totals.bytes) / elapsed / viewers;
   const double agents_per_snapshot =
-      totals.snapshots ? static_cast<double>(totals.agents) / static_cast<double>(totals.snapshots) : 0;
+      totals.snapshots ? static_cast<double>(totals.agents) / static_cast<double>(totals.snapshots)
+                       : 0;
   const double ack50 = percentile(totals.ack_ms, 0.5), ack99 = percentile(totals.ack_ms, 0.99);
-  const double ref50 = percentile(totals.reflect_ms, 0.5), ref99 = percentile(totals.reflect_ms, 0.99);
+  const double ref50 = percentile(totals.reflect_ms, 0.5),
+               ref99 = percentile(totals.reflect_ms, 0.99);
   const double tick_ms = totals.tick_rate > 0 ? 1000 / totals.tick_rate : 0;
   const double snap_ms = totals.snapshot_rate > 0 ? 1000 / totals.snapshot_rate : 0;
   std::uint64_t refused = 0;
@@ -396,40 +421,60 @@ int run_load(const Url& url, const LoadOptions& opts) {
   for (const auto& [why, n] : totals.refusals) {
     refused += n;
     refusals += (refusals.empty() ? " (" : ", ") + why + ": " + std::to_string(n);
-    refusals_json += (refusals_json.empty() ? "" : ",") + nlohmann::json(why).dump() + ":" + std::to_string(n);
+    refusals_json +=
+        (refusals_json.empty() ? "" : ",") + nlohmann::json(why).dump() + ":" + std::to_string(n);
   }
   if (!refusals.empty()) refusals += ")";
   std::printf("viewers %d connected %llu refused %llu%s failures %llu format %s\n", opts.viewers,
-              static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(refused), refusals.c_str(),
+              static_cast<unsigned long long>(totals.connected),
+              static_cast<unsigned long long>(refused), refusals.c_str(),
               static_cast<unsigned long long>(totals.failures), opts.binary ? "binary" : "json");
-  std::printf("snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, %.0f agents a snapshot\n",
-              static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
-              static_cast<double>(totals.snapshots) / elapsed / viewers, static_cast<unsigned long long>(totals.gaps),
-              per_viewer_bytes, agents_per_snapshot);
-  std::printf("snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms (snapshot interval %.1f ms)\n", p50,
-              p99, snap_ms);
+  std::printf(
+      "snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, %.0f "
+      "agents a snapshot\n",
+      static_cast<unsigned long long>(totals.snapshots),
+      static_cast<double>(totals.snapshots) / elapsed,
+      static_cast<double>(totals.snapshots) / elapsed / viewers,
+      static_cast<unsigned long long>(totals.gaps), per_viewer_bytes, agents_per_snapshot);
+  std::printf(
+      "snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms (snapshot interval "
+      "%.1f ms)\n",
+      p50, p99, snap_ms);
   if (opts.commands > 0)
-    std::printf("command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it p50 %.1f ms "
-                "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
-                ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
-  std::printf("machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most %.1f ms "
-              "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
-              static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
-              stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
-  std::printf("{\"viewers\":%d,\"connected\":%llu,\"refused\":%llu,\"refusals\":{%s},\"failures\":%llu,\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
-              "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_per_viewer\":%.0f,"
-              "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_errors\":%llu,"
-              "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_p99_ms\":%.2f,"
-              "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_ms\":%.1f,"
-              "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f,\"cpu_seconds\":%.2f}\n",
-              opts.viewers, static_cast<unsigned long long>(totals.connected), static_cast<unsigned long long>(refused),
-              refusals_json.c_str(), static_cast<unsigned long long>(totals.failures), static_cast<unsigned long long>(totals.snapshots), static_cast<double>(totals.snapshots) / elapsed,
-              static_cast<unsigned long long>(totals.gaps), p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes,
-              agents_per_snapshot, static_cast<unsigned long long>(totals.keyframes),
-              static_cast<unsigned long long>(totals.keyframe_requests), static_cast<unsigned long long>(totals.decode_errors),
-              totals.ack_ms.size(), ack50, ack99, ref50, ref99, tick_ms, snap_ms,
-              static_cast<unsigned long long>(stalls.late), stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90,
-              cpu_seconds());
+    std::printf(
+        "command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it "
+        "p50 %.1f ms "
+        "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
+        ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
+  std::printf(
+      "machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most "
+      "%.1f ms "
+      "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
+      static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
+      stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
+  std::printf(
+      "{\"viewers\":%d,\"connected\":%llu,\"refused\":%llu,\"refusals\":{%s},\"failures\":%llu,"
+      "\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
+      "\"gaps\":%llu,\"age_p50_ms\":%.2f,\"age_p99_ms\":%.2f,\"format\":\"%s\",\"bytes_per_second_"
+      "per_viewer\":%.0f,"
+      "\"agents_per_snapshot\":%.1f,\"keyframes\":%llu,\"keyframe_requests\":%llu,\"decode_"
+      "errors\":%llu,"
+      "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_"
+      "p99_ms\":%.2f,"
+      "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_"
+      "ms\":%.1f,"
+      "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f,\"cpu_seconds\":%.2f}\n",
+      opts.viewers, static_cast<unsigned long long>(totals.connected),
+      static_cast<unsigned long long>(refused), refusals_json.c_str(),
+      static_cast<unsigned long long>(totals.failures),
+      static_cast<unsigned long long>(totals.snapshots),
+      static_cast<double>(totals.snapshots) / elapsed, static_cast<unsigned long long>(totals.gaps),
+      p50, p99, opts.binary ? "binary" : "json", per_viewer_bytes, agents_per_snapshot,
+      static_cast<unsigned long long>(totals.keyframes),
+      static_cast<unsigned long long>(totals.keyframe_requests),
+      static_cast<unsigned long long>(totals.decode_errors), totals.ack_ms.size(), ack50, ack99,
+      ref50, ref99, tick_ms, snap_ms, static_cast<unsigned long long>(stalls.late),
+      stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90, cpu_seconds());
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 

@@ -25,15 +25,16 @@ int fail(int code, const std::string& message) {
 struct Output {
   bool as_json = false;  // the server's answers as they came, one JSON line each
   void answer(const std::string& text, const json& parsed) const {
-    (parsed.value("type", "") == "error" ? std::cerr : std::cout) << (as_json ? text : cli::describe_answer(parsed)) << "\n";
+    (parsed.value("type", "") == "error" ? std::cerr : std::cout)
+        << (as_json ? text : cli::describe_answer(parsed)) << "\n";
   }
 };
 
 // The first message `is_answer` accepts (an ack or error with the command's seq, a ping's pong),
 // or a session-level error (no seq: a bad frame, a refused hello), which answers whatever was
 // sent; nullopt when the timeout passes first. Snapshots and anything else are skipped.
-std::optional<std::pair<std::string, json>> await_answer(client::WsClient& ws, const std::function<bool(const json&)>& is_answer,
-                                                         Millis timeout) {
+std::optional<std::pair<std::string, json>> await_answer(
+    client::WsClient& ws, const std::function<bool(const json&)>& is_answer, Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     auto text = ws.receive(Millis(100));
@@ -41,23 +42,27 @@ std::optional<std::pair<std::string, json>> await_answer(client::WsClient& ws, c
     if (text->rfind(R"({"type":"snapshot")", 0) == 0) continue;
     json m = json::parse(*text, nullptr, false);
     if (m.is_discarded()) continue;
-    if (is_answer(m) || (m.value("type", "") == "error" && !m.contains("seq"))) return std::pair{*text, m};
+    if (is_answer(m) || (m.value("type", "") == "error" && !m.contains("seq")))
+      return std::pair{*text, m};
   }
   return std::nullopt;
 }
 
 // Whether `m` answers the message `sent`: the same seq, or the pong of a ping with its id.
 bool answers(const json& sent, const json& m) {
-  if (sent.value("type", "") == "ping") return m.value("type", "") == "pong" && m.contains("id") && sent.contains("id") && m["id"] == sent["id"];
+  if (sent.value("type", "") == "ping")
+    return m.value("type", "") == "pong" && m.contains("id") && sent.contains("id") &&
+           m["id"] == sent["id"];
   return sent.contains("seq") && m.contains("seq") && m["seq"] == sent["seq"];
 }
 
 // Says hello as a commander (or a viewer), with the token.
-void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const client::TlsOptions& tls, const std::string& token,
-           bool viewer = false) {
+void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const client::TlsOptions& tls,
+           const std::string& token, bool viewer = false) {
   ws.connect(url, timeout, tls);
-  ws.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, viewer ? protocol::Role::viewer : protocol::Role::commander,
-                                           "herd-ctl", token}));
+  ws.send(protocol::encode(protocol::Hello{
+      protocol::kProtocolVersion, viewer ? protocol::Role::viewer : protocol::Role::commander,
+      "herd-ctl", token}));
 }
 
 // Sends one command and prints its answer: 0 on ack, 1 on error.
@@ -65,7 +70,8 @@ int send_command(client::WsClient& ws, json command, Millis timeout, const Outpu
   command["type"] = "command";
   command["seq"] = 1;
   ws.send(command.dump());
-  const auto answer = await_answer(ws, [&](const json& m) { return answers(command, m); }, timeout);
+  const auto answer = await_answer(
+      ws, [&](const json& m) { return answers(command, m); }, timeout);
   if (!answer) return fail(cli::kUnreachable, "no answer within the timeout");
   out.answer(answer->first, answer->second);
   return answer->second.value("type", "") == "ack" ? cli::kOk : cli::kServerError;
@@ -87,8 +93,11 @@ int send_lines(client::WsClient& ws, Millis timeout, const Output& out) {
     if (type == "command" && !m.contains("seq")) m["seq"] = next_seq++;
     ws.send(m.dump());
     if (type != "ping" && !m.contains("seq")) continue;  // nothing answers it but an error
-    const auto answer = await_answer(ws, [&](const json& r) { return answers(m, r); }, timeout);
-    if (!answer) return fail(cli::kUnreachable, "no answer to line " + std::to_string(number) + " within the timeout");
+    const auto answer = await_answer(
+        ws, [&](const json& r) { return answers(m, r); }, timeout);
+    if (!answer)
+      return fail(cli::kUnreachable,
+                  "no answer to line " + std::to_string(number) + " within the timeout");
     out.answer(answer->first, answer->second);
     if (answer->second.value("type", "") == "error") status = cli::kServerError;
   }
@@ -98,22 +107,30 @@ int send_lines(client::WsClient& ws, Millis timeout, const Output& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"herd-ctl: commands, watching and load generation for a herd server, over WebSocket.\n"
-               "Exit codes: 0 acknowledged, 1 the server refused (its error on stderr), 2 bad usage,\n"
-               "3 the server cannot be reached.",
-               "herd-ctl"};
+  CLI::App app{
+      "herd-ctl: commands, watching and load generation for a herd server, over WebSocket.\n"
+      "Exit codes: 0 acknowledged, 1 the server refused (its error on stderr), 2 bad usage,\n"
+      "3 the server cannot be reached.",
+      "herd-ctl"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand too
   std::string url_text = "ws://localhost:8080/ws", token;
   double timeout_s = 10;
   Output out;
-  app.add_option("--url", url_text, "the server's WebSocket URL")->envname("HERD_URL")->capture_default_str();
-  app.add_option("--timeout", timeout_s, "seconds to wait for the server")->check(CLI::Range(0.001, 3600.0))->capture_default_str();
-  app.add_option("--token", token, "the server's command token (prefer the variable: ps shows flags)")->envname("HERD_COMMAND_TOKEN");
+  app.add_option("--url", url_text, "the server's WebSocket URL")
+      ->envname("HERD_URL")
+      ->capture_default_str();
+  app.add_option("--timeout", timeout_s, "seconds to wait for the server")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  app.add_option("--token", token,
+                 "the server's command token (prefer the variable: ps shows flags)")
+      ->envname("HERD_COMMAND_TOKEN");
   app.add_flag("--json", out.as_json, "print the server's answers as JSON lines, as they came");
   client::TlsOptions tls;
   app.add_option("--ca-file", tls.ca_file, "wss://: also trust the certificates in this PEM file")
-      ->envname("HERD_CA_FILE")->check(CLI::ExistingFile);
+      ->envname("HERD_CA_FILE")
+      ->check(CLI::ExistingFile);
 
   json command;
   cli::add_command_subcommands(app, command);
@@ -122,26 +139,44 @@ int main(int argc, char** argv) {
   std::string role = "commander";
   auto* watch = app.add_subcommand("watch", "print snapshots as JSON lines");
   watch->add_option("--count", count, "stop after this many")->check(CLI::Range(1L, 1L << 40));
-  watch->add_option("--role", role, "say hello as a viewer or a commander")->check(CLI::IsMember({"viewer", "commander"}));
+  watch->add_option("--role", role, "say hello as a viewer or a commander")
+      ->check(CLI::IsMember({"viewer", "commander"}));
   auto* stats = app.add_subcommand("stats", "print the server's /metrics");
-  auto* send = app.add_subcommand("send", "send JSON lines from standard input, print every answer (for scripts)");
+  auto* send = app.add_subcommand(
+      "send", "send JSON lines from standard input, print every answer (for scripts)");
 
   cli::LoadOptions load_opts;
   std::string format = "json", decode = "full", viewport;
-  auto* load = app.add_subcommand("load", "open N viewer connections and report what they receive; --commands: command latency too");
-  load->add_option("--viewers", load_opts.viewers, "connections")->required()->check(CLI::Range(1, 10000));
-  load->add_option("--duration", load_opts.seconds, "seconds")->required()->check(CLI::Range(0.001, 3600.0));
-  load->add_option("--format", format, "json or binary snapshots")->check(CLI::IsMember({"json", "binary"}));
-  load->add_option("--decode", decode, "binary: decode full frames or headers only")->check(CLI::IsMember({"full", "header"}));
+  auto* load = app.add_subcommand(
+      "load",
+      "open N viewer connections and report what they receive; --commands: command latency too");
+  load->add_option("--viewers", load_opts.viewers, "connections")
+      ->required()
+      ->check(CLI::Range(1, 10000));
+  load->add_option("--duration", load_opts.seconds, "seconds")
+      ->required()
+      ->check(CLI::Range(0.001, 3600.0));
+  load->add_option("--format", format, "json or binary snapshots")
+      ->check(CLI::IsMember({"json", "binary"}));
+  load->add_option("--decode", decode, "binary: decode full frames or headers only")
+      ->check(CLI::IsMember({"full", "header"}));
   load->add_option("--viewport", viewport, "binary: each viewer's W,H rectangle");
-  load->add_option("--commands", load_opts.commands, "a commander sending this many commands a second")->check(CLI::Range(0.001, 30.0));
-  load->add_option("--threads", load_opts.threads, "threads the connections are spread over")->check(CLI::Range(1, 64));
+  load->add_option("--commands", load_opts.commands,
+                   "a commander sending this many commands a second")
+      ->check(CLI::Range(0.001, 30.0));
+  load->add_option("--threads", load_opts.threads, "threads the connections are spread over")
+      ->check(CLI::Range(1, 64));
 
   std::vector<std::string> relay_urls;
   double hop_seconds = 10;
-  auto* hops = app.add_subcommand("hops", "the latency relays add: a viewer on the server (--url) and one on each relay, compared tick by tick");
-  hops->add_option("--relay", relay_urls, "a relay's WebSocket URL (repeat for several)")->required();
-  hops->add_option("--duration", hop_seconds, "seconds")->check(CLI::Range(0.1, 3600.0))->capture_default_str();
+  auto* hops = app.add_subcommand("hops",
+                                  "the latency relays add: a viewer on the server (--url) and one "
+                                  "on each relay, compared tick by tick");
+  hops->add_option("--relay", relay_urls, "a relay's WebSocket URL (repeat for several)")
+      ->required();
+  hops->add_option("--duration", hop_seconds, "seconds")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
 
   // A first word that is no subcommand is refused before CLI11 would take "--help" after it.
   for (int i = 1; i < argc; ++i) {
@@ -177,8 +212,9 @@ int main(int argc, char** argv) {
     return cli::kOk;
   } catch (const CLI::ParseError& e) {
     std::string usage;
-    for (const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front(); sub;
-         sub = sub->get_subcommands().empty() ? nullptr : sub->get_subcommands().front())
+    for (const CLI::App* sub = app.get_subcommands().empty() ? nullptr
+                                                             : app.get_subcommands().front();
+         sub; sub = sub->get_subcommands().empty() ? nullptr : sub->get_subcommands().front())
       usage = "usage: see 'herd-ctl " + sub->get_name() + " --help'";
     if (usage.empty()) usage = "usage: see 'herd-ctl --help'";
     return fail(cli::kUsage, std::string(e.what()) + "\n" + usage);
@@ -186,16 +222,20 @@ int main(int argc, char** argv) {
 
   const auto parsed_url = protocol::parse_ws_url(url_text);
   if (const auto* why = std::get_if<std::string>(&parsed_url))
-    return fail(cli::kUsage, "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
+    return fail(cli::kUsage,
+                "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
   const cli::Url* url = &std::get<cli::Url>(parsed_url);
   // The load generator speaks plain TCP, as from beside the server.
-  if (url->tls && load->parsed()) return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
+  if (url->tls && load->parsed())
+    return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
 
   if (stats->parsed()) {
     try {
-      const auto r = client::http_request(*url, "/metrics", tls, "GET", timeout);  // https:// for wss://
-      if (r.status != 200) return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
+      const auto r =
+          client::http_request(*url, "/metrics", tls, "GET", timeout);  // https:// for wss://
+      if (r.status != 200)
+        return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
       std::cout << r.body;
       return cli::kOk;
     } catch (const client::ConnectionError& e) {
@@ -207,7 +247,8 @@ int main(int argc, char** argv) {
     for (const std::string& text : relay_urls) {
       const auto r = protocol::parse_ws_url(text);
       if (const auto* why = std::get_if<std::string>(&r))
-        return fail(cli::kUsage, "--relay must look like ws://HOST:PORT/ws, not '" + text + "': " + *why);
+        return fail(cli::kUsage,
+                    "--relay must look like ws://HOST:PORT/ws, not '" + text + "': " + *why);
       relays.push_back(std::get<cli::Url>(r));
     }
     return cli::run_hops(*url, relays, hop_seconds);

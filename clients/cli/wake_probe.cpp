@@ -40,7 +40,8 @@ void WakeProbe::record(Clock::duration late) {
   const std::lock_guard lock(mutex_);
   ++stats_.wakes;
   if (late > threshold_) ++stats_.late;
-  stats_.max_late_ms = std::max(stats_.max_late_ms, std::chrono::duration<double, std::milli>(late).count());
+  stats_.max_late_ms =
+      std::max(stats_.max_late_ms, std::chrono::duration<double, std::milli>(late).count());
 }
 
 WakeProbe::Clock::duration WakeProbe::work() {

@@ -28,7 +28,8 @@ class WakeProbe {
 
   // Wakes every `period` (absolute deadlines); a wake more than `threshold` after its deadline
   // counts as late. After a late wake the next deadline is one period from then (no burst).
-  WakeProbe(Clock::duration period, Clock::duration threshold) : period_(period), threshold_(threshold) {}
+  WakeProbe(Clock::duration period, Clock::duration threshold)
+      : period_(period), threshold_(threshold) {}
   ~WakeProbe() { stop(); }
   WakeProbe(const WakeProbe&) = delete;
   WakeProbe& operator=(const WakeProbe&) = delete;
@@ -49,7 +50,7 @@ class WakeProbe {
   std::condition_variable wake_;
   bool stopping_ = false;
   Stats stats_;
-  std::vector<double> work_us_;      // one per wake
+  std::vector<double> work_us_;       // one per wake
   std::vector<std::uint32_t> cycle_;  // the walk: cycle_[i] is the step after i
   std::uint32_t at_ = 0;
   std::thread thread_;

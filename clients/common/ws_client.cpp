@@ -39,8 +39,8 @@ bool run_until(asio::io_context& ioc, Millis timeout, Done done) {
 // A client TLS context: TLS 1.2 or later, the peer verified against the system's certificates
 // and tls.ca_file's. Throws ConnectionError when ca_file cannot be read.
 void configure_tls(ssl::context& ctx, const TlsOptions& tls) {
-  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                  ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                  ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   ctx.set_verify_mode(ssl::verify_peer);
   beast::error_code ec;
   ctx.set_default_verify_paths(ec);  // no system store is not an error: ca_file may suffice
@@ -66,16 +66,19 @@ std::string why(const beast::error_code& ec) {
 // Resolves host, connects `tcp_layer` and, when `tls` is given (the stream over that TCP layer),
 // runs its handshake for host; then `next(error)`, with the first step's error or none.
 template <class Next>
-void open_transport(tcp::resolver& resolver, beast::tcp_stream& tcp_layer, beast::ssl_stream<beast::tcp_stream>* tls,
-                    const std::string& host, std::uint16_t port, Next next) {
-  resolver.async_resolve(host, std::to_string(port), [&, tls, next](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) return next(ec);
-    tcp_layer.async_connect(r, [&, tls, next](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2 || !tls) return next(ec2);
-      expect_host(*tls, host);
-      tls->async_handshake(ssl::stream_base::client, next);
-    });
-  });
+void open_transport(tcp::resolver& resolver, beast::tcp_stream& tcp_layer,
+                    beast::ssl_stream<beast::tcp_stream>* tls, const std::string& host,
+                    std::uint16_t port, Next next) {
+  resolver.async_resolve(host, std::to_string(port),
+                         [&, tls, next](beast::error_code ec, tcp::resolver::results_type r) {
+                           if (ec) return next(ec);
+                           tcp_layer.async_connect(
+                               r, [&, tls, next](beast::error_code ec2, const tcp::endpoint&) {
+                                 if (ec2 || !tls) return next(ec2);
+                                 expect_host(*tls, host);
+                                 tls->async_handshake(ssl::stream_base::client, next);
+                               });
+                         });
 }
 
 }  // namespace
@@ -95,7 +98,9 @@ struct WsClient::Impl {
   std::string failure;  // why the connection ended, once it has
 
   template <class F>
-  decltype(auto) with_ws(F&& f) { return std::visit(std::forward<F>(f), ws); }
+  decltype(auto) with_ws(F&& f) {
+    return std::visit(std::forward<F>(f), ws);
+  }
 
   beast::tcp_stream& tcp() {
     return with_ws([](auto& w) -> beast::tcp_stream& { return beast::get_lowest_layer(w); });
@@ -108,7 +113,8 @@ struct WsClient::Impl {
         reading = false;
         if (ec) {
           open = false;
-          failure = ec == websocket::error::closed ? "connection closed by the server" : ec.message();
+          failure =
+              ec == websocket::error::closed ? "connection closed by the server" : ec.message();
           return;
         }
         inbox.emplace_back(beast::buffers_to_string(buffer.data()));
@@ -153,7 +159,8 @@ WsClient::~WsClient() {
   impl_->tcp().socket().close(ec);
 }
 
-void WsClient::connect(const std::string& host, std::uint16_t port, const std::string& path, Millis timeout) {
+void WsClient::connect(const std::string& host, std::uint16_t port, const std::string& path,
+                       Millis timeout) {
   connect(protocol::WsUrl{host, port, path}, timeout);
 }
 
@@ -181,19 +188,21 @@ void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOpti
     });
   };
   auto* secure = std::get_if<TlsWs>(&s.ws);
-  open_transport(resolver, stream, secure ? &secure->next_layer() : nullptr, url.host, url.port, [&](beast::error_code ec) {
-    if (ec) {
-      result = ec;
-      done = true;
-      return;
-    }
-    stream.expires_never();
-    upgrade();
-  });
+  open_transport(resolver, stream, secure ? &secure->next_layer() : nullptr, url.host, url.port,
+                 [&](beast::error_code ec) {
+                   if (ec) {
+                     result = ec;
+                     done = true;
+                     return;
+                   }
+                   stream.expires_never();
+                   upgrade();
+                 });
   const bool finished = run_until(s.ioc, timeout + Millis(500), [&] { return done; });
   if (!finished || result) {
     stream.close();
-    throw ConnectionError("cannot connect to " + url.text() + ": " + (finished ? why(result) : std::string("timed out")));
+    throw ConnectionError("cannot connect to " + url.text() + ": " +
+                          (finished ? why(result) : std::string("timed out")));
   }
   s.with_ws([](auto& w) { w.read_message_max(64u << 20); });
   s.open = true;
@@ -201,7 +210,9 @@ void WsClient::connect(const protocol::WsUrl& url, Millis timeout, const TlsOpti
 }
 
 void WsClient::send(std::string_view text, Millis timeout) { impl_->write(text, true, timeout); }
-void WsClient::send_binary(std::string_view data, Millis timeout) { impl_->write(data, false, timeout); }
+void WsClient::send_binary(std::string_view data, Millis timeout) {
+  impl_->write(data, false, timeout);
+}
 
 std::optional<std::string> WsClient::receive(Millis timeout) {
   Impl& s = *impl_;
@@ -227,7 +238,9 @@ void WsClient::close() {
   Impl& s = *impl_;
   if (!s.open) return;
   bool done = false;
-  s.with_ws([&](auto& w) { w.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; }); });
+  s.with_ws([&](auto& w) {
+    w.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
+  });
   run_until(s.ioc, Millis(2000), [&] { return done && !s.reading; });
   s.open = false;
 }
@@ -236,8 +249,10 @@ namespace {
 
 // One HTTP request on `stream` (plain, or TLS: then `tls` is the stream), to host:port.
 template <class Stream>
-HttpResult exchange(asio::io_context& ioc, Stream& stream, beast::ssl_stream<beast::tcp_stream>* tls, const std::string& host,
-                    std::uint16_t port, const std::string& target, const std::string& method, Millis timeout) {
+HttpResult exchange(asio::io_context& ioc, Stream& stream,
+                    beast::ssl_stream<beast::tcp_stream>* tls, const std::string& host,
+                    std::uint16_t port, const std::string& target, const std::string& method,
+                    Millis timeout) {
   tcp::resolver resolver(ioc);
   http::request<http::empty_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, protocol::WsUrl{host, port}.authority());
@@ -252,7 +267,11 @@ HttpResult exchange(asio::io_context& ioc, Stream& stream, beast::ssl_stream<bea
   tcp_layer.expires_after(timeout);
   auto request = [&] {
     http::async_write(stream, req, [&](beast::error_code ec3, std::size_t) {
-      if (ec3) { result = ec3; done = true; return; }
+      if (ec3) {
+        result = ec3;
+        done = true;
+        return;
+      }
       http::async_read(stream, buffer, parser, [&](beast::error_code ec4, std::size_t) {
         result = ec4;
         done = true;
@@ -268,9 +287,11 @@ HttpResult exchange(asio::io_context& ioc, Stream& stream, beast::ssl_stream<bea
     request();
   });
   if (!run_until(ioc, timeout + Millis(500), [&] { return done; }) || result)
-    throw ConnectionError("HTTP " + method + " " + target + " failed: " + (done ? why(result) : std::string("timed out")));
+    throw ConnectionError("HTTP " + method + " " + target +
+                          " failed: " + (done ? why(result) : std::string("timed out")));
   const auto& res = parser.get();
-  return {static_cast<int>(res.result_int()), std::string(res[http::field::content_type]), res.body()};
+  return {static_cast<int>(res.result_int()), std::string(res[http::field::content_type]),
+          res.body()};
 }
 
 }  // namespace
@@ -282,8 +303,8 @@ HttpResult http_request(const std::string& host, std::uint16_t port, const std::
   return exchange(ioc, stream, nullptr, host, port, target, method, timeout);
 }
 
-HttpResult http_request(const protocol::WsUrl& url, const std::string& target, const TlsOptions& tls,
-                        const std::string& method, Millis timeout) {
+HttpResult http_request(const protocol::WsUrl& url, const std::string& target,
+                        const TlsOptions& tls, const std::string& method, Millis timeout) {
   if (!url.tls) return http_request(url.host, url.port, target, method, timeout);
   asio::io_context ioc;
   ssl::context ctx{ssl::context::tls_client};

@@ -44,7 +44,8 @@ class WsClient {
                Millis timeout = Millis(5000));
   // Connects to the URL, ws:// or wss:// (TLS, verified as tls says). Throws ConnectionError,
   // whose what() names a certificate that failed verification.
-  void connect(const protocol::WsUrl& url, Millis timeout = Millis(5000), const TlsOptions& tls = {});
+  void connect(const protocol::WsUrl& url, Millis timeout = Millis(5000),
+               const TlsOptions& tls = {});
 
   // Sends one text (or binary) frame. Throws ConnectionError.
   void send(std::string_view text, Millis timeout = Millis(5000));
@@ -75,8 +76,10 @@ struct HttpResult {
 // GET (or another method) of http://host:port{target}. Throws ConnectionError.
 HttpResult http_request(const std::string& host, std::uint16_t port, const std::string& target,
                         const std::string& method = "GET", Millis timeout = Millis(5000));
-// The same at the URL's server: http:// for a ws:// URL, https:// (verified as tls says) for wss://.
-HttpResult http_request(const protocol::WsUrl& url, const std::string& target, const TlsOptions& tls,
-                        const std::string& method = "GET", Millis timeout = Millis(5000));
+// The same at the URL's server: http:// for a ws:// URL, https:// (verified as tls says) for
+// wss://.
+HttpResult http_request(const protocol::WsUrl& url, const std::string& target,
+                        const TlsOptions& tls, const std::string& method = "GET",
+                        Millis timeout = Millis(5000));
 
 }  // namespace herd::client

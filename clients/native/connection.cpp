@@ -22,7 +22,8 @@ bool Connection::connect(std::chrono::milliseconds timeout, std::string& error) 
     ws_.emplace();
     ws_->connect(url_, timeout, tls_);
     binary_.reset();
-    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_, format_}),
+    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_,
+                                               "herd-view/" HERD_VERSION, token_, format_}),
               timeout);
     connected_ = true;
     ping_pending_ = false;
@@ -82,10 +83,13 @@ std::vector<protocol::ServerMessage> Connection::poll(Clock::time_point now) {
   return out;
 }
 
-void Connection::receive_binary(const std::string& bytes, std::vector<protocol::ServerMessage>& out) {
+void Connection::receive_binary(const std::string& bytes,
+                                std::vector<protocol::ServerMessage>& out) {
   auto got = binary_.receive(bytes);
-  if (got.ack) ws_->send(protocol::encode(protocol::SnapshotAck{*got.ack}), std::chrono::milliseconds(100));
-  if (got.keyframe) ws_->send(protocol::encode(protocol::KeyframeRequest{}), std::chrono::milliseconds(100));
+  if (got.ack)
+    ws_->send(protocol::encode(protocol::SnapshotAck{*got.ack}), std::chrono::milliseconds(100));
+  if (got.keyframe)
+    ws_->send(protocol::encode(protocol::KeyframeRequest{}), std::chrono::milliseconds(100));
   if (!got.frame) return;
   auto snap = protocol::to_snapshot(*got.frame);
   if (auto* s = std::get_if<protocol::Snapshot>(&snap)) out.push_back(std::move(*s));
@@ -108,7 +112,8 @@ void Connection::note_pong(std::uint32_t id, Clock::time_point now) {
 void Connection::send_command(const sim::Command& command) {
   if (!connected_) return;
   try {
-    ws_->send(protocol::encode(protocol::CommandMsg{++seq_, command}), std::chrono::milliseconds(200));
+    ws_->send(protocol::encode(protocol::CommandMsg{++seq_, command}),
+              std::chrono::milliseconds(200));
   } catch (const client::ConnectionError& e) {
     lost(e.what(), Clock::now());
   }

@@ -20,8 +20,13 @@ using Clock = std::chrono::steady_clock;
 class Connection {
  public:
   Connection(Url url, protocol::Role role, std::string token = {},
-             protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic, std::string ca_file = {})
-      : url_(std::move(url)), role_(role), token_(std::move(token)), format_(format), tls_{std::move(ca_file)} {}
+             protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic,
+             std::string ca_file = {})
+      : url_(std::move(url)),
+        role_(role),
+        token_(std::move(token)),
+        format_(format),
+        tls_{std::move(ca_file)} {}
 
   // One attempt to connect and say hello; false with `error` set when it fails.
   bool connect(std::chrono::milliseconds timeout, std::string& error);

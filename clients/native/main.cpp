@@ -19,9 +19,9 @@ constexpr std::chrono::milliseconds kFirstConnectTimeout{3000};
 // --frames mode counts frames from the first snapshot, so the picture shows the world; a server
 // that never sends one still gets its picture after this long.
 constexpr std::chrono::seconds kFirstSnapshotWait{10};
-constexpr int kDragThreshold = 4;      // pixels a press must move to become a selection box
-constexpr double kPickSlack = 4;       // pixels round an agent that still pick it
-constexpr double kPanStep = 40;        // pixels per arrow key press
+constexpr int kDragThreshold = 4;       // pixels a press must move to become a selection box
+constexpr double kPickSlack = 4;        // pixels round an agent that still pick it
+constexpr double kPanStep = 40;         // pixels per arrow key press
 constexpr std::uint32_t kFrameMs = 16;  // frame pacing when there is no vsync (offscreen)
 
 struct App {
@@ -49,33 +49,55 @@ void send(App& app, const std::optional<sim::Command>& cmd) {
 void on_left_up(App& app) {
   const Camera cam = camera_of(app);
   if (app.box) {
-    app.viewer.select_box(cam.to_world_x(app.press_x), cam.to_world_y(app.press_y), cam.to_world_x(app.mouse_x),
-                          cam.to_world_y(app.mouse_y));
+    app.viewer.select_box(cam.to_world_x(app.press_x), cam.to_world_y(app.press_y),
+                          cam.to_world_x(app.mouse_x), cam.to_world_y(app.mouse_y));
   } else {
-    app.viewer.select_at(cam.to_world_x(app.mouse_x), cam.to_world_y(app.mouse_y), kPickSlack / cam.scale);
+    app.viewer.select_at(cam.to_world_x(app.mouse_x), cam.to_world_y(app.mouse_y),
+                         kPickSlack / cam.scale);
   }
   app.left_down = app.box = false;
 }
 
 void on_key(App& app, SDL_Keycode key) {
   switch (key) {
-    case SDLK_ESCAPE: app.quit = true; break;
-    case SDLK_LEFT: app.viewer.pan(kPanStep, 0); break;
-    case SDLK_RIGHT: app.viewer.pan(-kPanStep, 0); break;
-    case SDLK_UP: app.viewer.pan(0, kPanStep); break;
-    case SDLK_DOWN: app.viewer.pan(0, -kPanStep); break;
-    case SDLK_f: app.viewer.fit(); break;
-    case SDLK_r: case SDLK_b: case SDLK_t: case SDLK_g: case SDLK_p:
+    case SDLK_ESCAPE:
+      app.quit = true;
+      break;
+    case SDLK_LEFT:
+      app.viewer.pan(kPanStep, 0);
+      break;
+    case SDLK_RIGHT:
+      app.viewer.pan(-kPanStep, 0);
+      break;
+    case SDLK_UP:
+      app.viewer.pan(0, kPanStep);
+      break;
+    case SDLK_DOWN:
+      app.viewer.pan(0, -kPanStep);
+      break;
+    case SDLK_f:
+      app.viewer.fit();
+      break;
+    case SDLK_r:
+    case SDLK_b:
+    case SDLK_t:
+    case SDLK_g:
+    case SDLK_p:
       send(app, app.viewer.demo_command(static_cast<char>(key - SDLK_a + 'A')));
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
 void on_event(App& app, const SDL_Event& e) {
   switch (e.type) {
-    case SDL_QUIT: app.quit = true; break;
-    case SDL_KEYDOWN: on_key(app, e.key.keysym.sym); break;
+    case SDL_QUIT:
+      app.quit = true;
+      break;
+    case SDL_KEYDOWN:
+      on_key(app, e.key.keysym.sym);
+      break;
     case SDL_MOUSEBUTTONDOWN:
       app.mouse_x = e.button.x, app.mouse_y = e.button.y;
       if (e.button.button == SDL_BUTTON_LEFT) {
@@ -84,7 +106,8 @@ void on_event(App& app, const SDL_Event& e) {
         app.middle_down = true;
       } else if (e.button.button == SDL_BUTTON_RIGHT) {
         const Camera cam = camera_of(app);
-        send(app, app.viewer.target_command(cam.to_world_x(e.button.x), cam.to_world_y(e.button.y)));
+        send(app,
+             app.viewer.target_command(cam.to_world_x(e.button.x), cam.to_world_y(e.button.y)));
       }
       break;
     case SDL_MOUSEBUTTONUP:
@@ -105,7 +128,8 @@ void on_event(App& app, const SDL_Event& e) {
       app.viewer.zoom_at(std::pow(1.15, e.wheel.y), app.mouse_x, app.mouse_y, w, h);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -117,16 +141,20 @@ Overlay overlay_of(const App& app, Clock::time_point now) {
   }
   char line[160];
   if (!app.conn.connected()) {
-    std::snprintf(line, sizeof line, "DISCONNECTED - RETRY IN %.1fS", app.conn.retry_in_seconds(now));
+    std::snprintf(line, sizeof line, "DISCONNECTED - RETRY IN %.1fS",
+                  app.conn.retry_in_seconds(now));
     o.status_ok = false;
   } else {
     const auto rtt = app.conn.rtt_ms();
     const auto& upstream = app.viewer.upstream();
-    const char* state = upstream.empty() ? "CONNECTED" : upstream == "reconnecting" ? "RELAY: RECONNECTING UPSTREAM" : "CONNECTED VIA RELAY";
+    const char* state = upstream.empty()             ? "CONNECTED"
+                        : upstream == "reconnecting" ? "RELAY: RECONNECTING UPSTREAM"
+                                                     : "CONNECTED VIA RELAY";
     o.status_ok = upstream != "reconnecting";
     std::snprintf(line, sizeof line, "%s  TICK %llu  AGENTS %zu  SEL %zu  RTT %s", state,
-                  static_cast<unsigned long long>(app.viewer.latest().tick), app.viewer.latest().agents.size(),
-                  app.viewer.selection().size(), rtt ? (std::to_string(std::lround(*rtt)) + "MS").c_str() : "-");
+                  static_cast<unsigned long long>(app.viewer.latest().tick),
+                  app.viewer.latest().agents.size(), app.viewer.selection().size(),
+                  rtt ? (std::to_string(std::lround(*rtt)) + "MS").c_str() : "-");
   }
   o.status = line;
   return o;
@@ -138,20 +166,22 @@ bool save_screenshot(SDL_Renderer* r, const std::string& path) {
   SDL_GetRendererOutputSize(r, &w, &h);
   SDL_Surface* s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
   if (!s) return false;
-  const bool ok = SDL_RenderReadPixels(r, nullptr, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0 &&
-                  SDL_SaveBMP(s, path.c_str()) == 0;
+  const bool ok =
+      SDL_RenderReadPixels(r, nullptr, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0 &&
+      SDL_SaveBMP(s, path.c_str()) == 0;
   SDL_FreeSurface(s);
   return ok;
 }
 
 bool open_window(App& app) {
   if (SDL_Init(SDL_INIT_VIDEO) != 0) return false;
-  app.window = SDL_CreateWindow("herd-view", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED, app.opts.width,
-                                app.opts.height, SDL_WINDOW_RESIZABLE);
+  app.window = SDL_CreateWindow("herd-view", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
+                                app.opts.width, app.opts.height, SDL_WINDOW_RESIZABLE);
   if (!app.window) return false;
   // Screenshots use the software renderer: it needs no GPU and reads back exactly what it drew.
   if (app.opts.frames == 0)
-    app.renderer = SDL_CreateRenderer(app.window, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    app.renderer =
+        SDL_CreateRenderer(app.window, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
   if (!app.renderer) app.renderer = SDL_CreateRenderer(app.window, -1, SDL_RENDERER_SOFTWARE);
   return app.renderer != nullptr;
 }
@@ -170,11 +200,13 @@ int run(App& app) {
     if (app.opts.frames > 0 && (app.viewer.has_snapshot() || now - started > kFirstSnapshotWait) &&
         ++frames_done >= app.opts.frames) {
       if (!app.opts.screenshot.empty() && !save_screenshot(app.renderer, app.opts.screenshot)) {
-        std::fprintf(stderr, "herd-view: cannot write %s: %s\n", app.opts.screenshot.c_str(), SDL_GetError());
+        std::fprintf(stderr, "herd-view: cannot write %s: %s\n", app.opts.screenshot.c_str(),
+                     SDL_GetError());
         return 1;
       }
       if (!app.viewer.has_snapshot()) {
-        std::fprintf(stderr, "herd-view: no snapshot within %llds (%s)\n", static_cast<long long>(kFirstSnapshotWait.count()),
+        std::fprintf(stderr, "herd-view: no snapshot within %llds (%s)\n",
+                     static_cast<long long>(kFirstSnapshotWait.count()),
                      app.conn.connected() ? "connected" : app.conn.last_error().c_str());
         return 1;
       }

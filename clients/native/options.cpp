@@ -6,13 +6,15 @@
 namespace herd::view {
 namespace {
 
-const char* const kDescription = "herd-view: the native viewer of a herd server's world, over WebSocket (ws:// or wss://).";
+const char* const kDescription =
+    "herd-view: the native viewer of a herd server's world, over WebSocket (ws:// or wss://).";
 
 const char* const kFooter =
     "Mouse: left click or drag selects, right click sends the selection there, wheel zooms,\n"
     "middle drag or arrow keys pan, F fits. Keys R, B, T, G, P: the demo's formations.\n"
     "A server that is not up yet, or goes away, is tried again: 0.5 s, doubling to 5 s.\n"
-    "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad flags.";
+    "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad "
+    "flags.";
 
 // The command line's one definition: parsing and --help both come from it.
 struct Parser {
@@ -23,25 +25,38 @@ struct Parser {
     app.set_help_flag("-h,--help", "this text");
     app.footer(kFooter);
     app.add_option("--url", url_text, "the server's WebSocket endpoint, ws:// or wss://")
-        ->envname("HERD_URL")->capture_default_str()
+        ->envname("HERD_URL")
+        ->capture_default_str()
         ->check([](const std::string& v) {
           auto u = parse_url(v);
           return std::holds_alternative<std::string>(u) ? std::get<std::string>(u) : std::string();
         });
     app.add_option("--role", role, "viewer only watches; commander may also send commands")
-        ->check(CLI::IsMember({"viewer", "commander"}))->capture_default_str();
-    app.add_option("--token", o.token, "the server's command token, if it has one")->envname("HERD_COMMAND_TOKEN");
+        ->check(CLI::IsMember({"viewer", "commander"}))
+        ->capture_default_str();
+    app.add_option("--token", o.token, "the server's command token, if it has one")
+        ->envname("HERD_COMMAND_TOKEN");
     app.add_option("--ca-file", o.ca_file, "wss://: also trust the certificates in this PEM file")
-        ->envname("HERD_CA_FILE")->check(CLI::ExistingFile);
-    app.add_option("--format", format, "snapshots: auto (binary while the world has more than 1,000 agents), binary or json")
-        ->check(CLI::IsMember({"auto", "binary", "json"}))->capture_default_str();
-    auto* frames = app.add_option("--frames", o.frames,
-                                  "render N frames once a snapshot came (waiting at most 10 s), then exit "
-                                  "(for tests and machines without a display)")
-                       ->check(CLI::Range(1, 1000000));
-    app.add_option("--screenshot", o.screenshot, "with --frames: write the last frame to FILE.bmp")->needs(frames);
-    app.add_option("--width", o.width, "window width in pixels")->check(CLI::Range(64, 8192))->capture_default_str();
-    app.add_option("--height", o.height, "window height in pixels")->check(CLI::Range(64, 8192))->capture_default_str();
+        ->envname("HERD_CA_FILE")
+        ->check(CLI::ExistingFile);
+    app.add_option(
+           "--format", format,
+           "snapshots: auto (binary while the world has more than 1,000 agents), binary or json")
+        ->check(CLI::IsMember({"auto", "binary", "json"}))
+        ->capture_default_str();
+    auto* frames =
+        app.add_option("--frames", o.frames,
+                       "render N frames once a snapshot came (waiting at most 10 s), then exit "
+                       "(for tests and machines without a display)")
+            ->check(CLI::Range(1, 1000000));
+    app.add_option("--screenshot", o.screenshot, "with --frames: write the last frame to FILE.bmp")
+        ->needs(frames);
+    app.add_option("--width", o.width, "window width in pixels")
+        ->check(CLI::Range(64, 8192))
+        ->capture_default_str();
+    app.add_option("--height", o.height, "window height in pixels")
+        ->check(CLI::Range(64, 8192))
+        ->capture_default_str();
   }
 };
 

@@ -21,11 +21,11 @@ std::variant<Url, std::string> parse_url(const std::string& text);
 struct Options {
   Url url{"localhost", 8080, "/ws"};
   protocol::Role role = protocol::Role::commander;
-  std::string token;             // the server's command token (--token or HERD_COMMAND_TOKEN)
-  std::string ca_file;           // wss://: certificates to trust besides the system's (--ca-file)
+  std::string token;    // the server's command token (--token or HERD_COMMAND_TOKEN)
+  std::string ca_file;  // wss://: certificates to trust besides the system's (--ca-file)
   protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic;  // --format
-  int frames = 0;                // > 0: render this many frames, then exit
-  std::string screenshot;        // with frames: write the last frame here (BMP)
+  int frames = 0;                  // > 0: render this many frames, then exit
+  std::string screenshot;          // with frames: write the last frame here (BMP)
   int width = 1024, height = 768;  // window size, pixels
   bool help = false;
 };

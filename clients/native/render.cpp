@@ -12,7 +12,9 @@ namespace {
 
 using protocol::AgentState;
 
-void set_colour(SDL_Renderer* r, Rgb c, std::uint8_t alpha = 255) { SDL_SetRenderDrawColor(r, c.r, c.g, c.b, alpha); }
+void set_colour(SDL_Renderer* r, Rgb c, std::uint8_t alpha = 255) {
+  SDL_SetRenderDrawColor(r, c.r, c.g, c.b, alpha);
+}
 
 // Scanlines: SDL2's renderer has no circle. The centre pixel is always lit, so tiny agents stay
 // visible when zoomed out.
@@ -30,14 +32,16 @@ void draw_circle(SDL_Renderer* r, double cx, double cy, double radius) {
   SDL_FPoint pts[kSegments + 1];
   for (int i = 0; i <= kSegments; ++i) {
     const double a = 2 * std::numbers::pi * i / kSegments;
-    pts[i] = {static_cast<float>(cx + radius * std::cos(a)), static_cast<float>(cy + radius * std::sin(a))};
+    pts[i] = {static_cast<float>(cx + radius * std::cos(a)),
+              static_cast<float>(cy + radius * std::sin(a))};
   }
   SDL_RenderDrawLinesF(r, pts, kSegments + 1);
 }
 
 void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
   const SDL_FRect world{static_cast<float>(cam.offset_x), static_cast<float>(cam.offset_y),
-                        static_cast<float>(v.world().width * cam.scale), static_cast<float>(v.world().height * cam.scale)};
+                        static_cast<float>(v.world().width * cam.scale),
+                        static_cast<float>(v.world().height * cam.scale)};
   set_colour(r, colour::kWorld);
   SDL_RenderFillRectF(r, &world);
   if (const auto& map = v.map()) {
@@ -47,8 +51,8 @@ void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
       for (int x = 0; x < map->width && x < static_cast<int>(map->rows[y].size()); ++x) {
         if (map->rows[y][x] != '#') continue;
         const SDL_FRect tile{static_cast<float>(cam.to_screen_x(x * map->tile_size)),
-                             static_cast<float>(cam.to_screen_y(y * map->tile_size)), static_cast<float>(ts),
-                             static_cast<float>(ts)};
+                             static_cast<float>(cam.to_screen_y(y * map->tile_size)),
+                             static_cast<float>(ts), static_cast<float>(ts)};
         SDL_RenderFillRectF(r, &tile);
       }
   }
@@ -71,18 +75,22 @@ bool selected(const Viewer& v, std::uint32_t id) {
 }
 
 // A line from each selected agent to the point it heads for, and a cross there.
-void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents, const Camera& cam) {
+void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
+                  const Camera& cam) {
   set_colour(r, colour::kTarget, 160);
   for (const auto& a : agents) {
     if (!a.target || !selected(v, a.id)) continue;
-    const float tx = static_cast<float>(cam.to_screen_x(a.target->x)), ty = static_cast<float>(cam.to_screen_y(a.target->y));
-    SDL_RenderDrawLineF(r, static_cast<float>(cam.to_screen_x(a.x)), static_cast<float>(cam.to_screen_y(a.y)), tx, ty);
+    const float tx = static_cast<float>(cam.to_screen_x(a.target->x)),
+                ty = static_cast<float>(cam.to_screen_y(a.target->y));
+    SDL_RenderDrawLineF(r, static_cast<float>(cam.to_screen_x(a.x)),
+                        static_cast<float>(cam.to_screen_y(a.y)), tx, ty);
     SDL_RenderDrawLineF(r, tx - 4, ty - 4, tx + 4, ty + 4);
     SDL_RenderDrawLineF(r, tx - 4, ty + 4, tx + 4, ty - 4);
   }
 }
 
-void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents, const Camera& cam) {
+void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
+                 const Camera& cam) {
   for (const auto& a : agents) {
     const double sx = cam.to_screen_x(a.x), sy = cam.to_screen_y(a.y), sr = a.r * cam.scale;
     set_colour(r, a.collided ? colour::kCollided : group_colour(a.group));
@@ -93,7 +101,8 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
       const double ux = a.vx / speed, uy = a.vy / speed, len = std::max(4.0, sr);
       set_colour(r, colour::kHeading);
       SDL_RenderDrawLineF(r, static_cast<float>(sx + ux * sr), static_cast<float>(sy + uy * sr),
-                          static_cast<float>(sx + ux * (sr + len)), static_cast<float>(sy + uy * (sr + len)));
+                          static_cast<float>(sx + ux * (sr + len)),
+                          static_cast<float>(sy + uy * (sr + len)));
     }
     if (selected(v, a.id)) {
       set_colour(r, colour::kSelection);

@@ -79,7 +79,8 @@ void Viewer::select_at(double wx, double wy, double pick_radius) {
 
 void Viewer::select_box(double x0, double y0, double x1, double y1) {
   selection_.clear();
-  const double lx = std::min(x0, x1), hx = std::max(x0, x1), ly = std::min(y0, y1), hy = std::max(y0, y1);
+  const double lx = std::min(x0, x1), hx = std::max(x0, x1), ly = std::min(y0, y1),
+               hy = std::max(y0, y1);
   for (const auto& a : current_.agents)
     if (a.x >= lx && a.x <= hx && a.y >= ly && a.y <= hy) selection_.push_back(a.id);
 }

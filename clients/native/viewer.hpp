@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "herd/sim/commands.hpp"
 #include "native/view_math.hpp"
 #include "protocol/messages.hpp"
-#include "herd/sim/commands.hpp"
 
 namespace herd::view {
 
@@ -36,10 +36,16 @@ class Viewer {
 
   // Camera: the fitted view, zoomed and panned.
   Camera camera(int win_w, int win_h) const;
-  void pan(double dx, double dy) { pan_x_ += dx; pan_y_ += dy; }
+  void pan(double dx, double dy) {
+    pan_x_ += dx;
+    pan_y_ += dy;
+  }
   // Zooms by `factor` keeping the world point under (sx, sy) where it is.
   void zoom_at(double factor, double sx, double sy, int win_w, int win_h);
-  void fit() { zoom_ = 1; pan_x_ = pan_y_ = 0; }
+  void fit() {
+    zoom_ = 1;
+    pan_x_ = pan_y_ = 0;
+  }
 
   // Selection, in world units. A click picks the agent under it (or clears); a box picks those
   // whose centre is inside.

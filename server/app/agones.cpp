@@ -15,8 +15,10 @@ std::string label_value(const std::string& text) {
   std::string v;
   for (char c : text) {
     const bool alnum = std::isalnum(static_cast<unsigned char>(c)) != 0;
-    if (alnum || c == '-' || c == '_' || c == '.') v += c;
-    else v += '_';
+    if (alnum || c == '-' || c == '_' || c == '.')
+      v += c;
+    else
+      v += '_';
     if (v.size() == 63) break;
   }
   auto edge = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
@@ -27,7 +29,8 @@ std::string label_value(const std::string& text) {
 
 bool AgonesSdk::set_label(const std::string& key, const std::string& value) {
   // Both are label_value's output or fixed keys: nothing in them needs escaping in JSON.
-  return call("PUT", "/metadata/label", "{\"key\":\"" + label_value(key) + "\",\"value\":\"" + label_value(value) + "\"}");
+  return call("PUT", "/metadata/label",
+              "{\"key\":\"" + label_value(key) + "\",\"value\":\"" + label_value(value) + "\"}");
 }
 
 AgonesLink::AgonesLink(AgonesSdk sdk, AgonesServerView view, std::chrono::milliseconds interval,
@@ -51,8 +54,10 @@ bool AgonesLink::wait(std::chrono::milliseconds d) {
 }
 
 void AgonesLink::update_labels() {
-  const std::string scenario = label_value(view_.scenario()), agents = std::to_string(view_.agents());
-  if (scenario != scenario_label_ && sdk_.set_label("scenario", scenario)) scenario_label_ = scenario;
+  const std::string scenario = label_value(view_.scenario()),
+                    agents = std::to_string(view_.agents());
+  if (scenario != scenario_label_ && sdk_.set_label("scenario", scenario))
+    scenario_label_ = scenario;
   if (agents != agents_label_ && sdk_.set_label("agents", agents)) agents_label_ = agents;
 }
 
@@ -62,15 +67,19 @@ void AgonesLink::run() {
   for (bool said = false;; backoff = std::min(backoff * 2, std::chrono::milliseconds(5000))) {
     update_labels();
     if (sdk_.ready()) break;
-    if (!said) log_("the Agones SDK sidecar on port " + std::to_string(sdk_.port()) + " does not answer yet; retrying Ready");
+    if (!said)
+      log_("the Agones SDK sidecar on port " + std::to_string(sdk_.port()) +
+           " does not answer yet; retrying Ready");
     said = true;
     if (!wait(backoff)) return;
   }
   log_("Agones: Ready");
   for (bool was_healthy = true; wait(interval_);) {
     const bool healthy = view_.healthy();
-    if (healthy) sdk_.health();
-    else if (was_healthy) log_("Agones: no Health while the server is behind its schedule");
+    if (healthy)
+      sdk_.health();
+    else if (was_healthy)
+      log_("Agones: no Health while the server is behind its schedule");
     was_healthy = healthy;
     update_labels();
   }

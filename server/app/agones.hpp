@@ -19,7 +19,8 @@ namespace herd::app {
 // The SDK's REST calls; each returns whether the sidecar answered 2xx.
 class AgonesSdk {
  public:
-  explicit AgonesSdk(std::uint16_t port, std::chrono::milliseconds timeout = std::chrono::milliseconds(2000))
+  explicit AgonesSdk(std::uint16_t port,
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(2000))
       : port_(port), timeout_(timeout) {}
   bool ready() { return call("POST", "/ready", "{}"); }
   bool health() { return call("POST", "/health", "{}"); }
@@ -40,9 +41,9 @@ std::string label_value(const std::string& text);
 
 // What the link reports about the server it runs beside.
 struct AgonesServerView {
-  std::function<bool()> healthy;              // the server's /healthz answers 200
-  std::function<std::string()> scenario;      // the running scenario's name
-  std::function<std::uint64_t()> agents;      // its agent count
+  std::function<bool()> healthy;          // the server's /healthz answers 200
+  std::function<std::string()> scenario;  // the running scenario's name
+  std::function<std::uint64_t()> agents;  // its agent count
 };
 
 // A thread that marks the game server Ready, then sends Health every `interval` while the

@@ -1,12 +1,12 @@
 #include "app/checkpoint_file.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace herd::app {
 
@@ -26,8 +26,10 @@ std::string write_checkpoint(const std::string& path, const sim::World& world) {
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) return "cannot flush " + temp + ": " + std::strerror(errno);
-  if (std::rename(temp.c_str(), path.c_str()) != 0) return "cannot rename " + temp + " to " + path + ": " + std::strerror(errno);
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    return "cannot flush " + temp + ": " + std::strerror(errno);
+  if (std::rename(temp.c_str(), path.c_str()) != 0)
+    return "cannot rename " + temp + " to " + path + ": " + std::strerror(errno);
   return {};
 }
 
@@ -37,7 +39,8 @@ std::variant<sim::World, std::string> read_checkpoint(const std::string& path) {
   std::ostringstream data;
   data << in.rdbuf();
   auto world = sim::World::load_checkpoint(data.str());
-  if (auto* why = std::get_if<std::string>(&world)) return "checkpoint " + path + " refused: " + *why;
+  if (auto* why = std::get_if<std::string>(&world))
+    return "checkpoint " + path + " refused: " + *why;
   return world;
 }
 

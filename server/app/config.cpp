@@ -26,13 +26,17 @@ struct Option {
   const char* help;
   // Applies a value; returns an empty string or what is wrong with it.
   std::string (*apply)(AppConfig&, const std::string&);
-  bool is_switch = false;  // a flag without a value ("--headless"); its variable takes 1/0/true/false
+  bool is_switch =
+      false;  // a flag without a value ("--headless"); its variable takes 1/0/true/false
 };
 
 std::string set_switch(bool& out, const std::string& v) {
-  if (v == "1" || v == "true" || v == "yes") out = true;
-  else if (v == "0" || v == "false" || v == "no") out = false;
-  else return "must be 1, 0, true or false";
+  if (v == "1" || v == "true" || v == "yes")
+    out = true;
+  else if (v == "0" || v == "false" || v == "no")
+    out = false;
+  else
+    return "must be 1, 0, true or false";
   return {};
 }
 
@@ -63,7 +67,8 @@ template <class T>
 std::string set_int(T& out, const std::string& v, T lo, T hi) {
   T n = 0;
   if (!parse_int(v, n) || n < lo || n > hi) {
-    std::string why = "must be an integer in [";  // appended: GCC 12's false -Wrestrict on operator+
+    std::string why =
+        "must be an integer in [";  // appended: GCC 12's false -Wrestrict on operator+
     why += std::to_string(lo);
     why += ", ";
     why += std::to_string(hi);
@@ -95,38 +100,46 @@ const std::vector<Option>& options() {
          return set_number(c.server.tick_rate, v, 1000);
        }},
       {"snapshot-rate", "HERD_SNAPSHOT_RATE", "20", "snapshots per second, (0, tick rate]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.server.snapshot_rate, v, 1000); }},
-      {"scenario", "HERD_SCENARIO", "default", "scenario name (server/scenarios) or path to a .json file",
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.server.snapshot_rate, v, 1000);
+       }},
+      {"scenario", "HERD_SCENARIO", "default",
+       "scenario name (server/scenarios) or path to a .json file",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.scenario = v;
          return {};
        }},
-      {"scenario-dir", "HERD_SCENARIO_DIR", "../share/herd/scenarios beside the binary", "directory of the named scenarios",
+      {"scenario-dir", "HERD_SCENARIO_DIR", "../share/herd/scenarios beside the binary",
+       "directory of the named scenarios",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.scenario_dir = v;
          return {};
        }},
-      {"seed", "HERD_SEED", "the scenario's", "seed of the world's random generator, an integer >= 0",
+      {"seed", "HERD_SEED", "the scenario's",
+       "seed of the world's random generator, an integer >= 0",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::uint64_t s = 0;
          if (!parse_int(v, s)) return "must be an integer in [0, 2^64)";
          c.seed = s;
          return {};
        }},
-      {"web-root", "HERD_WEB_ROOT", "../share/herd/web beside the binary", "directory of the browser viewer's files",
+      {"web-root", "HERD_WEB_ROOT", "../share/herd/web beside the binary",
+       "directory of the browser viewer's files",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.server.web_root = v;
          return {};
        }},
-      {"headless", "HERD_HEADLESS", "off", "run the scenario without serving, as fast as it goes, then exit",
+      {"headless", "HERD_HEADLESS", "off",
+       "run the scenario without serving, as fast as it goes, then exit",
        [](AppConfig& c, const std::string& v) { return set_switch(c.headless, v); }, true},
       {"ticks", "HERD_TICKS", "600", "headless: ticks to run, [1, 100000000]",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::uint64_t n = 0;
-         if (!parse_int(v, n) || n < 1 || n > 100'000'000) return "must be an integer in [1, 100000000]";
+         if (!parse_int(v, n) || n < 1 || n > 100'000'000)
+           return "must be an integer in [1, 100000000]";
          c.ticks = n;
          return {};
        }},
@@ -138,38 +151,47 @@ const std::vector<Option>& options() {
          c.record = v;
          return {};
        }},
-      {"checkpoint", "HERD_CHECKPOINT", "none", "file the whole world is written to, atomically, every interval and at shutdown",
+      {"checkpoint", "HERD_CHECKPOINT", "none",
+       "file the whole world is written to, atomically, every interval and at shutdown",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.checkpoint = v;
          return {};
        }},
-      {"checkpoint-interval", "HERD_CHECKPOINT_INTERVAL", "10", "seconds of world time between checkpoints, (0, 86400]",
+      {"checkpoint-interval", "HERD_CHECKPOINT_INTERVAL", "10",
+       "seconds of world time between checkpoints, (0, 86400]",
        [](AppConfig& c, const std::string& v) -> std::string {
          double s = 0;
-         if (!parse_double(v, s) || s <= 0 || s > 86400) return "must be a number of seconds in (0, 86400]";
+         if (!parse_double(v, s) || s <= 0 || s > 86400)
+           return "must be a number of seconds in (0, 86400]";
          c.checkpoint_interval = s;
          return {};
        }},
-      {"restore", "HERD_RESTORE", "1", "resume from the checkpoint file when it exists (0: start fresh and overwrite it)",
+      {"restore", "HERD_RESTORE", "1",
+       "resume from the checkpoint file when it exists (0: start fresh and overwrite it)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.restore, v); }},
-      {"command-token", "HERD_COMMAND_TOKEN", "none", "commanders must say hello with this token (prefer the variable: flags show in ps)",
+      {"command-token", "HERD_COMMAND_TOKEN", "none",
+       "commanders must say hello with this token (prefer the variable: flags show in ps)",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.size() > protocol::kMaxTokenBytes) return "must be at most 256 bytes";
          c.server.command_token = v;
          return {};
        }},
       {"open-commands", "HERD_OPEN_COMMANDS", "off",
-       "let any client command without a token when listening on a non-loopback address (else a token is generated)",
+       "let any client command without a token when listening on a non-loopback address (else a "
+       "token is generated)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.open_commands, v); }, true},
-      {"allowed-origins", "HERD_ALLOWED_ORIGINS", "any", "comma-separated Origins browsers may connect from, e.g. https://game.example",
+      {"allowed-origins", "HERD_ALLOWED_ORIGINS", "any",
+       "comma-separated Origins browsers may connect from, e.g. https://game.example",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::string why;
          if (!net::parse_origins(v, c.server.allowed_origins, why)) return "has " + why;
          return {};
        }},
       {"rate-limit", "HERD_RATE_LIMIT", "30", "messages per second per session, (0, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.server.rate_limit, v, 100000); }},
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.server.rate_limit, v, 100000);
+       }},
       {"rate-burst", "HERD_RATE_BURST", "60", "messages a session may send at once, [1, 100000]",
        [](AppConfig& c, const std::string& v) {
          std::uint32_t n = 0;
@@ -178,63 +200,110 @@ const std::vector<Option>& options() {
          return why;
        }},
       {"max-sessions", "HERD_MAX_SESSIONS", "2000", "WebSocket sessions in all, [1, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000); }},
-      {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64", "WebSocket sessions from one IP address, [1, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_sessions_per_address, v, 1, 100000); }},
-      {"max-connections", "HERD_MAX_CONNECTIONS", "10000", "TCP connections open at once, HTTP and WebSocket (and under the descriptor limit), [1, 1000000]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_connections, v, 1, 1000000); }},
-      {"max-http-keepalive", "HERD_MAX_HTTP_KEEPALIVE", "256", "HTTP connections kept open between requests, [0, 100000]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_http_keepalive, v, 0, 100000); }},
-      {"http-idle-timeout", "HERD_HTTP_IDLE_TIMEOUT", "5", "seconds an HTTP connection may wait for its next request, (0, 3600]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.server.http_idle_timeout, v, 3600); }},
-      {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)", "agents the world may hold, [1, 1000000]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000);
+       }},
+      {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64",
+       "WebSocket sessions from one IP address, [1, 100000]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_sessions_per_address, v, 1, 100000);
+       }},
+      {"max-connections", "HERD_MAX_CONNECTIONS", "10000",
+       "TCP connections open at once, HTTP and WebSocket (and under the descriptor limit), [1, "
+       "1000000]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_connections, v, 1, 1000000);
+       }},
+      {"max-http-keepalive", "HERD_MAX_HTTP_KEEPALIVE", "256",
+       "HTTP connections kept open between requests, [0, 100000]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_http_keepalive, v, 0, 100000);
+       }},
+      {"http-idle-timeout", "HERD_HTTP_IDLE_TIMEOUT", "5",
+       "seconds an HTTP connection may wait for its next request, (0, 3600]",
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.server.http_idle_timeout, v, 3600);
+       }},
+      {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)",
+       "agents the world may hold, [1, 1000000]",
        [](AppConfig& c, const std::string& v) {
          std::uint32_t n = 0;
          std::string why = set_int<std::uint32_t>(n, v, 1, 1000000);
          if (why.empty()) c.max_agents = n;
          return why;
        }},
-      {"sim-threads", "HERD_SIM_THREADS", "1", "threads that step the world (the tick loop's own included), [1, 64]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.sim_threads, v, 1, 64); }},
-      {"io-threads", "HERD_IO_THREADS", "2", "threads that read and write the sockets, besides the tick thread, [1, 64]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.io_threads, v, 1, 64); }},
+      {"sim-threads", "HERD_SIM_THREADS", "1",
+       "threads that step the world (the tick loop's own included), [1, 64]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.sim_threads, v, 1, 64);
+       }},
+      {"io-threads", "HERD_IO_THREADS", "2",
+       "threads that read and write the sockets, besides the tick thread, [1, 64]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.io_threads, v, 1, 64);
+       }},
       {"max-spawn", "HERD_MAX_SPAWN", "1000", "agents one spawn command may add, [1, 1000]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::uint32_t>(c.server.max_spawn, v, 1, protocol::kMaxSpawnPerCommand); }},
-      {"max-message-bytes", "HERD_MAX_MESSAGE_BYTES", "65536", "largest message a client may send, [1024, 1048576]",
-       [](AppConfig& c, const std::string& v) { return set_int<std::size_t>(c.server.max_message_bytes, v, 1024, 1048576); }},
-      {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16", "how deeply a client's JSON may nest, [4, 64]",
-       [](AppConfig& c, const std::string& v) { return set_int(c.server.max_json_depth, v, 4, 64); }},
-      {"idle-timeout", "HERD_IDLE_TIMEOUT", "60", "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.server.idle_timeout, v, 3600); }},
-      {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10", "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.server.slow_client_timeout, v, 3600); }},
-      {"log-format", "HERD_LOG_FORMAT", "text", "log lines as text (key=value) or json (one object a line, for log shippers)",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::uint32_t>(c.server.max_spawn, v, 1, protocol::kMaxSpawnPerCommand);
+       }},
+      {"max-message-bytes", "HERD_MAX_MESSAGE_BYTES", "65536",
+       "largest message a client may send, [1024, 1048576]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_message_bytes, v, 1024, 1048576);
+       }},
+      {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16",
+       "how deeply a client's JSON may nest, [4, 64]",
+       [](AppConfig& c, const std::string& v) {
+         return set_int(c.server.max_json_depth, v, 4, 64);
+       }},
+      {"idle-timeout", "HERD_IDLE_TIMEOUT", "60",
+       "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.server.idle_timeout, v, 3600);
+       }},
+      {"slow-client-timeout", "HERD_SLOW_CLIENT_TIMEOUT", "10",
+       "seconds a client may stay behind on snapshots before it is closed, (0, 3600]",
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.server.slow_client_timeout, v, 3600);
+       }},
+      {"log-format", "HERD_LOG_FORMAT", "text",
+       "log lines as text (key=value) or json (one object a line, for log shippers)",
        [](AppConfig& c, const std::string& v) -> std::string {
-         if (v == "text") c.server.log_format = net::LogFormat::text;
-         else if (v == "json") c.server.log_format = net::LogFormat::json;
-         else return "must be text or json";
+         if (v == "text")
+           c.server.log_format = net::LogFormat::text;
+         else if (v == "json")
+           c.server.log_format = net::LogFormat::json;
+         else
+           return "must be text or json";
          return {};
        }},
       {"probe", "HERD_PROBE", "off",
-       "ask the server at --address/--port for /healthz, exit 0 when it answers 200 (a container's health check)",
+       "ask the server at --address/--port for /healthz, exit 0 when it answers 200 (a container's "
+       "health check)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.probe, v); }, true},
       {"agones", "HERD_AGONES", "off",
-       "speak the Agones SDK on the sidecar's REST port (AGONES_SDK_HTTP_PORT, default 9358): labels, Ready, Health, Shutdown",
+       "speak the Agones SDK on the sidecar's REST port (AGONES_SDK_HTTP_PORT, default 9358): "
+       "labels, Ready, Health, Shutdown",
        [](AppConfig& c, const std::string& v) { return set_switch(c.agones, v); }, true},
-      {"agones-health-interval", "HERD_AGONES_HEALTH_INTERVAL", "2", "seconds between Agones Health calls, (0, 60]",
-       [](AppConfig& c, const std::string& v) { return set_number(c.agones_health_interval, v, 60); }},
+      {"agones-health-interval", "HERD_AGONES_HEALTH_INTERVAL", "2",
+       "seconds between Agones Health calls, (0, 60]",
+       [](AppConfig& c,
+          const std::string& v) { return set_number(c.agones_health_interval, v, 60); }},
       {"relay", "HERD_RELAY", "none",
-       "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's viewers, instead of running one",
+       "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's "
+       "viewers, instead of running one",
        [](AppConfig& c, const std::string& v) -> std::string {
          const auto url = protocol::parse_ws_url(v);
          if (std::holds_alternative<std::string>(url))
            return "must be a URL like ws://HOST:PORT/ws: " + std::get<std::string>(url);
          // The relay's link is plain TCP: it runs beside its upstream, inside one network.
-         if (std::get<protocol::WsUrl>(url).tls) return "must be a ws:// URL: a relay's upstream link has no TLS";
+         if (std::get<protocol::WsUrl>(url).tls)
+           return "must be a ws:// URL: a relay's upstream link has no TLS";
          c.server.relay_upstream = v;
          return {};
        }},
-      {"replay", "HERD_REPLAY", "none", "replay a recording headless, print its final state hash, then exit",
+      {"replay", "HERD_REPLAY", "none",
+       "replay a recording headless, print its final state hash, then exit",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.replay = v;
@@ -248,9 +317,10 @@ const std::vector<Option>& options() {
 // in --help, and its apply() as the check (a refusal is a ValidationError naming the flag).
 // Unknown flags and stray words are left in remaining() and refused by parse_config.
 void describe(CLI::App& app, AppConfig& c) {
-  app.description("herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n"
-                  "Every setting is a flag and an environment variable; a flag wins over the variable.\n"
-                  "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.");
+  app.description(
+      "herd-server: an authoritative fixed-tick simulation server for 2D steering agents.\n"
+      "Every setting is a flag and an environment variable; a flag wins over the variable.\n"
+      "Open http://localhost:PORT/ for the browser viewer; clients connect to ws://HOST:PORT/ws.");
   app.name("herd-server");
   app.set_help_flag("-h,--help", "this text");
   app.allow_extras();
@@ -261,8 +331,10 @@ void describe(CLI::App& app, AppConfig& c) {
       if (std::string why = o.apply(c, v); !why.empty()) throw CLI::ValidationError(flag, why);
     };
     const std::string help = std::string(o.help) + " (default: " + o.default_text + ")";
-    CLI::Option* opt = o.is_switch ? app.add_flag_function(flag, [apply](std::int64_t n) { apply(n > 0 ? "1" : "0"); }, help)
-                                   : app.add_option_function<std::string>(flag, apply, help);
+    CLI::Option* opt = o.is_switch
+                           ? app.add_flag_function(
+                                 flag, [apply](std::int64_t n) { apply(n > 0 ? "1" : "0"); }, help)
+                           : app.add_option_function<std::string>(flag, apply, help);
     opt->option_text(std::string(o.is_switch ? "" : "VALUE ") + "$" + o.env);
   }
 }
@@ -283,12 +355,14 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   c.scenario_dir = data.scenario_dir;
   // Agones sets this variable for the game server's container.
   if (auto v = env("AGONES_SDK_HTTP_PORT")) {
-    if (!parse_int(*v, c.agones_port) || c.agones_port == 0) return {{}, "AGONES_SDK_HTTP_PORT must be a port in [1, 65535]"};
+    if (!parse_int(*v, c.agones_port) || c.agones_port == 0)
+      return {{}, "AGONES_SDK_HTTP_PORT must be a port in [1, 65535]"};
   }
   // The environment first, then flags over it (CLI11 parses them from the same table).
   for (const Option& o : options()) {
     if (auto v = env(o.env)) {
-      if (std::string why = o.apply(c, *v); !why.empty()) return {{}, std::string(o.env) + " " + why};
+      if (std::string why = o.apply(c, *v); !why.empty())
+        return {{}, std::string(o.env) + " " + why};
     }
   }
   CLI::App app;
@@ -307,7 +381,8 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   }
   if (const auto extra = app.remaining(); !extra.empty()) {
     const std::string& arg = extra.front();
-    if (arg.rfind("--", 0) == 0) return {{}, "unknown flag '" + arg.substr(0, arg.find('=')) + "' (see --help)"};
+    if (arg.rfind("--", 0) == 0)
+      return {{}, "unknown flag '" + arg.substr(0, arg.find('=')) + "' (see --help)"};
     return {{}, "unexpected argument '" + arg + "' (see --help)"};
   }
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)

@@ -13,25 +13,25 @@
 namespace herd::app {
 
 struct AppConfig {
-  net::ServerConfig server;            // address, port, web_root, tick and snapshot rates
-  std::string scenario = "default";    // a name in scenario_dir or a path to a .json file
-  std::string scenario_dir;            // default: beside the binary (default_data_paths)
-  std::optional<std::uint64_t> seed;   // overrides the scenario's seed
+  net::ServerConfig server;                 // address, port, web_root, tick and snapshot rates
+  std::string scenario = "default";         // a name in scenario_dir or a path to a .json file
+  std::string scenario_dir;                 // default: beside the binary (default_data_paths)
+  std::optional<std::uint64_t> seed;        // overrides the scenario's seed
   std::optional<std::uint32_t> max_agents;  // overrides the scenario's agent limit
-  bool tick_rate_given = false;        // else the scenario's tick rate is used
-  bool headless = false;               // run the scenario without serving, as fast as possible
-  std::uint64_t ticks = 600;           // headless: how many ticks
-  bool report = false;                 // headless: print the scenario lab's metrics as JSON
-  std::string record;                  // write every accepted command to this file
-  std::string replay;                  // replay this recording headless and print the final hash
-  std::string checkpoint;              // where the world is checkpointed; empty: no checkpoints
-  double checkpoint_interval = 10;     // seconds of world time between checkpoints
-  bool restore = true;                 // resume from the checkpoint when the file exists
-  bool probe = false;                  // ask a running server's /healthz, then exit
-  bool agones = false;                 // speak the Agones SDK (app/agones.hpp)
-  std::uint16_t agones_port = 9358;    // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
-  double agones_health_interval = 2;   // seconds between Health calls
-  bool open_commands = false;          // any client may command even on a non-loopback address
+  bool tick_rate_given = false;             // else the scenario's tick rate is used
+  bool headless = false;                    // run the scenario without serving, as fast as possible
+  std::uint64_t ticks = 600;                // headless: how many ticks
+  bool report = false;                      // headless: print the scenario lab's metrics as JSON
+  std::string record;                       // write every accepted command to this file
+  std::string replay;                 // replay this recording headless and print the final hash
+  std::string checkpoint;             // where the world is checkpointed; empty: no checkpoints
+  double checkpoint_interval = 10;    // seconds of world time between checkpoints
+  bool restore = true;                // resume from the checkpoint when the file exists
+  bool probe = false;                 // ask a running server's /healthz, then exit
+  bool agones = false;                // speak the Agones SDK (app/agones.hpp)
+  std::uint16_t agones_port = 9358;   // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
+  double agones_health_interval = 2;  // seconds between Health calls
+  bool open_commands = false;         // any client may command even on a non-loopback address
   bool help = false;
 };
 

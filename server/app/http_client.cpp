@@ -1,8 +1,8 @@
 #include "app/http_client.hpp"
 
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include <fcntl.h>
@@ -25,7 +25,8 @@ struct Fd {
 
 // Milliseconds left before `deadline`, at least 0.
 int ms_left(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left > 0 ? static_cast<int>(left) : 0;
 }
 
@@ -41,13 +42,17 @@ bool wait_for(int fd, short events, Clock::time_point deadline) {
 
 }  // namespace
 
-HttpResult http_request(const std::string& address, std::uint16_t port, std::string_view method, std::string_view path,
-                        std::string_view body, std::chrono::milliseconds timeout) {
+HttpResult http_request(const std::string& address, std::uint16_t port, std::string_view method,
+                        std::string_view path, std::string_view body,
+                        std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   std::string host = address;
-  if (host == "0.0.0.0" || host.empty()) host = "127.0.0.1";
-  else if (host == "::" || host == "[::]") host = "::1";
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "0.0.0.0" || host.empty())
+    host = "127.0.0.1";
+  else if (host == "::" || host == "[::]")
+    host = "::1";
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -80,15 +85,20 @@ HttpResult http_request(const std::string& address, std::uint16_t port, std::str
   }
   if (sock.fd < 0) return {0, why};
 
-  std::string request = std::string(method) + " " + std::string(path) + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n";
-  if (!body.empty()) request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
-  else if (method == "POST" || method == "PUT") request += "Content-Length: 0\r\n";
+  std::string request = std::string(method) + " " + std::string(path) +
+                        " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n";
+  if (!body.empty())
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  else if (method == "POST" || method == "PUT")
+    request += "Content-Length: 0\r\n";
   request += "\r\n";
   request += body;
   for (std::size_t sent = 0; sent < request.size();) {
     if (!wait_for(sock.fd, POLLOUT, deadline)) return {0, "timed out sending the request"};
     const ssize_t n = ::send(sock.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno != EAGAIN && errno != EINTR) return {0, std::string("cannot send: ") + std::strerror(errno)};
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+      return {0, std::string("cannot send: ") + std::strerror(errno)};
     if (n > 0) sent += static_cast<std::size_t>(n);
   }
   // Only the status line matters: "HTTP/1.1 200 OK".
@@ -98,7 +108,8 @@ HttpResult http_request(const std::string& address, std::uint16_t port, std::str
     char buffer[512];
     const ssize_t n = ::recv(sock.fd, buffer, sizeof buffer, 0);
     if (n == 0) break;
-    if (n < 0 && errno != EAGAIN && errno != EINTR) return {0, std::string("cannot read: ") + std::strerror(errno)};
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+      return {0, std::string("cannot read: ") + std::strerror(errno)};
     if (n > 0) answer.append(buffer, static_cast<std::size_t>(n));
   }
   const std::string status = answer.substr(0, answer.find("\r\n"));

@@ -1,14 +1,14 @@
 // herd-server: flags and environment, wiring, signals.
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <optional>
 
-#include "app/config.hpp"
-#include "app/checkpoint_file.hpp"
 #include "app/agones.hpp"
+#include "app/checkpoint_file.hpp"
+#include "app/config.hpp"
 #include "app/headless.hpp"
 #include "app/probe.hpp"
 #include "app/recording.hpp"
@@ -22,7 +22,11 @@ int fail(const std::string& message) {
   return 2;
 }
 
-std::string signal_name(int signal) { return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal " + std::to_string(signal); }
+std::string signal_name(int signal) {
+  return signal == SIGINT    ? "SIGINT"
+         : signal == SIGTERM ? "SIGTERM"
+                             : "signal " + std::to_string(signal);
+}
 
 // A rate or a time as people write it: 60, 20, 0.5 (not 60.000000).
 std::string number(double v) {
@@ -37,8 +41,11 @@ int run_relay(herd::app::AppConfig& config) {
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
   const net::LogFormat log_format = config.server.log_format;
   auto say = [log_format](const std::string& text) {
-    if (log_format == net::LogFormat::json) std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format) << std::endl;
-    else std::cout << "herd: " << text << std::endl;
+    if (log_format == net::LogFormat::json)
+      std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format)
+                << std::endl;
+    else
+      std::cout << "herd: " << text << std::endl;
   };
   std::optional<net::Server> server;
   std::uint16_t port = 0;
@@ -48,10 +55,13 @@ int run_relay(herd::app::AppConfig& config) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::" ? "127.0.0.1" : config.server.address;
+  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
+                               ? "127.0.0.1"
+                               : config.server.address;
   say("relaying " + config.server.relay_upstream + " to this server's viewers");
   say("listening on http://" + host + ":" + std::to_string(port) + "/");
-  say("open http://localhost:" + std::to_string(port) + "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
+  say("open http://localhost:" + std::to_string(port) +
+      "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
   server->stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server->run();
   say("relay stopped");
@@ -62,7 +72,8 @@ int run_relay(herd::app::AppConfig& config) {
 
 int main(int argc, char** argv) {
   using namespace herd;
-  const auto parsed = app::parse_config(std::vector<std::string>(argv + 1, argv + argc), app::process_env());
+  const auto parsed =
+      app::parse_config(std::vector<std::string>(argv + 1, argv + argc), app::process_env());
   if (!parsed.config) return fail(parsed.error);
   app::AppConfig config = *parsed.config;
   if (config.help) {
@@ -72,7 +83,8 @@ int main(int argc, char** argv) {
   if (config.probe) {
     // Exit 0 when the server answers /healthz with 200, 1 otherwise (what a health check wants).
     const auto result = app::probe_health(config.server.address, config.server.port);
-    std::cout << "herd: " << (result.healthy ? "healthy" : "unhealthy") << " (" << result.detail << ")" << std::endl;
+    std::cout << "herd: " << (result.healthy ? "healthy" : "unhealthy") << " (" << result.detail
+              << ")" << std::endl;
     return result.healthy ? 0 : 1;
   }
   if (!config.replay.empty()) {
@@ -81,19 +93,25 @@ int main(int argc, char** argv) {
     const auto result = app::replay(config.replay, config.scenario_dir);
     if (auto* why = std::get_if<std::string>(&result)) return fail(*why);
     const auto& r = std::get<app::ReplayResult>(result);
-    std::cout << "herd: replayed " << r.commands << " commands to tick " << r.end_tick << ", state hash 0x" << std::hex
-              << r.state_hash << std::dec;
-    if (r.recorded_hash) std::cout << (*r.recorded_hash == r.state_hash ? " (matches the recording)" : " (DIFFERS from the recording)");
+    std::cout << "herd: replayed " << r.commands << " commands to tick " << r.end_tick
+              << ", state hash 0x" << std::hex << r.state_hash << std::dec;
+    if (r.recorded_hash)
+      std::cout << (*r.recorded_hash == r.state_hash ? " (matches the recording)"
+                                                     : " (DIFFERS from the recording)");
     std::cout << std::endl;
     return r.recorded_hash && *r.recorded_hash != r.state_hash ? 1 : 0;
   }
   if (!config.headless && !std::filesystem::is_directory(config.server.web_root))
-    return fail("web root '" + config.server.web_root + "' is not a directory (set --web-root or HERD_WEB_ROOT)");
+    return fail("web root '" + config.server.web_root +
+                "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
   if (!config.server.relay_upstream.empty()) {
-    if (config.headless || !config.checkpoint.empty() || !config.record.empty() || !config.server.command_token.empty())
-      return fail("--relay serves another server's world: it takes no --headless, --checkpoint, --record or --command-token "
-                  "(commanders' tokens go upstream with their commands)");
+    if (config.headless || !config.checkpoint.empty() || !config.record.empty() ||
+        !config.server.command_token.empty())
+      return fail(
+          "--relay serves another server's world: it takes no --headless, --checkpoint, --record "
+          "or --command-token "
+          "(commanders' tokens go upstream with their commands)");
     return run_relay(config);
   }
 
@@ -102,14 +120,18 @@ int main(int argc, char** argv) {
   scenario::Scenario& sc = std::get<scenario::Scenario>(loaded);
   // The server's tick rate is the world's: dt = 1 / tick rate, fixed.
   if (config.max_agents) sc.def.max_agents = *config.max_agents;
-  if (config.tick_rate_given) sc.def.dt = 1.0 / config.server.tick_rate;
-  else config.server.tick_rate = 1.0 / sc.def.dt;
+  if (config.tick_rate_given)
+    sc.def.dt = 1.0 / config.server.tick_rate;
+  else
+    config.server.tick_rate = 1.0 / sc.def.dt;
   if (config.server.snapshot_rate > config.server.tick_rate)
-    return fail("snapshot rate " + number(config.server.snapshot_rate) + " exceeds tick rate " + number(config.server.tick_rate));
+    return fail("snapshot rate " + number(config.server.snapshot_rate) + " exceeds tick rate " +
+                number(config.server.tick_rate));
   auto world = scenario::build_world(sc, config.seed);
   if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
   bool restored = false;
-  if (!config.checkpoint.empty() && config.restore && std::filesystem::exists(config.checkpoint) && !config.headless) {
+  if (!config.checkpoint.empty() && config.restore && std::filesystem::exists(config.checkpoint) &&
+      !config.headless) {
     // A checkpoint that cannot be read stops the server: starting fresh would overwrite the world
     // it holds. Only --restore=0 (or removing the file) starts fresh.
     auto from_disk = app::read_checkpoint(config.checkpoint);
@@ -122,9 +144,11 @@ int main(int argc, char** argv) {
 
   if (config.headless) {
     const auto result = app::run_headless(std::get<sim::World>(world), config.ticks);
-    if (config.report) std::cout << app::report_json(sc.name, result) << std::endl;
-    else std::cout << "herd: " << sc.name << " ran " << result.final_tick << " ticks, state hash 0x" << std::hex
-                   << result.state_hash << std::dec << std::endl;
+    if (config.report)
+      std::cout << app::report_json(sc.name, result) << std::endl;
+    else
+      std::cout << "herd: " << sc.name << " ran " << result.final_tick << " ticks, state hash 0x"
+                << std::hex << result.state_hash << std::dec << std::endl;
     return 0;
   }
 
@@ -132,23 +156,28 @@ int main(int argc, char** argv) {
   // like every other log line.
   const net::LogFormat log_format = config.server.log_format;
   auto say = [log_format](const std::string& text) {
-    if (log_format == net::LogFormat::json) std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format) << std::endl;
-    else std::cout << "herd: " << text << std::endl;
+    if (log_format == net::LogFormat::json)
+      std::cout << net::format_log(net::LogLevel::info, "message", {{"text", text}}, log_format)
+                << std::endl;
+    else
+      std::cout << "herd: " << text << std::endl;
   };
-  auto event = [log_format](net::LogLevel level, std::string_view name, std::initializer_list<net::LogField> fields) {
+  auto event = [log_format](net::LogLevel level, std::string_view name,
+                            std::initializer_list<net::LogField> fields) {
     std::cout << net::format_log(level, name, fields, log_format) << std::endl;
   };
 
   // Exposed without a command token, the server makes one for this run (as Jupyter does): anyone
   // who can reach the port may watch, only those given the URL may command. Loopback stays open.
-  const bool token_generated =
-      config.server.command_token.empty() && !config.open_commands && !app::is_loopback_address(config.server.address);
+  const bool token_generated = config.server.command_token.empty() && !config.open_commands &&
+                               !app::is_loopback_address(config.server.address);
   if (token_generated) config.server.command_token = app::generate_token();
 
   // A checkpoint file that cannot be written stops the server now rather than failing at every
   // interval: the first checkpoint is the world it starts with.
   if (!config.checkpoint.empty()) {
-    if (std::string why = app::write_checkpoint(config.checkpoint, std::get<sim::World>(world)); !why.empty())
+    if (std::string why = app::write_checkpoint(config.checkpoint, std::get<sim::World>(world));
+        !why.empty())
       return fail("cannot checkpoint to " + config.checkpoint + " (" + why +
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
   }
@@ -157,12 +186,15 @@ int main(int argc, char** argv) {
   if (!config.record.empty()) {
     std::string why;
     const sim::World& start = std::get<sim::World>(world);
-    app::RecordHeader header{config.scenario, config.seed.value_or(sc.def.seed), config.server.tick_rate, {}};
+    app::RecordHeader header{
+        config.scenario, config.seed.value_or(sc.def.seed), config.server.tick_rate, {}};
     // A restored world is not the scenario's: the recording carries it, so that it replays.
     if (restored) header.start_checkpoint = start.save_checkpoint();
     recorder = app::Recorder::open(config.record, header, why);
     if (!recorder) return fail(why);
-    config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
+    config.server.on_applied = [&recorder](std::uint64_t tick, const sim::Command& c) {
+      recorder->record(tick, c);
+    };
   }
   if (!config.checkpoint.empty()) {
     config.server.checkpoint_interval = config.checkpoint_interval;
@@ -175,8 +207,10 @@ int main(int argc, char** argv) {
   config.server.scenario = config.scenario;
   config.server.scenario_name = sc.name;
   config.server.list_scenarios = [dir = config.scenario_dir] { return scenario::list(dir); };
-  config.server.load_world = [dir = config.scenario_dir, max_agents = config.max_agents](
-                                  const std::string& name, std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
+  config.server.load_world =
+      [dir = config.scenario_dir, max_agents = config.max_agents](
+          const std::string& name,
+          std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
     // Clients name scenarios; paths are for the operator's --scenario only.
     auto loaded = scenario::load_named(name, dir);
     if (auto* why = std::get_if<std::string>(&loaded)) return *why;
@@ -188,7 +222,8 @@ int main(int argc, char** argv) {
   // The running scenario's name, for Agones' label: replaced on the tick thread, read by the link.
   std::mutex scenario_mutex;
   std::string scenario_name = sc.name;
-  config.server.on_world_replaced = [&recorder, &scenario_mutex, &scenario_name](const std::string& name, const sim::World& w) {
+  config.server.on_world_replaced = [&recorder, &scenario_mutex, &scenario_name](
+                                        const std::string& name, const sim::World& w) {
     if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt, {}});
     const std::lock_guard lock(scenario_mutex);
     scenario_name = name;
@@ -204,38 +239,52 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::" ? "127.0.0.1" : config.server.address;
+  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
+                               ? "127.0.0.1"
+                               : config.server.address;
   const std::string url = "http://" + host + ":" + std::to_string(port) + "/";
-  if (restored) say("restored from checkpoint " + config.checkpoint + " at tick " + std::to_string(start_tick));
-  say("scenario '" + sc.name + "', " + std::to_string(agent_count) + " agents, " + number(config.server.tick_rate) +
-      " ticks/s, " + number(config.server.snapshot_rate) + " snapshots/s");
+  if (restored)
+    say("restored from checkpoint " + config.checkpoint + " at tick " + std::to_string(start_tick));
+  say("scenario '" + sc.name + "', " + std::to_string(agent_count) + " agents, " +
+      number(config.server.tick_rate) + " ticks/s, " + number(config.server.snapshot_rate) +
+      " snapshots/s");
   say("listening on " + url);
-  say("open http://localhost:" + std::to_string(port) + "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
+  say("open http://localhost:" + std::to_string(port) +
+      "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
   if (token_generated) {
-    say("listening on " + config.server.address + " without a command token, so one was made for this run: anyone who");
+    say("listening on " + config.server.address +
+        " without a command token, so one was made for this run: anyone who");
     say("reaches the port may watch; to command, open the viewer at");
     say("    " + url + "#token=" + config.server.command_token);
-    say("or pass it to herd-ctl --token. Set HERD_COMMAND_TOKEN (or --command-token) to choose your own, or");
+    say("or pass it to herd-ctl --token. Set HERD_COMMAND_TOKEN (or --command-token) to choose "
+        "your own, or");
     say("--open-commands (HERD_OPEN_COMMANDS=1) to let anyone command on a trusted network.");
   }
   event(net::LogLevel::info, "listening",
-        {{"url", url}, {"scenario", sc.name}, {"tick_rate", number(config.server.tick_rate)},
+        {{"url", url},
+         {"scenario", sc.name},
+         {"tick_rate", number(config.server.tick_rate)},
          {"snapshot_rate", number(config.server.snapshot_rate)},
-         {"commands", token_generated ? "generated token" : !config.server.command_token.empty() ? "token" : "open"}});
+         {"commands", token_generated                        ? "generated token"
+                      : !config.server.command_token.empty() ? "token"
+                                                             : "open"}});
 
   std::optional<app::AgonesLink> agones;
   if (config.agones) {
     const std::string address = config.server.address;
-    agones.emplace(app::AgonesSdk(config.agones_port),
-                   app::AgonesServerView{
-                       [address, port] { return app::probe_health(address, port, std::chrono::milliseconds(1000)).healthy; },
-                       [&scenario_mutex, &scenario_name] {
-                         const std::lock_guard lock(scenario_mutex);
-                         return scenario_name;
-                       },
-                       [&server] { return server.stats().agents; }},
-                   std::chrono::milliseconds(static_cast<long>(config.agones_health_interval * 1000)),
-                   [say](const std::string& what) { say(what); });
+    agones.emplace(
+        app::AgonesSdk(config.agones_port),
+        app::AgonesServerView{
+            [address, port] {
+              return app::probe_health(address, port, std::chrono::milliseconds(1000)).healthy;
+            },
+            [&scenario_mutex, &scenario_name] {
+              const std::lock_guard lock(scenario_mutex);
+              return scenario_name;
+            },
+            [&server] { return server.stats().agents; }},
+        std::chrono::milliseconds(static_cast<long>(config.agones_health_interval * 1000)),
+        [say](const std::string& what) { say(what); });
   }
 
   server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
@@ -244,8 +293,10 @@ int main(int argc, char** argv) {
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);
   if (!config.checkpoint.empty()) {
-    if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty()) return fail(why);
-    event(net::LogLevel::info, "checkpoint_written", {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}});
+    if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty())
+      return fail(why);
+    event(net::LogLevel::info, "checkpoint_written",
+          {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}});
   }
   if (agones) {
     // After the last checkpoint: Agones may remove the pod as soon as it hears this.
@@ -255,6 +306,7 @@ int main(int argc, char** argv) {
   }
   char hex[24];
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(hash));
-  say("stopped at tick " + std::to_string(stats.tick) + " (" + std::to_string(stats.overruns) + " overruns), state hash " + hex);
+  say("stopped at tick " + std::to_string(stats.tick) + " (" + std::to_string(stats.overruns) +
+      " overruns), state hash " + hex);
   return 0;
 }

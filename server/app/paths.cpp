@@ -23,7 +23,8 @@ DataPaths default_data_paths() {
   const fs::path installed = (bin / HERD_DATA_FROM_BIN).lexically_normal();
   const fs::path build_tree = bin / "share" / "herd";
   std::error_code ec;
-  const fs::path& data = !fs::is_directory(installed, ec) && fs::is_directory(build_tree, ec) ? build_tree : installed;
+  const fs::path& data =
+      !fs::is_directory(installed, ec) && fs::is_directory(build_tree, ec) ? build_tree : installed;
   return {(data / "web").string(), (data / "scenarios").string()};
 }
 

@@ -1,7 +1,7 @@
 #include "app/recording.hpp"
 
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -28,7 +28,8 @@ std::string base64_encode(std::string_view in) {
   for (std::size_t i = 0; i < in.size(); i += 3) {
     const std::size_t n = std::min<std::size_t>(3, in.size() - i);
     std::uint32_t v = 0;
-    for (std::size_t k = 0; k < 3; ++k) v = (v << 8) | (k < n ? static_cast<unsigned char>(in[i + k]) : 0u);
+    for (std::size_t k = 0; k < 3; ++k)
+      v = (v << 8) | (k < n ? static_cast<unsigned char>(in[i + k]) : 0u);
     for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kBase64[(v >> (18 - 6 * k)) & 63] : '=';
   }
   return out;
@@ -68,14 +69,18 @@ std::optional<std::uint64_t> parse_hex(const std::string& h) {
 
 }  // namespace
 
-std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header, std::string& error) {
+std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header,
+                                       std::string& error) {
   Recorder r;
   r.out_.open(path, std::ios::binary | std::ios::trunc);
   if (!r.out_) {
     error = "cannot open '" + path + "' for writing";
     return std::nullopt;
   }
-  json first{{"herd_record", 1}, {"scenario", header.scenario}, {"seed", header.seed}, {"tick_rate", header.tick_rate}};
+  json first{{"herd_record", 1},
+             {"scenario", header.scenario},
+             {"seed", header.seed},
+             {"tick_rate", header.tick_rate}};
   if (!header.start_checkpoint.empty()) {
     auto world = sim::World::load_checkpoint(header.start_checkpoint);
     if (auto* why = std::get_if<std::string>(&world)) {
@@ -83,7 +88,9 @@ std::optional<Recorder> Recorder::open(const std::string& path, const RecordHead
       return std::nullopt;
     }
     const sim::World& w = std::get<sim::World>(world);
-    first["start"] = {{"tick", w.tick()}, {"state_hash", hex(w.state_hash())}, {"checkpoint", base64_encode(header.start_checkpoint)}};
+    first["start"] = {{"tick", w.tick()},
+                      {"state_hash", hex(w.state_hash())},
+                      {"checkpoint", base64_encode(header.start_checkpoint)}};
   }
   r.out_ << first.dump() << '\n' << std::flush;
   return r;
@@ -95,19 +102,25 @@ void Recorder::record(std::uint64_t tick, const sim::Command& command) {
 }
 
 void Recorder::world_replaced(const RecordHeader& next) {
-  out_ << json{{"world", {{"scenario", next.scenario}, {"seed", next.seed}, {"tick_rate", next.tick_rate}}}}.dump() << '\n'
+  out_ << json{{"world",
+                {{"scenario", next.scenario}, {"seed", next.seed}, {"tick_rate", next.tick_rate}}}}
+              .dump()
+       << '\n'
        << std::flush;
 }
 
 void Recorder::finish(std::uint64_t end_tick, std::uint64_t state_hash) {
-  out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n' << std::flush;
+  out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n'
+       << std::flush;
 }
 
 namespace {
-std::variant<ReplayResult, std::string> replay_file(const std::string& path, const std::string& scenario_dir);
+std::variant<ReplayResult, std::string> replay_file(const std::string& path,
+                                                    const std::string& scenario_dir);
 }  // namespace
 
-std::variant<ReplayResult, std::string> replay(const std::string& path, const std::string& scenario_dir) {
+std::variant<ReplayResult, std::string> replay(const std::string& path,
+                                               const std::string& scenario_dir) {
   // A recording is input like any other: a field of the wrong type must give a message, not an
   // exception out of main.
   try {
@@ -119,7 +132,8 @@ std::variant<ReplayResult, std::string> replay(const std::string& path, const st
 
 namespace {
 
-std::variant<ReplayResult, std::string> replay_file(const std::string& path, const std::string& scenario_dir) {
+std::variant<ReplayResult, std::string> replay_file(const std::string& path,
+                                                    const std::string& scenario_dir) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "cannot open recording '" + path + "'";
   std::string line;
@@ -148,7 +162,8 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     const auto bytes = base64_decode(start["checkpoint"].get<std::string>());
     if (!bytes) return path + ": line 1's start checkpoint is not base64";
     first = sim::World::load_checkpoint(*bytes);
-    if (auto* why = std::get_if<std::string>(&first)) return path + ": line 1's start checkpoint: " + *why;
+    if (auto* why = std::get_if<std::string>(&first))
+      return path + ": line 1's start checkpoint: " + *why;
     const auto hash = parse_hex(start.value("state_hash", std::string()));
     if (!hash || *hash != std::get<sim::World>(first).state_hash())
       return path + ": line 1's start checkpoint does not have the state hash the recording says";
@@ -176,7 +191,8 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     if (line.empty()) continue;
     const json j = json::parse(line, nullptr, false);
     const std::string where = path + ":" + std::to_string(number);
-    if (j.is_discarded() || !j.is_object()) return where + ": not a JSON object (a truncated last line?)";
+    if (j.is_discarded() || !j.is_object())
+      return where + ": not a JSON object (a truncated last line?)";
     if (j.contains("end_tick")) {
       end_tick = j.value("end_tick", std::uint64_t{0});
       const auto value = parse_hex(j.value("state_hash", std::string()));
@@ -194,10 +210,13 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path, con
     }
     const std::uint64_t tick = j.value("tick", std::uint64_t{0});
     if (tick != pending_tick) flush();
-    if (tick <= world.tick()) return where + ": tick " + std::to_string(tick) + " is not after " + std::to_string(world.tick());
+    if (tick <= world.tick())
+      return where + ": tick " + std::to_string(tick) + " is not after " +
+             std::to_string(world.tick());
     auto decoded = protocol::decode_client(j.contains("command") ? j["command"].dump() : "");
     if (auto* err = std::get_if<protocol::Error>(&decoded)) return where + ": " + err->message;
-    const auto* cmd = std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
+    const auto* cmd =
+        std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
     if (!cmd) return where + ": not a command";
     pending_tick = tick;
     pending.push_back(cmd->command);

@@ -35,7 +35,8 @@ struct RecordHeader {
 class Recorder {
  public:
   // Opens (truncates) `path` and writes the header; nullopt with `error` set on failure.
-  static std::optional<Recorder> open(const std::string& path, const RecordHeader& header, std::string& error);
+  static std::optional<Recorder> open(const std::string& path, const RecordHeader& header,
+                                      std::string& error);
   void record(std::uint64_t tick, const sim::Command& command);
   void finish(std::uint64_t end_tick, std::uint64_t state_hash);
   // reset or load_scenario replaced the world: {"world":{...header fields...}}; ticks restart.
@@ -56,6 +57,7 @@ struct ReplayResult {
 // or loads the world it started from when it carries one (checked against its state hash),
 // applies each command at its tick, runs to the recorded end tick (or the last command's tick if
 // the run did not end cleanly). A value, or a sentence saying what is wrong with the file.
-std::variant<ReplayResult, std::string> replay(const std::string& path, const std::string& scenario_dir);
+std::variant<ReplayResult, std::string> replay(const std::string& path,
+                                               const std::string& scenario_dir);
 
 }  // namespace herd::app

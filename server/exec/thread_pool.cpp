@@ -5,7 +5,8 @@
 namespace herd::exec {
 
 ThreadPool::ThreadPool(std::size_t threads) {
-  for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w) threads_.emplace_back([this, w] { worker_loop(w); });
+  for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w)
+    threads_.emplace_back([this, w] { worker_loop(w); });
 }
 
 ThreadPool::~ThreadPool() {

@@ -37,8 +37,8 @@ class ThreadPool final : public sim::Executor {
   std::condition_variable wake_, done_;
   std::uint64_t generation_ = 0;  // bumped by each parallel_for
   bool stop_ = false;
-  bool open_ = false;             // the current task still takes workers
-  std::size_t active_ = 0;        // workers inside the current task
+  bool open_ = false;       // the current task still takes workers
+  std::size_t active_ = 0;  // workers inside the current task
   const Task* task_ = nullptr;
   std::size_t n_ = 0, range_ = 1;
   std::atomic<std::size_t> next_{0};

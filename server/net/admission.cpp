@@ -18,7 +18,8 @@ std::optional<std::uint64_t> Admission::fit_descriptor_limit() {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0) files = raised;
   }
   if (files.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  const std::size_t usable = files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
+  const std::size_t usable =
+      files.rlim_cur > kReservedDescriptors ? files.rlim_cur - kReservedDescriptors : 1;
   if (usable >= max_connections_) return std::nullopt;
   max_connections_ = usable;
   return files.rlim_cur;

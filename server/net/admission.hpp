@@ -18,8 +18,11 @@ namespace herd::net {
 
 class Admission {
  public:
-  Admission(std::size_t max_connections, std::size_t max_sessions, std::size_t max_sessions_per_address)
-      : max_sessions_(max_sessions), max_sessions_per_address_(max_sessions_per_address), max_connections_(max_connections) {}
+  Admission(std::size_t max_connections, std::size_t max_sessions,
+            std::size_t max_sessions_per_address)
+      : max_sessions_(max_sessions),
+        max_sessions_per_address_(max_sessions_per_address),
+        max_connections_(max_connections) {}
 
   // Before the server runs: lowers max_connections to what the descriptor limit leaves (raised to
   // its hard maximum first, as servers do), with some descriptors kept for checkpoints and the

@@ -9,7 +9,8 @@ namespace herd::net {
 
 void BinaryViewer::on_ack(std::uint64_t tick) {
   if (acked_ && *acked_ >= tick) return;
-  const auto sent = std::find_if(sent_.begin(), sent_.end(), [&](const Sent& s) { return s.tick == tick; });
+  const auto sent =
+      std::find_if(sent_.begin(), sent_.end(), [&](const Sent& s) { return s.tick == tick; });
   if (sent == sent_.end()) return;
   acked_ = tick;
   acked_sequence_ = sent->sequence;
@@ -74,7 +75,8 @@ void BinaryFeed::begin(const sim::World& world, std::string side, std::uint64_t 
 }
 
 void BinaryFeed::begin(protocol::QuantState state, std::string side) {
-  if (!history_.empty() && history_.back().state->tick >= state.tick) history_.clear();  // time went back
+  if (!history_.empty() && history_.back().state->tick >= state.tick)
+    history_.clear();  // time went back
   history_.push_back({std::make_shared<const protocol::QuantState>(std::move(state)), nullptr});
   ++sequence_;
   if (history_.size() > kHistory) history_.pop_front();
@@ -123,10 +125,12 @@ SharedBytes BinaryFeed::frame_for(BinaryViewer& v) {
 // Three steps: decide each frame and build what frames share (grids, change records) on this
 // thread; select and encode the frames, on the executor's workers when there is one (each reads
 // shared state and writes only its own job); then hand them out and remember what was sent.
-void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec) {
+void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out,
+                            sim::Executor* exec) {
   const Entry& now = history_.back();
   std::vector<Job> jobs(viewers.size());
-  std::map<std::optional<std::uint64_t>, std::size_t> first_of_key;  // unfiltered frames encoded in this batch
+  std::map<std::optional<std::uint64_t>, std::size_t>
+      first_of_key;  // unfiltered frames encoded in this batch
   std::vector<std::size_t> to_encode;
   for (std::size_t j = 0; j < viewers.size(); ++j) {
     BinaryViewer& v = *viewers[j];
@@ -146,7 +150,8 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     }
     v.keyframe_requested_ = false;
     job.view = v.view_;
-    if (job.view) job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
+    if (job.view)
+      job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
     const bool unfiltered = !v.view_ && (!job.base || !job.base_sent->view);
     if (unfiltered) {
       std::optional<std::uint64_t> key;
@@ -166,7 +171,8 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       job.store_shared = true;
     }
     if (v.view_) grid(now);  // built here: the workers only read it
-    if (job.base && job.base_sent->view && job.base_sent->selection.empty() && !job.base->state->agents.empty())
+    if (job.base && job.base_sent->view && job.base_sent->selection.empty() &&
+        !job.base->state->agents.empty())
       grid(*job.base);
     if (job.base) job.cache = cache_for(now, *job.base);
     to_encode.push_back(j);
@@ -174,8 +180,10 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
   auto encode = [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t t = begin; t < end; ++t) encode_job(now, jobs[to_encode[t]]);
   };
-  if (exec && exec->workers() > 1 && to_encode.size() > 1) exec->parallel_for(to_encode.size(), encode);
-  else encode(0, to_encode.size(), 0);
+  if (exec && exec->workers() > 1 && to_encode.size() > 1)
+    exec->parallel_for(to_encode.size(), encode);
+  else
+    encode(0, to_encode.size(), 0);
   out.clear();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Job& job = jobs[j];

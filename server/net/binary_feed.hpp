@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "protocol/snapshot_binary.hpp"
 #include "herd/sim/executor.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::sim {
 class World;
@@ -32,7 +32,7 @@ using SharedBytes = std::shared_ptr<const std::string>;
 // One session's side of the feed.
 class BinaryViewer {
  public:
-  static constexpr std::size_t kSentRecords = 32;  // frames remembered (for their viewport)
+  static constexpr std::size_t kSentRecords = 32;    // frames remembered (for their viewport)
   static constexpr std::size_t kKeptSelections = 4;  // newest frames whose agent lists are kept
   // How many snapshots old the newest acknowledged frame may be while frames sent after it are
   // unacknowledged: past that, the session is sent nothing until an ack (or a keyframe request)
@@ -135,13 +135,16 @@ class BinaryFeed {
   SharedBytes frame_for(BinaryViewer& viewer);
   // The frames of several sessions (out[i] for viewers[i], null for one held back), encoded on
   // the executor's workers when there is one (the sim's thread pool, between ticks).
-  void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out, sim::Executor* exec);
+  void frames_for(std::span<BinaryViewer* const> viewers, std::vector<SharedBytes>& out,
+                  sim::Executor* exec);
   // The world was replaced: the history goes.
   void clear();
   bool empty() const { return history_.empty(); }
   // The number of the current snapshot: how many begin() calls there have been.
   std::uint64_t sequence() const { return sequence_; }
-  const protocol::QuantState* current() const { return history_.empty() ? nullptr : history_.back().state.get(); }
+  const protocol::QuantState* current() const {
+    return history_.empty() ? nullptr : history_.back().state.get();
+  }
   const BinaryFeedStats& stats() const { return stats_; }
 
  private:
@@ -170,7 +173,8 @@ class BinaryFeed {
   std::deque<Entry> history_;
   std::uint64_t sequence_ = 0;
   std::string side_;
-  std::map<std::optional<std::uint64_t>, SharedBytes> shared_;  // this snapshot's unfiltered frames by baseline
+  std::map<std::optional<std::uint64_t>, SharedBytes>
+      shared_;  // this snapshot's unfiltered frames by baseline
   // This snapshot's change records against a baseline, built when a second frame needs them.
   struct Cache {
     int uses = 0;

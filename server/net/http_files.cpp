@@ -15,7 +15,9 @@ int hex_value(char c) {
   return -1;
 }
 
-FileResponse refuse(int status, std::string message) { return {status, "text/plain; charset=utf-8", std::move(message)}; }
+FileResponse refuse(int status, std::string message) {
+  return {status, "text/plain; charset=utf-8", std::move(message)};
+}
 
 }  // namespace
 

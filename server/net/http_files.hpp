@@ -9,10 +9,10 @@
 namespace herd::net {
 
 struct FileResponse {
-  int status = 404;           // 200, 400, 403, 404
+  int status = 404;  // 200, 400, 403, 404
   std::string content_type;
-  std::string body;           // a short message when not 200
-  std::string path;           // for 200: the file to send (the caller streams it)
+  std::string body;  // a short message when not 200
+  std::string path;  // for 200: the file to send (the caller streams it)
 };
 
 // Percent-decodes a URL path; nullopt on a malformed escape or a decoded NUL.

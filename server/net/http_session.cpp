@@ -14,7 +14,9 @@ constexpr auto kHttpTimeout = std::chrono::seconds(30);  // a connection's first
 }  // namespace
 
 template <class Body>
-void HttpSession::head_fields(http::response<Body>& res, const http::request<http::string_body>& req, std::string_view type) const {
+void HttpSession::head_fields(http::response<Body>& res,
+                              const http::request<http::string_body>& req,
+                              std::string_view type) const {
   res.set(http::field::server, kServerName);
   res.set(http::field::content_type, type);
   res.set(http::field::cache_control, "no-cache");
@@ -25,10 +27,11 @@ void HttpSession::head_fields(http::response<Body>& res, const http::request<htt
 template <class Body>
 void HttpSession::write(http::response<Body> res) {
   auto shared = std::make_shared<http::response<Body>>(std::move(res));
-  http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
-    if (ec || !shared->keep_alive()) return self->close();
-    self->do_read();
-  });
+  http::async_write(stream_, *shared,
+                    [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+                      if (ec || !shared->keep_alive()) return self->close();
+                      self->do_read();
+                    });
 }
 
 HttpSession::HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard)
@@ -58,10 +61,11 @@ void HttpSession::do_read() {
   parser_->body_limit(4 * 1024);
   // The first request may take kHttpTimeout to arrive; a kept-alive connection waits
   // http_idle_timeout for its next one, then is closed.
-  stream_.expires_after(requests_ == 0 ? Clock::duration(kHttpTimeout) : seconds(config_.http_idle_timeout));
-  http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->on_read(ec);
-  });
+  stream_.expires_after(requests_ == 0 ? Clock::duration(kHttpTimeout)
+                                       : seconds(config_.http_idle_timeout));
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
 }
 
 void HttpSession::on_read(beast::error_code ec) {
@@ -71,7 +75,8 @@ void HttpSession::on_read(beast::error_code ec) {
   if (websocket::is_upgrade(req) && req.target() == "/ws") {
     const auto origin = req.find(http::field::origin);
     const bool has_origin = origin != req.end();
-    if (!origin_allowed(config_.allowed_origins, has_origin ? std::string_view(origin->value()) : std::string_view(),
+    if (!origin_allowed(config_.allowed_origins,
+                        has_origin ? std::string_view(origin->value()) : std::string_view(),
                         has_origin)) {
       hub_.refused(Refusal::origin, peer());
       auto res = plain(req, http::status::forbidden, "this Origin may not open a WebSocket here\n");
@@ -80,8 +85,9 @@ void HttpSession::on_read(beast::error_code ec) {
     }
     if (!valid_websocket_key(req[http::field::sec_websocket_key])) {
       hub_.refused(Refusal::bad_handshake, peer());
-      auto res = plain(req, http::status::bad_request,
-                       "Sec-WebSocket-Key must be a 16-byte nonce in base64 (24 characters, RFC 6455 4.1)\n");
+      auto res = plain(
+          req, http::status::bad_request,
+          "Sec-WebSocket-Key must be a 16-byte nonce in base64 (24 characters, RFC 6455 4.1)\n");
       res.keep_alive(false);
       return write(std::move(res));
     }
@@ -96,9 +102,9 @@ bool HttpSession::keep_alive(const http::request<http::string_body>& req) const 
   return req.keep_alive() && hub_.http_sessions() <= config_.max_http_keepalive;
 }
 
-
-http::response<http::string_body> HttpSession::make(const http::request<http::string_body>& req, http::status status,
-                                         std::string_view type, std::string body) const {
+http::response<http::string_body> HttpSession::make(const http::request<http::string_body>& req,
+                                                    http::status status, std::string_view type,
+                                                    std::string body) const {
   http::response<http::string_body> res{status, req.version()};
   head_fields(res, req, type);
   const std::size_t length = body.size();
@@ -108,8 +114,8 @@ http::response<http::string_body> HttpSession::make(const http::request<http::st
   return res;
 }
 
-http::response<http::string_body> HttpSession::plain(const http::request<http::string_body>& req, http::status status,
-                                          std::string body) const {
+http::response<http::string_body> HttpSession::plain(const http::request<http::string_body>& req,
+                                                     http::status status, std::string body) const {
   return make(req, status, "text/plain; charset=utf-8", std::move(body));
 }
 
@@ -123,12 +129,18 @@ void HttpSession::respond(const http::request<http::string_body>& req) {
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/healthz") {
     Health health = hub_.health();
-    return write(make(req, static_cast<http::status>(health.status), "application/json", std::move(health.body)));
+    return write(make(req, static_cast<http::status>(health.status), "application/json",
+                      std::move(health.body)));
   }
-  if (path == "/metrics") return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8", hub_.metrics_text()));
-  if (path == "/ws") return write(plain(req, http::status::upgrade_required, "WebSocket upgrade required\n"));
+  if (path == "/metrics")
+    return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
+                      hub_.metrics_text()));
+  if (path == "/ws")
+    return write(plain(req, http::status::upgrade_required, "WebSocket upgrade required\n"));
   FileResponse file = serve_file(target, config_.web_root);
-  if (file.status != 200) return write(make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body)));
+  if (file.status != 200)
+    return write(
+        make(req, static_cast<http::status>(file.status), file.content_type, std::move(file.body)));
   // Streamed from disk a buffer at a time (Beast's file_body): a slow reader of a large file
   // holds a file descriptor and a buffer, not the file.
   http::file_body::value_type body;
@@ -148,6 +160,5 @@ void HttpSession::respond(const http::request<http::string_body>& req) {
   res.content_length(size);
   write(std::move(res));
 }
-
 
 }  // namespace herd::net

@@ -40,13 +40,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool keep_alive(const http::request<http::string_body>& req) const;
 
   template <class Body>
-  void head_fields(http::response<Body>& res, const http::request<http::string_body>& req, std::string_view type) const;
+  void head_fields(http::response<Body>& res, const http::request<http::string_body>& req,
+                   std::string_view type) const;
 
-  http::response<http::string_body> make(const http::request<http::string_body>& req, http::status status,
-                                         std::string_view type, std::string body) const;
+  http::response<http::string_body> make(const http::request<http::string_body>& req,
+                                         http::status status, std::string_view type,
+                                         std::string body) const;
 
-  http::response<http::string_body> plain(const http::request<http::string_body>& req, http::status status,
-                                          std::string body) const;
+  http::response<http::string_body> plain(const http::request<http::string_body>& req,
+                                          http::status status, std::string body) const;
 
   void respond(const http::request<http::string_body>& req);
 

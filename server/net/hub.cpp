@@ -9,7 +9,8 @@ namespace herd::net {
 
 // ---- sessions' requests -----------------------------------------------------------------------
 
-void Hub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
+void Hub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
+               std::shared_ptr<ViewerInbox> inbox) {
   Client& c = clients_[id];
   c.session = std::move(session);
   c.shard = shard;
@@ -22,7 +23,9 @@ void Hub::leave(std::uint64_t id) {
   auto it = clients_.find(id);
   if (it == clients_.end()) return;
   const Client& c = it->second;
-  (!c.greeted ? counters_.ungreeted : c.role == protocol::Role::viewer ? counters_.viewers : counters_.commanders)--;
+  (!c.greeted                         ? counters_.ungreeted
+   : c.role == protocol::Role::viewer ? counters_.viewers
+                                      : counters_.commanders)--;
   const bool inspected = !c.inspect.empty();
   source_->left(id);
   clients_.erase(it);
@@ -51,7 +54,8 @@ void Hub::control(std::uint64_t id, const protocol::ControlMsg& control, std::st
 
 void Hub::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   if (auto it = clients_.find(id); it != clients_.end())
-    it->second.shard->deliver(Delivery::message(Delivery::Kind::reply, it->second.session, std::move(msg), then_close));
+    it->second.shard->deliver(
+        Delivery::message(Delivery::Kind::reply, it->second.session, std::move(msg), then_close));
 }
 
 // ---- what the world source tells the clients -------------------------------------------------
@@ -70,14 +74,16 @@ void Hub::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat 
 
 void Hub::tell(std::uint64_t id, SharedText msg) {
   if (auto it = clients_.find(id); it != clients_.end())
-    it->second.shard->deliver(Delivery::message(Delivery::Kind::control, it->second.session, std::move(msg)));
+    it->second.shard->deliver(
+        Delivery::message(Delivery::Kind::control, it->second.session, std::move(msg)));
 }
 
 void Hub::send_welcomes(bool new_world) {
   for (auto& [id, c] : clients_)
     if (c.greeted)
-      c.shard->deliver(Delivery::message(new_world ? Delivery::Kind::new_world : Delivery::Kind::control, c.session,
-                                         share(protocol::encode(source_->welcome(id, c.role)))));
+      c.shard->deliver(
+          Delivery::message(new_world ? Delivery::Kind::new_world : Delivery::Kind::control,
+                            c.session, share(protocol::encode(source_->welcome(id, c.role)))));
 }
 
 void Hub::new_world() {
@@ -163,7 +169,8 @@ void Hub::send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, s
       ++counters_.snapshots_held;
       continue;
     }
-    by_shard[group[i]->shard->index].push_back(Delivery::snapshot(group[i]->session, std::move(frames[i]), true));
+    by_shard[group[i]->shard->index].push_back(
+        Delivery::snapshot(group[i]->session, std::move(frames[i]), true));
   }
   hand_over(by_shard);
 }

@@ -35,14 +35,16 @@ namespace herd::net {
 class Hub {
  public:
   // Binary frames are encoded on `pool` (the world's, idle between ticks).
-  Hub(asio::io_context& ioc, std::vector<std::unique_ptr<Shard>>& shards, Observability& observe, exec::ThreadPool& pool)
+  Hub(asio::io_context& ioc, std::vector<std::unique_ptr<Shard>>& shards, Observability& observe,
+      exec::ThreadPool& pool)
       : ioc_(ioc), shards_(shards), observe_(observe), pool_(pool) {}
 
   // Before run(): the world the clients are served.
   void serve(WorldSource& source) { source_ = &source; }
 
   // ---- sessions' requests, posted here by SessionHub ---------------------------------------
-  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
+            std::shared_ptr<ViewerInbox> inbox);
   void leave(std::uint64_t id);
   void hello(std::uint64_t id, WorldSource::Hello hello);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
@@ -97,7 +99,8 @@ class Hub {
     // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
     bool wants_binary(std::size_t agents) const {
       return format == protocol::SnapshotFormat::binary ||
-             (format == protocol::SnapshotFormat::automatic && agents > protocol::kAutoBinaryAgents);
+             (format == protocol::SnapshotFormat::automatic &&
+              agents > protocol::kAutoBinaryAgents);
     }
   };
   // The viewers whose frames of the last snapshot are still to be encoded (send_in_steps).
@@ -120,8 +123,8 @@ class Hub {
   exec::ThreadPool& pool_;
   WorldSource* source_ = nullptr;
   std::unordered_map<std::uint64_t, Client> clients_;  // joined WebSocket sessions by id
-  BinaryFeed binary_feed_;             // quantised snapshots and binary frames
-  std::uint64_t snapshots_made_ = 0;   // broadcasts so far (the shards' outboxes tell them apart)
+  BinaryFeed binary_feed_;                             // quantised snapshots and binary frames
+  std::uint64_t snapshots_made_ = 0;  // broadcasts so far (the shards' outboxes tell them apart)
   PendingFrames pending_frames_;
   bool step_posted_ = false;
 };

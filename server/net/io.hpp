@@ -29,7 +29,8 @@ inline Clock::duration seconds(double s) {
 inline std::string peer_of(const tcp::socket& socket) {
   boost::system::error_code ec;
   const auto endpoint = socket.remote_endpoint(ec);
-  return ec ? std::string("?") : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  return ec ? std::string("?")
+            : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
 }  // namespace herd::net

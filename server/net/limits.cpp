@@ -44,8 +44,9 @@ bool valid_origin(std::string_view o) {
   if (scheme_end == std::string_view::npos || scheme_end == 0) return false;
   const std::string_view host = o.substr(scheme_end + 3);
   if (host.empty() || host.find_first_of("/?#@ ") != std::string_view::npos) return false;
-  return std::all_of(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(scheme_end),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.'; });
+  return std::all_of(o.begin(), o.begin() + static_cast<std::ptrdiff_t>(scheme_end), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+  });
 }
 
 }  // namespace
@@ -70,7 +71,8 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
   return true;
 }
 
-bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin, bool has_origin) {
+bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin,
+                    bool has_origin) {
   if (allowed.empty() || !has_origin) return true;
   const std::string o = lower(origin);
   return std::find(allowed.begin(), allowed.end(), o) != allowed.end();
@@ -98,7 +100,8 @@ std::size_t AddressCounts::count(const std::string& address) const {
 }
 
 bool valid_websocket_key(std::string_view key) {
-  static constexpr std::string_view kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static constexpr std::string_view kBase64 =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   if (key.size() != 24 || key.substr(22) != "==") return false;
   for (std::size_t i = 0; i < 22; ++i)
     if (kBase64.find(key[i]) == std::string_view::npos) return false;

@@ -16,7 +16,8 @@ namespace herd::net {
 // Time is passed in (seconds on any monotonic clock), so tests drive it without waiting.
 class TokenBucket {
  public:
-  TokenBucket(double rate, double burst, double now) : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
+  TokenBucket(double rate, double burst, double now)
+      : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
   // Takes one token if there is one; false (and nothing taken) when the bucket is empty.
   bool take(double now);
   double tokens() const { return tokens_; }
@@ -38,7 +39,8 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
 // when the request's Origin header is present and on the list (compared without case in scheme and
 // host, as browsers send them lower-case). Requests without Origin come from programs, not
 // browsers (a browser always sends it), and are let through.
-bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin, bool has_origin);
+bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin,
+                    bool has_origin);
 
 // Whether a WebSocket upgrade's Sec-WebSocket-Key is what RFC 6455 (4.1) asks: a random 16-byte
 // nonce in base64, so 24 characters, the last two "==" and the one before them carrying no bits

@@ -14,8 +14,8 @@ constexpr auto kAcceptLogPeriod = std::chrono::seconds(10);
 
 }  // namespace
 
-Listener::Listener(std::vector<std::unique_ptr<Shard>>& shards, Admission& admission, Observability& observe,
-                   SessionHub sessions, const std::atomic<bool>& stopping)
+Listener::Listener(std::vector<std::unique_ptr<Shard>>& shards, Admission& admission,
+                   Observability& observe, SessionHub sessions, const std::atomic<bool>& stopping)
     : shards_(shards),
       admission_(admission),
       observe_(observe),
@@ -30,7 +30,9 @@ std::uint16_t Listener::listen(const std::string& address_text, std::uint16_t po
   if (ec) throw std::runtime_error("bad listen address '" + address_text + "': " + ec.message());
   const tcp::endpoint endpoint{address, port};
   auto check = [&](const char* what) {
-    if (ec) throw std::runtime_error(std::string(what) + " " + address_text + ":" + std::to_string(port) + ": " + ec.message());
+    if (ec)
+      throw std::runtime_error(std::string(what) + " " + address_text + ":" + std::to_string(port) +
+                               ": " + ec.message());
   };
   acceptor_.open(endpoint.protocol(), ec);
   check("cannot open a socket for");
@@ -60,23 +62,25 @@ void Listener::do_accept() {
   // io_context, and its session starts there.
   Shard& shard = *shards_[next_shard_];
   next_shard_ = (next_shard_ + 1) % shards_.size();
-  acceptor_.async_accept(shard.ioc, [this, &shard](boost::system::error_code ec, tcp::socket socket) {
-    if (stopping_) return;
-    if (ec) return on_accept_failed(ec);
-    if (backoff_.count() > 0) {
-      observe_.log(LogLevel::info, "accepting_again", {{"failures", std::to_string(failures_unlogged_)}});
-      backoff_ = std::chrono::milliseconds(0);
-      failures_unlogged_ = 0;
-    }
-    if (admission_.full()) {
-      refuse(socket);
-    } else {
-      asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
-        std::make_shared<HttpSession>(std::move(socket), sessions_, shard)->run();
+  acceptor_.async_accept(
+      shard.ioc, [this, &shard](boost::system::error_code ec, tcp::socket socket) {
+        if (stopping_) return;
+        if (ec) return on_accept_failed(ec);
+        if (backoff_.count() > 0) {
+          observe_.log(LogLevel::info, "accepting_again",
+                       {{"failures", std::to_string(failures_unlogged_)}});
+          backoff_ = std::chrono::milliseconds(0);
+          failures_unlogged_ = 0;
+        }
+        if (admission_.full()) {
+          refuse(socket);
+        } else {
+          asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
+            std::make_shared<HttpSession>(std::move(socket), sessions_, shard)->run();
+          });
+        }
+        do_accept();
       });
-    }
-    do_accept();
-  });
 }
 
 // A failed accept leaves the connection waiting in the kernel's queue: retrying at once would
@@ -85,7 +89,8 @@ void Listener::do_accept() {
 // connection aborted by its client is not a failure of ours and is skipped at once.
 void Listener::on_accept_failed(const boost::system::error_code& ec) {
   if (ec == asio::error::operation_aborted) return;  // the acceptor was closed
-  if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset) return do_accept();
+  if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset)
+    return do_accept();
   ++accept_failures_;
   ++failures_unlogged_;
   backoff_ = std::clamp(backoff_ * 2, kAcceptPauseMin, kAcceptPauseMax);
@@ -93,8 +98,10 @@ void Listener::on_accept_failed(const boost::system::error_code& ec) {
   if (failure_logged_ == Clock::time_point{} || now - failure_logged_ >= kAcceptLogPeriod) {
     failure_logged_ = now;
     observe_.log(LogLevel::error, "accept_failed",
-                 {{"reason", ec.message()}, {"failures", std::to_string(failures_unlogged_)},
-                  {"pause_ms", std::to_string(backoff_.count())}, {"connections", std::to_string(admission_.connections())}});
+                 {{"reason", ec.message()},
+                  {"failures", std::to_string(failures_unlogged_)},
+                  {"pause_ms", std::to_string(backoff_.count())},
+                  {"connections", std::to_string(admission_.connections())}});
     failures_unlogged_ = 0;
   }
   pause_.expires_after(backoff_);
@@ -109,7 +116,8 @@ void Listener::refuse(tcp::socket& socket) {
   // Best effort and never blocking: the answer fits in an empty socket's send buffer.
   static constexpr std::string_view kBusy =
       "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"
-      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 43\r\n\r\ntoo many connections to this server; retry\n";
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 43\r\n\r\ntoo many connections "
+      "to this server; retry\n";
   socket.non_blocking(true, ec);
   socket.write_some(asio::buffer(kBusy.data(), kBusy.size()), ec);
   socket.shutdown(tcp::socket::shutdown_both, ec);

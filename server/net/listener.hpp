@@ -25,8 +25,8 @@ namespace herd::net {
 class Listener {
  public:
   // `sessions` is what each connection's session is given; nothing is accepted once `stopping`.
-  Listener(std::vector<std::unique_ptr<Shard>>& shards, Admission& admission, Observability& observe,
-           SessionHub sessions, const std::atomic<bool>& stopping);
+  Listener(std::vector<std::unique_ptr<Shard>>& shards, Admission& admission,
+           Observability& observe, SessionHub sessions, const std::atomic<bool>& stopping);
 
   // Binds and listens (before the shards run). Returns the bound port. Throws
   // std::runtime_error saying what failed (address in use, bad address).
@@ -40,16 +40,17 @@ class Listener {
  private:
   // shards[0]'s thread.
   void do_accept();
-  void on_accept_failed(const boost::system::error_code& ec);  // pause, log (once an interval), retry
-  void refuse(tcp::socket& socket);                            // over max_connections: a 503, then closed
+  void on_accept_failed(
+      const boost::system::error_code& ec);  // pause, log (once an interval), retry
+  void refuse(tcp::socket& socket);          // over max_connections: a 503, then closed
 
   std::vector<std::unique_ptr<Shard>>& shards_;
   Admission& admission_;
   Observability& observe_;
   const SessionHub sessions_;
   const std::atomic<bool>& stopping_;
-  tcp::acceptor acceptor_;      // on shards[0]
-  asio::steady_timer pause_;    // on shards[0]: the pause after a failed accept
+  tcp::acceptor acceptor_;    // on shards[0]
+  asio::steady_timer pause_;  // on shards[0]: the pause after a failed accept
   std::atomic<std::uint64_t> accept_failures_{0};
   // shards[0]'s thread only: the next shard, the pause after a failed accept (doubling), and the
   // failures since the last one logged.

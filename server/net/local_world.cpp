@@ -10,8 +10,8 @@
 
 namespace herd::net {
 
-LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub, Observability& observe,
-                       exec::ThreadPool& pool)
+LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub,
+                       Observability& observe, exec::ThreadPool& pool)
     : config_(std::move(config)),
       world_(std::move(world)),
       hub_(hub),
@@ -78,23 +78,27 @@ Health LocalWorld::health() const {
   const std::string tick = std::to_string(counters_.tick.load());
   const auto late_by = behind();
   const bool late = late_by > std::chrono::seconds(1);
-  return {late ? 503 : 200, std::string("{\"status\":\"") + (late ? "late" : "ok") + "\",\"tick\":" + tick +
+  return {late ? 503 : 200, std::string("{\"status\":\"") + (late ? "late" : "ok") +
+                                "\",\"tick\":" + tick +
                                 ",\"behind_ms\":" + std::to_string(late_by.count()) + "}\n"};
 }
 
 std::chrono::milliseconds LocalWorld::behind() const {
   if (paused_) return std::chrono::milliseconds(0);  // paused on purpose is not late
-  const Clock::time_point due{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(deadline_ns_.load()))};
+  const Clock::time_point due{
+      std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(deadline_ns_.load()))};
   const auto late = Clock::now() - due;
-  return late > Clock::duration::zero() ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
-                                        : std::chrono::milliseconds(0);
+  return late > Clock::duration::zero()
+             ? std::chrono::duration_cast<std::chrono::milliseconds>(late)
+             : std::chrono::milliseconds(0);
 }
 
 // ---- the tick loop -----------------------------------------------------------------------------
 
 void LocalWorld::schedule_tick() {
   const auto deadline = start_time_ + schedule_.next_deadline();
-  deadline_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  deadline_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
   tick_timer_.expires_at(deadline);
   tick_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec && !stopped_) on_tick();
@@ -106,7 +110,8 @@ void LocalWorld::on_tick() {
   if (paused_) {
     // Wake once a period (the schedule's deadline is in the past and would fire at once);
     // resume restarts the schedule.
-    tick_timer_.expires_after(std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config_.tick_rate)));
+    tick_timer_.expires_after(
+        std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config_.tick_rate)));
     tick_timer_.async_wait([this](boost::system::error_code ec) {
       if (!ec && !stopped_) on_tick();
     });
@@ -116,12 +121,14 @@ void LocalWorld::on_tick() {
   const int due = schedule_.due(Clock::now() - start_time_);
   const bool overran = schedule_.overruns() != overruns_at_wake;
   bool snapshot_due = false;
-  if (due > 0) hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves
+  if (due > 0)
+    hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves
   // Commands were applied and answered as they arrived (command()): the tick only moves the world.
   for (int i = 0; i < due; ++i) snapshot_due = step_once() || snapshot_due;
   if (overran)
     observe_.log(LogLevel::warn, "tick_overrun",
-                 {{"tick", std::to_string(world_.tick())}, {"ticks_dropped_total", std::to_string(total_dropped())}});
+                 {{"tick", std::to_string(world_.tick())},
+                  {"ticks_dropped_total", std::to_string(total_dropped())}});
   if (due > 0) checkpoint();
   publish_counters();
   // A wake that came late ran its ticks back to back and sends one snapshot, after the last:
@@ -143,7 +150,8 @@ bool LocalWorld::step_once() {
 // Every checkpoint_interval seconds of world time, the world goes to on_checkpoint.
 void LocalWorld::checkpoint() {
   if (!config_.on_checkpoint) return;
-  const auto every = static_cast<std::uint64_t>(std::max(1.0, std::round(config_.checkpoint_interval / world_.def().dt)));
+  const auto every = static_cast<std::uint64_t>(
+      std::max(1.0, std::round(config_.checkpoint_interval / world_.def().dt)));
   if (world_.tick() / every != last_checkpoint_tick_ / every) {
     last_checkpoint_tick_ = world_.tick();
     config_.on_checkpoint(world_);
@@ -180,8 +188,10 @@ void LocalWorld::broadcast_snapshot() {
   });
   if (!binary.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
-    hub_.binary_feed().begin(world_, publish::encode_side(world_, pending_collisions_, map_changed).value_or(std::string()),
-                             serial);
+    hub_.binary_feed().begin(
+        world_,
+        publish::encode_side(world_, pending_collisions_, map_changed).value_or(std::string()),
+        serial);
     hub_.send_binary(std::move(binary));
   }
   pending_collisions_.clear();
@@ -222,10 +232,14 @@ void LocalWorld::step_slice() {
   if (step_runs_.empty()) return;
   StepRun& run = step_runs_.front();
   const auto slice_start = Clock::now();
-  const auto half_tick = std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
-  hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves (as on_tick)
+  const auto half_tick =
+      std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
+  hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves (as
+                        // on_tick)
   bool snapshot_due = false;
-  for (int done = 0; run.left > 0 && done < kStepSliceTicks && (done == 0 || Clock::now() - slice_start < half_tick); ++done) {
+  for (int done = 0; run.left > 0 && done < kStepSliceTicks &&
+                     (done == 0 || Clock::now() - slice_start < half_tick);
+       ++done) {
     snapshot_due = step_once() || snapshot_due;
     --run.left;
   }
@@ -268,19 +282,23 @@ void LocalWorld::control(std::uint64_t from, const protocol::ControlMsg& msg, st
           restart_schedule();
           changed.welcome_all = true;
         } else if constexpr (std::is_same_v<T, protocol::StepTicks>) {
-          if (!paused_) return std::pair{protocol::ErrorCode::not_paused, "step runs ticks by hand: pause first"};
+          if (!paused_)
+            return std::pair{protocol::ErrorCode::not_paused,
+                             "step runs ticks by hand: pause first"};
           step_runs_.push_back({from, msg.seq, c.ticks});
         } else if constexpr (std::is_same_v<T, protocol::SetParam>) {
           const double tick_rate = c.tick_rate.value_or(config_.tick_rate);
           const double snapshot_rate = c.snapshot_rate.value_or(config_.snapshot_rate);
           if (snapshot_rate > tick_rate)
-            return std::pair{protocol::ErrorCode::bad_field, "'snapshot_rate' must not exceed the tick rate"};
+            return std::pair{protocol::ErrorCode::bad_field,
+                             "'snapshot_rate' must not exceed the tick rate"};
           config_.tick_rate = tick_rate;
           config_.snapshot_rate = snapshot_rate;
           restart_schedule();
           changed.welcome_all = true;
         } else {  // Reset, LoadScenario
-          if (auto why = load(msg)) return std::pair{protocol::ErrorCode::unknown_scenario, std::move(*why)};
+          if (auto why = load(msg))
+            return std::pair{protocol::ErrorCode::unknown_scenario, std::move(*why)};
           changed = {true, true, true};
         }
         return std::nullopt;
@@ -324,8 +342,9 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   world_.set_executor(&pool_);
   config_.scenario = std::move(scenario);
-  if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();  // the directory may have changed
-  config_.tick_rate = 1.0 / world_.def().dt;  // the new world's own rate
+  if (config_.list_scenarios)
+    scenario_names_ = config_.list_scenarios();  // the directory may have changed
+  config_.tick_rate = 1.0 / world_.def().dt;     // the new world's own rate
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
   map_version_sent_ = world_.map_version();
@@ -333,11 +352,13 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   hub_.new_world();
   inspected_changed();
   if (config_.on_world_replaced) config_.on_world_replaced(config_.scenario, world_);
-  observe_.log(LogLevel::info, "world_replaced", {{"scenario", config_.scenario}, {"seed", std::to_string(world_.def().seed)}});
+  observe_.log(LogLevel::info, "world_replaced",
+               {{"scenario", config_.scenario}, {"seed", std::to_string(world_.def().seed)}});
   restart_schedule();
 }
 
-void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code, std::string message) {
+void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
+                        std::string message) {
   observe_.count_error(code);
   ++counters_.commands_rejected;
   hub_.reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));

@@ -14,21 +14,21 @@
 #include <vector>
 
 #include "exec/thread_pool.hpp"
+#include "herd/sim/world.hpp"
 #include "net/hub.hpp"
 #include "net/io.hpp"
 #include "net/observability.hpp"
 #include "net/server.hpp"
 #include "net/tick_clock.hpp"
 #include "net/world_source.hpp"
-#include "herd/sim/world.hpp"
 
 namespace herd::net {
 
 class LocalWorld final : public WorldSource {
  public:
   // `world` steps on `pool`; `config` is the server's (its rates and scenario change here).
-  LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub, Observability& observe,
-             exec::ThreadPool& pool);
+  LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub,
+             Observability& observe, exec::ThreadPool& pool);
 
   void start() override;
   void stop() override;
@@ -73,7 +73,8 @@ class LocalWorld final : public WorldSource {
   void post_step_slice();
   void step_slice();
   void end_step_runs();  // resume or a new world: the ticks left are dropped, each run acked now
-  std::optional<std::string> load(const protocol::ControlMsg& msg);  // reset, load_scenario: why not
+  std::optional<std::string> load(
+      const protocol::ControlMsg& msg);  // reset, load_scenario: why not
   void replace_world(sim::World next, std::string scenario);
   void refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code, std::string message);
   void ack(std::uint64_t id, std::uint32_t seq);
@@ -88,14 +89,16 @@ class LocalWorld final : public WorldSource {
   Hub& hub_;
   Observability& observe_;
   Observability::Counters& counters_ = observe_.counters();
-  exec::ThreadPool& pool_;  // lent to the world: its per-agent stages run on config.sim_threads threads
-  asio::io_context& ioc_;   // the hub's
+  exec::ThreadPool&
+      pool_;  // lent to the world: its per-agent stages run on config.sim_threads threads
+  asio::io_context& ioc_;  // the hub's
   asio::steady_timer tick_timer_;
   bool stopped_ = false;
   TickSchedule schedule_;
   SnapshotCadence cadence_;
   Clock::time_point start_time_;
-  std::uint64_t overruns_before_ = 0, dropped_before_ = 0, late_wakes_before_ = 0;  // from schedules replaced by a restart
+  std::uint64_t overruns_before_ = 0, dropped_before_ = 0,
+                late_wakes_before_ = 0;                  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions_;  // since the last snapshot, at most the cap
   std::uint64_t map_version_sent_ = 0;  // the world's map version the last snapshot carried
   std::uint64_t last_checkpoint_tick_ = 0;

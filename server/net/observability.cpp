@@ -7,10 +7,12 @@ namespace herd::net {
 void Observability::refused(Refusal why, std::string_view who) {
   ++refusals_[static_cast<std::size_t>(why)];
   ++counters_.refusals;
-  log_from(who, LogLevel::warn, "refused", {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
+  log_from(who, LogLevel::warn, "refused",
+           {{"reason", std::string(to_string(why))}, {"from", std::string(who)}});
 }
 
-void Observability::log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const {
+void Observability::log(LogLevel level, std::string_view event,
+                        std::initializer_list<LogField> fields) const {
   if (!sink_) return;
   write_log(format_log(level, event, fields, format_));
 }
@@ -18,7 +20,8 @@ void Observability::log(LogLevel level, std::string_view event, std::initializer
 void Observability::log_from(std::string_view who, LogLevel level, std::string_view event,
                              std::initializer_list<LogField> fields) {
   if (!sink_) return;
-  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double now =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   const auto verdict = log_limiter_.admit(address_key(who), now);
   if (!verdict.write) return;
   if (verdict.suppressed == 0) return write_log(format_log(level, event, fields, format_));
@@ -39,7 +42,8 @@ void Observability::observe_tick(Duration d) {
 
 void Observability::observe_stages(const sim::StepProfile& p) {
   const std::lock_guard lock(histogram_mutex_);
-  for (std::size_t s = 0; s < sim::kStageCount; ++s) step_stages_[s].observe(static_cast<double>(p.stage_ns[s]) * 1e-9);
+  for (std::size_t s = 0; s < sim::kStageCount; ++s)
+    step_stages_[s].observe(static_cast<double>(p.stage_ns[s]) * 1e-9);
 }
 
 void Observability::observe_reply(Duration d) {

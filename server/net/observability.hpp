@@ -27,7 +27,8 @@ class Observability {
 #define HERD_COUNTER_FIELD(field, type, name, labels, help) std::atomic<std::uint64_t> field{0};
     HERD_COUNTER_METRICS(HERD_COUNTER_FIELD)
 #undef HERD_COUNTER_FIELD
-    std::atomic<std::uint64_t> sessions{0}, refusals{0};  // sessions joined, limits hit: for stats()
+    std::atomic<std::uint64_t> sessions{0},
+        refusals{0};  // sessions joined, limits hit: for stats()
     std::uint64_t snapshots_dropped() const {
       return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
     }
@@ -47,10 +48,12 @@ class Observability {
   void log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) const;
   // A line a client caused (`who`: its address, "ip:port" or "ip"): written within that IP
   // address's log budget; the first line written after some were left out carries suppressed=N.
-  void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+  void log_from(std::string_view who, LogLevel level, std::string_view event,
+                std::initializer_list<LogField> fields);
 
-  void observe_tick(Duration d);   // a world step (the hub's thread)
-  void observe_stages(const sim::StepProfile& p);  // the same step's stages, from the world's profile
+  void observe_tick(Duration d);  // a world step (the hub's thread)
+  void observe_stages(
+      const sim::StepProfile& p);  // the same step's stages, from the world's profile
   void observe_reply(Duration d);  // a command's answer, from asking to reading it (the shards)
 
   // What /metrics shows of all this (the counters, errors, refusals, histograms, suppressed log
@@ -59,7 +62,9 @@ class Observability {
 
  private:
   // "ip:port" -> "ip" (an IPv6 address's own colons come before its port's).
-  static std::string_view address_key(std::string_view who) { return who.substr(0, who.rfind(':')); }
+  static std::string_view address_key(std::string_view who) {
+    return who.substr(0, who.rfind(':'));
+  }
   void write_log(const std::string& line) const;
 
   const LogSink sink_;
@@ -68,8 +73,8 @@ class Observability {
   std::array<std::atomic<std::uint64_t>, kRefusalCount> refusals_{};
   std::array<std::atomic<std::uint64_t>, kErrorCodeCount> errors_by_code_{};
   mutable std::mutex histogram_mutex_;
-  TickHistogram tick_duration_;  // written by the hub's thread
-  TickHistogram command_reply_;  // written by the shards
+  TickHistogram tick_duration_;                               // written by the hub's thread
+  TickHistogram command_reply_;                               // written by the shards
   std::array<StageHistogram, sim::kStageCount> step_stages_;  // written by the hub's thread
   mutable std::mutex log_mutex_;
   LogLimiter log_limiter_;  // client-caused log lines, per IP address

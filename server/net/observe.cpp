@@ -6,15 +6,15 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <span>
 #include <nlohmann/json.hpp>
+#include <span>
 
 namespace herd::net {
 
-
 namespace {
 
-void line(std::string& out, std::string_view name, std::uint64_t value, std::string_view labels = {}) {
+void line(std::string& out, std::string_view name, std::uint64_t value,
+          std::string_view labels = {}) {
   out += name;
   if (!labels.empty()) {
     out += '{';
@@ -40,7 +40,8 @@ void head(std::string& out, std::string_view name, std::string_view type, std::s
 
 // A histogram's rows: its buckets, sum and count, each with `labels` (e.g. stage="grid") first.
 template <class H>
-void histogram_rows(std::string& out, std::string_view name, const H& h, std::string_view labels = {}) {
+void histogram_rows(std::string& out, std::string_view name, const H& h,
+                    std::string_view labels = {}) {
   const std::string bucket = std::string(name) + "_bucket";
   const std::string prefix = labels.empty() ? std::string() : std::string(labels) + ",";
   std::uint64_t cumulative = 0;
@@ -76,51 +77,68 @@ std::string render_prometheus(const MetricsView& m) {
   out.reserve(4096);
   histogram(out, "herd_tick_duration_seconds", "Time one world step took.", m.tick_duration);
   histogram(out, "herd_command_reply_seconds",
-            "From reading a command or control to its answer queued for the client (the wait for the tick thread included).",
+            "From reading a command or control to its answer queued for the client (the wait for "
+            "the tick thread included).",
             m.command_reply);
-  head(out, "herd_step_stage_seconds", "histogram", "Time each stage of the last world steps took.");
+  head(out, "herd_step_stage_seconds", "histogram",
+       "Time each stage of the last world steps took.");
   for (std::size_t s = 0; s < sim::kStageCount; ++s)
     histogram_rows(out, "herd_step_stage_seconds", m.step_stages[s],
                    "stage=\"" + std::string(sim::stage_name(static_cast<sim::Stage>(s))) + "\"");
   std::string_view series;  // the last row's series: its head is written once
 #define HERD_METRICS_RENDER(field, type, name, labels, help) \
-  if (series != name) head(out, name, #type, help);           \
+  if (series != name) head(out, name, #type, help);          \
   series = name;                                             \
   line(out, name, m.field, labels);
   HERD_COUNTER_METRICS(HERD_METRICS_RENDER)
 #undef HERD_METRICS_RENDER
-  head(out, "herd_snapshots_dropped_total", "counter", "Snapshots not written to a session (latest wins), all reasons.");
+  head(out, "herd_snapshots_dropped_total", "counter",
+       "Snapshots not written to a session (latest wins), all reasons.");
   line(out, "herd_snapshots_dropped_total", m.snapshots_dropped);
   head(out, "herd_errors_total", "counter", "Error messages sent, by code.");
   for (std::size_t c = 0; c < kErrorCodeCount; ++c) {
-    const std::string label = "code=\"" + std::string(protocol::to_string(static_cast<protocol::ErrorCode>(c))) + "\"";
+    const std::string label =
+        "code=\"" + std::string(protocol::to_string(static_cast<protocol::ErrorCode>(c))) + "\"";
     line(out, "herd_errors_total", m.errors_by_code[c], label);
   }
-  head(out, "herd_refusals_total", "counter", "Limits hit by clients, by reason (PROTOCOL.md, Limits).");
+  head(out, "herd_refusals_total", "counter",
+       "Limits hit by clients, by reason (PROTOCOL.md, Limits).");
   for (std::size_t r = 0; r < kRefusalCount; ++r)
-    line(out, "herd_refusals_total", m.refusals[r], "reason=\"" + std::string(to_string(static_cast<Refusal>(r))) + "\"");
-  head(out, "herd_connections", "gauge", "Open connections: HTTP (and upgrades in progress) and WebSocket, greeted or not.");
+    line(out, "herd_refusals_total", m.refusals[r],
+         "reason=\"" + std::string(to_string(static_cast<Refusal>(r))) + "\"");
+  head(out, "herd_connections", "gauge",
+       "Open connections: HTTP (and upgrades in progress) and WebSocket, greeted or not.");
   line(out, "herd_connections", m.http_connections, "kind=\"http\"");
   line(out, "herd_connections", m.ws_connections, "kind=\"websocket\"");
-  head(out, "herd_connections_max", "gauge", "The cap on open connections in force (max_connections, or lower for the descriptor limit).");
+  head(
+      out, "herd_connections_max", "gauge",
+      "The cap on open connections in force (max_connections, or lower for the descriptor limit).");
   line(out, "herd_connections_max", m.max_connections);
   head(out, "herd_accept_failures_total", "counter",
-       "Accepts that failed (out of file descriptors, ...); the listener pauses and retries, with growing pauses.");
+       "Accepts that failed (out of file descriptors, ...); the listener pauses and retries, with "
+       "growing pauses.");
   line(out, "herd_accept_failures_total", m.accept_failures);
-  head(out, "herd_log_lines_suppressed_total", "counter", "Log lines clients caused beyond their budget, not written.");
+  head(out, "herd_log_lines_suppressed_total", "counter",
+       "Log lines clients caused beyond their budget, not written.");
   line(out, "herd_log_lines_suppressed_total", m.log_lines_suppressed);
   if (m.relay) {
-    head(out, "herd_relay_upstream_connected", "gauge", "1 while the relay's link to its upstream server is up, 0 while it reconnects.");
+    head(out, "herd_relay_upstream_connected", "gauge",
+         "1 while the relay's link to its upstream server is up, 0 while it reconnects.");
     line(out, "herd_relay_upstream_connected", m.relay_connected);
-    head(out, "herd_relay_connects_total", "counter", "Times the relay's link to its upstream server was made (the first included).");
+    head(out, "herd_relay_connects_total", "counter",
+         "Times the relay's link to its upstream server was made (the first included).");
     line(out, "herd_relay_connects_total", m.relay_connects);
-    head(out, "herd_relay_reconnects_total", "counter", "Times the relay's link to its upstream server was made again after a loss.");
+    head(out, "herd_relay_reconnects_total", "counter",
+         "Times the relay's link to its upstream server was made again after a loss.");
     line(out, "herd_relay_reconnects_total", m.relay_connects > 0 ? m.relay_connects - 1 : 0);
-    head(out, "herd_relay_upstream_snapshots_total", "counter", "Snapshots received from the upstream server.");
+    head(out, "herd_relay_upstream_snapshots_total", "counter",
+         "Snapshots received from the upstream server.");
     line(out, "herd_relay_upstream_snapshots_total", m.relay_snapshots);
-    head(out, "herd_relay_upstream_bytes_total", "counter", "Bytes of snapshots received from the upstream server.");
+    head(out, "herd_relay_upstream_bytes_total", "counter",
+         "Bytes of snapshots received from the upstream server.");
     line(out, "herd_relay_upstream_bytes_total", m.relay_bytes);
-    head(out, "herd_relay_command_links", "gauge", "Links to the upstream server that carry one commander's commands.");
+    head(out, "herd_relay_command_links", "gauge",
+         "Links to the upstream server that carry one commander's commands.");
     line(out, "herd_relay_command_links", m.relay_command_links);
   }
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
@@ -130,9 +148,12 @@ std::string render_prometheus(const MetricsView& m) {
 
 std::string_view to_string(Refusal r) {
   static constexpr std::string_view kNames[] = {
-      "message_too_big", "invalid_utf8", "too_deep", "rate_limited", "flooding", "bad_token", "origin",
-      "sessions", "sessions_per_address", "spawn_too_large", "control_queue_full", "slow_consumer",
-      "idle_timeout", "close_timeout", "connections", "bad_handshake"};
+      "message_too_big", "invalid_utf8",       "too_deep",
+      "rate_limited",    "flooding",           "bad_token",
+      "origin",          "sessions",           "sessions_per_address",
+      "spawn_too_large", "control_queue_full", "slow_consumer",
+      "idle_timeout",    "close_timeout",      "connections",
+      "bad_handshake"};
   static_assert(std::size(kNames) == kRefusalCount);
   return kNames[static_cast<std::size_t>(r)];
 }
@@ -163,11 +184,21 @@ void append_value(std::string& out, std::string_view value) {
   for (char ch : value) {
     const auto c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           static constexpr char kHex[] = "0123456789abcdef";
@@ -182,7 +213,8 @@ void append_value(std::string& out, std::string_view value) {
   out += '"';
 }
 
-std::string format_fields(LogLevel level, std::string_view event, const LogField* fields, std::size_t count, LogFormat format) {
+std::string format_fields(LogLevel level, std::string_view event, const LogField* fields,
+                          std::size_t count, LogFormat format) {
   using namespace std::chrono;
   const auto now = system_clock::now();
   const std::time_t secs = system_clock::to_time_t(now);
@@ -190,8 +222,9 @@ std::string format_fields(LogLevel level, std::string_view event, const LogField
   std::tm utc{};
   gmtime_r(&secs, &utc);
   char stamp[64];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms));
+  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<int>(ms));
   static constexpr std::string_view kLevels[] = {"debug", "info", "warn", "error"};
   const std::string_view level_name = kLevels[static_cast<int>(level)];
   if (format == LogFormat::json) {
@@ -215,11 +248,13 @@ std::string format_fields(LogLevel level, std::string_view event, const LogField
 
 }  // namespace
 
-std::string format_log(LogLevel level, std::string_view event, std::initializer_list<LogField> fields, LogFormat format) {
+std::string format_log(LogLevel level, std::string_view event,
+                       std::initializer_list<LogField> fields, LogFormat format) {
   return format_fields(level, event, fields.begin(), fields.size(), format);
 }
 
-std::string format_log(LogLevel level, std::string_view event, const std::vector<LogField>& fields, LogFormat format) {
+std::string format_log(LogLevel level, std::string_view event, const std::vector<LogField>& fields,
+                       LogFormat format) {
   return format_fields(level, event, fields.data(), fields.size(), format);
 }
 

@@ -1,7 +1,8 @@
 // What waits to go out to WebSocket sessions: a session's two outbound lanes and an I/O thread's
 // outbox of snapshots. Plain containers with no sockets, so that their policies (latest wins,
 // how many wait, what is counted as dropped) are tested on their own; the session
-// (websocket_session.hpp) and the shard (shard.hpp) own one each and do the writing and the posting.
+// (websocket_session.hpp) and the shard (shard.hpp) own one each and do the writing and the
+// posting.
 #pragma once
 
 #include <algorithm>
@@ -96,7 +97,8 @@ class Outbox {
     const std::lock_guard lock(mutex_);
     if (!waiting_.empty() && waiting_.back().first == snapshot) {
       auto& to = waiting_.back().second;
-      to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
+      to.insert(to.end(), std::make_move_iterator(frames.begin()),
+                std::make_move_iterator(frames.end()));
     } else {
       waiting_.emplace_back(snapshot, std::move(frames));
     }
@@ -120,7 +122,7 @@ class Outbox {
   struct Taken {
     std::vector<Item> messages;  // every waiting message, in the order added
     std::vector<Item> frames;    // then at most `max` frames, oldest snapshot first
-    bool more = false;           // frames are left: the caller posts another take (add() will not ask)
+    bool more = false;  // frames are left: the caller posts another take (add() will not ask)
   };
   Taken take(std::size_t max) {
     assert(max > 0);

@@ -15,12 +15,14 @@ constexpr std::chrono::milliseconds kRetryMin{250}, kRetryMax{5000};
 // Commands a commander may send while its link is being made; more get upstream_unavailable.
 constexpr std::size_t kMaxQueuedCommands = 64;
 
-std::string hello_text(protocol::Role role, std::string token, std::string client, protocol::SnapshotFormat format) {
+std::string hello_text(protocol::Role role, std::string token, std::string client,
+                       protocol::SnapshotFormat format) {
   protocol::Hello h;
   h.role = role;
   h.token = std::move(token);
   h.client = std::move(client);
-  if (h.client.size() > protocol::kMaxClientNameBytes) h.client.resize(protocol::kMaxClientNameBytes);
+  if (h.client.size() > protocol::kMaxClientNameBytes)
+    h.client.resize(protocol::kMaxClientNameBytes);
   h.format = format;
   return protocol::encode(h);
 }
@@ -31,7 +33,8 @@ std::chrono::milliseconds next_backoff(std::chrono::milliseconds& backoff) {
   backoff = std::clamp(backoff * 2, kRetryMin, kRetryMax);
   static thread_local std::minstd_rand jitter{std::random_device{}()};
   const auto quarter = backoff.count() / 4;
-  return std::chrono::milliseconds(backoff.count() - quarter + static_cast<long>(jitter() % (2 * quarter + 1)));
+  return std::chrono::milliseconds(backoff.count() - quarter +
+                                   static_cast<long>(jitter() % (2 * quarter + 1)));
 }
 
 // The side section of a binary frame (PROTOCOL.md "Side section") from a whole JSON snapshot:
@@ -44,8 +47,9 @@ std::string side_of(const protocol::Snapshot& s) {
   side.avoidance = s.avoidance;
   side.serial = s.serial;
   for (const protocol::InspectState& trace : s.inspect) {
-    const auto it = std::lower_bound(s.agents.begin(), s.agents.end(), trace.id,
-                                     [](const protocol::AgentState& a, std::uint32_t id) { return a.id < id; });
+    const auto it =
+        std::lower_bound(s.agents.begin(), s.agents.end(), trace.id,
+                         [](const protocol::AgentState& a, std::uint32_t id) { return a.id < id; });
     if (it != s.agents.end() && it->id == trace.id) side.agents.push_back(*it);
   }
   side.obstacles = s.obstacles;
@@ -54,8 +58,8 @@ std::string side_of(const protocol::Snapshot& s) {
   side.formations = s.formations;
   side.map = s.map;
   side.map_cleared = s.map_cleared;
-  if (side.agents.empty() && side.obstacles.empty() && side.collisions.empty() && side.formations.empty() && !side.map &&
-      !side.map_cleared)
+  if (side.agents.empty() && side.obstacles.empty() && side.collisions.empty() &&
+      side.formations.empty() && !side.map && !side.map_cleared)
     return {};
   return protocol::encode(side);
 }
@@ -72,27 +76,37 @@ RelayUpstream::RelayUpstream(UpstreamUrl url, std::size_t max_message_bytes, asi
       observe_(observe),
       retry_(ioc) {}
 
-UpstreamLink::Events RelayUpstream::events(std::uint64_t generation, std::optional<std::uint64_t> commander) {
+UpstreamLink::Events RelayUpstream::events(std::uint64_t generation,
+                                           std::optional<std::uint64_t> commander) {
   // Called on the link's I/O thread: each event is posted to the hub's thread.
   UpstreamLink::Events e;
   if (commander) {
     const std::uint64_t id = *commander;
-    e.opened = [this, id, generation] { asio::post(ioc_, [this, id, generation] { on_command_opened(id, generation); }); };
+    e.opened = [this, id, generation] {
+      asio::post(ioc_, [this, id, generation] { on_command_opened(id, generation); });
+    };
     e.message = [this, id, generation](std::string text, bool binary) {
       if (binary) return;  // the link's own snapshots: a viewport outside the world, never read
-      asio::post(ioc_, [this, id, generation, text = std::move(text)]() mutable { on_command(id, generation, std::move(text)); });
+      asio::post(ioc_, [this, id, generation, text = std::move(text)]() mutable {
+        on_command(id, generation, std::move(text));
+      });
     };
     e.closed = [this, id, generation](std::string why) {
-      asio::post(ioc_, [this, id, generation, why = std::move(why)] { on_command_closed(id, generation, why); });
+      asio::post(ioc_, [this, id, generation, why = std::move(why)] {
+        on_command_closed(id, generation, why);
+      });
     };
   } else {
     e.message = [this, generation](std::string text, bool binary) {
       if (binary) return;  // asked for JSON
       bytes_ += text.size();
-      asio::post(ioc_, [this, generation, text = std::move(text)]() mutable { on_main(generation, std::move(text)); });
+      asio::post(ioc_, [this, generation, text = std::move(text)]() mutable {
+        on_main(generation, std::move(text));
+      });
     };
     e.closed = [this, generation](std::string why) {
-      asio::post(ioc_, [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
+      asio::post(ioc_,
+                 [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
     };
   }
   return e;
@@ -125,8 +139,8 @@ protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role r
 }
 
 Health RelayUpstream::health() const {
-  return {200, "{\"status\":\"ok\",\"tick\":" + std::to_string(counters_.tick.load()) + ",\"upstream\":\"" +
-                   (live_ ? "connected" : "reconnecting") + "\"}\n"};
+  return {200, "{\"status\":\"ok\",\"tick\":" + std::to_string(counters_.tick.load()) +
+                   ",\"upstream\":\"" + (live_ ? "connected" : "reconnecting") + "\"}\n"};
 }
 
 void RelayUpstream::add_metrics(MetricsView& m) const {
@@ -138,15 +152,18 @@ void RelayUpstream::add_metrics(MetricsView& m) const {
   m.relay_command_links = command_links_;
 }
 
-// ---- the main link: the upstream's world ---------------------------------------------------------
+// ---- the main link: the upstream's world
+// ---------------------------------------------------------
 
 void RelayUpstream::connect() {
   if (stopped_) return;
   main_generation_ = next_generation_++;
   UpstreamLink::Options options;
-  main_ = UpstreamLink::open(link_ioc_, url_,
-                             hello_text(protocol::Role::viewer, {}, std::string("herd-relay/") + HERD_VERSION, protocol::SnapshotFormat::json),
-                             events(main_generation_, std::nullopt), options);
+  main_ = UpstreamLink::open(
+      link_ioc_, url_,
+      hello_text(protocol::Role::viewer, {}, std::string("herd-relay/") + HERD_VERSION,
+                 protocol::SnapshotFormat::json),
+      events(main_generation_, std::nullopt), options);
 }
 
 void RelayUpstream::retry_later() {
@@ -166,10 +183,13 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
     return;
   }
   auto& msg = std::get<protocol::ServerMessage>(decoded);
-  if (auto* snapshot = std::get_if<protocol::Snapshot>(&msg)) return on_snapshot(std::move(text), snapshot->tick);
+  if (auto* snapshot = std::get_if<protocol::Snapshot>(&msg))
+    return on_snapshot(std::move(text), snapshot->tick);
   if (auto* w = std::get_if<protocol::Welcome>(&msg)) return on_welcome(std::move(*w));
   if (auto* err = std::get_if<protocol::Error>(&msg))
-    observe_.log(LogLevel::warn, "upstream_error", {{"code", std::string(protocol::to_string(err->code))}, {"message", err->message}});
+    observe_.log(
+        LogLevel::warn, "upstream_error",
+        {{"code", std::string(protocol::to_string(err->code))}, {"message", err->message}});
 }
 
 void RelayUpstream::on_welcome(protocol::Welcome w) {
@@ -188,13 +208,16 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
     ++connects_;
     inspect_sent_.clear();
     inspect_dirty_ = true;
-    observe_.log(LogLevel::info, "upstream_connected", {{"upstream", url_.text()}, {"tick", std::to_string(welcome_->tick)}});
+    observe_.log(LogLevel::info, "upstream_connected",
+                 {{"upstream", url_.text()}, {"tick", std::to_string(welcome_->tick)}});
   }
   if (new_world) this->new_world();
   if (first) {
     for (const auto& h : std::exchange(waiting_, {})) {
-      if (h.role == protocol::Role::viewer) hub_.greet(h.id, h.role, h.format);
-      else finish_hello(h.id);
+      if (h.role == protocol::Role::viewer)
+        hub_.greet(h.id, h.role, h.format);
+      else
+        finish_hello(h.id);
     }
   }
   hub_.send_welcomes(new_world);
@@ -210,7 +233,8 @@ void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& 
     observe_.log(LogLevel::warn, "upstream_lost", {{"upstream", url_.text()}, {"reason", why}});
     hub_.send_welcomes(false);  // the same world, now "reconnecting"
   } else if (backoff_ == std::chrono::milliseconds(0) || backoff_ >= kRetryMax) {
-    observe_.log(LogLevel::warn, "upstream_unreachable", {{"upstream", url_.text()}, {"reason", why}});
+    observe_.log(LogLevel::warn, "upstream_unreachable",
+                 {{"upstream", url_.text()}, {"reason", why}});
   }
   retry_later();
 }
@@ -236,7 +260,8 @@ void RelayUpstream::on_snapshot(std::string text, std::uint64_t tick) {
   auto* message = std::get_if<protocol::ServerMessage>(&decoded);
   auto* snapshot = message ? std::get_if<protocol::Snapshot>(message) : nullptr;
   if (!snapshot) {
-    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot that does not decode"}});
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "a snapshot that does not decode"}});
     return;
   }
   const protocol::Snapshot& s = *snapshot;
@@ -248,7 +273,8 @@ void RelayUpstream::on_snapshot(std::string text, std::uint64_t tick) {
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_ ? welcome_->world : protocol::WorldInfo{};
     protocol::QuantState state =
-        protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents, hub_.binary_feed().current());
+        protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
+                           hub_.binary_feed().current());
     state.serial = s.serial;
     hub_.binary_feed().begin(std::move(state), side_of(s));
     hub_.send_binary(std::move(binary));
@@ -275,7 +301,8 @@ void RelayUpstream::hello(std::uint64_t id, Hello hello) {
     Commander& c = commanders_[id];
     // The link's own snapshots are binary, limited to a viewport outside every world, never
     // acknowledged: each is a header and the side section, the least the protocol allows.
-    c.hello = hello_text(hello.role, std::move(hello.token), "herd-relay:" + hello.client, protocol::SnapshotFormat::binary);
+    c.hello = hello_text(hello.role, std::move(hello.token), "herd-relay:" + hello.client,
+                         protocol::SnapshotFormat::binary);
     c.format = hello.format;
     ++command_links_;
     open_command_link(id);
@@ -285,11 +312,13 @@ void RelayUpstream::hello(std::uint64_t id, Hello hello) {
 }
 
 // Commands and controls alike go upstream as the client wrote them, on the commander's link.
-void RelayUpstream::command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) {
+void RelayUpstream::command(std::uint64_t id, const protocol::CommandMsg& command,
+                            std::string wire) {
   forward(id, command.seq, std::move(wire));
 }
 
-void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) {
+void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& control,
+                            std::string wire) {
   forward(id, control.seq, std::move(wire));
 }
 
@@ -299,14 +328,16 @@ void RelayUpstream::open_command_link(std::uint64_t id) {
   Commander& c = it->second;
   c.generation = next_generation_++;
   c.state = Commander::State::connecting;
-  c.link = UpstreamLink::open(link_ioc_, url_, c.hello, events(c.generation, id), UpstreamLink::Options{});
+  c.link = UpstreamLink::open(link_ioc_, url_, c.hello, events(c.generation, id),
+                              UpstreamLink::Options{});
 }
 
 void RelayUpstream::on_command_opened(std::uint64_t id, std::uint64_t generation) {
   const auto it = commanders_.find(id);
   if (it == commanders_.end() || it->second.generation != generation) return;
   constexpr double kFar = -protocol::kMaxViewportCoordinate;
-  it->second.link->send(share(protocol::encode(protocol::ViewportMsg{protocol::Viewport{kFar, kFar, kFar + 1, kFar + 1}})));
+  it->second.link->send(share(
+      protocol::encode(protocol::ViewportMsg{protocol::Viewport{kFar, kFar, kFar + 1, kFar + 1}})));
 }
 
 void RelayUpstream::on_command(std::uint64_t id, std::uint64_t generation, std::string text) {
@@ -328,27 +359,34 @@ void RelayUpstream::on_command(std::uint64_t id, std::uint64_t generation, std::
     }
     return;
   }
-  const bool answer = std::holds_alternative<protocol::Ack>(msg) ||
-                      (std::holds_alternative<protocol::Error>(msg) && std::get<protocol::Error>(msg).seq);
+  const bool answer =
+      std::holds_alternative<protocol::Ack>(msg) ||
+      (std::holds_alternative<protocol::Error>(msg) && std::get<protocol::Error>(msg).seq);
   if (answer && !c.in_flight.empty()) {
     c.in_flight.pop_front();
-    (std::holds_alternative<protocol::Ack>(msg) ? counters_.commands_accepted : counters_.commands_rejected)++;
+    (std::holds_alternative<protocol::Ack>(msg) ? counters_.commands_accepted
+                                                : counters_.commands_rejected)++;
     return hub_.reply(id, share(std::move(text)));
   }
   // An error before the welcome (unauthorized: the session will watch): told before the welcome.
-  if (auto* err = std::get_if<protocol::Error>(&msg); err && !c.welcomed) c.refusal = std::move(text);
+  if (auto* err = std::get_if<protocol::Error>(&msg); err && !c.welcomed)
+    c.refusal = std::move(text);
 }
 
-void RelayUpstream::on_command_closed(std::uint64_t id, std::uint64_t generation, const std::string& why) {
+void RelayUpstream::on_command_closed(std::uint64_t id, std::uint64_t generation,
+                                      const std::string& why) {
   const auto it = commanders_.find(id);
   if (it == commanders_.end() || it->second.generation != generation || stopped_) return;
   Commander& c = it->second;
   c.state = Commander::State::down;
   c.link.reset();
   for (const std::uint32_t seq : std::exchange(c.in_flight, {}))
-    unavailable(id, seq, "the link to the upstream server closed before it answered (" + why + "); the command may have been applied");
+    unavailable(id, seq,
+                "the link to the upstream server closed before it answered (" + why +
+                    "); the command may have been applied");
   for (auto& [seq, text] : std::exchange(c.queued, {}))
-    unavailable(id, seq, "the upstream server could not be reached (" + why + "); the command was not sent");
+    unavailable(id, seq,
+                "the upstream server could not be reached (" + why + "); the command was not sent");
   if (!c.welcomed) finish_hello(id);  // as asked, or when the main link knows the world
   if (!c.retry) c.retry = std::make_unique<asio::steady_timer>(ioc_);
   c.retry->expires_after(next_backoff(c.backoff));
@@ -373,7 +411,8 @@ void RelayUpstream::finish_hello(std::uint64_t id) {
 
 void RelayUpstream::forward(std::uint64_t id, std::uint32_t seq, std::string wire) {
   const auto it = commanders_.find(id);
-  if (it == commanders_.end()) return unavailable(id, seq, "this session has no link to the upstream server");
+  if (it == commanders_.end())
+    return unavailable(id, seq, "this session has no link to the upstream server");
   Commander& c = it->second;
   switch (c.state) {
     case Commander::State::open:
@@ -381,18 +420,21 @@ void RelayUpstream::forward(std::uint64_t id, std::uint32_t seq, std::string wir
       c.link->send(share(std::move(wire)));
       return;
     case Commander::State::connecting:
-      if (c.queued.size() >= kMaxQueuedCommands) return unavailable(id, seq, "too many commands wait for the link to the upstream server");
+      if (c.queued.size() >= kMaxQueuedCommands)
+        return unavailable(id, seq, "too many commands wait for the link to the upstream server");
       c.queued.emplace_back(seq, std::move(wire));
       return;
     case Commander::State::down:
-      return unavailable(id, seq, "the relay is reconnecting to its upstream server; the command was not sent");
+      return unavailable(
+          id, seq, "the relay is reconnecting to its upstream server; the command was not sent");
   }
 }
 
 void RelayUpstream::unavailable(std::uint64_t id, std::uint32_t seq, std::string message) {
   observe_.count_error(protocol::ErrorCode::upstream_unavailable);
   ++counters_.commands_rejected;
-  hub_.reply(id, share(protocol::encode(protocol::Error{seq, protocol::ErrorCode::upstream_unavailable, std::move(message)})));
+  hub_.reply(id, share(protocol::encode(protocol::Error{
+                     seq, protocol::ErrorCode::upstream_unavailable, std::move(message)})));
 }
 
 void RelayUpstream::left(std::uint64_t id) {

@@ -38,8 +38,8 @@ class RelayUpstream final : public WorldSource {
  public:
   // Timers run on `ioc` (the hub's), links on `link_ioc` (an I/O shard's); welcomes say
   // `max_message_bytes` (this relay's own limit).
-  RelayUpstream(UpstreamUrl url, std::size_t max_message_bytes, asio::io_context& ioc, asio::io_context& link_ioc,
-                Hub& hub, Observability& observe);
+  RelayUpstream(UpstreamUrl url, std::size_t max_message_bytes, asio::io_context& ioc,
+                asio::io_context& link_ioc, Hub& hub, Observability& observe);
 
   void start() override;
   void stop() override;
@@ -71,9 +71,9 @@ class RelayUpstream final : public WorldSource {
     State state = State::connecting;
     std::string hello;
     protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
-    bool welcomed = false;                    // the session was welcomed (its hello answered)
-    std::optional<protocol::Role> granted;    // what the upstream's welcome granted
-    std::string refusal;                      // an error the upstream sent before that welcome
+    bool welcomed = false;                  // the session was welcomed (its hello answered)
+    std::optional<protocol::Role> granted;  // what the upstream's welcome granted
+    std::string refusal;                    // an error the upstream sent before that welcome
     std::deque<std::uint32_t> in_flight;
     std::deque<std::pair<std::uint32_t, std::string>> queued;
     std::chrono::milliseconds backoff{0};
@@ -97,7 +97,8 @@ class RelayUpstream final : public WorldSource {
   void on_command_opened(std::uint64_t id, std::uint64_t generation);
   void on_command_closed(std::uint64_t id, std::uint64_t generation, const std::string& why);
   void finish_hello(std::uint64_t id);
-  void unavailable(std::uint64_t id, std::uint32_t seq, std::string message);  // upstream_unavailable
+  void unavailable(std::uint64_t id, std::uint32_t seq,
+                   std::string message);  // upstream_unavailable
 
   const UpstreamUrl url_;
   const std::size_t max_message_bytes_;
@@ -113,7 +114,8 @@ class RelayUpstream final : public WorldSource {
   asio::steady_timer retry_;
   std::optional<protocol::Welcome> welcome_;  // the upstream's newest (world, rates, map, paused)
   std::optional<std::uint64_t> last_tick_;    // the newest snapshot's
-  std::vector<std::uint32_t> inspect_sent_;   // the union of clients' inspected agents, as told upstream
+  std::vector<std::uint32_t>
+      inspect_sent_;  // the union of clients' inspected agents, as told upstream
   bool inspect_dirty_ = false;
   std::vector<WaitingHello> waiting_;
   std::unordered_map<std::uint64_t, Commander> commanders_;

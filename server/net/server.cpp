@@ -37,7 +37,8 @@ ServerConfig sessions_config(ServerConfig c) {
 
 UpstreamUrl relay_url(const std::string& text) {
   auto url = protocol::parse_ws_url(text);
-  if (auto* why = std::get_if<std::string>(&url)) throw std::invalid_argument("relay upstream '" + text + "': " + *why);
+  if (auto* why = std::get_if<std::string>(&url))
+    throw std::invalid_argument("relay upstream '" + text + "': " + *why);
   if (std::get<protocol::WsUrl>(url).tls)
     throw std::invalid_argument("relay upstream '" + text + "': must be ws://, not wss://");
   return std::get<protocol::WsUrl>(std::move(url));
@@ -52,11 +53,14 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
       pool(std::max<std::size_t>(config.sim_threads, 1)),
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),
-      local(c.relay_upstream.empty() ? std::make_unique<LocalWorld>(c, std::move(world), ioc, hub, observe, pool) : nullptr),
+      local(c.relay_upstream.empty()
+                ? std::make_unique<LocalWorld>(c, std::move(world), ioc, hub, observe, pool)
+                : nullptr),
       unused_world(local ? std::nullopt : std::optional(std::move(world))),
-      relay(local ? nullptr
-                  : std::make_unique<RelayUpstream>(relay_url(c.relay_upstream), c.max_message_bytes, ioc,
-                                                    shards.front()->ioc, hub, observe)),
+      relay(local
+                ? nullptr
+                : std::make_unique<RelayUpstream>(relay_url(c.relay_upstream), c.max_message_bytes,
+                                                  ioc, shards.front()->ioc, hub, observe)),
       source(local ? static_cast<WorldSource&>(*local) : *relay),
       listener(shards, admission, observe, SessionHub(*this), stopping) {
   hub.serve(source);
@@ -67,7 +71,8 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
 void Server::Impl::begin_stop() {
   if (stopping.exchange(true)) return;
   observe.log(LogLevel::info, "stopping",
-              {{"tick", std::to_string(observe.counters().tick.load())}, {"sessions", std::to_string(hub.size())}});
+              {{"tick", std::to_string(observe.counters().tick.load())},
+               {"sessions", std::to_string(hub.size())}});
   source.stop();
   listener.close();
   for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
@@ -110,7 +115,8 @@ std::string Server::Impl::metrics_text() const {
 
 // ---- Server ----------------------------------------------------------------------------------
 
-Server::Server(ServerConfig config, sim::World world) : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
+Server::Server(ServerConfig config, sim::World world)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
 
 Server::~Server() = default;
 
@@ -120,7 +126,8 @@ std::uint16_t Server::start() {
   // Connections stay under the descriptor limit, with some descriptors left for checkpoints.
   if (const auto limit = s.admission.fit_descriptor_limit())
     s.observe.log(LogLevel::warn, "connections_capped",
-                  {{"max_connections", std::to_string(s.admission.max_connections())}, {"descriptor_limit", std::to_string(*limit)}});
+                  {{"max_connections", std::to_string(s.admission.max_connections())},
+                   {"descriptor_limit", std::to_string(*limit)}});
   return port;
 }
 
@@ -156,12 +163,23 @@ void Server::stop_on_signals(std::function<void(int signal)> said) {
 }
 
 std::uint64_t Server::state_hash() const { return world().state_hash(); }
-const sim::World& Server::world() const { return impl_->local ? impl_->local->world() : *impl_->unused_world; }
+const sim::World& Server::world() const {
+  return impl_->local ? impl_->local->world() : *impl_->unused_world;
+}
 
 ServerStats Server::stats() const {
   const auto& c = impl_->observe.counters();
-  return {c.tick, c.overruns, c.ticks_dropped, c.sessions, c.snapshots_sent, c.snapshots_dropped(),
-          c.commands_accepted, c.commands_rejected, c.agents, c.refusals, impl_->listener.accept_failures(),
+  return {c.tick,
+          c.overruns,
+          c.ticks_dropped,
+          c.sessions,
+          c.snapshots_sent,
+          c.snapshots_dropped(),
+          c.commands_accepted,
+          c.commands_rejected,
+          c.agents,
+          c.refusals,
+          impl_->listener.accept_failures(),
           impl_->admission.max_connections()};
 }
 

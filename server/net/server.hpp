@@ -17,34 +17,37 @@
 #include <variant>
 #include <vector>
 
+#include "herd/sim/world.hpp"
 #include "net/observe.hpp"
 #include "protocol/messages.hpp"
-#include "herd/sim/world.hpp"
 
 namespace herd::net {
 
 struct ServerConfig {
   std::string address = "0.0.0.0";
-  std::uint16_t port = 8080;       // 0: the OS picks one; start() returns it
-  std::string web_root;            // directory served at "/" (the browser viewer)
-  double tick_rate = 60.0;         // ticks per second; must match the world's dt
-  double snapshot_rate = 20.0;     // snapshots per second, <= tick_rate
-  std::size_t sim_threads = 1;     // threads that step the world, the tick loop's own included; [1, 64]
-  std::size_t io_threads = 2;      // threads that read and write the sockets (besides the tick thread); [1, 64]
-  int max_catchup_ticks = 4;       // ticks run at most per wake when behind (then dropped)
-  std::size_t control_queue_limit = 256;   // unread acks/errors/pongs before a session is closed
+  std::uint16_t port = 8080;    // 0: the OS picks one; start() returns it
+  std::string web_root;         // directory served at "/" (the browser viewer)
+  double tick_rate = 60.0;      // ticks per second; must match the world's dt
+  double snapshot_rate = 20.0;  // snapshots per second, <= tick_rate
+  std::size_t sim_threads =
+      1;  // threads that step the world, the tick loop's own included; [1, 64]
+  std::size_t io_threads =
+      2;  // threads that read and write the sockets (besides the tick thread); [1, 64]
+  int max_catchup_ticks = 4;              // ticks run at most per wake when behind (then dropped)
+  std::size_t control_queue_limit = 256;  // unread acks/errors/pongs before a session is closed
   std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // larger frames: close 1009
 
   // Defences (PROTOCOL.md "Limits"); each refusal is counted in /metrics.
-  std::string command_token;                 // non-empty: a commander's hello must carry it
-  std::vector<std::string> allowed_origins;  // lower-case scheme://host[:port]; empty: any Origin
-  double rate_limit = 30;                    // messages per second per session (token bucket)...
-  double rate_burst = 60;                    // ...with this many at once; more: rate_limited
-  std::size_t max_sessions = 2000;           // WebSocket sessions in all; more: close 1013
-  std::size_t max_sessions_per_address = 64; // from one IP address; more: close 1013
-  std::uint32_t max_spawn = protocol::kMaxSpawnPerCommand;  // agents per spawn; more: limit_exceeded
-  int max_json_depth = protocol::kMaxJsonDepth;             // deeper: too_deep
-  double idle_timeout = 60;          // seconds without a frame from the client (pings at half)
+  std::string command_token;                  // non-empty: a commander's hello must carry it
+  std::vector<std::string> allowed_origins;   // lower-case scheme://host[:port]; empty: any Origin
+  double rate_limit = 30;                     // messages per second per session (token bucket)...
+  double rate_burst = 60;                     // ...with this many at once; more: rate_limited
+  std::size_t max_sessions = 2000;            // WebSocket sessions in all; more: close 1013
+  std::size_t max_sessions_per_address = 64;  // from one IP address; more: close 1013
+  std::uint32_t max_spawn =
+      protocol::kMaxSpawnPerCommand;             // agents per spawn; more: limit_exceeded
+  int max_json_depth = protocol::kMaxJsonDepth;  // deeper: too_deep
+  double idle_timeout = 60;  // seconds without a frame from the client (pings at half)
   // Connections: TCP connections open at once, HTTP and WebSocket (more are closed as they are
   // accepted; also kept under the process's descriptor limit); HTTP connections kept open between
   // requests (beyond: answered with Connection: close), and how long one may wait for its next
@@ -52,7 +55,7 @@ struct ServerConfig {
   std::size_t max_connections = 10000;
   std::size_t max_http_keepalive = 256;
   double http_idle_timeout = 5;
-  double slow_client_timeout = 10;   // seconds a session may stay behind on snapshots
+  double slow_client_timeout = 10;  // seconds a session may stay behind on snapshots
   // Called on the tick thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).
   std::function<void(std::uint64_t tick, const sim::Command& command)> on_applied;
@@ -68,7 +71,8 @@ struct ServerConfig {
   // scenario name and seed (a world, or a sentence saying why not). Without it those controls are
   // refused.
   std::string scenario;
-  std::function<std::variant<sim::World, std::string>(const std::string& name, std::optional<std::uint64_t> seed)>
+  std::function<std::variant<sim::World, std::string>(const std::string& name,
+                                                      std::optional<std::uint64_t> seed)>
       load_world;
   // Called after reset or load_scenario put a new world in place (the recorder marks it).
   std::function<void(const std::string& scenario, const sim::World& world)> on_world_replaced;
@@ -86,17 +90,18 @@ struct ServerConfig {
 
 struct ServerStats {
   std::uint64_t tick = 0;
-  std::uint64_t overruns = 0;          // tick-loop wakes that had to drop ticks
+  std::uint64_t overruns = 0;  // tick-loop wakes that had to drop ticks
   std::uint64_t ticks_dropped = 0;
-  std::uint64_t sessions = 0;          // open WebSocket sessions
-  std::uint64_t snapshots_sent = 0;    // snapshot frames written, all sessions
-  std::uint64_t snapshots_dropped = 0; // not written to a session (latest-wins), all reasons
+  std::uint64_t sessions = 0;           // open WebSocket sessions
+  std::uint64_t snapshots_sent = 0;     // snapshot frames written, all sessions
+  std::uint64_t snapshots_dropped = 0;  // not written to a session (latest-wins), all reasons
   std::uint64_t commands_accepted = 0;
   std::uint64_t commands_rejected = 0;
   std::uint64_t agents = 0;
-  std::uint64_t refusals = 0;          // limits hit, every kind (metrics break them down)
-  std::uint64_t accept_failures = 0;   // accepts that failed (out of descriptors, ...), retried after a pause
-  std::uint64_t max_connections = 0;   // the connection cap in force (set by start())
+  std::uint64_t refusals = 0;  // limits hit, every kind (metrics break them down)
+  std::uint64_t accept_failures =
+      0;  // accepts that failed (out of descriptors, ...), retried after a pause
+  std::uint64_t max_connections = 0;  // the connection cap in force (set by start())
 };
 
 class Server {
@@ -129,7 +134,8 @@ class Server {
   // The world itself, on the same terms (the app writes the last checkpoint from it at shutdown).
   const sim::World& world() const;
 
-  struct Impl;  // opaque: the server's parts (net/server_impl.hpp), which sessions reach through SessionHub
+  struct Impl;  // opaque: the server's parts (net/server_impl.hpp), which sessions reach through
+                // SessionHub
 
  private:
   std::unique_ptr<Impl> impl_;

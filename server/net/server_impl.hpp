@@ -38,19 +38,21 @@ struct Server::Impl {
 
   // Any thread. Declared before the io_contexts so they outlive them: destroying an io_context
   // destroys pending handlers, which destroys sessions, which count themselves out here.
-  const ServerConfig config;  // what sessions read: never changes (the world source has its own copy)
+  const ServerConfig
+      config;  // what sessions read: never changes (the world source has its own copy)
   Observability observe;
   Admission admission;
   std::atomic<std::uint64_t> next_session_id{1};
   std::atomic<bool> stopping{false};
 
-  exec::ThreadPool pool;  // steps the local world, and encodes binary frames between ticks
+  exec::ThreadPool pool;    // steps the local world, and encodes binary frames between ticks
   asio::io_context ioc{1};  // the hub's
   asio::steady_timer stop_timer{ioc};
   // SIGINT and SIGTERM, when stop_on_signals() asked for them: they begin the stop on this thread.
   std::unique_ptr<asio::signal_set> signals;
   std::function<void(int)> on_signal;
-  std::vector<std::unique_ptr<Shard>> shards;  // after ioc: destroyed first, their sessions post to it
+  std::vector<std::unique_ptr<Shard>>
+      shards;  // after ioc: destroyed first, their sessions post to it
   Hub hub;
   // One of these is the world source: timers on ioc and links on shards[0], destroyed before them.
   // When relaying, the world given to the constructor is kept, unused, for world().

@@ -13,7 +13,9 @@ void SessionHub::ws_destroyed() { server_->admission.ws_destroyed(); }
 void SessionHub::http_created() { server_->admission.http_created(); }
 void SessionHub::http_destroyed() { server_->admission.http_destroyed(); }
 std::size_t SessionHub::http_sessions() const { return server_->admission.http_connections(); }
-std::optional<Refusal> SessionHub::admit(const std::string& ip) { return server_->admission.admit(ip); }
+std::optional<Refusal> SessionHub::admit(const std::string& ip) {
+  return server_->admission.admit(ip);
+}
 void SessionHub::release(const std::string& ip) { server_->admission.release(ip); }
 
 bool SessionHub::stopping() const { return server_->stopping; }
@@ -28,7 +30,9 @@ void SessionHub::written(std::size_t bytes, bool snapshot) {
   if (snapshot) ++counters.snapshots_sent;
 }
 void SessionHub::snapshot_replaced() { ++server_->observe.counters().snapshots_replaced; }
-void SessionHub::snapshots_superseded(std::size_t n) { server_->observe.counters().snapshots_superseded += n; }
+void SessionHub::snapshots_superseded(std::size_t n) {
+  server_->observe.counters().snapshots_superseded += n;
+}
 void SessionHub::observe_reply(Clock::duration d) { server_->observe.observe_reply(d); }
 void SessionHub::log_from(std::string_view who, LogLevel level, std::string_view event,
                           std::initializer_list<LogField> fields) {
@@ -39,32 +43,36 @@ Health SessionHub::health() const { return server_->source.health(); }
 
 std::string SessionHub::metrics_text() const { return server_->metrics_text(); }
 
-void SessionHub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox) {
-  asio::post(server_->ioc, [hub = &server_->hub, id, session = std::move(session), shard, inbox = std::move(inbox)] {
-    hub->join(id, session, shard, inbox);
-  });
+void SessionHub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
+                      std::shared_ptr<ViewerInbox> inbox) {
+  asio::post(server_->ioc, [hub = &server_->hub, id, session = std::move(session), shard,
+                            inbox = std::move(inbox)] { hub->join(id, session, shard, inbox); });
 }
 void SessionHub::leave(std::uint64_t id) {
   asio::post(server_->ioc, [hub = &server_->hub, id] { hub->leave(id); });
 }
-void SessionHub::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token,
-                       std::string client) {
-  asio::post(server_->ioc, [hub = &server_->hub, id, hello = WorldSource::Hello{role, format, std::move(token), std::move(client)}]() mutable {
+void SessionHub::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
+                       std::string token, std::string client) {
+  asio::post(server_->ioc, [hub = &server_->hub, id,
+                            hello = WorldSource::Hello{role, format, std::move(token),
+                                                       std::move(client)}]() mutable {
     hub->hello(id, std::move(hello));
   });
 }
 void SessionHub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
-  asio::post(server_->ioc, [hub = &server_->hub, id, agents = std::move(agents)]() mutable { hub->inspect(id, std::move(agents)); });
+  asio::post(server_->ioc, [hub = &server_->hub, id, agents = std::move(agents)]() mutable {
+    hub->inspect(id, std::move(agents));
+  });
 }
 void SessionHub::command(std::uint64_t id, protocol::CommandMsg command, std::string wire) {
-  asio::post(server_->ioc, [hub = &server_->hub, id, command = std::move(command), wire = std::move(wire)]() mutable {
-    hub->command(id, command, std::move(wire));
-  });
+  asio::post(server_->ioc,
+             [hub = &server_->hub, id, command = std::move(command),
+              wire = std::move(wire)]() mutable { hub->command(id, command, std::move(wire)); });
 }
 void SessionHub::control(std::uint64_t id, protocol::ControlMsg control, std::string wire) {
-  asio::post(server_->ioc, [hub = &server_->hub, id, control = std::move(control), wire = std::move(wire)]() mutable {
-    hub->control(id, control, std::move(wire));
-  });
+  asio::post(server_->ioc,
+             [hub = &server_->hub, id, control = std::move(control),
+              wire = std::move(wire)]() mutable { hub->control(id, control, std::move(wire)); });
 }
 void SessionHub::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   asio::post(server_->ioc, [hub = &server_->hub, id, msg = std::move(msg), then_close]() mutable {

@@ -58,7 +58,8 @@ class SessionHub {
   void snapshot_replaced();
   void snapshots_superseded(std::size_t n);
   void observe_reply(Clock::duration d);
-  void log_from(std::string_view who, LogLevel level, std::string_view event, std::initializer_list<LogField> fields);
+  void log_from(std::string_view who, LogLevel level, std::string_view event,
+                std::initializer_list<LogField> fields);
 
   // HTTP answers: /healthz and /metrics (Prometheus text).
   Health health() const;
@@ -66,11 +67,13 @@ class SessionHub {
 
   // ---- posted to the hub's thread ----------------------------------------------------------
   // Each request with an answer gets exactly one reply, through the session's shard.
-  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard, std::shared_ptr<ViewerInbox> inbox);
+  void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
+            std::shared_ptr<ViewerInbox> inbox);
   void leave(std::uint64_t id);
   // The role is the one the session grants (after its token check); the token and the client's
   // name go with it (a relay's commander link presents them upstream).
-  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format, std::string token, std::string client);
+  void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
+             std::string token, std::string client);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
   // A command or control checked by the session, and as its client wrote it (`wire`: what a
   // relay sends upstream unchanged).

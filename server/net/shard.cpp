@@ -73,9 +73,15 @@ void Shard::hand_to_sessions() {
     const auto s = d.session.lock();
     if (!s) continue;
     switch (d.kind) {
-      case Delivery::Kind::reply: s->on_reply(std::move(d.frame), d.then_close); break;
-      case Delivery::Kind::new_world: s->on_new_world(std::move(d.frame)); break;
-      default: s->send_control(std::move(d.frame)); break;
+      case Delivery::Kind::reply:
+        s->on_reply(std::move(d.frame), d.then_close);
+        break;
+      case Delivery::Kind::new_world:
+        s->on_new_world(std::move(d.frame));
+        break;
+      default:
+        s->send_control(std::move(d.frame));
+        break;
     }
   }
   for (Delivery& d : taken.frames)

@@ -12,7 +12,8 @@ TickSchedule::TickSchedule(double tick_rate, int max_catchup)
 
 int TickSchedule::due(Duration elapsed) {
   // Ticks whose deadline has passed: tick k (1-based) is due at k * period.
-  const auto reached = static_cast<std::uint64_t>(std::floor(static_cast<double>(elapsed.count()) / period_ns_));
+  const auto reached =
+      static_cast<std::uint64_t>(std::floor(static_cast<double>(elapsed.count()) / period_ns_));
   const std::uint64_t scheduled = run_ + dropped_;
   if (reached <= scheduled) return 0;
   std::uint64_t n = reached - scheduled;
@@ -27,7 +28,8 @@ int TickSchedule::due(Duration elapsed) {
 }
 
 TickSchedule::Duration TickSchedule::next_deadline() const {
-  return Duration(static_cast<std::int64_t>(std::ceil(static_cast<double>(run_ + dropped_ + 1) * period_ns_)));
+  return Duration(
+      static_cast<std::int64_t>(std::ceil(static_cast<double>(run_ + dropped_ + 1) * period_ns_)));
 }
 
 std::uint64_t SnapshotCadence::index(std::uint64_t tick) const {

@@ -25,7 +25,7 @@ class TickSchedule {
   Duration next_deadline() const;
 
   std::uint64_t ticks_run() const { return run_; }
-  std::uint64_t overruns() const { return overruns_; }          // wakes that had to drop ticks
+  std::uint64_t overruns() const { return overruns_; }  // wakes that had to drop ticks
   std::uint64_t ticks_dropped() const { return dropped_; }
   // Wakes that found more than one tick due: they ran their ticks back to back, so the snapshots
   // of all but the last never existed (a client sees a gap in the ticks).

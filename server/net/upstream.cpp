@@ -18,13 +18,21 @@ using tcp = asio::ip::tcp;
 class Link final : public UpstreamLink, public std::enable_shared_from_this<Link> {
  public:
   Link(asio::io_context& ioc, UpstreamUrl url, std::string hello, Events events, Options options)
-      : ioc_(ioc), resolver_(ioc), ws_(ioc), url_(std::move(url)), hello_(std::make_shared<const std::string>(std::move(hello))),
-        events_(std::move(events)), options_(options) {}
+      : ioc_(ioc),
+        resolver_(ioc),
+        ws_(ioc),
+        url_(std::move(url)),
+        hello_(std::make_shared<const std::string>(std::move(hello))),
+        events_(std::move(events)),
+        options_(options) {}
 
   void start() {
     asio::post(ioc_, [self = shared_from_this()] {
-      self->resolver_.async_resolve(self->url_.host, std::to_string(self->url_.port),
-                                    [self](beast::error_code ec, tcp::resolver::results_type results) { self->on_resolve(ec, results); });
+      self->resolver_.async_resolve(
+          self->url_.host, std::to_string(self->url_.port),
+          [self](beast::error_code ec, tcp::resolver::results_type results) {
+            self->on_resolve(ec, results);
+          });
     });
   }
 
@@ -32,7 +40,8 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
   void do_send(std::shared_ptr<const std::string> text) override {
     asio::post(ioc_, [self = shared_from_this(), text = std::move(text)]() mutable {
       if (self->ended_) return;
-      if (self->queue_.size() >= self->options_.max_queued_writes) return self->end("upstream stopped reading");
+      if (self->queue_.size() >= self->options_.max_queued_writes)
+        return self->end("upstream stopped reading");
       self->queue_.push_back(std::move(text));
       self->pump();
     });
@@ -46,9 +55,10 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     if (ended_) return;
     if (ec) return end("cannot resolve " + url_.host + ": " + ec.message());
     beast::get_lowest_layer(ws_).expires_after(options_.connect_timeout);
-    beast::get_lowest_layer(ws_).async_connect(results, [self = shared_from_this()](beast::error_code e, const tcp::endpoint&) {
-      self->on_connect(e);
-    });
+    beast::get_lowest_layer(ws_).async_connect(
+        results, [self = shared_from_this()](beast::error_code e, const tcp::endpoint&) {
+          self->on_connect(e);
+        });
   }
 
   void on_connect(beast::error_code ec) {
@@ -63,10 +73,12 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     t.keep_alive_pings = true;
     ws_.set_option(t);
     ws_.read_message_max(options_.max_message_bytes);
-    ws_.set_option(websocket::stream_base::decorator(
-        [](websocket::request_type& req) { req.set(beast::http::field::user_agent, "herd-relay"); }));
-    ws_.async_handshake(url_.authority(), url_.path,
-                        [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
+    ws_.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
+      req.set(beast::http::field::user_agent, "herd-relay");
+    }));
+    ws_.async_handshake(
+        url_.authority(), url_.path,
+        [self = shared_from_this()](beast::error_code e) { self->on_handshake(e); });
   }
 
   void on_handshake(beast::error_code ec) {
@@ -80,12 +92,16 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
   }
 
   void do_read() {
-    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_read(ec);
+    });
   }
 
   void on_read(beast::error_code ec) {
     if (ended_) return;
-    if (ec) return end(ec == websocket::error::closed ? "upstream closed the connection" : "read failed: " + ec.message());
+    if (ec)
+      return end(ec == websocket::error::closed ? "upstream closed the connection"
+                                                : "read failed: " + ec.message());
     std::string message = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
     const bool binary = ws_.got_binary();
@@ -99,11 +115,12 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     auto next = queue_.front();
     queue_.pop_front();
     ws_.text(true);
-    ws_.async_write(asio::buffer(*next), [self = shared_from_this(), next](beast::error_code ec, std::size_t) {
-      self->writing_ = false;
-      if (ec) return self->end("write failed: " + ec.message());
-      self->pump();
-    });
+    ws_.async_write(asio::buffer(*next),
+                    [self = shared_from_this(), next](beast::error_code ec, std::size_t) {
+                      self->writing_ = false;
+                      if (ec) return self->end("write failed: " + ec.message());
+                      self->pump();
+                    });
   }
 
   // Ends the link once: cancels what is pending and tells the owner why.
@@ -133,7 +150,8 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
 
 }  // namespace
 
-std::shared_ptr<UpstreamLink> UpstreamLink::open(asio::io_context& ioc, const UpstreamUrl& url, std::string hello, Events events,
+std::shared_ptr<UpstreamLink> UpstreamLink::open(asio::io_context& ioc, const UpstreamUrl& url,
+                                                 std::string hello, Events events,
                                                  Options options) {
   auto link = std::make_shared<Link>(ioc, url, std::move(hello), std::move(events), options);
   link->start();

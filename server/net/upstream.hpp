@@ -32,15 +32,16 @@ class UpstreamLink {
   };
   struct Options {
     std::chrono::milliseconds connect_timeout{5000};  // resolve, connect and handshake
-    // Without a frame from upstream for this long, the link is given up (Beast pings at half of it).
+    // Without a frame from upstream for this long, the link is given up (Beast pings at half of
+    // it).
     std::chrono::milliseconds idle_timeout{10000};
     std::size_t max_message_bytes = 256u << 20;  // whole-world snapshots of big worlds are large
     std::size_t max_queued_writes = 1024;        // more unwritten: the link is closed
   };
 
   // Starts connecting at once; the first message written after the handshake is `hello`.
-  static std::shared_ptr<UpstreamLink> open(boost::asio::io_context& ioc, const UpstreamUrl& url, std::string hello,
-                                            Events events, Options options);
+  static std::shared_ptr<UpstreamLink> open(boost::asio::io_context& ioc, const UpstreamUrl& url,
+                                            std::string hello, Events events, Options options);
   // Any thread. Written in the order given, after the hello; dropped once the link is closed.
   void send(std::shared_ptr<const std::string> text);
   // Any thread; idempotent. `closed` follows (if it has not been called yet).

@@ -9,7 +9,9 @@ constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kCloseGrace = std::chrono::seconds(5);  // a close not delivered by then: drop
 
 // Seconds on the steady clock, for the token buckets.
-double now_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+double now_seconds() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -45,7 +47,8 @@ WsSession::~WsSession() {
 }
 
 void WsSession::run(http::request<http::string_body> req) {
-  ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config_.idle_timeout), /*keep_alive_pings=*/true});
+  ws_.set_option(websocket::stream_base::timeout{kHandshakeTimeout, seconds(config_.idle_timeout),
+                                                 /*keep_alive_pings=*/true});
   ws_.set_option(websocket::stream_base::decorator(
       [](websocket::response_type& res) { res.set(http::field::server, kServerName); }));
   ws_.read_message_max(config_.max_message_bytes);  // larger frames: Beast closes with 1009
@@ -60,7 +63,8 @@ void WsSession::send_control(SharedText msg) {
   if (close_) return;
   if (!lanes_.push_control(std::move(msg))) {
     hub_.refused(Refusal::control_queue_full, address_);
-    close_after_flush({websocket::close_code::policy_error, "too many unread replies"}, /*discard_queued=*/true);
+    close_after_flush({websocket::close_code::policy_error, "too many unread replies"},
+                      /*discard_queued=*/true);
     return;
   }
   pump();
@@ -100,7 +104,8 @@ void WsSession::sweep(Clock::time_point now) {
     return;
   }
   const auto behind_since = lanes_.behind_since();
-  if (behind_since && now - *behind_since > seconds(config_.slow_client_timeout)) drop(Refusal::slow_consumer);
+  if (behind_since && now - *behind_since > seconds(config_.slow_client_timeout))
+    drop(Refusal::slow_consumer);
 }
 
 void WsSession::drop(Refusal why) {
@@ -123,20 +128,26 @@ void WsSession::on_accept(beast::error_code ec) {
   shard_.add(id_, weak_from_this());
   joined_ = true;
   hub_.join(id_, weak_from_this(), &shard_, inbox_);
-  hub_.log_from(address_, LogLevel::info, "session_opened", {{"session", std::to_string(id_)}, {"address", address_}});
+  hub_.log_from(address_, LogLevel::info, "session_opened",
+                {{"session", std::to_string(id_)}, {"address", address_}});
   if (hub_.stopping()) return close_after_flush(websocket::close_code::going_away);
   do_read();
 }
 
 void WsSession::do_read() {
-  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    self->on_read(ec);
+  });
 }
 
 void WsSession::on_read(beast::error_code ec) {
   if (ec) {  // closed, too big (Beast sent 1009), not UTF-8 (1007), timed out, or reset
-    if (ec == websocket::error::message_too_big) hub_.refused(Refusal::message_too_big, address_);
-    else if (ec == websocket::error::bad_frame_payload) hub_.refused(Refusal::invalid_utf8, address_);
-    else if (ec == beast::error::timeout) hub_.refused(Refusal::idle_timeout, address_);
+    if (ec == websocket::error::message_too_big)
+      hub_.refused(Refusal::message_too_big, address_);
+    else if (ec == websocket::error::bad_frame_payload)
+      hub_.refused(Refusal::invalid_utf8, address_);
+    else if (ec == beast::error::timeout)
+      hub_.refused(Refusal::idle_timeout, address_);
     return;
   }
   // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
@@ -148,19 +159,25 @@ void WsSession::on_read(beast::error_code ec) {
   const double now = now_seconds();
   const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
   std::optional<protocol::Decoded<protocol::ClientMessage>> decoded;
-  if (ws_.got_text() && text.size() <= kSmallFrame) decoded = protocol::decode_client(text, config_.max_json_depth);
+  if (ws_.got_text() && text.size() <= kSmallFrame)
+    decoded = protocol::decode_client(text, config_.max_json_depth);
   const bool free_ack = decoded && is_snapshot_ack(*decoded) && ack_budget_.take();
   const bool within_rate = free_ack || bucket_.take(now);
   if (!within_rate && !overflow_.take(now)) {
     hub_.refused(Refusal::flooding, address_);
-    return close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"}, true);
+    return close_after_flush(
+        {websocket::close_code::policy_error, "message rate far over the limit"}, true);
   }
   if (!ws_.got_text()) {
-    if (!within_rate) refuse_rate({});
-    else send_error({}, protocol::ErrorCode::binary_not_supported, "binary frames are not supported; send JSON text");
+    if (!within_rate)
+      refuse_rate({});
+    else
+      send_error({}, protocol::ErrorCode::binary_not_supported,
+                 "binary frames are not supported; send JSON text");
   } else {
     if (!decoded) decoded = protocol::decode_client(text, config_.max_json_depth);
-    if (!within_rate) refuse_rate(seq_of(*decoded));
+    if (!within_rate)
+      refuse_rate(seq_of(*decoded));
     else {
       text_ = text;
       handle(std::move(*decoded));
@@ -175,7 +192,8 @@ bool WsSession::is_snapshot_ack(const protocol::Decoded<protocol::ClientMessage>
   return msg && std::holds_alternative<protocol::SnapshotAck>(*msg);
 }
 
-std::optional<std::uint32_t> WsSession::seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded) {
+std::optional<std::uint32_t> WsSession::seq_of(
+    const protocol::Decoded<protocol::ClientMessage>& decoded) {
   if (const auto* err = std::get_if<protocol::Error>(&decoded)) return err->seq;
   const auto& msg = std::get<protocol::ClientMessage>(decoded);
   if (const auto* cmd = std::get_if<protocol::CommandMsg>(&msg)) return cmd->seq;
@@ -212,7 +230,8 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     hub_.count_error(err->code);
     if (err->code == protocol::ErrorCode::too_deep) hub_.refused(Refusal::too_deep, address_);
     if (err->code == protocol::ErrorCode::protocol_mismatch)
-      return answer(share(protocol::encode(*err)), static_cast<std::uint16_t>(websocket::close_code::protocol_error));
+      return answer(share(protocol::encode(*err)),
+                    static_cast<std::uint16_t>(websocket::close_code::protocol_error));
     if (err->seq) hub_.command_rejected();
     return answer(share(protocol::encode(*err)));
   }
@@ -237,12 +256,14 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     return hub_.inspect(id_, std::move(inspect->agents));
   }
   if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
-    if (!greeted_) return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
+    if (!greeted_)
+      return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
     if (role_ != protocol::Role::commander) return forbid(control->seq);
     return ask_hub([&] { hub_.control(id_, std::move(*control), std::string(text_)); }, true);
   }
   auto& cmd = std::get<protocol::CommandMsg>(msg);
-  if (!greeted_) return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
+  if (!greeted_)
+    return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
   if (role_ != protocol::Role::commander) return forbid(cmd.seq);
   if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
     const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
@@ -264,25 +285,32 @@ void WsSession::forbid(std::uint32_t seq) {
 }
 
 void WsSession::on_hello(const protocol::Hello& hello) {
-  if (greeted_) return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
+  if (greeted_)
+    return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
   greeted_ = true;
   role_ = hello.role;
   const std::string& token = config_.command_token;
-  if (role_ == protocol::Role::commander && !token.empty() && !constant_time_equal(hello.token, token)) {
+  if (role_ == protocol::Role::commander && !token.empty() &&
+      !constant_time_equal(hello.token, token)) {
     // Watches instead: told why, then welcomed as a viewer.
     role_ = protocol::Role::viewer;
     unauthorized_ = true;
     hub_.refused(Refusal::bad_token, address_);
     send_error({}, protocol::ErrorCode::unauthorized,
-               hello.token.empty() ? "this server needs a command token to command; welcomed as a viewer"
-                                   : "wrong command token; welcomed as a viewer");
+               hello.token.empty()
+                   ? "this server needs a command token to command; welcomed as a viewer"
+                   : "wrong command token; welcomed as a viewer");
   }
-  hub_.log_from(address_, LogLevel::info, "hello", {{"session", std::to_string(id_)}, {"role", std::string(protocol::to_string(role_))},
-                                     {"client", hello.client}, {"format", std::string(protocol::to_string(hello.format))}});
+  hub_.log_from(address_, LogLevel::info, "hello",
+                {{"session", std::to_string(id_)},
+                 {"role", std::string(protocol::to_string(role_))},
+                 {"client", hello.client},
+                 {"format", std::string(protocol::to_string(hello.format))}});
   ask_hub([&] { hub_.hello(id_, role_, hello.format, hello.token, hello.client); });
 }
 
-void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message) {
+void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code,
+                           std::string message) {
   if (seq) hub_.command_rejected();
   hub_.count_error(code);
   answer(share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
@@ -295,19 +323,21 @@ void WsSession::pump() {
     if (close_ && !close_sent_) {
       close_sent_ = true;
       writing_ = true;
-      ws_.async_close(*close_, [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
+      ws_.async_close(*close_,
+                      [self = shared_from_this()](beast::error_code) { self->writing_ = false; });
     }
     return;
   }
   writing_ = true;
   ws_.binary(next->binary);
   ws_.async_write(asio::buffer(*next->bytes),
-                  [self = shared_from_this(), bytes = next->bytes, is_snapshot = next->snapshot](beast::error_code ec, std::size_t n) {
-    self->writing_ = false;
-    if (ec) return;  // the read side sees the failure too and ends the session
-    self->hub_.written(n, is_snapshot);
-    self->pump();
-  });
+                  [self = shared_from_this(), bytes = next->bytes, is_snapshot = next->snapshot](
+                      beast::error_code ec, std::size_t n) {
+                    self->writing_ = false;
+                    if (ec) return;  // the read side sees the failure too and ends the session
+                    self->hub_.written(n, is_snapshot);
+                    self->pump();
+                  });
 }
 
 }  // namespace herd::net

@@ -71,7 +71,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   static bool is_snapshot_ack(const protocol::Decoded<protocol::ClientMessage>& decoded);
 
-  static std::optional<std::uint32_t> seq_of(const protocol::Decoded<protocol::ClientMessage>& decoded);
+  static std::optional<std::uint32_t> seq_of(
+      const protocol::Decoded<protocol::ClientMessage>& decoded);
 
   void refuse_rate(std::optional<std::uint32_t> seq);
 
@@ -94,7 +95,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message);
 
-  // One write at a time: control messages first, then the oldest waiting snapshot, then a pending close.
+  // One write at a time: control messages first, then the oldest waiting snapshot, then a pending
+  // close.
   void pump();
 
   websocket::stream<beast::tcp_stream> ws_;
@@ -102,23 +104,25 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   const ServerConfig& config_;  // the server's settings at start
   Shard& shard_;
   const std::uint64_t id_;
-  std::shared_ptr<ViewerInbox> inbox_ = std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
+  std::shared_ptr<ViewerInbox> inbox_ =
+      std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
   beast::flat_buffer buffer_;
   OutboundLanes lanes_{config_.control_queue_limit};  // waiting to be written
   std::optional<websocket::close_reason> close_;
   Clock::time_point close_requested_at_;
-  TokenBucket bucket_, overflow_;                   // messages within the rate; refused ones
-  AckBudget ack_budget_;                            // snapshot acks that cost no token
-  std::optional<Refusal> refusal_;                  // over a session limit: closed after the handshake
-  std::deque<std::optional<Clock::time_point>> awaiting_;  // requests posted to the hub, not answered yet (when, if timed)
-  bool counted_ = false;                            // admitted: counted against the session limits
-  bool joined_ = false;                             // posted to the hub's clients
+  TokenBucket bucket_, overflow_;   // messages within the rate; refused ones
+  AckBudget ack_budget_;            // snapshot acks that cost no token
+  std::optional<Refusal> refusal_;  // over a session limit: closed after the handshake
+  std::deque<std::optional<Clock::time_point>>
+      awaiting_;          // requests posted to the hub, not answered yet (when, if timed)
+  bool counted_ = false;  // admitted: counted against the session limits
+  bool joined_ = false;   // posted to the hub's clients
   bool close_sent_ = false;
   bool writing_ = false;
   bool dropped_ = false;
   bool greeted_ = false;
   bool unauthorized_ = false;  // said hello as commander without the token
-  std::string_view text_;       // the message being handled, as it came (valid during handle())
+  std::string_view text_;      // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
   std::string ip_, address_;
 };

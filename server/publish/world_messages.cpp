@@ -11,11 +11,13 @@ using namespace protocol;
 namespace {
 
 InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t) {
-  InspectState s{a.id, t.desired_dir, t.sum_raw, t.sum_adjusted, t.split_fix, t.final_dir, a.velocity,
-                 t.desired_path_to, t.current_path_to, t.ig_factor, {}};
+  InspectState s{a.id,        t.desired_dir, t.sum_raw,         t.sum_adjusted,    t.split_fix,
+                 t.final_dir, a.velocity,    t.desired_path_to, t.current_path_to, t.ig_factor,
+                 {}};
   for (const sim::PushTrace& p : t.pushes)
-    s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing, p.yielded,
-                        p.crossing_point, p.t_self, p.t_other, p.crossing_scale, p.path_to});
+    s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing,
+                        p.yielded, p.crossing_point, p.t_self, p.t_other, p.crossing_scale,
+                        p.path_to});
   return s;
 }
 
@@ -39,7 +41,8 @@ namespace {
 
 // Agent i of the world as the JSON snapshot carries it.
 template <class Agents, class Desires, class Paths>
-AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths, std::size_t i) {
+AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths,
+                       std::size_t i) {
   const sim::Agent& a = agents[i];
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
@@ -57,7 +60,8 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
   s.collided = a.collided;
   s.kinematic = a.movement == sim::Movement::kinematic;
   s.pathing = a.pathing;
-  if (a.pathing == sim::Pathing::no_backtrack && i < paths.size()) s.history = paths[i].walker.history;
+  if (a.pathing == sim::Pathing::no_backtrack && i < paths.size())
+    s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
   return s;
@@ -72,11 +76,14 @@ struct SnapshotTail {
   std::vector<InspectState> inspect;
 };
 
-SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map) {
+SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                           bool include_map) {
   SnapshotTail t;
   if (include_map) t.map = map_state(world);
-  for (const sim::Obstacle& o : world.obstacles()) t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
-  for (const sim::CollisionEvent& e : collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
+  for (const sim::Obstacle& o : world.obstacles())
+    t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
+  for (const sim::CollisionEvent& e :
+       collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
   for (const sim::FormationRecord& f : world.formations()) {
     FormationState st{f.id, f.members, f.arrived, f.complete, {}};
@@ -92,16 +99,20 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
   }
   for (sim::AgentId id : world.inspected())
     if (const sim::Agent* a = world.find(id))
-      if (const sim::AvoidanceTrace* tr = world.trace(id)) t.inspect.push_back(inspect_state(*a, *tr));
+      if (const sim::AvoidanceTrace* tr = world.trace(id))
+        t.inspect.push_back(inspect_state(*a, *tr));
   return t;
 }
 
 }  // namespace
 
-std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+std::optional<std::string> encode_side(const sim::World& world,
+                                       std::span<const sim::CollisionEvent> collisions,
                                        bool include_map) {
   const SnapshotTail t = snapshot_tail(world, collisions, include_map);
-  if (!include_map && t.obstacles.empty() && t.hits.empty() && t.formations.empty() && t.inspect.empty()) return std::nullopt;
+  if (!include_map && t.obstacles.empty() && t.hits.empty() && t.formations.empty() &&
+      t.inspect.empty())
+    return std::nullopt;
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
@@ -114,37 +125,50 @@ std::optional<std::string> encode_side(const sim::World& world, std::span<const 
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     for (sim::AgentId id : ids)
       if (const sim::Agent* a = world.find(id))
-        write_agent(w, agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
+        write_agent(
+            w, agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
     w.end_array();
-    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
+    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map,
+                        include_map && !t.map);
   });
 }
 
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions, bool include_map,
+std::string encode_snapshot(const sim::World& world,
+                            std::span<const sim::CollisionEvent> collisions, bool include_map,
                             std::uint64_t serial) {
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
   const SnapshotTail t = snapshot_tail(world, collisions, include_map);
-  return write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
-    w.key("agents");
-    w.begin_array();
-    for (std::size_t i = 0; i < agents.size(); ++i) write_agent(w, agent_state(agents, desires, paths, i));
-    w.end_array();
-    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map, include_map && !t.map);
-  }, 128 + agents.size() * 140);
+  return write_object(
+      [&](JsonWriter& w) {
+        write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
+        w.key("agents");
+        w.begin_array();
+        for (std::size_t i = 0; i < agents.size(); ++i)
+          write_agent(w, agent_state(agents, desires, paths, i));
+        w.end_array();
+        write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map,
+                            include_map && !t.map);
+      },
+      128 + agents.size() * 140);
 }
 
 QuantState quantise(const sim::World& world, const QuantState* previous) {
   const auto agents = world.agents();
-  return quantise_agents(world.tick(), world.time(), world.def().avoidance.mode, world.def().width,
-                                 world.def().height, agents.size(), [&](std::size_t i) {
-    const sim::Agent& a = agents[i];
-    return RawAgent{a.id, a.position.x, a.position.y, a.velocity.x, a.velocity.y, a.def.radius, a.group,
-                    static_cast<std::uint8_t>(a.state), a.collided, a.movement == sim::Movement::kinematic};
-  }, previous);
+  return quantise_agents(
+      world.tick(), world.time(), world.def().avoidance.mode, world.def().width, world.def().height,
+      agents.size(),
+      [&](std::size_t i) {
+        const sim::Agent& a = agents[i];
+        return RawAgent{a.id,         a.position.x,
+                        a.position.y, a.velocity.x,
+                        a.velocity.y, a.def.radius,
+                        a.group,      static_cast<std::uint8_t>(a.state),
+                        a.collided,   a.movement == sim::Movement::kinematic};
+      },
+      previous);
 }
 
 }  // namespace herd::publish

@@ -8,10 +8,10 @@
 #include <span>
 #include <string>
 
-#include "protocol/messages.hpp"
-#include "protocol/snapshot_binary.hpp"
 #include "herd/sim/agent.hpp"
 #include "herd/sim/world.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::publish {
 
@@ -21,13 +21,15 @@ namespace herd::publish {
 // written); the traces of the world's inspected agents are included. `serial`: the server's count
 // of snapshots made, this one included (0 leaves it out). The same text as
 // protocol::encode(Snapshot) of the same state.
-std::string encode_snapshot(const sim::World& world, std::span<const sim::CollisionEvent> collisions = {},
+std::string encode_snapshot(const sim::World& world,
+                            std::span<const sim::CollisionEvent> collisions = {},
                             bool include_map = false, std::uint64_t serial = 0);
 
 // The side section the server attaches to every binary frame of a snapshot: a JSON snapshot
 // message whose agents are the inspected ones; nullopt when it would say nothing (no inspected
 // agents, obstacles, collisions, formations or map change).
-std::optional<std::string> encode_side(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+std::optional<std::string> encode_side(const sim::World& world,
+                                       std::span<const sim::CollisionEvent> collisions,
                                        bool include_map);
 
 // The world's map as the wire carries it (welcome, snapshots), if it has one.
@@ -37,6 +39,7 @@ std::optional<protocol::MapState> map_state(const sim::World& world);
 // gives hysteresis to heading and speed: a value within one step of the previous one keeps it, so
 // jitter of the last bit costs nothing (heading error at most 1.5 steps, speed error at most
 // 1.5/16 unit/s).
-protocol::QuantState quantise(const sim::World& world, const protocol::QuantState* previous = nullptr);
+protocol::QuantState quantise(const sim::World& world,
+                              const protocol::QuantState* previous = nullptr);
 
 }  // namespace herd::publish

@@ -42,7 +42,8 @@ std::string read_world(const json& w, sim::WorldDef& def) {
   if (!(tick_rate >= 1 && tick_rate <= 1000)) return "world: 'tick_rate' must be in [1, 1000]";
   if (!(seed >= 0 && seed <= 9007199254740992.0) || seed != std::floor(seed))
     return "world: 'seed' must be an integer in [0, 2^53]";
-  if (!(max_agents >= 1 && max_agents <= sim::WorldDefLimits::kMaxAgents) || max_agents != std::floor(max_agents))
+  if (!(max_agents >= 1 && max_agents <= sim::WorldDefLimits::kMaxAgents) ||
+      max_agents != std::floor(max_agents))
     return "world: 'max_agents' must be an integer in [1, 1000000]";
   def.dt = 1.0 / tick_rate;
   def.seed = static_cast<std::uint64_t>(seed);
@@ -51,7 +52,8 @@ std::string read_world(const json& w, sim::WorldDef& def) {
     if (!it->is_object()) return "world: 'agent' must be an object";
     sim::AgentDef& a = def.agent_defaults;
     if (!read_number(*it, "radius", a.radius, why) || !read_number(*it, "mass", a.mass, why) ||
-        !read_number(*it, "max_speed", a.max_speed, why) || !read_number(*it, "max_force", a.max_force, why) ||
+        !read_number(*it, "max_speed", a.max_speed, why) ||
+        !read_number(*it, "max_force", a.max_force, why) ||
         !read_number(*it, "slow_radius", a.slow_radius, why) ||
         !read_number(*it, "arrive_tolerance", a.arrive_tolerance, why))
       return "world.agent: " + why;
@@ -62,7 +64,8 @@ std::string read_world(const json& w, sim::WorldDef& def) {
 }  // namespace
 
 Loaded<Scenario> parse(std::string_view json_text, std::string_view name) {
-  const json j = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
+  const json j =
+      json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return std::string("scenario is not a JSON object");
   try {
     Scenario s;
@@ -81,8 +84,11 @@ Loaded<Scenario> parse(std::string_view json_text, std::string_view name) {
         auto decoded = protocol::decode_client(wire.dump());
         if (const auto* err = std::get_if<protocol::Error>(&decoded))
           return "commands[" + std::to_string(i) + "]: " + err->message;
-        const auto* cmd = std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
-        if (!cmd) return "commands[" + std::to_string(i) + "]: server controls (pause, reset...) do not belong in a scenario";
+        const auto* cmd =
+            std::get_if<protocol::CommandMsg>(&std::get<protocol::ClientMessage>(decoded));
+        if (!cmd)
+          return "commands[" + std::to_string(i) +
+                 "]: server controls (pause, reset...) do not belong in a scenario";
         s.commands.push_back(cmd->command);
       }
     }
@@ -94,12 +100,14 @@ Loaded<Scenario> parse(std::string_view json_text, std::string_view name) {
 
 Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir) {
   fs::path path(name_or_path);
-  const bool is_path = name_or_path.find('/') != std::string_view::npos || path.extension() == ".json";
+  const bool is_path =
+      name_or_path.find('/') != std::string_view::npos || path.extension() == ".json";
   if (!is_path) {
     // A bare name: only letters, digits, '-' and '_' (so a name can never climb out of dir).
-    const bool ok = !name_or_path.empty() && std::all_of(name_or_path.begin(), name_or_path.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-    });
+    const bool ok =
+        !name_or_path.empty() && std::all_of(name_or_path.begin(), name_or_path.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+        });
     if (!ok) return "bad scenario name '" + std::string(name_or_path) + "'";
     path = fs::path(dir) / (std::string(name_or_path) + ".json");
   }
@@ -108,8 +116,8 @@ Loaded<Scenario> load(std::string_view name_or_path, std::string_view dir) {
   if (ec) {
     std::string known;
     for (const auto& n : list(dir)) known += (known.empty() ? "" : ", ") + n;
-    return "no scenario '" + std::string(name_or_path) + "' (" + path.string() + ": " + ec.message() +
-           "); known: " + known;
+    return "no scenario '" + std::string(name_or_path) + "' (" + path.string() + ": " +
+           ec.message() + "); known: " + known;
   }
   if (size > kMaxScenarioBytes) return path.string() + " is larger than 16 MiB";
   std::ifstream in(path, std::ios::binary);
@@ -132,7 +140,8 @@ Loaded<Scenario> load_named(std::string_view name, std::string_view dir) {
   auto loaded = load(name, dir);
   if (auto* why = std::get_if<std::string>(&loaded)) {
     const std::string prefix = (fs::path(dir) / (std::string(name) + ".json")).string() + ": ";
-    if (why->rfind(prefix, 0) == 0) return "scenario '" + std::string(name) + "' is damaged: " + why->substr(prefix.size());
+    if (why->rfind(prefix, 0) == 0)
+      return "scenario '" + std::string(name) + "' is damaged: " + why->substr(prefix.size());
     return "scenario '" + std::string(name) + "' cannot be read";
   }
   return loaded;
@@ -144,7 +153,8 @@ Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint
   sim::World world(def);
   for (std::size_t i = 0; i < scenario.commands.size(); ++i) {
     const sim::CommandOutcome out = world.apply(scenario.commands[i]);
-    if (!out.ok()) return "scenario '" + scenario.name + "' commands[" + std::to_string(i) + "]: " + out.message;
+    if (!out.ok())
+      return "scenario '" + scenario.name + "' commands[" + std::to_string(i) + "]: " + out.message;
   }
   return world;
 }

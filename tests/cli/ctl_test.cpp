@@ -10,9 +10,9 @@
 #include <set>
 
 #include "cli/ctl.hpp"
-#include "protocol/commands.hpp"
 #include "common/process.hpp"
 #include "common/tls_proxy.hpp"
+#include "protocol/commands.hpp"
 
 namespace herd {
 namespace {
@@ -29,7 +29,8 @@ class CtlTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("herd_ctl_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
-    server_ = new Process({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(), "--scenario", "default"},
+    server_ = new Process({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(),
+                           "--scenario", "default"},
                           *dir_ / "server.log");
     port_ = listening_port(*dir_ / "server.log");
   }
@@ -40,7 +41,8 @@ class CtlTest : public ::testing::Test {
   }
   // herd-ctl with these arguments against the test's server (or `url`); stdout and stderr together.
   // With `input`, that text is its standard input.
-  CtlRun ctl(std::vector<std::string> args, std::string url = {}, std::optional<std::string> input = {}) {
+  CtlRun ctl(std::vector<std::string> args, std::string url = {},
+             std::optional<std::string> input = {}) {
     if (url.empty()) url = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
     args.insert(args.begin(), {"--url", url, "--timeout", "10"});
     const fs::path out = *dir_ / ("ctl" + std::to_string(++runs_) + ".log");
@@ -109,10 +111,16 @@ TEST_F(CtlTest, ServerErrorsExitOneWithTheServersMessage) {
 
 TEST_F(CtlTest, BadUsageExitsTwoAndSaysHow) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"target", "1", "abc", "5"}, {"target", "1"}, {"spawn", "many"}, {"formation", "circle", "all"},
-           {"step", "x"}, {"warp"}, {"load", "--viewers", "0", "--duration", "1"},
+           {"target", "1", "abc", "5"},
+           {"target", "1"},
+           {"spawn", "many"},
+           {"formation", "circle", "all"},
+           {"step", "x"},
+           {"warp"},
+           {"load", "--viewers", "0", "--duration", "1"},
            {"load", "--viewers", "1", "--duration", "1", "--format", "xml"},
-           {"load", "--viewers", "1", "--duration", "1", "--viewport", "10,10"}, {"watch", "--count", "zero"}}) {
+           {"load", "--viewers", "1", "--duration", "1", "--viewport", "10,10"},
+           {"watch", "--count", "zero"}}) {
     const CtlRun r = ctl(args);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
     EXPECT_NE(r.out.find("usage"), std::string::npos) << r.out;
@@ -130,7 +138,8 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"movement", "all", "kinematic"},
            {"obstacle", "add", "300", "300", "12"},
            {"obstacle", "remove", "1"},
-           {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off", "--max-neighbours", "8"},
+           {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off",
+            "--max-neighbours", "8"},
            {"map", "load", map.string(), "--tile-size", "40"},
            {"map", "tiles", "2,1", "--blocked"},
            {"map", "tiles", "2,1", "--open"},
@@ -145,7 +154,11 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"exchange", "all"},
            {"param", "--tick-rate", "60", "--snapshot-rate", "20"},
        }) {
-    const CtlRun r = ctl([&] { auto a = args; a.insert(a.begin(), "--json"); return a; }());
+    const CtlRun r = ctl([&] {
+      auto a = args;
+      a.insert(a.begin(), "--json");
+      return a;
+    }());
     EXPECT_EQ(r.status, 0) << args[0] << " " << args[1] << ": " << r.out;
     EXPECT_NE(r.out.find(R"("type":"ack")"), std::string::npos) << r.out;
   }
@@ -155,13 +168,31 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
 // subcommand sends: parsed here in process, the message each one builds.
 TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
   std::set<std::string> sent;
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"target", "all", "10", "10"}, {"spawn", "3"}, {"remove", "all"}, {"behaviour", "all", "idle"},
-           {"movement", "all", "kinematic"}, {"obstacle", "add", "1", "1", "5"}, {"obstacle", "remove", "1"},
-           {"avoidance", "--mode", "circle"}, {"map", "load", HERD_MAP_FILE, "--tile-size", "40"}, {"map", "clear"},
-           {"map", "tiles", "1,1", "--blocked"}, {"pathing", "all", "astar"}, {"formation", "block", "all", "--centre", "5,5"},
-           {"swap", "all"}, {"exchange", "all"}, {"invert", "all"}, {"opposite", "all"}, {"group", "all", "2"},
-           {"pause"}, {"resume"}, {"step"}, {"reset"}, {"scenario", "empty"}, {"param", "--tick-rate", "30"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"target", "all", "10", "10"},
+                                             {"spawn", "3"},
+                                             {"remove", "all"},
+                                             {"behaviour", "all", "idle"},
+                                             {"movement", "all", "kinematic"},
+                                             {"obstacle", "add", "1", "1", "5"},
+                                             {"obstacle", "remove", "1"},
+                                             {"avoidance", "--mode", "circle"},
+                                             {"map", "load", HERD_MAP_FILE, "--tile-size", "40"},
+                                             {"map", "clear"},
+                                             {"map", "tiles", "1,1", "--blocked"},
+                                             {"pathing", "all", "astar"},
+                                             {"formation", "block", "all", "--centre", "5,5"},
+                                             {"swap", "all"},
+                                             {"exchange", "all"},
+                                             {"invert", "all"},
+                                             {"opposite", "all"},
+                                             {"group", "all", "2"},
+                                             {"pause"},
+                                             {"resume"},
+                                             {"step"},
+                                             {"reset"},
+                                             {"scenario", "empty"},
+                                             {"param", "--tick-rate", "30"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);
@@ -181,9 +212,11 @@ TEST_F(CtlTest, AnswersReadAsPeopleWriteThem) {
   ASSERT_EQ(ctl({"scenario", "empty"}).status, 0);
   CtlRun r = ctl({"spawn", "3"});
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: agents (\d+)-(\d+)\n$)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: agents (\d+)-(\d+)\n$)")))
+      << r.out;
   r = ctl({"formation", "circle", "all", "--centre", "400,300", "--spacing", "12.5"});
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: count 3, formation \d+\n$)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+: count 3, formation \d+\n$)")))
+      << r.out;
   // The server's message as it wrote it: no escapes, no doubled prefix.
   r = ctl({"target", "99999", "10.5", "10"});
   EXPECT_EQ(r.status, 1);
@@ -195,15 +228,21 @@ TEST_F(CtlTest, AnswersReadAsPeopleWriteThem) {
 TEST_F(CtlTest, LoadCountsOnlyAcceptedSessionsAndRefusalsByReason) {
   // A server of its own that takes 3 sessions from one address.
   const fs::path log = *dir_ / "limited.log";
-  Process limited({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(), "--scenario", "demo32",
-                   "--max-sessions-per-address", "3"},
+  Process limited({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(),
+                   "--scenario", "demo32", "--max-sessions-per-address", "3"},
                   log);
   const int port = listening_port(log);
   ASSERT_GT(port, 0);
-  const CtlRun r = ctl({"load", "--viewers", "5", "--duration", "1"}, "ws://127.0.0.1:" + std::to_string(port) + "/ws");
+  const CtlRun r = ctl({"load", "--viewers", "5", "--duration", "1"},
+                       "ws://127.0.0.1:" + std::to_string(port) + "/ws");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("connected 3 refused 2 (too many sessions from this address: 2)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(R"("connected":3,"refused":2,"refusals":{"too many sessions from this address":2})"), std::string::npos)
+  EXPECT_NE(r.out.find("connected 3 refused 2 (too many sessions from this address: 2)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find(
+          R"("connected":3,"refused":2,"refusals":{"too many sessions from this address":2})"),
+      std::string::npos)
       << r.out;
   // JSON snapshots: the agents counted from the records (demo32 has 32).
   EXPECT_NE(r.out.find(", 32 agents a snapshot"), std::string::npos) << r.out;
@@ -214,9 +253,11 @@ TEST(CtlFormat, NumbersIdsAndSelectionsAsPeopleWriteThem) {
   EXPECT_EQ(cli::format_number(12.5), "12.5");
   EXPECT_EQ(cli::format_number(0.25), "0.25");
   EXPECT_EQ(cli::format_number(-3), "-3");
-  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(R"({"type":"ack","seq":1,"tick":5,"agents":[1,2,3,7,9,10]})")),
+  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(
+                R"({"type":"ack","seq":1,"tick":5,"agents":[1,2,3,7,9,10]})")),
             "ok at tick 5: agents 1-3,7,9,10");
-  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(R"({"type":"error","seq":1,"code":"bad_field","message":"a \"b\""})")),
+  EXPECT_EQ(cli::describe_answer(nlohmann::json::parse(
+                R"({"type":"error","seq":1,"code":"bad_field","message":"a \"b\""})")),
             "bad_field: a \"b\"");
   EXPECT_EQ(*cli::parse_selection("group:2@0,0,10,10"),
             nlohmann::json::parse(R"({"group":2,"rect":{"x0":0.0,"y0":0.0,"x1":10.0,"y1":10.0}})"));
@@ -234,9 +275,15 @@ TEST_F(CtlTest, UnknownFlagsAndSubcommandsAreRefusedWithExitTwo) {
   r = ctl({"nonsense", "--help"});
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("unknown subcommand 'nonsense'"), std::string::npos) << r.out;
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"pause", "now"}, {"behaviour", "all", "dance"}, {"pathing", "all", "astar", "--neighbours", "6"},
-           {"avoidance"}, {"map", "tiles", "1,1"}, {"obstacle"}, {"watch", "--role", "king"}, {"--bogus", "pause"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"pause", "now"},
+                                             {"behaviour", "all", "dance"},
+                                             {"pathing", "all", "astar", "--neighbours", "6"},
+                                             {"avoidance"},
+                                             {"map", "tiles", "1,1"},
+                                             {"obstacle"},
+                                             {"watch", "--role", "king"},
+                                             {"--bogus", "pause"}}) {
     r = ctl(args);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
   }
@@ -254,7 +301,10 @@ TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {
                  "{\"type\":\"command\",\"seq\":40,\"cmd\":\"step\",\"ticks\":2}\n"
                  "{\"type\":\"command\",\"cmd\":\"resume\"}\n");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^\{"type":"ack","seq":1,[^\n]*\}\n\{"type":"pong","id":77,[^\n]*\n\{"type":"ack","seq":40,[^\n]*\n\{"type":"ack","seq":2,)")))
+  EXPECT_TRUE(std::regex_search(
+      r.out,
+      std::regex(
+          R"(^\{"type":"ack","seq":1,[^\n]*\}\n\{"type":"pong","id":77,[^\n]*\n\{"type":"ack","seq":40,[^\n]*\n\{"type":"ack","seq":2,)")))
       << r.out;
   r = ctl({"send"}, {}, "{\"type\":\"command\",\"cmd\":\"spawn\",\"count\":0}\n");
   EXPECT_EQ(r.status, 1) << r.out;
@@ -310,24 +360,31 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   EXPECT_NE(r.out.find("herd_tick_duration_seconds_count"), std::string::npos);
   r = ctl({"load", "--viewers", "5", "--duration", "1"});
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("\"connected\":5,\"refused\":0,\"refusals\":{},\"failures\":0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"connected\":5,\"refused\":0,\"refusals\":{},\"failures\":0"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("age_p99_ms"), std::string::npos);
   // The machine-stall probe ran beside the viewers (every 5 ms, so about 200 wakes in a second).
   EXPECT_NE(r.out.find("\"probe_late_wakes\":"), std::string::npos) << r.out;
   std::smatch probe;
-  ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"(woke over 20 ms late (\d+) times in (\d+))"))) << r.out;
+  ASSERT_TRUE(
+      std::regex_search(r.out, probe, std::regex(R"(woke over 20 ms late (\d+) times in (\d+))")))
+      << r.out;
   EXPECT_GT(std::stoul(probe[2]), 10u) << r.out;
   EXPECT_LE(std::stoul(probe[1]), std::stoul(probe[2]));
-  ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"("probe_work_us_p50":([0-9.]+))"))) << r.out;
+  ASSERT_TRUE(std::regex_search(r.out, probe, std::regex(R"("probe_work_us_p50":([0-9.]+))")))
+      << r.out;
   EXPECT_GT(std::stod(probe[1]), 0.0) << "the probe timed its fixed work";
   EXPECT_EQ(r.out.find("\"snapshots\":0,"), std::string::npos) << "the viewers received snapshots";
   // Binary viewers with viewports, acknowledging each frame, and a commander timing its commands.
-  r = ctl({"load", "--viewers", "3", "--duration", "1.5", "--format", "binary", "--viewport", "300,200", "--commands", "10"});
+  r = ctl({"load", "--viewers", "3", "--duration", "1.5", "--format", "binary", "--viewport",
+           "300,200", "--commands", "10"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"format\":\"binary\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"decode_errors\":0,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"gaps\":0,"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("\"commands\":0,"), std::string::npos) << "the commander's commands were acknowledged: " << r.out;
+  EXPECT_EQ(r.out.find("\"commands\":0,"), std::string::npos)
+      << "the commander's commands were acknowledged: " << r.out;
   EXPECT_NE(r.out.find("command latency: ack p50"), std::string::npos) << r.out;
 }
 

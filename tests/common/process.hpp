@@ -45,7 +45,8 @@ bool wait_until(Ready ready, std::chrono::milliseconds limit = std::chrono::mill
 
 class Process {
  public:
-  Process(const std::vector<std::string>& args, const fs::path& out, const char* program = HERD_SERVER_BIN) {
+  Process(const std::vector<std::string>& args, const fs::path& out,
+          const char* program = HERD_SERVER_BIN) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -20,28 +20,33 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
   tcp::socket server;
   std::array<char, 16384> up{}, down{};
 
-  Pipe(tcp::socket s, ssl::context& ctx) : client(std::move(s), ctx), server(client.get_executor()) {}
+  Pipe(tcp::socket s, ssl::context& ctx)
+      : client(std::move(s), ctx), server(client.get_executor()) {}
 
   void start(std::uint16_t upstream_port) {
-    client.async_handshake(ssl::stream_base::server, [self = shared_from_this(), upstream_port](error_code ec) {
-      if (ec) return;
-      self->server.async_connect({asio::ip::address_v4::loopback(), upstream_port}, [self](error_code ec2) {
-        if (ec2) return self->stop();
-        self->pump(self->client, self->server, self->up);
-        self->pump(self->server, self->client, self->down);
-      });
-    });
+    client.async_handshake(
+        ssl::stream_base::server, [self = shared_from_this(), upstream_port](error_code ec) {
+          if (ec) return;
+          self->server.async_connect({asio::ip::address_v4::loopback(), upstream_port},
+                                     [self](error_code ec2) {
+                                       if (ec2) return self->stop();
+                                       self->pump(self->client, self->server, self->up);
+                                       self->pump(self->server, self->client, self->down);
+                                     });
+        });
   }
 
   // Copies what `from` reads to `to`, buffer by buffer, until either side ends.
   template <class From, class To>
   void pump(From& from, To& to, std::array<char, 16384>& buffer) {
-    from.async_read_some(asio::buffer(buffer), [self = shared_from_this(), &from, &to, &buffer](error_code ec, std::size_t n) {
+    from.async_read_some(asio::buffer(buffer), [self = shared_from_this(), &from, &to, &buffer](
+                                                   error_code ec, std::size_t n) {
       if (ec) return self->stop();
-      asio::async_write(to, asio::buffer(buffer.data(), n), [self, &from, &to, &buffer](error_code ec2, std::size_t) {
-        if (ec2) return self->stop();
-        self->pump(from, to, buffer);
-      });
+      asio::async_write(to, asio::buffer(buffer.data(), n),
+                        [self, &from, &to, &buffer](error_code ec2, std::size_t) {
+                          if (ec2) return self->stop();
+                          self->pump(from, to, buffer);
+                        });
     });
   }
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "exec/thread_pool.hpp"
 #include "avoidance.hpp"
+#include "exec/thread_pool.hpp"
+#include "herd/sim/world.hpp"
 #include "neighbour_scan.hpp"
 #include "rng.hpp"
-#include "herd/sim/world.hpp"
 
 namespace herd {
 namespace {
@@ -27,7 +27,8 @@ TEST(ThreadPool, EveryIndexRunsExactlyOnceOnAKnownWorker) {
         if (worker >= threads) bad_worker = true;
         for (std::size_t i = begin; i < end; ++i) ++hits[i];
       });
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << ' ' << n << ' ' << i;
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(hits[i].load(), 1) << threads << ' ' << n << ' ' << i;
       EXPECT_FALSE(bad_worker);
     }
   }
@@ -53,8 +54,13 @@ sim::World crowd(std::uint32_t n, std::uint32_t max_neighbours) {
     agents.push_back(s);
   }
   for (std::size_t k = 0; k < agents.size(); k += 1000)
-    world.apply(sim::Spawn{0, 0, {agents.begin() + static_cast<long>(k), agents.begin() + static_cast<long>(std::min(agents.size(), k + 1000))}});
-  for (int o = 0; o < 20; ++o) world.apply(sim::AddObstacle{{rng.uniform(0, def.width), rng.uniform(0, def.height)}, 6});
+    world.apply(
+        sim::Spawn{0,
+                   0,
+                   {agents.begin() + static_cast<long>(k),
+                    agents.begin() + static_cast<long>(std::min(agents.size(), k + 1000))}});
+  for (int o = 0; o < 20; ++o)
+    world.apply(sim::AddObstacle{{rng.uniform(0, def.width), rng.uniform(0, def.height)}, 6});
   // Some pursue their neighbour by id, so desires read other agents.
   for (sim::AgentId id = 2; id < 200; id += 3) {
     sim::SetBehaviour b;
@@ -70,7 +76,8 @@ sim::World crowd(std::uint32_t n, std::uint32_t max_neighbours) {
 // Steps `serial` alone and `two` and `four` on pools of that many threads, 40 ticks, checking the
 // state hashes agree after every tick. The pools stop with the function: the worlds are left
 // without an executor.
-void steps_alike_on_two_and_four_threads(sim::World& serial, sim::World& two, sim::World& four, const std::string& what) {
+void steps_alike_on_two_and_four_threads(sim::World& serial, sim::World& two, sim::World& four,
+                                         const std::string& what) {
   exec::ThreadPool pool2(2), pool4(4);
   two.set_executor(&pool2);
   four.set_executor(&pool4);

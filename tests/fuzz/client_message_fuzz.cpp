@@ -24,9 +24,9 @@
 #include <string_view>
 #include <variant>
 
-#include "publish/world_messages.hpp"
-#include "protocol/codec.hpp"
 #include "herd/sim/world.hpp"
+#include "protocol/codec.hpp"
+#include "publish/world_messages.hpp"
 
 namespace {
 
@@ -36,7 +36,8 @@ constexpr int kMaxMessages = 8;  // per input: enough to build a situation, few 
 
 [[noreturn]] void fail(const char* what, std::string_view detail = {}) {
   std::fprintf(stderr, "client_message_fuzz: %s\n", what);
-  if (!detail.empty()) std::fprintf(stderr, "  %.*s\n", static_cast<int>(detail.size()), detail.data());
+  if (!detail.empty())
+    std::fprintf(stderr, "  %.*s\n", static_cast<int>(detail.size()), detail.data());
   std::abort();
 }
 
@@ -44,7 +45,9 @@ void expect_ok(const sim::CommandOutcome& out, const char* what) {
   if (!out.ok()) fail(what, out.message);
 }
 
-sim::Selection ids(std::vector<sim::AgentId> list) { return sim::Selection(false, std::move(list)); }
+sim::Selection ids(std::vector<sim::AgentId> list) {
+  return sim::Selection(false, std::move(list));
+}
 
 // 800 x 600 units under a 20 x 15 map of 40-unit tiles: two walls, open borders. Every tile the
 // fixtures name (up to (18, 13)) is on the map.
@@ -60,7 +63,8 @@ sim::World make_world() {
   sim::World w{sim::WorldDef{}};
   expect_ok(w.apply(sim::LoadMap{map_def()}), "set-up: load_map");
   sim::Spawn spawn;
-  const double xy[8][2] = {{100, 100}, {140, 100}, {300, 200}, {500, 200}, {200, 450}, {600, 400}, {700, 100}, {420, 520}};
+  const double xy[8][2] = {{100, 100}, {140, 100}, {300, 200}, {500, 200},
+                           {200, 450}, {600, 400}, {700, 100}, {420, 520}};
   for (int i = 0; i < 8; ++i) {
     sim::SpawnAgent a;
     a.position = {xy[i][0], xy[i][1]};
@@ -73,8 +77,9 @@ sim::World make_world() {
   expect_ok(w.apply(sim::SetPathing{ids({1}), sim::Pathing::astar, 8}), "set-up: astar");
   expect_ok(w.apply(sim::SetPathing{ids({2}), sim::Pathing::flow, 4}), "set-up: flow");
   expect_ok(w.apply(sim::SetPathing{ids({3}), sim::Pathing::no_backtrack, 4}), "set-up: walker");
-  expect_ok(w.apply(sim::SetTarget{ids({1, 2, 3}), {700, 540}, sim::BehaviourKind::arrive, std::nullopt}),
-            "set-up: set_target");
+  expect_ok(
+      w.apply(sim::SetTarget{ids({1, 2, 3}), {700, 540}, sim::BehaviourKind::arrive, std::nullopt}),
+      "set-up: set_target");
   sim::Behaviour pursue{.kind = sim::BehaviourKind::pursue, .agent = 5};
   expect_ok(w.apply(sim::SetBehaviour{ids({4}), pursue, false, std::nullopt}), "set-up: pursue");
   sim::Behaviour attack{.kind = sim::BehaviourKind::attack, .agent = 7};
@@ -91,10 +96,12 @@ std::string encode_any(const protocol::ClientMessage& m) {
 
 void check_error(const protocol::Error& e) {
   if (e.message.empty()) fail("an error without a message");
-  if (protocol::error_code_from_string(protocol::to_string(e.code)) != e.code) fail("an error code without a name");
+  if (protocol::error_code_from_string(protocol::to_string(e.code)) != e.code)
+    fail("an error code without a name");
   const std::string text = protocol::encode(e);
   const auto back = protocol::decode_server(text);
-  if (!std::holds_alternative<protocol::ServerMessage>(back)) fail("an encoded error does not decode", text);
+  if (!std::holds_alternative<protocol::ServerMessage>(back))
+    fail("an encoded error does not decode", text);
   const auto* same = std::get_if<protocol::Error>(&std::get<protocol::ServerMessage>(back));
   if (!same || !(*same == e)) fail("an encoded error decodes to something else", text);
 }
@@ -102,7 +109,8 @@ void check_error(const protocol::Error& e) {
 void check_round_trip(const protocol::ClientMessage& m) {
   const std::string once = encode_any(m);
   const auto again = protocol::decode_client(once);
-  if (const auto* e = std::get_if<protocol::Error>(&again)) fail("a decoded message re-encodes to text that does not decode", once + "  -> " + e->message);
+  if (const auto* e = std::get_if<protocol::Error>(&again))
+    fail("a decoded message re-encodes to text that does not decode", once + "  -> " + e->message);
   const auto& m2 = std::get<protocol::ClientMessage>(again);
   const std::string twice = encode_any(m2);
   if (twice != once) fail("re-encoding is not stable", once + "  then  " + twice);
@@ -111,17 +119,20 @@ void check_round_trip(const protocol::ClientMessage& m) {
 
 void check_world(const sim::World& w) {
   for (const sim::Agent& a : w.agents()) {
-    if (!std::isfinite(a.position.x) || !std::isfinite(a.position.y) || !std::isfinite(a.velocity.x) ||
-        !std::isfinite(a.velocity.y))
+    if (!std::isfinite(a.position.x) || !std::isfinite(a.position.y) ||
+        !std::isfinite(a.velocity.x) || !std::isfinite(a.velocity.y))
       fail("an agent is not finite", std::to_string(a.id));
   }
   const std::string snapshot = publish::encode_snapshot(w, w.collisions(), true);
   const auto decoded = protocol::decode_server(snapshot);
-  if (const auto* e = std::get_if<protocol::Error>(&decoded)) fail("the snapshot does not decode", e->message);
+  if (const auto* e = std::get_if<protocol::Error>(&decoded))
+    fail("the snapshot does not decode", e->message);
   const std::string checkpoint = w.save_checkpoint();
   auto loaded = sim::World::load_checkpoint(checkpoint);
-  if (const auto* why = std::get_if<std::string>(&loaded)) fail("the checkpoint does not load", *why);
-  if (std::get<sim::World>(loaded).state_hash() != w.state_hash()) fail("the checkpoint loads to another state");
+  if (const auto* why = std::get_if<std::string>(&loaded))
+    fail("the checkpoint does not load", *why);
+  if (std::get<sim::World>(loaded).state_hash() != w.state_hash())
+    fail("the checkpoint loads to another state");
 }
 
 }  // namespace
@@ -159,7 +170,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   world->step();
   for (const sim::CommandOutcome& outcome : outcomes) {
     const std::string answer = protocol::encode_outcome(outcome);
-    if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer))) fail("an outcome does not decode", answer);
+    if (std::holds_alternative<protocol::Error>(protocol::decode_server(answer)))
+      fail("an outcome does not decode", answer);
   }
   check_world(*world);
   return 0;

@@ -38,7 +38,8 @@ int free_port() {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof a;
   int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
     port = ntohs(a.sin_port);
   ::close(fd);
   return port;
@@ -66,10 +67,19 @@ class ViewProcessTest : public ::testing::Test {
 };
 
 TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
-  const std::vector<std::vector<std::string>> bad = {
-      {"--bogus", "1"}, {"--url", "http://localhost:8080/ws"}, {"--url", "ws://:80/ws"}, {"--url", "ws://h:99999/ws"},
-      {"--role", "king"}, {"--format", "xml"}, {"--frames", "0"}, {"--screenshot", "x.bmp"}, {"--width"},
-      {"--width", "63"}, {"--ca-file", "/nonexistent/ca.pem"}, {"stray"}, {"--frames", "2", "--frames2", "3"}};
+  const std::vector<std::vector<std::string>> bad = {{"--bogus", "1"},
+                                                     {"--url", "http://localhost:8080/ws"},
+                                                     {"--url", "ws://:80/ws"},
+                                                     {"--url", "ws://h:99999/ws"},
+                                                     {"--role", "king"},
+                                                     {"--format", "xml"},
+                                                     {"--frames", "0"},
+                                                     {"--screenshot", "x.bmp"},
+                                                     {"--width"},
+                                                     {"--width", "63"},
+                                                     {"--ca-file", "/nonexistent/ca.pem"},
+                                                     {"stray"},
+                                                     {"--frames", "2", "--frames2", "3"}};
   for (const auto& args : bad) {
     std::string out;
     EXPECT_EQ(run_view(args, out), 2) << args[0] << ": " << out;
@@ -86,16 +96,19 @@ TEST_F(ViewProcessTest, AServerNotUpAtStartIsRetriedUntilItIs) {
   const int port = free_port();
   ASSERT_GT(port, 0);
   const fs::path view_log = dir_ / "view.log", shot = dir_ / "late.bmp";
-  Process view({"--url", "ws://127.0.0.1:" + std::to_string(port) + "/ws", "--frames", "2", "--screenshot", shot.string()},
+  Process view({"--url", "ws://127.0.0.1:" + std::to_string(port) + "/ws", "--frames", "2",
+                "--screenshot", shot.string()},
                view_log, HERD_VIEW_BIN);
   // It says it will retry, and keeps its window (it does not exit) ...
-  ASSERT_TRUE(testing::wait_until([&] { return slurp(view_log).find("retrying") != std::string::npos; },
-                                  std::chrono::milliseconds(10000)))
+  ASSERT_TRUE(
+      testing::wait_until([&] { return slurp(view_log).find("retrying") != std::string::npos; },
+                          std::chrono::milliseconds(10000)))
       << slurp(view_log);
   EXPECT_NE(slurp(view_log).find("cannot connect"), std::string::npos);
   // ... until a server comes up on that port: then it draws its world and exits 0.
   const fs::path server_log = dir_ / "server.log";
-  Process server({"--address", "127.0.0.1", "--port", std::to_string(port), "--scenario", "demo32"}, server_log);
+  Process server({"--address", "127.0.0.1", "--port", std::to_string(port), "--scenario", "demo32"},
+                 server_log);
   ASSERT_GT(testing::listening_port(server_log), 0) << slurp(server_log);
   EXPECT_EQ(view.wait_exit(std::chrono::seconds(20)), 0) << slurp(view_log);
   EXPECT_TRUE(fs::exists(shot));
@@ -105,13 +118,16 @@ TEST_F(ViewProcessTest, FramesWithNoServerEverExitOneWithAMessage) {
   std::string out;
   // Port 1 on the loopback: nothing listens there; herd-view retries for the first snapshot's
   // wait (10 s), then says why it has none.
-  EXPECT_EQ(run_view({"--url", "ws://127.0.0.1:1/ws", "--frames", "1", "--screenshot", (dir_ / "x.bmp").string()}, out), 1);
+  EXPECT_EQ(run_view({"--url", "ws://127.0.0.1:1/ws", "--frames", "1", "--screenshot",
+                      (dir_ / "x.bmp").string()},
+                     out),
+            1);
   EXPECT_NE(out.find("cannot connect"), std::string::npos) << out;
   EXPECT_NE(out.find("no snapshot within 10s"), std::string::npos) << out;
 }
 
 TEST(ViewText, TheStatusFontGrowsWithTheWindow) {
-  EXPECT_EQ(view::text_scale(800, 600), 3);     // 9 x 15 pixel letters at the smallest
+  EXPECT_EQ(view::text_scale(800, 600), 3);  // 9 x 15 pixel letters at the smallest
   EXPECT_EQ(view::text_scale(1920, 1080), 5);
   EXPECT_EQ(view::text_scale(3840, 2160), 10);  // 4K
   EXPECT_GT(view::text_scale(1920, 1080), view::text_scale(1024, 768));
@@ -155,8 +171,9 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
   client::WsClient c;
   c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
   c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "view-test", {}}));
-  c.send(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":200,"y":150,"group":0,"radius":10},)"
-         R"({"x":600,"y":450,"group":3,"radius":12}]})");
+  c.send(
+      R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":200,"y":150,"group":0,"radius":10},)"
+      R"({"x":600,"y":450,"group":3,"radius":12}]})");
   ASSERT_TRUE(next_of<protocol::Ack>(c));
   c.send(R"({"type":"command","seq":2,"cmd":"add_obstacle","x":400,"y":300,"radius":30})");
   ASSERT_TRUE(next_of<protocol::Ack>(c));
@@ -167,7 +184,9 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
 
   // A relay in front of the server: herd-view connects to it as to the server.
   const fs::path relay_log = dir_ / "relay.log";
-  Process relay({"--address", "127.0.0.1", "--port", "0", "--relay", "ws://127.0.0.1:" + std::to_string(port) + "/ws"}, relay_log);
+  Process relay({"--address", "127.0.0.1", "--port", "0", "--relay",
+                 "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
+                relay_log);
   const int relay_port = testing::listening_port(relay_log);
   ASSERT_GT(relay_port, 0) << slurp(relay_log);
 
@@ -177,38 +196,45 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
 
   // JSON (what auto gives a world this small) and binary snapshots draw the same picture, from the
   // server, through the relay (whose binary frames it encodes itself) and over TLS.
-  for (const auto& [via, url] : {std::pair{"server", "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
-                                 std::pair{"relay", "ws://127.0.0.1:" + std::to_string(relay_port) + "/ws"},
-                                 std::pair{"tls", wss}})
-  for (const std::string format : {"auto", "binary"}) {
-    SCOPED_TRACE(std::string(via) + ", --format " + format);
-    const std::string bmp = (dir_ / ("out_" + std::string(via) + "_" + format + ".bmp")).string();
-    std::string out;
-    ASSERT_EQ(run_view({"--url", url, "--frames", "30", "--screenshot", bmp, "--width", "800", "--height", "600",
-                        "--format", format, "--ca-file", testing::TlsProxy::ca_file()},
-                       out),
-              0)
-        << out;
-    if (const char* keep = std::getenv("HERD_VIEW_SCREENSHOT")) fs::copy_file(bmp, keep, fs::copy_options::overwrite_existing);
+  for (const auto& [via, url] :
+       {std::pair{"server", "ws://127.0.0.1:" + std::to_string(port) + "/ws"},
+        std::pair{"relay", "ws://127.0.0.1:" + std::to_string(relay_port) + "/ws"},
+        std::pair{"tls", wss}})
+    for (const std::string format : {"auto", "binary"}) {
+      SCOPED_TRACE(std::string(via) + ", --format " + format);
+      const std::string bmp = (dir_ / ("out_" + std::string(via) + "_" + format + ".bmp")).string();
+      std::string out;
+      ASSERT_EQ(run_view({"--url", url, "--frames", "30", "--screenshot", bmp, "--width", "800",
+                          "--height", "600", "--format", format, "--ca-file",
+                          testing::TlsProxy::ca_file()},
+                         out),
+                0)
+          << out;
+      if (const char* keep = std::getenv("HERD_VIEW_SCREENSHOT"))
+        fs::copy_file(bmp, keep, fs::copy_options::overwrite_existing);
 
-    SDL_Surface* loaded = SDL_LoadBMP(bmp.c_str());
-    ASSERT_NE(loaded, nullptr) << SDL_GetError();
-    SDL_Surface* s = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_ARGB8888, 0);
-    SDL_FreeSurface(loaded);
-    ASSERT_NE(s, nullptr);
-    ASSERT_EQ(s->w, 800);
-    ASSERT_EQ(s->h, 600);
+      SDL_Surface* loaded = SDL_LoadBMP(bmp.c_str());
+      ASSERT_NE(loaded, nullptr) << SDL_GetError();
+      SDL_Surface* s = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_ARGB8888, 0);
+      SDL_FreeSurface(loaded);
+      ASSERT_NE(s, nullptr);
+      ASSERT_EQ(s->w, 800);
+      ASSERT_EQ(s->h, 600);
 
-    // The viewer's own fit: the world 800 x 600 in the 800 x 600 window.
-    const view::Camera cam = view::fit_camera(800, 600, 800, 600);
-    for (const auto& a : snap->agents)
-      EXPECT_EQ(str(pixel(s, cam.to_screen_x(a.x), cam.to_screen_y(a.y))), str(view::group_colour(a.group)))
-          << "agent " << a.id << " at " << a.x << "," << a.y;
-    EXPECT_EQ(str(pixel(s, cam.to_screen_x(400), cam.to_screen_y(300))), str(view::colour::kObstacle));
-    EXPECT_EQ(str(pixel(s, cam.to_screen_x(700), cam.to_screen_y(100))), str(view::colour::kWorld));
-    EXPECT_EQ(str(pixel(s, 798, 598)), str(view::colour::kOutside));  // the margin round the fitted world
-    SDL_FreeSurface(s);
-  }
+      // The viewer's own fit: the world 800 x 600 in the 800 x 600 window.
+      const view::Camera cam = view::fit_camera(800, 600, 800, 600);
+      for (const auto& a : snap->agents)
+        EXPECT_EQ(str(pixel(s, cam.to_screen_x(a.x), cam.to_screen_y(a.y))),
+                  str(view::group_colour(a.group)))
+            << "agent " << a.id << " at " << a.x << "," << a.y;
+      EXPECT_EQ(str(pixel(s, cam.to_screen_x(400), cam.to_screen_y(300))),
+                str(view::colour::kObstacle));
+      EXPECT_EQ(str(pixel(s, cam.to_screen_x(700), cam.to_screen_y(100))),
+                str(view::colour::kWorld));
+      EXPECT_EQ(str(pixel(s, 798, 598)),
+                str(view::colour::kOutside));  // the margin round the fitted world
+      SDL_FreeSurface(s);
+    }
 }
 
 TEST(ViewOptions, UrlIsSplitIntoHostPortAndPath) {
@@ -220,7 +246,8 @@ TEST(ViewOptions, UrlIsSplitIntoHostPortAndPath) {
   EXPECT_EQ(d.port, 80);
   EXPECT_EQ(d.path, "/ws");
   EXPECT_TRUE(std::holds_alternative<std::string>(view::parse_url("ws://host:abc/ws")));
-  auto v6 = std::get<view::Url>(view::parse_url("ws://[::1]:9000/ws"));  // split at the bracket, not the last colon
+  auto v6 = std::get<view::Url>(
+      view::parse_url("ws://[::1]:9000/ws"));  // split at the bracket, not the last colon
   EXPECT_EQ(v6.host, "::1");
   EXPECT_EQ(v6.port, 9000);
   const auto wss = std::get<view::Url>(view::parse_url("wss://example.org/ws"));
@@ -250,7 +277,8 @@ TEST(ViewViewer, InterpolatesFromThePreviousSnapshotToTheNewest) {
   v.on_message(snapshot_with(4, 200), t0);
   EXPECT_DOUBLE_EQ(v.agents_at(t0)[0].x, 100);
   EXPECT_NEAR(v.agents_at(t0 + std::chrono::milliseconds(25))[0].x, 150, 1e-9);
-  EXPECT_DOUBLE_EQ(v.agents_at(t0 + std::chrono::milliseconds(80))[0].x, 200);  // never past the newest
+  EXPECT_DOUBLE_EQ(v.agents_at(t0 + std::chrono::milliseconds(80))[0].x,
+                   200);  // never past the newest
 }
 
 // Pause and resume welcome every client again: the world stays on screen. A new world's welcome

@@ -55,7 +55,8 @@ class FakeSidecar {
   }
   std::size_t count(const std::string& prefix) {
     const auto c = calls();
-    return static_cast<std::size_t>(std::count_if(c.begin(), c.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; }));
+    return static_cast<std::size_t>(std::count_if(
+        c.begin(), c.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; }));
   }
 
  private:
@@ -84,14 +85,17 @@ class FakeSidecar {
       const auto line_end = in.find("\r\n");
       const std::string line = in.substr(0, line_end);
       const std::string method = line.substr(0, line.find(' '));
-      const std::string path = line.substr(method.size() + 1, line.find(' ', method.size() + 1) - method.size() - 1);
+      const std::string path =
+          line.substr(method.size() + 1, line.find(' ', method.size() + 1) - method.size() - 1);
       const auto end = in.find("\r\n\r\n");
       const std::string body = end == std::string::npos ? "" : in.substr(end + 4);
       {
         const std::lock_guard lock(mutex_);
         calls_.push_back(method + " " + path + " " + body);
       }
-      const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+      const std::string answer =
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: "
+          "close\r\n\r\n{}";
       ::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
       ::close(c);
     }
@@ -117,10 +121,11 @@ class AgonesTest : public ::testing::Test {
   // The real server with --agones, told the sidecar's port the way Agones tells it.
   std::unique_ptr<Process> start(int sidecar_port, const fs::path& log) {
     ::setenv("AGONES_SDK_HTTP_PORT", std::to_string(sidecar_port).c_str(), 1);
-    return std::make_unique<Process>(std::vector<std::string>{"--address", "127.0.0.1", "--port", "0", "--scenario", "demo32",
-                                                              "--agones", "--agones-health-interval", "0.2",
-                                                              "--checkpoint", (dir_ / "world.ckpt").string()},
-                                     log);
+    return std::make_unique<Process>(
+        std::vector<std::string>{"--address", "127.0.0.1", "--port", "0", "--scenario", "demo32",
+                                 "--agones", "--agones-health-interval", "0.2", "--checkpoint",
+                                 (dir_ / "world.ckpt").string()},
+        log);
   }
   fs::path dir_;
 };
@@ -131,7 +136,9 @@ TEST_F(AgonesTest, LabelsReadyHealthThenShutdownAfterAGracefulStop) {
   const fs::path log = dir_ / "server.log";
   auto server = start(sidecar.port(), log);
   ASSERT_GT(listening_port(log), 0) << slurp(log);
-  ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /health") >= 3; }, std::chrono::milliseconds(15000))) << slurp(log);
+  ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /health") >= 3; },
+                         std::chrono::milliseconds(15000)))
+      << slurp(log);
   server->signal(SIGTERM);
   ASSERT_EQ(server->wait_exit(std::chrono::milliseconds(10000)), 0) << slurp(log);
 
@@ -141,12 +148,15 @@ TEST_F(AgonesTest, LabelsReadyHealthThenShutdownAfterAGracefulStop) {
   };
   const auto ready = at("POST /ready {}");
   ASSERT_LT(ready, static_cast<long>(calls.size())) << "Ready was called";
-  EXPECT_LT(at(R"(PUT /metadata/label {"key":"scenario","value":"demo32"})"), ready) << "labels before Ready";
+  EXPECT_LT(at(R"(PUT /metadata/label {"key":"scenario","value":"demo32"})"), ready)
+      << "labels before Ready";
   EXPECT_LT(at(R"(PUT /metadata/label {"key":"agents","value":"32"})"), ready);
   EXPECT_EQ(calls.back(), "POST /shutdown {}") << "Shutdown last";
   EXPECT_EQ(sidecar.count("POST /shutdown"), 1u);
   EXPECT_EQ(sidecar.count("POST /ready"), 1u);
-  for (long i = 0; i < ready; ++i) EXPECT_NE(calls[static_cast<std::size_t>(i)].rfind("POST /health", 0), 0u) << "no Health before Ready";
+  for (long i = 0; i < ready; ++i)
+    EXPECT_NE(calls[static_cast<std::size_t>(i)].rfind("POST /health", 0), 0u)
+        << "no Health before Ready";
   // Shutdown only once the last checkpoint is on disk: Agones may remove the pod when it hears it.
   const std::string out = slurp(log);
   const auto written = out.rfind("checkpoint_written"), told = out.find("Agones: Shutdown");
@@ -167,13 +177,19 @@ TEST_F(AgonesTest, ASidecarThatStartsLateIsWaitedForWhileTheServerServes) {
   auto server = start(port, log);
   const int http = listening_port(log);
   ASSERT_GT(http, 0) << slurp(log);
-  ASSERT_TRUE(wait_until([&] { return slurp(log).find("does not answer yet") != std::string::npos; })) << slurp(log);
-  EXPECT_EQ(app::http_request("127.0.0.1", static_cast<std::uint16_t>(http), "GET", "/healthz", {}, std::chrono::milliseconds(2000)).status, 200)
+  ASSERT_TRUE(wait_until([&] {
+    return slurp(log).find("does not answer yet") != std::string::npos;
+  })) << slurp(log);
+  EXPECT_EQ(app::http_request("127.0.0.1", static_cast<std::uint16_t>(http), "GET", "/healthz", {},
+                              std::chrono::milliseconds(2000))
+                .status,
+            200)
       << "the world runs meanwhile";
   FakeSidecar sidecar(port);
   ASSERT_EQ(sidecar.port(), port);
-  ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /ready") == 1 && sidecar.count("POST /health") >= 1; },
-                         std::chrono::milliseconds(15000)))
+  ASSERT_TRUE(wait_until(
+      [&] { return sidecar.count("POST /ready") == 1 && sidecar.count("POST /health") >= 1; },
+      std::chrono::milliseconds(15000)))
       << slurp(log);
 }
 

@@ -15,13 +15,16 @@ namespace {
 using protocol::QuantAgent;
 using protocol::QuantState;
 
-QuantState random_state(sim::Rng& rng, std::uint64_t tick, std::vector<QuantAgent>& agents, std::uint32_t& next_id) {
+QuantState random_state(sim::Rng& rng, std::uint64_t tick, std::vector<QuantAgent>& agents,
+                        std::uint32_t& next_id) {
   for (QuantAgent& a : agents) {
     a.x = static_cast<std::uint32_t>(std::clamp<double>(a.x + rng.uniform(-40, 40), 0, 65535));
     a.y = static_cast<std::uint32_t>(std::clamp<double>(a.y + rng.uniform(-40, 40), 0, 65535));
     if (rng.uniform(0, 1) < 0.1) a.heading = static_cast<std::uint8_t>(rng.uniform(0, 255.9));
   }
-  if (rng.uniform(0, 1) < 0.5 && !agents.empty()) agents.erase(agents.begin() + static_cast<long>(rng.uniform(0, 1) * static_cast<double>(agents.size() - 1)));
+  if (rng.uniform(0, 1) < 0.5 && !agents.empty())
+    agents.erase(agents.begin() +
+                 static_cast<long>(rng.uniform(0, 1) * static_cast<double>(agents.size() - 1)));
   for (int k = 0; k < 3; ++k) {
     QuantAgent a;
     a.id = next_id++;
@@ -59,11 +62,14 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
   }
   std::vector<Client> clients(12);
   for (std::size_t c = 0; c < clients.size(); ++c)
-    if (c % 2 == 1) clients[c].view = protocol::Viewport{100.0 * static_cast<double>(c), 50, 100.0 * static_cast<double>(c) + 300, 400};
+    if (c % 2 == 1)
+      clients[c].view = protocol::Viewport{100.0 * static_cast<double>(c), 50,
+                                           100.0 * static_cast<double>(c) + 300, 400};
   std::vector<std::pair<std::size_t, std::uint64_t>> pending_acks;
   int deltas = 0, shared_checked = 0;
   for (std::uint64_t tick = 1; tick <= 200; ++tick) {
-    feed.begin(random_state(rng, tick, agents, next_id), tick % 10 == 0 ? R"({"type":"snapshot"})" : "");
+    feed.begin(random_state(rng, tick, agents, next_id),
+               tick % 10 == 0 ? R"({"type":"snapshot"})" : "");
     // Acks arrive a little late, some never.
     for (auto& [c, t] : pending_acks) clients[c].viewer.on_ack(t);
     pending_acks.clear();
@@ -129,14 +135,18 @@ TEST(BinaryFeed, AClientBehindOnAcksIsHeldBackUntilItAcksOrAsksForAKeyframe) {
     feed.frames_for(viewers, frames, nullptr);
     EXPECT_TRUE(frames[1]);
     if (frames[1]) {
-      EXPECT_FALSE(std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[1])).delta);
+      EXPECT_FALSE(
+          std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[1])).delta);
     }
     return frames[0];
   };
-  auto header = [](const SharedBytes& f) { return std::get<protocol::BinaryHeader>(protocol::read_binary_header(*f)); };
+  auto header = [](const SharedBytes& f) {
+    return std::get<protocol::BinaryHeader>(protocol::read_binary_header(*f));
+  };
   ASSERT_TRUE(next());  // tick 1
   acking.on_ack(1);
-  for (std::uint64_t k = 0; k < BinaryViewer::kMaxAckAge; ++k) {  // ticks 2 to 17: the ack is up to 16 old
+  for (std::uint64_t k = 0; k < BinaryViewer::kMaxAckAge;
+       ++k) {  // ticks 2 to 17: the ack is up to 16 old
     const SharedBytes f = next();
     ASSERT_TRUE(f) << "tick " << tick;
     EXPECT_EQ(header(f).baseline_tick, 1u);
@@ -145,7 +155,7 @@ TEST(BinaryFeed, AClientBehindOnAcksIsHeldBackUntilItAcksOrAsksForAKeyframe) {
   EXPECT_FALSE(next());  // 18
   EXPECT_FALSE(next());  // 19
   EXPECT_EQ(feed.stats().held, 2u);
-  acking.on_ack(5);  // a late ack: 15 snapshots old at the next one
+  acking.on_ack(5);                    // a late ack: 15 snapshots old at the next one
   const SharedBytes resumed = next();  // 20
   ASSERT_TRUE(resumed);
   EXPECT_TRUE(header(resumed).delta);

@@ -35,7 +35,8 @@ class BinaryTest : public ServerTest {
     const auto deadline = std::chrono::steady_clock::now() + kWait;
     while (std::chrono::steady_clock::now() < deadline) {
       auto data = c.receive(Millis(200));
-      if (data && !data->empty() && static_cast<std::uint8_t>((*data)[0]) == protocol::kBinaryMagic) return *data;
+      if (data && !data->empty() && static_cast<std::uint8_t>((*data)[0]) == protocol::kBinaryMagic)
+        return *data;
     }
     ADD_FAILURE() << "no binary frame";
     return {};
@@ -45,14 +46,16 @@ class BinaryTest : public ServerTest {
   std::uint64_t step(WsClient& commander) {
     const std::uint32_t s = ++step_seq_;
     commander.send(R"({"type":"command","seq":)" + std::to_string(s) + R"(,"cmd":"step"})");
-    return wait_for<protocol::Ack>(commander, [&](const protocol::Ack& a) { return a.seq == s; }).tick;
+    return wait_for<protocol::Ack>(commander, [&](const protocol::Ack& a) { return a.seq == s; })
+        .tick;
   }
   // What the clients sent before has reached the server once the pongs to these pings are back
   // (sent to all, then awaited: one round trip for all of them).
   void sync(std::span<const std::unique_ptr<WsClient>> clients) {
     const std::uint32_t id = ++ping_id_;
     for (const auto& c : clients) c->send(R"({"type":"ping","id":)" + std::to_string(id) + "}");
-    for (const auto& c : clients) wait_for<protocol::Pong>(*c, [&](const protocol::Pong& p) { return p.id == id; });
+    for (const auto& c : clients)
+      wait_for<protocol::Pong>(*c, [&](const protocol::Pong& p) { return p.id == id; });
   }
   std::uint32_t step_seq_ = 1000, ping_id_ = 0;
 
@@ -63,7 +66,8 @@ class BinaryTest : public ServerTest {
     spawn(commander, 1, at, true);
   }
 
-  std::vector<std::uint32_t> spawn(WsClient& c, std::uint32_t seq, std::vector<sim::Vec2> at, bool move) {
+  std::vector<std::uint32_t> spawn(WsClient& c, std::uint32_t seq, std::vector<sim::Vec2> at,
+                                   bool move) {
     std::vector<sim::SpawnAgent> agents;
     for (sim::Vec2 p : at) {
       sim::SpawnAgent s;
@@ -72,7 +76,8 @@ class BinaryTest : public ServerTest {
       agents.push_back(s);
     }
     c.send(command(seq, sim::Spawn{0, 0, agents}));
-    const auto ack = wait_for<protocol::Ack>(c, [&](const protocol::Ack& a) { return a.seq == seq; });
+    const auto ack =
+        wait_for<protocol::Ack>(c, [&](const protocol::Ack& a) { return a.seq == seq; });
     return ack.agents.value_or(std::vector<std::uint32_t>{});
   }
 
@@ -86,7 +91,8 @@ class BinaryTest : public ServerTest {
       std::span<const QuantAgent> base;
       if (h.delta) {
         auto it = states.find(h.baseline_tick);
-        EXPECT_NE(it, states.end()) << "a delta on a baseline never acknowledged: " << h.baseline_tick;
+        EXPECT_NE(it, states.end())
+            << "a delta on a baseline never acknowledged: " << h.baseline_tick;
         if (it != states.end()) base = it->second;
       }
       auto d = protocol::decode_binary(bytes, base);
@@ -151,7 +157,8 @@ TEST_F(BinaryTest, WithoutAcksEveryFrameIsAKeyframeAndAKeyframeCanBeAskedFor) {
   EXPECT_TRUE(delta);
   bin->send(protocol::encode(protocol::KeyframeRequest{}));
   bool keyframe = false;
-  for (int i = 0; i < 10 && !keyframe; ++i) keyframe = !feed.receive(next_binary(*bin)).header.delta;
+  for (int i = 0; i < 10 && !keyframe; ++i)
+    keyframe = !feed.receive(next_binary(*bin)).header.delta;
   EXPECT_TRUE(keyframe);
 }
 
@@ -277,9 +284,11 @@ TEST_F(BinaryTest, ViewportAckAndKeyframeAreValidatedAndNeedHello) {
 TEST_F(BinaryTest, AcksOfTicksNeverSentLeaveTheFeedRunning) {
   auto c = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   next_binary(*c);
-  for (const char* tick : {"9007199254740991", "9007199254740992", "9223372036854775807", "18446744073709551615"})
+  for (const char* tick :
+       {"9007199254740991", "9007199254740992", "9223372036854775807", "18446744073709551615"})
     c->send(std::string(R"({"type":"ack","tick":)") + tick + "}");
-  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field) << "2^63 - 1 is over the protocol's 2^53";
+  EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_field)
+      << "2^63 - 1 is over the protocol's 2^53";
   std::uint64_t last = 0;
   for (int i = 0; i < 5; ++i) {
     const auto header = protocol::read_binary_header(next_binary(*c));
@@ -309,7 +318,8 @@ TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
   }
   for (std::uint32_t seq = 1; seq <= 8; ++seq) c->send(command(seq, sim::Spawn{1, 0, {}}));
   for (std::uint32_t seq = 1; seq <= 8; ++seq) {
-    const auto ack = wait_for<protocol::Ack>(*c, [&](const protocol::Ack& a) { return a.seq == seq; });
+    const auto ack =
+        wait_for<protocol::Ack>(*c, [&](const protocol::Ack& a) { return a.seq == seq; });
     EXPECT_EQ(ack.seq, seq);
   }
   // Far more acks than frames: beyond the free ones they count, and are refused.

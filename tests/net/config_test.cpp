@@ -31,7 +31,8 @@ TEST(Config, SimThreadsIsASettingWithARange) {
   ASSERT_TRUE(r.config) << r.error;
   EXPECT_EQ(r.config->server.sim_threads, 2u);
   EXPECT_EQ(parse_config({}, env_of({{"HERD_SIM_THREADS", "4"}})).config->server.sim_threads, 4u);
-  for (const char* bad : {"0", "65", "two", "-1"}) EXPECT_FALSE(parse_config({"--sim-threads", bad}, env_of({})).config) << bad;
+  for (const char* bad : {"0", "65", "two", "-1"})
+    EXPECT_FALSE(parse_config({"--sim-threads", bad}, env_of({})).config) << bad;
 }
 
 TEST(Config, IoThreadsIsASettingWithARange) {
@@ -40,14 +41,17 @@ TEST(Config, IoThreadsIsASettingWithARange) {
   ASSERT_TRUE(r.config) << r.error;
   EXPECT_EQ(r.config->server.io_threads, 3u);
   EXPECT_EQ(parse_config({}, env_of({{"HERD_IO_THREADS", "1"}})).config->server.io_threads, 1u);
-  for (const char* bad : {"0", "65", "two", "-1"}) EXPECT_FALSE(parse_config({"--io-threads", bad}, env_of({})).config) << bad;
+  for (const char* bad : {"0", "65", "two", "-1"})
+    EXPECT_FALSE(parse_config({"--io-threads", bad}, env_of({})).config) << bad;
 }
 
 TEST(Config, TheDefencesAreSettingsWithRanges) {
-  const auto r = parse_config({"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address", "3",
-                               "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048", "--max-json-depth", "8",
-                               "--idle-timeout", "1.5", "--slow-client-timeout", "0.5"},
-                              env_of({{"HERD_COMMAND_TOKEN", "tok"}, {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"}}));
+  const auto r = parse_config(
+      {"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address",
+       "3", "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048",
+       "--max-json-depth", "8", "--idle-timeout", "1.5", "--slow-client-timeout", "0.5"},
+      env_of({{"HERD_COMMAND_TOKEN", "tok"},
+              {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"}}));
   ASSERT_TRUE(r.config) << r.error;
   const net::ServerConfig& s = r.config->server;
   EXPECT_EQ(s.command_token, "tok");
@@ -62,10 +66,16 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
   EXPECT_EQ(s.max_json_depth, 8);
   EXPECT_EQ(s.idle_timeout, 1.5);
   EXPECT_EQ(s.slow_client_timeout, 0.5);
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--rate-limit", "0"}, {"--rate-burst", "0"}, {"--max-sessions", "-1"}, {"--max-spawn", "1001"},
-        {"--max-message-bytes", "100"}, {"--max-json-depth", "65"}, {"--idle-timeout", "nan"}, {"--allowed-origins", "example.com"},
-        {"--max-agents", "2000000"}, {"--command-token", std::string(257, 'x')}}) {
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--rate-limit", "0"},
+                                              {"--rate-burst", "0"},
+                                              {"--max-sessions", "-1"},
+                                              {"--max-spawn", "1001"},
+                                              {"--max-message-bytes", "100"},
+                                              {"--max-json-depth", "65"},
+                                              {"--idle-timeout", "nan"},
+                                              {"--allowed-origins", "example.com"},
+                                              {"--max-agents", "2000000"},
+                                              {"--command-token", std::string(257, 'x')}}) {
     const auto refused = parse_config(bad, env_of({}));
     EXPECT_FALSE(refused.config) << bad[0];
     EXPECT_EQ(refused.error.rfind(bad[0], 0), 0u) << refused.error;
@@ -74,9 +84,14 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
 
 TEST(Config, RelayTakesAWebSocketUrlOfItsUpstream) {
   EXPECT_EQ(parse_config({}, env_of({})).config->server.relay_upstream, "");
-  EXPECT_EQ(parse_config({"--relay", "ws://herd:8080/ws"}, env_of({})).config->server.relay_upstream, "ws://herd:8080/ws");
-  EXPECT_EQ(parse_config({}, env_of({{"HERD_RELAY", "ws://[::1]:9000/ws"}})).config->server.relay_upstream, "ws://[::1]:9000/ws");
-  for (const char* bad : {"herd:8080", "http://herd:8080/ws", "wss://herd/ws", "ws://", "ws://herd:0/ws"}) {
+  EXPECT_EQ(
+      parse_config({"--relay", "ws://herd:8080/ws"}, env_of({})).config->server.relay_upstream,
+      "ws://herd:8080/ws");
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_RELAY", "ws://[::1]:9000/ws"}}))
+                .config->server.relay_upstream,
+            "ws://[::1]:9000/ws");
+  for (const char* bad :
+       {"herd:8080", "http://herd:8080/ws", "wss://herd/ws", "ws://", "ws://herd:0/ws"}) {
     const auto r = parse_config({"--relay", bad}, env_of({}));
     EXPECT_FALSE(r.config) << bad;
     EXPECT_NE(r.error.find("--relay"), std::string::npos) << r.error;
@@ -84,8 +99,9 @@ TEST(Config, RelayTakesAWebSocketUrlOfItsUpstream) {
 }
 
 TEST(Config, EnvironmentThenFlagsWin) {
-  const auto r = parse_config({"--port", "9000", "--seed=5"},
-                              env_of({{"HERD_PORT", "7000"}, {"HERD_SCENARIO", "empty"}, {"HERD_TICK_RATE", "30"}}));
+  const auto r = parse_config(
+      {"--port", "9000", "--seed=5"},
+      env_of({{"HERD_PORT", "7000"}, {"HERD_SCENARIO", "empty"}, {"HERD_TICK_RATE", "30"}}));
   ASSERT_TRUE(r.config) << r.error;
   EXPECT_EQ(r.config->server.port, 9000);
   EXPECT_EQ(r.config->scenario, "empty");
@@ -108,8 +124,10 @@ TEST(Config, BadValuesNameTheirFlagOrVariable) {
   EXPECT_NE(err({"--bogus", "1"}).find("unknown flag"), std::string::npos);
   EXPECT_NE(err({"--port"}).find("needs a value"), std::string::npos);
   EXPECT_NE(err({"stray"}).find("unexpected argument"), std::string::npos);
-  EXPECT_NE(err({}, {{"HERD_SNAPSHOT_RATE", "fast"}}).find("HERD_SNAPSHOT_RATE"), std::string::npos);
-  EXPECT_NE(err({"--tick-rate", "10", "--snapshot-rate", "20"}).find("snapshot-rate"), std::string::npos);
+  EXPECT_NE(err({}, {{"HERD_SNAPSHOT_RATE", "fast"}}).find("HERD_SNAPSHOT_RATE"),
+            std::string::npos);
+  EXPECT_NE(err({"--tick-rate", "10", "--snapshot-rate", "20"}).find("snapshot-rate"),
+            std::string::npos);
 }
 
 TEST(Config, HelpListsEverySettingAndVariable) {
@@ -117,8 +135,8 @@ TEST(Config, HelpListsEverySettingAndVariable) {
   ASSERT_TRUE(r.config);
   EXPECT_TRUE(r.config->help);
   const std::string h = help_text();
-  for (const char* s : {"--port", "HERD_PORT", "--tick-rate", "HERD_TICK_RATE", "--snapshot-rate", "--scenario",
-                        "--seed", "--web-root", "--address", "HERD_WEB_ROOT"})
+  for (const char* s : {"--port", "HERD_PORT", "--tick-rate", "HERD_TICK_RATE", "--snapshot-rate",
+                        "--scenario", "--seed", "--web-root", "--address", "HERD_WEB_ROOT"})
     EXPECT_NE(h.find(s), std::string::npos) << s;
 }
 

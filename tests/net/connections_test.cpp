@@ -31,7 +31,9 @@ bool eventually(Pred ready, std::chrono::milliseconds limit = kWait) {
 }
 
 std::size_t count_lines(const std::vector<std::string>& lines, std::string_view what) {
-  return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; }));
+  return static_cast<std::size_t>(
+      std::count_if(lines.begin(), lines.end(),
+                    [&](const std::string& l) { return l.find(what) != std::string::npos; }));
 }
 
 constexpr std::string_view kHealth = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
@@ -63,18 +65,21 @@ TEST_F(ServerTest, OutOfDescriptorsTheListenerPausesLogsOnceAndResumesByItself) 
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port_);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  for (int fd : clients) ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  for (int fd : clients)
+    ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
 
   // A listener that retried at once would have failed thousands of times before this first look.
   std::uint64_t seen = 0;
   EXPECT_TRUE(eventually([&] { return (seen = server_->stats().accept_failures) >= 4; }));
   EXPECT_LT(seen, 10u) << "the listener spins on EMFILE";
-  EXPECT_EQ(count_lines(log_lines(), " accept_failed "), 1u) << "logged once an interval, not once a try";
+  EXPECT_EQ(count_lines(log_lines(), " accept_failed "), 1u)
+      << "logged once an interval, not once a try";
 
   for (int fd : fillers) ::close(fd);
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
   // The connections that waited are served once descriptors are back, with nothing done by hand.
-  ASSERT_EQ(::send(clients[0], kHealth.data(), kHealth.size(), MSG_NOSIGNAL), static_cast<ssize_t>(kHealth.size()));
+  ASSERT_EQ(::send(clients[0], kHealth.data(), kHealth.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(kHealth.size()));
   timeval limit{10, 0};
   ::setsockopt(clients[0], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   char reply[64] = {};
@@ -131,9 +136,11 @@ TEST_F(KeepAliveTest, AKeptAliveConnectionIsClosedWhenIdle) {
   s.write_all(kHealth);
   const std::string first = s.read_until("}\n", kWait);
   ASSERT_TRUE(health_answer(first)) << first;
-  EXPECT_EQ(first.find("Connection: close"), std::string::npos) << "kept alive: the only HTTP connection";
+  EXPECT_EQ(first.find("Connection: close"), std::string::npos)
+      << "kept alive: the only HTTP connection";
   EXPECT_TRUE(s.wait_closed(kWait)) << "an idle kept-alive connection must not be held forever";
-  EXPECT_GE(Steady::now() - asked, std::chrono::milliseconds(150)) << "closed before its idle timeout";
+  EXPECT_GE(Steady::now() - asked, std::chrono::milliseconds(150))
+      << "closed before its idle timeout";
 }
 
 TEST_F(KeepAliveTest, BeyondTheKeepAliveCapAnswersSayConnectionClose) {
@@ -141,7 +148,8 @@ TEST_F(KeepAliveTest, BeyondTheKeepAliveCapAnswersSayConnectionClose) {
   b.write_all(kHealth);
   const std::string reply = b.read_until("}\n", kWait);
   ASSERT_TRUE(health_answer(reply)) << reply;
-  EXPECT_NE(reply.find("Connection: close\r\n"), std::string::npos) << "two HTTP connections, a cap of one: " << reply;
+  EXPECT_NE(reply.find("Connection: close\r\n"), std::string::npos)
+      << "two HTTP connections, a cap of one: " << reply;
   EXPECT_TRUE(b.wait_closed(kWait));
 }
 
@@ -150,8 +158,9 @@ TEST_F(KeepAliveTest, BeyondTheKeepAliveCapAnswersSayConnectionClose) {
 TEST(WebSocketKey, OnlyA16ByteNonceInBase64) {
   EXPECT_TRUE(valid_websocket_key("dGhlIHNhbXBsZSBub25jZQ=="));  // RFC 6455's example
   EXPECT_TRUE(valid_websocket_key("AAAAAAAAAAAAAAAAAAAAAA=="));
-  for (const char* bad : {"", "abc", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ===", "dGhlIHNhbXBsZSBub25jZR==",
-                          "dGhlIHNhbXBsZSBub25j*Q==", "dGhlIHNhbXBsZSBub25jZQ=A", "dGhlIHNhbXBsZSBub25jZXM="})
+  for (const char* bad : {"", "abc", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25jZQ===",
+                          "dGhlIHNhbXBsZSBub25jZR==", "dGhlIHNhbXBsZSBub25j*Q==",
+                          "dGhlIHNhbXBsZSBub25jZQ=A", "dGhlIHNhbXBsZSBub25jZXM="})
     EXPECT_FALSE(valid_websocket_key(bad)) << bad;
 }
 
@@ -188,8 +197,9 @@ TEST_F(ServerTest, LargeFilesAreStreamedNotHeldInMemoryPerReader) {
     EXPECT_NE(head.find("Content-Length: " + std::to_string(size) + "\r\n"), std::string::npos);
   }
   const std::uint64_t after = resident_memory_bytes();
-  EXPECT_LT(after - std::min(after, before), 64u << 20) << "8 stalled readers of a 24 MiB file raised RSS by "
-                                                         << (after - before) / (1 << 20) << " MiB";
+  EXPECT_LT(after - std::min(after, before), 64u << 20)
+      << "8 stalled readers of a 24 MiB file raised RSS by " << (after - before) / (1 << 20)
+      << " MiB";
   // And a reader that reads gets the whole file.
   RawSocket whole(port_);
   whole.write_all("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");

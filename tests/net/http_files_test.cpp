@@ -31,7 +31,8 @@ class HttpFiles : public ::testing::Test {
 TEST_F(HttpFiles, ServesIndexAndFilesWithTheirTypes) {
   auto r = serve_file("/", root_.string());
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.path, std::filesystem::weakly_canonical(root_ / "index.html").string()) << "named, to be streamed";
+  EXPECT_EQ(r.path, std::filesystem::weakly_canonical(root_ / "index.html").string())
+      << "named, to be streamed";
   EXPECT_TRUE(r.body.empty());
   EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
   r = serve_file("/main.js?v=3", root_.string());
@@ -43,8 +44,9 @@ TEST_F(HttpFiles, ServesIndexAndFilesWithTheirTypes) {
 }
 
 TEST_F(HttpFiles, RefusesTraversalEncodedOrNot) {
-  for (const char* t : {"/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/../../secret.txt",
-                        "/sub/%2e%2e/%2e%2e/secret.txt", "/..%5csecret.txt", "/link.txt"}) {
+  for (const char* t :
+       {"/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/../../secret.txt",
+        "/sub/%2e%2e/%2e%2e/secret.txt", "/..%5csecret.txt", "/link.txt"}) {
     const auto r = serve_file(t, root_.string());
     EXPECT_EQ(r.status, 403) << t;
     EXPECT_EQ(r.body.find("secret"), std::string::npos) << t;

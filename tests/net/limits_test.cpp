@@ -12,7 +12,9 @@ namespace {
 
 using testing::RawSocket;
 
-std::string refusals(std::string_view reason) { return "herd_refusals_total{reason=\"" + std::string(reason) + "\"}"; }
+std::string refusals(std::string_view reason) {
+  return "herd_refusals_total{reason=\"" + std::string(reason) + "\"}";
+}
 
 // ---- the pieces ---------------------------------------------------------------------------------
 
@@ -21,15 +23,15 @@ TEST(TokenBucket, StartsFullRefillsAtTheRateAndNeverAboveTheBurst) {
   EXPECT_TRUE(b.take(100.0));
   EXPECT_TRUE(b.take(100.0));
   EXPECT_TRUE(b.take(100.0));
-  EXPECT_FALSE(b.take(100.0));   // burst spent
+  EXPECT_FALSE(b.take(100.0));     // burst spent
   EXPECT_FALSE(b.take(100.0625));  // half a token back
   EXPECT_TRUE(b.take(100.125));    // one whole token
   EXPECT_FALSE(b.take(100.125));
-  EXPECT_TRUE(b.take(1000.0));   // long idle: full again, but no more than the burst
+  EXPECT_TRUE(b.take(1000.0));  // long idle: full again, but no more than the burst
   EXPECT_TRUE(b.take(1000.0));
   EXPECT_TRUE(b.take(1000.0));
   EXPECT_FALSE(b.take(1000.0));
-  EXPECT_FALSE(b.take(999.0));   // a clock going backwards adds nothing
+  EXPECT_FALSE(b.take(999.0));  // a clock going backwards adds nothing
 }
 
 TEST(ConstantTimeEqual, IsEqualityWhateverTheLengths) {
@@ -57,8 +59,9 @@ TEST(Origins, ParseAListAndCompareWithoutCase) {
 
   ASSERT_TRUE(parse_origins("", list, why));
   EXPECT_TRUE(list.empty());
-  for (const char* bad : {"game.example", "https://game.example/", "https://a.example,,https://b.example", "https://",
-                          "ht tp://x", "https://x?y"}) {
+  for (const char* bad :
+       {"game.example", "https://game.example/", "https://a.example,,https://b.example", "https://",
+        "ht tp://x", "https://x?y"}) {
     EXPECT_FALSE(parse_origins(bad, list, why)) << bad;
     EXPECT_FALSE(why.empty());
     EXPECT_TRUE(list.empty());
@@ -83,7 +86,8 @@ TEST(AddressCounts, RefuseOverTheLimitAndForgetEmptyAddresses) {
   EXPECT_EQ(c.addresses(), 0u);
 }
 
-// ---- the command token ----------------------------------------------------------------------------
+// ---- the command token
+// ----------------------------------------------------------------------------
 
 class TokenTest : public ServerTest {
   void configure(ServerConfig& c, sim::WorldDef&) override { c.command_token = "s3cret-t0ken"; }
@@ -108,7 +112,8 @@ TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
     EXPECT_TRUE(wait_for<protocol::Snapshot>(*c).agents.empty());  // still ticking, still empty
   }
   auto commander = connect();
-  commander->send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", "s3cret-t0ken"}));
+  commander->send(
+      protocol::encode(protocol::Hello{1, protocol::Role::commander, "test", "s3cret-t0ken"}));
   EXPECT_EQ(wait_for<protocol::Welcome>(*commander).role, protocol::Role::commander);
   commander->send(command(1, sim::Spawn{3, 0, {}}));
   EXPECT_EQ(wait_for<protocol::Ack>(*commander).seq, 1u);
@@ -123,7 +128,9 @@ TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
 // ---- Origins ------------------------------------------------------------------------------------
 
 class OriginTest : public ServerTest {
-  void configure(ServerConfig& c, sim::WorldDef&) override { c.allowed_origins = {"https://game.example"}; }
+  void configure(ServerConfig& c, sim::WorldDef&) override {
+    c.allowed_origins = {"https://game.example"};
+  }
 };
 
 TEST_F(OriginTest, UpgradesFromOtherOriginsGet403) {
@@ -140,7 +147,8 @@ TEST_F(OriginTest, UpgradesFromOtherOriginsGet403) {
   EXPECT_EQ(metric(refusals("origin")), 2);
 }
 
-// ---- message rate --------------------------------------------------------------------------------
+// ---- message rate
+// --------------------------------------------------------------------------------
 
 class RateTest : public ServerTest {
   void configure(ServerConfig& c, sim::WorldDef&) override {
@@ -205,7 +213,7 @@ TEST_F(PerAddressTest, OneAddressOverItsLimitIsClosedWith1013) {
   EXPECT_EQ(metric(refusals("sessions_per_address")), 1);  // HTTP is not limited
   a->close();
   ASSERT_NE(connect_retrying(), nullptr);  // a freed place can be taken again
-  wait_for<protocol::Snapshot>(*b);         // the others never noticed
+  wait_for<protocol::Snapshot>(*b);        // the others never noticed
 }
 
 class TotalSessionsTest : public ServerTest {
@@ -221,7 +229,8 @@ TEST_F(TotalSessionsTest, OverTheTotalIsClosedWith1013) {
   wait_for<protocol::Snapshot>(*a);
 }
 
-// ---- JSON depth, spawn size, UTF-8 ------------------------------------------------------------------
+// ---- JSON depth, spawn size, UTF-8
+// ------------------------------------------------------------------
 
 class SmallLimitsTest : public ServerTest {
   void configure(ServerConfig& c, sim::WorldDef& def) override {
@@ -249,7 +258,9 @@ TEST_F(SmallLimitsTest, DepthSpawnSizeAndUtf8AreRefusedAndTheWorldIsUnchanged) {
   c->send(command(2, sim::Spawn{5, 0, {}}));
   const auto ack = wait_for<protocol::Ack>(*c);
   EXPECT_EQ(ack.agents->size(), 5u);
-  EXPECT_EQ(wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; }).agents.size(), 5u);
+  EXPECT_EQ(wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; })
+                .agents.size(),
+            5u);
 
   // A text frame that is not UTF-8 fails the connection (RFC 6455, 8.1): close 1007.
   c->send("{\"type\":\"ping\",\"id\":2,\"x\":\"\xc3\"}");
@@ -259,7 +270,8 @@ TEST_F(SmallLimitsTest, DepthSpawnSizeAndUtf8AreRefusedAndTheWorldIsUnchanged) {
   EXPECT_EQ(metric(refusals("invalid_utf8")), 1);
 }
 
-// ---- idle and slow clients ---------------------------------------------------------------------------
+// ---- idle and slow clients
+// ---------------------------------------------------------------------------
 
 class IdleTest : public ServerTest {
   void configure(ServerConfig& c, sim::WorldDef&) override { c.idle_timeout = 0.4; }
@@ -273,7 +285,8 @@ TEST_F(IdleTest, AClientThatNeitherSendsNorAnswersPingsIsClosed) {
   EXPECT_EQ(metric(refusals("idle_timeout")), 1);
   // A client that reads answers the server's pings (WsClient does, while receiving) and stays.
   auto alive = greeted(protocol::Role::viewer);
-  for (int i = 0; i < 40; ++i) wait_for<protocol::Snapshot>(*alive);  // 40 at 30 Hz: over 3 timeouts
+  for (int i = 0; i < 40; ++i)
+    wait_for<protocol::Snapshot>(*alive);  // 40 at 30 Hz: over 3 timeouts
   EXPECT_EQ(metric(refusals("idle_timeout")), 1);
 }
 
@@ -291,7 +304,8 @@ TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots
 
   RawSocket slow(port_, /*rcvbuf=*/4096);
   slow.write_all(RawSocket::upgrade_request());
-  ASSERT_NE(slow.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"), std::string::npos);  // RFC 6455: wait for it
+  ASSERT_NE(slow.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"),
+            std::string::npos);  // RFC 6455: wait for it
   slow.write_all(RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})"));
   // ...and never reads again. The commander reads on (only each snapshot's tick, so that it keeps
   // up even in the sanitizer build); its ticks keep increasing while the slow reader's buffers
@@ -312,7 +326,8 @@ TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots
   EXPECT_TRUE(slow.wait_closed(kWait));
   EXPECT_GT(metric("herd_snapshots_dropped_total"), 0);
   EXPECT_GT(metric(R"(herd_snapshot_drops_total{reason="replaced"})"), 0);
-  EXPECT_EQ(metric(R"(herd_snapshot_drops_total{reason="held_for_acks"})"), 0) << "JSON clients send no acks";
+  EXPECT_EQ(metric(R"(herd_snapshot_drops_total{reason="held_for_acks"})"), 0)
+      << "JSON clients send no acks";
 }
 
 }  // namespace

@@ -9,22 +9,28 @@ namespace herd::net {
 namespace {
 
 TEST(LogText, ControlCharactersQuotesAndBackslashesAreEscapedOnOneLine) {
-  const std::string forged = "x\n2026-01-01T00:00:00.000Z error forged by=client\r\t\x01\x7f \"q\" back\\slash";
-  const std::string line = format_log(LogLevel::info, "hello", {{"client", forged}, {"plain", "ok"}});
+  const std::string forged =
+      "x\n2026-01-01T00:00:00.000Z error forged by=client\r\t\x01\x7f \"q\" back\\slash";
+  const std::string line =
+      format_log(LogLevel::info, "hello", {{"client", forged}, {"plain", "ok"}});
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_EQ(line.find('\r'), std::string::npos);
   EXPECT_EQ(line.find('\x01'), std::string::npos);
   EXPECT_EQ(line.find('\x7f'), std::string::npos);
-  EXPECT_NE(line.find(R"(client="x\n2026-01-01T00:00:00.000Z error forged by=client\r\t\x01\x7f \"q\" back\\slash" plain=ok)"),
-            std::string::npos)
+  EXPECT_NE(
+      line.find(
+          R"(client="x\n2026-01-01T00:00:00.000Z error forged by=client\r\t\x01\x7f \"q\" back\\slash" plain=ok)"),
+      std::string::npos)
       << line;
   // A value with a backslash alone is quoted too, so that a reader can always unescape.
-  EXPECT_NE(format_log(LogLevel::info, "e", {{"v", "a\\b"}}).find(R"(v="a\\b")"), std::string::npos);
+  EXPECT_NE(format_log(LogLevel::info, "e", {{"v", "a\\b"}}).find(R"(v="a\\b")"),
+            std::string::npos);
 }
 
 TEST(LogJson, EachLineIsAnObjectWithTheFieldsAsSent) {
   const std::string forged = "x\n{\"level\":\"error\"}\x01";
-  const std::string line = format_log(LogLevel::warn, "refused", {{"reason", "rate_limited"}, {"client", forged}}, LogFormat::json);
+  const std::string line = format_log(
+      LogLevel::warn, "refused", {{"reason", "rate_limited"}, {"client", forged}}, LogFormat::json);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   const auto j = nlohmann::json::parse(line);
   EXPECT_EQ(j["level"], "warn");
@@ -33,7 +39,8 @@ TEST(LogJson, EachLineIsAnObjectWithTheFieldsAsSent) {
   EXPECT_EQ(j["client"], forged);
   EXPECT_EQ(j["time"].get<std::string>().size(), 24u);
   // Bytes that are not UTF-8 do not break the line.
-  EXPECT_NO_THROW(nlohmann::json::parse(format_log(LogLevel::info, "e", {{"v", "\xff\xfe"}}, LogFormat::json)));
+  EXPECT_NO_THROW(
+      nlohmann::json::parse(format_log(LogLevel::info, "e", {{"v", "\xff\xfe"}}, LogFormat::json)));
 }
 
 TEST(LogLimiter, ABurstThenTheRateAndTheNextLineWrittenCountsWhatWasLeftOut) {
@@ -64,18 +71,24 @@ class JsonLogTest : public ServerTest {
 // the welcome is here, so is the line.
 TEST_F(ServerTest, AClientNameCannotForgeALogLine) {
   auto c = connect();
-  c->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "v\n2026-01-01T00:00:00.000Z error forged", {}}));
+  c->send(protocol::encode(
+      protocol::Hello{1, protocol::Role::viewer, "v\n2026-01-01T00:00:00.000Z error forged", {}}));
   wait_for<protocol::Welcome>(*c);
   const auto lines = log_lines();
-  for (const auto& l : lines) EXPECT_EQ(l.find('\n'), std::string::npos) << "one event, two lines: " << l;
-  const auto hello = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" info hello ") != std::string::npos; });
+  for (const auto& l : lines)
+    EXPECT_EQ(l.find('\n'), std::string::npos) << "one event, two lines: " << l;
+  const auto hello = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find(" info hello ") != std::string::npos;
+  });
   ASSERT_NE(hello, lines.end());
-  EXPECT_NE(hello->find(R"(client="v\n2026-01-01T00:00:00.000Z error forged")"), std::string::npos) << *hello;
+  EXPECT_NE(hello->find(R"(client="v\n2026-01-01T00:00:00.000Z error forged")"), std::string::npos)
+      << *hello;
 }
 
 TEST_F(JsonLogTest, LinesAreJsonObjects) {
   auto c = connect();
-  c->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "name \"with\" quotes\n", {}}));
+  c->send(
+      protocol::encode(protocol::Hello{1, protocol::Role::viewer, "name \"with\" quotes\n", {}}));
   wait_for<protocol::Welcome>(*c);
   int hellos = 0;
   for (const auto& l : log_lines()) {
@@ -96,12 +109,14 @@ TEST_F(ServerTest, OneClientsFloodOfSessionsWritesABoundedLogAndCountsTheRest) {
   }
   double suppressed = 0;
   const auto end = std::chrono::steady_clock::now() + kWait;
-  while ((suppressed = metric("herd_log_lines_suppressed_total")) < 100 && std::chrono::steady_clock::now() < end)
+  while ((suppressed = metric("herd_log_lines_suppressed_total")) < 100 &&
+         std::chrono::steady_clock::now() < end)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_GE(suppressed, 100);
   const auto lines = log_lines();
   const auto from_clients = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find(" session_opened ") != std::string::npos || l.find(" hello ") != std::string::npos ||
+    return l.find(" session_opened ") != std::string::npos ||
+           l.find(" hello ") != std::string::npos ||
            l.find(" session_closed ") != std::string::npos;
   });
   EXPECT_LE(from_clients, 40) << "the per-address budget is 10 lines, then 1 a second";

@@ -15,13 +15,15 @@ TEST(Prometheus, HistogramBucketsAreCumulativeWithInfinity) {
   m.tick_duration.observe(0.002);    // le 0.0025
   m.tick_duration.observe(3.0);      // above every bound
   const std::string text = render_prometheus(m);
-  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.0001\"} 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.0001\"} 1\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.0025\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"0.25\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("herd_tick_duration_seconds_bucket{le=\"+Inf\"} 3\n"), std::string::npos);
   EXPECT_NE(text.find("herd_tick_duration_seconds_count 3\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE herd_tick_duration_seconds histogram\n"), std::string::npos);
-  EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos) << "every code listed";
+  EXPECT_NE(text.find("herd_errors_total{code=\"bad_selection\"} 0\n"), std::string::npos)
+      << "every code listed";
 }
 
 // Each stage of the step is a labelled histogram of one family, under one HELP and TYPE.
@@ -31,14 +33,21 @@ TEST(Prometheus, StepStagesAreOneHistogramFamilyLabelledByStage) {
   m.step_stages[static_cast<std::size_t>(sim::Stage::grid)].observe(2e-6);        // le 5e-06
   const std::string text = render_prometheus(m);
   EXPECT_NE(text.find("# TYPE herd_step_stage_seconds histogram\n"), std::string::npos) << text;
-  EXPECT_EQ(text.find("# TYPE herd_step_stage_seconds"), text.rfind("# TYPE herd_step_stage_seconds"));
-  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.0025\"} 0\n"), std::string::npos);
-  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.005\"} 1\n"), std::string::npos);
-  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"grid\",le=\"5e-06\"} 1\n"), std::string::npos);
-  EXPECT_NE(text.find("herd_step_stage_seconds_sum{stage=\"avoidance\"} 0.003000000\n"), std::string::npos);
-  EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"formations\"} 0\n"), std::string::npos);
+  EXPECT_EQ(text.find("# TYPE herd_step_stage_seconds"),
+            text.rfind("# TYPE herd_step_stage_seconds"));
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.0025\"} 0\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"avoidance\",le=\"0.005\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_bucket{stage=\"grid\",le=\"5e-06\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_sum{stage=\"avoidance\"} 0.003000000\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"formations\"} 0\n"),
+            std::string::npos);
   for (std::size_t s = 0; s < sim::kStageCount; ++s)
-    EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"" + std::string(sim::stage_name(static_cast<sim::Stage>(s))) + "\"}"),
+    EXPECT_NE(text.find("herd_step_stage_seconds_count{stage=\"" +
+                        std::string(sim::stage_name(static_cast<sim::Stage>(s))) + "\"}"),
               std::string::npos);
 }
 
@@ -58,7 +67,8 @@ TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
     if (line.rfind("# HELP ", 0) == 0) {
       const std::string name = line.substr(7, line.find(' ', 7) - 7);
       EXPECT_TRUE(helped.insert(name).second) << "two HELP lines for " << name;
-      EXPECT_NE(guide.str().find("| `" + name), std::string::npos) << name << " is not in docs/operations.md";
+      EXPECT_NE(guide.str().find("| `" + name), std::string::npos)
+          << name << " is not in docs/operations.md";
     } else if (line.rfind("# TYPE ", 0) == 0) {
       EXPECT_TRUE(typed.insert(line.substr(7, line.find(' ', 7) - 7)).second) << line;
     }
@@ -76,9 +86,12 @@ TEST(Prometheus, LateWakesAreACounter) {
 }
 
 TEST(Log, OneLineWithTimeLevelEventAndQuotedFields) {
-  const std::string line = format_log(LogLevel::warn, "tick_overrun", {{"tick", "42"}, {"client", "my \"viewer\" = 1"}, {"empty", ""}});
+  const std::string line =
+      format_log(LogLevel::warn, "tick_overrun",
+                 {{"tick", "42"}, {"client", "my \"viewer\" = 1"}, {"empty", ""}});
   EXPECT_EQ(line.find('\n'), std::string::npos);
-  EXPECT_EQ(line.substr(23), "Z warn tick_overrun tick=42 client=\"my \\\"viewer\\\" = 1\" empty=\"\"");
+  EXPECT_EQ(line.substr(23),
+            "Z warn tick_overrun tick=42 client=\"my \\\"viewer\\\" = 1\" empty=\"\"");
   EXPECT_EQ(line[10], 'T');
 }
 

@@ -103,7 +103,7 @@ TEST(Outbox, AddsToTheSameSnapshotAndAsksForOnePostUntilTaken) {
   EXPECT_TRUE(box.take(kAll).frames.empty());
   EXPECT_TRUE(box.add(2, {20}).post);  // taken: the next add posts again
   box.take(kAll);
-  EXPECT_TRUE(box.add_message(98));    // a message alone asks for a take too
+  EXPECT_TRUE(box.add_message(98));  // a message alone asks for a take too
 }
 
 TEST(Outbox, TakesAFewFramesAtATimeInOrderAndAsksForNoPostWhileSomeAreLeft) {
@@ -112,8 +112,8 @@ TEST(Outbox, TakesAFewFramesAtATimeInOrderAndAsksForNoPostWhileSomeAreLeft) {
   box.add(2, {20, 21});
   auto first = box.take(2);
   EXPECT_EQ(first.frames, (std::vector<int>{10, 11}));
-  EXPECT_TRUE(first.more);               // the taker posts itself again...
-  EXPECT_FALSE(box.add(2, {22}).post);   // ...so an add does not
+  EXPECT_TRUE(first.more);              // the taker posts itself again...
+  EXPECT_FALSE(box.add(2, {22}).post);  // ...so an add does not
   EXPECT_FALSE(box.add_message(7));
   auto second = box.take(2);
   EXPECT_EQ(second.messages, (std::vector<int>{7}));

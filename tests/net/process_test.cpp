@@ -30,8 +30,16 @@ class ProcessTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::vector<std::string> args() const {
-    return {"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--checkpoint", ckpt_,
-            "--checkpoint-interval", "0.5"};
+    return {"--address",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--web-root",
+            dir_.string(),
+            "--checkpoint",
+            ckpt_,
+            "--checkpoint-interval",
+            "0.5"};
   }
   // The port from "listening on http://127.0.0.1:PORT/", once it is printed.
   static int port_of(const fs::path& out) {
@@ -39,7 +47,8 @@ class ProcessTest : public ::testing::Test {
     wait_until([&] {
       std::smatch m;
       const std::string text = slurp(out);
-      if (std::regex_search(text, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+)/)"))) port = std::stoi(m[1]);
+      if (std::regex_search(text, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+)/)")))
+        port = std::stoi(m[1]);
       return port > 0;
     });
     return port;
@@ -82,7 +91,9 @@ TEST_F(ProcessTest, SigkillBetweenCheckpointsThenRestartResumesFromTheLastOne) {
   Process second(args(), out2);
   const int port2 = port_of(out2);
   ASSERT_GT(port2, 0) << slurp(out2);
-  EXPECT_NE(slurp(out2).find("restored from checkpoint " + ckpt_ + " at tick " + std::to_string(saved)), std::string::npos)
+  EXPECT_NE(
+      slurp(out2).find("restored from checkpoint " + ckpt_ + " at tick " + std::to_string(saved)),
+      std::string::npos)
       << slurp(out2);
   client::WsClient c;
   c.connect("127.0.0.1", static_cast<std::uint16_t>(port2));
@@ -96,7 +107,9 @@ TEST_F(ProcessTest, SigkillBetweenCheckpointsThenRestartResumesFromTheLastOne) {
       if (auto* snap = std::get_if<protocol::Snapshot>(msg)) {
         EXPECT_GE(snap->tick, saved);
         EXPECT_EQ(snap->agents.size(), 60u) << "the spawned agents came back";
-        EXPECT_EQ(std::count_if(snap->agents.begin(), snap->agents.end(), [](const auto& a) { return a.group == 7; }), 12);
+        EXPECT_EQ(std::count_if(snap->agents.begin(), snap->agents.end(),
+                                [](const auto& a) { return a.group == 7; }),
+                  12);
         seen = true;
       }
   }
@@ -121,7 +134,8 @@ TEST_F(ProcessTest, ACorruptCheckpointIsRefusedUnlessToldToStartFresh) {
   const fs::path out2 = dir_ / "fresh.log";
   Process fresh(fresh_args, out2);
   ASSERT_GT(port_of(out2), 0) << slurp(out2);
-  EXPECT_TRUE(wait_until([&] { return checkpoint_tick(ckpt_) > 0; })) << "a good checkpoint replaces the corrupt one";
+  EXPECT_TRUE(wait_until([&] { return checkpoint_tick(ckpt_) > 0; }))
+      << "a good checkpoint replaces the corrupt one";
   fresh.signal(SIGINT);
   EXPECT_EQ(fresh.wait_exit(), 0);
 }
@@ -136,8 +150,10 @@ using namespace herd::testing;
 using client::Millis;
 
 // The answer (an error's code and message, or "ack") to one load_scenario over the real server.
-std::pair<std::string, std::string> load_scenario_answer(client::WsClient& c, std::uint32_t seq, const std::string& name) {
-  c.send(nlohmann::json{{"type", "command"}, {"seq", seq}, {"cmd", "load_scenario"}, {"name", name}}.dump());
+std::pair<std::string, std::string> load_scenario_answer(client::WsClient& c, std::uint32_t seq,
+                                                         const std::string& name) {
+  c.send(nlohmann::json{{"type", "command"}, {"seq", seq}, {"cmd", "load_scenario"}, {"name", name}}
+             .dump());
   for (int i = 0; i < 200; ++i) {
     auto m = c.receive(Millis(50));
     if (!m) continue;
@@ -166,9 +182,11 @@ TEST(ScenarioByName, NoClientOpensAFileOnTheHost) {
   EXPECT_EQ(first.first, "unknown_scenario");
   EXPECT_EQ(first.second.find('/'), std::string::npos) << first.second;
   std::uint32_t seq = 2;
-  for (const std::string name : {"/etc/shadow", "/no/such/file", scenario_file.c_str(), "../../../etc/passwd", "nowhere"})
+  for (const std::string name :
+       {"/etc/shadow", "/no/such/file", scenario_file.c_str(), "../../../etc/passwd", "nowhere"})
     EXPECT_EQ(load_scenario_answer(c, seq++, name), first) << name;
-  EXPECT_EQ(load_scenario_answer(c, seq++, "empty").first, "ack") << "a scenario's name still loads it";
+  EXPECT_EQ(load_scenario_answer(c, seq++, "empty").first, "ack")
+      << "a scenario's name still loads it";
   fs::remove_all(dir);
 }
 
@@ -212,12 +230,16 @@ class ExposureTest : public ::testing::Test {
 // over loopback.
 TEST_F(ExposureTest, OnEveryAddressWithoutATokenOneIsMadeAndOnlyItCommands) {
   const fs::path out = dir_ / "exposed.log";
-  Process server({"--address", "0.0.0.0", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"}, out);
+  Process server(
+      {"--address", "0.0.0.0", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"},
+      out);
   const int port = listening_port(out);
   ASSERT_GT(port, 0) << slurp(out);
   std::smatch m;
   const std::string text = slurp(out);
-  ASSERT_TRUE(std::regex_search(text, m, std::regex("http://127\\.0\\.0\\.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
+  ASSERT_TRUE(std::regex_search(
+      text, m,
+      std::regex("http://127\\.0\\.0\\.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
       << text;
   const std::string token = m[1];
   EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
@@ -225,13 +247,15 @@ TEST_F(ExposureTest, OnEveryAddressWithoutATokenOneIsMadeAndOnlyItCommands) {
   EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
   server.signal(SIGTERM);
   EXPECT_EQ(server.wait_exit(), 0);
-  EXPECT_EQ(slurp(out).find(token, slurp(out).find("#token=") + 7 + token.size()), std::string::npos)
+  EXPECT_EQ(slurp(out).find(token, slurp(out).find("#token=") + 7 + token.size()),
+            std::string::npos)
       << "the token is printed once";
 }
 
 TEST_F(ExposureTest, LoopbackAndOpenCommandsStayOpen) {
-  for (const std::vector<std::string>& where : {std::vector<std::string>{"--address", "127.0.0.1"},
-                                                std::vector<std::string>{"--address", "0.0.0.0", "--open-commands"}}) {
+  for (const std::vector<std::string>& where :
+       {std::vector<std::string>{"--address", "127.0.0.1"},
+        std::vector<std::string>{"--address", "0.0.0.0", "--open-commands"}}) {
     const fs::path out = dir_ / "open.log";
     std::vector<std::string> args = where;
     for (const char* a : {"--port", "0", "--scenario", "empty"}) args.emplace_back(a);
@@ -270,7 +294,9 @@ TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
       ++seq;
       bool acked = false;
       for (int i = 0; i < 200 && !acked; ++i)
-        if (auto m = c.receive(Millis(50))) acked = m->find("\"ack\"") != std::string::npos && m->find("\"seq\":" + std::to_string(seq)) != std::string::npos;
+        if (auto m = c.receive(Millis(50)))
+          acked = m->find("\"ack\"") != std::string::npos &&
+                  m->find("\"seq\":" + std::to_string(seq)) != std::string::npos;
       ASSERT_TRUE(acked) << cmd;
     }
   };
@@ -279,8 +305,10 @@ TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
     Process first(args(), out1);
     const int port = port_of(out1);
     ASSERT_GT(port, 0) << slurp(out1);
-    command(port, {R"({"type":"command","seq":1,"cmd":"spawn","count":20,"group":3})",
-                   R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":600,"y":200}})"});
+    command(
+        port,
+        {R"({"type":"command","seq":1,"cmd":"spawn","count":20,"group":3})",
+         R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":600,"y":200}})"});
     first.signal(SIGTERM);
     ASSERT_EQ(first.wait_exit(), 0) << slurp(out1);
   }
@@ -292,8 +320,10 @@ TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
   const int port = port_of(out2);
   ASSERT_GT(port, 0) << slurp(out2);
   ASSERT_NE(slurp(out2).find("restored from checkpoint"), std::string::npos);
-  command(port, {R"({"type":"command","seq":1,"cmd":"spawn","count":5,"group":4})",
-                 R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":100,"y":500}})"});
+  command(
+      port,
+      {R"({"type":"command","seq":1,"cmd":"spawn","count":5,"group":4})",
+       R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":100,"y":500}})"});
   second.signal(SIGTERM);
   ASSERT_EQ(second.wait_exit(), 0) << slurp(out2);
   std::smatch m;
@@ -302,7 +332,8 @@ TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
   const fs::path replay_out = dir_ / "replay.log";
   Process replay({"--replay", recording, "--scenario-dir", HERD_SCENARIO_DIR}, replay_out);
   EXPECT_EQ(replay.wait_exit(), 0) << slurp(replay_out);
-  EXPECT_NE(slurp(replay_out).find("state hash " + m[1].str() + " (matches the recording)"), std::string::npos)
+  EXPECT_NE(slurp(replay_out).find("state hash " + m[1].str() + " (matches the recording)"),
+            std::string::npos)
       << slurp(replay_out) << "\nlive: " << m[1];
 }
 

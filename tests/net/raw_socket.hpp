@@ -63,7 +63,8 @@ class RawSocket {
   std::string read_until(std::string_view marker, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (received_.find(marker) == std::string::npos && !closed_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
       read_some(static_cast<int>(left.count()));
     }
@@ -74,7 +75,8 @@ class RawSocket {
   bool wait_closed(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!closed_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       read_some(static_cast<int>(left.count()));
       if (received_.size() > (1u << 20)) received_.clear();
@@ -117,8 +119,10 @@ class RawSocket {
     if (::poll(&p, 1, timeout_ms) <= 0) return;
     char buf[65536];
     const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-    if (n <= 0) closed_ = true;
-    else received_.append(buf, static_cast<std::size_t>(n));
+    if (n <= 0)
+      closed_ = true;
+    else
+      received_.append(buf, static_cast<std::size_t>(n));
   }
 
   int fd_ = -1;

@@ -75,7 +75,8 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
     // most likely applied after the last tick, which the replay must apply without a step.
     for (int i = 0; i < 200; ++i) {
       auto m = c.receive(Millis(50));
-      if (m && (m->find("\"ack\"") != std::string::npos || m->find("\"error\"") != std::string::npos)) {
+      if (m &&
+          (m->find("\"ack\"") != std::string::npos || m->find("\"error\"") != std::string::npos)) {
         ++answered;
         break;
       }
@@ -120,26 +121,39 @@ TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
   auto error_of = [&](const std::string& text) {
     std::ofstream(path_) << text;
     const auto r = replay(path_, HERD_SCENARIO_DIR);
-    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string("accepted");
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r)
+                                                  : std::string("accepted");
   };
   const std::string header = R"({"herd_record":1,"scenario":"default","seed":1,"tick_rate":60})";
   EXPECT_NE(error_of("").find("empty"), std::string::npos);
   EXPECT_NE(error_of("{\"hello\":1}\n").find("not a herd recording"), std::string::npos);
-  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":"nope","seed":1,"tick_rate":60})").find("no scenario"), std::string::npos);
-  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"comm").find(":2:"), std::string::npos) << "names the line";
-  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"command\":{\"type\":\"command\",\"seq\":0,\"cmd\":\"fly\"}}").find("unknown command"),
+  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":"nope","seed":1,"tick_rate":60})")
+                .find("no scenario"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "\n{\"tick\":5,\"comm").find(":2:"), std::string::npos)
+      << "names the line";
+  EXPECT_NE(error_of(header +
+                     "\n{\"tick\":5,\"command\":{\"type\":\"command\",\"seq\":0,\"cmd\":\"fly\"}}")
+                .find("unknown command"),
             std::string::npos);
   EXPECT_NE(error_of(header + "\n{\"tick\":5,\"command\":" +
-                     R"({"type":"command","seq":0,"cmd":"spawn","count":1})" + "}\n{\"tick\":3,\"command\":" +
+                     R"({"type":"command","seq":0,"cmd":"spawn","count":1})" +
+                     "}\n{\"tick\":3,\"command\":" +
                      R"({"type":"command","seq":0,"cmd":"spawn","count":1})" + "}")
                 .find("not after"),
             std::string::npos);
   EXPECT_EQ(error_of(std::string("nope")).find("accepted"), std::string::npos);
-  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":5,"seed":"x","tick_rate":60})").find("not a usable recording"),
-            std::string::npos) << "fields of the wrong type give a message, not an exception";
-  EXPECT_NE(error_of(header + "\n{\"end_tick\":3,\"state_hash\":\"0xZZ\"}").find("bad state_hash"), std::string::npos);
-  EXPECT_NE(error_of(header + "\n{\"tick\":\"five\",\"command\":{}}").find("not a usable recording"), std::string::npos);
-  EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos) << "a run with no commands replays";
+  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":5,"seed":"x","tick_rate":60})")
+                .find("not a usable recording"),
+            std::string::npos)
+      << "fields of the wrong type give a message, not an exception";
+  EXPECT_NE(error_of(header + "\n{\"end_tick\":3,\"state_hash\":\"0xZZ\"}").find("bad state_hash"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(header + "\n{\"tick\":\"five\",\"command\":{}}").find("not a usable recording"),
+      std::string::npos);
+  EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos)
+      << "a run with no commands replays";
 }
 
 }  // namespace

@@ -12,8 +12,9 @@ namespace {
 TEST(SnapshotTick, ReadsTheTickFromTheTextOfASnapshotAndOfNothingElse) {
   EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":1203,"serial":401})"), 1203u);
   EXPECT_EQ(protocol::snapshot_tick(R"({"type":"snapshot","tick":0,"serial":1})"), 0u);
-  for (const char* other : {R"({"type":"welcome","tick":5,)", R"({"type":"snapshot","tick":12)", R"({"type":"snapshot","tick":-1,)",
-                            R"({"tick":3,"type":"snapshot",)", R"({"type":"snapshot","tick":99999999999999999999999,)", ""})
+  for (const char* other : {R"({"type":"welcome","tick":5,)", R"({"type":"snapshot","tick":12)",
+                            R"({"type":"snapshot","tick":-1,)", R"({"tick":3,"type":"snapshot",)",
+                            R"({"type":"snapshot","tick":99999999999999999999999,)", ""})
     EXPECT_FALSE(protocol::snapshot_tick(other)) << other;
 }
 
@@ -35,7 +36,8 @@ class RelayTest : public ServerTest {
     ServerTest::TearDown();
   }
 
-  std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread, std::uint16_t upstream) {
+  std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread,
+                            std::uint16_t upstream) {
     ServerConfig config;
     config.address = "127.0.0.1";
     config.port = 0;
@@ -70,7 +72,8 @@ class RelayTest : public ServerTest {
       if (!text || protocol::is_binary_snapshot(*text)) continue;
       auto decoded = protocol::decode_server(*text);
       if (!std::holds_alternative<ServerMessage>(decoded)) continue;
-      if (const auto* s = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded))) out[s->tick] = *text;
+      if (const auto* s = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded)))
+        out[s->tick] = *text;
     }
     EXPECT_EQ(out.size(), count) << "timed out";
     return out;
@@ -80,7 +83,8 @@ class RelayTest : public ServerTest {
     sim::Spawn s;
     s.count = static_cast<std::uint32_t>(n);
     commander.send(command(seq, s));
-    const auto ack = wait_for<protocol::Ack>(commander, [seq](const auto& a) { return a.seq == seq; });
+    const auto ack =
+        wait_for<protocol::Ack>(commander, [seq](const auto& a) { return a.seq == seq; });
     return ack.agents.value_or(std::vector<std::uint32_t>{});
   }
 
@@ -116,7 +120,8 @@ TEST_F(RelayTest, ViewersOnARelaySeeTheServersSnapshotsAsTheyCame) {
   EXPECT_EQ(w.snapshot_rate, 30);
   EXPECT_EQ(w.world.width, 800);
   EXPECT_EQ(w.scenarios, (std::vector<std::string>{"other", "test-world"}));
-  EXPECT_EQ(wait_for<protocol::Welcome>(*direct).upstream, "");  // a server says nothing of upstreams
+  EXPECT_EQ(wait_for<protocol::Welcome>(*direct).upstream,
+            "");  // a server says nothing of upstreams
 
   const auto a = snapshot_texts(*direct, 12);
   const auto b = snapshot_texts(*relayed, 12);
@@ -125,7 +130,8 @@ TEST_F(RelayTest, ViewersOnARelaySeeTheServersSnapshotsAsTheyCame) {
     const auto it = a.find(tick);
     if (it == a.end()) continue;
     ++same_tick;
-    EXPECT_EQ(text, it->second) << "tick " << tick;  // byte for byte: the same agents, the same serial
+    EXPECT_EQ(text, it->second) << "tick "
+                                << tick;  // byte for byte: the same agents, the same serial
   }
   EXPECT_GE(same_tick, 6u);
 }
@@ -163,7 +169,8 @@ TEST_F(RelayTest, ACommandThroughARelayIsAckedAndSeenByTheRelaysViewers) {
   EXPECT_EQ(unknown.seq, 9u);
   EXPECT_EQ(unknown.code, protocol::ErrorCode::unknown_agent);
   auto viewer = at(relay_port_, protocol::Role::viewer);
-  const auto seen = wait_for<protocol::Snapshot>(*viewer, [](const auto& s) { return s.agents.size() == 3; });
+  const auto seen =
+      wait_for<protocol::Snapshot>(*viewer, [](const auto& s) { return s.agents.size() == 3; });
   EXPECT_EQ(seen.agents.front().id, ids.front());
   // On the server: one observer (the relay) and one commander (this commander's link).
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
@@ -189,7 +196,8 @@ TEST_F(RelayTest, BinaryViewersOnARelayGetTheSameAgentsAsOnTheServer) {
     relayed->send(protocol::encode(protocol::SnapshotAck{*got.ack}));
     const auto it = texts.find(got.frame->header.tick);
     if (it == texts.end()) continue;
-    const auto snap = std::get<protocol::Snapshot>(std::get<ServerMessage>(protocol::decode_server(it->second)));
+    const auto snap =
+        std::get<protocol::Snapshot>(std::get<ServerMessage>(protocol::decode_server(it->second)));
     ASSERT_EQ(got.frame->agents.size(), snap.agents.size());
     for (std::size_t i = 0; i < snap.agents.size(); ++i) {
       const auto a = protocol::dequantise(got.frame->agents[i]);
@@ -232,19 +240,23 @@ TEST_F(RelayTest, WhenTheServerRestartsTheRelaysViewersStayAndAreToldSo) {
   snapshot_texts(*viewer, 2);
   server_->stop();
   thread_.join();
-  const auto down = wait_for<protocol::Welcome>(*viewer, [](const auto& w) { return w.upstream == "reconnecting"; });
+  const auto down = wait_for<protocol::Welcome>(
+      *viewer, [](const auto& w) { return w.upstream == "reconnecting"; });
   EXPECT_EQ(down.upstream, "reconnecting");
   // Commands meanwhile get a clear error, with their seq.
-  wait_for<protocol::Welcome>(*commander, [](const auto& w) { return w.upstream == "reconnecting"; });
+  wait_for<protocol::Welcome>(*commander,
+                              [](const auto& w) { return w.upstream == "reconnecting"; });
   sim::Spawn s;
   s.count = 1;
   commander->send(command(11, s));
-  const auto unavailable = wait_for<protocol::Error>(*commander, [](const auto& e) { return e.seq == 11u; });
+  const auto unavailable =
+      wait_for<protocol::Error>(*commander, [](const auto& e) { return e.seq == 11u; });
   EXPECT_EQ(unavailable.code, protocol::ErrorCode::upstream_unavailable);
   EXPECT_EQ(client::http_request("127.0.0.1", relay_port_, "/healthz").status, 200);
 
   restart_upstream();
-  const auto up = wait_for<protocol::Welcome>(*viewer, [](const auto& w) { return w.upstream == "connected"; });
+  const auto up =
+      wait_for<protocol::Welcome>(*viewer, [](const auto& w) { return w.upstream == "connected"; });
   EXPECT_EQ(up.upstream, "connected");
   const auto after = wait_for<protocol::Snapshot>(*viewer);
   EXPECT_GE(after.tick, up.tick);
@@ -266,12 +278,17 @@ TEST_F(RelayTest, WhenTheServerRestartsTheRelaysViewersStayAndAreToldSo) {
     }
     acked = answer.value_or(false);
     // Refused: tried again two snapshots later, within the session's message rate.
-    for (int snapshots = 0; !acked && snapshots < 2 && std::chrono::steady_clock::now() < deadline;) {
+    for (int snapshots = 0;
+         !acked && snapshots < 2 && std::chrono::steady_clock::now() < deadline;) {
       auto text = commander->receive(Millis(200));
       if (!text) continue;
-      if (protocol::is_binary_snapshot(*text)) { ++snapshots; continue; }
+      if (protocol::is_binary_snapshot(*text)) {
+        ++snapshots;
+        continue;
+      }
       const auto decoded = protocol::decode_server(*text);
-      if (std::holds_alternative<ServerMessage>(decoded) && std::holds_alternative<protocol::Snapshot>(std::get<ServerMessage>(decoded)))
+      if (std::holds_alternative<ServerMessage>(decoded) &&
+          std::holds_alternative<protocol::Snapshot>(std::get<ServerMessage>(decoded)))
         ++snapshots;
     }
   }
@@ -296,10 +313,14 @@ TEST_F(RelayTest, RelaysChainAndSayWhenTheirUpstreamIsReconnecting) {
   server_->stop();
   thread_.join();
   // Two hops away, the viewer still learns that the world is not live.
-  const auto w = wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "reconnecting"; });
+  const auto w =
+      wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "reconnecting"; });
   EXPECT_EQ(w.upstream, "reconnecting");
   restart_upstream();
-  EXPECT_EQ(wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "connected"; }).upstream, "connected");
+  EXPECT_EQ(
+      wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "connected"; })
+          .upstream,
+      "connected");
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ TEST_F(ServerTest, PauseStepResumeDriveTheLoopByHand) {
   c->send(R"({"type":"command","seq":3,"cmd":"step","ticks":5})");
   const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 3; });
   EXPECT_EQ(stepped.tick, paused.tick + 5) << "exactly five ticks, none by the clock while paused";
-  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == stepped.tick; });
+  const auto snap =
+      wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == stepped.tick; });
   EXPECT_EQ(snap.tick, paused.tick + 5);
-  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200) << "paused on purpose is not late";
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200)
+      << "paused on purpose is not late";
   c->send(R"({"type":"command","seq":4,"cmd":"resume"})");
   wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 4; });
   wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick > stepped.tick + 3; });
@@ -48,7 +50,8 @@ TEST_F(StepSliceTest, StepRunsInSlicesThatLetSnapshotsAndOtherSessionsThrough) {
   ASSERT_TRUE(spawned.agents && spawned.agents->size() == 500);
   const std::uint64_t start = paused.tick, end = start + 1000;
   c->send(R"({"type":"command","seq":3,"cmd":"step","ticks":1000})");
-  const auto mid = wait_for<protocol::Snapshot>(*viewer, [&](const auto& s) { return s.tick > start; });
+  const auto mid =
+      wait_for<protocol::Snapshot>(*viewer, [&](const auto& s) { return s.tick > start; });
   EXPECT_LT(mid.tick, end) << "a snapshot from inside the run";
   other->send(R"({"type":"command","seq":7,"cmd":"set_group","agents":"all","group":3})");
   const auto between = wait_for<protocol::Ack>(*other, [](const auto& a) { return a.seq == 7; });
@@ -77,8 +80,10 @@ TEST_F(ServerTest, CommandsAreAnsweredAsTheyArriveEvenWhilePaused) {
   c->send(R"({"type":"command","seq":3,"cmd":"step"})");
   const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 3; });
   EXPECT_EQ(stepped.tick, spawned.tick);
-  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == spawned.tick; });
-  EXPECT_TRUE(std::any_of(snap.agents.begin(), snap.agents.end(), [&](const auto& a) { return a.id == id; }));
+  const auto snap =
+      wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick == spawned.tick; });
+  EXPECT_TRUE(std::any_of(snap.agents.begin(), snap.agents.end(),
+                          [&](const auto& a) { return a.id == id; }));
 }
 
 // A viewer reads the old world's snapshots, then the new world's welcome, then only the new
@@ -142,7 +147,7 @@ TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
   c->send(R"({"type":"command","seq":2,"cmd":"step","ticks":30})");
   const auto stepped = wait_for<protocol::Ack>(*c, [](const auto& a) { return a.seq == 2; });
   std::vector<protocol::Snapshot> seen;
-  for (auto s = wait_for<protocol::Snapshot>(*viewer); ; s = wait_for<protocol::Snapshot>(*viewer)) {
+  for (auto s = wait_for<protocol::Snapshot>(*viewer);; s = wait_for<protocol::Snapshot>(*viewer)) {
     seen.push_back(s);
     if (s.tick >= stepped.tick || s.serial == 0) break;
   }

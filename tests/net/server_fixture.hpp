@@ -51,8 +51,9 @@ class ServerTest : public ::testing::Test {
     config.scenario = "test-world";
     config.list_scenarios = [] { return std::vector<std::string>{"other", "test-world"}; };
     configure(config, def);
-    config.load_world = [def](const std::string& name, std::optional<std::uint64_t> seed)
-        -> std::variant<sim::World, std::string> {
+    config.load_world =
+        [def](const std::string& name,
+              std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
       if (name != "test-world" && name != "other") return "no scenario '" + name + "'";
       sim::WorldDef d = def;
       if (seed) d.seed = *seed;
@@ -79,7 +80,8 @@ class ServerTest : public ::testing::Test {
   // Receives until a message satisfies pred, skipping binary snapshot frames; fails the test after
   // kWait.
   template <class T>
-  T wait_for(WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
+  T wait_for(
+      WsClient& c, std::function<bool(const T&)> pred = [](const T&) { return true; }) {
     const auto deadline = std::chrono::steady_clock::now() + kWait;
     while (std::chrono::steady_clock::now() < deadline) {
       auto text = c.receive(Millis(200));
@@ -104,7 +106,9 @@ class ServerTest : public ::testing::Test {
     return c;
   }
 
-  std::string command(std::uint32_t seq, sim::Command cmd) { return protocol::encode(protocol::CommandMsg{seq, std::move(cmd)}); }
+  std::string command(std::uint32_t seq, sim::Command cmd) {
+    return protocol::encode(protocol::CommandMsg{seq, std::move(cmd)});
+  }
 
   // Closes are seen by receiving until the connection ends.
   static int wait_closed(WsClient& c) {

@@ -60,7 +60,8 @@ TEST_F(ServerTest, SpawnTargetAndSeeTheAgentArrive) {
   EXPECT_GE(targeted.tick, spawned.tick);  // the same tick when both came between two ticks
 
   // The first snapshot at or after the ack's tick already carries the target.
-  const auto moving = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= targeted.tick; });
+  const auto moving =
+      wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= targeted.tick; });
   ASSERT_EQ(moving.agents.size(), 1u);
   ASSERT_TRUE(moving.agents[0].target);
   EXPECT_EQ(moving.agents[0].target->x, 300);
@@ -88,9 +89,12 @@ TEST_F(ServerTest, BadMessagesGetErrorsAndTheConnectionGoesOn) {
       {R"({"type":"command","seq":5,"cmd":"spawn","count":-3})", protocol::ErrorCode::bad_field},
       {R"({"type":"command","seq":6,"cmd":"dance"})", protocol::ErrorCode::unknown_command},
       {R"({"type":"hello","protocol":1,"role":"viewer"})", protocol::ErrorCode::already_greeted},
-      {R"({"type":"command","seq":7,"cmd":"set_target","agents":[99],"target":{"x":1,"y":1}})", protocol::ErrorCode::unknown_agent},
-      {R"({"type":"command","seq":8,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})", protocol::ErrorCode::out_of_bounds},
-      {R"({"type":"command","seq":9,"cmd":"spawn","count":101})", protocol::ErrorCode::limit_exceeded},
+      {R"({"type":"command","seq":7,"cmd":"set_target","agents":[99],"target":{"x":1,"y":1}})",
+       protocol::ErrorCode::unknown_agent},
+      {R"({"type":"command","seq":8,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})",
+       protocol::ErrorCode::out_of_bounds},
+      {R"({"type":"command","seq":9,"cmd":"spawn","count":101})",
+       protocol::ErrorCode::limit_exceeded},
   };
   for (const auto& [text, code] : cases) {
     c->send(text);
@@ -105,7 +109,8 @@ TEST_F(ServerTest, BadMessagesGetErrorsAndTheConnectionGoesOn) {
   EXPECT_EQ(ack.seq, 10u);
   ASSERT_TRUE(ack.agents);
   EXPECT_EQ(*ack.agents, (std::vector<std::uint32_t>{1, 2}));  // the refused spawns used no ids
-  const auto snap = wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; });
+  const auto snap =
+      wait_for<protocol::Snapshot>(*c, [&](const auto& s) { return s.tick >= ack.tick; });
   EXPECT_EQ(snap.agents.size(), 2u);
   for (const auto& a : snap.agents) EXPECT_FALSE(a.target);
   // Refused commands (those whose seq could be read): seq 5, 6, 7, 8 and 9.
@@ -157,7 +162,8 @@ TEST_F(ServerTest, OneSnapshotTextIsSharedByEverySession) {
       auto t = c.receive(Millis(200));
       if (!t) continue;
       auto d = protocol::decode_server(*t);
-      if (auto* m = std::get_if<ServerMessage>(&d); m && std::holds_alternative<protocol::Snapshot>(*m))
+      if (auto* m = std::get_if<ServerMessage>(&d);
+          m && std::holds_alternative<protocol::Snapshot>(*m))
         out[std::get<protocol::Snapshot>(*m).tick] = *t;
     }
     return out;
@@ -183,9 +189,8 @@ TEST_F(ServerTest, InspectedAgentsCarryTheirAvoidanceTraceAndCollisionsAreReport
   b.target = sim::Vec2{100, 300};
   c->send(command(1, sim::Spawn{0, 0, {a, b}}));
   EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 1u);
-  const auto traced = wait_for<protocol::Snapshot>(*c, [](const auto& s) {
-    return !s.inspect.empty() && !s.inspect[0].pushes.empty();
-  });
+  const auto traced = wait_for<protocol::Snapshot>(
+      *c, [](const auto& s) { return !s.inspect.empty() && !s.inspect[0].pushes.empty(); });
   EXPECT_EQ(traced.inspect[0].id, 1u);
   EXPECT_EQ(traced.inspect[0].pushes[0].id, 2u);
   // Without avoidance the same pair meets head on: the collision is in a snapshot.
@@ -193,20 +198,24 @@ TEST_F(ServerTest, InspectedAgentsCarryTheirAvoidanceTraceAndCollisionsAreReport
   none.mode = sim::AvoidanceMode::none;
   c->send(command(2, none));
   EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 2u);
-  const auto hit = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return !s.collisions.empty(); });
+  const auto hit =
+      wait_for<protocol::Snapshot>(*c, [](const auto& s) { return !s.collisions.empty(); });
   EXPECT_EQ(hit.avoidance, sim::AvoidanceMode::none);
   EXPECT_EQ(hit.collisions[0].a, 1u);
   EXPECT_EQ(hit.collisions[0].b, 2u);
   EXPECT_GT(hit.collisions[0].impulse, 0);
-  const auto red = std::find_if(hit.agents.begin(), hit.agents.end(), [](const auto& ag) { return ag.collided; });
+  const auto red = std::find_if(hit.agents.begin(), hit.agents.end(),
+                                [](const auto& ag) { return ag.collided; });
   EXPECT_NE(red, hit.agents.end()) << "collided agents are flagged for drawing red";
 }
 
 TEST_F(ServerTest, MapsReachClientsInWelcomeAndWhenTheyChange) {
   auto c = greeted(protocol::Role::commander);
-  c->send(R"({"type":"command","seq":1,"cmd":"load_map","width":4,"height":3,"tile_size":40,"rows":["....",".##.","...."]})");
+  c->send(
+      R"({"type":"command","seq":1,"cmd":"load_map","width":4,"height":3,"tile_size":40,"rows":["....",".##.","...."]})");
   EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 1u);
-  const auto with_map = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
+  const auto with_map =
+      wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
   EXPECT_EQ(with_map.map->rows[1], ".##.");
   // A later client gets it in its welcome.
   auto late = connect();
@@ -216,18 +225,23 @@ TEST_F(ServerTest, MapsReachClientsInWelcomeAndWhenTheyChange) {
   EXPECT_EQ(w.map->width, 4);
   EXPECT_EQ(w.map->tile_size, 40);
   // Refusals with their codes; then a tile change goes out again.
-  c->send(R"({"type":"command","seq":2,"cmd":"load_map","width":40,"height":3,"tile_size":40,"rows":[")" + std::string(40, '.') +
-          R"(",")" + std::string(40, '.') + R"(",")" + std::string(40, '.') + R"("]})");
+  c->send(
+      R"({"type":"command","seq":2,"cmd":"load_map","width":40,"height":3,"tile_size":40,"rows":[")" +
+      std::string(40, '.') + R"(",")" + std::string(40, '.') + R"(",")" + std::string(40, '.') +
+      R"("]})");
   EXPECT_EQ(wait_for<protocol::Error>(*c).code, protocol::ErrorCode::bad_map);
   c->send(R"({"type":"command","seq":3,"cmd":"spawn","agents":[{"x":20,"y":20}]})");
   EXPECT_EQ(wait_for<protocol::Ack>(*c).seq, 3u);
-  c->send(R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target_tile":{"x":1,"y":1}})");
+  c->send(
+      R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target_tile":{"x":1,"y":1}})");
   const auto blocked = wait_for<protocol::Error>(*c);
   EXPECT_EQ(blocked.code, protocol::ErrorCode::unreachable);
   EXPECT_EQ(blocked.seq, 4u);
-  c->send(R"({"type":"command","seq":5,"cmd":"set_tiles","tiles":[{"x":1,"y":1,"blocked":false}]})");
+  c->send(
+      R"({"type":"command","seq":5,"cmd":"set_tiles","tiles":[{"x":1,"y":1,"blocked":false}]})");
   EXPECT_EQ(wait_for<protocol::Ack>(*c).count, 1u);
-  const auto changed = wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
+  const auto changed =
+      wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.map.has_value(); });
   EXPECT_EQ(changed.map->rows[1], "..#.");
 }
 
@@ -257,8 +271,10 @@ TEST_F(ServerTest, MetricsCountWhatHappenedAndLogsSayItOnALineEach) {
   EXPECT_GT(value("herd_tick_duration_seconds_count"), 0);
   // The step's profile: every stage timed on every step.
   const double steps = value("herd_tick_duration_seconds_count");
-  for (const char* stage : {"assignments", "grid", "desires", "avoidance", "integrate", "collisions", "formations"})
-    EXPECT_GE(value("herd_step_stage_seconds_count{stage=\"" + std::string(stage) + "\"}"), steps) << stage;
+  for (const char* stage :
+       {"assignments", "grid", "desires", "avoidance", "integrate", "collisions", "formations"})
+    EXPECT_GE(value("herd_step_stage_seconds_count{stage=\"" + std::string(stage) + "\"}"), steps)
+        << stage;
   EXPECT_GT(value("herd_step_stage_seconds_sum{stage=\"avoidance\"}"), 0);
   EXPECT_EQ(value("herd_sessions{role=\"viewer\"}"), 1);
   EXPECT_EQ(value("herd_errors_total{code=\"bad_json\"}"), 1);
@@ -268,8 +284,13 @@ TEST_F(ServerTest, MetricsCountWhatHappenedAndLogsSayItOnALineEach) {
   EXPECT_EQ(health.status, 200);
   EXPECT_NE(health.body.find("\"behind_ms\":"), std::string::npos);
   const auto lines = log_lines();
-  const bool opened = std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" info session_opened session=") != std::string::npos; });
-  const bool hello = std::any_of(lines.begin(), lines.end(), [](const std::string& l) { return l.find(" info hello ") != std::string::npos && l.find("role=viewer") != std::string::npos; });
+  const bool opened = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find(" info session_opened session=") != std::string::npos;
+  });
+  const bool hello = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find(" info hello ") != std::string::npos &&
+           l.find("role=viewer") != std::string::npos;
+  });
   EXPECT_TRUE(opened);
   EXPECT_TRUE(hello);
   ASSERT_FALSE(lines.empty());
@@ -298,7 +319,8 @@ TEST_F(ServerOnThreeIoThreadsTest, RepliesKeepTheOrderOfTheMessagesTheyAnswer) {
     c->send(command(1, sim::Spawn{1, 0, {}}));
     c->send(R"({"type":"command","seq":2,"cmd":"spawn","count":-3})");  // refused on reading
     c->send(protocol::encode(protocol::Ping{3}));
-    c->send(R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})");
+    c->send(
+        R"({"type":"command","seq":4,"cmd":"set_target","agents":"all","target":{"x":900,"y":1}})");
     c->send(command(5, sim::Spawn{1, 0, {}}));
   }
   std::set<std::uint32_t> ids;
@@ -315,17 +337,21 @@ TEST_F(ServerOnThreeIoThreadsTest, RepliesKeepTheOrderOfTheMessagesTheyAnswer) {
         order.push_back("ack " + std::to_string(ack->seq));
         if (ack->agents) ids.insert(ack->agents->begin(), ack->agents->end());
       } else if (const auto* e = std::get_if<protocol::Error>(&msg)) {
-        order.push_back("error " + std::to_string(e->seq.value_or(0)) + " " + std::string(protocol::to_string(e->code)));
+        order.push_back("error " + std::to_string(e->seq.value_or(0)) + " " +
+                        std::string(protocol::to_string(e->code)));
       } else if (const auto* pong = std::get_if<protocol::Pong>(&msg)) {
         order.push_back("pong " + std::to_string(pong->id));
       }
     }
-    EXPECT_EQ(order, (std::vector<std::string>{"ack 1", "error 2 bad_field", "pong 3", "error 4 out_of_bounds", "ack 5"}));
+    EXPECT_EQ(order, (std::vector<std::string>{"ack 1", "error 2 bad_field", "pong 3",
+                                               "error 4 out_of_bounds", "ack 5"}));
   }
   EXPECT_EQ(ids.size(), 12u) << "every spawn made its own agent";
-  for (auto& c : clients) wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.agents.size() == 12; });
+  for (auto& c : clients)
+    wait_for<protocol::Snapshot>(*c, [](const auto& s) { return s.agents.size() == 12; });
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 6);
-  EXPECT_EQ(metric("herd_command_reply_seconds_count"), 6 * 3) << "three commands each reached the tick thread";
+  EXPECT_EQ(metric("herd_command_reply_seconds_count"), 6 * 3)
+      << "three commands each reached the tick thread";
 }
 
 // SIGTERM to the process (each test runs in a process of its own): the server's signal_set takes

@@ -27,7 +27,9 @@ using namespace herd::testing;
 using Clock = std::chrono::steady_clock;
 using net::testing::RawSocket;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // One value from /metrics ("series" with its labels), -1 when absent.
 double metric(const std::string& body, const std::string& series) {
@@ -81,25 +83,31 @@ class Peer {
       next_command_ = now + std::chrono::milliseconds(50);  // 20 per second: the server's limit
       std::uniform_real_distribution<double> x(50, 750), y(50, 550);
       char buf[160];
-      std::snprintf(buf, sizeof buf,
-                    R"({"type":"command","seq":%u,"cmd":"set_target","agents":"all","target":{"x":%.1f,"y":%.1f}})",
-                    ++sent_, x(rng), y(rng));
+      std::snprintf(
+          buf, sizeof buf,
+          R"({"type":"command","seq":%u,"cmd":"set_target","agents":"all","target":{"x":%.1f,"y":%.1f}})",
+          ++sent_, x(rng), y(rng));
       send_text(buf);
     }
     if (kind_ == Kind::flooder && out_.size() < 4096) {
       static const char* const kJunk[] = {
-          "not json at all", R"({"type":"command","seq":1,"cmd":"spawn","count":1e999})",
+          "not json at all",
+          R"({"type":"command","seq":1,"cmd":"spawn","count":1e999})",
           R"({"type":"command","seq":2,"cmd":"set_target","agents":"all","target":{"x":NaN,"y":1}})",
           R"({"type":"ping","id":1,"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]})",
-          R"({"type":"warp"})", R"({"type":"command","seq":-1,"cmd":"dance"})", R"([1,2,3])",
+          R"({"type":"warp"})",
+          R"({"type":"command","seq":-1,"cmd":"dance"})",
+          R"([1,2,3])",
           R"({"type":"command","seq":3,"cmd":"spawn","count":1000})"};
       send_text(kJunk[junk_++ % std::size(kJunk)]);
-      if (junk_ % 30 == 0 && flooder_utf8_) out_ += RawSocket::text_frame("{\"bad utf8\":\"\xc3\"}");  // closed: 1007
+      if (junk_ % 30 == 0 && flooder_utf8_)
+        out_ += RawSocket::text_frame("{\"bad utf8\":\"\xc3\"}");  // closed: 1007
     }
   }
 
   // Figures the test checks.
-  std::uint64_t snapshots = 0, out_of_order = 0, acks = 0, errors = 0, rate_limited = 0, forbidden = 0;
+  std::uint64_t snapshots = 0, out_of_order = 0, acks = 0, errors = 0, rate_limited = 0,
+                forbidden = 0;
   double max_gap_s = 0;
   int close_code = 0;
   std::uint32_t sent() const { return sent_; }
@@ -153,23 +161,28 @@ class Peer {
     std::size_t at = 0;
     for (;;) {
       if (in_.size() - at < 2) break;
-      const auto b0 = static_cast<unsigned char>(in_[at]), b1 = static_cast<unsigned char>(in_[at + 1]);
+      const auto b0 = static_cast<unsigned char>(in_[at]),
+                 b1 = static_cast<unsigned char>(in_[at + 1]);
       std::size_t len = b1 & 0x7f, head = 2;
       if (len == 126) {
         if (in_.size() - at < 4) break;
-        len = (static_cast<unsigned char>(in_[at + 2]) << 8) | static_cast<unsigned char>(in_[at + 3]);
+        len = (static_cast<unsigned char>(in_[at + 2]) << 8) |
+              static_cast<unsigned char>(in_[at + 3]);
         head = 4;
       } else if (len == 127) {
         if (in_.size() - at < 10) break;
         len = 0;
-        for (int i = 0; i < 8; ++i) len = (len << 8) | static_cast<unsigned char>(in_[at + 2 + static_cast<std::size_t>(i)]);
+        for (int i = 0; i < 8; ++i)
+          len = (len << 8) | static_cast<unsigned char>(in_[at + 2 + static_cast<std::size_t>(i)]);
         head = 10;
       }
       if (in_.size() - at < head + len) break;
       const std::string_view payload(in_.data() + at + head, len);
       const int opcode = b0 & 0x0f;
       if (opcode == 0x8) {  // close: answered, then the connection ends, as a browser would
-        close_code = len >= 2 ? (static_cast<unsigned char>(payload[0]) << 8) | static_cast<unsigned char>(payload[1]) : 1005;
+        close_code = len >= 2 ? (static_cast<unsigned char>(payload[0]) << 8) |
+                                    static_cast<unsigned char>(payload[1])
+                              : 1005;
         out_ = RawSocket::frame(0x8, {});
         flush();
         return end();
@@ -194,7 +207,9 @@ class Peer {
       if (tick <= last_tick_) ++out_of_order;
       last_tick_ = tick;
       const auto now = Clock::now();
-      if (snapshots++ > 0) max_gap_s = std::max(max_gap_s, std::chrono::duration<double>(now - last_snapshot_).count());
+      if (snapshots++ > 0)
+        max_gap_s =
+            std::max(max_gap_s, std::chrono::duration<double>(now - last_snapshot_).count());
       last_snapshot_ = now;
     } else if (m.rfind(R"({"type":"welcome")", 0) == 0) {
       welcomed_ = true;
@@ -225,11 +240,27 @@ class SoakTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("herd_soak_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
-    server_ = std::make_unique<Process>(
-        std::vector<std::string>{"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario",
-                                 "default", "--tick-rate", "60", "--snapshot-rate", "20", "--rate-limit", "20",
-                                 "--rate-burst", "20", "--max-sessions-per-address", "1000", "--slow-client-timeout", "2"},
-        dir_ / "server.log");
+    server_ = std::make_unique<Process>(std::vector<std::string>{"--address",
+                                                                 "127.0.0.1",
+                                                                 "--port",
+                                                                 "0",
+                                                                 "--web-root",
+                                                                 dir_.string(),
+                                                                 "--scenario",
+                                                                 "default",
+                                                                 "--tick-rate",
+                                                                 "60",
+                                                                 "--snapshot-rate",
+                                                                 "20",
+                                                                 "--rate-limit",
+                                                                 "20",
+                                                                 "--rate-burst",
+                                                                 "20",
+                                                                 "--max-sessions-per-address",
+                                                                 "1000",
+                                                                 "--slow-client-timeout",
+                                                                 "2"},
+                                        dir_ / "server.log");
     port_ = static_cast<std::uint16_t>(listening_port(dir_ / "server.log"));
     ASSERT_GT(port_, 0) << slurp(dir_ / "server.log");
   }
@@ -243,7 +274,8 @@ class SoakTest : public ::testing::Test {
   // Nothing open but the /metrics request asking: every session and connection has ended.
   bool drained() {
     const std::string m = metrics();
-    return metric(m, "herd_connections{kind=\"websocket\"}") == 0 && metric(m, "herd_connections{kind=\"http\"}") <= 1;
+    return metric(m, "herd_connections{kind=\"websocket\"}") == 0 &&
+           metric(m, "herd_connections{kind=\"http\"}") <= 1;
   }
 
   // A brand-new client is served normally: welcome, then snapshots.
@@ -316,7 +348,8 @@ TEST_F(SoakTest, ViewersCommandersNonReadersAndAFloodAtOnce) {
 
   // The tick rate held.
   const double ticks = metric(after, "herd_tick") - metric(before, "herd_tick");
-  const double overruns = metric(after, "herd_tick_overruns_total") - metric(before, "herd_tick_overruns_total");
+  const double overruns =
+      metric(after, "herd_tick_overruns_total") - metric(before, "herd_tick_overruns_total");
   // The load generator takes about one of the machine's two cores (measured: 0 to 4 overruns).
   EXPECT_GE(ticks, 0.9 * 60 * elapsed) << "ticks in " << elapsed << " s";
   EXPECT_LE(overruns, 8);
@@ -331,7 +364,8 @@ TEST_F(SoakTest, ViewersCommandersNonReadersAndAFloodAtOnce) {
       total += p->snapshots;
       worst_gap = std::max(worst_gap, p->max_gap_s);
     }
-  EXPECT_GE(static_cast<double>(least), 0.8 * 20 * (elapsed - 1)) << "the fewest snapshots a viewer got";
+  EXPECT_GE(static_cast<double>(least), 0.8 * 20 * (elapsed - 1))
+      << "the fewest snapshots a viewer got";
   EXPECT_LE(worst_gap, 0.5) << "longest wait between two snapshots, seconds";
   // Commanders at their limit were served; what went over it was refused, never applied silently.
   std::uint64_t sent = 0, acks = 0, limited = 0, other_errors = 0;
@@ -351,13 +385,18 @@ TEST_F(SoakTest, ViewersCommandersNonReadersAndAFloodAtOnce) {
   EXPECT_GT(metric(after, "herd_errors_total{code=\"bad_json\"}"), 0);
   // Memory stayed bounded.
   EXPECT_LT(peak_rss_mb, 150);
-  std::printf("soak: %.1f s, %g ticks, %g overruns; 200 viewers: %llu snapshots (fewest %llu), worst gap %.0f ms; "
-              "20 commanders: %llu sent, %llu acked, %llu rate_limited; %llu flood connections; peak RSS %.1f MB; "
-              "refusals: %g\n",
-              elapsed, ticks, overruns, static_cast<unsigned long long>(total), static_cast<unsigned long long>(least),
-              worst_gap * 1000, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(acks),
-              static_cast<unsigned long long>(limited), static_cast<unsigned long long>(flooder_connections), peak_rss_mb,
-              metric(after, "herd_refusals_total{reason=\"flooding\"}"));
+  std::printf(
+      "soak: %.1f s, %g ticks, %g overruns; 200 viewers: %llu snapshots (fewest %llu), worst gap "
+      "%.0f ms; "
+      "20 commanders: %llu sent, %llu acked, %llu rate_limited; %llu flood connections; peak RSS "
+      "%.1f MB; "
+      "refusals: %g\n",
+      elapsed, ticks, overruns, static_cast<unsigned long long>(total),
+      static_cast<unsigned long long>(least), worst_gap * 1000,
+      static_cast<unsigned long long>(sent), static_cast<unsigned long long>(acks),
+      static_cast<unsigned long long>(limited),
+      static_cast<unsigned long long>(flooder_connections), peak_rss_mb,
+      metric(after, "herd_refusals_total{reason=\"flooding\"}"));
 
   peers.clear();  // everyone leaves
   expect_served();
@@ -382,7 +421,8 @@ TEST_F(SoakTest, TenThousandConnectionsComeAndGoWithoutALeak) {
         case 3: {  // handshake, hello, then half a frame
           s.write_all(RawSocket::upgrade_request());
           s.read_until("\r\n\r\n", std::chrono::seconds(5));
-          const std::string hello = RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})");
+          const std::string hello =
+              RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})");
           s.write_all(hello);
           s.write_all(hello.substr(0, hello.size() / 2));
           break;
@@ -412,8 +452,9 @@ TEST_F(SoakTest, TenThousandConnectionsComeAndGoWithoutALeak) {
   ASSERT_TRUE(wait_until([&] { return drained(); })) << metrics();
   const double rss_end = metric(metrics(), "process_resident_memory_bytes") / 1e6;
   EXPECT_LT(rss_end - rss_warm, 4.0) << "MB grown over 9,000 more connections";
-  std::printf("cycles: %llu connections (9,000 in %.1f s); RSS %.1f MB after 1,000, %.1f MB after 10,000\n",
-              static_cast<unsigned long long>(cycles), elapsed, rss_warm, rss_end);
+  std::printf(
+      "cycles: %llu connections (9,000 in %.1f s); RSS %.1f MB after 1,000, %.1f MB after 10,000\n",
+      static_cast<unsigned long long>(cycles), elapsed, rss_warm, rss_end);
   expect_served();
 }
 

@@ -18,11 +18,15 @@ TEST_F(ServerTest, WssThroughATlsProxyCarriesTheSameSession) {
     SCOPED_TRACE(host);
     WsClient c;
     c.connect(wss_url(proxy.port(), host), kWait, client::TlsOptions{TlsProxy::ca_file()});
-    c.send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, protocol::Role::commander, "tls-test", {}}));
+    c.send(protocol::encode(
+        protocol::Hello{protocol::kProtocolVersion, protocol::Role::commander, "tls-test", {}}));
     EXPECT_EQ(wait_for<protocol::Welcome>(c).role, protocol::Role::commander);
     c.send(R"({"type":"command","seq":7,"cmd":"spawn","agents":[{"x":10,"y":10}]})");
     EXPECT_EQ(wait_for<protocol::Ack>(c).seq, 7u);
-    EXPECT_GE(wait_for<protocol::Snapshot>(c, [](const protocol::Snapshot& s) { return !s.agents.empty(); }).agents.size(), 1u);
+    EXPECT_GE(wait_for<protocol::Snapshot>(
+                  c, [](const protocol::Snapshot& s) { return !s.agents.empty(); })
+                  .agents.size(),
+              1u);
     c.close();
   }
 }
@@ -35,7 +39,8 @@ TEST_F(ServerTest, WssRefusesACertificateItCannotVerify) {
     untrusted.connect(wss_url(proxy.port()), kWait);
     FAIL() << "connected without trusting the certificate";
   } catch (const client::ConnectionError& e) {
-    EXPECT_NE(std::string(e.what()).find("certificate verify failed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("certificate verify failed"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("wss://127.0.0.1:"), std::string::npos) << e.what();
   }
   // A CA file that is not there is named.
@@ -48,7 +53,8 @@ TEST_F(ServerTest, WssRefusesACertificateItCannotVerify) {
   }
   // Plain ws:// to the TLS port is not a WebSocket handshake the proxy answers.
   WsClient plain;
-  EXPECT_THROW(plain.connect("127.0.0.1", proxy.port(), "/ws", Millis(3000)), client::ConnectionError);
+  EXPECT_THROW(plain.connect("127.0.0.1", proxy.port(), "/ws", Millis(3000)),
+               client::ConnectionError);
 }
 
 }  // namespace

@@ -46,8 +46,14 @@ std::string read_text(const std::string& path) {
 json agents_json(const std::vector<QuantAgent>& agents) {
   json out = json::array();
   for (const QuantAgent& a : agents)
-    out.push_back({{"id", a.id}, {"x", a.x}, {"y", a.y}, {"speed", a.speed}, {"heading", a.heading},
-                   {"radius", a.radius}, {"group", a.group}, {"flags", a.flags}});
+    out.push_back({{"id", a.id},
+                   {"x", a.x},
+                   {"y", a.y},
+                   {"speed", a.speed},
+                   {"heading", a.heading},
+                   {"radius", a.radius},
+                   {"group", a.group},
+                   {"flags", a.flags}});
   return out;
 }
 
@@ -59,7 +65,8 @@ struct FixtureFrames {
 };
 
 FixtureFrames fixture_frames() {
-  auto agent = [](std::uint32_t id, double x, double y, double vx, double vy, double r, int group, bool collided) {
+  auto agent = [](std::uint32_t id, double x, double y, double vx, double vy, double r, int group,
+                  bool collided) {
     AgentState a;
     a.id = id;
     a.x = x;
@@ -72,29 +79,32 @@ FixtureFrames fixture_frames() {
     a.collided = collided;
     return a;
   };
-  std::vector<AgentState> one = {agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
-                                 agent(3, 99, 49, -1, 1, 4, 2, true), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
+  std::vector<AgentState> one = {
+      agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
+      agent(3, 99, 49, -1, 1, 4, 2, true), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
   std::vector<AgentState> two = one;
-  two[0].x += 0.05;                        // a little
-  two[1].x = 80;                           // far
-  two[2].vx = two[2].vy = 0;               // stopped (keeps its heading)
+  two[0].x += 0.05;           // a little
+  two[1].x = 80;              // far
+  two[2].vx = two[2].vy = 0;  // stopped (keeps its heading)
   two[2].state = sim::MoveState::arrived;
-  two.erase(two.begin() + 3);              // 7 left
+  two.erase(two.begin() + 3);                          // 7 left
   two.push_back(agent(9, 25, 25, 0, 3, 2, 1, false));  // 9 came
   FixtureFrames f;
   f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
   f.second = quantise(33, 0.55, sim::AvoidanceMode::cardioid, 100, 50, two, &f.first);
   f.keyframe = encode_binary({&f.first, nullptr}, std::nullopt, false);
-  f.delta = encode_binary({&f.second, nullptr}, AgentSet{&f.first, nullptr}, false,
-                          R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})");
+  f.delta = encode_binary(
+      {&f.second, nullptr}, AgentSet{&f.first, nullptr}, false,
+      R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})");
   return f;
 }
 
 TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
   const FixtureFrames f = fixture_frames();
   const std::string dir = std::string(HERD_FIXTURE_DIR) + "/binary/";
-  const json expected = {{"keyframe", {{"tick", 30}, {"agents", agents_json(f.first.agents)}}},
-                         {"delta", {{"tick", 33}, {"baseline_tick", 30}, {"agents", agents_json(f.second.agents)}}}};
+  const json expected = {
+      {"keyframe", {{"tick", 30}, {"agents", agents_json(f.first.agents)}}},
+      {"delta", {{"tick", 33}, {"baseline_tick", 30}, {"agents", agents_json(f.second.agents)}}}};
   if (std::getenv("HERD_UPDATE_FIXTURES")) {  // regenerate after a deliberate format change
     std::ofstream(dir + "keyframe.hex") << hex(f.keyframe);
     std::ofstream(dir + "delta.hex") << hex(f.delta);
@@ -138,9 +148,10 @@ TEST(BinaryClientFeed, AKeyframeKeepsTheStatesAcksInFlightMayStillName) {
   QuantState mid = f.first;
   mid.tick = 31;
   BinaryClient client;
-  ASSERT_TRUE(client.receive(f.keyframe).frame);                                          // 30, acked
-  ASSERT_TRUE(client.receive(encode_binary({&mid, nullptr}, std::nullopt, false)).frame);  // 31: a keyframe
-  const auto r = client.receive(f.delta);                                                 // 33 on 30
+  ASSERT_TRUE(client.receive(f.keyframe).frame);  // 30, acked
+  ASSERT_TRUE(
+      client.receive(encode_binary({&mid, nullptr}, std::nullopt, false)).frame);  // 31: a keyframe
+  const auto r = client.receive(f.delta);                                          // 33 on 30
   ASSERT_TRUE(r.frame) << r.error;
   EXPECT_EQ(r.frame->agents, f.second.agents);
 }
@@ -157,14 +168,20 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
     auto d = decode_client(text);
     return std::holds_alternative<Error>(d) ? std::get<Error>(d).code : ErrorCode::bad_json;
   };
-  EXPECT_EQ(std::get<Hello>(std::get<ClientMessage>(ok(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})"))).format,
-            SnapshotFormat::binary);
-  EXPECT_EQ(std::get<SnapshotAck>(std::get<ClientMessage>(ok(R"({"type":"ack","tick":42})"))).tick, 42u);
+  EXPECT_EQ(
+      std::get<Hello>(std::get<ClientMessage>(
+                          ok(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary"})")))
+          .format,
+      SnapshotFormat::binary);
+  EXPECT_EQ(std::get<SnapshotAck>(std::get<ClientMessage>(ok(R"({"type":"ack","tick":42})"))).tick,
+            42u);
   ok(R"({"type":"keyframe"})");
-  const auto v = std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport","x0":1,"y0":2,"x1":3.5,"y1":4})")));
+  const auto v = std::get<ViewportMsg>(
+      std::get<ClientMessage>(ok(R"({"type":"viewport","x0":1,"y0":2,"x1":3.5,"y1":4})")));
   EXPECT_EQ(v.view, (Viewport{1, 2, 3.5, 4}));
   EXPECT_FALSE(std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport"})"))).view);
-  EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"),
+            ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"ack"})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"ack","tick":-1})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"ack","tick":1.5})"), ErrorCode::bad_field);
@@ -173,8 +190,9 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
   EXPECT_EQ(code(R"({"type":"viewport","x0":5,"y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"viewport","x0":1,"y0":2,"x1":3,"y1":1e300})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"viewport","x0":"1","y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
-  for (const ClientMessage& m : {ClientMessage{SnapshotAck{7}}, ClientMessage{KeyframeRequest{}},
-                                 ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}}}) {
+  for (const ClientMessage& m :
+       {ClientMessage{SnapshotAck{7}}, ClientMessage{KeyframeRequest{}},
+        ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}}}) {
     const std::string text = std::visit([](const auto& x) { return encode(x); }, m);
     EXPECT_EQ(std::get<ClientMessage>(ok(text)), m) << text;
   }

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "publish/world_messages.hpp"
 #include "herd/sim/world.hpp"
+#include "publish/world_messages.hpp"
 
 namespace herd::protocol {
 namespace {
@@ -15,7 +15,8 @@ using publish::encode_snapshot;
 
 ClientMessage decode_ok(const std::string& text) {
   auto d = decode_client(text);
-  if (auto* e = std::get_if<Error>(&d)) ADD_FAILURE() << text << " -> " << to_string(e->code) << ": " << e->message;
+  if (auto* e = std::get_if<Error>(&d))
+    ADD_FAILURE() << text << " -> " << to_string(e->code) << ": " << e->message;
   return std::get<ClientMessage>(d);
 }
 
@@ -40,8 +41,11 @@ TEST(ClientCodec, RoundTripsEveryMessage) {
   expect_client_round_trip(Hello{1, Role::commander, "herd-test", "t0ken"});
   expect_client_round_trip(Hello{1, Role::viewer, "", {}});
   expect_client_round_trip(Ping{4294967295u});
-  expect_client_round_trip(CommandMsg{7, sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek, {}}});
-  expect_client_round_trip(CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive, {}}});
+  expect_client_round_trip(CommandMsg{
+      7,
+      sim::SetTarget{{false, {1, 2, 4294967295u}}, {0.25, 599.5}, sim::BehaviourKind::seek, {}}});
+  expect_client_round_trip(
+      CommandMsg{8, sim::SetTarget{{true, {}}, {1, 2}, sim::BehaviourKind::arrive, {}}});
   expect_client_round_trip(CommandMsg{9, sim::Spawn{10, 255, {}}});
   sim::SpawnAgent a;
   a.position = {1.5, 2.5};
@@ -57,7 +61,8 @@ TEST(ClientCodec, RoundTripsEveryMessage) {
 
 TEST(ClientCodec, RoundTripsEveryNewCommand) {
   using K = sim::BehaviourKind;
-  auto behave = [](K kind, sim::AgentId agent, sim::Vec2 point, double radius, K response, bool here) {
+  auto behave = [](K kind, sim::AgentId agent, sim::Vec2 point, double radius, K response,
+                   bool here) {
     sim::SetBehaviour c;
     c.agents = {false, {1, 2}};
     c.behaviour.kind = kind;
@@ -69,11 +74,13 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
     return c;
   };
   expect_client_round_trip(CommandMsg{1, behave(K::pursue, 7, {}, 0, K::pursue, false)});
-  expect_client_round_trip(CommandMsg{2, behave(K::flee, sim::kNoAgent, {5, 6}, 80, K::pursue, false)});
+  expect_client_round_trip(
+      CommandMsg{2, behave(K::flee, sim::kNoAgent, {5, 6}, 80, K::pursue, false)});
   expect_client_round_trip(CommandMsg{3, behave(K::flee, 9, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{4, behave(K::react, 9, {}, 150, K::evade, false)});
   expect_client_round_trip(CommandMsg{5, behave(K::hold, sim::kNoAgent, {}, 0, K::pursue, true)});
-  expect_client_round_trip(CommandMsg{6, behave(K::hold, sim::kNoAgent, {3, 4}, 0, K::pursue, false)});
+  expect_client_round_trip(
+      CommandMsg{6, behave(K::hold, sim::kNoAgent, {3, 4}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{7, behave(K::idle, sim::kNoAgent, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{8, behave(K::attack, 3, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{9, behave(K::seek, 3, {}, 0, K::pursue, false)});
@@ -92,12 +99,17 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   av.lookahead = 1.5;
   expect_client_round_trip(CommandMsg{13, av});
   expect_client_round_trip(Inspect{{1, 2, 3}});
-  sim::TileMapDef map{3, 2, 25, {sim::kBlocked, sim::kWalkable, sim::kWalkable, sim::kWalkable, sim::kBlocked, sim::kWalkable}};
+  sim::TileMapDef map{3,
+                      2,
+                      25,
+                      {sim::kBlocked, sim::kWalkable, sim::kWalkable, sim::kWalkable, sim::kBlocked,
+                       sim::kWalkable}};
   expect_client_round_trip(CommandMsg{14, sim::LoadMap{map}});
   expect_client_round_trip(CommandMsg{15, sim::ClearMap{}});
   expect_client_round_trip(CommandMsg{16, sim::SetTiles{{{{1, 2}, true}, {{0, 0}, false}}}});
   expect_client_round_trip(CommandMsg{17, sim::SetPathing{{false, {4}}, sim::Pathing::astar, 4}});
-  expect_client_round_trip(CommandMsg{18, sim::SetTarget{{false, {4}}, {}, sim::BehaviourKind::arrive, sim::TileCoord{7, 9}}});
+  expect_client_round_trip(CommandMsg{
+      18, sim::SetTarget{{false, {4}}, {}, sim::BehaviourKind::arrive, sim::TileCoord{7, 9}}});
   auto by_tile = behave(K::arrive, sim::kNoAgent, {}, 0, K::pursue, false);
   by_tile.target_tile = sim::TileCoord{3, 1};
   expect_client_round_trip(CommandMsg{19, by_tile});
@@ -165,14 +177,17 @@ TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
   const InspectState& t = snap.inspect[0];
   EXPECT_EQ(t.id, 1u);
   EXPECT_NEAR(t.desired.x, 1, 1e-3);
-  const auto from_agent_2 = std::find_if(t.pushes.begin(), t.pushes.end(), [](const PushState& p) { return p.id == 2 && !p.obstacle; });
+  const auto from_agent_2 = std::find_if(t.pushes.begin(), t.pushes.end(), [](const PushState& p) {
+    return p.id == 2 && !p.obstacle;
+  });
   ASSERT_NE(from_agent_2, t.pushes.end()) << "agent 2 comes head on";
   EXPECT_TRUE(from_agent_2->crossing) << "a mover close ahead goes through part 4";
   EXPECT_NEAR(length(t.final_dir), 1, 2e-3);
 }
 
 TEST(ClientCodec, ErrorsCarryTheSeqOnceItIsKnown) {
-  const Error e = decode_err(R"({"type":"command","seq":42,"cmd":"set_target","agents":"all","target":{"x":"a","y":1}})");
+  const Error e = decode_err(
+      R"({"type":"command","seq":42,"cmd":"set_target","agents":"all","target":{"x":"a","y":1}})");
   EXPECT_EQ(e.code, ErrorCode::bad_field);
   EXPECT_EQ(e.seq, 42u);
   EXPECT_NE(e.message.find("target.x"), std::string::npos) << e.message;
@@ -180,18 +195,31 @@ TEST(ClientCodec, ErrorsCarryTheSeqOnceItIsKnown) {
 }
 
 TEST(ClientCodec, MessagesNameTheField) {
-  EXPECT_NE(decode_err(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":1,"y":1},{"x":1}]})").message.find("agents[1].y"),
-            std::string::npos);
-  EXPECT_NE(decode_err(R"({"type":"command","seq":1,"cmd":"set_target","agents":[1,2,-3],"target":{"x":1,"y":1}})").message.find("agents[2]"),
-            std::string::npos);
-  EXPECT_NE(decode_err(R"({"type":"hello","protocol":1,"role":"viewer","extra":1})").message.find("'extra' is not a known field"),
+  EXPECT_NE(
+      decode_err(R"({"type":"command","seq":1,"cmd":"spawn","agents":[{"x":1,"y":1},{"x":1}]})")
+          .message.find("agents[1].y"),
+      std::string::npos);
+  EXPECT_NE(
+      decode_err(
+          R"({"type":"command","seq":1,"cmd":"set_target","agents":[1,2,-3],"target":{"x":1,"y":1}})")
+          .message.find("agents[2]"),
+      std::string::npos);
+  EXPECT_NE(decode_err(R"({"type":"hello","protocol":1,"role":"viewer","extra":1})")
+                .message.find("'extra' is not a known field"),
             std::string::npos);
 }
 
 TEST(ClientCodec, RawBytesThatAreNotUtf8AreBadJson) {
-  EXPECT_EQ(decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xff\xfe\"}").code, ErrorCode::bad_json);
-  EXPECT_EQ(decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xe2\x82\"}").code, ErrorCode::bad_json);
-  EXPECT_EQ(decode_err(std::string("{\"type\":\"ping\",\"id\":1}\0", 21)).code, ErrorCode::bad_json);
+  EXPECT_EQ(
+      decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xff\xfe\"}")
+          .code,
+      ErrorCode::bad_json);
+  EXPECT_EQ(
+      decode_err("{\"type\":\"hello\",\"protocol\":1,\"role\":\"viewer\",\"client\":\"\xe2\x82\"}")
+          .code,
+      ErrorCode::bad_json);
+  EXPECT_EQ(decode_err(std::string("{\"type\":\"ping\",\"id\":1}\0", 21)).code,
+            ErrorCode::bad_json);
   EXPECT_EQ(decode_err("").code, ErrorCode::bad_json);
 }
 
@@ -201,14 +229,17 @@ TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
     if (i) ids += ',';
     ids += std::to_string(i);
   }
-  const std::string at_limit = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(],"target":{"x":1,"y":1}})";
+  const std::string at_limit = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids +
+                               R"(],"target":{"x":1,"y":1}})";
   EXPECT_TRUE(std::holds_alternative<ClientMessage>(decode_client(at_limit)));
-  const std::string over = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids + R"(,1],"target":{"x":1,"y":1}})";
+  const std::string over = R"({"type":"command","seq":1,"cmd":"set_target","agents":[)" + ids +
+                           R"(,1],"target":{"x":1,"y":1}})";
   EXPECT_EQ(decode_err(over).code, ErrorCode::bad_field);
 }
 
 TEST(ServerCodec, RoundTripsEveryMessage) {
-  const Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000, {}};
+  const Welcome w{1,     "herd/0.1.0", 4,          Role::commander, 60,    20,
+                  0.017, 1200,         {800, 600}, 65536,           20000, {}};
   const Ack spawn_ack{9, 1204, {}, std::vector<std::uint32_t>{41, 42}, {}, {}};
   const Ack target_ack{7, 1204, 2u, {}, {}, {}};
   const Error err{7, ErrorCode::unknown_agent, "agent 99 does not exist \"quoted\"\n"};
@@ -218,7 +249,8 @@ TEST(ServerCodec, RoundTripsEveryMessage) {
   for (const ServerMessage& m : messages) {
     const std::string text = std::visit([](const auto& v) { return encode(v); }, m);
     const auto back = decode_server(text);
-    ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << text << " " << std::get<Error>(back).message;
+    ASSERT_TRUE(std::holds_alternative<ServerMessage>(back))
+        << text << " " << std::get<Error>(back).message;
     EXPECT_EQ(std::get<ServerMessage>(back), m) << text;
   }
 }
@@ -230,21 +262,27 @@ TEST(ServerCodec, WelcomeCarriesTheScenarioItsChoicesAndThePause) {
   w.scenarios = {"default", "demo32", "maze"};
   w.paused = true;
   const std::string text = encode(w);
-  EXPECT_NE(text.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"), std::string::npos)
+  EXPECT_NE(
+      text.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"),
+      std::string::npos)
       << text;
   const auto back = decode_server(text);
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
   EXPECT_EQ(std::get<Welcome>(std::get<ServerMessage>(back)), w);
   // A server that cannot load scenarios says so with an empty list; the name is left out when
   // unknown.
-  const Welcome bare{1, "herd/0.1.0", 4, Role::viewer, 60, 20, 0.017, 0, {800, 600}, 65536, 20000, {}};
-  EXPECT_NE(encode(bare).find(R"("scenarios":[],"paused":false})"), std::string::npos) << encode(bare);
+  const Welcome bare{1, "herd/0.1.0", 4,     Role::viewer, 60, 20, 0.017,
+                     0, {800, 600},   65536, 20000,        {}};
+  EXPECT_NE(encode(bare).find(R"("scenarios":[],"paused":false})"), std::string::npos)
+      << encode(bare);
   EXPECT_EQ(encode(bare).find(R"("scenario":)"), std::string::npos);
   // The list is an array of strings, and nothing else.
-  const std::string head = R"({"type":"welcome","protocol":1,"server":"s","session":1,"role":"viewer","tick_rate":60,)"
-                           R"("snapshot_rate":20,"dt":0.017,"tick":0,"world":{"width":1,"height":1},)"
-                           R"("limits":{"max_message_bytes":1,"max_agents":1},)";
-  for (const char* bad : {R"("scenarios":"maze"})", R"("scenarios":["maze",3]})", R"("paused":1})", R"("scenario":7})"}) {
+  const std::string head =
+      R"({"type":"welcome","protocol":1,"server":"s","session":1,"role":"viewer","tick_rate":60,)"
+      R"("snapshot_rate":20,"dt":0.017,"tick":0,"world":{"width":1,"height":1},)"
+      R"("limits":{"max_message_bytes":1,"max_agents":1},)";
+  for (const char* bad : {R"("scenarios":"maze"})", R"("scenarios":["maze",3]})", R"("paused":1})",
+                          R"("scenario":7})"}) {
     const auto d = decode_server(head + bad);
     ASSERT_TRUE(std::holds_alternative<Error>(d)) << bad;
     EXPECT_EQ(std::get<Error>(d).code, ErrorCode::bad_field) << bad;
@@ -290,7 +328,9 @@ TEST(ServerCodec, SnapshotNamesAFormationsUnreachablePlaces) {
   ASSERT_TRUE(world.apply(sim::AddObstacle{{380, 300}, 10}).ok());  // on agent 2's place
   world.step();
   const std::string text = encode_snapshot(world, {});
-  EXPECT_NE(text.find(R"("unreachable":[{"agent":2,"x":380,"y":300,"reason":"obstacle","to":{)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("unreachable":[{"agent":2,"x":380,"y":300,"reason":"obstacle","to":{)"),
+            std::string::npos)
+      << text;
   const auto decoded = decode_server(text);
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
   const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
@@ -305,7 +345,10 @@ TEST(ServerCodec, SnapshotNamesAFormationsUnreachablePlaces) {
 TEST(ServerCodec, SnapshotOfAWorldRoundTripsWithinTheWirePrecision) {
   sim::World world(sim::WorldDef{});
   ASSERT_TRUE(world.apply(sim::Spawn{25, 2, {}}).ok());
-  ASSERT_TRUE(world.apply(sim::SetTarget{{false, {3, 4}}, {123.456789, 7.0001}, sim::BehaviourKind::arrive, {}}).ok());
+  ASSERT_TRUE(world
+                  .apply(sim::SetTarget{
+                      {false, {3, 4}}, {123.456789, 7.0001}, sim::BehaviourKind::arrive, {}})
+                  .ok());
   for (int i = 0; i < 17; ++i) world.step();
   const auto decoded = decode_server(encode_snapshot(world));
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
@@ -336,7 +379,8 @@ TEST(ServerCodec, AnAgentWaitingInThePathQueueIsReportedPending) {
   ASSERT_TRUE(world.apply(sim::LoadMap{m}).ok());
   ASSERT_TRUE(world.apply(sim::Spawn{2, 0, {}}).ok());
   ASSERT_TRUE(world.apply(sim::SetPathing{{true, {}}, sim::Pathing::astar, 8}).ok());
-  ASSERT_TRUE(world.apply(sim::SetTarget{{true, {}}, {700, 500}, sim::BehaviourKind::arrive, {}}).ok());
+  ASSERT_TRUE(
+      world.apply(sim::SetTarget{{true, {}}, {700, 500}, sim::BehaviourKind::arrive, {}}).ok());
   world.step();
   const std::string text = encode_snapshot(world);
   EXPECT_NE(text.find(R"("path":"pending")"), std::string::npos) << text;
@@ -346,7 +390,8 @@ TEST(ServerCodec, AnAgentWaitingInThePathQueueIsReportedPending) {
   ASSERT_EQ(snap.agents.size(), 2u);
   EXPECT_TRUE(snap.agents[0].path_pending && snap.agents[1].path_pending);
   for (int t = 0; t < 200; ++t) world.step();
-  EXPECT_EQ(encode_snapshot(world).find(R"("path")"), std::string::npos) << "both paths are known by now";
+  EXPECT_EQ(encode_snapshot(world).find(R"("path")"), std::string::npos)
+      << "both paths are known by now";
 }
 
 TEST(ServerCodec, OutcomesBecomeAckOrError) {
@@ -364,7 +409,8 @@ TEST(ServerCodec, OutcomesBecomeAckOrError) {
   failed.origin = {1, 7};
   failed.error = sim::CommandError::limit_exceeded;
   failed.message = "too many";
-  EXPECT_EQ(encode_outcome(failed), R"({"type":"error","seq":7,"code":"limit_exceeded","message":"too many"})");
+  EXPECT_EQ(encode_outcome(failed),
+            R"({"type":"error","seq":7,"code":"limit_exceeded","message":"too many"})");
 }
 
 TEST(ErrorCodes, NamesRoundTrip) {

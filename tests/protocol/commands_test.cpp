@@ -27,7 +27,8 @@ std::vector<std::string_view> every_name() {
   return names;
 }
 
-// The commands' names and every behaviour's: what PROTOCOL.md and the fuzzer's dictionary must name.
+// The commands' names and every behaviour's: what PROTOCOL.md and the fuzzer's dictionary must
+// name.
 std::vector<std::string_view> every_wire_name() {
   auto names = every_name();
   for (const sim::BehaviourTraits& t : sim::kBehaviours) names.push_back(t.name);
@@ -45,7 +46,8 @@ TEST(Behaviours, TheTableHasARowPerKindAndTheCodecReadsEachName) {
     EXPECT_EQ(to_string(kind), sim::traits(kind).name);
   }
   EXPECT_EQ(behaviour_from_string("kCount"), std::nullopt);
-  EXPECT_EQ(behaviour_names(" or "), "idle, hold, seek, arrive, flee, pursue, evade, attack or react");
+  EXPECT_EQ(behaviour_names(" or "),
+            "idle, hold, seek, arrive, flee, pursue, evade, attack or react");
 }
 
 TEST(Commands, NamesAreUniqueAndCoverEveryKind) {
@@ -60,14 +62,16 @@ TEST(Commands, ProtocolDocumentDescribesEveryCommand) {
   const std::string doc = slurp(std::string(HERD_PROTOCOL_DOC));
   ASSERT_FALSE(doc.empty());
   for (std::string_view name : every_wire_name())
-    EXPECT_NE(doc.find("`" + std::string(name) + "`"), std::string::npos) << name << " is not in PROTOCOL.md";
+    EXPECT_NE(doc.find("`" + std::string(name) + "`"), std::string::npos)
+        << name << " is not in PROTOCOL.md";
 }
 
 TEST(Commands, FuzzDictionaryHoldsEveryCommand) {
   const std::string dict = slurp(std::string(HERD_FUZZ_DICT));
   ASSERT_FALSE(dict.empty());
   for (std::string_view name : every_wire_name())
-    EXPECT_NE(dict.find("\"\\\"" + std::string(name) + "\\\"\""), std::string::npos) << name << " is not in client_message.dict";
+    EXPECT_NE(dict.find("\"\\\"" + std::string(name) + "\\\"\""), std::string::npos)
+        << name << " is not in client_message.dict";
 }
 
 TEST(Commands, AnUnknownNameIsRefusedWithItsName) {

@@ -22,7 +22,8 @@ std::string read(const fs::path& p) {
 
 std::vector<fs::path> files_in(const std::string& sub) {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(fs::path(HERD_FIXTURE_DIR) / sub)) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(fs::path(HERD_FIXTURE_DIR) / sub))
+    out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -32,8 +33,10 @@ TEST(Fixtures, EveryValidClientMessageDecodesAndReencodesToTheSameMeaning) {
   ASSERT_GE(files.size(), 5u);
   for (const auto& f : files) {
     const auto d = decode_client(read(f));
-    ASSERT_TRUE(std::holds_alternative<ClientMessage>(d)) << f << ": " << std::get<Error>(d).message;
-    const std::string again = std::visit([](const auto& m) { return encode(m); }, std::get<ClientMessage>(d));
+    ASSERT_TRUE(std::holds_alternative<ClientMessage>(d))
+        << f << ": " << std::get<Error>(d).message;
+    const std::string again =
+        std::visit([](const auto& m) { return encode(m); }, std::get<ClientMessage>(d));
     EXPECT_EQ(decode_client(again), d) << f;
   }
 }
@@ -58,9 +61,11 @@ TEST(Fixtures, EveryServerMessageDecodesAndReencodesByteForByte) {
     std::string text = read(f);
     while (!text.empty() && text.back() == '\n') text.pop_back();
     const auto d = decode_server(text);
-    ASSERT_TRUE(std::holds_alternative<ServerMessage>(d)) << f << ": " << std::get<Error>(d).message;
+    ASSERT_TRUE(std::holds_alternative<ServerMessage>(d))
+        << f << ": " << std::get<Error>(d).message;
     // The fixtures are written exactly as the server writes them.
-    EXPECT_EQ(std::visit([](const auto& m) { return encode(m); }, std::get<ServerMessage>(d)), text) << f;
+    EXPECT_EQ(std::visit([](const auto& m) { return encode(m); }, std::get<ServerMessage>(d)), text)
+        << f;
   }
 }
 

@@ -24,7 +24,8 @@ TEST(JsonWriter, NumbersHaveAtMostThreeDecimalsAndNoNoise) {
   EXPECT_EQ(num(1e6), "1000000");
   EXPECT_EQ(num(NAN), "0");
   EXPECT_EQ(num(INFINITY), "0");
-  EXPECT_EQ(num(1e300).find_first_not_of("0123456789.e+"), std::string::npos);  // still a JSON number
+  EXPECT_EQ(num(1e300).find_first_not_of("0123456789.e+"),
+            std::string::npos);  // still a JSON number
 }
 
 TEST(JsonWriter, StringsAreEscaped) {

@@ -1,6 +1,7 @@
 // Binary snapshots (PROTOCOL.md "Binary snapshots"): quantisation bounds, keyframes and deltas,
-// acknowledgements in any order, lost frames, viewports, hostile input and cached deltas. The shared
-// fixtures and the client's side (BinaryClient, the client messages) are in binary_client_test.cpp.
+// acknowledgements in any order, lost frames, viewports, hostile input and cached deltas. The
+// shared fixtures and the client's side (BinaryClient, the client messages) are in
+// binary_client_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,12 +46,14 @@ class Crowd {
       a.y = std::clamp(a.y + a.vy * 0.05, 0.0, kH);
     }
     if (rng_.uniform(0, 1) < 0.3 && !agents_.empty())
-      agents_.erase(agents_.begin() + static_cast<long>(rng_.uniform(0, 1) * static_cast<double>(agents_.size() - 1)));
+      agents_.erase(agents_.begin() + static_cast<long>(rng_.uniform(0, 1) *
+                                                        static_cast<double>(agents_.size() - 1)));
     if (rng_.uniform(0, 1) < 0.3) add();
     tick_ += 3;
   }
   QuantState quantised(const QuantState* previous) const {
-    return quantise(tick_, static_cast<double>(tick_) / 60, sim::AvoidanceMode::cardioid, kW, kH, agents_, previous);
+    return quantise(tick_, static_cast<double>(tick_) / 60, sim::AvoidanceMode::cardioid, kW, kH,
+                    agents_, previous);
   }
   const std::vector<AgentState>& agents() const { return agents_; }
 
@@ -83,7 +86,8 @@ TEST(BinarySnapshot, KeyframeRoundTripsWithinTheStatedBounds) {
     const double speed = std::hypot(t.vx, t.vy);
     EXPECT_LE(std::abs(std::hypot(a.vx, a.vy) - speed), 0.5 / 16 + 1e-9);
     if (speed > 0.1) {
-      const double turn = std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
+      const double turn =
+          std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
       EXPECT_LE(std::abs(turn), 0.5 * 2 * std::numbers::pi / 256 + 1e-9);
     }
     EXPECT_LE(std::abs(a.r - t.r), 1.0 / 128);
@@ -107,7 +111,8 @@ TEST(BinarySnapshot, TheSerialTravelsInTheHeaderWhenGiven) {
   const BinaryFrame k = decode_ok(key);
   EXPECT_EQ(k.header.serial, 300u);
   EXPECT_EQ(k.agents, a.agents);
-  const BinaryFrame d = decode_ok(encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false), k.agents);
+  const BinaryFrame d =
+      decode_ok(encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false), k.agents);
   EXPECT_EQ(d.header.serial, 301u);
   EXPECT_EQ(d.header.baseline_tick, a.tick);
   EXPECT_EQ(d.agents, b.agents);
@@ -137,7 +142,8 @@ TEST(BinarySnapshot, HysteresisKeepsHeadingAndSpeedWithinOneAndAHalfSteps) {
       const double speed = std::hypot(t.vx, t.vy);
       EXPECT_LE(std::abs(std::hypot(a.vx, a.vy) - speed), 1.5 / 16 + 1e-9);
       if (speed > 0.1) {
-        const double turn = std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
+        const double turn =
+            std::remainder(std::atan2(a.vy, a.vx) - std::atan2(t.vy, t.vx), 2 * std::numbers::pi);
         EXPECT_LE(std::abs(turn), 1.5 * 2 * std::numbers::pi / 256 + 1e-9);
       }
     }
@@ -152,7 +158,8 @@ TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
   std::vector<QuantState> server;
   server.push_back(crowd.quantised(nullptr));
   std::map<std::uint64_t, std::vector<QuantAgent>> client;
-  client[server[0].tick] = decode_ok(encode_binary({&server[0], nullptr}, std::nullopt, false)).agents;
+  client[server[0].tick] =
+      decode_ok(encode_binary({&server[0], nullptr}, std::nullopt, false)).agents;
   sim::Rng pick(9);
   for (int s = 1; s < 60; ++s) {
     crowd.step();
@@ -160,7 +167,8 @@ TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
     const QuantState& cur = server.back();
     // Any state the client holds, in any order: an old one, the newest, one in between.
     auto it = client.begin();
-    std::advance(it, static_cast<long>(pick.uniform(0, 1) * static_cast<double>(client.size() - 1)));
+    std::advance(it,
+                 static_cast<long>(pick.uniform(0, 1) * static_cast<double>(client.size() - 1)));
     const QuantState* base = nullptr;
     for (const QuantState& q : server)
       if (q.tick == it->first) base = &q;
@@ -169,7 +177,8 @@ TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
     const BinaryFrame f = decode_ok(bytes, it->second);
     EXPECT_EQ(f.header.baseline_tick, base->tick);
     ASSERT_EQ(f.agents, cur.agents) << "snapshot " << s;
-    if (pick.uniform(0, 1) < 0.7) client[cur.tick] = f.agents;  // some frames are never acknowledged
+    if (pick.uniform(0, 1) < 0.7)
+      client[cur.tick] = f.agents;  // some frames are never acknowledged
   }
 }
 
@@ -178,7 +187,8 @@ TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
 TEST(BinarySnapshot, ALostDeltaNeverCorruptsTheClientsView) {
   Crowd crowd(4);
   QuantState acked = crowd.quantised(nullptr);
-  std::vector<QuantAgent> view = decode_ok(encode_binary({&acked, nullptr}, std::nullopt, false)).agents;
+  std::vector<QuantAgent> view =
+      decode_ok(encode_binary({&acked, nullptr}, std::nullopt, false)).agents;
   QuantState prev = acked;
   for (int s = 0; s < 40; ++s) {
     crowd.step();
@@ -216,8 +226,9 @@ TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
   QuantState prev = crowd.quantised(nullptr);
   ViewGrid grid;
   grid.rebuild(prev);
-  const std::vector<Viewport> views = {{100, 100, 300, 250}, {-50, -50, 20, 20}, {900, 500, 1200, 900},
-                                       {0, 0, kW, kH}, {400.3, 200.7, 400.4, 200.8}, {2000, 2000, 3000, 3000}};
+  const std::vector<Viewport> views = {{100, 100, 300, 250},         {-50, -50, 20, 20},
+                                       {900, 500, 1200, 900},        {0, 0, kW, kH},
+                                       {400.3, 200.7, 400.4, 200.8}, {2000, 2000, 3000, 3000}};
   std::vector<std::uint32_t> sel;
   for (const Viewport& v : views) {
     grid.select(prev, v, sel);
@@ -240,7 +251,8 @@ TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
   Viewport v{100, 100, 300, 250};
   grid.select(prev, v, sel);
   std::vector<std::uint32_t> base_sel = sel;
-  std::vector<QuantAgent> client = decode_ok(encode_binary({&prev, &sel}, std::nullopt, true)).agents;
+  std::vector<QuantAgent> client =
+      decode_ok(encode_binary({&prev, &sel}, std::nullopt, true)).agents;
   for (int s = 0; s < 30; ++s) {
     crowd.step();
     const QuantState cur = crowd.quantised(&prev);
@@ -248,7 +260,8 @@ TEST(BinarySnapshot, InterestFilteringSendsExactlyTheAgentsInViewPlusMargin) {
     v.x0 += 7;
     v.x1 += 7;
     grid.select(cur, v, sel);
-    const BinaryFrame f = decode_ok(encode_binary({&cur, &sel}, AgentSet{&prev, &base_sel}, true), client);
+    const BinaryFrame f =
+        decode_ok(encode_binary({&cur, &sel}, AgentSet{&prev, &base_sel}, true), client);
     EXPECT_TRUE(f.header.filtered);
     std::vector<std::uint32_t> ids;
     for (const QuantAgent& a : f.agents) ids.push_back(a.id);
@@ -289,7 +302,8 @@ TEST(BinarySnapshot, HostileAndTruncatedInputNeverCrashes) {
   crowd.step();
   const QuantState b = crowd.quantised(&a);
   const std::string key = encode_binary({&a, nullptr}, std::nullopt, false);
-  const std::string delta = encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false, R"({"type":"snapshot"})");
+  const std::string delta =
+      encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false, R"({"type":"snapshot"})");
   sim::Rng rng(11);
   int errors = 0;
   for (const std::string* frame : {&key, &delta}) {
@@ -303,7 +317,8 @@ TEST(BinarySnapshot, HostileAndTruncatedInputNeverCrashes) {
             static_cast<char>(1 << static_cast<int>(rng.uniform(0, 7.99)));
       auto d = decode_binary(bad, a.agents);
       if (auto* f = std::get_if<BinaryFrame>(&d)) {
-        for (std::size_t i = 1; i < f->agents.size(); ++i) ASSERT_LT(f->agents[i - 1].id, f->agents[i].id);
+        for (std::size_t i = 1; i < f->agents.size(); ++i)
+          ASSERT_LT(f->agents[i - 1].id, f->agents[i].id);
         (void)to_snapshot(*f);
       }
     }
@@ -329,7 +344,9 @@ TEST(BinarySnapshot, CachedDeltasDecodeLikeDirectOnes) {
   for (int s = 0; s < 16; ++s) {
     crowd.step();
     QuantState b = crowd.quantised(&a);
-    if (s == 5) b.agents[3].x = b.agents[3].x > 30000 ? 0 : 60000, b.agents[3].radius = 1, b.agents[3].flags ^= 4;
+    if (s == 5)
+      b.agents[3].x = b.agents[3].x > 30000 ? 0 : 60000, b.agents[3].radius = 1,
+      b.agents[3].flags ^= 4;
     ViewGrid gb;
     gb.rebuild(b);
     DeltaCache cache;
@@ -337,7 +354,8 @@ TEST(BinarySnapshot, CachedDeltasDecodeLikeDirectOnes) {
     (cache.current_of_baseline() ? changed : same)++;
     {
       const std::string direct = encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false);
-      const std::string copied = encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false, {}, &cache);
+      const std::string copied =
+          encode_binary({&b, nullptr}, AgentSet{&a, nullptr}, false, {}, &cache);
       EXPECT_EQ(copied, direct);  // whole states: the same k, so the same bytes
       ASSERT_EQ(decode_ok(copied, a.agents).agents, b.agents);
     }

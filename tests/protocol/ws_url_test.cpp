@@ -14,7 +14,8 @@ WsUrl ok(std::string_view text) {
 
 std::string refused(std::string_view text) {
   auto u = parse_ws_url(text);
-  if (std::holds_alternative<WsUrl>(u)) ADD_FAILURE() << text << " was taken as " << std::get<WsUrl>(u).text();
+  if (std::holds_alternative<WsUrl>(u))
+    ADD_FAILURE() << text << " was taken as " << std::get<WsUrl>(u).text();
   return std::holds_alternative<std::string>(u) ? std::get<std::string>(u) : std::string{};
 }
 
@@ -57,11 +58,13 @@ TEST(WsUrl, RefusesWhatIsNotAWebSocketUrlAndSaysWhy) {
   EXPECT_NE(refused("http://herd/ws").find("ws://"), std::string::npos);
   EXPECT_NE(refused("ws://herd:0/ws").find("port"), std::string::npos);
   EXPECT_NE(refused("ws://herd:70000/ws").find("port"), std::string::npos);
-  EXPECT_NE(refused("ws://herd:99999/ws").find("port"), std::string::npos);  // not its low 16 bits, 34463
+  EXPECT_NE(refused("ws://herd:99999/ws").find("port"),
+            std::string::npos);  // not its low 16 bits, 34463
   EXPECT_NE(refused("ws://herd:65536/ws").find("port"), std::string::npos);
   EXPECT_NE(refused("ws://user@herd/ws").find("user"), std::string::npos);
-  for (const char* bad : {"", "herd:8080", "ws://", "ws://:80/ws", "ws://herd:/ws", "ws://[::1/ws", "ws://herd/a b",
-                          "ws://herd:80x/ws", "ws://herd/ws#top", "ws:herd", "ws://[v1.x]/ws", "ws://herd:080080/ws"})
+  for (const char* bad :
+       {"", "herd:8080", "ws://", "ws://:80/ws", "ws://herd:/ws", "ws://[::1/ws", "ws://herd/a b",
+        "ws://herd:80x/ws", "ws://herd/ws#top", "ws:herd", "ws://[v1.x]/ws", "ws://herd:080080/ws"})
     EXPECT_FALSE(refused(bad).empty()) << bad;
 }
 

@@ -27,11 +27,13 @@ TEST(Checkpoint, EveryScenarioResumesBitForBit) {
 
     const std::string saved = world.save_checkpoint();
     auto loaded = sim::World::load_checkpoint(saved);
-    ASSERT_TRUE(std::holds_alternative<sim::World>(loaded)) << name << ": " << std::get<std::string>(loaded);
+    ASSERT_TRUE(std::holds_alternative<sim::World>(loaded))
+        << name << ": " << std::get<std::string>(loaded);
     sim::World restored = std::move(std::get<sim::World>(loaded));
     EXPECT_EQ(restored.state_hash(), world.state_hash()) << name;
     EXPECT_EQ(restored.tick(), world.tick()) << name;
-    EXPECT_EQ(restored.save_checkpoint(), saved) << name << ": a restored world saves the same bytes";
+    EXPECT_EQ(restored.save_checkpoint(), saved)
+        << name << ": a restored world saves the same bytes";
     for (int t = 0; t < 300; ++t) {
       world.step();
       restored.step();
@@ -51,16 +53,18 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   const std::string v2 = world.save_checkpoint();
   // v3: magic, u32 version, u64 payload length, payload, u64 checksum. The payload starts with the
   // world definition, whose last field (since format 2) is the u32 max_neighbours at byte 148,
-  // and ends (since format 3) with the path queue and assignments: u32 and u64 budgets, a byte per agent, u64 queue
-  // length, the search under way (u32 agent, two i32 tiles each, u8, u64, u32), and the u64
-  // count of pending assignments; then (since format 4) each formation's u64 obstacles version,
-  // u64 count and unreachable places (u32, vec, bool, vec, bool each); then (since format 5) a
-  // bool per formation, whether it is paced.
+  // and ends (since format 3) with the path queue and assignments: u32 and u64 budgets, a byte per
+  // agent, u64 queue length, the search under way (u32 agent, two i32 tiles each, u8, u64, u32),
+  // and the u64 count of pending assignments; then (since format 4) each formation's u64 obstacles
+  // version, u64 count and unreachable places (u32, vec, bool, vec, bool each); then (since format
+  // 5) a bool per formation, whether it is paced.
   constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148;
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
-  for (const sim::FormationRecord& f : world.formations()) v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
-  payload.erase(payload.size() - v4_tail - (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
+  for (const sim::FormationRecord& f : world.formations())
+    v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
+  payload.erase(payload.size() - v4_tail -
+                (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
   payload.erase(kCapAt, 4);
   std::string v1 = v2.substr(0, 8);
   sim::Writer w(v1);
@@ -92,10 +96,12 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
   const std::string saved = world.save_checkpoint();
   auto error_of = [](std::string_view data) {
     auto r = sim::World::load_checkpoint(data);
-    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string("accepted");
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r)
+                                                  : std::string("accepted");
   };
   EXPECT_NE(error_of("").find("not a herd checkpoint"), std::string::npos);
-  EXPECT_NE(error_of("hello world, not a checkpoint").find("not a herd checkpoint"), std::string::npos);
+  EXPECT_NE(error_of("hello world, not a checkpoint").find("not a herd checkpoint"),
+            std::string::npos);
   // Every truncation is refused, none crashes.
   for (std::size_t n = 0; n < saved.size(); n += 1 + saved.size() / 500)
     ASSERT_NE(error_of(std::string_view(saved).substr(0, n)), "accepted") << "truncated at " << n;
@@ -110,7 +116,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
   EXPECT_NE(error_of(other_version).find("format 9"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
-    EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos) << tail.size() << " bytes appended";
+    EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)
+        << tail.size() << " bytes appended";
   EXPECT_EQ(error_of(saved), "accepted");
 }
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <functional>
 
-#include "scenarios/scenario.hpp"
 #include "herd/sim/metrics.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace herd::scenario {
 namespace {
@@ -20,7 +20,7 @@ struct LabRun {
 
 // Loads a scenario, applies extra commands, runs it; `each` sees the world after every tick.
 LabRun run(const std::string& name, int ticks, std::vector<sim::Command> extra = {},
-        const std::function<void(const sim::World&)>& each = {}) {
+           const std::function<void(const sim::World&)>& each = {}) {
   auto loaded = load(name, HERD_SCENARIO_DIR);
   if (auto* why = std::get_if<std::string>(&loaded)) throw std::runtime_error(*why);
   Scenario sc = std::get<Scenario>(loaded);
@@ -59,7 +59,9 @@ TEST(Lab, EveryScenarioRunsWithoutStallNaNOrEscape) {
 
 TEST(Lab, DeadAheadGoesAroundTheObstacle) {
   double widest = 0;
-  const LabRun r = run("dead_ahead", 900, {}, [&](const sim::World& w) { widest = std::max(widest, w.agents()[0].position.y - 300); });
+  const LabRun r = run("dead_ahead", 900, {}, [&](const sim::World& w) {
+    widest = std::max(widest, w.agents()[0].position.y - 300);
+  });
   EXPECT_EQ(r.report.arrivals, 1u);
   EXPECT_EQ(r.report.collisions, 0u);
   EXPECT_GT(widest, 20) << "passed the obstacle (radius 20) on its right (+y)";
@@ -86,7 +88,8 @@ TEST(Lab, SymmetricPairPicksASideAndTheSeedsCodeDoesNot) {
   sim::SetAvoidance seed;
   seed.split_fix = sim::SplitFixMode::seed;
   const LabRun s = run("symmetric_pair", 900, {seed});
-  EXPECT_GT(s.report.collisions, 0u) << "the seed's split fix leaves too little sideways push to miss them";
+  EXPECT_GT(s.report.collisions, 0u)
+      << "the seed's split fix leaves too little sideways push to miss them";
 }
 
 TEST(Lab, CardioidLeavesLessLateralDriftAfterPassingThanCircle) {
@@ -146,7 +149,8 @@ TEST(Lab, Demo32ArrivesWithFewCollisionsAndNoLastingOverlap) {
   EXPECT_LE(r.report.collisions, 120u);
   EXPECT_LT(r.report.max_overlap, 0.5);
   const LabRun none = run("demo32", 900, {mode(sim::AvoidanceMode::none)});
-  EXPECT_GT(none.report.collisions, 3 * r.report.collisions) << "avoidance must be what prevents them";
+  EXPECT_GT(none.report.collisions, 3 * r.report.collisions)
+      << "avoidance must be what prevents them";
 }
 
 TEST(Lab, PursuitCatchesAMovingTargetSoonerThanSeek) {
@@ -163,7 +167,9 @@ TEST(Lab, PursuitCatchesAMovingTargetSoonerThanSeek) {
     run("pursuit", 1200, extra, [&](const sim::World& w) {
       ++tick;
       const auto a = w.agents();
-      if (caught < 0 && sim::length(a[0].position - a[1].position) <= a[0].def.radius + a[1].def.radius + 0.5) caught = tick;
+      if (caught < 0 &&
+          sim::length(a[0].position - a[1].position) <= a[0].def.radius + a[1].def.radius + 0.5)
+        caught = tick;
     });
     return caught;
   };
@@ -185,7 +191,9 @@ TEST(Lab, FleeIncreasesTheDistance) {
 
 TEST(Lab, SpaceshipBrakesInTimeAndStopsWithoutOvershoot) {
   double furthest = 0;
-  const LabRun r = run("spaceship_brake", 900, {}, [&](const sim::World& w) { furthest = std::max(furthest, w.agents()[0].position.x); });
+  const LabRun r = run("spaceship_brake", 900, {}, [&](const sim::World& w) {
+    furthest = std::max(furthest, w.agents()[0].position.x);
+  });
   EXPECT_EQ(r.report.arrivals, 1u);
   EXPECT_LE(furthest, 740 + 0.05);
   EXPECT_EQ(r.world.agents()[0].velocity, (Vec2{0, 0}));
@@ -202,7 +210,9 @@ TEST(Lab, AttackHitsOnceAndReturnsHome) {
 
 TEST(Lab, GuardChasesThenReturnsToItsPost) {
   double furthest = 0;
-  const LabRun r = run("guard", 1500, {}, [&](const sim::World& w) { furthest = std::max(furthest, sim::length(w.agents()[0].position - Vec2{400, 300})); });
+  const LabRun r = run("guard", 1500, {}, [&](const sim::World& w) {
+    furthest = std::max(furthest, sim::length(w.agents()[0].position - Vec2{400, 300}));
+  });
   EXPECT_GT(furthest, 40);
   EXPECT_EQ(r.world.agents()[0].behaviour.phase, sim::Phase::home);
   EXPECT_LE(sim::length(r.world.agents()[0].position - Vec2{400, 300}), 0.05);
@@ -211,8 +221,10 @@ TEST(Lab, GuardChasesThenReturnsToItsPost) {
 TEST(Lab, MazeWalkerAStarAndFlowAllArriveOnTheSeedsMap) {
   const LabRun r = run("maze", 1800);
   EXPECT_EQ(r.report.arrivals, 7u);
-  EXPECT_EQ(r.world.paths()[0].walker.moves, 41u) << "the seed's own step count for (1,1) -> (18,13)";
-  for (const sim::Agent& a : r.world.agents()) EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
+  EXPECT_EQ(r.world.paths()[0].walker.moves, 41u)
+      << "the seed's own step count for (1,1) -> (18,13)";
+  for (const sim::Agent& a : r.world.agents())
+    EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
 }
 
 TEST(Lab, ModesCanBeComparedOnTheDefaultRing) {
@@ -227,20 +239,13 @@ TEST(Lab, ModesCanBeComparedOnTheDefaultRing) {
 // purpose and say why in the commit.
 TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
   const std::map<std::string, std::uint64_t> pinned = {
-      {"attack", 0x648f5183f5c2be34ull},
-      {"chicken", 0xc6d2bed615a4279ull},
-      {"crossing", 0x30344fd44167824full},
-      {"dead_ahead", 0x131ea976471a881bull},
-      {"default", 0xa74512ecd97a787dull},
-      {"demo32", 0x746db70c2a647ce7ull},
-      {"empty", 0x5b7f5be38c7e3d87ull},
-      {"flee", 0x6bcd96df84b01354ull},
-      {"four_way", 0x5f96dcee36c727deull},
-      {"guard", 0x3fe3911dceb24235ull},
-      {"maze", 0x6351fead2e14b1fdull},
-      {"passed_obstacle", 0x1b72b7f5a26ff255ull},
-      {"pursuit", 0xffcd0adc67ef3cbcull},
-      {"spaceship_brake", 0xcdbba80816f3e224ull},
+      {"attack", 0x648f5183f5c2be34ull},         {"chicken", 0xc6d2bed615a4279ull},
+      {"crossing", 0x30344fd44167824full},       {"dead_ahead", 0x131ea976471a881bull},
+      {"default", 0xa74512ecd97a787dull},        {"demo32", 0x746db70c2a647ce7ull},
+      {"empty", 0x5b7f5be38c7e3d87ull},          {"flee", 0x6bcd96df84b01354ull},
+      {"four_way", 0x5f96dcee36c727deull},       {"guard", 0x3fe3911dceb24235ull},
+      {"maze", 0x6351fead2e14b1fdull},           {"passed_obstacle", 0x1b72b7f5a26ff255ull},
+      {"pursuit", 0xffcd0adc67ef3cbcull},        {"spaceship_brake", 0xcdbba80816f3e224ull},
       {"symmetric_pair", 0x42b487233f23b150ull},
   };
   for (const std::string& name : list(HERD_SCENARIO_DIR)) {

@@ -52,7 +52,8 @@ TEST(Scenarios, DefaultIsDeterministicAndPinned) {
   sim::World world = std::get<sim::World>(build_world(s));
   EXPECT_EQ(world.agents().size(), 48u);
   for (int t = 0; t < 600; ++t) world.step();
-  for (const sim::Agent& a : world.agents()) EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
+  for (const sim::Agent& a : world.agents())
+    EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
 }
 
 TEST(Scenarios, BadScenariosSayWhatIsWrong) {
@@ -60,9 +61,12 @@ TEST(Scenarios, BadScenariosSayWhatIsWrong) {
   EXPECT_NE(load_error(R"({"world":{"width":-1}})").find("width"), std::string::npos);
   EXPECT_NE(load_error(R"({"world":{"tick_rate":0}})").find("tick_rate"), std::string::npos);
   EXPECT_NE(load_error(R"({"world":{"seed":1.5}})").find("seed"), std::string::npos);
-  EXPECT_NE(load_error(R"({"world":{"agent":{"radius":"big"}}})").find("radius"), std::string::npos);
+  EXPECT_NE(load_error(R"({"world":{"agent":{"radius":"big"}}})").find("radius"),
+            std::string::npos);
   EXPECT_NE(load_error(R"({"commands":[{"cmd":"fly"}]})").find("commands[0]"), std::string::npos);
-  EXPECT_NE(load_error(R"({"commands":[{"cmd":"spawn","agents":[{"x":5000,"y":1}]}]})").find("outside"), std::string::npos);
+  EXPECT_NE(
+      load_error(R"({"commands":[{"cmd":"spawn","agents":[{"x":5000,"y":1}]}]})").find("outside"),
+      std::string::npos);
   EXPECT_NE(load_error(R"({"name":5})").find("scenario"), std::string::npos);
 }
 
@@ -71,7 +75,8 @@ TEST(Scenarios, NamesCannotEscapeTheDirectoryAndMissingOnesListTheKnown) {
   ASSERT_TRUE(std::holds_alternative<std::string>(bad));
   auto missing = load("no_such_scenario", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(missing));
-  EXPECT_NE(std::get<std::string>(missing).find("default"), std::string::npos) << std::get<std::string>(missing);
+  EXPECT_NE(std::get<std::string>(missing).find("default"), std::string::npos)
+      << std::get<std::string>(missing);
   auto weird = load("a b", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(weird));
   EXPECT_NE(std::get<std::string>(weird).find("bad scenario name"), std::string::npos);
@@ -81,14 +86,16 @@ TEST(Scenarios, ClientsLoadByNameOnlyAndEveryOtherNameGetsTheSameAnswer) {
   ASSERT_TRUE(std::holds_alternative<Scenario>(load_named("default", HERD_SCENARIO_DIR)));
   const std::string existing_path = std::string(HERD_SCENARIO_DIR) + "/default.json";
   std::optional<std::string> first;
-  for (const std::string name : {"/etc/shadow", "/etc/passwd", "../etc/passwd", "/no/such/file.json", existing_path.c_str(),
-                                 "default.json", "no_such_scenario", "a b", "", "..", "maps"}) {
+  for (const std::string name :
+       {"/etc/shadow", "/etc/passwd", "../etc/passwd", "/no/such/file.json", existing_path.c_str(),
+        "default.json", "no_such_scenario", "a b", "", "..", "maps"}) {
     auto r = load_named(name, HERD_SCENARIO_DIR);
     ASSERT_TRUE(std::holds_alternative<std::string>(r)) << name;
     const std::string& why = std::get<std::string>(r);
     EXPECT_EQ(why.find('/'), std::string::npos) << "names no directory: " << why;
     if (!first) first = why;
-    EXPECT_EQ(why, *first) << "'" << name << "' is answered like any other name that is not a scenario";
+    EXPECT_EQ(why, *first) << "'" << name
+                           << "' is answered like any other name that is not a scenario";
   }
   EXPECT_NE(first->find("default"), std::string::npos) << "the known names help: " << *first;
 }

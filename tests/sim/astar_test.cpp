@@ -35,12 +35,13 @@ using test_util::brute_force_costs;
 using test_util::kNoPath;
 
 TileMap open_map(std::int32_t w, std::int32_t h) {
-  return TileMap(TileMapDef{w, h, 1.0, std::vector<std::uint8_t>(static_cast<std::size_t>(w * h), kWalkable)});
+  return TileMap(
+      TileMapDef{w, h, 1.0, std::vector<std::uint8_t>(static_cast<std::size_t>(w * h), kWalkable)});
 }
 
 // The path's moves are legal (adjacent, walkable, no corner cut) and cost what A* says.
-void expect_valid_path(const TileMap& map, const std::vector<TileCoord>& path, TileCoord start, TileCoord goal,
-                       Neighbourhood n, double cost) {
+void expect_valid_path(const TileMap& map, const std::vector<TileCoord>& path, TileCoord start,
+                       TileCoord goal, Neighbourhood n, double cost) {
   ASSERT_FALSE(path.empty());
   EXPECT_EQ(path.front(), start);
   EXPECT_EQ(path.back(), goal);
@@ -91,7 +92,8 @@ TEST(AStar, NeverCutsACorner) {
   EXPECT_DOUBLE_EQ(r.cost, 2.0);  // down then right, not the diagonal past (1,0)'s corner
   EXPECT_EQ(path, (std::vector<TileCoord>{{0, 0}, {0, 1}, {1, 1}}));
   map.set_blocked({0, 1}, true);  // both sides closed: the diagonal gap is no way through
-  EXPECT_EQ(finder.find(map, {0, 0}, {1, 1}, Neighbourhood::eight, path).status, PathStatus::unreachable);
+  EXPECT_EQ(finder.find(map, {0, 0}, {1, 1}, Neighbourhood::eight, path).status,
+            PathStatus::unreachable);
   EXPECT_TRUE(path.empty());
 }
 
@@ -101,7 +103,9 @@ TEST(AStar, DistinguishesWhyThereIsNoPath) {
   for (std::int32_t y = 0; y < 5; ++y) map.set_blocked({3, y}, true);  // a wall cuts off x = 4
   PathFinder finder;
   std::vector<TileCoord> path{{9, 9}};
-  const auto status = [&](TileCoord a, TileCoord b) { return finder.find(map, a, b, Neighbourhood::eight, path).status; };
+  const auto status = [&](TileCoord a, TileCoord b) {
+    return finder.find(map, a, b, Neighbourhood::eight, path).status;
+  };
   EXPECT_EQ(status({-1, 0}, {0, 0}), PathStatus::start_outside);
   EXPECT_EQ(status({0, 0}, {0, 5}), PathStatus::goal_outside);
   EXPECT_EQ(status({2, 2}, {0, 0}), PathStatus::start_blocked);
@@ -125,7 +129,8 @@ TEST(AStar, OptimalAgainstBruteForceOnRandomMaps) {
     const TileMap map = test_util::random_map(rng, w, h, rng.uniform(0.0, 0.45));
     for (const Neighbourhood n : {Neighbourhood::four, Neighbourhood::eight}) {
       for (int q = 0; q < 4; ++q) {
-        const TileCoord start = test_util::random_tile(rng, map), goal = test_util::random_tile(rng, map);
+        const TileCoord start = test_util::random_tile(rng, map),
+                        goal = test_util::random_tile(rng, map);
         const PathResult r = finder.find(map, start, goal, n, path);
         if (map.blocked(start) || map.blocked(goal)) {
           EXPECT_FALSE(r.found());

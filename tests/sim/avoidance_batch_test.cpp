@@ -18,7 +18,8 @@ bool same_bits(Vec2 a, Vec2 b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 class AvoidanceBatch : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    if (!use_avoidance_kernel(GetParam())) GTEST_SKIP() << "this processor or compiler has no " << GetParam() << " kernel";
+    if (!use_avoidance_kernel(GetParam()))
+      GTEST_SKIP() << "this processor or compiler has no " << GetParam() << " kernel";
   }
   void TearDown() override { use_avoidance_kernel(""); }
 };
@@ -32,18 +33,24 @@ TEST_P(AvoidanceBatch, SameBitsAsTheSpanFormInEveryMode) {
     def.preferred_side = world % 2 ? Side::left : Side::right;
     def.crossing = world % 7 != 0;
     def.split_fix = world % 3 == 0 ? SplitFixMode::seed : SplitFixMode::sum_as_obstacle;
-    if (world % 11 == 0) def.cardioid_exponent = 1.5;  // the batch form hands these to the span form
-    const Mover self{{rng.uniform(0, 50), rng.uniform(0, 50)}, {rng.uniform(-3, 3), rng.uniform(-3, 3)},
-                     rng.uniform(0.5, 3), {rng.uniform(-2, 2), rng.uniform(-2, 2)}};
+    if (world % 11 == 0)
+      def.cardioid_exponent = 1.5;  // the batch form hands these to the span form
+    const Mover self{{rng.uniform(0, 50), rng.uniform(0, 50)},
+                     {rng.uniform(-3, 3), rng.uniform(-3, 3)},
+                     rng.uniform(0.5, 3),
+                     {rng.uniform(-2, 2), rng.uniform(-2, 2)}};
     std::vector<Neighbour> list;
     NeighbourBatch batch;
     const int n = static_cast<int>(rng.uniform(0, 24));
     for (int i = 0; i < n; ++i) {
-      Neighbour o{0, rng.uniform(0, 1) < 0.2, {rng.uniform(0, 50), rng.uniform(0, 50)},
-                  {rng.uniform(-3, 3), rng.uniform(-3, 3)}, rng.uniform(0.5, 3)};
-      if (i % 9 == 1) o.position = self.position;                          // coincident centres
-      if (i % 9 == 2) o.position = self.position + self.desired * 0.3;     // dead ahead, close
-      if (i % 9 == 3) o.velocity = self.desired * 1.5;                     // running away ahead
+      Neighbour o{0,
+                  rng.uniform(0, 1) < 0.2,
+                  {rng.uniform(0, 50), rng.uniform(0, 50)},
+                  {rng.uniform(-3, 3), rng.uniform(-3, 3)},
+                  rng.uniform(0.5, 3)};
+      if (i % 9 == 1) o.position = self.position;                       // coincident centres
+      if (i % 9 == 2) o.position = self.position + self.desired * 0.3;  // dead ahead, close
+      if (i % 9 == 3) o.velocity = self.desired * 1.5;                  // running away ahead
       if (o.is_obstacle) o.velocity = {};
       list.push_back(o);
       batch.push(o.position, o.velocity, o.radius, o.is_obstacle);
@@ -51,8 +58,9 @@ TEST_P(AvoidanceBatch, SameBitsAsTheSpanFormInEveryMode) {
     AvoidanceTrace trace;
     const Vec2 by_span = avoidance_direction(def, self, list, &trace);
     const Vec2 by_batch = avoidance_direction(def, self, batch);
-    ASSERT_TRUE(same_bits(by_span, by_batch)) << "world " << world << ": (" << by_span.x << ", " << by_span.y
-                                             << ") vs (" << by_batch.x << ", " << by_batch.y << ")";
+    ASSERT_TRUE(same_bits(by_span, by_batch))
+        << "world " << world << ": (" << by_span.x << ", " << by_span.y << ") vs (" << by_batch.x
+        << ", " << by_batch.y << ")";
     for (const PushTrace& p : trace.pushes) crossings += p.crossing;
     ++checked;
   }
@@ -77,8 +85,10 @@ TEST_P(AvoidanceBatch, CombiningAChunkGivesEachAgentItsOwnBits) {
     std::vector<Vec2> alone;
     const int agents = 1 + static_cast<int>(rng.uniform(0, 40));
     for (int a = 0; a < agents; ++a) {
-      Mover self{{rng.uniform(0, 50), rng.uniform(0, 50)}, {rng.uniform(-3, 3), rng.uniform(-3, 3)},
-                 rng.uniform(0.5, 3), {rng.uniform(-2, 2), rng.uniform(-2, 2)}};
+      Mover self{{rng.uniform(0, 50), rng.uniform(0, 50)},
+                 {rng.uniform(-3, 3), rng.uniform(-3, 3)},
+                 rng.uniform(0.5, 3),
+                 {rng.uniform(-2, 2), rng.uniform(-2, 2)}};
       if (a % 13 == 5) self.desired = {};  // no desire: no direction
       NeighbourBatch batch;
       const int n = a % 6 == 0 ? 0 : static_cast<int>(rng.uniform(0, 20));
@@ -102,8 +112,8 @@ TEST_P(AvoidanceBatch, CombiningAChunkGivesEachAgentItsOwnBits) {
     ASSERT_EQ(sums.size(), alone.size());
     for (std::size_t m = 0; m < alone.size(); ++m) {
       ASSERT_TRUE(same_bits(alone[m], {sums.dir_x[m], sums.dir_y[m]}))
-          << "chunk " << chunk << " agent " << m << ": (" << alone[m].x << ", " << alone[m].y << ") vs ("
-          << sums.dir_x[m] << ", " << sums.dir_y[m] << ")";
+          << "chunk " << chunk << " agent " << m << ": (" << alone[m].x << ", " << alone[m].y
+          << ") vs (" << sums.dir_x[m] << ", " << sums.dir_y[m] << ")";
       ++checked;
     }
   }

@@ -61,7 +61,9 @@ CardioidPush seed_angle_form(Vec2 u, Vec2 raw, double exponent, Side preferred) 
   const double weight = cardioid_weight(wrap_angle(to_obstacle - theta), exponent);
   const double delta2 = wrap_angle(raw_angle - theta);
   const Vec2 adjusted =
-      delta2 != 0 ? from_angle(adjusted_push_angle(raw_angle, delta2, weight, preferred), length(raw)) : raw;
+      delta2 != 0
+          ? from_angle(adjusted_push_angle(raw_angle, delta2, weight, preferred), length(raw))
+          : raw;
   return {adjusted, weight};
 }
 
@@ -80,8 +82,8 @@ TEST(CardioidPush, VectorFormMatchesTheSeedsAngleForm) {
             const CardioidPush fast = cardioid_push(u, away, raw, exponent, side);
             const CardioidPush ref = seed_angle_form(u, raw, exponent, side);
             ASSERT_NEAR(fast.weight, ref.weight, 1e-12) << i << ' ' << j;
-            // 1e-7: the quarter ellipse has an infinite slope dead ahead, where both forms' last-bit
-            // differences in the angle grow to about its square root.
+            // 1e-7: the quarter ellipse has an infinite slope dead ahead, where both forms'
+            // last-bit differences in the angle grow to about its square root.
             ASSERT_NEAR(fast.adjusted.x, ref.adjusted.x, 1e-7 * mag) << i << ' ' << j << ' ' << mag;
             ASSERT_NEAR(fast.adjusted.y, ref.adjusted.y, 1e-7 * mag) << i << ' ' << j << ' ' << mag;
             ++checked;
@@ -102,7 +104,8 @@ SplitFix split_fix_angle_form(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side pref
     const double raw_angle = angle_of(sum_raw);
     const double weight = cardioid_weight(wrap_angle(raw_angle - kPi - theta), 3.0);
     const double delta2 = wrap_angle(raw_angle - theta);
-    const double angle = delta2 != 0 ? adjusted_push_angle(raw_angle, delta2, weight, preferred) : raw_angle;
+    const double angle =
+        delta2 != 0 ? adjusted_push_angle(raw_angle, delta2, weight, preferred) : raw_angle;
     out.green = from_angle(angle, mag_old * (1 - mag_new / mag_old));
   }
   const Vec2 combined = out.green + sum_adjusted;
@@ -127,9 +130,12 @@ TEST(SplitFix, VectorFormMatchesTheSeedsAngleForm) {
             const SplitFix fast = split_fix(yellow, blue, u, side);
             const SplitFix ref = split_fix_angle_form(yellow, blue, u, side);
             // As for cardioid_push: the quarter ellipse's infinite slope dead ahead.
-            ASSERT_NEAR(fast.green.x, ref.green.x, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
-            ASSERT_NEAR(fast.green.y, ref.green.y, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
-            ASSERT_NEAR(fast.ig_factor, ref.ig_factor, 1e-7) << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ASSERT_NEAR(fast.green.x, ref.green.x, 1e-7)
+                << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ASSERT_NEAR(fast.green.y, ref.green.y, 1e-7)
+                << i << ' ' << j << ' ' << blue_len << ' ' << k;
+            ASSERT_NEAR(fast.ig_factor, ref.ig_factor, 1e-7)
+                << i << ' ' << j << ' ' << blue_len << ' ' << k;
             ++checked;
           }
         }
@@ -188,11 +194,12 @@ TEST(Avoidance, SymmetricPairSplitsToTheRight) {
   const Neighbour pair[] = {standing(2, {30, -10}), standing(3, {30, 10})};
   AvoidanceTrace trace;
   const Vec2 dir = avoidance_direction(def, heading_east(), pair, &trace);
-  EXPECT_NEAR(trace.sum_raw.y, 0, 1e-9);       // yellow: the sideways pushes cancel
-  EXPECT_GT(trace.split_fix.y, 0.05);           // green: the split fix picks the right
+  EXPECT_NEAR(trace.sum_raw.y, 0, 1e-9);  // yellow: the sideways pushes cancel
+  EXPECT_GT(trace.split_fix.y, 0.05);     // green: the split fix picks the right
   EXPECT_GT(dir.y, 0.05);
   ASSERT_EQ(trace.pushes.size(), 2u);
-  EXPECT_NEAR(trace.pushes[0].adjusted.y, -trace.pushes[1].adjusted.y, 1e-9);  // blue: mirror images
+  EXPECT_NEAR(trace.pushes[0].adjusted.y, -trace.pushes[1].adjusted.y,
+              1e-9);  // blue: mirror images
 }
 
 TEST(Avoidance, SeedSplitFixIsWeakerThanTheSumAsObstacle) {
@@ -241,16 +248,19 @@ TEST(Avoidance, AnObstacleThatCannotBeCaughtIsIgnored) {
 
 TEST(Avoidance, DegenerateInputsNeverGiveNaN) {
   AvoidanceDef def;
-  const Neighbour coincident[] = {standing(2, {0, 0}), standing(3, {0, 0}, 0.1), {4, true, {0, 0}, {}, 50}};
+  const Neighbour coincident[] = {
+      standing(2, {0, 0}), standing(3, {0, 0}, 0.1), {4, true, {0, 0}, {}, 50}};
   for (AvoidanceMode mode : {AvoidanceMode::none, AvoidanceMode::circle, AvoidanceMode::cardioid}) {
     def.mode = mode;
-    for (const Mover& m : {heading_east(), Mover{{0, 0}, {0, 0}, 8, {0, 0}}, Mover{{0, 0}, {0, 0}, 8, {1e-300, 0}}}) {
+    for (const Mover& m : {heading_east(), Mover{{0, 0}, {0, 0}, 8, {0, 0}},
+                           Mover{{0, 0}, {0, 0}, 8, {1e-300, 0}}}) {
       const Vec2 dir = avoidance_direction(def, m, coincident);
       EXPECT_TRUE(std::isfinite(dir.x) && std::isfinite(dir.y));
       EXPECT_LE(length(dir), 1 + 1e-12);
     }
   }
-  EXPECT_EQ(avoidance_direction(def, {{0, 0}, {}, 8, {}}, coincident), (Vec2{0, 0}));  // no desire, no motion
+  EXPECT_EQ(avoidance_direction(def, {{0, 0}, {}, 8, {}}, coincident),
+            (Vec2{0, 0}));  // no desire, no motion
 }
 
 TEST(Avoidance, NoneModeLeavesTheDesireAlone) {

@@ -16,7 +16,8 @@ constexpr double kDt = 1.0 / 60;
 // has arrived by touching it: seek, arrive and pursue always, attack while it approaches, react as
 // its response while it responds.
 TEST(BehaviourTable, SaysWhoHeadsForItsSubjectAndWhoCatchesItByContact) {
-  auto b = [](BehaviourKind kind, Phase phase = Phase::none, BehaviourKind response = BehaviourKind::pursue) {
+  auto b = [](BehaviourKind kind, Phase phase = Phase::none,
+              BehaviourKind response = BehaviourKind::pursue) {
     Behaviour out;
     out.kind = kind;
     out.phase = phase;
@@ -25,7 +26,8 @@ TEST(BehaviourTable, SaysWhoHeadsForItsSubjectAndWhoCatchesItByContact) {
   };
   for (BehaviourKind k : {BehaviourKind::seek, BehaviourKind::arrive, BehaviourKind::pursue})
     EXPECT_TRUE(heads_for_subject(b(k))) << traits(k).name;
-  for (BehaviourKind k : {BehaviourKind::idle, BehaviourKind::hold, BehaviourKind::flee, BehaviourKind::evade})
+  for (BehaviourKind k :
+       {BehaviourKind::idle, BehaviourKind::hold, BehaviourKind::flee, BehaviourKind::evade})
     EXPECT_FALSE(heads_for_subject(b(k))) << traits(k).name;
   EXPECT_TRUE(heads_for_subject(b(BehaviourKind::attack, Phase::approach)));
   EXPECT_FALSE(heads_for_subject(b(BehaviourKind::attack, Phase::retreat)));
@@ -34,8 +36,10 @@ TEST(BehaviourTable, SaysWhoHeadsForItsSubjectAndWhoCatchesItByContact) {
   EXPECT_FALSE(heads_for_subject(b(BehaviourKind::react, Phase::respond, BehaviourKind::evade)));
   EXPECT_FALSE(heads_for_subject(b(BehaviourKind::react, Phase::home, BehaviourKind::pursue)));
   EXPECT_TRUE(acting_traits(b(BehaviourKind::pursue)).catches_by_contact);
-  EXPECT_TRUE(acting_traits(b(BehaviourKind::react, Phase::respond, BehaviourKind::pursue)).catches_by_contact);
-  EXPECT_FALSE(acting_traits(b(BehaviourKind::react, Phase::home, BehaviourKind::pursue)).catches_by_contact);
+  EXPECT_TRUE(acting_traits(b(BehaviourKind::react, Phase::respond, BehaviourKind::pursue))
+                  .catches_by_contact);
+  EXPECT_FALSE(acting_traits(b(BehaviourKind::react, Phase::home, BehaviourKind::pursue))
+                   .catches_by_contact);
   EXPECT_FALSE(acting_traits(b(BehaviourKind::attack, Phase::approach)).catches_by_contact);
   EXPECT_FALSE(acting_traits(b(BehaviourKind::arrive)).catches_by_contact);
 }
@@ -56,7 +60,8 @@ TEST(Pursue, MatchesVelocityAtContactAndLeadsAMovingTarget) {
   EXPECT_GT(lead.y, 10);
   EXPECT_LE(length(lead), 120 + 1e-9);
   // Far away and closing fast: full speed at most.
-  EXPECT_LE(length(pursue_desired_velocity({0, 0}, {100, 0}, {5000, 0}, {0, 0}, 400, 120, kDt)), 120 + 1e-9);
+  EXPECT_LE(length(pursue_desired_velocity({0, 0}, {100, 0}, {5000, 0}, {0, 0}, 400, 120, kDt)),
+            120 + 1e-9);
   const Vec2 same = pursue_desired_velocity({1, 1}, {0, 0}, {1, 1}, {0, 0}, 400, 120, kDt);
   EXPECT_TRUE(std::isfinite(same.x) && std::isfinite(same.y));
 }
@@ -70,19 +75,22 @@ TEST(Evade, FleesWhereTheThreatWillBe) {
 
 struct Sandbox {
   World world;
-  explicit Sandbox(double width = 800, double height = 600) : world([&] {
-    WorldDef d;
-    d.width = width;
-    d.height = height;
-    return d;
-  }()) {}
+  explicit Sandbox(double width = 800, double height = 600)
+      : world([&] {
+          WorldDef d;
+          d.width = width;
+          d.height = height;
+          return d;
+        }()) {}
   AgentId add(Vec2 p, std::optional<double> max_speed = {}) {
     SpawnAgent s;
     s.position = p;
     s.max_speed = max_speed;
     return world.apply(Spawn{0, 0, {s}}).spawned.at(0);
   }
-  void behave(AgentId who, Behaviour b) { ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b, false, {}}).ok()); }
+  void behave(AgentId who, Behaviour b) {
+    ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b, false, {}}).ok());
+  }
   const Agent& agent(AgentId id) { return *world.find(id); }
 };
 
@@ -100,7 +108,8 @@ TEST(Attack, ApproachHitRetreatAndHoldAtHome) {
   for (int t = 0; t < 60 * 20 && phases.back() != Phase::done; ++t) {
     s.world.step();
     for (const CollisionEvent& e : s.world.collisions()) hits += (e.a == hero && e.b == enemy);
-    if (s.agent(hero).behaviour.phase != phases.back()) phases.push_back(s.agent(hero).behaviour.phase);
+    if (s.agent(hero).behaviour.phase != phases.back())
+      phases.push_back(s.agent(hero).behaviour.phase);
   }
   EXPECT_EQ(phases, (std::vector<Phase>{Phase::approach, Phase::retreat, Phase::done}));
   EXPECT_EQ(hits, 1);
@@ -166,7 +175,8 @@ TEST(React, AGuardThatCatchesItsIntruderHasArrived) {
   }
   ASSERT_TRUE(touched);
   EXPECT_EQ(s.agent(guard).behaviour.phase, Phase::respond);
-  EXPECT_EQ(s.agent(guard).state, MoveState::arrived) << "in contact the pursuit is over, as for pursue";
+  EXPECT_EQ(s.agent(guard).state, MoveState::arrived)
+      << "in contact the pursuit is over, as for pursue";
 }
 
 TEST(Evade, FleesWhereThePursuerWillBeOnlyWithinTheRadius) {
@@ -233,8 +243,10 @@ TEST(Movement, BothModelsStayWithinSpeedAndForce) {
       s.world.step();
       const Vec2 v = s.agent(a).velocity;
       ASSERT_LE(length(v), s.agent(a).def.max_speed * (1 + 1e-12));
-      if (m == Movement::inertial) ASSERT_LE(length(v - prev), step * (1 + 1e-9)) << t;
-      else ASSERT_LE(std::abs(length(v) - length(prev)), step * (1 + 1e-9)) << t;
+      if (m == Movement::inertial)
+        ASSERT_LE(length(v - prev), step * (1 + 1e-9)) << t;
+      else
+        ASSERT_LE(std::abs(length(v) - length(prev)), step * (1 + 1e-9)) << t;
       prev = v;
     }
     EXPECT_EQ(s.agent(a).movement, m);
@@ -248,15 +260,19 @@ TEST(Commands, BehavioursAreValidatedWhole) {
   Behaviour pursue;
   pursue.kind = BehaviourKind::pursue;
   pursue.agent = a;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::invalid_target);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+            CommandError::invalid_target);
   pursue.agent = 99;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::unknown_agent);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+            CommandError::unknown_agent);
   pursue.agent = kNoAgent;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error, CommandError::invalid_target);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+            CommandError::invalid_target);
   Behaviour seek;
   seek.kind = BehaviourKind::seek;
   seek.point = {-5, 0};
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek, false, {}}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek, false, {}}).error,
+            CommandError::out_of_bounds);
   EXPECT_EQ(s.world.apply(RemoveObstacle{3}).error, CommandError::unknown_obstacle);
   EXPECT_EQ(s.world.apply(AddObstacle{{900, 10}, 5}).error, CommandError::out_of_bounds);
   SetAvoidance bad;

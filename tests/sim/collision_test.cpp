@@ -35,7 +35,8 @@ TEST(Collision, MomentumAndEnergyAreConservedForAnyMasses) {
   const Vec2 before = v1 * m1 + v2 * m2, after = n1 * m1 + n2 * m2;
   EXPECT_NEAR(before.x, after.x, 1e-9);
   EXPECT_NEAR(before.y, after.y, 1e-9);
-  EXPECT_NEAR(m1 * length_squared(v1) + m2 * length_squared(v2), m1 * length_squared(n1) + m2 * length_squared(n2), 1e-9);
+  EXPECT_NEAR(m1 * length_squared(v1) + m2 * length_squared(v2),
+              m1 * length_squared(n1) + m2 * length_squared(n2), 1e-9);
 }
 
 TEST(Collision, SeparatingOrCoincidentBodiesGetNoResponse) {

@@ -74,7 +74,8 @@ TEST(DeferredAssignment, ALargeOptimalFormationCompletesWithinItsTicksAndEqualsT
     const std::vector<Vec2> slots = formation_slots(f.def, FormWorld::kAgents);
     const auto near_best = assign_bisection(f.from, slots);
     for (std::size_t k = 0; k < FormWorld::kAgents; ++k)
-      ASSERT_EQ(f.world.agents()[k].behaviour.point, slots[near_best[k]]) << "agent " << f.world.agents()[k].id;
+      ASSERT_EQ(f.world.agents()[k].behaviour.point, slots[near_best[k]])
+          << "agent " << f.world.agents()[k].id;
   }
   // Each row costs at most n * (n + 1) evaluations: the whole is done within this many ticks.
   const std::uint64_t n = FormWorld::kAgents;

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "pathing_test_util.hpp"
 #include "astar.hpp"
+#include "pathing_test_util.hpp"
 #include "tile_collision.hpp"
 
 namespace herd::sim {
@@ -45,7 +45,8 @@ TEST(FlowField, DistancesEqualAStarCostsOnRandomMaps) {
           continue;
         }
         ASSERT_TRUE(field.reachable(t));
-        ASSERT_NEAR(field.distance(t), r.cost, 1e-9) << "map " << m << " tile " << t.x << "," << t.y;
+        ASSERT_NEAR(field.distance(t), r.cost, 1e-9)
+            << "map " << m << " tile " << t.x << "," << t.y;
         ASSERT_NEAR(field.distance(t), brute[i], 1e-9);
         ++compared;
       }
@@ -98,8 +99,8 @@ TEST(FlowField, UnbuildableGoalsAndDegenerateSamples) {
   EXPECT_EQ(field.sample({60, 60}), (Vec2{0, 0}));
   ASSERT_EQ(field.build(map, {9, 9}, Neighbourhood::eight), PathStatus::found);
   EXPECT_NEAR(length(field.sample({60, 60})), 1.0, 1e-12);
-  EXPECT_EQ(field.sample({2, 2}), (Vec2{0, 0}));             // on a wall tile
-  EXPECT_EQ(field.sample({-60, 60}), (Vec2{0, 0}));          // off the map
+  EXPECT_EQ(field.sample({2, 2}), (Vec2{0, 0}));     // on a wall tile
+  EXPECT_EQ(field.sample({-60, 60}), (Vec2{0, 0}));  // off the map
   EXPECT_EQ(field.sample({NAN, 60}), (Vec2{0, 0}));
   EXPECT_EQ(field.sample(map.tile_centre({9, 9})), (Vec2{0, 0}));  // on the goal's centre
   const Vec2 in_goal = field.sample({9 * 40 + 5, 9 * 40 + 20});    // inside the goal tile
@@ -135,12 +136,13 @@ TEST(FlowField, KnowsWhenTheMapChangedAndRebuildsInPlace) {
 // Kinematic followers: each tick, move along the sampled direction at full speed, then resolve
 // circle-versus-tile collisions. Every follower reaches the goal tile; none ever ends a tick
 // overlapping a wall.
-void run_followers(const TileMap& map, TileCoord goal, Neighbourhood n, double radius, int followers, Rng& rng) {
+void run_followers(const TileMap& map, TileCoord goal, Neighbourhood n, double radius,
+                   int followers, Rng& rng) {
   FlowField field;
   ASSERT_EQ(field.build(map, goal, n), PathStatus::found);
   const double s = map.tile_size();
   const double speed = 3.0 * s;  // tiles per second
-  const double dt = 1.0 / 30.0;   // a tenth of a tile per tick
+  const double dt = 1.0 / 30.0;  // a tenth of a tile per tick
   std::vector<Vec2> agents;
   while (static_cast<int>(agents.size()) < followers) {
     const TileCoord t = test_util::random_tile(rng, map);
@@ -166,11 +168,13 @@ void run_followers(const TileMap& map, TileCoord goal, Neighbourhood n, double r
       p += field.sample(p) * (speed * dt);
       p += push_out(map, p, radius);
       ASSERT_LE(penetration(map, p, radius), 1e-9) << "follower " << i << " tick " << tick;
-      ASSERT_TRUE(field.reachable(map.tile_at(p))) << "follower " << i << " left the reachable area";
+      ASSERT_TRUE(field.reachable(map.tile_at(p)))
+          << "follower " << i << " left the reachable area";
     }
     if (all) break;
   }
-  for (std::size_t i = 0; i < agents.size(); ++i) EXPECT_GE(arrived_at[i], 0) << "follower " << i << " never arrived";
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    EXPECT_GE(arrived_at[i], 0) << "follower " << i << " never arrived";
 }
 
 TEST(FlowFieldFollowers, ManyFollowersOnTheSeedMazeAllArrive) {
@@ -186,7 +190,8 @@ TEST(FlowFieldFollowers, ManyFollowersOnRandomMapsAllArrive) {
     const TileMap map = test_util::random_map(rng, 32, 24, 0.25, 10.0);
     TileCoord goal = test_util::random_tile(rng, map);
     while (map.blocked(goal)) goal = test_util::random_tile(rng, map);
-    run_followers(map, goal, m % 2 ? Neighbourhood::four : Neighbourhood::eight, rng.uniform(1.0, 4.5), 60, rng);
+    run_followers(map, goal, m % 2 ? Neighbourhood::four : Neighbourhood::eight,
+                  rng.uniform(1.0, 4.5), 60, rng);
   }
 }
 

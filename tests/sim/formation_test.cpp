@@ -38,7 +38,8 @@ TEST(Assignment, OptimalEqualsBruteForceOnSmallCases) {
     std::vector<std::uint32_t> sorted = slot;
     std::sort(sorted.begin(), sorted.end());
     for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i) << "a permutation";
-    EXPECT_NEAR(total_squared_travel(from, to, slot), brute_force_best(from, to), 1e-6) << "trial " << trial;
+    EXPECT_NEAR(total_squared_travel(from, to, slot), brute_force_best(from, to), 1e-6)
+        << "trial " << trial;
     // Cyclically monotone: for any two agents, (a0 - b0) . (a1 - b1) >= 0, so agents moving
     // together along their paths at speeds in proportion to their lengths never meet.
     for (std::size_t a = 0; a < n; ++a)
@@ -54,7 +55,9 @@ TEST(Assignment, BisectionIsAPermutationNearTheOptimum) {
   for (std::size_t n : {1u, 2u, 7u, 8u, 9u, 100u, 500u}) {
     std::vector<Vec2> from(n), to(n);
     for (Vec2& p : from) p = {rng.uniform(0, 1000), rng.uniform(0, 1000)};
-    for (std::size_t k = 0; k < n; ++k) to[k] = Vec2{1500, 500} + from_angle(2 * kPi * static_cast<double>(k) / static_cast<double>(n), 300);
+    for (std::size_t k = 0; k < n; ++k)
+      to[k] = Vec2{1500, 500} +
+              from_angle(2 * kPi * static_cast<double>(k) / static_cast<double>(n), 300);
     const auto slot = assign_bisection(from, to);
     std::vector<std::uint32_t> sorted = slot;
     std::sort(sorted.begin(), sorted.end());
@@ -109,7 +112,8 @@ TEST(FormationSlots, EachShapeHasItsSpacingAndCentre) {
     Vec2 mean;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       mean += slots[i];
-      for (std::size_t j = i + 1; j < slots.size(); ++j) closest = std::min(closest, length(slots[i] - slots[j]));
+      for (std::size_t j = i + 1; j < slots.size(); ++j)
+        closest = std::min(closest, length(slots[i] - slots[j]));
     }
     mean *= 1.0 / 32;
     EXPECT_GE(closest, 20 - 1e-9) << static_cast<int>(shape);
@@ -162,7 +166,8 @@ struct Demo32 {
       world.step();
       metrics.observe(world);
       const auto f = world.formations();
-      const auto it = std::find_if(f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == *out.formation; });
+      const auto it = std::find_if(
+          f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == *out.formation; });
       if (it != f.end() && it->complete) {
         const ScenarioReport r = metrics.report();
         EXPECT_EQ(r.stalled, 0u);
@@ -171,7 +176,8 @@ struct Demo32 {
         return t;
       }
     }
-    ADD_FAILURE() << "formation " << *out.formation << " not complete after " << max_ticks << " ticks";
+    ADD_FAILURE() << "formation " << *out.formation << " not complete after " << max_ticks
+                  << " ticks";
     return -1;
   }
 };
@@ -207,7 +213,8 @@ TEST(Formations, TheSeedDemoSequenceConvergesWithoutPileUps) {
   EXPECT_EQ(groups.size(), 3u);
   blocks.regroup = true;  // "split them into two groups": each block becomes a group
   EXPECT_GT(d.run(Form{all, blocks}, 1200, 30), 0) << "G: two blocks";
-  for (const Agent& a : d.world.agents()) EXPECT_EQ(a.group, a.position.x < 400 ? 0 : 1) << "block by group";
+  for (const Agent& a : d.world.agents())
+    EXPECT_EQ(a.group, a.position.x < 400 ? 0 : 1) << "block by group";
   EXPECT_GT(d.run(Demo{all, DemoMove::exchange, 3}, 1200, 60), 0) << "B: exchange sides";
   EXPECT_GT(d.run(Form{all, lines}, 1200, 5), 0) << "P: two vertical lines";
   EXPECT_GT(d.run(Demo{all, DemoMove::invert, 3}, 1200, 5), 0) << "B: invert and switch sides";
@@ -234,7 +241,8 @@ TEST(Formations, OptimalCircleOfAThousandConverges) {
     world.step();
     worst = 0;
     const FormationRecord& f = world.formations().back();
-    for (std::size_t k = 0; k < f.agents.size(); ++k) worst = std::max(worst, length(world.find(f.agents[k])->position - f.slots[k]));
+    for (std::size_t k = 0; k < f.agents.size(); ++k)
+      worst = std::max(worst, length(world.find(f.agents[k])->position - f.slots[k]));
     if (worst < 1.0) break;
   }
   EXPECT_LT(worst, 1.0) << "every agent within 1 unit of its slot";
@@ -249,7 +257,8 @@ double seconds_to_complete(World& world, std::uint32_t id, double max_seconds) {
     world.step();
     metrics.observe(world);
     const auto f = world.formations();
-    const auto it = std::find_if(f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == id; });
+    const auto it =
+        std::find_if(f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == id; });
     if (it != f.end() && it->complete) {
       EXPECT_LE(metrics.report().max_overlap, 1.0);
       return t * world.def().dt;
@@ -290,7 +299,8 @@ TEST(Formations, ASymmetricRingFillsABlock) {
   double ideal = 0;
   const FormationRecord& f = world.formations().back();
   for (std::size_t k = 0; k < f.agents.size(); ++k)
-    ideal = std::max(ideal, length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
+    ideal = std::max(ideal,
+                     length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
   const double took = seconds_to_complete(world, *out.formation, 45);
   EXPECT_GT(took, 0) << "complete within 45 s";
   EXPECT_LE(took, 1.5 * ideal) << "ideal " << ideal << " s";
@@ -314,7 +324,8 @@ TEST(Formations, ABlockIsPacedAndAResumedOneKeepsPace) {
     world.step();
     restored.step();
     for (const Agent& a : world.agents())
-      if (a.state == MoveState::arrived && arrived_at[a.id - 1] < 0) arrived_at[a.id - 1] = t / 60.0;
+      if (a.state == MoveState::arrived && arrived_at[a.id - 1] < 0)
+        arrived_at[a.id - 1] = t / 60.0;
   }
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   const auto [first, last] = std::minmax_element(arrived_at.begin(), arrived_at.end());
@@ -359,7 +370,8 @@ void spawn_nine(World& world, double y) {
 // Nine agents in a 3 x 3 block round (400, 300), spacing 48, in id order: the formation's id.
 std::uint32_t nine_in_a_block(World& world) {
   spawn_nine(world, 500);
-  const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
+  const CommandOutcome out =
+      world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
   EXPECT_TRUE(out.ok()) << out.message;
   return out.formation.value_or(0);
 }
@@ -404,7 +416,8 @@ TEST(Formations, APlaceWithNoPathIsReportedAndTheRestComplete) {
   ASSERT_TRUE(world.apply(LoadMap{map}).ok());
   spawn_nine(world, 540);
   ASSERT_TRUE(world.apply(SetPathing{{true, {}}, Pathing::astar, 8}).ok());
-  const CommandOutcome out = world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
+  const CommandOutcome out =
+      world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_GT(seconds_to_complete(world, *out.formation, 30), 0) << "the other eight complete";
   const FormationRecord& f = world.formations().back();
@@ -432,13 +445,15 @@ MoveRun run_move(World& world, const Command& c, double max_seconds) {
   if (!out.ok() || !out.formation) return run;
   const FormationRecord& f = world.formations().back();
   for (std::size_t k = 0; k < f.agents.size(); ++k)
-    run.ideal = std::max(run.ideal, length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
+    run.ideal = std::max(
+        run.ideal, length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
   ScenarioMetrics metrics(world);
   for (int t = 1; t * world.def().dt <= max_seconds; ++t) {
     world.step();
     metrics.observe(world);
     const auto& fs = world.formations();
-    const auto it = std::find_if(fs.begin(), fs.end(), [&](const FormationRecord& r) { return r.id == *out.formation; });
+    const auto it = std::find_if(fs.begin(), fs.end(),
+                                 [&](const FormationRecord& r) { return r.id == *out.formation; });
     if (it != fs.end() && it->complete) {
       run.seconds = t * world.def().dt;
       break;
@@ -501,8 +516,8 @@ void resumes_from_a_checkpoint(World& world, const Command& move, Keeps keeps) {
 }
 
 // A 10 x 10 grid sent across its centre turns and shrinks to half its size as one body on the way
-// (measured walking straight: 2.7 times the ideal, 749 collisions); a checkpoint carries the move, and a
-// restored world goes on bit for bit.
+// (measured walking straight: 2.7 times the ideal, 749 collisions); a checkpoint carries the move,
+// and a restored world goes on bit for bit.
 TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
   WorldDef def;
   def.width = def.height = 1000;
@@ -514,14 +529,16 @@ TEST(Formations, ACrowdCrossingItsCentreTurnsAsOneBodyAndResumes) {
   ASSERT_GT(run.seconds, 0) << "complete within 30 s";
   EXPECT_LE(run.seconds, 1.5 * run.ideal) << "ideal " << run.ideal << " s";
   EXPECT_EQ(run.collisions, 0u);
-  for (const Agent& a : world.agents()) {  // each at the point opposite its start (the centre: 500, 500)
+  for (const Agent& a :
+       world.agents()) {  // each at the point opposite its start (the centre: 500, 500)
     const Vec2 start = grid[a.id - 1].position;
     EXPECT_LT(length(a.position - (Vec2{1000, 1000} - start)), 0.5) << "agent " << a.id;
   }
-  resumes_from_a_checkpoint(twin, Demo{{true, {}}, DemoMove::opposite, 3}, [](const FormationRecord& f) {
-    ASSERT_TRUE(f.orbit.has_value());
-    EXPECT_EQ(f.orbit_scale, 0.5) << "48 apart: room to shrink to half";
-  });
+  resumes_from_a_checkpoint(twin, Demo{{true, {}}, DemoMove::opposite, 3},
+                            [](const FormationRecord& f) {
+                              ASSERT_TRUE(f.orbit.has_value());
+                              EXPECT_EQ(f.orbit_scale, 0.5) << "48 apart: room to shrink to half";
+                            });
 }
 
 // 800 agents on a ring at the circle formation's default spacing (3 radii: 24 units apart), each
@@ -599,11 +616,14 @@ TEST(Formations, BadSelectionsAndMisfitsAreRefusedAndChangeNothing) {
   nobody_there.rect = Rect{{0, 0}, {10, 10}};
   EXPECT_EQ(d.world.apply(Form{nobody_there, circle}).error, CommandError::bad_selection);
   circle.radius = 1000;
-  EXPECT_EQ(d.world.apply(Form{{true, {}}, circle}).error, CommandError::out_of_bounds) << "does not fit the world";
-  EXPECT_EQ(d.world.apply(Demo{{false, {1}}, DemoMove::swap_places, 3}).error, CommandError::bad_selection);
+  EXPECT_EQ(d.world.apply(Form{{true, {}}, circle}).error, CommandError::out_of_bounds)
+      << "does not fit the world";
+  EXPECT_EQ(d.world.apply(Demo{{false, {1}}, DemoMove::swap_places, 3}).error,
+            CommandError::bad_selection);
   Selection one_group;
   one_group.group = 0;
-  EXPECT_EQ(d.world.apply(Demo{one_group, DemoMove::exchange, 3}).error, CommandError::bad_selection);
+  EXPECT_EQ(d.world.apply(Demo{one_group, DemoMove::exchange, 3}).error,
+            CommandError::bad_selection);
   EXPECT_EQ(d.world.state_hash(), before);
 }
 

@@ -17,9 +17,10 @@ TEST(SegmentIntersection, FindsCrossingsAndRejectsMisses) {
   ASSERT_TRUE(p);
   EXPECT_NEAR(p->x, 5, 1e-12);
   EXPECT_NEAR(p->y, 0, 1e-12);
-  EXPECT_FALSE(segment_intersection({0, 0}, {10, 0}, {5, 1}, {5, 5}));    // stops short
-  EXPECT_FALSE(segment_intersection({0, 0}, {10, 0}, {0, 1}, {10, 1}));   // parallel: seed divided by 0
-  EXPECT_FALSE(segment_intersection({0, 0}, {0, 0}, {0, 0}, {0, 0}));     // degenerate
+  EXPECT_FALSE(segment_intersection({0, 0}, {10, 0}, {5, 1}, {5, 5}));  // stops short
+  EXPECT_FALSE(
+      segment_intersection({0, 0}, {10, 0}, {0, 1}, {10, 1}));  // parallel: seed divided by 0
+  EXPECT_FALSE(segment_intersection({0, 0}, {0, 0}, {0, 0}, {0, 0}));  // degenerate
 }
 
 TEST(MirrorAbout, ReflectsAboutTheAxisEvenWhenItIsHorizontal) {

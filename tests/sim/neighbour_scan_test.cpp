@@ -44,10 +44,13 @@ Kept filter(const Kernels& k, const SlotRun& r) {
   // Poison what the kernel may overwrite, so that a count past what it wrote shows.
   std::fill(c.d2.begin(), c.d2.end(), -1.0);
   double nearest = 1000;
-  const std::size_t n = k.filter(r.xs.data(), r.ys.data(), r.items.data(), r.begin, r.end, r.px, r.py, r.le, r.lt,
-                                 r.self, r.skip, c.d2.data(), c.slot.data(), c.index.data(), &nearest);
+  const std::size_t n =
+      k.filter(r.xs.data(), r.ys.data(), r.items.data(), r.begin, r.end, r.px, r.py, r.le, r.lt,
+               r.self, r.skip, c.d2.data(), c.slot.data(), c.index.data(), &nearest);
   const auto to = static_cast<std::ptrdiff_t>(n);
-  return {{c.d2.begin(), c.d2.begin() + to}, {c.slot.begin(), c.slot.begin() + to}, {c.index.begin(), c.index.begin() + to},
+  return {{c.d2.begin(), c.d2.begin() + to},
+          {c.slot.begin(), c.slot.begin() + to},
+          {c.index.begin(), c.index.begin() + to},
           nearest};
 }
 
@@ -66,7 +69,8 @@ TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
     }
     r.px = rng.uniform(0, 30);
     r.py = rng.uniform(0, 30);
-    if (len > 0 && trial % 5 == 0) r.xs[r.begin] = std::numeric_limits<double>::quiet_NaN();  // never kept
+    if (len > 0 && trial % 5 == 0)
+      r.xs[r.begin] = std::numeric_limits<double>::quiet_NaN();  // never kept
     r.le = rng.uniform(0, 400);
     r.lt = trial % 3 == 0 ? HUGE_VAL : rng.uniform(0, 400);
     if (len > 1 && trial % 4 == 0) {  // both bounds exactly on a candidate's distance
@@ -83,7 +87,8 @@ TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
     ASSERT_EQ(got.index, want.index) << "trial " << trial;
     ASSERT_EQ(got.d2.size(), want.d2.size());
     if (!want.d2.empty())  // (memcmp takes no null pointer, even for no bytes)
-      ASSERT_EQ(std::memcmp(got.d2.data(), want.d2.data(), got.d2.size() * sizeof(double)), 0) << "trial " << trial;
+      ASSERT_EQ(std::memcmp(got.d2.data(), want.d2.data(), got.d2.size() * sizeof(double)), 0)
+          << "trial " << trial;
     for (std::size_t m = 0; m < want.slot.size(); ++m) {
       const std::uint32_t s = want.slot[m];
       EXPECT_TRUE(s >= r.begin && s < r.end);
@@ -95,7 +100,9 @@ TEST_P(NeighbourScan, TheFilterKeepsWhatThePlainLoopKeepsBitForBit) {
     }
     // The nearest: the least distance kept, or the 1000 it started with (every distance kept is
     // under 30^2 * 2, so some trials lower it and others, keeping nothing, do not).
-    const double least = want.d2.empty() ? 1000.0 : std::min(1000.0, *std::min_element(want.d2.begin(), want.d2.end()));
+    const double least = want.d2.empty()
+                             ? 1000.0
+                             : std::min(1000.0, *std::min_element(want.d2.begin(), want.d2.end()));
     EXPECT_EQ(want.nearest, least) << "trial " << trial;
     EXPECT_EQ(got.nearest, least) << "trial " << trial;
     kept += static_cast<int>(want.slot.size());
@@ -116,7 +123,8 @@ TEST_P(NeighbourScan, KeepsTheKNearestByDistanceThenIndexInTheirOrder) {
     std::vector<std::uint32_t> indices(n);
     std::iota(indices.begin(), indices.end(), 0u);
     for (std::size_t m = 0; m < n; ++m) {  // distinct indices in a shuffled order
-      const std::size_t other = m + static_cast<std::size_t>(rng.uniform(0, static_cast<double>(n - m)));
+      const std::size_t other =
+          m + static_cast<std::size_t>(rng.uniform(0, static_cast<double>(n - m)));
       std::swap(indices[m], indices[std::min(other, n - 1)]);
     }
     for (std::size_t m = 0; m < n; ++m) {

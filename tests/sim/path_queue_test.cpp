@@ -18,9 +18,11 @@ struct CorridorWorld {
   static constexpr int kW = 200, kH = 12;
   static constexpr double kTile = 10;
   World world;
-  explicit CorridorWorld(std::uint32_t budget = kBudget, int agents = 120) : world(make_def(budget)) {
+  explicit CorridorWorld(std::uint32_t budget = kBudget, int agents = 120)
+      : world(make_def(budget)) {
     TileMapDef m{kW, kH, kTile, std::vector<std::uint8_t>(kW * kH, 0)};
-    for (int x = 0; x < kW; ++x) m.cells[x] = m.cells[(kH - 1) * kW + x] = 1;  // walls north and south
+    for (int x = 0; x < kW; ++x)
+      m.cells[x] = m.cells[(kH - 1) * kW + x] = 1;  // walls north and south
     EXPECT_TRUE(world.apply(LoadMap{m}).ok());
     std::vector<SpawnAgent> spawns;
     for (int k = 0; k < agents; ++k) {
@@ -52,7 +54,8 @@ struct CorridorWorld {
   int settle(int max_ticks) {
     for (int t = 1; t <= max_ticks; ++t) {
       world.step();
-      EXPECT_LE(world.path_queue_stats().expansions_last_tick, world.def().path_expansions_per_tick);
+      EXPECT_LE(world.path_queue_stats().expansions_last_tick,
+                world.def().path_expansions_per_tick);
       if (pending() == 0) return t;
     }
     return -1;
@@ -88,7 +91,8 @@ TEST(PathQueue, AgentsKeepMovingWhilePending) {
   ASSERT_GT(c.pending(), 0u);
   double moving = 0;
   for (const Agent& a : c.world.agents()) moving += length(a.velocity) > 1;
-  EXPECT_EQ(moving, static_cast<double>(c.world.agents().size())) << "a pending agent steers at its goal meanwhile";
+  EXPECT_EQ(moving, static_cast<double>(c.world.agents().size()))
+      << "a pending agent steers at its goal meanwhile";
 }
 
 TEST(PathQueue, WithBudgetToSpareEveryRequestIsAnsweredInTheTickItIsMade) {
@@ -111,7 +115,8 @@ TEST(PathQueue, ACheckpointTakenMidQueueGoesOnBitForBit) {
     c.world.step();
     copy.step();
     ASSERT_EQ(copy.state_hash(), c.world.state_hash()) << "tick " << t;
-    ASSERT_EQ(copy.path_queue_stats().expansions_last_tick, c.world.path_queue_stats().expansions_last_tick);
+    ASSERT_EQ(copy.path_queue_stats().expansions_last_tick,
+              c.world.path_queue_stats().expansions_last_tick);
   }
   EXPECT_EQ(c.pending(), 0u);
 }

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "grid_graph.hpp"
-#include "rng.hpp"
 #include "herd/sim/tile_map.hpp"
+#include "rng.hpp"
 
 namespace herd::sim::test_util {
 
@@ -21,21 +21,16 @@ namespace herd::sim::test_util {
 inline constexpr int kSeedMapW = 20;
 inline constexpr int kSeedMapH = 15;
 inline constexpr std::uint8_t kSeedMap[kSeedMapW * kSeedMapH] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0,
-    0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0,
-    0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0,
-    0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 0,
-    0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 0,
-    0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0,
-    0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0,
-    0, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0,
-    0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0,
-    0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0,
-    0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0,
-    0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0,
-    0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1,
+    0, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0,
+    0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1,
+    0, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 0,
+    0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 1,
+    0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 0,
+    0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
+    0, 1, 1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0,
+    0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 inline TileMap seed_map_from_array(double tile_size = 40.0) {
   TileMapDef def{kSeedMapW, kSeedMapH, tile_size, {}};
@@ -54,13 +49,16 @@ inline std::string read_map_file(const std::string& name) {
 inline TileMap seed_maze(double tile_size = 40.0) {
   auto parsed = parse_tile_map(read_map_file("seed_maze.txt"), tile_size);
   if (auto* error = std::get_if<std::string>(&parsed)) ADD_FAILURE() << *error;
-  return std::holds_alternative<TileMap>(parsed) ? std::get<TileMap>(std::move(parsed)) : seed_map_from_array(tile_size);
+  return std::holds_alternative<TileMap>(parsed) ? std::get<TileMap>(std::move(parsed))
+                                                 : seed_map_from_array(tile_size);
 }
 
 // Each tile blocked with probability wall_fraction (herd's own generator: reproducible anywhere).
-inline TileMap random_map(Rng& rng, std::int32_t w, std::int32_t h, double wall_fraction, double tile_size = 1.0) {
+inline TileMap random_map(Rng& rng, std::int32_t w, std::int32_t h, double wall_fraction,
+                          double tile_size = 1.0) {
   TileMapDef def{w, h, tile_size, {}};
-  for (std::int32_t i = 0; i < w * h; ++i) def.cells.push_back(rng.next_unit() < wall_fraction ? kBlocked : kWalkable);
+  for (std::int32_t i = 0; i < w * h; ++i)
+    def.cells.push_back(rng.next_unit() < wall_fraction ? kBlocked : kWalkable);
   return TileMap(def);
 }
 

@@ -32,7 +32,8 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
       extra.push_back(s);
     }
     ASSERT_TRUE(world.apply(Spawn{0, 1, extra}).ok());
-    ASSERT_TRUE(world.apply(AddObstacle{{def.width / 3, def.height / 3}, pick.uniform(1, 30)}).ok());
+    ASSERT_TRUE(
+        world.apply(AddObstacle{{def.width / 3, def.height / 3}, pick.uniform(1, 30)}).ok());
     const auto ids = world.agents();
     for (std::size_t i = 0; i < ids.size(); ++i) {
       Behaviour b;
@@ -41,23 +42,27 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
       b.agent = ids[(i + 1) % ids.size()].id;
       b.radius = pick.uniform(0, 100);
       b.response = pick.next_u64() % 2 ? BehaviourKind::pursue : BehaviourKind::evade;
-      if (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive || b.kind == BehaviourKind::flee ||
-          b.kind == BehaviourKind::hold || b.kind == BehaviourKind::idle)
+      if (b.kind == BehaviourKind::seek || b.kind == BehaviourKind::arrive ||
+          b.kind == BehaviourKind::flee || b.kind == BehaviourKind::hold ||
+          b.kind == BehaviourKind::idle)
         b.agent = kNoAgent;
       world.apply(SetBehaviour{{false, {ids[i].id}}, b, false, {}});
     }
     for (int t = 0; t < 400; ++t) {
       world.step();
       for (const Agent& a : world.agents()) {
-        ASSERT_TRUE(std::isfinite(a.position.x) && std::isfinite(a.position.y)) << trial << " " << t;
-        ASSERT_TRUE(std::isfinite(a.velocity.x) && std::isfinite(a.velocity.y)) << trial << " " << t;
+        ASSERT_TRUE(std::isfinite(a.position.x) && std::isfinite(a.position.y))
+            << trial << " " << t;
+        ASSERT_TRUE(std::isfinite(a.velocity.x) && std::isfinite(a.velocity.y))
+            << trial << " " << t;
         const double r = std::min({a.def.radius, def.width / 2, def.height / 2});
         ASSERT_GE(a.position.x, r - 1e-9);
         ASSERT_LE(a.position.x, def.width - r + 1e-9);
         ASSERT_GE(a.position.y, r - 1e-9);
         ASSERT_LE(a.position.y, def.height - r + 1e-9);
       }
-      for (const CollisionEvent& e : world.collisions()) ASSERT_TRUE(std::isfinite(e.impulse) && std::isfinite(e.point.x));
+      for (const CollisionEvent& e : world.collisions())
+        ASSERT_TRUE(std::isfinite(e.impulse) && std::isfinite(e.point.x));
     }
   }
 }

@@ -31,10 +31,13 @@ double run(std::vector<Body>& bodies, int ticks, const std::vector<bool>& still 
       if (!still.empty() && still[i]) continue;
       std::vector<ReciprocalNeighbour> near;
       for (std::size_t j = 0; j < bodies.size(); ++j)
-        if (j != i) near.push_back({bodies[j].position, bodies[j].velocity, bodies[j].radius, !still.empty() && still[j] ? 1.0 : 0.5});
+        if (j != i)
+          near.push_back({bodies[j].position, bodies[j].velocity, bodies[j].radius,
+                          !still.empty() && still[j] ? 1.0 : 0.5});
       const Vec2 to_goal = b.goal - b.position;
       const Vec2 preferred = clamp_length(to_goal * (1 / kDt), b.max_speed);
-      next[i] = reciprocal_velocity(b.position, b.velocity, b.radius, preferred, b.max_speed, near, kHorizon, kDt, lines);
+      next[i] = reciprocal_velocity(b.position, b.velocity, b.radius, preferred, b.max_speed, near,
+                                    kHorizon, kDt, lines);
     }
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       bodies[i].velocity = next[i];
@@ -42,7 +45,8 @@ double run(std::vector<Body>& bodies, int ticks, const std::vector<bool>& still 
     }
     for (std::size_t i = 0; i < bodies.size(); ++i)
       for (std::size_t j = i + 1; j < bodies.size(); ++j)
-        closest = std::min(closest, length(bodies[i].position - bodies[j].position) - bodies[i].radius - bodies[j].radius);
+        closest = std::min(closest, length(bodies[i].position - bodies[j].position) -
+                                        bodies[i].radius - bodies[j].radius);
   }
   return closest;
 }
@@ -51,11 +55,15 @@ TEST(Reciprocal, NobodyOnACollisionCourseLeavesThePreferredVelocity) {
   std::vector<VelocityLine> lines;
   const Vec2 preferred{120, 0};
   // Alone; beside it going the same way; behind it going away; ahead but off its line.
-  EXPECT_EQ(reciprocal_velocity({0, 0}, preferred, 8, preferred, 120, {}, kHorizon, kDt, lines), preferred);
-  const std::vector<ReciprocalNeighbour> near = {{{0, 30}, {120, 0}, 8, 0.5}, {{-40, 0}, {-120, 0}, 8, 0.5}, {{60, 40}, {}, 8, 0.5}};
-  EXPECT_EQ(reciprocal_velocity({0, 0}, preferred, 8, preferred, 120, near, kHorizon, kDt, lines), preferred);
+  EXPECT_EQ(reciprocal_velocity({0, 0}, preferred, 8, preferred, 120, {}, kHorizon, kDt, lines),
+            preferred);
+  const std::vector<ReciprocalNeighbour> near = {
+      {{0, 30}, {120, 0}, 8, 0.5}, {{-40, 0}, {-120, 0}, 8, 0.5}, {{60, 40}, {}, 8, 0.5}};
+  EXPECT_EQ(reciprocal_velocity({0, 0}, preferred, 8, preferred, 120, near, kHorizon, kDt, lines),
+            preferred);
   // Too fast a wish is held to max speed.
-  EXPECT_NEAR(length(reciprocal_velocity({0, 0}, {}, 8, {300, 400}, 120, {}, kHorizon, kDt, lines)), 120, 1e-9);
+  EXPECT_NEAR(length(reciprocal_velocity({0, 0}, {}, 8, {300, 400}, 120, {}, kHorizon, kDt, lines)),
+              120, 1e-9);
 }
 
 TEST(Reciprocal, TwoHeadOnPassEachOtherWithoutTouching) {
@@ -74,7 +82,8 @@ TEST(Reciprocal, AStandingNeighbourTakesItsShareAndLetsAMoverBy) {
   const double closest = run(bodies, 240);
   EXPECT_GE(closest, -1e-6);
   EXPECT_LT(length(bodies[0].position - bodies[0].goal), 1.0) << "the mover arrives";
-  EXPECT_LT(length(bodies[1].position - bodies[1].goal), 1.0) << "and the other is back in its place";
+  EXPECT_LT(length(bodies[1].position - bodies[1].goal), 1.0)
+      << "and the other is back in its place";
 }
 
 TEST(Reciprocal, AnObstacleThatDoesNotMoveIsAvoidedAlone) {
@@ -113,7 +122,8 @@ TEST(Reciprocal, HemmedInOnEverySideItStillAnswersWithinMaxSpeed) {
   EXPECT_LE(length(v), 120 + 1e-9);
   // Touching already: the answer moves it apart from the one it touches.
   const std::vector<ReciprocalNeighbour> touching = {{{15, 0}, {}, 8, 0.5}};
-  const Vec2 apart = reciprocal_velocity({0, 0}, {}, 8, {120, 0}, 120, touching, kHorizon, kDt, lines);
+  const Vec2 apart =
+      reciprocal_velocity({0, 0}, {}, 8, {120, 0}, 120, touching, kHorizon, kDt, lines);
   EXPECT_LT(apart.x, 0) << "backs away";
 }
 

@@ -72,9 +72,11 @@ TEST(SpatialGrid, RunsCoverTheDiscInQueryOrderWithTheRightPositions) {
   Rng rng(8);
   for (int world = 0; world < 20; ++world) {
     std::vector<Vec2> pts(400);
-    for (Vec2& p : pts) p = {rng.uniform(-10, 510), rng.uniform(-10, 310)};  // some outside the world
+    for (Vec2& p : pts)
+      p = {rng.uniform(-10, 510), rng.uniform(-10, 310)};  // some outside the world
     SpatialGrid grid;
-    grid.rebuild(pts.size(), [&](std::size_t i) { return pts[i]; }, 500, 300, rng.uniform(3, 80));
+    grid.rebuild(
+        pts.size(), [&](std::size_t i) { return pts[i]; }, 500, 300, rng.uniform(3, 80));
     ASSERT_EQ(grid.size(), pts.size());
     for (int q = 0; q < 50; ++q) {
       const Vec2 c{rng.uniform(-20, 520), rng.uniform(-20, 320)};
@@ -111,7 +113,8 @@ TEST(SpatialGrid, HugeWorldsKeepTheCellCountBounded) {
   std::vector<Vec2> pts{{0, 0}, {1e6, 1e6}};
   SpatialGrid grid;
   grid.rebuild(pts, 1e6, 1e6, 0.5);
-  EXPECT_LE(static_cast<std::size_t>(grid.cols()) * static_cast<std::size_t>(grid.rows()), SpatialGrid::kMaxCells);
+  EXPECT_LE(static_cast<std::size_t>(grid.cols()) * static_cast<std::size_t>(grid.rows()),
+            SpatialGrid::kMaxCells);
   int seen = 0;
   grid.query({1e6, 1e6}, 1, [&](std::uint32_t) { ++seen; });
   EXPECT_EQ(seen, 1);
@@ -126,7 +129,8 @@ TEST(SpatialGrid, AvoidanceThroughTheGridMatchesBruteForce) {
     std::vector<Vec2> pts;
     for (std::uint32_t i = 0; i < 200; ++i) {
       const Vec2 p{rng.uniform(0, 400), rng.uniform(0, 400)};
-      all.push_back({i, false, p, {rng.uniform(-50, 50), rng.uniform(-50, 50)}, rng.uniform(3, 10)});
+      all.push_back(
+          {i, false, p, {rng.uniform(-50, 50), rng.uniform(-50, 50)}, rng.uniform(3, 10)});
       pts.push_back(p);
     }
     SpatialGrid grid;
@@ -138,11 +142,13 @@ TEST(SpatialGrid, AvoidanceThroughTheGridMatchesBruteForce) {
       const double reach = push_cutoff(def, me.radius + 10);
       grid.query(me.position, reach, [&](std::uint32_t j) {
         const double cut = push_cutoff(def, me.radius + all[j].radius);
-        if (j != i && length_squared(all[j].position - me.position) < cut * cut) by_grid.push_back(all[j]);
+        if (j != i && length_squared(all[j].position - me.position) < cut * cut)
+          by_grid.push_back(all[j]);
       });
       for (std::uint32_t j = 0; j < all.size(); ++j) {
         const double cut = push_cutoff(def, me.radius + all[j].radius);
-        if (j != i && length_squared(all[j].position - me.position) < cut * cut) by_brute.push_back(all[j]);
+        if (j != i && length_squared(all[j].position - me.position) < cut * cut)
+          by_brute.push_back(all[j]);
       }
       ASSERT_EQ(by_grid.size(), by_brute.size());
       const Vec2 a = avoidance_direction(def, m, by_grid);

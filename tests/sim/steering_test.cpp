@@ -85,7 +85,8 @@ TEST(ArriveDesiredVelocity, SkippingTheBrakingSearchChangesNoBit) {
         if (d < def.slow_radius) want *= std::sqrt(d / def.slow_radius);
         want = std::min(want, stopping_speed(d, def.max_force / def.mass, kDt));
         const Vec2 v = arrive_desired_velocity({0, 0}, {d, 0}, def, kDt);
-        ASSERT_EQ(v.x, d * (want / d)) << "max_speed " << max_speed << " max_force " << max_force << " d " << d;
+        ASSERT_EQ(v.x, d * (want / d))
+            << "max_speed " << max_speed << " max_force " << max_force << " d " << d;
       }
     }
 }
@@ -164,15 +165,16 @@ AgentDef make_def(double max_speed, double max_force, double slow_radius, double
 
 INSTANTIATE_TEST_SUITE_P(
     Trips, ArriveInWorld,
-    ::testing::Values(Trip{"Default", {100, 100}, {600, 100}, make_def(120, 400, 60)},
-                      Trip{"ShorterThanSlowRadius", {100, 100}, {103, 104}, make_def(120, 400, 60)},
-                      Trip{"WeakBrakesTinyRadius", {100, 100}, {1500, 1200}, make_def(500, 50, 1)},
-                      Trip{"StrongBrakes", {100, 100}, {1900, 1900}, make_def(1000, 20000, 0.5)},
-                      Trip{"NearlyThere", {500, 500}, {500.01, 500}, make_def(120, 400, 60)},
-                      Trip{"Heavy", {100, 100}, {900, 900}, make_def(120, 400, 60, 5)},
-                      Trip{"DerivedSlowRadius", {100, 100}, {600, 100}, make_def(120, 400, 0)},
-                      Trip{"DerivedSlowRadiusSlowAgent", {100, 100}, {130, 140}, make_def(12, 400, 0)},
-                      Trip{"DerivedSlowRadiusWeakBrakes", {100, 100}, {900, 900}, make_def(120, 40, 0, 2)}),
+    ::testing::Values(
+        Trip{"Default", {100, 100}, {600, 100}, make_def(120, 400, 60)},
+        Trip{"ShorterThanSlowRadius", {100, 100}, {103, 104}, make_def(120, 400, 60)},
+        Trip{"WeakBrakesTinyRadius", {100, 100}, {1500, 1200}, make_def(500, 50, 1)},
+        Trip{"StrongBrakes", {100, 100}, {1900, 1900}, make_def(1000, 20000, 0.5)},
+        Trip{"NearlyThere", {500, 500}, {500.01, 500}, make_def(120, 400, 60)},
+        Trip{"Heavy", {100, 100}, {900, 900}, make_def(120, 400, 60, 5)},
+        Trip{"DerivedSlowRadius", {100, 100}, {600, 100}, make_def(120, 400, 0)},
+        Trip{"DerivedSlowRadiusSlowAgent", {100, 100}, {130, 140}, make_def(12, 400, 0)},
+        Trip{"DerivedSlowRadiusWeakBrakes", {100, 100}, {900, 900}, make_def(120, 40, 0, 2)}),
     [](const ::testing::TestParamInfo<Trip>& info) { return std::string(info.param.name); });
 
 TEST(ArriveDesiredVelocity, TheDefaultSlowRadiusFollowsSpeedAndForce) {
@@ -181,7 +183,8 @@ TEST(ArriveDesiredVelocity, TheDefaultSlowRadiusFollowsSpeedAndForce) {
   EXPECT_DOUBLE_EQ(slow_radius_of(make_def(12, 400, 0)), 0.36);
   EXPECT_DOUBLE_EQ(slow_radius_of(make_def(120, 400, 0, 2)), 72) << "heavier: brakes slower";
   EXPECT_DOUBLE_EQ(slow_radius_of(make_def(120, 400, 50)), 50) << "a set radius is kept";
-  EXPECT_EQ(slow_radius_of(make_def(120, 0, 0)), 0) << "no force: no ramp (and no division by zero)";
+  EXPECT_EQ(slow_radius_of(make_def(120, 0, 0)), 0)
+      << "no force: no ramp (and no division by zero)";
   // An agent spawned at a tenth of the default speed arrives in about the time its distance takes
   // at that speed. A fixed 60-unit radius would have it crawl the last 60 units for 10 s.
   WorldDef wd;

@@ -19,7 +19,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A w x h map of 10-unit tiles with the listed tiles blocked.
 TileMap map_with(std::int32_t w, std::int32_t h, std::initializer_list<TileCoord> blocked) {
-  TileMap map(TileMapDef{w, h, 10.0, std::vector<std::uint8_t>(static_cast<std::size_t>(w * h), kWalkable)});
+  TileMap map(TileMapDef{w, h, 10.0,
+                         std::vector<std::uint8_t>(static_cast<std::size_t>(w * h), kWalkable)});
   for (TileCoord t : blocked) map.set_blocked(t, true);
   return map;
 }
@@ -127,7 +128,8 @@ TEST(LineOfSight, AgreesWithBruteForceOnRandomMaps) {
       if (los) {
         ++clear;
         // Every point of the segment lies in a walkable tile.
-        for (int i = 0; i <= 1000; ++i) ASSERT_FALSE(map.blocked(map.tile_at(a + (b - a) * (i / 1000.0))));
+        for (int i = 0; i <= 1000; ++i)
+          ASSERT_FALSE(map.blocked(map.tile_at(a + (b - a) * (i / 1000.0))));
       } else {
         ++blocked;
         ASSERT_TRUE(segment_touches_blocked(map, a, b));
@@ -142,8 +144,9 @@ TEST(LineOfSight, AgreesWithBruteForceOnRandomMaps) {
 
 TEST(ClearSegment, CorridorFitsDiscsNarrowerThanItself) {
   // Row 1 is a corridor 10 units high between two walls.
-  const TileMap map = map_with(10, 3, {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, {8, 0}, {9, 0},
-                                       {0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}, {5, 2}, {6, 2}, {7, 2}, {8, 2}, {9, 2}});
+  const TileMap map = map_with(
+      10, 3, {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}, {7, 0}, {8, 0}, {9, 0},
+              {0, 2}, {1, 2}, {2, 2}, {3, 2}, {4, 2}, {5, 2}, {6, 2}, {7, 2}, {8, 2}, {9, 2}});
   EXPECT_TRUE(clear_segment(map, {5, 15}, {95, 15}, 4.9));
   EXPECT_FALSE(clear_segment(map, {5, 15}, {95, 15}, 5.0));  // touching a wall counts
   EXPECT_FALSE(clear_segment(map, {5, 15}, {95, 15}, 5.1));
@@ -183,7 +186,8 @@ TEST(ClearSegment, AgreesWithBruteForceOnRandomMaps) {
       constexpr int kSamples = 250;
       double nearest = kInf;
       for (int i = 0; i <= kSamples; ++i)
-        nearest = std::min(nearest, distance_to_blocked(map, a + (b - a) * (static_cast<double>(i) / kSamples)));
+        nearest = std::min(
+            nearest, distance_to_blocked(map, a + (b - a) * (static_cast<double>(i) / kSamples)));
       if (clear_segment(map, a, b, r)) {
         ++clear;
         ASSERT_GT(nearest, r);
@@ -214,7 +218,7 @@ TEST(PushOut, FlatWallPushesAlongItsNormalEvenAtTheSeams) {
 }
 
 TEST(PushOut, ConvexCornerPushesAwayFromTheCornerPoint) {
-  const TileMap map = map_with(5, 5, {{2, 2}});  // [20,30]^2
+  const TileMap map = map_with(5, 5, {{2, 2}});         // [20,30]^2
   EXPECT_EQ(push_out(map, {33, 34}, 5), (Vec2{0, 0}));  // 3-4-5: touching the corner
   expect_vec_near(push_out(map, {33, 34}, 6), {0.6, 0.8});
   const Vec2 diag = push_out(map, {17, 16}, 6);  // offset (-3,-4) from (20,20): dist 5, depth 1
@@ -230,7 +234,7 @@ TEST(PushOut, ConcaveCornerResolvesBothWalls) {
 }
 
 TEST(PushOut, CentreExactlyOnAnEdgeOrACorner) {
-  const TileMap map = map_with(5, 5, {{2, 2}});  // [20,30]^2
+  const TileMap map = map_with(5, 5, {{2, 2}});          // [20,30]^2
   expect_vec_near(push_out(map, {25, 20}, 3), {0, -3});  // on the top face
   expect_vec_near(push_out(map, {30, 25}, 3), {3, 0});   // on the right face
   expect_vec_near(push_out(map, {25, 30}, 3), {0, 3});   // on the bottom face
@@ -248,7 +252,8 @@ TEST(PushOut, CentreInsideAWallLeavesThroughTheNearestOpenFace) {
   expect_vec_near(push_out(map, {25, 25}, 1), {-6, 0});  // all four at 5: left first
   // Walled in: (5,5) in the middle of a 3x3 block heads for the nearest walkable tile, 17 units
   // away on all four sides (the minimum); ties go to the first in ring order, the top row.
-  const TileMap block = map_with(10, 10, {{4, 4}, {5, 4}, {6, 4}, {4, 5}, {5, 5}, {6, 5}, {4, 6}, {5, 6}, {6, 6}});
+  const TileMap block =
+      map_with(10, 10, {{4, 4}, {5, 4}, {6, 4}, {4, 5}, {5, 5}, {6, 5}, {4, 6}, {5, 6}, {6, 6}});
   expect_vec_near(push_out(block, {55, 55}, 2), {0, -17});
   // Walled in by walls and the map's edge: it heads for the nearest walkable tile, (2,0).
   const TileMap nook = map_with(5, 5, {{3, 0}, {4, 0}, {3, 1}, {4, 1}});

@@ -14,7 +14,8 @@ namespace herd::sim {
 namespace {
 
 TileMapDef def_of(std::int32_t w, std::int32_t h, double tile_size = 10.0) {
-  return {w, h, tile_size, std::vector<std::uint8_t>(static_cast<std::size_t>(std::max(0, w * h)), kWalkable)};
+  return {w, h, tile_size,
+          std::vector<std::uint8_t>(static_cast<std::size_t>(std::max(0, w * h)), kWalkable)};
 }
 
 std::string error_of(const std::variant<TileMap, std::string>& made) {
@@ -31,16 +32,20 @@ TEST(TileMapValidate, AcceptsAWellFormedMap) {
 TEST(TileMapValidate, RejectsMalformedDefinitionsWithAClearMessage) {
   EXPECT_EQ(validate(def_of(0, 15)), "tile map must be at least 1 x 1 tiles (got 0 x 15)");
   EXPECT_EQ(validate(def_of(3, -2)), "tile map must be at least 1 x 1 tiles (got 3 x -2)");
-  EXPECT_EQ(validate(def_of(1025, 4)), "tile map is 1025 x 4 tiles; at most 1024 x 1024 are allowed");
+  EXPECT_EQ(validate(def_of(1025, 4)),
+            "tile map is 1025 x 4 tiles; at most 1024 x 1024 are allowed");
   for (double bad : {0.0, -40.0, std::nan(""), std::numeric_limits<double>::infinity(), 1e-9, 1e9})
-    EXPECT_EQ(validate(def_of(4, 4, bad)), "tile size must be a finite number of units in [0.001, 10000]") << bad;
+    EXPECT_EQ(validate(def_of(4, 4, bad)),
+              "tile size must be a finite number of units in [0.001, 10000]")
+        << bad;
   TileMapDef short_cells = def_of(20, 15);
   short_cells.cells.pop_back();
   EXPECT_EQ(validate(short_cells), "tile map has 299 cells, expected 300 (20 x 15)");
   TileMapDef bad_value = def_of(4, 4);
   bad_value.cells[5] = 7;
   EXPECT_EQ(validate(bad_value), "tile map cell 5 is 7; cells must be 0 (walkable) or 1 (blocked)");
-  EXPECT_EQ(error_of(make_tile_map(def_of(0, 0))), "tile map must be at least 1 x 1 tiles (got 0 x 0)");
+  EXPECT_EQ(error_of(make_tile_map(def_of(0, 0))),
+            "tile map must be at least 1 x 1 tiles (got 0 x 0)");
   EXPECT_EQ(error_of(make_tile_map(def_of(2, 2))), "");
 }
 
@@ -67,7 +72,8 @@ TEST(TileMap, WorldAndTileConversions) {
   EXPECT_EQ(map.tile_at({-0.001, 5}), (TileCoord{-1, 0}));
   // Far off the map or NaN: clamped to the nearest out-of-bounds tile, never an overflow.
   EXPECT_EQ(map.tile_at({1e300, -1e300}), (TileCoord{20, -1}));
-  EXPECT_EQ(map.tile_at({std::nan(""), std::numeric_limits<double>::infinity()}), (TileCoord{-1, 15}));
+  EXPECT_EQ(map.tile_at({std::nan(""), std::numeric_limits<double>::infinity()}),
+            (TileCoord{-1, 15}));
   EXPECT_EQ(map.tile_centre({3, 2}), (Vec2{140, 100}));
   EXPECT_EQ(map.tile_min({3, 2}), (Vec2{120, 80}));
   EXPECT_EQ(map.tile_at(map.tile_centre({7, 11})), (TileCoord{7, 11}));
@@ -95,7 +101,8 @@ TEST(TileMapText, TheSeedMazeFileIsTheSeedsMapCellForCell) {
   ASSERT_EQ(from_file.height(), 15);
   EXPECT_EQ(from_file.tile_size(), 40.0);
   for (std::int32_t y = 0; y < 15; ++y)
-    for (std::int32_t x = 0; x < 20; ++x) EXPECT_EQ(from_file.blocked(x, y), from_seed.blocked(x, y)) << x << "," << y;
+    for (std::int32_t x = 0; x < 20; ++x)
+      EXPECT_EQ(from_file.blocked(x, y), from_seed.blocked(x, y)) << x << "," << y;
   EXPECT_FALSE(from_file.blocked(1, 1));  // the seed's start
   EXPECT_TRUE(from_file.blocked(2, 1));
 }
@@ -130,13 +137,16 @@ TEST(TileMapText, ErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error_of(parse_tile_map("###\n#.\n###\n", 40)),
             "line 2: row has 2 tiles, expected 3 like the first row (line 1)");
   EXPECT_EQ(error_of(parse_tile_map("; map\n#.#\n#x#\n", 40)),
-            "line 3, column 2: unexpected character 'x' (use '#' for a blocked tile, '.' for a walkable one)");
-  EXPECT_EQ(error_of(parse_tile_map("#.#\n", 0.0)), "tile size must be a finite number of units in [0.001, 10000]");
+            "line 3, column 2: unexpected character 'x' (use '#' for a blocked tile, '.' for a "
+            "walkable one)");
+  EXPECT_EQ(error_of(parse_tile_map("#.#\n", 0.0)),
+            "tile size must be a finite number of units in [0.001, 10000]");
   EXPECT_EQ(error_of(parse_tile_map(std::string(1025, '.') + "\n", 40)),
             "line 1: tile map is larger than 1024 x 1024 tiles");
   std::string tall;
   for (int i = 0; i < 1025; ++i) tall += "..\n";
-  EXPECT_EQ(error_of(parse_tile_map(tall, 40)), "line 1025: tile map is larger than 1024 x 1024 tiles");
+  EXPECT_EQ(error_of(parse_tile_map(tall, 40)),
+            "line 1025: tile map is larger than 1024 x 1024 tiles");
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tile_collision.hpp"
 #include "herd/sim/world.hpp"
 #include "rng.hpp"
+#include "tile_collision.hpp"
 
 namespace herd::sim {
 namespace {
@@ -19,7 +19,8 @@ TileMap seed_maze() {
 }
 
 TileMapDef def_of(const TileMap& m) {
-  return {m.width(), m.height(), m.tile_size(), std::vector<std::uint8_t>(m.cells().begin(), m.cells().end())};
+  return {m.width(), m.height(), m.tile_size(),
+          std::vector<std::uint8_t>(m.cells().begin(), m.cells().end())};
 }
 
 struct MazeWorld {
@@ -39,7 +40,9 @@ struct MazeWorld {
     return world.apply(c);
   }
   const Agent& agent(AgentId id) { return *world.find(id); }
-  std::size_t index(AgentId id) { return static_cast<std::size_t>(world.find(id) - world.agents().data()); }
+  std::size_t index(AgentId id) {
+    return static_cast<std::size_t>(world.find(id) - world.agents().data());
+  }
 };
 
 TEST(WorldPathing, PathingStateExistsOnlyWhileThereIsAMap) {
@@ -56,7 +59,10 @@ TEST(WorldPathing, PathingStateExistsOnlyWhileThereIsAMap) {
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
   EXPECT_EQ(world.paths().size(), 3u);
   ASSERT_TRUE(world.apply(SetPathing{{false, {1}}, Pathing::no_backtrack, 8}).ok());
-  ASSERT_TRUE(world.apply(SetTarget{{false, {1}}, world.map()->tile_centre({5, 5}), BehaviourKind::arrive, {}}).ok());
+  ASSERT_TRUE(world
+                  .apply(SetTarget{
+                      {false, {1}}, world.map()->tile_centre({5, 5}), BehaviourKind::arrive, {}})
+                  .ok());
   for (int t = 0; t < 30; ++t) world.step();
   EXPECT_TRUE(world.paths()[0].walker_placed);
   // A checkpoint keeps the walker's state while the map is there, and drops it with the map.
@@ -102,7 +108,8 @@ TEST(WorldPathing, AStarGoesAroundWallsAndNeverThroughThem) {
     ASSERT_LE(penetration(*m.world.map(), m.agent(a).position, m.agent(a).def.radius), 1e-6) << t;
   }
   EXPECT_EQ(m.agent(a).state, MoveState::arrived);
-  EXPECT_LE(length(m.agent(a).position - m.world.map()->tile_centre({18, 13})), m.agent(a).def.arrive_tolerance);
+  EXPECT_LE(length(m.agent(a).position - m.world.map()->tile_centre({18, 13})),
+            m.agent(a).def.arrive_tolerance);
 }
 
 TEST(WorldPathing, ManyFlowAgentsOnOneGoalAllArriveAndNoneEndsInAWall) {
@@ -118,7 +125,8 @@ TEST(WorldPathing, ManyFlowAgentsOnOneGoalAllArriveAndNoneEndsInAWall) {
     const int x = static_cast<int>(rng.uniform(0, 48)), y = static_cast<int>(rng.uniform(0, 37));
     for (int dy = 0; dy < 3; ++dy)
       for (int dx = 0; dx < 2; ++dx)
-        if (std::abs(x + dx - 25) > 5 || std::abs(y + dy - 20) > 5) map.cells[(y + dy) * 50 + x + dx] = kBlocked;
+        if (std::abs(x + dx - 25) > 5 || std::abs(y + dy - 20) > 5)
+          map.cells[(y + dy) * 50 + x + dx] = kBlocked;
   }
   ASSERT_TRUE(world.apply(LoadMap{map}).ok());
   std::vector<SpawnAgent> crowd;
@@ -137,14 +145,16 @@ TEST(WorldPathing, ManyFlowAgentsOnOneGoalAllArriveAndNoneEndsInAWall) {
   ASSERT_TRUE(sent.ok()) << sent.message;
   for (int t = 0; t < 60 * 40; ++t) {
     world.step();
-    for (const Agent& a : world.agents()) ASSERT_LE(penetration(*world.map(), a.position, a.def.radius), 1e-6) << t;
+    for (const Agent& a : world.agents())
+      ASSERT_LE(penetration(*world.map(), a.position, a.def.radius), 1e-6) << t;
   }
   double sum = 0, furthest = 0;
   for (const Agent& a : world.agents()) {
     const double d = length(a.position - goal);
     sum += d;
     furthest = std::max(furthest, d);
-    EXPECT_TRUE(line_of_sight(*world.map(), a.position, goal)) << "agent " << a.id << " is still behind a wall";
+    EXPECT_TRUE(line_of_sight(*world.map(), a.position, goal))
+        << "agent " << a.id << " is still behind a wall";
     EXPECT_NE(a.state, MoveState::unreachable);
   }
   // Everyone started at least 180 units (9 tiles, behind wall blocks) away. Personal space keeps
@@ -215,7 +225,8 @@ TEST(WorldPathing, EveryoneIsKeptOutOfWalls) {
   ASSERT_TRUE(m.world.apply(Spawn{0, 0, {s}}).ok());
   for (int t = 0; t < 600; ++t) {
     m.world.step();
-    for (const Agent& a : m.world.agents()) ASSERT_LE(penetration(*m.world.map(), a.position, a.def.radius), 1e-6);
+    for (const Agent& a : m.world.agents())
+      ASSERT_LE(penetration(*m.world.map(), a.position, a.def.radius), 1e-6);
   }
 }
 

@@ -65,7 +65,8 @@ TEST(World, TheCapBreaksEqualDistancesById) {
     SpawnAgent self = at(200, 300);
     self.target = Vec2{700, 300};
     std::vector<SpawnAgent> crowd{self, at(205, 300), at(195, 300)};  // ids 1, 2, 3
-    for (auto [dx, dy] : std::vector<std::pair<double, double>>{{-6, -8}, {0, 10}, {6, 8}, {-10, 0}, {10, 0}, {0, -10}, {6, -8}, {-6, 8}})
+    for (auto [dx, dy] : std::vector<std::pair<double, double>>{
+             {-6, -8}, {0, 10}, {6, 8}, {-10, 0}, {10, 0}, {0, -10}, {6, -8}, {-6, 8}})
       crowd.push_back(at(200 + dx, 300 + dy));  // ids 4 to 11
     crowd.push_back(at(215, 300));
     crowd.push_back(at(185, 300));
@@ -101,28 +102,32 @@ TEST(World, TheKNearestAreFoundInCrowdsPilesAndAtTheirEdges) {
     s.target = Vec2{590, 590};
     spawn.push_back(s);
   };
-  for (int k = 0; k < 1200; ++k) add(rng.uniform(2, 598), rng.uniform(2, 598));   // sparse
-  for (int k = 0; k < 1000; ++k) add(rng.uniform(50, 200), rng.uniform(50, 200));  // 22 square units each
-  for (int pile = 0; pile < 25; ++pile) {  // 20 piled within a unit of a point
+  for (int k = 0; k < 1200; ++k) add(rng.uniform(2, 598), rng.uniform(2, 598));  // sparse
+  for (int k = 0; k < 1000; ++k)
+    add(rng.uniform(50, 200), rng.uniform(50, 200));  // 22 square units each
+  for (int pile = 0; pile < 25; ++pile) {             // 20 piled within a unit of a point
     const double x = rng.uniform(10, 590), y = rng.uniform(10, 590);
     for (int k = 0; k < 20; ++k) add(x + rng.uniform(-1, 1), y + rng.uniform(-1, 1));
   }
   auto populate = [&](World& w) {
     for (std::size_t k = 0; k < spawn.size(); k += 1000) {
-      const std::vector<SpawnAgent> chunk(spawn.begin() + static_cast<long>(k),
-                                          spawn.begin() + static_cast<long>(std::min(spawn.size(), k + 1000)));
+      const std::vector<SpawnAgent> chunk(
+          spawn.begin() + static_cast<long>(k),
+          spawn.begin() + static_cast<long>(std::min(spawn.size(), k + 1000)));
       ASSERT_TRUE(w.apply(Spawn{0, 0, chunk}).ok());
     }
   };
   populate(world);
-  const std::vector<Agent> before(world.agents().begin(), world.agents().end());  // the positions searched
+  const std::vector<Agent> before(world.agents().begin(),
+                                  world.agents().end());  // the positions searched
   // Traces of at most World::kMaxInspected at a time: each batch steps its own copy of the world.
   std::map<AgentId, std::vector<AgentId>> avoided;
   for (std::size_t first = 0; first < before.size(); first += World::kMaxInspected) {
     World copy(def);
     populate(copy);
     std::vector<AgentId> batch;
-    for (std::size_t i = first; i < std::min(before.size(), first + World::kMaxInspected); ++i) batch.push_back(before[i].id);
+    for (std::size_t i = first; i < std::min(before.size(), first + World::kMaxInspected); ++i)
+      batch.push_back(before[i].id);
     copy.set_inspected(batch);
     copy.step();
     for (AgentId id : batch)
@@ -137,7 +142,8 @@ TEST(World, TheKNearestAreFoundInCrowdsPilesAndAtTheirEdges) {
     std::vector<std::pair<double, AgentId>> near;  // (d2, id): ids order as indices do
     for (std::size_t j = 0; j < before.size(); ++j) {
       if (j == i) continue;
-      const double dx = before[j].position.x - a.position.x, dy = before[j].position.y - a.position.y;
+      const double dx = before[j].position.x - a.position.x,
+                   dy = before[j].position.y - a.position.y;
       const double d2 = dx * dx + dy * dy;
       if (d2 <= reach * reach && d2 < max_cutoff * max_cutoff) near.emplace_back(d2, before[j].id);
     }
@@ -151,7 +157,8 @@ TEST(World, TheKNearestAreFoundInCrowdsPilesAndAtTheirEdges) {
     got = avoided[a.id];
     std::sort(want.begin(), want.end());
     std::sort(got.begin(), got.end());
-    ASSERT_EQ(got, want) << "agent " << a.id << " at (" << a.position.x << ", " << a.position.y << ")";
+    ASSERT_EQ(got, want) << "agent " << a.id << " at (" << a.position.x << ", " << a.position.y
+                         << ")";
   }
   EXPECT_GT(capped, 1000u);  // the cap was at work for most of the crowd and the piles
 }
@@ -198,11 +205,13 @@ TEST(World, ApplyAnswersCommandsBeforeTheWorldMoves) {
 // two steps or all together give the same world, and a refused one changes nothing.
 TEST(World, CommandsBetweenTwoStepsApplyInOrder) {
   World one_by_one(WorldDef{}), together(WorldDef{});
-  const std::vector<Command> commands = {Spawn{3, 0, {}}, SetTarget{Selection(false, {1, 2}), Vec2{400, 300}},
-                                         SetTarget{Selection(false, {9}), Vec2{1, 1}}, Spawn{0, 1, {at(20, 20)}},
-                                         SetTarget{Selection(false, {4}), Vec2{10, 500}}};
+  const std::vector<Command> commands = {
+      Spawn{3, 0, {}}, SetTarget{Selection(false, {1, 2}), Vec2{400, 300}},
+      SetTarget{Selection(false, {9}), Vec2{1, 1}}, Spawn{0, 1, {at(20, 20)}},
+      SetTarget{Selection(false, {4}), Vec2{10, 500}}};
   for (std::size_t i = 0; i < commands.size(); ++i) {
-    const CommandOutcome out = one_by_one.apply(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
+    const CommandOutcome out =
+        one_by_one.apply(commands[i], CommandOrigin{1, static_cast<std::uint32_t>(i)});
     EXPECT_EQ(out.ok(), i != 2) << i;
     EXPECT_EQ(out.origin.seq, i);
     if (i == 3) {
@@ -226,7 +235,8 @@ TEST(World, SetTargetWithAnUnknownIdChangesNothing) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10), at(20, 20)}}).ok());
   const auto before = world.state_hash();
-  const CommandOutcome out = world.apply(SetTarget{{false, {1, 2, 3}}, {100, 100}, BehaviourKind::arrive, {}});
+  const CommandOutcome out =
+      world.apply(SetTarget{{false, {1, 2, 3}}, {100, 100}, BehaviourKind::arrive, {}});
   EXPECT_EQ(out.error, CommandError::unknown_agent);
   EXPECT_NE(out.message.find("agent 3"), std::string::npos) << out.message;
   EXPECT_EQ(world.state_hash(), before);
@@ -237,9 +247,12 @@ TEST(World, TargetsAndSpawnsOutsideTheWorldAreRefused) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{0, 0, {at(10, 10)}}).ok());
   const auto before = world.state_hash();
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {-1, 5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {5, 600.5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
-  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {NAN, 5}, BehaviourKind::arrive, {}}).error, CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {-1, 5}, BehaviourKind::arrive, {}}).error,
+            CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {5, 600.5}, BehaviourKind::arrive, {}}).error,
+            CommandError::out_of_bounds);
+  EXPECT_EQ(world.apply(SetTarget{{true, {}}, {NAN, 5}, BehaviourKind::arrive, {}}).error,
+            CommandError::out_of_bounds);
   EXPECT_EQ(world.apply(Spawn{0, 0, {at(10, 10), at(900, 10)}}).error, CommandError::out_of_bounds);
   SpawnAgent bad_target = at(10, 10);
   bad_target.target = Vec2{10, 1e9};
@@ -263,7 +276,8 @@ TEST(World, SetTargetAllCountsEachAgentOnce) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{5, 0, {}}).ok());
   EXPECT_EQ(world.apply(SetTarget{{true, {}}, {100, 100}, BehaviourKind::arrive, {}}).affected, 5u);
-  EXPECT_EQ(world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, BehaviourKind::seek, {}}).affected, 2u);
+  EXPECT_EQ(
+      world.apply(SetTarget{{false, {2, 2, 3}}, {100, 100}, BehaviourKind::seek, {}}).affected, 2u);
 }
 
 TEST(World, RemovedAgentsAreGoneAndTheirIdsNeverReturn) {
@@ -281,7 +295,8 @@ TEST(World, RemovedAgentsAreGoneAndTheirIdsNeverReturn) {
   EXPECT_EQ(world.find(3), nullptr);
   EXPECT_EQ(world.agents()[2].id, 5u);
   EXPECT_EQ(world.apply(Remove{{false, {4}}}).error, CommandError::unknown_agent);
-  for (int t = 0; t < 10; ++t) world.step();  // the pursuer has lost its subject: no crash, it stops
+  for (int t = 0; t < 10; ++t)
+    world.step();  // the pursuer has lost its subject: no crash, it stops
   EXPECT_EQ(world.apply(Spawn{1, 0, {}}).spawned.at(0), 6u);
 }
 
@@ -351,10 +366,13 @@ TEST(World, PairsClosingHeadOnAreFoundTheTickTheyTouch) {
     const auto& agents = world.agents();
     for (std::size_t i = 0; i < agents.size(); ++i)
       for (std::size_t j = i + 1; j < agents.size(); ++j)
-        ASSERT_GE(length(agents[i].position - agents[j].position), agents[i].def.radius + agents[j].def.radius - 1e-6)
-            << "agents " << agents[i].id << " and " << agents[j].id << " overlap after tick " << world.tick();
+        ASSERT_GE(length(agents[i].position - agents[j].position),
+                  agents[i].def.radius + agents[j].def.radius - 1e-6)
+            << "agents " << agents[i].id << " and " << agents[j].id << " overlap after tick "
+            << world.tick();
   }
-  EXPECT_GE(collisions, static_cast<std::size_t>(kPairs * 9 / 10));  // (nearly) every pair met (39 of 40)
+  EXPECT_GE(collisions,
+            static_cast<std::size_t>(kPairs * 9 / 10));  // (nearly) every pair met (39 of 40)
 }
 
 // The same seed and the same commands at the same ticks give the same world, bit for bit.

@@ -118,13 +118,15 @@ std::vector<std::uint32_t> assign_cycle(std::size_t n, Rng& rng) {
   return slot;
 }
 
-double total_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot) {
+double total_travel(std::span<const Vec2> from, std::span<const Vec2> to,
+                    std::span<const std::uint32_t> slot) {
   double sum = 0;
   for (std::size_t i = 0; i < from.size(); ++i) sum += length(to[slot[i]] - from[i]);
   return sum;
 }
 
-double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot) {
+double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to,
+                            std::span<const std::uint32_t> slot) {
   double sum = 0;
   for (std::size_t i = 0; i < from.size(); ++i) sum += length_squared(to[slot[i]] - from[i]);
   return sum;
@@ -133,8 +135,9 @@ double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to
 namespace {
 
 // Assigns agents[a0, a1) to slots[s0, s1) (equal counts), both index lists, in place.
-void bisect(std::span<const Vec2> from, std::span<const Vec2> to, std::vector<std::uint32_t>& agents,
-            std::vector<std::uint32_t>& slots, std::size_t begin, std::size_t end, std::vector<std::uint32_t>& out) {
+void bisect(std::span<const Vec2> from, std::span<const Vec2> to,
+            std::vector<std::uint32_t>& agents, std::vector<std::uint32_t>& slots,
+            std::size_t begin, std::size_t end, std::vector<std::uint32_t>& out) {
   const std::size_t n = end - begin;
   if (n <= kBisectionLeaf) {
     std::vector<Vec2> f, t;
@@ -150,7 +153,10 @@ void bisect(std::span<const Vec2> from, std::span<const Vec2> to, std::vector<st
   double x0 = HUGE_VAL, x1 = -HUGE_VAL, y0 = HUGE_VAL, y1 = -HUGE_VAL;
   for (std::size_t k = begin; k < end; ++k) {
     const Vec2 p = to[slots[k]];
-    x0 = std::min(x0, p.x); x1 = std::max(x1, p.x); y0 = std::min(y0, p.y); y1 = std::max(y1, p.y);
+    x0 = std::min(x0, p.x);
+    x1 = std::max(x1, p.x);
+    y0 = std::min(y0, p.y);
+    y1 = std::max(y1, p.y);
   }
   const bool along_x = x1 - x0 >= y1 - y0;
   auto key = [&](std::span<const Vec2> pts) {
@@ -160,7 +166,8 @@ void bisect(std::span<const Vec2> from, std::span<const Vec2> to, std::vector<st
     };
   };
   const std::size_t mid = begin + n / 2;
-  const auto b = static_cast<std::ptrdiff_t>(begin), m = static_cast<std::ptrdiff_t>(mid), e = static_cast<std::ptrdiff_t>(end);
+  const auto b = static_cast<std::ptrdiff_t>(begin), m = static_cast<std::ptrdiff_t>(mid),
+             e = static_cast<std::ptrdiff_t>(end);
   std::nth_element(slots.begin() + b, slots.begin() + m, slots.begin() + e, key(to));
   std::nth_element(agents.begin() + b, agents.begin() + m, agents.begin() + e, key(from));
   bisect(from, to, agents, slots, begin, mid, out);
@@ -171,7 +178,8 @@ void bisect(std::span<const Vec2> from, std::span<const Vec2> to, std::vector<st
 
 std::vector<std::uint32_t> assign_bisection(std::span<const Vec2> from, std::span<const Vec2> to) {
   std::vector<std::uint32_t> agents(from.size()), slots(to.size()), out(from.size());
-  for (std::size_t i = 0; i < agents.size(); ++i) agents[i] = slots[i] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    agents[i] = slots[i] = static_cast<std::uint32_t>(i);
   if (!from.empty()) bisect(from, to, agents, slots, 0, from.size(), out);
   return out;
 }

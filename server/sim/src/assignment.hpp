@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
-#include "rng.hpp"
 #include "herd/sim/vec2.hpp"
+#include "rng.hpp"
 
 namespace herd::sim {
 
@@ -72,8 +72,10 @@ std::vector<std::uint32_t> assign_shuffled(std::size_t n, Rng& rng);
 std::vector<std::uint32_t> assign_cycle(std::size_t n, Rng& rng);
 
 // Sum of distances of an assignment, for tests and feedback.
-double total_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot);
+double total_travel(std::span<const Vec2> from, std::span<const Vec2> to,
+                    std::span<const std::uint32_t> slot);
 // Sum of squared distances: what assign_optimal minimises.
-double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to, std::span<const std::uint32_t> slot);
+double total_squared_travel(std::span<const Vec2> from, std::span<const Vec2> to,
+                            std::span<const std::uint32_t> slot);
 
 }  // namespace herd::sim

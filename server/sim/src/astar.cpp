@@ -10,12 +10,18 @@ namespace herd::sim {
 
 const char* to_string(PathStatus status) {
   switch (status) {
-    case PathStatus::found: return "found";
-    case PathStatus::start_outside: return "start_outside";
-    case PathStatus::goal_outside: return "goal_outside";
-    case PathStatus::start_blocked: return "start_blocked";
-    case PathStatus::goal_blocked: return "goal_blocked";
-    case PathStatus::unreachable: return "unreachable";
+    case PathStatus::found:
+      return "found";
+    case PathStatus::start_outside:
+      return "start_outside";
+    case PathStatus::goal_outside:
+      return "goal_outside";
+    case PathStatus::start_blocked:
+      return "start_blocked";
+    case PathStatus::goal_blocked:
+      return "goal_blocked";
+    case PathStatus::unreachable:
+      return "unreachable";
   }
   return "unknown";
 }
@@ -34,8 +40,8 @@ void PathFinder::prepare(std::size_t tile_count) {
   open_.clear();
 }
 
-PathResult PathFinder::find(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood,
-                            std::vector<TileCoord>& path) {
+PathResult PathFinder::find(const TileMap& map, TileCoord start, TileCoord goal,
+                            Neighbourhood neighbourhood, std::vector<TileCoord>& path) {
   path.clear();
   begin(map, start, goal, neighbourhood);
   resume(map, std::numeric_limits<std::uint32_t>::max(), path);
@@ -53,13 +59,26 @@ bool later(const Entry& a, const Entry& b) {
 }
 }  // namespace
 
-void PathFinder::begin(const TileMap& map, TileCoord start, TileCoord goal, Neighbourhood neighbourhood) {
+void PathFinder::begin(const TileMap& map, TileCoord start, TileCoord goal,
+                       Neighbourhood neighbourhood) {
   running_ = false;
   result_ = {};
-  if (!map.in_bounds(start)) { result_.status = PathStatus::start_outside; return; }
-  if (!map.in_bounds(goal)) { result_.status = PathStatus::goal_outside; return; }
-  if (map.blocked(start)) { result_.status = PathStatus::start_blocked; return; }
-  if (map.blocked(goal)) { result_.status = PathStatus::goal_blocked; return; }
+  if (!map.in_bounds(start)) {
+    result_.status = PathStatus::start_outside;
+    return;
+  }
+  if (!map.in_bounds(goal)) {
+    result_.status = PathStatus::goal_outside;
+    return;
+  }
+  if (map.blocked(start)) {
+    result_.status = PathStatus::start_blocked;
+    return;
+  }
+  if (map.blocked(goal)) {
+    result_.status = PathStatus::goal_blocked;
+    return;
+  }
   prepare(map.tile_count());
   goal_ = goal;
   goal_index_ = static_cast<std::uint32_t>(map.index(goal));
@@ -72,7 +91,8 @@ void PathFinder::begin(const TileMap& map, TileCoord start, TileCoord goal, Neig
   running_ = true;
 }
 
-bool PathFinder::resume(const TileMap& map, std::uint32_t max_expansions, std::vector<TileCoord>& path) {
+bool PathFinder::resume(const TileMap& map, std::uint32_t max_expansions,
+                        std::vector<TileCoord>& path) {
   path.clear();
   if (!running_) return true;
   const auto open = [&](std::uint32_t index, double g, std::uint32_t parent) {
@@ -117,7 +137,8 @@ bool PathFinder::resume(const TileMap& map, std::uint32_t max_expansions, std::v
   return true;
 }
 
-void PathFinder::trace_path(const TileMap& map, std::uint32_t goal_index, std::vector<TileCoord>& path) const {
+void PathFinder::trace_path(const TileMap& map, std::uint32_t goal_index,
+                            std::vector<TileCoord>& path) const {
   std::uint32_t index = goal_index;
   path.push_back(map.coord(index));
   while (parent_[index] != index) {  // the start is its own parent
@@ -133,7 +154,8 @@ void path_points(const TileMap& map, std::span<const TileCoord> tiles, std::vect
   for (const TileCoord t : tiles) out.push_back(map.tile_centre(t));
 }
 
-void string_pull(const TileMap& map, std::span<const Vec2> points, double radius, std::vector<Vec2>& out) {
+void string_pull(const TileMap& map, std::span<const Vec2> points, double radius,
+                 std::vector<Vec2>& out) {
   assert(points.empty() || out.data() != points.data());
   out.clear();
   if (points.empty()) return;
@@ -143,7 +165,9 @@ void string_pull(const TileMap& map, std::span<const Vec2> points, double radius
     // The next input point is always acceptable (worst case: the input segment itself); go
     // further while the straight line from the anchor stays clear.
     std::size_t reach = anchor + 1;
-    while (reach + 1 < points.size() && clear_segment(map, points[anchor], points[reach + 1], radius)) ++reach;
+    while (reach + 1 < points.size() &&
+           clear_segment(map, points[anchor], points[reach + 1], radius))
+      ++reach;
     out.push_back(points[reach]);
     anchor = reach;
   }

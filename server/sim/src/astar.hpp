@@ -69,11 +69,11 @@ class PathFinder {
   void prepare(std::size_t tile_count);
   void trace_path(const TileMap& map, std::uint32_t goal_index, std::vector<TileCoord>& path) const;
 
-  std::vector<double> g_;               // cost from start, valid where stamp_ == query_
-  std::vector<std::uint32_t> parent_;   // tile index we came from, valid where stamp_ == query_
-  std::vector<std::uint32_t> stamp_;    // which query last wrote a tile: no clearing per query
+  std::vector<double> g_;              // cost from start, valid where stamp_ == query_
+  std::vector<std::uint32_t> parent_;  // tile index we came from, valid where stamp_ == query_
+  std::vector<std::uint32_t> stamp_;   // which query last wrote a tile: no clearing per query
   std::uint32_t query_ = 0;
-  std::vector<OpenEntry> open_;         // binary heap (std::push_heap) with lazy deletion
+  std::vector<OpenEntry> open_;  // binary heap (std::push_heap) with lazy deletion
   // The search under way (begin/resume).
   TileCoord goal_;
   std::uint32_t goal_index_ = 0;
@@ -95,6 +95,7 @@ void path_points(const TileMap& map, std::span<const TileCoord> tiles, std::vect
 // discs in one-tile corridors only the input's own guarantee holds. Callers may replace the
 // first and last points (the agent's position, the exact target) before or after; the guarantee
 // then covers the segments between the points given. O(points * segment tiles).
-void string_pull(const TileMap& map, std::span<const Vec2> points, double radius, std::vector<Vec2>& out);
+void string_pull(const TileMap& map, std::span<const Vec2> points, double radius,
+                 std::vector<Vec2>& out);
 
 }  // namespace herd::sim

@@ -13,7 +13,8 @@
 namespace herd::sim {
 namespace {
 
-constexpr double kDeadAhead = 1e-9;    // |pi - |delta|| below this: exactly opposed, use the preferred side
+constexpr double kDeadAhead =
+    1e-9;  // |pi - |delta|| below this: exactly opposed, use the preferred side
 constexpr double kMovingSpeed = 1e-3;  // units/s: slower obstacles count as standing still (part 4)
 
 // +1 turns a push towards the agent's right (on screen), -1 towards its left.
@@ -21,7 +22,8 @@ double side_sign(Side s) { return s == Side::right ? 1.0 : -1.0; }
 
 // The unit direction of a velocity, or zero below kMovingSpeed (no heading to keep a side by).
 Vec2 heading_of(Vec2 velocity) {
-  return length_squared(velocity) >= kMovingSpeed * kMovingSpeed ? normalized_or_zero(velocity) : Vec2{};
+  return length_squared(velocity) >= kMovingSpeed * kMovingSpeed ? normalized_or_zero(velocity)
+                                                                 : Vec2{};
 }
 
 // The sign of an angle, with the exactly-opposed case decided by the preferred side (the seed's
@@ -47,13 +49,15 @@ struct Push {
 // (its unit velocity; zero at rest) already passes it on. Without that, an agent that has turned
 // right sees its goal, and so u, swing back past the obstacle's centre, turns left, and meets the
 // obstacle head on. Dead ahead of the heading too, the preferred side.
-double turn_sign(double side, double beta, double heading_side, bool in_path, double preferred_sign) {
+double turn_sign(double side, double beta, double heading_side, bool in_path,
+                 double preferred_sign) {
   const double geometric = kPi / 2 - beta < kDeadAhead ? preferred_sign : (side > 0 ? 1.0 : -1.0);
   const double kept = heading_side > 0 ? 1.0 : (heading_side < 0 ? -1.0 : geometric);
   return in_path ? kept : geometric;
 }
 
-Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred, Vec2 heading, bool in_path) {
+Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred, Vec2 heading,
+                 bool in_path) {
   const double along = dot(u, away), side = cross(u, away);
   const double beta = qt::atan2_first_quadrant(std::max(-along, 0.0), std::abs(side));
   const double v = beta * (2 / kPi);  // a product: no division per neighbour
@@ -66,10 +70,10 @@ Vec2 turned_push(Vec2 u, Vec2 away, Vec2 raw, double weight, Side preferred, Vec
 // What every neighbour's part needs of the avoiding agent, computed once per agent.
 struct Self {
   const Mover& mover;
-  Vec2 u;                 // unit desired direction
-  double desired_speed;   // |desired|
-  double speed;           // |velocity|
-  Vec2 heading;           // heading_of(velocity): the side of an obstacle in the path is kept by it
+  Vec2 u;                // unit desired direction
+  double desired_speed;  // |desired|
+  double speed;          // |velocity|
+  Vec2 heading;          // heading_of(velocity): the side of an obstacle in the path is kept by it
 };
 
 Self self_of(const Mover& mover, Vec2 u) {
@@ -104,18 +108,21 @@ Push obstacle_push(const AvoidanceDef& def, const Self& s, const Neighbour& o) {
 // fast as we want to go.
 bool cannot_catch(const Self& s, const Neighbour& o) {
   const Vec2 to_o = o.position - s.mover.position;
-  if (dot(to_o, s.u) <= 0) return false;                           // not ahead
+  if (dot(to_o, s.u) <= 0) return false;                            // not ahead
   if (dot(o.velocity - s.mover.velocity, to_o) <= 0) return false;  // not moving away
   return dot(o.velocity, s.u) >= s.desired_speed;
 }
 
 // Part 4 for one moving obstacle: may scale or mirror the push. Returns true when it looked.
-bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Push& p, PushTrace* t) {
+bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Push& p,
+                  PushTrace* t) {
   const Mover& self = s.mover;
   const Vec2 u = s.u;
   const double speed1 = s.speed;
   // Cheap tests first (squared lengths): most neighbours are not close ahead of a moving agent.
-  if (o.is_obstacle || speed1 < kMovingSpeed || length_squared(o.velocity) < kMovingSpeed * kMovingSpeed) return false;
+  if (o.is_obstacle || speed1 < kMovingSpeed ||
+      length_squared(o.velocity) < kMovingSpeed * kMovingSpeed)
+    return false;
   const Vec2 to_o = o.position - self.position;
   // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees,
   // the angle from u to the obstacle: a positive dot product).
@@ -180,9 +187,12 @@ bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Pu
 
 std::string_view to_string(AvoidanceMode mode) {
   switch (mode) {
-    case AvoidanceMode::none: return "none";
-    case AvoidanceMode::circle: return "circle";
-    case AvoidanceMode::cardioid: return "cardioid";
+    case AvoidanceMode::none:
+      return "none";
+    case AvoidanceMode::circle:
+      return "circle";
+    case AvoidanceMode::cardioid:
+      return "cardioid";
   }
   return "none";
 }
@@ -197,8 +207,9 @@ double cardioid_weight(double delta, double exponent) {
   return std::pow((1 + std::cos(delta)) / 2, exponent);
 }
 
-CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred, Vec2 heading, bool in_path) {
-  const double along = dot(u, away);  // cos delta2; cos delta1 = -along
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred,
+                           Vec2 heading, bool in_path) {
+  const double along = dot(u, away);                          // cos delta2; cos delta1 = -along
   const double base = std::clamp((1 - along) / 2, 0.0, 1.0);  // |u|, |away| may be 1 + an ulp
   const double weight = exponent == 3.0 ? base * base * base : std::pow(base, exponent);
   // Obstacles beside or behind (|delta2| <= 90 degrees) push straight away: no turn.
@@ -206,7 +217,9 @@ CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side pr
   return {turned_push(u, away, raw, weight, preferred, heading, in_path), weight};
 }
 
-double push_cutoff_scale(const AvoidanceDef& def) { return std::sqrt(def.personal_space / def.push_epsilon); }
+double push_cutoff_scale(const AvoidanceDef& def) {
+  return std::sqrt(def.personal_space / def.push_epsilon);
+}
 
 double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred) {
   // Inverted quarter ellipse: 0 when the push is at 90 degrees to the path or less, 1 when it is
@@ -239,15 +252,18 @@ Vec2 seed_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side
 // cancelled each other (1 - |B|/|Y|: 0 for a lone obstacle, whose B already is its adjustment).
 // In vector form, as cardioid_push: the same to rounding as the angles (raw angle, delta1 =
 // raw angle - pi - theta, delta2 = raw angle - theta; tests/sim/avoidance_test.cpp).
-Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, Vec2 u, Side preferred, double exponent) {
+Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, Vec2 u, Side preferred,
+                           double exponent) {
   const Vec2 away = sum_raw * (1.0 / mag_old);
-  return cardioid_push(u, away, away * (mag_old * (1 - mag_new / mag_old)), exponent, preferred).adjusted;
+  return cardioid_push(u, away, away * (mag_old * (1 - mag_new / mag_old)), exponent, preferred)
+      .adjusted;
 }
 
 // The angle between u and v (neither zero), in [0, pi].
 double angle_between(Vec2 u, Vec2 v) {
   const double along = dot(u, v), side = std::abs(cross(u, v));
-  return along >= 0 ? qt::atan2_first_quadrant(side, along) : kPi - qt::atan2_first_quadrant(side, -along);
+  return along >= 0 ? qt::atan2_first_quadrant(side, along)
+                    : kPi - qt::atan2_first_quadrant(side, -along);
 }
 
 }  // namespace
@@ -259,9 +275,10 @@ SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred, Spli
   const double mag_new = length(sum_adjusted);
   // Only when the adjusted pushes cancelled (the sum of blue is shorter than the yellow).
   if (mag_old >= mag_new && mag_old > 0) {
-    out.green = mode == SplitFixMode::seed
-                    ? seed_green(sum_raw, mag_old, mag_new, angle_of(u), preferred)
-                    : summed_obstacle_green(sum_raw, mag_old, mag_new, u, preferred, cardioid_exponent);
+    out.green =
+        mode == SplitFixMode::seed
+            ? seed_green(sum_raw, mag_old, mag_new, angle_of(u), preferred)
+            : summed_obstacle_green(sum_raw, mag_old, mag_new, u, preferred, cardioid_exponent);
   }
   // igFac: B counts fully when A + B is square to the path, not at all when it is along or
   // against it (a quarter ellipse of the angle).
@@ -273,12 +290,14 @@ SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred, Spli
 namespace {
 
 // Steps 5 and 6 from the sums of the pushes: the direction.
-Vec2 combine(const AvoidanceDef& def, Vec2 u, Vec2 sum_raw, Vec2 sum_adjusted, AvoidanceTrace* trace) {
+Vec2 combine(const AvoidanceDef& def, Vec2 u, Vec2 sum_raw, Vec2 sum_adjusted,
+             AvoidanceTrace* trace) {
   Vec2 direction;
   if (def.mode == AvoidanceMode::circle) {
     direction = normalized_or_zero(u + sum_raw);
   } else {
-    const SplitFix fix = split_fix(sum_raw, sum_adjusted, u, def.preferred_side, def.split_fix, def.cardioid_exponent);
+    const SplitFix fix = split_fix(sum_raw, sum_adjusted, u, def.preferred_side, def.split_fix,
+                                   def.cardioid_exponent);
     direction = normalized_or_zero(u + fix.green + sum_adjusted * fix.ig_factor);
     if (trace) {
       trace->split_fix = fix.green;
@@ -295,8 +314,8 @@ Vec2 combine(const AvoidanceDef& def, Vec2 u, Vec2 sum_raw, Vec2 sum_adjusted, A
 
 }  // namespace
 
-Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
-                         AvoidanceTrace* trace) {
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self,
+                         std::span<const Neighbour> neighbours, AvoidanceTrace* trace) {
   const Vec2 u = normalized_or_zero(self.desired);
   if (trace) {
     *trace = AvoidanceTrace{};
@@ -347,7 +366,8 @@ void NeighbourBatch::push(Vec2 position, Vec2 velocity, double r, bool is_obstac
 
 std::size_t NeighbourBatch::memory_bytes() const {
   std::size_t total = 0;
-  for (const std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &weight, &crossing})
+  for (const std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y,
+                                       &adjusted_x, &adjusted_y, &weight, &crossing})
     total += v->capacity() * sizeof(double);
   return total;
 }
@@ -356,7 +376,8 @@ void NeighbourBatch::resize(std::size_t n) {
   const std::size_t lanes = whole_lanes(n);
   if (x.size() < lanes) {
     const std::size_t size = std::max(lanes, 2 * x.size());
-    for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &weight, &crossing})
+    for (std::vector<double>* v : {&x, &y, &vx, &vy, &radius, &obstacle, &raw_x, &raw_y,
+                                   &adjusted_x, &adjusted_y, &weight, &crossing})
       v->resize(size);
   }
   n_ = n;
@@ -371,17 +392,18 @@ namespace {
 // What the kernel needs of the avoiding agent.
 struct KernelSelf {
   double px, py, vx, vy, radius;
-  double ux, uy;           // unit desired direction
-  double perp_x, perp_y;   // u turned a quarter towards the preferred side
+  double ux, uy;          // unit desired direction
+  double perp_x, perp_y;  // u turned a quarter towards the preferred side
   double desired_speed, speed;
   double personal_space, preferred_sign, d40_sq;
-  double hx, hy;           // unit velocity (heading_of), zero at rest
+  double hx, hy;  // unit velocity (heading_of), zero at rest
   bool crossing;
 };
 
 // The kernel, compiled for plain x86-64 (SSE2: two lanes) and, with GCC, for AVX2 (four) and
-// AVX-512 (eight), the widest the processor has picked at run time. Both do the same IEEE operations per lane in the same order (no fused
-// multiply-adds: -ffp-contract=off), so both give the same bits.
+// AVX-512 (eight), the widest the processor has picked at run time. Both do the same IEEE
+// operations per lane in the same order (no fused multiply-adds: -ffp-contract=off), so both give
+// the same bits.
 namespace base {
 #include "avoidance_kernel.inc"
 }  // namespace base
@@ -409,8 +431,10 @@ struct Kernel {
 Kernel kernel_named(std::string_view name) {
 #ifdef HERD_AVX2_KERNEL
   __builtin_cpu_init();  // this may run in a static initialiser, before libgcc's own
-  if (name == "avx512" && __builtin_cpu_supports("avx512f")) return {&avx512::push_batch, &avx512::combine_batch_kernel};
-  if (name == "avx2" && __builtin_cpu_supports("avx2")) return {&avx2::push_batch, &avx2::combine_batch_kernel};
+  if (name == "avx512" && __builtin_cpu_supports("avx512f"))
+    return {&avx512::push_batch, &avx512::combine_batch_kernel};
+  if (name == "avx2" && __builtin_cpu_supports("avx2"))
+    return {&avx2::push_batch, &avx2::combine_batch_kernel};
 #endif
   return name == "base" ? Kernel{&base::push_batch, &base::combine_batch_kernel} : Kernel{};
 }
@@ -437,9 +461,23 @@ PushSums avoidance_sums(const AvoidanceDef& def, const Mover& self, NeighbourBat
   const Self s = self_of(self, u);
   const double d40 = s.speed * def.crossing_activation + self.radius;
   const Vec2 perp = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // as obstacle_push
-  const KernelSelf k{self.position.x, self.position.y, self.velocity.x, self.velocity.y, self.radius, u.x, u.y,
-                     perp.x, perp.y, s.desired_speed, s.speed, def.personal_space, side_sign(def.preferred_side), d40 * d40,
-                     s.heading.x, s.heading.y, def.crossing};
+  const KernelSelf k{self.position.x,
+                     self.position.y,
+                     self.velocity.x,
+                     self.velocity.y,
+                     self.radius,
+                     u.x,
+                     u.y,
+                     perp.x,
+                     perp.y,
+                     s.desired_speed,
+                     s.speed,
+                     def.personal_space,
+                     side_sign(def.preferred_side),
+                     d40 * d40,
+                     s.heading.x,
+                     s.heading.y,
+                     def.crossing};
   // The kernel runs whole vectors: the lanes past n hold a harmless obstacle (a unit away, at
   // rest), so the compiler's scalar remainder loop, many times slower per neighbour, never runs.
   // Each lane is computed on its own, and nothing reads the padding's results.
@@ -450,7 +488,8 @@ PushSums avoidance_sums(const AvoidanceDef& def, const Mover& self, NeighbourBat
   Vec2 sum_raw, sum_adjusted;
   for (std::size_t i = 0; i < n; ++i) {
     const Vec2 raw{b.raw_x[i], b.raw_y[i]};
-    Push p = circle ? Push{raw, raw, 1.0} : Push{raw, {b.adjusted_x[i], b.adjusted_y[i]}, b.weight[i]};
+    Push p =
+        circle ? Push{raw, raw, 1.0} : Push{raw, {b.adjusted_x[i], b.adjusted_y[i]}, b.weight[i]};
     if (!circle && b.crossing[i] != 0) crossing_fix(def, s, b.at(i), p, nullptr);
     sum_raw += p.raw * p.weight;
     sum_adjusted += p.adjusted * p.weight;
@@ -473,7 +512,8 @@ Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, NeighbourBa
 }
 
 bool combines_in_batch(const AvoidanceDef& def) {
-  return def.mode == AvoidanceMode::cardioid && def.cardioid_exponent == 3.0 && def.split_fix == SplitFixMode::sum_as_obstacle;
+  return def.mode == AvoidanceMode::cardioid && def.cardioid_exponent == 3.0 &&
+         def.split_fix == SplitFixMode::sum_as_obstacle;
 }
 
 void SumsBatch::push(const PushSums& s) {
@@ -482,7 +522,9 @@ void SumsBatch::push(const PushSums& s) {
   const std::size_t lanes = NeighbourBatch::whole_lanes(n_ + 1);
   if (ux.size() < lanes) {
     const std::size_t size = std::max(lanes, 2 * ux.size());
-    for (std::vector<double>* v : {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y}) v->resize(size);
+    for (std::vector<double>* v :
+         {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y})
+      v->resize(size);
   }
   ux[n_] = s.u.x;
   uy[n_] = s.u.y;
@@ -495,7 +537,8 @@ void SumsBatch::push(const PushSums& s) {
 
 std::size_t SumsBatch::memory_bytes() const {
   std::size_t total = 0;
-  for (const std::vector<double>* v : {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y})
+  for (const std::vector<double>* v :
+       {&ux, &uy, &raw_x, &raw_y, &adjusted_x, &adjusted_y, &dir_x, &dir_y})
     total += v->capacity() * sizeof(double);
   return total;
 }

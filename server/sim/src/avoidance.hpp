@@ -26,8 +26,8 @@
 
 #include "herd/sim/trace.hpp"
 #include "herd/sim/types.hpp"
-#include "herd/sim/world_def.hpp"
 #include "herd/sim/vec2.hpp"
+#include "herd/sim/world_def.hpp"
 
 namespace herd::sim {
 
@@ -50,8 +50,8 @@ struct Mover {
 
 // The direction to move in: unit length, or zero when there is no desire or (circle mode) pushes
 // cancel it exactly. Neighbours must exclude the agent itself and its target.
-Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self, std::span<const Neighbour> neighbours,
-                         AvoidanceTrace* trace = nullptr);
+Vec2 avoidance_direction(const AvoidanceDef& def, const Mover& self,
+                         std::span<const Neighbour> neighbours, AvoidanceTrace* trace = nullptr);
 
 // The neighbours as arrays (structure of arrays), the form the world's step gathers them in, and
 // scratch for their pushes. The batch form of avoidance_direction runs the per-neighbour part of
@@ -62,7 +62,9 @@ struct NeighbourBatch {
   // shrink: a step resizes a batch per agent without filling or freeing memory.
   static constexpr std::size_t kLanes = 8;
   // n rounded up to whole vectors of kLanes.
-  static constexpr std::size_t whole_lanes(std::size_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+  static constexpr std::size_t whole_lanes(std::size_t n) {
+    return (n + kLanes - 1) / kLanes * kLanes;
+  }
   std::vector<double> x, y, vx, vy, radius, obstacle;  // obstacle: 1 for a static obstacle, else 0
   std::vector<double> raw_x, raw_y, adjusted_x, adjusted_y, weight, crossing;  // scratch
   std::size_t size() const { return n_; }
@@ -129,7 +131,9 @@ double cardioid_weight(double delta, double exponent);
 // Distance beyond which a push is below push_epsilon, for a pair with this radius sum: the radius
 // sum times push_cutoff_scale(def), which a caller testing many pairs can compute once.
 double push_cutoff_scale(const AvoidanceDef& def);
-inline double push_cutoff(const AvoidanceDef& def, double radius_sum) { return radius_sum * push_cutoff_scale(def); }
+inline double push_cutoff(const AvoidanceDef& def, double radius_sum) {
+  return radius_sum * push_cutoff_scale(def);
+}
 
 // Seed 003 part 2: the angle of the adjusted (blue) push, from the raw push's angle, its angle to
 // the path (delta2 = vTheta - theta) and the cardioid weight r.
@@ -146,8 +150,8 @@ struct CardioidPush {
   Vec2 adjusted;  // blue
   double weight;  // cardioid r
 };
-CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred, Vec2 heading = {},
-                           bool in_path = false);
+CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred,
+                           Vec2 heading = {}, bool in_path = false);
 
 // Seed 003 part 3: from the sums of raw and adjusted pushes and the unit desired direction u
 // (the seed's theta is its angle), the green vector A and igFac.
@@ -156,6 +160,7 @@ struct SplitFix {
   double ig_factor = 0;
 };
 SplitFix split_fix(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred,
-                   SplitFixMode mode = SplitFixMode::sum_as_obstacle, double cardioid_exponent = 3.0);
+                   SplitFixMode mode = SplitFixMode::sum_as_obstacle,
+                   double cardioid_exponent = 3.0);
 
 }  // namespace herd::sim

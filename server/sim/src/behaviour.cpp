@@ -24,8 +24,9 @@ Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed) {
   return normalized_or_zero(away) * max_speed;
 }
 
-Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
-                             double max_accel, double max_speed, double dt, double contact) {
+Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
+                             Vec2 target_velocity, double max_accel, double max_speed, double dt,
+                             double contact) {
   const Vec2 to_target = target_position - position;
   const double centre_distance = length(to_target);
   if (centre_distance < 1e-12) return clamp_length(target_velocity, max_speed);
@@ -34,7 +35,9 @@ Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
   if (distance <= 0) return clamp_length(target_velocity, max_speed);  // caught: keep pace
   const double closing = length(target_velocity - velocity);
   if (closing < 1e-9)  // seed 004: "If sngMagDiff <> 0 ... Else" face the target
-    return clamp_length(target_velocity + towards * std::min(max_speed, stopping_speed(distance, max_accel, dt)), max_speed);
+    return clamp_length(
+        target_velocity + towards * std::min(max_speed, stopping_speed(distance, max_accel, dt)),
+        max_speed);
   const double time_to_intercept = distance / closing;
   const double approach =
       std::min({max_accel * time_to_intercept, max_speed, stopping_speed(distance, max_accel, dt)});
@@ -68,8 +71,10 @@ bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_g
   const Phase before = b.phase;
   if (b.kind == BehaviourKind::attack) {
     // Seed 000: go, body-slam, go home. An enemy that no longer exists ends the attack too.
-    if (b.phase == Phase::approach && (hit_subject || !subject)) b.phase = Phase::retreat;
-    else if (b.phase == Phase::retreat && at_goal) b.phase = Phase::done;
+    if (b.phase == Phase::approach && (hit_subject || !subject))
+      b.phase = Phase::retreat;
+    else if (b.phase == Phase::retreat && at_goal)
+      b.phase = Phase::done;
   } else if (b.kind == BehaviourKind::react) {
     const bool near = subject && within(self, subject->position, b.radius);
     b.phase = near ? Phase::respond : Phase::home;
@@ -96,9 +101,10 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
       return {flee_desired_velocity(a.position, aim, a.def.max_speed), std::nullopt, false};
     case BehaviourKind::pursue:
       if (!subject) return {};
-      return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
-                                      a.def.max_speed, dt, a.def.radius + subject->def.radius),
-              subject->position, false};
+      return {
+          pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity,
+                                  accel, a.def.max_speed, dt, a.def.radius + subject->def.radius),
+          subject->position, false};
     case BehaviourKind::evade: {
       if (!subject || !within(a, subject->position, b.radius)) return {};
       const Vec2 from = evade_from(a.position, a.velocity, subject->position, subject->velocity);
@@ -106,8 +112,8 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
     }
     case BehaviourKind::attack:
       if (b.phase == Phase::approach && subject)
-        return {pursue_desired_velocity(a.position, a.velocity, subject->position, subject->velocity, accel,
-                                        a.def.max_speed, dt),
+        return {pursue_desired_velocity(a.position, a.velocity, subject->position,
+                                        subject->velocity, accel, a.def.max_speed, dt),
                 subject->position, false};
       return arrive_at(a, b.home, dt);
     case BehaviourKind::react:

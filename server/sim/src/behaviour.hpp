@@ -28,8 +28,9 @@ Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed);
 // difference vanishes, so a pursuer that had just bounced off charged again at full speed); and
 // `contact` is the distance at which the chase is over: the seed's ships are points (0), agents
 // have radii, so pursue closes to touching (r1 + r2) and then keeps pace. Attack passes 0.
-Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_velocity,
-                             double max_accel, double max_speed, double dt, double contact = 0);
+Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
+                             Vec2 target_velocity, double max_accel, double max_speed, double dt,
+                             double contact = 0);
 
 // Where evade flees from: the subject's position after the time it would take to close the gap
 // at the current velocity difference, capped at kEvadeHorizon seconds, and at the first time its

@@ -96,7 +96,8 @@ Vec2 FlowField::sample(Vec2 p) const {
   if (!built_ || !std::isfinite(p.x) || !std::isfinite(p.y)) return {};
   // As TileMap::tile_at: off the map clamps to the nearest out-of-bounds tile (unreachable).
   const auto tile_index = [this](double v, std::int32_t count) {
-    return static_cast<std::int32_t>(std::clamp(std::floor(v / tile_size_), -1.0, static_cast<double>(count)));
+    return static_cast<std::int32_t>(
+        std::clamp(std::floor(v / tile_size_), -1.0, static_cast<double>(count)));
   };
   const TileCoord t{tile_index(p.x, width_), tile_index(p.y, height_)};
   if (!reachable(t)) return {};

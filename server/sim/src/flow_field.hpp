@@ -20,8 +20,8 @@ namespace herd::sim {
 
 class FlowField {
  public:
-  static constexpr double kUnreachable = -1.0;       // distance() of a tile that cannot reach the goal
-  static constexpr std::uint8_t kNoStep = 0xFF;      // step of the goal and of unreachable tiles
+  static constexpr double kUnreachable = -1.0;   // distance() of a tile that cannot reach the goal
+  static constexpr std::uint8_t kNoStep = 0xFF;  // step of the goal and of unreachable tiles
 
   // Builds the field to `goal` on `map`: O(N log N) for the N tiles that can reach it. Returns
   // found, goal_outside or goal_blocked (then every tile is unreachable). Reuses its buffers:
@@ -66,9 +66,12 @@ class FlowField {
     double distance;
     std::uint32_t index;
   };
-  bool in_bounds(TileCoord t) const { return t.x >= 0 && t.y >= 0 && t.x < width_ && t.y < height_; }
+  bool in_bounds(TileCoord t) const {
+    return t.x >= 0 && t.y >= 0 && t.x < width_ && t.y < height_;
+  }
   std::size_t index(TileCoord t) const {
-    return static_cast<std::size_t>(t.y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(t.x);
+    return static_cast<std::size_t>(t.y) * static_cast<std::size_t>(width_) +
+           static_cast<std::size_t>(t.x);
   }
   void run_dijkstra(const TileMap& map);
   void choose_steps(const TileMap& map);

@@ -11,7 +11,8 @@ namespace {
 // `count` points along a segment centred on the origin, `spacing` apart, along x.
 void row(std::vector<Vec2>& out, std::size_t count, double spacing, double y) {
   const double start = -0.5 * spacing * static_cast<double>(count - 1);
-  for (std::size_t i = 0; i < count; ++i) out.push_back({start + spacing * static_cast<double>(i), y});
+  for (std::size_t i = 0; i < count; ++i)
+    out.push_back({start + spacing * static_cast<double>(i), y});
 }
 
 // Splits n into k parts as evenly as possible, larger parts first.
@@ -26,7 +27,8 @@ std::vector<Vec2> circle(const FormationDef& d, std::size_t n) {
   const double needed = n > 1 ? d.spacing / (2 * std::sin(kPi / static_cast<double>(n))) : 0;
   const double r = std::max(d.radius, needed);
   std::vector<Vec2> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(from_angle(2 * kPi * static_cast<double>(i) / static_cast<double>(n), r));
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(from_angle(2 * kPi * static_cast<double>(i) / static_cast<double>(n), r));
   return out;
 }
 
@@ -36,7 +38,8 @@ std::vector<Vec2> lines(const FormationDef& d, std::size_t n, std::size_t k) {
   const auto parts = split(n, std::max<std::size_t>(1, std::min(k, n)));
   const double gap = 4 * d.spacing;  // between lines: room to pass, as in the demo's P
   const double first = -0.5 * gap * static_cast<double>(parts.size() - 1);
-  for (std::size_t l = 0; l < parts.size(); ++l) row(out, parts[l], d.spacing, first + gap * static_cast<double>(l));
+  for (std::size_t l = 0; l < parts.size(); ++l)
+    row(out, parts[l], d.spacing, first + gap * static_cast<double>(l));
   return out;
 }
 
@@ -47,7 +50,9 @@ std::vector<Vec2> blocks(const FormationDef& d, std::size_t n) {
   std::vector<double> block_x;
   std::vector<std::size_t> block_cols;
   for (std::size_t size : parts) {
-    const std::size_t cols = d.columns ? d.columns : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(size))));
+    const std::size_t cols =
+        d.columns ? d.columns
+                  : static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(size))));
     block_cols.push_back(cols);
     block_x.push_back(x);
     x += d.spacing * static_cast<double>(cols - 1) + 4 * d.spacing;  // a gap of four spacings
@@ -58,7 +63,8 @@ std::vector<Vec2> blocks(const FormationDef& d, std::size_t n) {
     const std::size_t rows = (parts[b] + cols - 1) / cols;
     for (std::size_t i = 0; i < parts[b]; ++i) {
       const double cx = block_x[b] + shift + d.spacing * static_cast<double>(i % cols);
-      const double cy = d.spacing * (static_cast<double>(i / cols) - 0.5 * static_cast<double>(rows - 1));
+      const double cy =
+          d.spacing * (static_cast<double>(i / cols) - 0.5 * static_cast<double>(rows - 1));
       out.push_back({cx, cy});
     }
   }
@@ -93,17 +99,21 @@ std::vector<std::uint32_t> formation_parts(const FormationDef& d, std::size_t n)
   }
   // The same split as the layouts above: slots come part by part.
   const auto sizes = split(n, std::max<std::size_t>(1, std::min<std::size_t>(d.count, n)));
-  for (std::size_t p = 0; p < sizes.size(); ++p) part.insert(part.end(), sizes[p], static_cast<std::uint32_t>(p));
+  for (std::size_t p = 0; p < sizes.size(); ++p)
+    part.insert(part.end(), sizes[p], static_cast<std::uint32_t>(p));
   return part;
 }
 
 double default_spacing(Shape shape, double radius) {
   switch (shape) {
     case Shape::circle:
-    case Shape::line: return 3.0 * radius;   // rows: a radius between neighbours, to step in through
-    case Shape::lines:                       // a diameter's gap: agents cross lines through it
-    case Shape::wedge: return 4.0 * radius;
-    case Shape::block: return 6.0 * radius;  // inner places reached between standing agents
+    case Shape::line:
+      return 3.0 * radius;  // rows: a radius between neighbours, to step in through
+    case Shape::lines:      // a diameter's gap: agents cross lines through it
+    case Shape::wedge:
+      return 4.0 * radius;
+    case Shape::block:
+      return 6.0 * radius;  // inner places reached between standing agents
   }
   return 4.0 * radius;
 }
@@ -111,11 +121,21 @@ double default_spacing(Shape shape, double radius) {
 std::vector<Vec2> formation_slots(const FormationDef& d, std::size_t n) {
   std::vector<Vec2> local;
   switch (d.shape) {
-    case Shape::circle: local = circle(d, n); break;
-    case Shape::line: row(local, n, d.spacing, 0); break;
-    case Shape::lines: local = lines(d, n, d.count); break;
-    case Shape::block: local = blocks(d, n); break;
-    case Shape::wedge: local = wedge(d, n); break;
+    case Shape::circle:
+      local = circle(d, n);
+      break;
+    case Shape::line:
+      row(local, n, d.spacing, 0);
+      break;
+    case Shape::lines:
+      local = lines(d, n, d.count);
+      break;
+    case Shape::block:
+      local = blocks(d, n);
+      break;
+    case Shape::wedge:
+      local = wedge(d, n);
+      break;
   }
   // Lines and blocks are laid out along x; `vertical` turns them a quarter (the demo's P), then
   // `facing` turns everything, and the layout moves to the centre.

@@ -14,10 +14,10 @@ namespace herd::sim {
 // The spacing a formation gets when none is given, for agents of at most `radius`: 3 radii for
 // rows (circle, line: a radius's gap, so the last agent steps in between two standing ones; with
 // half a radius, measured, 32 agents from a grid into a circle took 1.6 times the ideal, the last
-// ones pushed back out by the ring), 4 for lines and wedge (a diameter's gap to cross through), 6 for blocks. In a block an agent bound for
-// an inner place passes between agents already standing: the gap there is two diameters, so it
-// passes with a radius to spare on each side while avoidance turns it (with one diameter,
-// measured, agents circled outside blocks of 100 or more for ever).
+// ones pushed back out by the ring), 4 for lines and wedge (a diameter's gap to cross through), 6
+// for blocks. In a block an agent bound for an inner place passes between agents already standing:
+// the gap there is two diameters, so it passes with a radius to spare on each side while avoidance
+// turns it (with one diameter, measured, agents circled outside blocks of 100 or more for ever).
 double default_spacing(Shape shape, double radius);
 
 // Which part (block of `block`, line of `lines`; 0 otherwise) each slot of formation_slots(def, n)

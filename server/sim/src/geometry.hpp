@@ -20,7 +20,9 @@ inline double wrap_angle(double a) {
 }
 
 inline double angle_of(Vec2 v) { return std::atan2(v.y, v.x); }  // atan2(0,0) is 0, never NaN
-inline Vec2 from_angle(double a, double magnitude = 1.0) { return {std::cos(a) * magnitude, std::sin(a) * magnitude}; }
+inline Vec2 from_angle(double a, double magnitude = 1.0) {
+  return {std::cos(a) * magnitude, std::sin(a) * magnitude};
+}
 
 // v rotated by angle a (counter-clockwise in maths axes; clockwise on a y-down screen).
 inline Vec2 rotate(Vec2 v, double a) {

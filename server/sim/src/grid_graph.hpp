@@ -28,9 +28,14 @@ struct GridStep {
 
 // Fixed order (straight steps first, in seed 002's order, then the diagonals): every tie between
 // equally good moves is broken by it, so results never depend on the standard library.
-inline constexpr GridStep kGridSteps[8] = {
-    {-1, 0, 1.0}, {1, 0, 1.0}, {0, -1, 1.0}, {0, 1, 1.0},
-    {-1, -1, kDiagonalCost}, {1, -1, kDiagonalCost}, {-1, 1, kDiagonalCost}, {1, 1, kDiagonalCost}};
+inline constexpr GridStep kGridSteps[8] = {{-1, 0, 1.0},
+                                           {1, 0, 1.0},
+                                           {0, -1, 1.0},
+                                           {0, 1, 1.0},
+                                           {-1, -1, kDiagonalCost},
+                                           {1, -1, kDiagonalCost},
+                                           {-1, 1, kDiagonalCost},
+                                           {1, 1, kDiagonalCost}};
 
 inline int step_count(Neighbourhood n) { return n == Neighbourhood::four ? 4 : 8; }
 

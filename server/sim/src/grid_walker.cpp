@@ -95,7 +95,8 @@ std::optional<TileCoord> walker_choose_next(const WalkerState& walker, const Til
   return best;
 }
 
-WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const WalkerSettings& settings, double now) {
+WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const WalkerSettings& settings,
+                            double now) {
   assert(validate(settings).empty());
   // A walker standing still starts its next move now; one that reaches a tile during this call
   // starts the next move at the moment it arrived (difference 1 above).
@@ -105,7 +106,8 @@ WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const Walke
   }
   for (std::uint32_t i = 0; i < WalkerLimits::kMaxMovesPerAdvance; ++i) {
     if (walker.from != walker.to) {
-      const double arrival = walker.chain_start + static_cast<double>(walker.chain_moves + 1) * settings.move_time;
+      const double arrival =
+          walker.chain_start + static_cast<double>(walker.chain_moves + 1) * settings.move_time;
       if (now < arrival) return walker.status = WalkerStatus::moving;
       walker.from = walker.to;  // the seed's setPos(to)
       ++walker.chain_moves;
@@ -120,10 +122,12 @@ WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const Walke
   return walker.status = WalkerStatus::moving;
 }
 
-Vec2 walker_position(const WalkerState& walker, const TileMap& map, const WalkerSettings& settings, double now) {
+Vec2 walker_position(const WalkerState& walker, const TileMap& map, const WalkerSettings& settings,
+                     double now) {
   const Vec2 from = map.tile_centre(walker.from);
   if (walker.from == walker.to) return from;
-  const double departed = walker.chain_start + static_cast<double>(walker.chain_moves) * settings.move_time;
+  const double departed =
+      walker.chain_start + static_cast<double>(walker.chain_moves) * settings.move_time;
   double f = (now - departed) / settings.move_time;
   f = f > 0.0 ? std::min(f, 1.0) : 0.0;  // also NaN -> 0
   return from + (map.tile_centre(walker.to) - from) * f;

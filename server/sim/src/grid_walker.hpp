@@ -20,12 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "herd/sim/tile_map.hpp"
 #include "herd/sim/agent.hpp"
 #include "herd/sim/tile_map.hpp"
 #include "herd/sim/types.hpp"
-#include "herd/sim/world_def.hpp"
 #include "herd/sim/vec2.hpp"
+#include "herd/sim/world_def.hpp"
 
 namespace herd::sim {
 
@@ -53,11 +52,13 @@ double walker_score(const WalkerState& walker, TileCoord neighbour);
 // Advances the walker to world time `now` (seconds, non-decreasing between calls): finishes the
 // moves whose time is up and starts the next ones, each one tile taking settings.move_time.
 // Returns the new status (also stored in walker.status).
-WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const WalkerSettings& settings, double now);
+WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const WalkerSettings& settings,
+                            double now);
 
 // The walker's world position at `now`: the centre of `from`, moving linearly to the centre of
 // `to` over move_time (the seed's realPos, which drew a 30-unit square at the tile's corner + 5,
 // i.e. centred on the tile). Continuous from one move to the next.
-Vec2 walker_position(const WalkerState& walker, const TileMap& map, const WalkerSettings& settings, double now);
+Vec2 walker_position(const WalkerState& walker, const TileMap& map, const WalkerSettings& settings,
+                     double now);
 
 }  // namespace herd::sim

@@ -17,7 +17,8 @@ ScenarioMetrics::ScenarioMetrics(ScenarioMetrics&&) noexcept = default;
 ScenarioMetrics& ScenarioMetrics::operator=(ScenarioMetrics&&) noexcept = default;
 
 ScenarioMetrics::Track& ScenarioMetrics::track_for(const Agent& a) {
-  auto it = std::lower_bound(tracks_.begin(), tracks_.end(), a.id, [](const Track& t, AgentId id) { return t.id < id; });
+  auto it = std::lower_bound(tracks_.begin(), tracks_.end(), a.id,
+                             [](const Track& t, AgentId id) { return t.id < id; });
   if (it == tracks_.end() || it->id != a.id) {
     Track t;
     t.id = a.id;
@@ -34,8 +35,8 @@ void ScenarioMetrics::observe(const World& world) {
   for (std::size_t i = 0; i < agents.size(); ++i) {
     const Agent& a = agents[i];
     Track& t = track_for(a);
-    const bool finite = std::isfinite(a.position.x) && std::isfinite(a.position.y) && std::isfinite(a.velocity.x) &&
-                        std::isfinite(a.velocity.y);
+    const bool finite = std::isfinite(a.position.x) && std::isfinite(a.position.y) &&
+                        std::isfinite(a.velocity.x) && std::isfinite(a.velocity.y);
     if (!finite) {
       t.bad_number = true;
       continue;
@@ -81,7 +82,8 @@ void ScenarioMetrics::observe_separation(const World& world) {
   for (std::size_t i = 0; i < agents.size(); ++i) {
     grid_->query(points_[i], reach, [&](std::uint32_t j) {
       if (j <= i) return;
-      const double gap = length(points_[j] - points_[i]) - agents[i].def.radius - agents[j].def.radius;
+      const double gap =
+          length(points_[j] - points_[i]) - agents[i].def.radius - agents[j].def.radius;
       totals_.min_separation = std::min(totals_.min_separation, gap);
       totals_.max_overlap = std::max(totals_.max_overlap, -gap);
     });

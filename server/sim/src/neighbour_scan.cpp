@@ -13,9 +13,10 @@
 namespace herd::sim::scan {
 namespace {
 
-std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t* items, std::uint32_t begin,
-                        std::uint32_t end, double px, double py, double le, double lt, std::uint32_t self,
-                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index, double* nearest) {
+std::size_t filter_base(const double* xs, const double* ys, const std::uint32_t* items,
+                        std::uint32_t begin, std::uint32_t end, double px, double py, double le,
+                        double lt, std::uint32_t self, std::uint32_t skip, double* d2,
+                        std::uint32_t* slot, std::uint32_t* index, double* nearest) {
   std::size_t n = 0;
   double least = HUGE_VAL;
   for (std::uint32_t s = begin; s < end; ++s) {  // a compaction without a branch
@@ -47,7 +48,9 @@ std::size_t kth_nearest(const Candidates& c, std::size_t n, std::size_t k, doubl
   std::array<std::uint32_t, kBuckets> count{};
   double s = limit > 0 ? kBuckets / limit : 0.0;
   if (!std::isfinite(s)) s = 0;  // an infinite or vanishing limit: one bucket
-  auto bucket = [s](double d2) { return static_cast<std::size_t>(std::min(d2 * s, kBuckets - 1.0)); };
+  auto bucket = [s](double d2) {
+    return static_cast<std::size_t>(std::min(d2 * s, kBuckets - 1.0));
+  };
   for (std::size_t m = 0; m < n; ++m) ++count[bucket(c.d2[m])];
   std::size_t b = 0, below = 0;
   while (below + count[b] < k) below += count[b++];
@@ -96,13 +99,15 @@ HERD_AVX512 __mmask8 live_lanes(std::size_t left) {
 // Eight slots at a time: masked loads past the run's end read nothing; the kept lanes are
 // compressed to the front of a register and stored whole (the slack takes the rest), which is
 // much faster than a compressing store on some processors.
-HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, const std::uint32_t* items,
-                                      std::uint32_t begin, std::uint32_t end, double px, double py, double le,
-                                      double lt, std::uint32_t self, std::uint32_t skip, double* d2,
+HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys,
+                                      const std::uint32_t* items, std::uint32_t begin,
+                                      std::uint32_t end, double px, double py, double le, double lt,
+                                      std::uint32_t self, std::uint32_t skip, double* d2,
                                       std::uint32_t* slot, std::uint32_t* index, double* nearest) {
   const __m512d vpx = _mm512_set1_pd(px), vpy = _mm512_set1_pd(py);
   const __m512d vle = _mm512_set1_pd(le), vlt = _mm512_set1_pd(lt);
-  const __m256i vself = _mm256_set1_epi32(static_cast<int>(self)), vskip = _mm256_set1_epi32(static_cast<int>(skip));
+  const __m256i vself = _mm256_set1_epi32(static_cast<int>(self)),
+                vskip = _mm256_set1_epi32(static_cast<int>(skip));
   const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   __m512d least = _mm512_set1_pd(HUGE_VAL);
   std::size_t n = 0;
@@ -119,8 +124,10 @@ HERD_AVX512 std::size_t filter_avx512(const double* xs, const double* ys, const 
     least = _mm512_mask_min_pd(least, keep, least, d);
     _mm512_storeu_pd(d2 + n, _mm512_maskz_compress_pd(keep, d));
     const __m256i slots = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(s)), iota);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n), _mm256_maskz_compress_epi32(keep, slots));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + n), _mm256_maskz_compress_epi32(keep, j));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n),
+                        _mm256_maskz_compress_epi32(keep, slots));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(index + n),
+                        _mm256_maskz_compress_epi32(keep, j));
     n += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
   }
   if (nearest) *nearest = std::min(*nearest, _mm512_reduce_min_pd(least));
@@ -162,19 +169,35 @@ HERD_AVX512 std::uint64_t ranked_below(const Candidates& c, std::size_t n, std::
   return keep;
 }
 
-HERD_AVX512 std::size_t keep_nearest_avx512(Candidates& c, std::size_t n, std::size_t k, double limit,
-                                            std::vector<std::uint32_t>& scratch) {
+HERD_AVX512 std::size_t keep_nearest_avx512(Candidates& c, std::size_t n, std::size_t k,
+                                            double limit, std::vector<std::uint32_t>& scratch) {
   if (n > kRankMax) return keep_upto(c, n, kth_nearest(c, n, k, limit, scratch));
   std::uint64_t keep = 0;
   switch ((n + 7) / 8) {
-    case 1: keep = ranked_below<1>(c, n, k); break;
-    case 2: keep = ranked_below<2>(c, n, k); break;
-    case 3: keep = ranked_below<3>(c, n, k); break;
-    case 4: keep = ranked_below<4>(c, n, k); break;
-    case 5: keep = ranked_below<5>(c, n, k); break;
-    case 6: keep = ranked_below<6>(c, n, k); break;
-    case 7: keep = ranked_below<7>(c, n, k); break;
-    default: keep = ranked_below<8>(c, n, k); break;
+    case 1:
+      keep = ranked_below<1>(c, n, k);
+      break;
+    case 2:
+      keep = ranked_below<2>(c, n, k);
+      break;
+    case 3:
+      keep = ranked_below<3>(c, n, k);
+      break;
+    case 4:
+      keep = ranked_below<4>(c, n, k);
+      break;
+    case 5:
+      keep = ranked_below<5>(c, n, k);
+      break;
+    case 6:
+      keep = ranked_below<6>(c, n, k);
+      break;
+    case 7:
+      keep = ranked_below<7>(c, n, k);
+      break;
+    default:
+      keep = ranked_below<8>(c, n, k);
+      break;
   }
   // Compacted in place, eight at a time: a store at `kept` <= j reaches no further than the
   // lanes just loaded.
@@ -186,8 +209,10 @@ HERD_AVX512 std::size_t keep_nearest_avx512(Candidates& c, std::size_t n, std::s
     const __m256i s = _mm256_maskz_loadu_epi32(live, c.slot.data() + j);
     const __m256i x = _mm256_maskz_loadu_epi32(live, c.index.data() + j);
     _mm512_storeu_pd(c.d2.data() + kept, _mm512_maskz_compress_pd(m, d));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c.slot.data() + kept), _mm256_maskz_compress_epi32(m, s));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c.index.data() + kept), _mm256_maskz_compress_epi32(m, x));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c.slot.data() + kept),
+                        _mm256_maskz_compress_epi32(m, s));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c.index.data() + kept),
+                        _mm256_maskz_compress_epi32(m, x));
     kept += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(m)));
   }
   return kept;

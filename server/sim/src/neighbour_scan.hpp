@@ -30,7 +30,8 @@ struct Candidates {
     index.resize(size);
   }
   std::size_t memory_bytes() const {
-    return d2.capacity() * sizeof(double) + (slot.capacity() + index.capacity()) * sizeof(std::uint32_t);
+    return d2.capacity() * sizeof(double) +
+           (slot.capacity() + index.capacity()) * sizeof(std::uint32_t);
   }
 };
 
@@ -40,9 +41,10 @@ struct Kernels {
   // point items[s] is neither `self` nor `skip`; returns how many. The outputs need room for
   // end - begin + Candidates::kSlack entries. Unless it is null, *nearest becomes the least of
   // itself and the d2 written.
-  std::size_t (*filter)(const double* xs, const double* ys, const std::uint32_t* items, std::uint32_t begin,
-                        std::uint32_t end, double px, double py, double le, double lt, std::uint32_t self,
-                        std::uint32_t skip, double* d2, std::uint32_t* slot, std::uint32_t* index, double* nearest);
+  std::size_t (*filter)(const double* xs, const double* ys, const std::uint32_t* items,
+                        std::uint32_t begin, std::uint32_t end, double px, double py, double le,
+                        double lt, std::uint32_t self, std::uint32_t skip, double* d2,
+                        std::uint32_t* slot, std::uint32_t* index, double* nearest);
   // Keeps, in their order, the k nearest of the n candidates (0 < k < n): smallest d2, equal
   // distances broken by the smaller index. Returns k. `limit` bounds every d2; `scratch` is
   // reused between calls.

@@ -14,7 +14,9 @@ namespace {
 
 constexpr std::size_t kMaxCachedFields = 64;  // a new goal past this drops the cache
 
-Neighbourhood neighbourhood_of(std::uint8_t n) { return n == 4 ? Neighbourhood::four : Neighbourhood::eight; }
+Neighbourhood neighbourhood_of(std::uint8_t n) {
+  return n == 4 ? Neighbourhood::four : Neighbourhood::eight;
+}
 
 std::string tile_text(TileCoord t) {
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict, bug 105329) on chained operator+.
@@ -32,8 +34,10 @@ std::optional<TileCoord> goal_tile_of(const TileMap& map, const Desire& d) {
 
 // The agent's index (agents are ordered by id), or agents.size() when it is gone.
 std::size_t index_of(std::span<const Agent> agents, AgentId id) {
-  auto it = std::lower_bound(agents.begin(), agents.end(), id, [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents.end() && it->id == id ? static_cast<std::size_t>(it - agents.begin()) : agents.size();
+  auto it = std::lower_bound(agents.begin(), agents.end(), id,
+                             [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents.end() && it->id == id ? static_cast<std::size_t>(it - agents.begin())
+                                            : agents.size();
 }
 
 }  // namespace
@@ -52,7 +56,8 @@ PathQueueStats PathService::stats() const {
 std::size_t PathService::agent_memory_bytes() const {
   std::size_t total = paths_.capacity() * sizeof(PathState);
   for (const PathState& p : paths_)
-    total += p.waypoints.capacity() * sizeof(Vec2) + p.walker.history.capacity() * sizeof(TileCoord);
+    total +=
+        p.waypoints.capacity() * sizeof(Vec2) + p.walker.history.capacity() * sizeof(TileCoord);
   return total;
 }
 
@@ -67,7 +72,8 @@ void PathService::map_cleared() {
   drop_queue();
 }
 
-const FlowField& PathService::flow_field_to(const TileMap& map, TileCoord goal, std::uint8_t neighbours) {
+const FlowField& PathService::flow_field_to(const TileMap& map, TileCoord goal,
+                                            std::uint8_t neighbours) {
   const auto key = std::make_pair(map.index(goal), neighbours);
   auto it = fields_.find(key);
   if (it == fields_.end()) {
@@ -75,12 +81,13 @@ const FlowField& PathService::flow_field_to(const TileMap& map, TileCoord goal, 
     it = fields_.emplace(key, std::make_unique<FlowField>()).first;
   }
   FlowField& field = *it->second;
-  if (!field.built() || field.map_revision() != map.revision()) field.build(map, goal, neighbourhood_of(neighbours));
+  if (!field.built() || field.map_revision() != map.revision())
+    field.build(map, goal, neighbourhood_of(neighbours));
   return field;
 }
 
-CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const Agent> agents, Vec2 goal,
-                                            const std::vector<std::size_t>& indices) {
+CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const Agent> agents,
+                                            Vec2 goal, const std::vector<std::size_t>& indices) {
   const TileCoord tile = map.tile_at(goal);
   CommandOutcome out;
   if (map.blocked(tile)) {
@@ -93,8 +100,8 @@ CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const 
     if (a.pathing == Pathing::direct) continue;  // direct steering promises nothing
     if (!flow_field_to(map, tile, a.neighbours).reachable(map.tile_at(a.position))) {
       out.error = CommandError::unreachable;
-      out.message = "agent " + std::to_string(a.id) + " cannot reach tile " + tile_text(tile) + " from tile " +
-                    tile_text(map.tile_at(a.position));
+      out.message = "agent " + std::to_string(a.id) + " cannot reach tile " + tile_text(tile) +
+                    " from tile " + tile_text(map.tile_at(a.position));
       return out;
     }
   }
@@ -134,7 +141,8 @@ void PathService::serve_queue(const Tick& t) {
       const AgentId id = queue_.front();
       queue_.pop_front();
       const std::size_t i = index_of(t.agents, id);
-      if (i == t.agents.size() || !paths_[i].pending) continue;  // removed, or given another pathing
+      if (i == t.agents.size() || !paths_[i].pending)
+        continue;  // removed, or given another pathing
       const Agent& a = t.agents[i];
       const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, t.desires[i]);
       if (a.pathing != Pathing::astar || !goal_tile) {
@@ -209,7 +217,8 @@ void PathService::plan(const Tick& t) {
       if (stale) {
         p.planned_for = goal_tile;
         p.planned_revision = t.map_version;
-        p.unreachable = goal_tile && walker_set_target(p.walker, t.map, *goal_tile) != WalkerTargetError::none;
+        p.unreachable =
+            goal_tile && walker_set_target(p.walker, t.map, *goal_tile) != WalkerTargetError::none;
       }
       if (!p.unreachable) walker_advance(p.walker, t.map, t.def.walker, t.next_time);
       d.velocity = {};
@@ -226,9 +235,11 @@ void PathService::plan(const Tick& t) {
       }
       p.waypoints.back() = *d.goal;  // a moving goal within the same tile
       const double reach = std::max(a.def.radius, 0.25 * t.map.tile_size());
-      while (p.next + 1 < p.waypoints.size() && length(p.waypoints[p.next] - a.position) <= reach) ++p.next;
+      while (p.next + 1 < p.waypoints.size() && length(p.waypoints[p.next] - a.position) <= reach)
+        ++p.next;
       // The last leg is the behaviour's own (arrive stops on the goal); before it, full speed on.
-      if (p.next + 1 < p.waypoints.size()) d.velocity = seek_desired_velocity(a.position, p.waypoints[p.next], a.def.max_speed);
+      if (p.next + 1 < p.waypoints.size())
+        d.velocity = seek_desired_velocity(a.position, p.waypoints[p.next], a.def.max_speed);
       continue;
     }
     // Flow: one field per goal tile, shared; the behaviour takes over once the goal is in sight.
@@ -236,7 +247,8 @@ void PathService::plan(const Tick& t) {
     p.planned_revision = t.map_version;
     const FlowField& field = flow_field_to(t.map, *goal_tile, a.neighbours);
     p.unreachable = !field.reachable(here);
-    if (p.unreachable) d.velocity = {};
+    if (p.unreachable)
+      d.velocity = {};
     else if (here != *goal_tile && !clear_segment(t.map, a.position, *d.goal, a.def.radius))
       d.velocity = field.sample(a.position) * a.def.max_speed;
   }
@@ -246,7 +258,11 @@ void PathService::write_queue(Writer& w, std::size_t agents) const {
   for (std::size_t i = 0; i < agents; ++i) w.boolean(path_of(i).pending);
   w.u64(queue_.size());
   for (AgentId id : queue_) w.u32(id);
-  w.u32(search_.agent); w.tile(search_.start); w.tile(search_.goal); w.u8(search_.neighbours); w.u64(search_.revision);
+  w.u32(search_.agent);
+  w.tile(search_.start);
+  w.tile(search_.goal);
+  w.u8(search_.neighbours);
+  w.u64(search_.revision);
   w.u32(search_.agent != kNoAgent ? finder_.result().expanded : 0);
 }
 
@@ -262,13 +278,18 @@ bool PathService::read_queue(Reader& r, const TileMap* map, std::size_t agents) 
   queue_.resize(r.count(4));
   for (AgentId& id : queue_) id = r.u32();
   Search& s = search_;
-  s.agent = r.u32(); s.start = r.tile(); s.goal = r.tile(); s.neighbours = r.u8(); s.revision = r.u64();
+  s.agent = r.u32();
+  s.start = r.tile();
+  s.goal = r.tile();
+  s.neighbours = r.u8();
+  s.revision = r.u64();
   const std::uint32_t expanded = r.u32();
   if (!r.ok() || s.agent == kNoAgent) return r.ok();
   if (!map || (s.neighbours != 4 && s.neighbours != 8)) return false;
   finder_.begin(*map, s.start, s.goal, neighbourhood_of(s.neighbours));
   // A saved search was still running: the replay must end where it stopped, not finish.
-  return finder_.running() && !finder_.resume(*map, expanded, tile_path_) && finder_.result().expanded == expanded;
+  return finder_.running() && !finder_.resume(*map, expanded, tile_path_) &&
+         finder_.result().expanded == expanded;
 }
 
 }  // namespace herd::sim

@@ -31,11 +31,11 @@ class PathService {
   // What the pathing stage reads of the world this tick.
   struct Tick {
     const TileMap& map;
-    std::uint64_t map_version;        // bumped by every map load, clear or tile change
-    std::span<const Agent> agents;    // ordered by id
-    std::span<Desire> desires;        // parallel to agents; pathing steers their velocity
+    std::uint64_t map_version;      // bumped by every map load, clear or tile change
+    std::span<const Agent> agents;  // ordered by id
+    std::span<Desire> desires;      // parallel to agents; pathing steers their velocity
     const WorldDef& def;
-    double next_time;                 // s: world time at the end of this tick (walkers)
+    double next_time;  // s: world time at the end of this tick (walkers)
   };
 
   // Each agent's pathing state, parallel to the agents while a map is loaded; empty without one.
@@ -106,7 +106,7 @@ class PathService {
 
   std::vector<PathState> paths_;  // parallel to the agents while there is a map
   PathFinder finder_;
-  std::deque<AgentId> queue_;     // A* agents waiting for a path, oldest first
+  std::deque<AgentId> queue_;  // A* agents waiting for a path, oldest first
   Search search_;
   PathQueueStats stats_;
   std::vector<TileCoord> tile_path_;

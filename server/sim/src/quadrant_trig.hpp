@@ -76,8 +76,10 @@ inline constexpr auto kCos = taylor<9, 0>();  // to x^16
 // c[0] + z (c[1] + z (c[2] + ...)), written out at compile time: no loop inside the callers' loops.
 template <std::size_t k = 0, std::size_t n>
 inline double horner(const std::array<double, n>& c, double z) {
-  if constexpr (k + 1 == n) return c[k];
-  else return horner<k + 1>(c, z) * z + c[k];
+  if constexpr (k + 1 == n)
+    return c[k];
+  else
+    return horner<k + 1>(c, z) * z + c[k];
 }
 
 }  // namespace detail

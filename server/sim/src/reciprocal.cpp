@@ -13,7 +13,8 @@ constexpr double kEpsilon = 1e-9;
 // The forbidden half-plane neighbour n makes for an agent at p moving at v (the paper's
 // construction: u is the smallest change of the relative velocity that leaves the velocity
 // obstacle, truncated at the horizon; the agent takes its share of it).
-VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, double horizon, double dt) {
+VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, double horizon,
+                      double dt) {
   const Vec2 rel_pos = n.position - p;
   const Vec2 rel_vel = v - n.velocity;
   const double dist2 = length_squared(rel_pos);
@@ -35,9 +36,11 @@ VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, do
       // Nearest a leg of the cone: left or right of the line of centres.
       const double leg = std::sqrt(dist2 - rsum2);
       if (cross(rel_pos, w) > 0) {
-        direction = Vec2{rel_pos.x * leg - rel_pos.y * rsum, rel_pos.x * rsum + rel_pos.y * leg} * (1.0 / dist2);
+        direction = Vec2{rel_pos.x * leg - rel_pos.y * rsum, rel_pos.x * rsum + rel_pos.y * leg} *
+                    (1.0 / dist2);
       } else {
-        direction = Vec2{rel_pos.x * leg + rel_pos.y * rsum, -rel_pos.x * rsum + rel_pos.y * leg} * (-1.0 / dist2);
+        direction = Vec2{rel_pos.x * leg + rel_pos.y * rsum, -rel_pos.x * rsum + rel_pos.y * leg} *
+                    (-1.0 / dist2);
       }
       u = direction * dot(rel_vel, direction) - rel_vel;
     }
@@ -46,7 +49,9 @@ VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, do
     const double inv_dt = 1.0 / dt;
     const Vec2 w = rel_vel - rel_pos * inv_dt;
     const double w_len = length(w);
-    const Vec2 unit_w = w_len > kEpsilon ? w * (1.0 / w_len) : Vec2{-rel_pos.y, rel_pos.x} * (1.0 / std::sqrt(std::max(dist2, kEpsilon)));
+    const Vec2 unit_w = w_len > kEpsilon ? w * (1.0 / w_len)
+                                         : Vec2{-rel_pos.y, rel_pos.x} *
+                                               (1.0 / std::sqrt(std::max(dist2, kEpsilon)));
     direction = {unit_w.y, -unit_w.x};
     u = unit_w * (rsum * inv_dt - w_len);
   }
@@ -55,8 +60,8 @@ VelocityLine line_for(Vec2 p, Vec2 v, double r, const ReciprocalNeighbour& n, do
 
 // On line `at`, the allowed point nearest `preferred` (or farthest along `preferred` when
 // by_direction) within the speed disc and the lines before it; false when there is none.
-bool solve_on_line(std::span<const VelocityLine> lines, std::size_t at, double speed, Vec2 preferred, bool by_direction,
-                   Vec2& result) {
+bool solve_on_line(std::span<const VelocityLine> lines, std::size_t at, double speed,
+                   Vec2 preferred, bool by_direction, Vec2& result) {
   const VelocityLine& l = lines[at];
   const double along = dot(l.point, l.direction);
   const double disc = along * along + speed * speed - length_squared(l.point);
@@ -71,13 +76,17 @@ bool solve_on_line(std::span<const VelocityLine> lines, std::size_t at, double s
       continue;
     }
     const double t = numerator / denominator;
-    if (denominator >= 0) t_right = std::min(t_right, t);
-    else t_left = std::max(t_left, t);
+    if (denominator >= 0)
+      t_right = std::min(t_right, t);
+    else
+      t_left = std::max(t_left, t);
     if (t_left > t_right) return false;
   }
   double t;
-  if (by_direction) t = dot(preferred, l.direction) > 0 ? t_right : t_left;
-  else t = std::clamp(dot(l.direction, preferred - l.point), t_left, t_right);
+  if (by_direction)
+    t = dot(preferred, l.direction) > 0 ? t_right : t_left;
+  else
+    t = std::clamp(dot(l.direction, preferred - l.point), t_left, t_right);
   result = l.point + l.direction * t;
   return true;
 }
@@ -85,9 +94,12 @@ bool solve_on_line(std::span<const VelocityLine> lines, std::size_t at, double s
 // The allowed velocity nearest `preferred` (incremental 2D linear programming). Returns the
 // number of lines when it found one, else the line it failed at (`result` then satisfies those
 // before it).
-std::size_t solve(std::span<const VelocityLine> lines, double speed, Vec2 preferred, bool by_direction, Vec2& result) {
-  if (by_direction) result = preferred * speed;  // preferred is a unit direction
-  else result = clamp_length(preferred, speed);
+std::size_t solve(std::span<const VelocityLine> lines, double speed, Vec2 preferred,
+                  bool by_direction, Vec2& result) {
+  if (by_direction)
+    result = preferred * speed;  // preferred is a unit direction
+  else
+    result = clamp_length(preferred, speed);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     if (cross(lines[k].direction, lines[k].point - result) <= 0) continue;  // already allowed
     const Vec2 before = result;
@@ -101,8 +113,8 @@ std::size_t solve(std::span<const VelocityLine> lines, double speed, Vec2 prefer
 
 // No velocity is allowed: the one that minimises the largest violation, from line `from` on
 // (the paper's 3D program, solved as a sequence of 2D ones).
-void least_violation(std::span<const VelocityLine> lines, std::size_t from, double speed, Vec2& result,
-                     std::vector<VelocityLine>& projected) {
+void least_violation(std::span<const VelocityLine> lines, std::size_t from, double speed,
+                     Vec2& result, std::vector<VelocityLine>& projected) {
   double worst = 0;
   for (std::size_t k = from; k < lines.size(); ++k) {
     if (cross(lines[k].direction, lines[k].point - result) <= worst) continue;
@@ -114,13 +126,16 @@ void least_violation(std::span<const VelocityLine> lines, std::size_t from, doub
         if (dot(lines[k].direction, lines[j].direction) > 0) continue;  // same way: j adds nothing
         line.point = (lines[k].point + lines[j].point) * 0.5;
       } else {
-        line.point = lines[k].point + lines[k].direction * (cross(lines[j].direction, lines[k].point - lines[j].point) / d);
+        line.point =
+            lines[k].point +
+            lines[k].direction * (cross(lines[j].direction, lines[k].point - lines[j].point) / d);
       }
       line.direction = normalized_or_zero(lines[j].direction - lines[k].direction);
       projected.push_back(line);
     }
     const Vec2 before = result;
-    if (solve(projected, speed, Vec2{-lines[k].direction.y, lines[k].direction.x}, true, result) < projected.size())
+    if (solve(projected, speed, Vec2{-lines[k].direction.y, lines[k].direction.x}, true, result) <
+        projected.size())
       result = before;  // rounding only: keep the last good answer
     worst = cross(lines[k].direction, lines[k].point - result);
   }
@@ -128,11 +143,12 @@ void least_violation(std::span<const VelocityLine> lines, std::size_t from, doub
 
 }  // namespace
 
-Vec2 reciprocal_velocity(Vec2 position, Vec2 velocity, double radius, Vec2 preferred, double max_speed,
-                         std::span<const ReciprocalNeighbour> neighbours, double horizon, double dt,
-                         std::vector<VelocityLine>& lines) {
+Vec2 reciprocal_velocity(Vec2 position, Vec2 velocity, double radius, Vec2 preferred,
+                         double max_speed, std::span<const ReciprocalNeighbour> neighbours,
+                         double horizon, double dt, std::vector<VelocityLine>& lines) {
   lines.clear();
-  for (const ReciprocalNeighbour& n : neighbours) lines.push_back(line_for(position, velocity, radius, n, horizon, dt));
+  for (const ReciprocalNeighbour& n : neighbours)
+    lines.push_back(line_for(position, velocity, radius, n, horizon, dt));
   Vec2 result;
   const std::size_t failed = solve(lines, max_speed, preferred, false, result);
   if (failed < lines.size()) {

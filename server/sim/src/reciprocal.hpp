@@ -33,8 +33,8 @@ struct ReciprocalNeighbour {
 // within `horizon` seconds (each moving at its velocity, the agent taking its share). Touching
 // already, it asks to be apart within one tick (dt). When no velocity is allowed (a crowd pressing
 // from every side), the one that least breaks the worst constraint. `lines` is scratch.
-Vec2 reciprocal_velocity(Vec2 position, Vec2 velocity, double radius, Vec2 preferred, double max_speed,
-                         std::span<const ReciprocalNeighbour> neighbours, double horizon, double dt,
-                         std::vector<VelocityLine>& lines);
+Vec2 reciprocal_velocity(Vec2 position, Vec2 velocity, double radius, Vec2 preferred,
+                         double max_speed, std::span<const ReciprocalNeighbour> neighbours,
+                         double horizon, double dt, std::vector<VelocityLine>& lines);
 
 }  // namespace herd::sim

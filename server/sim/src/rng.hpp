@@ -1,7 +1,7 @@
 // herd::sim::Rng — the world's one seeded generator.
 //
-// splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and fully specified here, so the same seed gives
-// the same numbers with every compiler and standard library. std distributions are avoided on
+// splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and fully specified here, so the same seed
+// gives the same numbers with every compiler and standard library. std distributions are avoided on
 // purpose: their output differs between implementations, which would break determinism.
 #pragma once
 

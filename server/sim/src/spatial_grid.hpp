@@ -25,7 +25,8 @@ class SpatialGrid {
   // Sorts the points into cells of (at least) cell_size over [0,width] x [0,height]. Points
   // outside fall into the border cells.
   void rebuild(std::span<const Vec2> points, double width, double height, double cell_size) {
-    rebuild(points.size(), [&](std::size_t i) { return points[i]; }, width, height, cell_size);
+    rebuild(
+        points.size(), [&](std::size_t i) { return points[i]; }, width, height, cell_size);
   }
   // The same for n points given by position(i) -> Vec2, without a copy of them first.
   template <class Position>
@@ -34,7 +35,8 @@ class SpatialGrid {
   // A cell size for n points over width x height: at least min_size and never more than about
   // one cell per point, so the cell table costs at most 4 bytes per point.
   static double cell_size_for(std::size_t n, double width, double height, double min_size) {
-    return std::max(min_size, std::sqrt(width * height / static_cast<double>(std::max<std::size_t>(n, 1))));
+    return std::max(min_size,
+                    std::sqrt(width * height / static_cast<double>(std::max<std::size_t>(n, 1))));
   }
 
   // Calls visit(index) for every point in the cells the disc (centre, radius) touches. The caller
@@ -46,7 +48,8 @@ class SpatialGrid {
     const int y0 = cell_y(centre.y - radius), y1 = cell_y(centre.y + radius);
     for (int cy = y0; cy <= y1; ++cy) {
       const std::size_t row = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_);
-      for (std::size_t c = row + static_cast<std::size_t>(x0); c <= row + static_cast<std::size_t>(x1); ++c)
+      for (std::size_t c = row + static_cast<std::size_t>(x0);
+           c <= row + static_cast<std::size_t>(x1); ++c)
         for (std::uint32_t k = start_[c]; k < start_[c + 1]; ++k) visit(items_[k]);
     }
   }
@@ -69,7 +72,8 @@ class SpatialGrid {
       for (int cy = first; cy <= last; ++cy) {
         // The cells of this row within the disc: those whose x span comes within the half-chord.
         const double dy = gap(centre.y, cy, rows_);
-        const double half = std::sqrt(std::max(r2 - dy * dy, 0.0)) * (1 + 1e-12);  // widened past any rounding
+        const double half =
+            std::sqrt(std::max(r2 - dy * dy, 0.0)) * (1 + 1e-12);  // widened past any rounding
         const int x0 = cell_x(centre.x - half), x1 = cell_x(centre.x + half);
         const std::size_t row = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_);
         const bool within = dy * dy <= r2;
@@ -109,7 +113,8 @@ class SpatialGrid {
   // How many points share p's cell.
   std::size_t count_in_cell(Vec2 p) const {
     if (items_.empty()) return 0;
-    const std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(cell_x(p.x));
+    const std::size_t c = static_cast<std::size_t>(cell_y(p.y)) * static_cast<std::size_t>(cols_) +
+                          static_cast<std::size_t>(cell_x(p.x));
     return start_[c + 1] - start_[c];
   }
 
@@ -123,7 +128,8 @@ class SpatialGrid {
     std::size_t count = 0;
     for (int y = y0; y <= y1; ++y) {
       const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_);
-      count += start_[row + static_cast<std::size_t>(x1) + 1] - start_[row + static_cast<std::size_t>(x0)];
+      count += start_[row + static_cast<std::size_t>(x1) + 1] -
+               start_[row + static_cast<std::size_t>(x0)];
     }
     return {count, (x1 - x0 + 1) * (y1 - y0 + 1)};
   }
@@ -140,7 +146,8 @@ class SpatialGrid {
   // Distance along one axis from v to cell i's span; border cells reach out for ever (points
   // outside the world fall into them).
   double gap(double v, int i, int count) const {
-    const double lo = i == 0 ? -HUGE_VAL : i * cell_, hi = i == count - 1 ? HUGE_VAL : (i + 1) * cell_;
+    const double lo = i == 0 ? -HUGE_VAL : i * cell_,
+                 hi = i == count - 1 ? HUGE_VAL : (i + 1) * cell_;
     return v < lo ? lo - v : v > hi ? v - hi : 0.0;
   }
   // floor(v * inv_cell_) clamped to [0, count - 1], without floor (a call or a dozen instructions
@@ -163,10 +170,12 @@ class SpatialGrid {
 };
 
 template <class Position>
-void SpatialGrid::rebuild(std::size_t n, Position&& position, double width, double height, double cell_size) {
+void SpatialGrid::rebuild(std::size_t n, Position&& position, double width, double height,
+                          double cell_size) {
   cell_ = std::max(cell_size, 1e-6);
   // Keep the cell count bounded for huge worlds with small agents: coarser cells, same answers.
-  while (std::ceil(width / cell_) * std::ceil(height / cell_) > static_cast<double>(kMaxCells)) cell_ *= 2;
+  while (std::ceil(width / cell_) * std::ceil(height / cell_) > static_cast<double>(kMaxCells))
+    cell_ *= 2;
   inv_cell_ = 1.0 / cell_;
   cols_ = std::max(1, static_cast<int>(std::ceil(width / cell_)));
   rows_ = std::max(1, static_cast<int>(std::ceil(height / cell_)));
@@ -174,7 +183,9 @@ void SpatialGrid::rebuild(std::size_t n, Position&& position, double width, doub
   start_.assign(cells + 1, 0);
   // A point's cell is computed twice (counting, then filling) rather than stored: 4 bytes per
   // point fewer for a few instructions.
-  auto cell_of = [&](Vec2 p) { return static_cast<std::uint32_t>(cell_y(p.y) * cols_ + cell_x(p.x)); };
+  auto cell_of = [&](Vec2 p) {
+    return static_cast<std::uint32_t>(cell_y(p.y) * cols_ + cell_x(p.x));
+  };
   for (std::size_t i = 0; i < n; ++i) ++start_[cell_of(position(i)) + 1];
   for (std::size_t c = 0; c < cells; ++c) start_[c + 1] += start_[c];
   items_.resize(n);

@@ -43,7 +43,8 @@ Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, do
   // reaches max_speed it cannot lower the speed, and the search for n is skipped.
   const double b = def.max_force / def.mass * dt;
   const double k = def.max_speed / b + 2;
-  if (!(b > 0.0) || 2 * distance < dt * b * k * k) speed = std::min(speed, stopping_speed(distance, def.max_force / def.mass, dt));
+  if (!(b > 0.0) || 2 * distance < dt * b * k * k)
+    speed = std::min(speed, stopping_speed(distance, def.max_force / def.mass, dt));
   return to_target * (speed / distance);
 }
 

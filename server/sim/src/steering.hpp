@@ -26,8 +26,9 @@ double stopping_speed(double distance, double max_accel, double dt);
 double slow_radius_of(const AgentDef& def);
 
 // Arrival (asked for in the comments of seed 001): seek, but the desired speed falls off at
-// constant deceleration inside slow_radius and is never more than the agent can brake from (stopping_speed), which also
-// never covers more than the remaining distance in one tick. Zero at the target.
+// constant deceleration inside slow_radius and is never more than the agent can brake from
+// (stopping_speed), which also never covers more than the remaining distance in one tick. Zero at
+// the target.
 Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, double dt);
 
 // Seed 001, steps 4-7: steering = desired - velocity, limited to the change max_force can make

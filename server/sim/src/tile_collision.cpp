@@ -123,14 +123,16 @@ Contact inside_contact(const TileMap& map, TileCoord t, Vec2 p, double r, Vec2 l
     int dx, dy;
     double distance;
   };
-  const Face faces[4] = {{-1, 0, p.x - lo.x}, {1, 0, hi.x - p.x}, {0, -1, p.y - lo.y}, {0, 1, hi.y - p.y}};
+  const Face faces[4] = {
+      {-1, 0, p.x - lo.x}, {1, 0, hi.x - p.x}, {0, -1, p.y - lo.y}, {0, 1, hi.y - p.y}};
   const Face* exposed = nullptr;
   for (const Face& f : faces) {  // strict '<': ties go to the first face in the order above
     if (map.blocked(t.x + f.dx, t.y + f.dy)) continue;
     if (!exposed || f.distance < exposed->distance) exposed = &f;
   }
   if (!exposed) return escape_contact(map, t, p, r);
-  return {Vec2{static_cast<double>(exposed->dx), static_cast<double>(exposed->dy)}, exposed->distance + r};
+  return {Vec2{static_cast<double>(exposed->dx), static_cast<double>(exposed->dy)},
+          exposed->distance + r};
 }
 
 // Contact of the circle (p, r) with blocked tile t.
@@ -165,8 +167,10 @@ Contact tile_contact(const TileMap& map, TileCoord t, Vec2 p, double r) {
 // first tile in row-major order, so the result never depends on anything but the inputs.
 Contact deepest_contact(const TileMap& map, Vec2 p, double r) {
   const double s = map.tile_size();
-  const std::int32_t x0 = clamped_tile(p.x - r, s, map.width()), x1 = clamped_tile(p.x + r, s, map.width());
-  const std::int32_t y0 = clamped_tile(p.y - r, s, map.height()), y1 = clamped_tile(p.y + r, s, map.height());
+  const std::int32_t x0 = clamped_tile(p.x - r, s, map.width()),
+                     x1 = clamped_tile(p.x + r, s, map.width());
+  const std::int32_t y0 = clamped_tile(p.y - r, s, map.height()),
+                     y1 = clamped_tile(p.y + r, s, map.height());
   Contact best;
   for (std::int32_t y = y0; y <= y1; ++y) {
     for (std::int32_t x = x0; x <= x1; ++x) {

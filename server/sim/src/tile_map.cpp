@@ -32,9 +32,11 @@ std::string validate(const TileMapDef& def) {
     return "tile map is " + std::to_string(def.width) + " x " + std::to_string(def.height) +
            " tiles; at most " + std::to_string(L::kMaxSide) + " x " + std::to_string(L::kMaxSide) +
            " are allowed";
-  if (!std::isfinite(def.tile_size) || def.tile_size < L::kMinTileSize || def.tile_size > L::kMaxTileSize)
+  if (!std::isfinite(def.tile_size) || def.tile_size < L::kMinTileSize ||
+      def.tile_size > L::kMaxTileSize)
     return "tile size must be a finite number of units in [0.001, 10000]";
-  const std::size_t expected = static_cast<std::size_t>(def.width) * static_cast<std::size_t>(def.height);
+  const std::size_t expected =
+      static_cast<std::size_t>(def.width) * static_cast<std::size_t>(def.height);
   if (def.cells.size() != expected)
     return "tile map has " + std::to_string(def.cells.size()) + " cells, expected " +
            std::to_string(expected) + " (" + std::to_string(def.width) + " x " +
@@ -90,8 +92,8 @@ std::variant<TileMap, std::string> parse_tile_map(std::string_view text, double 
     if (line.size() > static_cast<std::size_t>(TileMapLimits::kMaxSide) ||
         def.height >= TileMapLimits::kMaxSide)
       return "line " + std::to_string(line_no) + ": tile map is larger than " +
-             std::to_string(TileMapLimits::kMaxSide) + " x " + std::to_string(TileMapLimits::kMaxSide) +
-             " tiles";
+             std::to_string(TileMapLimits::kMaxSide) + " x " +
+             std::to_string(TileMapLimits::kMaxSide) + " tiles";
     if (def.height == 0) {
       def.width = static_cast<std::int32_t>(line.size());
       first_row_line = line_no;
@@ -118,7 +120,8 @@ std::string to_text(const TileMap& map) {
   std::string out;
   out.reserve(static_cast<std::size_t>(map.width() + 1) * static_cast<std::size_t>(map.height()));
   for (std::int32_t y = 0; y < map.height(); ++y) {
-    for (std::int32_t x = 0; x < map.width(); ++x) out.push_back(map.blocked(x, y) ? kBlockedChar : kWalkableChar);
+    for (std::int32_t x = 0; x < map.width(); ++x)
+      out.push_back(map.blocked(x, y) ? kBlockedChar : kWalkableChar);
     out.push_back('\n');
   }
   return out;

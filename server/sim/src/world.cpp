@@ -11,7 +11,9 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
-CommandOutcome World::apply(const Command& command, CommandOrigin origin) { return impl_->apply(command, origin); }
+CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
+  return impl_->apply(command, origin);
+}
 void World::step() { impl_->step(); }
 void World::set_executor(Executor* executor) { impl_->set_executor(executor); }
 void World::set_clock(StepClock clock) { impl_->set_clock(clock); }

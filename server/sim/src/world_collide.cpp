@@ -18,7 +18,9 @@ Vec2 separation_normal(const Agent& a, const Agent& b) {
 }
 
 // Seed 002's walkers move on rails: to everyone else they are as immovable as an obstacle.
-bool immovable(const Agent& a, bool has_map) { return has_map && a.pathing == Pathing::no_backtrack; }
+bool immovable(const Agent& a, bool has_map) {
+  return has_map && a.pathing == Pathing::no_backtrack;
+}
 
 // Shares of a pair's response: (2 m_b/(m_a+m_b), 2 m_a/(m_a+m_b)) for the elastic velocity change
 // and half that for overlap removal; an immovable side takes nothing and the other everything.
@@ -32,7 +34,9 @@ std::pair<double, double> mass_shares(const Agent& a, const Agent& b, bool has_m
 }
 
 std::uint64_t agent_pair_key(AgentId a, AgentId b) { return (std::uint64_t{a} << 32) | b; }
-std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) { return (std::uint64_t{a} << 32) | o | (1ull << 63); }
+std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) {
+  return (std::uint64_t{a} << 32) | o | (1ull << 63);
+}
 
 }  // namespace
 
@@ -62,9 +66,9 @@ void WorldImpl::stage_collisions() {
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now
     grid_.query_runs(at, reach + moved_, [&](std::uint32_t begin, std::uint32_t end) {
       near.reserve(end - begin);
-      const std::size_t m = scan::kernels().filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y,
-                                                   reach * reach, HUGE_VAL, i, i, near.d2.data(), near.slot.data(),
-                                                   near.index.data(), nullptr);
+      const std::size_t m = scan::kernels().filter(
+          grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y, reach * reach, HUGE_VAL, i,
+          i, near.d2.data(), near.slot.data(), near.index.data(), nullptr);
       std::size_t n = pairs.size();
       pairs.resize(n + m);
       for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
@@ -78,7 +82,8 @@ void WorldImpl::stage_collisions() {
   });
   // Whichever worker found a pair, the sort gives one order.
   pairs_.clear();
-  for (const Scratch& scratch : scratch_) pairs_.insert(pairs_.end(), scratch.pairs.begin(), scratch.pairs.end());
+  for (const Scratch& scratch : scratch_)
+    pairs_.insert(pairs_.end(), scratch.pairs.begin(), scratch.pairs.end());
   std::sort(pairs_.begin(), pairs_.end());
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
@@ -101,14 +106,17 @@ void WorldImpl::stage_collisions() {
     // Seed step 3 with equal masses gives -(relative velocity along the centres) to each; the
     // shares scale it by the masses (2 m_b/(m_a+m_b) = 2 * share_a).
     const auto [share_a, share_b] = mass_shares(a, b, map_.has_value());
-    const Vec2 dva = elastic_velocity_change(a.position, a.velocity, 1, b.position, b.velocity, 1) * (2 * share_a);
-    const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, 1, a.position, a.velocity, 1) * (2 * share_b);
+    const Vec2 dva = elastic_velocity_change(a.position, a.velocity, 1, b.position, b.velocity, 1) *
+                     (2 * share_a);
+    const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, 1, a.position, a.velocity, 1) *
+                     (2 * share_b);
     if (dva == Vec2{} && dvb == Vec2{}) continue;  // touching but already separating
     delta(i) += dva;
     delta(j) += dvb;
     if (!new_contact) continue;
     a.collided = b.collided = true;
-    collisions_.push_back({a.id, b.id, false, collision_point(a.position, a.def.radius, b.position, b.def.radius),
+    collisions_.push_back({a.id, b.id, false,
+                           collision_point(a.position, a.def.radius, b.position, b.def.radius),
                            length(dva) * a.def.mass});
   }
   // The loops over every agent run on the workers: each touches one agent (at 100,000 agents,
@@ -132,7 +140,8 @@ void WorldImpl::stage_collisions() {
       delta(j) -= n * (overlap * share_b);
     }
     if (!any) break;
-    for_each_agent(agents_.size(), [&](std::size_t i, Scratch&) { agents_[i].position += delta(i); });
+    for_each_agent(agents_.size(),
+                   [&](std::size_t i, Scratch&) { agents_[i].position += delta(i); });
   }
 
   // Static obstacles do not move: the agent bounces off and is put back outside.
@@ -146,7 +155,8 @@ void WorldImpl::stage_collisions() {
         if (dv != Vec2{}) a.velocity += dv;
         if (dv != Vec2{} && new_contact) {
           a.collided = true;
-          collisions_.push_back({a.id, o.id, true, collision_point(a.position, a.def.radius, o.position, o.radius),
+          collisions_.push_back({a.id, o.id, true,
+                                 collision_point(a.position, a.def.radius, o.position, o.radius),
                                  length(dv) * a.def.mass});
         }
         Vec2 n = normalized_or_zero(a.position - o.position);

@@ -1,6 +1,7 @@
 // The World's commands: queueing, the dispatch by kind, selections, and each command's checks and
 // effect (behaviours, spawning and removal, obstacles, avoidance settings, the tile map).
-// Formations and demo moves are in world_formation.cpp, the reachability checks in world_pathing.cpp.
+// Formations and demo moves are in world_formation.cpp, the reachability checks in
+// world_pathing.cpp.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -30,7 +31,6 @@ std::string point_text(Vec2 p) {
   return out;
 }
 
-
 }  // namespace
 
 CommandOutcome failure(CommandError error, std::string message) {
@@ -51,28 +51,44 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
   return std::visit(
       [this](const auto& c) -> CommandOutcome {
         using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, SetTarget>) return apply_set_target(c);
-        else if constexpr (std::is_same_v<T, Spawn>) return apply_spawn(c);
-        else if constexpr (std::is_same_v<T, SetBehaviour>) return apply_set_behaviour(c);
-        else if constexpr (std::is_same_v<T, SetMovement>) return apply_set_movement(c);
-        else if constexpr (std::is_same_v<T, AddObstacle>) return apply_add_obstacle(c);
-        else if constexpr (std::is_same_v<T, RemoveObstacle>) return apply_remove_obstacle(c);
-        else if constexpr (std::is_same_v<T, SetAvoidance>) return apply_set_avoidance(c);
-        else if constexpr (std::is_same_v<T, LoadMap>) return apply_load_map(c);
-        else if constexpr (std::is_same_v<T, ClearMap>) return apply_clear_map();
-        else if constexpr (std::is_same_v<T, SetTiles>) return apply_set_tiles(c);
-        else if constexpr (std::is_same_v<T, SetPathing>) return apply_set_pathing(c);
-        else if constexpr (std::is_same_v<T, SetGroup>) return apply_set_group(c);
-        else if constexpr (std::is_same_v<T, Form>) return apply_form(c);
-        else if constexpr (std::is_same_v<T, Demo>) return apply_demo(c);
-        else return apply_remove(c);
+        if constexpr (std::is_same_v<T, SetTarget>)
+          return apply_set_target(c);
+        else if constexpr (std::is_same_v<T, Spawn>)
+          return apply_spawn(c);
+        else if constexpr (std::is_same_v<T, SetBehaviour>)
+          return apply_set_behaviour(c);
+        else if constexpr (std::is_same_v<T, SetMovement>)
+          return apply_set_movement(c);
+        else if constexpr (std::is_same_v<T, AddObstacle>)
+          return apply_add_obstacle(c);
+        else if constexpr (std::is_same_v<T, RemoveObstacle>)
+          return apply_remove_obstacle(c);
+        else if constexpr (std::is_same_v<T, SetAvoidance>)
+          return apply_set_avoidance(c);
+        else if constexpr (std::is_same_v<T, LoadMap>)
+          return apply_load_map(c);
+        else if constexpr (std::is_same_v<T, ClearMap>)
+          return apply_clear_map();
+        else if constexpr (std::is_same_v<T, SetTiles>)
+          return apply_set_tiles(c);
+        else if constexpr (std::is_same_v<T, SetPathing>)
+          return apply_set_pathing(c);
+        else if constexpr (std::is_same_v<T, SetGroup>)
+          return apply_set_group(c);
+        else if constexpr (std::is_same_v<T, Form>)
+          return apply_form(c);
+        else if constexpr (std::is_same_v<T, Demo>)
+          return apply_demo(c);
+        else
+          return apply_remove(c);
       },
       command);
 }
 
 // Resolves a selection into agent indices, or fails naming the first unknown id. Duplicated ids
 // count once.
-bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const {
+bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices,
+                       CommandOutcome& out) const {
   indices.clear();
   if (sel.all) {
     for (std::size_t i = 0; i < agents_.size(); ++i) indices.push_back(i);
@@ -82,14 +98,16 @@ bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices, 
     for (std::size_t i = 0; i < agents_.size(); ++i) {
       const Agent& a = agents_[i];
       const bool in_group = !sel.group || a.group == *sel.group;
-      const bool in_rect = !sel.rect || (a.position.x >= sel.rect->min.x && a.position.x <= sel.rect->max.x &&
-                                         a.position.y >= sel.rect->min.y && a.position.y <= sel.rect->max.y);
+      const bool in_rect =
+          !sel.rect || (a.position.x >= sel.rect->min.x && a.position.x <= sel.rect->max.x &&
+                        a.position.y >= sel.rect->min.y && a.position.y <= sel.rect->max.y);
       if (in_group && in_rect) indices.push_back(i);
     }
     if (indices.empty()) {
-      out = failure(CommandError::bad_selection, sel.group ? "no agent is in group " + std::to_string(*sel.group) +
-                                                                  (sel.rect ? " inside the rectangle" : "")
-                                                            : "no agent is inside the rectangle");
+      out = failure(CommandError::bad_selection,
+                    sel.group ? "no agent is in group " + std::to_string(*sel.group) +
+                                    (sel.rect ? " inside the rectangle" : "")
+                              : "no agent is inside the rectangle");
       return false;
     }
     return true;
@@ -122,23 +140,28 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (cmd.target_tile) {
     if (!map_) return failure(CommandError::no_map, "target_tile needs a tile map; load one first");
     if (!map_->in_bounds(*cmd.target_tile))
-      return failure(CommandError::out_of_bounds, "tile (" + std::to_string(cmd.target_tile->x) + ", " +
-                                                     std::to_string(cmd.target_tile->y) + ") is off the map");
+      return failure(CommandError::out_of_bounds, "tile (" + std::to_string(cmd.target_tile->x) +
+                                                      ", " + std::to_string(cmd.target_tile->y) +
+                                                      ") is off the map");
     b.point = map_->tile_centre(*cmd.target_tile);
   }
   const BehaviourTraits& kind = traits(b.kind);
-  const bool uses_point = b.agent == kNoAgent && kind.takes_point && !(b.kind == BehaviourKind::hold && cmd.hold_here);
+  const bool uses_point =
+      b.agent == kNoAgent && kind.takes_point && !(b.kind == BehaviourKind::hold && cmd.hold_here);
   if (uses_point && !inside(b.point))
-    return failure(CommandError::out_of_bounds, "target " + point_text(b.point) + " is outside the world");
+    return failure(CommandError::out_of_bounds,
+                   "target " + point_text(b.point) + " is outside the world");
   if (kind.needs_agent && b.agent == kNoAgent)
     return failure(CommandError::invalid_target, "this behaviour needs an agent to act on");
   if (b.agent != kNoAgent && !find(b.agent))
-    return failure(CommandError::unknown_agent, "agent " + std::to_string(b.agent) + " does not exist");
+    return failure(CommandError::unknown_agent,
+                   "agent " + std::to_string(b.agent) + " does not exist");
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   for (std::size_t i : indices)
     if (b.agent != kNoAgent && agents_[i].id == b.agent)
-      return failure(CommandError::invalid_target, "agent " + std::to_string(b.agent) + " cannot act on itself");
+      return failure(CommandError::invalid_target,
+                     "agent " + std::to_string(b.agent) + " cannot act on itself");
   if (uses_point) {
     if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
   }
@@ -187,27 +210,31 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
   for (const SpawnAgent& s : cmd.agents) {
     const bool target_ok = !s.target || inside(*s.target);
     if (!inside(s.position) || !target_ok)
-      return failure(CommandError::out_of_bounds, "spawn position or target " +
-                                                      point_text(target_ok ? s.position : *s.target) +
-                                                      " is outside the world");
+      return failure(CommandError::out_of_bounds,
+                     "spawn position or target " + point_text(target_ok ? s.position : *s.target) +
+                         " is outside the world");
     if (map_ && map_->blocked(map_->tile_at(s.position)))
-      return failure(CommandError::out_of_bounds, "spawn position " + point_text(s.position) + " is inside a wall");
+      return failure(CommandError::out_of_bounds,
+                     "spawn position " + point_text(s.position) + " is inside a wall");
     if (map_ && s.target && map_->blocked(map_->tile_at(*s.target)))
-      return failure(CommandError::unreachable, "spawn target " + point_text(*s.target) + " is on a blocked tile");
+      return failure(CommandError::unreachable,
+                     "spawn target " + point_text(*s.target) + " is on a blocked tile");
     // Overrides must still make a valid AgentDef.
     AgentDef d = def_.agent_defaults;
     if (s.radius) d.radius = *s.radius;
     if (s.max_speed) d.max_speed = *s.max_speed;
     if (s.max_force) d.max_force = *s.max_force;
     if (s.mass) d.mass = *s.mass;
-    if (std::string why = validate(d); !why.empty()) return failure(CommandError::out_of_bounds, why);
+    if (std::string why = validate(d); !why.empty())
+      return failure(CommandError::out_of_bounds, why);
   }
   CommandOutcome out;
   out.spawned.reserve(n);
   // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
   // ends within about 6% of its size instead of up to twice it (memory per agent), for a few
   // more moves of the array.
-  if (agents_.capacity() < agents_.size() + n) agents_.reserve(std::max(agents_.size() + n, agents_.size() + agents_.size() / 16));
+  if (agents_.capacity() < agents_.size() + n)
+    agents_.reserve(std::max(agents_.size() + n, agents_.size() + agents_.size() / 16));
   if (cmd.count > 0) {
     const double r = def_.agent_defaults.radius;
     for (std::uint32_t i = 0; i < cmd.count; ++i) {
@@ -216,8 +243,10 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
       // x then y, each drawn in order from the world's generator: part of the determinism contract.
       // With a map, drawn again (at most 64 times) until the point is on a walkable tile.
       for (int attempt = 0; attempt < 64; ++attempt) {
-        s.position.x = rng_.uniform(std::min(r, def_.width / 2), std::max(def_.width - r, def_.width / 2));
-        s.position.y = rng_.uniform(std::min(r, def_.height / 2), std::max(def_.height - r, def_.height / 2));
+        s.position.x =
+            rng_.uniform(std::min(r, def_.width / 2), std::max(def_.width - r, def_.width / 2));
+        s.position.y =
+            rng_.uniform(std::min(r, def_.height / 2), std::max(def_.height - r, def_.height / 2));
         if (!map_ || map_->walkable(map_->tile_at(s.position))) break;
       }
       agents_.push_back(make_agent(s));
@@ -235,10 +264,13 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
 
 CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
   if (!inside(cmd.position))
-    return failure(CommandError::out_of_bounds, "obstacle " + point_text(cmd.position) + " is outside the world");
-  if (!in_range(cmd.radius, 0.1, 1e4)) return failure(CommandError::out_of_bounds, "obstacle radius must be in [0.1, 10000]");
+    return failure(CommandError::out_of_bounds,
+                   "obstacle " + point_text(cmd.position) + " is outside the world");
+  if (!in_range(cmd.radius, 0.1, 1e4))
+    return failure(CommandError::out_of_bounds, "obstacle radius must be in [0.1, 10000]");
   if (obstacles_.size() >= def_.max_obstacles)
-    return failure(CommandError::limit_exceeded, "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
+    return failure(CommandError::limit_exceeded,
+                   "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
   obstacles_.push_back({next_obstacle_id_++, cmd.position, cmd.radius});
   ++obstacles_version_;
   CommandOutcome out;
@@ -247,9 +279,11 @@ CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
 }
 
 CommandOutcome WorldImpl::apply_remove_obstacle(const RemoveObstacle& cmd) {
-  auto it = std::find_if(obstacles_.begin(), obstacles_.end(), [&](const Obstacle& o) { return o.id == cmd.id; });
+  auto it = std::find_if(obstacles_.begin(), obstacles_.end(),
+                         [&](const Obstacle& o) { return o.id == cmd.id; });
   if (it == obstacles_.end())
-    return failure(CommandError::unknown_obstacle, "obstacle " + std::to_string(cmd.id) + " does not exist");
+    return failure(CommandError::unknown_obstacle,
+                   "obstacle " + std::to_string(cmd.id) + " does not exist");
   obstacles_.erase(it);
   ++obstacles_version_;
   CommandOutcome out;
@@ -269,7 +303,8 @@ CommandOutcome WorldImpl::apply_set_avoidance(const SetAvoidance& cmd) {
   if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
   if (cmd.lookahead) next.lookahead = *cmd.lookahead;
   if (cmd.max_neighbours) next.max_neighbours = *cmd.max_neighbours;
-  if (std::string why = validate(next); !why.empty()) return failure(CommandError::out_of_bounds, why);
+  if (std::string why = validate(next); !why.empty())
+    return failure(CommandError::out_of_bounds, why);
   def_.avoidance = next;
   return {};
 }
@@ -303,7 +338,8 @@ CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {
   const double w = cmd.map.width * cmd.map.tile_size, h = cmd.map.height * cmd.map.tile_size;
   if (w > def_.width + 1e-9 || h > def_.height + 1e-9)
     return failure(CommandError::bad_map, "the map is " + number_text(w) + " x " + number_text(h) +
-                                              " units; the world is only " + number_text(def_.width) + " x " +
+                                              " units; the world is only " +
+                                              number_text(def_.width) + " x " +
                                               number_text(def_.height));
   map_.emplace(cmd.map);
   pathing_.map_loaded(agents_.size());  // pathing state exists while there is a map to plan on
@@ -323,8 +359,9 @@ CommandOutcome WorldImpl::apply_set_tiles(const SetTiles& cmd) {
   if (!map_) return failure(CommandError::no_map, "set_tiles needs a tile map; load one first");
   for (const TileChange& c : cmd.tiles)
     if (!map_->in_bounds(c.tile))
-      return failure(CommandError::out_of_bounds,
-                     "tile (" + std::to_string(c.tile.x) + ", " + std::to_string(c.tile.y) + ") is off the map");
+      return failure(CommandError::out_of_bounds, "tile (" + std::to_string(c.tile.x) + ", " +
+                                                      std::to_string(c.tile.y) +
+                                                      ") is off the map");
   CommandOutcome out;
   for (const TileChange& c : cmd.tiles) {
     if (map_->blocked(c.tile) != c.blocked) ++out.affected;
@@ -336,7 +373,8 @@ CommandOutcome WorldImpl::apply_set_tiles(const SetTiles& cmd) {
 
 CommandOutcome WorldImpl::apply_set_pathing(const SetPathing& cmd) {
   if (cmd.pathing != Pathing::direct && !map_)
-    return failure(CommandError::no_map, "pathing other than direct needs a tile map; load one first");
+    return failure(CommandError::no_map,
+                   "pathing other than direct needs a tile map; load one first");
   return for_each_selected(cmd.agents, [&](Agent& a, std::size_t i) {
     a.pathing = cmd.pathing;
     a.neighbours = cmd.neighbours == 4 ? 4 : 8;

@@ -13,7 +13,8 @@ bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= 
 
 std::string validate(const AgentDef& d) {
   using L = AgentDefLimits;
-  if (!in_range(d.radius, L::kMinRadius, L::kMaxRadius)) return "agent radius must be in [0.1, 100]";
+  if (!in_range(d.radius, L::kMinRadius, L::kMaxRadius))
+    return "agent radius must be in [0.1, 100]";
   if (!in_range(d.mass, L::kMinMass, L::kMaxMass)) return "agent mass must be in [0.001, 1e6]";
   if (!in_range(d.max_speed, 0.0, L::kMaxSpeed)) return "agent max_speed must be in [0, 10000]";
   if (!in_range(d.max_force, 0.0, L::kMaxForce)) return "agent max_force must be in [0, 100000]";
@@ -26,9 +27,11 @@ std::string validate(const AgentDef& d) {
 
 std::string validate(const AvoidanceDef& d) {
   if (!in_range(d.personal_space, 1e-6, 100)) return "avoidance personal_space must be in (0, 100]";
-  if (!in_range(d.cardioid_exponent, 0, 16)) return "avoidance cardioid_exponent must be in [0, 16]";
+  if (!in_range(d.cardioid_exponent, 0, 16))
+    return "avoidance cardioid_exponent must be in [0, 16]";
   if (!in_range(d.push_epsilon, 1e-4, 1)) return "avoidance push_epsilon must be in [0.0001, 1]";
-  if (!in_range(d.crossing_activation, 0, 60)) return "avoidance crossing_activation must be in [0, 60] s";
+  if (!in_range(d.crossing_activation, 0, 60))
+    return "avoidance crossing_activation must be in [0, 60] s";
   if (!in_range(d.lookahead, 0, 60)) return "avoidance lookahead must be in [0, 60] s";
   if (d.max_neighbours > 1000) return "avoidance max_neighbours must be in [0, 1000]";
   return {};
@@ -39,9 +42,11 @@ std::string validate(const WorldDef& d) {
   if (!in_range(d.width, 1e-6, L::kMaxExtent)) return "world width must be in (0, 1e6]";
   if (!in_range(d.height, 1e-6, L::kMaxExtent)) return "world height must be in (0, 1e6]";
   if (!in_range(d.dt, L::kMinDt, L::kMaxDt)) return "dt must be in [0.0001, 1] s";
-  if (d.max_agents == 0 || d.max_agents > L::kMaxAgents) return "max_agents must be in [1, 1000000]";
+  if (d.max_agents == 0 || d.max_agents > L::kMaxAgents)
+    return "max_agents must be in [1, 1000000]";
   if (d.max_obstacles > L::kMaxAgents) return "max_obstacles must be in [0, 1000000]";
-  if (d.position_iterations < 0 || d.position_iterations > 16) return "position_iterations must be in [0, 16]";
+  if (d.position_iterations < 0 || d.position_iterations > 16)
+    return "position_iterations must be in [0, 16]";
   if (d.path_expansions_per_tick == 0 || d.path_expansions_per_tick > 1'000'000'000)
     return "path_expansions_per_tick must be in [1, 1e9]";
   if (d.assignment_costs_per_tick == 0 || d.assignment_costs_per_tick > 1'000'000'000'000)

@@ -69,7 +69,8 @@ Vec2 way_round(Round r, Vec2 p, Vec2 t) {
   const Vec2 cp = p - r.centre;
   const double d = length(cp);
   r.radius = std::min(r.radius, d);  // pushed inside: keep out of the disc it stands on the edge of
-  if (r.radius <= 0 || d <= 0 || length(t - r.centre) <= r.radius || clears(r, p, t)) return normalized_or_zero(t - p);
+  if (r.radius <= 0 || d <= 0 || length(t - r.centre) <= r.radius || clears(r, p, t))
+    return normalized_or_zero(t - p);
   const Vec2 u = cp * (1.0 / d);
   const Vec2 side = Vec2{u.y, -u.x} * r.sense;  // from the centre towards the side passed on
   if (d <= r.radius) return side;
@@ -85,17 +86,20 @@ double way_round_length(Round r, Vec2 p, Vec2 t) {
   r = oriented(r, p, t);
   const double swept = swept_round(r, p, t);
   const double arc = std::max(0.0, swept - std::acos(r.radius / dp) - std::acos(r.radius / dt));
-  return std::sqrt(dp * dp - r.radius * r.radius) + std::sqrt(dt * dt - r.radius * r.radius) + r.radius * arc;
+  return std::sqrt(dp * dp - r.radius * r.radius) + std::sqrt(dt * dt - r.radius * r.radius) +
+         r.radius * arc;
 }
 
 // How much a crossing crowd may shrink on its way round: to a third of a radius's gap between
 // neighbours that stood at the median nearest-neighbour distance, and never below one half.
-double orbit_scale_for(const std::vector<Vec2>& points, double radius, double width, double height) {
+double orbit_scale_for(const std::vector<Vec2>& points, double radius, double width,
+                       double height) {
   constexpr double kLeast = 0.5;
-  const double need = 3 * radius;  // centre to centre at the narrowest
-  const double reach = need / kLeast;     // neighbours farther than this allow the least scale
+  const double need = 3 * radius;      // centre to centre at the narrowest
+  const double reach = need / kLeast;  // neighbours farther than this allow the least scale
   SpatialGrid grid;
-  grid.rebuild(points, width, height, SpatialGrid::cell_size_for(points.size(), width, height, reach));
+  grid.rebuild(points, width, height,
+               SpatialGrid::cell_size_for(points.size(), width, height, reach));
   std::vector<double> nearest(points.size(), reach);
   for (std::size_t k = 0; k < points.size(); ++k)
     grid.query_points(points[k], reach, [&](std::uint32_t item, Vec2 q, std::uint32_t) {
@@ -113,19 +117,22 @@ CommandOutcome WorldImpl::apply_set_group(const SetGroup& cmd) {
   return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.group = cmd.group; });
 }
 
-CommandOutcome WorldImpl::send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets) {
+CommandOutcome WorldImpl::send_to(const std::vector<std::size_t>& indices,
+                                  const std::vector<Vec2>& targets) {
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const Agent& a = agents_[indices[k]];
     const Vec2 t = targets[k];
     const double r = a.def.radius;
     if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r))
-      return failure(CommandError::out_of_bounds, "the formation does not fit the world: agent " + std::to_string(a.id) +
-                                                      "'s place (" + std::to_string(t.x) + ", " + std::to_string(t.y) +
-                                                      ") is outside it");
+      return failure(CommandError::out_of_bounds, "the formation does not fit the world: agent " +
+                                                      std::to_string(a.id) + "'s place (" +
+                                                      std::to_string(t.x) + ", " +
+                                                      std::to_string(t.y) + ") is outside it");
     // Only walls are checked up front here (reachability of every slot would cost a flow field
     // per slot); an unreachable slot shows as state "unreachable".
     if (map_ && map_->blocked(map_->tile_at(t)))
-      return failure(CommandError::unreachable, "agent " + std::to_string(a.id) + "'s place is on a blocked tile");
+      return failure(CommandError::unreachable,
+                     "agent " + std::to_string(a.id) + "'s place is on a blocked tile");
   }
   FormationRecord record;
   record.id = next_formation_id_++;
@@ -153,23 +160,35 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
   if (!select(cmd.agents, indices, out)) return out;
   if (indices.empty()) return failure(CommandError::bad_selection, "no agents to form");
   if (cmd.def.assignment == SlotAssignment::optimal && indices.size() > kMaxOptimalAssignment)
-    return failure(CommandError::limit_exceeded, "optimal assignment takes at most " + std::to_string(kMaxOptimalAssignment) +
-                                                     " agents; use bisection, keep_order or shuffle");
+    return failure(CommandError::limit_exceeded,
+                   "optimal assignment takes at most " + std::to_string(kMaxOptimalAssignment) +
+                       " agents; use bisection, keep_order or shuffle");
   FormationDef def = cmd.def;
   if (def.assignment == SlotAssignment::automatic)
-    def.assignment = indices.size() <= kMaxOptimalAssignment ? SlotAssignment::optimal : SlotAssignment::bisection;
+    def.assignment = indices.size() <= kMaxOptimalAssignment ? SlotAssignment::optimal
+                                                             : SlotAssignment::bisection;
   if (def.spacing <= 0) def.spacing = default_spacing(def.shape, widest_radius(agents_, indices));
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(agents_[i].position);
   std::vector<std::uint32_t> slot;
-  const bool deferred = def.assignment == SlotAssignment::optimal && indices.size() > kMaxImmediateAssignment;
+  const bool deferred =
+      def.assignment == SlotAssignment::optimal && indices.size() > kMaxImmediateAssignment;
   switch (def.assignment) {
-    case SlotAssignment::optimal: slot = deferred ? assign_bisection(from, slots) : assign_optimal(from, slots); break;
-    case SlotAssignment::keep_order: slot = assign_in_order(indices.size()); break;
-    case SlotAssignment::shuffle: slot = assign_shuffled(indices.size(), rng_); break;
-    case SlotAssignment::bisection: slot = assign_bisection(from, slots); break;
-    case SlotAssignment::automatic: break;  // resolved above
+    case SlotAssignment::optimal:
+      slot = deferred ? assign_bisection(from, slots) : assign_optimal(from, slots);
+      break;
+    case SlotAssignment::keep_order:
+      slot = assign_in_order(indices.size());
+      break;
+    case SlotAssignment::shuffle:
+      slot = assign_shuffled(indices.size(), rng_);
+      break;
+    case SlotAssignment::bisection:
+      slot = assign_bisection(from, slots);
+      break;
+    case SlotAssignment::automatic:
+      break;  // resolved above
   }
   std::vector<Vec2> targets;
   for (std::uint32_t s : slot) targets.push_back(slots[s]);
@@ -182,7 +201,8 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
     formations_.back().paced = true;
   if (sent.ok() && def.regroup) {
     const auto parts = formation_parts(def, indices.size());
-    for (std::size_t k = 0; k < indices.size(); ++k) agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
+    for (std::size_t k = 0; k < indices.size(); ++k)
+      agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
   }
   if (sent.ok() && deferred) {
     PendingAssignment pa;
@@ -200,7 +220,8 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
   CommandOutcome out;
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
-  if (indices.size() < 2) return failure(CommandError::bad_selection, "a demo move needs at least two agents");
+  if (indices.size() < 2)
+    return failure(CommandError::bad_selection, "a demo move needs at least two agents");
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(agents_[i].position);
   const Vec2 c = centroid(from);
@@ -228,15 +249,21 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
     case DemoMove::exchange: {
       std::vector<std::uint8_t> groups;
       for (std::size_t i : indices)
-        if (std::find(groups.begin(), groups.end(), agents_[i].group) == groups.end()) groups.push_back(agents_[i].group);
+        if (std::find(groups.begin(), groups.end(), agents_[i].group) == groups.end())
+          groups.push_back(agents_[i].group);
       std::vector<std::size_t> a_side, b_side;
-      for (std::size_t k = 0; k < indices.size(); ++k) (agents_[indices[k]].group == groups[0] ? a_side : b_side).push_back(k);
+      for (std::size_t k = 0; k < indices.size(); ++k)
+        (agents_[indices[k]].group == groups[0] ? a_side : b_side).push_back(k);
       if (groups.size() != 2 || a_side.size() != b_side.size())
-        return failure(CommandError::bad_selection, "exchange needs exactly two groups of the same size in the selection");
+        return failure(CommandError::bad_selection,
+                       "exchange needs exactly two groups of the same size in the selection");
       if (a_side.size() > kMaxOptimalAssignment)
-        return failure(CommandError::limit_exceeded, "exchange assigns at most " + std::to_string(kMaxOptimalAssignment) + " agents a side");
+        return failure(
+            CommandError::limit_exceeded,
+            "exchange assigns at most " + std::to_string(kMaxOptimalAssignment) + " agents a side");
       // Each side takes the other's places, with the optimal assignment (least squared travel).
-      auto trade = [&](const std::vector<std::size_t>& movers, const std::vector<std::size_t>& places) {
+      auto trade = [&](const std::vector<std::size_t>& movers,
+                       const std::vector<std::size_t>& places) {
         std::vector<Vec2> src, dst;
         for (std::size_t k : movers) src.push_back(from[k]);
         for (std::size_t k : places) dst.push_back(from[k]);
@@ -253,7 +280,8 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
   if (sent.ok() && cmd.move == DemoMove::swap_places) formations_.back().reciprocal = true;
   if (sent.ok() && (cmd.move == DemoMove::opposite || cmd.move == DemoMove::invert)) {
     formations_.back().orbit = c;
-    formations_.back().orbit_scale = orbit_scale_for(from, widest_radius(agents_, indices), def_.width, def_.height);
+    formations_.back().orbit_scale =
+        orbit_scale_for(from, widest_radius(agents_, indices), def_.width, def_.height);
   }
   return sent;
 }
@@ -276,7 +304,8 @@ void WorldImpl::stage_assignments() {
 // its optimal one instead, and the formation's record follows.
 void WorldImpl::finish_assignment(const PendingAssignment& pa) {
   const std::vector<std::uint32_t> slot = pa.assignment.slots();
-  auto record = std::find_if(formations_.begin(), formations_.end(), [&](const FormationRecord& f) { return f.id == pa.formation; });
+  auto record = std::find_if(formations_.begin(), formations_.end(),
+                             [&](const FormationRecord& f) { return f.id == pa.formation; });
   std::size_t at = 0;
   for (std::size_t k = 0; k < pa.agents.size(); ++k) {
     Agent* member = still_arriving_at(pa.agents[k], pa.provisional[k], at);
@@ -284,13 +313,16 @@ void WorldImpl::finish_assignment(const PendingAssignment& pa) {
     Agent& a = *member;
     const Vec2 t = pa.assignment.to()[slot[k]];
     const double r = a.def.radius;
-    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r)) continue;  // a larger agent's place
+    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r))
+      continue;  // a larger agent's place
     a.behaviour.point = t;
     if (a.state == MoveState::arrived) a.state = MoveState::moving;
     if (!pa.parts.empty()) a.group = static_cast<std::uint8_t>(pa.parts[slot[k]] % 256);
-    if (record != formations_.end() && k < record->agents.size() && record->agents[k] == a.id) record->slots[k] = t;
+    if (record != formations_.end() && k < record->agents.size() && record->agents[k] == a.id)
+      record->slots[k] = t;
   }
-  if (record != formations_.end()) record->checked_obstacles = FormationRecord::kNeverChecked;  // places moved
+  if (record != formations_.end())
+    record->checked_obstacles = FormationRecord::kNeverChecked;  // places moved
 }
 
 std::uint64_t WorldImpl::assignment_work_pending() const {
@@ -312,7 +344,8 @@ Agent* WorldImpl::still_arriving_at(AgentId id, Vec2 point, std::size_t& at) {
     return nullptr;
   }
   Agent& a = agents_[at];
-  const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent && a.behaviour.point == point;
+  const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent &&
+                      a.behaviour.point == point;
   return member ? &a : nullptr;
 }
 
@@ -388,7 +421,9 @@ void WorldImpl::stage_pace() {
     if ((!f.paced && !f.orbit) || (f.complete && f.unreachable.empty())) continue;
     // A crossing move's members go round its centre (Round above); the others go straight.
     const auto round_for = [&](Vec2 home, Vec2 slot) {
-      return Round{*f.orbit, f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)), sense};
+      return Round{*f.orbit,
+                   f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)),
+                   sense};
     };
     index.assign(f.agents.size(), agents_.size());
     way.assign(f.agents.size(), 0);
@@ -399,7 +434,8 @@ void WorldImpl::stage_pace() {
       if (!a) continue;
       const Vec2 home = a->behaviour.home;
       index[k] = at;
-      way[k] = f.orbit ? way_round_length(round_for(home, f.slots[k]), home, f.slots[k]) : length(f.slots[k] - home);
+      way[k] = f.orbit ? way_round_length(round_for(home, f.slots[k]), home, f.slots[k])
+                       : length(f.slots[k] - home);
       if (a->def.max_speed > 0) lead = std::max(lead, way[k] / a->def.max_speed);
     }
     if (!(lead > 0)) continue;
@@ -415,8 +451,9 @@ void WorldImpl::stage_pace() {
         continue;
       }
       if (map_ && a.pathing != Pathing::direct) continue;  // its path through the map leads it
-      together_[index[k]] = (f.id + 1) & kFormationBits;  // ids from 0: 0 is none
-      d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) * std::min(length(d.velocity), cap);
+      together_[index[k]] = (f.id + 1) & kFormationBits;   // ids from 0: 0 is none
+      d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) *
+                   std::min(length(d.velocity), cap);
     }
   }
 }
@@ -450,9 +487,11 @@ void WorldImpl::tag_reciprocal(const FormationRecord& f) {
   const double farthest = left.empty() ? 0.0 : *std::max_element(left.begin(), left.end());
   if (!(farthest > 0)) return;
   double threshold = kCriticalShare * farthest;
-  const auto most = std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(kCriticalAtMost * static_cast<double>(left.size()))));
+  const auto most = std::max<std::size_t>(
+      1, static_cast<std::size_t>(std::ceil(kCriticalAtMost * static_cast<double>(left.size()))));
   if (most < left.size()) {
-    std::nth_element(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(most - 1), left.end(), std::greater<double>());
+    std::nth_element(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(most - 1), left.end(),
+                     std::greater<double>());
     threshold = std::max(threshold, left[most - 1]);
   }
   for (const Member& m : members)

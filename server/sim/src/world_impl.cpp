@@ -17,12 +17,16 @@ bool finite(Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); }
 
 }  // namespace
 
-WorldImpl::WorldImpl(const WorldDef& def) : def_(def), rng_(def.seed) { assert(validate(def).empty()); }
+WorldImpl::WorldImpl(const WorldDef& def) : def_(def), rng_(def.seed) {
+  assert(validate(def).empty());
+}
 
 std::size_t WorldImpl::index_of(AgentId id) const {
   // Ids only grow and agents are appended, so the array stays sorted by id.
-  auto it = std::lower_bound(agents_.begin(), agents_.end(), id, [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : agents_.size();
+  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
+                             [](const Agent& a, AgentId v) { return a.id < v; });
+  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin())
+                                             : agents_.size();
 }
 
 std::size_t WorldImpl::index_of_from(AgentId id, std::size_t hint) const {
@@ -69,7 +73,10 @@ std::uint64_t WorldImpl::state_hash() const {
     }
   };
   auto mixd = [&mix](double d) { mix(std::bit_cast<std::uint64_t>(d)); };
-  auto mixv = [&mixd](Vec2 v) { mixd(v.x); mixd(v.y); };
+  auto mixv = [&mixd](Vec2 v) {
+    mixd(v.x);
+    mixd(v.y);
+  };
   mix(tick_);
   mix(next_id_);
   mix(next_obstacle_id_);
@@ -77,8 +84,8 @@ std::uint64_t WorldImpl::state_hash() const {
   mix(agents_.size());
   for (const Agent& a : agents_) {
     mix(a.id);
-    mix((std::uint64_t{a.group} << 32) | (std::uint64_t(a.movement) << 24) | (std::uint64_t(a.state) << 16) |
-        (std::uint64_t(a.collided) << 8));
+    mix((std::uint64_t{a.group} << 32) | (std::uint64_t(a.movement) << 24) |
+        (std::uint64_t(a.state) << 16) | (std::uint64_t(a.collided) << 8));
     const Behaviour& b = a.behaviour;
     mix((std::uint64_t(b.kind) << 16) | (std::uint64_t(b.response) << 8) | std::uint64_t(b.phase));
     mix(b.agent);
@@ -87,8 +94,12 @@ std::uint64_t WorldImpl::state_hash() const {
     mixd(b.radius);
     mixv(a.position);
     mixv(a.velocity);
-    mixd(a.def.radius); mixd(a.def.mass); mixd(a.def.max_speed); mixd(a.def.max_force);
-    mixd(a.def.slow_radius); mixd(a.def.arrive_tolerance);
+    mixd(a.def.radius);
+    mixd(a.def.mass);
+    mixd(a.def.max_speed);
+    mixd(a.def.max_force);
+    mixd(a.def.slow_radius);
+    mixd(a.def.arrive_tolerance);
   }
   mix(map_version_);
   if (map_) {
@@ -98,7 +109,11 @@ std::uint64_t WorldImpl::state_hash() const {
     int filled = 0;
     for (std::uint8_t c : map_->cells()) {
       word = (word << 8) | c;
-      if (++filled == 8) { mix(word); word = 0; filled = 0; }
+      if (++filled == 8) {
+        mix(word);
+        word = 0;
+        filled = 0;
+      }
     }
     mix(word);
   }
@@ -111,11 +126,13 @@ std::uint64_t WorldImpl::state_hash() const {
     mix((std::uint64_t(std::uint32_t(p.walker.target.x)) << 32) | std::uint32_t(p.walker.target.y));
     mixd(p.walker.chain_start);
     mix(p.walker.chain_moves);
-    for (TileCoord t : p.walker.history) mix((std::uint64_t(std::uint32_t(t.x)) << 32) | std::uint32_t(t.y));
+    for (TileCoord t : p.walker.history)
+      mix((std::uint64_t(std::uint32_t(t.x)) << 32) | std::uint32_t(t.y));
     for (Vec2 w : p.waypoints) mixv(w);
     mix(p.next);
   }
-  pathing_.hash_queue(mix);  // only when it holds anything, so worlds that never queue keep their hashes
+  pathing_.hash_queue(
+      mix);  // only when it holds anything, so worlds that never queue keep their hashes
   if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
     mix(assignments_.size());
     for (const PendingAssignment& pa : assignments_) {
@@ -135,10 +152,14 @@ std::uint64_t WorldImpl::state_hash() const {
     mixd(o.radius);
   }
   const AvoidanceDef& av = def_.avoidance;
-  mix((std::uint64_t(av.split_fix) << 24) | (std::uint64_t(av.mode) << 16) | (std::uint64_t(av.preferred_side) << 8) |
-      std::uint64_t(av.crossing));
-  mixd(av.personal_space); mixd(av.cardioid_exponent); mixd(av.push_epsilon);
-  mixd(av.crossing_activation); mixd(av.lookahead); mix(av.max_neighbours);
+  mix((std::uint64_t(av.split_fix) << 24) | (std::uint64_t(av.mode) << 16) |
+      (std::uint64_t(av.preferred_side) << 8) | std::uint64_t(av.crossing));
+  mixd(av.personal_space);
+  mixd(av.cardioid_exponent);
+  mixd(av.push_epsilon);
+  mixd(av.crossing_activation);
+  mixd(av.lookahead);
+  mix(av.max_neighbours);
   return h;
 }
 

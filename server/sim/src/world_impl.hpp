@@ -11,29 +11,29 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
-#include "herd/sim/agent.hpp"
 #include "assignment.hpp"
 #include "astar.hpp"
 #include "avoidance.hpp"
 #include "behaviour.hpp"
 #include "collision.hpp"
-#include "herd/sim/commands.hpp"
-#include "herd/sim/executor.hpp"
 #include "flow_field.hpp"
 #include "formation.hpp"
 #include "grid_walker.hpp"
+#include "herd/sim/agent.hpp"
+#include "herd/sim/commands.hpp"
+#include "herd/sim/executor.hpp"
+#include "herd/sim/tile_map.hpp"
+#include "herd/sim/world.hpp"
+#include "herd/sim/world_def.hpp"
 #include "neighbour_scan.hpp"
 #include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
-#include "herd/sim/tile_map.hpp"
-#include "herd/sim/world.hpp"
-#include "herd/sim/world_def.hpp"
 
 namespace herd::sim {
 
@@ -170,12 +170,13 @@ class WorldImpl {
   void stage_states();
   // What one agent's avoidance needs while it is computed (one per worker thread).
   struct Scratch {
-    NeighbourBatch batch;                // what gather_neighbours finds
-    std::vector<std::uint32_t> ids;      // their ids, when gathered for a trace
-    std::vector<Neighbour> neighbours;   // the same as a list, for a traced agent
+    NeighbourBatch batch;               // what gather_neighbours finds
+    std::vector<std::uint32_t> ids;     // their ids, when gathered for a trace
+    std::vector<Neighbour> neighbours;  // the same as a list, for a traced agent
     scan::Candidates found;             // the neighbour search's candidates
     std::vector<std::uint32_t> order;   // and its scratch
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // touching agents (collision stage)
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>
+        pairs;          // touching agents (collision stage)
     double moved2 = 0;  // the largest squared distance an agent moved in integration
     double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
     std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
@@ -226,7 +227,7 @@ class WorldImpl {
   SpatialGrid obstacle_grid_;
   double max_agent_radius_ = 0;
   bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
-  double moved_ = 0;      // how far any agent moved since the grid was built (stage_integrate)
+  double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
   double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;
@@ -264,7 +265,8 @@ class WorldImpl {
   // and do not avoid each other (their ways never meet); with it they avoid each other by
   // reciprocal velocity obstacles, and kCritical marks those with the farthest to go, who have
   // the right of way (reciprocal_desire).
-  static constexpr std::uint32_t kReciprocal = 1u << 31, kCritical = 1u << 30, kFormationBits = kCritical - 1;
+  static constexpr std::uint32_t kReciprocal = 1u << 31, kCritical = 1u << 30,
+                                 kFormationBits = kCritical - 1;
   std::vector<std::uint32_t> together_;
   void tag_reciprocal(const FormationRecord& f);
   // Agent i's reciprocal velocity (stage_avoidance, a member of a reciprocal move).

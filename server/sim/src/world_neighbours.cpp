@@ -23,8 +23,9 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   const Agent& a = agents_[i];
   // The subject it heads for, by index (agents_ is ordered by id: indices order as ids do).
   // (A point target has no agent: no search.)
-  const std::size_t skip = heads_for_subject(a.behaviour) && a.behaviour.agent != kNoAgent ? index_of(a.behaviour.agent)
-                                                                                   : agents_.size();
+  const std::size_t skip = heads_for_subject(a.behaviour) && a.behaviour.agent != kNoAgent
+                               ? index_of(a.behaviour.agent)
+                               : agents_.size();
   // Nothing farther away than the goal (plus both radii) can touch the straight path to it, so it
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
@@ -36,8 +37,10 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
   // search would wait on, is not taken.
   const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
-  const bool goal_matters = !uniform_radius_ || !obstacles_.empty() || to_goal2 < max_cutoff * max_cutoff;
-  const double to_goal = goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
+  const bool goal_matters =
+      !uniform_radius_ || !obstacles_.empty() || to_goal2 < max_cutoff * max_cutoff;
+  const double to_goal =
+      goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
   // d2: the squared distance to the other's centre; r: its radius.
   auto beyond_goal = [&](double d2, double r) {
     const double limit = to_goal + a.def.radius + r;
@@ -68,7 +71,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // its subject, eight slots at a time where the processor can. Then, only when radii differ,
   // those are checked against the others' radii (kept by slot in slots_, never in the agents' own
   // records, which lie all over memory), in place.
-  const std::uint32_t self = static_cast<std::uint32_t>(i), subject = static_cast<std::uint32_t>(skip);
+  const std::uint32_t self = static_cast<std::uint32_t>(i),
+                      subject = static_cast<std::uint32_t>(skip);
   // The nearest candidate's squared distance, before any is left out for its radius, its
   // formation or the cap: with the last search's limit, a bound on everyone's (the clearance).
   double nearest2 = HUGE_VAL, searched2 = 0;
@@ -76,9 +80,10 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     std::size_t n = 0;
     grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
       found.reserve(n + (end - begin));
-      const std::size_t m = kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x, a.position.y,
-                                           limit, cutoff2, self, subject, found.d2.data() + n, found.slot.data() + n,
-                                           found.index.data() + n, &nearest2);
+      const std::size_t m =
+          kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x,
+                         a.position.y, limit, cutoff2, self, subject, found.d2.data() + n,
+                         found.slot.data() + n, found.index.data() + n, &nearest2);
       n += m;
     });
     // Every agent but these two nearer than radius is in the cells searched, and the filter kept
@@ -125,13 +130,17 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
       n = collect(0.0, reach2);
       if (n >= K) {
         if (n > K) n = kernels.keep_nearest(found, n, K, reach2, scratch.order);
-        bound = std::min(bound, *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
+        bound = std::min(
+            bound,
+            *std::max_element(found.d2.begin(), found.d2.begin() + static_cast<std::ptrdiff_t>(n)));
       }
     }
   }
   if (!searched) n = collect(std::min(reach, std::sqrt(bound)), bound);
   if (together != 0)  // its formation's members are not in its way
-    n = compact(n, [&](double, std::uint32_t, std::uint32_t index) { return together_[index] != together; });
+    n = compact(n, [&](double, std::uint32_t, std::uint32_t index) {
+      return together_[index] != together;
+    });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
@@ -160,16 +169,18 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // Ids only matter to a trace; reading them would touch every neighbour's record.
   if (with_ids)
     for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
-  if (skip != agents_.size()) nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
+  if (skip != agents_.size())
+    nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
   if (!obstacles_.empty()) {
-    obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale, [&](std::uint32_t k) {
-      const Obstacle& o = obstacles_[k];
-      const double d2 = length_squared(o.position - a.position);
-      const double cutoff = (a.def.radius + o.radius) * scale;
-      if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
-      out.push(o.position, {}, o.radius, true);
-      if (with_ids) ids.push_back(o.id);
-    });
+    obstacle_grid_.query(a.position, (a.def.radius + max_obstacle_radius_) * scale,
+                         [&](std::uint32_t k) {
+                           const Obstacle& o = obstacles_[k];
+                           const double d2 = length_squared(o.position - a.position);
+                           const double cutoff = (a.def.radius + o.radius) * scale;
+                           if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
+                           out.push(o.position, {}, o.radius, true);
+                           if (with_ids) ids.push_back(o.id);
+                         });
   }
   return std::min(nearest2, searched2);
 }
@@ -203,8 +214,10 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
       if (critical == its_critical) {
         share = 0.5;
       } else if (critical) {
-        const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) / std::sqrt(std::max(d2, 1e-12));
-        const double close = a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
+        const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
+                               std::sqrt(std::max(d2, 1e-12));
+        const double close =
+            a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
         if (d2 > close * close) return;
         share = 0.5;
       }
@@ -222,23 +235,28 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   constexpr std::size_t kCrowdFree = 6;
   std::size_t crowd = 0;
   const double crowd_reach = kCrowdRadii * a.def.radius;
-  for (const ReciprocalNeighbour& n : near) crowd += length_squared(n.position - a.position) < crowd_reach * crowd_reach;
+  for (const ReciprocalNeighbour& n : near)
+    crowd += length_squared(n.position - a.position) < crowd_reach * crowd_reach;
   if (near.size() > kMaxNeighbours) {
-    std::nth_element(near.begin(), near.begin() + kMaxNeighbours, near.end(), [&](const ReciprocalNeighbour& x, const ReciprocalNeighbour& y) {
-      return length_squared(x.position - a.position) < length_squared(y.position - a.position);
-    });
+    std::nth_element(near.begin(), near.begin() + kMaxNeighbours, near.end(),
+                     [&](const ReciprocalNeighbour& x, const ReciprocalNeighbour& y) {
+                       return length_squared(x.position - a.position) <
+                              length_squared(y.position - a.position);
+                     });
     near.resize(kMaxNeighbours);
   }
   obstacle_grid_.query(a.position, reach + max_obstacle_radius_, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
-    if (length(o.position - a.position) <= reach + o.radius) near.push_back({o.position, {}, o.radius + kGap, 1.0});
+    if (length(o.position - a.position) <= reach + o.radius)
+      near.push_back({o.position, {}, o.radius + kGap, 1.0});
   });
   // Velocity obstacles act on velocities: a member standing between another and its goal never
   // moves (nothing comes at it) and the other stops short of it. So, as seed 003 decides dead
   // ahead, the way to the goal goes round the nearest one in it: along the tangent to the disc it
   // must not enter, on the side the way already passes it (the preferred side when dead on).
   Vec2 preferred = desires_[i].velocity;
-  const double slow = crowd > kCrowdFree ? static_cast<double>(kCrowdFree) / static_cast<double>(crowd) : 1.0;
+  const double slow =
+      crowd > kCrowdFree ? static_cast<double>(kCrowdFree) / static_cast<double>(crowd) : 1.0;
   preferred *= slow;
   if (const std::optional<Vec2> goal = desires_[i].goal; goal && preferred != Vec2{}) {
     const Vec2 to_goal = *goal - a.position;
@@ -260,12 +278,16 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
       const double dist = length(rel);
       const double rsum = a.def.radius + block->radius;
       // A positive angle turns right on the screen (y down), as avoidance's sides do.
-      const double side = block_across > 0 ? -1.0 : block_across < 0 ? 1.0 : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
+      const double side = block_across > 0 ? -1.0
+                          : block_across < 0
+                              ? 1.0
+                              : (def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0);
       const double turn = dist > rsum ? std::asin(rsum / dist) : kPi / 2;
       preferred = rotate(rel * (1.0 / dist), turn * side) * length(preferred);
     }
   }
-  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, a.def.max_speed * std::sqrt(slow), near, kHorizon, def_.dt,
+  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred,
+                             a.def.max_speed * std::sqrt(slow), near, kHorizon, def_.dt,
                              scratch.lines);
 }
 

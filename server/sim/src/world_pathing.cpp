@@ -13,7 +13,8 @@ CommandOutcome WorldImpl::check_reachable(Vec2 goal, const std::vector<std::size
 
 void WorldImpl::stage_pathing() {
   if (!map_) return;  // nothing to plan on (and there are no paths)
-  pathing_.plan({*map_, map_version_, agents_, desires_, def_, static_cast<double>(tick_ + 1) * def_.dt});
+  pathing_.plan(
+      {*map_, map_version_, agents_, desires_, def_, static_cast<double>(tick_ + 1) * def_.dt});
 }
 
 void WorldImpl::stage_walls() {

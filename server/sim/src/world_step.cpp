@@ -14,10 +14,22 @@ namespace {
 // Keeps an agent's disc inside the world; a wall stops the velocity component into it.
 void confine(Agent& a, double width, double height) {
   const double r = std::min({a.def.radius, width / 2, height / 2});
-  if (a.position.x < r) { a.position.x = r; a.velocity.x = std::max(a.velocity.x, 0.0); }
-  if (a.position.x > width - r) { a.position.x = width - r; a.velocity.x = std::min(a.velocity.x, 0.0); }
-  if (a.position.y < r) { a.position.y = r; a.velocity.y = std::max(a.velocity.y, 0.0); }
-  if (a.position.y > height - r) { a.position.y = height - r; a.velocity.y = std::min(a.velocity.y, 0.0); }
+  if (a.position.x < r) {
+    a.position.x = r;
+    a.velocity.x = std::max(a.velocity.x, 0.0);
+  }
+  if (a.position.x > width - r) {
+    a.position.x = width - r;
+    a.velocity.x = std::min(a.velocity.x, 0.0);
+  }
+  if (a.position.y < r) {
+    a.position.y = r;
+    a.velocity.y = std::max(a.velocity.y, 0.0);
+  }
+  if (a.position.y > height - r) {
+    a.position.y = height - r;
+    a.velocity.y = std::min(a.velocity.y, 0.0);
+  }
 }
 
 // An arriving agent within tolerance of its goal and slow enough that one tick's braking stops it
@@ -34,7 +46,8 @@ Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
   const double want = std::min(length(desired), a.def.max_speed);
   const double step = a.def.max_force / a.def.mass * dt;
   const double next = want > speed ? std::min(want, speed + step) : std::max(want, speed - step);
-  const Vec2 heading = desired == Vec2{} ? normalized_or_zero(a.velocity) : normalized_or_zero(desired);
+  const Vec2 heading =
+      desired == Vec2{} ? normalized_or_zero(a.velocity) : normalized_or_zero(desired);
   return heading * next;
 }
 
@@ -82,7 +95,8 @@ void WorldImpl::stage_phases() {
   // Attack and react switch on what happened last tick (a hit, arriving home) and on distance.
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
-    if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react) continue;
+    if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react)
+      continue;
     const bool at_home = a.state == MoveState::arrived;
     update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
   }
@@ -112,7 +126,9 @@ void WorldImpl::stage_grid() {
   const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
   const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
                                                  std::max(reach, 2 * max_agent_radius_));
-  grid_.rebuild(agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width, def_.height, cell);
+  grid_.rebuild(
+      agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width,
+      def_.height, cell);
   slots_.resize(agents_.size());
   for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
     const Agent& a = agents_[grid_.index(k)];
@@ -127,18 +143,22 @@ void WorldImpl::stage_grid() {
       max_obstacle_radius_ = std::max(max_obstacle_radius_, o.radius);
     }
     obstacle_grid_.rebuild(centres, def_.width, def_.height,
-                           SpatialGrid::cell_size_for(centres.size(), def_.width, def_.height, std::max(4 * max_obstacle_radius_, 1.0)));
+                           SpatialGrid::cell_size_for(centres.size(), def_.width, def_.height,
+                                                      std::max(4 * max_obstacle_radius_, 1.0)));
   }
 }
 
 std::size_t WorldImpl::agent_memory_bytes() const {
-  auto bytes = [](const auto& v) { return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type); };
+  auto bytes = [](const auto& v) {
+    return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
+  };
   std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
-                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) + pathing_.agent_memory_bytes() +
-                      grid_.memory_bytes() + obstacle_grid_.memory_bytes();
+                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) +
+                      pathing_.agent_memory_bytes() + grid_.memory_bytes() +
+                      obstacle_grid_.memory_bytes();
   for (const Scratch& s : scratch_)
-    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() + bytes(s.order) + bytes(s.pairs) +
-             s.sums.memory_bytes() + bytes(s.pending);
+    total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
+             bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
   return total;
 }
 
@@ -165,20 +185,22 @@ void WorldImpl::stage_avoidance() {
   // agent summed, then the chunk's directions combined at once (combine_batch: several agents to
   // a vector register), the same bits as one agent at a time.
   const bool batched = combines_in_batch(def_.avoidance);
-  for_each_range(grid_.size(), [this, batched](std::size_t begin, std::size_t end, Scratch& scratch) {
-    constexpr std::size_t kChunk = 64;
-    for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
-      scratch.sums.clear();
-      scratch.pending.clear();
-      for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k) avoid(k, scratch, batched);
-      if (scratch.pending.empty()) continue;
-      combine_batch(def_.avoidance, scratch.sums);
-      for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
-        const auto [i, speed] = scratch.pending[m];
-        desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
-      }
-    }
-  });
+  for_each_range(
+      grid_.size(), [this, batched](std::size_t begin, std::size_t end, Scratch& scratch) {
+        constexpr std::size_t kChunk = 64;
+        for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
+          scratch.sums.clear();
+          scratch.pending.clear();
+          for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k)
+            avoid(k, scratch, batched);
+          if (scratch.pending.empty()) continue;
+          combine_batch(def_.avoidance, scratch.sums);
+          for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
+            const auto [i, speed] = scratch.pending[m];
+            desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
+          }
+        }
+      });
 }
 
 void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
@@ -187,7 +209,8 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const Agent& a = agents_[i];
   const Vec2 desired = desires_[i].velocity;
   const auto traced = traces_.find(a.id);
-  if (!together_.empty() && (together_[i] & kReciprocal) && def_.avoidance.mode != AvoidanceMode::none) {
+  if (!together_.empty() && (together_[i] & kReciprocal) &&
+      def_.avoidance.mode != AvoidanceMode::none) {
     desires_[i].velocity = reciprocal_desire(i, scratch);
     if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
       traced->second.desired_dir = normalized_or_zero(desired);
@@ -197,24 +220,30 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   }
   AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
   if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
-    if (trace) avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {}, trace);
+    if (trace)
+      avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {},
+                          trace);
     return;
   }
   // Lowered by a millionth before it is rounded to a float (at most 6e-8 up): a bound stays a
   // bound, without a branch or a call per agent.
-  desires_[i].clearance2 = static_cast<float>(gather_neighbours(i, scratch, trace != nullptr) * (1 - 1e-6));
+  desires_[i].clearance2 =
+      static_cast<float>(gather_neighbours(i, scratch, trace != nullptr) * (1 - 1e-6));
   const Mover self{a.position, a.velocity, a.def.radius, desired};
   // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
   // multiply by speed).
   if (trace) {  // the span form, which can trace: the same bits as the batch form
     scratch.neighbours.clear();
-    for (std::size_t n = 0; n < scratch.batch.size(); ++n) scratch.neighbours.push_back(scratch.batch.at(n, scratch.ids[n]));
-    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
+    for (std::size_t n = 0; n < scratch.batch.size(); ++n)
+      scratch.neighbours.push_back(scratch.batch.at(n, scratch.ids[n]));
+    desires_[i].velocity =
+        avoidance_direction(def_.avoidance, self, scratch.neighbours, trace) * length(desired);
   } else if (batched) {  // finished with the chunk
     scratch.sums.push(avoidance_sums(def_.avoidance, self, scratch.batch));
     scratch.pending.emplace_back(static_cast<std::uint32_t>(i), length(desired));
   } else {
-    desires_[i].velocity = avoidance_direction(def_.avoidance, self, scratch.batch) * length(desired);
+    desires_[i].velocity =
+        avoidance_direction(def_.avoidance, self, scratch.batch) * length(desired);
   }
 }
 
@@ -245,8 +274,9 @@ void WorldImpl::integrate(Agent& a, const Desire& desire) const {
     return;
   }
   const Vec2 steered = desire.velocity;  // after avoidance
-  a.velocity = a.movement == Movement::kinematic ? kinematic_velocity(a, steered, def_.dt)
-                                                 : steer_towards(a.velocity, steered, a.def, def_.dt);
+  a.velocity = a.movement == Movement::kinematic
+                   ? kinematic_velocity(a, steered, def_.dt)
+                   : steer_towards(a.velocity, steered, a.def, def_.dt);
   a.position += a.velocity * def_.dt;  // semi-implicit Euler: the new velocity moves the agent
   confine(a, def_.width, def_.height);
 }
@@ -265,14 +295,18 @@ void WorldImpl::stage_states() {
     bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
     const PathState& p = path_of(i);
     if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
-      there = p.walker.status == WalkerStatus::arrived && p.walker.from == map_->tile_at(*d.goal);  // tile-level
+      there = p.walker.status == WalkerStatus::arrived &&
+              p.walker.from == map_->tile_at(*d.goal);  // tile-level
     // A pursuer's goal is the other's centre, which it never reaches: in contact, it has caught it.
     // A guard (react) responding by pursuit is a pursuer too.
     if (acting_traits(a.behaviour).catches_by_contact) {
       const Agent* subject = subject_of(a);
-      there = subject && length(subject->position - a.position) <= a.def.radius + subject->def.radius + a.def.arrive_tolerance;
+      there = subject && length(subject->position - a.position) <=
+                             a.def.radius + subject->def.radius + a.def.arrive_tolerance;
     }
-    a.state = p.unreachable ? MoveState::unreachable : there ? MoveState::arrived : MoveState::moving;
+    a.state = p.unreachable ? MoveState::unreachable
+              : there       ? MoveState::arrived
+                            : MoveState::moving;
     // Seed 003: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   });

@@ -25,7 +25,8 @@ std::uint64_t run(herd::sim::Executor* executor) {
   }
   world.apply(spawn);
   for (int t = 0; t < 300; ++t) world.step();
-  std::printf("tick %llu agents %zu ", static_cast<unsigned long long>(world.tick()), world.agents().size());
+  std::printf("tick %llu agents %zu ", static_cast<unsigned long long>(world.tick()),
+              world.agents().size());
   return world.state_hash();
 }
 

@@ -12,10 +12,10 @@ namespace herd::sim {
 
 // Per-agent settings, with defaults in the manner of Box2D's b2BodyDef.
 struct AgentDef {
-  double radius = 8.0;             // units, [0.1, 100]
-  double mass = 1.0;               // [0.001, 1e6]; steering and collisions use it
-  double max_speed = 120.0;        // units/s, [0, 1e4]
-  double max_force = 400.0;        // steering force limit, units/s² at mass 1, [0, 1e5]
+  double radius = 8.0;       // units, [0.1, 100]
+  double mass = 1.0;         // [0.001, 1e6]; steering and collisions use it
+  double max_speed = 120.0;  // units/s, [0, 1e4]
+  double max_force = 400.0;  // steering force limit, units/s² at mass 1, [0, 1e5]
   // units: arrive starts slowing down inside this distance. 0 (the default) derives it from the
   // agent's own speed and force (slow_radius_of): a fixed number suits one speed only.
   double slow_radius = 0.0;
@@ -45,9 +45,9 @@ struct Obstacle {
 };
 
 struct Desire {
-  Vec2 velocity;              // units/s, length <= max_speed
-  std::optional<Vec2> goal;   // the point it is heading for, if any (snapshots show it)
-  bool arriving = false;      // the goal is to be stopped at (arrive, hold, home)
+  Vec2 velocity;             // units/s, length <= max_speed
+  std::optional<Vec2> goal;  // the point it is heading for, if any (snapshots show it)
+  bool arriving = false;     // the goal is to be stopped at (arrive, hold, home)
   // Set by the avoidance stage: no other agent's centre is nearer than the square root of this at
   // the start of the step (0: not known). The collision stage skips the search for one that
   // cannot touch anyone. In what would be padding: a Desire is no larger for it.
@@ -59,8 +59,8 @@ struct CollisionEvent {
   AgentId a = 0;
   std::uint32_t b = 0;
   bool with_obstacle = false;
-  Vec2 point;            // seed step 2
-  double impulse = 0;    // |change of momentum| of a (mass * units/s)
+  Vec2 point;          // seed step 2
+  double impulse = 0;  // |change of momentum| of a (mass * units/s)
   friend bool operator==(const CollisionEvent&, const CollisionEvent&) = default;
 };
 

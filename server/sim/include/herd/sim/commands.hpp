@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "vec2.hpp"
 #include "types.hpp"
+#include "vec2.hpp"
 
 namespace herd::sim {
 
@@ -25,7 +25,8 @@ struct Rect {
 // is refused (bad_selection).
 struct Selection {
   Selection() = default;
-  Selection(bool every, std::vector<AgentId> list = {}) : all(every), ids(std::move(list)) {}  // {all, ids}
+  Selection(bool every, std::vector<AgentId> list = {})
+      : all(every), ids(std::move(list)) {}  // {all, ids}
   bool all = false;
   std::vector<AgentId> ids;
   std::optional<std::uint8_t> group;
@@ -38,7 +39,7 @@ struct SetTarget {
   Selection agents;
   Vec2 target;
   BehaviourKind behaviour = BehaviourKind::arrive;  // seek or arrive
-  std::optional<TileCoord> target_tile;  // instead of target: that tile's centre
+  std::optional<TileCoord> target_tile;             // instead of target: that tile's centre
   friend bool operator==(const SetTarget&, const SetTarget&) = default;
 };
 
@@ -47,7 +48,7 @@ struct SetTarget {
 struct SetBehaviour {
   Selection agents;
   Behaviour behaviour;
-  bool hold_here = false;  // hold: at the current position instead of behaviour.point
+  bool hold_here = false;                // hold: at the current position instead of behaviour.point
   std::optional<TileCoord> target_tile;  // instead of behaviour.point: that tile's centre
   friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
 };
@@ -170,8 +171,9 @@ struct Remove {
   friend bool operator==(const Remove&, const Remove&) = default;
 };
 
-using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle, SetAvoidance,
-                             LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo, Remove>;
+using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
+                             RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
+                             SetGroup, Form, Demo, Remove>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -196,12 +198,12 @@ enum class CommandError : std::uint8_t {
 
 struct CommandOutcome {
   CommandOrigin origin;
-  std::uint64_t tick = 0;            // the tick whose step it precedes (World::tick() + 1 when applied)
+  std::uint64_t tick = 0;  // the tick whose step it precedes (World::tick() + 1 when applied)
   CommandError error = CommandError::none;
-  std::string message;               // for people, when error != none
-  std::uint32_t affected = 0;        // commands on a selection: agents affected
-  std::vector<AgentId> spawned;      // spawn: the new ids, in order
-  std::optional<ObstacleId> obstacle;  // add_obstacle: the new id
+  std::string message;                     // for people, when error != none
+  std::uint32_t affected = 0;              // commands on a selection: agents affected
+  std::vector<AgentId> spawned;            // spawn: the new ids, in order
+  std::optional<ObstacleId> obstacle;      // add_obstacle: the new id
   std::optional<std::uint32_t> formation;  // formation and demo moves: the formation's id
   bool ok() const { return error == CommandError::none; }
 };

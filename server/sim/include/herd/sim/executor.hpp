@@ -1,10 +1,11 @@
 // herd::sim::Executor — how a World runs a loop on several threads without owning any.
 //
-// The sim has no threads of its own (it is standard C++ with no I/O); the host that has them (the server, the benchmark) lends
-// the world an Executor, as Box2D v3's b2WorldDef lends enqueueTask/finishTask. A stage that
-// computes into per-agent scratch hands its loop to parallel_for; each index reads the state as
-// it was when the stage began and writes only its own slot, so which worker runs which index
-// cannot change a bit of the result: the same state hash on 1 thread or 8 (tests/exec).
+// The sim has no threads of its own (it is standard C++ with no I/O); the host that has them (the
+// server, the benchmark) lends the world an Executor, as Box2D v3's b2WorldDef lends
+// enqueueTask/finishTask. A stage that computes into per-agent scratch hands its loop to
+// parallel_for; each index reads the state as it was when the stage began and writes only its own
+// slot, so which worker runs which index cannot change a bit of the result: the same state hash on
+// 1 thread or 8 (tests/exec).
 #pragma once
 
 #include <cstddef>

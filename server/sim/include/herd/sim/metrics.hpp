@@ -17,19 +17,20 @@ struct ScenarioReport {
   std::uint64_t ticks = 0;
   double seconds = 0;
   std::size_t agents = 0;
-  std::size_t arrivals = 0;              // agents that reached an arrive/hold goal at least once
-  double mean_time_to_arrive = 0;        // s, over those
-  double max_time_to_arrive = 0;         // s
-  std::uint64_t collisions = 0;          // collision events (agent-agent and agent-obstacle)
-  double min_separation = std::numeric_limits<double>::infinity();  // min over ticks and pairs of
-                                         // distance minus radii (negative: overlap), units
-  double max_overlap = 0;                // largest overlap at the end of any tick, units
-  double mean_path_ratio = 0;            // path length / straight line to the first goal, arrived agents
+  std::size_t arrivals = 0;        // agents that reached an arrive/hold goal at least once
+  double mean_time_to_arrive = 0;  // s, over those
+  double max_time_to_arrive = 0;   // s
+  std::uint64_t collisions = 0;    // collision events (agent-agent and agent-obstacle)
+  double min_separation =
+      std::numeric_limits<double>::infinity();  // min over ticks and pairs of
+                                                // distance minus radii (negative: overlap), units
+  double max_overlap = 0;                       // largest overlap at the end of any tick, units
+  double mean_path_ratio = 0;  // path length / straight line to the first goal, arrived agents
   double max_path_ratio = 0;
-  std::size_t stalled = 0;               // agents that made no progress (moved less than half their
-                                         // radius) for over kStallTime while short of their goal
-  std::size_t nan_count = 0;             // agents with a non-finite position or velocity, at any tick
-  std::size_t out_of_bounds = 0;         // agents whose disc left the world, at any tick
+  std::size_t stalled = 0;        // agents that made no progress (moved less than half their
+                                  // radius) for over kStallTime while short of their goal
+  std::size_t nan_count = 0;      // agents with a non-finite position or velocity, at any tick
+  std::size_t out_of_bounds = 0;  // agents whose disc left the world, at any tick
 };
 
 class ScenarioMetrics {
@@ -51,8 +52,8 @@ class ScenarioMetrics {
     std::optional<Vec2> first_goal;
     double path = 0;
     std::optional<double> arrived_at;
-    Vec2 anchor;              // where it was when it last made progress
-    double anchor_time = 0;   // s
+    Vec2 anchor;             // where it was when it last made progress
+    double anchor_time = 0;  // s
     bool stalled = false, bad_number = false, escaped = false;
   };
   Track& track_for(const Agent& a);

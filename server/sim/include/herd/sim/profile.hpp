@@ -34,13 +34,13 @@ inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::kCoun
 // Each stage's name, as /metrics, herd-bench and the viewer show it.
 constexpr std::string_view stage_name(Stage s) {
   constexpr std::array<std::string_view, kStageCount> names = {
-      "assignments", "phases", "grid", "desires", "pathing", "pace", "avoidance", "integrate", "collisions",
-      "walls", "states", "formations"};
+      "assignments", "phases",    "grid",       "desires", "pathing", "pace",
+      "avoidance",   "integrate", "collisions", "walls",   "states",  "formations"};
   return names[static_cast<std::size_t>(s)];
 }
 
 struct StepProfile {
-  std::uint64_t step_ns = 0;                       // the whole step
+  std::uint64_t step_ns = 0;                          // the whole step
   std::array<std::uint64_t, kStageCount> stage_ns{};  // each stage, indexed by Stage
   std::uint64_t of(Stage s) const { return stage_ns[static_cast<std::size_t>(s)]; }
 };

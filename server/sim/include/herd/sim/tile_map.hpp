@@ -30,13 +30,15 @@ class TileMap {
   // def must satisfy validate(def) (asserted); boundaries use make_tile_map() instead.
   explicit TileMap(TileMapDef def);
 
-  std::int32_t width() const { return width_; }    // tiles
-  std::int32_t height() const { return height_; }  // tiles
-  double tile_size() const { return tile_size_; }  // units
+  std::int32_t width() const { return width_; }                                    // tiles
+  std::int32_t height() const { return height_; }                                  // tiles
+  double tile_size() const { return tile_size_; }                                  // units
   Vec2 world_size() const { return {width_ * tile_size_, height_ * tile_size_}; }  // units
   std::size_t tile_count() const { return cells_.size(); }
 
-  bool in_bounds(TileCoord t) const { return t.x >= 0 && t.y >= 0 && t.x < width_ && t.y < height_; }
+  bool in_bounds(TileCoord t) const {
+    return t.x >= 0 && t.y >= 0 && t.x < width_ && t.y < height_;
+  }
   // Out-of-bounds tiles are blocked, so callers never need a separate bounds check.
   bool blocked(TileCoord t) const { return !in_bounds(t) || cells_[index(t)] != kWalkable; }
   bool blocked(std::int32_t x, std::int32_t y) const { return blocked(TileCoord{x, y}); }
@@ -49,7 +51,8 @@ class TileMap {
 
   // Row-major index of an in-bounds tile, and back.
   std::size_t index(TileCoord t) const {
-    return static_cast<std::size_t>(t.y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(t.x);
+    return static_cast<std::size_t>(t.y) * static_cast<std::size_t>(width_) +
+           static_cast<std::size_t>(t.x);
   }
   TileCoord coord(std::size_t index) const {
     return {static_cast<std::int32_t>(index % static_cast<std::size_t>(width_)),
@@ -62,7 +65,9 @@ class TileMap {
   // a NaN coordinate gives -1.
   TileCoord tile_at(Vec2 p) const;
   // World position of a tile's centre and of its top-left corner (any tile, in bounds or not).
-  Vec2 tile_centre(TileCoord t) const { return {(t.x + 0.5) * tile_size_, (t.y + 0.5) * tile_size_}; }
+  Vec2 tile_centre(TileCoord t) const {
+    return {(t.x + 0.5) * tile_size_, (t.y + 0.5) * tile_size_};
+  }
   Vec2 tile_min(TileCoord t) const { return {t.x * tile_size_, t.y * tile_size_}; }
 
  private:

@@ -27,15 +27,15 @@ struct PushTrace {
 };
 
 struct AvoidanceTrace {
-  Vec2 desired_dir;       // u
+  Vec2 desired_dir;  // u
   std::vector<PushTrace> pushes;
-  Vec2 sum_raw;           // yellow
-  Vec2 sum_adjusted;      // B, the sum of blue
-  Vec2 split_fix;         // green, A
+  Vec2 sum_raw;       // yellow
+  Vec2 sum_adjusted;  // B, the sum of blue
+  Vec2 split_fix;     // green, A
   double ig_factor = 0;
   Vec2 final_dir;
-  Vec2 desired_path_to;   // own look-ahead along u
-  Vec2 current_path_to;   // own look-ahead along the current velocity
+  Vec2 desired_path_to;  // own look-ahead along u
+  Vec2 current_path_to;  // own look-ahead along the current velocity
 };
 
 }  // namespace herd::sim

@@ -47,10 +47,10 @@ struct Behaviour {
   BehaviourKind kind = BehaviourKind::idle;
   BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
   Phase phase = Phase::none;
-  AgentId agent = kNoAgent;     // seek/arrive/flee/pursue/evade/attack/react: the other agent
-  Vec2 point;                   // seek/arrive/flee/hold target point (when agent is kNoAgent)
-  double radius = 0;            // flee/evade: only within this distance (0: always); react: trigger
-  Vec2 home;                    // attack/react: where to return
+  AgentId agent = kNoAgent;  // seek/arrive/flee/pursue/evade/attack/react: the other agent
+  Vec2 point;                // seek/arrive/flee/hold target point (when agent is kNoAgent)
+  double radius = 0;         // flee/evade: only within this distance (0: always); react: trigger
+  Vec2 home;                 // attack/react: where to return
   friend bool operator==(const Behaviour&, const Behaviour&) = default;
 };
 
@@ -97,12 +97,16 @@ inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
 
 constexpr bool every_behaviour_has_its_row() {
   for (std::size_t i = 0; i < kBehaviourCount; ++i)
-    if (static_cast<std::size_t>(kBehaviours[i].kind) != i || kBehaviours[i].name.empty()) return false;
+    if (static_cast<std::size_t>(kBehaviours[i].kind) != i || kBehaviours[i].name.empty())
+      return false;
   return true;
 }
-static_assert(every_behaviour_has_its_row(), "kBehaviours needs one row per BehaviourKind, in order");
+static_assert(every_behaviour_has_its_row(),
+              "kBehaviours needs one row per BehaviourKind, in order");
 
-constexpr const BehaviourTraits& traits(BehaviourKind kind) { return kBehaviours[static_cast<std::size_t>(kind)]; }
+constexpr const BehaviourTraits& traits(BehaviourKind kind) {
+  return kBehaviours[static_cast<std::size_t>(kind)];
+}
 
 // The row an agent acts by now: its response's while a react responds, else its own kind's.
 constexpr const BehaviourTraits& acting_traits(const Behaviour& b) {
@@ -163,7 +167,8 @@ std::string_view to_string(AvoidanceMode mode);
 
 enum class Shape : std::uint8_t { circle, line, lines, block, wedge };
 enum class SlotAssignment : std::uint8_t {
-  optimal,     // minimum sum of squared travel (assignment.hpp), exact: at most World::kMaxOptimalAssignment agents
+  optimal,     // minimum sum of squared travel (assignment.hpp), exact: at most
+               // World::kMaxOptimalAssignment agents
   keep_order,  // agents by id to slots in order (crossings allowed, as in the demo)
   shuffle,     // a seeded random permutation
   bisection,   // near-minimal travel at any size: recursive bisection (assign_bisection)
@@ -173,15 +178,16 @@ enum class SlotAssignment : std::uint8_t {
 struct FormationDef {
   Shape shape = Shape::circle;
   Vec2 centre;
-  double spacing = 0;      // units between neighbouring slots; 0: default_spacing for the
-                           // selection's largest radius
-  double facing = 0;       // degrees, clockwise on screen from +x: the whole layout is turned by it
-  double radius = 0;       // circle: 0 means just large enough for the spacing
-  bool vertical = false;   // line, lines: along y instead of x (before facing)
-  std::uint32_t count = 2; // lines: how many parallel lines; block: how many blocks side by side
+  double spacing = 0;     // units between neighbouring slots; 0: default_spacing for the
+                          // selection's largest radius
+  double facing = 0;      // degrees, clockwise on screen from +x: the whole layout is turned by it
+  double radius = 0;      // circle: 0 means just large enough for the spacing
+  bool vertical = false;  // line, lines: along y instead of x (before facing)
+  std::uint32_t count = 2;    // lines: how many parallel lines; block: how many blocks side by side
   std::uint32_t columns = 0;  // block: columns per block; 0 means as square as possible
   SlotAssignment assignment = SlotAssignment::automatic;
-  bool regroup = false;    // agents take their part's index as group: block b, line l (the demo's G, P)
+  bool regroup =
+      false;  // agents take their part's index as group: block b, line l (the demo's G, P)
   friend bool operator==(const FormationDef&, const FormationDef&) = default;
 };
 
@@ -202,7 +208,8 @@ struct TileMapDef {
   std::int32_t width = 0;   // tiles, [1, kMaxSide]
   std::int32_t height = 0;  // tiles, [1, kMaxSide]
   double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; seed 002: 40
-  std::vector<std::uint8_t> cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
+  std::vector<std::uint8_t>
+      cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
   friend bool operator==(const TileMapDef&, const TileMapDef&) = default;
 };
 

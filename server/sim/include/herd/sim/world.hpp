@@ -41,9 +41,9 @@ class WorldImpl;
 // no way there (state unreachable).
 struct UnreachablePlace {
   AgentId agent = 0;
-  Vec2 place;                     // the place the formation gave it
-  std::optional<Vec2> moved_to;   // where it goes instead
-  bool by_path = false;           // no path (a wall, a closed region) rather than an obstacle
+  Vec2 place;                    // the place the formation gave it
+  std::optional<Vec2> moved_to;  // where it goes instead
+  bool by_path = false;          // no path (a wall, a closed region) rather than an obstacle
   friend bool operator==(const UnreachablePlace&, const UnreachablePlace&) = default;
 };
 
@@ -52,11 +52,11 @@ struct FormationRecord {
   static constexpr std::uint64_t kNeverChecked = ~std::uint64_t{0};
   std::uint32_t id = 0;
   std::vector<AgentId> agents;
-  std::vector<Vec2> slots;  // parallel to agents (a moved place replaces its slot)
+  std::vector<Vec2> slots;    // parallel to agents (a moved place replaces its slot)
   std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
   std::uint32_t arrived = 0;
-  bool complete = false;      // every member has arrived; unreachable places do not hold it back
-  bool paced = false;         // members arrive together (World::stage_pace)
+  bool complete = false;  // every member has arrived; unreachable places do not hold it back
+  bool paced = false;     // members arrive together (World::stage_pace)
   // Crossing moves (opposite, invert): the members go round this centre on the preferred side,
   // each outside a disc of orbit_scale times its own distance from it, paced so the crowd turns
   // and shrinks as one body (World::stage_pace).
@@ -67,15 +67,16 @@ struct FormationRecord {
   // included, instead of the seeds' anti-gravity (World::stage_pace).
   bool reciprocal = false;
   std::vector<UnreachablePlace> unreachable;
-  std::uint64_t checked_obstacles = kNeverChecked;  // the obstacles_version the places were checked at
+  std::uint64_t checked_obstacles =
+      kNeverChecked;  // the obstacles_version the places were checked at
 };
 
 // An agent's way to its goal through the tile map (world_pathing.cpp).
 struct PathState {
-  WalkerState walker;             // no_backtrack
+  WalkerState walker;  // no_backtrack
   bool walker_placed = false;
-  std::vector<Vec2> waypoints;    // astar: smoothed path, last is the exact goal
-  std::size_t next = 0;           // astar: the waypoint being steered to
+  std::vector<Vec2> waypoints;           // astar: smoothed path, last is the exact goal
+  std::size_t next = 0;                  // astar: the waypoint being steered to
   std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
   std::uint64_t planned_revision = 0;    // map version it was made against
   bool unreachable = false;
@@ -86,11 +87,11 @@ struct PathState {
 
 // What the path queue did (for metrics): totals since the world was made or loaded.
 struct PathQueueStats {
-  std::size_t queued = 0;                // requests waiting, the one being searched included
+  std::size_t queued = 0;  // requests waiting, the one being searched included
   std::uint64_t expansions_last_tick = 0;
   std::uint64_t expansions_total = 0;
   std::uint64_t paths_served_total = 0;  // requests answered (path found or not)
-  std::uint64_t deferred_total = 0;      // requests left waiting at the end of a tick, summed per tick
+  std::uint64_t deferred_total = 0;  // requests left waiting at the end of a tick, summed per tick
 };
 
 class World {
@@ -139,8 +140,8 @@ class World {
   const AvoidanceTrace* trace(AgentId id) const;
 
   const WorldDef& def() const;
-  std::uint64_t tick() const;          // ticks completed
-  double time() const;                 // tick() * def().dt, never accumulated
+  std::uint64_t tick() const;                   // ticks completed
+  double time() const;                          // tick() * def().dt, never accumulated
   std::span<const Agent> agents() const;        // ordered by id
   std::span<const Obstacle> obstacles() const;  // ordered by id
   const Agent* find(AgentId id) const;

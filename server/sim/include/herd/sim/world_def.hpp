@@ -17,10 +17,11 @@ struct AvoidanceDef {
   AvoidanceMode mode = AvoidanceMode::cardioid;
   double personal_space = 3.0;     // k in k (r1+r2)^2/d^2; seed 003 uses 3 (seed 000: 2); (0, 100]
   double cardioid_exponent = 3.0;  // e in ((1+cos)/2)^e; seed 000: 3; [0, 16]
-  Side preferred_side = Side::right;  // for a dead-ahead obstacle or a perfect split (part 3: right)
+  Side preferred_side =
+      Side::right;  // for a dead-ahead obstacle or a perfect split (part 3: right)
   SplitFixMode split_fix = SplitFixMode::sum_as_obstacle;
-  double push_epsilon = 0.05;      // pushes of magnitude below this are cut off; (0, 1]
-  bool crossing = true;            // part 4 on (cardioid mode only)
+  double push_epsilon = 0.05;  // pushes of magnitude below this are cut off; (0, 1]
+  bool crossing = true;        // part 4 on (cardioid mode only)
   double crossing_activation = 40 * kSeedFrame;  // s: react to a mover within speed * this + r
   double lookahead = 120 * kSeedFrame;           // s: length of the look-ahead segments
   // Other agents each agent avoids at most: the nearest within the push cutoff (ties by id), as
@@ -35,23 +36,24 @@ struct WalkerSettings {
 };
 
 struct WorldDef {
-  double width = 800.0;   // units; the world is [0, width] x [0, height], y grows downwards
-  double height = 600.0;  // units
+  double width = 800.0;    // units; the world is [0, width] x [0, height], y grows downwards
+  double height = 600.0;   // units
   double dt = 1.0 / 60.0;  // seconds of world time per tick (fixed); time = tick * dt
   std::uint64_t seed = 1;  // seeds the world's only random generator
   std::uint32_t max_agents = 20000;  // spawns past this are refused whole
   std::uint32_t max_obstacles = 10000;
-  AgentDef agent_defaults;           // used for fields a spawn does not give
+  AgentDef agent_defaults;  // used for fields a spawn does not give
   AvoidanceDef avoidance;
-  WalkerSettings walker;             // seed 002's walker: history length and move time
-  int position_iterations = 3;       // collision stage: overlap-removal passes per tick, [0, 16]
+  WalkerSettings walker;        // seed 002's walker: history length and move time
+  int position_iterations = 3;  // collision stage: overlap-removal passes per tick, [0, 16]
   // A* agents' path requests wait in a FIFO queue served with at most this many tile expansions
   // per tick (DetourCrowd's path queue), so no command (a set_tiles replanning thousands of
   // agents) can stretch a tick: a request the budget does not reach waits, its agent "pending".
   // Work units, not time, so the tick a path arrives on depends only on the world. [1, 1e9];
   // 5,000 expansions on a 1000 x 60 map take about 2 ms on one core of a shared 2-core VM
   // (herd-bench budget: 10,000 measured p99 20 ms with 1,000 agents, over a 60 Hz tick); smoothing
-  // a finished path (string_pull) is charged a tile per path tile but can cost more on long open legs.
+  // a finished path (string_pull) is charged a tile per path tile but can cost more on long open
+  // legs.
   std::uint32_t path_expansions_per_tick = 5000;
   // An optimal formation assignment of more than World::kMaxImmediateAssignment agents is worked
   // out over ticks, adding whole agents (rows of the Hungarian method) until this many agent-slot
@@ -64,19 +66,19 @@ struct WorldDef {
 // An agent's valid settings (AgentDef), checked by validate(AgentDef) and by the boundaries that
 // read them (the command codec's spawn, the scenario loader through validate).
 struct AgentDefLimits {
-  static constexpr double kMinRadius = 0.1, kMaxRadius = 100;           // units
+  static constexpr double kMinRadius = 0.1, kMaxRadius = 100;  // units
   static constexpr double kMinMass = 1e-3, kMaxMass = 1e6;
-  static constexpr double kMaxSpeed = 1e4;                               // units/s
-  static constexpr double kMaxForce = 1e5;                               // units/s² at mass 1
-  static constexpr double kMaxSlowRadius = 1e6;                          // units
+  static constexpr double kMaxSpeed = 1e4;       // units/s
+  static constexpr double kMaxForce = 1e5;       // units/s² at mass 1
+  static constexpr double kMaxSlowRadius = 1e6;  // units
   static constexpr double kMinArriveTolerance = 1e-6, kMaxArriveTolerance = 1e3;  // units
 };
 
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
 struct WorldDefLimits {
-  static constexpr double kMaxExtent = 1.0e6;   // units
-  static constexpr double kMinDt = 1.0e-4;      // s
-  static constexpr double kMaxDt = 1.0;         // s
+  static constexpr double kMaxExtent = 1.0e6;  // units
+  static constexpr double kMinDt = 1.0e-4;     // s
+  static constexpr double kMaxDt = 1.0;        // s
   static constexpr std::uint32_t kMaxAgents = 1'000'000;
 };
 
