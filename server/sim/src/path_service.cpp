@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "agent_index.hpp"
 #include "grid_walker.hpp"
 #include "steering.hpp"
 #include "tile_collision.hpp"
@@ -30,14 +31,6 @@ std::string tile_text(TileCoord t) {
 
 std::optional<TileCoord> goal_tile_of(const TileMap& map, const Desire& d) {
   return d.goal ? std::optional(map.tile_at(*d.goal)) : std::nullopt;
-}
-
-// The agent's index (agents are ordered by id), or agents.size() when it is gone.
-std::size_t index_of(std::span<const Agent> agents, AgentId id) {
-  auto it = std::lower_bound(agents.begin(), agents.end(), id,
-                             [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents.end() && it->id == id ? static_cast<std::size_t>(it - agents.begin())
-                                            : agents.size();
 }
 
 }  // namespace
@@ -254,42 +247,41 @@ void PathService::plan(const Tick& t) {
   }
 }
 
-void PathService::write_queue(Writer& w, std::size_t agents) const {
-  for (std::size_t i = 0; i < agents; ++i) w.boolean(path_of(i).pending);
-  w.u64(queue_.size());
-  for (AgentId id : queue_) w.u32(id);
-  w.u32(search_.agent);
-  w.tile(search_.start);
-  w.tile(search_.goal);
-  w.u8(search_.neighbours);
-  w.u64(search_.revision);
-  w.u32(search_.agent != kNoAgent ? finder_.result().expanded : 0);
-}
-
-// The queue as saved, and the search under way replayed to the expansion it had reached: the
+// The queue, and the search under way: on loading, replayed to the expansion it had reached. The
 // same inputs and the same count give the same open list (A* is deterministic), so the world
 // goes on as the saved one would.
-bool PathService::read_queue(Reader& r, const TileMap* map, std::size_t agents) {
+template <CheckpointStream S>
+bool PathService::serialize_queue(S& s, const TileMap* map, std::size_t agents) {
   for (std::size_t i = 0; i < agents; ++i) {
-    const bool pending = r.boolean();
-    if (pending && i >= paths_.size()) return false;  // pending needs a map
-    if (pending) paths_[i].pending = true;
+    if constexpr (S::kLoading) {
+      bool pending = false;
+      s.boolean(pending);
+      if (pending && i >= paths_.size()) return false;  // pending needs a map
+      if (pending) paths_[i].pending = true;
+    } else {
+      s.boolean(path_of(i).pending);
+    }
   }
-  queue_.resize(r.count(4));
-  for (AgentId& id : queue_) id = r.u32();
-  Search& s = search_;
-  s.agent = r.u32();
-  s.start = r.tile();
-  s.goal = r.tile();
-  s.neighbours = r.u8();
-  s.revision = r.u64();
-  const std::uint32_t expanded = r.u32();
-  if (!r.ok() || s.agent == kNoAgent) return r.ok();
-  if (!map || (s.neighbours != 4 && s.neighbours != 8)) return false;
-  finder_.begin(*map, s.start, s.goal, neighbourhood_of(s.neighbours));
-  // A saved search was still running: the replay must end where it stopped, not finish.
-  return finder_.running() && !finder_.resume(*map, expanded, tile_path_) &&
-         finder_.result().expanded == expanded;
+  s.items(queue_, 4, [&](auto& id) { s.u32(id); });
+  Search& q = search_;
+  s.u32(q.agent);
+  s.tile(q.start);
+  s.tile(q.goal);
+  s.u8(q.neighbours);
+  s.u64(q.revision);
+  std::uint32_t expanded = q.agent != kNoAgent ? finder_.result().expanded : 0;
+  s.u32(expanded);
+  if constexpr (S::kLoading) {
+    if (!s.ok() || q.agent == kNoAgent) return s.ok();
+    if (!map || (q.neighbours != 4 && q.neighbours != 8)) return false;
+    finder_.begin(*map, q.start, q.goal, neighbourhood_of(q.neighbours));
+    // A saved search was still running: the replay must end where it stopped, not finish.
+    return finder_.running() && !finder_.resume(*map, expanded, tile_path_) &&
+           finder_.result().expanded == expanded;
+  }
+  return true;
 }
+template bool PathService::serialize_queue(Save&, const TileMap*, std::size_t);
+template bool PathService::serialize_queue(Load&, const TileMap*, std::size_t);
 
 }  // namespace herd::sim

@@ -88,8 +88,8 @@ class PathService {
   // Checkpoints: a loaded agent's state (while there is a map), and the queue with the search
   // under way, replayed on load to the expansion it had reached.
   void restore_path(PathState p) { paths_.push_back(std::move(p)); }
-  void write_queue(Writer& w, std::size_t agents) const;
-  bool read_queue(Reader& r, const TileMap* map, std::size_t agents);
+  template <CheckpointStream S>
+  bool serialize_queue(S& s, const TileMap* map, std::size_t agents);
 
  private:
   struct Search {

@@ -1,7 +1,7 @@
 // The World's commands: queueing, the dispatch by kind, selections, and each command's checks and
 // effect (behaviours, spawning and removal, obstacles, avoidance settings, the tile map).
-// Formations and demo moves are in world_formation.cpp, the reachability checks in
-// world_pathing.cpp.
+// Formations and demo moves are the formations' part's (formation_service.cpp), the reachability
+// checks in world_pathing.cpp.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -307,6 +307,24 @@ CommandOutcome WorldImpl::apply_set_avoidance(const SetAvoidance& cmd) {
     return failure(CommandError::out_of_bounds, why);
   def_.avoidance = next;
   return {};
+}
+
+CommandOutcome WorldImpl::apply_set_group(const SetGroup& cmd) {
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.group = cmd.group; });
+}
+
+CommandOutcome WorldImpl::apply_form(const Form& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  return formations_.form(formation_scene(), indices, cmd.def, rng_);
+}
+
+CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
+  CommandOutcome out;
+  std::vector<std::size_t> indices;
+  if (!select(cmd.agents, indices, out)) return out;
+  return formations_.demo(formation_scene(), indices, cmd, rng_);
 }
 
 CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {

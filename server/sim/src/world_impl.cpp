@@ -21,28 +21,6 @@ WorldImpl::WorldImpl(const WorldDef& def) : def_(def), rng_(def.seed) {
   assert(validate(def).empty());
 }
 
-std::size_t WorldImpl::index_of(AgentId id) const {
-  // Ids only grow and agents are appended, so the array stays sorted by id.
-  auto it = std::lower_bound(agents_.begin(), agents_.end(), id,
-                             [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin())
-                                             : agents_.size();
-}
-
-std::size_t WorldImpl::index_of_from(AgentId id, std::size_t hint) const {
-  const std::size_t n = agents_.size();
-  if (hint >= n || agents_[hint].id > id) return index_of(id);
-  std::size_t lo = hint, step = 1;  // agents_[lo].id <= id
-  while (lo + step < n && agents_[lo + step].id <= id) {
-    lo += step;
-    step *= 2;
-  }
-  const auto first = agents_.begin() + static_cast<std::ptrdiff_t>(lo);
-  const auto last = agents_.begin() + static_cast<std::ptrdiff_t>(std::min(n, lo + step));
-  auto it = std::lower_bound(first, last, id, [](const Agent& a, AgentId v) { return a.id < v; });
-  return it != agents_.end() && it->id == id ? static_cast<std::size_t>(it - agents_.begin()) : n;
-}
-
 const Agent* WorldImpl::find(AgentId id) const {
   const std::size_t i = index_of(id);
   return i < agents_.size() ? &agents_[i] : nullptr;
@@ -131,18 +109,8 @@ std::uint64_t WorldImpl::state_hash() const {
     for (Vec2 w : p.waypoints) mixv(w);
     mix(p.next);
   }
-  pathing_.hash_queue(
-      mix);  // only when it holds anything, so worlds that never queue keep their hashes
-  if (!assignments_.empty()) {  // only when any, so worlds that never defer keep their hashes
-    mix(assignments_.size());
-    for (const PendingAssignment& pa : assignments_) {
-      mix(pa.formation);
-      mix(pa.agents.size());
-      mix(pa.assignment.rows_done());
-      for (AgentId id : pa.agents) mix(id);
-    }
-  }
-  mix(next_formation_id_);
+  pathing_.hash_queue(mix);
+  formations_.hash(mix);
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);
   mix(obstacles_.size());

@@ -15,13 +15,14 @@
 #include <variant>
 #include <vector>
 
-#include "assignment.hpp"
+#include "agent_index.hpp"
 #include "astar.hpp"
 #include "avoidance.hpp"
 #include "behaviour.hpp"
 #include "collision.hpp"
+#include "command_failure.hpp"
 #include "flow_field.hpp"
-#include "formation.hpp"
+#include "formation_service.hpp"
 #include "grid_walker.hpp"
 #include "herd/sim/agent.hpp"
 #include "herd/sim/commands.hpp"
@@ -36,22 +37,6 @@
 #include "spatial_grid.hpp"
 
 namespace herd::sim {
-
-class Reader;  // serial.hpp
-
-// An optimal formation assignment too large for one tick (world_formation.cpp): its agents head
-// for bisection's slots at once (near-minimal travel: they start on nearly the right ways), and
-// get their optimal ones when the assignment is done.
-struct PendingAssignment {
-  std::uint32_t formation = 0;
-  std::vector<AgentId> agents;       // the assignment's rows
-  std::vector<Vec2> provisional;     // the slot each was sent to meanwhile
-  std::vector<std::uint32_t> parts;  // regroup: each slot's part; empty without regroup
-  OptimalAssignment assignment;
-};
-
-// A refused command's outcome: its error and the sentence for people (world_commands.cpp).
-CommandOutcome failure(CommandError error, std::string message);
 
 class WorldImpl {
  public:
@@ -77,15 +62,19 @@ class WorldImpl {
   std::uint64_t obstacles_version() const { return obstacles_version_; }
   const TileMap* map() const { return map_ ? &*map_ : nullptr; }
   std::uint64_t map_version() const { return map_version_; }
-  std::span<const FormationRecord> formations() const { return formations_; }
-  std::uint64_t assignment_work_pending() const;
-  std::size_t assignments_pending() const { return assignments_.size(); }
+  std::span<const FormationRecord> formations() const { return formations_.records(); }
+  std::uint64_t assignment_work_pending() const { return formations_.assignment_work_pending(); }
+  std::size_t assignments_pending() const { return formations_.assignments_pending(); }
   std::span<const PathState> paths() const { return pathing_.paths(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
   std::string save_checkpoint() const;
   static std::variant<WorldImpl, std::string> load_checkpoint(std::string_view data);
+  // The checkpoint's layout after the world's definition, run by saving and by loading
+  // (world_checkpoint.cpp); what is corrupt, or empty.
+  template <CheckpointStream S>
+  static std::string serialize_state(S& s, WorldImpl& world);
 
   static constexpr std::size_t kParallelMinAgents = World::kParallelMinAgents;
   static constexpr std::size_t kMaxInspected = World::kMaxInspected;
@@ -93,7 +82,7 @@ class WorldImpl {
   static constexpr std::size_t kMaxImmediateAssignment = World::kMaxImmediateAssignment;
 
  private:
-  // Commands (world_commands.cpp; set_group, form and demo in world_formation.cpp).
+  // Commands (world_commands.cpp; form and demo hand on to the formations' part).
   CommandOutcome apply_set_target(const SetTarget& cmd);
   CommandOutcome apply_set_behaviour(const SetBehaviour& cmd);
   CommandOutcome apply_set_movement(const SetMovement& cmd);
@@ -109,17 +98,14 @@ class WorldImpl {
   CommandOutcome apply_form(const Form& cmd);
   CommandOutcome apply_demo(const Demo& cmd);
   CommandOutcome apply_remove(const Remove& cmd);
-  // Sends agents (indices) to arrive at targets, refusing whole if any is outside the world or
-  // unreachable, and records the formation.
-  CommandOutcome send_to(const std::vector<std::size_t>& indices, const std::vector<Vec2>& targets);
-  void stage_formations();
-  void stage_pace();
-  void check_places(FormationRecord& f);
-  Agent* still_arriving_at(AgentId id, Vec2 point, std::size_t& at);
-  std::optional<Vec2> free_point_near(Vec2 p, double r) const;
-  void stage_assignments();
-  void finish_assignment(const PendingAssignment& pa);
-  static bool read_assignments(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
+  // What the formations' part reads and changes of the world.
+  FormationService::Scene formation_scene() {
+    return {agents_,           def_, map(), obstacles_, obstacle_grid_, max_obstacle_radius_,
+            obstacles_version_};
+  }
+  void stage_assignments() { formations_.serve_assignments(formation_scene()); }
+  void stage_pace() { formations_.pace(formation_scene(), desires_); }
+  void stage_formations() { formations_.update(formation_scene()); }
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
   CommandOutcome check_reachable(Vec2 goal, const std::vector<std::size_t>& indices);
   bool select(const Selection& sel, std::vector<std::size_t>& indices, CommandOutcome& out) const;
@@ -135,10 +121,9 @@ class WorldImpl {
   }
   bool inside(Vec2 p) const;
   Agent make_agent(const SpawnAgent& spec);
-  std::size_t index_of(AgentId id) const;  // agents_.size() when absent
-  // The same, searching forward from `hint` first (galloping): a walk over ids in increasing
-  // order costs about one probe each instead of a binary search over every agent.
-  std::size_t index_of_from(AgentId id, std::size_t hint) const;
+  std::size_t index_of(AgentId id) const {  // agents_.size() when absent
+    return herd::sim::index_of(agents_, id);
+  }
 
   // Stages of step() (world_step.cpp).
   // Keeps the per-agent arrays parallel to the agents after commands added or removed some (at
@@ -153,7 +138,6 @@ class WorldImpl {
   void stage_desires();
   void stage_avoidance();
   void stage_pathing();
-  static bool read_path_queue(Reader& r, WorldImpl& world);  // world_checkpoint.cpp
   void stage_walls();
   void stage_integrate();
   void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
@@ -214,9 +198,6 @@ class WorldImpl {
   std::vector<Obstacle> obstacles_;
   std::optional<TileMap> map_;
   std::uint64_t map_version_ = 0;
-  std::vector<FormationRecord> formations_;
-  std::uint32_t next_formation_id_ = 1;
-  std::deque<PendingAssignment> assignments_;  // oldest first, served in turn
 
   std::vector<CollisionEvent> collisions_;
   std::vector<AgentId> inspected_;
@@ -260,15 +241,6 @@ class WorldImpl {
   // `velocity`.
   std::vector<SlotData> slots_;
   double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
-  // By agent index, this step: the formation an agent moves with (its id + 1, in kFormationBits),
-  // 0 for none; empty when no formation moves so. Without kReciprocal the members move as one body
-  // and do not avoid each other (their ways never meet); with it they avoid each other by
-  // reciprocal velocity obstacles, and kCritical marks those with the farthest to go, who have
-  // the right of way (reciprocal_desire).
-  static constexpr std::uint32_t kReciprocal = 1u << 31, kCritical = 1u << 30,
-                                 kFormationBits = kCritical - 1;
-  std::vector<std::uint32_t> together_;
-  void tag_reciprocal(const FormationRecord& f);
   // Agent i's reciprocal velocity (stage_avoidance, a member of a reciprocal move).
   Vec2 reciprocal_desire(std::size_t i, Scratch& scratch) const;
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
@@ -279,6 +251,9 @@ class WorldImpl {
   std::vector<std::uint64_t> touching_, touching_next_;
   // Paths, walkers, the path queue and flow fields: a part with its own state (path_service.hpp).
   PathService pathing_;
+  // Formation records, pending assignments and pacing: a part with its own state
+  // (formation_service.hpp).
+  FormationService formations_;
 };
 
 }  // namespace herd::sim

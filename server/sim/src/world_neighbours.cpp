@@ -100,7 +100,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // more than K, a bound on the K-th nearest distance narrows the search: cells, and agents,
   // farther than it cannot be among the K nearest, and the grid skips them.
   const std::size_t K = def_.avoidance.max_neighbours;
-  const std::uint32_t together = together_.empty() ? 0 : together_[i];
+  const std::span<const std::uint32_t> tags = formations_.together();
+  const std::uint32_t together = tags.empty() ? 0 : tags[i];
   double bound = reach2;
   std::size_t n = 0;
   bool searched = false;
@@ -138,9 +139,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   }
   if (!searched) n = collect(std::min(reach, std::sqrt(bound)), bound);
   if (together != 0)  // its formation's members are not in its way
-    n = compact(n, [&](double, std::uint32_t, std::uint32_t index) {
-      return together_[index] != together;
-    });
+    n = compact(
+        n, [&](double, std::uint32_t, std::uint32_t index) { return tags[index] != together; });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
@@ -199,8 +199,9 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   // A critical member leaves the others to get out of its way, but for those it could not stop
   // short of: nearer than the two radii, a unit, and its braking distance at the speed it closes.
   const double accel = a.def.max_force / a.def.mass;
-  const std::uint32_t tag = together_[i], move = tag & ~kCritical;
-  const bool critical = (tag & kCritical) != 0;
+  const std::span<const std::uint32_t> tags = formations_.together();
+  const std::uint32_t tag = tags[i], move = tag & ~FormationService::kCritical;
+  const bool critical = (tag & FormationService::kCritical) != 0;
   const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;
   std::vector<ReciprocalNeighbour>& near = scratch.reciprocal;
   near.clear();
@@ -209,8 +210,8 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
     if (j == i || d2 > reach * reach) return;
     const SlotData& o = slots_[slot];
     double share = 1;  // others avoid it their own way: it takes all of the avoidance
-    if ((together_[j] & ~kCritical) == move) {
-      const bool its_critical = (together_[j] & kCritical) != 0;
+    if ((tags[j] & ~FormationService::kCritical) == move) {
+      const bool its_critical = (tags[j] & FormationService::kCritical) != 0;
       if (critical == its_critical) {
         share = 0.5;
       } else if (critical) {

@@ -209,7 +209,8 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const Agent& a = agents_[i];
   const Vec2 desired = desires_[i].velocity;
   const auto traced = traces_.find(a.id);
-  if (!together_.empty() && (together_[i] & kReciprocal) &&
+  const std::span<const std::uint32_t> tags = formations_.together();
+  if (!tags.empty() && (tags[i] & FormationService::kReciprocal) &&
       def_.avoidance.mode != AvoidanceMode::none) {
     desires_[i].velocity = reciprocal_desire(i, scratch);
     if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken

@@ -1,17 +1,19 @@
-// The World's formations and seed 003's demo moves.
+// The world's formations: the formation and demo commands, the pending assignments, pacing and
+// the records (formation_service.hpp).
+#include "formation_service.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
-#include "assignment.hpp"
+#include "agent_index.hpp"
+#include "command_failure.hpp"
+#include "formation.hpp"
 #include "geometry.hpp"
-#include "spatial_grid.hpp"
-#include "world_impl.hpp"
 
 namespace herd::sim {
 namespace {
-
-constexpr std::size_t kMaxFormationRecords = 64;
 
 Vec2 centroid(const std::vector<Vec2>& points) {
   Vec2 c;
@@ -29,7 +31,7 @@ double widest_radius(const std::vector<Agent>& agents, const std::vector<std::si
 // meet there at once (the antipodal circle's deadlock, whatever the avoidance). Instead each member
 // keeps outside a disc around the centre, its radius a fixed fraction of the member's own distance
 // from it, and passes it on the preferred side. Every member's way is then the same curve scaled
-// and turned, and walked in proportion (stage_pace) the crowd stays one shape that turns and
+// and turned, and walked in proportion (pace) the crowd stays one shape that turns and
 // shrinks: no two ways meet. At a fraction of one half the way is 1.13 times the straight line
 // (1.57 at one: the crowd turns without shrinking).
 struct Round {
@@ -111,33 +113,73 @@ double orbit_scale_for(const std::vector<Vec2>& points, double radius, double wi
   return *mid > 0 ? std::clamp(need / *mid, kLeast, 1.0) : 1.0;
 }
 
-}  // namespace
-
-CommandOutcome WorldImpl::apply_set_group(const SetGroup& cmd) {
-  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) { a.group = cmd.group; });
+// The agent `id` if it is still arriving at `point` with no subject (a formation's member), else
+// null. `at` is a search cursor: members mostly come in id order, so each search starts at the
+// last one found.
+Agent* still_arriving_at(std::vector<Agent>& agents, AgentId id, Vec2 point, std::size_t& at) {
+  at = index_of_from(agents, id, at);
+  if (at >= agents.size()) {
+    at = 0;
+    return nullptr;
+  }
+  Agent& a = agents[at];
+  const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent &&
+                      a.behaviour.point == point;
+  return member ? &a : nullptr;
 }
 
-CommandOutcome WorldImpl::send_to(const std::vector<std::size_t>& indices,
-                                  const std::vector<Vec2>& targets) {
+// The nearest point to `p` where an agent of radius r stands clear of every obstacle (by a margin)
+// inside the world and off blocked tiles: pushed out of each obstacle it is in, a few times over
+// for obstacles that touch; none when that does not settle.
+std::optional<Vec2> free_point_near(const FormationService::Scene& scene, Vec2 p, double r) {
+  constexpr double kMargin = 0.5;
+  Vec2 q = p;
+  for (int round = 0; round < 8; ++round) {
+    const Obstacle* inside = nullptr;
+    scene.obstacle_grid.query(q, r + scene.max_obstacle_radius + kMargin, [&](std::uint32_t k) {
+      const Obstacle& o = scene.obstacles[k];
+      const double clear = o.radius + r + kMargin;
+      if (!inside && length_squared(q - o.position) < clear * clear) inside = &o;
+    });
+    if (!inside) {
+      const bool in_world =
+          q.x >= r && q.x <= scene.def.width - r && q.y >= r && q.y <= scene.def.height - r;
+      if (!in_world || (scene.map && scene.map->blocked(scene.map->tile_at(q))))
+        return std::nullopt;
+      return q;
+    }
+    Vec2 out = normalized_or_zero(q - inside->position);
+    if (out == Vec2{}) out = normalized_or_zero(p - inside->position);
+    if (out == Vec2{}) out = {1, 0};
+    q = inside->position + out * (inside->radius + r + kMargin);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CommandOutcome FormationService::send_to(const Scene& scene,
+                                         const std::vector<std::size_t>& indices,
+                                         const std::vector<Vec2>& targets) {
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    const Agent& a = agents_[indices[k]];
+    const Agent& a = scene.agents[indices[k]];
     const Vec2 t = targets[k];
     const double r = a.def.radius;
-    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r))
+    if (!(t.x >= r && t.x <= scene.def.width - r && t.y >= r && t.y <= scene.def.height - r))
       return failure(CommandError::out_of_bounds, "the formation does not fit the world: agent " +
                                                       std::to_string(a.id) + "'s place (" +
                                                       std::to_string(t.x) + ", " +
                                                       std::to_string(t.y) + ") is outside it");
     // Only walls are checked up front here (reachability of every slot would cost a flow field
     // per slot); an unreachable slot shows as state "unreachable".
-    if (map_ && map_->blocked(map_->tile_at(t)))
+    if (scene.map && scene.map->blocked(scene.map->tile_at(t)))
       return failure(CommandError::unreachable,
                      "agent " + std::to_string(a.id) + "'s place is on a blocked tile");
   }
   FormationRecord record;
-  record.id = next_formation_id_++;
+  record.id = next_id_++;
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    Agent& a = agents_[indices[k]];
+    Agent& a = scene.agents[indices[k]];
     a.behaviour = Behaviour{};
     a.behaviour.kind = BehaviourKind::arrive;
     a.behaviour.point = targets[k];
@@ -146,34 +188,35 @@ CommandOutcome WorldImpl::send_to(const std::vector<std::size_t>& indices,
     record.agents.push_back(a.id);
     record.slots.push_back(targets[k]);
   }
-  if (formations_.size() >= kMaxFormationRecords) formations_.erase(formations_.begin());
-  formations_.push_back(std::move(record));
+  if (records_.size() >= kMaxRecords) records_.erase(records_.begin());
+  records_.push_back(std::move(record));
   CommandOutcome out;
   out.affected = static_cast<std::uint32_t>(indices.size());
-  out.formation = formations_.back().id;
+  out.formation = records_.back().id;
   return out;
 }
 
-CommandOutcome WorldImpl::apply_form(const Form& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
+CommandOutcome FormationService::form(const Scene& scene, const std::vector<std::size_t>& indices,
+                                      const FormationDef& form_def, Rng& rng) {
   if (indices.empty()) return failure(CommandError::bad_selection, "no agents to form");
-  if (cmd.def.assignment == SlotAssignment::optimal && indices.size() > kMaxOptimalAssignment)
+  if (form_def.assignment == SlotAssignment::optimal &&
+      indices.size() > World::kMaxOptimalAssignment)
     return failure(CommandError::limit_exceeded,
-                   "optimal assignment takes at most " + std::to_string(kMaxOptimalAssignment) +
+                   "optimal assignment takes at most " +
+                       std::to_string(World::kMaxOptimalAssignment) +
                        " agents; use bisection, keep_order or shuffle");
-  FormationDef def = cmd.def;
+  FormationDef def = form_def;
   if (def.assignment == SlotAssignment::automatic)
-    def.assignment = indices.size() <= kMaxOptimalAssignment ? SlotAssignment::optimal
-                                                             : SlotAssignment::bisection;
-  if (def.spacing <= 0) def.spacing = default_spacing(def.shape, widest_radius(agents_, indices));
+    def.assignment = indices.size() <= World::kMaxOptimalAssignment ? SlotAssignment::optimal
+                                                                    : SlotAssignment::bisection;
+  if (def.spacing <= 0)
+    def.spacing = default_spacing(def.shape, widest_radius(scene.agents, indices));
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;
-  for (std::size_t i : indices) from.push_back(agents_[i].position);
+  for (std::size_t i : indices) from.push_back(scene.agents[i].position);
   std::vector<std::uint32_t> slot;
   const bool deferred =
-      def.assignment == SlotAssignment::optimal && indices.size() > kMaxImmediateAssignment;
+      def.assignment == SlotAssignment::optimal && indices.size() > World::kMaxImmediateAssignment;
   switch (def.assignment) {
     case SlotAssignment::optimal:
       slot = deferred ? assign_bisection(from, slots) : assign_optimal(from, slots);
@@ -182,7 +225,7 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
       slot = assign_in_order(indices.size());
       break;
     case SlotAssignment::shuffle:
-      slot = assign_shuffled(indices.size(), rng_);
+      slot = assign_shuffled(indices.size(), rng);
       break;
     case SlotAssignment::bisection:
       slot = assign_bisection(from, slots);
@@ -192,43 +235,41 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
   }
   std::vector<Vec2> targets;
   for (std::uint32_t s : slot) targets.push_back(slots[s]);
-  CommandOutcome sent = send_to(indices, targets);
+  CommandOutcome sent = send_to(scene, indices, targets);
   // Places reached between others (a block's inner ones, a wedge's, the middle line of lines) are
   // paced; a circle's or a line's are all on the outside. Only an optimal assignment's paths are
   // known not to meet when walked together.
   if (sent.ok() && def.shape != Shape::circle && def.shape != Shape::line &&
       (def.assignment == SlotAssignment::optimal || def.assignment == SlotAssignment::bisection))
-    formations_.back().paced = true;
+    records_.back().paced = true;
   if (sent.ok() && def.regroup) {
     const auto parts = formation_parts(def, indices.size());
     for (std::size_t k = 0; k < indices.size(); ++k)
-      agents_[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
+      scene.agents[indices[k]].group = static_cast<std::uint8_t>(parts[slot[k]] % 256);
   }
   if (sent.ok() && deferred) {
-    PendingAssignment pa;
+    Pending pa;
     pa.formation = *sent.formation;
-    for (std::size_t i : indices) pa.agents.push_back(agents_[i].id);
+    for (std::size_t i : indices) pa.agents.push_back(scene.agents[i].id);
     pa.provisional = targets;
     if (def.regroup) pa.parts = formation_parts(def, indices.size());
     pa.assignment = OptimalAssignment(std::move(from), slots);
-    assignments_.push_back(std::move(pa));
+    pending_.push_back(std::move(pa));
   }
   return sent;
 }
 
-CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
+CommandOutcome FormationService::demo(const Scene& scene, const std::vector<std::size_t>& indices,
+                                      const Demo& cmd, Rng& rng) {
   if (indices.size() < 2)
     return failure(CommandError::bad_selection, "a demo move needs at least two agents");
   std::vector<Vec2> from;
-  for (std::size_t i : indices) from.push_back(agents_[i].position);
+  for (std::size_t i : indices) from.push_back(scene.agents[i].position);
   const Vec2 c = centroid(from);
   std::vector<Vec2> targets(indices.size());
   switch (cmd.move) {
     case DemoMove::swap_places: {
-      const auto perm = assign_cycle(indices.size(), rng_);  // nobody keeps its own place
+      const auto perm = assign_cycle(indices.size(), rng);  // nobody keeps its own place
       for (std::size_t k = 0; k < indices.size(); ++k) targets[k] = from[perm[k]];
       break;
     }
@@ -238,7 +279,7 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
       for (std::size_t k = 0; k < indices.size(); ++k) {
         const double a = angle_of(from[k] - c) + kPi;  // [0, 2 pi]
         const auto sector = static_cast<std::uint32_t>(a / (2 * kPi) * cmd.groups) % cmd.groups;
-        agents_[indices[k]].group = static_cast<std::uint8_t>(sector);
+        scene.agents[indices[k]].group = static_cast<std::uint8_t>(sector);
         targets[k] = c * 2.0 - from[k];
       }
       break;
@@ -249,18 +290,18 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
     case DemoMove::exchange: {
       std::vector<std::uint8_t> groups;
       for (std::size_t i : indices)
-        if (std::find(groups.begin(), groups.end(), agents_[i].group) == groups.end())
-          groups.push_back(agents_[i].group);
+        if (std::find(groups.begin(), groups.end(), scene.agents[i].group) == groups.end())
+          groups.push_back(scene.agents[i].group);
       std::vector<std::size_t> a_side, b_side;
       for (std::size_t k = 0; k < indices.size(); ++k)
-        (agents_[indices[k]].group == groups[0] ? a_side : b_side).push_back(k);
+        (scene.agents[indices[k]].group == groups[0] ? a_side : b_side).push_back(k);
       if (groups.size() != 2 || a_side.size() != b_side.size())
         return failure(CommandError::bad_selection,
                        "exchange needs exactly two groups of the same size in the selection");
-      if (a_side.size() > kMaxOptimalAssignment)
-        return failure(
-            CommandError::limit_exceeded,
-            "exchange assigns at most " + std::to_string(kMaxOptimalAssignment) + " agents a side");
+      if (a_side.size() > World::kMaxOptimalAssignment)
+        return failure(CommandError::limit_exceeded,
+                       "exchange assigns at most " + std::to_string(World::kMaxOptimalAssignment) +
+                           " agents a side");
       // Each side takes the other's places, with the optimal assignment (least squared travel).
       auto trade = [&](const std::vector<std::size_t>& movers,
                        const std::vector<std::size_t>& places) {
@@ -275,119 +316,78 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
       break;
     }
   }
-  CommandOutcome sent = send_to(indices, targets);
+  CommandOutcome sent = send_to(scene, indices, targets);
   // Everyone crosses the crowd every which way: the members avoid each other reciprocally.
-  if (sent.ok() && cmd.move == DemoMove::swap_places) formations_.back().reciprocal = true;
+  if (sent.ok() && cmd.move == DemoMove::swap_places) records_.back().reciprocal = true;
   if (sent.ok() && (cmd.move == DemoMove::opposite || cmd.move == DemoMove::invert)) {
-    formations_.back().orbit = c;
-    formations_.back().orbit_scale =
-        orbit_scale_for(from, widest_radius(agents_, indices), def_.width, def_.height);
+    records_.back().orbit = c;
+    records_.back().orbit_scale = orbit_scale_for(from, widest_radius(scene.agents, indices),
+                                                  scene.def.width, scene.def.height);
   }
   return sent;
 }
 
 // Pending optimal assignments, oldest first, within the tick's budget of cost evaluations; each
 // one done is applied before the agents move this tick.
-void WorldImpl::stage_assignments() {
-  std::uint64_t budget = def_.assignment_costs_per_tick;
-  while (budget > 0 && !assignments_.empty()) {
-    PendingAssignment& pa = assignments_.front();
+void FormationService::serve_assignments(const Scene& scene) {
+  std::uint64_t budget = scene.def.assignment_costs_per_tick;
+  while (budget > 0 && !pending_.empty()) {
+    Pending& pa = pending_.front();
     const std::uint64_t spent = pa.assignment.advance(budget);
     budget -= std::min(budget, spent);
     if (!pa.assignment.done()) break;
-    finish_assignment(pa);
-    assignments_.pop_front();
+    finish_assignment(scene, pa);
+    pending_.pop_front();
   }
 }
 
 // Each agent still heading for its provisional slot (not given another order since) heads for
 // its optimal one instead, and the formation's record follows.
-void WorldImpl::finish_assignment(const PendingAssignment& pa) {
+void FormationService::finish_assignment(const Scene& scene, const Pending& pa) {
   const std::vector<std::uint32_t> slot = pa.assignment.slots();
-  auto record = std::find_if(formations_.begin(), formations_.end(),
+  auto record = std::find_if(records_.begin(), records_.end(),
                              [&](const FormationRecord& f) { return f.id == pa.formation; });
   std::size_t at = 0;
   for (std::size_t k = 0; k < pa.agents.size(); ++k) {
-    Agent* member = still_arriving_at(pa.agents[k], pa.provisional[k], at);
+    Agent* member = still_arriving_at(scene.agents, pa.agents[k], pa.provisional[k], at);
     if (!member) continue;
     Agent& a = *member;
     const Vec2 t = pa.assignment.to()[slot[k]];
     const double r = a.def.radius;
-    if (!(t.x >= r && t.x <= def_.width - r && t.y >= r && t.y <= def_.height - r))
+    if (!(t.x >= r && t.x <= scene.def.width - r && t.y >= r && t.y <= scene.def.height - r))
       continue;  // a larger agent's place
     a.behaviour.point = t;
     if (a.state == MoveState::arrived) a.state = MoveState::moving;
     if (!pa.parts.empty()) a.group = static_cast<std::uint8_t>(pa.parts[slot[k]] % 256);
-    if (record != formations_.end() && k < record->agents.size() && record->agents[k] == a.id)
+    if (record != records_.end() && k < record->agents.size() && record->agents[k] == a.id)
       record->slots[k] = t;
   }
-  if (record != formations_.end())
+  if (record != records_.end())
     record->checked_obstacles = FormationRecord::kNeverChecked;  // places moved
 }
 
-std::uint64_t WorldImpl::assignment_work_pending() const {
+std::uint64_t FormationService::assignment_work_pending() const {
   std::uint64_t work = 0;
-  for (const PendingAssignment& pa : assignments_) {
+  for (const Pending& pa : pending_) {
     const std::uint64_t n = pa.assignment.size();
     work += (n - pa.assignment.rows_done()) * n * n;
   }
   return work;
 }
 
-// The agent `id` if it is still arriving at `point` with no subject (a formation's member), else
-// null. `at` is a search cursor: members mostly come in id order, so each search starts at the
-// last one found.
-Agent* WorldImpl::still_arriving_at(AgentId id, Vec2 point, std::size_t& at) {
-  at = index_of_from(id, at);
-  if (at >= agents_.size()) {
-    at = 0;
-    return nullptr;
-  }
-  Agent& a = agents_[at];
-  const bool member = a.behaviour.kind == BehaviourKind::arrive && a.behaviour.agent == kNoAgent &&
-                      a.behaviour.point == point;
-  return member ? &a : nullptr;
-}
-
-// The nearest point to `p` where an agent of radius r stands clear of every obstacle (by a margin)
-// inside the world and off blocked tiles: pushed out of each obstacle it is in, a few times over
-// for obstacles that touch; none when that does not settle.
-std::optional<Vec2> WorldImpl::free_point_near(Vec2 p, double r) const {
-  constexpr double kMargin = 0.5;
-  Vec2 q = p;
-  for (int round = 0; round < 8; ++round) {
-    const Obstacle* inside = nullptr;
-    obstacle_grid_.query(q, r + max_obstacle_radius_ + kMargin, [&](std::uint32_t k) {
-      const Obstacle& o = obstacles_[k];
-      const double clear = o.radius + r + kMargin;
-      if (!inside && length_squared(q - o.position) < clear * clear) inside = &o;
-    });
-    if (!inside) {
-      const bool in_world = q.x >= r && q.x <= def_.width - r && q.y >= r && q.y <= def_.height - r;
-      if (!in_world || (map_ && map_->blocked(map_->tile_at(q)))) return std::nullopt;
-      return q;
-    }
-    Vec2 out = normalized_or_zero(q - inside->position);
-    if (out == Vec2{}) out = normalized_or_zero(p - inside->position);
-    if (out == Vec2{}) out = {1, 0};
-    q = inside->position + out * (inside->radius + r + kMargin);
-  }
-  return std::nullopt;
-}
-
 // Places inside an obstacle, checked when the formation is new and whenever obstacles change:
 // each is reported and, where there is room, moved beside the obstacle (its agent heads there).
-void WorldImpl::check_places(FormationRecord& f) {
-  if (f.checked_obstacles == obstacles_version_) return;
-  f.checked_obstacles = obstacles_version_;
+void FormationService::check_places(const Scene& scene, FormationRecord& f) {
+  if (f.checked_obstacles == scene.obstacles_version) return;
+  f.checked_obstacles = scene.obstacles_version;
   std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return !u.by_path; });
-  if (obstacles_.empty()) return;
+  if (scene.obstacles.empty()) return;
   std::size_t at = 0;
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    Agent* member = still_arriving_at(f.agents[k], f.slots[k], at);
+    Agent* member = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
     if (!member) continue;
     Agent& a = *member;
-    const std::optional<Vec2> free = free_point_near(f.slots[k], a.def.radius);
+    const std::optional<Vec2> free = free_point_near(scene, f.slots[k], a.def.radius);
     if (free && *free == f.slots[k]) continue;  // clear
     f.unreachable.push_back({a.id, f.slots[k], free, false});
     if (!free) continue;
@@ -405,15 +405,16 @@ void WorldImpl::check_places(FormationRecord& f) {
 // optimal (squared) assignment, paths walked together in proportion never meet. A floor keeps
 // the nearest moving at a tenth of full speed at least. A crossing move's members are paced the
 // same by their ways round its centre, are turned onto those ways, and do not avoid each other.
-void WorldImpl::stage_pace() {
+void FormationService::pace(const Scene& scene, std::span<Desire> desires) {
   constexpr double kFloor = 0.1;
-  const double sense = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
+  const double sense = scene.def.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
   together_.clear();
-  std::vector<std::size_t> index;  // by member: its agent's index, agents_.size() when not a member
-  std::vector<double> way;         // by member: the length of its way from where it was sent
-  for (const FormationRecord& f : formations_) {
+  std::vector<std::size_t>
+      index;                // by member: its agent's index, scene.agents.size() when not a member
+  std::vector<double> way;  // by member: the length of its way from where it was sent
+  for (const FormationRecord& f : records_) {
     if (f.reciprocal) {
-      if (!f.complete) tag_reciprocal(f);
+      if (!f.complete) tag_reciprocal(scene, f);
       continue;
     }
     // Complete with nobody held back: every member stands in its place, nothing to pace (a
@@ -425,12 +426,12 @@ void WorldImpl::stage_pace() {
                    f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)),
                    sense};
     };
-    index.assign(f.agents.size(), agents_.size());
+    index.assign(f.agents.size(), scene.agents.size());
     way.assign(f.agents.size(), 0);
     double lead = 0;
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+      const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
       if (!a) continue;
       const Vec2 home = a->behaviour.home;
       index[k] = at;
@@ -439,19 +440,19 @@ void WorldImpl::stage_pace() {
       if (a->def.max_speed > 0) lead = std::max(lead, way[k] / a->def.max_speed);
     }
     if (!(lead > 0)) continue;
-    if (f.orbit) together_.resize(agents_.size(), 0);
+    if (f.orbit) together_.resize(scene.agents.size(), 0);
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      if (index[k] == agents_.size()) continue;
-      const Agent& a = agents_[index[k]];
-      Desire& d = desires_[index[k]];
+      if (index[k] == scene.agents.size()) continue;
+      const Agent& a = scene.agents[index[k]];
+      Desire& d = desires[index[k]];
       if (a.state != MoveState::moving) continue;
       const double cap = std::max(way[k] / lead, kFloor * a.def.max_speed);
       if (!f.orbit) {
         d.velocity = clamp_length(d.velocity, cap);
         continue;
       }
-      if (map_ && a.pathing != Pathing::direct) continue;  // its path through the map leads it
-      together_[index[k]] = (f.id + 1) & kFormationBits;   // ids from 0: 0 is none
+      if (scene.map && a.pathing != Pathing::direct) continue;  // its path through the map leads it
+      together_[index[k]] = (f.id + 1) & kFormationBits;        // ids from 0: 0 is none
       d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) *
                    std::min(length(d.velocity), cap);
     }
@@ -466,9 +467,9 @@ void WorldImpl::stage_pace() {
 // its centre at once and half the crowd has 0.7 of the farthest: as equals there they piled up
 // (2,000 agents: overlap 1.29 units, 0.69 capped at a fifth; 5,000: 2.55, 1.55). Members following
 // paths through a map keep to them and avoid as everyone else does.
-void WorldImpl::tag_reciprocal(const FormationRecord& f) {
+void FormationService::tag_reciprocal(const Scene& scene, const FormationRecord& f) {
   constexpr double kCriticalShare = 0.7, kCriticalAtMost = 0.2;
-  together_.resize(agents_.size(), 0);
+  together_.resize(scene.agents.size(), 0);
   const std::uint32_t tag = ((f.id + 1) & kFormationBits) | kReciprocal;
   struct Member {
     std::size_t index;
@@ -477,8 +478,8 @@ void WorldImpl::tag_reciprocal(const FormationRecord& f) {
   std::vector<Member> members;
   std::size_t at = 0;
   for (std::size_t k = 0; k < f.agents.size(); ++k) {
-    const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
-    if (!a || (map_ && a->pathing != Pathing::direct)) continue;
+    const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
+    if (!a || (scene.map && a->pathing != Pathing::direct)) continue;
     together_[at] = tag;
     members.push_back({at, length(f.slots[k] - a->position)});
   }
@@ -498,13 +499,13 @@ void WorldImpl::tag_reciprocal(const FormationRecord& f) {
     if (m.left >= threshold) together_[m.index] |= kCritical;
 }
 
-void WorldImpl::stage_formations() {
+void FormationService::update(const Scene& scene) {
   // A member still in the formation is one still arriving at its slot; the formation is complete
   // when every such member has arrived. A member whose place cannot be reached (inside an
   // obstacle with no room beside it, or no path there) is reported and does not hold the rest
   // back. Formations nobody is still in are dropped.
-  std::erase_if(formations_, [this](FormationRecord& f) {
-    check_places(f);
+  std::erase_if(records_, [&](FormationRecord& f) {
+    check_places(scene, f);
     std::erase_if(f.unreachable, [](const UnreachablePlace& u) { return u.by_path; });
     // What is left are places inside obstacles; those with no room beside them kept their place.
     std::vector<AgentId> no_room;
@@ -513,7 +514,7 @@ void WorldImpl::stage_formations() {
     std::uint32_t members = 0, arrived = 0, held = 0;  // held: still there, but cannot arrive
     std::size_t at = 0;
     for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      const Agent* a = still_arriving_at(f.agents[k], f.slots[k], at);
+      const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
       if (!a) continue;
       if (!no_room.empty() && std::find(no_room.begin(), no_room.end(), a->id) != no_room.end()) {
         ++held;
@@ -533,5 +534,101 @@ void WorldImpl::stage_formations() {
     return members + held == 0;
   });
 }
+
+// ---- checkpoints --------------------------------------------------------------------------------
+
+template <CheckpointStream S>
+void FormationService::serialize_next_id(S& s) {
+  s.u32(next_id_);
+}
+
+// Each record's members and places, then what it counted at the last formations stage.
+template <CheckpointStream S>
+void FormationService::serialize_records(S& s) {
+  s.items(records_, 13, [&](FormationRecord& f) {
+    s.u32(f.id);
+    std::size_t n = f.agents.size();
+    s.count(n, 20);
+    f.agents.resize(n);
+    f.slots.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      s.u32(f.agents[k]);
+      s.vec(f.slots[k]);
+    }
+    s.u32(f.members);
+    s.u32(f.arrived);
+    s.boolean(f.complete);
+  });
+}
+
+// Each pending assignment's inputs and the rows done: on loading, the rows are done again.
+template <CheckpointStream S>
+void FormationService::serialize_pending(S& s) {
+  s.items(pending_, 8 + 8 + 8 + 8, [&](Pending& p) {
+    s.u32(p.formation);
+    std::size_t n = p.agents.size();
+    s.count(n, 4 + 48);
+    p.agents.resize(n);
+    p.provisional.resize(n);
+    std::vector<Vec2> from(n), to(n);
+    if constexpr (!S::kLoading) {
+      from.assign(p.assignment.from().begin(), p.assignment.from().end());
+      to.assign(p.assignment.to().begin(), p.assignment.to().end());
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      s.u32(p.agents[k]);
+      s.vec(p.provisional[k]);
+      s.vec(from[k]);
+      s.vec(to[k]);
+    }
+    s.items(p.parts, 4, [&](auto& part) { s.u32(part); });
+    std::uint64_t rows = p.assignment.rows_done();
+    s.u64(rows);
+    if constexpr (S::kLoading) {
+      // A done one is never saved.
+      s.check(rows < n && (p.parts.empty() || p.parts.size() == n));
+      if (!s.ok()) return;
+      p.assignment = OptimalAssignment(std::move(from), std::move(to));
+      p.assignment.advance_rows(rows);
+    }
+  });
+}
+
+// The records' fields later formats added, each format's in its own pass over the records:
+// unreachable places and the obstacles version they were checked at (4), whether the members are
+// paced (5), the centre a crossing move goes round and how far its crowd may shrink (6), and
+// whether the members avoid each other reciprocally (7). Older files leave the defaults.
+template <CheckpointStream S>
+void FormationService::serialize_record_tails(S& s) {
+  if (s.version() >= 4)
+    for (FormationRecord& f : records_) {
+      s.u64(f.checked_obstacles);
+      s.items(f.unreachable, 30, [&](UnreachablePlace& u) {
+        s.u32(u.agent);
+        s.vec(u.place);
+        s.optional_vec(u.moved_to);
+        s.boolean(u.by_path);
+      });
+    }
+  if (s.version() >= 5)
+    for (FormationRecord& f : records_) s.boolean(f.paced);
+  if (s.version() >= 6)
+    for (FormationRecord& f : records_) {
+      s.optional_vec(f.orbit);
+      s.f64(f.orbit_scale);
+      s.check(f.orbit_scale > 0 && f.orbit_scale <= 1);
+    }
+  if (s.version() >= 7)
+    for (FormationRecord& f : records_) s.boolean(f.reciprocal);
+}
+
+template void FormationService::serialize_next_id(Save&);
+template void FormationService::serialize_next_id(Load&);
+template void FormationService::serialize_records(Save&);
+template void FormationService::serialize_records(Load&);
+template void FormationService::serialize_pending(Save&);
+template void FormationService::serialize_pending(Load&);
+template void FormationService::serialize_record_tails(Save&);
+template void FormationService::serialize_record_tails(Load&);
 
 }  // namespace herd::sim
