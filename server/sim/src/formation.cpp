@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "geometry.hpp"
+#include "spatial_grid.hpp"
 
 namespace herd::sim {
 namespace {
@@ -88,6 +89,30 @@ std::vector<Vec2> wedge(const FormationDef& d, std::size_t n) {
   return out;
 }
 
+// The angle swept round the centre from p to t walking on the round's side: with the disc on
+// the left (sense +1) the walker turns the negative way (see way_round's `side`). In [0, 2 pi).
+double swept_round(const Round& r, Vec2 p, Vec2 t) {
+  double swept = -r.sense * (angle_of(t - r.centre) - angle_of(p - r.centre));
+  while (swept < 0) swept += 2 * kPi;
+  while (swept >= 2 * kPi) swept -= 2 * kPi;
+  return swept;
+}
+
+// A member pushed past its way's end (a little further round than its goal) would go all the
+// way round again: past three quarters of a turn, the other side is the way.
+Round oriented(Round r, Vec2 p, Vec2 t) {
+  if (swept_round(r, p, t) > 1.5 * kPi) r.sense = -r.sense;
+  return r;
+}
+
+// Whether the straight segment p -> t keeps out of the disc (touching it counts as out).
+bool clears(const Round& r, Vec2 p, Vec2 t) {
+  const Vec2 pt = t - p;
+  const double len2 = length_squared(pt);
+  const double s = len2 > 0 ? std::clamp(dot(r.centre - p, pt) / len2, 0.0, 1.0) : 0.0;
+  return length(p + pt * s - r.centre) >= r.radius * (1 - 1e-9);
+}
+
 }  // namespace
 
 std::vector<std::uint32_t> formation_parts(const FormationDef& d, std::size_t n) {
@@ -143,6 +168,56 @@ std::vector<Vec2> formation_slots(const FormationDef& d, std::size_t n) {
   if (d.vertical && (d.shape == Shape::line || d.shape == Shape::lines)) turn += kPi / 2;
   for (Vec2& p : local) p = d.centre + rotate(p, turn);
   return local;
+}
+
+Vec2 centroid(const std::vector<Vec2>& points) {
+  Vec2 c;
+  for (const Vec2& p : points) c += p;
+  return points.empty() ? c : c * (1.0 / static_cast<double>(points.size()));
+}
+
+Vec2 way_round(Round r, Vec2 p, Vec2 t) {
+  r = oriented(r, p, t);
+  const Vec2 cp = p - r.centre;
+  const double d = length(cp);
+  r.radius = std::min(r.radius, d);  // pushed inside: keep out of the disc it stands on the edge of
+  if (r.radius <= 0 || d <= 0 || length(t - r.centre) <= r.radius || clears(r, p, t))
+    return normalized_or_zero(t - p);
+  const Vec2 u = cp * (1.0 / d);
+  const Vec2 side = Vec2{u.y, -u.x} * r.sense;  // from the centre towards the side passed on
+  if (d <= r.radius) return side;
+  const double cos_a = r.radius / d, sin_a = std::sqrt(std::max(0.0, 1 - cos_a * cos_a));
+  const Vec2 tangent_point = r.centre + (u * cos_a + side * sin_a) * r.radius;
+  return normalized_or_zero(tangent_point - p);
+}
+
+double way_round_length(Round r, Vec2 p, Vec2 t) {
+  const double dp = length(p - r.centre), dt = length(t - r.centre);
+  if (r.radius <= 0 || dp <= r.radius || dt <= r.radius || clears(r, p, t)) return length(t - p);
+  r = oriented(r, p, t);
+  const double swept = swept_round(r, p, t);
+  const double arc = std::max(0.0, swept - std::acos(r.radius / dp) - std::acos(r.radius / dt));
+  return std::sqrt(dp * dp - r.radius * r.radius) + std::sqrt(dt * dt - r.radius * r.radius) +
+         r.radius * arc;
+}
+
+double orbit_scale_for(const std::vector<Vec2>& points, double radius, double width,
+                       double height) {
+  constexpr double kLeast = 0.5;
+  const double need = 3 * radius;      // centre to centre at the narrowest
+  const double reach = need / kLeast;  // neighbours farther than this allow the least scale
+  SpatialGrid grid;
+  grid.rebuild(points, width, height,
+               SpatialGrid::cell_size_for(points.size(), width, height, reach));
+  std::vector<double> nearest(points.size(), reach);
+  for (std::size_t k = 0; k < points.size(); ++k)
+    grid.query_points(points[k], reach, [&](std::uint32_t item, Vec2 q, std::uint32_t) {
+      if (item != k) nearest[k] = std::min(nearest[k], length(q - points[k]));
+    });
+  if (nearest.empty()) return 1;
+  const auto mid = nearest.begin() + static_cast<std::ptrdiff_t>(nearest.size() / 2);
+  std::nth_element(nearest.begin(), mid, nearest.end());
+  return *mid > 0 ? std::clamp(need / *mid, kLeast, 1.0) : 1.0;
 }
 
 }  // namespace herd::sim

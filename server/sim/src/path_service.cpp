@@ -247,41 +247,16 @@ void PathService::plan(const Tick& t) {
   }
 }
 
-// The queue, and the search under way: on loading, replayed to the expansion it had reached. The
-// same inputs and the same count give the same open list (A* is deterministic), so the world
-// goes on as the saved one would.
-template <CheckpointStream S>
-bool PathService::serialize_queue(S& s, const TileMap* map, std::size_t agents) {
-  for (std::size_t i = 0; i < agents; ++i) {
-    if constexpr (S::kLoading) {
-      bool pending = false;
-      s.boolean(pending);
-      if (pending && i >= paths_.size()) return false;  // pending needs a map
-      if (pending) paths_[i].pending = true;
-    } else {
-      s.boolean(path_of(i).pending);
-    }
-  }
-  s.items(queue_, 4, [&](auto& id) { s.u32(id); });
-  Search& q = search_;
-  s.u32(q.agent);
-  s.tile(q.start);
-  s.tile(q.goal);
-  s.u8(q.neighbours);
-  s.u64(q.revision);
-  std::uint32_t expanded = q.agent != kNoAgent ? finder_.result().expanded : 0;
-  s.u32(expanded);
-  if constexpr (S::kLoading) {
-    if (!s.ok() || q.agent == kNoAgent) return s.ok();
-    if (!map || (q.neighbours != 4 && q.neighbours != 8)) return false;
-    finder_.begin(*map, q.start, q.goal, neighbourhood_of(q.neighbours));
-    // A saved search was still running: the replay must end where it stopped, not finish.
-    return finder_.running() && !finder_.resume(*map, expanded, tile_path_) &&
-           finder_.result().expanded == expanded;
-  }
-  return true;
+// A loaded search under way, replayed to the expansion it had reached: the same inputs and the
+// same count give the same open list (A* is deterministic). It was still running when saved, so
+// the replay must end where it stopped, not finish.
+bool PathService::replay_search(const TileMap* map, std::uint32_t expanded) {
+  const Search& q = search_;
+  if (q.agent == kNoAgent) return true;
+  if (!map || (q.neighbours != 4 && q.neighbours != 8)) return false;
+  finder_.begin(*map, q.start, q.goal, neighbourhood_of(q.neighbours));
+  return finder_.running() && !finder_.resume(*map, expanded, tile_path_) &&
+         finder_.result().expanded == expanded;
 }
-template bool PathService::serialize_queue(Save&, const TileMap*, std::size_t);
-template bool PathService::serialize_queue(Load&, const TileMap*, std::size_t);
 
 }  // namespace herd::sim

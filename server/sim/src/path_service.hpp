@@ -86,7 +86,7 @@ class PathService {
     mix(finder_.result().expanded);
   }
   // Checkpoints: a loaded agent's state (while there is a map), and the queue with the search
-  // under way, replayed on load to the expansion it had reached.
+  // under way, replayed on load to the expansion it had reached (world_checkpoint.cpp).
   void restore_path(PathState p) { paths_.push_back(std::move(p)); }
   template <CheckpointStream S>
   bool serialize_queue(S& s, const TileMap* map, std::size_t agents);
@@ -103,6 +103,7 @@ class PathService {
   void serve_queue(const Tick& t);
   void finish_path(const Tick& t);
   void drop_queue();
+  bool replay_search(const TileMap* map, std::uint32_t expanded);
 
   std::vector<PathState> paths_;  // parallel to the agents while there is a map
   PathFinder finder_;

@@ -140,6 +140,123 @@ void serialize(S& s, std::optional<TileMap>& map) {
 
 }  // namespace
 
+// ---- the parts' sections ----------------------------------------------------------------------
+
+// The queue, and the search under way: on loading, replayed to the expansion it had reached. The
+// same inputs and the same count give the same open list (A* is deterministic), so the world
+// goes on as the saved one would.
+template <CheckpointStream S>
+bool PathService::serialize_queue(S& s, const TileMap* map, std::size_t agents) {
+  for (std::size_t i = 0; i < agents; ++i) {
+    if constexpr (S::kLoading) {
+      bool pending = false;
+      s.boolean(pending);
+      if (pending && i >= paths_.size()) return false;  // pending needs a map
+      if (pending) paths_[i].pending = true;
+    } else {
+      s.boolean(path_of(i).pending);
+    }
+  }
+  s.items(queue_, 4, [&](auto& id) { s.u32(id); });
+  Search& q = search_;
+  s.u32(q.agent);
+  s.tile(q.start);
+  s.tile(q.goal);
+  s.u8(q.neighbours);
+  s.u64(q.revision);
+  std::uint32_t expanded = q.agent != kNoAgent ? finder_.result().expanded : 0;
+  s.u32(expanded);
+  if constexpr (S::kLoading) return s.ok() && replay_search(map, expanded);
+  return true;
+}
+
+template <CheckpointStream S>
+void FormationService::serialize_next_id(S& s) {
+  s.u32(next_id_);
+}
+
+// Each record's members and places, then what it counted at the last formations stage.
+template <CheckpointStream S>
+void FormationService::serialize_records(S& s) {
+  s.items(records_, 13, [&](FormationRecord& f) {
+    s.u32(f.id);
+    std::size_t n = f.agents.size();
+    s.count(n, 20);
+    f.agents.resize(n);
+    f.slots.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      s.u32(f.agents[k]);
+      s.vec(f.slots[k]);
+    }
+    s.u32(f.members);
+    s.u32(f.arrived);
+    s.boolean(f.complete);
+  });
+}
+
+// Each pending assignment's inputs and the rows done: on loading, the rows are done again.
+template <CheckpointStream S>
+void FormationService::serialize_pending(S& s) {
+  s.items(pending_, 8 + 8 + 8 + 8, [&](Pending& p) {
+    s.u32(p.formation);
+    std::size_t n = p.agents.size();
+    s.count(n, 4 + 48);
+    p.agents.resize(n);
+    p.provisional.resize(n);
+    std::vector<Vec2> from(n), to(n);
+    if constexpr (!S::kLoading) {
+      from.assign(p.assignment.from().begin(), p.assignment.from().end());
+      to.assign(p.assignment.to().begin(), p.assignment.to().end());
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      s.u32(p.agents[k]);
+      s.vec(p.provisional[k]);
+      s.vec(from[k]);
+      s.vec(to[k]);
+    }
+    s.items(p.parts, 4, [&](auto& part) { s.u32(part); });
+    std::uint64_t rows = p.assignment.rows_done();
+    s.u64(rows);
+    if constexpr (S::kLoading) {
+      // A done one is never saved.
+      s.check(rows < n && (p.parts.empty() || p.parts.size() == n));
+      if (!s.ok()) return;
+      p.assignment = OptimalAssignment(std::move(from), std::move(to));
+      p.assignment.advance_rows(rows);
+    }
+  });
+}
+
+// The records' fields later formats added, each format's in its own pass over the records:
+// unreachable places and the obstacles version they were checked at (4), whether the members are
+// paced (5), the centre a crossing move goes round and how far its crowd may shrink (6), and
+// whether the members avoid each other reciprocally (7). Older files leave the defaults.
+template <CheckpointStream S>
+void FormationService::serialize_record_tails(S& s) {
+  if (s.version() >= 4)
+    for (FormationRecord& f : records_) {
+      s.u64(f.checked_obstacles);
+      s.items(f.unreachable, 30, [&](UnreachablePlace& u) {
+        s.u32(u.agent);
+        s.vec(u.place);
+        s.optional_vec(u.moved_to);
+        s.boolean(u.by_path);
+      });
+    }
+  if (s.version() >= 5)
+    for (FormationRecord& f : records_) s.boolean(f.paced);
+  if (s.version() >= 6)
+    for (FormationRecord& f : records_) {
+      s.optional_vec(f.orbit);
+      s.f64(f.orbit_scale);
+      s.check(f.orbit_scale > 0 && f.orbit_scale <= 1);
+    }
+  if (s.version() >= 7)
+    for (FormationRecord& f : records_) s.boolean(f.reciprocal);
+}
+
+// ---- the file ----------------------------------------------------------------------------------
+
 // The payload after the world's definition, in the format's order; later formats' additions
 // follow at the end, each in its own tail. Returns what is corrupt (empty when nothing is).
 template <CheckpointStream S>
