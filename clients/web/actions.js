@@ -1,7 +1,8 @@
 // @ts-check
 // What the page's keys and buttons do beyond the camera and the selection (input.js calls them,
 // main.js wires the buttons): the commands they send (move, spawn, remove, obstacle, seed 003's
-// demo moves) and the toggles of paint mode and of everyone's goals.
+// demo moves) and the toggles of paint mode and of everyone's goals. On a page the server welcomed
+// as viewer the commands are not sent (session.js) and paint mode does not open.
 
 import { DemoKeys } from './demo_keys.js';
 
@@ -18,6 +19,8 @@ import { DemoKeys } from './demo_keys.js';
  * @property {Hud} hud
  * @property {Painter} painter
  * @property {(fields: CommandFields) => number | null} sendCommand
+ * @property {() => boolean} viewOnly
+ * @property {() => void} refuseViewOnly
  */
 
 /**
@@ -39,11 +42,15 @@ const SPAWN_SPACING = 12; // world units between neighbours of the spawned group
 const OBSTACLE_RADIUS = 20;
 
 /** @param {ActionPieces} pieces @returns {Actions} */
-export function makeActions({ conn, state, hud, painter, sendCommand }) {
+export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, refuseViewOnly }) {
   const demoKeys = new DemoKeys();
 
-  // Paint mode needs a map to paint on.
+  // Paint mode needs a map to paint on, and the commander's role: its strokes are commands.
   function togglePaint() {
+    if (!painter.on && viewOnly()) {
+      refuseViewOnly();
+      return;
+    }
     if (!painter.on && !state.map) {
       hud.toast('this world has no tile map: nothing to paint', 'info');
       return;

@@ -172,6 +172,8 @@ export class Connection {
   constructor(url, { onMessage, onState, token = '', format = 'auto' }) {
     this.url = url;
     /** @type {{type: 'hello', protocol: number, role: string, client: string, token?: string, format?: string}} */
+    // Always as commander: the server decides (access.js). An open server makes a page without a
+    // token commander; one with a token answers `unauthorized` and welcomes it as viewer.
     this.hello = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-web/1' };
     if (token) this.hello.token = token;
     if (format !== 'json') this.hello.format = format;
@@ -197,6 +199,11 @@ export class Connection {
 
   start() {
     this.#open();
+  }
+
+  // Whether hello carries a command token (the page's #token=).
+  get hasToken() {
+    return this.hello.token !== undefined;
   }
 
   // Sends a message object; returns false when there is no greeted session to send it on.

@@ -71,6 +71,10 @@ export function installDebugApi(v) {
     get role() {
       return v.state.welcome ? v.state.welcome.role : null; // 'viewer' when the server wants a token
     },
+    // Why this page may not command ('' when it may): the scenario bar's note (access.js).
+    get commandNotice() {
+      return v.state.commandNotice;
+    },
     get agents() {
       return v.state.drawn;
     },

@@ -6,9 +6,11 @@
 // in paint mode a drag paints walls (Shift-drag or right-drag: floor). Which key does what is
 // keys.js's table, which also draws the help and the README's list: a key is bound here by its
 // row's action (keyHandlers), and a key, mouse gesture or action added here needs its row there.
+// On a page the server welcomed as viewer (access.js) the keys and the right button that would
+// command send nothing: they only draw the eye to the page's view-only note.
 
 import { MIN_AGENT_PX } from './view.js';
-import { keyAction, keysOf } from './keys.js';
+import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
 
 /** @import { Agent, Point } from './connection.js' */
 /** @import { View, WorldSize } from './view.js' */
@@ -40,6 +42,8 @@ import { keyAction, keysOf } from './keys.js';
  * @property {(x: number, y: number) => void} obstacleAt
  * @property {() => void} toggleGoals
  * @property {ScenarioBar} bar
+ * @property {() => boolean} viewOnly true while the server has this page as a viewer
+ * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
  */
 
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
@@ -161,6 +165,10 @@ export function attachInput(canvas, app) {
   canvas.addEventListener('contextmenu', (ev) => {
     ev.preventDefault(); // painting: the right button erases; else it gives orders
     if (app.painter.on || !app.view.world || app.selected.size === 0) return;
+    if (app.viewOnly()) {
+      app.refuseViewOnly();
+      return;
+    }
     // A click in the margin around the world means "as far as you can go that way": clamp, so the
     // order is still valid instead of earning an out_of_bounds error.
     const p = local(ev);
@@ -200,7 +208,7 @@ export function attachInput(canvas, app) {
       if (canvas.style.cursor !== 'cell') canvas.style.cursor = 'cell';
       return;
     }
-    const cursor = pick(app, local(ev)) ? 'pointer' : app.selected.size > 0 ? 'crosshair' : 'default';
+    const cursor = pick(app, local(ev)) ? 'pointer' : app.selected.size > 0 && !app.viewOnly() ? 'crosshair' : 'default';
     if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
   });
   canvas.addEventListener('pointerleave', () => {
@@ -232,6 +240,12 @@ export function attachInput(canvas, app) {
     if (ev.repeat && !REPEATS.has(action)) return; // a held key does not flicker or repeat orders
     // A button that has the keyboard's focus (Tab) takes Space and Enter itself.
     if ((ev.key === ' ' || ev.key === 'Enter') && ev.target instanceof Element && ev.target.closest('button')) return;
+    // A viewer's commanding key is taken (no page scroll for Space) and sends nothing.
+    if (COMMAND_ACTIONS.has(action) && app.viewOnly()) {
+      app.refuseViewOnly();
+      ev.preventDefault();
+      return;
+    }
     if (onKey[action](ev) === false) return;
     ev.preventDefault();
   });

@@ -30,6 +30,8 @@
  * @property {'or' | ' ' | '+' | '…'} [join]
  * @property {string} [action] input.js's handler for the keys (rows of keys only)
  * @property {string} does     what it does
+ * @property {boolean} [commands] it sends a command or a server control: a page the server
+ *   welcomed as viewer ignores it (access.js), and its help shows the row dimmed
  */
 
 /** @type {readonly KeySection[]} */
@@ -51,7 +53,7 @@ export const KEY_ROWS = [
   { section: 'view', mouse: 'click the ground', does: 'clear the selection' },
   { section: 'view', mouse: 'drag on the ground', does: 'select the agents in the box' },
   { section: 'view', mouse: 'Shift + drag', does: 'add the agents in the box to the selection' },
-  { section: 'view', mouse: 'right-click', does: 'send the selection there (arrive)' },
+  { section: 'view', mouse: 'right-click', does: 'send the selection there (arrive)', commands: true },
   { section: 'view', keys: ['Control', 'A'], join: '+', action: 'selectAll', does: 'select every agent' },
   {
     section: 'view',
@@ -70,9 +72,15 @@ export const KEY_ROWS = [
     does: 'pan',
   },
   { section: 'view', keys: ['F'], action: 'fit', does: 'fit the whole world in the view' },
-  { section: 'view', keys: ['S'], action: 'spawn', does: "spawn 10 agents at the cursor (the selection's group, else 0)" },
-  { section: 'view', keys: ['Delete', 'Backspace'], action: 'remove', does: 'remove the selected agents' },
-  { section: 'view', keys: ['O'], action: 'obstacle', does: 'place an obstacle (radius 20) at the cursor' },
+  {
+    section: 'view',
+    keys: ['S'],
+    action: 'spawn',
+    does: "spawn 10 agents at the cursor (the selection's group, else 0)",
+    commands: true,
+  },
+  { section: 'view', keys: ['Delete', 'Backspace'], action: 'remove', does: 'remove the selected agents', commands: true },
+  { section: 'view', keys: ['O'], action: 'obstacle', does: 'place an obstacle (radius 20) at the cursor', commands: true },
   {
     section: 'view',
     keys: ['Escape'],
@@ -86,28 +94,29 @@ export const KEY_ROWS = [
     does: 'inspector on/off: why the selected agents move (drawn for the one under the cursor, else the first 3)',
   },
   { section: 'view', keys: ['E'], action: 'goals', does: "every agent's goal on/off (else only the selection's)" },
-  { section: 'view', keys: ['M'], action: 'paint', does: 'paint walls on the tile map on/off' },
-  { section: 'view', mouse: 'drag (painting)', does: 'block the tiles it passes over' },
-  { section: 'view', mouse: 'Shift + drag, right drag', does: 'clear them again' },
+  { section: 'view', keys: ['M'], action: 'paint', does: 'paint walls on the tile map on/off', commands: true },
+  { section: 'view', mouse: 'drag (painting)', does: 'block the tiles it passes over', commands: true },
+  { section: 'view', mouse: 'Shift + drag, right drag', does: 'clear them again', commands: true },
   { section: 'view', keys: ['H', '?'], action: 'help', does: 'the help on/off' },
 
-  { section: 'bar', keys: [' '], action: 'pause', does: 'pause or resume the world' },
-  { section: 'bar', keys: ['.'], action: 'step', does: 'while paused: step the ticks set beside *step*' },
-  { section: 'bar', keys: ['X'], action: 'reset', does: 'reset: rebuild the running scenario' },
-  { section: 'bar', keys: ['L'], action: 'pickScenario', does: 'choose a scenario to load' },
-  { section: 'bar', keys: ['[', ']'], join: ' ', action: 'tickRate', does: 'fewer or more ticks per second' },
-  { section: 'bar', keys: ['{', '}'], join: ' ', action: 'snapshotRate', does: 'fewer or more snapshots per second' },
+  { section: 'bar', keys: [' '], action: 'pause', does: 'pause or resume the world', commands: true },
+  { section: 'bar', keys: ['.'], action: 'step', does: 'while paused: step the ticks set beside *step*', commands: true },
+  { section: 'bar', keys: ['X'], action: 'reset', does: 'reset: rebuild the running scenario', commands: true },
+  { section: 'bar', keys: ['L'], action: 'pickScenario', does: 'choose a scenario to load', commands: true },
+  { section: 'bar', keys: ['[', ']'], join: ' ', action: 'tickRate', does: 'fewer or more ticks per second', commands: true },
+  { section: 'bar', keys: ['{', '}'], join: ' ', action: 'snapshotRate', does: 'fewer or more snapshots per second', commands: true },
 
-  { section: 'demo', keys: ['R'], action: 'demo', does: 'a circle round the centre of the world' },
+  { section: 'demo', keys: ['R'], action: 'demo', does: 'a circle round the centre of the world', commands: true },
   {
     section: 'demo',
     keys: ['B'],
     action: 'demo',
     does: 'switch places at random; after `G`: the two groups exchange sides; after `P`: the lines invert and switch sides',
+    commands: true,
   },
-  { section: 'demo', keys: ['T'], action: 'demo', does: 'split into 3 groups, each crosses to the opposite side' },
-  { section: 'demo', keys: ['G'], action: 'demo', does: 'split into 2 groups, in two blocks' },
-  { section: 'demo', keys: ['P'], action: 'demo', does: 'split into 2 vertical lines, in id order' },
+  { section: 'demo', keys: ['T'], action: 'demo', does: 'split into 3 groups, each crosses to the opposite side', commands: true },
+  { section: 'demo', keys: ['G'], action: 'demo', does: 'split into 2 groups, in two blocks', commands: true },
+  { section: 'demo', keys: ['P'], action: 'demo', does: 'split into 2 vertical lines, in id order', commands: true },
 ];
 
 // How a key is written where it is shown, when not as its KeyboardEvent.key.
@@ -132,6 +141,10 @@ export function keyLabel(key) {
 export function keysOf(action) {
   return KEY_ROWS.filter((r) => r.action === action).flatMap((r) => r.keys ?? []);
 }
+
+// The actions whose keys send a command or a server control (rows marked `commands`): input.js
+// ignores them on a page the server welcomed as viewer.
+export const COMMAND_ACTIONS = new Set(KEY_ROWS.filter((r) => r.commands && r.action).map((r) => /** @type {string} */ (r.action)));
 
 // KeyboardEvent.key -> action, for the keys pressed alone: a chord is not (its key alone is not
 // bound), nor is a range (the digits are bound by their place, ev.code: Shift + 1 types '!').

@@ -61,7 +61,9 @@ const interp = new Interpolator();
 const stats = new StreamStats();
 const bar = new ScenarioBar({ send: (fields) => sendCommand(fields), toast: (text, kind) => hud.toast(text, kind) });
 const session = new Session({ conn, state, view, hud, interp, stats, inspector, painter, bar });
-const actions = makeActions({ conn, state, hud, painter, sendCommand });
+const viewOnly = () => session.viewOnly;
+const refuseViewOnly = () => session.refuseViewOnly();
+const actions = makeActions({ conn, state, hud, painter, sendCommand, viewOnly, refuseViewOnly });
 
 const input = attachInput(canvas, {
   view,
@@ -80,6 +82,8 @@ const input = attachInput(canvas, {
   obstacleAt: actions.obstacleAt,
   toggleGoals: actions.toggleGoals,
   bar,
+  viewOnly,
+  refuseViewOnly,
 });
 // Buttons clicked with the mouse take no keyboard focus, and leave a field that had it, so that
 // Space (pause) and the other keys reach the page again; Tab still focuses them.

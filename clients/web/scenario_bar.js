@@ -4,9 +4,9 @@
 // buttons and as keys (input.js calls the actions). Each sends one of the protocol's server
 // controls (PROTOCOL.md, "Server controls"); what they change comes back in the next welcome.
 //
-// Only a commander may send them: a viewer (or a page the server would not make commander for
-// want of the token) sees every control disabled with the reason, and a key says it in a toast
-// instead of sending what the server would refuse with `forbidden`.
+// Only a commander may send them: a page the server welcomed as viewer (access.js) sees every
+// control disabled, and the bar's note says why, once: the page's one view-only notice. A key or
+// a click that would command sends nothing and only flashes that note (no toast).
 
 // Rates offered in the pickers; the server's own (any number in (0, 1000]) is added when it is not
 // among them. [ and ] (or { and }) move to the next lower or higher one.
@@ -16,8 +16,10 @@ export const TICK_RATES = [10, 15, 20, 30, 60, 120, 240, 480];
 export const SNAPSHOT_RATES = [5, 10, 15, 20, 30, 60];
 const MAX_STEP_TICKS = 1000; // PROTOCOL.md: step's ticks, [1, 1000]
 
-const VIEW_ONLY =
-  'view only: the server made this page a viewer; open it as #token=TOKEN to command';
+// The view-only note's tooltip: what such a page still does.
+const VIEW_ONLY_TITLE =
+  'the server welcomed this page as a viewer: keys and clicks that would command the world send nothing; ' +
+  'selecting, the camera, the inspector and the help still work';
 
 // An element of index.html by id (the page has every one asked for here), of the type it is there.
 /** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
@@ -78,9 +80,11 @@ export class ScenarioBar {
     this.snapshotRate = $('snapshot-rate');
     this.pausedBadge = $('paused-badge');
     this.note = $('bar-note');
+    this.note.addEventListener('animationend', () => this.note.classList.remove('flash'));
     /** @type {Welcome | null} */
     this.welcome = null;
     this.connected = false;
+    this.notice = ''; // why this page may not command (access.js), '' when it may
     this.optionsKey = '';
     // The controls a viewer cannot use, with what each says when it can (step's depends on the pause).
     this.controls = [this.pick, this.pause, this.reset, this.tickRate, this.snapshotRate, this.stepTicks];
@@ -104,18 +108,32 @@ export class ScenarioBar {
   // Why the controls cannot be used now, or '' when they can.
   get blocked() {
     if (!this.connected || !this.welcome) return 'not connected';
-    if (this.welcome.role !== 'commander') return VIEW_ONLY;
-    return '';
+    return this.notice;
   }
 
   // Every welcome (a new session, a new world, new rates, a pause) and every change of the
-  // connection's state.
-  /** @param {object} p @param {Welcome | null} p.welcome @param {boolean} p.connected */
-  update({ welcome, connected }) {
-    if (welcome === this.welcome && connected === this.connected) return;
+  // connection's state. notice: why the welcome's role may not command, '' when it may.
+  /**
+   * @param {object} p
+   * @param {Welcome | null} p.welcome
+   * @param {boolean} p.connected
+   * @param {string} p.notice
+   */
+  update({ welcome, connected, notice }) {
+    if (welcome === this.welcome && connected === this.connected && notice === this.notice) return;
     this.welcome = welcome;
     this.connected = connected;
+    this.notice = notice;
     this.#render();
+  }
+
+  // Draws the eye to the view-only note (a command was asked for): a short highlight, restarted
+  // by every press. The note stays what it was; nothing is sent and no toast is added.
+  flashNote() {
+    if (!this.note.textContent) return;
+    this.note.classList.remove('flash');
+    void this.note.offsetWidth; // a reflow, so that the animation starts again
+    this.note.classList.add('flash');
   }
 
   // ---- the actions (buttons and keys) -------------------------------------------------------
@@ -215,9 +233,12 @@ export class ScenarioBar {
 
   // ---- drawing --------------------------------------------------------------------------------
 
+  // True when the controls cannot be used now: not connected (said in a toast) or view only
+  // (the note, always shown, flashes).
   #refused() {
     const why = this.blocked;
-    if (why) this.toast(why, 'info');
+    if (why === 'not connected') this.toast(why, 'info');
+    else if (why) this.flashNote();
     return why !== '';
   }
 
@@ -226,6 +247,7 @@ export class ScenarioBar {
     const why = this.blocked;
     this.bar.dataset.role = w ? w.role : 'none';
     this.note.textContent = why === 'not connected' ? '' : why;
+    this.note.title = this.notice ? VIEW_ONLY_TITLE : '';
     for (const el of this.controls) {
       el.disabled = why !== '';
       el.title = why || /** @type {string} */ (this.titles.get(el));

@@ -2,11 +2,13 @@
 // The page's conversation with the server: the messages it receives, applied to the viewer's
 // state (viewer_state.js) and handed to the pieces that follow them (the view, the interpolator,
 // the painter...); the commands it sends, numbered, so that an ack or an error can be matched to
-// its command; and the viewport it tells the server while snapshots come binary.
+// its command; and the viewport it tells the server while snapshots come binary. A page the
+// server welcomed as viewer sends no command at all (access.js).
 
 import { TileMap } from './tile_map.js';
 import { byId } from './inspect_view.js';
 import { agentRoles } from './roles.js';
+import { commandNotice, isHelloRefusal } from './access.js';
 
 /**
  * @import { Collision, CommandFields, Connection, MapMessage, ServerMessage, Welcome } from './connection.js'
@@ -71,7 +73,24 @@ export class Session {
       this.pending.clear(); // their answers will never come
       this.painter.reset();
     }
-    this.bar.update({ welcome: this.state.welcome, connected: this.conn.state === 'connected' });
+    this.#updateBar();
+  }
+
+  // True while the server has this page's session as a viewer: commands are not sent (the
+  // server would refuse each with forbidden), and the scenario bar's note says why.
+  get viewOnly() {
+    return this.conn.state === 'connected' && this.state.commandNotice !== '';
+  }
+
+  // A command was asked for (a key, a click, a button) on a view-only page: the note says why,
+  // once, where it always is; it is only drawn attention to, with no toast.
+  refuseViewOnly() {
+    this.bar.flashNote();
+  }
+
+  #updateBar() {
+    const connected = this.conn.state === 'connected';
+    this.bar.update({ welcome: this.state.welcome, connected, notice: this.state.commandNotice });
   }
 
   // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
@@ -120,6 +139,13 @@ export class Session {
         if (msg.formation !== undefined) state.formationId = msg.formation;
         break;
       case 'error': {
+        if (isHelloRefusal(msg)) {
+          // The answer to hello without the server's token (or with a wrong one): the welcome
+          // that follows makes this page a viewer, and its note says why. Not a toast.
+          state.lastError = { code: msg.code, message: msg.message, seq: undefined };
+          console.info('herd: the server welcomes this page as a viewer:', msg.message);
+          break;
+        }
         const cmd = msg.seq !== undefined ? this.pending.get(msg.seq) : undefined;
         if (msg.seq !== undefined) {
           this.pending.delete(msg.seq);
@@ -165,8 +191,10 @@ export class Session {
     }
     this.inspector.sessionStarted(state.selected); // a new session (or world) must be told again
     this.viewport.sent = null; // and its viewport
-    if (!sameSession && msg.role !== 'commander') this.hud.toast(`server granted role "${msg.role}": view only`, 'info');
-    this.bar.update({ welcome: msg, connected: conn.state === 'connected' });
+    // The role is the session's, told in every welcome; a token the server did not take is said so.
+    state.commandNotice = commandNotice(msg.role, conn.hasToken);
+    if (state.commandNotice !== '' && this.painter.on) this.painter.setOn(false); // its strokes would be refused
+    this.#updateBar();
   }
 
   // Agents can vanish (a scenario change, a restarted server); a selection of ids that no longer
@@ -187,9 +215,13 @@ export class Session {
     if (state.flashes.length > MAX_FLASHES) state.flashes.splice(0, state.flashes.length - MAX_FLASHES);
   }
 
-  // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
+  // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected or view only.
   /** @param {CommandFields} fields @returns {number | null} */
   sendCommand(fields) {
+    if (this.viewOnly) {
+      this.refuseViewOnly();
+      return null;
+    }
     const seq = this.nextSeq;
     this.nextSeq = (this.nextSeq + 1) % UINT32_RANGE;
     if (!this.conn.send({ type: 'command', seq, ...fields })) {

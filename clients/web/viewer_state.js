@@ -13,6 +13,7 @@
  * The newest state the server sent, and this page's own (window.herd reads it: debug_api.js).
  * @typedef {object} ViewerState
  * @property {Welcome | null} welcome
+ * @property {string} commandNotice
  * @property {number} welcomeGeneration
  * @property {number | null} tick
  * @property {Agent[]} agents
@@ -39,6 +40,7 @@
 export function newViewerState() {
   return {
     welcome: null, // the last welcome: world size, rates, role, scenario, pause
+    commandNotice: '', // '' while the last welcome's role may command, else why not (access.js)
     welcomeGeneration: 0, // the connection's socket the last welcome came on (conn.generation)
     tick: null, // tick of the newest snapshot (or of the welcome before the first snapshot)
     agents: [], // the newest snapshot's agents, ordered by id

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 import {
+  COMMAND_ACTIONS,
   KEY_ROWS,
   KEY_SECTIONS,
   inlineRuns,
@@ -106,6 +107,18 @@ describe('the key table', () => {
     const handlers = keyHandlers(/** @type {any} */ ({}), () => null);
     const actions = new Set(KEY_ROWS.flatMap((r) => (r.action ? [r.action] : [])));
     assert.deepEqual(new Set(Object.keys(handlers)), actions);
+  });
+
+  it('marks what commands, which a viewer ignores: the bar, the demo, spawn, remove, obstacles, paint, orders', () => {
+    assert.deepEqual(
+      [...COMMAND_ACTIONS].sort(),
+      ['demo', 'obstacle', 'paint', 'pause', 'pickScenario', 'remove', 'reset', 'snapshotRate', 'spawn', 'step', 'tickRate'],
+    );
+    for (const row of KEY_ROWS) if (row.section !== 'view') assert.equal(row.commands, true, `${row.does}: the bar's and the demo's rows command`);
+    assert.deepEqual(
+      KEY_ROWS.filter((r) => r.commands && !r.action).map((r) => r.mouse),
+      ['right-click', 'drag (painting)', 'Shift + drag, right drag'],
+    );
   });
 
   it("gives the demo's keys, each a command of the demo, and no other key one", () => {

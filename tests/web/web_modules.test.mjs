@@ -1,5 +1,6 @@
 // The viewer's pure modules, run in Node without a browser or a server: the tile map, the paint
-// brush's batching (the protocol's limits), and the demo keys' choice of command. The end-to-end
+// brush's batching (the protocol's limits), the demo keys' choice of command, and what a page the
+// server welcomed as viewer sends (nothing that commands). The end-to-end
 // tests show them working; these pin the edge cases an end-to-end run cannot reach cheaply.
 
 import { describe, it } from 'node:test';
@@ -17,6 +18,9 @@ import { Inspector, MAX_DRAWN } from '../../clients/web/inspector.js';
 import { inspectNote } from '../../clients/web/panels.js';
 import { nextRate, tickRateParams, TICK_RATES } from '../../clients/web/scenario_bar.js';
 import { formationProgress } from '../../clients/web/hud.js';
+import { commandNotice, isHelloRefusal, VIEW_ONLY_NO_TOKEN, VIEW_ONLY_TOKEN_REFUSED } from '../../clients/web/access.js';
+import { Session } from '../../clients/web/session.js';
+import { newViewerState } from '../../clients/web/viewer_state.js';
 
 const FRAME_LIMIT = 65_536; // PROTOCOL.md: larger frames close the connection
 
@@ -326,5 +330,69 @@ describe('trail opacity', () => {
       assert.ok(Math.abs(trailAlpha(0, n) - 0.15) < 1e-12, `oldest of ${n}`);
     }
     assert.equal(trailAlpha(0, 1), 1);
+  });
+});
+
+describe('command access', () => {
+  it("follows the welcome's role; a token the server did not take is said to be refused", () => {
+    assert.equal(commandNotice('commander', false), '', 'an open server makes a page without a token commander');
+    assert.equal(commandNotice('commander', true), '');
+    assert.equal(commandNotice('viewer', false), VIEW_ONLY_NO_TOKEN);
+    assert.equal(commandNotice('viewer', true), VIEW_ONLY_TOKEN_REFUSED);
+    assert.match(VIEW_ONLY_NO_TOKEN, /^view only: .*#token=/);
+    assert.match(VIEW_ONLY_TOKEN_REFUSED, /the token in the URL was refused/);
+    assert.equal(isHelloRefusal({ code: 'unauthorized' }), true);
+    assert.equal(isHelloRefusal({ code: 'unauthorized', seq: 3 }), false);
+    assert.equal(isHelloRefusal({ code: 'forbidden', seq: 3 }), false);
+  });
+
+  // A session on fakes of the page's pieces, connected; `role` its welcome's.
+  const sessionAs = (/** @type {string} */ role, { token = false } = {}) => {
+    const log = { sent: /** @type {object[]} */ ([]), toasts: /** @type {string[]} */ ([]), flashes: 0, notes: /** @type {string[]} */ ([]) };
+    const conn = { state: 'connected', generation: 1, hasToken: token, snapshotFormat: 'json', send: (/** @type {object} */ m) => (log.sent.push(m), true) };
+    const noop = () => {};
+    const session = new Session(
+      /** @type {any} */ ({
+        conn,
+        state: newViewerState(),
+        view: { setWorld: noop, setMap: noop },
+        hud: { toast: (/** @type {string} */ t) => log.toasts.push(t) },
+        interp: { reset: noop },
+        stats: { reset: noop, message: noop },
+        inspector: { sessionStarted: noop },
+        painter: { on: false, reset: noop, setOn: noop, refused: noop },
+        bar: { update: (/** @type {{notice: string}} */ u) => log.notes.push(u.notice), flashNote: () => ++log.flashes },
+      }),
+    );
+    if (role !== 'commander') {
+      session.handleMessage({ type: 'error', code: 'unauthorized', message: 'this server needs a command token to command; welcomed as a viewer' });
+    }
+    session.handleMessage(
+      /** @type {any} */ ({ type: 'welcome', role, tick: 0, tick_rate: 60, snapshot_rate: 20, world: { width: 800, height: 600 } }),
+    );
+    return { session, log };
+  };
+
+  it('a viewer sends no command: the note is flashed, with no toast', () => {
+    const { session, log } = sessionAs('viewer');
+    assert.equal(session.viewOnly, true);
+    assert.equal(log.notes.at(-1), VIEW_ONLY_NO_TOKEN);
+    assert.equal(session.sendCommand({ cmd: 'pause' }), null);
+    assert.equal(session.sendCommand({ cmd: 'spawn', count: 5 }), null);
+    assert.deepEqual(log.sent, []);
+    assert.equal(log.flashes, 2);
+    assert.deepEqual(log.toasts, [], "the hello's unauthorized and the welcome are said by the note alone");
+  });
+
+  it('a wrong token is said refused; a commander, with or without a token, sends', () => {
+    assert.equal(sessionAs('viewer', { token: true }).log.notes.at(-1), VIEW_ONLY_TOKEN_REFUSED);
+    for (const token of [false, true]) {
+      const { session, log } = sessionAs('commander', { token });
+      assert.equal(session.viewOnly, false);
+      assert.equal(log.notes.at(-1), '');
+      const seq = session.sendCommand({ cmd: 'pause' });
+      assert.deepEqual(log.sent, [{ type: 'command', seq, cmd: 'pause' }]);
+      assert.deepEqual(log.toasts, []);
+    }
   });
 });
