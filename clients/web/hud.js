@@ -26,6 +26,7 @@ import { formatBytesPerSec } from './stats.js';
  * @property {Formation | null} formation
  * @property {number} othersForming
  * @property {string | null} [upstream]
+ * @property {boolean} [viewOnly] the server has this page as a viewer: the hint names no command
  */
 
 const TOAST_MS = 4000; // visible time before fading out
@@ -52,7 +53,9 @@ export class Hud {
       formation: $('formation'),
     };
     this.formationField = $('formation-field');
+    /** @type {HTMLButtonElement} */
     this.paintButton = $('paint-btn');
+    this.paintTitle = this.paintButton.title;
     this.hint = $('hint');
     this.inspectButton = $('inspect-btn');
     this.goalsButton = $('goals-btn');
@@ -82,6 +85,7 @@ export class Hud {
     formation,
     othersForming,
     upstream = null,
+    viewOnly = false,
   }) {
     // Through a relay (welcome.upstream set), the world is live only while the relay's own link
     // upstream is: while it reconnects the page stays connected and says so.
@@ -112,9 +116,13 @@ export class Hud {
       set(this.fields.formation, formationProgress(formation) + more);
       this.formationField.dataset.complete = String(formation.complete);
     }
-    set(this.hint, painting ? PAINT_HINT : HINT);
-    // Only a world with a tile map has anything to paint.
+    set(this.hint, painting ? PAINT_HINT : viewOnly ? VIEW_HINT : HINT);
+    // Only a world with a tile map has anything to paint, and only a commander may paint it.
     if (this.paintButton.hidden !== !hasMap) this.paintButton.hidden = !hasMap;
+    if (this.paintButton.disabled !== viewOnly) {
+      this.paintButton.disabled = viewOnly;
+      this.paintButton.title = viewOnly ? 'painting walls commands the world: this page only watches' : this.paintTitle;
+    }
     setPressed(this.paintButton, painting);
     setPressed(this.inspectButton, inspecting);
     setPressed(this.goalsButton, goals);
@@ -138,6 +146,8 @@ export class Hud {
 }
 
 const HINT = 'H: keys · click/drag: select · right-click: move · Space: pause · R B T G P: demo · wheel: zoom';
+// A view-only page's hint: what it can do (the scenario bar's note says why no more).
+const VIEW_HINT = 'H: keys · click/drag: select · I: inspect · E: goals · wheel: zoom · F: fit';
 const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
 
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then

@@ -163,6 +163,7 @@ function frame(now) {
     // only the others still forming are worth a mention.
     othersForming: state.formations.filter((f) => f !== shown && !f.complete).length,
     upstream: state.welcome?.upstream ?? null,
+    viewOnly: session.viewOnly,
   });
   panels.update({
     agents: state.agents,
@@ -171,6 +172,7 @@ function frame(now) {
     painting: painter.on,
     drawnIds: state.drawnTraces.map((t) => t.id),
     roles: state.roles,
+    viewOnly: session.viewOnly,
   });
   // A relay steps no world: its page has no profile to show. A new connection starts it afresh.
   profile.update({ relay: Boolean(state.welcome?.upstream), epoch: state.welcomeGeneration });

@@ -1,7 +1,7 @@
 // @ts-check
 // The three small panels over the canvas: the selected agents' details, the inspector's legend,
-// and the keyboard help (drawn from keys.js's table). Like the HUD, each writes the DOM only when
-// its text changes.
+// and the keyboard help (drawn from keys.js's table; on a view-only page its rows that command
+// are dimmed, and a line says so). Like the HUD, each writes the DOM only when its text changes.
 
 import {
   INSPECT_COLORS,
@@ -32,6 +32,7 @@ export class Panels {
     this.legend = $('legend');
     this.legendNote = $('legend-note');
     this.help = $('help');
+    this.helpAccess = $('help-access');
     this.rowsKey = '';
     buildLegend($('legend-rows'));
     buildHelp(this.help);
@@ -59,9 +60,14 @@ export class Panels {
    * @param {boolean} p.painting
    * @param {number[]} [p.drawnIds]
    * @param {Map<number, string>} [p.roles]
+   * @param {boolean} [p.viewOnly] the server has this page as a viewer
    */
-  update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map() }) {
+  update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map(), viewOnly = false }) {
     this.#updateAgents(agents, selected, roles);
+    if (this.helpAccess.hidden === viewOnly) {
+      this.helpAccess.hidden = !viewOnly;
+      this.help.classList.toggle('view-only', viewOnly);
+    }
     this.paintBanner.hidden = !painting;
     this.legend.hidden = !inspector.on;
     if (inspector.on) set(this.legendNote, inspectNote(inspector.ids, drawnIds, selected.size));
@@ -196,6 +202,10 @@ function buildHelp(help) {
       dt.append(...inlineNodes(labelRuns(row)));
       const dd = document.createElement('dd');
       dd.append(...inlineNodes(inlineRuns(row.does)));
+      if (row.commands) {
+        dt.className = 'commands';
+        dd.className = 'commands';
+      }
       dl.append(dt, dd);
     }
     const parts = [title, dl];

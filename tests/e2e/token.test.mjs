@@ -124,6 +124,15 @@ describe('command token', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
     assert.deepEqual(later.obstacles, []);
     assert.deepEqual(later.formations ?? [], []);
     watcher.close();
+
+    // The help dims what commands, and says so in a line of its own.
+    await page.keyboard.press('h');
+    await page.locator('#help-access').waitFor({ state: 'visible', timeout: WAIT_MS });
+    const dimmed = await page.locator('#help.view-only dt.commands').allTextContents();
+    assert.ok(dimmed.includes('right-click'), `the help does not dim right-click: ${JSON.stringify(dimmed)}`);
+    assert.ok(!dimmed.some((t) => t.startsWith('click an agent')), 'the help dims selecting');
+    // The status bar's hint names no command.
+    assert.doesNotMatch(await page.locator('#hint').textContent(), /right-click|pause|demo/);
     assert.deepEqual(pageErrors, []);
     await page.close();
   });
