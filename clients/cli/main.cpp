@@ -10,6 +10,7 @@
 #include "cli/ctl.hpp"
 #include "common/ws_client.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/local_server.hpp"
 
 namespace {
 
@@ -123,8 +124,10 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", timeout_s, "seconds to wait for the server")
       ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
-  app.add_option("--token", token,
-                 "the server's command token (prefer the variable: ps shows flags)")
+  app.add_option(
+         "--token", token,
+         "the server's command token (prefer the variable: ps shows flags); on this machine, "
+         "read from the server's runtime file when not given")
       ->envname("HERD_COMMAND_TOKEN");
   app.add_flag("--json", out.as_json, "print the server's answers as JSON lines, as they came");
   client::TlsOptions tls;
@@ -229,6 +232,9 @@ int main(int argc, char** argv) {
   if (url->tls && load->parsed())
     return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
+  // No token given: a server on this machine left its own for its user's clients.
+  if (token.empty())
+    if (auto local = protocol::local_token(url->host, url->port)) token = std::move(*local);
 
   if (stats->parsed()) {
     try {

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 
+#include "protocol/local_server.hpp"
+
 namespace herd::view {
 namespace {
 
@@ -82,6 +84,9 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
   }
   o.url = std::get<Url>(parse_url(p.url_text));
   o.role = p.role == "viewer" ? protocol::Role::viewer : protocol::Role::commander;
+  // No token given: a server on this machine left its own for its user's clients.
+  if (o.token.empty() && o.role == protocol::Role::commander)
+    if (auto local = protocol::local_token(o.url.host, o.url.port)) o.token = std::move(*local);
   o.format = p.format == "binary" ? protocol::SnapshotFormat::binary
              : p.format == "json" ? protocol::SnapshotFormat::json
                                   : protocol::SnapshotFormat::automatic;

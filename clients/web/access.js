@@ -1,7 +1,7 @@
 // @ts-check
 // Whether this page may command, and the one line that says why not. The page always says hello
 // as commander, with the token of its URL's #token= when it has one: the server decides. An open
-// server (loopback without a token, or --open-commands) welcomes it as commander even without a
+// server (one started with --open-commands) welcomes it as commander even without a
 // token; a server with a command token answers a hello without it, or with a wrong one, with the
 // error `unauthorized` and welcomes it as viewer (PROTOCOL.md, "hello"). So the welcome's role
 // decides, never the presence of a token alone: a viewer sends nothing the server would refuse

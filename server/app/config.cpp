@@ -19,6 +19,9 @@
 namespace herd::app {
 namespace {
 
+// Shorter tokens are refused at start: about a thousand guesses a second reach a server.
+constexpr std::size_t kMinTokenBytes = 16;
+
 struct Option {
   const char* flag;  // without the leading "--"
   const char* env;
@@ -170,22 +173,36 @@ const std::vector<Option>& options() {
       {"restore", "HERD_RESTORE", "1",
        "resume from the checkpoint file when it exists (0: start fresh and overwrite it)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.restore, v); }},
-      {"command-token", "HERD_COMMAND_TOKEN", "none",
-       "commanders must say hello with this token (prefer the variable: flags show in ps)",
+      {"command-token", "HERD_COMMAND_TOKEN", "made at start",
+       "commanders must say hello with this token, 16 to 256 bytes (prefer the variable: flags "
+       "show "
+       "in ps); without one the server makes one",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.size() > protocol::kMaxTokenBytes) return "must be at most 256 bytes";
+         if (v.size() < kMinTokenBytes)
+           return "must be at least 16 bytes (a short token is guessed; leave it unset and the "
+                  "server makes one)";
          c.server.command_token = v;
          return {};
        }},
       {"open-commands", "HERD_OPEN_COMMANDS", "off",
-       "let any client command without a token when listening on a non-loopback address (else a "
-       "token is generated)",
+       "let any client command without a token (else one is made at start, on loopback too)",
        [](AppConfig& c, const std::string& v) { return set_switch(c.open_commands, v); }, true},
-      {"allowed-origins", "HERD_ALLOWED_ORIGINS", "any",
-       "comma-separated Origins browsers may connect from, e.g. https://game.example",
+      {"allowed-origins", "HERD_ALLOWED_ORIGINS", "the server's own",
+       "comma-separated Origins whose pages may open a WebSocket besides the server's own, e.g. "
+       "https://game.example (* for any)",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::string why;
          if (!net::parse_origins(v, c.server.allowed_origins, why)) return "has " + why;
+         return {};
+       }},
+      {"allowed-hosts", "HERD_ALLOWED_HOSTS",
+       "on loopback: IP addresses, localhost, this machine's",
+       "comma-separated Host names the server answers to besides IP addresses, localhost and the "
+       "machine's name, e.g. herd.example (* for any); unset on a non-loopback address: any",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::string why;
+         if (!net::parse_hosts(v, c.server.allowed_hosts, why)) return "has " + why;
          return {};
        }},
       {"rate-limit", "HERD_RATE_LIMIT", "30", "messages per second per session, (0, 100000]",

@@ -31,7 +31,7 @@ struct AppConfig {
   bool agones = false;                // speak the Agones SDK (app/agones.hpp)
   std::uint16_t agones_port = 9358;   // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
   double agones_health_interval = 2;  // seconds between Health calls
-  bool open_commands = false;         // any client may command even on a non-loopback address
+  bool open_commands = false;         // any client may command: no token, none made
   bool help = false;
 };
 

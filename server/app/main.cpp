@@ -1,4 +1,6 @@
 // herd-server: flags and environment, wiring, signals.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "app/probe.hpp"
 #include "app/recording.hpp"
 #include "net/server.hpp"
+#include "protocol/local_server.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace {
@@ -167,10 +170,11 @@ int main(int argc, char** argv) {
     std::cout << net::format_log(level, name, fields, log_format) << std::endl;
   };
 
-  // Exposed without a command token, the server makes one for this run (as Jupyter does): anyone
-  // who can reach the port may watch, only those given the URL may command. Loopback stays open.
-  const bool token_generated = config.server.command_token.empty() && !config.open_commands &&
-                               !app::is_loopback_address(config.server.address);
+  // Without a command token the server makes one for this run, on every address (as Jupyter
+  // does): anyone who reaches the port may watch, only those given the URL (or the user's local
+  // clients, through the runtime file) may command. Loopback is no permission: any web page the
+  // user opens can reach a loopback port.
+  const bool token_generated = config.server.command_token.empty() && !config.open_commands;
   if (token_generated) config.server.command_token = app::generate_token();
 
   // A checkpoint file that cannot be written stops the server now rather than failing at every
@@ -249,17 +253,25 @@ int main(int argc, char** argv) {
       number(config.server.tick_rate) + " ticks/s, " + number(config.server.snapshot_rate) +
       " snapshots/s");
   say("listening on " + url);
-  say("open http://localhost:" + std::to_string(port) +
-      "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
-  if (token_generated) {
-    say("listening on " + config.server.address +
-        " without a command token, so one was made for this run: anyone who");
-    say("reaches the port may watch; to command, open the viewer at");
-    say("    " + url + "#token=" + config.server.command_token);
-    say("or pass it to herd-ctl --token. Set HERD_COMMAND_TOKEN (or --command-token) to choose "
-        "your own, or");
-    say("--open-commands (HERD_OPEN_COMMANDS=1) to let anyone command on a trusted network.");
+  const std::string browse = "http://localhost:" + std::to_string(port) + "/";
+  std::filesystem::path runtime_file;
+  if (config.server.command_token.empty()) {
+    say("open " + browse + " in a browser; anyone may command (--open-commands)");
+  } else {
+    say("open this URL in a browser to watch and command (anyone who reaches the port may watch):");
+    say("    " + browse + "#token=" + config.server.command_token);
+    protocol::LocalServer local{port, browse + "#token=" + config.server.command_token,
+                                config.server.command_token, static_cast<long>(::getpid())};
+    if (std::string why = protocol::write_local_server(local, runtime_file); !why.empty())
+      say("the token is not in a runtime file for herd-ctl and herd-view (" + why +
+          "): give it to them with --token or HERD_COMMAND_TOKEN");
+    else
+      say("herd-ctl and herd-view on this machine find the token in " + runtime_file.string());
+    if (token_generated)
+      say("(made for this run: set HERD_COMMAND_TOKEN to choose one, or --open-commands to let "
+          "anyone command)");
   }
+  say("WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
   event(net::LogLevel::info, "listening",
         {{"url", url},
          {"scenario", sc.name},
@@ -289,6 +301,10 @@ int main(int argc, char** argv) {
 
   server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server.run();  // returns only through stop()
+  if (!runtime_file.empty()) {
+    std::error_code ignored;  // a file someone removed already is as good
+    std::filesystem::remove(runtime_file, ignored);
+  }
   const auto stats = server.stats();
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);

@@ -39,4 +39,26 @@ void Admission::release(const std::string& ip) {
   per_address_.remove(ip);
 }
 
+bool Admission::may_try_token(const std::string& ip, double now) {
+  const std::lock_guard lock(mutex_);
+  const auto it = guesses_.find(ip);
+  if (it == guesses_.end()) return true;
+  TokenBucket probe = it->second;  // looked at, not spent: a right token costs nothing
+  return probe.take(now);
+}
+
+void Admission::token_failed(const std::string& ip, double now) {
+  const std::lock_guard lock(mutex_);
+  if (guesses_.size() >= kMaxGuessers && !guesses_.contains(ip)) {
+    std::erase_if(guesses_, [now](auto& entry) {
+      TokenBucket b = entry.second;
+      b.take(now);  // refills it to now
+      return b.tokens() + 1 >= kTokenGuessBurst;
+    });
+    if (guesses_.size() >= kMaxGuessers) guesses_.clear();  // all guessing now: start again
+  }
+  auto it = guesses_.try_emplace(ip, kTokenGuessRate, kTokenGuessBurst, now).first;
+  it->second.take(now);
+}
+
 }  // namespace herd::net

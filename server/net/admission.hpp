@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "net/limits.hpp"
 #include "net/observe.hpp"
@@ -46,6 +47,14 @@ class Admission {
   std::optional<Refusal> admit(const std::string& ip);
   void release(const std::string& ip);
 
+  // Wrong command tokens from one address: kTokenGuessBurst at once, then one a second
+  // (kTokenGuessRate), so guessing a 16-byte token takes longer than anyone waits. A hello with a
+  // token from an address over it is refused without comparing (token_throttled); a right token
+  // never counts. `now` in seconds of a steady clock.
+  static constexpr double kTokenGuessRate = 1, kTokenGuessBurst = 10;
+  bool may_try_token(const std::string& ip, double now);
+  void token_failed(const std::string& ip, double now);
+
  private:
   const std::size_t max_sessions_, max_sessions_per_address_;
   std::size_t max_connections_;  // written before the server's threads start
@@ -53,6 +62,10 @@ class Admission {
   std::mutex mutex_;
   AddressCounts per_address_;  // open WebSocket sessions per IP address (mutex_)
   std::size_t ws_open_ = 0;    // WebSocket sessions counted against max_sessions (mutex_)
+  // Token guesses left per address (mutex_); addresses back at a full burst are dropped when the
+  // map grows past kMaxGuessers, so it stays bounded whoever connects.
+  static constexpr std::size_t kMaxGuessers = 4096;
+  std::unordered_map<std::string, TokenBucket> guesses_;
 };
 
 }  // namespace herd::net

@@ -1,6 +1,9 @@
 #include "net/http_session.hpp"
 
+#include <unistd.h>
+
 #include <boost/beast/websocket.hpp>
+#include <string>
 
 #include "net/http_files.hpp"
 #include "net/limits.hpp"
@@ -10,6 +13,15 @@ namespace herd::net {
 namespace {
 
 constexpr auto kHttpTimeout = std::chrono::seconds(30);  // a connection's first request
+
+// The machine's host name, one of the names the server answers to.
+const std::string& machine_name() {
+  static const std::string name = [] {
+    char buf[256] = {};
+    return ::gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+  }();
+  return name;
+}
 
 }  // namespace
 
@@ -72,14 +84,30 @@ void HttpSession::on_read(beast::error_code ec) {
   if (ec) return close();  // end of stream, timeout, or a malformed request
   ++requests_;
   http::request<http::string_body> req = parser_->release();
+  const auto host = req.find(http::field::host);
+  const bool has_host = host != req.end();
+  const std::string_view host_value =
+      has_host ? std::string_view(host->value()) : std::string_view();
+  // Health answers any name: probes may use the pod's service name and it tells nothing.
+  const std::string_view target(req.target().data(), req.target().size());
+  if (target.substr(0, target.find('?')) != "/healthz" &&
+      !host_allowed(config_.allowed_hosts, host_value, has_host, machine_name())) {
+    hub_.refused(Refusal::host, peer());
+    auto res = plain(req, http::status::forbidden,
+                     "this Host is not one of the server's names (herd-server --allowed-hosts)\n");
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
   if (websocket::is_upgrade(req) && req.target() == "/ws") {
     const auto origin = req.find(http::field::origin);
     const bool has_origin = origin != req.end();
     if (!origin_allowed(config_.allowed_origins,
                         has_origin ? std::string_view(origin->value()) : std::string_view(),
-                        has_origin)) {
+                        has_origin, host_value)) {
       hub_.refused(Refusal::origin, peer());
-      auto res = plain(req, http::status::forbidden, "this Origin may not open a WebSocket here\n");
+      auto res =
+          plain(req, http::status::forbidden,
+                "this Origin may not open a WebSocket here (herd-server --allowed-origins)\n");
       res.keep_alive(false);
       return write(std::move(res));
     }

@@ -1,5 +1,7 @@
 #include "net/limits.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -39,6 +41,31 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The host of a Host header or an origin's authority, without its port (an IPv6 address keeps
+// its brackets off), lower-case.
+std::string host_name(std::string_view authority) {
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    return lower(
+        authority.substr(1, close == std::string_view::npos ? authority.size() - 1 : close - 1));
+  }
+  return lower(authority.substr(0, authority.find(':')));
+}
+
+bool ip_literal(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+bool valid_host_entry(std::string_view h) {
+  return !h.empty() && h.find_first_of("/?#@ :") == std::string_view::npos;
+}
+
 bool valid_origin(std::string_view o) {
   const auto scheme_end = o.find("://");
   if (scheme_end == std::string_view::npos || scheme_end == 0) return false;
@@ -58,10 +85,10 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view entry = trim(text.substr(start, comma - start));
-    if (!valid_origin(entry)) {
+    if (entry != "*" && !valid_origin(entry)) {
       why = "'";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
       why += entry;
-      why += "' is not an origin like https://example.com or http://localhost:8080";
+      why += "' is not an origin like https://example.com or http://localhost:8080 (or *)";
       out.clear();
       return false;
     }
@@ -72,10 +99,49 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
 }
 
 bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin,
-                    bool has_origin) {
-  if (allowed.empty() || !has_origin) return true;
+                    bool has_origin, std::string_view host) {
+  if (!has_origin) return true;
   const std::string o = lower(origin);
-  return std::find(allowed.begin(), allowed.end(), o) != allowed.end();
+  if (std::find(allowed.begin(), allowed.end(), o) != allowed.end() ||
+      std::find(allowed.begin(), allowed.end(), "*") != allowed.end())
+    return true;
+  const auto scheme_end = o.find("://");
+  if (scheme_end == std::string::npos || host.empty()) return false;
+  return std::string_view(o).substr(scheme_end + 3) == lower(host);
+}
+
+bool parse_hosts(std::string_view text, std::vector<std::string>& out, std::string& why) {
+  out.clear();
+  if (trim(text).empty()) return true;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view entry = trim(text.substr(start, comma - start));
+    if (entry != "*" && !valid_host_entry(entry)) {
+      why = "'";
+      why += entry;
+      why += "' is not a host name like game.example (no scheme, port or path; or *)";
+      out.clear();
+      return false;
+    }
+    out.push_back(lower(entry));
+    start = comma + 1;
+  }
+  return true;
+}
+
+bool host_allowed(const std::vector<std::string>& allowed, std::string_view host, bool has_host,
+                  std::string_view own_name) {
+  if (!has_host) return true;
+  const std::string name = host_name(trim(host));
+  if (name.empty()) return false;
+  if (ip_literal(name) || name == "localhost" || ends_with(name, ".localhost")) return true;
+  // A name of one label (a compose service, a Kubernetes Service in the namespace, a name in
+  // /etc/hosts) is no one's on the Internet: public DNS names, the rebinding kind, have dots.
+  if (name.find('.') == std::string::npos) return true;
+  if (!own_name.empty() && name == lower(own_name)) return true;
+  return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
+         std::find(allowed.begin(), allowed.end(), "*") != allowed.end();
 }
 
 bool AddressCounts::try_add(const std::string& address, std::size_t limit) {

@@ -31,16 +31,32 @@ class TokenBucket {
 bool constant_time_equal(std::string_view a, std::string_view secret);
 
 // "https://a.example, http://localhost:8080" -> the list of origins. Each must be
-// scheme://host[:port] (no path, no trailing slash); an empty string is an empty list (any origin).
-// On a malformed entry returns false and says which in `why`.
+// scheme://host[:port] (no path, no trailing slash), or "*" for any origin; an empty string is an
+// empty list (the server's own origin only). On a malformed entry returns false and says which in
+// `why`.
 bool parse_origins(std::string_view text, std::vector<std::string>& out, std::string& why);
 
-// Whether a WebSocket upgrade may proceed: always when the allow-list is empty; otherwise only
-// when the request's Origin header is present and on the list (compared without case in scheme and
-// host, as browsers send them lower-case). Requests without Origin come from programs, not
-// browsers (a browser always sends it), and are let through.
+// Whether a WebSocket upgrade may proceed, as Jupyter decides: a request without an Origin header
+// comes from a program, not a browser (a browser always sends it), and is let through; a
+// browser's must be the server's own origin (its host[:port] is the request's Host, so the page
+// came from this server) or on the list (compared without case, as browsers send them
+// lower-case), or the list holds "*". Any other page, `null` included, may not command or watch
+// from a visitor's browser.
 bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin,
-                    bool has_origin);
+                    bool has_origin, std::string_view host);
+
+// "game.example, herd.internal" -> host names the server answers to besides its own; "*" for
+// any. Each a name or address without scheme, port or path. On a malformed entry returns false
+// and says which in `why`.
+bool parse_hosts(std::string_view text, std::vector<std::string>& out, std::string& why);
+
+// Whether a request's Host header (name[:port]) names this server, against DNS rebinding (a
+// page of evil.example whose name now resolves to the server's address): an IP address, a
+// loopback name (localhost, *.localhost), a name of one label (no dot: a compose service, a
+// Kubernetes Service, which public DNS cannot serve), the machine's own name (`own_name`), or a
+// name on the list (or "*" there). A request without Host (HTTP/1.0) is let through.
+bool host_allowed(const std::vector<std::string>& allowed, std::string_view host, bool has_host,
+                  std::string_view own_name);
 
 // Whether a WebSocket upgrade's Sec-WebSocket-Key is what RFC 6455 (4.1) asks: a random 16-byte
 // nonce in base64, so 24 characters, the last two "==" and the one before them carrying no bits

@@ -147,13 +147,24 @@ std::string render_prometheus(const MetricsView& m) {
 }
 
 std::string_view to_string(Refusal r) {
-  static constexpr std::string_view kNames[] = {
-      "message_too_big", "invalid_utf8",       "too_deep",
-      "rate_limited",    "flooding",           "bad_token",
-      "origin",          "sessions",           "sessions_per_address",
-      "spawn_too_large", "control_queue_full", "slow_consumer",
-      "idle_timeout",    "close_timeout",      "connections",
-      "bad_handshake"};
+  static constexpr std::string_view kNames[] = {"message_too_big",
+                                                "invalid_utf8",
+                                                "too_deep",
+                                                "rate_limited",
+                                                "flooding",
+                                                "bad_token",
+                                                "origin",
+                                                "sessions",
+                                                "sessions_per_address",
+                                                "spawn_too_large",
+                                                "control_queue_full",
+                                                "slow_consumer",
+                                                "idle_timeout",
+                                                "close_timeout",
+                                                "connections",
+                                                "bad_handshake",
+                                                "host",
+                                                "token_throttled"};
   static_assert(std::size(kNames) == kRefusalCount);
   return kNames[static_cast<std::size_t>(r)];
 }

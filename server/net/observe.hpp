@@ -66,8 +66,10 @@ enum class Refusal : std::uint8_t {
   close_timeout,         // a close that could not be delivered in time: connection dropped
   connections,           // over max_connections: HTTP 503 and closed as accepted
   bad_handshake,         // a WebSocket upgrade with a malformed Sec-WebSocket-Key: HTTP 400
+  host,                  // a request whose Host is not one of the server's names: HTTP 403
+  token_throttled,       // a token tried from an address over its wrong-token budget: unauthorized
 };
-inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::bad_handshake) + 1;
+inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::token_throttled) + 1;
 std::string_view to_string(Refusal r);
 
 // The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.

@@ -38,8 +38,12 @@ struct ServerConfig {
   std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // larger frames: close 1009
 
   // Defences (PROTOCOL.md "Limits"); each refusal is counted in /metrics.
-  std::string command_token;                  // non-empty: a commander's hello must carry it
-  std::vector<std::string> allowed_origins;   // lower-case scheme://host[:port]; empty: any Origin
+  std::string command_token;  // non-empty: a commander's hello must carry it
+  // Origins besides the server's own whose pages may open a WebSocket (lower-case
+  // scheme://host[:port]; "*": any), and Host names it answers to besides IP addresses, loopback
+  // names and the machine's own (lower-case; "*": any). limits.hpp says why.
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_hosts;
   double rate_limit = 30;                     // messages per second per session (token bucket)...
   double rate_burst = 60;                     // ...with this many at once; more: rate_limited
   std::size_t max_sessions = 2000;            // WebSocket sessions in all; more: close 1013

@@ -17,6 +17,12 @@ std::optional<Refusal> SessionHub::admit(const std::string& ip) {
   return server_->admission.admit(ip);
 }
 void SessionHub::release(const std::string& ip) { server_->admission.release(ip); }
+bool SessionHub::may_try_token(const std::string& ip, double now) {
+  return server_->admission.may_try_token(ip, now);
+}
+void SessionHub::token_failed(const std::string& ip, double now) {
+  server_->admission.token_failed(ip, now);
+}
 
 bool SessionHub::stopping() const { return server_->stopping; }
 std::uint64_t SessionHub::tick() const { return server_->observe.counters().tick.load(); }

@@ -290,16 +290,28 @@ void WsSession::on_hello(const protocol::Hello& hello) {
   greeted_ = true;
   role_ = hello.role;
   const std::string& token = config_.command_token;
-  if (role_ == protocol::Role::commander && !token.empty() &&
-      !constant_time_equal(hello.token, token)) {
-    // Watches instead: told why, then welcomed as a viewer.
-    role_ = protocol::Role::viewer;
-    unauthorized_ = true;
-    hub_.refused(Refusal::bad_token, address_);
-    send_error({}, protocol::ErrorCode::unauthorized,
-               hello.token.empty()
-                   ? "this server needs a command token to command; welcomed as a viewer"
-                   : "wrong command token; welcomed as a viewer");
+  if (role_ == protocol::Role::commander && !token.empty()) {
+    // An address that guessed wrong too often is not compared at all until its budget refills.
+    const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
+    if (throttled || !constant_time_equal(hello.token, token)) {
+      // Watches instead: told why, then welcomed as a viewer.
+      role_ = protocol::Role::viewer;
+      unauthorized_ = true;
+      if (throttled) {
+        hub_.refused(Refusal::token_throttled, address_);
+      } else if (!hello.token.empty()) {
+        // A guess. A hello with no token is no refusal: it is every page opened without the
+        // token's URL, which the viewer tries as commander in case the server is open.
+        hub_.refused(Refusal::bad_token, address_);
+        hub_.token_failed(ip_, now_seconds());
+      }
+      send_error({}, protocol::ErrorCode::unauthorized,
+                 throttled ? "too many wrong command tokens from this address: try again in a "
+                             "second; welcomed as a viewer"
+                 : hello.token.empty()
+                     ? "this server needs a command token to command; welcomed as a viewer"
+                     : "wrong command token; welcomed as a viewer");
+    }
   }
   hub_.log_from(address_, LogLevel::info, "hello",
                 {{"session", std::to_string(id_)},

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/ctl.hpp"
@@ -29,9 +30,11 @@ class CtlTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new fs::path(fs::temp_directory_path() / ("herd_ctl_" + std::to_string(::getpid())));
     fs::create_directories(*dir_);
+    // As a user runs it: a token made at start, which herd-ctl (run with the same runtime
+    // directory) finds by itself, as it does on the user's machine.
     server_ = new Process({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_->string(),
                            "--scenario", "default"},
-                          *dir_ / "server.log");
+                          *dir_ / "server.log", HERD_SERVER_BIN, Commands::as_user);
     port_ = listening_port(*dir_ / "server.log");
   }
   static void TearDownTestSuite() {
@@ -325,7 +328,14 @@ TEST_F(CtlTest, WssThroughATlsProxyWithItsCertificate) {
   ASSERT_GT(port_, 0);
   TlsProxy proxy(static_cast<std::uint16_t>(port_));
   const std::string url = "wss://localhost:" + std::to_string(proxy.port()) + "/ws";
+  // The proxy's port has no runtime file, and coming through a proxy on loopback is no
+  // permission: without the token its clients only watch.
   CtlRun r = ctl({"--ca-file", TlsProxy::ca_file(), "spawn", "--at", "20,20"}, url);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("unauthorized"), std::string::npos) << r.out;
+  const std::string token =
+      nlohmann::json::parse(slurp(*dir_ / ("server-" + std::to_string(port_) + ".json")))["token"];
+  r = ctl({"--ca-file", TlsProxy::ca_file(), "--token", token, "spawn", "--at", "20,20"}, url);
   EXPECT_EQ(r.status, 0) << r.out;
   r = ctl({"watch", "--count", "1", "--ca-file", TlsProxy::ca_file()}, url);
   EXPECT_EQ(r.status, 0) << r.out;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -43,10 +44,26 @@ bool wait_until(Ready ready, std::chrono::milliseconds limit = std::chrono::mill
   return ready();
 }
 
+// How a test's server treats commands: open to any client (most tests, which command without a
+// token as they did before the server made one on every address), or as a user runs it (a token
+// made at start, unless the test gives one).
+enum class Commands { open, as_user };
+
 class Process {
  public:
+  // The child's environment is the test's, plus HERD_RUNTIME_DIR (the output file's directory:
+  // a server's runtime file lands there, and herd-ctl run with the same directory finds it) and,
+  // for a server with Commands::open, HERD_OPEN_COMMANDS=1.
   Process(const std::vector<std::string>& args, const fs::path& out,
-          const char* program = HERD_SERVER_BIN) {
+          const char* program = HERD_SERVER_BIN, Commands commands = Commands::open) {
+    std::vector<std::string> env_text;
+    for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
+    env_text.push_back("HERD_RUNTIME_DIR=" + fs::absolute(out).parent_path().string());
+    if (commands == Commands::open && std::string_view(program) == HERD_SERVER_BIN)
+      env_text.push_back("HERD_OPEN_COMMANDS=1");
+    std::vector<char*> envp;
+    for (std::string& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -55,7 +72,7 @@ class Process {
     argv.push_back(const_cast<char*>(program));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    EXPECT_EQ(posix_spawn(&pid_, program, &actions, nullptr, argv.data(), environ), 0);
+    EXPECT_EQ(posix_spawn(&pid_, program, &actions, nullptr, argv.data(), envp.data()), 0);
     posix_spawn_file_actions_destroy(&actions);
   }
   ~Process() {

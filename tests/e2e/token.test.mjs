@@ -13,7 +13,7 @@ import { ProtocolClient } from './lib/ws_client.mjs';
 import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
-const TOKEN = 'e2e-s3cret';
+const TOKEN = 'e2e-s3cret-t0ken-16';
 const NO_TOKEN_NOTE = 'view only: to command, open the link with #token=… that herd-server printed';
 const REFUSED_NOTE = /^view only: the token in the URL was refused; to command, open the link with #token=…/;
 // What a viewer may send: the session's own messages, none a command or a server control.

@@ -50,11 +50,13 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
       {"--rate-limit", "5", "--rate-burst=7", "--max-sessions", "10", "--max-sessions-per-address",
        "3", "--max-agents", "500", "--max-spawn", "20", "--max-message-bytes", "2048",
        "--max-json-depth", "8", "--idle-timeout", "1.5", "--slow-client-timeout", "0.5"},
-      env_of({{"HERD_COMMAND_TOKEN", "tok"},
-              {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"}}));
+      env_of({{"HERD_COMMAND_TOKEN", "sixteen-bytes-ok"},
+              {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"},
+              {"HERD_ALLOWED_HOSTS", "herd.example"}}));
   ASSERT_TRUE(r.config) << r.error;
   const net::ServerConfig& s = r.config->server;
-  EXPECT_EQ(s.command_token, "tok");
+  EXPECT_EQ(s.command_token, "sixteen-bytes-ok");
+  EXPECT_EQ(s.allowed_hosts, (std::vector<std::string>{"herd.example"}));
   EXPECT_EQ(s.allowed_origins, (std::vector<std::string>{"https://a.example", "http://b:8080"}));
   EXPECT_EQ(s.rate_limit, 5);
   EXPECT_EQ(s.rate_burst, 7);
@@ -75,7 +77,10 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
                                               {"--idle-timeout", "nan"},
                                               {"--allowed-origins", "example.com"},
                                               {"--max-agents", "2000000"},
-                                              {"--command-token", std::string(257, 'x')}}) {
+                                              {"--allowed-hosts", "https://herd.example"},
+                                              {"--command-token", std::string(257, 'x')},
+                                              {"--command-token", std::string(15, 'x')},
+                                              {"--command-token", "s3cret"}}) {
     const auto refused = parse_config(bad, env_of({}));
     EXPECT_FALSE(refused.config) << bad[0];
     EXPECT_EQ(refused.error.rfind(bad[0], 0), 0u) << refused.error;

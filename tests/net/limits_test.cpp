@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "net/admission.hpp"
 #include "net/raw_socket.hpp"
 #include "net/server_fixture.hpp"
 
@@ -49,13 +50,16 @@ TEST(Origins, ParseAListAndCompareWithoutCase) {
   std::string why;
   ASSERT_TRUE(parse_origins(" https://Game.Example , http://localhost:8080", list, why)) << why;
   EXPECT_EQ(list, (std::vector<std::string>{"https://game.example", "http://localhost:8080"}));
-  EXPECT_TRUE(origin_allowed(list, "https://game.example", true));
-  EXPECT_TRUE(origin_allowed(list, "HTTPS://GAME.EXAMPLE", true));
-  EXPECT_FALSE(origin_allowed(list, "https://game.example.evil", true));
-  EXPECT_FALSE(origin_allowed(list, "http://localhost:8081", true));
-  EXPECT_FALSE(origin_allowed(list, "null", true));
-  EXPECT_TRUE(origin_allowed(list, "", false));  // no Origin header: not a browser
-  EXPECT_TRUE(origin_allowed({}, "https://anything", true));
+  const std::string_view host = "127.0.0.1:8080";
+  EXPECT_TRUE(origin_allowed(list, "https://game.example", true, host));
+  EXPECT_TRUE(origin_allowed(list, "HTTPS://GAME.EXAMPLE", true, host));
+  EXPECT_FALSE(origin_allowed(list, "https://game.example.evil", true, host));
+  EXPECT_FALSE(origin_allowed(list, "http://localhost:8081", true, host));
+  EXPECT_FALSE(origin_allowed(list, "null", true, host));
+  EXPECT_TRUE(origin_allowed(list, "", false, host));  // no Origin header: not a browser
+  ASSERT_TRUE(parse_origins("*", list, why)) << why;
+  EXPECT_TRUE(origin_allowed(list, "https://anything", true, host));
+  EXPECT_TRUE(origin_allowed(list, "null", true, host));
 
   ASSERT_TRUE(parse_origins("", list, why));
   EXPECT_TRUE(list.empty());
@@ -64,6 +68,45 @@ TEST(Origins, ParseAListAndCompareWithoutCase) {
         "ht tp://x", "https://x?y"}) {
     EXPECT_FALSE(parse_origins(bad, list, why)) << bad;
     EXPECT_FALSE(why.empty());
+    EXPECT_TRUE(list.empty());
+  }
+}
+
+// With no list, only the server's own pages: an Origin whose host[:port] is the request's Host.
+// Any other page (another port of the same host included, or a sandboxed one's "null") is refused.
+TEST(Origins, WithoutAListOnlyTheServersOwnOrigin) {
+  EXPECT_TRUE(origin_allowed({}, "http://127.0.0.1:8080", true, "127.0.0.1:8080"));
+  EXPECT_TRUE(origin_allowed({}, "http://LocalHost:8080", true, "localhost:8080"));
+  EXPECT_TRUE(origin_allowed({}, "https://herd.example", true, "herd.example"));
+  EXPECT_FALSE(origin_allowed({}, "http://evil.example", true, "127.0.0.1:8080"));
+  EXPECT_FALSE(origin_allowed({}, "http://127.0.0.1:9000", true, "127.0.0.1:8080"));
+  EXPECT_FALSE(origin_allowed({}, "null", true, "127.0.0.1:8080"));
+  EXPECT_FALSE(origin_allowed({}, "http://127.0.0.1:8080", true, ""));
+  EXPECT_TRUE(origin_allowed({}, "", false, "127.0.0.1:8080"));
+}
+
+// Host names against DNS rebinding: addresses, loopback names, names of one label and the
+// machine's own pass, other names (public DNS names have dots) only when listed.
+TEST(Hosts, AddressesLoopbackNamesTheMachineAndTheList) {
+  std::vector<std::string> list;
+  std::string why;
+  for (const char* ok :
+       {"127.0.0.1:8080", "10.1.2.3", "[::1]:8080", "[fe80::1]", "localhost:8080", "LOCALHOST",
+        "viewer.localhost:80", "box7:8080", "BOX7", "herd:8080", "box7.lan"})
+    EXPECT_TRUE(host_allowed(list, ok, true, "box7.lan")) << ok;
+  for (const char* bad : {"evil.example", "evil.example:8080", "localhost.evil.example", "box.lan",
+                          "", "127.0.0.1.evil.example", "herd.default.svc"})
+    EXPECT_FALSE(host_allowed(list, bad, true, "box7.lan")) << bad;
+  EXPECT_TRUE(host_allowed(list, "", false, "box7.lan"));  // HTTP/1.0: no Host
+
+  ASSERT_TRUE(parse_hosts(" Herd.Example , game.example", list, why)) << why;
+  EXPECT_EQ(list, (std::vector<std::string>{"herd.example", "game.example"}));
+  EXPECT_TRUE(host_allowed(list, "herd.example:443", true, ""));
+  EXPECT_FALSE(host_allowed(list, "evil.example", true, ""));
+  ASSERT_TRUE(parse_hosts("*", list, why));
+  EXPECT_TRUE(host_allowed(list, "evil.example", true, ""));
+  for (const char* bad : {"https://herd.example", "herd.example:8080", "a,,b", "herd.example/x"}) {
+    EXPECT_FALSE(parse_hosts(bad, list, why)) << bad;
     EXPECT_TRUE(list.empty());
   }
 }
@@ -117,12 +160,49 @@ TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
   EXPECT_EQ(wait_for<protocol::Welcome>(*commander).role, protocol::Role::commander);
   commander->send(command(1, sim::Spawn{3, 0, {}}));
   EXPECT_EQ(wait_for<protocol::Ack>(*commander).seq, 1u);
-  EXPECT_EQ(metric(refusals("bad_token")), 2);
+  EXPECT_EQ(metric(refusals("bad_token")), 1) << "the wrong token; no token is no guess";
   EXPECT_EQ(metric("herd_errors_total{code=\"unauthorized\"}"), 2);
   for (const std::string& line : log_lines()) {
     EXPECT_EQ(line.find("s3cret"), std::string::npos) << line;
     EXPECT_EQ(line.find("wrong-token"), std::string::npos) << line;
   }
+}
+
+// Guessing: ten wrong tokens from one address, then nothing is compared from it (the right token
+// included) until a second's refill; a right token never spends the budget.
+TEST(TokenGuesses, TenWrongThenOneASecondAndARightOneCostsNothing) {
+  Admission a(100, 100, 100);
+  const std::string ip = "10.0.0.7";
+  for (int i = 0; i < 50; ++i) EXPECT_TRUE(a.may_try_token(ip, 0.0));  // looking spends nothing
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(a.may_try_token(ip, 0.0)) << i;
+    a.token_failed(ip, 0.0);
+  }
+  EXPECT_FALSE(a.may_try_token(ip, 0.0));
+  EXPECT_FALSE(a.may_try_token(ip, 0.5));
+  EXPECT_TRUE(a.may_try_token("10.0.0.8", 0.5)) << "other addresses are not held back";
+  EXPECT_TRUE(a.may_try_token(ip, 1.0));
+  a.token_failed(ip, 1.0);
+  EXPECT_FALSE(a.may_try_token(ip, 1.5));
+  EXPECT_TRUE(a.may_try_token(ip, 20.0));
+}
+
+// Over the real server: one address guessing fast is soon answered without a comparison (the
+// budget refills at one a second, so a slow machine takes a few more tries to get there).
+TEST_F(TokenTest, AnAddressThatKeepsGuessingIsNoLongerCompared) {
+  bool throttled = false;
+  for (int i = 0; i < 100 && !throttled; ++i) {
+    auto c = connect();
+    c->send(protocol::encode(
+        protocol::Hello{1, protocol::Role::commander, "guess", "guess-" + std::to_string(i)}));
+    const auto e = wait_for<protocol::Error>(*c);
+    EXPECT_EQ(e.code, protocol::ErrorCode::unauthorized);
+    throttled = e.message.find("too many wrong command tokens") != std::string::npos;
+    EXPECT_EQ(wait_for<protocol::Welcome>(*c).role, protocol::Role::viewer);
+  }
+  EXPECT_TRUE(throttled);
+  EXPECT_EQ(metric(refusals("token_throttled")), 1);
+  EXPECT_GE(metric(refusals("bad_token")), 10);
 }
 
 // ---- Origins ------------------------------------------------------------------------------------
@@ -143,8 +223,40 @@ TEST_F(OriginTest, UpgradesFromOtherOriginsGet403) {
   EXPECT_EQ(status_of("https://evil.example"), "HTTP/1.1 403 Forbidden");
   EXPECT_EQ(status_of("null"), "HTTP/1.1 403 Forbidden");
   EXPECT_EQ(status_of("https://GAME.example"), "HTTP/1.1 101 Switching Protocols");
-  EXPECT_EQ(status_of(""), "HTTP/1.1 101 Switching Protocols");  // not a browser
+  EXPECT_EQ(status_of("http://127.0.0.1"), "HTTP/1.1 101 Switching Protocols");  // its own
+  EXPECT_EQ(status_of(""), "HTTP/1.1 101 Switching Protocols");                  // not a browser
   EXPECT_EQ(metric(refusals("origin")), 2);
+}
+
+// The default: no list, the server's own origin only.
+TEST_F(ServerTest, UpgradesFromAnotherPageGet403ByDefault) {
+  auto status_of = [&](std::string_view origin) {
+    RawSocket s(port_);
+    s.write_all(RawSocket::upgrade_request(origin));
+    const std::string reply = s.read_until("\r\n", kWait);
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  EXPECT_EQ(status_of("http://evil.example"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("null"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("http://127.0.0.1"), "HTTP/1.1 101 Switching Protocols");
+  EXPECT_EQ(metric(refusals("origin")), 2);
+}
+
+// DNS rebinding: a request naming another host gets 403 on every path but /healthz.
+TEST_F(ServerTest, RequestsForAnotherHostGet403ButHealth) {
+  auto status_of = [&](std::string_view target, std::string_view host) {
+    RawSocket s(port_);
+    s.write_all("GET " + std::string(target) + " HTTP/1.1\r\nHost: " + std::string(host) +
+                "\r\nConnection: close\r\n\r\n");
+    const std::string reply = s.read_until("\r\n", kWait);
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  EXPECT_EQ(status_of("/metrics", "evil.example:8080"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("/", "evil.example"), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(status_of("/healthz", "evil.example"), "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/metrics", "localhost:" + std::to_string(port_)), "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_of("/metrics", "127.0.0.1:" + std::to_string(port_)), "HTTP/1.1 200 OK");
+  EXPECT_EQ(metric(refusals("host")), 2);
 }
 
 // ---- message rate

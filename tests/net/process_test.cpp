@@ -225,49 +225,79 @@ class ExposureTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// Listening on every address (0.0.0.0) without a token, the server makes one for the run, prints
-// the viewer's URL with it, and only a hello with it commands. The test's client still connects
-// over loopback.
-TEST_F(ExposureTest, OnEveryAddressWithoutATokenOneIsMadeAndOnlyItCommands) {
-  const fs::path out = dir_ / "exposed.log";
-  Process server(
-      {"--address", "0.0.0.0", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"},
-      out);
-  const int port = listening_port(out);
-  ASSERT_GT(port, 0) << slurp(out);
-  std::smatch m;
-  const std::string text = slurp(out);
-  ASSERT_TRUE(std::regex_search(
-      text, m,
-      std::regex("http://127\\.0\\.0\\.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
-      << text;
-  const std::string token = m[1];
-  EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
-  EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("viewer"), true));
-  EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
-  server.signal(SIGTERM);
-  EXPECT_EQ(server.wait_exit(), 0);
-  EXPECT_EQ(slurp(out).find(token, slurp(out).find("#token=") + 7 + token.size()),
-            std::string::npos)
-      << "the token is printed once";
+// Without a token the server makes one for the run on every address, loopback included (any web
+// page the user opens reaches a loopback port), prints it only inside the viewer's URL that
+// commands, and leaves it in a runtime file only its user can read; only a hello with it
+// commands. The file goes when the server stops.
+TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
+  for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
+    const fs::path out = dir_ / (std::string("exposed_") + address + ".log");
+    Process server(
+        {"--address", address, "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"},
+        out, HERD_SERVER_BIN, Commands::as_user);
+    const int port = listening_port(out);
+    ASSERT_GT(port, 0) << slurp(out);
+    std::smatch m;
+    const std::string text = slurp(out);
+    ASSERT_TRUE(std::regex_search(
+        text, m,
+        std::regex("http://localhost:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
+        << text;
+    const std::string token = m[1];
+    EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
+    EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("viewer"), true)) << address;
+    EXPECT_EQ(welcomed_as(port, "not-" + token), std::make_pair(std::string("viewer"), true));
+    EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
+
+    // The runtime file: in the directory the test gave (HERD_RUNTIME_DIR), 0600 in a 0700
+    // directory, with the token and the URL.
+    const fs::path file = dir_ / ("server-" + std::to_string(port) + ".json");
+    ASSERT_TRUE(fs::is_regular_file(file)) << text;
+    EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(fs::status(dir_).permissions() & (fs::perms::group_all | fs::perms::others_all),
+              fs::perms::none);
+    const auto j = nlohmann::json::parse(slurp(file), nullptr, false);
+    EXPECT_EQ(j.value("token", ""), token);
+    EXPECT_EQ(j.value("port", 0), port);
+    EXPECT_EQ(j.value("url", ""), "http://localhost:" + std::to_string(port) + "/#token=" + token);
+
+    server.signal(SIGTERM);
+    EXPECT_EQ(server.wait_exit(), 0);
+    const std::string all = slurp(out);
+    EXPECT_EQ(all.find(token, all.find("#token=") + 7 + token.size()), std::string::npos)
+        << "the token is printed once";
+    EXPECT_FALSE(fs::exists(file)) << "removed when the server stops";
+  }
 }
 
-TEST_F(ExposureTest, LoopbackAndOpenCommandsStayOpen) {
-  for (const std::vector<std::string>& where :
-       {std::vector<std::string>{"--address", "127.0.0.1"},
-        std::vector<std::string>{"--address", "0.0.0.0", "--open-commands"}}) {
+// --open-commands is the one way to let anyone command: no token is made, none is printed.
+TEST_F(ExposureTest, OpenCommandsLetsAnyoneCommand) {
+  for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
     const fs::path out = dir_ / "open.log";
-    std::vector<std::string> args = where;
-    for (const char* a : {"--port", "0", "--scenario", "empty"}) args.emplace_back(a);
-    args.insert(args.end(), {"--web-root", dir_.string()});
-    Process server(args, out);
+    Process server({"--address", address, "--port", "0", "--scenario", "empty", "--web-root",
+                    dir_.string(), "--open-commands"},
+                   out, HERD_SERVER_BIN, Commands::as_user);
     const int port = listening_port(out);
     ASSERT_GT(port, 0) << slurp(out);
     EXPECT_EQ(slurp(out).find("#token="), std::string::npos) << slurp(out);
-    EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("commander"), false)) << where[1];
+    EXPECT_EQ(welcomed_as(port, ""), std::make_pair(std::string("commander"), false)) << address;
+    EXPECT_FALSE(fs::exists(dir_ / ("server-" + std::to_string(port) + ".json")));
     server.signal(SIGTERM);
     EXPECT_EQ(server.wait_exit(), 0);
   }
+}
+
+// A token shorter than 16 bytes is refused at start: at about a thousand guesses a second, a
+// short one falls in minutes.
+TEST_F(ExposureTest, AShortTokenIsRefusedAtStart) {
+  const fs::path out = dir_ / "short.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--scenario", "empty", "--web-root",
+                  dir_.string(), "--command-token", "s3cret"},
+                 out, HERD_SERVER_BIN, Commands::as_user);
+  EXPECT_EQ(server.wait_exit(), 2) << slurp(out);
+  EXPECT_NE(slurp(out).find("at least 16 bytes"), std::string::npos) << slurp(out);
+  EXPECT_EQ(slurp(out).find("listening on"), std::string::npos);
 }
 
 TEST_F(ProcessTest, ACheckpointThatCannotBeWrittenStopsTheServerAtStart) {

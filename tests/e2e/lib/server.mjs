@@ -1,7 +1,8 @@
 // Starts the real herd server binary and learns its port from the line it prints on stdout.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,19 +14,27 @@ const LISTENING = /herd: listening on http:\/\/([^/\s]+):(\d+)\//;
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 5_000;
 
-// Resolves to {port, host, httpUrl, wsUrl, output(), stop()} once the server says it listens.
+// Resolves to {port, host, httpUrl, wsUrl, runtimeDir, output(), stop()} once the server says it
+// listens.
 // port 0 lets the OS choose; pass a port to restart a server where a previous one was.
 // scenario: a name from server/scenarios; the world starts ticking as soon as the server runs.
 // extraArgs: more herd-server flags, e.g. ['--command-token', 'x'].
-export function startServer({ port = 0, scenario = 'default', seed = 1, extraArgs = [] } = {}) {
+export function startServer({ port = 0, scenario = 'default', seed = 1, extraArgs = [], openCommands } = {}) {
   if (!existsSync(SERVER_BIN)) {
     return Promise.reject(
       new Error(`herd server not found at ${SERVER_BIN}: build it first, or set HERD_SERVER`),
     );
   }
-  // Loopback: commands stay open (on other addresses the server makes a token).
+  // Commands open to any client unless the test gives a token (or asks for the server as a user
+  // runs it, openCommands: false: a token made at start); runtime files in a directory of the
+  // test's own.
   const args = ['--address', '127.0.0.1', '--port', String(port), '--web-root', WEB_ROOT, '--scenario', scenario, '--seed', String(seed), ...extraArgs];
-  const child = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const open = openCommands ?? !extraArgs.includes('--command-token');
+  const runtimeDir = mkdtempSync(path.join(os.tmpdir(), 'herd-runtime-'));
+  const env = { ...process.env, HERD_RUNTIME_DIR: runtimeDir };
+  if (open) env.HERD_OPEN_COMMANDS = '1';
+  else delete env.HERD_OPEN_COMMANDS;
+  const child = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   const output = () => out;
   child.stdout.setEncoding('utf8');
@@ -74,6 +83,7 @@ export function startServer({ port = 0, scenario = 'default', seed = 1, extraArg
         port: p,
         httpUrl: `http://${host}:${p}/`,
         wsUrl: `ws://${host}:${p}/ws`,
+        runtimeDir,
         output,
         stop,
       });
