@@ -12,8 +12,12 @@ namespace herd::app {
 
 std::string write_checkpoint(const std::string& path, const sim::World& world) {
   const std::string data = world.save_checkpoint();
+  // The world is its owner's: 0600. The temporary file is made afresh (O_EXCL) and never through
+  // a link, so a link planted at its name cannot make the server overwrite another file; a
+  // leftover (or a planted link) is removed first, which removes the link, not what it names.
   const std::string temp = path + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(temp.c_str());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return "cannot write " + temp + ": " + std::strerror(errno);
   std::size_t done = 0;
   while (done < data.size()) {

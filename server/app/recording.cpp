@@ -1,6 +1,11 @@
 #include "app/recording.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -71,6 +76,15 @@ std::optional<std::uint64_t> parse_hex(const std::string& h) {
 
 std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header,
                                        std::string& error) {
+  // Made 0600 (the world's commands are its owner's) and never through a link; an existing file
+  // is narrowed to 0600 too.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+    error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return std::nullopt;
+  }
+  ::close(fd);
   Recorder r;
   r.out_.open(path, std::ios::binary | std::ios::trunc);
   if (!r.out_) {

@@ -61,12 +61,16 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
   if (path.empty() || path.front() != '/') return refuse(400, "bad request target\n");
   const auto decoded = percent_decode(path);
   if (!decoded) return refuse(400, "bad percent-encoding in path\n");
-  // Refuse any ".." segment and any backslash outright, before touching the file system.
+  // Refuse any ".." segment and any backslash outright, before touching the file system; and
+  // hidden files and directories (".git", ".env"): the viewer has none, and a web root that is a
+  // checkout would serve its repository otherwise. They read as absent.
   std::string_view rest(*decoded);
   if (rest.find('\\') != std::string_view::npos) return refuse(403, "forbidden\n");
   for (std::size_t start = 0; start <= rest.size();) {
     const std::size_t end = std::min(rest.find('/', start), rest.size());
-    if (rest.substr(start, end - start) == "..") return refuse(403, "forbidden\n");
+    const std::string_view segment = rest.substr(start, end - start);
+    if (segment == "..") return refuse(403, "forbidden\n");
+    if (!segment.empty() && segment.front() == '.') return refuse(404, "not found\n");
     start = end + 1;
   }
   std::error_code ec;

@@ -84,6 +84,13 @@ void HttpSession::on_read(beast::error_code ec) {
   if (ec) return close();  // end of stream, timeout, or a malformed request
   ++requests_;
   http::request<http::string_body> req = parser_->release();
+  // A Transfer-Encoding other than chunked would leave the body's end to whoever reads it next
+  // (request smuggling behind a proxy): refused, as RFC 9112 6.3 asks, and the connection closed.
+  if (req.find(http::field::transfer_encoding) != req.end() && !req.chunked()) {
+    auto res = plain(req, http::status::bad_request, "Transfer-Encoding must be chunked\n");
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
   const auto host = req.find(http::field::host);
   const bool has_host = host != req.end();
   const std::string_view host_value =

@@ -131,6 +131,17 @@ void WsSession::on_accept(beast::error_code ec) {
   hub_.log_from(address_, LogLevel::info, "session_opened",
                 {{"session", std::to_string(id_)}, {"address", address_}});
   if (hub_.stopping()) return close_after_flush(websocket::close_code::going_away);
+  // Pings count against the message rate as any frame does: Beast answers each with a pong
+  // without the read completing, so a client pinging without end would cost the server a write
+  // per ping and never be refused. Pongs answer the server's own pings and are not counted.
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+    if (kind != websocket::frame_type::ping || close_) return;
+    const double now = now_seconds();
+    if (bucket_.take(now) || overflow_.take(now)) return;
+    hub_.refused(Refusal::flooding, address_);
+    close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"},
+                      true);
+  });
   do_read();
 }
 

@@ -54,6 +54,19 @@ TEST_F(HttpFiles, RefusesTraversalEncodedOrNot) {
   }
 }
 
+// Hidden files and directories are not served (a web root that is a checkout holds .git).
+TEST_F(HttpFiles, HiddenFilesAreNotServed) {
+  fs::create_directories(root_ / ".git");
+  std::ofstream(root_ / ".git" / "config") << "[remote]";
+  std::ofstream(root_ / ".env") << "SECRET=1";
+  for (const char* t : {"/.git/config", "/.env", "/%2egit/config", "/sub/../.env", "/./.env"}) {
+    const auto r = serve_file(t, root_.string());
+    EXPECT_NE(r.status, 200) << t;
+    EXPECT_TRUE(r.path.empty()) << t;
+  }
+  EXPECT_EQ(serve_file("/.git/config", root_.string()).status, 404);
+}
+
 TEST_F(HttpFiles, NoListingsAndClearMisses) {
   EXPECT_EQ(serve_file("/empty/", root_.string()).status, 404);
   EXPECT_EQ(serve_file("/sub", root_.string()).status, 404);

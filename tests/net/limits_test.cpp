@@ -259,6 +259,17 @@ TEST_F(ServerTest, RequestsForAnotherHostGet403ButHealth) {
   EXPECT_EQ(metric(refusals("host")), 2);
 }
 
+// A Transfer-Encoding other than chunked is refused (400, closed), not read as a request with no
+// body whose body then becomes the next request.
+TEST_F(ServerTest, ATransferEncodingOtherThanChunkedIsRefused) {
+  RawSocket s(port_);
+  s.write_all(
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: xchunked\r\n\r\n"
+      "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  const std::string reply = s.read_until("\r\n", kWait);
+  EXPECT_EQ(reply.substr(0, reply.find("\r\n")), "HTTP/1.1 400 Bad Request");
+}
+
 // ---- message rate
 // --------------------------------------------------------------------------------
 
@@ -290,6 +301,22 @@ TEST_F(RateTest, OverTheRateIsRefusedWithItsSeqAndAFloodIsClosed) {
   auto viewer = greeted(protocol::Role::viewer);
   EXPECT_EQ(wait_for<protocol::Snapshot>(*viewer).agents.size(), 1u);  // only seq 1 was applied
   EXPECT_EQ(metric(refusals("rate_limited")), 3);
+  EXPECT_EQ(metric(refusals("flooding")), 1);
+}
+
+// WebSocket ping frames count as messages: a client that only pings is closed as a flood too.
+TEST_F(RateTest, PingFramesCountAndAPingFloodIsClosed) {
+  RawSocket s(port_);
+  s.write_all(RawSocket::upgrade_request());
+  s.read_until("\r\n\r\n", kWait);
+  s.write_all(RawSocket::frame(
+      0x1, protocol::encode(protocol::Hello{1, protocol::Role::viewer, "pinger", {}})));
+  std::string pings;
+  for (int i = 0; i < 10; ++i) pings += RawSocket::frame(0x9, "p");
+  s.write_all(pings);
+  const std::string got = s.read_until("message rate far over the limit", kWait);
+  EXPECT_NE(got.find("message rate far over the limit"), std::string::npos);
+  EXPECT_NE(got.find("\x88"), std::string::npos) << "a close frame";
   EXPECT_EQ(metric(refusals("flooding")), 1);
 }
 

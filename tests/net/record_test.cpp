@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "app/checkpoint_file.hpp"
 #include "common/ws_client.hpp"
 #include "net/server.hpp"
 #include "protocol/codec.hpp"
@@ -154,6 +155,32 @@ TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
       std::string::npos);
   EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos)
       << "a run with no commands replays";
+}
+
+// Files the server writes are its owner's (0600), and a link planted where it writes is not
+// followed: the file the link names keeps its bytes.
+TEST_F(RecordTest, CheckpointsAndRecordingsAre0600AndFollowNoPlantedLink) {
+  const fs::perms owner_only = fs::perms::owner_read | fs::perms::owner_write;
+  const fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "keep me";
+  const std::string ckpt = (dir_ / "world.ckpt").string();
+  fs::create_symlink(victim, ckpt + ".tmp");
+  sim::World world(sim::WorldDef{});
+  ASSERT_EQ(write_checkpoint(ckpt, world), "");
+  EXPECT_EQ(read(victim), "keep me");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(ckpt)));
+  EXPECT_EQ(fs::status(ckpt).permissions() & fs::perms::all, owner_only);
+  EXPECT_TRUE(std::holds_alternative<sim::World>(read_checkpoint(ckpt)));
+
+  std::string why;
+  auto recorder = Recorder::open(path_, {"default", 1, 60, {}}, why);
+  ASSERT_TRUE(recorder) << why;
+  EXPECT_EQ(fs::status(path_).permissions() & fs::perms::all, owner_only);
+  const fs::path linked = dir_ / "linked.jsonl";
+  fs::create_symlink(victim, linked);
+  EXPECT_FALSE(Recorder::open(linked.string(), {"default", 1, 60, {}}, why));
+  EXPECT_NE(why.find("cannot open"), std::string::npos) << why;
+  EXPECT_EQ(read(victim), "keep me");
 }
 
 }  // namespace
