@@ -289,7 +289,8 @@ struct Wire<sim::AddObstacle> {
   static sim::AddObstacle read(Fields& f, std::string_view) {
     return sim::AddObstacle{
         {as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
-        as_number(f.need("radius"), "radius", 0.1, 1e4)};
+        as_number(f.need("radius"), "radius", sim::ObstacleLimits::kMinRadius,
+                  sim::ObstacleLimits::kMaxRadius)};
   }
   static void write(json& j, const sim::AddObstacle& c) {
     j["cmd"] = "add_obstacle";

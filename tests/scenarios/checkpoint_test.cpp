@@ -2,6 +2,10 @@
 // anything else is refused with a reason.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "scenarios/scenario.hpp"
 #include "serial.hpp"
 
@@ -119,6 +123,72 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)
         << tail.size() << " bytes appended";
   EXPECT_EQ(error_of(saved), "accepted");
+}
+
+// A checkpoint edited by hand, its checksum recomputed, holding what no command could make: a
+// radius of 1e300 or a negative one, a mass of 0 or -1, a NaN or infinite position, an obstacle
+// of radius 1e300, a tick of 2^64-1. Each is refused with a reason, the whole file with it.
+TEST(Checkpoint, RecordsNoCommandCouldMakeAreRefused) {
+  sim::WorldDef def;
+  sim::World world(def);
+  sim::Spawn spawn;
+  sim::SpawnAgent a;
+  a.position = {123.375, 456.625};
+  a.radius = 7.25;
+  a.mass = 3.125;
+  spawn.agents = {a};
+  ASSERT_TRUE(world.apply(spawn).ok());
+  ASSERT_TRUE(world.apply(sim::AddObstacle{{300, 200}, 17.125}).ok());
+  for (int t = 0; t < 258; ++t) world.step();  // tick 0x0102
+  const std::string saved = world.save_checkpoint();
+  constexpr std::size_t kHead = 8 + 4 + 8;
+  const std::string payload = saved.substr(kHead, saved.size() - kHead - 8);
+  std::string tick_bytes(8, '\0');
+  tick_bytes[0] = 2;
+  tick_bytes[1] = 1;
+  ASSERT_EQ(payload.find(tick_bytes, payload.find(tick_bytes) + 1), std::string::npos)
+      << "the tick's bytes are the tick's alone";
+
+  auto bytes_of = [](auto v) {
+    std::string b(sizeof v, '\0');
+    std::memcpy(b.data(), &v, sizeof v);
+    return b;
+  };
+  // The payload with every place holding `from` (a position is also the agent's home) set to
+  // `to`, in a file with a right checksum.
+  auto edited = [&](const std::string& from, const std::string& to) {
+    EXPECT_NE(payload.find(from), std::string::npos);
+    std::string p = payload;
+    for (std::size_t at = p.find(from); at != std::string::npos; at = p.find(from, at + to.size()))
+      p.replace(at, from.size(), to);
+    std::string file = saved.substr(0, 8);
+    sim::Writer w(file);
+    w.u32(7);
+    w.bytes(p);
+    w.u64(sim::fnv1a(p));
+    return file;
+  };
+  struct Case {
+    const char* what;
+    std::string from, to;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const Case& c : std::vector<Case>{
+           {"radius 1e300", bytes_of(7.25), bytes_of(1e300)},
+           {"radius -50", bytes_of(7.25), bytes_of(-50.0)},
+           {"mass 0", bytes_of(3.125), bytes_of(0.0)},
+           {"mass -1", bytes_of(3.125), bytes_of(-1.0)},
+           {"x NaN", bytes_of(123.375), bytes_of(std::nan(""))},
+           {"y infinite", bytes_of(456.625), bytes_of(inf)},
+           {"obstacle radius 1e300", bytes_of(17.125), bytes_of(1e300)},
+           {"tick 2^64-1", bytes_of(std::uint64_t{258}), bytes_of(~std::uint64_t{0})}}) {
+    const auto loaded = sim::World::load_checkpoint(edited(c.from, c.to));
+    ASSERT_TRUE(std::holds_alternative<std::string>(loaded)) << c.what << " was loaded";
+    EXPECT_NE(std::get<std::string>(loaded).find("checkpoint"), std::string::npos) << c.what;
+  }
+  // The same edit to the same value loads: the harness itself is sound.
+  EXPECT_TRUE(std::holds_alternative<sim::World>(
+      sim::World::load_checkpoint(edited(bytes_of(7.25), bytes_of(7.25)))));
 }
 
 }  // namespace

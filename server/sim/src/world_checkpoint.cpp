@@ -4,6 +4,7 @@
 // traces, and caches that are rebuilt on demand (grids, flow fields). Each record is described
 // once, by a serialize function that saving and loading both run (serial.hpp's Save and Load),
 // and the whole file's layout once, by serialize_state.
+#include <cmath>
 #include <cstring>
 
 #include "serial.hpp"
@@ -255,6 +256,30 @@ void FormationService::serialize_record_tails(S& s) {
     for (FormationRecord& f : records_) s.boolean(f.reciprocal);
 }
 
+// What commands could never have made, in a loaded checkpoint whose checksum was recomputed: the
+// same limits as the commands' (AgentDefLimits, ObstacleLimits), finite numbers, ids the world
+// would give out, and a tick whose time is exact.
+std::string WorldImpl::loaded_records_invalid() const {
+  const auto finite = [](Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); };
+  if (tick_ > (std::uint64_t{1} << 53)) return "the checkpoint's tick is out of range";
+  for (const Agent& a : agents_) {
+    const std::string who = "the checkpoint's agent " + std::to_string(a.id);
+    if (std::string why = validate(a.def); !why.empty()) return who + " is invalid: " + why;
+    if (!finite(a.position) || !finite(a.velocity) || !finite(a.behaviour.point) ||
+        !finite(a.behaviour.home) || !std::isfinite(a.behaviour.radius) || a.behaviour.radius < 0)
+      return who + " has a number out of range";
+    if (a.id == kNoAgent || a.id >= next_id_) return who + " has an id the world never gave";
+  }
+  for (const Obstacle& o : obstacles_) {
+    if (!inside(o.position) || !(o.radius >= ObstacleLimits::kMinRadius) ||
+        !(o.radius <= ObstacleLimits::kMaxRadius))
+      return "the checkpoint's obstacle " + std::to_string(o.id) + " is out of range";
+    if (o.id == 0 || o.id >= next_obstacle_id_)
+      return "the checkpoint's obstacle " + std::to_string(o.id) + " has an id never given";
+  }
+  return {};
+}
+
 // ---- the file ----------------------------------------------------------------------------------
 
 // The payload after the world's definition, in the format's order; later formats' additions
@@ -274,6 +299,9 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   s.items(w.agents_, 100, [&](Agent& a) { serialize(s, a); });
   s.items(w.obstacles_, 28, [&](Obstacle& o) { serialize(s, o); });
   if (!s.ok()) return "the checkpoint's agents or obstacles are corrupt";
+  if constexpr (kLoading) {
+    if (std::string why = w.loaded_records_invalid(); !why.empty()) return why;
+  }
   serialize(s, w.map_);
   if (!s.ok()) return "the checkpoint's tile map is corrupt";
   // Every agent's pathing state is in the file; the world keeps them only while it has a map.

@@ -266,8 +266,10 @@ CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
   if (!inside(cmd.position))
     return failure(CommandError::out_of_bounds,
                    "obstacle " + point_text(cmd.position) + " is outside the world");
-  if (!in_range(cmd.radius, 0.1, 1e4))
-    return failure(CommandError::out_of_bounds, "obstacle radius must be in [0.1, 10000]");
+  if (!in_range(cmd.radius, ObstacleLimits::kMinRadius, ObstacleLimits::kMaxRadius))
+    return failure(CommandError::out_of_bounds, "obstacle radius must be in [" +
+                                                    number_text(ObstacleLimits::kMinRadius) + ", " +
+                                                    number_text(ObstacleLimits::kMaxRadius) + "]");
   if (obstacles_.size() >= def_.max_obstacles)
     return failure(CommandError::limit_exceeded,
                    "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");

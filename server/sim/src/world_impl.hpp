@@ -75,6 +75,8 @@ class WorldImpl {
   // (world_checkpoint.cpp); what is corrupt, or empty.
   template <CheckpointStream S>
   static std::string serialize_state(S& s, WorldImpl& world);
+  // A loaded checkpoint's agents and obstacles against the commands' limits: why not, or empty.
+  std::string loaded_records_invalid() const;
 
   static constexpr std::size_t kParallelMinAgents = World::kParallelMinAgents;
   static constexpr std::size_t kMaxInspected = World::kMaxInspected;

@@ -74,6 +74,11 @@ struct AgentDefLimits {
   static constexpr double kMinArriveTolerance = 1e-6, kMaxArriveTolerance = 1e3;  // units
 };
 
+// An obstacle's radius, for add_obstacle and for a loaded checkpoint.
+struct ObstacleLimits {
+  static constexpr double kMinRadius = 0.1, kMaxRadius = 1e4;  // units
+};
+
 // Valid ranges, checked by validate(); a boundary (scenario loader, flags) calls it before World.
 struct WorldDefLimits {
   static constexpr double kMaxExtent = 1.0e6;  // units
