@@ -258,8 +258,10 @@ int main(int argc, char** argv) {
   if (config.server.command_token.empty()) {
     say("open " + browse + " in a browser; anyone may command (--open-commands)");
   } else {
+    // A token the operator chose is theirs already: logs (often shipped elsewhere) never hold it.
     say("open this URL in a browser to watch and command (anyone who reaches the port may watch):");
-    say("    " + browse + "#token=" + config.server.command_token);
+    say("    " + browse +
+        "#token=" + (token_generated ? config.server.command_token : "<HERD_COMMAND_TOKEN>"));
     protocol::LocalServer local{port, browse + "#token=" + config.server.command_token,
                                 config.server.command_token, static_cast<long>(::getpid())};
     if (std::string why = protocol::write_local_server(local, runtime_file); !why.empty())

@@ -288,6 +288,25 @@ TEST_F(ExposureTest, OpenCommandsLetsAnyoneCommand) {
   }
 }
 
+// A token the operator chose is never printed (logs are shipped elsewhere); local clients still
+// find it in the runtime file.
+TEST_F(ExposureTest, AChosenTokenIsNotPrintedButLocalClientsFindIt) {
+  const std::string token = "chosen-by-the-operator-42";
+  const fs::path out = dir_ / "chosen.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--scenario", "empty", "--web-root",
+                  dir_.string(), "--command-token", token},
+                 out, HERD_SERVER_BIN, Commands::as_user);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  EXPECT_NE(slurp(out).find("#token=<HERD_COMMAND_TOKEN>"), std::string::npos) << slurp(out);
+  const fs::path file = dir_ / ("server-" + std::to_string(port) + ".json");
+  EXPECT_EQ(nlohmann::json::parse(slurp(file), nullptr, false).value("token", ""), token);
+  EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0);
+  EXPECT_EQ(slurp(out).find(token), std::string::npos) << slurp(out);
+}
+
 // A token shorter than 16 bytes is refused at start: at about a thousand guesses a second, a
 // short one falls in minutes.
 TEST_F(ExposureTest, AShortTokenIsRefusedAtStart) {
