@@ -252,9 +252,17 @@ int main(int argc, char** argv) {
   say("scenario '" + sc.name + "', " + std::to_string(agent_count) + " agents, " +
       number(config.server.tick_rate) + " ticks/s, " + number(config.server.snapshot_rate) +
       " snapshots/s");
-  say("listening on " + url);
+  // The runtime file is written before "listening on" is said: whoever waits for that line
+  // (a script, a test) finds the token there at once.
   const std::string browse = "http://localhost:" + std::to_string(port) + "/";
   std::filesystem::path runtime_file;
+  std::string runtime_why;
+  if (!config.server.command_token.empty()) {
+    protocol::LocalServer local{port, browse + "#token=" + config.server.command_token,
+                                config.server.command_token, static_cast<long>(::getpid())};
+    runtime_why = protocol::write_local_server(local, runtime_file);
+  }
+  say("listening on " + url);
   if (config.server.command_token.empty()) {
     say("open " + browse + " in a browser; anyone may command (--open-commands)");
   } else {
@@ -262,10 +270,8 @@ int main(int argc, char** argv) {
     say("open this URL in a browser to watch and command (anyone who reaches the port may watch):");
     say("    " + browse +
         "#token=" + (token_generated ? config.server.command_token : "<HERD_COMMAND_TOKEN>"));
-    protocol::LocalServer local{port, browse + "#token=" + config.server.command_token,
-                                config.server.command_token, static_cast<long>(::getpid())};
-    if (std::string why = protocol::write_local_server(local, runtime_file); !why.empty())
-      say("the token is not in a runtime file for herd-ctl and herd-view (" + why +
+    if (!runtime_why.empty())
+      say("the token is not in a runtime file for herd-ctl and herd-view (" + runtime_why +
           "): give it to them with --token or HERD_COMMAND_TOKEN");
     else
       say("herd-ctl and herd-view on this machine find the token in " + runtime_file.string());
