@@ -76,19 +76,21 @@ bool valid_origin(std::string_view o) {
   });
 }
 
-}  // namespace
-
-bool parse_origins(std::string_view text, std::vector<std::string>& out, std::string& why) {
+// "a, b, *" -> the lower-case entries; each must be "*" or pass `valid`, else false, `out`
+// empty, and `why` names the entry and what it should look like. An empty text is an empty list.
+bool parse_list(std::string_view text, std::vector<std::string>& out, std::string& why,
+                bool (*valid)(std::string_view), std::string_view should_be) {
   out.clear();
   if (trim(text).empty()) return true;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view entry = trim(text.substr(start, comma - start));
-    if (entry != "*" && !valid_origin(entry)) {
+    if (entry != "*" && !valid(entry)) {
       why = "'";  // appended: GCC 12 warns falsely (-Wrestrict) on chained operator+
       why += entry;
-      why += "' is not an origin like https://example.com or http://localhost:8080 (or *)";
+      why += "' is not ";
+      why += should_be;
       out.clear();
       return false;
     }
@@ -96,38 +98,34 @@ bool parse_origins(std::string_view text, std::vector<std::string>& out, std::st
     start = comma + 1;
   }
   return true;
+}
+
+// Whether an allow-list holds `name` (lower-case) or "*".
+bool listed(const std::vector<std::string>& allowed, const std::string& name) {
+  return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
+         std::find(allowed.begin(), allowed.end(), "*") != allowed.end();
+}
+
+}  // namespace
+
+bool parse_origins(std::string_view text, std::vector<std::string>& out, std::string& why) {
+  return parse_list(text, out, why, valid_origin,
+                    "an origin like https://example.com or http://localhost:8080 (or *)");
 }
 
 bool origin_allowed(const std::vector<std::string>& allowed, std::string_view origin,
                     bool has_origin, std::string_view host) {
   if (!has_origin) return true;
   const std::string o = lower(origin);
-  if (std::find(allowed.begin(), allowed.end(), o) != allowed.end() ||
-      std::find(allowed.begin(), allowed.end(), "*") != allowed.end())
-    return true;
+  if (listed(allowed, o)) return true;
   const auto scheme_end = o.find("://");
   if (scheme_end == std::string::npos || host.empty()) return false;
   return std::string_view(o).substr(scheme_end + 3) == lower(host);
 }
 
 bool parse_hosts(std::string_view text, std::vector<std::string>& out, std::string& why) {
-  out.clear();
-  if (trim(text).empty()) return true;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view entry = trim(text.substr(start, comma - start));
-    if (entry != "*" && !valid_host_entry(entry)) {
-      why = "'";
-      why += entry;
-      why += "' is not a host name like game.example (no scheme, port or path; or *)";
-      out.clear();
-      return false;
-    }
-    out.push_back(lower(entry));
-    start = comma + 1;
-  }
-  return true;
+  return parse_list(text, out, why, valid_host_entry,
+                    "a host name like game.example (no scheme, port or path; or *)");
 }
 
 bool host_allowed(const std::vector<std::string>& allowed, std::string_view host, bool has_host,
@@ -140,8 +138,7 @@ bool host_allowed(const std::vector<std::string>& allowed, std::string_view host
   // /etc/hosts) is no one's on the Internet: public DNS names, the rebinding kind, have dots.
   if (name.find('.') == std::string::npos) return true;
   if (!own_name.empty() && name == lower(own_name)) return true;
-  return std::find(allowed.begin(), allowed.end(), name) != allowed.end() ||
-         std::find(allowed.begin(), allowed.end(), "*") != allowed.end();
+  return listed(allowed, name);
 }
 
 bool AddressCounts::try_add(const std::string& address, std::size_t limit) {

@@ -128,7 +128,7 @@ class Save {
   void vec(const Vec2& v) { w_.vec(v); }
   void tile(const TileCoord& t) { w_.tile(t); }
   void boolean(const bool& v) { w_.boolean(v); }
-  void bytes(const std::string& s) { w_.bytes(s); }
+  void bytes(std::string_view s) { w_.bytes(s); }
   // A size_t field, kept as 64 bits.
   void size(const std::size_t& v) { w_.u64(v); }
   // The number of items that follow (for records kept as parallel arrays): loading refuses a

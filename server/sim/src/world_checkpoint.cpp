@@ -128,14 +128,15 @@ void serialize(S& s, std::optional<TileMap>& map) {
   s.i32(m.width);
   s.i32(m.height);
   s.f64(m.tile_size);
-  std::string cells;
-  if constexpr (!S::kLoading)
-    cells.assign(reinterpret_cast<const char*>(map->cells().data()), map->cells().size());
-  s.bytes(cells);
   if constexpr (S::kLoading) {
+    std::string cells;
+    s.bytes(cells);
     m.cells.assign(cells.begin(), cells.end());
     s.check(validate(m).empty());
     if (s.ok()) map.emplace(std::move(m));
+  } else {  // the cells as they are, not copied
+    s.bytes(
+        std::string_view(reinterpret_cast<const char*>(map->cells().data()), map->cells().size()));
   }
 }
 
