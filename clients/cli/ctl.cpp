@@ -1,5 +1,6 @@
 #include "cli/ctl.hpp"
 
+#include "herd/sim/tile_map.hpp"
 #include "protocol/messages.hpp"
 
 #include <CLI/CLI.hpp>
@@ -180,7 +181,9 @@ CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::
   return sub;
 }
 
-// Reads a tile map's text: one row a line, '#' blocked and '.' walkable (seed 002's maps).
+// Reads a tile map's text as the server's scenarios are read (sim::parse_tile_map: '#' blocked,
+// '.' walkable, ';' comments), so a file that loads as a scenario's map loads here too; errors
+// name the line and column. The command carries its rows without the comments.
 json read_map(const std::string& file, double tile_size) {
   std::FILE* f = std::fopen(file.c_str(), "rb");
   if (!f) bad("cannot read the map file '" + file + "'");
@@ -188,13 +191,14 @@ json read_map(const std::string& file, double tile_size) {
   char buf[4096];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
   std::fclose(f);
+  auto parsed = sim::parse_tile_map(text, tile_size);
+  if (const auto* why = std::get_if<std::string>(&parsed))
+    bad("the map file '" + file + "': " + *why);
+  const std::string grid = sim::to_text(std::get<sim::TileMap>(parsed));
   json rows = json::array();
-  for (std::size_t start = 0; start < text.size();) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string row = text.substr(start, end - start);
-    if (!row.empty() && row.back() == '\r') row.pop_back();
-    if (!row.empty()) rows.push_back(row);
+  for (std::size_t start = 0; start < grid.size();) {
+    const std::size_t end = std::min(grid.find('\n', start), grid.size());
+    if (end > start) rows.push_back(grid.substr(start, end - start));
     start = end + 1;
   }
   if (rows.empty()) bad("the map file '" + file + "' has no rows");

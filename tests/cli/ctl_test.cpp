@@ -135,7 +135,8 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
   ASSERT_GT(port_, 0);
   ASSERT_EQ(ctl({"scenario", "empty"}).status, 0);
   const fs::path map = *dir_ / "map.txt";
-  std::ofstream(map) << "#####\n#...#\n#.#.#\n#...#\n#####\n";
+  std::ofstream(map)
+      << "; a comment, as the scenarios' maps have\n#####\n#...#\n#.#.#\n#...#\n#####\n";
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"spawn", "--at", "60,60;100,60;60,100;100,100", "--group", "1"},
            {"movement", "all", "kinematic"},
