@@ -169,6 +169,9 @@ void LocalWorld::publish_counters() {
   counters_.path_expansions = paths.expansions_total;
   counters_.paths_served = paths.paths_served_total;
   counters_.paths_deferred = paths.deferred_total;
+  counters_.flow_fields_waiting = paths.fields_waiting;
+  counters_.flow_fields_kept = paths.fields_kept;
+  counters_.flow_fields_built = paths.fields_built_total;
   counters_.assignments_pending = world_.assignments_pending();
   counters_.assignment_work_pending = world_.assignment_work_pending();
   std::uint64_t step_ticks = 0;

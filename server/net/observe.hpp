@@ -92,11 +92,16 @@ std::uint64_t resident_memory_bytes();
   X(path_queue, gauge, "herd_path_queue", "",                                                      \
     "A* path requests waiting in the world's path queue (the one being searched included).")       \
   X(path_expansions, counter, "herd_path_expansions_total", "",                                    \
-    "A* tile expansions the path queue has served (a fixed budget per tick).")                     \
+    "Path work done within the per-tick budget: A* tile expansions and flow-field building.")      \
   X(paths_served, counter, "herd_paths_served_total", "",                                          \
     "Path requests the path queue has answered (found or not).")                                   \
   X(paths_deferred, counter, "herd_paths_deferred_total", "",                                      \
     "Path requests left waiting at the end of a tick, summed over ticks.")                         \
+  X(flow_fields_waiting, gauge, "herd_flow_fields_waiting", "",                                    \
+    "Flow-field goals agents wait for (the field being built included).")                          \
+  X(flow_fields_kept, gauge, "herd_flow_fields", "", "Flow fields kept in the world's cache.")     \
+  X(flow_fields_built, counter, "herd_flow_fields_built_total", "",                                \
+    "Flow fields built, within the path budget.")                                                  \
   X(assignments_pending, gauge, "herd_assignments_pending", "",                                    \
     "Optimal formation assignments being worked out over ticks.")                                  \
   X(assignment_work_pending, gauge, "herd_assignment_work_pending", "",                            \

@@ -61,13 +61,15 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   // agent, u64 queue length, the search under way (u32 agent, two i32 tiles each, u8, u64, u32),
   // and the u64 count of pending assignments; then (since format 4) each formation's u64 obstacles
   // version, u64 count and unreachable places (u32, vec, bool, vec, bool each); then (since format
-  // 5) a bool per formation, whether it is paced.
-  constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148;
+  // 5) a bool per formation, whether it is paced; then (since format 8) the flow fields: u64 plan
+  // count, u64 fields kept, u64 count of kept fields (none without a map), u64 queue length
+  // (none), and the build under way (bool, u32, u8, u64).
+  constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148, kV8Tail = 8 + 8 + 8 + 8 + 1 + 4 + 1 + 8;
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
   for (const sim::FormationRecord& f : world.formations())
     v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
-  payload.erase(payload.size() - v4_tail -
+  payload.erase(payload.size() - kV8Tail - v4_tail -
                 (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
   payload.erase(kCapAt, 4);
   std::string v1 = v2.substr(0, 8);
@@ -88,10 +90,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 8;
+  v3[8] = 9;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 7"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 8"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
@@ -161,9 +163,8 @@ TEST(Checkpoint, RecordsNoCommandCouldMakeAreRefused) {
     std::string p = payload;
     for (std::size_t at = p.find(from); at != std::string::npos; at = p.find(from, at + to.size()))
       p.replace(at, from.size(), to);
-    std::string file = saved.substr(0, 8);
+    std::string file = saved.substr(0, 12);  // the magic and the format
     sim::Writer w(file);
-    w.u32(7);
     w.bytes(p);
     w.u64(sim::fnv1a(p));
     return file;

@@ -55,6 +55,42 @@ TEST(FlowField, DistancesEqualAStarCostsOnRandomMaps) {
   EXPECT_GT(compared, 5000);
 }
 
+// A field built in slices of any size is the field built at once, no slice does more work than
+// it was given, and the same total work stops at the same point.
+TEST(FlowField, ASlicedBuildIsTheWholeBuildAndKeepsToEachSlice) {
+  Rng rng(33);
+  FlowField whole, sliced, replayed;
+  for (int m = 0; m < 30; ++m) {
+    const TileMap map = test_util::random_map(rng, 20, 15, rng.uniform(0.05, 0.4));
+    const TileCoord goal = test_util::random_tile(rng, map);
+    const Neighbourhood n = m % 2 ? Neighbourhood::four : Neighbourhood::eight;
+    const PathStatus status = whole.build(map, goal, n);
+    ASSERT_EQ(sliced.begin(map, goal, n), status);
+    const std::uint64_t slice = 1 + m % 17;
+    int slices = 0;
+    while (true) {
+      const std::uint64_t before = sliced.work();
+      const bool done = sliced.resume(map, slice);
+      ASSERT_LE(sliced.work() - before, slice);
+      ++slices;
+      if (done) break;
+      if (slices == 7) {
+        replayed.begin(map, goal, n);
+        EXPECT_FALSE(replayed.resume(map, sliced.work()));
+        EXPECT_EQ(replayed.work(), sliced.work());
+      }
+    }
+    EXPECT_TRUE(sliced.complete());
+    EXPECT_EQ(sliced.built(), whole.built());
+    if (!map.blocked(goal)) EXPECT_GT(slices, 1) << "a whole map is more than one slice";
+    for (std::size_t i = 0; i < map.tile_count(); ++i) {
+      const TileCoord t = map.coord(i);
+      ASSERT_EQ(sliced.distance(t), whole.distance(t));
+      ASSERT_EQ(sliced.step(t), whole.step(t));
+    }
+  }
+}
+
 TEST(FlowField, DirectionsAlwaysLeadToTheGoalWithoutCuttingCorners) {
   Rng rng(32);
   FlowField field;

@@ -6,6 +6,12 @@
 namespace herd::sim {
 
 PathStatus FlowField::build(const TileMap& map, TileCoord goal, Neighbourhood neighbourhood) {
+  const PathStatus status = begin(map, goal, neighbourhood);
+  resume(map, UINT64_MAX);
+  return status;
+}
+
+PathStatus FlowField::begin(const TileMap& map, TileCoord goal, Neighbourhood neighbourhood) {
   width_ = map.width();
   height_ = map.height();
   tile_size_ = map.tile_size();
@@ -16,26 +22,44 @@ PathStatus FlowField::build(const TileMap& map, TileCoord goal, Neighbourhood ne
   step_.assign(map.tile_count(), kNoStep);
   open_.clear();
   built_ = false;
+  work_ = 0;
+  next_step_tile_ = 0;
+  phase_ = Phase::complete;  // every tile unreachable, at once
   if (!map.in_bounds(goal)) return PathStatus::goal_outside;
   if (map.blocked(goal)) return PathStatus::goal_blocked;
-  run_dijkstra(map);
-  choose_steps(map);
-  built_ = true;
+  const auto goal_index = static_cast<std::uint32_t>(map.index(goal_));
+  distance_[goal_index] = 0.0;
+  open_.push_back({0.0, goal_index});
+  phase_ = Phase::dijkstra;
   return PathStatus::found;
 }
 
-void FlowField::run_dijkstra(const TileMap& map) {
+bool FlowField::resume(const TileMap& map, std::uint64_t budget) {
+  if (phase_ == Phase::dijkstra) {
+    budget -= run_dijkstra(map, budget);
+    if (open_.empty()) phase_ = Phase::steps;
+  }
+  if (phase_ == Phase::steps) {
+    choose_steps(map, budget);
+    if (next_step_tile_ == distance_.size()) {
+      phase_ = Phase::complete;
+      built_ = true;
+    }
+  }
+  return phase_ == Phase::complete;
+}
+
+std::uint64_t FlowField::run_dijkstra(const TileMap& map, std::uint64_t budget) {
   // Min-heap by distance, then tile index: a total order, so the same map gives the same field
   // with every standard library.
   const auto later = [](const OpenEntry& a, const OpenEntry& b) {
     if (a.distance != b.distance) return a.distance > b.distance;
     return a.index > b.index;
   };
-  const auto goal_index = static_cast<std::uint32_t>(map.index(goal_));
-  distance_[goal_index] = 0.0;
-  open_.push_back({0.0, goal_index});
   const int steps = step_count(neighbourhood_);
-  while (!open_.empty()) {
+  std::uint64_t used = 0;
+  while (!open_.empty() && used < budget) {
+    ++used;
     std::pop_heap(open_.begin(), open_.end(), later);
     const OpenEntry current = open_.back();
     open_.pop_back();
@@ -55,13 +79,18 @@ void FlowField::run_dijkstra(const TileMap& map) {
       }
     }
   }
+  work_ += used;
+  return used;
 }
 
-void FlowField::choose_steps(const TileMap& map) {
+std::uint64_t FlowField::choose_steps(const TileMap& map, std::uint64_t budget) {
   // Afterwards rather than as Dijkstra parents, so each tile's step depends only on the final
   // distances and the fixed step order, not on the order tiles happened to be settled in.
   const int steps = step_count(neighbourhood_);
-  for (std::size_t i = 0; i < distance_.size(); ++i) {
+  std::uint64_t used = 0;
+  for (; next_step_tile_ < distance_.size() && used < budget; ++next_step_tile_) {
+    const std::size_t i = next_step_tile_;
+    ++used;
     if (distance_[i] <= 0.0) continue;  // the goal, or unreachable
     const TileCoord tile = map.coord(i);
     double best = 0.0;
@@ -77,6 +106,8 @@ void FlowField::choose_steps(const TileMap& map) {
     }
     step_[i] = best_step;
   }
+  work_ += used;
+  return used;
 }
 
 std::optional<TileCoord> FlowField::next_tile(TileCoord t) const {

@@ -28,7 +28,18 @@ class FlowField {
   // rebuilding on a map of the same size allocates nothing past the first build's peak.
   PathStatus build(const TileMap& map, TileCoord goal, Neighbourhood neighbourhood);
 
-  bool built() const { return built_; }  // a build() succeeded
+  // The same build in slices, for a caller with a budget per tick: begin() sets it up (nothing is
+  // reachable yet) and resume() does at most `budget` units of work against the same, unchanged
+  // map, returning true once the field is complete. A unit is one entry taken from the Dijkstra's
+  // open list, then one per tile of the map (each given its step): about the tiles that reach
+  // the goal plus the map's tiles in all. The same map, goal and total work always stop at the
+  // same point (checkpoints replay a build).
+  PathStatus begin(const TileMap& map, TileCoord goal, Neighbourhood neighbourhood);
+  bool resume(const TileMap& map, std::uint64_t budget);
+  bool complete() const { return phase_ == Phase::complete; }
+  std::uint64_t work() const { return work_; }  // units done since begin()
+
+  bool built() const { return built_; }  // complete, and the goal was on a walkable tile
   TileCoord goal() const { return goal_; }
   Neighbourhood neighbourhood() const { return neighbourhood_; }
   // map.revision() at build time: the field is stale once the map's revision differs.
@@ -73,8 +84,9 @@ class FlowField {
     return static_cast<std::size_t>(t.y) * static_cast<std::size_t>(width_) +
            static_cast<std::size_t>(t.x);
   }
-  void run_dijkstra(const TileMap& map);
-  void choose_steps(const TileMap& map);
+  enum class Phase : std::uint8_t { dijkstra, steps, complete };
+  std::uint64_t run_dijkstra(const TileMap& map, std::uint64_t budget);
+  std::uint64_t choose_steps(const TileMap& map, std::uint64_t budget);
 
   std::int32_t width_ = 0;
   std::int32_t height_ = 0;
@@ -83,6 +95,9 @@ class FlowField {
   Neighbourhood neighbourhood_ = Neighbourhood::eight;
   std::uint64_t map_revision_ = 0;
   bool built_ = false;
+  Phase phase_ = Phase::complete;
+  std::uint64_t work_ = 0;
+  std::size_t next_step_tile_ = 0;  // the steps phase's cursor
   std::vector<double> distance_;
   std::vector<std::uint8_t> step_;
   std::vector<OpenEntry> open_;  // scratch: binary heap with lazy deletion

@@ -13,12 +13,6 @@
 namespace herd::sim {
 namespace {
 
-constexpr std::size_t kMaxCachedFields = 64;  // a new goal past this drops the cache
-
-Neighbourhood neighbourhood_of(std::uint8_t n) {
-  return n == 4 ? Neighbourhood::four : Neighbourhood::eight;
-}
-
 std::string tile_text(TileCoord t) {
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict, bug 105329) on chained operator+.
   std::string out = "(";
@@ -43,6 +37,8 @@ const PathState& PathService::path_of(std::size_t i) const {
 PathQueueStats PathService::stats() const {
   PathQueueStats s = stats_;
   s.queued = queue_.size() + (search_.agent != kNoAgent);
+  s.fields_waiting = field_queue_.size() + build_.active;
+  s.fields_kept = fields_.size();
   return s;
 }
 
@@ -56,31 +52,23 @@ std::size_t PathService::agent_memory_bytes() const {
 
 void PathService::map_loaded(std::size_t agents) {
   paths_.resize(agents);
-  fields_.clear();
+  drop_fields();
 }
 
 void PathService::map_cleared() {
-  fields_.clear();
+  drop_fields();
   paths_ = {};
   drop_queue();
 }
 
-const FlowField& PathService::flow_field_to(const TileMap& map, TileCoord goal,
-                                            std::uint8_t neighbours) {
-  const auto key = std::make_pair(map.index(goal), neighbours);
-  auto it = fields_.find(key);
-  if (it == fields_.end()) {
-    if (fields_.size() >= kMaxCachedFields) fields_.clear();
-    it = fields_.emplace(key, std::make_unique<FlowField>()).first;
-  }
-  FlowField& field = *it->second;
-  if (!field.built() || field.map_revision() != map.revision())
-    field.build(map, goal, neighbourhood_of(neighbours));
-  return field;
+std::size_t PathService::field_capacity(const TileMap& map) {
+  const std::size_t per_field = std::max<std::size_t>(1, map.tile_count() * (sizeof(double) + 1));
+  return std::clamp<std::size_t>(kFieldCacheBytes / per_field, 1, kMaxCachedFields);
 }
 
-CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const Agent> agents,
-                                            Vec2 goal, const std::vector<std::size_t>& indices) {
+CommandOutcome PathService::check_reachable(const TileMap& map, std::uint64_t map_version,
+                                            std::span<const Agent> agents, Vec2 goal,
+                                            const std::vector<std::size_t>& indices) {
   const TileCoord tile = map.tile_at(goal);
   CommandOutcome out;
   if (map.blocked(tile)) {
@@ -91,7 +79,12 @@ CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const 
   for (std::size_t i : indices) {
     const Agent& a = agents[i];
     if (a.pathing == Pathing::direct) continue;  // direct steering promises nothing
-    if (!flow_field_to(map, tile, a.neighbours).reachable(map.tile_at(a.position))) {
+    const int n = a.neighbours == 4 ? 0 : 1;
+    if (regions_version_[n] != map_version) {
+      regions_[n].label(map, neighbourhood_of(a.neighbours));
+      regions_version_[n] = map_version;
+    }
+    if (!regions_[n].connected(map.tile_at(a.position), tile)) {
       out.error = CommandError::unreachable;
       out.message = "agent " + std::to_string(a.id) + " cannot reach tile " + tile_text(tile) +
                     " from tile " + tile_text(map.tile_at(a.position));
@@ -99,6 +92,104 @@ CommandOutcome PathService::check_reachable(const TileMap& map, std::span<const 
     }
   }
   return out;
+}
+
+// Flow fields. Agents ask for the field to their goal tile; a goal without one joins a FIFO queue
+// (once), and fields are built from it within the path budget, one at a time, sliced over ticks
+// like a long search. Meanwhile the agents wait as pending. A finished field is kept, evicting the
+// one used least recently (then the one kept longest) when the cache is full; a new map version
+// voids them all. More distinct goals in use than the cache holds take turns: the tick stays
+// within its budget, and agents whose field was evicted wait again.
+
+void PathService::drop_fields() {
+  fields_.clear();
+  field_queue_.clear();
+  field_queued_.clear();
+  build_ = {};
+}
+
+void PathService::request_fields(const Tick& t) {
+  if (fields_version_ != t.map_version) {
+    fields_.clear();
+    fields_version_ = t.map_version;
+  }
+  fields_missing_.clear();
+  for (std::size_t i = 0; i < t.agents.size(); ++i) {
+    const Agent& a = t.agents[i];
+    if (a.pathing != Pathing::flow) continue;
+    const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, t.desires[i]);
+    if (!goal_tile) continue;
+    const FieldKey key = field_key(t.map, *goal_tile, a.neighbours);
+    if (fields_.contains(key)) continue;
+    fields_missing_.push_back(key);
+    if ((build_.active && build_.key == key) || !field_queued_.insert(key).second) continue;
+    field_queue_.push_back(key);
+  }
+  // Goals no agent waits for any more leave the queue, and their build stops.
+  std::sort(fields_missing_.begin(), fields_missing_.end());
+  const auto wanted = [&](FieldKey key) {
+    return std::binary_search(fields_missing_.begin(), fields_missing_.end(), key);
+  };
+  if (field_queue_.size() != fields_missing_.size()) {
+    std::erase_if(field_queue_, [&](FieldKey key) {
+      if (wanted(key)) return false;
+      field_queued_.erase(key);
+      return true;
+    });
+  }
+  if (build_.active && !wanted(build_.key)) build_.active = false;
+}
+
+void PathService::begin_field(const Tick& t, FieldKey key) {
+  build_ = {true, key, t.map_version};
+  building_->begin(t.map, t.map.coord(key.first), neighbourhood_of(key.second));
+}
+
+std::uint32_t PathService::serve_fields(const Tick& t, std::uint32_t budget) {
+  std::uint32_t used = 0;
+  while (used < budget) {
+    if (!build_.active) {
+      if (field_queue_.empty()) break;
+      const FieldKey key = field_queue_.front();
+      field_queue_.pop_front();
+      field_queued_.erase(key);
+      begin_field(t, key);
+    } else if (build_.version != t.map_version) {
+      begin_field(t, build_.key);  // the map changed under it: start again
+    }
+    const std::uint64_t before = building_->work();
+    const bool done = building_->resume(t.map, budget - used);
+    used += static_cast<std::uint32_t>(building_->work() - before);
+    if (!done) break;
+    build_.active = false;
+    ++stats_.fields_built_total;
+    keep_field(build_.key, field_capacity(t.map));
+  }
+  stats_.expansions_last_tick += used;
+  return used;
+}
+
+void PathService::keep_field(FieldKey key, std::size_t capacity) {
+  auto it = fields_.find(key);
+  if (it == fields_.end()) {
+    std::unique_ptr<FlowField> spare;
+    while (fields_.size() >= capacity) {
+      auto lru = fields_.begin();
+      for (auto f = fields_.begin(); f != fields_.end(); ++f) {
+        const CachedField& a = f->second;
+        const CachedField& b = lru->second;
+        if (a.last_used < b.last_used || (a.last_used == b.last_used && a.kept < b.kept)) lru = f;
+      }
+      spare = std::move(lru->second.field);
+      fields_.erase(lru);
+    }
+    it = fields_.emplace(key, CachedField{}).first;
+    it->second.field = std::move(spare);
+  }
+  std::swap(it->second.field, building_);
+  if (!building_) building_ = std::make_unique<FlowField>();  // reuses an evicted one's buffers
+  it->second.last_used = plans_;
+  it->second.kept = ++fields_kept_;
 }
 
 // The path queue (DetourCrowd's dtPathQueue, counted in tile expansions instead of its
@@ -120,9 +211,22 @@ void PathService::request_paths(const Tick& t) {
   }
 }
 
+// Searches and fields share the budget: with both waiting, fields take up to half of it first,
+// searches what is left, and fields anything the searches did not need.
 void PathService::serve_queue(const Tick& t) {
-  std::uint32_t budget = t.def.path_expansions_per_tick;
-  stats_.expansions_last_tick = 0;
+  const std::uint32_t budget = t.def.path_expansions_per_tick;
+  const bool searches = search_.agent != kNoAgent || !queue_.empty();
+  std::uint32_t left = budget;
+  left -= serve_fields(t, searches ? budget / 2 : budget);
+  left -= serve_searches(t, left);
+  left -= serve_fields(t, left);
+  stats_.expansions_total += stats_.expansions_last_tick;
+  stats_.deferred_total += queue_.size() + (search_.agent != kNoAgent);
+}
+
+// Returns the budget used: each search's expansions and its path's smoothing.
+std::uint32_t PathService::serve_searches(const Tick& t, std::uint32_t budget) {
+  const std::uint32_t given = budget;
   // A search begun on another map is void: its agent goes back to the head of the queue.
   if (search_.agent != kNoAgent && search_.revision != t.map_version) {
     queue_.push_front(search_.agent);
@@ -155,8 +259,7 @@ void PathService::serve_queue(const Tick& t) {
     budget -= static_cast<std::uint32_t>(std::min<std::size_t>(budget, tile_path_.size()));
     finish_path(t);
   }
-  stats_.expansions_total += stats_.expansions_last_tick;
-  stats_.deferred_total += queue_.size() + (search_.agent != kNoAgent);
+  return given - budget;
 }
 
 // The finished search's path, smoothed for its agent's radius from where the agent now stands
@@ -187,8 +290,11 @@ void PathService::drop_queue() {
 }
 
 void PathService::plan(const Tick& t) {
+  ++plans_;
   paths_.resize(t.agents.size());
+  stats_.expansions_last_tick = 0;
   request_paths(t);
+  request_fields(t);
   serve_queue(t);
   for (std::size_t i = 0; i < t.agents.size(); ++i) {
     const Agent& a = t.agents[i];
@@ -236,9 +342,17 @@ void PathService::plan(const Tick& t) {
       continue;
     }
     // Flow: one field per goal tile, shared; the behaviour takes over once the goal is in sight.
+    // Waiting for the field: the behaviour's own straight line (walls stop it).
     p.planned_for = goal_tile;
     p.planned_revision = t.map_version;
-    const FlowField& field = flow_field_to(t.map, *goal_tile, a.neighbours);
+    const auto kept = fields_.find(field_key(t.map, *goal_tile, a.neighbours));
+    p.pending = kept == fields_.end();
+    if (p.pending) {
+      p.unreachable = false;
+      continue;
+    }
+    kept->second.last_used = plans_;
+    const FlowField& field = *kept->second.field;
     p.unreachable = !field.reachable(here);
     if (p.unreachable)
       d.velocity = {};

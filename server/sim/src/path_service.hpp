@@ -2,15 +2,17 @@
 // agent's way to its goal through the tile map (PathState, parallel to the agents while a map is
 // loaded), the path queue that serves A* requests within a per-tick budget of tile expansions
 // (DetourCrowd's dtPathQueue), the search being sliced over ticks, and the flow fields every agent
-// going to one tile shares. All of it is world state (checkpoints, the state hash) but the fields,
-// a cache. The world tells it what its commands changed (a map, agents added or removed) and asks
-// it in the pathing stage and in the commands' reachability checks.
+// going to one tile shares, built under the same budget and kept by least recent use. All of it
+// is world state (checkpoints, the state hash). The world tells it what its commands changed (a
+// map, agents added or removed) and asks it in the pathing stage and in the commands'
+// reachability checks.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <utility>
 #include <vector>
@@ -23,8 +25,14 @@
 #include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
 #include "serial.hpp"
+#include "tile_regions.hpp"
 
 namespace herd::sim {
+
+// An agent's neighbours (4 or 8) as the grid's moves.
+inline Neighbourhood neighbourhood_of(std::uint8_t n) {
+  return n == 4 ? Neighbourhood::four : Neighbourhood::eight;
+}
 
 class PathService {
  public:
@@ -69,8 +77,15 @@ class PathService {
   // each agent's desired velocity follows its path, walker or flow field.
   void plan(const Tick& t);
   // A goal point for the agents at `indices`: on a walkable tile and reachable by their pathing.
-  CommandOutcome check_reachable(const TileMap& map, std::span<const Agent> agents, Vec2 goal,
+  // O(agents) against the map's regions, labelled once per map version and neighbourhood.
+  CommandOutcome check_reachable(const TileMap& map, std::uint64_t map_version,
+                                 std::span<const Agent> agents, Vec2 goal,
                                  const std::vector<std::size_t>& indices);
+
+  // Flow fields kept at once: 64, fewer on maps so large that 64 would pass kFieldCacheBytes.
+  static constexpr std::size_t kMaxCachedFields = 64;
+  static constexpr std::size_t kFieldCacheBytes = std::size_t{256} << 20;
+  static std::size_t field_capacity(const TileMap& map);
 
   // The queue's part of the world's state hash: only when it holds anything, so worlds that never
   // queue keep their hashes.
@@ -85,11 +100,27 @@ class PathService {
     mix(search_.revision);
     mix(finder_.result().expanded);
   }
+  // The flow fields' part: the goals waiting and the build under way, only when there are any
+  // (worlds without flow keep their hashes). Which fields are kept shows in the agents' moves.
+  template <class Mix>
+  void hash_fields(Mix&& mix) const {
+    if (field_queue_.empty() && !build_.active) return;
+    mix(field_queue_.size());
+    for (const FieldKey& key : field_queue_) mix((std::uint64_t(key.first) << 8) | key.second);
+    if (build_.active) {
+      mix((std::uint64_t(build_.key.first) << 8) | build_.key.second);
+      mix(building_->work());
+    }
+  }
   // Checkpoints: a loaded agent's state (while there is a map), and the queue with the search
   // under way, replayed on load to the expansion it had reached (world_checkpoint.cpp).
   void restore_path(PathState p) { paths_.push_back(std::move(p)); }
   template <CheckpointStream S>
   bool serialize_queue(S& s, const TileMap* map, std::size_t agents);
+  // The flow fields (format 8): each kept field's goal and last use, rebuilt on load; the goals
+  // waiting; the build under way, replayed to the work it had done.
+  template <CheckpointStream S>
+  bool serialize_fields(S& s, const TileMap* map, std::uint64_t map_version);
 
  private:
   struct Search {
@@ -98,9 +129,29 @@ class PathService {
     std::uint8_t neighbours = 8;
     std::uint64_t revision = 0;  // the map version it began against
   };
-  const FlowField& flow_field_to(const TileMap& map, TileCoord goal, std::uint8_t neighbours);
+  using FieldKey = std::pair<std::uint32_t, std::uint8_t>;  // goal tile index, neighbours
+  struct CachedField {
+    std::unique_ptr<FlowField> field;  // complete, for the map version the cache holds
+    std::uint64_t last_used = 0;       // plans_ when an agent last steered by it
+    std::uint64_t kept = 0;            // fields_kept_ when it was built: ties go to the oldest
+  };
+  struct FieldBuild {
+    bool active = false;
+    FieldKey key{};
+    std::uint64_t version = 0;  // the map version it began against
+  };
+  static FieldKey field_key(const TileMap& map, TileCoord goal, std::uint8_t neighbours) {
+    return {static_cast<std::uint32_t>(map.index(goal)), neighbours};
+  }
+  const FlowField* field_for(FieldKey key) const;
+  void request_fields(const Tick& t);
+  std::uint32_t serve_fields(const Tick& t, std::uint32_t budget);
+  void begin_field(const Tick& t, FieldKey key);
+  void keep_field(FieldKey key, std::size_t capacity);
+  void drop_fields();
   void request_paths(const Tick& t);
   void serve_queue(const Tick& t);
+  std::uint32_t serve_searches(const Tick& t, std::uint32_t budget);
   void finish_path(const Tick& t);
   void drop_queue();
   bool replay_search(const TileMap* map, std::uint32_t expanded);
@@ -112,8 +163,20 @@ class PathService {
   PathQueueStats stats_;
   std::vector<TileCoord> tile_path_;
   std::vector<Vec2> points_scratch_;
-  // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile.
-  std::map<std::pair<std::size_t, std::uint8_t>, std::unique_ptr<FlowField>> fields_;
+  // Flow fields by (goal tile index, neighbours): shared by every agent going to the same tile,
+  // all for the map version fields_version_.
+  std::map<FieldKey, CachedField> fields_;
+  std::uint64_t fields_version_ = 0;
+  std::deque<FieldKey> field_queue_;  // goals agents wait for, oldest first
+  std::set<FieldKey> field_queued_;   // the same, to look up
+  FieldBuild build_;
+  std::unique_ptr<FlowField> building_ = std::make_unique<FlowField>();
+  std::uint64_t plans_ = 0;               // plan() calls: the fields' clock of use
+  std::uint64_t fields_kept_ = 0;         // fields built and kept so far
+  std::vector<FieldKey> fields_missing_;  // scratch: goals without a field this tick
+  // The map's regions for 4 and 8 neighbours, with the map version each was labelled at.
+  TileRegions regions_[2];
+  std::uint64_t regions_version_[2] = {UINT64_MAX, UINT64_MAX};
 };
 
 }  // namespace herd::sim

@@ -22,8 +22,10 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // checked afresh). 5 added whether each formation is paced (older ones are not: their servers
 // did not pace). 6 added the centre a crossing move's members go round and how far its crowd
 // may shrink (older ones go straight through, as their servers did). 7 added whether a move's
-// members avoid each other reciprocally (older ones use anti-gravity, as their servers did).
-constexpr std::uint32_t kFormatVersion = 7;
+// members avoid each other reciprocally (older ones use anti-gravity, as their servers did). 8
+// added the flow fields, which are built under the path budget since (older worlds build theirs
+// afresh, under it).
+constexpr std::uint32_t kFormatVersion = 8;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -169,6 +171,67 @@ bool PathService::serialize_queue(S& s, const TileMap* map, std::size_t agents) 
   std::uint32_t expanded = q.agent != kNoAgent ? finder_.result().expanded : 0;
   s.u32(expanded);
   if constexpr (S::kLoading) return s.ok() && replay_search(map, expanded);
+  return true;
+}
+
+template <CheckpointStream S>
+bool PathService::serialize_fields(S& s, const TileMap* map, std::uint64_t map_version) {
+  s.u64(plans_);
+  s.u64(fields_kept_);
+  const auto valid = [&](FieldKey key) {
+    return map && key.first < map->tile_count() && (key.second == 4 || key.second == 8);
+  };
+  // Kept fields: goal and use; the fields themselves are rebuilt on load (the same map gives the
+  // same field). Fields for an older map version are never used again and are not written.
+  std::size_t kept = fields_version_ == map_version ? fields_.size() : 0;
+  s.count(kept, 21);
+  if constexpr (S::kLoading) {
+    fields_version_ = map_version;
+    if (kept > 0 && (!map || kept > field_capacity(*map))) return false;
+    for (std::size_t k = 0; k < kept && s.ok(); ++k) {
+      FieldKey key;
+      CachedField f;
+      s.u32(key.first);
+      s.u8(key.second);
+      s.u64(f.last_used);
+      s.u64(f.kept);
+      if (!s.ok() || !valid(key)) return false;
+      f.field = std::make_unique<FlowField>();
+      f.field->build(*map, map->coord(key.first), neighbourhood_of(key.second));
+      if (!fields_.emplace(key, std::move(f)).second) return false;
+    }
+  } else {
+    for (auto& [key, f] : fields_) {
+      if (kept == 0) break;
+      FieldKey k = key;
+      s.u32(k.first);
+      s.u8(k.second);
+      s.u64(f.last_used);
+      s.u64(f.kept);
+    }
+  }
+  s.items(field_queue_, 5, [&](FieldKey& key) {
+    s.u32(key.first);
+    s.u8(key.second);
+  });
+  // The build under way, replayed to the work it had done; one begun on an older map version
+  // starts again when next served, as if it had done nothing.
+  s.boolean(build_.active);
+  s.u32(build_.key.first);
+  s.u8(build_.key.second);
+  std::uint64_t work = build_.active && build_.version == map_version ? building_->work() : 0;
+  s.u64(work);
+  if constexpr (S::kLoading) {
+    if (!s.ok()) return false;
+    for (FieldKey key : field_queue_)
+      if (!valid(key) || !field_queued_.insert(key).second || fields_.contains(key)) return false;
+    if (!build_.active) return true;
+    if (!valid(build_.key) || field_queued_.contains(build_.key) || fields_.contains(build_.key))
+      return false;
+    build_.version = map_version;
+    building_->begin(*map, map->coord(build_.key.first), neighbourhood_of(build_.key.second));
+    return !building_->resume(*map, work) && building_->work() == work;
+  }
   return true;
 }
 
@@ -340,6 +403,8 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   // Formats 4 to 7: what they added to each formation's record.
   w.formations_.serialize_record_tails(s);
   if (!s.ok()) return "the checkpoint's formations are corrupt";
+  if (s.version() >= 8 && !w.pathing_.serialize_fields(s, w.map(), w.map_version_))
+    return "the checkpoint's flow fields are corrupt";
   return {};
 }
 

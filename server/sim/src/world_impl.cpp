@@ -110,6 +110,7 @@ std::uint64_t WorldImpl::state_hash() const {
     mix(p.next);
   }
   pathing_.hash_queue(mix);
+  pathing_.hash_fields(mix);
   formations_.hash(mix);
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);

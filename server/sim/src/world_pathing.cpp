@@ -8,7 +8,7 @@ namespace herd::sim {
 
 CommandOutcome WorldImpl::check_reachable(Vec2 goal, const std::vector<std::size_t>& indices) {
   if (!map_) return {};
-  return pathing_.check_reachable(*map_, agents_, goal, indices);
+  return pathing_.check_reachable(*map_, map_version_, agents_, goal, indices);
 }
 
 void WorldImpl::stage_pathing() {

@@ -88,10 +88,14 @@ struct PathState {
 // What the path queue did (for metrics): totals since the world was made or loaded.
 struct PathQueueStats {
   std::size_t queued = 0;  // requests waiting, the one being searched included
+  // Budgeted work: A* tile expansions and flow-field building (FlowField::work).
   std::uint64_t expansions_last_tick = 0;
   std::uint64_t expansions_total = 0;
   std::uint64_t paths_served_total = 0;  // requests answered (path found or not)
   std::uint64_t deferred_total = 0;  // requests left waiting at the end of a tick, summed per tick
+  std::size_t fields_waiting = 0;    // flow-field goals waiting, the one being built included
+  std::size_t fields_kept = 0;       // flow fields in the cache
+  std::uint64_t fields_built_total = 0;
 };
 
 class World {
