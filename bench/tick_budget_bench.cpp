@@ -6,6 +6,11 @@
 //               serpentine of walls that makes every path stale at once
 //   formation   an optimal formation assignment of 2,000 agents
 //   step        `step 1000` while paused: 1000 world steps, and how the server slices them
+//   flow_goals  a 250 x 187 open map in 800 x 600, 100 agents on flow pathing, each sent to a
+//               goal tile of its own: more distinct fields than the cache keeps (64)
+//   obstacles   1,000 agents among 8,669 obstacles of radius 0.5; then one more of radius 300
+//   swap_places N agents of radius 3 (default 5,000) in 800 x 600 sent to each other's places:
+//               every member's reciprocal avoidance at once
 // --budget sets WorldDef::path_expansions_per_tick; 1000000000 plans every stale path in the tick
 // it is asked for, as the server did before the path queue.
 #include <algorithm>
@@ -145,6 +150,72 @@ void run_step(int steps) {
       slices.at(0.99));
 }
 
+void run_flow_goals(long agents, std::uint32_t budget, int ticks) {
+  sim::WorldDef d;
+  d.path_expansions_per_tick = budget;
+  sim::World w(d);
+  constexpr int kW = 250, kH = 187;
+  w.apply(sim::LoadMap{{kW, kH, 3.2, std::vector<std::uint8_t>(kW * kH, 0)}});
+  std::vector<sim::SpawnAgent> spawns;
+  for (long k = 0; k < agents; ++k) {
+    sim::SpawnAgent s;
+    s.position = {10 + 7.5 * static_cast<double>(k % 100),
+                  580 - 10.0 * static_cast<double>(k / 100)};
+    s.radius = 2;
+    spawns.push_back(s);
+  }
+  w.apply(sim::Spawn{0, 0, spawns});
+  w.apply(sim::SetPathing{{true, {}}, sim::Pathing::flow, 8});
+  Times t;
+  const auto t0 = Clock::now();
+  for (long k = 0; k < agents; ++k) {  // one command each, as a client sends them
+    sim::SetTarget go;
+    go.agents.ids = {w.agents()[static_cast<std::size_t>(k)].id};
+    go.target_tile = sim::TileCoord{static_cast<int>(k % kW), static_cast<int>(1 + k / kW)};
+    w.apply(go);
+  }
+  w.step();
+  t.add(t0);
+  for (int k = 1; k < ticks; ++k) tick(w, t);
+  row("flow_goals", agents, budget, t, w);
+  const sim::PathQueueStats s = w.path_queue_stats();
+  std::printf("flow_goals,%ld,fields kept %zu, waiting %zu, built %llu\n", agents, s.fields_kept,
+              s.fields_waiting, static_cast<unsigned long long>(s.fields_built_total));
+}
+
+void run_obstacles(long agents, int ticks) {
+  sim::WorldDef d;
+  d.max_obstacles = 20000;
+  sim::World w(d);
+  sim::Rng rng(5);
+  w.apply(sim::Spawn{static_cast<std::uint32_t>(agents), 0, {}});
+  for (int k = 0; k < 8669; ++k)
+    w.apply(sim::AddObstacle{{rng.uniform(1, 799), rng.uniform(1, 599)}, 0.5});
+  for (int k = 0; k < 20; ++k) w.step();
+  Times small;
+  for (int k = 0; k < ticks; ++k) tick(w, small);
+  row("obstacles", agents, 0, small, w);
+  w.apply(sim::AddObstacle{{400, 300}, 300});
+  Times large;
+  for (int k = 0; k < ticks; ++k) tick(w, large);
+  row("obstacles+r300", agents, 0, large, w);
+}
+
+void run_swap_places(long agents, int ticks) {
+  sim::WorldDef d;
+  d.agent_defaults.radius = 3;
+  sim::World w(d);
+  w.apply(sim::Spawn{static_cast<std::uint32_t>(agents), 0, {}});
+  w.step();
+  sim::Demo swap;
+  swap.agents.all = true;
+  swap.move = sim::DemoMove::swap_places;
+  w.apply(swap);
+  Times t;
+  for (int k = 0; k < ticks; ++k) tick(w, t);
+  row("swap_places", agents, 0, t, w);
+}
+
 struct Options {
   std::string which = "all";
   long agents = 0, ticks = 600;
@@ -165,6 +236,12 @@ int run_tick_budget(const Options& o) {
   if (which == "all" || which == "formation")
     run_formation(agents ? agents : 2000, static_cast<int>(ticks));
   if (which == "all" || which == "step") run_step(1000);
+  if (which == "all" || which == "flow_goals")
+    run_flow_goals(agents ? agents : 100, b, static_cast<int>(ticks));
+  if (which == "all" || which == "obstacles")
+    run_obstacles(agents ? agents : 1000, static_cast<int>(ticks));
+  if (which == "all" || which == "swap_places")
+    run_swap_places(agents ? agents : 5000, static_cast<int>(ticks));
   return 0;
 }
 
@@ -174,8 +251,10 @@ Runner add_tick_budget(CLI::App& sub) {
   auto o = std::make_shared<Options>();
   sub.add_option(
          "--case", o->which,
-         "which command (all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000)")
-      ->check(CLI::IsMember({"all", "set_tiles", "formation", "step"}))
+         "which command (all: set_tiles with 1000 and 5000 agents, formation 2000, step 1000, "
+         "flow_goals 100, obstacles 1000, swap_places 5000)")
+      ->check(CLI::IsMember(
+          {"all", "set_tiles", "formation", "step", "flow_goals", "obstacles", "swap_places"}))
       ->capture_default_str();
   sub.add_option("--agents", o->agents, "agents for set_tiles or formation")
       ->check(CLI::Range(1, 20000));

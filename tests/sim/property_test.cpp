@@ -2,6 +2,7 @@
 // leaves the world, whatever the behaviours and the avoidance mode.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "herd/sim/world.hpp"
@@ -19,13 +20,17 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
     def.height = pick.uniform(50, 600);
     def.avoidance.mode = static_cast<AvoidanceMode>(trial % 3);
     def.avoidance.split_fix = trial % 2 ? SplitFixMode::seed : SplitFixMode::sum_as_obstacle;
+    // As crowded as a world may be (its agents' discs cover up to half its area): the 60 spread
+    // agents up to a fifth of it, the stack below up to a fifth more.
+    const double fifth = 0.2 * def.width * def.height / 3.14159265358979;
+    def.agent_defaults.radius = std::min(8.0, std::sqrt(fifth / 60));
     World world(def);
     ASSERT_TRUE(world.apply(Spawn{60, 0, {}}).ok());
     std::vector<SpawnAgent> extra;
     for (int k = 0; k < 10; ++k) {  // a stack of coincident agents, some with zero-size moves
       SpawnAgent s;
       s.position = {def.width / 2, def.height / 2};
-      s.radius = pick.uniform(0.1, 20);
+      s.radius = pick.uniform(0.1, std::min(20.0, std::sqrt(fifth / 10)));
       s.mass = pick.uniform(0.01, 50);
       s.movement = k % 2 ? Movement::kinematic : Movement::inertial;
       if (k % 3 == 0) s.target = s.position;

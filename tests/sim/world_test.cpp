@@ -308,10 +308,30 @@ TEST(World, TimeIsTickTimesDtNeverAccumulated) {
   EXPECT_EQ(world.time(), 1000 * 0.1);
 }
 
+// A world holds no more agents than cover half its area: past that a crowd cannot move and its
+// per-tick work grows without bound (20,000 agents of radius 8 in 800 x 600 took 113 ms a tick).
+TEST(World, SpawnsPastHalfTheWorldsAreaAreRefusedWhole) {
+  World world(WorldDef{});  // 800 x 600, radius 8: about 1,193 agents cover half of it
+  ASSERT_TRUE(world.apply(Spawn{1000, 0, {}}).ok());
+  const CommandOutcome refused = world.apply(Spawn{1000, 0, {}});
+  EXPECT_EQ(refused.error, CommandError::limit_exceeded);
+  EXPECT_NE(refused.message.find("half the world's area"), std::string::npos) << refused.message;
+  EXPECT_NE(refused.message.find("room for about 193 more"), std::string::npos) << refused.message;
+  EXPECT_EQ(world.agents().size(), 1000u) << "nothing of it applied";
+  SpawnAgent big;
+  big.position = {400, 300};
+  big.radius = 100;  // two cover 62,832 square units: more than the room left (about 38,900)
+  EXPECT_EQ(world.apply(Spawn{0, 0, {big, big}}).error, CommandError::limit_exceeded);
+  big.radius = 10;
+  EXPECT_TRUE(world.apply(Spawn{0, 0, {big}}).ok());
+  EXPECT_TRUE(world.apply(Spawn{150, 0, {}}).ok());
+}
+
 TEST(World, AgentsNeverLeaveTheWorld) {
   WorldDef def;
   def.width = 100;
   def.height = 50;
+  def.agent_defaults.radius = 3;  // 40 of them cover a fifth of the world
   World world(def);
   ASSERT_TRUE(world.apply(Spawn{40, 0, {}}).ok());
   // Seek overshoots, so agents seeking a corner hammer the walls.

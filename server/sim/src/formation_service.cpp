@@ -44,7 +44,7 @@ std::optional<Vec2> free_point_near(const FormationService::Scene& scene, Vec2 p
   Vec2 q = p;
   for (int round = 0; round < 8; ++round) {
     const Obstacle* inside = nullptr;
-    scene.obstacle_grid.query(q, r + scene.max_obstacle_radius + kMargin, [&](std::uint32_t k) {
+    scene.obstacle_index.query_within(q, r + kMargin, [&](std::uint32_t k) {
       const Obstacle& o = scene.obstacles[k];
       const double clear = o.radius + r + kMargin;
       if (!inside && length_squared(q - o.position) < clear * clear) inside = &o;

@@ -20,6 +20,7 @@
 #include "herd/sim/tile_map.hpp"
 #include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
+#include "obstacle_index.hpp"
 #include "rng.hpp"
 #include "serial.hpp"
 #include "spatial_grid.hpp"
@@ -34,9 +35,8 @@ class FormationService {
     const WorldDef& def;
     const TileMap* map;  // null without one
     std::span<const Obstacle> obstacles;
-    const SpatialGrid& obstacle_grid;  // over obstacles, built for max_obstacle_radius
-    double max_obstacle_radius;
-    std::uint64_t obstacles_version;  // bumped by every obstacle added or removed
+    const ObstacleIndex& obstacle_index;  // over obstacles
+    std::uint64_t obstacles_version;      // bumped by every obstacle added or removed
   };
 
   // Members' tags, by agent index (together()): the formation a member moves with (its id + 1, in

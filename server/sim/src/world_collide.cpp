@@ -147,7 +147,7 @@ void WorldImpl::stage_collisions() {
   // Static obstacles do not move: the agent bounces off and is put back outside.
   if (!obstacles_.empty()) {
     for (Agent& a : agents_) {
-      obstacle_grid_.query(a.position, a.def.radius + max_obstacle_radius_, [&](std::uint32_t k) {
+      obstacle_index_.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
         const Obstacle& o = obstacles_[k];
         if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
         const bool new_contact = begins(obstacle_pair_key(a.id, o.id));

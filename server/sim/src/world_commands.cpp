@@ -207,6 +207,27 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     return failure(CommandError::limit_exceeded, "spawning " + std::to_string(n) +
                                                      " agents would exceed the world's limit of " +
                                                      std::to_string(def_.max_agents));
+  {  // the area their discs cover, against the world's
+    constexpr double kPi = 3.14159265358979323846;
+    const auto disc = [](double r) { return kPi * r * r; };
+    double covered = 0, added = 0;
+    for (const Agent& a : agents_) covered += disc(a.def.radius);
+    const double default_disc = disc(def_.agent_defaults.radius);
+    if (cmd.count > 0) added = cmd.count * default_disc;
+    for (const SpawnAgent& s : cmd.agents)
+      added += disc(s.radius ? *s.radius : def_.agent_defaults.radius);
+    const double room = WorldDefLimits::kMaxAreaFill * def_.width * def_.height;
+    if (covered + added > room) {
+      const auto more = static_cast<std::uint64_t>(std::max(0.0, room - covered) / default_disc);
+      return failure(CommandError::limit_exceeded,
+                     "spawning " + std::to_string(n) +
+                         " agents would cover more than half the world's area with agents (" +
+                         std::to_string(static_cast<std::uint64_t>(std::min(
+                             1e12, 100 * (covered + added) / (def_.width * def_.height)))) +
+                         "%); it has room for about " + std::to_string(more) +
+                         " more of the default radius");
+    }
+  }
   for (const SpawnAgent& s : cmd.agents) {
     const bool target_ok = !s.target || inside(*s.target);
     if (!inside(s.position) || !target_ok)

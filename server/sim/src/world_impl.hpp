@@ -31,6 +31,7 @@
 #include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
 #include "neighbour_scan.hpp"
+#include "obstacle_index.hpp"
 #include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
@@ -102,8 +103,7 @@ class WorldImpl {
   CommandOutcome apply_remove(const Remove& cmd);
   // What the formations' part reads and changes of the world.
   FormationService::Scene formation_scene() {
-    return {agents_,           def_, map(), obstacles_, obstacle_grid_, max_obstacle_radius_,
-            obstacles_version_};
+    return {agents_, def_, map(), obstacles_, obstacle_index_, obstacles_version_};
   }
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
   void stage_pace() { formations_.pace(formation_scene(), desires_); }
@@ -207,11 +207,11 @@ class WorldImpl {
 
   // Scratch, reused every step.
   SpatialGrid grid_;
-  SpatialGrid obstacle_grid_;
+  ObstacleIndex obstacle_index_;
+  SpatialGrid near_grid_;  // every agent, fine cells: reciprocal members' nearest (stage_avoidance)
   double max_agent_radius_ = 0;
   bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
   double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
-  double max_obstacle_radius_ = 0;
   std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
   std::vector<Desire> desires_;
   std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker

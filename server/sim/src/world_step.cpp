@@ -136,15 +136,7 @@ void WorldImpl::stage_grid() {
   });
   if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
     obstacle_grid_version_ = obstacles_version_;
-    std::vector<Vec2> centres;
-    max_obstacle_radius_ = 0;
-    for (const Obstacle& o : obstacles_) {
-      centres.push_back(o.position);
-      max_obstacle_radius_ = std::max(max_obstacle_radius_, o.radius);
-    }
-    obstacle_grid_.rebuild(centres, def_.width, def_.height,
-                           SpatialGrid::cell_size_for(centres.size(), def_.width, def_.height,
-                                                      std::max(4 * max_obstacle_radius_, 1.0)));
+    obstacle_index_.rebuild(obstacles_, def_.width, def_.height);
   }
 }
 
@@ -155,7 +147,7 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
                       bytes(pairs_) + bytes(touching_) + bytes(touching_next_) +
                       pathing_.agent_memory_bytes() + grid_.memory_bytes() +
-                      obstacle_grid_.memory_bytes();
+                      near_grid_.memory_bytes() + obstacle_index_.memory_bytes();
   for (const Scratch& s : scratch_)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
@@ -175,6 +167,15 @@ void WorldImpl::stage_desires() {
 
 void WorldImpl::stage_avoidance() {
   cutoff_scale_ = push_cutoff_scale(def_.avoidance);
+  // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
+  // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
+  // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
+  const std::span<const std::uint32_t> together = formations_.together();
+  if (std::any_of(together.begin(), together.end(),
+                  [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
+    near_grid_.rebuild(  // over the avoidance grid's slots, so a member's data is slots_[item]
+        grid_.size(), [this](std::size_t k) { return grid_.position(k); }, def_.width, def_.height,
+        SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height, 2 * max_agent_radius_));
   // Traces exist before the loop, so workers only look them up.
   traces_.clear();
   for (AgentId id : inspected_)
