@@ -189,8 +189,11 @@ struct Wire<sim::Spawn> {
     if ((count == nullptr) == (agents == nullptr))
       bad("count", "or 'agents': exactly one must be given");
     if (count) {
-      c.count = static_cast<std::uint32_t>(as_uint(*count, "count", kMaxSpawnPerCommand));
-      if (c.count == 0) bad("count", "must be in [1, 1000]");
+      // Past the server's per-spawn limit is limit_exceeded (the session checks it), not a bad
+      // field: the message can only say it as a limit.
+      c.count = static_cast<std::uint32_t>(
+          as_uint(*count, "count", std::numeric_limits<std::uint32_t>::max()));
+      if (c.count == 0) bad("count", "must be 1 or more");
       if (const json* g = f.find("group")) c.group = as_group(*g, "group");
     } else {
       if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)

@@ -84,6 +84,55 @@ std::optional<json> parse_selection(const std::string& s) {
   return out;
 }
 
+std::string url_hint(const Url& url) {
+  if (url.path == "/ws") return {};
+  return "\nhint: herd serves WebSocket at /ws: ws" + std::string(url.tls ? "s" : "") + "://" +
+         url.host + ":" + std::to_string(url.port) + "/ws";
+}
+
+namespace {
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string flag_suggestion(const CLI::App& sub, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--") continue;
+    arg = arg.substr(0, arg.find('='));
+    std::string best;
+    std::size_t best_distance = 3;  // a typo or two, not another word
+    bool known = false;
+    for (const CLI::App* app = &sub; app; app = app->get_parent())
+      for (const CLI::Option* o : app->get_options()) {
+        for (const std::string& name : o->get_lnames()) {
+          if ("--" + name == arg) known = true;
+          const std::size_t d = edit_distance(arg, "--" + name);
+          if (d < best_distance) {
+            best_distance = d;
+            best = "--" + name;
+          }
+        }
+      }
+    if (!known && !best.empty()) return "did you mean " + best + " (not " + arg + ")?";
+  }
+  return {};
+}
+
 std::string format_number(double v) {
   if (!std::isfinite(v)) return v != v ? "nan" : (v > 0 ? "inf" : "-inf");
   if (is_whole(v)) return std::to_string(static_cast<std::int64_t>(v));
@@ -229,8 +278,9 @@ void add_command_subcommands(CLI::App& app, json& out) {
         return c;
       });
   target->add_option("SELECTION", a->selection, sel_help)->required();
-  target->add_option("X", a->x, "the point's x");
-  target->add_option("Y", a->y, "the point's y")->needs("X");
+  auto* x = target->add_option("X", a->x, "the point's x");
+  auto* y = target->add_option("Y", a->y, "the point's y")->needs(x);
+  x->needs(y);  // a forgotten Y is refused, not taken as 0
   target->add_option("--tile", a->tile, "a tile's centre instead of a point (a map's X,Y)");
   target->add_flag("--seek", a->seek, "seek (full speed, circling) instead of arrive");
 

@@ -33,6 +33,12 @@ std::optional<nlohmann::json> parse_point(const std::string& text);  // X,Y -> {
 // A number as people write it: 12 rather than 12.000000, 0.25 rather than 2.500000e-01.
 std::string format_number(double v);
 
+// What to say after a failed connection whose URL's path is not /ws: where herd serves WebSocket.
+std::string url_hint(const Url& url);
+// "did you mean --group (not --grop)?" for the first long flag on the command line that `sub`
+// (or a parent) does not know but nearly spells; empty when there is none.
+std::string flag_suggestion(const CLI::App& sub, int argc, char** argv);
+
 // The protocol commands' subcommands, added to `app`. After parsing, `command` holds the
 // command's fields ({"cmd": ...}) of whichever of them was given; empty if none was.
 void add_command_subcommands(CLI::App& app, nlohmann::json& command);

@@ -90,6 +90,10 @@ int send_lines(client::WsClient& ws, Millis timeout, const Output& out) {
     json m = json::parse(line, nullptr, false);
     if (m.is_discarded() || !m.is_object())
       return fail(cli::kUsage, "line " + std::to_string(number) + " is not a JSON object");
+    // Not a message: the server's answer would carry no seq and be taken for a later line's.
+    if (!m.contains("type") || !m["type"].is_string())
+      return fail(cli::kUsage, "line " + std::to_string(number) +
+                                   " is not a message: it has no \"type\" (see PROTOCOL.md)");
     const std::string type = m.value("type", "");
     if (type == "command" && !m.contains("seq")) m["seq"] = next_seq++;
     ws.send(m.dump());
@@ -214,13 +218,19 @@ int main(int argc, char** argv) {
     std::cout << app.help();  // the subcommand's, when it was asked of one
     return cli::kOk;
   } catch (const CLI::ParseError& e) {
-    std::string usage;
+    // The innermost subcommand given, by its whole path ("obstacle add"), and its options.
+    std::string path;
+    const CLI::App* inner = &app;
     for (const CLI::App* sub = app.get_subcommands().empty() ? nullptr
                                                              : app.get_subcommands().front();
-         sub; sub = sub->get_subcommands().empty() ? nullptr : sub->get_subcommands().front())
-      usage = "usage: see 'herd-ctl " + sub->get_name() + " --help'";
-    if (usage.empty()) usage = "usage: see 'herd-ctl --help'";
-    return fail(cli::kUsage, std::string(e.what()) + "\n" + usage);
+         sub; sub = sub->get_subcommands().empty() ? nullptr : sub->get_subcommands().front()) {
+      path += " " + sub->get_name();
+      inner = sub;
+    }
+    std::string message = e.what();
+    if (const std::string hint = cli::flag_suggestion(*inner, argc, argv); !hint.empty())
+      message += "\n" + hint;
+    return fail(cli::kUsage, message + "\nusage: see 'herd-ctl" + path + " --help'");
   }
 
   const auto parsed_url = protocol::parse_ws_url(url_text);
@@ -281,6 +291,6 @@ int main(int argc, char** argv) {
     if (send->parsed()) return send_lines(ws, timeout, out);
     return send_command(ws, command, timeout, out);
   } catch (const client::ConnectionError& e) {
-    return fail(cli::kUnreachable, e.what());
+    return fail(cli::kUnreachable, std::string(e.what()) + cli::url_hint(*url));
   }
 }

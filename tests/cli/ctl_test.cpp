@@ -296,6 +296,37 @@ TEST_F(CtlTest, UnknownFlagsAndSubcommandsAreRefusedWithExitTwo) {
   EXPECT_NE(r.out.find("--group"), std::string::npos) << r.out;
 }
 
+// The traps a newcomer fell into: a forgotten Y, a spawn past the limit, a missing positional
+// argument of a nested subcommand, a mistyped flag, a URL without /ws, a line without "type".
+TEST_F(CtlTest, CommonMistakesGetAnAnswerThatSaysWhatToDo) {
+  ASSERT_GT(port_, 0);
+  CtlRun r = ctl({"target", "all", "400"});
+  EXPECT_EQ(r.status, 2) << "nothing sent to (400, 0): " << r.out;
+  EXPECT_NE(r.out.find("usage: see 'herd-ctl target --help'"), std::string::npos) << r.out;
+  r = ctl({"spawn", "5000"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("limit_exceeded"), std::string::npos) << r.out;
+  r = ctl({"spawn", "0"});
+  EXPECT_NE(r.out.find("must be 1 or more"), std::string::npos) << r.out;
+  r = ctl({"obstacle", "add", "400", "300"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("usage: see 'herd-ctl obstacle add --help'"), std::string::npos) << r.out;
+  r = ctl({"spawn", "3", "--grop", "2"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("did you mean --group"), std::string::npos) << r.out;
+  r = ctl({"pause"}, "ws://127.0.0.1:" + std::to_string(port_) + "/");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("hint: herd serves WebSocket at /ws: ws://127.0.0.1:" +
+                       std::to_string(port_) + "/ws"),
+            std::string::npos)
+      << r.out;
+  r = ctl({"send"}, {},
+          "{\"cmd\":\"pause\"}\n"
+          "{\"type\":\"command\",\"cmd\":\"resume\"}\n");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("line 1 is not a message: it has no \"type\""), std::string::npos) << r.out;
+}
+
 TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {
   ASSERT_GT(port_, 0);
   CtlRun r = ctl({"--json", "send"}, {},

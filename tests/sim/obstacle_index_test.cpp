@@ -27,8 +27,8 @@ TEST(ObstacleIndex, VisitsEveryObstacleWithinReachOnce) {
   for (int round = 0; round < 20; ++round) {
     std::vector<Obstacle> obstacles = random_obstacles(rng, 300, 0.1, 2.0);
     for (int big = 0; big < round % 4; ++big)
-      obstacles.push_back({900, {rng.uniform(0.0, 800.0), rng.uniform(0.0, 600.0)},
-                           rng.uniform(10.0, 400.0)});
+      obstacles.push_back(
+          {900, {rng.uniform(0.0, 800.0), rng.uniform(0.0, 600.0)}, rng.uniform(10.0, 400.0)});
     index.rebuild(obstacles, 800, 600);
     for (int q = 0; q < 50; ++q) {
       const Vec2 at{rng.uniform(-10.0, 810.0), rng.uniform(-10.0, 610.0)};

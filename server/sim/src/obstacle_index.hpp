@@ -35,7 +35,8 @@ class ObstacleIndex {
   // The same with reach(r) = base + r.
   template <class Visit>
   void query_within(Vec2 centre, double base, Visit&& visit) const {
-    query(centre, [base](double r) { return base + r; }, static_cast<Visit&&>(visit));
+    query(
+        centre, [base](double r) { return base + r; }, static_cast<Visit&&>(visit));
   }
 
   bool empty() const { return classes_.empty(); }
