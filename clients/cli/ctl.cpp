@@ -179,6 +179,46 @@ std::string describe_answer(const json& a) {
   return out + fields;
 }
 
+std::string describe_welcome(const json& w) {
+  const auto num = [&](const char* key) {
+    return w.contains(key) && w[key].is_number() ? format_number(w[key].get<double>())
+                                                 : std::string("?");
+  };
+  std::string out = "server " + w.value("server", std::string("?")) + ", protocol " +
+                    num("protocol") + ", session " + num("session") + ", role " +
+                    w.value("role", std::string("?")) + "\n";
+  const json world = w.value("world", json::object());
+  out += "world " + (world.contains("width") ? format_number(world["width"].get<double>()) : "?") +
+         " x " + (world.contains("height") ? format_number(world["height"].get<double>()) : "?") +
+         " units, tick " + num("tick") + (w.value("paused", false) ? ", paused" : ", running") +
+         "\n";
+  if (w.contains("scenario")) out += "scenario " + w.value("scenario", std::string()) + "\n";
+  out += "rates " + num("tick_rate") + " ticks/s, " + num("snapshot_rate") + " snapshots/s\n";
+  if (const json limits = w.value("limits", json::object()); !limits.empty()) {
+    std::string parts;
+    for (const auto& [key, value] : limits.items())
+      parts += (parts.empty() ? "" : ", ") + key + " " + describe_value(value);
+    out += "limits " + parts + "\n";
+  }
+  if (w.contains("map") && w["map"].is_object()) {
+    const json& m = w["map"];
+    out += "map " + describe_value(m.value("width", json())) + " x " +
+           describe_value(m.value("height", json())) + " tiles of " +
+           describe_value(m.value("tile_size", json())) + " units\n";
+  }
+  if (w.contains("upstream")) out += "relay, upstream " + w.value("upstream", std::string()) + "\n";
+  return out;
+}
+
+std::string describe_scenarios(const json& w) {
+  const std::string running = w.value("scenario", std::string());
+  std::string out;
+  for (const json& name : w.value("scenarios", json::array()))
+    if (name.is_string())
+      out += name.get<std::string>() + (name == running ? " (running)" : "") + "\n";
+  return out;
+}
+
 namespace {
 
 // What a subcommand's callback reports for a bad value: exit 2, with the subcommand's usage.

@@ -47,6 +47,12 @@ void add_command_subcommands(CLI::App& app, nlohmann::json& command);
 // "ok at tick 62: agents 49-51" / "unknown_agent: agent 99999 does not exist".
 std::string describe_answer(const nlohmann::json& answer);
 
+// A welcome as people read it (herd-ctl info): the server, the session's role, the world, its
+// scenario, rates and limits, one line each. And the scenarios it names, one a line, the running
+// one marked (herd-ctl scenarios).
+std::string describe_welcome(const nlohmann::json& welcome);
+std::string describe_scenarios(const nlohmann::json& welcome);
+
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
 struct LoadOptions {
   int viewers = 0;

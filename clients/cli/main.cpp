@@ -151,6 +151,10 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "print the server's /metrics");
   auto* send = app.add_subcommand(
       "send", "send JSON lines from standard input, print every answer (for scripts)");
+  auto* info = app.add_subcommand(
+      "info", "the server's welcome: world, scenario, rates, limits and this session's role");
+  auto* scenarios = app.add_subcommand(
+      "scenarios", "the scenarios the server can load (load_scenario), the running one marked");
 
   cli::LoadOptions load_opts;
   std::string format = "json", decode = "full", viewport;
@@ -286,6 +290,25 @@ int main(int argc, char** argv) {
         ++seen;
       }
       return cli::kOk;
+    }
+    if (info->parsed() || scenarios->parsed()) {
+      hello(ws, *url, timeout, tls, token, token.empty());
+      // The welcome; an error before it (a refused token) is shown, and the welcome still comes.
+      while (true) {
+        const auto m = await_answer(
+            ws, [](const json& r) { return r.value("type", "") == "welcome"; }, timeout);
+        if (!m) return fail(cli::kUnreachable, "no welcome within the timeout");
+        if (m->second.value("type", "") != "welcome") {
+          out.answer(m->first, m->second);
+          continue;
+        }
+        if (out.as_json)
+          std::cout << m->first << "\n";
+        else
+          std::cout << (info->parsed() ? cli::describe_welcome(m->second)
+                                       : cli::describe_scenarios(m->second));
+        return cli::kOk;
+      }
     }
     hello(ws, *url, timeout, tls, token);
     if (send->parsed()) return send_lines(ws, timeout, out);

@@ -327,6 +327,23 @@ TEST_F(CtlTest, CommonMistakesGetAnAnswerThatSaysWhatToDo) {
   EXPECT_NE(r.out.find("line 1 is not a message: it has no \"type\""), std::string::npos) << r.out;
 }
 
+TEST_F(CtlTest, InfoAndScenariosReadTheWelcome) {
+  ASSERT_GT(port_, 0);
+  CtlRun r = ctl({"info"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("role commander"), std::string::npos)
+      << "the runtime file's token: " << r.out;
+  EXPECT_NE(r.out.find("world 800 x 600 units"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rates 60 ticks/s, 20 snapshots/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max_agents"), std::string::npos) << r.out;
+  r = ctl({"--json", "info"});
+  EXPECT_EQ(r.out.rfind(R"({"type":"welcome")", 0), 0u) << r.out;
+  r = ctl({"scenarios"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("demo32\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" (running)\n"), std::string::npos) << r.out;
+}
+
 TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {
   ASSERT_GT(port_, 0);
   CtlRun r = ctl({"--json", "send"}, {},
