@@ -77,7 +77,10 @@ void Shard::hand_to_sessions() {
         s->on_reply(std::move(d.frame), d.then_close);
         break;
       case Delivery::Kind::new_world:
-        s->on_new_world(std::move(d.frame));
+        s->on_new_world(std::move(d.frame), std::move(d.tail));
+        break;
+      case Delivery::Kind::welcome:
+        s->send_welcome(std::move(d.frame), std::move(d.tail));
         break;
       default:
         s->send_control(std::move(d.frame));

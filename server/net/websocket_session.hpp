@@ -44,9 +44,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // The hub's answer to a request this session posted to it; then the close, if one was asked.
   void on_reply(SharedText msg, std::optional<std::uint16_t> then_close = {});
 
+  // A welcome again (new rates, pause): `head` this session's, `tail` shared. It replaces one
+  // still waiting (OutboundLanes).
+  void send_welcome(SharedText head, SharedText tail);
+
   // The welcome to a replaced world: the old world's frames still waiting are not written after
   // it (counted as superseded).
-  void on_new_world(SharedText welcome);
+  void on_new_world(SharedText head, SharedText tail);
 
   // Snapshot lane: latest wins (OutboundLanes says how many wait).
   void send_snapshot(SharedText snap, bool binary);
@@ -60,6 +64,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
  private:
   void drop(Refusal why);
+
+  // The control lane is full: the client does not read its replies (closed with 1008).
+  void control_full();
 
   void on_accept(beast::error_code ec);
 

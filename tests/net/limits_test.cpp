@@ -469,5 +469,64 @@ TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots
       << "JSON clients send no acks";
 }
 
+class StalledWelcomeTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override {
+    c.slow_client_timeout = 0.5;
+    c.rate_limit = 100000;  // the commander's controls come as fast as their acks
+    c.rate_burst = 100000;
+    c.max_message_bytes = 1 << 20;  // the map below is one message
+  }
+};
+
+// A viewer that stops reading while the world is paused and its welcomes keep coming (a
+// commander changing the rates, or pausing and resuming): each welcome carries the map. The
+// waiting welcome is replaced by the newer one instead of queueing one per change (the reader
+// would pin one map per change, up to 256 of them, until its queue overflowed), and the reader,
+// behind from the first replaced welcome, is closed as a slow consumer although no snapshot is
+// sent while paused.
+TEST_F(StalledWelcomeTest, AStalledReaderKeepsOneWelcomeAndIsClosedAsSlowWhilePaused) {
+  auto commander = greeted(protocol::Role::commander);
+  sim::TileMapDef map;
+  map.width = 400;
+  map.height = 300;
+  map.tile_size = 2;
+  map.cells.assign(400 * 300, sim::kWalkable);
+  for (std::size_t i = 0; i < map.cells.size(); i += 7) map.cells[i] = sim::kBlocked;
+  commander->send(command(1, sim::LoadMap{map}));
+  ASSERT_EQ(wait_for<protocol::Ack>(*commander).seq, 1u);
+  commander->send(protocol::encode(protocol::ControlMsg{2, protocol::Pause{}}));
+  ASSERT_EQ(wait_for<protocol::Ack>(*commander).seq, 2u);
+
+  RawSocket stalled(port_, /*rcvbuf=*/4096);
+  stalled.write_all(RawSocket::upgrade_request());
+  ASSERT_NE(stalled.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"),
+            std::string::npos);
+  stalled.write_all(RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})"));
+  auto reader = greeted(protocol::Role::viewer);  // reads on, and stays
+
+  // Each set_param welcomes every client again. The stalled reader never reads again.
+  double slow = 0;
+  std::uint32_t seq = 3;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (slow < 1 && std::chrono::steady_clock::now() < deadline) {
+    const double rate = seq % 2 ? 60 : 120;
+    commander->send(protocol::encode(protocol::ControlMsg{seq, protocol::SetParam{rate, 20}}));
+    wait_for<protocol::Ack>(*commander, [&](const protocol::Ack& a) { return a.seq == seq; });
+    wait_for<protocol::Welcome>(*reader,
+                                [&](const protocol::Welcome& w) { return w.tick_rate == rate; });
+    if (++seq % 20 == 0) slow = metric(refusals("slow_consumer"));
+  }
+  EXPECT_EQ(slow, 1) << "the stalled reader is closed as slow while the world is paused";
+  EXPECT_TRUE(stalled.wait_closed(kWait));
+  EXPECT_EQ(metric(refusals("control_queue_full")), 0) << "welcomes did not pile up";
+  EXPECT_GT(metric("herd_welcomes_replaced_total"), 0);
+  // The reader that reads had every welcome's newest state and is still served.
+  commander->send(protocol::encode(protocol::ControlMsg{seq, protocol::SetParam{30, 10}}));
+  const auto last = wait_for<protocol::Welcome>(
+      *reader, [](const protocol::Welcome& w) { return w.tick_rate == 30; });
+  EXPECT_TRUE(last.paused);
+  ASSERT_TRUE(last.map);
+}
+
 }  // namespace
 }  // namespace herd::net
