@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,6 +21,8 @@ namespace herd::net {
 
 class WsSession;
 class HttpSession;
+class SessionHub;
+enum class Refusal : std::uint8_t;
 
 // A snapshot's frame or a message for one session, from the hub to the session's shard.
 struct Delivery {
@@ -91,6 +94,14 @@ struct Shard {
   static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
   void sweep();
   void close_all();
+
+  // This thread: a connection over a cap, kept so that a health check is still answered
+  // (HttpSession's refused mode). At most kHealthDesk at once; beyond, the oldest that has sent
+  // nothing is answered 503 and closed to make room, so that idle sockets cannot keep a health
+  // check out (it sends its request at once); when every one is mid-request, the newcomer gets 503.
+  static constexpr std::size_t kHealthDesk = 4;
+  void take_refused(tcp::socket socket, Refusal why, SessionHub hub);
+  std::deque<std::weak_ptr<HttpSession>> refused;  // this thread only
 };
 
 }  // namespace herd::net

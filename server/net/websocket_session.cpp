@@ -16,14 +16,15 @@ double now_seconds() {
 
 }  // namespace
 
-WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard)
+WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot)
     : ws_(std::move(socket)),
       hub_(hub),
       config_(hub_.config()),
       shard_(shard),
       id_(hub_.new_session_id()),
       bucket_(config_.rate_limit, config_.rate_burst, now_seconds()),
-      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()) {
+      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()),
+      slot_(std::move(slot)) {
   hub_.ws_created();
   beast::error_code ec;
   // Snapshots are small frames that must go at once: without TCP_NODELAY, Nagle's algorithm

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/admission.hpp"
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
 #include "net/limits.hpp"
@@ -31,7 +32,7 @@ namespace websocket = beast::websocket;
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
   // A connection whose upgrade request `run` will answer (http_session.cpp hands it over).
-  WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard);
+  WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot = {});
 
   // On the shard's thread, or on the thread destroying its io_context.
   ~WsSession();
@@ -132,6 +133,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::string_view text_;      // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
   std::string ip_, address_;
+  ConnectionSlot slot_;  // the connection's place under its address's cap
 };
 
 }  // namespace herd::net
