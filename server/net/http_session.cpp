@@ -216,6 +216,50 @@ http::response<http::string_body> HttpSession::plain(const http::request<http::s
   return make(req, status, "text/plain; charset=utf-8", std::move(body));
 }
 
+std::optional<http::response<http::string_body>> HttpSession::metrics_refused(
+    const http::request<http::string_body>& req, std::string_view target) {
+  const std::string& secret = config_.command_token;
+  if (secret.empty()) return std::nullopt;  // open commands (or a relay): open metrics
+  std::string token;
+  const auto auth = req.find(http::field::authorization);
+  const std::string_view bearer = "Bearer ";
+  if (auth != req.end() && auth->value().substr(0, bearer.size()) == bearer) {
+    token = std::string(auth->value().substr(bearer.size()));
+  } else if (const auto q = target.find('?'); q != std::string_view::npos) {
+    // ?token=..., for scrapers that cannot set a header; the token is hex, unescaped
+    std::string_view query = target.substr(q + 1);
+    while (!query.empty()) {
+      const std::string_view pair = query.substr(0, query.find('&'));
+      if (pair.substr(0, 6) == "token=") token = std::string(pair.substr(6));
+      query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    }
+  }
+  const std::string ip = ip_of(stream_.socket());
+  const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  if (token.empty()) {
+    auto res = plain(req, http::status::unauthorized,
+                     "/metrics needs the command token: Authorization: Bearer TOKEN or "
+                     "?token=TOKEN\n");
+    res.set(http::field::www_authenticate, "Bearer realm=\"herd\"");
+    return res;
+  }
+  if (!hub_.may_try_token(ip, now)) {
+    hub_.refused(Refusal::token_throttled, peer());
+    auto res = plain(req, http::status::too_many_requests,
+                     "too many wrong command tokens from this address; retry in a second\n");
+    res.set(http::field::retry_after, "1");
+    return res;
+  }
+  if (!constant_time_equal(token, secret)) {
+    hub_.refused(Refusal::bad_token, peer());
+    hub_.token_failed(ip, now);
+    auto res = plain(req, http::status::unauthorized, "wrong command token\n");
+    res.set(http::field::www_authenticate, "Bearer realm=\"herd\", error=\"invalid_token\"");
+    return res;
+  }
+  return std::nullopt;
+}
+
 void HttpSession::respond(const http::request<http::string_body>& req) {
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     auto res = plain(req, http::status::method_not_allowed, "only GET and HEAD\n");
@@ -229,9 +273,11 @@ void HttpSession::respond(const http::request<http::string_body>& req) {
     return write(make(req, static_cast<http::status>(health.status), "application/json",
                       std::move(health.body)));
   }
-  if (path == "/metrics")
+  if (path == "/metrics") {
+    if (auto refused = metrics_refused(req, target)) return write(std::move(*refused));
     return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                       hub_.metrics_text()));
+  }
   if (path == "/ws")
     return write(plain(req, http::status::upgrade_required, "WebSocket upgrade required\n"));
   FileResponse file = serve_file(target, config_.web_root);

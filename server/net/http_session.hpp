@@ -73,6 +73,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void respond(const http::request<http::string_body>& req);
 
+  // /metrics on a server with a command token: served only with it (Authorization: Bearer, or
+  // ?token=); else 401, or 429 from an address over its wrong-token budget (as hellos are).
+  std::optional<http::response<http::string_body>> metrics_refused(
+      const http::request<http::string_body>& req, std::string_view target);
+
   template <class Body>
   void write(http::response<Body> res);
 

@@ -170,6 +170,22 @@ TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
 
 // Guessing: ten wrong tokens from one address, then nothing is compared from it (the right token
 // included) until a second's refill; a right token never spends the budget.
+TEST_F(TokenTest, MetricsAreServedOnlyWithTheToken) {
+  const auto bare = client::http_request("127.0.0.1", port_, "/metrics");
+  EXPECT_EQ(bare.status, 401);
+  EXPECT_EQ(bare.body.find("herd_tick"), std::string::npos);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/metrics?token=wrong-token").status, 401);
+  RawSocket bearer(port_);
+  bearer.write_all(
+      "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-t0ken\r\n"
+      "Connection: close\r\n\r\n");
+  EXPECT_TRUE(bearer.wait_closed(kWait));
+  EXPECT_EQ(bearer.received().rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << bearer.received();
+  EXPECT_NE(bearer.received().find("herd_tick "), std::string::npos);
+  EXPECT_EQ(metric(refusals("bad_token")), 1) << "a wrong token on /metrics is a guess too";
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200) << "health: open";
+}
+
 TEST(TokenGuesses, TenWrongThenOneASecondAndARightOneCostsNothing) {
   Admission a(100, 100, 100);
   const std::string ip = "10.0.0.7";
@@ -201,8 +217,21 @@ TEST_F(TokenTest, AnAddressThatKeepsGuessingIsNoLongerCompared) {
     EXPECT_EQ(wait_for<protocol::Welcome>(*c).role, protocol::Role::viewer);
   }
   EXPECT_TRUE(throttled);
-  EXPECT_EQ(metric(refusals("token_throttled")), 1);
-  EXPECT_GE(metric(refusals("bad_token")), 10);
+  // /metrics from this address is not compared either, the right token included...
+  const auto held = client::http_request("127.0.0.1", port_, "/metrics?token=s3cret-t0ken");
+  EXPECT_EQ(held.status, 429);
+  // ...while another address is served.
+  RawSocket other(port_, 0, "127.0.0.2");
+  other.write_all(
+      "GET /metrics?token=s3cret-t0ken HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(other.wait_closed(kWait));
+  const std::string& m = other.received();
+  auto value = [&](const std::string& series) {
+    const auto at = m.find("\n" + series + " ");
+    return at == std::string::npos ? -1.0 : std::stod(m.substr(at + series.size() + 2));
+  };
+  EXPECT_EQ(value(refusals("token_throttled")), 2) << "the hello and /metrics";
+  EXPECT_GE(value(refusals("bad_token")), 10);
 }
 
 // ---- Origins ------------------------------------------------------------------------------------
