@@ -35,6 +35,11 @@ std::string_view to_string(SnapshotFormat format);
 
 // Server to client.
 std::string encode(const Welcome& m);
+// A welcome in two parts, so that one sent to many sessions is encoded once: the head (from `{`
+// to `role`, the fields that differ between sessions) and the tail (the rest, the map included).
+// encode_welcome_head(m) + encode_welcome_tail(m) == encode(m).
+std::string encode_welcome_head(const Welcome& m);
+std::string encode_welcome_tail(const Welcome& m);
 std::string encode(const Snapshot& m);
 std::string encode(const Ack& m);
 std::string encode(const Error& m);

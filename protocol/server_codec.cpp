@@ -117,39 +117,50 @@ void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::Av
   w.field("avoidance", sim::to_string(mode));
 }
 
-std::string encode(const Welcome& m) {
-  return write_object(
-      [&](JsonWriter& w) {
-        w.field("type", "welcome");
-        w.field("protocol", m.protocol);
-        w.field("server", m.server);
-        w.field("session", m.session);
-        w.field("role", to_string(m.role));
-        w.field("tick_rate", m.tick_rate);
-        w.field("snapshot_rate", m.snapshot_rate);
-        w.field("dt", m.dt);
-        w.field("tick", m.tick);
-        w.key("world");
-        w.begin_object();
-        w.field("width", m.world.width);
-        w.field("height", m.world.height);
-        w.end_object();
-        w.key("limits");
-        w.begin_object();
-        w.field("max_message_bytes", m.max_message_bytes);
-        w.field("max_agents", m.max_agents);
-        w.end_object();
-        if (m.map) write_map(w, *m.map);
-        if (!m.scenario.empty()) w.field("scenario", m.scenario);
-        w.key("scenarios");
-        w.begin_array();
-        for (const std::string& name : m.scenarios) w.string(name);
-        w.end_array();
-        w.boolean_field("paused", m.paused);
-        if (!m.upstream.empty()) w.field("upstream", m.upstream);
-      },
-      320);
+std::string encode_welcome_head(const Welcome& m) {
+  std::string out;
+  out.reserve(96);
+  JsonWriter w(out);
+  w.begin_object();
+  w.field("type", "welcome");
+  w.field("protocol", m.protocol);
+  w.field("server", m.server);
+  w.field("session", m.session);
+  w.field("role", to_string(m.role));
+  return out;
 }
+
+std::string encode_welcome_tail(const Welcome& m) {
+  std::string out = ",";  // after the head's last field
+  out.reserve(320);
+  JsonWriter w(out);
+  w.field("tick_rate", m.tick_rate);
+  w.field("snapshot_rate", m.snapshot_rate);
+  w.field("dt", m.dt);
+  w.field("tick", m.tick);
+  w.key("world");
+  w.begin_object();
+  w.field("width", m.world.width);
+  w.field("height", m.world.height);
+  w.end_object();
+  w.key("limits");
+  w.begin_object();
+  w.field("max_message_bytes", m.max_message_bytes);
+  w.field("max_agents", m.max_agents);
+  w.end_object();
+  if (m.map) write_map(w, *m.map);
+  if (!m.scenario.empty()) w.field("scenario", m.scenario);
+  w.key("scenarios");
+  w.begin_array();
+  for (const std::string& name : m.scenarios) w.string(name);
+  w.end_array();
+  w.boolean_field("paused", m.paused);
+  if (!m.upstream.empty()) w.field("upstream", m.upstream);
+  w.end_object();
+  return out;
+}
+
+std::string encode(const Welcome& m) { return encode_welcome_head(m) + encode_welcome_tail(m); }
 
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
                          const std::vector<CollisionState>& collisions,

@@ -252,8 +252,9 @@ int main(int argc, char** argv) {
 
   if (stats->parsed()) {
     try {
-      const auto r =
-          client::http_request(*url, "/metrics", tls, "GET", timeout);  // https:// for wss://
+      // A server with a command token serves /metrics only with it.
+      const std::string path = token.empty() ? "/metrics" : "/metrics?token=" + token;
+      const auto r = client::http_request(*url, path, tls, "GET", timeout);  // https:// for wss://
       if (r.status != 200)
         return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
       std::cout << r.body;

@@ -32,7 +32,7 @@ const canvas = $('world');
 const view = new View(canvas);
 const hud = new Hud();
 const panels = new Panels();
-const profile = new ProfilePanel();
+const profile = new ProfilePanel(() => token);
 const state = newViewerState();
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as

@@ -33,9 +33,12 @@ export class MetricsPoller {
    * @param {string} [p.url]
    * @param {number} [p.intervalMs]
    * @param {number} [p.timeoutMs]
+   * @param {() => string} [p.token] the command token, sent as a bearer token: a server with one
+   *   serves /metrics only to whoever presents it
    */
-  constructor({ onResult, host, url = METRICS_URL, intervalMs = POLL_MS, timeoutMs = TIMEOUT_MS }) {
+  constructor({ onResult, host, url = METRICS_URL, intervalMs = POLL_MS, timeoutMs = TIMEOUT_MS, token = () => '' }) {
     this.onResult = onResult;
+    this.token = token;
     this.host = host;
     this.url = url;
     this.intervalMs = intervalMs;
@@ -79,7 +82,9 @@ export class MetricsPoller {
     /** @type {MetricsResult} */
     let result;
     try {
-      const res = await this.host.fetch(this.url, { cache: 'no-store', signal: abort.signal, headers: { Accept: 'text/plain' } });
+      const token = this.token();
+      const headers = token ? { Accept: 'text/plain', Authorization: `Bearer ${token}` } : { Accept: 'text/plain' };
+      const res = await this.host.fetch(this.url, { cache: 'no-store', signal: abort.signal, headers });
       if (res.ok) result = { kind: 'text', text: await res.text(), at: this.host.now() };
       else result = { kind: 'http', status: res.status, statusText: res.statusText };
     } catch (err) {
@@ -107,7 +112,8 @@ function errorText(err) {
 const $ = (id) => /** @type {T} */ (document.getElementById(id));
 
 export class ProfilePanel {
-  constructor() {
+  /** @param {() => string} [token] the command token from the page's URL, if any */
+  constructor(token = () => '') {
     this.panel = $('profile');
     this.rows = $('profile-rows');
     this.stepMs = $('profile-step-ms');
@@ -124,6 +130,7 @@ export class ProfilePanel {
         setTimeout: (fn, ms) => window.setTimeout(fn, ms),
         clearTimeout: (id) => window.clearTimeout(id),
       },
+      token,
     });
     this.relay = false;
     this.epoch = -1;

@@ -220,8 +220,8 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) {
          return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000);
        }},
-      {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "64",
-       "WebSocket sessions from one IP address, [1, 100000]",
+      {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "256",
+       "WebSocket sessions from one IP address (IPv6: one /64), [1, 100000]",
        [](AppConfig& c, const std::string& v) {
          return set_int<std::size_t>(c.server.max_sessions_per_address, v, 1, 100000);
        }},
@@ -230,6 +230,13 @@ const std::vector<Option>& options() {
        "1000000]",
        [](AppConfig& c, const std::string& v) {
          return set_int<std::size_t>(c.server.max_connections, v, 1, 1000000);
+       }},
+      {"max-connections-per-address", "HERD_MAX_CONNECTIONS_PER_ADDRESS",
+       "half of --max-connections, at most 512",
+       "TCP connections open at once from one IP address (IPv6: one /64), [1, 1000000]; /healthz "
+       "and /readyz are answered over it",
+       [](AppConfig& c, const std::string& v) {
+         return set_int<std::size_t>(c.server.max_connections_per_address, v, 1, 1000000);
        }},
       {"max-http-keepalive", "HERD_MAX_HTTP_KEEPALIVE", "256",
        "HTTP connections kept open between requests, [0, 100000]",

@@ -25,10 +25,21 @@ std::optional<std::uint64_t> Admission::fit_descriptor_limit() {
   return files.rlim_cur;
 }
 
+bool Admission::add_connection(const std::string& ip) {
+  const std::lock_guard lock(mutex_);
+  return connections_per_address_.try_add(address_key(ip), max_connections_per_address());
+}
+
+void Admission::remove_connection(const std::string& ip) {
+  const std::lock_guard lock(mutex_);
+  connections_per_address_.remove(address_key(ip));
+}
+
 std::optional<Refusal> Admission::admit(const std::string& ip) {
   const std::lock_guard lock(mutex_);
   if (ws_open_ >= max_sessions_) return Refusal::sessions;
-  if (!per_address_.try_add(ip, max_sessions_per_address_)) return Refusal::sessions_per_address;
+  if (!per_address_.try_add(address_key(ip), max_sessions_per_address_))
+    return Refusal::sessions_per_address;
   ++ws_open_;
   return std::nullopt;
 }
@@ -36,7 +47,7 @@ std::optional<Refusal> Admission::admit(const std::string& ip) {
 void Admission::release(const std::string& ip) {
   const std::lock_guard lock(mutex_);
   --ws_open_;
-  per_address_.remove(ip);
+  per_address_.remove(address_key(ip));
 }
 
 bool Admission::may_try_token(const std::string& ip, double now) {

@@ -1,9 +1,11 @@
 // herd::net::Admission — who may connect: TCP connections (HTTP and WebSocket session objects,
 // handshakes and refused ones included) against max_connections, kept under the process's
-// descriptor limit; WebSocket sessions against max_sessions and max_sessions_per_address. Any
-// thread. No Boost.
+// descriptor limit, and against max_connections_per_address; WebSocket sessions against
+// max_sessions and max_sessions_per_address. Addresses are counted by address_key (IPv6 by its
+// /64). Any thread. No Boost.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "net/limits.hpp"
 #include "net/observe.hpp"
@@ -19,17 +22,25 @@ namespace herd::net {
 
 class Admission {
  public:
+  // max_connections_per_address 0: half of max_connections (after fit_descriptor_limit), at most
+  // kDefaultConnectionsPerAddress.
+  static constexpr std::size_t kDefaultConnectionsPerAddress = 512;
   Admission(std::size_t max_connections, std::size_t max_sessions,
-            std::size_t max_sessions_per_address)
+            std::size_t max_sessions_per_address, std::size_t max_connections_per_address = 0)
       : max_sessions_(max_sessions),
         max_sessions_per_address_(max_sessions_per_address),
-        max_connections_(max_connections) {}
+        max_connections_(max_connections),
+        per_address_given_(max_connections_per_address) {}
 
   // Before the server runs: lowers max_connections to what the descriptor limit leaves (raised to
   // its hard maximum first, as servers do), with some descriptors kept for checkpoints and the
   // like. Returns the descriptor limit when it lowered the cap.
   std::optional<std::uint64_t> fit_descriptor_limit();
   std::size_t max_connections() const { return max_connections_; }
+  std::size_t max_connections_per_address() const {
+    if (per_address_given_ > 0) return per_address_given_;
+    return std::clamp<std::size_t>(max_connections_ / 2, 1, kDefaultConnectionsPerAddress);
+  }
 
   // Session objects alive, counted as they are made and destroyed.
   void ws_created() { ++ws_alive_; }
@@ -41,6 +52,11 @@ class Admission {
   std::size_t connections() const { return http_alive_ + ws_alive_; }
   // No room for another connection: it is refused as it is accepted.
   bool full() const { return connections() >= max_connections_; }
+
+  // A connection from `ip` counted against max_connections_per_address: false when it is over
+  // (then it is refused), else remove_connection() it when it ends (ConnectionSlot does).
+  bool add_connection(const std::string& ip);
+  void remove_connection(const std::string& ip);
 
   // A WebSocket session from `ip` counted against max_sessions and max_sessions_per_address:
   // nullopt when admitted (then release() it when it ends), else the limit it is over.
@@ -58,14 +74,44 @@ class Admission {
  private:
   const std::size_t max_sessions_, max_sessions_per_address_;
   std::size_t max_connections_;  // written before the server's threads start
+  const std::size_t per_address_given_;
   std::atomic<std::size_t> ws_alive_{0}, http_alive_{0};
   std::mutex mutex_;
-  AddressCounts per_address_;  // open WebSocket sessions per IP address (mutex_)
-  std::size_t ws_open_ = 0;    // WebSocket sessions counted against max_sessions (mutex_)
+  AddressCounts per_address_;              // open WebSocket sessions per IP address (mutex_)
+  AddressCounts connections_per_address_;  // open connections per IP address (mutex_)
+  std::size_t ws_open_ = 0;  // WebSocket sessions counted against max_sessions (mutex_)
   // Token guesses left per address (mutex_); addresses back at a full burst are dropped when the
   // map grows past kMaxGuessers, so it stays bounded whoever connects.
   static constexpr std::size_t kMaxGuessers = 4096;
   std::unordered_map<std::string, TokenBucket> guesses_;
+};
+
+// A connection counted against its address's cap, from its accept to the end of its last session
+// object (the HTTP session, then the WebSocket session it became). Move-only.
+class ConnectionSlot {
+ public:
+  ConnectionSlot() = default;
+  ConnectionSlot(Admission* admission, std::string key)
+      : admission_(admission), key_(std::move(key)) {}
+  ConnectionSlot(ConnectionSlot&& o) noexcept
+      : admission_(std::exchange(o.admission_, nullptr)), key_(std::move(o.key_)) {}
+  ConnectionSlot& operator=(ConnectionSlot&& o) noexcept {
+    if (this != &o) {
+      release();
+      admission_ = std::exchange(o.admission_, nullptr);
+      key_ = std::move(o.key_);
+    }
+    return *this;
+  }
+  ~ConnectionSlot() { release(); }
+
+ private:
+  void release() {
+    if (admission_) admission_->remove_connection(key_);
+    admission_ = nullptr;
+  }
+  Admission* admission_ = nullptr;
+  std::string key_;
 };
 
 }  // namespace herd::net

@@ -25,6 +25,26 @@ const std::string& machine_name() {
 
 }  // namespace
 
+void answer_busy(tcp::socket& socket, Refusal why) {
+  boost::system::error_code ec;
+  // Best effort and never blocking: the answer fits in an empty socket's send buffer.
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 43\r\n\r\ntoo many connections "
+      "to this server; retry\n";
+  static constexpr std::string_view kBusyHere =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"
+      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 45\r\n\r\ntoo many connections "
+      "from this address; retry\n";
+  const std::string_view text = why == Refusal::connections_per_address ? kBusyHere : kBusy;
+  socket.non_blocking(true, ec);
+  socket.write_some(asio::buffer(text.data(), text.size()), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
+bool is_health_path(std::string_view path) { return path == "/healthz" || path == "/readyz"; }
+
 template <class Body>
 void HttpSession::head_fields(http::response<Body>& res,
                               const http::request<http::string_body>& req,
@@ -46,14 +66,33 @@ void HttpSession::write(http::response<Body> res) {
                     });
 }
 
-HttpSession::HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard)
-    : stream_(std::move(socket)), hub_(hub), config_(hub_.config()), shard_(shard) {
+HttpSession::HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot)
+    : stream_(std::move(socket)),
+      hub_(hub),
+      config_(hub_.config()),
+      shard_(shard),
+      slot_(std::move(slot)) {
   hub_.http_created();
 }
 
+HttpSession::HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard, Refusal refused)
+    : stream_(std::move(socket)),
+      hub_(hub),
+      config_(hub_.config()),
+      shard_(shard),
+      refused_(refused) {}
+
 HttpSession::~HttpSession() {
   shard_.remove_http(this);
-  hub_.http_destroyed();
+  if (!refused_) hub_.http_destroyed();
+}
+
+bool HttpSession::waiting() const { return refused_ && parser_ && !parser_->got_some(); }
+
+void HttpSession::evict() {
+  if (refused_timer_) refused_timer_->cancel();
+  if (refused_ && stream_.socket().is_open()) answer_busy(stream_.socket(), *refused_);
+  close();
 }
 
 void HttpSession::run() {
@@ -73,8 +112,18 @@ void HttpSession::do_read() {
   parser_->body_limit(4 * 1024);
   // The first request may take kHttpTimeout to arrive; a kept-alive connection waits
   // http_idle_timeout for its next one, then is closed.
-  stream_.expires_after(requests_ == 0 ? Clock::duration(kHttpTimeout)
-                                       : seconds(config_.http_idle_timeout));
+  if (refused_) {
+    // Its own timer, not the stream's timeout (which would close the socket before the 503).
+    stream_.expires_never();
+    refused_timer_.emplace(stream_.get_executor());
+    refused_timer_->expires_after(kRefusedTimeout);
+    refused_timer_->async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->evict();
+    });
+  } else {
+    stream_.expires_after(requests_ == 0 ? Clock::duration(kHttpTimeout)
+                                         : seconds(config_.http_idle_timeout));
+  }
   http::async_read(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -84,6 +133,18 @@ void HttpSession::on_read(beast::error_code ec) {
   if (ec) return close();  // end of stream, timeout, or a malformed request
   ++requests_;
   http::request<http::string_body> req = parser_->release();
+  if (refused_) {  // over a cap: a health check is answered, anything else is told to retry
+    const std::string_view target(req.target().data(), req.target().size());
+    const bool health = (req.method() == http::verb::get || req.method() == http::verb::head) &&
+                        is_health_path(target.substr(0, target.find('?')));
+    if (!health) return evict();
+    refused_timer_->cancel();
+    Health h = hub_.health();
+    auto res =
+        make(req, static_cast<http::status>(h.status), "application/json", std::move(h.body));
+    res.keep_alive(false);
+    return write(std::move(res));
+  }
   // A Transfer-Encoding other than chunked would leave the body's end to whoever reads it next
   // (request smuggling behind a proxy): refused, as RFC 9112 6.3 asks, and the connection closed.
   if (req.find(http::field::transfer_encoding) != req.end() && !req.chunked()) {
@@ -97,7 +158,7 @@ void HttpSession::on_read(beast::error_code ec) {
       has_host ? std::string_view(host->value()) : std::string_view();
   // Health answers any name: probes may use the pod's service name and it tells nothing.
   const std::string_view target(req.target().data(), req.target().size());
-  if (target.substr(0, target.find('?')) != "/healthz" &&
+  if (!is_health_path(target.substr(0, target.find('?'))) &&
       !host_allowed(config_.allowed_hosts, host_value, has_host, machine_name())) {
     hub_.refused(Refusal::host, peer());
     auto res = plain(req, http::status::forbidden,
@@ -127,7 +188,8 @@ void HttpSession::on_read(beast::error_code ec) {
       return write(std::move(res));
     }
     stream_.expires_never();
-    std::make_shared<WsSession>(stream_.release_socket(), hub_, shard_)->run(std::move(req));
+    std::make_shared<WsSession>(stream_.release_socket(), hub_, shard_, std::move(slot_))
+        ->run(std::move(req));
     return;
   }
   respond(req);
@@ -154,6 +216,50 @@ http::response<http::string_body> HttpSession::plain(const http::request<http::s
   return make(req, status, "text/plain; charset=utf-8", std::move(body));
 }
 
+std::optional<http::response<http::string_body>> HttpSession::metrics_refused(
+    const http::request<http::string_body>& req, std::string_view target) {
+  const std::string& secret = config_.command_token;
+  if (secret.empty()) return std::nullopt;  // open commands (or a relay): open metrics
+  std::string token;
+  const auto auth = req.find(http::field::authorization);
+  const std::string_view bearer = "Bearer ";
+  if (auth != req.end() && auth->value().substr(0, bearer.size()) == bearer) {
+    token = std::string(auth->value().substr(bearer.size()));
+  } else if (const auto q = target.find('?'); q != std::string_view::npos) {
+    // ?token=..., for scrapers that cannot set a header; the token is hex, unescaped
+    std::string_view query = target.substr(q + 1);
+    while (!query.empty()) {
+      const std::string_view pair = query.substr(0, query.find('&'));
+      if (pair.substr(0, 6) == "token=") token = std::string(pair.substr(6));
+      query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    }
+  }
+  const std::string ip = ip_of(stream_.socket());
+  const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  if (token.empty()) {
+    auto res = plain(req, http::status::unauthorized,
+                     "/metrics needs the command token: Authorization: Bearer TOKEN or "
+                     "?token=TOKEN\n");
+    res.set(http::field::www_authenticate, "Bearer realm=\"herd\"");
+    return res;
+  }
+  if (!hub_.may_try_token(ip, now)) {
+    hub_.refused(Refusal::token_throttled, peer());
+    auto res = plain(req, http::status::too_many_requests,
+                     "too many wrong command tokens from this address; retry in a second\n");
+    res.set(http::field::retry_after, "1");
+    return res;
+  }
+  if (!constant_time_equal(token, secret)) {
+    hub_.refused(Refusal::bad_token, peer());
+    hub_.token_failed(ip, now);
+    auto res = plain(req, http::status::unauthorized, "wrong command token\n");
+    res.set(http::field::www_authenticate, "Bearer realm=\"herd\", error=\"invalid_token\"");
+    return res;
+  }
+  return std::nullopt;
+}
+
 void HttpSession::respond(const http::request<http::string_body>& req) {
   if (req.method() != http::verb::get && req.method() != http::verb::head) {
     auto res = plain(req, http::status::method_not_allowed, "only GET and HEAD\n");
@@ -162,14 +268,16 @@ void HttpSession::respond(const http::request<http::string_body>& req) {
   }
   const std::string_view target(req.target().data(), req.target().size());
   const std::string_view path = target.substr(0, target.find('?'));
-  if (path == "/healthz") {
+  if (is_health_path(path)) {
     Health health = hub_.health();
     return write(make(req, static_cast<http::status>(health.status), "application/json",
                       std::move(health.body)));
   }
-  if (path == "/metrics")
+  if (path == "/metrics") {
+    if (auto refused = metrics_refused(req, target)) return write(std::move(*refused));
     return write(make(req, http::status::ok, "text/plain; version=0.0.4; charset=utf-8",
                       hub_.metrics_text()));
+  }
   if (path == "/ws")
     return write(plain(req, http::status::upgrade_required, "WebSocket upgrade required\n"));
   FileResponse file = serve_file(target, config_.web_root);

@@ -3,6 +3,7 @@
 // handshake's key checked first). Keep-alive within max_http_keepalive; timeouts on every read.
 #pragma once
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/admission.hpp"
 #include "net/io.hpp"
 #include "net/session_hub.hpp"
 #include "net/shard.hpp"
@@ -19,14 +21,33 @@ namespace herd::net {
 namespace beast = boost::beast;
 namespace http = beast::http;
 
+// A connection over a cap at once: 503 with Retry-After: 1 (best effort, never blocking), closed.
+void answer_busy(tcp::socket& socket, Refusal why);
+
+// The paths a health check asks; answered whatever the connection caps (see the refused mode).
+bool is_health_path(std::string_view path);
+
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard);
+  // An admitted connection, counted against its address's cap until its last session ends.
+  HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot);
+  // A connection over a cap (`refused`), kept so that a health check behind a full house is still
+  // answered: it reads one request within kRefusedTimeout; /healthz and /readyz get their
+  // answer, anything else 503 with Retry-After: 1; then it is closed. Not counted against the
+  // caps: each shard keeps a few (Shard::kHealthDesk) and evicts the oldest that has sent nothing.
+  HttpSession(tcp::socket&& socket, SessionHub hub, Shard& shard, Refusal refused);
   ~HttpSession();
+
+  static constexpr auto kRefusedTimeout = std::chrono::seconds(1);
 
   void run();
 
   void close();
+
+  // A refused connection that has sent nothing yet (an idle socket, not a health check).
+  bool waiting() const;
+  // Makes room: answers a refused connection 503 and closes it.
+  void evict();
 
  private:
   void do_read();
@@ -52,6 +73,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void respond(const http::request<http::string_body>& req);
 
+  // /metrics on a server with a command token: served only with it (Authorization: Bearer, or
+  // ?token=); else 401, or 429 from an address over its wrong-token budget (as hellos are).
+  std::optional<http::response<http::string_body>> metrics_refused(
+      const http::request<http::string_body>& req, std::string_view target);
+
   template <class Body>
   void write(http::response<Body> res);
 
@@ -62,6 +88,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::uint64_t requests_ = 0;  // read on this connection so far
+  ConnectionSlot slot_;         // handed to the WebSocket session on an upgrade
+  std::optional<Refusal> refused_;
+  std::optional<asio::steady_timer> refused_timer_;  // a refused connection's time to ask
 };
 
 }  // namespace herd::net

@@ -79,11 +79,24 @@ void Hub::tell(std::uint64_t id, SharedText msg) {
 }
 
 void Hub::send_welcomes(bool new_world) {
-  for (auto& [id, c] : clients_)
-    if (c.greeted)
-      c.shard->deliver(
-          Delivery::message(new_world ? Delivery::Kind::new_world : Delivery::Kind::control,
-                            c.session, share(protocol::encode(source_->welcome(id, c.role)))));
+  // The welcome's tail (the map above all) is encoded once per role and shared by every session,
+  // as a snapshot is; each session's own head (its id and role) is a few bytes.
+  struct Shared {
+    std::optional<protocol::Welcome> welcome;
+    SharedText tail;
+  };
+  Shared by_role[2];
+  for (auto& [id, c] : clients_) {
+    if (!c.greeted) continue;
+    Shared& s = by_role[c.role == protocol::Role::commander ? 1 : 0];
+    if (!s.welcome) {
+      s.welcome = source_->welcome(id, c.role);
+      s.tail = share(protocol::encode_welcome_tail(*s.welcome));
+    }
+    s.welcome->session = id;
+    c.shard->deliver(Delivery::welcome(new_world, c.session,
+                                       share(protocol::encode_welcome_head(*s.welcome)), s.tail));
+  }
 }
 
 void Hub::new_world() {

@@ -33,4 +33,11 @@ inline std::string peer_of(const tcp::socket& socket) {
             : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
+// The socket's peer address without its port, empty when it is already gone.
+inline std::string ip_of(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  return ec ? std::string() : endpoint.address().to_string();
+}
+
 }  // namespace herd::net

@@ -141,6 +141,20 @@ bool host_allowed(const std::vector<std::string>& allowed, std::string_view host
   return listed(allowed, name);
 }
 
+std::string address_key(std::string_view ip) {
+  const std::string text(ip);
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, text.c_str(), &v6) != 1) return text;
+  char out[INET6_ADDRSTRLEN] = {};
+  if (IN6_IS_ADDR_V4MAPPED(&v6)) {
+    inet_ntop(AF_INET, &v6.s6_addr[12], out, sizeof out);
+    return out;
+  }
+  std::fill(std::begin(v6.s6_addr) + 8, std::end(v6.s6_addr), std::uint8_t{0});
+  inet_ntop(AF_INET6, &v6, out, sizeof out);
+  return std::string(out) + "/64";
+}
+
 bool AddressCounts::try_add(const std::string& address, std::size_t limit) {
   std::size_t& n = counts_[address];
   if (n >= limit) {

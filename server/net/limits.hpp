@@ -63,6 +63,12 @@ bool host_allowed(const std::vector<std::string>& allowed, std::string_view host
 // beyond the 16 bytes.
 bool valid_websocket_key(std::string_view key);
 
+// The key an address is counted under for the per-address limits: an IPv4 address as it is (an
+// IPv4-mapped IPv6 one as IPv4), an IPv6 address by its /64 prefix ("2001:db8:1:2::/64"), since
+// one subscriber is given a whole /64 and picks addresses in it at will. Text that is no address
+// is its own key.
+std::string address_key(std::string_view ip);
+
 // Open sessions per remote address, for the per-address limit.
 class AddressCounts {
  public:

@@ -62,25 +62,36 @@ void Listener::do_accept() {
   // io_context, and its session starts there.
   Shard& shard = *shards_[next_shard_];
   next_shard_ = (next_shard_ + 1) % shards_.size();
-  acceptor_.async_accept(
-      shard.ioc, [this, &shard](boost::system::error_code ec, tcp::socket socket) {
-        if (stopping_) return;
-        if (ec) return on_accept_failed(ec);
-        if (backoff_.count() > 0) {
-          observe_.log(LogLevel::info, "accepting_again",
-                       {{"failures", std::to_string(failures_unlogged_)}});
-          backoff_ = std::chrono::milliseconds(0);
-          failures_unlogged_ = 0;
-        }
-        if (admission_.full()) {
-          refuse(socket);
-        } else {
-          asio::post(shard.ioc, [this, &shard, socket = std::move(socket)]() mutable {
-            std::make_shared<HttpSession>(std::move(socket), sessions_, shard)->run();
-          });
-        }
-        do_accept();
-      });
+  acceptor_.async_accept(shard.ioc, [this, &shard](boost::system::error_code ec,
+                                                   tcp::socket socket) {
+    if (stopping_) return;
+    if (ec) return on_accept_failed(ec);
+    if (backoff_.count() > 0) {
+      observe_.log(LogLevel::info, "accepting_again",
+                   {{"failures", std::to_string(failures_unlogged_)}});
+      backoff_ = std::chrono::milliseconds(0);
+      failures_unlogged_ = 0;
+    }
+    boost::system::error_code peer_ec;
+    const auto peer = socket.remote_endpoint(peer_ec);
+    const std::string ip = peer_ec ? std::string() : peer.address().to_string();
+    std::optional<Refusal> refused;
+    ConnectionSlot slot;
+    if (admission_.full())
+      refused = Refusal::connections;
+    else if (!admission_.add_connection(ip))
+      refused = Refusal::connections_per_address;
+    else
+      slot = ConnectionSlot(&admission_, ip);
+    if (refused) observe_.refused(*refused, peer_of(socket));
+    // A refused connection still goes to its shard: a health check on it is answered.
+    asio::post(shard.ioc, [this, &shard, socket = std::move(socket), refused,
+                           slot = std::move(slot)]() mutable {
+      if (refused) return shard.take_refused(std::move(socket), *refused, sessions_);
+      std::make_shared<HttpSession>(std::move(socket), sessions_, shard, std::move(slot))->run();
+    });
+    do_accept();
+  });
 }
 
 // A failed accept leaves the connection waiting in the kernel's queue: retrying at once would
@@ -108,20 +119,6 @@ void Listener::on_accept_failed(const boost::system::error_code& ec) {
   pause_.async_wait([this](boost::system::error_code wait_ec) {
     if (!wait_ec && !stopping_) do_accept();
   });
-}
-
-void Listener::refuse(tcp::socket& socket) {
-  observe_.refused(Refusal::connections, peer_of(socket));
-  boost::system::error_code ec;
-  // Best effort and never blocking: the answer fits in an empty socket's send buffer.
-  static constexpr std::string_view kBusy =
-      "HTTP/1.1 503 Service Unavailable\r\nServer: herd\r\nRetry-After: 1\r\nConnection: close\r\n"
-      "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 43\r\n\r\ntoo many connections "
-      "to this server; retry\n";
-  socket.non_blocking(true, ec);
-  socket.write_some(asio::buffer(kBusy.data(), kBusy.size()), ec);
-  socket.shutdown(tcp::socket::shutdown_both, ec);
-  socket.close(ec);
 }
 
 }  // namespace herd::net

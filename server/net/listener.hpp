@@ -42,7 +42,6 @@ class Listener {
   void do_accept();
   void on_accept_failed(
       const boost::system::error_code& ec);  // pause, log (once an interval), retry
-  void refuse(tcp::socket& socket);          // over max_connections: a 503, then closed
 
   std::vector<std::unique_ptr<Shard>>& shards_;
   Admission& admission_;

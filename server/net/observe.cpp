@@ -164,7 +164,9 @@ std::string_view to_string(Refusal r) {
                                                 "connections",
                                                 "bad_handshake",
                                                 "host",
-                                                "token_throttled"};
+                                                "token_throttled",
+                                                "connections_per_address",
+                                                "http_rate_limited"};
   static_assert(std::size(kNames) == kRefusalCount);
   return kNames[static_cast<std::size_t>(r)];
 }

@@ -68,8 +68,11 @@ enum class Refusal : std::uint8_t {
   bad_handshake,         // a WebSocket upgrade with a malformed Sec-WebSocket-Key: HTTP 400
   host,                  // a request whose Host is not one of the server's names: HTTP 403
   token_throttled,       // a token tried from an address over its wrong-token budget: unauthorized
+  connections_per_address,  // over max_connections_per_address: HTTP 503 and closed as accepted
+  http_rate_limited,        // HTTP requests from one address over their rate: HTTP 429
 };
-inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::token_throttled) + 1;
+inline constexpr std::size_t kRefusalCount =
+    static_cast<std::size_t>(Refusal::http_rate_limited) + 1;
 std::string_view to_string(Refusal r);
 
 // The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.
@@ -123,6 +126,9 @@ std::uint64_t resident_memory_bytes();
   X(snapshots_skipped, counter, "herd_snapshot_drops_total", "reason=\"io_behind\"", "")           \
   X(snapshots_held, counter, "herd_snapshot_drops_total", "reason=\"held_for_acks\"", "")          \
   X(snapshots_superseded, counter, "herd_snapshot_drops_total", "reason=\"superseded\"", "")       \
+  X(welcomes_replaced, counter, "herd_welcomes_replaced_total", "",                                \
+    "Welcomes not written to a session: a newer one replaced them while they waited (a reader "    \
+    "that stopped reading keeps one waiting welcome).")                                            \
   X(bytes_out, counter, "herd_bytes_out_total", "", "WebSocket payload bytes written.")            \
   X(commands_accepted, counter, "herd_commands_total", "result=\"accepted\"",                      \
     "Commands by result.")                                                                         \

@@ -30,23 +30,38 @@ using SharedText = std::shared_ptr<const std::string>;
 // replaces the oldest, counted as dropped. Two, not one: an I/O thread that was late hands a
 // session two snapshots' frames at once, and the next may come before the first write's
 // completion has run (its bytes already with the kernel); one slot would drop the middle frame
-// of a reader that is not slow at all. From the first drop the session is behind until both
-// lanes run empty (the slow-consumer timeout counts from then).
+// of a reader that is not slow at all.
+//
+// The control lane holds at most `control_limit` messages and kControlBytes bytes (a message's
+// shared tail counted whole: it is what the session keeps alive); an empty lane takes any one
+// message. A welcome says the whole state, so a newer one replaces a welcome still waiting
+// (latest wins, as snapshots do): a reader that stopped keeps one waiting welcome, not one per
+// pause or rate change. From the first drop (a snapshot replaced, a welcome replaced) the session
+// is behind until both lanes run empty (the slow-consumer timeout counts from then, paused or
+// not).
 class OutboundLanes {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr std::size_t kWaiting = 2;
+  static constexpr std::size_t kControlBytes = std::size_t{1} << 20;
 
-  explicit OutboundLanes(std::size_t control_limit) : control_limit_(control_limit) {}
+  explicit OutboundLanes(std::size_t control_limit, std::size_t control_bytes = kControlBytes)
+      : control_limit_(control_limit), control_bytes_limit_(control_bytes) {}
 
-  // False when the control lane is already full: the message is not queued, and the session is
-  // to be closed (a client that does not read its replies).
+  // False when the control lane is already full (in messages or bytes): the message is not
+  // queued, and the session is to be closed (a client that does not read its replies).
   bool push_control(SharedText msg);
+  // A welcome: `head` the session's own (its id and role), `tail` shared by every session
+  // welcomed alike. A welcome still waiting is replaced (true in `replaced`). False as
+  // push_control.
+  bool push_welcome(SharedText head, SharedText tail, Clock::time_point now,
+                    bool* replaced = nullptr);
   // Queues a snapshot's frame; true when it replaced an older one (a dropped snapshot).
   bool push_snapshot(SharedText frame, bool binary, Clock::time_point now);
 
   struct Message {
     SharedText bytes;
+    SharedText tail;  // written right after `bytes`, in the same frame (a welcome's shared part)
     bool snapshot = false;
     bool binary = false;  // a binary frame (snapshots only)
   };
@@ -54,16 +69,28 @@ class OutboundLanes {
   // both lanes are empty, which also ends being behind.
   std::optional<Message> pop();
 
-  void clear_control() { control_.clear(); }
+  void clear_control() {
+    control_.clear();
+    control_bytes_ = 0;
+  }
   void clear_snapshots() { snapshots_.clear(); }
   std::size_t control_size() const { return control_.size(); }
+  std::size_t control_bytes() const { return control_bytes_; }
   std::size_t snapshots_waiting() const { return snapshots_.size(); }
-  // Since the first snapshot dropped, until the lanes ran empty; none when caught up.
+  // Since the first snapshot or welcome dropped, until the lanes ran empty; none when caught up.
   std::optional<Clock::time_point> behind_since() const { return behind_since_; }
 
  private:
-  std::size_t control_limit_;
-  std::deque<SharedText> control_;
+  struct Control {
+    SharedText head, tail;
+    bool welcome = false;
+    std::size_t size() const { return head->size() + (tail ? tail->size() : 0); }
+  };
+  bool push(Control c);
+
+  std::size_t control_limit_, control_bytes_limit_;
+  std::size_t control_bytes_ = 0;
+  std::deque<Control> control_;
   std::deque<std::pair<SharedText, bool>> snapshots_;  // true: a binary frame
   std::optional<Clock::time_point> behind_since_;
 };

@@ -49,7 +49,8 @@ UpstreamUrl relay_url(const std::string& text) {
 Server::Impl::Impl(ServerConfig c, sim::World world)
     : config(sessions_config(c)),
       observe(config.log, config.log_format),
-      admission(config.max_connections, config.max_sessions, config.max_sessions_per_address),
+      admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
+                config.max_connections_per_address),
       pool(std::max<std::size_t>(config.sim_threads, 1)),
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),

@@ -44,10 +44,10 @@ struct ServerConfig {
   // names and the machine's own (lower-case; "*": any). limits.hpp says why.
   std::vector<std::string> allowed_origins;
   std::vector<std::string> allowed_hosts;
-  double rate_limit = 30;                     // messages per second per session (token bucket)...
-  double rate_burst = 60;                     // ...with this many at once; more: rate_limited
-  std::size_t max_sessions = 2000;            // WebSocket sessions in all; more: close 1013
-  std::size_t max_sessions_per_address = 64;  // from one IP address; more: close 1013
+  double rate_limit = 30;                      // messages per second per session (token bucket)...
+  double rate_burst = 60;                      // ...with this many at once; more: rate_limited
+  std::size_t max_sessions = 2000;             // WebSocket sessions in all; more: close 1013
+  std::size_t max_sessions_per_address = 256;  // from one IP address; more: close 1013
   std::uint32_t max_spawn =
       protocol::kMaxSpawnPerCommand;             // agents per spawn; more: limit_exceeded
   int max_json_depth = protocol::kMaxJsonDepth;  // deeper: too_deep
@@ -57,6 +57,9 @@ struct ServerConfig {
   // requests (beyond: answered with Connection: close), and how long one may wait for its next
   // request.
   std::size_t max_connections = 10000;
+  // From one address (IPv6: one /64); more get 503 as they are accepted. 0: half of
+  // max_connections, at most 512. Health requests are answered over both caps (http_session.hpp).
+  std::size_t max_connections_per_address = 0;
   std::size_t max_http_keepalive = 256;
   double http_idle_timeout = 5;
   double slow_client_timeout = 10;  // seconds a session may stay behind on snapshots

@@ -36,6 +36,7 @@ void SessionHub::written(std::size_t bytes, bool snapshot) {
   if (snapshot) ++counters.snapshots_sent;
 }
 void SessionHub::snapshot_replaced() { ++server_->observe.counters().snapshots_replaced; }
+void SessionHub::welcome_replaced() { ++server_->observe.counters().welcomes_replaced; }
 void SessionHub::snapshots_superseded(std::size_t n) {
   server_->observe.counters().snapshots_superseded += n;
 }

@@ -59,6 +59,7 @@ class SessionHub {
   void command_rejected();
   void written(std::size_t bytes, bool snapshot);
   void snapshot_replaced();
+  void welcome_replaced();
   void snapshots_superseded(std::size_t n);
   void observe_reply(Clock::duration d);
   void log_from(std::string_view who, LogLevel level, std::string_view event,

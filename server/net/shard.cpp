@@ -1,5 +1,6 @@
 #include "net/shard.hpp"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 
 #include "net/http_session.hpp"
@@ -77,7 +78,10 @@ void Shard::hand_to_sessions() {
         s->on_reply(std::move(d.frame), d.then_close);
         break;
       case Delivery::Kind::new_world:
-        s->on_new_world(std::move(d.frame));
+        s->on_new_world(std::move(d.frame), std::move(d.tail));
+        break;
+      case Delivery::Kind::welcome:
+        s->send_welcome(std::move(d.frame), std::move(d.tail));
         break;
       default:
         s->send_control(std::move(d.frame));
@@ -87,6 +91,22 @@ void Shard::hand_to_sessions() {
   for (Delivery& d : taken.frames)
     if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
   if (taken.more) asio::post(ioc, [this] { hand_to_sessions(); });
+}
+
+void Shard::take_refused(tcp::socket socket, Refusal why, SessionHub hub) {
+  std::erase_if(refused, [](const std::weak_ptr<HttpSession>& w) { return w.expired(); });
+  if (refused.size() >= kHealthDesk) {
+    const auto oldest = std::find_if(refused.begin(), refused.end(), [](const auto& w) {
+      const auto s = w.lock();
+      return s && s->waiting();
+    });
+    if (oldest == refused.end()) return answer_busy(socket, why);
+    if (const auto s = oldest->lock()) s->evict();
+    refused.erase(oldest);
+  }
+  auto session = std::make_shared<HttpSession>(std::move(socket), hub, *this, why);
+  refused.push_back(session);
+  session->run();
 }
 
 void Shard::close_all() {

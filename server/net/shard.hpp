@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,27 +21,40 @@ namespace herd::net {
 
 class WsSession;
 class HttpSession;
+class SessionHub;
+enum class Refusal : std::uint8_t;
 
 // A snapshot's frame or a message for one session, from the hub to the session's shard.
 struct Delivery {
   enum class Kind : std::uint8_t {
     snapshot,   // a frame, binary or JSON
     reply,      // the answer to one of the session's requests, then_close after it if given
-    control,    // a message of the hub's own (a welcome with new rates)
-    new_world,  // the welcome to a replaced world: frames of the old one still waiting are dropped
+    control,    // a message of the hub's own
+    welcome,    // a welcome again (new rates, pause): `frame` the session's head, `tail` shared
+    new_world,  // the same to a replaced world: frames of the old one still waiting are dropped
   };
   std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
   SharedText frame;
+  SharedText tail;  // a welcome's part shared by every session (welcome, new_world)
   bool binary = false;
   Kind kind = Kind::snapshot;
   std::optional<std::uint16_t> then_close;  // a WebSocket close code (reply only)
 
   static Delivery snapshot(std::weak_ptr<WsSession> session, SharedText frame, bool binary) {
-    return {std::move(session), std::move(frame), binary, Kind::snapshot, std::nullopt};
+    return {std::move(session), std::move(frame), nullptr, binary, Kind::snapshot, std::nullopt};
   }
   static Delivery message(Kind kind, std::weak_ptr<WsSession> session, SharedText msg,
                           std::optional<std::uint16_t> then_close = std::nullopt) {
-    return {std::move(session), std::move(msg), false, kind, then_close};
+    return {std::move(session), std::move(msg), nullptr, false, kind, then_close};
+  }
+  static Delivery welcome(bool new_world, std::weak_ptr<WsSession> session, SharedText head,
+                          SharedText tail) {
+    return {std::move(session),
+            std::move(head),
+            std::move(tail),
+            false,
+            new_world ? Kind::new_world : Kind::welcome,
+            std::nullopt};
   }
 };
 
@@ -68,7 +82,7 @@ struct Shard {
   // The hub's thread: adds frames of snapshot number `snapshot` (several calls may add to one).
   // Returns how many frames were skipped.
   std::size_t deliver(std::uint64_t snapshot, std::vector<Delivery> frames);
-  // The hub's thread: a message for a session (kind reply, control or new_world).
+  // The hub's thread: a message for a session (any kind but snapshot).
   void deliver(Delivery message);
   // This thread: gives the sessions every waiting message and up to kFramesPerTurn frames (each
   // one a write started), then posts itself behind what else is queued if frames are left: a
@@ -80,6 +94,14 @@ struct Shard {
   static std::vector<std::shared_ptr<T>> alive(const std::unordered_map<K, std::weak_ptr<T>>& from);
   void sweep();
   void close_all();
+
+  // This thread: a connection over a cap, kept so that a health check is still answered
+  // (HttpSession's refused mode). At most kHealthDesk at once; beyond, the oldest that has sent
+  // nothing is answered 503 and closed to make room, so that idle sockets cannot keep a health
+  // check out (it sends its request at once); when every one is mid-request, the newcomer gets 503.
+  static constexpr std::size_t kHealthDesk = 4;
+  void take_refused(tcp::socket socket, Refusal why, SessionHub hub);
+  std::deque<std::weak_ptr<HttpSession>> refused;  // this thread only
 };
 
 }  // namespace herd::net

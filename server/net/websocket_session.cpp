@@ -1,5 +1,6 @@
 #include "net/websocket_session.hpp"
 
+#include <array>
 #include <boost/asio/post.hpp>
 
 namespace herd::net {
@@ -15,14 +16,15 @@ double now_seconds() {
 
 }  // namespace
 
-WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard)
+WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot)
     : ws_(std::move(socket)),
       hub_(hub),
       config_(hub_.config()),
       shard_(shard),
       id_(hub_.new_session_id()),
       bucket_(config_.rate_limit, config_.rate_burst, now_seconds()),
-      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()) {
+      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()),
+      slot_(std::move(slot)) {
   hub_.ws_created();
   beast::error_code ec;
   // Snapshots are small frames that must go at once: without TCP_NODELAY, Nagle's algorithm
@@ -61,13 +63,23 @@ void WsSession::run(http::request<http::string_body> req) {
 
 void WsSession::send_control(SharedText msg) {
   if (close_) return;
-  if (!lanes_.push_control(std::move(msg))) {
-    hub_.refused(Refusal::control_queue_full, address_);
-    close_after_flush({websocket::close_code::policy_error, "too many unread replies"},
-                      /*discard_queued=*/true);
-    return;
-  }
+  if (!lanes_.push_control(std::move(msg))) return control_full();
   pump();
+}
+
+void WsSession::send_welcome(SharedText head, SharedText tail) {
+  if (close_) return;
+  bool replaced = false;
+  if (!lanes_.push_welcome(std::move(head), std::move(tail), Clock::now(), &replaced))
+    return control_full();
+  if (replaced) hub_.welcome_replaced();
+  pump();
+}
+
+void WsSession::control_full() {
+  hub_.refused(Refusal::control_queue_full, address_);
+  close_after_flush({websocket::close_code::policy_error, "too many unread replies"},
+                    /*discard_queued=*/true);
 }
 
 void WsSession::on_reply(SharedText msg, std::optional<std::uint16_t> then_close) {
@@ -76,10 +88,10 @@ void WsSession::on_reply(SharedText msg, std::optional<std::uint16_t> then_close
   send_reply(std::move(msg), then_close);
 }
 
-void WsSession::on_new_world(SharedText welcome) {
+void WsSession::on_new_world(SharedText head, SharedText tail) {
   hub_.snapshots_superseded(lanes_.snapshots_waiting());
   lanes_.clear_snapshots();
-  send_control(std::move(welcome));
+  send_welcome(std::move(head), std::move(tail));
 }
 
 void WsSession::send_snapshot(SharedText snap, bool binary) {
@@ -353,14 +365,17 @@ void WsSession::pump() {
   }
   writing_ = true;
   ws_.binary(next->binary);
-  ws_.async_write(asio::buffer(*next->bytes),
-                  [self = shared_from_this(), bytes = next->bytes, is_snapshot = next->snapshot](
-                      beast::error_code ec, std::size_t n) {
-                    self->writing_ = false;
-                    if (ec) return;  // the read side sees the failure too and ends the session
-                    self->hub_.written(n, is_snapshot);
-                    self->pump();
-                  });
+  // One frame of one or two buffers (a welcome's own head and its shared tail), each kept alive
+  // until the write completes.
+  const std::array<asio::const_buffer, 2> buffers{
+      asio::buffer(*next->bytes), next->tail ? asio::buffer(*next->tail) : asio::const_buffer()};
+  ws_.async_write(buffers, [self = shared_from_this(), bytes = next->bytes, tail = next->tail,
+                            is_snapshot = next->snapshot](beast::error_code ec, std::size_t n) {
+    self->writing_ = false;
+    if (ec) return;  // the read side sees the failure too and ends the session
+    self->hub_.written(n, is_snapshot);
+    self->pump();
+  });
 }
 
 }  // namespace herd::net

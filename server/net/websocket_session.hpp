@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "net/admission.hpp"
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
 #include "net/limits.hpp"
@@ -31,7 +32,7 @@ namespace websocket = beast::websocket;
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
   // A connection whose upgrade request `run` will answer (http_session.cpp hands it over).
-  WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard);
+  WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, ConnectionSlot slot = {});
 
   // On the shard's thread, or on the thread destroying its io_context.
   ~WsSession();
@@ -44,9 +45,13 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   // The hub's answer to a request this session posted to it; then the close, if one was asked.
   void on_reply(SharedText msg, std::optional<std::uint16_t> then_close = {});
 
+  // A welcome again (new rates, pause): `head` this session's, `tail` shared. It replaces one
+  // still waiting (OutboundLanes).
+  void send_welcome(SharedText head, SharedText tail);
+
   // The welcome to a replaced world: the old world's frames still waiting are not written after
   // it (counted as superseded).
-  void on_new_world(SharedText welcome);
+  void on_new_world(SharedText head, SharedText tail);
 
   // Snapshot lane: latest wins (OutboundLanes says how many wait).
   void send_snapshot(SharedText snap, bool binary);
@@ -60,6 +65,9 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
  private:
   void drop(Refusal why);
+
+  // The control lane is full: the client does not read its replies (closed with 1008).
+  void control_full();
 
   void on_accept(beast::error_code ec);
 
@@ -125,6 +133,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::string_view text_;      // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
   std::string ip_, address_;
+  ConnectionSlot slot_;  // the connection's place under its address's cap
 };
 
 }  // namespace herd::net

@@ -29,7 +29,8 @@ class WorldSource {
   virtual void start() = 0;
   virtual void stop() = 0;
 
-  // The hub's thread. What a client of `role` is welcomed with (also again after a change).
+  // The hub's thread. What a client of `role` is welcomed with (also again after a change); it
+  // differs between sessions of one role only in `session` (the hub encodes the rest once).
   virtual protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const = 0;
   // A joined client's hello: answered with Hub::greet, now or once the world is known.
   virtual void hello(std::uint64_t id, Hello hello) = 0;

@@ -393,8 +393,12 @@ TEST_F(CtlTest, WssThroughATlsProxyWithItsCertificate) {
   r = ctl({"pause"}, url);
   EXPECT_EQ(r.status, 3) << r.out;
   EXPECT_NE(r.out.find("certificate verify failed"), std::string::npos) << r.out;
-  // stats over https:// to the same proxy; without the certificate, unreachable.
+  // stats over https:// to the same proxy, with the token (/metrics is the operator's: without
+  // it, 401); without the certificate, unreachable.
   r = ctl({"stats", "--ca-file", TlsProxy::ca_file()}, url);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("401"), std::string::npos) << r.out;
+  r = ctl({"stats", "--ca-file", TlsProxy::ca_file(), "--token", token}, url);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("herd_tick "), std::string::npos) << r.out;
   r = ctl({"stats"}, url);

@@ -52,9 +52,11 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
        "--max-json-depth", "8", "--idle-timeout", "1.5", "--slow-client-timeout", "0.5"},
       env_of({{"HERD_COMMAND_TOKEN", "sixteen-bytes-ok"},
               {"HERD_ALLOWED_ORIGINS", "https://a.example, http://b:8080"},
-              {"HERD_ALLOWED_HOSTS", "herd.example"}}));
+              {"HERD_ALLOWED_HOSTS", "herd.example"},
+              {"HERD_MAX_CONNECTIONS_PER_ADDRESS", "9"}}));
   ASSERT_TRUE(r.config) << r.error;
   const net::ServerConfig& s = r.config->server;
+  EXPECT_EQ(s.max_connections_per_address, 9u);
   EXPECT_EQ(s.command_token, "sixteen-bytes-ok");
   EXPECT_EQ(s.allowed_hosts, (std::vector<std::string>{"herd.example"}));
   EXPECT_EQ(s.allowed_origins, (std::vector<std::string>{"https://a.example", "http://b:8080"}));

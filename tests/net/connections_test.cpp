@@ -119,6 +119,50 @@ TEST_F(CapTest, OverTheCapConnectionsGet503AndServiceResumesWhenOthersClose) {
   EXPECT_GE(count_lines(log_lines(), "reason=connections"), 1u);
 }
 
+// ---- one address -------------------------------------------------------------------------------
+
+class PerAddressCapTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override { c.max_connections = 40; }
+};
+
+// One address opens as many idle sockets as the server takes: it gets half of them (the default
+// per-address cap), other addresses are still served, and a health check from that same address
+// is answered (a refused connection may still ask /healthz or /readyz).
+TEST_F(PerAddressCapTest, OneAddressTakesHalfTheHouseAndHealthIsAlwaysAnswered) {
+  std::vector<std::unique_ptr<RawSocket>> idle;
+  for (int i = 0; i < 40; ++i) idle.push_back(std::make_unique<RawSocket>(port_));
+  // The last one was accepted after the others (the listen queue is first in, first out) and is
+  // over the cap: it is answered 503 and closed, so every one of them has been counted by now.
+  EXPECT_TRUE(idle.back()->wait_closed(kWait));
+  EXPECT_EQ(idle.back()->received().rfind("HTTP/1.1 503 Service Unavailable\r\n", 0), 0u);
+  EXPECT_NE(idle.back()->received().find("from this address"), std::string::npos);
+  EXPECT_EQ(server_->stats().refusals, 20u);  // /metrics itself is over the cap from here
+
+  for (const char* path : {"/healthz", "/readyz"}) {
+    const auto health = client::http_request("127.0.0.1", port_, path);
+    EXPECT_EQ(health.status, 200) << path << ": " << health.body;
+    EXPECT_EQ(health.body.rfind("{\"status\":\"ok\"", 0), 0u) << health.body;
+  }
+  RawSocket page(port_);
+  page.write_all("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  EXPECT_TRUE(page.wait_closed(kWait));
+  EXPECT_EQ(page.received().rfind("HTTP/1.1 503", 0), 0u) << "only health is answered over a cap";
+
+  RawSocket other(port_, 0, "127.0.0.2");  // another address: served
+  other.write_all("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(other.wait_closed(kWait));
+  EXPECT_EQ(other.received().rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << other.received();
+}
+
+TEST(AddressKey, IPv4AsItIsIPv6ByItsSlash64) {
+  EXPECT_EQ(address_key("203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(address_key("::ffff:203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(address_key("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(address_key("2001:db8:1:2::1"), address_key("2001:db8:1:2:ffff::9"));
+  EXPECT_NE(address_key("2001:db8:1:2::1"), address_key("2001:db8:1:3::1"));
+  EXPECT_EQ(address_key("::1"), "::/64");
+}
+
 // ---- HTTP keep-alive ----------------------------------------------------------------------------
 
 class KeepAliveTest : public ServerTest {

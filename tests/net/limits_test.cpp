@@ -170,6 +170,22 @@ TEST_F(TokenTest, CommandersWithoutTheTokenOnlyWatchAndChangeNothing) {
 
 // Guessing: ten wrong tokens from one address, then nothing is compared from it (the right token
 // included) until a second's refill; a right token never spends the budget.
+TEST_F(TokenTest, MetricsAreServedOnlyWithTheToken) {
+  const auto bare = client::http_request("127.0.0.1", port_, "/metrics");
+  EXPECT_EQ(bare.status, 401);
+  EXPECT_EQ(bare.body.find("herd_tick"), std::string::npos);
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/metrics?token=wrong-token").status, 401);
+  RawSocket bearer(port_);
+  bearer.write_all(
+      "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret-t0ken\r\n"
+      "Connection: close\r\n\r\n");
+  EXPECT_TRUE(bearer.wait_closed(kWait));
+  EXPECT_EQ(bearer.received().rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << bearer.received();
+  EXPECT_NE(bearer.received().find("herd_tick "), std::string::npos);
+  EXPECT_EQ(metric(refusals("bad_token")), 1) << "a wrong token on /metrics is a guess too";
+  EXPECT_EQ(client::http_request("127.0.0.1", port_, "/healthz").status, 200) << "health: open";
+}
+
 TEST(TokenGuesses, TenWrongThenOneASecondAndARightOneCostsNothing) {
   Admission a(100, 100, 100);
   const std::string ip = "10.0.0.7";
@@ -201,8 +217,21 @@ TEST_F(TokenTest, AnAddressThatKeepsGuessingIsNoLongerCompared) {
     EXPECT_EQ(wait_for<protocol::Welcome>(*c).role, protocol::Role::viewer);
   }
   EXPECT_TRUE(throttled);
-  EXPECT_EQ(metric(refusals("token_throttled")), 1);
-  EXPECT_GE(metric(refusals("bad_token")), 10);
+  // /metrics from this address is not compared either, the right token included...
+  const auto held = client::http_request("127.0.0.1", port_, "/metrics?token=s3cret-t0ken");
+  EXPECT_EQ(held.status, 429);
+  // ...while another address is served.
+  RawSocket other(port_, 0, "127.0.0.2");
+  other.write_all(
+      "GET /metrics?token=s3cret-t0ken HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(other.wait_closed(kWait));
+  const std::string& m = other.received();
+  auto value = [&](const std::string& series) {
+    const auto at = m.find("\n" + series + " ");
+    return at == std::string::npos ? -1.0 : std::stod(m.substr(at + series.size() + 2));
+  };
+  EXPECT_EQ(value(refusals("token_throttled")), 2) << "the hello and /metrics";
+  EXPECT_GE(value(refusals("bad_token")), 10);
 }
 
 // ---- Origins ------------------------------------------------------------------------------------
@@ -467,6 +496,65 @@ TEST_F(SlowClientTest, AReaderThatFallsBehindIsClosedAndOthersKeepTheirSnapshots
   EXPECT_GT(metric(R"(herd_snapshot_drops_total{reason="replaced"})"), 0);
   EXPECT_EQ(metric(R"(herd_snapshot_drops_total{reason="held_for_acks"})"), 0)
       << "JSON clients send no acks";
+}
+
+class StalledWelcomeTest : public ServerTest {
+  void configure(ServerConfig& c, sim::WorldDef&) override {
+    c.slow_client_timeout = 0.5;
+    c.rate_limit = 100000;  // the commander's controls come as fast as their acks
+    c.rate_burst = 100000;
+    c.max_message_bytes = 1 << 20;  // the map below is one message
+  }
+};
+
+// A viewer that stops reading while the world is paused and its welcomes keep coming (a
+// commander changing the rates, or pausing and resuming): each welcome carries the map. The
+// waiting welcome is replaced by the newer one instead of queueing one per change (the reader
+// would pin one map per change, up to 256 of them, until its queue overflowed), and the reader,
+// behind from the first replaced welcome, is closed as a slow consumer although no snapshot is
+// sent while paused.
+TEST_F(StalledWelcomeTest, AStalledReaderKeepsOneWelcomeAndIsClosedAsSlowWhilePaused) {
+  auto commander = greeted(protocol::Role::commander);
+  sim::TileMapDef map;
+  map.width = 400;
+  map.height = 300;
+  map.tile_size = 2;
+  map.cells.assign(400 * 300, sim::kWalkable);
+  for (std::size_t i = 0; i < map.cells.size(); i += 7) map.cells[i] = sim::kBlocked;
+  commander->send(command(1, sim::LoadMap{map}));
+  ASSERT_EQ(wait_for<protocol::Ack>(*commander).seq, 1u);
+  commander->send(protocol::encode(protocol::ControlMsg{2, protocol::Pause{}}));
+  ASSERT_EQ(wait_for<protocol::Ack>(*commander).seq, 2u);
+
+  RawSocket stalled(port_, /*rcvbuf=*/4096);
+  stalled.write_all(RawSocket::upgrade_request());
+  ASSERT_NE(stalled.read_until("\r\n\r\n", kWait).find("101 Switching Protocols"),
+            std::string::npos);
+  stalled.write_all(RawSocket::text_frame(R"({"type":"hello","protocol":1,"role":"viewer"})"));
+  auto reader = greeted(protocol::Role::viewer);  // reads on, and stays
+
+  // Each set_param welcomes every client again. The stalled reader never reads again.
+  double slow = 0;
+  std::uint32_t seq = 3;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (slow < 1 && std::chrono::steady_clock::now() < deadline) {
+    const double rate = seq % 2 ? 60 : 120;
+    commander->send(protocol::encode(protocol::ControlMsg{seq, protocol::SetParam{rate, 20}}));
+    wait_for<protocol::Ack>(*commander, [&](const protocol::Ack& a) { return a.seq == seq; });
+    wait_for<protocol::Welcome>(*reader,
+                                [&](const protocol::Welcome& w) { return w.tick_rate == rate; });
+    if (++seq % 20 == 0) slow = metric(refusals("slow_consumer"));
+  }
+  EXPECT_EQ(slow, 1) << "the stalled reader is closed as slow while the world is paused";
+  EXPECT_TRUE(stalled.wait_closed(kWait));
+  EXPECT_EQ(metric(refusals("control_queue_full")), 0) << "welcomes did not pile up";
+  EXPECT_GT(metric("herd_welcomes_replaced_total"), 0);
+  // The reader that reads had every welcome's newest state and is still served.
+  commander->send(protocol::encode(protocol::ControlMsg{seq, protocol::SetParam{30, 10}}));
+  const auto last = wait_for<protocol::Welcome>(
+      *reader, [](const protocol::Welcome& w) { return w.tick_rate == 30; });
+  EXPECT_TRUE(last.paused);
+  ASSERT_TRUE(last.map);
 }
 
 }  // namespace

@@ -73,6 +73,41 @@ TEST(OutboundLanes, AFullControlLaneRefusesTheMessage) {
   EXPECT_FALSE(lanes.pop());
 }
 
+TEST(OutboundLanes, ANewerWelcomeReplacesTheWaitingOneAndTheSessionIsBehind) {
+  OutboundLanes lanes(8);
+  const auto t0 = Clock::now();
+  const SharedText tail1 = text(",\"paused\":true}"), tail2 = text(",\"paused\":false}");
+  bool replaced = true;
+  EXPECT_TRUE(lanes.push_welcome(text("{head"), tail1, t0, &replaced));
+  EXPECT_FALSE(replaced);
+  EXPECT_TRUE(lanes.push_control(text("ack")));
+  EXPECT_FALSE(lanes.behind_since());
+  const auto t1 = t0 + std::chrono::milliseconds(10);
+  EXPECT_TRUE(lanes.push_welcome(text("{head"), tail2, t1, &replaced));
+  EXPECT_TRUE(replaced);
+  ASSERT_TRUE(lanes.behind_since());  // a welcome dropped: the slow-consumer clock runs
+  EXPECT_EQ(*lanes.behind_since(), t1);
+  EXPECT_EQ(lanes.control_size(), 2u);
+  EXPECT_EQ(pop_text(lanes), "ack");  // the older welcome is gone, the newer one goes last
+  auto w = lanes.pop();
+  ASSERT_TRUE(w);
+  EXPECT_EQ(*w->bytes + *w->tail, "{head,\"paused\":false}");
+  EXPECT_FALSE(lanes.pop());
+  EXPECT_FALSE(lanes.behind_since());
+  EXPECT_EQ(lanes.control_bytes(), 0u);
+}
+
+TEST(OutboundLanes, TheControlLaneIsBoundedInBytesButTakesAnyOneMessage) {
+  OutboundLanes lanes(256, /*control_bytes=*/100);
+  EXPECT_TRUE(lanes.push_control(text(std::string(500, 'x'))));  // alone: taken whatever its size
+  EXPECT_FALSE(lanes.push_control(text("a")));                   // over the bytes: refused
+  EXPECT_EQ(pop_text(lanes).size(), 500u);
+  EXPECT_TRUE(lanes.push_control(text(std::string(60, 'a'))));
+  EXPECT_FALSE(lanes.push_control(text(std::string(60, 'b'))));
+  EXPECT_TRUE(lanes.push_control(text(std::string(40, 'c'))));
+  EXPECT_EQ(lanes.control_bytes(), 100u);
+}
+
 TEST(OutboundLanes, ClearingDropsWhatWaits) {
   OutboundLanes lanes(4);
   const auto t = Clock::now();

@@ -10,6 +10,7 @@
 
 #include "app/checkpoint_file.hpp"
 #include "common/ws_client.hpp"
+#include "net/raw_socket.hpp"
 #include "protocol/codec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -384,6 +385,30 @@ TEST_F(ProcessTest, ARecordingMadeAfterARestoreReplaysToItsStateHash) {
   EXPECT_NE(slurp(replay_out).find("state hash " + m[1].str() + " (matches the recording)"),
             std::string::npos)
       << slurp(replay_out) << "\nlive: " << m[1];
+}
+
+// One address holds every connection the server takes (idle sockets): the container's health
+// check, herd-server --probe, is still answered 200 (a refused connection may ask /healthz).
+TEST(FullHouse, TheProbeIsAnsweredWhileOneAddressHoldsEveryConnection) {
+  const fs::path dir = fs::temp_directory_path() / ("herd_full_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir.string(),
+                    "--max-connections", "40", "--max-connections-per-address", "40"},
+                   dir / "server.out");
+    const int port = listening_port(dir / "server.out");
+    ASSERT_GT(port, 0);
+    std::vector<std::unique_ptr<net::testing::RawSocket>> idle;
+    for (int i = 0; i < 41; ++i)
+      idle.push_back(std::make_unique<net::testing::RawSocket>(static_cast<std::uint16_t>(port)));
+    // The 41st is over the cap (accepted after the others): answered 503 and closed.
+    EXPECT_TRUE(idle.back()->wait_closed(std::chrono::milliseconds(10000)));
+    EXPECT_EQ(idle.back()->received().rfind("HTTP/1.1 503", 0), 0u) << idle.back()->received();
+    Process probe({"--probe", "--address", "127.0.0.1", "--port", std::to_string(port)},
+                  dir / "probe.out");
+    EXPECT_EQ(probe.wait_exit(), 0) << slurp(dir / "probe.out");
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -21,10 +21,20 @@ class RawSocket {
  public:
   // Connects to 127.0.0.1:port. rcvbuf > 0 shrinks the receive buffer first (a slow reader's
   // buffers fill sooner).
-  explicit RawSocket(std::uint16_t port, int rcvbuf = 0) {
+  // `from` (another loopback address, such as 127.0.0.2) is the address it connects from.
+  explicit RawSocket(std::uint16_t port, int rcvbuf = 0, const char* from = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd_ < 0) throw std::runtime_error("socket() failed");
     if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (from) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      ::inet_pton(AF_INET, from, &local.sin_addr);
+      if (::bind(fd_, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+        ::close(fd_);
+        throw std::runtime_error("bind() failed");
+      }
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);

@@ -51,6 +51,7 @@ class ServerTest : public ::testing::Test {
     config.scenario = "test-world";
     config.list_scenarios = [] { return std::vector<std::string>{"other", "test-world"}; };
     configure(config, def);
+    token_ = config.command_token;
     config.load_world =
         [def](const std::string& name,
               std::optional<std::uint64_t> seed) -> std::variant<sim::World, std::string> {
@@ -124,7 +125,9 @@ class ServerTest : public ::testing::Test {
 
   // One series' value from /metrics, e.g. metric("herd_refusals_total{reason=\"origin\"}").
   double metric(const std::string& series) {
-    const auto m = client::http_request("127.0.0.1", port_, "/metrics");
+    // A server with a command token serves /metrics only with it.
+    const auto m = client::http_request("127.0.0.1", port_,
+                                        token_.empty() ? "/metrics" : "/metrics?token=" + token_);
     const auto at = m.body.find("\n" + series + " ");
     if (at == std::string::npos) {
       ADD_FAILURE() << "no series " << series;
@@ -143,6 +146,7 @@ class ServerTest : public ::testing::Test {
   fs::path web_root_;
   std::unique_ptr<Server> server_;
   std::uint16_t port_ = 0;
+  std::string token_;  // the server's command token (empty: open)
   std::thread thread_;
 };
 

@@ -289,6 +289,20 @@ TEST(ServerCodec, WelcomeCarriesTheScenarioItsChoicesAndThePause) {
   }
 }
 
+TEST(ServerCodec, AWelcomeInTwoPartsIsTheWholeWelcome) {
+  Welcome w{1, "herd/0.1.0", 4, Role::commander, 60, 20, 0.017, 1200, {800, 600}, 65536, 20000, {}};
+  w.scenario = "maze";
+  w.scenarios = {"maze", "default"};
+  w.paused = true;
+  const std::string head = encode_welcome_head(w), tail = encode_welcome_tail(w);
+  EXPECT_EQ(head + tail, encode(w));
+  EXPECT_EQ(head.find("tick_rate"), std::string::npos) << "only what differs between sessions";
+  EXPECT_EQ(tail.find("session"), std::string::npos);
+  const auto back = decode_server(head + tail);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(back));
+  EXPECT_EQ(std::get<Welcome>(std::get<ServerMessage>(back)), w);
+}
+
 // A snapshot's serial (the server's count of snapshots made) and each agent's subject (the other
 // agent its behaviour names): what the viewer counts dropped snapshots and marks roles with.
 TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
