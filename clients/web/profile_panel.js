@@ -83,7 +83,9 @@ export class MetricsPoller {
     let result;
     try {
       const token = this.token();
-      const headers = token ? { Accept: 'text/plain', Authorization: `Bearer ${token}` } : { Accept: 'text/plain' };
+      /** @type {Record<string, string>} */
+      const headers = { Accept: 'text/plain' };
+      if (token) headers.Authorization = `Bearer ${token}`;
       const res = await this.host.fetch(this.url, { cache: 'no-store', signal: abort.signal, headers });
       if (res.ok) result = { kind: 'text', text: await res.text(), at: this.host.now() };
       else result = { kind: 'http', status: res.status, statusText: res.statusText };

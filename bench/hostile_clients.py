@@ -1,0 +1,70 @@
+# python3 bench/hostile_clients.py BUILD/herd-server 7|8 -- prints one JSON line (docs/operations.md, Hostile clients).
+# 7: the RSS with 60 stalled viewers while a commander toggles pause 28/s, a 250x200 map loaded.
+# 8: /healthz and --probe while 300 idle sockets from one address fill --max-connections 300.
+import os, re, socket, subprocess, sys, time, json, urllib.request
+binary = sys.argv[1]
+web = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'clients', 'web')
+def start(args):
+    env = dict(os.environ, HERD_OPEN_COMMANDS='1', HERD_RUNTIME_DIR=os.environ.get('TMPDIR', '/tmp'))
+    p = subprocess.Popen([binary, '--address', '127.0.0.1', '--port', '0', '--web-root', web] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
+    for line in p.stdout:
+        m = re.search(r'listening on http://127\.0\.0\.1:(\d+)/', line)
+        if m: return p, int(m.group(1))
+def rss(p):
+    for l in open(f'/proc/{p.pid}/status'):
+        if l.startswith('VmRSS'): return int(l.split()[1]) / 1024
+def ws(port, rcvbuf=0):
+    s = socket.socket()
+    if rcvbuf: s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.connect(('127.0.0.1', port))
+    s.sendall(b'GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n'
+              b'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n')
+    buf = b''
+    while b'\r\n\r\n' not in buf: buf += s.recv(4096)
+    return s
+def frame(text):
+    b = text.encode(); h = bytes([0x81])
+    h += bytes([0x80 | len(b)]) if len(b) < 126 else bytes([0x80 | 126, len(b) >> 8, len(b) & 255])
+    return h + b'\0\0\0\0' + b
+which = sys.argv[2]
+if which == '7':
+    p, port = start([])
+    before = rss(p)
+    cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
+    rows = ['.' * 249 + '#' if y % 2 else '.' * 250 for y in range(200)]
+    cmd.sendall(frame(json.dumps({'type': 'command', 'seq': 100000, 'cmd': 'load_map', 'width': 250, 'height': 200, 'tile_size': 3, 'rows': rows}, separators=(',', ':'))))
+    time.sleep(0.5)
+    cmd.setblocking(False)
+    viewers = []
+    for i in range(60):
+        v = ws(port, 4096); v.sendall(frame('{"type":"hello","protocol":1,"role":"viewer"}')); viewers.append(v)
+    t0 = time.time(); seq = 0; peak = 0
+    while time.time() - t0 < 11:
+        seq += 1
+        cmd.sendall(frame('{"type":"command","seq":%d,"cmd":"%s"}' % (seq, 'pause' if seq % 2 else 'resume')))
+        try:
+            while cmd.recv(1 << 20): pass
+        except BlockingIOError: pass
+        peak = max(peak, rss(p)); time.sleep(1 / 28)
+    at11 = rss(p)
+    for v in viewers: v.close()
+    time.sleep(12)
+    print(json.dumps({'binary': binary, 'toggles': seq, 'rss_start_mib': round(before), 'rss_after_11s_mib': round(at11),
+                      'rss_peak_mib': round(peak), 'rss_12s_after_close_mib': round(rss(p))}))
+    p.kill()
+else:
+    p, port = start(['--max-connections', '300'])
+    idle = [socket.create_connection(('127.0.0.1', port)) for _ in range(300)]
+    time.sleep(0.5)
+    try:
+        st = urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=3).status
+    except urllib.error.HTTPError as e: st = e.code
+    except Exception as e: st = str(e)
+    pr = subprocess.run([binary, '--probe', '--address', '127.0.0.1', '--port', str(port)], capture_output=True, text=True)
+    other = socket.socket(); other.bind(('127.0.0.2', 0)); other.connect(('127.0.0.1', port))
+    other.sendall(b'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'); other.settimeout(3)
+    try: ol = other.recv(100).split(b'\r\n')[0].decode()
+    except Exception as e: ol = str(e)
+    print(json.dumps({'binary': binary, 'healthz_same_address': st, 'probe_exit': pr.returncode, 'probe_out': (pr.stdout + pr.stderr).strip()[:80], 'healthz_other_address': ol}))
+    p.kill()
