@@ -36,7 +36,8 @@ class RelayProcessTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::vector<std::string> serving(std::vector<std::string> more = {}) const {
-    std::vector<std::string> a{"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string()};
+    std::vector<std::string> a{"--address", "127.0.0.1",  "--port",
+                               "0",         "--web-root", dir_.string()};
     a.insert(a.end(), more.begin(), more.end());
     return a;
   }
@@ -103,13 +104,13 @@ class RelayProcessTest : public ::testing::Test {
 TEST_F(RelayProcessTest, ManyClientsOfOneRelayAreOneSessionUpstream) {
   const std::string token = "relay-process-token-0123456789";
   const fs::path server_out = dir_ / "server.log", relay_out = dir_ / "relay.log";
-  Process server(serving({"--command-token", token, "--scenario", "empty", "--scenario-dir", HERD_SCENARIO_DIR}),
-                 server_out,
-                 HERD_SERVER_BIN, Commands::as_user);
+  Process server(serving({"--command-token", token, "--scenario", "empty", "--scenario-dir",
+                          HERD_SCENARIO_DIR}),
+                 server_out, HERD_SERVER_BIN, Commands::as_user);
   const int server_port = listening_port(server_out);
   ASSERT_GT(server_port, 0) << slurp(server_out);
-  auto relay = relay_to(static_cast<std::uint16_t>(server_port), {"--command-token", token},
-                        relay_out);
+  auto relay =
+      relay_to(static_cast<std::uint16_t>(server_port), {"--command-token", token}, relay_out);
   const int relay_port = listening_port(relay_out);
   ASSERT_GT(relay_port, 0) << slurp(relay_out);
   const auto port = static_cast<std::uint16_t>(relay_port);
@@ -152,9 +153,8 @@ TEST_F(RelayProcessTest, ManyClientsOfOneRelayAreOneSessionUpstream) {
   EXPECT_EQ(ack_a.agents.value_or(std::vector<std::uint32_t>{}).size(), 2u);
   EXPECT_EQ(ack_b.agents.value_or(std::vector<std::uint32_t>{}).size(), 3u);
   // The viewers see what they did.
-  const auto seen = next<protocol::Snapshot>(*anonymous.back(), [](const protocol::Snapshot& s) {
-    return s.agents.size() == 5;
-  });
+  const auto seen = next<protocol::Snapshot>(
+      *anonymous.back(), [](const protocol::Snapshot& s) { return s.agents.size() == 5; });
   EXPECT_EQ(seen.agents.size(), 5u);
   EXPECT_EQ(metric(up, "herd_sessions{role=\"commander\"}"), 1);
   EXPECT_EQ(metric(up, "herd_refusals_total{reason=\"bad_token\"}"), 0);
@@ -312,8 +312,8 @@ TEST_F(RelayProcessTest, AHostileUpstreamCannotExhaustARelayNorReachItsClients) 
   upstream.accept();
   upstream.send(welcome_text(9000));
   upstream.send(snapshot_text(9001));
-  const auto back = next<protocol::Snapshot>(
-      *viewer, [](const protocol::Snapshot& s) { return s.tick == 9001; });
+  const auto back =
+      next<protocol::Snapshot>(*viewer, [](const protocol::Snapshot& s) { return s.tick == 9001; });
   EXPECT_EQ(back.tick, 9001u);
   if (HasFailure()) std::fprintf(stderr, "relay:\n%s\n", slurp(relay_out).c_str());
 }
