@@ -75,22 +75,24 @@ std::string side_of(const protocol::Snapshot& s) {
   return protocol::encode(side);
 }
 
-// The longest text the protocol's encoder writes for one element of each kind: numbers at their
-// widest within the world's limits.
+std::size_t text_bytes(std::string_view text) { return text.size(); }
+
+// What the protocol's encoder writes for one element of each kind, measured by `measure` (bytes,
+// or values): numbers at their widest within the world's limits.
 struct Widest {
   std::size_t agent, formation, obstacle, collision, inspect, push, map, snapshot;
 };
 
-Widest widest() {
+Widest widest(std::size_t (*measure)(std::string_view)) {
   constexpr double kCoord = -999999.999, kSpeed = -9999.999;
   protocol::Snapshot empty;
   empty.tick = empty.serial = std::numeric_limits<std::uint64_t>::max();
   empty.time = -1e15;
-  const std::size_t base = protocol::encode(empty).size();
+  const std::size_t base = measure(protocol::encode(empty));
   auto cost = [&](auto&& fill) {
     protocol::Snapshot s = empty;
     fill(s);
-    return protocol::encode(s).size() - base + 1;  // and a comma
+    return measure(protocol::encode(s)) - base + 1;  // and a comma
   };
   Widest w{};
   w.snapshot = base;
@@ -154,25 +156,53 @@ Widest widest() {
   return w;
 }
 
-const Widest& widest_once() {
-  static const Widest w = widest();
-  return w;
+// The largest snapshot of a world of `max_agents` agents, in `w`'s measure, plus a quarter.
+std::size_t largest(const Widest& w, std::uint32_t max_agents) {
+  const std::uint64_t agents = max_agents == 0
+                                   ? sim::WorldDef{}.max_agents
+                                   : std::min(max_agents, sim::WorldDefLimits::kMaxAgents);
+  const std::uint64_t n = w.snapshot + agents * (w.agent + w.formation) +
+                          std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
+                          protocol::kMaxCollisionsPerSnapshot * w.collision +
+                          protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
+  return static_cast<std::size_t>(n + n / 4);
 }
 
 }  // namespace
 
-std::size_t max_welcome_bytes() { return widest_once().map + (256u << 10); }
+// Every value but a container's first follows a comma, and each container is one.
+std::size_t json_values(std::string_view text) {
+  std::size_t n = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '{' || c == '[') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::size_t max_welcome_bytes() {
+  static const std::size_t map = widest(text_bytes).map;
+  return map + (256u << 10);
+}
 
 std::size_t max_snapshot_bytes(std::uint32_t max_agents) {
-  const Widest& w = widest_once();
-  const std::uint64_t agents = max_agents == 0
-                                   ? sim::WorldDef{}.max_agents
-                                   : std::min(max_agents, sim::WorldDefLimits::kMaxAgents);
-  const std::uint64_t bytes = w.snapshot + agents * (w.agent + w.formation) +
-                              std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
-                              protocol::kMaxCollisionsPerSnapshot * w.collision +
-                              protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
-  return static_cast<std::size_t>(bytes + bytes / 4);
+  static const Widest w = widest(text_bytes);
+  return largest(w, max_agents);
+}
+
+std::size_t max_snapshot_values(std::uint32_t max_agents) {
+  static const Widest w = widest(json_values);
+  return largest(w, max_agents);
 }
 
 RelayUpstream::RelayUpstream(UpstreamUrl url, Settings settings, asio::io_context& ioc,
@@ -280,7 +310,14 @@ void RelayUpstream::on_opened(std::uint64_t generation) {
 
 void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
   if (generation != main_generation_ || stopped_) return;
-  if (!text.empty()) {
+  const std::size_t values = text.empty() ? 0 : json_values(text);
+  if (values > max_snapshot_values(welcome_ ? welcome_->max_agents : 0)) {
+    // Within the size limit, but more values than any message of such a world holds: decoding
+    // it would cost far more memory and time than its bytes (a frame of "{}," is 3 bytes a map).
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "a message of " + std::to_string(values) +
+                                 " JSON values, more than a world of its size has"}});
+  } else if (!text.empty()) {
     if (protocol::snapshot_tick(text)) {
       on_snapshot_text(std::move(text));
     } else {

@@ -43,6 +43,10 @@
 
 namespace herd::net {
 
+// Values a JSON text holds, in the terms of what decoding it costs: one for each ',', '{' and '['
+// outside strings; a bound on the decoder's work and memory that a scan finds without decoding.
+std::size_t json_values(std::string_view text);
+
 // The largest message a relay reads from its upstream before the upstream's welcome: the
 // welcome, whose map may be a whole tile map (sim::TileMapLimits::kMaxSide squared) and whose
 // scenario list is short.
@@ -54,6 +58,10 @@ std::size_t max_welcome_bytes();
 // plus a quarter. A welcome's max_agents of 0 counts as sim::WorldDef's default, and more than
 // sim::WorldDefLimits::kMaxAgents as that.
 std::size_t max_snapshot_bytes(std::uint32_t max_agents);
+// The most JSON values (',', '{' and '[' outside strings) a message from the upstream may hold,
+// counted the same way for such a snapshot: more is dropped undecoded, since decoding costs
+// memory and time by the value, not by the byte.
+std::size_t max_snapshot_values(std::uint32_t max_agents);
 
 class RelayUpstream final : public WorldSource {
  public:

@@ -39,13 +39,19 @@ TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
     s.agents.push_back(a);
   }
   for (std::uint32_t i = 0; i < 10000; ++i) s.obstacles.push_back({i, -999999.999, 5.5, 99.5});
-  const std::size_t text = protocol::encode(s).size();
+  const std::string encoded = protocol::encode(s);
+  const std::size_t text = encoded.size();
   const std::size_t cap = max_snapshot_bytes(20000);
   std::fprintf(stderr,
                "a 20,000-agent snapshot at its widest: %zu bytes; cap for 20,000 agents: %zu, for "
-               "1,000,000: %zu; before the welcome: %zu\n",
-               text, cap, max_snapshot_bytes(1'000'000), max_welcome_bytes());
+               "1,000,000: %zu; before the welcome: %zu; values for 20,000 agents: %zu (the "
+               "snapshot has %zu)\n",
+               text, cap, max_snapshot_bytes(1'000'000), max_welcome_bytes(),
+               max_snapshot_values(20000), json_values(encoded));
   EXPECT_GT(cap, text);
+  EXPECT_GT(max_snapshot_values(20000), json_values(encoded));
+  EXPECT_LT(max_snapshot_values(20000), std::size_t{8} << 20) << "far fewer than 3 bytes a value";
+  EXPECT_EQ(json_values(R"({"a":[1,2,{"b":"x,{["}],"c":"\\\"["})"), 6u);
   EXPECT_LT(cap, std::size_t{64} << 20);
   EXPECT_EQ(max_snapshot_bytes(0), cap);  // 0: the default world's limit
   EXPECT_EQ(max_snapshot_bytes(4'000'000'000u), max_snapshot_bytes(1'000'000));
