@@ -57,6 +57,16 @@ bool parse_double(const std::string& s, double& out) {
   return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
+}  // namespace
+
+std::string check_tick_rate(double rate) {
+  if (!std::isfinite(rate) || rate < kMinTickRate || rate > kMaxTickRate)
+    return "must be a number in [1, 1000] (ticks per second; the world's dt is at most 1 s)";
+  return {};
+}
+
+namespace {
+
 std::string set_number(double& out, const std::string& v, double max) {
   double r = 0;
   if (!parse_double(v, r) || r <= 0 || r > max)
@@ -97,10 +107,14 @@ const std::vector<Option>& options() {
          c.server.port = p;
          return {};
        }},
-      {"tick-rate", "HERD_TICK_RATE", "the scenario's (60)", "world ticks per second, (0, 1000]",
-       [](AppConfig& c, const std::string& v) {
+      {"tick-rate", "HERD_TICK_RATE", "the scenario's (60)", "world ticks per second, [1, 1000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         double rate = 0;
+         if (!parse_double(v, rate)) return "must be a number in [1, 1000]";
+         if (std::string why = check_tick_rate(rate); !why.empty()) return why;
          c.tick_rate_given = true;
-         return set_number(c.server.tick_rate, v, 1000);
+         c.server.tick_rate = rate;
+         return {};
        }},
       {"snapshot-rate", "HERD_SNAPSHOT_RATE", "20", "snapshots per second, (0, tick rate]",
        [](AppConfig& c, const std::string& v) {
@@ -141,7 +155,7 @@ const std::vector<Option>& options() {
       {"ticks", "HERD_TICKS", "600", "headless: ticks to run, [1, 100000000]",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::uint64_t n = 0;
-         if (!parse_int(v, n) || n < 1 || n > 100'000'000)
+         if (!parse_int(v, n) || n < 1 || n > kMaxRunTicks)
            return "must be an integer in [1, 100000000]";
          c.ticks = n;
          return {};

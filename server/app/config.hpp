@@ -35,6 +35,14 @@ struct AppConfig {
   bool help = false;
 };
 
+// The tick rates a world runs at, --tick-rate's and a recording's alike: 1 to 1,000 ticks a
+// second, so that dt = 1 / rate stays within the world's limits (at most 1 s).
+inline constexpr double kMinTickRate = 1, kMaxTickRate = 1000;
+// Empty when `rate` is such a rate, else what is wrong with it (for a message naming the field).
+std::string check_tick_rate(double rate);
+// The most ticks one run steps: headless --ticks, and a replay (all its worlds together).
+inline constexpr std::uint64_t kMaxRunTicks = 100'000'000;
+
 // Looks an environment variable up; nullopt when unset. Tests pass their own.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 EnvLookup process_env();

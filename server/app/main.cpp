@@ -61,7 +61,11 @@ int run_relay(herd::app::AppConfig& config) {
   const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
                                ? "127.0.0.1"
                                : config.server.address;
-  say("relaying " + config.server.relay_upstream + " to this server's viewers");
+  say("relaying " + config.server.relay_upstream + " to this server's viewers; " +
+      (config.server.relay_view_only ? "its clients only watch (no --command-token for it)"
+       : config.server.command_token.empty()
+           ? "anyone may command through it (--open-commands)"
+           : "commanders need its command token (HERD_COMMAND_TOKEN)"));
   say("listening on http://" + host + ":" + std::to_string(port) + "/");
   say("open http://localhost:" + std::to_string(port) +
       "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
@@ -109,12 +113,13 @@ int main(int argc, char** argv) {
                 "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
   if (!config.server.relay_upstream.empty()) {
-    if (config.headless || !config.checkpoint.empty() || !config.record.empty() ||
-        !config.server.command_token.empty())
+    if (config.headless || !config.checkpoint.empty() || !config.record.empty())
       return fail(
-          "--relay serves another server's world: it takes no --headless, --checkpoint, --record "
-          "or --command-token "
-          "(commanders' tokens go upstream with their commands)");
+          "--relay serves another server's world: it takes no --headless, --checkpoint or "
+          "--record");
+    // The relay commands its upstream over its one link with the upstream's token, and asks it
+    // of its own commanders; without one (and without --open-commands) its clients only watch.
+    config.server.relay_view_only = config.server.command_token.empty() && !config.open_commands;
     return run_relay(config);
   }
 

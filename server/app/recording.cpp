@@ -9,8 +9,10 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "app/config.hpp"
 #include "protocol/codec.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -70,6 +72,24 @@ std::optional<std::uint64_t> parse_hex(const std::string& h) {
   const auto [end, ec] = std::from_chars(digits, h.c_str() + h.size(), value, 16);
   if (ec != std::errc{} || end != h.c_str() + h.size() || digits == end) return std::nullopt;
   return value;
+}
+
+// The scenario a recording names, loaded as the server's load_scenario would: a name of
+// scenario_dir, or a path to a file directly in scenario_dir (what --scenario wrote into the header
+// when it was given one). Anything else gets load_named's answer for a name it does not know, the
+// same sentence whether or not such a file exists, and no file outside scenario_dir is opened.
+scenario::Loaded<scenario::Scenario> load_recorded_scenario(const std::string& given,
+                                                            const std::string& scenario_dir) {
+  namespace fs = std::filesystem;
+  const fs::path path(given);
+  const bool is_path = given.find('/') != std::string::npos || path.extension() == ".json";
+  if (!is_path) return scenario::load_named(given, scenario_dir);
+  std::error_code ec1, ec2;
+  const fs::path dir = fs::weakly_canonical(fs::path(scenario_dir), ec1);
+  const fs::path file = fs::weakly_canonical(path, ec2);
+  if (ec1 || ec2 || path.extension() != ".json" || file.parent_path() != dir)
+    return scenario::load_named(given, scenario_dir);  // not a name of the list: refused
+  return scenario::load_named(file.stem().string(), scenario_dir);
 }
 
 }  // namespace
@@ -155,14 +175,19 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path,
   const json header = json::parse(line, nullptr, false);
   if (header.is_discarded() || !header.is_object() || header.value("herd_record", 0) != 1)
     return path + ": line 1 is not a herd recording header";
-  // The world a header (or a later "world" line) describes.
+  // The world a header (or a later "world" line) describes; errors name the field.
   auto make_world = [&](const json& h) -> std::variant<sim::World, std::string> {
-    auto loaded = scenario::load(h.value("scenario", std::string()), scenario_dir);
-    if (auto* why = std::get_if<std::string>(&loaded)) return *why;
+    if (!h.is_object()) return std::string("the world is not a JSON object");
+    const json* name = h.contains("scenario") ? &h["scenario"] : nullptr;
+    if (!name || !name->is_string()) return std::string("scenario: must be a scenario's name");
+    auto loaded = load_recorded_scenario(name->get<std::string>(), scenario_dir);
+    if (auto* why = std::get_if<std::string>(&loaded)) return "scenario: " + *why;
     scenario::Scenario sc = std::get<scenario::Scenario>(loaded);
-    const double rate = h.value("tick_rate", 0.0);
-    if (!(rate > 0 && rate <= 1000)) return std::string("bad tick_rate");
-    sc.def.dt = 1.0 / rate;
+    const json* rate = h.contains("tick_rate") ? &h["tick_rate"] : nullptr;
+    if (!rate || !rate->is_number()) return std::string("tick_rate: must be a number in [1, 1000]");
+    if (std::string why = check_tick_rate(rate->get<double>()); !why.empty())
+      return "tick_rate " + json(rate->get<double>()).dump() + ": " + why;
+    sc.def.dt = 1.0 / rate->get<double>();
     auto built = scenario::build_world(sc, h.value("seed", std::uint64_t{0}));
     if (auto* why = std::get_if<std::string>(&built)) return *why;
     return std::move(std::get<sim::World>(built));
@@ -183,21 +208,37 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path,
       return path + ": line 1's start checkpoint does not have the state hash the recording says";
   } else {
     first = make_world(header);
+    if (auto* why = std::get_if<std::string>(&first)) return path + ": line 1: " + *why;
   }
-  if (auto* why = std::get_if<std::string>(&first)) return path + ": " + *why;
   sim::World world = std::move(std::get<sim::World>(first));
 
   ReplayResult result;
   std::optional<std::uint64_t> end_tick;
+  // Ticks stepped so far, all worlds together; a line that would take them past kMaxRunTicks is
+  // refused before a tick of it is run (a tick of 2^64-1 would step until killed).
+  std::uint64_t stepped = 0;
+  auto within_budget = [&](std::uint64_t tick, const char* field,
+                           const std::string& where) -> std::string {
+    const std::uint64_t steps = tick > world.tick() ? tick - world.tick() : 0;
+    if (steps <= kMaxRunTicks - stepped) return {};
+    return where + ": " + field + " " + std::to_string(tick) + " would take the replay past " +
+           std::to_string(kMaxRunTicks) + " ticks in all, the most a replay runs";
+  };
   // Commands of one tick are gathered, then queued together before that tick's step, as live.
   std::uint64_t pending_tick = 0;
   std::vector<sim::Command> pending;
   // step false: the commands are applied without a step (they came after the run's last tick).
   auto flush = [&](bool step = true) {
     if (pending.empty()) return;
-    while (world.tick() + 1 < pending_tick) world.step();
+    while (world.tick() + 1 < pending_tick) {
+      world.step();
+      ++stepped;
+    }
     for (const sim::Command& c : pending) world.apply(c);
-    if (step) world.step();
+    if (step) {
+      world.step();
+      ++stepped;
+    }
     result.commands += pending.size();
     pending.clear();
   };
@@ -208,7 +249,11 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path,
     if (j.is_discarded() || !j.is_object())
       return where + ": not a JSON object (a truncated last line?)";
     if (j.contains("end_tick")) {
-      end_tick = j.value("end_tick", std::uint64_t{0});
+      if (!j["end_tick"].is_number_unsigned())
+        return where + ": end_tick must be a whole number of ticks";
+      end_tick = j["end_tick"].get<std::uint64_t>();
+      flush(!(pending_tick == *end_tick + 1));
+      if (std::string why = within_budget(*end_tick, "end_tick", where); !why.empty()) return why;
       const auto value = parse_hex(j.value("state_hash", std::string()));
       if (!value) return where + ": bad state_hash";
       result.recorded_hash = *value;
@@ -222,8 +267,11 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path,
       pending_tick = 0;
       continue;
     }
-    const std::uint64_t tick = j.value("tick", std::uint64_t{0});
+    if (!j.contains("tick") || !j["tick"].is_number_unsigned())
+      return where + ": tick must be a whole number of ticks";
+    const std::uint64_t tick = j["tick"].get<std::uint64_t>();
     if (tick != pending_tick) flush();
+    if (std::string why = within_budget(tick, "tick", where); !why.empty()) return why;
     if (tick <= world.tick())
       return where + ": tick " + std::to_string(tick) + " is not after " +
              std::to_string(world.tick());
@@ -239,7 +287,7 @@ std::variant<ReplayResult, std::string> replay_file(const std::string& path,
   // the server stopped: they are in the final state, which no step followed.
   flush(!(end_tick && pending_tick == *end_tick + 1));
   const std::uint64_t last = end_tick.value_or(world.tick());
-  while (world.tick() < last) world.step();
+  while (world.tick() < last) world.step();  // within the budget: end_tick was checked
   result.end_tick = world.tick();
   result.state_hash = world.state_hash();
   return result;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <limits>
 #include <random>
 
+#include "herd/sim/world_def.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
 
@@ -12,8 +14,17 @@ namespace {
 
 // Pauses before a new attempt after a link is lost or could not be made: doubling, jittered.
 constexpr std::chrono::milliseconds kRetryMin{250}, kRetryMax{5000};
-// Commands a commander may send while its link is being made; more get upstream_unavailable.
-constexpr std::size_t kMaxQueuedCommands = 64;
+// Commands and controls sent on the link and not answered yet, all commanders together; more get
+// upstream_unavailable (an upstream that stopped answering holds no more than this).
+constexpr std::size_t kMaxPending = 1024;
+// Snapshots are relayed at most at this many times the upstream's snapshot rate (a server's
+// snapshots come late and bunched now and then), plus one a second, in bursts of kPaceBurst.
+constexpr double kPaceFactor = 1.25;
+constexpr double kPaceBurst = 4;
+
+double seconds_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 std::string hello_text(protocol::Role role, std::string token, std::string client,
                        protocol::SnapshotFormat format) {
@@ -64,51 +75,165 @@ std::string side_of(const protocol::Snapshot& s) {
   return protocol::encode(side);
 }
 
+std::size_t text_bytes(std::string_view text) { return text.size(); }
+
+// What the protocol's encoder writes for one element of each kind, measured by `measure` (bytes,
+// or values): numbers at their widest within the world's limits.
+struct Widest {
+  std::size_t agent, formation, obstacle, collision, inspect, push, map, snapshot;
+};
+
+Widest widest(std::size_t (*measure)(std::string_view)) {
+  constexpr double kCoord = -999999.999, kSpeed = -9999.999;
+  protocol::Snapshot empty;
+  empty.tick = empty.serial = std::numeric_limits<std::uint64_t>::max();
+  empty.time = -1e15;
+  const std::size_t base = measure(protocol::encode(empty));
+  auto cost = [&](auto&& fill) {
+    protocol::Snapshot s = empty;
+    fill(s);
+    return measure(protocol::encode(s)) - base + 1;  // and a comma
+  };
+  Widest w{};
+  w.snapshot = base;
+  w.agent = cost([&](protocol::Snapshot& s) {
+    protocol::AgentState a;
+    a.id = std::numeric_limits<std::uint32_t>::max();
+    a.x = a.y = kCoord;
+    a.vx = a.vy = kSpeed;
+    a.r = -sim::ObstacleLimits::kMaxRadius - 0.999;
+    a.group = 255;
+    a.state = sim::MoveState::unreachable;
+    a.target = sim::Vec2{kCoord, kCoord};
+    a.behaviour = sim::BehaviourKind::pursue;  // the longest names
+    a.phase = sim::Phase::approach;
+    a.collided = a.kinematic = a.path_pending = true;
+    a.pathing = sim::Pathing::no_backtrack;
+    a.history.assign(
+        32, sim::TileCoord{sim::TileMapLimits::kMaxSide - 1, sim::TileMapLimits::kMaxSide - 1});
+    a.subject = std::numeric_limits<std::uint32_t>::max();
+    s.agents.push_back(a);
+  });
+  w.formation = cost([&](protocol::Snapshot& s) {
+    protocol::FormationState f;
+    f.id = f.agents = f.arrived = std::numeric_limits<std::uint32_t>::max();
+    f.complete = true;
+    f.unreachable.push_back(
+        {std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord, true, kCoord, kCoord});
+    s.formations.push_back(f);
+  });
+  w.obstacle = cost([&](protocol::Snapshot& s) {
+    s.obstacles.push_back({std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord, -1e4});
+  });
+  w.collision = cost([&](protocol::Snapshot& s) {
+    s.collisions.push_back({std::numeric_limits<std::uint32_t>::max(),
+                            std::numeric_limits<std::uint32_t>::max(), true, kCoord, kCoord, -1e9});
+  });
+  const sim::Vec2 v{kCoord, kCoord};
+  protocol::InspectState trace{
+      std::numeric_limits<std::uint32_t>::max(), v, v, v, v, v, v, v, v, kCoord, {}};
+  w.inspect = cost([&](protocol::Snapshot& s) { s.inspect.push_back(trace); });
+  protocol::PushState push{std::numeric_limits<std::uint32_t>::max(),
+                           true,
+                           v,
+                           v,
+                           kCoord,
+                           true,
+                           true,
+                           true,
+                           v,
+                           kCoord,
+                           kCoord,
+                           kCoord,
+                           v};
+  trace.pushes.push_back(push);
+  w.push = cost([&](protocol::Snapshot& s) { s.inspect.push_back(trace); }) - w.inspect;
+  w.map = cost([&](protocol::Snapshot& s) {
+    constexpr auto side = static_cast<std::size_t>(sim::TileMapLimits::kMaxSide);
+    s.map = protocol::MapState{sim::TileMapLimits::kMaxSide, sim::TileMapLimits::kMaxSide, 1e4,
+                               std::vector<std::string>(side, std::string(side, '#'))};
+  });
+  return w;
+}
+
+// The largest snapshot of a world of `max_agents` agents, in `w`'s measure, plus a quarter.
+std::size_t largest(const Widest& w, std::uint32_t max_agents) {
+  const std::uint64_t agents = max_agents == 0
+                                   ? sim::WorldDef{}.max_agents
+                                   : std::min(max_agents, sim::WorldDefLimits::kMaxAgents);
+  const std::uint64_t n = w.snapshot + agents * (w.agent + w.formation) +
+                          std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
+                          protocol::kMaxCollisionsPerSnapshot * w.collision +
+                          protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
+  return static_cast<std::size_t>(n + n / 4);
+}
+
 }  // namespace
 
-RelayUpstream::RelayUpstream(UpstreamUrl url, std::size_t max_message_bytes, asio::io_context& ioc,
+// Every value but a container's first follows a comma, and each container is one.
+std::size_t json_values(std::string_view text) {
+  std::size_t n = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '{' || c == '[') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::size_t max_welcome_bytes() {
+  static const std::size_t map = widest(text_bytes).map;
+  return map + (256u << 10);
+}
+
+std::size_t max_snapshot_bytes(std::uint32_t max_agents) {
+  static const Widest w = widest(text_bytes);
+  return largest(w, max_agents);
+}
+
+std::size_t max_snapshot_values(std::uint32_t max_agents) {
+  static const Widest w = widest(json_values);
+  return largest(w, max_agents);
+}
+
+RelayUpstream::RelayUpstream(UpstreamUrl url, Settings settings, asio::io_context& ioc,
                              asio::io_context& link_ioc, Hub& hub, Observability& observe)
     : url_(std::move(url)),
-      max_message_bytes_(max_message_bytes),
+      settings_(std::move(settings)),
       ioc_(ioc),
       link_ioc_(link_ioc),
       hub_(hub),
       observe_(observe),
-      retry_(ioc) {}
+      retry_(ioc),
+      link_rate_(settings_.rate_limit, settings_.rate_burst, seconds_now()),
+      pace_(1, kPaceBurst, seconds_now()),
+      pace_timer_(ioc) {}
 
-UpstreamLink::Events RelayUpstream::events(std::uint64_t generation,
-                                           std::optional<std::uint64_t> commander) {
+UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
   // Called on the link's I/O thread: each event is posted to the hub's thread.
   UpstreamLink::Events e;
-  if (commander) {
-    const std::uint64_t id = *commander;
-    e.opened = [this, id, generation] {
-      asio::post(ioc_, [this, id, generation] { on_command_opened(id, generation); });
-    };
-    e.message = [this, id, generation](std::string text, bool binary) {
-      if (binary) return;  // the link's own snapshots: a viewport outside the world, never read
-      asio::post(ioc_, [this, id, generation, text = std::move(text)]() mutable {
-        on_command(id, generation, std::move(text));
-      });
-    };
-    e.closed = [this, id, generation](std::string why) {
-      asio::post(ioc_, [this, id, generation, why = std::move(why)] {
-        on_command_closed(id, generation, why);
-      });
-    };
-  } else {
-    e.message = [this, generation](std::string text, bool binary) {
-      if (binary) return;  // asked for JSON
-      bytes_ += text.size();
-      asio::post(ioc_, [this, generation, text = std::move(text)]() mutable {
-        on_main(generation, std::move(text));
-      });
-    };
-    e.closed = [this, generation](std::string why) {
-      asio::post(ioc_,
-                 [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
-    };
-  }
+  e.opened = [this, generation] {
+    asio::post(ioc_, [this, generation] { on_opened(generation); });
+  };
+  e.message = [this, generation](std::string text, bool binary) {
+    bytes_ += text.size();
+    if (binary) text.clear();  // asked for JSON: nothing to relay, but the next read is asked
+    asio::post(ioc_, [this, generation, text = std::move(text)]() mutable {
+      on_main(generation, std::move(text));
+    });
+  };
+  e.closed = [this, generation](std::string why) {
+    asio::post(ioc_, [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
+  };
   return e;
 }
 
@@ -120,11 +245,8 @@ void RelayUpstream::start() {
 void RelayUpstream::stop() {
   stopped_ = true;
   retry_.cancel();
+  pace_timer_.cancel();
   if (main_) main_->close();
-  for (auto& [id, c] : commanders_) {
-    if (c.link) c.link->close();
-    if (c.retry) c.retry->cancel();
-  }
 }
 
 protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role role) const {
@@ -133,7 +255,7 @@ protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role r
   w.session = session;
   w.role = role;
   w.tick = counters_.tick;
-  w.max_message_bytes = static_cast<std::uint32_t>(max_message_bytes_);
+  w.max_message_bytes = static_cast<std::uint32_t>(settings_.max_message_bytes);
   w.upstream = live_ ? "connected" : "reconnecting";
   return w;
 }
@@ -149,21 +271,21 @@ void RelayUpstream::add_metrics(MetricsView& m) const {
   m.relay_connects = connects_;
   m.relay_snapshots = snapshots_;
   m.relay_bytes = bytes_;
-  m.relay_command_links = command_links_;
+  m.relay_command_links = commanding_ ? 1 : 0;  // the one link, when it may command
 }
 
-// ---- the main link: the upstream's world
-// ---------------------------------------------------------
+// ---- the link ----------------------------------------------------------------------------------
 
 void RelayUpstream::connect() {
   if (stopped_) return;
   main_generation_ = next_generation_++;
-  UpstreamLink::Options options;
+  const protocol::Role role =
+      settings_.commands ? protocol::Role::commander : protocol::Role::viewer;
   main_ = UpstreamLink::open(
       link_ioc_, url_,
-      hello_text(protocol::Role::viewer, {}, std::string("herd-relay/") + HERD_VERSION,
+      hello_text(role, settings_.token, std::string("herd-relay/") + HERD_VERSION,
                  protocol::SnapshotFormat::json),
-      events(main_generation_, std::nullopt), options);
+      events(main_generation_), UpstreamLink::Options{});
 }
 
 void RelayUpstream::retry_later() {
@@ -173,23 +295,56 @@ void RelayUpstream::retry_later() {
   });
 }
 
+// The next message, as large as the world the upstream said it holds (its welcome first).
+void RelayUpstream::read_next() {
+  if (!main_ || stopped_) return;
+  main_->read_next(welcome_ ? max_snapshot_bytes(welcome_->max_agents) : max_welcome_bytes());
+}
+
+void RelayUpstream::on_opened(std::uint64_t generation) {
+  if (generation != main_generation_ || stopped_) return;
+  refusal_.clear();
+  linked_ = false;
+  read_next();
+}
+
 void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
   if (generation != main_generation_ || stopped_) return;
-  // JSON sessions get the text before it is decoded for the binary ones.
-  if (const auto tick = protocol::snapshot_tick(text)) return on_snapshot(std::move(text), *tick);
-  auto decoded = protocol::decode_server(text);
-  if (auto* err = std::get_if<protocol::Error>(&decoded)) {
-    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", err->message}});
-    return;
+  const std::size_t values = text.empty() ? 0 : json_values(text);
+  if (values > max_snapshot_values(welcome_ ? welcome_->max_agents : 0)) {
+    // Within the size limit, but more values than any message of such a world holds: decoding
+    // it would cost far more memory and time than its bytes (a frame of "{}," is 3 bytes a map).
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "a message of " + std::to_string(values) +
+                                 " JSON values, more than a world of its size has"}});
+  } else if (!text.empty()) {
+    if (protocol::snapshot_tick(text)) {
+      on_snapshot_text(std::move(text));
+    } else {
+      auto decoded = protocol::decode_server(text);
+      if (auto* err = std::get_if<protocol::Error>(&decoded)) {
+        observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", err->message}});
+      } else {
+        auto& msg = std::get<protocol::ServerMessage>(decoded);
+        if (std::holds_alternative<protocol::Snapshot>(msg)) {
+          on_snapshot_text(std::move(text));  // written otherwise than herd writes: decoded again
+        } else if (auto* w = std::get_if<protocol::Welcome>(&msg)) {
+          on_welcome(std::move(*w));
+        } else if (auto* ack = std::get_if<protocol::Ack>(&msg)) {
+          on_answer(ack->seq, std::move(msg));
+        } else if (auto* e = std::get_if<protocol::Error>(&msg); e && e->seq) {
+          on_answer(*e->seq, std::move(msg));
+        } else if (e) {
+          if (!linked_ && e->code == protocol::ErrorCode::unauthorized) refusal_ = e->message;
+          observe_.log(
+              LogLevel::warn, "upstream_error",
+              {{"code", std::string(protocol::to_string(e->code))}, {"message", e->message}});
+        }
+      }
+    }
   }
-  auto& msg = std::get<protocol::ServerMessage>(decoded);
-  if (auto* snapshot = std::get_if<protocol::Snapshot>(&msg))
-    return on_snapshot(std::move(text), snapshot->tick);
-  if (auto* w = std::get_if<protocol::Welcome>(&msg)) return on_welcome(std::move(*w));
-  if (auto* err = std::get_if<protocol::Error>(&msg))
-    observe_.log(
-        LogLevel::warn, "upstream_error",
-        {{"code", std::string(protocol::to_string(err->code))}, {"message", err->message}});
+  // Backpressure: the next message is read once this one was dealt with.
+  read_next();
 }
 
 void RelayUpstream::on_welcome(protocol::Welcome w) {
@@ -198,10 +353,28 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
   // A welcome whose tick is below the newest snapshot's is a new world (a reset, another
   // scenario, or the upstream restarted from an older checkpoint): every baseline goes.
   const bool new_world = last_tick_ && w.tick < *last_tick_;
+  if (!linked_) {
+    // The link's own welcome: what it may do.
+    linked_ = true;
+    granted_ = w.role;
+    commanding_ = granted_ == protocol::Role::commander;
+    if (settings_.commands && !commanding_)
+      observe_.log(LogLevel::warn, "upstream_refused_commands",
+                   {{"upstream", url_.text()},
+                    {"reason", refusal_.empty() ? "welcomed as a viewer" : refusal_}});
+  }
   welcome_ = std::move(w);
   live_ = welcome_->upstream != "reconnecting";
   welcome_->upstream.clear();  // this relay's own state goes in its welcomes
   counters_.tick = welcome_->tick;
+  // A snapshot that waits is of the world before this welcome.
+  waiting_snapshot_.reset();
+  // Relayed at a little over the upstream's snapshot rate, itself at most a server's tick rate.
+  const double rate = std::clamp(welcome_->snapshot_rate, 1.0, 1000.0);
+  if (rate != pace_rate_) {
+    pace_rate_ = rate;
+    pace_ = TokenBucket(rate * kPaceFactor + 1, kPaceBurst, seconds_now());
+  }
   if (!was_connected) {
     connected_ = true;
     backoff_ = std::chrono::milliseconds(0);
@@ -213,20 +386,48 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
   }
   if (new_world) this->new_world();
   if (first) {
-    for (const auto& h : std::exchange(waiting_, {})) {
-      if (h.role == protocol::Role::viewer)
-        hub_.greet(h.id, h.role, h.format);
-      else
-        finish_hello(h.id);
-    }
+    for (const auto& h : std::exchange(waiting_, {})) greet(h.id, h.role, h.format);
   }
   hub_.send_welcomes(new_world);
   send_inspect();
 }
 
+void RelayUpstream::on_answer(std::uint32_t link_seq, protocol::ServerMessage msg) {
+  const auto it = pending_.find(link_seq);
+  if (it == pending_.end()) {
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "an answer to seq " + std::to_string(link_seq) +
+                                 ", which this relay did not send or was answered already"}});
+    return;
+  }
+  const Pending p = it->second;
+  pending_.erase(it);
+  std::string text;
+  if (auto* ack = std::get_if<protocol::Ack>(&msg)) {
+    ack->seq = p.seq;
+    ++counters_.commands_accepted;
+    text = protocol::encode(*ack);
+  } else {
+    auto& err = std::get<protocol::Error>(msg);
+    err.seq = p.seq;
+    ++counters_.commands_rejected;
+    observe_.count_error(err.code);
+    text = protocol::encode(err);
+  }
+  if (hub_.has(p.client)) hub_.reply(p.client, share(std::move(text)));
+}
+
 void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& why) {
   if (generation != main_generation_ || stopped_) return;
   main_.reset();
+  linked_ = false;
+  commanding_ = false;
+  waiting_snapshot_.reset();
+  for (const auto& [link_seq, p] : std::exchange(pending_, {}))
+    if (hub_.has(p.client))
+      refuse(p.client, p.seq, protocol::ErrorCode::upstream_unavailable,
+             "the link to the upstream server closed before it answered (" + why +
+                 "); the command may have been applied");
   if (connected_) {
     connected_ = false;
     live_ = false;
@@ -245,33 +446,64 @@ void RelayUpstream::new_world() {
   last_tick_.reset();
 }
 
-void RelayUpstream::on_snapshot(std::string text, std::uint64_t tick) {
+void RelayUpstream::on_snapshot_text(std::string text) {
+  if (!welcome_) {
+    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot before welcome"}});
+    return;
+  }
+  if (pace_.take(seconds_now())) return relay(std::move(text));
+  // Over the pace: this one waits, replacing (dropping) one that waited, until a token comes.
+  waiting_snapshot_ = std::move(text);
+  if (pace_armed_) return;
+  pace_armed_ = true;
+  pace_timer_.expires_after(std::chrono::milliseconds(5));
+  pace_timer_.async_wait([this](boost::system::error_code ec) {
+    pace_armed_ = false;
+    if (!ec && !stopped_) relay_waiting();
+  });
+}
+
+void RelayUpstream::relay_waiting() {
+  if (!waiting_snapshot_) return;
+  std::string text = std::move(*waiting_snapshot_);
+  waiting_snapshot_.reset();
+  on_snapshot_text(std::move(text));
+}
+
+// Decoded before any client sees it, and written again: a message that is not a valid snapshot
+// reaches no client.
+void RelayUpstream::relay(std::string text) {
+  auto decoded = protocol::decode_server(text);
+  auto* message = std::get_if<protocol::ServerMessage>(&decoded);
+  auto* snapshot = message ? std::get_if<protocol::Snapshot>(message) : nullptr;
+  if (!snapshot) {
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", message ? "a snapshot that is not one"
+                                     : "a snapshot that does not decode: " +
+                                           std::get<protocol::Error>(decoded).message}});
+    return;
+  }
+  const protocol::Snapshot& s = *snapshot;
+  if (welcome_->max_agents != 0 && s.agents.size() > welcome_->max_agents) {
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "a snapshot of more agents than the welcome's max_agents"}});
+    return;
+  }
+  const std::uint64_t tick = s.tick;
   if (last_tick_ && tick <= *last_tick_) new_world();  // time went back without a welcome
   last_tick_ = tick;
   ++snapshots_;
   hub_.begin_snapshot();  // its serial is the upstream's, in the text
   counters_.tick = tick;
-  if (welcome_) welcome_->tick = tick;
-  // JSON sessions get the upstream's text as it came, before anything else is done with it.
+  welcome_->tick = tick;
   // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
-  const SharedText json = share(std::move(text));
-  Hub::BinaryTakers binary = hub_.send_json(counters_.agents, [&] { return json; });
-  auto decoded = protocol::decode_server(*json);
-  auto* message = std::get_if<protocol::ServerMessage>(&decoded);
-  auto* snapshot = message ? std::get_if<protocol::Snapshot>(message) : nullptr;
-  if (!snapshot) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", "a snapshot that does not decode"}});
-    return;
-  }
-  const protocol::Snapshot& s = *snapshot;
+  Hub::BinaryTakers binary =
+      hub_.send_json(counters_.agents, [&] { return share(protocol::encode(s)); });
   counters_.agents = s.agents.size();
-  if (welcome_) {
-    if (s.map) welcome_->map = s.map;
-    if (s.map_cleared) welcome_->map.reset();
-  }
+  if (s.map) welcome_->map = s.map;
+  if (s.map_cleared) welcome_->map.reset();
   if (!binary.empty()) {
-    const protocol::WorldInfo size = welcome_ ? welcome_->world : protocol::WorldInfo{};
+    const protocol::WorldInfo size = welcome_->world;
     protocol::QuantState state =
         protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
                            hub_.binary_feed().current());
@@ -288,8 +520,13 @@ void RelayUpstream::send_inspect() {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.size() > protocol::kMaxInspectPerSession) ids.resize(protocol::kMaxInspectPerSession);
+  if (ids == inspect_sent_) {
+    inspect_dirty_ = false;
+    return;
+  }
+  // The link's rate is shared with commands: over it, the list waits for a later snapshot.
+  if (!link_rate_.take(seconds_now())) return;
   inspect_dirty_ = false;
-  if (ids == inspect_sent_) return;
   inspect_sent_ = ids;
   main_->send(share(protocol::encode(protocol::Inspect{std::move(ids)})));
 }
@@ -297,154 +534,77 @@ void RelayUpstream::send_inspect() {
 // ---- commanders ---------------------------------------------------------------------------------
 
 void RelayUpstream::hello(std::uint64_t id, Hello hello) {
-  if (hello.role == protocol::Role::commander) {
-    Commander& c = commanders_[id];
-    // The link's own snapshots are binary, limited to a viewport outside every world, never
-    // acknowledged: each is a header and the side section, the least the protocol allows.
-    c.hello = hello_text(hello.role, std::move(hello.token), "herd-relay:" + hello.client,
-                         protocol::SnapshotFormat::binary);
-    c.format = hello.format;
-    ++command_links_;
-    open_command_link(id);
-  }
+  // The session checked the token (this relay's sessions ask for the one it presents upstream);
+  // no hello opens anything upstream.
   if (!welcome_) return waiting_.push_back({id, hello.role, hello.format});
-  if (hello.role == protocol::Role::viewer) hub_.greet(id, hello.role, hello.format);
+  greet(id, hello.role, hello.format);
 }
 
-// Commands and controls alike go upstream as the client wrote them, on the commander's link.
-void RelayUpstream::command(std::uint64_t id, const protocol::CommandMsg& command,
-                            std::string wire) {
-  forward(id, command.seq, std::move(wire));
-}
-
-void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& control,
-                            std::string wire) {
-  forward(id, control.seq, std::move(wire));
-}
-
-void RelayUpstream::open_command_link(std::uint64_t id) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end() || stopped_) return;
-  Commander& c = it->second;
-  c.generation = next_generation_++;
-  c.state = Commander::State::connecting;
-  c.link = UpstreamLink::open(link_ioc_, url_, c.hello, events(c.generation, id),
-                              UpstreamLink::Options{});
-}
-
-void RelayUpstream::on_command_opened(std::uint64_t id, std::uint64_t generation) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end() || it->second.generation != generation) return;
-  constexpr double kFar = -protocol::kMaxViewportCoordinate;
-  it->second.link->send(share(
-      protocol::encode(protocol::ViewportMsg{protocol::Viewport{kFar, kFar, kFar + 1, kFar + 1}})));
-}
-
-void RelayUpstream::on_command(std::uint64_t id, std::uint64_t generation, std::string text) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end() || it->second.generation != generation) return;
-  Commander& c = it->second;
-  auto decoded = protocol::decode_server(text);
-  if (std::holds_alternative<protocol::Error>(decoded)) return;
-  auto& msg = std::get<protocol::ServerMessage>(decoded);
-  if (auto* w = std::get_if<protocol::Welcome>(&msg)) {
-    if (c.state == Commander::State::open) return;  // a re-welcome: the main link tells those
-    c.state = Commander::State::open;
-    c.backoff = std::chrono::milliseconds(0);
-    c.granted = w->role;
-    if (!c.welcomed) finish_hello(id);  // once the main link knows the world too
-    for (auto& [seq, command] : std::exchange(c.queued, {})) {
-      c.in_flight.push_back(seq);
-      c.link->send(share(std::move(command)));
-    }
-    return;
-  }
-  const bool answer =
-      std::holds_alternative<protocol::Ack>(msg) ||
-      (std::holds_alternative<protocol::Error>(msg) && std::get<protocol::Error>(msg).seq);
-  if (answer && !c.in_flight.empty()) {
-    c.in_flight.pop_front();
-    (std::holds_alternative<protocol::Ack>(msg) ? counters_.commands_accepted
-                                                : counters_.commands_rejected)++;
-    return hub_.reply(id, share(std::move(text)));
-  }
-  // An error before the welcome (unauthorized: the session will watch): told before the welcome.
-  if (auto* err = std::get_if<protocol::Error>(&msg); err && !c.welcomed)
-    c.refusal = std::move(text);
-}
-
-void RelayUpstream::on_command_closed(std::uint64_t id, std::uint64_t generation,
-                                      const std::string& why) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end() || it->second.generation != generation || stopped_) return;
-  Commander& c = it->second;
-  c.state = Commander::State::down;
-  c.link.reset();
-  for (const std::uint32_t seq : std::exchange(c.in_flight, {}))
-    unavailable(id, seq,
-                "the link to the upstream server closed before it answered (" + why +
-                    "); the command may have been applied");
-  for (auto& [seq, text] : std::exchange(c.queued, {}))
-    unavailable(id, seq,
-                "the upstream server could not be reached (" + why + "); the command was not sent");
-  if (!c.welcomed) finish_hello(id);  // as asked, or when the main link knows the world
-  if (!c.retry) c.retry = std::make_unique<asio::steady_timer>(ioc_);
-  c.retry->expires_after(next_backoff(c.backoff));
-  c.retry->async_wait([this, id](boost::system::error_code ec) {
-    if (!ec) open_command_link(id);
-  });
-}
-
-// Answers a commander's hello once the relay knows the world and the link said what the token
-// grants (or could not be made: the session is then welcomed as it asked and its commands get
-// upstream_unavailable until the link is made).
-void RelayUpstream::finish_hello(std::uint64_t id) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end() || it->second.welcomed || !welcome_) return;
-  Commander& c = it->second;
-  if (c.state == Commander::State::connecting) return;
-  c.welcomed = true;
+void RelayUpstream::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
   if (!hub_.has(id)) return;
-  if (!c.refusal.empty()) hub_.tell(id, share(std::exchange(c.refusal, {})));
-  hub_.greet(id, c.granted.value_or(protocol::Role::commander), c.format);
-}
-
-void RelayUpstream::forward(std::uint64_t id, std::uint32_t seq, std::string wire) {
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end())
-    return unavailable(id, seq, "this session has no link to the upstream server");
-  Commander& c = it->second;
-  switch (c.state) {
-    case Commander::State::open:
-      c.in_flight.push_back(seq);
-      c.link->send(share(std::move(wire)));
-      return;
-    case Commander::State::connecting:
-      if (c.queued.size() >= kMaxQueuedCommands)
-        return unavailable(id, seq, "too many commands wait for the link to the upstream server");
-      c.queued.emplace_back(seq, std::move(wire));
-      return;
-    case Commander::State::down:
-      return unavailable(
-          id, seq, "the relay is reconnecting to its upstream server; the command was not sent");
+  if (role == protocol::Role::commander && granted_ != protocol::Role::commander) {
+    // The relay may not command upstream: its commanders watch, told why first.
+    observe_.count_error(protocol::ErrorCode::unauthorized);
+    hub_.tell(id, share(protocol::encode(protocol::Error{
+                      {},
+                      protocol::ErrorCode::unauthorized,
+                      settings_.commands ? "the upstream server did not let this relay command "
+                                           "(its command token was refused); welcomed as a viewer"
+                                         : "this relay only watches its upstream server (it has no "
+                                           "command token for it); welcomed as a viewer"})));
+    role = protocol::Role::viewer;
   }
+  hub_.greet(id, role, format);
 }
 
-void RelayUpstream::unavailable(std::uint64_t id, std::uint32_t seq, std::string message) {
-  observe_.count_error(protocol::ErrorCode::upstream_unavailable);
+std::optional<std::uint32_t> RelayUpstream::admit(std::uint64_t id, std::uint32_t seq) {
+  if (!main_ || !linked_) {
+    refuse(id, seq, protocol::ErrorCode::upstream_unavailable,
+           "the relay is reconnecting to its upstream server; the command was not sent");
+    return std::nullopt;
+  }
+  if (granted_ != protocol::Role::commander) {
+    refuse(id, seq, protocol::ErrorCode::upstream_unavailable,
+           "the upstream server no longer lets this relay command; the command was not sent");
+    return std::nullopt;
+  }
+  if (pending_.size() >= kMaxPending) {
+    refuse(id, seq, protocol::ErrorCode::upstream_unavailable,
+           "too many commands wait for the upstream server's answers; the command was not sent");
+    return std::nullopt;
+  }
+  if (!link_rate_.take(seconds_now())) {
+    refuse(id, seq, protocol::ErrorCode::rate_limited,
+           "the relay's link to its upstream server, shared by its commanders, is over its "
+           "message rate; the command was not sent");
+    return std::nullopt;
+  }
+  while (pending_.contains(next_seq_)) ++next_seq_;
+  const std::uint32_t link_seq = next_seq_++;
+  pending_.emplace(link_seq, Pending{id, seq});
+  return link_seq;
+}
+
+void RelayUpstream::command(std::uint64_t id, const protocol::CommandMsg& command, std::string) {
+  if (const auto link_seq = admit(id, command.seq))
+    main_->send(share(protocol::encode(protocol::CommandMsg{*link_seq, command.command})));
+}
+
+void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& control, std::string) {
+  if (const auto link_seq = admit(id, control.seq))
+    main_->send(share(protocol::encode(protocol::ControlMsg{*link_seq, control.control})));
+}
+
+void RelayUpstream::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
+                           std::string message) {
+  observe_.count_error(code);
   ++counters_.commands_rejected;
-  hub_.reply(id, share(protocol::encode(protocol::Error{
-                     seq, protocol::ErrorCode::upstream_unavailable, std::move(message)})));
+  hub_.reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
 }
 
 void RelayUpstream::left(std::uint64_t id) {
   std::erase_if(waiting_, [id](const WaitingHello& h) { return h.id == id; });
-  const auto it = commanders_.find(id);
-  if (it == commanders_.end()) return;
-  if (it->second.link) it->second.link->close();
-  if (it->second.retry) it->second.retry->cancel();
-  commanders_.erase(it);
-  --command_links_;
+  // Its commands still waiting are answered to nobody (hub_.has is false by then).
 }
 
 }  // namespace herd::net

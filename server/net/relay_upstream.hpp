@@ -1,14 +1,22 @@
 // herd::net::RelayUpstream — the world source of a relay: a herd-server started with an upstream
 // URL steps no world of its own. It watches the upstream server (or another relay) over one link,
-// as one whole-world JSON viewer, and serves its own clients from what comes: each JSON
-// snapshot's text as it came, binary frames encoded here from it (quantised, with this relay's
-// baselines, acks and viewports), and welcomes made from the upstream's. A commander's hello opens
-// a link of its own, with the commander's token, that carries its commands and controls unchanged
-// and brings back their answers; the upstream decides what the token allows. So the upstream's
-// cost is one observer per relay plus one small link per commander, whatever the relay's viewers
-// number.
+// as one whole-world JSON client, and serves its own clients from what comes: each JSON snapshot
+// decoded (a message that does not decode reaches no client) and written again by the protocol's
+// encoder (a herd upstream's text byte for byte), binary frames encoded here from it (quantised,
+// with this relay's baselines, acks and viewports), and welcomes made from the upstream's.
 //
-// Everything here runs on the hub's thread; the links run on an I/O shard's thread and post their
+// Commands go over that same link: it says hello as a commander with the relay's own credential
+// (the command token it was given, which its own sessions also ask of their commanders, as a
+// server does), and the relay's commanders' commands and controls are sent on it with sequence
+// numbers of the link's own, so that two clients' `seq`s never collide; each answer is given back
+// to the client that asked, with its `seq`. So the upstream's cost is one session per relay,
+// whatever the relay's clients number and whatever they say in their hellos.
+//
+// The link is read one message at a time, each once the last was dealt with, and at most as large
+// as a world can be (max_snapshot_bytes); snapshots are relayed at most a little faster than the
+// upstream's snapshot rate, the newest replacing one that waits.
+//
+// Everything here runs on the hub's thread; the link runs on an I/O shard's thread and posts its
 // events here, tagged with the link's generation so a replaced link's late events are ignored.
 // Asio only (timers, and UpstreamLink's plain interface), no Beast.
 #pragma once
@@ -27,6 +35,7 @@
 #include <vector>
 
 #include "net/hub.hpp"
+#include "net/limits.hpp"
 #include "net/observability.hpp"
 #include "net/upstream.hpp"
 #include "net/world_source.hpp"
@@ -34,11 +43,42 @@
 
 namespace herd::net {
 
+// Values a JSON text holds, in the terms of what decoding it costs: one for each ',', '{' and '['
+// outside strings; a bound on the decoder's work and memory that a scan finds without decoding.
+std::size_t json_values(std::string_view text);
+
+// The largest message a relay reads from its upstream before the upstream's welcome: the
+// welcome, whose map may be a whole tile map (sim::TileMapLimits::kMaxSide squared) and whose
+// scenario list is short.
+std::size_t max_welcome_bytes();
+// The largest message a relay reads from its upstream after a welcome saying `max_agents`: the
+// largest JSON snapshot such a world can make (every agent, formation and unreachable place at
+// its widest, agents' histories at 32 tiles; sim::WorldDef's default 10,000 obstacles; the most
+// collisions a snapshot lists; 16 inspected agents with 1,000 pushes each; a whole tile map),
+// plus a quarter. A welcome's max_agents of 0 counts as sim::WorldDef's default, and more than
+// sim::WorldDefLimits::kMaxAgents as that.
+std::size_t max_snapshot_bytes(std::uint32_t max_agents);
+// The most JSON values (',', '{' and '[' outside strings) a message from the upstream may hold,
+// counted the same way for such a snapshot: more is dropped undecoded, since decoding costs
+// memory and time by the value, not by the byte.
+std::size_t max_snapshot_values(std::uint32_t max_agents);
+
 class RelayUpstream final : public WorldSource {
  public:
-  // Timers run on `ioc` (the hub's), links on `link_ioc` (an I/O shard's); welcomes say
-  // `max_message_bytes` (this relay's own limit).
-  RelayUpstream(UpstreamUrl url, std::size_t max_message_bytes, asio::io_context& ioc,
+  struct Settings {
+    std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // this relay's own, told clients
+    // The link's hello: the token presented upstream (the relay's own commanders present it here
+    // too), and whether the link asks to command at all (false: it watches, and this relay's
+    // commanders are welcomed as viewers).
+    std::string token;
+    bool commands = true;
+    // The link's message rate, shared by every commander of the relay and the relay's inspect
+    // lists: kept under the upstream's per-session limit (the relay's own, by default the same).
+    double rate_limit = 30, rate_burst = 60;
+  };
+
+  // Timers run on `ioc` (the hub's), the link on `link_ioc` (an I/O shard's).
+  RelayUpstream(UpstreamUrl url, Settings settings, asio::io_context& ioc,
                 asio::io_context& link_ioc, Hub& hub, Observability& observe);
 
   void start() override;
@@ -62,46 +102,35 @@ class RelayUpstream final : public WorldSource {
     protocol::Role role;
     protocol::SnapshotFormat format;
   };
-  // One commander's link: its hello (with the commander's token), the commands forwarded and not
-  // answered yet (the upstream answers in order), and those that came before the link was up.
-  struct Commander {
-    enum class State : std::uint8_t { connecting, open, down };
-    std::shared_ptr<UpstreamLink> link;
-    std::uint64_t generation = 0;
-    State state = State::connecting;
-    std::string hello;
-    protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
-    bool welcomed = false;                  // the session was welcomed (its hello answered)
-    std::optional<protocol::Role> granted;  // what the upstream's welcome granted
-    std::string refusal;                    // an error the upstream sent before that welcome
-    std::deque<std::uint32_t> in_flight;
-    std::deque<std::pair<std::uint32_t, std::string>> queued;
-    std::chrono::milliseconds backoff{0};
-    std::unique_ptr<asio::steady_timer> retry;
+  // A command or control sent on the link and not answered yet: whose, and its own seq.
+  struct Pending {
+    std::uint64_t client;
+    std::uint32_t seq;
   };
 
-  UpstreamLink::Events events(std::uint64_t generation, std::optional<std::uint64_t> commander);
-  // The main link: the upstream's world.
+  UpstreamLink::Events events(std::uint64_t generation);
   void connect();
   void retry_later();
+  void read_next();
+  void on_opened(std::uint64_t generation);
   void on_main(std::uint64_t generation, std::string text);
   void on_welcome(protocol::Welcome w);
+  void on_answer(std::uint32_t link_seq, protocol::ServerMessage msg);
   void on_main_closed(std::uint64_t generation, const std::string& why);
-  void on_snapshot(std::string text, std::uint64_t tick);
+  // A snapshot's text as it came: relayed now if the pace allows, else kept (the newest wins).
+  void on_snapshot_text(std::string text);
+  void relay_waiting();
+  void relay(std::string text);
   void new_world();
   void send_inspect();
-  // Commanders' links.
-  void forward(std::uint64_t id, std::uint32_t seq, std::string wire);
-  void open_command_link(std::uint64_t id);
-  void on_command(std::uint64_t id, std::uint64_t generation, std::string text);
-  void on_command_opened(std::uint64_t id, std::uint64_t generation);
-  void on_command_closed(std::uint64_t id, std::uint64_t generation, const std::string& why);
-  void finish_hello(std::uint64_t id);
-  void unavailable(std::uint64_t id, std::uint32_t seq,
-                   std::string message);  // upstream_unavailable
+  void greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
+  // A command or control of client `id` may go on the link: its link seq (registered as
+  // pending), or nothing when it was answered here already (link down, rate, too many waiting).
+  std::optional<std::uint32_t> admit(std::uint64_t id, std::uint32_t seq);
+  void refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code, std::string message);
 
   const UpstreamUrl url_;
-  const std::size_t max_message_bytes_;
+  const Settings settings_;
   asio::io_context& ioc_;
   asio::io_context& link_ioc_;
   Hub& hub_;
@@ -110,20 +139,35 @@ class RelayUpstream final : public WorldSource {
   bool stopped_ = false;
   std::shared_ptr<UpstreamLink> main_;
   std::uint64_t main_generation_ = 0;
+  std::uint64_t next_generation_ = 1;
   std::chrono::milliseconds backoff_{0};
   asio::steady_timer retry_;
   std::optional<protocol::Welcome> welcome_;  // the upstream's newest (world, rates, map, paused)
-  std::optional<std::uint64_t> last_tick_;    // the newest snapshot's
+  std::optional<std::uint64_t> last_tick_;    // the newest relayed snapshot's
+  // What the upstream's welcome on this link granted (commander: the relay's commanders may
+  // command), and the error it sent before that welcome, if any (why it did not).
+  protocol::Role granted_ = protocol::Role::viewer;
+  std::string refusal_;
+  bool linked_ = false;  // welcomed on the current link: commands may be sent
   std::vector<std::uint32_t>
       inspect_sent_;  // the union of clients' inspected agents, as told upstream
   bool inspect_dirty_ = false;
   std::vector<WaitingHello> waiting_;
-  std::unordered_map<std::uint64_t, Commander> commanders_;
-  std::uint64_t next_generation_ = 1;
+  // Commands on the link by the link's seq; the next seq to use.
+  std::unordered_map<std::uint32_t, Pending> pending_;
+  std::uint32_t next_seq_ = 1;
+  TokenBucket link_rate_;
+  // Snapshot pacing: a bucket at a little over the upstream's snapshot rate, the snapshot that
+  // waits for it (the newest), and the timer that relays it.
+  TokenBucket pace_;
+  double pace_rate_ = 0;  // the snapshot rate pace_ was made for
+  std::optional<std::string> waiting_snapshot_;
+  asio::steady_timer pace_timer_;
+  bool pace_armed_ = false;
   // Read by /healthz and /metrics on the I/O threads. live: connected, and the upstream is not
   // itself a relay reconnecting to its own (a chain says so at every hop).
-  std::atomic<bool> connected_{false}, live_{false};
-  std::atomic<std::uint64_t> connects_{0}, snapshots_{0}, bytes_{0}, command_links_{0};
+  std::atomic<bool> connected_{false}, live_{false}, commanding_{false};
+  std::atomic<std::uint64_t> connects_{0}, snapshots_{0}, bytes_{0};
 };
 
 }  // namespace herd::net

@@ -28,13 +28,6 @@ std::vector<std::unique_ptr<Shard>> make_shards(std::size_t count) {
   return shards;
 }
 
-// A relay checks no command token of its own: each commander's goes upstream on its own link,
-// and the upstream decides what it allows.
-ServerConfig sessions_config(ServerConfig c) {
-  if (!c.relay_upstream.empty()) c.command_token.clear();
-  return c;
-}
-
 UpstreamUrl relay_url(const std::string& text) {
   auto url = protocol::parse_ws_url(text);
   if (auto* why = std::get_if<std::string>(&url))
@@ -47,7 +40,7 @@ UpstreamUrl relay_url(const std::string& text) {
 }  // namespace
 
 Server::Impl::Impl(ServerConfig c, sim::World world)
-    : config(sessions_config(c)),
+    : config(c),
       observe(config.log, config.log_format),
       admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
                 config.max_connections_per_address),
@@ -58,10 +51,12 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
                 ? std::make_unique<LocalWorld>(c, std::move(world), ioc, hub, observe, pool)
                 : nullptr),
       unused_world(local ? std::nullopt : std::optional(std::move(world))),
-      relay(local
-                ? nullptr
-                : std::make_unique<RelayUpstream>(relay_url(c.relay_upstream), c.max_message_bytes,
-                                                  ioc, shards.front()->ioc, hub, observe)),
+      relay(local ? nullptr
+                  : std::make_unique<RelayUpstream>(
+                        relay_url(c.relay_upstream),
+                        RelayUpstream::Settings{c.max_message_bytes, c.command_token,
+                                                !c.relay_view_only, c.rate_limit, c.rate_burst},
+                        ioc, shards.front()->ioc, hub, observe)),
       source(local ? static_cast<WorldSource&>(*local) : *relay),
       listener(shards, admission, observe, SessionHub(*this), stopping) {
   hub.serve(source);

@@ -91,8 +91,12 @@ struct ServerConfig {
   std::function<std::vector<std::string>()> list_scenarios;
   // Relay mode: ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves
   // (relay_upstream.hpp). The world given to the constructor is then unused: no tick loop runs
-  // here, and no command token is checked here (each commander's goes upstream).
+  // here. command_token is the upstream's: the relay's one link presents it, and the relay's
+  // commanders must say hello with it as on a server (empty: none asked, none presented).
   std::string relay_upstream;
+  // Relay mode: the link only watches, and the relay's commanders are welcomed as viewers (a
+  // relay given neither a token nor --open-commands).
+  bool relay_view_only = false;
 };
 
 struct ServerStats {

@@ -1,5 +1,6 @@
 // The relay's upstream WebSocket client (upstream.hpp), after Beast's async WebSocket client
-// example: resolve, connect, handshake, then one read always pending and one write at a time.
+// example: resolve, connect, handshake, then one read at a time when the owner asks, and one
+// write at a time.
 #include "net/upstream.hpp"
 
 #include <boost/asio.hpp>
@@ -14,6 +15,10 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
+
+// The read buffer's capacity kept between messages; more is freed after the message that needed
+// it.
+constexpr std::size_t kKeptBufferBytes = 1u << 20;
 
 class Link final : public UpstreamLink, public std::enable_shared_from_this<Link> {
  public:
@@ -46,6 +51,13 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
       self->pump();
     });
   }
+  void do_read_next(std::size_t max_message_bytes) override {
+    asio::post(ioc_, [self = shared_from_this(), max_message_bytes] {
+      if (self->ended_ || !self->opened_ || self->reading_) return;
+      self->ws_.read_message_max(max_message_bytes);
+      self->do_read();
+    });
+  }
   void do_close() override {
     asio::post(ioc_, [self = shared_from_this()] { self->end("closed by the relay"); });
   }
@@ -72,7 +84,6 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     t.idle_timeout = options_.idle_timeout;
     t.keep_alive_pings = true;
     ws_.set_option(t);
-    ws_.read_message_max(options_.max_message_bytes);
     ws_.set_option(websocket::stream_base::decorator([](websocket::request_type& req) {
       req.set(beast::http::field::user_agent, "herd-relay");
     }));
@@ -88,25 +99,30 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     queue_.push_front(hello_);
     pump();
     if (events_.opened) events_.opened();
-    do_read();
   }
 
   void do_read() {
+    reading_ = true;
     ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->on_read(ec);
     });
   }
 
   void on_read(beast::error_code ec) {
+    reading_ = false;
     if (ended_) return;
+    if (ec == websocket::error::message_too_big)
+      return end("the upstream sent a message larger than the " +
+                 std::to_string(ws_.read_message_max()) + " bytes a relay takes");
     if (ec)
       return end(ec == websocket::error::closed ? "upstream closed the connection"
                                                 : "read failed: " + ec.message());
     std::string message = beast::buffers_to_string(buffer_.data());
     buffer_.consume(buffer_.size());
+    // A large message's buffer is not kept for the small ones that follow.
+    if (buffer_.capacity() > kKeptBufferBytes) buffer_.shrink_to_fit();
     const bool binary = ws_.got_binary();
     if (events_.message) events_.message(std::move(message), binary);
-    if (!ended_) do_read();
   }
 
   void pump() {
@@ -145,7 +161,7 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
   Options options_;
   beast::flat_buffer buffer_;
   std::deque<std::shared_ptr<const std::string>> queue_;
-  bool opened_ = false, writing_ = false, ended_ = false;
+  bool opened_ = false, writing_ = false, reading_ = false, ended_ = false;
 };
 
 }  // namespace
@@ -158,6 +174,7 @@ std::shared_ptr<UpstreamLink> UpstreamLink::open(asio::io_context& ioc, const Up
   return link;
 }
 
+void UpstreamLink::read_next(std::size_t max_message_bytes) { do_read_next(max_message_bytes); }
 void UpstreamLink::send(std::shared_ptr<const std::string> text) { do_send(std::move(text)); }
 void UpstreamLink::close() { do_close(); }
 

@@ -82,6 +82,7 @@ class Process {
     }
   }
   void signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
   // The exit status, or -1 if it did not exit within the limit.
   int wait_exit(std::chrono::milliseconds limit = std::chrono::milliseconds(10000)) {
     int status = 0;

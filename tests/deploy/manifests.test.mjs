@@ -147,7 +147,10 @@ function relayProblems(all) {
     if (!worldService.spec.ports.some((p) => p.port === portOf(url))) out.push(`HERD_RELAY ${upstream}: the Service ${worldService.metadata.name} has no port ${portOf(url)}`);
     if (url.pathname !== '/ws') out.push(`HERD_RELAY ${upstream} does not end in /ws`);
   }
-  if ((container.env || []).some((e) => e.name === 'HERD_COMMAND_TOKEN')) out.push('the relay holds a command token');
+  // The relay's one link commands with the world's token: from the world's Secret, never a value
+  // of its own (which the world would refuse).
+  const tokens = (container.env || []).filter((e) => e.name === 'HERD_COMMAND_TOKEN');
+  if (tokens.some((t) => t.valueFrom?.secretKeyRef?.name !== 'herd-command-token')) out.push('the relay\'s command token is not the world\'s Secret herd-command-token');
   for (const probe of ['readinessProbe', 'livenessProbe']) {
     if (container[probe]?.httpGet?.path !== '/healthz') out.push(`the relay's ${probe} is not on /healthz`);
   }
@@ -188,7 +191,7 @@ test('the relay checks catch broken relays', () => {
     'another host': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd-world:80/ws'; }],
     'the pod port, not the Service port': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd:8080/ws'; }],
     'the relay itself': [relayIndex, (d) => { env(d).find((e) => e.name === 'HERD_RELAY').value = 'ws://herd-relay:80/ws'; }],
-    'a token': [relayIndex, (d) => { env(d).push({ name: 'HERD_COMMAND_TOKEN', value: 'x' }); }],
+    'a token of its own': [relayIndex, (d) => { env(d).push({ name: 'HERD_COMMAND_TOKEN', value: 'x' }); }],
     'readiness elsewhere': [relayIndex, (d) => { d.spec.template.spec.containers[0].readinessProbe.httpGet.path = '/'; }],
     'no liveness probe': [relayIndex, (d) => { delete d.spec.template.spec.containers[0].livenessProbe; }],
     'liveness over TCP': [relayIndex, (d) => { d.spec.template.spec.containers[0].livenessProbe = { tcpSocket: { port: 'http' } }; }],

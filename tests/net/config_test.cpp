@@ -127,6 +127,10 @@ TEST(Config, BadValuesNameTheirFlagOrVariable) {
   EXPECT_NE(err({"--port", "80x"}).find("--port"), std::string::npos);
   EXPECT_NE(err({"--tick-rate", "0"}).find("--tick-rate"), std::string::npos);
   EXPECT_NE(err({"--tick-rate", "nan"}).find("--tick-rate"), std::string::npos);
+  // dt = 1 / rate must be a world's (at most 1 s): 1e-300 would make it 1e300 s.
+  EXPECT_NE(err({"--tick-rate", "1e-300"}).find("--tick-rate"), std::string::npos);
+  EXPECT_NE(err({"--tick-rate", "0.5"}).find("[1, 1000]"), std::string::npos);
+  EXPECT_NE(err({"--tick-rate", "1001"}).find("--tick-rate"), std::string::npos);
   EXPECT_NE(err({"--seed", "-1"}).find("--seed"), std::string::npos);
   EXPECT_NE(err({"--bogus", "1"}).find("unknown flag"), std::string::npos);
   EXPECT_NE(err({"--port"}).find("needs a value"), std::string::npos);

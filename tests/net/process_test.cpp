@@ -409,6 +409,72 @@ TEST(FullHouse, TheProbeIsAnsweredWhileOneAddressHoldsEveryConnection) {
     EXPECT_EQ(probe.wait_exit(), 0) << slurp(dir / "probe.out");
   }
   fs::remove_all(dir);
+// --replay reads a file that may come from anyone: a tick or end_tick that would step for ever, a
+// header naming a file of the host, or a tick rate no world runs at are refused at once, with an
+// error naming the field; a scenario outside the scenarios directory gets the same error whether
+// or not the file exists.
+TEST_F(ProcessTest, AReplayRefusesEndlessTicksHostPathsAndAbsurdTickRates) {
+  const std::string spawn = R"({"type":"command","seq":0,"cmd":"spawn","count":1})";
+  auto replay_of = [&](const std::string& name, const std::string& text) {
+    const fs::path file = dir_ / (name + ".jsonl");
+    std::ofstream(file) << text;
+    const fs::path out = dir_ / (name + ".log");
+    Process p({"--replay", file.string(), "--scenario-dir", HERD_SCENARIO_DIR}, out);
+    const int status = p.wait_exit(std::chrono::milliseconds(20000));
+    std::string said = slurp(out);
+    const auto at = said.find(file.string());  // the message without the file's own name
+    if (at != std::string::npos) said.erase(at, file.string().size());
+    return std::make_pair(status, said);
+  };
+  auto header = [](const std::string& scenario, const std::string& rate = "60") {
+    return R"({"herd_record":1,"scenario":")" + scenario + R"(","seed":1,"tick_rate":)" + rate +
+           "}\n";
+  };
+  const std::string huge = "18446744073709551615";  // 2^64 - 1
+
+  auto [status, said] = replay_of(
+      "tick", header("default") + R"({"tick":)" + huge + R"(,"command":)" + spawn + "}\n");
+  EXPECT_EQ(status, 2) << said;  // exited at once, refused (not killed while stepping)
+  EXPECT_NE(said.find(":2: tick " + huge), std::string::npos) << said;
+  EXPECT_NE(said.find("100000000 ticks"), std::string::npos) << said;
+
+  std::tie(status, said) = replay_of(
+      "end", header("default") + R"({"end_tick":)" + huge + R"(,"state_hash":"0x1"})" + "\n");
+  EXPECT_EQ(status, 2) << said;
+  EXPECT_NE(said.find(":2: end_tick " + huge), std::string::npos) << said;
+
+  std::tie(status, said) = replay_of("rate", header("default", "1e-300"));
+  EXPECT_EQ(status, 2) << said;
+  EXPECT_NE(said.find("tick_rate"), std::string::npos) << said;
+  EXPECT_NE(said.find("[1, 1000]"), std::string::npos) << said;
+
+  // Host paths: one that exists (a scenario file the test writes outside the scenarios
+  // directory), one that does not, and a climb out of the directory: one answer for all three.
+  const fs::path outside = dir_ / "mine.json";
+  fs::copy_file(fs::path(HERD_SCENARIO_DIR) / "default.json", outside);
+  const auto [s1, exists] = replay_of("exists", header(outside.string()));
+  const auto [s2, missing] = replay_of("missing", header((dir_ / "none.json").string()));
+  const auto [s3, climbs] =
+      replay_of("climbs", header(std::string(HERD_SCENARIO_DIR) + "/../default.json"));
+  EXPECT_EQ(s1, 2) << exists;
+  EXPECT_EQ(s2, 2) << missing;
+  EXPECT_EQ(s3, 2) << climbs;
+  EXPECT_NE(exists.find("scenario: not a scenario of this server"), std::string::npos) << exists;
+  auto tail = [](const std::string& text) { return text.substr(text.find("scenario: ")); };
+  EXPECT_EQ(tail(exists), tail(missing));
+  EXPECT_EQ(tail(exists), tail(climbs));
+  EXPECT_EQ(exists.find(outside.string()), std::string::npos) << "names no file: " << exists;
+
+  // What the server accepts replays: a name, or the path of a file of the scenarios directory
+  // (what --scenario wrote into the header when it was given one).
+  std::tie(status, said) =
+      replay_of("named", header("default") + R"({"end_tick":30,"state_hash":"0x1"})" + "\n");
+  EXPECT_NE(said.find("replayed 0 commands to tick 30"), std::string::npos) << said;
+  std::tie(status, said) =
+      replay_of("path", header(std::string(HERD_SCENARIO_DIR) + "/default.json") +
+                            R"({"tick":3,"command":)" + spawn + "}\n");
+  EXPECT_EQ(status, 0) << said;
+  EXPECT_NE(said.find("replayed 1 commands to tick 3"), std::string::npos) << said;
 }
 
 }  // namespace

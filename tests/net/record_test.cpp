@@ -129,7 +129,7 @@ TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
   EXPECT_NE(error_of("").find("empty"), std::string::npos);
   EXPECT_NE(error_of("{\"hello\":1}\n").find("not a herd recording"), std::string::npos);
   EXPECT_NE(error_of(R"({"herd_record":1,"scenario":"nope","seed":1,"tick_rate":60})")
-                .find("no scenario"),
+                .find("not a scenario of this server"),
             std::string::npos);
   EXPECT_NE(error_of(header + "\n{\"tick\":5,\"comm").find(":2:"), std::string::npos)
       << "names the line";
@@ -145,14 +145,18 @@ TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
             std::string::npos);
   EXPECT_EQ(error_of(std::string("nope")).find("accepted"), std::string::npos);
   EXPECT_NE(error_of(R"({"herd_record":1,"scenario":5,"seed":"x","tick_rate":60})")
-                .find("not a usable recording"),
+                .find("scenario: must be"),
             std::string::npos)
       << "fields of the wrong type give a message, not an exception";
   EXPECT_NE(error_of(header + "\n{\"end_tick\":3,\"state_hash\":\"0xZZ\"}").find("bad state_hash"),
             std::string::npos);
   EXPECT_NE(
-      error_of(header + "\n{\"tick\":\"five\",\"command\":{}}").find("not a usable recording"),
+      error_of(header + "\n{\"tick\":\"five\",\"command\":{}}").find("tick must be a whole number"),
       std::string::npos);
+  EXPECT_NE(error_of(R"({"herd_record":1,"scenario":"default","seed":"x","tick_rate":60})")
+                .find("not a usable recording"),
+            std::string::npos)
+      << "fields of the wrong type give a message, not an exception";
   EXPECT_NE(error_of(header + "\n").find("accepted"), std::string::npos)
       << "a run with no commands replays";
 }

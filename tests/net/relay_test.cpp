@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "net/relay_upstream.hpp"
 #include "net/server_fixture.hpp"
 #include "net/upstream.hpp"
 
@@ -18,11 +19,50 @@ TEST(SnapshotTick, ReadsTheTickFromTheTextOfASnapshotAndOfNothingElse) {
     EXPECT_FALSE(protocol::snapshot_tick(other)) << other;
 }
 
+// A relay reads at most what a world of the welcome's max_agents can send: a snapshot of that
+// many agents at their widest fits, and a default world's cap is tens of megabytes, not hundreds.
+TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
+  protocol::Snapshot s;
+  s.tick = s.serial = 123456789;
+  s.time = 1e6;
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    protocol::AgentState a;
+    a.id = 4000000000u + i;
+    a.x = a.y = -999999.999;
+    a.vx = a.vy = -9999.999;
+    a.r = 99.999;
+    a.group = 255;
+    a.target = sim::Vec2{-999999.999, -999999.999};
+    a.behaviour = sim::BehaviourKind::pursue;
+    a.subject = 4000000000u;
+    a.history.assign(20, sim::TileCoord{1023, 1023});
+    s.agents.push_back(a);
+  }
+  for (std::uint32_t i = 0; i < 10000; ++i) s.obstacles.push_back({i, -999999.999, 5.5, 99.5});
+  const std::string encoded = protocol::encode(s);
+  const std::size_t text = encoded.size();
+  const std::size_t cap = max_snapshot_bytes(20000);
+  std::fprintf(stderr,
+               "a 20,000-agent snapshot at its widest: %zu bytes; cap for 20,000 agents: %zu, for "
+               "1,000,000: %zu; before the welcome: %zu; values for 20,000 agents: %zu (the "
+               "snapshot has %zu)\n",
+               text, cap, max_snapshot_bytes(1'000'000), max_welcome_bytes(),
+               max_snapshot_values(20000), json_values(encoded));
+  EXPECT_GT(cap, text);
+  EXPECT_GT(max_snapshot_values(20000), json_values(encoded));
+  EXPECT_LT(max_snapshot_values(20000), std::size_t{8} << 20) << "far fewer than 3 bytes a value";
+  EXPECT_EQ(json_values(R"({"a":[1,2,{"b":"x,{["}],"c":"\\\"["})"), 6u);
+  EXPECT_LT(cap, std::size_t{64} << 20);
+  EXPECT_EQ(max_snapshot_bytes(0), cap);  // 0: the default world's limit
+  EXPECT_EQ(max_snapshot_bytes(4'000'000'000u), max_snapshot_bytes(1'000'000));
+  EXPECT_LT(max_welcome_bytes(), std::size_t{4} << 20);
+}
+
 class RelayTest : public ServerTest {
  protected:
   void SetUp() override {
     ServerTest::SetUp();
-    relay_port_ = start_relay(relay_, relay_thread_, port_);
+    relay_port_ = start_relay(relay_, relay_thread_, port_, relay_token());
   }
   void TearDown() override {
     for (auto* r : {&relay2_, &relay_}) {
@@ -36,9 +76,13 @@ class RelayTest : public ServerTest {
     ServerTest::TearDown();
   }
 
+  // The token the relay presents upstream and asks of its own commanders (none: an open relay).
+  virtual std::string relay_token() const { return {}; }
+
   std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread,
-                            std::uint16_t upstream) {
+                            std::uint16_t upstream, const std::string& token = {}) {
     ServerConfig config;
+    config.command_token = token;
     config.address = "127.0.0.1";
     config.port = 0;
     config.web_root = web_root_.string();
@@ -143,8 +187,9 @@ TEST_F(RelayTest, TheServerPaysOneObserverPerRelayWhateverItsViewers) {
     wait_for<protocol::Welcome>(*viewers.back());
   }
   for (auto& v : viewers) snapshot_texts(*v, 1);
-  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 1);  // the relay's one link
-  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 0);
+  // The relay's one link (a commander: an open relay in front of an open server).
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 0);
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
   const auto relay_metrics = client::http_request("127.0.0.1", relay_port_, "/metrics").body;
   EXPECT_NE(relay_metrics.find("\nherd_sessions{role=\"viewer\"} 6\n"), std::string::npos);
   EXPECT_NE(relay_metrics.find("\nherd_relay_upstream_connected 1\n"), std::string::npos);
@@ -172,8 +217,9 @@ TEST_F(RelayTest, ACommandThroughARelayIsAckedAndSeenByTheRelaysViewers) {
   const auto seen =
       wait_for<protocol::Snapshot>(*viewer, [](const auto& s) { return s.agents.size() == 3; });
   EXPECT_EQ(seen.agents.front().id, ids.front());
-  // On the server: one observer (the relay) and one commander (this commander's link).
+  // On the server: one session, the relay's link, which carried the commands.
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 0);
   EXPECT_EQ(metric("herd_commands_total{result=\"accepted\"}"), 1);
 }
 
@@ -213,9 +259,12 @@ TEST_F(RelayTest, BinaryViewersOnARelayGetTheSameAgentsAsOnTheServer) {
 
 class RelayWithTokenTest : public RelayTest {
   void configure(ServerConfig& c, sim::WorldDef&) override { c.command_token = "s3cret"; }
+  std::string relay_token() const override { return "s3cret"; }
 };
 
-TEST_F(RelayWithTokenTest, TheCommandersTokenGoesUpstreamAndTheServerDecides) {
+// The relay asks its commanders for the token it presents upstream, as a server does; a wrong one
+// or none watches, and nothing of either reaches the server, which sees the relay's link alone.
+TEST_F(RelayWithTokenTest, TheRelayAsksItsCommandersForTheTokenItPresentsUpstream) {
   auto wrong = at(relay_port_, protocol::Role::commander, "guess");
   const auto why = wait_for<protocol::Error>(*wrong);
   EXPECT_EQ(why.code, protocol::ErrorCode::unauthorized);
@@ -226,10 +275,54 @@ TEST_F(RelayWithTokenTest, TheCommandersTokenGoesUpstreamAndTheServerDecides) {
   const auto forbidden = wait_for<protocol::Error>(*wrong);
   EXPECT_EQ(forbidden.seq, 3u);
   EXPECT_EQ(forbidden.code, protocol::ErrorCode::forbidden);
+  auto none = at(relay_port_, protocol::Role::commander);
+  EXPECT_EQ(wait_for<protocol::Error>(*none).code, protocol::ErrorCode::unauthorized);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*none).role, protocol::Role::viewer);
 
   auto right = at(relay_port_, protocol::Role::commander, "s3cret");
   EXPECT_EQ(wait_for<protocol::Welcome>(*right).role, protocol::Role::commander);
   EXPECT_EQ(spawn(*right, 4, 2).size(), 2u);
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 0);
+}
+
+// A relay whose token the server refuses commands nothing: its commanders watch, told why.
+class RelayWithAWrongTokenTest : public RelayWithTokenTest {
+  std::string relay_token() const override { return "not-the-servers"; }
+};
+
+TEST_F(RelayWithAWrongTokenTest, ItsCommandersAreWelcomedAsViewers) {
+  auto c = at(relay_port_, protocol::Role::commander, "not-the-servers");
+  const auto why = wait_for<protocol::Error>(*c);
+  EXPECT_EQ(why.code, protocol::ErrorCode::unauthorized);
+  EXPECT_NE(why.message.find("did not let this relay command"), std::string::npos) << why.message;
+  EXPECT_EQ(wait_for<protocol::Welcome>(*c).role, protocol::Role::viewer);
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 1);  // the relay's link, refused
+}
+
+// Commanders of one relay share its link: their seqs may be the same, and each gets its own
+// answer with its own seq (the link numbers commands itself).
+TEST_F(RelayTest, TwoCommandersWithTheSameSeqEachGetTheirOwnAnswer) {
+  auto a = at(relay_port_, protocol::Role::commander);
+  auto b = at(relay_port_, protocol::Role::commander);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*a).role, protocol::Role::commander);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*b).role, protocol::Role::commander);
+  sim::Spawn two, three;
+  two.count = 2;
+  three.count = 3;
+  a->send(command(1, two));
+  b->send(command(1, three));
+  const auto ack_a = wait_for<protocol::Ack>(*a, [](const auto& m) { return m.seq == 1; });
+  const auto ack_b = wait_for<protocol::Ack>(*b, [](const auto& m) { return m.seq == 1; });
+  EXPECT_EQ(ack_a.agents.value_or(std::vector<std::uint32_t>{}).size(), 2u);
+  EXPECT_EQ(ack_b.agents.value_or(std::vector<std::uint32_t>{}).size(), 3u);
+  // An error comes back the same way, to the one who asked, with its seq.
+  b->send(command(1, sim::Remove{{false, {999}}}));
+  const auto refused =
+      wait_for<protocol::Error>(*b, [](const auto& m) { return m.seq.has_value(); });
+  EXPECT_EQ(refused.seq, 1u);
+  EXPECT_EQ(refused.code, protocol::ErrorCode::unknown_agent);
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
 }
 
 TEST_F(RelayTest, WhenTheServerRestartsTheRelaysViewersStayAndAreToldSo) {
