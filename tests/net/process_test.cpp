@@ -409,6 +409,8 @@ TEST(FullHouse, TheProbeIsAnsweredWhileOneAddressHoldsEveryConnection) {
     EXPECT_EQ(probe.wait_exit(), 0) << slurp(dir / "probe.out");
   }
   fs::remove_all(dir);
+}
+
 // --replay reads a file that may come from anyone: a tick or end_tick that would step for ever, a
 // header naming a file of the host, or a tick rate no world runs at are refused at once, with an
 // error naming the field; a scenario outside the scenarios directory gets the same error whether
