@@ -72,8 +72,13 @@ class RelayProcessTest : public ::testing::Test {
     return {};
   }
 
-  static double metric(std::uint16_t port, const std::string& series) {
-    const std::string body = client::http_request("127.0.0.1", port, "/metrics").body;
+  // /metrics is the operator's: asked with the token when the server has one.
+  static double metric(std::uint16_t port, const std::string& series,
+                       const std::string& token = {}) {
+    const std::string body =
+        client::http_request("127.0.0.1", port,
+                             token.empty() ? "/metrics" : "/metrics?token=" + token)
+            .body;
     const auto at = body.find("\n" + series + " ");
     return at == std::string::npos ? -1 : std::stod(body.substr(at + series.size() + 2));
   }
@@ -127,10 +132,10 @@ TEST_F(RelayProcessTest, ManyClientsOfOneRelayAreOneSessionUpstream) {
   EXPECT_EQ(next<protocol::Welcome>(*b).role, protocol::Role::commander);
 
   const auto up = static_cast<std::uint16_t>(server_port);
-  EXPECT_EQ(metric(up, "herd_sessions{role=\"commander\"}"), 1) << "the relay's link alone";
-  EXPECT_EQ(metric(up, "herd_sessions{role=\"viewer\"}"), 0);
-  EXPECT_EQ(metric(port, "herd_sessions{role=\"viewer\"}"), 20);
-  EXPECT_EQ(metric(port, "herd_sessions{role=\"commander\"}"), 2);
+  EXPECT_EQ(metric(up, "herd_sessions{role=\"commander\"}", token), 1) << "the relay's link alone";
+  EXPECT_EQ(metric(up, "herd_sessions{role=\"viewer\"}", token), 0);
+  EXPECT_EQ(metric(port, "herd_sessions{role=\"viewer\"}", token), 20);
+  EXPECT_EQ(metric(port, "herd_sessions{role=\"commander\"}", token), 2);
 
   // An anonymous client cannot command through the relay.
   sim::Spawn one;
@@ -156,8 +161,8 @@ TEST_F(RelayProcessTest, ManyClientsOfOneRelayAreOneSessionUpstream) {
   const auto seen = next<protocol::Snapshot>(
       *anonymous.back(), [](const protocol::Snapshot& s) { return s.agents.size() == 5; });
   EXPECT_EQ(seen.agents.size(), 5u);
-  EXPECT_EQ(metric(up, "herd_sessions{role=\"commander\"}"), 1);
-  EXPECT_EQ(metric(up, "herd_refusals_total{reason=\"bad_token\"}"), 0);
+  EXPECT_EQ(metric(up, "herd_sessions{role=\"commander\"}", token), 1);
+  EXPECT_EQ(metric(up, "herd_refusals_total{reason=\"bad_token\"}", token), 0);
   if (HasFailure()) std::fprintf(stderr, "relay:\n%s\n", slurp(relay_out).c_str());
 }
 
