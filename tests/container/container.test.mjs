@@ -251,7 +251,8 @@ test('the relay profile: two relays serve the server\'s world, carry a commander
   const relayProject = `herdrelay${process.pid}`;
   const [herdPort, relay1Port, relay2Port] = await freePorts(3);
   const token = 'relay-test-token';
-  // HERD_COMMAND_TOKEN is in the environment of compose: the file passes it to herd alone.
+  // HERD_COMMAND_TOKEN is in the environment of compose: the file passes it to herd and to the
+  // relays, whose one link upstream commands with it.
   const renv = { ...process.env, HERD_IMAGE: image, HERD_PORT: String(herdPort), HERD_RELAY1_PORT: String(relay1Port),
     HERD_RELAY2_PORT: String(relay2Port), HERD_SCENARIO: 'default', HERD_CHECKPOINT_INTERVAL: '1', HERD_COMMAND_TOKEN: token };
   const composeArgs = [...composePre, '-p', relayProject, '-f', join(repo, 'docker-compose.yml'), ...(profiles ? ['--profile', 'relay'] : [])];
@@ -298,13 +299,14 @@ test('the relay profile: two relays serve the server\'s world, carry a commander
       const body = await healthz(p, (status, b) => status === 200 && b.upstream === 'connected', { what: 'connected upstream', explain });
       assert.equal(body.status, 'ok');
     }
-    // Only the server has the token; the relays would refuse to start with one.
+    // The relays hold the server's token: their one link upstream carries their commanders'
+    // commands with it, and they ask their own commanders for it.
     const envOf = (name) => JSON.parse(run(engine, ['inspect', '--format', '{{json .Config.Env}}', name]));
     assert.ok(envOf(herd).includes(`HERD_COMMAND_TOKEN=${token}`), 'herd has the token');
     for (const name of [relay1, relay2]) {
       const relayEnv = envOf(name);
       assert.ok(relayEnv.includes('HERD_RELAY=ws://herd:8080/ws'), `${name}: ${relayEnv}`);
-      assert.ok(!relayEnv.some((e) => e.startsWith('HERD_COMMAND_TOKEN')), `${name} has no token: ${relayEnv}`);
+      assert.ok(relayEnv.includes(`HERD_COMMAND_TOKEN=${token}`), `${name} has the server's token: ${relayEnv}`);
       assert.equal(await healthStatus(name), 'healthy', `${name}'s image health check`);
     }
     const page = await fetch(`http://127.0.0.1:${relay1Port}/`, { signal: AbortSignal.timeout(5000) });
@@ -348,7 +350,7 @@ test('the relay profile: two relays serve the server\'s world, carry a commander
     const hasSpawned = (m) => isSnapshot(m) && spawned.every((id) => ids(m).includes(id));
     await viewer2.c.waitFor(hasSpawned, { what: 'a snapshot with the agents spawned through relay1' });
     await server.c.waitFor(hasSpawned, { what: 'a snapshot with the agents spawned through relay1' });
-    // Without the token, a commander's hello through a relay is refused by the server, as there.
+    // Without the token, a commander's hello through a relay is refused by the relay, as by the server.
     const stranger = await session(relay2Port, { role: 'commander' });
     assert.equal(stranger.welcome.role, 'viewer');
     assert.ok(stranger.c.messages.some((m) => m.json?.type === 'error' && m.json.code === 'unauthorized'), 'unauthorized first');

@@ -68,7 +68,13 @@ describe('RTS selection and the inspector with many selected', { timeout: 4 * TE
     for (let zoom = 0; zoom < 8; zoom++) {
       const s = await page.evaluate(([x, y]) => window.herd.worldToScreen(x, y), [target.x, target.y]);
       await page.mouse.move(canvasBox.x + s.x, canvasBox.y + s.y);
+      // The wheel event is dispatched without waiting for the page to handle it: wait until the
+      // view has zoomed, so what is counted on screen is what the double click will see.
+      const corner = await page.evaluate(() => JSON.stringify(window.herd.worldToScreen(0, 0)));
       await page.mouse.wheel(0, -400);
+      await page
+        .waitForFunction((before) => JSON.stringify(window.herd.worldToScreen(0, 0)) !== before, corner, { timeout: 2000 })
+        .catch(() => {}); // at the zoom limit the view does not change: nothing to wait for
       await page.evaluate(() => new Promise(requestAnimationFrame));
       ({ onScreen, group } = await page.evaluate(
         ([id, w, h]) => {
