@@ -236,6 +236,24 @@ TEST(FlowFields, ACheckpointTakenMidBuildGoesOnBitForBit) {
   EXPECT_EQ(f.pending(), 0u);
 }
 
+// A flow goal off the map (a smaller map loaded under it) or on a wall needs no field: its agents
+// are unreachable at once, and the checkpoint loads (it once kept a field for a tile off the map).
+TEST(FlowFields, AGoalOffTheMapIsUnreachableWithoutAField) {
+  FlowWorld f(30, 20, 10, 5000);  // goals (0, 0) to (9, 0)
+  f.world.step();
+  ASSERT_TRUE(f.world.apply(LoadMap{{5, 5, 1.0, std::vector<std::uint8_t>(25, 0)}}).ok());
+  f.world.step();
+  EXPECT_EQ(f.world.path_queue_stats().fields_kept, 5u) << "goals (0, 0) to (4, 0) are on it";
+  EXPECT_EQ(f.world.path_queue_stats().fields_waiting, 0u);
+  for (std::size_t k = 5; k < 10; ++k) {
+    EXPECT_TRUE(f.world.paths()[k].unreachable) << k;
+    EXPECT_FALSE(f.world.paths()[k].pending) << k;
+  }
+  auto loaded = World::load_checkpoint(f.world.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
+  EXPECT_EQ(std::get<World>(loaded).state_hash(), f.world.state_hash());
+}
+
 // A command's reachability check builds no field (it reads the map's regions), and still
 // refuses a goal walled off from the agent.
 TEST(FlowFields, ReachabilityChecksBuildNoField) {

@@ -118,7 +118,8 @@ void PathService::request_fields(const Tick& t) {
     const Agent& a = t.agents[i];
     if (a.pathing != Pathing::flow) continue;
     const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, t.desires[i]);
-    if (!goal_tile) continue;
+    // A goal off the map or on a wall needs no field: nothing reaches it (plan says so).
+    if (!goal_tile || t.map.blocked(*goal_tile)) continue;
     const FieldKey key = field_key(t.map, *goal_tile, a.neighbours);
     if (fields_.contains(key)) continue;
     fields_missing_.push_back(key);
@@ -345,6 +346,12 @@ void PathService::plan(const Tick& t) {
     // Waiting for the field: the behaviour's own straight line (walls stop it).
     p.planned_for = goal_tile;
     p.planned_revision = t.map_version;
+    if (t.map.blocked(*goal_tile)) {  // off the map or on a wall: no field, nothing reaches it
+      p.pending = false;
+      p.unreachable = true;
+      d.velocity = {};
+      continue;
+    }
     const auto kept = fields_.find(field_key(t.map, *goal_tile, a.neighbours));
     p.pending = kept == fields_.end();
     if (p.pending) {
