@@ -1,7 +1,9 @@
 # python3 bench/hostile_clients.py BUILD/herd-server 7|8 -- prints one JSON line (docs/operations.md, Hostile clients).
 # 7: the RSS with 60 stalled viewers while a commander toggles pause 28/s, a 250x200 map loaded.
 # 8: /healthz and --probe while 300 idle sockets from one address fill --max-connections 300.
-import os, re, socket, subprocess, sys, time, json, urllib.request
+# 12: snapshot bytes per viewer with 1,000 agents among 8,669 obstacles (JSON, binary), then with
+#     five other sessions inspecting 16 agents each (binary). Needs herd-ctl beside the server.
+import os, re, socket, subprocess, sys, tempfile, threading, time, json, urllib.request
 binary = sys.argv[1]
 web = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'clients', 'web')
 def start(args):
@@ -52,6 +54,32 @@ if which == '7':
     time.sleep(12)
     print(json.dumps({'binary': binary, 'toggles': seq, 'rss_start_mib': round(before), 'rss_after_11s_mib': round(at11),
                       'rss_peak_mib': round(peak), 'rss_12s_after_close_mib': round(rss(p))}))
+    p.kill()
+elif which == '12':
+    ctl = os.path.join(os.path.dirname(binary), 'herd-ctl')
+    obstacles = [{'cmd': 'add_obstacle', 'x': 4 + 8 * (i % 99), 'y': 4 + 6.8 * (i // 99), 'radius': 0.5}
+                 for i in range(8669)]
+    scenario = {'name': 'obstacle_field', 'world': {'width': 800, 'height': 600, 'seed': 1, 'tick_rate': 60},
+                'commands': obstacles + [{'cmd': 'spawn', 'count': 1000}]}
+    path = os.path.join(tempfile.mkdtemp(), 'obstacle_field.json')
+    with open(path, 'w') as f: json.dump(scenario, f)
+    p, port = start(['--scenario', path])
+    def load(fmt):
+        out = subprocess.run([ctl, '--url', f'ws://127.0.0.1:{port}/ws', 'load', '--viewers', '1',
+                              '--duration', '6', '--format', fmt], capture_output=True, text=True).stdout
+        r = json.loads(out.strip().splitlines()[-1])
+        return round(r['bytes_per_second_per_viewer'] / r['snapshots_per_second'] / 1000, 1)
+    result = {'binary': binary, 'json_kb_per_snapshot': load('json'), 'binary_kb_per_snapshot': load('binary')}
+    inspectors = []
+    for k in range(5):
+        s5 = ws(port); s5.sendall(frame('{"type":"hello","protocol":1,"role":"viewer","format":"binary"}'))
+        ids = list(range(1 + 16 * k, 17 + 16 * k))
+        s5.sendall(frame(json.dumps({'type': 'inspect', 'agents': ids}, separators=(',', ':'))))
+        threading.Thread(target=lambda c=s5: [c.recv(1 << 20) for _ in iter(int, 1)], daemon=True).start()
+        inspectors.append(s5)
+    time.sleep(1)
+    result['binary_kb_per_snapshot_5_inspectors'] = load('binary')
+    print(json.dumps(result))
     p.kill()
 else:
     p, port = start(['--max-connections', '300'])

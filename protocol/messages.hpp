@@ -22,6 +22,8 @@ inline constexpr int kMaxJsonDepth = 16;
 inline constexpr std::size_t kMaxInspectPerSession = 16;
 inline constexpr std::size_t kMaxCollisionsPerSnapshot =
     1000;  // more in one interval are not listed
+// Snapshots carry the obstacles when they change and at least this often (Snapshot::obstacles).
+inline constexpr double kObstacleRefreshSeconds = 5;
 
 enum class Role : std::uint8_t { viewer, commander };
 
@@ -184,6 +186,12 @@ struct MapState {
   friend bool operator==(const MapState&, const MapState&) = default;
 };
 
+struct ObstacleState {
+  std::uint32_t id = 0;
+  double x = 0, y = 0, r = 0;
+  friend bool operator==(const ObstacleState&, const ObstacleState&) = default;
+};
+
 struct WorldInfo {
   double width = 0;
   double height = 0;
@@ -209,6 +217,9 @@ struct Welcome {
   // From a relay only: its link to the server it relays, "connected" or "reconnecting" (empty:
   // not a relay).
   std::string upstream;
+  // Every obstacle, as the welcome is sent; snapshots carry them again only when they change
+  // (and now and then, Snapshot::obstacles).
+  std::vector<ObstacleState> obstacles;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -228,12 +239,6 @@ struct AgentState {
   std::optional<std::uint32_t>
       subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
   friend bool operator==(const AgentState&, const AgentState&) = default;
-};
-
-struct ObstacleState {
-  std::uint32_t id = 0;
-  double x = 0, y = 0, r = 0;
-  friend bool operator==(const ObstacleState&, const ObstacleState&) = default;
 };
 
 struct CollisionState {
@@ -290,8 +295,12 @@ struct Snapshot {
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::vector<AgentState> agents;
-  std::vector<ObstacleState> obstacles;
+  // Every obstacle, present when they changed since the previous snapshot, and at least every
+  // kObstacleRefreshSeconds (a client that missed a snapshot is right again soon); absent, the
+  // client keeps the last ones it was told (welcome or snapshot).
+  std::optional<std::vector<ObstacleState>> obstacles;
   std::vector<CollisionState> collisions;
+  // The avoidance traces of the agents this session inspects (no other session's).
   std::vector<InspectState> inspect;
   std::vector<FormationState> formations;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot

@@ -1,5 +1,7 @@
 // Server-to-client messages, written without a DOM (the snapshot above all, once per snapshot for
 // every session). Their strict decoding, for clients and tests, is in server_decode.cpp.
+#include <algorithm>
+
 #include "protocol/codec.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/snapshot_json.hpp"
@@ -52,6 +54,20 @@ void write_agent(JsonWriter& w, const AgentState& a) {
 
 namespace {
 
+void write_obstacles(JsonWriter& w, const std::vector<ObstacleState>& obstacles) {
+  w.key("obstacles");
+  w.begin_array();
+  for (const ObstacleState& o : obstacles) {
+    w.begin_object();
+    w.field("id", o.id);
+    w.field("x", o.x);
+    w.field("y", o.y);
+    w.field("r", o.r);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_map(JsonWriter& w, const MapState& m) {
   w.key("map");
   w.begin_object();
@@ -87,6 +103,8 @@ void write_push(JsonWriter& w, const PushState& p) {
   w.end_object();
 }
 
+}  // namespace
+
 void write_inspect(JsonWriter& w, const InspectState& s) {
   w.begin_object();
   w.field("id", s.id);
@@ -105,8 +123,6 @@ void write_inspect(JsonWriter& w, const InspectState& s) {
   write_point(w, "current_path_to", s.current_path_to);
   w.end_object();
 }
-
-}  // namespace
 
 void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::AvoidanceMode mode,
                          std::uint64_t serial) {
@@ -149,6 +165,7 @@ std::string encode_welcome_tail(const Welcome& m) {
   w.field("max_agents", m.max_agents);
   w.end_object();
   if (m.map) write_map(w, *m.map);
+  write_obstacles(w, m.obstacles);
   if (!m.scenario.empty()) w.field("scenario", m.scenario);
   w.key("scenarios");
   w.begin_array();
@@ -162,22 +179,11 @@ std::string encode_welcome_tail(const Welcome& m) {
 
 std::string encode(const Welcome& m) { return encode_welcome_head(m) + encode_welcome_tail(m); }
 
-void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
+void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstacles,
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
-                         const std::vector<InspectState>& inspect,
                          const std::optional<MapState>& map, bool map_cleared) {
-  w.key("obstacles");
-  w.begin_array();
-  for (const ObstacleState& o : obstacles) {
-    w.begin_object();
-    w.field("id", o.id);
-    w.field("x", o.x);
-    w.field("y", o.y);
-    w.field("r", o.r);
-    w.end_object();
-  }
-  w.end_array();
+  if (obstacles) write_obstacles(w, *obstacles);
   w.key("collisions");
   w.begin_array();
   for (const CollisionState& c : collisions) {
@@ -222,18 +228,101 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstac
     w.end_object();
   }
   w.end_array();
-  if (!inspect.empty()) {
-    w.key("inspect");
-    w.begin_array();
-    for (const InspectState& s : inspect) write_inspect(w, s);
-    w.end_array();
-  }
   if (map) {
     write_map(w, *map);
   } else if (map_cleared) {
     w.key("map");
     w.null();
   }
+}
+
+void write_snapshot_inspect(JsonWriter& w, const std::vector<InspectState>& inspect) {
+  if (inspect.empty()) return;
+  w.key("inspect");
+  w.begin_array();
+  for (const InspectState& s : inspect) write_inspect(w, s);
+  w.end_array();
+}
+
+const InspectTexts::Entry* InspectTexts::find(std::uint32_t id) const {
+  const auto it = std::lower_bound(entries.begin(), entries.end(), id,
+                                   [](const Entry& e, std::uint32_t v) { return e.id < v; });
+  return it != entries.end() && it->id == id ? &*it : nullptr;
+}
+
+InspectTexts InspectTexts::of(const Snapshot& s) {
+  InspectTexts out;
+  for (const InspectState& trace : s.inspect) {
+    const auto it =
+        std::lower_bound(s.agents.begin(), s.agents.end(), trace.id,
+                         [](const AgentState& a, std::uint32_t id) { return a.id < id; });
+    if (it == s.agents.end() || it->id != trace.id) continue;  // a trace of no agent: not told
+    InspectTexts::Entry e;
+    e.id = trace.id;
+    JsonWriter agent(e.agent);
+    write_agent(agent, *it);
+    JsonWriter text(e.trace);
+    write_inspect(text, trace);
+    out.entries.push_back(std::move(e));
+  }
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const InspectTexts::Entry& a, const InspectTexts::Entry& b) { return a.id < b.id; });
+  out.entries.erase(std::unique(out.entries.begin(), out.entries.end(),
+                                [](const InspectTexts::Entry& a, const InspectTexts::Entry& b) {
+                                  return a.id == b.id;
+                                }),
+                    out.entries.end());
+  return out;
+}
+
+namespace {
+
+// The entries of `texts` that `ids` names, each once, in the order of their ids.
+std::vector<const InspectTexts::Entry*> asked(const InspectTexts& texts,
+                                              std::span<const std::uint32_t> ids) {
+  std::vector<const InspectTexts::Entry*> out;
+  if (texts.empty()) return out;
+  std::vector<std::uint32_t> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (const std::uint32_t id : sorted)
+    if (const InspectTexts::Entry* e = texts.find(id)) out.push_back(e);
+  return out;
+}
+
+void append_list(std::string& out, const std::vector<const InspectTexts::Entry*>& entries,
+                 std::string InspectTexts::Entry::*part) {
+  out += '[';
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) out += ',';
+    out += entries[i]->*part;
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string inspect_suffix(const InspectTexts& texts, std::span<const std::uint32_t> ids) {
+  const auto entries = asked(texts, ids);
+  if (entries.empty()) return {};
+  std::string out = ",\"inspect\":";
+  append_list(out, entries, &InspectTexts::Entry::trace);
+  out += '}';
+  return out;
+}
+
+std::string side_section(std::string_view open, const InspectTexts& texts,
+                         std::span<const std::uint32_t> ids) {
+  const auto entries = asked(texts, ids);
+  std::string out(open);
+  out += ",\"agents\":";
+  append_list(out, entries, &InspectTexts::Entry::agent);
+  if (!entries.empty()) {
+    out += ",\"inspect\":";
+    append_list(out, entries, &InspectTexts::Entry::trace);
+  }
+  out += '}';
+  return out;
 }
 
 std::string encode(const Snapshot& m) {
@@ -244,8 +333,9 @@ std::string encode(const Snapshot& m) {
         w.begin_array();
         for (const AgentState& a : m.agents) write_agent(w, a);
         w.end_array();
-        write_snapshot_tail(w, m.obstacles, m.collisions, m.formations, m.inspect, m.map,
-                            m.map_cleared);
+        write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
+                            m.map, m.map_cleared);
+        write_snapshot_inspect(w, m.inspect);
       },
       64 + m.agents.size() * 140);
 }

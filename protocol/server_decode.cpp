@@ -129,6 +129,18 @@ std::vector<T> read_array(Fields& f, const char* key, Read&& read) {
   return out;
 }
 
+std::vector<ObstacleState> read_obstacles(Fields& f) {
+  return read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
+    Fields o(v, where);
+    ObstacleState st{as_u32(o.need("id"), o.name("id")),
+                     as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
+                     as_number(o.need("y"), o.name("y"), -kHuge, kHuge),
+                     as_number(o.need("r"), o.name("r"), 0, kHuge)};
+    o.no_others();
+    return st;
+  });
+}
+
 Snapshot read_snapshot(Fields& f) {
   Snapshot s;
   s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
@@ -139,16 +151,7 @@ Snapshot read_snapshot(Fields& f) {
   s.avoidance = *mode;
   if (!f.need("agents").is_array()) bad("agents", "must be an array");
   s.agents = read_array<AgentState>(f, "agents", read_agent);
-  s.obstacles =
-      read_array<ObstacleState>(f, "obstacles", [](const json& v, const std::string& where) {
-        Fields o(v, where);
-        ObstacleState st{as_u32(o.need("id"), o.name("id")),
-                         as_number(o.need("x"), o.name("x"), -kHuge, kHuge),
-                         as_number(o.need("y"), o.name("y"), -kHuge, kHuge),
-                         as_number(o.need("r"), o.name("r"), 0, kHuge)};
-        o.no_others();
-        return st;
-      });
+  if (f.find("obstacles")) s.obstacles = read_obstacles(f);
   s.collisions =
       read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
         Fields c(v, where);
@@ -231,6 +234,7 @@ Welcome read_welcome(Fields& f) {
     w.map = read_map(mf);
     mf.no_others();
   }
+  w.obstacles = read_obstacles(f);
   if (const json* s = f.find("scenario")) w.scenario = std::string(as_string(*s, "scenario"));
   if (const json* list = f.find("scenarios")) {
     if (!list->is_array()) bad("scenarios", "must be an array of names");

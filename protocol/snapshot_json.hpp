@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/json_writer.hpp"
@@ -33,12 +35,43 @@ void write_snapshot_head(JsonWriter& w, std::uint64_t tick, double time, sim::Av
 // One element of "agents".
 void write_agent(JsonWriter& w, const AgentState& a);
 
-// The members after "agents": obstacles, collisions, formations, inspect (when any), and the map
-// (or "map": null when map_cleared).
-void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>& obstacles,
+// One element of "inspect": an agent's avoidance trace.
+void write_inspect(JsonWriter& w, const InspectState& s);
+
+// The members after "agents", but for inspect: obstacles (when given), collisions, formations,
+// and the map (or "map": null when map_cleared).
+void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstacles,
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
-                         const std::vector<InspectState>& inspect,
                          const std::optional<MapState>& map, bool map_cleared);
+
+// "inspect", a snapshot's last member, when there are traces.
+void write_snapshot_inspect(JsonWriter& w, const std::vector<InspectState>& inspect);
+
+// A snapshot's inspect traces as text, one entry per traced agent (ordered by id): the agent's
+// whole JSON object and its trace. Each session is sent the traces of the agents it inspects,
+// and no other's: the snapshot shared by every session has none, and an asker's is that
+// snapshot followed by its own part (inspect_suffix, side_section).
+struct InspectTexts {
+  struct Entry {
+    std::uint32_t id = 0;
+    std::string agent, trace;
+  };
+  std::vector<Entry> entries;
+  bool empty() const { return entries.empty(); }
+  const Entry* find(std::uint32_t id) const;
+  // From a decoded snapshot: its traces, with their agents' objects.
+  static InspectTexts of(const Snapshot& s);
+};
+
+// What follows a JSON snapshot's text, in place of its closing brace, for a session inspecting
+// `ids`: `,"inspect":[...]}`. Empty when none of them is traced.
+std::string inspect_suffix(const InspectTexts& texts, std::span<const std::uint32_t> ids);
+
+// A binary frame's side section (PROTOCOL.md "Side section") from `open`, a snapshot object's
+// members but "agents" and "inspect" with no closing brace: for a session inspecting `ids`, its
+// inspected agents' objects and their traces; for none (or `ids` not traced), `"agents":[]`.
+std::string side_section(std::string_view open, const InspectTexts& texts,
+                         std::span<const std::uint32_t> ids);
 
 }  // namespace herd::protocol

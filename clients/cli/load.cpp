@@ -71,11 +71,13 @@ double field(const std::string& text, std::string_view key) {
 }
 
 // The agents in a JSON snapshot: the records in its "agents" array, which comes before
-// "obstacles" (PROTOCOL.md's order), counted without a full parse.
+// "obstacles" (when present) and "collisions" (PROTOCOL.md's order), counted without a full
+// parse.
 std::uint64_t json_agents(const std::string& text) {
   const auto begin = text.find("\"agents\":[");
   if (begin == std::string::npos) return 0;
-  const auto end = std::min(text.find("\"obstacles\":", begin), text.size());
+  const auto end = std::min(
+      {text.find("\"obstacles\":", begin), text.find("\"collisions\":", begin), text.size()});
   std::uint64_t n = 0;
   for (auto at = text.find("{\"id\":", begin); at < end; at = text.find("{\"id\":", at + 1)) ++n;
   return n;

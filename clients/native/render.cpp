@@ -61,7 +61,7 @@ void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
 }
 
 void draw_obstacles(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
-  for (const auto& o : v.latest().obstacles) {
+  for (const auto& o : v.obstacles()) {
     const double sx = cam.to_screen_x(o.x), sy = cam.to_screen_y(o.y), sr = o.r * cam.scale;
     set_colour(r, colour::kObstacle);
     fill_circle(r, sx, sy, sr);

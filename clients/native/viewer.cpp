@@ -14,6 +14,7 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     const bool same_world = have_current_ && w->world == world_ && w->tick >= current_.tick;
     world_ = w->world;
     map_ = w->map;
+    obstacles_ = w->obstacles;
     upstream_ = w->upstream;
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
     if (!same_world) have_previous_ = have_current_ = false;
@@ -23,6 +24,7 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
   if (!s) return;
   if (s->map) map_ = s->map;
   if (s->map_cleared) map_.reset();
+  if (s->obstacles) obstacles_ = *s->obstacles;  // absent: unchanged
   previous_ = std::move(current_);
   have_previous_ = have_current_;
   current_ = *s;

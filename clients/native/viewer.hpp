@@ -29,6 +29,8 @@ class Viewer {
   bool has_snapshot() const { return have_current_; }
   const protocol::WorldInfo& world() const { return world_; }
   const std::optional<protocol::MapState>& map() const { return map_; }
+  // The obstacles as last told (welcome, or a snapshot that carried them).
+  const std::vector<protocol::ObstacleState>& obstacles() const { return obstacles_; }
   const protocol::Snapshot& latest() const { return current_; }
   // Empty unless the server is a relay: "connected" while the world reaches it live,
   // "reconnecting" while its link upstream is being made again (the last snapshot stays shown).
@@ -66,6 +68,7 @@ class Viewer {
   std::string upstream_;
   protocol::WorldInfo world_;
   std::optional<protocol::MapState> map_;
+  std::vector<protocol::ObstacleState> obstacles_;
   double snapshot_interval_ = 0.05;  // seconds, from the welcome
   protocol::Snapshot previous_, current_;
   bool have_previous_ = false, have_current_ = false;

@@ -104,6 +104,7 @@ import { BinaryFeed } from './snapshot_binary.js';
  * @property {{width: number, height: number}} world
  * @property {{max_message_bytes: number, max_agents: number}} limits
  * @property {MapMessage} [map]
+ * @property {Obstacle[]} [obstacles] every obstacle, ordered by id
  * @property {string} [scenario]
  * @property {string[]} [scenarios]
  * @property {boolean} [paused]
@@ -118,7 +119,7 @@ import { BinaryFeed } from './snapshot_binary.js';
  * @property {number} time
  * @property {string} avoidance
  * @property {Agent[]} agents ordered by id
- * @property {Obstacle[]} obstacles ordered by id
+ * @property {Obstacle[]} [obstacles] ordered by id; only when they changed (and every few seconds)
  * @property {Collision[]} collisions
  * @property {Formation[]} [formations]
  * @property {InspectTrace[]} [inspect]

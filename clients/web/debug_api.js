@@ -128,6 +128,9 @@ export function installDebugApi(v) {
     get traced() {
       return v.inspector.wanted(v.state.traces); // every trace this page asked for
     },
+    get tracesReceived() {
+      return v.state.traces.map((t) => t.id); // the ids the newest snapshot traced (only this session's)
+    },
     // The scenario bar's state: the welcome's scenario, scenarios and paused.
     get scenario() {
       return v.state.welcome ? (v.state.welcome.scenario ?? null) : null;

@@ -1,10 +1,10 @@
 // @ts-check
 // The inspector's session state: which agents this viewer asks the server to explain.
 //
-// The server keeps one list per session and puts the traces in every snapshot; a new session
-// (after a reconnect) starts with no list, so the list is sent again after every welcome.
-// The snapshot is shared by all sessions and carries every session's traces, so the viewer
-// draws only the ones it asked for.
+// The server keeps one list per session and puts its traces in every snapshot it sends that
+// session (no other session's); a new session (after a reconnect) starts with no list, so the
+// list is sent again after every welcome. A snapshot sent before a change of the list may still
+// trace the old one, so the viewer draws only the ones it asked for.
 
 /** @import { InspectTrace } from './connection.js' */
 

@@ -123,7 +123,7 @@ export class Session {
         state.roles = agentRoles(msg.agents);
         this.interp.push(msg.tick, msg.agents, now);
         this.stats.snapshot(msg.serial, now);
-        state.obstacles = msg.obstacles ?? [];
+        if (msg.obstacles) state.obstacles = msg.obstacles; // absent: unchanged since told
         state.avoidance = msg.avoidance ?? null;
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
@@ -180,6 +180,7 @@ export class Session {
     const sameRates = sameWorld && msg.tick_rate === prev.tick_rate && msg.snapshot_rate === prev.snapshot_rate;
     state.welcome = msg;
     state.welcomeGeneration = conn.generation;
+    state.obstacles = msg.obstacles ?? []; // every obstacle now; snapshots tell changes
     if (!sameWorld) state.tick = msg.tick;
     this.view.setWorld(msg.world);
     if (!sameRates) this.interp.reset(msg.tick_rate, msg.snapshot_rate); // times are ticks over the tick rate

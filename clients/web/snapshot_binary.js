@@ -333,10 +333,10 @@ export function toSnapshot(frame) {
     time: h.time,
     avoidance: h.avoidance,
     agents: frame.agents.map((a) => details.get(a.id) ?? dequantise(a)),
-    obstacles: side.obstacles ?? [],
     collisions: side.collisions ?? [],
     formations: side.formations ?? [],
   };
+  if (side.obstacles) snap.obstacles = side.obstacles; // absent: unchanged since told
   if (h.serial) snap.serial = h.serial;
   if (side.inspect) snap.inspect = side.inspect;
   if ('map' in side) snap.map = side.map;

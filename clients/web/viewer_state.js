@@ -47,7 +47,7 @@ export function newViewerState() {
     drawn: [], // the agents as the last frame drew them: interpolated positions, ordered by id
     obstacles: [], // the newest snapshot's obstacles, ordered by id
     avoidance: null, // the world's avoidance mode, from the newest snapshot
-    traces: [], // the newest snapshot's inspect entries (every session's)
+    traces: [], // the newest snapshot's inspect entries (this session's own)
     flashes: [], // collisions being shown: {x, y, impulse, at}
     selected: new Set(),
     orders: [], // recent move orders, drawn as fading rings: {x, y, at}

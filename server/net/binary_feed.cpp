@@ -152,8 +152,9 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     job.view = v.view_;
     if (job.view)
       job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
-    const bool unfiltered = !v.view_ && (!job.base || !job.base_sent->view);
-    if (unfiltered) {
+    // Shared: a frame of the whole world on the same baseline, with the snapshot's side section.
+    const bool shareable = !v.view_ && (!job.base || !job.base_sent->view) && v.side_.empty();
+    if (shareable) {
       std::optional<std::uint64_t> key;
       if (job.base) key = job.base->state->tick;
       if (auto it = shared_.find(key); it != shared_.end()) {
@@ -232,7 +233,8 @@ void BinaryFeed::encode_job(const Entry& now, Job& job) const {
     }
   }
   job.frame = std::make_shared<const std::string>(
-      protocol::encode_binary(current, baseline, job.view.has_value(), side_, job.cache));
+      protocol::encode_binary(current, baseline, job.view.has_value(),
+                              job.viewer->side_.empty() ? side_ : job.viewer->side_, job.cache));
   job.encoded = true;
 }
 

@@ -42,6 +42,9 @@ class BinaryViewer {
   static constexpr std::uint64_t kMaxAckAge = kSentRecords / 2;
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
+  // The side section of this session's own for the next frame (the snapshot's with the traces
+  // of the agents it inspects); empty: the snapshot's. Such a frame is never shared.
+  void set_side(std::string side) { side_ = std::move(side); }
   const std::optional<protocol::Viewport>& view() const { return view_; }
   // The client holds the frame of this tick. Ignored unless this session was sent it, or when a
   // newer tick was acknowledged already.
@@ -69,6 +72,7 @@ class BinaryViewer {
     std::vector<std::uint32_t> selection;  // with a viewport: the agents sent (newest frames only)
   };
   std::optional<protocol::Viewport> view_;
+  std::string side_;
   std::optional<std::uint64_t> acked_;
   std::uint64_t acked_sequence_ = 0;  // the acknowledged frame's Sent::sequence
   bool keyframe_requested_ = false;

@@ -126,7 +126,9 @@ std::uint64_t Hub::begin_snapshot() {
   return ++snapshots_made_;
 }
 
-Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json) {
+Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json,
+                                 protocol::InspectTexts inspect) {
+  inspect_ = std::move(inspect);
   std::vector<std::vector<Delivery>> by_shard(shards_.size());
   SharedText text;
   BinaryTakers binary;
@@ -137,13 +139,19 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
       continue;
     }
     if (!text) text = json();
-    by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, text, false));
+    // An asker's traces follow the shared text as a tail of its own: the text is not copied.
+    SharedText tail;
+    if (!c.inspect.empty())
+      if (std::string own = protocol::inspect_suffix(inspect_, c.inspect); !own.empty())
+        tail = share(std::move(own));
+    by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, text, false, std::move(tail)));
   }
   hand_over(by_shard);
   return binary;
 }
 
-void Hub::send_binary(BinaryTakers takers) {
+void Hub::send_binary(BinaryTakers takers, std::string side_open) {
+  side_open_ = std::move(side_open);
   // Commanders' frames first, handed over before the others are encoded: they wait to see
   // their commands.
   send_frames(takers.commanders, 0, takers.commanders.size());
@@ -151,6 +159,13 @@ void Hub::send_binary(BinaryTakers takers) {
   // the interval. Starting each snapshot at another step was tried: it raised every viewer's
   // age above its own best case (p50 19-21 ms against 9), the jitter a client interpolates over.
   send_in_steps(std::move(takers.viewers));
+}
+
+std::string Hub::own_side(const Client& c) const {
+  if (c.inspect.empty() || inspect_.empty()) return {};
+  const bool traced = std::any_of(c.inspect.begin(), c.inspect.end(),
+                                  [&](std::uint32_t id) { return inspect_.find(id) != nullptr; });
+  return traced ? protocol::side_section(side_open_, inspect_, c.inspect) : std::string();
 }
 
 void Hub::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
@@ -170,6 +185,7 @@ void Hub::send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, s
     if (it == clients_.end()) continue;  // left since the snapshot was taken
     Client& c = it->second;
     c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
+    c.binary.set_side(own_side(c));
     group.push_back(&c);
     batch.push_back(&c.binary);
   }

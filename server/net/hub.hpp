@@ -29,6 +29,7 @@
 #include "net/observability.hpp"
 #include "net/shard.hpp"
 #include "net/world_source.hpp"
+#include "protocol/snapshot_json.hpp"
 
 namespace herd::net {
 
@@ -77,11 +78,15 @@ class Hub {
   };
   // A snapshot begins: the last one's frames are sent first. Returns its number (`serial`).
   std::uint64_t begin_snapshot();
-  // Hands every greeted JSON client `json()` (made once, when the first needs it); returns those
+  // Hands every greeted JSON client `json()` (made once, when the first needs it), followed for
+  // a client that inspects agents by their traces from `inspect` (this snapshot's); returns those
   // that take binary frames (`auto`: by the world's `agents`).
-  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json);
-  // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in steps.
-  void send_binary(BinaryTakers takers);
+  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
+                         protocol::InspectTexts inspect = {});
+  // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in
+  // steps. A client that inspects agents gets a side section of its own, from `side_open`
+  // (protocol::side_section) and the traces given to send_json.
+  void send_binary(BinaryTakers takers, std::string side_open = {});
   BinaryFeed& binary_feed() { return binary_feed_; }
   // Frames of the last snapshot not sent yet, all now (before the world moves).
   void finish_steps();
@@ -112,6 +117,9 @@ class Hub {
   static constexpr std::size_t kViewersPerStep = 128;
 
   void hand_over(std::vector<std::vector<Delivery>>& by_shard);
+  // The side section of a client's frames of this snapshot: its own when it inspects agents that
+  // are traced, else empty (the snapshot's).
+  std::string own_side(const Client& c) const;
   void send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
   void send_in_steps(std::vector<std::uint64_t> ids);
   bool send_next_step();  // one step; true when more are left
@@ -126,6 +134,8 @@ class Hub {
   BinaryFeed binary_feed_;                             // quantised snapshots and binary frames
   std::uint64_t snapshots_made_ = 0;  // broadcasts so far (the shards' outboxes tell them apart)
   PendingFrames pending_frames_;
+  protocol::InspectTexts inspect_;  // this snapshot's traces (send_json)
+  std::string side_open_;           // this snapshot's side section, open (send_binary)
   bool step_posted_ = false;
 };
 

@@ -25,7 +25,8 @@ LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& 
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();
   map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
-  last_checkpoint_tick_ = world_.tick();     // a restored world was just checkpointed
+  obstacles_version_sent_ = world_.obstacles_version();  // and its obstacles
+  last_checkpoint_tick_ = world_.tick();                 // a restored world was just checkpointed
   publish_counters();
 }
 
@@ -52,6 +53,7 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
   w.max_message_bytes = static_cast<std::uint32_t>(config_.max_message_bytes);
   w.max_agents = world_.def().max_agents;
   w.map = publish::map_state(world_);
+  w.obstacles = publish::obstacle_states(world_);
   w.scenario = config_.scenario_name.empty() ? config_.scenario : config_.scenario_name;
   w.scenarios = scenario_names_;
   w.paused = paused_;
@@ -180,22 +182,37 @@ void LocalWorld::publish_counters() {
 }
 
 // The snapshot: JSON written once and shared by every JSON client, binary frames encoded per
-// viewer (Hub::send_binary) from the quantised world.
+// viewer (Hub::send_binary) from the quantised world; the inspect traces only to the clients that
+// inspect those agents (Hub).
 void LocalWorld::broadcast_snapshot() {
   const std::uint64_t serial = hub_.begin_snapshot();
-  // The map travels in welcome, and again in the first snapshot after it changes.
-  const bool map_changed = world_.map_version() != map_version_sent_;
+  // The map travels in welcome, and again in the first snapshot after it changes; the obstacles
+  // the same, and at least every kObstacleRefreshSeconds (a client that skipped the snapshot
+  // that told a change has them again soon).
+  publish::SnapshotParts parts;
+  parts.map = world_.map_version() != map_version_sent_;
   map_version_sent_ = world_.map_version();
-  Hub::BinaryTakers binary = hub_.send_json(world_.agents().size(), [&] {
-    return share(publish::encode_snapshot(world_, pending_collisions_, map_changed, serial));
-  });
+  parts.obstacles =
+      world_.obstacles_version() != obstacles_version_sent_ || serial >= obstacles_due_serial_;
+  if (parts.obstacles) {
+    obstacles_version_sent_ = world_.obstacles_version();
+    obstacles_due_serial_ =
+        serial + static_cast<std::uint64_t>(std::max(
+                     1.0, std::round(protocol::kObstacleRefreshSeconds * config_.snapshot_rate)));
+  }
+  protocol::InspectTexts inspect;
+  if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_);
+  Hub::BinaryTakers binary = hub_.send_json(
+      world_.agents().size(),
+      [&] { return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial)); },
+      std::move(inspect));
   if (!binary.empty()) {
+    publish::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.
     hub_.binary_feed().begin(
-        world_,
-        publish::encode_side(world_, pending_collisions_, map_changed).value_or(std::string()),
+        world_, side.informative ? protocol::side_section(side.open, {}, {}) : std::string(),
         serial);
-    hub_.send_binary(std::move(binary));
+    hub_.send_binary(std::move(binary), std::move(side.open));
   }
   pending_collisions_.clear();
 }
@@ -351,6 +368,7 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
   map_version_sent_ = world_.map_version();
+  obstacles_version_sent_ = world_.obstacles_version();  // the welcomes that follow carry them
   last_checkpoint_tick_ = world_.tick();
   hub_.new_world();
   inspected_changed();

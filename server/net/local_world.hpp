@@ -100,7 +100,9 @@ class LocalWorld final : public WorldSource {
   std::uint64_t overruns_before_ = 0, dropped_before_ = 0,
                 late_wakes_before_ = 0;                  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions_;  // since the last snapshot, at most the cap
-  std::uint64_t map_version_sent_ = 0;  // the world's map version the last snapshot carried
+  std::uint64_t map_version_sent_ = 0;        // the world's map version the last snapshot carried
+  std::uint64_t obstacles_version_sent_ = 0;  // the same for the obstacles
+  std::uint64_t obstacles_due_serial_ = 0;  // the snapshot that carries them again, changed or not
   std::uint64_t last_checkpoint_tick_ = 0;
   std::vector<std::string> scenario_names_;  // config.list_scenarios(), as welcomes list them
   std::deque<StepRun> step_runs_;

@@ -28,14 +28,15 @@ bool OutboundLanes::push_welcome(SharedText head, SharedText tail, Clock::time_p
   return push({std::move(head), std::move(tail), true});
 }
 
-bool OutboundLanes::push_snapshot(SharedText frame, bool binary, Clock::time_point now) {
+bool OutboundLanes::push_snapshot(SharedText frame, bool binary, Clock::time_point now,
+                                  SharedText tail) {
   bool replaced = false;
   if (snapshots_.size() >= kWaiting) {
     snapshots_.pop_front();
     replaced = true;
     if (!behind_since_) behind_since_ = now;
   }
-  snapshots_.emplace_back(std::move(frame), binary);
+  snapshots_.push_back({std::move(frame), std::move(tail), binary});
   return replaced;
 }
 
@@ -47,7 +48,9 @@ std::optional<OutboundLanes::Message> OutboundLanes::pop() {
     return m;
   }
   if (!snapshots_.empty()) {
-    Message m{std::move(snapshots_.front().first), nullptr, true, snapshots_.front().second};
+    Snapshot& s = snapshots_.front();
+    const bool splice = s.tail != nullptr;
+    Message m{std::move(s.frame), std::move(s.tail), true, s.binary, splice};
     snapshots_.pop_front();
     return m;
   }

@@ -56,14 +56,20 @@ class OutboundLanes {
   // push_control.
   bool push_welcome(SharedText head, SharedText tail, Clock::time_point now,
                     bool* replaced = nullptr);
-  // Queues a snapshot's frame; true when it replaced an older one (a dropped snapshot).
-  bool push_snapshot(SharedText frame, bool binary, Clock::time_point now);
+  // Queues a snapshot's frame; true when it replaced an older one (a dropped snapshot). `tail`:
+  // the session's own end of a JSON snapshot shared by others, written in place of the shared
+  // text's closing brace (its inspect traces).
+  bool push_snapshot(SharedText frame, bool binary, Clock::time_point now,
+                     SharedText tail = nullptr);
 
   struct Message {
     SharedText bytes;
     SharedText tail;  // written right after `bytes`, in the same frame (a welcome's shared part)
     bool snapshot = false;
     bool binary = false;  // a binary frame (snapshots only)
+    bool splice = false;  // the tail takes the place of bytes' last byte (a snapshot's tail)
+    // The part of `bytes` written.
+    std::size_t written_size() const { return bytes->size() - (splice ? 1 : 0); }
   };
   // The next message to write: the oldest control message, else the oldest snapshot. None when
   // both lanes are empty, which also ends being behind.
@@ -91,7 +97,11 @@ class OutboundLanes {
   std::size_t control_limit_, control_bytes_limit_;
   std::size_t control_bytes_ = 0;
   std::deque<Control> control_;
-  std::deque<std::pair<SharedText, bool>> snapshots_;  // true: a binary frame
+  struct Snapshot {
+    SharedText frame, tail;
+    bool binary = false;
+  };
+  std::deque<Snapshot> snapshots_;
   std::optional<Clock::time_point> behind_since_;
 };
 

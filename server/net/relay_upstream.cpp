@@ -8,6 +8,7 @@
 #include "herd/sim/world_def.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "protocol/snapshot_json.hpp"
 
 namespace herd::net {
 namespace {
@@ -48,31 +49,24 @@ std::chrono::milliseconds next_backoff(std::chrono::milliseconds& backoff) {
                                    static_cast<long>(jitter() % (2 * quarter + 1)));
 }
 
-// The side section of a binary frame (PROTOCOL.md "Side section") from a whole JSON snapshot:
-// the inspected agents' whole objects and everything but the other agents; empty when it would
-// say nothing.
-std::string side_of(const protocol::Snapshot& s) {
-  protocol::Snapshot side;
-  side.tick = s.tick;
-  side.time = s.time;
-  side.avoidance = s.avoidance;
-  side.serial = s.serial;
-  for (const protocol::InspectState& trace : s.inspect) {
-    const auto it =
-        std::lower_bound(s.agents.begin(), s.agents.end(), trace.id,
-                         [](const protocol::AgentState& a, std::uint32_t id) { return a.id < id; });
-    if (it != s.agents.end() && it->id == trace.id) side.agents.push_back(*it);
-  }
-  side.obstacles = s.obstacles;
-  side.collisions = s.collisions;
-  side.inspect = s.inspect;
-  side.formations = s.formations;
-  side.map = s.map;
-  side.map_cleared = s.map_cleared;
-  if (side.agents.empty() && side.obstacles.empty() && side.collisions.empty() &&
-      side.formations.empty() && !side.map && !side.map_cleared)
-    return {};
-  return protocol::encode(side);
+// The side section of a binary frame (PROTOCOL.md "Side section") from a whole JSON snapshot
+// (its inspect traces taken out), open for each session's inspected agents
+// (protocol::side_section); `informative` when it says something without them.
+struct SideOpen {
+  std::string open;
+  bool informative = false;
+};
+SideOpen side_open(const protocol::Snapshot& s) {
+  SideOpen out;
+  out.informative =
+      s.obstacles || !s.collisions.empty() || !s.formations.empty() || s.map || s.map_cleared;
+  out.open = protocol::write_object([&](protocol::JsonWriter& w) {
+    protocol::write_snapshot_head(w, s.tick, s.time, s.avoidance, s.serial);
+    protocol::write_snapshot_tail(w, s.obstacles ? &*s.obstacles : nullptr, s.collisions,
+                                  s.formations, s.map, s.map_cleared);
+  });
+  out.open.pop_back();  // the closing brace
+  return out;
 }
 
 std::size_t text_bytes(std::string_view text) { return text.size(); }
@@ -123,7 +117,8 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     s.formations.push_back(f);
   });
   w.obstacle = cost([&](protocol::Snapshot& s) {
-    s.obstacles.push_back({std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord, -1e4});
+    s.obstacles.emplace().push_back(
+        {std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord, -1e4});
   });
   w.collision = cost([&](protocol::Snapshot& s) {
     s.collisions.push_back({std::numeric_limits<std::uint32_t>::max(),
@@ -190,9 +185,10 @@ std::size_t json_values(std::string_view text) {
   return n;
 }
 
+// A welcome holds the map and every obstacle.
 std::size_t max_welcome_bytes() {
-  static const std::size_t map = widest(text_bytes).map;
-  return map + (256u << 10);
+  static const Widest w = widest(text_bytes);
+  return w.map + std::size_t{sim::WorldDef{}.max_obstacles} * w.obstacle + (256u << 10);
 }
 
 std::size_t max_snapshot_bytes(std::uint32_t max_agents) {
@@ -483,7 +479,7 @@ void RelayUpstream::relay(std::string text) {
                                            std::get<protocol::Error>(decoded).message}});
     return;
   }
-  const protocol::Snapshot& s = *snapshot;
+  protocol::Snapshot& s = *snapshot;
   if (welcome_->max_agents != 0 && s.agents.size() > welcome_->max_agents) {
     observe_.log(LogLevel::warn, "upstream_bad_message",
                  {{"reason", "a snapshot of more agents than the welcome's max_agents"}});
@@ -496,20 +492,28 @@ void RelayUpstream::relay(std::string text) {
   hub_.begin_snapshot();  // its serial is the upstream's, in the text
   counters_.tick = tick;
   welcome_->tick = tick;
+  // The traces are those of every agent this relay's clients inspect: each client is sent its
+  // own (Hub), the shared text none.
+  protocol::InspectTexts inspect = protocol::InspectTexts::of(s);
+  s.inspect.clear();
   // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
-  Hub::BinaryTakers binary =
-      hub_.send_json(counters_.agents, [&] { return share(protocol::encode(s)); });
+  Hub::BinaryTakers binary = hub_.send_json(
+      counters_.agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));
   counters_.agents = s.agents.size();
   if (s.map) welcome_->map = s.map;
   if (s.map_cleared) welcome_->map.reset();
+  if (s.obstacles) welcome_->obstacles = *s.obstacles;
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_->world;
     protocol::QuantState state =
         protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
                            hub_.binary_feed().current());
     state.serial = s.serial;
-    hub_.binary_feed().begin(std::move(state), side_of(s));
-    hub_.send_binary(std::move(binary));
+    SideOpen side = side_open(s);
+    hub_.binary_feed().begin(std::move(state), side.informative
+                                                   ? protocol::side_section(side.open, {}, {})
+                                                   : std::string());
+    hub_.send_binary(std::move(binary), std::move(side.open));
   }
   send_inspect();
 }

@@ -89,7 +89,8 @@ void Shard::hand_to_sessions() {
     }
   }
   for (Delivery& d : taken.frames)
-    if (auto s = d.session.lock()) s->send_snapshot(std::move(d.frame), d.binary);
+    if (auto s = d.session.lock())
+      s->send_snapshot(std::move(d.frame), d.binary, std::move(d.tail));
   if (taken.more) asio::post(ioc, [this] { hand_to_sessions(); });
 }
 

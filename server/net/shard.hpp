@@ -35,13 +35,17 @@ struct Delivery {
   };
   std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
   SharedText frame;
-  SharedText tail;  // a welcome's part shared by every session (welcome, new_world)
+  // A welcome's part shared by every session (welcome, new_world); a JSON snapshot's end that is
+  // this session's own, in place of the frame's closing brace (its inspect traces).
+  SharedText tail;
   bool binary = false;
   Kind kind = Kind::snapshot;
   std::optional<std::uint16_t> then_close;  // a WebSocket close code (reply only)
 
-  static Delivery snapshot(std::weak_ptr<WsSession> session, SharedText frame, bool binary) {
-    return {std::move(session), std::move(frame), nullptr, binary, Kind::snapshot, std::nullopt};
+  static Delivery snapshot(std::weak_ptr<WsSession> session, SharedText frame, bool binary,
+                           SharedText tail = nullptr) {
+    return {std::move(session), std::move(frame), std::move(tail), binary,
+            Kind::snapshot,     std::nullopt};
   }
   static Delivery message(Kind kind, std::weak_ptr<WsSession> session, SharedText msg,
                           std::optional<std::uint16_t> then_close = std::nullopt) {

@@ -94,10 +94,11 @@ void WsSession::on_new_world(SharedText head, SharedText tail) {
   send_welcome(std::move(head), std::move(tail));
 }
 
-void WsSession::send_snapshot(SharedText snap, bool binary) {
+void WsSession::send_snapshot(SharedText snap, bool binary, SharedText tail) {
   if (close_ || !greeted_) return;
   if (binary) ack_budget_.on_frame();
-  if (lanes_.push_snapshot(std::move(snap), binary, Clock::now())) hub_.snapshot_replaced();
+  if (lanes_.push_snapshot(std::move(snap), binary, Clock::now(), std::move(tail)))
+    hub_.snapshot_replaced();
   pump();
 }
 
@@ -365,10 +366,11 @@ void WsSession::pump() {
   }
   writing_ = true;
   ws_.binary(next->binary);
-  // One frame of one or two buffers (a welcome's own head and its shared tail), each kept alive
-  // until the write completes.
+  // One frame of one or two buffers (a welcome's own head and its shared tail, a shared snapshot
+  // and this session's inspect traces), each kept alive until the write completes.
   const std::array<asio::const_buffer, 2> buffers{
-      asio::buffer(*next->bytes), next->tail ? asio::buffer(*next->tail) : asio::const_buffer()};
+      asio::buffer(next->bytes->data(), next->written_size()),
+      next->tail ? asio::buffer(*next->tail) : asio::const_buffer()};
   ws_.async_write(buffers, [self = shared_from_this(), bytes = next->bytes, tail = next->tail,
                             is_snapshot = next->snapshot](beast::error_code ec, std::size_t n) {
     self->writing_ = false;

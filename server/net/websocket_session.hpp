@@ -54,7 +54,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void on_new_world(SharedText head, SharedText tail);
 
   // Snapshot lane: latest wins (OutboundLanes says how many wait).
-  void send_snapshot(SharedText snap, bool binary);
+  void send_snapshot(SharedText snap, bool binary, SharedText tail = nullptr);
 
   void close_after_flush(websocket::close_reason reason, bool discard_queued = false);
 

@@ -67,21 +67,19 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
   return s;
 }
 
-// A snapshot's parts other than the agents, from the world.
+// A snapshot's parts other than the agents and the inspect traces, from the world.
 struct SnapshotTail {
   std::optional<MapState> map;
-  std::vector<ObstacleState> obstacles;
+  std::optional<std::vector<ObstacleState>> obstacles;
   std::vector<CollisionState> hits;
   std::vector<FormationState> formations;
-  std::vector<InspectState> inspect;
 };
 
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                           bool include_map) {
+                           const SnapshotParts& parts) {
   SnapshotTail t;
-  if (include_map) t.map = map_state(world);
-  for (const sim::Obstacle& o : world.obstacles())
-    t.obstacles.push_back({o.id, o.position.x, o.position.y, o.radius});
+  if (parts.map) t.map = map_state(world);
+  if (parts.obstacles) t.obstacles = obstacle_states(world);
   for (const sim::CollisionEvent& e :
        collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
@@ -97,50 +95,73 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
     }
     t.formations.push_back(std::move(st));
   }
-  for (sim::AgentId id : world.inspected())
-    if (const sim::Agent* a = world.find(id))
-      if (const sim::AvoidanceTrace* tr = world.trace(id))
-        t.inspect.push_back(inspect_state(*a, *tr));
   return t;
+}
+
+void write_tail(JsonWriter& w, const SnapshotTail& t, const SnapshotParts& parts) {
+  write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
+                      parts.map && !t.map);
 }
 
 }  // namespace
 
-std::optional<std::string> encode_side(const sim::World& world,
-                                       std::span<const sim::CollisionEvent> collisions,
-                                       bool include_map) {
-  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
-  if (!include_map && t.obstacles.empty() && t.hits.empty() && t.formations.empty() &&
-      t.inspect.empty())
-    return std::nullopt;
+std::vector<ObstacleState> obstacle_states(const sim::World& world) {
+  std::vector<ObstacleState> out;
+  out.reserve(world.obstacles().size());
+  for (const sim::Obstacle& o : world.obstacles())
+    out.push_back({o.id, o.position.x, o.position.y, o.radius});
+  return out;
+}
+
+SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                          const SnapshotParts& parts) {
+  const SnapshotTail t = snapshot_tail(world, collisions, parts);
+  SideOpen out;
+  out.informative = parts.map || t.obstacles || !t.hits.empty() || !t.formations.empty();
+  out.open = write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
+    write_tail(w, t, parts);
+  });
+  out.open.pop_back();  // the closing brace: side_section writes the rest
+  return out;
+}
+
+InspectTexts inspect_texts(const sim::World& world) {
+  InspectTexts out;
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
-  return write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
-    w.key("agents");
-    w.begin_array();
-    std::vector<sim::AgentId> ids(world.inspected().begin(), world.inspected().end());
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    for (sim::AgentId id : ids)
-      if (const sim::Agent* a = world.find(id))
-        write_agent(
-            w, agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
-    w.end_array();
-    write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map,
-                        include_map && !t.map);
-  });
+  for (sim::AgentId id : world.inspected()) {
+    const sim::Agent* a = world.find(id);
+    const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
+    if (!tr) continue;
+    InspectTexts::Entry e;
+    e.id = id;
+    JsonWriter agent(e.agent);
+    write_agent(agent,
+                agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
+    JsonWriter trace(e.trace);
+    write_inspect(trace, inspect_state(*a, *tr));
+    out.entries.push_back(std::move(e));
+  }
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const InspectTexts::Entry& x, const InspectTexts::Entry& y) { return x.id < y.id; });
+  out.entries.erase(std::unique(out.entries.begin(), out.entries.end(),
+                                [](const InspectTexts::Entry& x, const InspectTexts::Entry& y) {
+                                  return x.id == y.id;
+                                }),
+                    out.entries.end());
+  return out;
 }
 
 std::string encode_snapshot(const sim::World& world,
-                            std::span<const sim::CollisionEvent> collisions, bool include_map,
-                            std::uint64_t serial) {
+                            std::span<const sim::CollisionEvent> collisions,
+                            const SnapshotParts& parts, std::uint64_t serial) {
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
-  const SnapshotTail t = snapshot_tail(world, collisions, include_map);
+  const SnapshotTail t = snapshot_tail(world, collisions, parts);
   return write_object(
       [&](JsonWriter& w) {
         write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
@@ -149,8 +170,7 @@ std::string encode_snapshot(const sim::World& world,
         for (std::size_t i = 0; i < agents.size(); ++i)
           write_agent(w, agent_state(agents, desires, paths, i));
         w.end_array();
-        write_snapshot_tail(w, t.obstacles, t.hits, t.formations, t.inspect, t.map,
-                            include_map && !t.map);
+        write_tail(w, t, parts);
       },
       128 + agents.size() * 140);
 }

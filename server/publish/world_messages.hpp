@@ -7,30 +7,51 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "herd/sim/agent.hpp"
 #include "herd/sim/world.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "protocol/snapshot_json.hpp"
 
 namespace herd::publish {
+
+// Which of a snapshot's parts that are not sent every time this one carries: the map (it
+// changed since the last snapshot), the obstacles (they changed, or are due again:
+// Snapshot::obstacles).
+struct SnapshotParts {
+  bool map = false;
+  bool obstacles = true;
+};
 
 // The whole world as a JSON snapshot, written straight from the agent array (no intermediate
 // copy): the server does this once per snapshot and shares the text between sessions.
 // `collisions` are those since the previous snapshot (at most kMaxCollisionsPerSnapshot are
-// written); the traces of the world's inspected agents are included. `serial`: the server's count
-// of snapshots made, this one included (0 leaves it out). The same text as
-// protocol::encode(Snapshot) of the same state.
+// written). No inspect traces: a session that inspects agents is sent this text followed by its
+// own (inspect_texts, protocol::inspect_suffix). `serial`: the server's count of snapshots made,
+// this one included (0 leaves it out). The same text as protocol::encode(Snapshot) of the same
+// state.
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions = {},
-                            bool include_map = false, std::uint64_t serial = 0);
+                            const SnapshotParts& parts = {}, std::uint64_t serial = 0);
 
-// The side section the server attaches to every binary frame of a snapshot: a JSON snapshot
-// message whose agents are the inspected ones; nullopt when it would say nothing (no inspected
-// agents, obstacles, collisions, formations or map change).
-std::optional<std::string> encode_side(const sim::World& world,
-                                       std::span<const sim::CollisionEvent> collisions,
-                                       bool include_map);
+// The side section the server attaches to binary frames of a snapshot, open for each session's
+// inspected agents (protocol::side_section); `informative` when it says something without them
+// (obstacles, collisions, formations, a map change): otherwise a session that inspects nothing
+// is sent no side section.
+struct SideOpen {
+  std::string open;
+  bool informative = false;
+};
+SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
+                          const SnapshotParts& parts);
+
+// The traces of the world's inspected agents, with their agents' objects, as text.
+protocol::InspectTexts inspect_texts(const sim::World& world);
+
+// Every obstacle as the wire carries them (welcome, snapshots).
+std::vector<protocol::ObstacleState> obstacle_states(const sim::World& world);
 
 // The world's map as the wire carries it (welcome, snapshots), if it has one.
 std::optional<protocol::MapState> map_state(const sim::World& world);

@@ -260,7 +260,7 @@ describe('smooth motion, camera and commands', { timeout: 6 * TEST_TIMEOUT_MS },
       await page.mouse.move(canvasBox.x + spot.sx, canvasBox.y + spot.sy);
       await page.keyboard.press('O');
       const obs = await watcher.next(
-        (m) => m.type === 'snapshot' && m.obstacles.some((o) => Math.hypot(o.x - spot.x, o.y - spot.y) < 1 / spot.scale + 0.01 && o.r === 20),
+        (m) => m.type === 'snapshot' && (m.obstacles ?? []).some((o) => Math.hypot(o.x - spot.x, o.y - spot.y) < 1 / spot.scale + 0.01 && o.r === 20),
         WAIT_MS,
         `an obstacle at ${spot.x},${spot.y}`,
       );

@@ -139,8 +139,10 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
         await inspectorShows(page, 1);
         await page.locator('#inspect-btn[aria-pressed="true"]').waitFor({ timeout: WAIT_MS });
         await page.locator('#legend').waitFor({ state: 'visible', timeout: WAIT_MS });
-        // The server keeps the list: another session sees the traces too.
-        await watcher.next((m) => m.type === 'snapshot' && m.inspect?.some((e) => e.id === 1), WAIT_MS, 'snapshot with agent 1 inspected');
+        // The server keeps the list: the page's snapshots carry the trace, another session's none.
+        await page.waitForFunction(() => window.herd.tracesReceived.includes(1), null, { timeout: WAIT_MS });
+        const other = await watcher.next((m) => m.type === 'snapshot', WAIT_MS, 'a snapshot of another session');
+        assert.equal('inspect' in other, false, "another session is sent none of the page's traces");
 
         // Back the way it came: the obstacle is dead ahead again.
         await clickWorld(scene, 100, 300, { button: 'right' });
@@ -176,12 +178,13 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       try {
         // A new session has no list: only the page's re-sent inspect brings the traces back.
         await inspectorShows(page, 1);
-        await watcher.next((m) => m.type === 'snapshot' && m.inspect?.some((e) => e.id === 1), WAIT_MS, 'snapshot with agent 1 inspected after the restart');
+        await page.waitForFunction(() => window.herd.tracesReceived.includes(1), null, { timeout: WAIT_MS });
+        assert.equal('inspect' in (await watcher.next((m) => m.type === 'snapshot', WAIT_MS, 'a snapshot')), false);
 
         await page.keyboard.press('I');
         await page.waitForFunction(() => !window.herd.inspecting && window.herd.inspected.length === 0, null, { timeout: WAIT_MS });
-        // `[]` was sent: with no session inspecting, snapshots carry no traces at all.
-        await watcher.next((m) => m.type === 'snapshot' && !('inspect' in m), WAIT_MS, 'snapshot without inspect traces');
+        // `[]` was sent: the page's snapshots carry no traces any more.
+        await page.waitForFunction(() => window.herd.tracesReceived.length === 0, null, { timeout: WAIT_MS });
         await page.locator('#legend').waitFor({ state: 'hidden', timeout: WAIT_MS });
         await page.locator('#inspect-btn[aria-pressed="false"]').waitFor({ timeout: WAIT_MS });
       } finally {

@@ -121,9 +121,12 @@ describe('command token', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
     // The world as it was: running, with its agents, no obstacle and no formation.
     const later = await watcher.next((m) => m.type === 'snapshot' && m.tick > first.tick, WAIT_MS, 'a later snapshot');
     assert.equal(later.agents.length, first.agents.length);
-    assert.deepEqual(later.obstacles, []);
     assert.deepEqual(later.formations ?? [], []);
     watcher.close();
+    // Every obstacle is in a welcome (snapshots carry them only when they change): none.
+    const fresh = await ProtocolClient.connect(server.wsUrl);
+    assert.deepEqual(fresh.welcome.obstacles, []);
+    fresh.close();
 
     // The help dims what commands, and says so in a line of its own.
     await page.keyboard.press('h');

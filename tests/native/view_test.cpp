@@ -178,9 +178,11 @@ TEST_F(ViewProcessTest, ScreenshotShowsAgentsAndObstacleWhereTheSnapshotPutsThem
   c.send(R"({"type":"command","seq":2,"cmd":"add_obstacle","x":400,"y":300,"radius":30})");
   ASSERT_TRUE(next_of<protocol::Ack>(c));
   std::optional<protocol::Snapshot> snap;
-  for (int i = 0; i < 20 && !(snap && snap->agents.size() == 2 && snap->obstacles.size() == 1); ++i)
+  for (int i = 0; i < 20 && !(snap && snap->agents.size() == 2 && snap->obstacles &&
+                              snap->obstacles->size() == 1);
+       ++i)
     snap = next_of<protocol::Snapshot>(c);
-  ASSERT_TRUE(snap && snap->agents.size() == 2 && snap->obstacles.size() == 1);
+  ASSERT_TRUE(snap && snap->agents.size() == 2 && snap->obstacles && snap->obstacles->size() == 1);
 
   // A relay in front of the server: herd-view connects to it as to the server.
   const fs::path relay_log = dir_ / "relay.log";

@@ -62,6 +62,30 @@ TEST(OutboundLanes, TwoSnapshotsWaitAndAThirdReplacesTheOldest) {
   EXPECT_FALSE(lanes.behind_since());  // caught up
 }
 
+// A JSON snapshot shared by every session, with one session's inspect traces: the tail is
+// written in place of the shared text's closing brace, and a newer snapshot replaces both.
+TEST(OutboundLanes, ASnapshotsOwnTailTakesThePlaceOfItsClosingBrace) {
+  OutboundLanes lanes(8);
+  const auto t = Clock::now();
+  const SharedText shared = text(R"({"type":"snapshot","tick":1})");
+  lanes.push_snapshot(shared, false, t, text(R"(,"inspect":[]})"));
+  lanes.push_snapshot(shared, false, t);
+  auto own = lanes.pop();
+  ASSERT_TRUE(own && own->snapshot && own->tail);
+  EXPECT_TRUE(own->splice);
+  EXPECT_EQ(own->bytes->substr(0, own->written_size()) + *own->tail,
+            R"({"type":"snapshot","tick":1,"inspect":[]})");
+  auto plain = lanes.pop();
+  ASSERT_TRUE(plain && !plain->tail);
+  EXPECT_FALSE(plain->splice);
+  EXPECT_EQ(plain->written_size(), shared->size());
+  lanes.push_snapshot(shared, false, t, text("}"));
+  lanes.push_snapshot(shared, false, t, text("}"));
+  EXPECT_TRUE(lanes.push_snapshot(shared, false, t)) << "the oldest, tail and all, is dropped";
+  EXPECT_TRUE(lanes.pop()->tail);
+  EXPECT_FALSE(lanes.pop()->tail);
+}
+
 TEST(OutboundLanes, AFullControlLaneRefusesTheMessage) {
   OutboundLanes lanes(2);
   EXPECT_TRUE(lanes.push_control(text("a")));

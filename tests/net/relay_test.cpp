@@ -38,7 +38,8 @@ TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
     a.history.assign(20, sim::TileCoord{1023, 1023});
     s.agents.push_back(a);
   }
-  for (std::uint32_t i = 0; i < 10000; ++i) s.obstacles.push_back({i, -999999.999, 5.5, 99.5});
+  s.obstacles.emplace();
+  for (std::uint32_t i = 0; i < 10000; ++i) s.obstacles->push_back({i, -999999.999, 5.5, 99.5});
   const std::string encoded = protocol::encode(s);
   const std::size_t text = encoded.size();
   const std::size_t cap = max_snapshot_bytes(20000);
@@ -255,6 +256,61 @@ TEST_F(RelayTest, BinaryViewersOnARelayGetTheSameAgentsAsOnTheServer) {
   }
   EXPECT_GE(compared, 1u);
   EXPECT_GE(frames, 5u);
+}
+
+// Each of the relay's clients gets the traces of the agents it inspects and no other's (its link
+// asks the server for all of them); the obstacles reach its clients as the server sends them:
+// in welcomes, and in the snapshots after a change.
+TEST_F(RelayTest, RelayClientsGetTheirOwnTracesAndTheObstaclesWhenTheyChange) {
+  auto commander = greeted(protocol::Role::commander);
+  ASSERT_EQ(spawn(*commander, 1, 3).size(), 3u);
+  auto asker = at(relay_port_, protocol::Role::viewer);
+  auto binary_asker = at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto other = at(relay_port_, protocol::Role::viewer);
+  for (auto* c : {asker.get(), binary_asker.get(), other.get()}) {
+    EXPECT_TRUE(wait_for<protocol::Welcome>(*c).obstacles.empty());
+  }
+  asker->send(R"({"type":"inspect","agents":[1]})");
+  binary_asker->send(R"({"type":"inspect","agents":[2]})");
+  const auto traced = wait_for<protocol::Snapshot>(
+      *asker, [](const protocol::Snapshot& s) { return !s.inspect.empty(); });
+  ASSERT_EQ(traced.inspect.size(), 1u);
+  EXPECT_EQ(traced.inspect[0].id, 1u);
+  protocol::BinaryClient decoder;
+  bool binary_traced = false;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!binary_traced && std::chrono::steady_clock::now() < deadline) {
+    auto frame = binary_asker->receive(Millis(200));
+    if (!frame || !protocol::is_binary_snapshot(*frame)) continue;
+    auto got = decoder.receive(*frame);
+    ASSERT_TRUE(got.frame) << got.error;
+    auto snap = protocol::to_snapshot(*got.frame);
+    ASSERT_TRUE(std::holds_alternative<protocol::Snapshot>(snap));
+    const auto& inspect = std::get<protocol::Snapshot>(snap).inspect;
+    if (inspect.empty()) continue;
+    ASSERT_EQ(inspect.size(), 1u);
+    EXPECT_EQ(inspect[0].id, 2u);
+    binary_traced = true;
+  }
+  EXPECT_TRUE(binary_traced);
+  // The client that asked for nothing gets none, before and after.
+  for (const auto& [tick, text] : snapshot_texts(*other, 6))
+    EXPECT_EQ(text.find(R"("inspect")"), std::string::npos) << text;
+
+  commander->send(R"({"type":"command","seq":2,"cmd":"add_obstacle","x":400,"y":300,"radius":30})");
+  wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
+  const auto changed = wait_for<protocol::Snapshot>(
+      *other, [](const protocol::Snapshot& s) { return s.obstacles.has_value(); });
+  ASSERT_EQ(changed.obstacles->size(), 1u);
+  // Unchanged, not sent again (but for the refresh every few seconds, which one may be).
+  int carried = 0;
+  for (const auto& [tick, text] : snapshot_texts(*other, 6))
+    carried += text.find(R"("obstacles")") != std::string::npos;
+  EXPECT_LE(carried, 1);
+  auto late = at(relay_port_, protocol::Role::viewer);
+  const auto w = wait_for<protocol::Welcome>(*late);
+  ASSERT_EQ(w.obstacles.size(), 1u) << "the relay's welcome holds the obstacles it was last told";
+  EXPECT_EQ(w.obstacles[0].r, 30);
 }
 
 class RelayWithTokenTest : public RelayTest {

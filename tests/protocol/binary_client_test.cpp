@@ -119,7 +119,8 @@ TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
   EXPECT_EQ(d.agents, f.second.agents);
   auto snap = to_snapshot(d);
   ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
-  ASSERT_EQ(std::get<Snapshot>(snap).obstacles.size(), 1u);
+  ASSERT_TRUE(std::get<Snapshot>(snap).obstacles);
+  ASSERT_EQ(std::get<Snapshot>(snap).obstacles->size(), 1u);
   EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 4u);
 }
 

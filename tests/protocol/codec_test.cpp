@@ -12,6 +12,7 @@ namespace herd::protocol {
 namespace {
 
 using publish::encode_snapshot;
+using publish::inspect_texts;
 
 ClientMessage decode_ok(const std::string& text) {
   auto d = decode_client(text);
@@ -163,14 +164,24 @@ TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
   world.set_inspected({1, 99});
   std::vector<sim::CollisionEvent> hits{{1, 2, false, {400, 300}, 12.5}};
   for (int i = 0; i < 150; ++i) world.step();
-  const auto decoded = decode_server(encode_snapshot(world, hits));
+  // The shared text has no traces; a session inspecting 1 and 99 is sent it with its own end.
+  std::string text = encode_snapshot(world, hits);
+  EXPECT_EQ(text.find(R"("inspect")"), std::string::npos);
+  const std::vector<std::uint32_t> asked{99, 1};
+  const std::string own = inspect_suffix(inspect_texts(world), asked);
+  EXPECT_EQ(inspect_suffix(inspect_texts(world), std::vector<std::uint32_t>{2}), "")
+      << "agent 2 is not traced: nothing of its own";
+  text.pop_back();  // the closing brace, in whose place the session's end is written
+  const auto decoded = decode_server(text + own);
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
   const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
   EXPECT_EQ(snap.avoidance, sim::AvoidanceMode::cardioid);
   ASSERT_EQ(snap.agents.size(), 2u);
   EXPECT_EQ(snap.agents[0].behaviour, sim::BehaviourKind::arrive);
-  ASSERT_EQ(snap.obstacles.size(), 1u);
-  EXPECT_EQ(snap.obstacles[0].r, 20);
+  ASSERT_TRUE(snap.obstacles);
+  ASSERT_EQ(snap.obstacles->size(), 1u);
+  EXPECT_EQ((*snap.obstacles)[0].r, 20);
+  EXPECT_EQ(encode(snap), text + own) << "the same text as the protocol's encoder";
   ASSERT_EQ(snap.collisions.size(), 1u);
   EXPECT_EQ(snap.collisions[0].impulse, 12.5);
   ASSERT_EQ(snap.inspect.size(), 1u) << "only agents that exist are traced";
@@ -314,7 +325,7 @@ TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
   hunt.behaviour.agent = 2;
   ASSERT_TRUE(world.apply(hunt).ok());
   world.step();
-  const std::string text = encode_snapshot(world, {}, false, 41);
+  const std::string text = encode_snapshot(world, {}, {}, 41);
   EXPECT_EQ(text.rfind(R"({"type":"snapshot","tick":1,"serial":41,)", 0), 0u) << text.substr(0, 80);
   const auto decoded = decode_server(text);
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
