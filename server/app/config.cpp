@@ -262,6 +262,17 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) {
          return set_number(c.server.http_idle_timeout, v, 3600);
        }},
+      {"http-requests-per-second", "HERD_HTTP_REQUESTS_PER_SECOND", "100",
+       "plain HTTP requests (files, /metrics; not WebSocket upgrades or health checks) a second "
+       "from one IP address (IPv6: one /64), in bursts of twice that, then 429; 0 (no limit) or "
+       "a number in [1, 100000]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         double r = 0;
+         if (!parse_double(v, r) || (r != 0 && (r < 1 || r > 100000)))
+           return "must be 0 (no limit) or a number in [1, 100000]";
+         c.server.http_requests_per_second = r;
+         return {};
+       }},
       {"max-agents", "HERD_MAX_AGENTS", "the scenario's (20000)",
        "agents the world may hold, [1, 1000000]",
        [](AppConfig& c, const std::string& v) {

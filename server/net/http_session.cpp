@@ -145,6 +145,7 @@ void HttpSession::on_read(beast::error_code ec) {
     res.keep_alive(false);
     return write(std::move(res));
   }
+  if (auto refused = rate_refused(req)) return write(std::move(*refused));
   // A Transfer-Encoding other than chunked would leave the body's end to whoever reads it next
   // (request smuggling behind a proxy): refused, as RFC 9112 6.3 asks, and the connection closed.
   if (req.find(http::field::transfer_encoding) != req.end() && !req.chunked()) {
@@ -214,6 +215,32 @@ http::response<http::string_body> HttpSession::make(const http::request<http::st
 http::response<http::string_body> HttpSession::plain(const http::request<http::string_body>& req,
                                                      http::status status, std::string body) const {
   return make(req, status, "text/plain; charset=utf-8", std::move(body));
+}
+
+std::optional<http::response<http::string_body>> HttpSession::rate_refused(
+    const http::request<http::string_body>& req) {
+  // Not counted: a WebSocket upgrade, as sessions have caps of their own per address (and a load
+  // test opens a thousand from one machine); and a health check, because the one address an
+  // orchestrator probes from may be every client's (Docker's health check and a TLS proxy both on
+  // loopback), where counting it would let a flood of page requests fail the probe and get the
+  // server restarted. Letting health through costs nothing a flood could use: its answer is a
+  // tick read from atomics, no file and no lock, no dearer than the 429 that would replace it.
+  const std::string_view target(req.target().data(), req.target().size());
+  const bool health = (req.method() == http::verb::get || req.method() == http::verb::head) &&
+                      is_health_path(target.substr(0, target.find('?')));
+  if (health || (websocket::is_upgrade(req) && req.target() == "/ws")) return std::nullopt;
+  const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  const auto wait = hub_.admit_request(ip_of(stream_.socket()), now);
+  if (!wait) return std::nullopt;
+  hub_.refused(Refusal::http_rate_limited, peer());
+  const std::string seconds = std::to_string(*wait);
+  auto res = plain(
+      req, http::status::too_many_requests,
+      "too many requests from this address (http_rate_limited); retry in " + seconds + " s\n");
+  res.set(http::field::retry_after, seconds);
+  // Closed: a client that sent more requests down this connection gets no answer to them.
+  res.keep_alive(false);
+  return res;
 }
 
 std::optional<http::response<http::string_body>> HttpSession::metrics_refused(

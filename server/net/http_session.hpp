@@ -1,6 +1,7 @@
 // herd::net::HttpSession — one HTTP connection: the viewer's files (streamed with Beast's
 // file_body), /healthz, /metrics, and the upgrade of /ws to a WebSocket session (Origin and the
-// handshake's key checked first). Keep-alive within max_http_keepalive; timeouts on every read.
+// handshake's key checked first). Keep-alive within max_http_keepalive; timeouts on every read;
+// requests within their address's rate (http_requests_per_second).
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -72,6 +73,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                                           http::status status, std::string body) const;
 
   void respond(const http::request<http::string_body>& req);
+
+  // Any request but a WebSocket upgrade or a health check, against its address's request rate
+  // (RequestRate): over it, 429 with Retry-After, and the connection closed.
+  std::optional<http::response<http::string_body>> rate_refused(
+      const http::request<http::string_body>& req);
 
   // /metrics on a server with a command token: served only with it (Authorization: Bearer, or
   // ?token=); else 401, or 429 from an address over its wrong-token budget (as hellos are).

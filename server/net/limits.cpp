@@ -7,11 +7,15 @@
 
 namespace herd::net {
 
-bool TokenBucket::take(double now) {
+void TokenBucket::refill(double now) {
   if (now > last_) {
     tokens_ = std::min(burst_, tokens_ + (now - last_) * rate_);
     last_ = now;
   }
+}
+
+bool TokenBucket::take(double now) {
+  refill(now);
   if (tokens_ < 1.0) return false;
   tokens_ -= 1.0;
   return true;

@@ -20,7 +20,12 @@ class TokenBucket {
       : rate_(rate), burst_(burst), tokens_(burst), last_(now) {}
   // Takes one token if there is one; false (and nothing taken) when the bucket is empty.
   bool take(double now);
+  // Adds what the time since the last look has earned, up to the burst (take() does it first).
+  void refill(double now);
   double tokens() const { return tokens_; }
+  // Full again: no different from a new bucket, so a table of them may forget it.
+  bool full() const { return tokens_ >= burst_; }
+  double rate() const { return rate_; }
 
  private:
   double rate_, burst_, tokens_, last_;

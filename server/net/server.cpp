@@ -44,6 +44,7 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
       observe(config.log, config.log_format),
       admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
                 config.max_connections_per_address),
+      http_rate(config.http_requests_per_second),
       pool(std::max<std::size_t>(config.sim_threads, 1)),
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),

@@ -62,6 +62,9 @@ struct ServerConfig {
   std::size_t max_connections_per_address = 0;
   std::size_t max_http_keepalive = 256;
   double http_idle_timeout = 5;
+  // Plain HTTP requests (not WebSocket upgrades, not health checks) per second from one address
+  // (IPv6: one /64), in bursts of twice that; more get 429 with Retry-After. 0: no limit.
+  double http_requests_per_second = 100;
   double slow_client_timeout = 10;  // seconds a session may stay behind on snapshots
   // Called on the tick thread for every command the world accepted, in order, with the tick
   // at whose start it was applied (record and replay, logs).

@@ -22,6 +22,7 @@
 #include "net/listener.hpp"
 #include "net/local_world.hpp"
 #include "net/observability.hpp"
+#include "net/request_rate.hpp"
 #include "net/server.hpp"
 #include "net/shard.hpp"
 #include "net/world_source.hpp"
@@ -42,6 +43,7 @@ struct Server::Impl {
       config;  // what sessions read: never changes (the world source has its own copy)
   Observability observe;
   Admission admission;
+  RequestRate http_rate;  // plain HTTP requests per address
   std::atomic<std::uint64_t> next_session_id{1};
   std::atomic<bool> stopping{false};
 

@@ -17,6 +17,9 @@ std::optional<Refusal> SessionHub::admit(const std::string& ip) {
   return server_->admission.admit(ip);
 }
 void SessionHub::release(const std::string& ip) { server_->admission.release(ip); }
+std::optional<std::uint32_t> SessionHub::admit_request(const std::string& ip, double now) {
+  return server_->http_rate.admit(ip, now);
+}
 bool SessionHub::may_try_token(const std::string& ip, double now) {
   return server_->admission.may_try_token(ip, now);
 }

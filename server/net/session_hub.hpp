@@ -46,6 +46,9 @@ class SessionHub {
   // nullopt when admitted (then release() it when it ends), else the limit it is over.
   std::optional<Refusal> admit(const std::string& ip);
   void release(const std::string& ip);
+  // A plain HTTP request from `ip` against its address's request rate (RequestRate::admit):
+  // nullopt when it may be served, else the seconds to say in Retry-After.
+  std::optional<std::uint32_t> admit_request(const std::string& ip, double now);
   // Wrong command tokens per address (Admission::may_try_token).
   bool may_try_token(const std::string& ip, double now);
   void token_failed(const std::string& ip, double now);

@@ -89,6 +89,21 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
   }
 }
 
+TEST(Config, HttpRequestsPerSecondIsASettingWithARangeAndZeroForNoLimit) {
+  EXPECT_EQ(parse_config({}, env_of({})).config->server.http_requests_per_second, 100);
+  EXPECT_EQ(parse_config({"--http-requests-per-second", "2.5"}, env_of({}))
+                .config->server.http_requests_per_second,
+            2.5);
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_HTTP_REQUESTS_PER_SECOND", "0"}}))
+                .config->server.http_requests_per_second,
+            0);
+  for (const char* bad : {"-1", "0.5", "100001", "nan", "inf", "many"}) {
+    const auto r = parse_config({"--http-requests-per-second", bad}, env_of({}));
+    EXPECT_FALSE(r.config) << bad;
+    EXPECT_EQ(r.error.rfind("--http-requests-per-second", 0), 0u) << r.error;
+  }
+}
+
 TEST(Config, RelayTakesAWebSocketUrlOfItsUpstream) {
   EXPECT_EQ(parse_config({}, env_of({})).config->server.relay_upstream, "");
   EXPECT_EQ(

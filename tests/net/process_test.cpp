@@ -411,6 +411,95 @@ TEST(FullHouse, TheProbeIsAnsweredWhileOneAddressHoldsEveryConnection) {
   fs::remove_all(dir);
 }
 
+// One address asks for pages faster than --http-requests-per-second lets it (2 a second, bursts of
+// 4): past the burst it is answered 429 with Retry-After and the connection is closed, /metrics
+// included; its WebSocket sessions and its health checks are not counted and go on being served;
+// another address is served as usual; and the address is served again once its bucket refills.
+TEST(HttpRate, PastItsBurstAnAddressGets429ButKeepsItsWebSocketsAndHealth) {
+  const fs::path dir = fs::temp_directory_path() / ("herd_http_rate_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "index.html") << "<!doctype html><title>herd</title>";
+  {
+    Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir.string(),
+                    "--scenario", "empty", "--http-requests-per-second", "2"},
+                   dir / "server.out");
+    const int port = listening_port(dir / "server.out");
+    ASSERT_GT(port, 0) << slurp(dir / "server.out");
+    const auto p = static_cast<std::uint16_t>(port);
+    constexpr int kBurst = 4;
+    const std::string page = "GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    auto count = [](const std::string& text, const std::string& what) {
+      std::size_t n = 0;
+      for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+      return n;
+    };
+
+    // The burst and one more, pipelined down one connection: the last is refused, then closed.
+    net::testing::RawSocket pages(p);
+    std::string requests;
+    for (int i = 0; i <= kBurst; ++i) requests += page;
+    pages.write_all(requests);
+    ASSERT_TRUE(pages.wait_closed(std::chrono::milliseconds(10000)));
+    const std::string& got = pages.received();
+    EXPECT_EQ(count(got, "HTTP/1.1 200 OK\r\n"), static_cast<std::size_t>(kBurst)) << got;
+    const auto refused = got.find("HTTP/1.1 429 Too Many Requests\r\n");
+    ASSERT_NE(refused, std::string::npos) << got;
+    const std::string answer = got.substr(refused);
+    EXPECT_NE(answer.find("Retry-After: 1\r\n"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("Connection: close\r\n"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("too many requests from this address (http_rate_limited)"),
+              std::string::npos)
+        << answer;
+
+    // /metrics counts as any page (its rendering is the dearest answer of all).
+    net::testing::RawSocket metrics(p);
+    metrics.write_all("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    ASSERT_TRUE(metrics.wait_closed(std::chrono::milliseconds(10000)));
+    EXPECT_EQ(metrics.received().rfind("HTTP/1.1 429", 0), 0u) << metrics.received();
+
+    // WebSocket upgrades are not counted: more sessions than the burst open and are welcomed.
+    std::vector<std::unique_ptr<client::WsClient>> sessions;
+    for (int i = 0; i < 2 * kBurst + 2; ++i) {
+      auto c = std::make_unique<client::WsClient>();
+      ASSERT_NO_THROW(c->connect("127.0.0.1", p)) << i;
+      c->send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "rate", {}}));
+      bool welcomed = false;
+      for (int tries = 0; tries < 100 && !welcomed; ++tries) {
+        const auto m = c->receive(Millis(100));
+        welcomed = m && m->find("\"type\":\"welcome\"") != std::string::npos;
+      }
+      EXPECT_TRUE(welcomed) << i;
+      sessions.push_back(std::move(c));
+    }
+    // Nor are health checks: an orchestrator's probe is answered whatever else the address asks.
+    for (int i = 0; i <= 2 * kBurst; ++i)
+      for (const char* path : {"/healthz", "/readyz"}) {
+        const auto health = client::http_request("127.0.0.1", p, path);
+        EXPECT_EQ(health.body.rfind("{\"status\":", 0), 0u) << path << " " << health.status;
+      }
+
+    // Another address is served, and its /metrics counts the refusals.
+    net::testing::RawSocket other(p, 0, "127.0.0.2");
+    other.write_all("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    ASSERT_TRUE(other.wait_closed(std::chrono::milliseconds(10000)));
+    EXPECT_EQ(other.received().rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << other.received();
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        other.received(), m,
+        std::regex("\nherd_refusals_total\\{reason=\"http_rate_limited\"\\} (\\d+)\n")))
+        << other.received();
+    EXPECT_GE(std::stoi(m[1]), 1);
+
+    // The bucket refills at 2 a second: the first address is served again within a second.
+    EXPECT_TRUE(wait_until(
+        [&] { return client::http_request("127.0.0.1", p, "/index.html").status == 200; },
+        std::chrono::milliseconds(5000)));
+    EXPECT_NE(slurp(dir / "server.out").find("reason=http_rate_limited"), std::string::npos)
+        << "logged";
+  }
+  fs::remove_all(dir);
+}
+
 // --replay reads a file that may come from anyone: a tick or end_tick that would step for ever, a
 // header naming a file of the host, or a tick rate no world runs at are refused at once, with an
 // error naming the field; a scenario outside the scenarios directory gets the same error whether
