@@ -1,6 +1,6 @@
-// ESLint's recommended rules over the web viewer (browser globals), the tests of its modules
-// (Node globals) and the browser tests (Node globals, and the browser's for the callbacks they
-// hand to page.evaluate, which run in the page). Paths are from the repository's root: `npm run lint` and ctest's web.lint run
+// ESLint's recommended rules over the web viewer (browser globals), the tests of its modules and
+// the check of user-facing text in tests/docs (Node globals) and the browser tests (Node globals,
+// and the browser's for the callbacks they hand to page.evaluate, which run in the page). Paths are from the repository's root: `npm run lint` and ctest's web.lint run
 // ESLint there with this file as its config, because ESLint lints nothing outside the directory
 // its configuration applies to (run from tests/web, it would skip clients/web and exit 0).
 
@@ -19,6 +19,12 @@ export default [
     ...js.configs.recommended,
     name: 'herd/tests-web',
     files: ['tests/web/**/*.mjs'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.node },
+  },
+  {
+    ...js.configs.recommended,
+    name: 'herd/tests-docs',
+    files: ['tests/docs/**/*.mjs'],
     languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.node },
   },
   {
