@@ -52,15 +52,16 @@ void Admission::release(const std::string& ip) {
 
 bool Admission::may_try_token(const std::string& ip, double now) {
   const std::lock_guard lock(mutex_);
-  const auto it = guesses_.find(ip);
+  const auto it = guesses_.find(address_key(ip));  // an IPv6 client guesses from its whole /64
   if (it == guesses_.end()) return true;
   TokenBucket probe = it->second;  // looked at, not spent: a right token costs nothing
   return probe.take(now);
 }
 
 void Admission::token_failed(const std::string& ip, double now) {
+  const std::string key = address_key(ip);
   const std::lock_guard lock(mutex_);
-  if (guesses_.size() >= kMaxGuessers && !guesses_.contains(ip)) {
+  if (guesses_.size() >= kMaxGuessers && !guesses_.contains(key)) {
     std::erase_if(guesses_, [now](auto& entry) {
       TokenBucket b = entry.second;
       b.take(now);  // refills it to now
@@ -68,7 +69,7 @@ void Admission::token_failed(const std::string& ip, double now) {
     });
     if (guesses_.size() >= kMaxGuessers) guesses_.clear();  // all guessing now: start again
   }
-  auto it = guesses_.try_emplace(ip, kTokenGuessRate, kTokenGuessBurst, now).first;
+  auto it = guesses_.try_emplace(key, kTokenGuessRate, kTokenGuessBurst, now).first;
   it->second.take(now);
 }
 

@@ -42,10 +42,9 @@ void RequestRate::make_room(double now) {
   entries.reserve(buckets_.size());
   for (auto it = buckets_.begin(); it != buckets_.end(); ++it) entries.push_back(it);
   const std::size_t drop = buckets_.size() - keep;
-  std::nth_element(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(drop),
-                   entries.end(), [](const Entry& a, const Entry& b) {
-                     return a->second.tokens() > b->second.tokens();
-                   });
+  std::nth_element(
+      entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(drop), entries.end(),
+      [](const Entry& a, const Entry& b) { return a->second.tokens() > b->second.tokens(); });
   for (std::size_t i = 0; i < drop; ++i) buckets_.erase(entries[i]);
 }
 

@@ -203,6 +203,14 @@ TEST(TokenGuesses, TenWrongThenOneASecondAndARightOneCostsNothing) {
   EXPECT_TRUE(a.may_try_token(ip, 20.0));
 }
 
+// An IPv6 client holds a whole /64: its guesses share one budget, as its connections do.
+TEST(TokenGuesses, OneBudgetForAnIpv6Prefix) {
+  Admission a(100, 100, 100);
+  for (int i = 0; i < 10; ++i) a.token_failed("2001:db8:1:2::" + std::to_string(i + 1), 0.0);
+  EXPECT_FALSE(a.may_try_token("2001:db8:1:2:ffff::9", 0.0)) << "another address of the same /64";
+  EXPECT_TRUE(a.may_try_token("2001:db8:1:3::1", 0.0)) << "another /64";
+}
+
 // Over the real server: one address guessing fast is soon answered without a comparison (the
 // budget refills at one a second, so a slow machine takes a few more tries to get there).
 TEST_F(TokenTest, AnAddressThatKeepsGuessingIsNoLongerCompared) {

@@ -36,8 +36,8 @@ class SnapshotPartsTest : public ServerTest {
   // `ticks` by hand (the world paused); returns the last tick once the commander has the ack.
   std::uint64_t step(WsClient& commander, int ticks = 1) {
     const std::uint32_t s = ++seq_;
-    commander.send(R"({"type":"command","seq":)" + std::to_string(s) +
-                   R"(,"cmd":"step","ticks":)" + std::to_string(ticks) + "}");
+    commander.send(R"({"type":"command","seq":)" + std::to_string(s) + R"(,"cmd":"step","ticks":)" +
+                   std::to_string(ticks) + "}");
     return wait_for<protocol::Ack>(commander, [&](const protocol::Ack& a) { return a.seq == s; })
         .tick;
   }
