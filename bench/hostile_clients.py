@@ -3,6 +3,8 @@
 # 8: /healthz and --probe while 300 idle sockets from one address fill --max-connections 300.
 # 12: snapshot bytes per viewer with 1,000 agents among 8,669 obstacles (JSON, binary), then with
 #     five other sessions inspecting 16 agents each (binary). Needs herd-ctl beside the server.
+# 16: GET /metrics without the token from one address as fast as it answers for 5 s: answers by
+#     status, and /healthz from the same address meanwhile.
 import os, re, socket, subprocess, sys, tempfile, threading, time, json, urllib.request
 binary = sys.argv[1]
 web = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'clients', 'web')
@@ -80,6 +82,24 @@ elif which == '12':
     time.sleep(1)
     result['binary_kb_per_snapshot_5_inspectors'] = load('binary')
     print(json.dumps(result))
+    p.kill()
+elif which == '16':
+    import http.client
+    p, port = start([])
+    statuses = {}; t0 = time.time(); health = []
+    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=5)
+    while time.time() - t0 < 5:
+        try:
+            conn.request('GET', '/metrics'); r = conn.getresponse(); r.read()
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            if r.getheader('Connection', '').lower() == 'close': conn.close()
+        except (http.client.HTTPException, OSError):
+            conn.close(); conn = http.client.HTTPConnection('127.0.0.1', port, timeout=5)
+        if len(health) < (time.time() - t0) * 2:
+            h = http.client.HTTPConnection('127.0.0.1', port, timeout=5); h.request('GET', '/healthz')
+            health.append(h.getresponse().status); h.close()
+    print(json.dumps({'binary': binary, 'answers_by_status': statuses, 'per_second': round(sum(statuses.values()) / 5),
+                      'healthz': {str(k): health.count(k) for k in set(health)}}))
     p.kill()
 else:
     p, port = start(['--max-connections', '300'])
