@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "herd/sim/world.hpp"
 #include "protocol/codec.hpp"
@@ -123,7 +124,14 @@ void check_world(const sim::World& w) {
         !std::isfinite(a.velocity.x) || !std::isfinite(a.velocity.y))
       fail("an agent is not finite", std::to_string(a.id));
   }
-  const std::string snapshot = publish::encode_snapshot(w, w.collisions(), true);
+  std::string snapshot = publish::encode_snapshot(w, w.collisions(), {.map = true});
+  // With the traces of every inspected agent, as a session inspecting them all is sent it.
+  if (const auto traces = publish::inspect_texts(w); !traces.empty()) {
+    std::vector<std::uint32_t> ids;
+    for (const auto& e : traces.entries) ids.push_back(e.id);
+    snapshot.pop_back();
+    snapshot += protocol::inspect_suffix(traces, ids);
+  }
   const auto decoded = protocol::decode_server(snapshot);
   if (const auto* e = std::get_if<protocol::Error>(&decoded))
     fail("the snapshot does not decode", e->message);
