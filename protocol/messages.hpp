@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -212,7 +213,10 @@ struct Welcome {
   std::uint32_t max_agents = 0;
   std::optional<MapState> map;
   std::string scenario;                // the running scenario's name (empty: not told)
+  std::string description;             // what the running scenario shows (empty: not told)
   std::vector<std::string> scenarios;  // the names load_scenario accepts, sorted
+  // What each of `scenarios` shows, by name (those that say).
+  std::map<std::string, std::string> descriptions;
   bool paused = false;                 // the world is paused (step runs it by hand)
   // From a relay only: its link to the server it relays, "connected" or "reconnecting" (empty:
   // not a relay).

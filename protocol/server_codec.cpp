@@ -167,10 +167,17 @@ std::string encode_welcome_tail(const Welcome& m) {
   if (m.map) write_map(w, *m.map);
   write_obstacles(w, m.obstacles);
   if (!m.scenario.empty()) w.field("scenario", m.scenario);
+  if (!m.description.empty()) w.field("description", m.description);
   w.key("scenarios");
   w.begin_array();
   for (const std::string& name : m.scenarios) w.string(name);
   w.end_array();
+  if (!m.descriptions.empty()) {
+    w.key("descriptions");
+    w.begin_object();
+    for (const auto& [name, text] : m.descriptions) w.field(name, text);
+    w.end_object();
+  }
   w.boolean_field("paused", m.paused);
   if (!m.upstream.empty()) w.field("upstream", m.upstream);
   w.end_object();

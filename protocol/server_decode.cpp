@@ -236,10 +236,17 @@ Welcome read_welcome(Fields& f) {
   }
   w.obstacles = read_obstacles(f);
   if (const json* s = f.find("scenario")) w.scenario = std::string(as_string(*s, "scenario"));
+  if (const json* d = f.find("description"))
+    w.description = std::string(as_string(*d, "description"));
   if (const json* list = f.find("scenarios")) {
     if (!list->is_array()) bad("scenarios", "must be an array of names");
     for (std::size_t i = 0; i < list->size(); ++i)
       w.scenarios.emplace_back(as_string((*list)[i], "scenarios[" + std::to_string(i) + "]"));
+  }
+  if (const json* d = f.find("descriptions")) {
+    if (!d->is_object()) bad("descriptions", "must be an object of names to descriptions");
+    for (const auto& [name, text] : d->items())
+      w.descriptions[name] = std::string(as_string(text, "descriptions." + name));
   }
   if (const json* p = f.find("paused")) w.paused = as_bool(*p, "paused");
   if (const json* u = f.find("upstream")) {

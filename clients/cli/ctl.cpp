@@ -193,6 +193,8 @@ std::string describe_welcome(const json& w) {
          " units, tick " + num("tick") + (w.value("paused", false) ? ", paused" : ", running") +
          "\n";
   if (w.contains("scenario")) out += "scenario " + w.value("scenario", std::string()) + "\n";
+  if (const std::string d = w.value("description", std::string()); !d.empty())
+    out += "  " + d + "\n";
   out += "rates " + num("tick_rate") + " ticks/s, " + num("snapshot_rate") + " snapshots/s\n";
   if (const json limits = w.value("limits", json::object()); !limits.empty()) {
     std::string parts;
@@ -212,10 +214,15 @@ std::string describe_welcome(const json& w) {
 
 std::string describe_scenarios(const json& w) {
   const std::string running = w.value("scenario", std::string());
+  const json descriptions = w.value("descriptions", json::object());
   std::string out;
-  for (const json& name : w.value("scenarios", json::array()))
-    if (name.is_string())
-      out += name.get<std::string>() + (name == running ? " (running)" : "") + "\n";
+  for (const json& name : w.value("scenarios", json::array())) {
+    if (!name.is_string()) continue;
+    const std::string n = name.get<std::string>();
+    out += n + (n == running ? " (running)" : "") + "\n";
+    if (const auto it = descriptions.find(n); it != descriptions.end() && it->is_string())
+      out += "  " + it->get<std::string>() + "\n";
+  }
   return out;
 }
 

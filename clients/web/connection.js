@@ -106,7 +106,9 @@ import { BinaryFeed } from './snapshot_binary.js';
  * @property {MapMessage} [map]
  * @property {Obstacle[]} [obstacles] every obstacle, ordered by id
  * @property {string} [scenario]
+ * @property {string} [description] what the running scenario shows
  * @property {string[]} [scenarios]
+ * @property {Record<string, string>} [descriptions] what each of `scenarios` shows, by name
  * @property {boolean} [paused]
  * @property {string} [upstream] a relay's: 'connected' or 'reconnecting'
  */

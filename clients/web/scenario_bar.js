@@ -79,6 +79,12 @@ export class ScenarioBar {
     /** @type {HTMLSelectElement} */
     this.snapshotRate = $('snapshot-rate');
     this.pausedBadge = $('paused-badge');
+    // What the running scenario shows (welcome's `description`), one click away; not a command,
+    // so a view-only page has it too.
+    /** @type {HTMLButtonElement} */
+    this.about = $('scenario-about');
+    this.description = $('scenario-description');
+    this.about.addEventListener('click', () => this.toggleAbout());
     this.note = $('bar-note');
     this.note.addEventListener('animationend', () => this.note.classList.remove('flash'));
     /** @type {Welcome | null} */
@@ -134,6 +140,13 @@ export class ScenarioBar {
     this.note.classList.remove('flash');
     void this.note.offsetWidth; // a reflow, so that the animation starts again
     this.note.classList.add('flash');
+  }
+
+  // Shows or hides the running scenario's description.
+  toggleAbout() {
+    const open = this.description.hidden && this.description.textContent !== '';
+    this.description.hidden = !open;
+    this.about.setAttribute('aria-expanded', String(open));
   }
 
   // ---- the actions (buttons and keys) -------------------------------------------------------
@@ -271,7 +284,16 @@ export class ScenarioBar {
         withCurrent(SNAPSHOT_RATES, w.snapshot_rate).map((r) => [String(r), String(r), r > w.tick_rate]),
       );
     }
+    const descriptions = w.descriptions ?? {};
+    for (const option of this.pick.options) option.title = descriptions[option.value] ?? '';
     this.pick.value = w.scenario ?? '';
+    const about = w.description ?? (w.scenario ? descriptions[w.scenario] : undefined) ?? '';
+    if (about !== this.description.textContent) {
+      this.description.textContent = about;
+      if (about === '') this.description.hidden = true;
+      this.about.setAttribute('aria-expanded', String(!this.description.hidden));
+    }
+    this.about.hidden = about === '';
     this.tickRate.value = String(w.tick_rate);
     this.snapshotRate.value = String(w.snapshot_rate);
     document.title = w.scenario ? `herd · ${w.scenario}` : 'herd';

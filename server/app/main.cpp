@@ -216,6 +216,11 @@ int main(int argc, char** argv) {
   config.server.scenario = config.scenario;
   config.server.scenario_name = sc.name;
   config.server.list_scenarios = [dir = config.scenario_dir] { return scenario::list(dir); };
+  config.server.describe_scenarios = [dir = config.scenario_dir] {
+    return scenario::describe(dir);
+  };
+  config.server.scenario_description = scenario::cut_utf8(sc.description,
+                                                          scenario::kMaxDescriptionBytes);
   config.server.load_world =
       [dir = config.scenario_dir, max_agents = config.max_agents](
           const std::string& name,

@@ -23,7 +23,7 @@ LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& 
       cadence_(config_.tick_rate, config_.snapshot_rate) {
   world_.set_executor(&pool_);
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
-  if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();
+  list_scenarios();
   map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
   obstacles_version_sent_ = world_.obstacles_version();  // and its obstacles
   last_checkpoint_tick_ = world_.tick();                 // a restored world was just checkpointed
@@ -55,7 +55,9 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
   w.map = publish::map_state(world_);
   w.obstacles = publish::obstacle_states(world_);
   w.scenario = config_.scenario_name.empty() ? config_.scenario : config_.scenario_name;
+  w.description = config_.scenario_description;
   w.scenarios = scenario_names_;
+  w.descriptions = scenario_descriptions_;
   w.paused = paused_;
   return w;
 }
@@ -349,7 +351,14 @@ std::optional<std::string> LocalWorld::load(const protocol::ControlMsg& msg) {
   }
   auto next = config_.load_world(name, seed);
   if (auto* why = std::get_if<std::string>(&next)) return std::move(*why);
-  if (std::holds_alternative<protocol::LoadScenario>(msg.control)) config_.scenario_name = name;
+  if (std::holds_alternative<protocol::LoadScenario>(msg.control)) {
+    config_.scenario_name = name;
+    // Its description as the directory says it now (replace_world reads the directory again).
+    const auto now = config_.describe_scenarios ? config_.describe_scenarios()
+                                                : std::map<std::string, std::string>{};
+    const auto it = now.find(name);
+    config_.scenario_description = it == now.end() ? std::string() : it->second;
+  }
   replace_world(std::move(std::get<sim::World>(next)), name);
   return std::nullopt;
 }
@@ -362,8 +371,7 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   world_.set_executor(&pool_);
   config_.scenario = std::move(scenario);
-  if (config_.list_scenarios)
-    scenario_names_ = config_.list_scenarios();  // the directory may have changed
+  list_scenarios();  // the directory may have changed
   config_.tick_rate = 1.0 / world_.def().dt;     // the new world's own rate
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
@@ -376,6 +384,11 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   observe_.log(LogLevel::info, "world_replaced",
                {{"scenario", config_.scenario}, {"seed", std::to_string(world_.def().seed)}});
   restart_schedule();
+}
+
+void LocalWorld::list_scenarios() {
+  if (config_.list_scenarios) scenario_names_ = config_.list_scenarios();
+  if (config_.describe_scenarios) scenario_descriptions_ = config_.describe_scenarios();
 }
 
 void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,

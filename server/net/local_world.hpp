@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,8 @@ class LocalWorld final : public WorldSource {
   std::uint64_t obstacles_due_serial_ = 0;  // the snapshot that carries them again, changed or not
   std::uint64_t last_checkpoint_tick_ = 0;
   std::vector<std::string> scenario_names_;  // config.list_scenarios(), as welcomes list them
+  std::map<std::string, std::string> scenario_descriptions_;  // config.describe_scenarios()
+  void list_scenarios();
   std::deque<StepRun> step_runs_;
   bool step_slice_posted_ = false;
   // Read by /healthz on the I/O threads.

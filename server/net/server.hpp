@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,10 @@ struct ServerConfig {
   // The scenario names clients may load (welcome's `scenarios`): asked at start and again after
   // every reset and load_scenario, not for every welcome. None when empty.
   std::function<std::vector<std::string>()> list_scenarios;
+  // What each of those shows, by name (welcome's `descriptions`), asked with the list; and the
+  // running scenario's (welcome's `description`; load_scenario replaces it).
+  std::function<std::map<std::string, std::string>()> describe_scenarios;
+  std::string scenario_description;
   // Relay mode: ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves
   // (relay_upstream.hpp). The world given to the constructor is then unused: no tick loop runs
   // here. command_token is the upstream's: the relay's one link presents it, and the relay's

@@ -168,4 +168,29 @@ std::vector<std::string> list(std::string_view dir) {
   return names;
 }
 
+std::string cut_utf8(std::string text, std::size_t bytes) {
+  if (text.size() <= bytes) return text;
+  std::size_t n = bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // a continuation
+  text.resize(n);
+  return text;
+}
+
+std::map<std::string, std::string> describe(std::string_view dir) {
+  std::map<std::string, std::string> out;
+  for (const std::string& name : list(dir)) {
+    const fs::path path = fs::path(dir) / (name + ".json");
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec || size > kMaxDescribedFileBytes) continue;
+    std::ifstream in(path, std::ios::binary);
+    const auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object()) continue;
+    const auto it = doc.find("description");
+    if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) continue;
+    out[name] = cut_utf8(it->get<std::string>(), kMaxDescriptionBytes);
+  }
+  return out;
+}
+
 }  // namespace herd::scenario

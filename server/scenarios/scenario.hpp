@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,5 +54,15 @@ Loaded<sim::World> build_world(const Scenario& scenario, std::optional<std::uint
 
 // Names of the scenarios in `dir`, sorted.
 std::vector<std::string> list(std::string_view dir);
+
+// What each scenario of `dir` shows (its "description"), by name: those that have one, at most
+// kMaxDescriptionBytes each (cut at a character), from files of at most kMaxDescribedFileBytes
+// (larger ones, and those that do not parse, are left out).
+inline constexpr std::size_t kMaxDescriptionBytes = 600;
+inline constexpr std::size_t kMaxDescribedFileBytes = std::size_t{4} << 20;
+std::map<std::string, std::string> describe(std::string_view dir);
+
+// `text` cut to at most `bytes`, not inside a UTF-8 character.
+std::string cut_utf8(std::string text, std::size_t bytes);
 
 }  // namespace herd::scenario

@@ -342,6 +342,8 @@ TEST_F(CtlTest, InfoAndScenariosReadTheWelcome) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("demo32\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" (running)\n"), std::string::npos) << r.out;
+  // Each name with what it shows, as its file says.
+  EXPECT_NE(r.out.find("demo32\n  "), std::string::npos) << r.out;
 }
 
 TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {

@@ -6,7 +6,7 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { startServer, REPO_ROOT } from './lib/server.mjs';
@@ -50,6 +50,19 @@ describe('scenario bar', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
     const options = await page.locator('#scenario-pick option').evaluateAll((os) => os.map((o) => o.value));
     assert.deepEqual(options, onDisk);
     assert.equal(await page.title(), 'herd · default');
+    // What each shows: the welcome's descriptions, the files' own; the running one's a click away.
+    const described = Object.fromEntries(
+      onDisk.map((n) => [n, JSON.parse(readFileSync(path.join(REPO_ROOT, 'server', 'scenarios', `${n}.json`), 'utf8')).description]),
+    );
+    assert.deepEqual(watcher.welcome.descriptions, described);
+    assert.equal(watcher.welcome.description, described.default);
+    const titles = await page.locator('#scenario-pick option').evaluateAll((os) => os.map((o) => o.title));
+    assert.deepEqual(titles, onDisk.map((n) => described[n]));
+    assert.equal(await page.locator('#scenario-description').isVisible(), false);
+    await page.locator('#scenario-about').click();
+    await page.locator('#scenario-description', { hasText: described.default }).waitFor({ timeout: WAIT_MS });
+    await page.locator('#scenario-about').click();
+    await page.locator('#scenario-description').waitFor({ state: 'hidden', timeout: WAIT_MS });
     // Commanders get the controls enabled (step waits for a pause), and no note.
     for (const sel of ['#scenario-pick', '#pause-btn', '#reset-btn', '#tick-rate', '#snapshot-rate', '#step-ticks']) {
       assert.equal(await page.locator(sel).isEnabled(), true, `${sel} is disabled`);

@@ -107,6 +107,7 @@ TEST_F(ServerTest, AfterANewWorldsWelcomeEverySnapshotIsOfTheNewWorld) {
     if (const auto* w = std::get_if<protocol::Welcome>(&msg)) {
       EXPECT_FALSE(welcomed);
       EXPECT_EQ(w->world.width, 500);
+      EXPECT_EQ(w->description, "a narrower world") << "the loaded scenario's own";
       welcomed = true;
     } else if (const auto* snap = std::get_if<protocol::Snapshot>(&msg)) {
       if (welcomed) {
@@ -131,6 +132,8 @@ TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
   const auto first = wait_for<protocol::Welcome>(*c);
   EXPECT_EQ(first.scenario, "test-world");
   EXPECT_EQ(first.scenarios, (std::vector<std::string>{"other", "test-world"}));
+  EXPECT_EQ(first.descriptions, (std::map<std::string, std::string>{{"other", "a narrower world"}}));
+  EXPECT_EQ(first.description, "") << "the running one says nothing";
   EXPECT_FALSE(first.paused);
   auto viewer = greeted(protocol::Role::viewer);
   const auto running = wait_for<protocol::Snapshot>(*viewer);

@@ -50,6 +50,9 @@ class ServerTest : public ::testing::Test {
     };
     config.scenario = "test-world";
     config.list_scenarios = [] { return std::vector<std::string>{"other", "test-world"}; };
+    config.describe_scenarios = [] {
+      return std::map<std::string, std::string>{{"other", "a narrower world"}};
+    };
     configure(config, def);
     token_ = config.command_token;
     config.load_world =

@@ -272,7 +272,19 @@ TEST(ServerCodec, WelcomeCarriesTheScenarioItsChoicesAndThePause) {
   w.scenario = "demo32";
   w.scenarios = {"default", "demo32", "maze"};
   w.paused = true;
+  w.description = "thirty-two in a ring";
+  w.descriptions = {{"demo32", "thirty-two in a ring"}, {"maze", "a \"maze\""}};
   const std::string text = encode(w);
+  EXPECT_NE(text.find(R"("description":"thirty-two in a ring")"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("descriptions":{"demo32":"thirty-two in a ring","maze":"a \"maze\""})"),
+            std::string::npos)
+      << text;
+  w.description.clear();
+  w.descriptions.clear();
+  const std::string plain = encode(w);
+  EXPECT_EQ(plain.find("description"), std::string::npos) << "none: not told";
+  w.description = "thirty-two in a ring";
+  w.descriptions = {{"demo32", "thirty-two in a ring"}, {"maze", "a \"maze\""}};
   EXPECT_NE(
       text.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"),
       std::string::npos)

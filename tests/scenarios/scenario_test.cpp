@@ -100,5 +100,26 @@ TEST(Scenarios, ClientsLoadByNameOnlyAndEveryOtherNameGetsTheSameAnswer) {
   EXPECT_NE(first->find("default"), std::string::npos) << "the known names help: " << *first;
 }
 
+// What each shipped scenario shows, as welcomes list it: every one has a description, whole.
+TEST(Scenarios, EveryShippedScenarioIsDescribed) {
+  const auto names = list(HERD_SCENARIO_DIR);
+  const auto described = describe(HERD_SCENARIO_DIR);
+  ASSERT_EQ(described.size(), names.size());
+  for (const std::string& name : names) {
+    auto s = load(name, HERD_SCENARIO_DIR);
+    ASSERT_TRUE(std::holds_alternative<Scenario>(s)) << name;
+    EXPECT_EQ(described.at(name), std::get<Scenario>(s).description) << name;
+    EXPECT_LE(described.at(name).size(), kMaxDescriptionBytes) << name;
+  }
+}
+
+TEST(Scenarios, ALongDescriptionIsCutBetweenCharacters) {
+  EXPECT_EQ(cut_utf8("abc", 3), "abc");
+  EXPECT_EQ(cut_utf8("abcd", 3), "abc");
+  EXPECT_EQ(cut_utf8("ab\xc3\xa9", 3), "ab") << "not half of an e-acute";
+  EXPECT_EQ(cut_utf8("a\xe2\x80\x94z", 3), "a") << "not two thirds of an em dash";
+  EXPECT_EQ(cut_utf8("a\xe2\x80\x94z", 4), "a\xe2\x80\x94");
+}
+
 }  // namespace
 }  // namespace herd::scenario
