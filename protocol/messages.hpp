@@ -217,7 +217,7 @@ struct Welcome {
   std::vector<std::string> scenarios;  // the names load_scenario accepts, sorted
   // What each of `scenarios` shows, by name (those that say).
   std::map<std::string, std::string> descriptions;
-  bool paused = false;                 // the world is paused (step runs it by hand)
+  bool paused = false;  // the world is paused (step runs it by hand)
   // From a relay only: its link to the server it relays, "connected" or "reconnecting" (empty:
   // not a relay).
   std::string upstream;

@@ -219,8 +219,8 @@ int main(int argc, char** argv) {
   config.server.describe_scenarios = [dir = config.scenario_dir] {
     return scenario::describe(dir);
   };
-  config.server.scenario_description = scenario::cut_utf8(sc.description,
-                                                          scenario::kMaxDescriptionBytes);
+  config.server.scenario_description =
+      scenario::cut_utf8(sc.description, scenario::kMaxDescriptionBytes);
   config.server.load_world =
       [dir = config.scenario_dir, max_agents = config.max_agents](
           const std::string& name,

@@ -371,8 +371,8 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   world_.set_executor(&pool_);
   config_.scenario = std::move(scenario);
-  list_scenarios();  // the directory may have changed
-  config_.tick_rate = 1.0 / world_.def().dt;     // the new world's own rate
+  list_scenarios();                           // the directory may have changed
+  config_.tick_rate = 1.0 / world_.def().dt;  // the new world's own rate
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
   map_version_sent_ = world_.map_version();

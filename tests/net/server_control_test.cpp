@@ -132,7 +132,8 @@ TEST_F(ServerTest, WelcomesTellTheScenarioAndThePauseAndSnapshotsAreNumbered) {
   const auto first = wait_for<protocol::Welcome>(*c);
   EXPECT_EQ(first.scenario, "test-world");
   EXPECT_EQ(first.scenarios, (std::vector<std::string>{"other", "test-world"}));
-  EXPECT_EQ(first.descriptions, (std::map<std::string, std::string>{{"other", "a narrower world"}}));
+  EXPECT_EQ(first.descriptions,
+            (std::map<std::string, std::string>{{"other", "a narrower world"}}));
   EXPECT_EQ(first.description, "") << "the running one says nothing";
   EXPECT_FALSE(first.paused);
   auto viewer = greeted(protocol::Role::viewer);

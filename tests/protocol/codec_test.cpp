@@ -286,9 +286,9 @@ TEST(ServerCodec, WelcomeCarriesTheScenarioItsChoicesAndThePause) {
   w.description = "thirty-two in a ring";
   w.descriptions = {{"demo32", "thirty-two in a ring"}, {"maze", "a \"maze\""}};
   EXPECT_NE(
-      text.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"),
+      plain.find(R"("scenario":"demo32","scenarios":["default","demo32","maze"],"paused":true)"),
       std::string::npos)
-      << text;
+      << plain;
   const auto back = decode_server(text);
   ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
   EXPECT_EQ(std::get<Welcome>(std::get<ServerMessage>(back)), w);
