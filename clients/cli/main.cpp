@@ -133,7 +133,9 @@ int main(int argc, char** argv) {
          "the server's command token (prefer the variable: ps shows flags); on this machine, "
          "read from the server's runtime file when not given")
       ->envname("HERD_COMMAND_TOKEN");
-  app.add_flag("--json", out.as_json, "print the server's answers as JSON lines, as they came");
+  app.add_flag("--json", out.as_json,
+               "print the server's answers as JSON lines, as they came (hops: its report as one "
+               "JSON line)");
   client::TlsOptions tls;
   app.add_option("--ca-file", tls.ca_file, "wss://: also trust the certificates in this PEM file")
       ->envname("HERD_CA_FILE")
@@ -182,7 +184,7 @@ int main(int argc, char** argv) {
   double hop_seconds = 10;
   auto* hops = app.add_subcommand("hops",
                                   "the latency relays add: a viewer on the server (--url) and one "
-                                  "on each relay, compared tick by tick");
+                                  "on each relay, compared tick by tick; a row per hop");
   hops->add_option("--relay", relay_urls, "a relay's WebSocket URL (repeat for several)")
       ->required();
   hops->add_option("--duration", hop_seconds, "seconds")
@@ -272,7 +274,7 @@ int main(int argc, char** argv) {
                     "--relay must look like ws://HOST:PORT/ws, not '" + text + "': " + *why);
       relays.push_back(std::get<cli::Url>(r));
     }
-    return cli::run_hops(*url, relays, hop_seconds);
+    return cli::run_hops(*url, relays, hop_seconds, out.as_json);
   }
   if (load->parsed()) {
     load_opts.token = token;

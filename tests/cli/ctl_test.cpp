@@ -368,6 +368,58 @@ TEST_F(CtlTest, SendTakesJsonLinesAndPrintsEveryAnswer) {
   EXPECT_NE(r.out.find("line 1 is not a JSON object"), std::string::npos) << r.out;
 }
 
+// hops through a relay in front of the test's server: for people, a row per hop (its URL, server
+// or relay, a relay's upstream state, the latency it adds); with --json, the same as one line.
+TEST_F(CtlTest, HopsPrintsARowPerHopAndJsonWhenAsked) {
+  ASSERT_GT(port_, 0);
+  const fs::path log = *dir_ / "relay.log";
+  Process relay({"--relay", "ws://127.0.0.1:" + std::to_string(port_) + "/ws", "--address",
+                 "127.0.0.1", "--port", "0"},
+                log, HERD_SERVER_BIN, Commands::as_user);
+  const int relay_port = listening_port(log);
+  ASSERT_GT(relay_port, 0) << slurp(log);
+  const std::string server_url = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
+  const std::string relay_url = "ws://127.0.0.1:" + std::to_string(relay_port) + "/ws";
+  CtlRun r = ctl({"hops", "--relay", relay_url, "--duration", "1"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(^hop +role +upstream +snapshots +on both +added p50 +p99 +max\n)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\n" + server_url + R"( +server +- +[1-9]\d* +- +- +- +-\n)")))
+      << r.out;
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(
+      r.out, row,
+      std::regex(
+          "\n" + relay_url +
+          R"( +relay +connected +[1-9]\d* +([1-9]\d*) +([\d.]+) ms +([\d.]+) ms +([\d.]+) ms\n)")))
+      << r.out;
+  EXPECT_LE(std::stod(row[2]), std::stod(row[3])) << "p50 <= p99: " << r.out;
+  EXPECT_LE(std::stod(row[3]), std::stod(row[4])) << "p99 <= max: " << r.out;
+  EXPECT_NE(r.out.find("a snapshot every 50 ms\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('{'), std::string::npos) << "no JSON without --json: " << r.out;
+
+  r = ctl({"--json", "hops", "--relay", relay_url, "--duration", "1"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << "one JSON line: " << r.out;
+  EXPECT_EQ(report["snapshot_interval_ms"], 50) << r.out;
+  EXPECT_EQ(report["server_url"], server_url) << r.out;
+  EXPECT_EQ(report["server_role"], "server") << r.out;
+  EXPECT_GT(report["server_snapshots"].get<int>(), 0) << r.out;
+  ASSERT_EQ(report["relays"].size(), 1u) << r.out;
+  const auto& hop = report["relays"][0];
+  EXPECT_EQ(hop["url"], relay_url) << r.out;
+  EXPECT_EQ(hop["role"], "relay") << r.out;
+  EXPECT_EQ(hop["upstream"], "connected") << r.out;
+  EXPECT_GT(hop["common"].get<int>(), 0) << r.out;
+  EXPECT_LE(hop["added_ms_p50"].get<double>(), hop["added_ms_p99"].get<double>()) << r.out;
+
+  // A relay that cannot be reached: exit 3, as for any server.
+  EXPECT_EQ(ctl({"hops", "--relay", "ws://127.0.0.1:1/ws", "--duration", "0.5"}).status, 3);
+}
+
 TEST_F(CtlTest, AnUnreachableServerExitsThree) {
   const CtlRun r = ctl({"pause"}, "ws://127.0.0.1:1/ws");
   EXPECT_EQ(r.status, 3);
