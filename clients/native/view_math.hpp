@@ -4,36 +4,26 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+
+#include "native/palette.hpp"  // generated from clients/web/palette.json (cmake/palette_header.cmake)
+#include "native/rgb.hpp"
 
 namespace herd::view {
 
-struct Rgb {
-  std::uint8_t r = 0, g = 0, b = 0;
-  friend bool operator==(const Rgb&, const Rgb&) = default;
-};
-
-// The browser's palette (clients/web/theme.js), so both viewers read alike.
+// The colours both viewers draw (the ground, obstacles, walls, selection, the collision red, the
+// groups) are the palette's, generated into namespace colour from the one file the browser reads
+// too; here only those herd-view alone has.
 namespace colour {
-inline constexpr Rgb kOutside{0x0b, 0x0f, 0x14};  // window outside the world
-inline constexpr Rgb kWorld{0x14, 0x1b, 0x24};    // the world rectangle
-inline constexpr Rgb kWorldEdge{0x2e, 0x3d, 0x4f};
-inline constexpr Rgb kObstacle{0x87, 0x8d, 0x96};  // stone grey, unlike any group hue
-inline constexpr Rgb kObstacleRim{0x3f, 0x45, 0x4d};
-inline constexpr Rgb kCollided{0xff, 0x1f, 0x1f};  // seed 003: red until the goal is reached
-inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};
-inline constexpr Rgb kSelection{0xff, 0xff, 0xff};
-inline constexpr Rgb kTarget{0xff, 0xff, 0xff};
-inline constexpr Rgb kWall{0x3a, 0x46, 0x56};
-inline constexpr Rgb kFloor{0x19, 0x22, 0x2d};
+inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};  // the browser's white at 0.8 over its dark ground
 inline constexpr Rgb kText{0xe0, 0xe6, 0xee};
 inline constexpr Rgb kTextBad{0xff, 0x6b, 0x6b};
-inline constexpr Rgb kGroups[8] = {{0x4c, 0xc9, 0xf0}, {0xff, 0x6b, 0x6b}, {0xff, 0xd1, 0x66},
-                                   {0x06, 0xd6, 0xa0}, {0xc7, 0x7d, 0xff}, {0xff, 0x9f, 0x1c},
-                                   {0xf1, 0x5b, 0xb5}, {0xa3, 0xe6, 0x35}};
 }  // namespace colour
 
-// Group g uses g mod 8, as the browser does.
-inline Rgb group_colour(unsigned group) { return colour::kGroups[group % 8]; }
+// Group g uses g mod the palette's size, as the browser does.
+inline Rgb group_colour(unsigned group) {
+  return colour::kGroups[group % std::size(colour::kGroups)];
+}
 
 // Pixels left round the world when it is fitted to the window.
 inline constexpr double kFitMargin = 8;
