@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <numbers>
 
 #include "native/font.hpp"
@@ -16,6 +18,13 @@ void set_colour(SDL_Renderer* r, Rgb c, std::uint8_t alpha = 255) {
   SDL_SetRenderDrawColor(r, c.r, c.g, c.b, alpha);
 }
 
+// Pixels xa..xb of row y. A rectangle, not SDL_RenderDrawLine: a line whose ends are one pixel
+// draws nothing with some of SDL's line methods, and a circle's top and bottom rows are one pixel.
+void span(SDL_Renderer* r, int xa, int xb, int y) {
+  const SDL_Rect row{xa, y, xb - xa + 1, 1};
+  SDL_RenderFillRect(r, &row);
+}
+
 // Scanlines: SDL2's renderer has no circle. The centre pixel is always lit, so tiny agents stay
 // visible when zoomed out.
 void fill_circle(SDL_Renderer* r, double cx, double cy, double radius) {
@@ -23,7 +32,28 @@ void fill_circle(SDL_Renderer* r, double cx, double cy, double radius) {
   const int x0 = static_cast<int>(std::lround(cx)), y0 = static_cast<int>(std::lround(cy));
   for (int dy = -rad; dy <= rad; ++dy) {
     const int dx = static_cast<int>(std::sqrt(static_cast<double>(rad * rad - dy * dy)));
-    SDL_RenderDrawLine(r, x0 - dx, y0 + dy, x0 + dx, y0 + dy);
+    span(r, x0 - dx, x0 + dx, y0 + dy);
+  }
+}
+
+// The pixels round a filled circle of `radius` (as fill_circle rounds it) out to `width` more
+// pixels: an outline that touches the disc and covers none of it.
+void fill_ring(SDL_Renderer* r, double cx, double cy, double radius, int width) {
+  const int in = std::max(1, static_cast<int>(std::lround(radius))), out = in + width;
+  const int x0 = static_cast<int>(std::lround(cx)), y0 = static_cast<int>(std::lround(cy));
+  const auto half_chord = [](int rad, int dy) {
+    return static_cast<int>(std::sqrt(static_cast<double>(rad * rad - dy * dy)));
+  };
+  for (int dy = -out; dy <= out; ++dy) {
+    const int xo = half_chord(out, dy);
+    if (std::abs(dy) > in) {
+      span(r, x0 - xo, x0 + xo, y0 + dy);
+      continue;
+    }
+    const int xi = half_chord(in, dy);
+    if (xo <= xi) continue;
+    span(r, x0 - xo, x0 - xi - 1, y0 + dy);
+    span(r, x0 + xi + 1, x0 + xo, y0 + dy);
   }
 }
 
@@ -89,12 +119,20 @@ void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState
   }
 }
 
+// Bodies in their group colours, then a red ring round each collided one (over every body, so it
+// shows on top of its crowd; the body keeps its colour), then headings and selection rings.
 void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
                  const Camera& cam) {
   for (const auto& a : agents) {
+    set_colour(r, group_colour(a.group));
+    fill_circle(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale);
+  }
+  set_colour(r, colour::kCollided);
+  for (const auto& a : agents)
+    if (a.collided)
+      fill_ring(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale, kCollidedRingPx);
+  for (const auto& a : agents) {
     const double sx = cam.to_screen_x(a.x), sy = cam.to_screen_y(a.y), sr = a.r * cam.scale;
-    set_colour(r, a.collided ? colour::kCollided : group_colour(a.group));
-    fill_circle(r, sx, sy, sr);
     // Heading: from the rim outwards along the velocity, so the body's colour stays readable.
     const double speed = std::hypot(a.vx, a.vy);
     if (speed > 1e-3) {

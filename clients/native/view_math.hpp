@@ -1,8 +1,10 @@
-// herd-view's camera and colours: header-only so the screenshot test computes pixels with the very
-// functions the viewer draws with (a picture and its check cannot disagree).
+// herd-view's camera, colours and the sizes of what it draws round agents: header-only so the
+// screenshot test computes pixels with the very functions the viewer draws with (a picture and its
+// check cannot disagree).
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 
@@ -11,7 +13,7 @@
 
 namespace herd::view {
 
-// The colours both viewers draw (the ground, obstacles, walls, selection, the collision red, the
+// The colours both viewers draw (the ground, obstacles, walls, selection, the collision ring, the
 // groups) are the palette's, generated into namespace colour from the one file the browser reads
 // too; here only those herd-view alone has.
 namespace colour {
@@ -24,6 +26,11 @@ inline constexpr Rgb kTextBad{0xff, 0x6b, 0x6b};
 inline Rgb group_colour(unsigned group) {
   return colour::kGroups[group % std::size(colour::kGroups)];
 }
+
+// The ring round a collided agent, window pixels: from its rim outwards, inside the selection ring
+// (3 px out), so the whole body keeps its group colour (clients/web/agent_layer.js draws the
+// same).
+inline constexpr int kCollidedRingPx = 2;
 
 // Pixels left round the world when it is fitted to the window.
 inline constexpr double kFitMargin = 8;

@@ -2,7 +2,7 @@
 // The viewer's colours, in one place: view.js, map_view.js and the tests (through window.herd.theme)
 // all read them from here, so a picture and its check cannot disagree.
 //
-// The colours both viewers draw (the ground, obstacles, walls, selection, the collision red, the
+// The colours both viewers draw (the ground, obstacles, walls, selection, the collision ring, the
 // groups) come from palette.json, the one palette of the browser and of herd-view (CMake turns it
 // into a C++ header for herd-view: cmake/palette_header.cmake). It lives here because the server
 // serves this directory and installs it as it is; herd-view reads it only when it is built.
@@ -11,7 +11,8 @@
 //   rim so they read as solid terrain rather than as another unit.
 // - wall, floor: the tile map's walls (raised slate blocks, darker than the obstacles' stone) and
 //   its floor, a shade off the world's ground.
-// - collided: an agent that has collided since it last reached its goal or came to rest. A deep
+// - collided: the ring round an agent that has collided since it last reached its goal or came to
+//   rest (its body keeps its group colour: a crowd that has crossed is not a sea of red). A deep
 //   red, chosen with the groups' palette so that no group colour comes near it for people who see
 //   colours differently too: tests/web/palette.test.mjs measures the distances (CIELAB) as
 //   trichromats, protanopes and deuteranopes see them. (A bright #ff1f1f was 16 apart from the

@@ -1,12 +1,20 @@
-// herd-view's palette: the compiled palette against the file the browser imports
-// (clients/web/palette.json; palette.test.mjs measures its colours apart).
+// herd-view's palette and drawing, in process: the compiled palette against the file the browser
+// imports (clients/web/palette.json; palette.test.mjs measures its colours apart), and frames drawn
+// by draw_frame onto a software renderer's surface, read back pixel by pixel: a collided agent
+// keeps its group colour inside a red ring.
+#include <SDL.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "native/render.hpp"
 #include "native/view_math.hpp"
+#include "native/viewer.hpp"
 
 namespace herd {
 namespace {
@@ -48,6 +56,94 @@ TEST(ViewPalette, IsThePaletteFileTheBrowserImports) {
   EXPECT_EQ(str(view::colour::kCollided), str(from_hex(palette.at("collided").get<std::string>())));
   EXPECT_EQ(str(view::colour::kObstacle), str(from_hex(palette.at("obstacle").get<std::string>())));
   EXPECT_EQ(str(view::colour::kWorld), str(from_hex(palette.at("world").get<std::string>())));
+}
+
+// A software renderer drawing into a 816 x 616 surface: an 800 x 600 world fits it at scale 1,
+// 8 pixels in (kFitMargin), so world (x, y) is pixel (x + 8, y + 8).
+class DrawFrameTest : public ::testing::Test {
+ protected:
+  static constexpr int kW = 816, kH = 616;
+  static constexpr double kOffset = 8;
+
+  void SetUp() override {
+    surface_ = SDL_CreateRGBSurfaceWithFormat(0, kW, kH, 32, SDL_PIXELFORMAT_ARGB8888);
+    ASSERT_NE(surface_, nullptr) << SDL_GetError();
+    renderer_ = SDL_CreateSoftwareRenderer(surface_);
+    ASSERT_NE(renderer_, nullptr) << SDL_GetError();
+    protocol::Welcome w;
+    w.world = {800, 600};
+    w.snapshot_rate = 20;
+    protocol::MapState map;
+    map.width = 20;
+    map.height = 15;
+    map.tile_size = 40;
+    map.rows.assign(15, std::string(20, '.'));
+    w.map = map;
+    viewer_.on_message(w, {});
+  }
+  void TearDown() override {
+    if (renderer_) SDL_DestroyRenderer(renderer_);
+    if (surface_) SDL_FreeSurface(surface_);
+  }
+
+  // Draws the frame at `now` after snapshot `s` arrived at `arrived`.
+  void draw(const protocol::Snapshot& s, view::Viewer::Time arrived = {},
+            view::Viewer::Time now = {}) {
+    viewer_.on_message(s, arrived);
+    ASSERT_EQ(view::fit_camera(800, 600, kW, kH).scale, 1);
+    view::draw_frame(renderer_, viewer_, now, view::Overlay{});
+    SDL_RenderPresent(renderer_);
+  }
+
+  // The pixel at world (x, y) plus (dx, dy) pixels.
+  Rgb at(double x, double y, int dx = 0, int dy = 0) const {
+    const int px = static_cast<int>(std::lround(x + kOffset)) + dx,
+              py = static_cast<int>(std::lround(y + kOffset)) + dy;
+    std::uint32_t v = 0;
+    std::memcpy(
+        &v, static_cast<const std::uint8_t*>(surface_->pixels) + py * surface_->pitch + px * 4, 4);
+    Rgb c;
+    SDL_GetRGB(v, surface_->format, &c.r, &c.g, &c.b);
+    return c;
+  }
+
+  SDL_Surface* surface_ = nullptr;
+  SDL_Renderer* renderer_ = nullptr;
+  view::Viewer viewer_;
+};
+
+protocol::AgentState agent(std::uint32_t id, double x, double y, std::uint8_t group, double r) {
+  protocol::AgentState a;
+  a.id = id;
+  a.x = x;
+  a.y = y;
+  a.r = r;
+  a.group = group;
+  return a;
+}
+
+TEST_F(DrawFrameTest, ACollidedAgentKeepsItsGroupColourInsideARedRing) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 200, 300, 1, 10), agent(2, 500, 300, 4, 10)};
+  s.agents[0].collided = true;
+  draw(s);
+  for (const auto& a : s.agents) {
+    SCOPED_TRACE("agent " + std::to_string(a.id));
+    const Rgb body = view::group_colour(a.group);
+    // The body is its group's colour to its rim (radius 10 pixels) ...
+    EXPECT_EQ(str(at(a.x, a.y)), str(body));
+    EXPECT_EQ(str(at(a.x, a.y, 10, 0)), str(body));
+    EXPECT_EQ(str(at(a.x, a.y, 0, -10)), str(body));
+    // ... and just outside it, the red ring (kCollidedRingPx wide) while collided, else the ground.
+    const Rgb ring = a.collided ? view::colour::kCollided : view::colour::kWorld;
+    for (int d = 11; d <= 10 + view::kCollidedRingPx; ++d) {
+      EXPECT_EQ(str(at(a.x, a.y, d, 0)), str(ring)) << d;
+      EXPECT_EQ(str(at(a.x, a.y, -d, 0)), str(ring)) << d;
+      EXPECT_EQ(str(at(a.x, a.y, 0, d)), str(ring)) << d;
+    }
+    EXPECT_EQ(str(at(a.x, a.y, 11 + view::kCollidedRingPx, 0)), str(view::colour::kWorld));
+  }
 }
 
 }  // namespace
