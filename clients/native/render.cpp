@@ -57,6 +57,20 @@ void fill_ring(SDL_Renderer* r, double cx, double cy, double radius, int width) 
   }
 }
 
+// A straight line `width` pixels wide with square ends at the points (butt caps), as a quad.
+void thick_line(SDL_Renderer* r, SDL_FPoint a, SDL_FPoint b, double width, SDL_Color c) {
+  const double len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len < 1e-6) return;
+  const float nx = static_cast<float>(-(b.y - a.y) / len * width / 2),
+              ny = static_cast<float>((b.x - a.x) / len * width / 2);
+  const SDL_Vertex v[4] = {{{a.x + nx, a.y + ny}, c, {}},
+                           {{b.x + nx, b.y + ny}, c, {}},
+                           {{b.x - nx, b.y - ny}, c, {}},
+                           {{a.x - nx, a.y - ny}, c, {}}};
+  const int quad[6] = {0, 1, 2, 0, 2, 3};
+  SDL_RenderGeometry(r, nullptr, v, 4, quad, 6);
+}
+
 void draw_circle(SDL_Renderer* r, double cx, double cy, double radius) {
   constexpr int kSegments = 32;
   SDL_FPoint pts[kSegments + 1];
@@ -88,6 +102,36 @@ void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
   }
   set_colour(r, colour::kWorldEdge);
   SDL_RenderDrawRectF(r, &world);
+}
+
+// The no-backtracking walkers' trails (agents whose snapshot carries `history`), as the browser
+// draws them (clients/web/map_view.js): a square on the centre of each tile visited, joined by a
+// line, in the walker's group colour, the newest opaque and the oldest faint. Over the map, under
+// everything else. Binary snapshots carry no history (but for inspected agents): no trail then.
+void draw_trails(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
+                 const Camera& cam) {
+  const auto& map = v.map();
+  if (!map || map->tile_size <= 0) return;
+  const double tile_px = map->tile_size * cam.scale;
+  const double width = trail_width_px(tile_px), mark = trail_mark_px(tile_px);
+  for (const auto& a : agents) {
+    const std::size_t n = a.history.size();
+    if (n == 0) continue;
+    const Rgb c = group_colour(a.group);
+    SDL_FPoint prev{};
+    for (std::size_t i = 0; i < n; ++i) {
+      const SDL_FPoint p{
+          static_cast<float>(cam.to_screen_x((a.history[i].x + 0.5) * map->tile_size)),
+          static_cast<float>(cam.to_screen_y((a.history[i].y + 0.5) * map->tile_size))};
+      const auto alpha = static_cast<std::uint8_t>(std::lround(255 * trail_alpha(i, n)));
+      if (i > 0) thick_line(r, prev, p, width, SDL_Color{c.r, c.g, c.b, alpha});
+      set_colour(r, c, alpha);
+      const SDL_FRect square{static_cast<float>(p.x - mark / 2), static_cast<float>(p.y - mark / 2),
+                             static_cast<float>(mark), static_cast<float>(mark)};
+      SDL_RenderFillRectF(r, &square);
+      prev = p;
+    }
+  }
 }
 
 void draw_obstacles(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
@@ -175,6 +219,7 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     const Camera cam = viewer.camera(w, h);
     const auto agents = viewer.agents_at(now);
     draw_world(r, viewer, cam);
+    draw_trails(r, viewer, agents, cam);
     draw_obstacles(r, viewer, cam);
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);

@@ -32,6 +32,16 @@ inline Rgb group_colour(unsigned group) {
 // same).
 inline constexpr int kCollidedRingPx = 2;
 
+// A no-backtracking walker's trail, as clients/web/map_view.js draws it: a square on the centre of
+// each tile of its history joined by a line, in its group colour, fading with age.
+// The opacity at history entry i of n (0 the oldest): the newest opaque, the oldest 0.15.
+inline double trail_alpha(std::size_t i, std::size_t n) {
+  return n <= 1 ? 1.0 : 1.0 - 0.85 * static_cast<double>(n - 1 - i) / static_cast<double>(n - 1);
+}
+// The line's width and the square's side, window pixels, for tiles `tile_px` wide.
+inline double trail_width_px(double tile_px) { return std::max(2.0, tile_px * 0.1); }
+inline double trail_mark_px(double tile_px) { return std::max(3.0, tile_px * 0.22); }
+
 // Pixels left round the world when it is fitted to the window.
 inline constexpr double kFitMargin = 8;
 

@@ -1,7 +1,7 @@
 // herd-view's palette and drawing, in process: the compiled palette against the file the browser
 // imports (clients/web/palette.json; palette.test.mjs measures its colours apart), and frames drawn
 // by draw_frame onto a software renderer's surface, read back pixel by pixel: a collided agent
-// keeps its group colour inside a red ring.
+// keeps its group colour inside a red ring, a walker's trail is drawn as the browser draws it.
 #include <SDL.h>
 #include <gtest/gtest.h>
 
@@ -144,6 +144,57 @@ TEST_F(DrawFrameTest, ACollidedAgentKeepsItsGroupColourInsideARedRing) {
     }
     EXPECT_EQ(str(at(a.x, a.y, 11 + view::kCollidedRingPx, 0)), str(view::colour::kWorld));
   }
+}
+
+// What `c` at opacity `alpha` (0..255) over `under` blends to.
+Rgb over(Rgb c, int alpha, Rgb under) {
+  const auto mix = [&](int a, int b) {
+    return static_cast<std::uint8_t>((a * alpha + b * (255 - alpha) + 127) / 255);
+  };
+  return {mix(c.r, under.r), mix(c.g, under.g), mix(c.b, under.b)};
+}
+
+void expect_near(Rgb got, Rgb want, int tolerance, const std::string& what) {
+  EXPECT_LE(std::abs(got.r - want.r), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+  EXPECT_LE(std::abs(got.g - want.g), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+  EXPECT_LE(std::abs(got.b - want.b), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+}
+
+TEST_F(DrawFrameTest, AWalkersTrailIsASquarePerTileJoinedByALineFadingWithAge) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  // Tiles 40 units (pixels) wide: the line is 4 pixels wide, the squares 8.8 pixels.
+  ASSERT_DOUBLE_EQ(view::trail_width_px(40), 4);
+  ASSERT_NEAR(view::trail_mark_px(40), 8.8, 1e-9);
+  auto walker = agent(1, 7.5 * 40, 3.5 * 40, 2, 8);  // on the tile after its history
+  walker.history = {{2, 3}, {3, 3}, {4, 3}, {5, 3}, {6, 3}};
+  auto plain = agent(2, 300, 500, 2, 8);  // no history: no trail
+  s.agents = {walker, plain};
+  draw(s);
+  const Rgb g = view::group_colour(2), ground = view::colour::kWorld;
+  const auto centre = [](int tile) { return (tile + 0.5) * 40; };
+  const std::size_t n = walker.history.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = centre(walker.history[i].x), y = centre(walker.history[i].y);
+    const int alpha = static_cast<int>(std::lround(255 * view::trail_alpha(i, n)));
+    // The square, above the line (2 pixels each side of the centre): only the square's colour.
+    expect_near(at(x, y, 0, -3), over(g, alpha, ground), 3, "square " + std::to_string(i));
+    // Beside the square: the ground.
+    EXPECT_EQ(str(at(x, y, 0, -6)), str(ground)) << "above square " << i;
+    if (i == 0) continue;
+    // Half way from the previous tile: the line, in the newer tile's opacity; off it, the ground.
+    const double mx = (centre(walker.history[i - 1].x) + x) / 2;
+    expect_near(at(mx, y), over(g, alpha, ground), 3, "line to " + std::to_string(i));
+    EXPECT_EQ(str(at(mx, y, 0, -4)), str(ground)) << "beside the line to " << i;
+  }
+  EXPECT_DOUBLE_EQ(view::trail_alpha(n - 1, n), 1.0);  // the newest is opaque
+  EXPECT_EQ(str(at(centre(6), centre(3), 0, -3)), str(g));
+  EXPECT_NEAR(view::trail_alpha(0, n), 0.15, 1e-12);  // the oldest faint
+  // The agent without a history leaves no mark round it.
+  EXPECT_EQ(str(at(plain.x - 40, plain.y)), str(ground));
 }
 
 }  // namespace
