@@ -193,6 +193,20 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
   }
 }
 
+// Each collision's flash at its point (flash_ring), over the agents: a 2-pixel ring and a dot.
+void draw_flashes(SDL_Renderer* r, const Viewer& v, Viewer::Time now, const Camera& cam) {
+  for (const auto& f : v.flashes()) {
+    const FlashRing ring = flash_ring(f.impulse, std::chrono::duration<double>(now - f.at).count());
+    if (ring.alpha <= 0) continue;
+    const double sx = cam.to_screen_x(f.x), sy = cam.to_screen_y(f.y);
+    set_colour(r, colour::kFlash, static_cast<std::uint8_t>(std::lround(255 * ring.alpha)));
+    draw_circle(r, sx, sy, ring.r - 0.5);
+    draw_circle(r, sx, sy, ring.r + 0.5);
+    const SDL_FRect dot{static_cast<float>(sx - 1.5), static_cast<float>(sy - 1.5), 3, 3};
+    SDL_RenderFillRectF(r, &dot);
+  }
+}
+
 void draw_overlay(SDL_Renderer* r, const Overlay& overlay, int scale) {
   if (overlay.box) {
     set_colour(r, colour::kSelection, 200);
@@ -223,6 +237,7 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     draw_obstacles(r, viewer, cam);
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);
+    draw_flashes(r, viewer, now, cam);
   }
   draw_overlay(r, overlay, text_scale(w, h));
 }

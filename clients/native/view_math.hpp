@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -41,6 +42,23 @@ inline double trail_alpha(std::size_t i, std::size_t n) {
 // The line's width and the square's side, window pixels, for tiles `tile_px` wide.
 inline double trail_width_px(double tile_px) { return std::max(2.0, tile_px * 0.1); }
 inline double trail_mark_px(double tile_px) { return std::max(3.0, tile_px * 0.22); }
+
+// A collision's flash at its point, as clients/web/view_marks.js draws it: a ring in the palette's
+// flash colour that grows from a dot and fades over kFlashSeconds, to a size that says, a little,
+// how hard the hit was (log2: a hit ten times harder is only a few pixels larger), and a 3-pixel
+// dot on the point.
+inline constexpr double kFlashSeconds = 0.5;
+struct FlashRing {
+  double r = 0;      // window pixels
+  double alpha = 0;  // 0..1
+};
+// The ring `age` seconds after a collision of `impulse`; none (alpha 0) once it has faded.
+inline FlashRing flash_ring(double impulse, double age) {
+  const double t = age / kFlashSeconds;
+  if (!(t >= 0 && t < 1)) return {};
+  const double full = std::min(28.0, 7 + 4 * std::log2(1 + std::max(0.0, impulse) / 40));
+  return {2 + (full - 2) * std::sqrt(t), 1 - t};
+}
 
 // Pixels left round the world when it is fitted to the window.
 inline constexpr double kFitMargin = 8;

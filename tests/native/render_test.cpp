@@ -1,7 +1,8 @@
 // herd-view's palette and drawing, in process: the compiled palette against the file the browser
 // imports (clients/web/palette.json; palette.test.mjs measures its colours apart), and frames drawn
 // by draw_frame onto a software renderer's surface, read back pixel by pixel: a collided agent
-// keeps its group colour inside a red ring, a walker's trail is drawn as the browser draws it.
+// keeps its group colour inside a red ring, a walker's trail and a collision's flash are drawn as
+// the browser draws them.
 #include <SDL.h>
 #include <gtest/gtest.h>
 
@@ -195,6 +196,46 @@ TEST_F(DrawFrameTest, AWalkersTrailIsASquarePerTileJoinedByALineFadingWithAge) {
   EXPECT_NEAR(view::trail_alpha(0, n), 0.15, 1e-12);  // the oldest faint
   // The agent without a history leaves no mark round it.
   EXPECT_EQ(str(at(plain.x - 40, plain.y)), str(ground));
+}
+
+TEST_F(DrawFrameTest, ACollisionFlashesAtItsPointThenFades) {
+  using std::chrono::milliseconds;
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 100, 100, 0, 8)};
+  protocol::CollisionState c;
+  c.a = 1;
+  c.b = 2;
+  c.x = 400;
+  c.y = 300;
+  c.impulse = 40;
+  s.collisions = {c};
+  const view::Viewer::Time t0{std::chrono::seconds(100)};
+  // A quarter of the way through: the dot at the point, and the ring (to 11 pixels for this
+  // impulse) half grown, three quarters opaque.
+  draw(s, t0, t0 + milliseconds(125));
+  const view::FlashRing ring = view::flash_ring(40, 0.125);
+  ASSERT_NEAR(ring.alpha, 0.75, 1e-9);
+  ASSERT_NEAR(ring.r, 2 + (11 - 2) * 0.5, 1e-9);
+  const Rgb lit = over(view::colour::kFlash, 191, view::colour::kWorld);
+  expect_near(at(400, 300), lit, 3, "the dot");
+  // The ring is two 1-pixel circles, at r -+ 0.5: above the point, one of the two rows there is lit
+  // at least as brightly (where a circle's segments meet, a pixel may be blended twice).
+  const auto lit_at = [&](int dy) {
+    const Rgb p = at(400, 300, 0, dy);
+    return p.r + 3 >= lit.r && p.g + 3 >= lit.g && p.b + 3 >= lit.b;
+  };
+  EXPECT_TRUE(lit_at(-6) || lit_at(-7))
+      << str(at(400, 300, 0, -6)) << " " << str(at(400, 300, 0, -7));
+  EXPECT_EQ(str(at(400, 300, 0, -3)), str(view::colour::kWorld)) << "inside the ring";
+  // Faded after kFlashSeconds, and forgotten by the next snapshot after that.
+  view::draw_frame(renderer_, viewer_, t0 + milliseconds(500), view::Overlay{});
+  EXPECT_EQ(str(at(400, 300)), str(view::colour::kWorld));
+  EXPECT_EQ(viewer_.flashes().size(), 1u);
+  s.tick = 2;
+  s.collisions.clear();
+  draw(s, t0 + milliseconds(500), t0 + milliseconds(500));
+  EXPECT_TRUE(viewer_.flashes().empty());
 }
 
 }  // namespace
