@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <numbers>
 
 #include "native/font.hpp"
@@ -16,6 +18,13 @@ void set_colour(SDL_Renderer* r, Rgb c, std::uint8_t alpha = 255) {
   SDL_SetRenderDrawColor(r, c.r, c.g, c.b, alpha);
 }
 
+// Pixels xa..xb of row y. A rectangle, not SDL_RenderDrawLine: a line whose ends are one pixel
+// draws nothing with some of SDL's line methods, and a circle's top and bottom rows are one pixel.
+void span(SDL_Renderer* r, int xa, int xb, int y) {
+  const SDL_Rect row{xa, y, xb - xa + 1, 1};
+  SDL_RenderFillRect(r, &row);
+}
+
 // Scanlines: SDL2's renderer has no circle. The centre pixel is always lit, so tiny agents stay
 // visible when zoomed out.
 void fill_circle(SDL_Renderer* r, double cx, double cy, double radius) {
@@ -23,8 +32,43 @@ void fill_circle(SDL_Renderer* r, double cx, double cy, double radius) {
   const int x0 = static_cast<int>(std::lround(cx)), y0 = static_cast<int>(std::lround(cy));
   for (int dy = -rad; dy <= rad; ++dy) {
     const int dx = static_cast<int>(std::sqrt(static_cast<double>(rad * rad - dy * dy)));
-    SDL_RenderDrawLine(r, x0 - dx, y0 + dy, x0 + dx, y0 + dy);
+    span(r, x0 - dx, x0 + dx, y0 + dy);
   }
+}
+
+// The pixels round a filled circle of `radius` (as fill_circle rounds it) out to `width` more
+// pixels: an outline that touches the disc and covers none of it.
+void fill_ring(SDL_Renderer* r, double cx, double cy, double radius, int width) {
+  const int in = std::max(1, static_cast<int>(std::lround(radius))), out = in + width;
+  const int x0 = static_cast<int>(std::lround(cx)), y0 = static_cast<int>(std::lround(cy));
+  const auto half_chord = [](int rad, int dy) {
+    return static_cast<int>(std::sqrt(static_cast<double>(rad * rad - dy * dy)));
+  };
+  for (int dy = -out; dy <= out; ++dy) {
+    const int xo = half_chord(out, dy);
+    if (std::abs(dy) > in) {
+      span(r, x0 - xo, x0 + xo, y0 + dy);
+      continue;
+    }
+    const int xi = half_chord(in, dy);
+    if (xo <= xi) continue;
+    span(r, x0 - xo, x0 - xi - 1, y0 + dy);
+    span(r, x0 + xi + 1, x0 + xo, y0 + dy);
+  }
+}
+
+// A straight line `width` pixels wide with square ends at the points (butt caps), as a quad.
+void thick_line(SDL_Renderer* r, SDL_FPoint a, SDL_FPoint b, double width, SDL_Color c) {
+  const double len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len < 1e-6) return;
+  const float nx = static_cast<float>(-(b.y - a.y) / len * width / 2),
+              ny = static_cast<float>((b.x - a.x) / len * width / 2);
+  const SDL_Vertex v[4] = {{{a.x + nx, a.y + ny}, c, {}},
+                           {{b.x + nx, b.y + ny}, c, {}},
+                           {{b.x - nx, b.y - ny}, c, {}},
+                           {{a.x - nx, a.y - ny}, c, {}}};
+  const int quad[6] = {0, 1, 2, 0, 2, 3};
+  SDL_RenderGeometry(r, nullptr, v, 4, quad, 6);
 }
 
 void draw_circle(SDL_Renderer* r, double cx, double cy, double radius) {
@@ -60,6 +104,36 @@ void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
   SDL_RenderDrawRectF(r, &world);
 }
 
+// The no-backtracking walkers' trails (agents whose snapshot carries `history`), as the browser
+// draws them (clients/web/map_view.js): a square on the centre of each tile visited, joined by a
+// line, in the walker's group colour, the newest opaque and the oldest faint. Over the map, under
+// everything else. Binary snapshots carry no history (but for inspected agents): no trail then.
+void draw_trails(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
+                 const Camera& cam) {
+  const auto& map = v.map();
+  if (!map || map->tile_size <= 0) return;
+  const double tile_px = map->tile_size * cam.scale;
+  const double width = trail_width_px(tile_px), mark = trail_mark_px(tile_px);
+  for (const auto& a : agents) {
+    const std::size_t n = a.history.size();
+    if (n == 0) continue;
+    const Rgb c = group_colour(a.group);
+    SDL_FPoint prev{};
+    for (std::size_t i = 0; i < n; ++i) {
+      const SDL_FPoint p{
+          static_cast<float>(cam.to_screen_x((a.history[i].x + 0.5) * map->tile_size)),
+          static_cast<float>(cam.to_screen_y((a.history[i].y + 0.5) * map->tile_size))};
+      const auto alpha = static_cast<std::uint8_t>(std::lround(255 * trail_alpha(i, n)));
+      if (i > 0) thick_line(r, prev, p, width, SDL_Color{c.r, c.g, c.b, alpha});
+      set_colour(r, c, alpha);
+      const SDL_FRect square{static_cast<float>(p.x - mark / 2), static_cast<float>(p.y - mark / 2),
+                             static_cast<float>(mark), static_cast<float>(mark)};
+      SDL_RenderFillRectF(r, &square);
+      prev = p;
+    }
+  }
+}
+
 void draw_obstacles(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
   for (const auto& o : v.obstacles()) {
     const double sx = cam.to_screen_x(o.x), sy = cam.to_screen_y(o.y), sr = o.r * cam.scale;
@@ -89,12 +163,20 @@ void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState
   }
 }
 
+// Bodies in their group colours, then a red ring round each collided one (over every body, so it
+// shows on top of its crowd; the body keeps its colour), then headings and selection rings.
 void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
                  const Camera& cam) {
   for (const auto& a : agents) {
+    set_colour(r, group_colour(a.group));
+    fill_circle(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale);
+  }
+  set_colour(r, colour::kCollided);
+  for (const auto& a : agents)
+    if (a.collided)
+      fill_ring(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale, kCollidedRingPx);
+  for (const auto& a : agents) {
     const double sx = cam.to_screen_x(a.x), sy = cam.to_screen_y(a.y), sr = a.r * cam.scale;
-    set_colour(r, a.collided ? colour::kCollided : group_colour(a.group));
-    fill_circle(r, sx, sy, sr);
     // Heading: from the rim outwards along the velocity, so the body's colour stays readable.
     const double speed = std::hypot(a.vx, a.vy);
     if (speed > 1e-3) {
@@ -108,6 +190,20 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
       set_colour(r, colour::kSelection);
       draw_circle(r, sx, sy, sr + 3);
     }
+  }
+}
+
+// Each collision's flash at its point (flash_ring), over the agents: a 2-pixel ring and a dot.
+void draw_flashes(SDL_Renderer* r, const Viewer& v, Viewer::Time now, const Camera& cam) {
+  for (const auto& f : v.flashes()) {
+    const FlashRing ring = flash_ring(f.impulse, std::chrono::duration<double>(now - f.at).count());
+    if (ring.alpha <= 0) continue;
+    const double sx = cam.to_screen_x(f.x), sy = cam.to_screen_y(f.y);
+    set_colour(r, colour::kFlash, static_cast<std::uint8_t>(std::lround(255 * ring.alpha)));
+    draw_circle(r, sx, sy, ring.r - 0.5);
+    draw_circle(r, sx, sy, ring.r + 0.5);
+    const SDL_FRect dot{static_cast<float>(sx - 1.5), static_cast<float>(sy - 1.5), 3, 3};
+    SDL_RenderFillRectF(r, &dot);
   }
 }
 
@@ -137,9 +233,11 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     const Camera cam = viewer.camera(w, h);
     const auto agents = viewer.agents_at(now);
     draw_world(r, viewer, cam);
+    draw_trails(r, viewer, agents, cam);
     draw_obstacles(r, viewer, cam);
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);
+    draw_flashes(r, viewer, now, cam);
   }
   draw_overlay(r, overlay, text_scale(w, h));
 }

@@ -1,39 +1,64 @@
-// herd-view's camera and colours: header-only so the screenshot test computes pixels with the very
-// functions the viewer draws with (a picture and its check cannot disagree).
+// herd-view's camera, colours and the sizes of what it draws round agents: header-only so the
+// screenshot test computes pixels with the very functions the viewer draws with (a picture and its
+// check cannot disagree).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+
+#include "native/palette.hpp"  // generated from clients/web/palette.json (cmake/palette_header.cmake)
+#include "native/rgb.hpp"
 
 namespace herd::view {
 
-struct Rgb {
-  std::uint8_t r = 0, g = 0, b = 0;
-  friend bool operator==(const Rgb&, const Rgb&) = default;
-};
-
-// The browser's palette (clients/web/theme.js), so both viewers read alike.
+// The colours both viewers draw (the ground, obstacles, walls, selection, the collision ring, the
+// groups) are the palette's, generated into namespace colour from the one file the browser reads
+// too; here only those herd-view alone has.
 namespace colour {
-inline constexpr Rgb kOutside{0x0b, 0x0f, 0x14};  // window outside the world
-inline constexpr Rgb kWorld{0x14, 0x1b, 0x24};    // the world rectangle
-inline constexpr Rgb kWorldEdge{0x2e, 0x3d, 0x4f};
-inline constexpr Rgb kObstacle{0x87, 0x8d, 0x96};  // stone grey, unlike any group hue
-inline constexpr Rgb kObstacleRim{0x3f, 0x45, 0x4d};
-inline constexpr Rgb kCollided{0xff, 0x1f, 0x1f};  // seed 003: red until the goal is reached
-inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};
-inline constexpr Rgb kSelection{0xff, 0xff, 0xff};
-inline constexpr Rgb kTarget{0xff, 0xff, 0xff};
-inline constexpr Rgb kWall{0x3a, 0x46, 0x56};
-inline constexpr Rgb kFloor{0x19, 0x22, 0x2d};
+inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};  // the browser's white at 0.8 over its dark ground
 inline constexpr Rgb kText{0xe0, 0xe6, 0xee};
 inline constexpr Rgb kTextBad{0xff, 0x6b, 0x6b};
-inline constexpr Rgb kGroups[8] = {{0x4c, 0xc9, 0xf0}, {0xff, 0x6b, 0x6b}, {0xff, 0xd1, 0x66},
-                                   {0x06, 0xd6, 0xa0}, {0xc7, 0x7d, 0xff}, {0xff, 0x9f, 0x1c},
-                                   {0xf1, 0x5b, 0xb5}, {0xa3, 0xe6, 0x35}};
 }  // namespace colour
 
-// Group g uses g mod 8, as the browser does.
-inline Rgb group_colour(unsigned group) { return colour::kGroups[group % 8]; }
+// Group g uses g mod the palette's size, as the browser does.
+inline Rgb group_colour(unsigned group) {
+  return colour::kGroups[group % std::size(colour::kGroups)];
+}
+
+// The ring round a collided agent, window pixels: from its rim outwards, inside the selection ring
+// (3 px out), so the whole body keeps its group colour (clients/web/agent_layer.js draws the
+// same).
+inline constexpr int kCollidedRingPx = 2;
+
+// A no-backtracking walker's trail, as clients/web/map_view.js draws it: a square on the centre of
+// each tile of its history joined by a line, in its group colour, fading with age.
+// The opacity at history entry i of n (0 the oldest): the newest opaque, the oldest 0.15.
+inline double trail_alpha(std::size_t i, std::size_t n) {
+  return n <= 1 ? 1.0 : 1.0 - 0.85 * static_cast<double>(n - 1 - i) / static_cast<double>(n - 1);
+}
+// The line's width and the square's side, window pixels, for tiles `tile_px` wide.
+inline double trail_width_px(double tile_px) { return std::max(2.0, tile_px * 0.1); }
+inline double trail_mark_px(double tile_px) { return std::max(3.0, tile_px * 0.22); }
+
+// A collision's flash at its point, as clients/web/view_marks.js draws it: a ring in the palette's
+// flash colour that grows from a dot and fades over kFlashSeconds, to a size that says, a little,
+// how hard the hit was (log2: a hit ten times harder is only a few pixels larger), and a 3-pixel
+// dot on the point.
+inline constexpr double kFlashSeconds = 0.5;
+struct FlashRing {
+  double r = 0;      // window pixels
+  double alpha = 0;  // 0..1
+};
+// The ring `age` seconds after a collision of `impulse`; none (alpha 0) once it has faded.
+inline FlashRing flash_ring(double impulse, double age) {
+  const double t = age / kFlashSeconds;
+  if (!(t >= 0 && t < 1)) return {};
+  const double full = std::min(28.0, 7 + 4 * std::log2(1 + std::max(0.0, impulse) / 40));
+  return {2 + (full - 2) * std::sqrt(t), 1 - t};
+}
 
 // Pixels left round the world when it is fitted to the window.
 inline constexpr double kFitMargin = 8;

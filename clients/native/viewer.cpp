@@ -1,6 +1,7 @@
 #include "native/viewer.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace herd::view {
 
@@ -17,7 +18,10 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     obstacles_ = w->obstacles;
     upstream_ = w->upstream;
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
-    if (!same_world) have_previous_ = have_current_ = false;
+    if (!same_world) {
+      have_previous_ = have_current_ = false;
+      flashes_.clear();
+    }
     return;
   }
   const auto* s = std::get_if<protocol::Snapshot>(&msg);
@@ -31,6 +35,18 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
   have_current_ = true;
   current_at_ = now;
   prune_selection();
+  add_flashes(now);
+}
+
+void Viewer::add_flashes(Time now) {
+  // Collisions are events, each in one snapshot only: kept for as long as their flash shows.
+  const auto faded =
+      std::chrono::duration_cast<Time::duration>(std::chrono::duration<double>(kFlashSeconds));
+  std::erase_if(flashes_, [&](const Flash& f) { return now - f.at >= faded; });
+  for (const auto& c : current_.collisions) flashes_.push_back({c.x, c.y, c.impulse, now});
+  if (flashes_.size() > kMaxFlashes)
+    flashes_.erase(flashes_.begin(),
+                   flashes_.begin() + static_cast<std::ptrdiff_t>(flashes_.size() - kMaxFlashes));
 }
 
 std::vector<AgentState> Viewer::agents_at(Time now) const {

@@ -19,6 +19,13 @@ class Viewer {
  public:
   using Time = std::chrono::steady_clock::time_point;
 
+  // A collision a snapshot told of, shown as a flash at its point from when it arrived.
+  struct Flash {
+    double x = 0, y = 0;  // world units
+    double impulse = 0;
+    Time at{};
+  };
+
   void on_message(const protocol::ServerMessage& msg, Time now);
 
   // The agents as they should be drawn at `now`: one snapshot interval behind the newest, moving
@@ -32,6 +39,9 @@ class Viewer {
   // The obstacles as last told (welcome, or a snapshot that carried them).
   const std::vector<protocol::ObstacleState>& obstacles() const { return obstacles_; }
   const protocol::Snapshot& latest() const { return current_; }
+  // The collisions of the last kFlashSeconds (at most kMaxFlashes, the newest), oldest first.
+  const std::vector<Flash>& flashes() const { return flashes_; }
+  static constexpr std::size_t kMaxFlashes = 256;
   // Empty unless the server is a relay: "connected" while the world reaches it live,
   // "reconnecting" while its link upstream is being made again (the last snapshot stays shown).
   const std::string& upstream() const { return upstream_; }
@@ -64,6 +74,7 @@ class Viewer {
  private:
   sim::Selection selection_or_all() const;
   void prune_selection();
+  void add_flashes(Time now);
 
   std::string upstream_;
   protocol::WorldInfo world_;
@@ -73,6 +84,7 @@ class Viewer {
   protocol::Snapshot previous_, current_;
   bool have_previous_ = false, have_current_ = false;
   Time current_at_{};
+  std::vector<Flash> flashes_;
   double zoom_ = 1, pan_x_ = 0, pan_y_ = 0;
   std::vector<std::uint32_t> selection_;  // sorted ids
   char last_shape_ = 0;                   // the last of R, T, G, P

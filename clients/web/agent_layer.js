@@ -1,6 +1,6 @@
 // @ts-check
-// The agents on the canvas: bodies coloured by group (red while collided), heading lines and
-// selection rings. Two ways to draw them, chosen by agentDrawing():
+// The agents on the canvas: bodies coloured by group, a thin red ring round those collided (their
+// body keeps its group colour), heading lines and selection rings. Two ways to draw them, chosen by agentDrawing():
 //
 // - 'raster' where the browser rasterises canvases in software (no GPU, as in headless Chromium or
 //   with a blocklisted driver): rasterised into a pixel buffer (agent_raster.js) and put on the
@@ -11,8 +11,8 @@
 //   while the buffer grows with the screen's pixels (four times as many at a device pixel ratio of
 //   2) and would have to be uploaded every frame.
 //
-// Both draw the same shapes in the same order: bodies (collided ones last, so the red of a
-// collision shows on top of its crowd), then heading lines, then selection rings. Everything else
+// Both draw the same shapes in the same order: bodies, then the collision rings (over every body,
+// so a ring shows on top of its crowd), then heading lines, then selection rings. Everything else
 // the view draws (targets, the inspector, flashes...) is a few shapes, always canvas paths.
 
 import { Raster } from './agent_raster.js';
@@ -25,6 +25,16 @@ import { THEME, groupColor } from './theme.js';
 const HEADING_WIDTH_PX = 1.5; // CSS pixels
 const SELECTION_GAP_PX = 3; // the selection ring's radius past the body's, CSS pixels
 const SELECTION_WIDTH_PX = 1.5;
+// The ring round a collided agent, CSS pixels: it hugs the body from its rim outwards, inside the
+// selection ring, so the whole body keeps its group colour. `collided` stays set until the agent
+// reaches its goal or comes to rest, so the ring is thin: it marks, it does not shout.
+export const COLLIDED_RING_WIDTH_PX = 2;
+
+// The collision ring's radius on screen (the middle of its stroke) for a body of radius r pixels.
+/** @param {number} r @returns {number} */
+export function collidedRingRadius(r) {
+  return r + COLLIDED_RING_WIDTH_PX / 2;
+}
 
 // 'raster' or 'vector' (see above): `requested` when it is one of them (the page's #agents=...),
 // else 'raster' when canvases are drawn in software, as far as WebGL's renderer tells.
@@ -59,8 +69,6 @@ function headingLine(view, a) {
   if (len < 1) return null;
   return { dx: a.vx / speed, dy: a.vy / speed, r, len };
 }
-
-const bodyColor = (/** @type {Agent} */ a) => (a.collided ? THEME.collided : groupColor(a.group));
 
 export class AgentLayer {
   /** @param {'raster' | 'vector'} [mode] */
@@ -103,12 +111,11 @@ export class AgentLayer {
     const s = view.scale * k;
     const ox = view.originX * k;
     const oy = view.originY * k;
-    for (let pass = 0; pass < 2; pass++) {
-      const collided = pass === 1;
-      for (const a of agents) {
-        if (Boolean(a.collided) !== collided) continue;
-        raster.disc(ox + a.x * s, oy + a.y * s, view.radiusPx(a) * k, this.#pack(bodyColor(a)));
-      }
+    for (const a of agents) raster.disc(ox + a.x * s, oy + a.y * s, view.radiusPx(a) * k, this.#pack(groupColor(a.group)));
+    const red = this.#pack(THEME.collided);
+    for (const a of agents) {
+      if (!a.collided) continue;
+      raster.ring(ox + a.x * s, oy + a.y * s, collidedRingRadius(view.radiusPx(a)) * k, COLLIDED_RING_WIDTH_PX * k, red);
     }
     const heading = this.#pack(THEME.heading);
     for (const a of agents) {
@@ -130,8 +137,8 @@ export class AgentLayer {
     this.#blit(ctx);
   }
 
-  // One path per colour, one for the heading lines, one for the rings: a handful of fill and
-  // stroke calls a frame.
+  // One path per colour, one for the collision rings, one for the heading lines, one for the
+  // selection rings: a handful of fill and stroke calls a frame.
   /**
    * @param {CanvasRenderingContext2D} ctx
    * @param {View} view
@@ -140,18 +147,12 @@ export class AgentLayer {
    */
   #drawVector(ctx, view, agents, selected) {
     const byColor = new Map();
-    const collided = [];
     for (const a of agents) {
-      if (a.collided) {
-        collided.push(a);
-        continue;
-      }
-      const color = bodyColor(a);
+      const color = groupColor(a.group);
       let list = byColor.get(color);
       if (!list) byColor.set(color, (list = []));
       list.push(a);
     }
-    if (collided.length > 0) byColor.set(THEME.collided, collided); // last: on top
     for (const [color, list] of byColor) {
       ctx.beginPath();
       for (const a of list) {
@@ -162,6 +163,19 @@ export class AgentLayer {
       }
       ctx.fillStyle = color;
       ctx.fill();
+    }
+    if (agents.some((a) => a.collided)) {
+      ctx.beginPath();
+      for (const a of agents) {
+        if (!a.collided) continue;
+        const p = view.worldToScreen(a.x, a.y);
+        const r = collidedRingRadius(view.radiusPx(a));
+        ctx.moveTo(p.x + r, p.y);
+        ctx.arc(p.x, p.y, r, 0, 2 * Math.PI);
+      }
+      ctx.strokeStyle = THEME.collided;
+      ctx.lineWidth = COLLIDED_RING_WIDTH_PX;
+      ctx.stroke();
     }
     ctx.beginPath();
     for (const a of agents) {

@@ -10,6 +10,7 @@
 import { THEME, MIN_AGENT_PX } from './view.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 import { trailAlpha } from './map_view.js';
+import { COLLIDED_RING_WIDTH_PX, collidedRingRadius } from './agent_layer.js';
 
 /** @import { CommandFields, Connection, Formation } from './connection.js' */
 /** @import { View } from './view.js' */
@@ -158,6 +159,14 @@ export function installDebugApi(v) {
       return v.state.allGoals;
     },
     minAgentPx: MIN_AGENT_PX, // CSS pixels: the smallest radius an agent is drawn with
+    // Screen ring {x, y, r, width} drawn round agent `id` while it is collided (the middle of the
+    // stroke, CSS pixels), or null when no agent `id` was drawn.
+    collidedRing: (/** @type {number} */ id) => {
+      const a = byId(v.state.drawn, id);
+      if (!a) return null;
+      const p = v.view.worldToScreen(a.x, a.y);
+      return { x: p.x, y: p.y, r: collidedRingRadius(v.view.radiusPx(a)), width: COLLIDED_RING_WIDTH_PX };
+    },
     get flashes() {
       return v.state.flashes.map((f) => ({ ...f }));
     },

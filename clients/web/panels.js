@@ -36,8 +36,10 @@ export class Panels {
     this.rowsKey = '';
     buildLegend($('legend-rows'));
     buildHelp(this.help);
-    for (const dot of /** @type {NodeListOf<HTMLElement>} */ (this.help.querySelectorAll('.swatch-red'))) {
-      dot.style.background = THEME.collided;
+    // The collision mark as the map draws it: a body in a group colour inside a red ring.
+    for (const dot of /** @type {NodeListOf<HTMLElement>} */ (this.help.querySelectorAll('.swatch-collided'))) {
+      dot.style.background = THEME.groups[0];
+      dot.style.borderColor = THEME.collided;
     }
   }
 

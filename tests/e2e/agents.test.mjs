@@ -28,7 +28,7 @@ async function drawnWidth({ id, tol }) {
   const k = canvas.width / canvas.clientWidth;
   const ctx = canvas.getContext('2d');
   const a = h.agents.find((b) => b.id === id);
-  const hex = a.collided ? h.theme.collided : h.theme.groups[a.group % h.theme.groups.length];
+  const hex = h.theme.groups[a.group % h.theme.groups.length];
   const n = parseInt(hex.slice(1), 16);
   const want = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
   const p = h.worldToScreen(a.x, a.y);

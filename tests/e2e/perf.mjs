@@ -62,7 +62,7 @@ try {
   const stream = await page.evaluate(() => window.herd.stream);
   const agents = await page.evaluate(() => window.herd.agents.length);
   const timing = await page.evaluate(() => window.herd.frameTiming);
-  // What was on screen at the end: agents moving (heading lines drawn) and collided (red).
+  // What was on screen at the end: agents moving (heading lines drawn) and collided (red rings).
   const shown = await page.evaluate(() => ({
     moving: window.herd.agents.filter((a) => Math.hypot(a.vx, a.vy) >= 1e-3).length,
     collided: window.herd.agents.filter((a) => a.collided).length,

@@ -1,6 +1,6 @@
 // End-to-end: the viewer on the scenario lab's worlds (server/scenarios), each on its own server.
-// What the seeds' posts show must show on the canvas: obstacles, agents turning red after a
-// collision (seed 003's demo), the collision point, the avoidance mode, and seed 003's diagrams
+// What the seeds' posts show must show on the canvas: obstacles, agents marked after a collision
+// (seed 003's demo; here a red ring round a body that keeps its group colour), the collision point, the avoidance mode, and seed 003's diagrams
 // of why an agent moves (the inspector). Pixels are read back from the canvas; a second
 // WebSocket client checks what the server did.
 //
@@ -17,7 +17,7 @@ import { ProtocolClient } from './lib/ws_client.mjs';
 import { launchBrowser, WAIT_MS } from './lib/browser.mjs';
 import * as scenes from './lib/scene.mjs';
 import { hexToRgb, colorDistance } from './lib/colors.mjs';
-import { obstacleProbe, waitForCollidedRed, waitForFlashRing, waitForInspectDiagram } from './lib/scene_probes.mjs';
+import { obstacleProbe, waitForCollidedRing, waitForFlashRing, waitForInspectDiagram } from './lib/scene_probes.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 // The scenarios start walking when the server starts; an agent there arrives within about 8 s of
@@ -38,7 +38,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     await browser?.close();
   });
 
-  const openScene = (scenario) => scenes.openScene(browser.browser, scenario);
+  const openScene = (scenario, options) => scenes.openScene(browser.browser, scenario, options);
   const screenshot = (scene, name, t) => scenes.screenshot(scene, outDir, name, t);
   const clickWorld = scenes.clickWorld;
 
@@ -219,7 +219,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       assert.equal(await mode.textContent(), 'none');
     });
 
-    it('collided agents are drawn red and each collision flashes at its point', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    it('a collision leaves the group colour visible: collided agents are ringed in red, and each collision flashes at its point', { timeout: TEST_TIMEOUT_MS }, async (t) => {
       const snap = await commander.next(
         (m) => m.type === 'snapshot' && m.agents.some((a) => a.collided),
         WAIT_MS,
@@ -227,10 +227,15 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       );
       assert.ok(snap.collisions.length > 0 || snap.agents.every((a) => a.collided));
       const theme = await scene.page.evaluate(() => window.herd.theme);
-      const red = await scene.page.evaluate(waitForCollidedRed, { tolerance: 12, timeoutMs: WAIT_MS });
-      assert.ok(red.ok, `collided agents are not drawn ${theme.collided}: ${JSON.stringify(red)}`);
-      // Group 0 is cyan and group 1 salmon: red here is the collision's, not a group's.
-      assert.ok(red.ids.includes(1), `agent 1 is not among the red ones: ${JSON.stringify(red)}`);
+      const ringed = await scene.page.evaluate(waitForCollidedRing, { tolerance: 12, minRingHits: 6, timeoutMs: WAIT_MS });
+      assert.ok(
+        ringed.ok,
+        `collided agents are not drawn in their group colour inside a ${theme.collided} ring: ${JSON.stringify(ringed)}`,
+      );
+      // Agent 1 (group 0) collided head-on with agent 2 (group 1): its centre is its group's colour,
+      // which is not the ring's red.
+      assert.ok(ringed.agents.some((a) => a.id === 1), `agent 1 is not among the ringed ones: ${JSON.stringify(ringed)}`);
+      for (const c of theme.groups.slice(0, 2)) assert.ok(colorDistance(hexToRgb(c), hexToRgb(theme.collided)) > 100, c);
 
       const flash = await scene.page.evaluate(waitForFlashRing, {
         minRadiusPx: 6,
@@ -239,6 +244,31 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       });
       assert.ok(flash.ok, `no collision ring drawn: ${JSON.stringify(flash)}`);
       await screenshot(scene, 'chicken_collisions.png', t);
+    });
+
+    it('the page threw no uncaught exception', () => {
+      assert.deepEqual(scene.pageErrors, []);
+    });
+  });
+
+  // This Chromium draws agents into a pixel buffer (agent_layer.js); where a GPU draws them as
+  // canvas paths, the collision ring must look the same.
+  describe('chicken with avoidance off, agents as canvas paths (#agents=vector)', () => {
+    let scene;
+    before(async () => {
+      scene = await openScene('chicken', { hash: '#agents=vector' });
+    });
+    after(async () => {
+      await scene?.close();
+    });
+
+    it('collided agents keep their group colour inside a red ring', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+      const { page } = scene;
+      assert.equal(await page.evaluate(() => window.herd.agentDrawing), 'vector');
+      await page.evaluate(() => window.herd.sendCommand({ cmd: 'set_avoidance', mode: 'none' }));
+      const ringed = await page.evaluate(waitForCollidedRing, { tolerance: 12, minRingHits: 6, timeoutMs: ARRIVE_MS });
+      assert.ok(ringed.ok, `collided agents are not drawn in their group colour inside a red ring: ${JSON.stringify(ringed)}`);
+      await screenshot(scene, 'chicken_collisions_vector.png', t);
     });
 
     it('the page threw no uncaught exception', () => {

@@ -88,7 +88,7 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
     assert.match(await page.locator('#count').textContent(), /^\d+$/);
     assert.ok(count > 0);
 
-    // Most agents' centre pixels carry their group colour (red once collided); not all need to,
+    // Most agents' centre pixels carry their group colour (collided ones too: they are ringed); not all need to,
     // as the default scenario sends them all through the middle of the world at once, where they
     // overlap.
     const centres = await page.evaluate(agentCentrePixels);

@@ -88,6 +88,12 @@ test('the moved server serves the viewer and loads a scenario by name from besid
     assert.match(await page.text(), /<canvas/);
     const script = await fetch(`http://127.0.0.1:${port}/main.js`);
     assert.equal(script.status, 200);
+    // The viewers' palette, which theme.js imports as a JSON module: a browser loads it only when
+    // it is served as JSON.
+    const palette = await fetch(`http://127.0.0.1:${port}/palette.json`);
+    assert.equal(palette.status, 200);
+    assert.match(palette.headers.get('content-type'), /^application\/json/);
+    assert.ok(Array.isArray((await palette.json()).groups));
     // The probe a container's health check runs, from the moved tree too.
     const probe = execFileSync(join(prefix, 'bin', 'herd-server'), ['--probe', '--address', '127.0.0.1', '--port', String(port)], { encoding: 'utf8' });
     assert.match(probe, /healthy \(HTTP\/1\.1 200/);

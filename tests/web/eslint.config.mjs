@@ -13,7 +13,8 @@ export default [
     ...js.configs.recommended,
     name: 'herd/clients-web',
     files: ['clients/web/**/*.js'],
-    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: globals.browser },
+    // 2025: import attributes (theme.js imports palette.json as a JSON module).
+    languageOptions: { ecmaVersion: 2025, sourceType: 'module', globals: globals.browser },
   },
   {
     ...js.configs.recommended,

@@ -11,7 +11,6 @@ import { Painter, chunkTiles, MAX_TILES_PER_COMMAND, MAX_COMMAND_BYTES } from '.
 import { DemoKeys } from '../../clients/web/demo_keys.js';
 import { layerTilePx, trailAlpha } from '../../clients/web/map_view.js';
 import { Interpolator, lerpAgents } from '../../clients/web/interp.js';
-import { THEME } from '../../clients/web/theme.js';
 import { StreamStats } from '../../clients/web/stats.js';
 import { agentRoles, markOutline, MARK_GAP_PX } from '../../clients/web/roles.js';
 import { Inspector, MAX_DRAWN } from '../../clients/web/inspector.js';
@@ -177,53 +176,6 @@ describe('interpolation', () => {
     assert.equal(out[0], still);
     assert.ok(Math.abs(out[1].x - 0.2) < 1e-9, `x ${out[1].x}`);
   });
-});
-
-// CIELAB of an sRGB colour as seen with normal vision or, simulated with Machado, Oliveira and
-// Fernandes's matrices (2009, severity 1), by a protanope or a deuteranope.
-const CVD = {
-  normal: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
-  protan: [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
-  deutan: [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]],
-};
-function lab(hex, vision) {
-  const n = parseInt(hex.slice(1), 16);
-  const lin = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((c) => {
-    const v = c / 255;
-    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-  });
-  const c = CVD[vision].map((r) => Math.min(1, Math.max(0, r[0] * lin[0] + r[1] * lin[1] + r[2] * lin[2])));
-  const X = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / 0.95047;
-  const Y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-  const Z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / 1.08883;
-  const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
-  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
-}
-const deltaE = (a, b, vision) => {
-  const p = lab(a, vision);
-  const q = lab(b, vision);
-  return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
-};
-
-describe('colours', () => {
-  // The old palette failed each of these: salmon 37 from the collided red to everyone, its orange
-  // 19 from it to a deuteranope, two of its greens 9 apart to a deuteranope.
-  for (const vision of ['normal', 'protan', 'deutan']) {
-    it(`${vision} vision: every group is far from the collided red, from the others and from the ground`, () => {
-      const groups = THEME.groups;
-      for (const g of groups) {
-        const d = deltaE(g, THEME.collided, vision);
-        assert.ok(d >= 30, `group colour ${g} is ${d.toFixed(1)} from the collided red ${THEME.collided}`);
-        assert.ok(deltaE(g, THEME.world, vision) >= 40, `group colour ${g} is too near the ground`);
-      }
-      for (let i = 0; i < groups.length; i++) {
-        for (let j = i + 1; j < groups.length; j++) {
-          const d = deltaE(groups[i], groups[j], vision);
-          assert.ok(d >= 15, `groups ${i} and ${j} (${groups[i]}, ${groups[j]}) are ${d.toFixed(1)} apart`);
-        }
-      }
-    });
-  }
 });
 
 describe('dropped snapshots', () => {

@@ -57,7 +57,7 @@ export async function interpolatedFrames({ frames, minMove, tolerance, timeoutMs
     const off = Math.abs((d.x - a.x) * ey - (d.y - a.y) * ex) / Math.sqrt(len2); // units off the segment
     const p = h.worldToScreen(d.x, d.y);
     const pixel = Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data);
-    const color = rgb(d.collided ? h.theme.collided : h.theme.groups[d.group % h.theme.groups.length]);
+    const color = rgb(h.theme.groups[d.group % h.theme.groups.length]);
     const ok =
       t > 0 && t < 1 && Math.abs(t - it.alpha) < 0.01 && off < 0.01 && color.every((c, j) => Math.abs(c - pixel[j]) <= tolerance);
     checks.push({ id: d.id, from: it.fromTick, to: it.toTick, alpha: +it.alpha.toFixed(3), t: +t.toFixed(3), off, pixel, color, ok });

@@ -38,13 +38,12 @@ export async function isolatedAgent({ exclude = [] } = {}) {
   }
   if (!best) return null;
   best.pixel = px(best.sx, best.sy);
-  // As view.js draws it: red while collided (seed 003), else the group's colour.
-  const a = agents.find((b) => b.id === best.id);
-  best.color = a.collided ? h.theme.collided : h.theme.groups[best.group % h.theme.groups.length];
+  // As view.js draws it: the group's colour (a collided agent is ringed, not filled, in red).
+  best.color = h.theme.groups[best.group % h.theme.groups.length];
   return best;
 }
 
-// For every agent: the colour it should be drawn in (its group's, or red while collided) and the
+// For every agent: the colour it should be drawn in (its group's, collided or not) and the
 // canvas pixel at its centre. Where agents crowd,
 // a neighbour's body or heading line may cover a centre, so callers judge the whole set.
 export async function agentCentrePixels() {
@@ -57,7 +56,7 @@ export async function agentCentrePixels() {
     const p = h.worldToScreen(a.x, a.y);
     return {
       id: a.id,
-      color: a.collided ? h.theme.collided : h.theme.groups[a.group % h.theme.groups.length],
+      color: h.theme.groups[a.group % h.theme.groups.length],
       pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data),
     };
   });

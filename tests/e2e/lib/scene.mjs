@@ -7,12 +7,13 @@ import path from 'node:path';
 import { startServer } from './server.mjs';
 import { openViewer } from './browser.mjs';
 
-// A server running `scenario` and the viewer open on it in `browser` (launchBrowser().browser):
-// {scenario, server, page, canvasBox, pageErrors, close()}.
-export async function openScene(browser, scenario) {
+// A server running `scenario` and the viewer open on it in `browser` (launchBrowser().browser),
+// with openViewer's `options` (hash, width, height): {scenario, server, page, canvasBox,
+// pageErrors, close()}.
+export async function openScene(browser, scenario, options = {}) {
   const server = await startServer({ scenario });
   try {
-    const viewer = await openViewer(browser, server);
+    const viewer = await openViewer(browser, server, options);
     const scene = { scenario, server, ...viewer };
     scene.close = async () => {
       await scene.page.close();

@@ -25,27 +25,47 @@ export async function obstacleProbe() {
 }
 
 // Waits, frame by frame, for a frame where at least one agent is collided and every collided
-// agent's centre pixel is within `tolerance` of the theme's collided red. Resolves to
-// {ok, ids, pixels} (ok false at timeoutMs, with the last frame's observation).
-export async function waitForCollidedRed({ tolerance, timeoutMs }) {
+// agent shows its group colour at its centre (within `tolerance` per channel) and the theme's
+// collided red on its ring (window.herd.collidedRing) at no fewer than `minRingHits` of 8 angles:
+// the reddest pixel of the 3 x 3 device pixels round the middle of the stroke (a heading line or
+// a collision flash drawn over the ring may hide it at an angle or two). Resolves to
+// {ok, agents: [{id, group, centre, ringHits, ring}]} (ok false at timeoutMs, with the last frame's
+// observation).
+export async function waitForCollidedRing({ tolerance, minRingHits, timeoutMs }) {
   const h = window.herd;
   const canvas = document.getElementById('world');
   const ctx = canvas.getContext('2d');
-  const n = parseInt(h.theme.collided.slice(1), 16);
-  const red = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  const rgb = (hex) => {
+    const n = parseInt(hex.slice(1), 16);
+    return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  };
+  const red = rgb(h.theme.collided);
+  const near = (px, want) => want.every((c, i) => Math.abs(c - px[i]) <= tolerance);
   const deadline = performance.now() + timeoutMs;
-  let last = { ok: false, ids: [], pixels: [] };
+  let last = { ok: false, agents: [] };
   while (performance.now() < deadline) {
     await new Promise(requestAnimationFrame);
     const k = canvas.width / canvas.clientWidth;
     const hit = h.agents.filter((a) => a.collided);
     if (hit.length === 0) continue;
-    const pixels = hit.map((a) => {
-      const p = h.worldToScreen(a.x, a.y);
-      return Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data);
+    const agents = hit.map((a) => {
+      const ring = h.collidedRing(a.id);
+      const body = rgb(h.theme.groups[a.group % h.theme.groups.length]);
+      const centre = Array.from(ctx.getImageData(Math.floor(ring.x * k), Math.floor(ring.y * k), 1, 1).data);
+      let ringHits = 0;
+      for (let i = 0; i < 8; i++) {
+        const th = (i * Math.PI) / 4;
+        const x = Math.floor((ring.x + ring.r * Math.cos(th)) * k);
+        const y = Math.floor((ring.y + ring.r * Math.sin(th)) * k);
+        const d = ctx.getImageData(x - 1, y - 1, 3, 3).data;
+        let seen = false;
+        for (let j = 0; j < d.length && !seen; j += 4) seen = near([d[j], d[j + 1], d[j + 2]], red);
+        if (seen) ringHits++;
+      }
+      return { id: a.id, group: a.group, centre, centreOk: near(centre, body), ringHits, ring };
     });
-    const ok = pixels.every((px) => red.every((c, i) => Math.abs(c - px[i]) <= tolerance));
-    last = { ok, ids: hit.map((a) => a.id), groups: hit.map((a) => a.group), pixels };
+    const ok = agents.every((a) => a.centreOk && a.ringHits >= minRingHits);
+    last = { ok, agents };
     if (ok) return last;
   }
   return last;

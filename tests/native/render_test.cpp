@@ -1,0 +1,242 @@
+// herd-view's palette and drawing, in process: the compiled palette against the file the browser
+// imports (clients/web/palette.json; palette.test.mjs measures its colours apart), and frames drawn
+// by draw_frame onto a software renderer's surface, read back pixel by pixel: a collided agent
+// keeps its group colour inside a red ring, a walker's trail and a collision's flash are drawn as
+// the browser draws them.
+#include <SDL.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "native/render.hpp"
+#include "native/view_math.hpp"
+#include "native/viewer.hpp"
+
+namespace herd {
+namespace {
+
+using view::Rgb;
+
+Rgb from_hex(const std::string& hex) {
+  const auto v = static_cast<std::uint32_t>(std::stoul(hex.substr(1), nullptr, 16));
+  return {static_cast<std::uint8_t>(v >> 16), static_cast<std::uint8_t>(v >> 8),
+          static_cast<std::uint8_t>(v)};
+}
+
+std::string str(Rgb c) {
+  return std::to_string(c.r) + "," + std::to_string(c.g) + "," + std::to_string(c.b);
+}
+
+TEST(ViewPalette, IsThePaletteFileTheBrowserImports) {
+  std::ifstream in(HERD_PALETTE_JSON);
+  ASSERT_TRUE(in) << HERD_PALETTE_JSON;
+  const auto palette = nlohmann::json::parse(in);
+  ASSERT_TRUE(palette.is_object());
+  // Every entry of the file is compiled in, with its colours, and nothing else is.
+  EXPECT_EQ(std::size(view::colour::kAll), palette.size());
+  for (const auto& named : view::colour::kAll) {
+    SCOPED_TRACE(std::string(named.name));
+    ASSERT_TRUE(palette.contains(named.name));
+    const auto& entry = palette.at(std::string(named.name));
+    const auto& list = entry.is_array() ? entry : nlohmann::json::array({entry});
+    ASSERT_EQ(list.size(), named.count);
+    for (std::size_t i = 0; i < named.count; ++i)
+      EXPECT_EQ(str(named.colours[i]), str(from_hex(list[i].get<std::string>()))) << i;
+  }
+  // The colours herd-view draws with are the file's.
+  const auto& groups = palette.at("groups");
+  for (unsigned g = 0; g < 2 * groups.size(); ++g)
+    EXPECT_EQ(str(view::group_colour(g)),
+              str(from_hex(groups[g % groups.size()].get<std::string>())))
+        << "group " << g;
+  EXPECT_EQ(str(view::colour::kCollided), str(from_hex(palette.at("collided").get<std::string>())));
+  EXPECT_EQ(str(view::colour::kObstacle), str(from_hex(palette.at("obstacle").get<std::string>())));
+  EXPECT_EQ(str(view::colour::kWorld), str(from_hex(palette.at("world").get<std::string>())));
+}
+
+// A software renderer drawing into a 816 x 616 surface: an 800 x 600 world fits it at scale 1,
+// 8 pixels in (kFitMargin), so world (x, y) is pixel (x + 8, y + 8).
+class DrawFrameTest : public ::testing::Test {
+ protected:
+  static constexpr int kW = 816, kH = 616;
+  static constexpr double kOffset = 8;
+
+  void SetUp() override {
+    surface_ = SDL_CreateRGBSurfaceWithFormat(0, kW, kH, 32, SDL_PIXELFORMAT_ARGB8888);
+    ASSERT_NE(surface_, nullptr) << SDL_GetError();
+    renderer_ = SDL_CreateSoftwareRenderer(surface_);
+    ASSERT_NE(renderer_, nullptr) << SDL_GetError();
+    protocol::Welcome w;
+    w.world = {800, 600};
+    w.snapshot_rate = 20;
+    protocol::MapState map;
+    map.width = 20;
+    map.height = 15;
+    map.tile_size = 40;
+    map.rows.assign(15, std::string(20, '.'));
+    w.map = map;
+    viewer_.on_message(w, {});
+  }
+  void TearDown() override {
+    if (renderer_) SDL_DestroyRenderer(renderer_);
+    if (surface_) SDL_FreeSurface(surface_);
+  }
+
+  // Draws the frame at `now` after snapshot `s` arrived at `arrived`.
+  void draw(const protocol::Snapshot& s, view::Viewer::Time arrived = {},
+            view::Viewer::Time now = {}) {
+    viewer_.on_message(s, arrived);
+    ASSERT_EQ(view::fit_camera(800, 600, kW, kH).scale, 1);
+    view::draw_frame(renderer_, viewer_, now, view::Overlay{});
+    SDL_RenderPresent(renderer_);
+  }
+
+  // The pixel at world (x, y) plus (dx, dy) pixels.
+  Rgb at(double x, double y, int dx = 0, int dy = 0) const {
+    const int px = static_cast<int>(std::lround(x + kOffset)) + dx,
+              py = static_cast<int>(std::lround(y + kOffset)) + dy;
+    std::uint32_t v = 0;
+    std::memcpy(
+        &v, static_cast<const std::uint8_t*>(surface_->pixels) + py * surface_->pitch + px * 4, 4);
+    Rgb c;
+    SDL_GetRGB(v, surface_->format, &c.r, &c.g, &c.b);
+    return c;
+  }
+
+  SDL_Surface* surface_ = nullptr;
+  SDL_Renderer* renderer_ = nullptr;
+  view::Viewer viewer_;
+};
+
+protocol::AgentState agent(std::uint32_t id, double x, double y, std::uint8_t group, double r) {
+  protocol::AgentState a;
+  a.id = id;
+  a.x = x;
+  a.y = y;
+  a.r = r;
+  a.group = group;
+  return a;
+}
+
+TEST_F(DrawFrameTest, ACollidedAgentKeepsItsGroupColourInsideARedRing) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 200, 300, 1, 10), agent(2, 500, 300, 4, 10)};
+  s.agents[0].collided = true;
+  draw(s);
+  for (const auto& a : s.agents) {
+    SCOPED_TRACE("agent " + std::to_string(a.id));
+    const Rgb body = view::group_colour(a.group);
+    // The body is its group's colour to its rim (radius 10 pixels) ...
+    EXPECT_EQ(str(at(a.x, a.y)), str(body));
+    EXPECT_EQ(str(at(a.x, a.y, 10, 0)), str(body));
+    EXPECT_EQ(str(at(a.x, a.y, 0, -10)), str(body));
+    // ... and just outside it, the red ring (kCollidedRingPx wide) while collided, else the ground.
+    const Rgb ring = a.collided ? view::colour::kCollided : view::colour::kWorld;
+    for (int d = 11; d <= 10 + view::kCollidedRingPx; ++d) {
+      EXPECT_EQ(str(at(a.x, a.y, d, 0)), str(ring)) << d;
+      EXPECT_EQ(str(at(a.x, a.y, -d, 0)), str(ring)) << d;
+      EXPECT_EQ(str(at(a.x, a.y, 0, d)), str(ring)) << d;
+    }
+    EXPECT_EQ(str(at(a.x, a.y, 11 + view::kCollidedRingPx, 0)), str(view::colour::kWorld));
+  }
+}
+
+// What `c` at opacity `alpha` (0..255) over `under` blends to.
+Rgb over(Rgb c, int alpha, Rgb under) {
+  const auto mix = [&](int a, int b) {
+    return static_cast<std::uint8_t>((a * alpha + b * (255 - alpha) + 127) / 255);
+  };
+  return {mix(c.r, under.r), mix(c.g, under.g), mix(c.b, under.b)};
+}
+
+void expect_near(Rgb got, Rgb want, int tolerance, const std::string& what) {
+  EXPECT_LE(std::abs(got.r - want.r), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+  EXPECT_LE(std::abs(got.g - want.g), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+  EXPECT_LE(std::abs(got.b - want.b), tolerance)
+      << what << ": " << str(got) << ", want " << str(want);
+}
+
+TEST_F(DrawFrameTest, AWalkersTrailIsASquarePerTileJoinedByALineFadingWithAge) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  // Tiles 40 units (pixels) wide: the line is 4 pixels wide, the squares 8.8 pixels.
+  ASSERT_DOUBLE_EQ(view::trail_width_px(40), 4);
+  ASSERT_NEAR(view::trail_mark_px(40), 8.8, 1e-9);
+  auto walker = agent(1, 7.5 * 40, 3.5 * 40, 2, 8);  // on the tile after its history
+  walker.history = {{2, 3}, {3, 3}, {4, 3}, {5, 3}, {6, 3}};
+  auto plain = agent(2, 300, 500, 2, 8);  // no history: no trail
+  s.agents = {walker, plain};
+  draw(s);
+  const Rgb g = view::group_colour(2), ground = view::colour::kWorld;
+  const auto centre = [](int tile) { return (tile + 0.5) * 40; };
+  const std::size_t n = walker.history.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = centre(walker.history[i].x), y = centre(walker.history[i].y);
+    const int alpha = static_cast<int>(std::lround(255 * view::trail_alpha(i, n)));
+    // The square, above the line (2 pixels each side of the centre): only the square's colour.
+    expect_near(at(x, y, 0, -3), over(g, alpha, ground), 3, "square " + std::to_string(i));
+    // Beside the square: the ground.
+    EXPECT_EQ(str(at(x, y, 0, -6)), str(ground)) << "above square " << i;
+    if (i == 0) continue;
+    // Half way from the previous tile: the line, in the newer tile's opacity; off it, the ground.
+    const double mx = (centre(walker.history[i - 1].x) + x) / 2;
+    expect_near(at(mx, y), over(g, alpha, ground), 3, "line to " + std::to_string(i));
+    EXPECT_EQ(str(at(mx, y, 0, -4)), str(ground)) << "beside the line to " << i;
+  }
+  EXPECT_DOUBLE_EQ(view::trail_alpha(n - 1, n), 1.0);  // the newest is opaque
+  EXPECT_EQ(str(at(centre(6), centre(3), 0, -3)), str(g));
+  EXPECT_NEAR(view::trail_alpha(0, n), 0.15, 1e-12);  // the oldest faint
+  // The agent without a history leaves no mark round it.
+  EXPECT_EQ(str(at(plain.x - 40, plain.y)), str(ground));
+}
+
+TEST_F(DrawFrameTest, ACollisionFlashesAtItsPointThenFades) {
+  using std::chrono::milliseconds;
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 100, 100, 0, 8)};
+  protocol::CollisionState c;
+  c.a = 1;
+  c.b = 2;
+  c.x = 400;
+  c.y = 300;
+  c.impulse = 40;
+  s.collisions = {c};
+  const view::Viewer::Time t0{std::chrono::seconds(100)};
+  // A quarter of the way through: the dot at the point, and the ring (to 11 pixels for this
+  // impulse) half grown, three quarters opaque.
+  draw(s, t0, t0 + milliseconds(125));
+  const view::FlashRing ring = view::flash_ring(40, 0.125);
+  ASSERT_NEAR(ring.alpha, 0.75, 1e-9);
+  ASSERT_NEAR(ring.r, 2 + (11 - 2) * 0.5, 1e-9);
+  const Rgb lit = over(view::colour::kFlash, 191, view::colour::kWorld);
+  expect_near(at(400, 300), lit, 3, "the dot");
+  // The ring is two 1-pixel circles, at r -+ 0.5: above the point, one of the two rows there is lit
+  // at least as brightly (where a circle's segments meet, a pixel may be blended twice).
+  const auto lit_at = [&](int dy) {
+    const Rgb p = at(400, 300, 0, dy);
+    return p.r + 3 >= lit.r && p.g + 3 >= lit.g && p.b + 3 >= lit.b;
+  };
+  EXPECT_TRUE(lit_at(-6) || lit_at(-7))
+      << str(at(400, 300, 0, -6)) << " " << str(at(400, 300, 0, -7));
+  EXPECT_EQ(str(at(400, 300, 0, -3)), str(view::colour::kWorld)) << "inside the ring";
+  // Faded after kFlashSeconds, and forgotten by the next snapshot after that.
+  view::draw_frame(renderer_, viewer_, t0 + milliseconds(500), view::Overlay{});
+  EXPECT_EQ(str(at(400, 300)), str(view::colour::kWorld));
+  EXPECT_EQ(viewer_.flashes().size(), 1u);
+  s.tick = 2;
+  s.collisions.clear();
+  draw(s, t0 + milliseconds(500), t0 + milliseconds(500));
+  EXPECT_TRUE(viewer_.flashes().empty());
+}
+
+}  // namespace
+}  // namespace herd
