@@ -257,6 +257,23 @@ const InspectTexts::Entry* InspectTexts::find(std::uint32_t id) const {
   return it != entries.end() && it->id == id ? &*it : nullptr;
 }
 
+void InspectTexts::add(const AgentState& agent, const InspectState& trace) {
+  Entry e;
+  e.id = agent.id;
+  JsonWriter a(e.agent);
+  write_agent(a, agent);
+  JsonWriter t(e.trace);
+  write_inspect(t, trace);
+  entries.push_back(std::move(e));
+}
+
+void InspectTexts::finish() {
+  const auto by_id = [](const Entry& a, const Entry& b) { return a.id < b.id; };
+  const auto same_id = [](const Entry& a, const Entry& b) { return a.id == b.id; };
+  std::sort(entries.begin(), entries.end(), by_id);
+  entries.erase(std::unique(entries.begin(), entries.end(), same_id), entries.end());
+}
+
 InspectTexts InspectTexts::of(const Snapshot& s) {
   InspectTexts out;
   for (const InspectState& trace : s.inspect) {
@@ -264,23 +281,28 @@ InspectTexts InspectTexts::of(const Snapshot& s) {
         std::lower_bound(s.agents.begin(), s.agents.end(), trace.id,
                          [](const AgentState& a, std::uint32_t id) { return a.id < id; });
     if (it == s.agents.end() || it->id != trace.id) continue;  // a trace of no agent: not told
-    InspectTexts::Entry e;
-    e.id = trace.id;
-    JsonWriter agent(e.agent);
-    write_agent(agent, *it);
-    JsonWriter text(e.trace);
-    write_inspect(text, trace);
-    out.entries.push_back(std::move(e));
+    out.add(*it, trace);
   }
-  std::sort(out.entries.begin(), out.entries.end(),
-            [](const InspectTexts::Entry& a, const InspectTexts::Entry& b) { return a.id < b.id; });
-  out.entries.erase(std::unique(out.entries.begin(), out.entries.end(),
-                                [](const InspectTexts::Entry& a, const InspectTexts::Entry& b) {
-                                  return a.id == b.id;
-                                }),
-                    out.entries.end());
+  out.finish();
   return out;
 }
+
+SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode mode,
+                           std::uint64_t serial, const std::vector<ObstacleState>* obstacles,
+                           const std::vector<CollisionState>& collisions,
+                           const std::vector<FormationState>& formations,
+                           const std::optional<MapState>& map, bool map_cleared) {
+  SideOpen out;
+  out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared;
+  out.open = write_object([&](JsonWriter& w) {
+    write_snapshot_head(w, tick, time, mode, serial);
+    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared);
+  });
+  out.open.pop_back();  // the closing brace: side_section writes the rest
+  return out;
+}
+
+std::string SideOpen::shared() const { return informative ? side_section(open, {}, {}) : ""; }
 
 namespace {
 

@@ -60,6 +60,9 @@ struct InspectTexts {
   std::vector<Entry> entries;
   bool empty() const { return entries.empty(); }
   const Entry* find(std::uint32_t id) const;
+  // One agent's entry, written; finish() orders them (and keeps one per id) before find().
+  void add(const AgentState& agent, const InspectState& trace);
+  void finish();
   // From a decoded snapshot: its traces, with their agents' objects.
   static InspectTexts of(const Snapshot& s);
 };
@@ -67,6 +70,21 @@ struct InspectTexts {
 // What follows a JSON snapshot's text, in place of its closing brace, for a session inspecting
 // `ids`: `,"inspect":[...]}`. Empty when none of them is traced.
 std::string inspect_suffix(const InspectTexts& texts, std::span<const std::uint32_t> ids);
+
+// A side section's shared part: a snapshot object's members but "agents" and "inspect", with no
+// closing brace (side_section adds each session's); `informative` when it says something without
+// any inspected agent (obstacles, collisions, formations, a map change).
+struct SideOpen {
+  std::string open;
+  bool informative = false;
+  // The side section of a session that inspects nothing (empty: no side section at all).
+  std::string shared() const;
+};
+SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode mode,
+                           std::uint64_t serial, const std::vector<ObstacleState>* obstacles,
+                           const std::vector<CollisionState>& collisions,
+                           const std::vector<FormationState>& formations,
+                           const std::optional<MapState>& map, bool map_cleared);
 
 // A binary frame's side section (PROTOCOL.md "Side section") from `open`, a snapshot object's
 // members but "agents" and "inspect" with no closing brace: for a session inspecting `ids`, its

@@ -209,11 +209,9 @@ void LocalWorld::broadcast_snapshot() {
       [&] { return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial)); },
       std::move(inspect));
   if (!binary.empty()) {
-    publish::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
+    protocol::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.
-    hub_.binary_feed().begin(
-        world_, side.informative ? protocol::side_section(side.open, {}, {}) : std::string(),
-        serial);
+    hub_.binary_feed().begin(world_, side.shared(), serial);
     hub_.send_binary(std::move(binary), std::move(side.open));
   }
   pending_collisions_.clear();
@@ -351,15 +349,13 @@ std::optional<std::string> LocalWorld::load(const protocol::ControlMsg& msg) {
   }
   auto next = config_.load_world(name, seed);
   if (auto* why = std::get_if<std::string>(&next)) return std::move(*why);
-  if (std::holds_alternative<protocol::LoadScenario>(msg.control)) {
-    config_.scenario_name = name;
-    // Its description as the directory says it now (replace_world reads the directory again).
-    const auto now = config_.describe_scenarios ? config_.describe_scenarios()
-                                                : std::map<std::string, std::string>{};
-    const auto it = now.find(name);
-    config_.scenario_description = it == now.end() ? std::string() : it->second;
+  const bool named = std::holds_alternative<protocol::LoadScenario>(msg.control);
+  if (named) config_.scenario_name = name;
+  replace_world(std::move(std::get<sim::World>(next)), name);  // reads the directory again
+  if (named) {  // its description as the listing just read says it
+    const auto it = scenario_descriptions_.find(name);
+    config_.scenario_description = it == scenario_descriptions_.end() ? "" : it->second;
   }
-  replace_world(std::move(std::get<sim::World>(next)), name);
   return std::nullopt;
 }
 

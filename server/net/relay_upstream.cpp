@@ -50,23 +50,11 @@ std::chrono::milliseconds next_backoff(std::chrono::milliseconds& backoff) {
 }
 
 // The side section of a binary frame (PROTOCOL.md "Side section") from a whole JSON snapshot
-// (its inspect traces taken out), open for each session's inspected agents
-// (protocol::side_section); `informative` when it says something without them.
-struct SideOpen {
-  std::string open;
-  bool informative = false;
-};
-SideOpen side_open(const protocol::Snapshot& s) {
-  SideOpen out;
-  out.informative =
-      s.obstacles || !s.collisions.empty() || !s.formations.empty() || s.map || s.map_cleared;
-  out.open = protocol::write_object([&](protocol::JsonWriter& w) {
-    protocol::write_snapshot_head(w, s.tick, s.time, s.avoidance, s.serial);
-    protocol::write_snapshot_tail(w, s.obstacles ? &*s.obstacles : nullptr, s.collisions,
-                                  s.formations, s.map, s.map_cleared);
-  });
-  out.open.pop_back();  // the closing brace
-  return out;
+// (its inspect traces taken out), open for each session's inspected agents.
+protocol::SideOpen side_open(const protocol::Snapshot& s) {
+  return protocol::open_side_section(s.tick, s.time, s.avoidance, s.serial,
+                                     s.obstacles ? &*s.obstacles : nullptr, s.collisions,
+                                     s.formations, s.map, s.map_cleared);
 }
 
 std::size_t text_bytes(std::string_view text) { return text.size(); }
@@ -509,10 +497,8 @@ void RelayUpstream::relay(std::string text) {
         protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
                            hub_.binary_feed().current());
     state.serial = s.serial;
-    SideOpen side = side_open(s);
-    hub_.binary_feed().begin(std::move(state), side.informative
-                                                   ? protocol::side_section(side.open, {}, {})
-                                                   : std::string());
+    protocol::SideOpen side = side_open(s);
+    hub_.binary_feed().begin(std::move(state), side.shared());
     hub_.send_binary(std::move(binary), std::move(side.open));
   }
   send_inspect();

@@ -116,14 +116,9 @@ std::vector<ObstacleState> obstacle_states(const sim::World& world) {
 SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
                           const SnapshotParts& parts) {
   const SnapshotTail t = snapshot_tail(world, collisions, parts);
-  SideOpen out;
-  out.informative = parts.map || t.obstacles || !t.hits.empty() || !t.formations.empty();
-  out.open = write_object([&](JsonWriter& w) {
-    write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode);
-    write_tail(w, t, parts);
-  });
-  out.open.pop_back();  // the closing brace: side_section writes the rest
-  return out;
+  return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
+                           t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
+                           parts.map && !t.map);
 }
 
 InspectTexts inspect_texts(const sim::World& world) {
@@ -135,22 +130,10 @@ InspectTexts inspect_texts(const sim::World& world) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
-    InspectTexts::Entry e;
-    e.id = id;
-    JsonWriter agent(e.agent);
-    write_agent(agent,
-                agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())));
-    JsonWriter trace(e.trace);
-    write_inspect(trace, inspect_state(*a, *tr));
-    out.entries.push_back(std::move(e));
+    out.add(agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())),
+            inspect_state(*a, *tr));
   }
-  std::sort(out.entries.begin(), out.entries.end(),
-            [](const InspectTexts::Entry& x, const InspectTexts::Entry& y) { return x.id < y.id; });
-  out.entries.erase(std::unique(out.entries.begin(), out.entries.end(),
-                                [](const InspectTexts::Entry& x, const InspectTexts::Entry& y) {
-                                  return x.id == y.id;
-                                }),
-                    out.entries.end());
+  out.finish();
   return out;
 }
 

@@ -37,15 +37,10 @@ std::string encode_snapshot(const sim::World& world,
                             const SnapshotParts& parts = {}, std::uint64_t serial = 0);
 
 // The side section the server attaches to binary frames of a snapshot, open for each session's
-// inspected agents (protocol::side_section); `informative` when it says something without them
-// (obstacles, collisions, formations, a map change): otherwise a session that inspects nothing
-// is sent no side section.
-struct SideOpen {
-  std::string open;
-  bool informative = false;
-};
-SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                          const SnapshotParts& parts);
+// inspected agents (protocol::open_side_section).
+protocol::SideOpen encode_side_open(const sim::World& world,
+                                    std::span<const sim::CollisionEvent> collisions,
+                                    const SnapshotParts& parts);
 
 // The traces of the world's inspected agents, with their agents' objects, as text.
 protocol::InspectTexts inspect_texts(const sim::World& world);

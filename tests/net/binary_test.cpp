@@ -19,17 +19,6 @@ class BinaryTest : public ServerTest {
     config.max_spawn = 1000;
   }
 
-  std::unique_ptr<WsClient> hello(protocol::Role role, protocol::SnapshotFormat format) {
-    auto c = connect();
-    protocol::Hello h;
-    h.role = role;
-    h.client = "binary test";
-    h.format = format;
-    c->send(protocol::encode(h));
-    wait_for<protocol::Welcome>(*c);
-    return c;
-  }
-
   // The next binary frame (JSON messages before it are skipped); fails the test after kWait.
   std::string next_binary(WsClient& c) {
     const auto deadline = std::chrono::steady_clock::now() + kWait;
@@ -109,7 +98,7 @@ class BinaryTest : public ServerTest {
 TEST_F(BinaryTest, DeltasOnAcknowledgedSnapshotsMatchTheJsonSnapshots) {
   auto commander = greeted(protocol::Role::commander);
   spawn_crossing_crowd(*commander);
-  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto bin = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   auto json = greeted(protocol::Role::viewer);
   Feed feed;
   int deltas = 0;
@@ -146,7 +135,7 @@ TEST_F(BinaryTest, DeltasOnAcknowledgedSnapshotsMatchTheJsonSnapshots) {
 TEST_F(BinaryTest, WithoutAcksEveryFrameIsAKeyframeAndAKeyframeCanBeAskedFor) {
   auto commander = greeted(protocol::Role::commander);
   spawn(*commander, 1, {{100, 100}, {200, 200}}, true);
-  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto bin = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   Feed feed;
   for (int i = 0; i < 3; ++i) EXPECT_FALSE(feed.receive(next_binary(*bin)).header.delta);
   // Acknowledged: deltas; then a keyframe request: the next frame is whole again.
@@ -170,7 +159,7 @@ TEST_F(BinaryTest, AClientBehindOnAcksIsSentNoBacklogUntilItAsksAgain) {
   spawn(*commander, 1, {{100, 100}, {200, 200}}, true);
   commander->send(R"({"type":"command","seq":2,"cmd":"pause"})");
   wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
-  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto bin = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   auto step = [&] { return this->step(*commander); };
   auto sync = [&] { this->sync(std::span(&bin, 1)); };
   const std::uint64_t first = step();
@@ -223,7 +212,7 @@ TEST_F(BinaryTest, AViewportLimitsTheFrameToTheAgentsInViewPlusMargin) {
   std::vector<sim::Vec2> at;
   for (int i = 0; i < 39; ++i) at.push_back({10.0 + 20 * i, 300});
   const auto ids = spawn(*commander, 1, at, false);
-  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto bin = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   bin->send(protocol::encode(protocol::ViewportMsg{protocol::Viewport{100, 0, 300, 600}}));
   Feed feed;
   std::vector<std::uint32_t> expected;
@@ -251,7 +240,7 @@ TEST_F(BinaryTest, AViewportLimitsTheFrameToTheAgentsInViewPlusMargin) {
 
 TEST_F(BinaryTest, AutoFormatIsJsonForSmallWorldsAndBinaryForLargeOnes) {
   auto commander = greeted(protocol::Role::commander);
-  auto viewer = hello(protocol::Role::viewer, protocol::SnapshotFormat::automatic);
+  auto viewer = greeted(protocol::Role::viewer, protocol::SnapshotFormat::automatic);
   wait_for<protocol::Snapshot>(*viewer);  // JSON while small
   std::vector<sim::Vec2> at;
   for (int i = 0; i < 1000; ++i) at.push_back({1.0 + (i % 40) * 19.5, 1.0 + (i / 40) * 23.0});
@@ -282,7 +271,7 @@ TEST_F(BinaryTest, ViewportAckAndKeyframeAreValidatedAndNeedHello) {
 // beyond it, near 2^63 and 2^64) change nothing: snapshots keep coming, and deltas still follow
 // acks of frames that were sent.
 TEST_F(BinaryTest, AcksOfTicksNeverSentLeaveTheFeedRunning) {
-  auto c = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto c = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary);
   next_binary(*c);
   for (const char* tick :
        {"9007199254740991", "9007199254740992", "9223372036854775807", "18446744073709551615"})
@@ -310,7 +299,7 @@ class AckBudgetTest : public BinaryTest {
 
 // Acks at the snapshot rate leave the command budget whole; a flood of acks does not.
 TEST_F(AckBudgetTest, AcksDoNotEatTheCommandBudgetButAFloodOfThemDoes) {
-  auto c = hello(protocol::Role::commander, protocol::SnapshotFormat::binary);
+  auto c = greeted(protocol::Role::commander, protocol::SnapshotFormat::binary);
   Feed feed;
   for (int i = 0; i < 30; ++i) {  // 30 acks: three times the burst
     const BinaryFrame f = feed.receive(next_binary(*c));
@@ -348,7 +337,7 @@ TEST_F(ManyBinaryTest, AHundredAndFortyViewersEachGetEveryFrameWhole) {
   std::vector<std::unique_ptr<WsClient>> viewers;
   std::vector<Feed> feeds(kViewers);
   for (int v = 0; v < kViewers; ++v) {
-    viewers.push_back(hello(protocol::Role::viewer, protocol::SnapshotFormat::binary));
+    viewers.push_back(greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary));
     if (v % 2) viewers.back()->send(R"({"type":"viewport","x0":0,"y0":0,"x1":400,"y1":300})");
   }
   sync(viewers);  // the viewports in before the first step

@@ -102,11 +102,17 @@ class ServerTest : public ::testing::Test {
     return T{};
   }
 
-  std::unique_ptr<WsClient> greeted(protocol::Role role) {
+  // A client welcomed with `role`, its snapshots in `format`; its welcome in `welcome` if given.
+  std::unique_ptr<WsClient> greeted(
+      protocol::Role role, protocol::SnapshotFormat format = protocol::SnapshotFormat::json,
+      protocol::Welcome* welcome = nullptr) {
     auto c = connect();
-    c->send(protocol::encode(protocol::Hello{1, role, "test", {}}));
+    protocol::Hello h{1, role, "test", {}};
+    h.format = format;
+    c->send(protocol::encode(h));
     const auto w = wait_for<protocol::Welcome>(*c);
     EXPECT_EQ(w.role, role);
+    if (welcome) *welcome = w;
     return c;
   }
 

@@ -17,17 +17,6 @@ class SnapshotPartsTest : public ServerTest {
     config.rate_limit = config.rate_burst = 10000;  // a step at a time, hundreds of them
   }
 
-  std::unique_ptr<WsClient> hello(protocol::Role role, protocol::SnapshotFormat format) {
-    auto c = connect();
-    protocol::Hello h;
-    h.role = role;
-    h.client = "snapshot parts test";
-    h.format = format;
-    c->send(protocol::encode(h));
-    welcome_ = wait_for<protocol::Welcome>(*c);
-    return c;
-  }
-
   void send_ok(WsClient& c, std::uint32_t seq, const std::string& fields) {
     c.send(R"({"type":"command","seq":)" + std::to_string(seq) + "," + fields + "}");
     wait_for<protocol::Ack>(c, [&](const protocol::Ack& a) { return a.seq == seq; });
@@ -100,11 +89,11 @@ class SnapshotPartsTest : public ServerTest {
 };
 
 TEST_F(SnapshotPartsTest, ObstaclesTravelInWelcomesAndInSnapshotsWhenTheyChange) {
-  auto c = hello(protocol::Role::commander, protocol::SnapshotFormat::json);
+  auto c = greeted(protocol::Role::commander, protocol::SnapshotFormat::json, &welcome_);
   EXPECT_TRUE(welcome_.obstacles.empty());
   send_ok(*c, 1, R"("cmd":"pause")");
   send_ok(*c, 2, R"("cmd":"add_obstacle","x":400,"y":300,"radius":30)");
-  auto bin = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto bin = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary, &welcome_);
   ASSERT_EQ(welcome_.obstacles.size(), 1u) << "a welcome carries every obstacle";
   EXPECT_EQ(welcome_.obstacles[0].r, 30);
   send_ok(*c, 3, R"("cmd":"add_obstacle","x":100,"y":100,"radius":10)");
@@ -138,7 +127,7 @@ TEST_F(SnapshotPartsTest, ObstaclesTravelInWelcomesAndInSnapshotsWhenTheyChange)
   left = snapshot_of(*c, tick).snapshot;
   ASSERT_TRUE(left.obstacles);
   EXPECT_TRUE(left.obstacles->empty());
-  hello(protocol::Role::viewer, protocol::SnapshotFormat::json);
+  greeted(protocol::Role::viewer, protocol::SnapshotFormat::json, &welcome_);
   EXPECT_TRUE(welcome_.obstacles.empty());
 }
 
@@ -146,10 +135,10 @@ TEST_F(SnapshotPartsTest, ObstaclesTravelInWelcomesAndInSnapshotsWhenTheyChange)
 // snapshots) has the obstacles again within kObstacleRefreshSeconds: unchanged, they are carried
 // once every that many seconds of snapshots, and no more often.
 TEST_F(SnapshotPartsTest, UnchangedObstaclesAreCarriedAgainEveryFewSeconds) {
-  auto c = hello(protocol::Role::commander, protocol::SnapshotFormat::json);
+  auto c = greeted(protocol::Role::commander, protocol::SnapshotFormat::json, &welcome_);
   send_ok(*c, 1, R"("cmd":"pause")");
   send_ok(*c, 2, R"("cmd":"add_obstacle","x":400,"y":300,"radius":30)");
-  auto v = hello(protocol::Role::viewer, protocol::SnapshotFormat::json);
+  auto v = greeted(protocol::Role::viewer, protocol::SnapshotFormat::json, &welcome_);
   const Got changed = snapshot_of(*v, step(*c));
   ASSERT_TRUE(changed.snapshot.obstacles);
   // Paused, each step is one snapshot: 30 a second here, so every 150th carries them again.
@@ -169,7 +158,7 @@ TEST_F(SnapshotPartsTest, UnchangedObstaclesAreCarriedAgainEveryFewSeconds) {
 }
 
 TEST_F(SnapshotPartsTest, InspectTracesGoOnlyToTheSessionsThatAskedForThem) {
-  auto c = hello(protocol::Role::commander, protocol::SnapshotFormat::json);
+  auto c = greeted(protocol::Role::commander, protocol::SnapshotFormat::json, &welcome_);
   sim::SpawnAgent a, b;
   a.position = {100, 300};
   a.target = sim::Vec2{700, 300};
@@ -178,11 +167,11 @@ TEST_F(SnapshotPartsTest, InspectTracesGoOnlyToTheSessionsThatAskedForThem) {
   c->send(command(1, sim::Spawn{0, 0, {a, b}}));
   wait_for<protocol::Ack>(*c, [](const protocol::Ack& ack) { return ack.seq == 1; });
   send_ok(*c, 2, R"("cmd":"pause")");
-  auto json_1 = hello(protocol::Role::viewer, protocol::SnapshotFormat::json);
-  auto json_2 = hello(protocol::Role::viewer, protocol::SnapshotFormat::json);
-  auto json_none = hello(protocol::Role::viewer, protocol::SnapshotFormat::json);
-  auto bin_1 = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
-  auto bin_none = hello(protocol::Role::viewer, protocol::SnapshotFormat::binary);
+  auto json_1 = greeted(protocol::Role::viewer, protocol::SnapshotFormat::json, &welcome_);
+  auto json_2 = greeted(protocol::Role::viewer, protocol::SnapshotFormat::json, &welcome_);
+  auto json_none = greeted(protocol::Role::viewer, protocol::SnapshotFormat::json, &welcome_);
+  auto bin_1 = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary, &welcome_);
+  auto bin_none = greeted(protocol::Role::viewer, protocol::SnapshotFormat::binary, &welcome_);
   json_1->send(R"({"type":"inspect","agents":[1]})");
   json_2->send(R"({"type":"inspect","agents":[2,7]})");
   bin_1->send(R"({"type":"inspect","agents":[1]})");
