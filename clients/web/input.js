@@ -44,6 +44,10 @@ import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
  * @property {ScenarioBar} bar
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
  * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
+ * @property {() => void} openPalette the command palette (command_palette.js)
+ * @property {(at: Point, agent: Agent | null, world: Point) => boolean} contextMenu a right-click at
+ *   client point `at` on `agent` (or none) at `world`: true when a menu opened (context_menu.js),
+ *   false to leave it to the move
  */
 
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
@@ -59,7 +63,7 @@ const ARROW_PAN = 0.1; // an arrow key pans by this fraction of the view
 /**
  * @param {HTMLCanvasElement} canvas
  * @param {InputApp} app
- * @returns {{box: () => SelectionBox | null, pointerAgent: () => Agent | null}}
+ * @returns {{box: () => SelectionBox | null, pointerAgent: () => Agent | null, agentAt: (p: Point) => Agent | null}}
  */
 export function attachInput(canvas, app) {
   const local = (/** @type {MouseEvent} */ ev) => {
@@ -83,6 +87,7 @@ export function attachInput(canvas, app) {
   const handle = {
     box: () => (box && box.active ? box : null), // what the view draws
     pointerAgent: () => (pointer ? pick(app, pointer) : null), // whose diagram the inspector draws
+    agentAt: (/** @type {Point} */ p) => pick(app, p), // the agent at canvas point p (CSS pixels)
   };
 
   const clampToWorld = (/** @type {Point} */ w) => {
@@ -164,7 +169,11 @@ export function attachInput(canvas, app) {
   canvas.addEventListener('lostpointercapture', endStroke);
   canvas.addEventListener('contextmenu', (ev) => {
     ev.preventDefault(); // painting: the right button erases; else it gives orders
-    if (app.painter.on || !app.view.world || app.selected.size === 0) return;
+    if (app.painter.on || !app.view.world) return;
+    // On an agent (with a selection) or an obstacle: a menu of what can be done to it instead.
+    const at = local(ev);
+    if (app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
+    if (app.selected.size === 0) return;
     if (app.viewOnly()) {
       app.refuseViewOnly();
       return;
@@ -299,6 +308,7 @@ export function keyHandlers(app, pointerWorld) {
       else app.selected.clear();
     },
     inspector: () => app.toggleInspector(),
+    palette: () => app.openPalette(),
     help: () => app.setHelp(!app.helpOpen()),
     paint: () => app.togglePaint(),
     demo: (ev) => app.demoKey(ev.key.toUpperCase()),

@@ -53,7 +53,13 @@ export const KEY_ROWS = [
   { section: 'view', mouse: 'click the ground', does: 'clear the selection' },
   { section: 'view', mouse: 'drag on the ground', does: 'select the agents in the box' },
   { section: 'view', mouse: 'Shift + drag', does: 'add the agents in the box to the selection' },
-  { section: 'view', mouse: 'right-click', does: 'send the selection there (arrive)', commands: true },
+  { section: 'view', mouse: 'right-click the ground', does: 'send the selection there (arrive)', commands: true },
+  {
+    section: 'view',
+    mouse: 'right-click an agent or an obstacle',
+    does: 'a menu: what the selection can do to the agent (attack, pursue, flee...), or remove the obstacle',
+    commands: true,
+  },
   { section: 'view', keys: ['Control', 'A'], join: '+', action: 'selectAll', does: 'select every agent' },
   {
     section: 'view',
@@ -85,7 +91,7 @@ export const KEY_ROWS = [
     section: 'view',
     keys: ['Escape'],
     action: 'escape',
-    does: 'close the help, else leave paint mode, else clear the selection',
+    does: 'close the palette or a menu, else the help, else leave paint mode, else clear the selection',
   },
   {
     section: 'view',
@@ -97,6 +103,12 @@ export const KEY_ROWS = [
   { section: 'view', keys: ['M'], action: 'paint', does: 'paint walls on the tile map on/off', commands: true },
   { section: 'view', mouse: 'drag (painting)', does: 'block the tiles it passes over', commands: true },
   { section: 'view', mouse: 'Shift + drag, right drag', does: 'clear them again', commands: true },
+  {
+    section: 'view',
+    keys: [':'],
+    action: 'palette',
+    does: 'the command palette: every command of the protocol, found by typing, sent from a form',
+  },
   { section: 'view', keys: ['H', '?'], action: 'help', does: 'the help on/off' },
 
   { section: 'bar', keys: [' '], action: 'pause', does: 'pause or resume the world', commands: true },

@@ -20,6 +20,8 @@ import { ScenarioBar } from './scenario_bar.js';
 import { newViewerState, shownFormation } from './viewer_state.js';
 import { Session } from './session.js';
 import { makeActions } from './actions.js';
+import { CommandPalette } from './command_palette.js';
+import { ContextMenu, obstacleAt } from './context_menu.js';
 
 /** @import { CommandFields } from './connection.js' */
 
@@ -52,7 +54,10 @@ view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
   token,
   format,
-  onMessage: (msg, chars) => session.handleMessage(msg, chars),
+  onMessage: (msg, chars) => {
+    session.handleMessage(msg, chars);
+    palette.answer(msg); // the palette's form shows the answer to what it sent
+  },
   onState: () => session.connectionChanged(),
 });
 const inspector = new Inspector((msg) => conn.send(msg));
@@ -64,6 +69,25 @@ const session = new Session({ conn, state, view, hud, interp, stats, inspector, 
 const viewOnly = () => session.viewOnly;
 const refuseViewOnly = () => session.refuseViewOnly();
 const actions = makeActions({ conn, state, hud, painter, sendCommand, viewOnly, refuseViewOnly });
+// The command palette and the right-click menu, both built from the command catalogue.
+const OBSTACLE_PICK_SLACK_PX = 3; // as close to an obstacle's rim as a click on an agent's counts
+/** @returns {import('./command_catalogue.js').FormContext} */
+const formContext = () => ({
+  selected: [...state.selected],
+  world: state.welcome?.world ?? null,
+  map: state.map ? { width: state.map.width, height: state.map.height } : null,
+  obstacles: state.obstacles,
+  lists: { scenarios: state.welcome?.scenarios ?? [] },
+});
+const palette = new CommandPalette({
+  context: formContext,
+  send: sendCommand,
+  viewOnly,
+  notice: () => state.commandNotice,
+  canvas,
+  locate: (x, y) => locate(x, y),
+});
+const menu = new ContextMenu({ context: formContext, send: sendCommand, openForm: (cmd, form) => palette.openCommand(cmd, form), viewOnly });
 
 const input = attachInput(canvas, {
   view,
@@ -84,6 +108,8 @@ const input = attachInput(canvas, {
   bar,
   viewOnly,
   refuseViewOnly,
+  openPalette: () => palette.open(),
+  contextMenu: (at, agent, w) => menu.openAt(at, { agent, obstacle: obstacleAt(state.obstacles, w, OBSTACLE_PICK_SLACK_PX / view.scale) }),
 });
 // Buttons clicked with the mouse take no keyboard focus, and leave a field that had it, so that
 // Space (pause) and the other keys reach the page again; Tab still focuses them.
@@ -101,6 +127,25 @@ $('paint-btn').addEventListener('click', () => actions.togglePaint());
 $('fit-btn').addEventListener('click', () => view.fitWorld());
 $('help-btn').addEventListener('click', () => panels.setHelp(!panels.helpOpen));
 $('profile-btn').addEventListener('click', () => profile.toggle());
+$('palette-btn').addEventListener('click', () => palette.toggle());
+
+// What is under client point (x, y): the world point (inside the world, to the wire's precision),
+// the agent, the obstacle and the map's tile there. The palette's fields are picked with it.
+/** @param {number} x @param {number} y @returns {import('./command_palette.js').PickedThing} */
+function locate(x, y) {
+  const rect = canvas.getBoundingClientRect();
+  const p = { x: x - rect.left, y: y - rect.top };
+  const world = state.welcome ? state.welcome.world : null;
+  if (!world) return { world: null, agent: null, obstacle: null, tile: null };
+  const w = view.screenToWorld(p.x, p.y);
+  const clamp = (/** @type {number} */ v, /** @type {number} */ hi) => Math.round(Math.min(hi, Math.max(0, v)) * 1000) / 1000;
+  return {
+    world: { x: clamp(w.x, world.width), y: clamp(w.y, world.height) },
+    agent: input.agentAt(p),
+    obstacle: obstacleAt(state.obstacles, w, OBSTACLE_PICK_SLACK_PX / view.scale),
+    tile: state.map ? state.map.tileAt(w.x, w.y) : null,
+  };
+}
 
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
 /** @param {CommandFields} fields @returns {number | null} */

@@ -132,7 +132,9 @@ describe('command token', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
     await page.keyboard.press('h');
     await page.locator('#help-access').waitFor({ state: 'visible', timeout: WAIT_MS });
     const dimmed = await page.locator('#help.view-only dt.commands').allTextContents();
-    assert.ok(dimmed.includes('right-click'), `the help does not dim right-click: ${JSON.stringify(dimmed)}`);
+    for (const row of ['right-click the ground', 'right-click an agent or an obstacle']) {
+      assert.ok(dimmed.includes(row), `the help does not dim ${row}: ${JSON.stringify(dimmed)}`);
+    }
     assert.ok(!dimmed.some((t) => t.startsWith('click an agent')), 'the help dims selecting');
     // The status bar's hint names no command.
     assert.doesNotMatch(await page.locator('#hint').textContent(), /right-click|pause|demo/);

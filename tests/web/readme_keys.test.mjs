@@ -117,7 +117,7 @@ describe('the key table', () => {
     for (const row of KEY_ROWS) if (row.section !== 'view') assert.equal(row.commands, true, `${row.does}: the bar's and the demo's rows command`);
     assert.deepEqual(
       KEY_ROWS.filter((r) => r.commands && !r.action).map((r) => r.mouse),
-      ['right-click', 'drag (painting)', 'Shift + drag, right drag'],
+      ['right-click the ground', 'right-click an agent or an obstacle', 'drag (painting)', 'Shift + drag, right drag'],
     );
   });
 
