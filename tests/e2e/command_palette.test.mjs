@@ -174,20 +174,32 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     assert.deepEqual(sent.frames.filter((m) => m.type === 'command'), [], 'the palette sent a command unasked');
   });
 
-  it('says what is wrong with a value the form cannot send, and sends nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it("says what is wrong with a value the form cannot send, and shows the server's refusal with its code", { timeout: TEST_TIMEOUT_MS }, async () => {
     await openPalette(page);
     await findCommand(page, 'step');
     await page.locator('#pf-ticks').fill('5000');
-    const answer = await sendForm(page);
-    assert.equal(answer.kind, 'invalid');
-    assert.match(answer.text, /ticks: must be in \[1, 1000\]/);
+    const invalid = await sendForm(page);
+    assert.equal(invalid.kind, 'invalid');
+    assert.match(invalid.text, /ticks: must be in \[1, 1000\]/);
     await closePalette(page);
     await allSent(page, sent);
-    assert.deepEqual(sent.frames.filter((m) => m.type === 'command'), []);
+    assert.deepEqual(sent.frames.filter((m) => m.type === 'command'), [], 'a value the form refused was sent');
+
+    await openPalette(page);
+    await findCommand(page, 'remove_obstacle');
+    await page.locator('#pf-id').fill('999');
+    const refused = await sendForm(page);
+    assert.equal(refused.kind, 'error');
+    assert.match(refused.text, /^error unknown_obstacle: .*999/);
+    const frame = await sent.find((m) => m.type === 'command' && m.seq === refused.seq, WAIT_MS, 'the refused command');
+    assert.deepEqual(frame, { type: 'command', seq: refused.seq, cmd: 'remove_obstacle', id: 999 });
+    await closePalette(page);
   });
 
   it('the menu on an agent: what the selection can do to it, from the catalogue; attack is sent and taken', { timeout: TEST_TIMEOUT_MS }, async () => {
     await freeze();
+    const framesBefore = sent.frames.length;
+    const errorBefore = await page.evaluate(() => window.herd.lastError);
     await page.keyboard.press('0');
     const group0 = sorted(await page.evaluate(() => window.herd.selected));
     assert.ok(group0.length > 1, 'group 0 selected');
@@ -214,8 +226,13 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden', timeout: WAIT_MS });
     assert.deepEqual(sorted(await page.evaluate(() => window.herd.selected)), group0, 'Esc cleared the selection too');
+    // A click elsewhere (here the status bar) closes it too.
+    await rightClick();
+    await menu.waitFor({ state: 'visible', timeout: WAIT_MS });
+    await page.locator('#status .brand').click();
+    await menu.waitFor({ state: 'hidden', timeout: WAIT_MS });
     await allSent(page, sent);
-    assert.deepEqual(sent.frames.filter((m) => m.type === 'command'), [], 'the menu sent a command unasked');
+    assert.deepEqual(sent.frames.slice(framesBefore).filter((m) => m.type === 'command'), [], 'the menu sent a command unasked');
 
     // react needs a radius: its item opens the palette's form with the rest filled in.
     await rightClick();
@@ -237,6 +254,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     await menu.locator('[data-action="attack"]').click();
     await menu.waitFor({ state: 'hidden', timeout: WAIT_MS });
     const attack = await sent.find((m) => m.type === 'command' && m.behaviour === 'attack', WAIT_MS, 'the attack command');
+    assert.equal(sent.frames.filter((m) => m.type === 'command' && m.cmd === 'set_behaviour').length, 2, 'one command each: react, attack');
     assert.deepEqual(attack, { type: 'command', seq: attack.seq, cmd: 'set_behaviour', agents: group0, behaviour: 'attack', agent: victim.id });
     await thaw();
     await page.waitForFunction(
@@ -247,7 +265,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
       { ids: group0, victimId: victim.id },
       { timeout: WAIT_MS },
     );
-    assert.equal(await page.evaluate(() => window.herd.lastError?.code ?? null), null);
+    assert.deepEqual(await page.evaluate(() => window.herd.lastError), errorBefore, 'a command was refused');
   });
 
   it('the menu on an obstacle removes it; on the ground the right button still moves the selection', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -265,8 +283,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     assert.equal(await menu.getAttribute('data-target'), `obstacle:${added.obstacle}`);
     assert.deepEqual(await menu.locator('button[role="menuitem"]').allTextContents(), ['remove obstacle']);
     await page.keyboard.press('Enter'); // the focused item
-    const removed = await sent.find((m) => m.type === 'command' && m.cmd === 'remove_obstacle', WAIT_MS, 'remove_obstacle');
-    assert.equal(removed.id, added.obstacle);
+    await sent.find((m) => m.type === 'command' && m.cmd === 'remove_obstacle' && m.id === added.obstacle, WAIT_MS, 'remove_obstacle');
     await command({ cmd: 'step' });
     await page.waitForFunction((id) => !window.herd.obstacles.some((o) => o.id === id), added.obstacle, { timeout: WAIT_MS });
 
