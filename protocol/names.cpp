@@ -34,8 +34,8 @@ constexpr std::string_view kErrorNames[] = {
     "unauthorized",
     "upstream_unavailable",
 };
-constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat",
-                                            "done", "respond",  "home"};
+constexpr std::string_view kPhaseNames[] = {"none",    "approach", "retreat", "done",
+                                            "respond", "home",     "out",     "back"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
 constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
 

@@ -85,6 +85,8 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(CommandMsg{7, behave(K::idle, sim::kNoAgent, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{8, behave(K::attack, 3, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{9, behave(K::seek, 3, {}, 0, K::pursue, false)});
+  expect_client_round_trip(
+      CommandMsg{9, behave(K::patrol, sim::kNoAgent, {7, 8}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{10, sim::SetMovement{{true, {}}, sim::Movement::kinematic}});
   expect_client_round_trip(CommandMsg{11, sim::AddObstacle{{10.5, 20.25}, 12}});
   expect_client_round_trip(CommandMsg{12, sim::RemoveObstacle{4}});
@@ -232,6 +234,21 @@ TEST(ClientCodec, RawBytesThatAreNotUtf8AreBadJson) {
   EXPECT_EQ(decode_err(std::string("{\"type\":\"ping\",\"id\":1}\0", 21)).code,
             ErrorCode::bad_json);
   EXPECT_EQ(decode_err("").code, ErrorCode::bad_json);
+}
+
+// A patrol goes between where each agent is and a point: without the point there is no patrol,
+// and it cannot take an agent.
+TEST(ClientCodec, APatrolNeedsItsPoint) {
+  const std::string head = R"({"type":"command","seq":1,"cmd":"set_behaviour","agents":[1],)"
+                           R"("behaviour":"patrol")";
+  const Error none = decode_err(head + "}");
+  EXPECT_EQ(none.code, ErrorCode::bad_field);
+  EXPECT_NE(none.message.find("'target'"), std::string::npos) << none.message;
+  EXPECT_EQ(decode_err(head + R"(,"agent":2})").code, ErrorCode::bad_field);
+  EXPECT_TRUE(
+      std::holds_alternative<ClientMessage>(decode_client(head + R"(,"target":{"x":5,"y":6}})")));
+  EXPECT_TRUE(std::holds_alternative<ClientMessage>(
+      decode_client(head + R"(,"target_tile":{"x":5,"y":6}})")));
 }
 
 TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {
