@@ -63,6 +63,7 @@ struct LoadOptions {
   double commands = 0;            // --commands RATE: a commander measuring command latency
   int threads = 1;                // --threads T: connections spread over T threads
   std::string token;              // the commander's token
+  bool as_json = false;           // --json: the report as one JSON line instead of sentences
 };
 int run_load(const Url& url, const LoadOptions& opts);
 

@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
          "read from the server's runtime file when not given")
       ->envname("HERD_COMMAND_TOKEN");
   app.add_flag("--json", out.as_json,
-               "print the server's answers as JSON lines, as they came (hops: its report as one "
-               "JSON line)");
+               "print the server's answers as JSON lines, as they came (hops and load: the report "
+               "as one JSON line)");
   client::TlsOptions tls;
   app.add_option("--ca-file", tls.ca_file, "wss://: also trust the certificates in this PEM file")
       ->envname("HERD_CA_FILE")
@@ -278,6 +278,7 @@ int main(int argc, char** argv) {
   }
   if (load->parsed()) {
     load_opts.token = token;
+    load_opts.as_json = out.as_json;
     return cli::run_load(*url, load_opts);
   }
 
