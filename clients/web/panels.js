@@ -1,7 +1,8 @@
 // @ts-check
 // The small panels over the canvas: the selected agents' details, the inspector's legend (docked
-// beside the map: dock.js), and the keyboard help (drawn from keys.js's table; on a view-only page its rows that command
-// are dimmed, and a line says so). Like the HUD, each writes the DOM only when its text changes.
+// beside the map: dock.js), and the keyboard help (drawn from keys.js's table; on a view-only
+// page its rows that command are dimmed, and a line says so). Like the HUD, each writes the DOM
+// only when its text changes.
 
 import {
   INSPECT_COLORS,

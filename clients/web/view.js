@@ -1,7 +1,8 @@
 // @ts-check
 // Draws the world on a canvas and maps between world units and CSS pixels.
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
-// the canvas and centred, so circles stay circles whatever the window's shape. The marks round
+// the canvas and centred, so circles stay circles whatever the window's shape; the canvas less
+// what docked panels cover (insets), so that the fitted world lies beside them. The marks round
 // the agents (obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
 // view_marks.js.
 
