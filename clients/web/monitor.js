@@ -96,6 +96,7 @@ function open() {
     ws = null;
     greeted = false;
     stopPolling();
+    clearSessions(); // none of them may be kicked from here until the server answers again
     if (ev.code === KICKED_CLOSE) {
       stopped = true;
       setConnection('disconnected', 'kicked');
@@ -264,6 +265,13 @@ function onSessions(m) {
   }
   const n = m.sessions.length;
   set(ui.sessionsCount, `${n}${m.omitted > 0 ? ` listed, ${m.omitted} more` : ''}`);
+}
+
+function clearSessions() {
+  rowsById.clear();
+  ui.sessionRows.replaceChildren();
+  set(ui.sessionsCount, '');
+  kicks.clear();
 }
 
 /** @param {SessionRow} s @returns {HTMLTableRowElement} */
