@@ -673,6 +673,18 @@ struct Wire<SetParam> {
   }
 };
 
+template <>
+struct Wire<Kick> {
+  static constexpr std::string_view kNames[] = {"kick"};
+  static Kick read(Fields& f, std::string_view) {
+    return Kick{as_uint(f.need("session"), "session", kMaxSessionId)};
+  }
+  static void write(json& j, const Kick& c) {
+    j["cmd"] = "kick";
+    j["session"] = c.session;
+  }
+};
+
 // ---- dispatch over a variant's alternatives ----------------------------------------------------
 
 template <class Variant>

@@ -33,6 +33,7 @@ constexpr std::string_view kErrorNames[] = {
     "rate_limited",
     "unauthorized",
     "upstream_unavailable",
+    "unknown_session",
 };
 constexpr std::string_view kPhaseNames[] = {"none",    "approach", "retreat", "done",
                                             "respond", "home",     "out",     "back"};

@@ -52,6 +52,10 @@ std::string describe_answer(const nlohmann::json& answer);
 // one marked (herd-ctl scenarios).
 std::string describe_welcome(const nlohmann::json& welcome);
 std::string describe_scenarios(const nlohmann::json& welcome);
+// The answer to `sessions` (herd-ctl sessions) as a table: a row per session (id, role, client,
+// address, snapshot format, seconds connected, bytes and snapshots sent, snapshots dropped, round
+// trip; "-" for what is not known yet), the asker's marked "(you)", then how many.
+std::string describe_sessions(const nlohmann::json& sessions);
 
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
 struct LoadOptions {

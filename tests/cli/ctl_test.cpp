@@ -5,6 +5,7 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -196,7 +197,8 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"step"},
                                              {"reset"},
                                              {"scenario", "empty"},
-                                             {"param", "--tick-rate", "30"}}) {
+                                             {"param", "--tick-rate", "30"},
+                                             {"kick", "3"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);
@@ -274,6 +276,88 @@ TEST(CtlFormat, NumbersIdsAndSelectionsAsPeopleWriteThem) {
   EXPECT_FALSE(cli::parse_selection("group:300"));
   EXPECT_FALSE(cli::parse_selection("1,,2"));
   EXPECT_FALSE(cli::parse_point("1"));
+}
+
+// The operator's list as people read it: the fixture the protocol's tests pin, a row each.
+TEST(CtlFormat, SessionsReadAsATable) {
+  std::ifstream in(std::string(HERD_FIXTURE_DIR) + "/server/sessions.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto list = nlohmann::json::parse(text.str());
+  EXPECT_EQ(cli::describe_sessions(list),
+            "id  role       client      address          format  connected  sent    snapshots  "
+            "dropped  rtt\n"
+            "1   viewer     herd-web/1  127.0.0.1:53012  auto    84 s       2.9 MB  2520       3  "
+            "      0.4 ms\n"
+            "3   -          -           127.0.0.1:53040  -       1 s        0 B     0          0  "
+            "      -\n"
+            "4   commander  herd-ctl    127.0.0.1:53044  json    0 s        1.2 kB  0          0  "
+            "      -       (you)\n"
+            "3 sessions\n");
+  list["omitted"] = 7;
+  list["sessions"].erase(1);
+  EXPECT_NE(cli::describe_sessions(list).find("\n2 sessions, 7 more not listed\n"),
+            std::string::npos);
+}
+
+// herd-ctl sessions lists another herd-ctl (watching as a viewer) and itself; kick closes the
+// watcher, which says so and exits 3; an id no session has exits 1 with its code.
+TEST_F(CtlTest, SessionsListsAndKickClosesAnotherSession) {
+  ASSERT_GT(port_, 0);
+  const fs::path watch_log = *dir_ / "watcher.log";
+  Process watcher({"--url", "ws://127.0.0.1:" + std::to_string(port_) + "/ws", "watch", "--role",
+                   "viewer", "--count", "100000000"},
+                  watch_log, HERD_CTL_BIN);
+  nlohmann::json row, own;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const CtlRun r = ctl({"--json", "sessions"});
+        if (r.status != 0) return false;
+        const auto list = nlohmann::json::parse(r.out, nullptr, false);
+        if (list.is_discarded()) return false;
+        for (const auto& s : list.value("sessions", nlohmann::json::array())) {
+          if (s.value("you", false)) own = s;
+          if (s.value("role", "") == "viewer" && s.value("client", "") == "herd-ctl" &&
+              s.value("snapshots_sent", 0) > 0)
+            row = s;
+        }
+        return !row.is_null();
+      },
+      std::chrono::milliseconds(15000)))
+      << slurp(watch_log);
+  EXPECT_EQ(own.value("role", ""), "commander");
+  EXPECT_EQ(own.value("client", ""), "herd-ctl");
+  EXPECT_EQ(row.value("format", ""), "json");
+  EXPECT_EQ(row.value("address", "").rfind("127.0.0.1:", 0), 0u) << row.dump();
+  const std::string id = std::to_string(row.value("id", 0));
+
+  CtlRun r = ctl({"sessions"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("id  role ", 0), 0u) << r.out;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("\n" + id + " +viewer +herd-ctl +127\\.0\\.0\\.1:")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(" commander +herd-ctl .*\\(you\\)\n"))) << r.out;
+
+  r = ctl({"kick", id});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^ok at tick \d+\n$)"))) << r.out;
+  EXPECT_EQ(watcher.wait_exit(std::chrono::milliseconds(10000)), 3);
+  const std::string watched = slurp(watch_log);
+  const std::size_t said = watched.rfind("herd-ctl: ");
+  ASSERT_NE(said, std::string::npos) << "the watcher said nothing on its way out";
+  EXPECT_NE(watched.find("(close 4000: kicked by the operator)", said), std::string::npos)
+      << watched.substr(said);
+
+  r = ctl({"kick", "999999"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.out, "unknown_session: no session 999999 on this server\n");
+  // A session welcomed as a viewer (a wrong token) is refused the list: exit 1, with why.
+  r = ctl({"--token", "not-the-servers-token", "sessions"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("unauthorized"), std::string::npos) << r.out;
+  EXPECT_EQ(ctl({"kick"}).status, 2) << "ID is required";
+  EXPECT_EQ(ctl({"kick", "x"}).status, 2);
 }
 
 TEST_F(CtlTest, UnknownFlagsAndSubcommandsAreRefusedWithExitTwo) {

@@ -151,7 +151,39 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(ControlMsg{31, Reset{}});
   expect_client_round_trip(ControlMsg{32, LoadScenario{"maze", std::uint64_t{3}}});
   expect_client_round_trip(ControlMsg{33, SetParam{30.0, 10.0}});
+  expect_client_round_trip(ControlMsg{34, Kick{kMaxSessionId}});
+  expect_client_round_trip(SessionsRequest{35});
   expect_client_round_trip(Inspect{{}});
+}
+
+// The operator's list: every field written, those not known yet left out, and read back whole.
+TEST(ServerCodec, SessionListRoundTripsWithItsOptionalFields) {
+  SessionList list;
+  list.seq = 9;
+  list.omitted = 2;
+  SessionInfo known;
+  known.id = 3;
+  known.role = Role::commander;
+  known.format = SnapshotFormat::automatic;
+  known.client = "herd-\"ctl\"";
+  known.address = "127.0.0.1:4000";
+  known.connected_s = 12.5;
+  known.bytes_sent = 1u << 20;
+  known.snapshots_sent = 600;
+  known.dropped = 4;
+  known.rtt_ms = 0.25;
+  known.you = true;
+  SessionInfo fresh;
+  fresh.id = 4;
+  fresh.address = "127.0.0.1:4001";
+  list.sessions = {known, fresh};
+  const std::string text = encode(list);
+  EXPECT_EQ(text.find("\"role\"", text.find("\"id\":4")), std::string::npos) << text;
+  EXPECT_EQ(text.find("rtt_ms", text.find("\"id\":4")), std::string::npos) << text;
+  const auto back = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
+  ASSERT_TRUE(std::holds_alternative<SessionList>(std::get<ServerMessage>(back)));
+  EXPECT_EQ(std::get<SessionList>(std::get<ServerMessage>(back)), list) << text;
 }
 
 TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
