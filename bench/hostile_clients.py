@@ -67,7 +67,7 @@ elif which == '12':
     with open(path, 'w') as f: json.dump(scenario, f)
     p, port = start(['--scenario', path])
     def load(fmt):
-        out = subprocess.run([ctl, '--url', f'ws://127.0.0.1:{port}/ws', 'load', '--viewers', '1',
+        out = subprocess.run([ctl, '--json', '--url', f'ws://127.0.0.1:{port}/ws', 'load', '--viewers', '1',
                               '--duration', '6', '--format', fmt], capture_output=True, text=True).stdout
         r = json.loads(out.strip().splitlines()[-1])
         return round(r['bytes_per_second_per_viewer'] / r['snapshots_per_second'] / 1000, 1)

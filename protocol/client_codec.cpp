@@ -32,15 +32,9 @@ Hello read_hello(Fields& f) {
     if (h.token.size() > kMaxTokenBytes) bad("token", "must be at most 256 bytes");
   }
   if (const json* fmt = f.find("format")) {
-    const std::string_view v = as_string(*fmt, "format");
-    if (v == "json")
-      h.format = SnapshotFormat::json;
-    else if (v == "binary")
-      h.format = SnapshotFormat::binary;
-    else if (v == "auto")
-      h.format = SnapshotFormat::automatic;
-    else
-      bad("format", "must be \"json\", \"binary\" or \"auto\"");
+    const auto format = snapshot_format_from_string(as_string(*fmt, "format"));
+    if (!format) bad("format", "must be \"json\", \"binary\" or \"auto\"");
+    h.format = *format;
   }
   f.no_others();
   if (version != kProtocolVersion)
@@ -108,6 +102,11 @@ Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
           return KeyframeRequest{};
         }
         if (type == "viewport") return read_viewport(f);
+        if (type == "sessions") {
+          seq = as_u32(f.need("seq"), "seq");
+          f.no_others();
+          return SessionsRequest{*seq};
+        }
         fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
       });
 }
@@ -130,6 +129,17 @@ std::string_view to_string(SnapshotFormat format) {
       return "auto";
   }
   return "json";
+}
+
+std::optional<SnapshotFormat> snapshot_format_from_string(std::string_view s) {
+  if (s == "json") return SnapshotFormat::json;
+  if (s == "binary") return SnapshotFormat::binary;
+  if (s == "auto") return SnapshotFormat::automatic;
+  return std::nullopt;
+}
+
+std::string encode(const SessionsRequest& m) {
+  return json{{"type", "sessions"}, {"seq", m.seq}}.dump();
 }
 
 std::string encode(const SnapshotAck& m) { return json{{"type", "ack"}, {"tick", m.tick}}.dump(); }

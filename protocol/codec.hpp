@@ -31,7 +31,9 @@ std::string encode(const ControlMsg& m);
 std::string encode(const SnapshotAck& m);
 std::string encode(const KeyframeRequest& m);
 std::string encode(const ViewportMsg& m);
+std::string encode(const SessionsRequest& m);
 std::string_view to_string(SnapshotFormat format);
+std::optional<SnapshotFormat> snapshot_format_from_string(std::string_view s);
 
 // Server to client.
 std::string encode(const Welcome& m);
@@ -44,6 +46,7 @@ std::string encode(const Snapshot& m);
 std::string encode(const Ack& m);
 std::string encode(const Error& m);
 std::string encode(const Pong& m);
+std::string encode(const SessionList& m);
 
 // A snapshot's tick read from the start of its text, without decoding it: herd's servers write
 // `type` then `tick` first. nullopt for any other text (decode it then).

@@ -245,6 +245,9 @@ struct Wire<sim::SetBehaviour> {
       bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
     if (traits.needs_agent && !agent) bad("agent", "is required for " + std::string(name));
     if (traits.needs_radius && !radius) bad("radius", "is required for " + std::string(name));
+    // A point-taking kind that cannot act on an agent needs its point, except hold (here).
+    if (traits.takes_point && !traits.point_or_agent && b.kind != K::hold && !target && !tile)
+      bad("target", "(or 'target_tile') is required for " + std::string(name));
     if (target) b.point = as_point(*target, "target");
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
     if (agent) {
@@ -667,6 +670,18 @@ struct Wire<SetParam> {
     j["cmd"] = "set_param";
     if (c.tick_rate) j["tick_rate"] = *c.tick_rate;
     if (c.snapshot_rate) j["snapshot_rate"] = *c.snapshot_rate;
+  }
+};
+
+template <>
+struct Wire<Kick> {
+  static constexpr std::string_view kNames[] = {"kick"};
+  static Kick read(Fields& f, std::string_view) {
+    return Kick{as_uint(f.need("session"), "session", kMaxSessionId)};
+  }
+  static void write(json& j, const Kick& c) {
+    j["cmd"] = "kick";
+    j["session"] = c.session;
   }
 };
 

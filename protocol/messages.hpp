@@ -25,6 +25,15 @@ inline constexpr std::size_t kMaxCollisionsPerSnapshot =
     1000;  // more in one interval are not listed
 // Snapshots carry the obstacles when they change and at least this often (Snapshot::obstacles).
 inline constexpr double kObstacleRefreshSeconds = 5;
+// Session ids on the wire (welcome's `session`, kick's `session`) are at most this: JSON's safe
+// integers.
+inline constexpr std::uint64_t kMaxSessionId = std::uint64_t{1} << 53;
+// Rows in one `sessions` answer; the rest are counted in its `omitted`.
+inline constexpr std::size_t kMaxSessionsListed = 256;
+// How a kicked session's WebSocket is closed: a code of the private-use range (RFC 6455 7.4.2),
+// so that a client can tell a kick from any other close, and its reason.
+inline constexpr std::uint16_t kKickedCloseCode = 4000;
+inline constexpr std::string_view kKickedCloseReason = "kicked by the operator";
 
 enum class Role : std::uint8_t { viewer, commander };
 
@@ -61,6 +70,7 @@ enum class ErrorCode : std::uint8_t {
   rate_limited,
   unauthorized,
   upstream_unavailable,
+  unknown_session,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -136,7 +146,13 @@ struct SetParam {
   std::optional<double> snapshot_rate;  // snapshots per second, <= tick rate
   friend bool operator==(const SetParam&, const SetParam&) = default;
 };
-using Control = std::variant<Pause, Resume, StepTicks, Reset, LoadScenario, SetParam>;
+// Ends another session (its id as its welcome said, [0, kMaxSessionId]): answered by the server
+// that holds the session, never by a relay's upstream.
+struct Kick {
+  std::uint64_t session = 0;
+  friend bool operator==(const Kick&, const Kick&) = default;
+};
+using Control = std::variant<Pause, Resume, StepTicks, Reset, LoadScenario, SetParam, Kick>;
 struct ControlMsg {
   std::uint32_t seq = 0;
   Control control;
@@ -167,8 +183,14 @@ struct ViewportMsg {
   friend bool operator==(const ViewportMsg&, const ViewportMsg&) = default;
 };
 
+// A commander asks for the server's sessions (answered with SessionList, or error forbidden).
+struct SessionsRequest {
+  std::uint32_t seq = 0;
+  friend bool operator==(const SessionsRequest&, const SessionsRequest&) = default;
+};
+
 using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg, SnapshotAck,
-                                   KeyframeRequest, ViewportMsg>;
+                                   KeyframeRequest, ViewportMsg, SessionsRequest>;
 
 // ---- server to client ----------------------------------------------------------------------
 
@@ -331,6 +353,31 @@ struct Pong {
   friend bool operator==(const Pong&, const Pong&) = default;
 };
 
-using ServerMessage = std::variant<Welcome, Snapshot, Ack, Error, Pong>;
+// One WebSocket session as the server sees it (a row of SessionList).
+struct SessionInfo {
+  std::uint64_t id = 0;
+  std::optional<Role> role;              // the role granted; absent until its hello is answered
+  std::optional<SnapshotFormat> format;  // hello's; absent until its hello is answered
+  std::string client;                    // hello's `client` (empty: none given)
+  std::string address;                   // the peer, "ip:port"
+  double connected_s = 0;                // seconds since the WebSocket was opened
+  std::uint64_t bytes_sent = 0;          // WebSocket payload bytes written to it
+  std::uint64_t snapshots_sent = 0;      // snapshot frames written to it
+  std::uint64_t dropped = 0;             // snapshots replaced in its lane before being written
+  std::optional<double> rtt_ms;          // the last WebSocket ping's round trip (none yet: absent)
+  bool you = false;                      // the session that asked
+  friend bool operator==(const SessionInfo&, const SessionInfo&) = default;
+};
+
+// The answer to SessionsRequest: the sessions by id, at most kMaxSessionsListed of them (the
+// asker's always among them), and how many more there are.
+struct SessionList {
+  std::uint32_t seq = 0;
+  std::vector<SessionInfo> sessions;
+  std::uint64_t omitted = 0;
+  friend bool operator==(const SessionList&, const SessionList&) = default;
+};
+
+using ServerMessage = std::variant<Welcome, Snapshot, Ack, Error, Pong, SessionList>;
 
 }  // namespace herd::protocol

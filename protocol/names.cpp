@@ -33,9 +33,10 @@ constexpr std::string_view kErrorNames[] = {
     "rate_limited",
     "unauthorized",
     "upstream_unavailable",
+    "unknown_session",
 };
-constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat",
-                                            "done", "respond",  "home"};
+constexpr std::string_view kPhaseNames[] = {"none",    "approach", "retreat", "done",
+                                            "respond", "home",     "out",     "back"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
 constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
 

@@ -403,6 +403,34 @@ std::string encode(const Pong& m) {
   });
 }
 
+std::string encode(const SessionList& m) {
+  return write_object(
+      [&](JsonWriter& w) {
+        w.field("type", "sessions");
+        w.field("seq", m.seq);
+        w.key("sessions");
+        w.begin_array();
+        for (const SessionInfo& s : m.sessions) {
+          w.begin_object();
+          w.field("id", s.id);
+          if (s.role) w.field("role", to_string(*s.role));
+          if (s.format) w.field("format", to_string(*s.format));
+          if (!s.client.empty()) w.field("client", s.client);
+          w.field("address", s.address);
+          w.field("connected_s", s.connected_s);
+          w.field("bytes_sent", s.bytes_sent);
+          w.field("snapshots_sent", s.snapshots_sent);
+          w.field("dropped", s.dropped);
+          if (s.rtt_ms) w.field("rtt_ms", *s.rtt_ms);
+          if (s.you) w.boolean_field("you", true);
+          w.end_object();
+        }
+        w.end_array();
+        w.field("omitted", m.omitted);
+      },
+      64 + m.sessions.size() * 200);
+}
+
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
   Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}};

@@ -279,6 +279,43 @@ Error read_error(Fields& f) {
   return e;
 }
 
+SessionInfo read_session(const json& v, const std::string& where) {
+  Fields r(v, where);
+  SessionInfo s;
+  s.id = as_uint(r.need("id"), r.name("id"), kMaxSessionId);
+  if (const json* role = r.find("role")) {
+    const std::string_view name = as_string(*role, r.name("role"));
+    if (name != "viewer" && name != "commander")
+      bad(r.name("role"), "must be \"viewer\" or \"commander\"");
+    s.role = name == "viewer" ? Role::viewer : Role::commander;
+  }
+  if (const json* format = r.find("format")) {
+    s.format = snapshot_format_from_string(as_string(*format, r.name("format")));
+    if (!s.format) bad(r.name("format"), "must be \"json\", \"binary\" or \"auto\"");
+  }
+  if (const json* c = r.find("client")) s.client = std::string(as_string(*c, r.name("client")));
+  s.address = std::string(as_string(r.need("address"), r.name("address")));
+  s.connected_s = as_number(r.need("connected_s"), r.name("connected_s"), 0, kHuge);
+  s.bytes_sent = as_uint(r.need("bytes_sent"), r.name("bytes_sent"), kMaxU64);
+  s.snapshots_sent = as_uint(r.need("snapshots_sent"), r.name("snapshots_sent"), kMaxU64);
+  s.dropped = as_uint(r.need("dropped"), r.name("dropped"), kMaxU64);
+  if (const json* rtt = r.find("rtt_ms")) s.rtt_ms = as_number(*rtt, r.name("rtt_ms"), 0, kHuge);
+  if (const json* you = r.find("you")) s.you = as_bool(*you, r.name("you"));
+  r.no_others();
+  return s;
+}
+
+SessionList read_sessions(Fields& f) {
+  SessionList m;
+  m.seq = as_u32(f.need("seq"), "seq");
+  const json& list = f.need("sessions");
+  if (!list.is_array()) bad("sessions", "must be an array");
+  for (std::size_t i = 0; i < list.size(); ++i)
+    m.sessions.push_back(read_session(list[i], "sessions[" + std::to_string(i) + "]"));
+  m.omitted = as_uint(f.need("omitted"), "omitted", kMaxU64);
+  return m;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> snapshot_tick(std::string_view text) {
@@ -301,6 +338,7 @@ Decoded<ServerMessage> decode_server(std::string_view text) {
         if (type == "error") return read_error(f);
         if (type == "pong")
           return Pong{as_u32(f.need("id"), "id"), as_uint(f.need("tick"), "tick", kMaxU64)};
+        if (type == "sessions") return read_sessions(f);
         fail(ErrorCode::bad_type, "unknown message type '" + std::string(type) + "'");
       });
 }

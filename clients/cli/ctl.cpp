@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <iterator>
 #include <memory>
 
 namespace herd::cli {
@@ -228,6 +230,75 @@ std::string describe_scenarios(const json& w) {
 
 namespace {
 
+// Bytes as people read them: 812 B, 1.2 kB, 2.9 MB (powers of 1,000).
+std::string describe_bytes(double b) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  std::size_t u = 0;
+  while (b >= 1000 && u + 1 < std::size(units)) {
+    b /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return buf;
+}
+
+// A number field of `s` through `show`, or "-" when absent.
+std::string field_or_dash(const json& s, const char* key,
+                          const std::function<std::string(double)>& show) {
+  return s.contains(key) && s[key].is_number() ? show(s[key].get<double>()) : "-";
+}
+
+}  // namespace
+
+std::string describe_sessions(const json& m) {
+  std::vector<std::vector<std::string>> rows{{"id", "role", "client", "address", "format",
+                                              "connected", "sent", "snapshots", "dropped", "rtt",
+                                              ""}};
+  const json sessions = m.value("sessions", json::array());
+  for (const json& s : sessions) {
+    if (!s.is_object()) continue;
+    const auto text = [&](const char* key) {
+      const std::string v = s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : "";
+      return v.empty() ? std::string("-") : v;
+    };
+    const auto whole = [](double v) { return format_number(v); };
+    rows.push_back({field_or_dash(s, "id", whole), text("role"), text("client"), text("address"),
+                    text("format"),
+                    field_or_dash(s, "connected_s",
+                                  [](double v) { return format_number(std::round(v)) + " s"; }),
+                    field_or_dash(s, "bytes_sent", describe_bytes),
+                    field_or_dash(s, "snapshots_sent", whole), field_or_dash(s, "dropped", whole),
+                    field_or_dash(s, "rtt_ms",
+                                  [](double v) {
+                                    char buf[32];
+                                    std::snprintf(buf, sizeof buf, "%.1f ms", v);
+                                    return std::string(buf);
+                                  }),
+                    s.value("you", false) ? "(you)" : ""});
+  }
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  const std::size_t listed = rows.size() - 1;
+  out += std::to_string(listed) + (listed == 1 ? " session" : " sessions");
+  if (const auto omitted = m.value("omitted", std::uint64_t{0}); omitted > 0)
+    out += ", " + std::to_string(omitted) + " more not listed";
+  return out + "\n";
+}
+
+namespace {
+
 // What a subcommand's callback reports for a bad value: exit 2, with the subcommand's usage.
 [[noreturn]] void bad(const std::string& what) { throw CLI::ValidationError(what); }
 
@@ -264,7 +335,7 @@ struct Args {
          tile_size = 0;
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0, session = 0;
   bool seek = false, vertical = false, regroup = false, block = false, open = false;
 };
 
@@ -575,6 +646,13 @@ void add_command_subcommands(CLI::App& app, json& out) {
       });
   param->add_option("--tick-rate", a->tick_rate, "ticks per second");
   param->add_option("--snapshot-rate", a->snapshot_rate, "snapshots per second");
+  auto* kick = command(app, out, "kick", "close another session (its id: herd-ctl sessions)",
+                       [a](CLI::App*) {
+                         return json{{"cmd", "kick"}, {"session", a->session}};
+                       });
+  kick->add_option("ID", a->session, "the session's id")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{0}, protocol::kMaxSessionId));
 }
 
 }  // namespace herd::cli

@@ -52,6 +52,10 @@ std::string describe_answer(const nlohmann::json& answer);
 // one marked (herd-ctl scenarios).
 std::string describe_welcome(const nlohmann::json& welcome);
 std::string describe_scenarios(const nlohmann::json& welcome);
+// The answer to `sessions` (herd-ctl sessions) as a table: a row per session (id, role, client,
+// address, snapshot format, seconds connected, bytes and snapshots sent, snapshots dropped, round
+// trip; "-" for what is not known yet), the asker's marked "(you)", then how many.
+std::string describe_sessions(const nlohmann::json& sessions);
 
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
 struct LoadOptions {
@@ -63,6 +67,7 @@ struct LoadOptions {
   double commands = 0;            // --commands RATE: a commander measuring command latency
   int threads = 1;                // --threads T: connections spread over T threads
   std::string token;              // the commander's token
+  bool as_json = false;           // --json: the report as one JSON line instead of sentences
 };
 int run_load(const Url& url, const LoadOptions& opts);
 

@@ -427,33 +427,44 @@ int run_load(const Url& url, const LoadOptions& opts) {
         (refusals_json.empty() ? "" : ",") + nlohmann::json(why).dump() + ":" + std::to_string(n);
   }
   if (!refusals.empty()) refusals += ")";
-  std::printf("viewers %d connected %llu refused %llu%s failures %llu format %s\n", opts.viewers,
-              static_cast<unsigned long long>(totals.connected),
-              static_cast<unsigned long long>(refused), refusals.c_str(),
-              static_cast<unsigned long long>(totals.failures), opts.binary ? "binary" : "json");
-  std::printf(
-      "snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, %.0f "
-      "agents a snapshot\n",
-      static_cast<unsigned long long>(totals.snapshots),
-      static_cast<double>(totals.snapshots) / elapsed,
-      static_cast<double>(totals.snapshots) / elapsed / viewers,
-      static_cast<unsigned long long>(totals.gaps), per_viewer_bytes, agents_per_snapshot);
-  std::printf(
-      "snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms (snapshot interval "
-      "%.1f ms)\n",
-      p50, p99, snap_ms);
-  if (opts.commands > 0)
+  if (!opts.as_json) {
+    std::printf("viewers %d connected %llu refused %llu%s failures %llu format %s\n", opts.viewers,
+                static_cast<unsigned long long>(totals.connected),
+                static_cast<unsigned long long>(refused), refusals.c_str(),
+                static_cast<unsigned long long>(totals.failures), opts.binary ? "binary" : "json");
     std::printf(
-        "command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting it "
-        "p50 %.1f ms "
-        "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
-        ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
-  std::printf(
-      "machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at most "
-      "%.1f ms "
-      "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
-      static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
-      stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
+        "snapshots %llu (%.1f/s in all, %.1f/s per viewer) gaps %llu, %.0f bytes/s per viewer, "
+        "%.0f "
+        "agents a snapshot\n",
+        static_cast<unsigned long long>(totals.snapshots),
+        static_cast<double>(totals.snapshots) / elapsed,
+        static_cast<double>(totals.snapshots) / elapsed / viewers,
+        static_cast<unsigned long long>(totals.gaps), per_viewer_bytes, agents_per_snapshot);
+    std::printf(
+        "snapshot age above each viewer's best case: p50 %.1f ms, p99 %.1f ms (snapshot interval "
+        "%.1f ms)\n",
+        p50, p99, snap_ms);
+    if (opts.binary)
+      std::printf("binary: %llu keyframes (%llu asked for), %llu frames that did not decode\n",
+                  static_cast<unsigned long long>(totals.keyframes),
+                  static_cast<unsigned long long>(totals.keyframe_requests),
+                  static_cast<unsigned long long>(totals.decode_errors));
+    if (opts.commands > 0)
+      std::printf(
+          "command latency: ack p50 %.1f ms p99 %.1f ms (tick %.1f ms); first snapshot reflecting "
+          "it "
+          "p50 %.1f ms "
+          "p99 %.1f ms (tick + snapshot interval %.1f ms); %zu commands\n",
+          ack50, ack99, tick_ms, ref50, ref99, tick_ms + snap_ms, totals.ack_ms.size());
+    std::printf(
+        "machine: a probe thread waking every 5 ms woke over 20 ms late %llu times in %llu, at "
+        "most "
+        "%.1f ms "
+        "late; its fixed work took p50 %.0f us, p90 %.0f us\n",
+        static_cast<unsigned long long>(stalls.late), static_cast<unsigned long long>(stalls.wakes),
+        stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90);
+    return totals.connected == 0 ? kUnreachable : kOk;
+  }
   std::printf(
       "{\"viewers\":%d,\"connected\":%llu,\"refused\":%llu,\"refusals\":{%s},\"failures\":%llu,"
       "\"snapshots\":%llu,\"snapshots_per_second\":%.2f,"
@@ -463,7 +474,8 @@ int run_load(const Url& url, const LoadOptions& opts) {
       "errors\":%llu,"
       "\"commands\":%zu,\"ack_p50_ms\":%.2f,\"ack_p99_ms\":%.2f,\"reflect_p50_ms\":%.2f,\"reflect_"
       "p99_ms\":%.2f,"
-      "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_late_wakes\":%llu,\"probe_max_late_"
+      "\"tick_ms\":%.2f,\"snapshot_interval_ms\":%.2f,\"probe_wakes\":%llu,\"probe_late_wakes\":%"
+      "llu,\"probe_max_late_"
       "ms\":%.1f,"
       "\"probe_work_us_p50\":%.1f,\"probe_work_us_p90\":%.1f,\"cpu_seconds\":%.2f}\n",
       opts.viewers, static_cast<unsigned long long>(totals.connected),
@@ -475,8 +487,9 @@ int run_load(const Url& url, const LoadOptions& opts) {
       static_cast<unsigned long long>(totals.keyframes),
       static_cast<unsigned long long>(totals.keyframe_requests),
       static_cast<unsigned long long>(totals.decode_errors), totals.ack_ms.size(), ack50, ack99,
-      ref50, ref99, tick_ms, snap_ms, static_cast<unsigned long long>(stalls.late),
-      stalls.max_late_ms, stalls.work_us_p50, stalls.work_us_p90, cpu_seconds());
+      ref50, ref99, tick_ms, snap_ms, static_cast<unsigned long long>(stalls.wakes),
+      static_cast<unsigned long long>(stalls.late), stalls.max_late_ms, stalls.work_us_p50,
+      stalls.work_us_p90, cpu_seconds());
   return totals.connected == 0 ? kUnreachable : kOk;
 }
 

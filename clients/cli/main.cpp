@@ -78,6 +78,22 @@ int send_command(client::WsClient& ws, json command, Millis timeout, const Outpu
   return answer->second.value("type", "") == "ack" ? cli::kOk : cli::kServerError;
 }
 
+// herd-ctl sessions: asks for the server's sessions and prints them (a table, or the answer as it
+// came with --json): 0 when listed, 1 when refused (a viewer: forbidden).
+int list_sessions(client::WsClient& ws, Millis timeout, const Output& out) {
+  const json request{{"type", "sessions"}, {"seq", 1}};
+  ws.send(request.dump());
+  const auto answer = await_answer(
+      ws, [&](const json& m) { return answers(request, m); }, timeout);
+  if (!answer) return fail(cli::kUnreachable, "no answer within the timeout");
+  if (answer->second.value("type", "") != "sessions") {
+    out.answer(answer->first, answer->second);
+    return cli::kServerError;
+  }
+  std::cout << (out.as_json ? answer->first + "\n" : cli::describe_sessions(answer->second));
+  return cli::kOk;
+}
+
 // herd-ctl send: a message a line from standard input (JSON), each command's and ping's answer
 // printed as it comes. A command without a seq gets the next one. 0 when every command was
 // acknowledged, 1 when any was refused, 2 for a line that is not a JSON object.
@@ -134,8 +150,8 @@ int main(int argc, char** argv) {
          "read from the server's runtime file when not given")
       ->envname("HERD_COMMAND_TOKEN");
   app.add_flag("--json", out.as_json,
-               "print the server's answers as JSON lines, as they came (hops: its report as one "
-               "JSON line)");
+               "print the server's answers as JSON lines, as they came (hops and load: the report "
+               "as one JSON line)");
   client::TlsOptions tls;
   app.add_option("--ca-file", tls.ca_file, "wss://: also trust the certificates in this PEM file")
       ->envname("HERD_CA_FILE")
@@ -157,6 +173,10 @@ int main(int argc, char** argv) {
       "info", "the server's welcome: world, scenario, rates, limits and this session's role");
   auto* scenarios = app.add_subcommand(
       "scenarios", "the scenarios the server can load (load_scenario), the running one marked");
+  auto* sessions = app.add_subcommand(
+      "sessions",
+      "the server's sessions (commanders only): role, address, bytes and snapshots sent, drops, "
+      "round trip; kick ID closes one");
 
   cli::LoadOptions load_opts;
   std::string format = "json", decode = "full", viewport;
@@ -278,6 +298,7 @@ int main(int argc, char** argv) {
   }
   if (load->parsed()) {
     load_opts.token = token;
+    load_opts.as_json = out.as_json;
     return cli::run_load(*url, load_opts);
   }
 
@@ -314,9 +335,16 @@ int main(int argc, char** argv) {
       }
     }
     hello(ws, *url, timeout, tls, token);
+    if (sessions->parsed()) return list_sessions(ws, timeout, out);
     if (send->parsed()) return send_lines(ws, timeout, out);
     return send_command(ws, command, timeout, out);
   } catch (const client::ConnectionError& e) {
-    return fail(cli::kUnreachable, std::string(e.what()) + cli::url_hint(*url));
+    // The server's close code and reason when it sent one (a kick, a limit, a stop).
+    std::string why = e.what();
+    if (const int code = ws.close_code(); code != 0) {
+      const std::string reason = ws.close_reason();
+      why += " (close " + std::to_string(code) + (reason.empty() ? "" : ": " + reason) + ")";
+    }
+    return fail(cli::kUnreachable, why + cli::url_hint(*url));
   }
 }

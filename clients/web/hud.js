@@ -1,5 +1,6 @@
 // @ts-check
-// The status line and the toasts (panels.js has the panels over the canvas).
+// The status line, and the line under the map: its hint (as many of its parts as fit, never a cut
+// one) and the toasts, which fade (panels.js has the panels over the canvas).
 
 import { formatBytesPerSec } from './stats.js';
 
@@ -21,6 +22,7 @@ import { formatBytesPerSec } from './stats.js';
  * @property {boolean} goals
  * @property {boolean} helpOpen
  * @property {boolean} profileOpen
+ * @property {boolean} [minimap] the minimap is shown
  * @property {boolean} painting
  * @property {boolean} hasMap
  * @property {Formation | null} formation
@@ -31,7 +33,7 @@ import { formatBytesPerSec } from './stats.js';
 
 const TOAST_MS = 4000; // visible time before fading out
 const TOAST_FADE_MS = 600; // matches the CSS transition on .toast
-const MAX_TOASTS = 4; // a burst of errors must not cover the view
+const MAX_TOASTS = 3; // a burst of errors keeps the newest few
 
 // An element of index.html by id (the page has every one asked for here), of the type it is there.
 /** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
@@ -61,7 +63,29 @@ export class Hud {
     this.goalsButton = $('goals-btn');
     this.helpButton = $('help-btn');
     this.profileButton = $('profile-btn');
+    this.minimapButton = $('minimap-btn');
     this.toasts = $('toasts');
+    /** @type {readonly string[]} */
+    this.hintParts = [];
+    // The hint is fitted again whenever its room changes (the window, the toasts beside it).
+    new ResizeObserver(() => this.#fitHint()).observe(this.hint);
+    this.coarse = window.matchMedia('(pointer: coarse)');
+  }
+
+  // The hint's parts for the page's state: touch or mouse, commanding or watching, painting.
+  /** @param {boolean} painting @param {boolean} viewOnly */
+  #hintFor(painting, viewOnly) {
+    if (painting) return HINTS.painting;
+    if (this.coarse.matches) return viewOnly ? HINTS.touchViewer : HINTS.touch;
+    return viewOnly ? HINTS.viewer : HINTS.commander;
+  }
+
+  // Shows the most of the hint's parts that fit its room, measured in its font.
+  #fitHint() {
+    const room = this.hint.clientWidth;
+    const ctx = measuring();
+    ctx.font = getComputedStyle(this.hint).font;
+    set(this.hint, fitHint(this.hintParts, (text) => ctx.measureText(text).width <= room - 1));
   }
 
   // Called every frame; writes a field only when its text changes, so an idle HUD costs no
@@ -80,6 +104,7 @@ export class Hud {
     goals,
     helpOpen,
     profileOpen,
+    minimap = false,
     painting,
     hasMap,
     formation,
@@ -116,7 +141,11 @@ export class Hud {
       set(this.fields.formation, formationProgress(formation) + more);
       this.formationField.dataset.complete = String(formation.complete);
     }
-    set(this.hint, painting ? PAINT_HINT : viewOnly ? VIEW_HINT : HINT);
+    const parts = this.#hintFor(painting, viewOnly);
+    if (parts !== this.hintParts) {
+      this.hintParts = parts;
+      this.#fitHint();
+    }
     // Only a world with a tile map has anything to paint, and only a commander may paint it.
     if (this.paintButton.hidden !== !hasMap) this.paintButton.hidden = !hasMap;
     if (this.paintButton.disabled !== viewOnly) {
@@ -128,6 +157,7 @@ export class Hud {
     setPressed(this.goalsButton, goals);
     setPressed(this.helpButton, helpOpen);
     setPressed(this.profileButton, profileOpen);
+    setPressed(this.minimapButton, minimap);
   }
 
   // kind: 'error' or 'info'.
@@ -145,10 +175,37 @@ export class Hud {
   }
 }
 
-const HINT = 'H: keys · click/drag: select · right-click: move · Space: pause · R B T G P: demo · wheel: zoom';
-// A view-only page's hint: what it can do (the scenario bar's note says why no more).
-const VIEW_HINT = 'H: keys · click/drag: select · I: inspect · E: goals · wheel: zoom · F: fit';
-const PAINT_HINT = 'painting walls: drag = wall · Shift-drag or right-drag = floor · M or Esc: done';
+// The hint's parts, the most useful first. A view-only page's names no command (the scenario bar's
+// note says why no more); a touch screen's names its gestures.
+export const HINTS = {
+  commander: ['H: keys', 'click/drag: select', 'right-click: move', 'wheel: zoom', 'Space: pause', 'R B T G P: demo', 'N: minimap'],
+  viewer: ['H: keys', 'click/drag: select', 'wheel: zoom', 'I: inspect', 'E: goals', 'F: fit', 'N: minimap'],
+  painting: ['painting walls: drag = wall', 'Shift-drag or right-drag = floor', 'M or Esc: done'],
+  touch: ['tap: select', 'tap the ground: move there', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
+  touchViewer: ['tap: select', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
+};
+const HINT_SEPARATOR = ' · ';
+
+// The longest run of the first parts, joined, for which fits(text) holds ('' when not even the
+// first fits): a hint is shortened by whole parts, never cut in one.
+/** @param {readonly string[]} parts @param {(text: string) => boolean} fits @returns {string} */
+export function fitHint(parts, fits) {
+  let shown = '';
+  for (let i = 1; i <= parts.length; i++) {
+    const text = parts.slice(0, i).join(HINT_SEPARATOR);
+    if (!fits(text)) break;
+    shown = text;
+  }
+  return shown;
+}
+
+/** @type {CanvasRenderingContext2D | null} */
+let measureCtx = null;
+// A canvas context to measure text with (no layout).
+function measuring() {
+  measureCtx ??= /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
+  return measureCtx;
+}
 
 // A formation's progress as the status bar says it: "formation 3: 28/32 arrived", then
 // "formation 3: complete", and its places that cannot be reached: "· 1 place moved beside an

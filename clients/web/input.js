@@ -8,6 +8,7 @@
 // row's action (keyHandlers), and a key, mouse gesture or action added here needs its row there.
 // On a page the server welcomed as viewer (access.js) the keys and the right button that would
 // command send nothing: they only draw the eye to the page's view-only note.
+// A touch screen's gestures are touch.js's: it takes the touches before they reach these handlers.
 
 import { MIN_AGENT_PX } from './view.js';
 import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
@@ -41,6 +42,7 @@ import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
  * @property {() => void} removeSelected
  * @property {(x: number, y: number) => void} obstacleAt
  * @property {() => void} toggleGoals
+ * @property {() => void} toggleMinimap
  * @property {ScenarioBar} bar
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
  * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
@@ -290,6 +292,7 @@ export function keyHandlers(app, pointerWorld) {
     snapshotRate: (ev) => app.bar.stepSnapshotRate(ev.key === '{' ? -1 : 1),
     goals: () => app.toggleGoals(),
     fit: () => app.view.fitWorld(),
+    minimap: () => app.toggleMinimap(),
     spawn: () => {
       const w = pointerWorld();
       if (!w) return false;
@@ -367,13 +370,19 @@ function selectInBox(app, box) {
   }
 }
 
-// The agent under CSS point p, the nearest one if several overlap there, or null.
-/** @param {InputApp} app @param {Point} p @returns {Agent | null} */
-function pick(app, p) {
+// The agent under CSS point p, the nearest one if several overlap there, or null; slackPx: CSS
+// pixels round an agent that still count (touch.js gives a fingertip's).
+/**
+ * @param {{view: View, agents: () => Agent[]}} app
+ * @param {Point} p
+ * @param {number} [slackPx]
+ * @returns {Agent | null}
+ */
+export function pick(app, p, slackPx = PICK_SLACK_PX) {
   const view = app.view;
   if (!view.world) return null;
   const w = view.screenToWorld(p.x, p.y);
-  const slack = PICK_SLACK_PX / view.scale;
+  const slack = slackPx / view.scale;
   /** @type {Agent | null} */
   let best = null;
   let bestD2 = Infinity;

@@ -8,7 +8,7 @@
 // A row's text is a small subset of Markdown, shown as such in the README and as elements in the
 // help: `X` is the key X (<kbd>), *word* is emphasis (<em>); nothing else is markup.
 
-/** @typedef {'view' | 'bar' | 'demo'} KeySectionId */
+/** @typedef {'view' | 'bar' | 'demo' | 'touch'} KeySectionId */
 
 /**
  * One block of the help panel and of the README's list.
@@ -32,6 +32,7 @@
  * @property {string} does     what it does
  * @property {boolean} [commands] it sends a command or a server control: a page the server
  *   welcomed as viewer ignores it (access.js), and its help shows the row dimmed
+ * @property {string} [button] its on-screen button's word (the demo's, on touch screens: touch.js)
  */
 
 /** @type {readonly KeySection[]} */
@@ -43,6 +44,7 @@ export const KEY_SECTIONS = [
     title: 'the formation demo: on the selection, or on everyone',
     note: "the demo's order: R B T G B P B",
   },
+  { id: 'touch', title: 'touch screens' },
 ];
 
 /** @type {readonly KeyRow[]} */
@@ -78,6 +80,12 @@ export const KEY_ROWS = [
     does: 'pan',
   },
   { section: 'view', keys: ['F'], action: 'fit', does: 'fit the whole world in the view' },
+  {
+    section: 'view',
+    keys: ['N'],
+    action: 'minimap',
+    does: "the minimap on/off: the whole world and the view's frame; click or drag on it to move the view",
+  },
   {
     section: 'view',
     keys: ['S'],
@@ -118,17 +126,39 @@ export const KEY_ROWS = [
   { section: 'bar', keys: ['[', ']'], join: ' ', action: 'tickRate', does: 'fewer or more ticks per second', commands: true },
   { section: 'bar', keys: ['{', '}'], join: ' ', action: 'snapshotRate', does: 'fewer or more snapshots per second', commands: true },
 
-  { section: 'demo', keys: ['R'], action: 'demo', does: 'a circle round the centre of the world', commands: true },
+  { section: 'demo', keys: ['R'], action: 'demo', does: 'a circle round the centre of the world', commands: true, button: 'circle' },
   {
     section: 'demo',
     keys: ['B'],
     action: 'demo',
     does: 'switch places at random; after `G`: the two groups exchange sides; after `P`: the lines invert and switch sides',
     commands: true,
+    button: 'switch',
   },
-  { section: 'demo', keys: ['T'], action: 'demo', does: 'split into 3 groups, each crosses to the opposite side', commands: true },
-  { section: 'demo', keys: ['G'], action: 'demo', does: 'split into 2 groups, in two blocks', commands: true },
-  { section: 'demo', keys: ['P'], action: 'demo', does: 'split into 2 vertical lines, in id order', commands: true },
+  {
+    section: 'demo',
+    keys: ['T'],
+    action: 'demo',
+    does: 'split into 3 groups, each crosses to the opposite side',
+    commands: true,
+    button: 'cross',
+  },
+  { section: 'demo', keys: ['G'], action: 'demo', does: 'split into 2 groups, in two blocks', commands: true, button: 'blocks' },
+  { section: 'demo', keys: ['P'], action: 'demo', does: 'split into 2 vertical lines, in id order', commands: true, button: 'lines' },
+
+  // Touch screens (touch.js): no keys, so the demo's moves are buttons under the map.
+  { section: 'touch', mouse: 'tap an agent', does: 'select it' },
+  { section: 'touch', mouse: 'long press an agent', does: 'add it to the selection, or take it out' },
+  { section: 'touch', mouse: 'tap the ground', does: 'send the selection there (arrive)', commands: true },
+  { section: 'touch', mouse: 'long press the ground', does: 'clear the selection' },
+  { section: 'touch', mouse: 'drag', does: 'pan' },
+  { section: 'touch', mouse: 'pinch', does: 'zoom about the point between the fingers' },
+  {
+    section: 'touch',
+    mouse: "the demo's buttons",
+    does: "the demo's moves, as its keys play them",
+    commands: true,
+  },
 ];
 
 // How a key is written where it is shown, when not as its KeyboardEvent.key.

@@ -22,6 +22,10 @@ import { Session } from './session.js';
 import { makeActions } from './actions.js';
 import { CommandPalette } from './command_palette.js';
 import { ContextMenu, obstacleAt } from './context_menu.js';
+import { Dock } from './dock.js';
+import { Minimap } from './minimap.js';
+import { CursorReadout } from './cursor.js';
+import { attachTouch, buildDemoButtons } from './touch.js';
 
 /** @import { CommandFields } from './connection.js' */
 
@@ -36,6 +40,9 @@ const hud = new Hud();
 const panels = new Panels();
 const profile = new ProfilePanel(() => token);
 const state = newViewerState();
+const dock = new Dock($('stage'), $('dock'));
+const minimap = new Minimap({ box: $('minimap-box'), canvas: $('minimap'), note: $('minimap-note'), view });
+const cursor = new CursorReadout(canvas, $('cursor-pos'));
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
 // http://HOST:PORT/#token=TOKEN: the fragment never reaches the server's or a proxy's logs.
@@ -105,12 +112,23 @@ const input = attachInput(canvas, {
   removeSelected: actions.removeSelected,
   obstacleAt: actions.obstacleAt,
   toggleGoals: actions.toggleGoals,
+  toggleMinimap: () => minimap.toggle(),
   bar,
   viewOnly,
   refuseViewOnly,
   openPalette: () => palette.open(),
   contextMenu: (at, agent, w) => menu.openAt(at, { agent, obstacle: obstacleAt(state.obstacles, w, OBSTACLE_PICK_SLACK_PX / view.scale) }),
 });
+attachTouch(canvas, {
+  view,
+  agents: () => state.drawn,
+  selected: state.selected,
+  moveSelectionTo: actions.moveSelectionTo,
+  painting: () => painter.on,
+  viewOnly,
+  refuseViewOnly,
+});
+const demoButtons = buildDemoButtons($('touchbar'), actions.demoKey);
 // Buttons clicked with the mouse take no keyboard focus, and leave a field that had it, so that
 // Space (pause) and the other keys reach the page again; Tab still focuses them.
 for (const b of document.querySelectorAll('#status button, #scenario-bar button')) {
@@ -146,6 +164,7 @@ function locate(x, y) {
     tile: state.map ? state.map.tileAt(w.x, w.y) : null,
   };
 }
+$('minimap-btn').addEventListener('click', () => minimap.toggle());
 
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
 /** @param {CommandFields} fields @returns {number | null} */
@@ -201,6 +220,7 @@ function frame(now) {
     goals: state.allGoals,
     helpOpen: panels.helpOpen,
     profileOpen: profile.open,
+    minimap: minimap.on,
     painting: painter.on,
     hasMap: state.map !== null,
     formation: shown,
@@ -218,7 +238,22 @@ function frame(now) {
     drawnIds: state.drawnTraces.map((t) => t.id),
     roles: state.roles,
     viewOnly: session.viewOnly,
+    snapshotFormat: conn.snapshotFormat ?? 'json',
   });
+  dock.update(view); // after the panels: the legend in it may have come or gone
+  minimap.update({
+    now,
+    world: view.world,
+    agents: state.agents,
+    obstacles: state.obstacles,
+    map: state.map,
+    selected: state.selected,
+    limited: conn.snapshotFormat === 'binary' && Boolean(session.viewport.sent?.rect),
+    side: dock.side,
+    dockWidth: dock.width,
+  });
+  cursor.update(view, state.map);
+  demoButtons(session.viewOnly);
   // A relay steps no world: its page has no profile to show. A new connection starts it afresh.
   profile.update({ relay: Boolean(state.welcome?.upstream), epoch: state.welcomeGeneration });
   requestAnimationFrame(frame);

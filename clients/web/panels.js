@@ -1,7 +1,8 @@
 // @ts-check
-// The three small panels over the canvas: the selected agents' details, the inspector's legend,
-// and the keyboard help (drawn from keys.js's table; on a view-only page its rows that command
-// are dimmed, and a line says so). Like the HUD, each writes the DOM only when its text changes.
+// The small panels over the canvas: the selected agents' details, the inspector's legend (docked
+// beside the map: dock.js), and the keyboard help (drawn from keys.js's table; on a view-only
+// page its rows that command are dimmed, and a line says so). Like the HUD, each writes the DOM
+// only when its text changes.
 
 import {
   INSPECT_COLORS,
@@ -28,6 +29,7 @@ export class Panels {
     this.agentRows = $('agent-rows');
     this.agentMore = $('agent-more');
     this.agentNote = $('agent-note');
+    this.agentBinary = $('agent-binary');
     this.paintBanner = $('paint-banner');
     this.legend = $('legend');
     this.legendNote = $('legend-note');
@@ -63,9 +65,11 @@ export class Panels {
    * @param {number[]} [p.drawnIds]
    * @param {Map<number, string>} [p.roles]
    * @param {boolean} [p.viewOnly] the server has this page as a viewer
+   * @param {string} [p.snapshotFormat] 'json' or 'binary': how the newest snapshot came
    */
-  update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map(), viewOnly = false }) {
+  update({ agents, selected, inspector, painting, drawnIds = [], roles = new Map(), viewOnly = false, snapshotFormat = 'json' }) {
     this.#updateAgents(agents, selected, roles);
+    if (!this.agentPanel.hidden) set(this.agentBinary, snapshotFormat === 'binary' ? BINARY_NOTE : '');
     if (this.helpAccess.hidden === viewOnly) {
       this.helpAccess.hidden = !viewOnly;
       this.help.classList.toggle('view-only', viewOnly);
@@ -92,17 +96,7 @@ export class Panels {
       if (!selected.has(a.id)) continue;
       if (a.state === 'unreachable') stuck.push(a.id);
       if (rows.length === MAX_ROWS) continue; // still counted among the stuck
-      rows.push([
-        String(a.id),
-        a.behaviour ?? '–',
-        a.phase ?? '–',
-        a.state,
-        `${Math.round(Math.hypot(a.vx, a.vy))}`,
-        a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
-        (a.pathing ?? 'direct') + (a.path === 'pending' ? ' (pending)' : ''), // absent means direct; pending: its path is queued
-        roles.get(a.id) ?? '–',
-        a.collided ? 'collided' : '',
-      ]);
+      rows.push(agentCells(a, roles));
     }
     const key = JSON.stringify(rows);
     if (key !== this.rowsKey) {
@@ -113,6 +107,33 @@ export class Panels {
     set(this.agentMore, more > 0 ? `+${more} more selected` : '');
     set(this.agentNote, unreachableNote(stuck));
   }
+}
+
+// A binary snapshot's agents carry position, velocity, radius, group and state only (PROTOCOL.md,
+// "Binary snapshots"), but for the inspected ones.
+export const BINARY_NOTE = 'binary snapshots carry no behaviour, phase or target: inspect (I) to see them';
+
+// An agent's row, in index.html's column order (units in its header): id, group, position,
+// behaviour, phase, state, speed, target, movement, pathing, role; then 'collided' or ''.
+/** @param {Agent} a @param {Map<number, string>} roles @returns {string[]} */
+export function agentCells(a, roles) {
+  const point = (/** @type {number} */ x, /** @type {number} */ y) => `${Math.round(x)}, ${Math.round(y)}`;
+  let target = a.tx !== undefined && a.ty !== undefined ? point(a.tx, a.ty) : '–'; // absent: none
+  if (a.subject !== undefined) target = `agent ${a.subject}` + (target === '–' ? '' : ` (${target})`);
+  return [
+    String(a.id),
+    String(a.group),
+    point(a.x, a.y),
+    a.behaviour ?? '–',
+    a.phase ?? '–',
+    a.state,
+    `${Math.round(Math.hypot(a.vx, a.vy))}`,
+    target,
+    a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
+    (a.pathing ?? 'direct') + (a.path === 'pending' ? ' (pending)' : ''), // absent means direct; pending: its path is queued
+    roles.get(a.id) ?? '–',
+    a.collided ? 'collided' : '',
+  ];
 }
 
 // What the legend says about whose diagrams are drawn: at most a few at once (inspector.js), the
@@ -140,9 +161,9 @@ function unreachableNote(ids) {
 function agentRow(cells) {
   const tr = document.createElement('tr');
   tr.dataset.id = cells[0];
-  tr.classList.toggle('collided', cells[8] !== '');
-  tr.classList.toggle('unreachable', cells[3] === 'unreachable');
-  for (const text of cells.slice(0, 8)) {
+  tr.classList.toggle('collided', cells[11] !== '');
+  tr.classList.toggle('unreachable', cells[5] === 'unreachable');
+  for (const text of cells.slice(0, 11)) {
     const td = document.createElement('td');
     td.textContent = text;
     tr.append(td);

@@ -1,7 +1,8 @@
 // @ts-check
 // Draws the world on a canvas and maps between world units and CSS pixels.
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
-// the canvas and centred, so circles stay circles whatever the window's shape. The marks round
+// the canvas and centred, so circles stay circles whatever the window's shape; the canvas less
+// what docked panels cover (insets), so that the fitted world lies beside them. The marks round
 // the agents (obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
 // view_marks.js.
 
@@ -61,6 +62,9 @@ export class View {
     this.originX = 0; // CSS pixel of world x = 0
     this.originY = 0;
     this.fitted = true; // the camera shows the whole world (until panned or zoomed)
+    // CSS pixels along each edge of the canvas that docked panels cover (the legend, the minimap:
+    // dock.js): the fitted world and the view's centre are those of the rest.
+    this.insets = { left: 0, top: 0, right: 0, bottom: 0 };
     this.mapLayer = new MapLayer();
     this.agentLayer = new AgentLayer();
     /** @type {TileMap | null} */
@@ -110,6 +114,37 @@ export class View {
     this.#fit();
   }
 
+  // The docked panels' edges (dock.js); a fitted view fits the rest again.
+  /** @param {{left: number, top: number, right: number, bottom: number}} insets */
+  setInsets(insets) {
+    const i = this.insets;
+    if (i.left === insets.left && i.top === insets.top && i.right === insets.right && i.bottom === insets.bottom) return;
+    this.insets = { ...insets };
+    if (this.fitted) this.#fit();
+  }
+
+  // The part of the canvas no docked panel covers, CSS pixels: {x, y, w, h}.
+  /** @returns {{x: number, y: number, w: number, h: number}} */
+  freeRect() {
+    const i = this.insets;
+    return {
+      x: i.left,
+      y: i.top,
+      w: Math.max(1, this.cssWidth - i.left - i.right),
+      h: Math.max(1, this.cssHeight - i.top - i.bottom),
+    };
+  }
+
+  // Moves the view, at its scale, so that world point (x, y) is at the centre of the free part of
+  // the canvas (the minimap's clicks).
+  /** @param {number} x @param {number} y */
+  centreOn(x, y) {
+    const f = this.freeRect();
+    this.originX = f.x + f.w / 2 - x * this.scale;
+    this.originY = f.y + f.h / 2 - y * this.scale;
+    this.fitted = false;
+  }
+
   // Zooms by `factor` keeping the world point under CSS point (sx, sy) where it is on screen.
   /** @param {number} sx @param {number} sy @param {number} factor */
   zoomAt(sx, sy, factor) {
@@ -133,17 +168,19 @@ export class View {
 
   #fitScale() {
     const { width, height } = /** @type {WorldSize} */ (this.world); // its callers have one
-    const sx = (this.cssWidth - 2 * MARGIN_PX) / width;
-    const sy = (this.cssHeight - 2 * MARGIN_PX) / height;
+    const free = this.freeRect();
+    const sx = (free.w - 2 * MARGIN_PX) / width;
+    const sy = (free.h - 2 * MARGIN_PX) / height;
     return Math.max(1e-6, Math.min(sx, sy));
   }
 
   #fit() {
     if (!this.world || this.cssWidth === 0) return;
     const { width, height } = this.world;
+    const free = this.freeRect();
     this.scale = this.#fitScale();
-    this.originX = (this.cssWidth - width * this.scale) / 2;
-    this.originY = (this.cssHeight - height * this.scale) / 2;
+    this.originX = free.x + (free.w - width * this.scale) / 2;
+    this.originY = free.y + (free.h - height * this.scale) / 2;
   }
 
   /** @param {number} x @param {number} y @returns {Point} */

@@ -275,11 +275,15 @@ int main(int argc, char** argv) {
   say("listening on " + url);
   if (config.server.command_token.empty()) {
     say("open " + browse + " in a browser; anyone may command (--open-commands)");
+    say("the operator's monitor (sessions, kick, the tick's stages): " + browse + "monitor");
   } else {
     // A token the operator chose is theirs already: logs (often shipped elsewhere) never hold it.
+    const std::string fragment =
+        "#token=" + (token_generated ? config.server.command_token : "<HERD_COMMAND_TOKEN>");
     say("open this URL in a browser to watch and command (anyone who reaches the port may watch):");
-    say("    " + browse +
-        "#token=" + (token_generated ? config.server.command_token : "<HERD_COMMAND_TOKEN>"));
+    say("    " + browse + fragment);
+    say("the operator's monitor (sessions, kick, the tick's stages):");
+    say("    " + browse + "monitor" + fragment);
     if (!runtime_why.empty())
       say("the token is not in a runtime file for herd-ctl and herd-view (" + runtime_why +
           "): give it to them with --token or HERD_COMMAND_TOKEN");

@@ -65,6 +65,8 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
   // hidden files and directories (".git", ".env"): the viewer has none, and a web root that is a
   // checkout would serve its repository otherwise. They read as absent.
   std::string_view rest(*decoded);
+  // The operator's page has a name of its own (the token rides in its fragment, as the viewer's).
+  if (rest == "/monitor") rest = "/monitor.html";
   if (rest.find('\\') != std::string_view::npos) return refuse(403, "forbidden\n");
   for (std::size_t start = 0; start <= rest.size();) {
     const std::size_t end = std::min(rest.find('/', start), rest.size());

@@ -22,8 +22,9 @@ std::optional<std::string> percent_decode(std::string_view path);
 std::string_view content_type_for(std::string_view filename);
 
 // Serves `target` (e.g. "/", "/main.js?x=1") from `root`: "/" and directories map to their
-// index.html; ".." segments, backslashes, and anything resolving outside root are refused (403);
-// there are no directory listings. The file is not read here: a 200 names it.
+// index.html, "/monitor" to monitor.html (the operator's page); ".." segments, backslashes, and
+// anything resolving outside root are refused (403); there are no directory listings. The file is
+// not read here: a 200 names it.
 FileResponse serve_file(std::string_view target, const std::string& root);
 
 }  // namespace herd::net

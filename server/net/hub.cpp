@@ -10,11 +10,12 @@ namespace herd::net {
 // ---- sessions' requests -----------------------------------------------------------------------
 
 void Hub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
-               std::shared_ptr<ViewerInbox> inbox) {
+               std::shared_ptr<ViewerInbox> inbox, std::shared_ptr<const SessionStats> stats) {
   Client& c = clients_[id];
   c.session = std::move(session);
   c.shard = shard;
   c.inbox = std::move(inbox);
+  c.stats = std::move(stats);
   ++counters_.ungreeted;
   counters_.sessions = clients_.size();
 }
@@ -34,7 +35,10 @@ void Hub::leave(std::uint64_t id) {
 }
 
 void Hub::hello(std::uint64_t id, WorldSource::Hello hello) {
-  if (clients_.contains(id)) source_->hello(id, std::move(hello));
+  const auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  it->second.client = hello.client;
+  source_->hello(id, std::move(hello));
 }
 
 void Hub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
@@ -49,7 +53,46 @@ void Hub::command(std::uint64_t id, const protocol::CommandMsg& command, std::st
 }
 
 void Hub::control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) {
+  if (const auto* kick = std::get_if<protocol::Kick>(&control.control))
+    return this->kick(id, control.seq, kick->session);
   source_->control(id, control, std::move(wire));
+}
+
+void Hub::sessions(std::uint64_t id, std::uint32_t seq) {
+  if (!clients_.contains(id)) return;
+  std::vector<SessionRow> rows;
+  rows.reserve(clients_.size());
+  for (const auto& [cid, c] : clients_) {
+    SessionRow& r = rows.emplace_back();
+    r.id = cid;
+    r.stats = c.stats.get();
+    if (c.greeted) {
+      r.role = c.role;
+      r.format = c.format;
+    }
+    r.client = c.client;
+  }
+  reply(id, share(protocol::encode(list_sessions(seq, id, std::move(rows), Clock::now()))));
+}
+
+void Hub::kick(std::uint64_t from, std::uint32_t seq, std::uint64_t target) {
+  const auto it = clients_.find(target);
+  if (it == clients_.end()) {
+    ++counters_.commands_rejected;
+    observe_.count_error(protocol::ErrorCode::unknown_session);
+    return reply(from, share(protocol::encode(protocol::Error{
+                           seq, protocol::ErrorCode::unknown_session,
+                           "no session " + std::to_string(target) + " on this server"})));
+  }
+  ++counters_.commands_accepted;
+  reply(from, share(protocol::encode(protocol::Ack{seq, counters_.tick.load()})));
+  const Client& c = it->second;
+  // After the ack: a session that kicks itself reads its ack before the close.
+  c.shard->deliver(Delivery::message(Delivery::Kind::kick, c.session, nullptr));
+  observe_.log(LogLevel::info, "kicked",
+               {{"session", std::to_string(target)},
+                {"address", c.stats ? c.stats->address : std::string()},
+                {"by", std::to_string(from)}});
 }
 
 void Hub::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {

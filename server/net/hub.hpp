@@ -27,6 +27,7 @@
 #include "net/binary_feed.hpp"
 #include "net/io.hpp"
 #include "net/observability.hpp"
+#include "net/session_list.hpp"
 #include "net/shard.hpp"
 #include "net/world_source.hpp"
 #include "protocol/snapshot_json.hpp"
@@ -45,10 +46,13 @@ class Hub {
 
   // ---- sessions' requests, posted here by SessionHub ---------------------------------------
   void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
-            std::shared_ptr<ViewerInbox> inbox);
+            std::shared_ptr<ViewerInbox> inbox, std::shared_ptr<const SessionStats> stats);
   void leave(std::uint64_t id);
   void hello(std::uint64_t id, WorldSource::Hello hello);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  // The sessions and `kick` are the hub's own: on a relay too they are its own clients, never
+  // its upstream's.
+  void sessions(std::uint64_t id, std::uint32_t seq);
   void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire);
   void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire);
   // The answer to a session's request, posted to its shard (nothing when it has ended); then the
@@ -96,6 +100,8 @@ class Hub {
     std::weak_ptr<WsSession> session;
     Shard* shard = nullptr;
     std::shared_ptr<ViewerInbox> inbox;
+    std::shared_ptr<const SessionStats> stats;  // what the session counts (its shard writes it)
+    std::string client;                         // hello's name for itself
     bool greeted = false;
     protocol::Role role = protocol::Role::viewer;
     protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
@@ -116,6 +122,8 @@ class Hub {
   };
   static constexpr std::size_t kViewersPerStep = 128;
 
+  // Ends session `target` for `from`'s kick `seq`: acknowledged, then closed on its shard.
+  void kick(std::uint64_t from, std::uint32_t seq, std::uint64_t target);
   void hand_over(std::vector<std::vector<Delivery>>& by_shard);
   // The side section of a client's frames of this snapshot: its own when it inspects agents that
   // are traced, else empty (the snapshot's).

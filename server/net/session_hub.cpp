@@ -54,9 +54,12 @@ Health SessionHub::health() const { return server_->source.health(); }
 std::string SessionHub::metrics_text() const { return server_->metrics_text(); }
 
 void SessionHub::join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
-                      std::shared_ptr<ViewerInbox> inbox) {
+                      std::shared_ptr<ViewerInbox> inbox,
+                      std::shared_ptr<const SessionStats> stats) {
   asio::post(server_->ioc, [hub = &server_->hub, id, session = std::move(session), shard,
-                            inbox = std::move(inbox)] { hub->join(id, session, shard, inbox); });
+                            inbox = std::move(inbox), stats = std::move(stats)]() mutable {
+    hub->join(id, session, shard, std::move(inbox), std::move(stats));
+  });
 }
 void SessionHub::leave(std::uint64_t id) {
   asio::post(server_->ioc, [hub = &server_->hub, id] { hub->leave(id); });
@@ -73,6 +76,9 @@ void SessionHub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
   asio::post(server_->ioc, [hub = &server_->hub, id, agents = std::move(agents)]() mutable {
     hub->inspect(id, std::move(agents));
   });
+}
+void SessionHub::sessions(std::uint64_t id, std::uint32_t seq) {
+  asio::post(server_->ioc, [hub = &server_->hub, id, seq] { hub->sessions(id, seq); });
 }
 void SessionHub::command(std::uint64_t id, protocol::CommandMsg command, std::string wire) {
   asio::post(server_->ioc,

@@ -19,6 +19,7 @@
 #include "net/limits.hpp"
 #include "net/observe.hpp"
 #include "net/server.hpp"
+#include "net/session_list.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::net {
@@ -75,13 +76,15 @@ class SessionHub {
   // ---- posted to the hub's thread ----------------------------------------------------------
   // Each request with an answer gets exactly one reply, through the session's shard.
   void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
-            std::shared_ptr<ViewerInbox> inbox);
+            std::shared_ptr<ViewerInbox> inbox, std::shared_ptr<const SessionStats> stats);
   void leave(std::uint64_t id);
   // The role is the one the session grants (after its token check); the token and the client's
   // name go with it (a relay's commander link presents them upstream).
   void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
              std::string token, std::string client);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  // A commander's `sessions` request: answered with the server's sessions (session_list.hpp).
+  void sessions(std::uint64_t id, std::uint32_t seq);
   // A command or control checked by the session, and as its client wrote it (`wire`: what a
   // relay sends upstream unchanged).
   void command(std::uint64_t id, protocol::CommandMsg command, std::string wire);

@@ -83,6 +83,9 @@ void Shard::hand_to_sessions() {
       case Delivery::Kind::welcome:
         s->send_welcome(std::move(d.frame), std::move(d.tail));
         break;
+      case Delivery::Kind::kick:
+        s->kick();
+        break;
       default:
         s->send_control(std::move(d.frame));
         break;

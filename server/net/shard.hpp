@@ -32,6 +32,7 @@ struct Delivery {
     control,    // a message of the hub's own
     welcome,    // a welcome again (new rates, pause): `frame` the session's head, `tail` shared
     new_world,  // the same to a replaced world: frames of the old one still waiting are dropped
+    kick,       // the operator ends the session: closed once its replies are written
   };
   std::weak_ptr<WsSession> session;  // weak: a session ends on its shard, never on the hub
   SharedText frame;

@@ -7,7 +7,8 @@ namespace herd::net {
 namespace {
 
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
-constexpr auto kCloseGrace = std::chrono::seconds(5);  // a close not delivered by then: drop
+constexpr auto kCloseGrace = std::chrono::seconds(5);     // a close not delivered by then: drop
+constexpr std::string_view kRttPingPrefix = "herd-rtt ";  // the round-trip pings' payloads
 
 // Seconds on the steady clock, for the token buckets.
 double now_seconds() {
@@ -36,6 +37,7 @@ WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, Connect
     ip_ = peer.address().to_string();
     address_ = ip_ + ":" + std::to_string(peer.port());
   }
+  stats_ = std::make_shared<SessionStats>(address_, Clock::now());
 }
 
 WsSession::~WsSession() {
@@ -90,6 +92,7 @@ void WsSession::on_reply(SharedText msg, std::optional<std::uint16_t> then_close
 
 void WsSession::on_new_world(SharedText head, SharedText tail) {
   hub_.snapshots_superseded(lanes_.snapshots_waiting());
+  stats_->dropped.fetch_add(lanes_.snapshots_waiting(), std::memory_order_relaxed);
   lanes_.clear_snapshots();
   send_welcome(std::move(head), std::move(tail));
 }
@@ -97,8 +100,10 @@ void WsSession::on_new_world(SharedText head, SharedText tail) {
 void WsSession::send_snapshot(SharedText snap, bool binary, SharedText tail) {
   if (close_ || !greeted_) return;
   if (binary) ack_budget_.on_frame();
-  if (lanes_.push_snapshot(std::move(snap), binary, Clock::now(), std::move(tail)))
+  if (lanes_.push_snapshot(std::move(snap), binary, Clock::now(), std::move(tail))) {
     hub_.snapshot_replaced();
+    stats_->dropped.fetch_add(1, std::memory_order_relaxed);
+  }
   pump();
 }
 
@@ -111,14 +116,52 @@ void WsSession::close_after_flush(websocket::close_reason reason, bool discard_q
   pump();
 }
 
+void WsSession::kick() {
+  // A code of the private-use range: the enum's underlying type holds it.
+  close_after_flush({static_cast<websocket::close_code>(protocol::kKickedCloseCode),
+                     protocol::kKickedCloseReason});
+}
+
 void WsSession::sweep(Clock::time_point now) {
   if (close_) {
     if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
     return;
   }
+  if (greeted_ && !rtt_ping_writing_ &&
+      (rtt_ping_number_ == 0 ||
+       now - rtt_ping_at_ >=
+           (awaiting_pong_ ? Clock::duration(kRttPongTimeout) : Clock::duration(kRttPingPeriod))))
+    ping_for_rtt(now);
   const auto behind_since = lanes_.behind_since();
   if (behind_since && now - *behind_since > seconds(config_.slow_client_timeout))
     drop(Refusal::slow_consumer);
+}
+
+void WsSession::ping_for_rtt(Clock::time_point now) {
+  ++rtt_ping_number_;
+  rtt_ping_at_ = now;
+  awaiting_pong_ = true;
+  rtt_ping_writing_ = true;
+  // Its own payload: the pong of Beast's idle ping (empty) is not taken for it.
+  const std::string text = std::string(kRttPingPrefix) + std::to_string(rtt_ping_number_);
+  websocket::ping_data payload;
+  payload.assign(text.data(), text.size());
+  ws_.async_ping(payload, [self = shared_from_this()](beast::error_code ec) {
+    self->rtt_ping_writing_ = false;
+    // Timed from when it left, not from when it was asked for: a snapshot being written
+    // before it is no part of the round trip.
+    if (!ec && self->awaiting_pong_) self->rtt_ping_at_ = Clock::now();
+  });
+}
+
+void WsSession::on_pong(std::string_view payload) {
+  if (!awaiting_pong_) return;
+  const std::string expected = std::string(kRttPingPrefix) + std::to_string(rtt_ping_number_);
+  if (payload != expected) return;
+  awaiting_pong_ = false;
+  const auto rtt =
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - rtt_ping_at_);
+  stats_->rtt_us.store(std::max<std::int64_t>(0, rtt.count()), std::memory_order_relaxed);
 }
 
 void WsSession::drop(Refusal why) {
@@ -140,14 +183,16 @@ void WsSession::on_accept(beast::error_code ec) {
   }
   shard_.add(id_, weak_from_this());
   joined_ = true;
-  hub_.join(id_, weak_from_this(), &shard_, inbox_);
+  hub_.join(id_, weak_from_this(), &shard_, inbox_, stats_);
   hub_.log_from(address_, LogLevel::info, "session_opened",
                 {{"session", std::to_string(id_)}, {"address", address_}});
   if (hub_.stopping()) return close_after_flush(websocket::close_code::going_away);
   // Pings count against the message rate as any frame does: Beast answers each with a pong
   // without the read completing, so a client pinging without end would cost the server a write
   // per ping and never be refused. Pongs answer the server's own pings and are not counted.
-  ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+  ws_.control_callback([this](websocket::frame_type kind, beast::string_view payload) {
+    if (kind == websocket::frame_type::pong)
+      return on_pong(std::string_view(payload.data(), payload.size()));
     if (kind != websocket::frame_type::ping || close_) return;
     const double now = now_seconds();
     if (bucket_.take(now) || overflow_.take(now)) return;
@@ -222,6 +267,7 @@ std::optional<std::uint32_t> WsSession::seq_of(
   const auto& msg = std::get<protocol::ClientMessage>(decoded);
   if (const auto* cmd = std::get_if<protocol::CommandMsg>(&msg)) return cmd->seq;
   if (const auto* control = std::get_if<protocol::ControlMsg>(&msg)) return control->seq;
+  if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg)) return list->seq;
   return std::nullopt;
 }
 
@@ -279,6 +325,12 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
     return hub_.inspect(id_, std::move(inspect->agents));
   }
+  if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg)) {
+    if (!greeted_)
+      return send_error(list->seq, protocol::ErrorCode::hello_required, "send hello first");
+    if (role_ != protocol::Role::commander) return forbid(list->seq, "list the sessions");
+    return ask_hub([&] { hub_.sessions(id_, list->seq); });
+  }
   if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
     if (!greeted_)
       return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
@@ -302,10 +354,16 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   ask_hub([&] { hub_.command(id_, std::move(cmd), std::string(text_)); }, true);
 }
 
-void WsSession::forbid(std::uint32_t seq) {
-  send_error(seq, protocol::ErrorCode::forbidden,
-             unauthorized_ ? "this session did not present the command token; it may only watch"
-                           : "viewers cannot send commands; say hello as commander");
+void WsSession::forbid(std::uint32_t seq, std::string_view what) {
+  std::string why;
+  if (unauthorized_) {
+    why = "this session did not present the command token; it may only watch";
+  } else {
+    why = "viewers cannot ";
+    why += what;
+    why += "; say hello as commander";
+  }
+  send_error(seq, protocol::ErrorCode::forbidden, std::move(why));
 }
 
 void WsSession::on_hello(const protocol::Hello& hello) {
@@ -376,6 +434,8 @@ void WsSession::pump() {
     self->writing_ = false;
     if (ec) return;  // the read side sees the failure too and ends the session
     self->hub_.written(n, is_snapshot);
+    self->stats_->bytes_sent.fetch_add(n, std::memory_order_relaxed);
+    if (is_snapshot) self->stats_->snapshots_sent.fetch_add(1, std::memory_order_relaxed);
     self->pump();
   });
 }

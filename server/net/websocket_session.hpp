@@ -58,10 +58,19 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void close_after_flush(websocket::close_reason reason, bool discard_queued = false);
 
+  // The operator kicked this session: closed with protocol::kKickedCloseCode once the replies
+  // already queued are written (a session that kicked itself reads its ack).
+  void kick();
+
   // Called by the shard's sweep: ends a session that has stayed behind on snapshots too long, or
   // whose close could not be delivered (a client that stopped reading never takes the close
   // frame). Closing the socket cancels the stuck write; the session then ends.
   void sweep(Clock::time_point now);
+
+  // How often a greeted session is pinged to measure its round trip (SessionStats::rtt_us), and
+  // how long a ping waits for its pong before another may go.
+  static constexpr auto kRttPingPeriod = std::chrono::seconds(5);
+  static constexpr auto kRttPongTimeout = std::chrono::seconds(30);
 
  private:
   void drop(Refusal why);
@@ -97,7 +106,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded);
 
-  void forbid(std::uint32_t seq);
+  // A viewer asked for what only commanders may: `what` it may not do, for the message.
+  void forbid(std::uint32_t seq, std::string_view what = "send commands");
+
+  // A WebSocket ping whose pong gives the round trip (the control callback times it).
+  void ping_for_rtt(Clock::time_point now);
+  void on_pong(std::string_view payload);
 
   void on_hello(const protocol::Hello& hello);
 
@@ -113,7 +127,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   Shard& shard_;
   const std::uint64_t id_;
   std::shared_ptr<ViewerInbox> inbox_ =
-      std::make_shared<ViewerInbox>();  // acks and viewports, to the hub
+      std::make_shared<ViewerInbox>();   // acks and viewports, to the hub
+  std::shared_ptr<SessionStats> stats_;  // what it wrote and dropped, its round trip: to the hub
   beast::flat_buffer buffer_;
   OutboundLanes lanes_{config_.control_queue_limit};  // waiting to be written
   std::optional<websocket::close_reason> close_;
@@ -133,6 +148,12 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::string_view text_;      // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
   std::string ip_, address_;
+  // The round-trip ping: the last one's number (its payload), when it was written, whether its
+  // pong is awaited, and whether Beast is still writing it (one ping write at a time).
+  std::uint64_t rtt_ping_number_ = 0;
+  Clock::time_point rtt_ping_at_;
+  bool awaiting_pong_ = false;
+  bool rtt_ping_writing_ = false;
   ConnectionSlot slot_;  // the connection's place under its address's cap
 };
 

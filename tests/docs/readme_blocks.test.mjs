@@ -388,6 +388,15 @@ const CHECKS = [
     },
   },
   {
+    command: /^build\/herd-ctl sessions$/,
+    shows: 'a table of the sessions, herd-ctl\'s own row a commander and marked',
+    check(m, out) {
+      assert.match(out, /^id +role +client +address +format +connected +sent +snapshots +dropped +rtt$/m);
+      assert.match(out, /^\d+ +commander +herd-ctl +\S+ +json .*\(you\)$/m);
+      assert.match(out, /^\d+ sessions?(, \d+ more not listed)?$/m);
+    },
+  },
+  {
     command: /^build\/herd-ctl hops --relay (\S+)$/,
     shows: 'a row for the relay: connected upstream, snapshots seen at both ends',
     check(m, out) {

@@ -313,6 +313,8 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
       }
     };
     let pair = [];
+    let bystander = null; // a session of its own, for kick, and the code it is closed with
+    let bystanderClosed = null;
     // Agents close together at the world's centre: moved across their own centre, they stay inside.
     let huddle = [];
     const spawnHuddle = async () => {
@@ -408,6 +410,20 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
       load_scenario: {
         fill: () => page.locator('#pf-name').selectOption('demo32'),
         after: () => page.waitForFunction(() => window.herd.scenario === 'demo32', null, { timeout: WAIT_MS }),
+      },
+      kick: {
+        before: async () => {
+          bystander = await ProtocolClient.connect(server.wsUrl, { role: 'viewer' });
+          bystanderClosed = new Promise((resolve) => bystander.ws.once('close', (code) => resolve(code)));
+        },
+        fill: () => page.locator('#pf-session').fill(String(bystander.welcome.session)),
+        check: (m) => assert.equal(m.session, bystander.welcome.session),
+        after: async () => {
+          let timer;
+          const late = new Promise((resolve) => (timer = setTimeout(() => resolve('not closed'), WAIT_MS)));
+          assert.equal(await Promise.race([bystanderClosed, late]), 4000, 'the kicked session was not closed with 4000');
+          clearTimeout(timer);
+        },
       },
       set_param: {
         fill: () => page.locator('#pf-tick_rate').fill('30'),

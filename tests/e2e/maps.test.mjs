@@ -196,8 +196,8 @@ describe('the viewer on a tile map (maze)', { timeout: 5 * TEST_TIMEOUT_MS }, ()
       const row = page.locator(`#agent-rows tr.unreachable[data-id="${id}"]`);
       await row.waitFor({ timeout: WAIT_MS });
       const cells = await row.locator('td').allTextContents();
-      assert.equal(cells[3], 'unreachable');
-      assert.equal(cells[6], 'astar');
+      assert.equal(cells[5], 'unreachable');
+      assert.equal(cells[9], 'astar');
       await page.locator('#agent-note', { hasText: `agent ${id} cannot reach the goal` }).waitFor({ timeout: WAIT_MS });
       await screenshot(scene, outDir, 'maze_unreachable_panel.png', t);
       await page.keyboard.press('Escape');

@@ -133,7 +133,22 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
         // The panel says what it is doing and how it moves.
         const row = page.locator('#agent-rows tr[data-id="1"]');
         await row.waitFor({ timeout: WAIT_MS });
-        assert.deepEqual(await row.locator('td').allTextContents(), ['1', 'arrive', '–', 'arrived', '0', 'inertial', 'direct', '–']);
+        // Its position and target as the snapshot gives them (it stands still: it has arrived).
+        const snap = await page.evaluate(() => window.herd.snapshotAgents.find((b) => b.id === 1));
+        const xy = (x, y) => `${Math.round(x)}, ${Math.round(y)}`;
+        assert.deepEqual(await row.locator('td').allTextContents(), [
+          '1',
+          String(snap.group),
+          xy(snap.x, snap.y),
+          'arrive',
+          '–',
+          'arrived',
+          '0',
+          xy(snap.tx, snap.ty),
+          'inertial',
+          'direct',
+          '–',
+        ]);
 
         await page.keyboard.press('I');
         await inspectorShows(page, 1);

@@ -43,6 +43,20 @@ TEST_F(HttpFiles, ServesIndexAndFilesWithTheirTypes) {
   EXPECT_EQ(serve_file("/%6dain.js", root_.string()).status, 200);  // percent-encoded 'm'
 }
 
+// The operator's page has a name of its own: /monitor (its token rides in the fragment, which no
+// request carries) is monitor.html; only that name, not a path under it.
+TEST_F(HttpFiles, TheMonitorIsServedAtItsName) {
+  write(root_ / "monitor.html", "<html>monitor</html>");
+  for (const char* t : {"/monitor", "/monitor?x=1", "/monitor.html"}) {
+    const auto r = serve_file(t, root_.string());
+    EXPECT_EQ(r.status, 200) << t;
+    EXPECT_EQ(r.path, fs::weakly_canonical(root_ / "monitor.html").string()) << t;
+    EXPECT_EQ(r.content_type, "text/html; charset=utf-8") << t;
+  }
+  EXPECT_EQ(serve_file("/monitor/", root_.string()).status, 404);
+  EXPECT_EQ(serve_file("/monitors", root_.string()).status, 404);
+}
+
 TEST_F(HttpFiles, RefusesTraversalEncodedOrNot) {
   for (const char* t :
        {"/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt", "/sub/../../secret.txt",

@@ -228,8 +228,8 @@ class ExposureTest : public ::testing::Test {
 
 // Without a token the server makes one for the run on every address, loopback included (any web
 // page the user opens reaches a loopback port), prints it only inside the viewer's URL that
-// commands, and leaves it in a runtime file only its user can read; only a hello with it
-// commands. The file goes when the server stops.
+// commands and the operator's monitor's, and leaves it in a runtime file only its user can read;
+// only a hello with it commands. The file goes when the server stops.
 TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
   for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
     const fs::path out = dir_ / (std::string("exposed_") + address + ".log");
@@ -266,8 +266,15 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     server.signal(SIGTERM);
     EXPECT_EQ(server.wait_exit(), 0);
     const std::string all = slurp(out);
-    EXPECT_EQ(all.find(token, all.find("#token=") + 7 + token.size()), std::string::npos)
-        << "the token is printed once";
+    // Twice, each time in a URL's fragment: the viewer's and the operator's monitor's.
+    const std::string base = "http://localhost:" + std::to_string(port) + "/";
+    std::size_t printed = 0;
+    for (std::size_t at = all.find(token); at != std::string::npos;
+         at = all.find(token, at + token.size()))
+      ++printed;
+    EXPECT_EQ(printed, 2u) << all;
+    EXPECT_NE(all.find(base + "#token=" + token + "\n"), std::string::npos) << all;
+    EXPECT_NE(all.find(base + "monitor#token=" + token + "\n"), std::string::npos) << all;
     EXPECT_FALSE(fs::exists(file)) << "removed when the server stops";
   }
 }
@@ -299,7 +306,9 @@ TEST_F(ExposureTest, AChosenTokenIsNotPrintedButLocalClientsFindIt) {
                  out, HERD_SERVER_BIN, Commands::as_user);
   const int port = listening_port(out);
   ASSERT_GT(port, 0) << slurp(out);
-  EXPECT_NE(slurp(out).find("#token=<HERD_COMMAND_TOKEN>"), std::string::npos) << slurp(out);
+  EXPECT_NE(slurp(out).find("/#token=<HERD_COMMAND_TOKEN>"), std::string::npos) << slurp(out);
+  EXPECT_NE(slurp(out).find("/monitor#token=<HERD_COMMAND_TOKEN>"), std::string::npos)
+      << slurp(out);
   const fs::path file = dir_ / ("server-" + std::to_string(port) + ".json");
   EXPECT_EQ(nlohmann::json::parse(slurp(file), nullptr, false).value("token", ""), token);
   EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));

@@ -224,6 +224,37 @@ TEST_F(RelayTest, ACommandThroughARelayIsAckedAndSeenByTheRelaysViewers) {
   EXPECT_EQ(metric("herd_commands_total{result=\"accepted\"}"), 1);
 }
 
+// `sessions` and `kick` on a relay are the relay's own: its clients are listed and kicked there,
+// and nothing of either reaches its upstream, whose sessions (the relay's link among them) stay.
+TEST_F(RelayTest, ARelayListsAndKicksItsOwnClientsOnly) {
+  auto direct = greeted(protocol::Role::viewer);
+  auto commander = at(relay_port_, protocol::Role::commander);
+  const auto own = wait_for<protocol::Welcome>(*commander);
+  ASSERT_EQ(own.role, protocol::Role::commander);
+  auto viewer = at(relay_port_, protocol::Role::viewer);
+  const auto theirs = wait_for<protocol::Welcome>(*viewer);
+  commander->send(protocol::encode(protocol::SessionsRequest{1}));
+  const auto list =
+      wait_for<protocol::SessionList>(*commander, [](const auto& l) { return l.seq == 1; });
+  ASSERT_EQ(list.sessions.size(), 2u) << "the relay's two clients, not the server's";
+  EXPECT_EQ(list.sessions[0].id, own.session);
+  EXPECT_TRUE(list.sessions[0].you);
+  EXPECT_EQ(list.sessions[1].id, theirs.session);
+  EXPECT_EQ(list.sessions[1].role, protocol::Role::viewer);
+
+  commander->send(protocol::encode(protocol::ControlMsg{2, protocol::Kick{999}}));
+  EXPECT_EQ(wait_for<protocol::Error>(*commander, [](const auto& e) { return e.seq == 2; }).code,
+            protocol::ErrorCode::unknown_session);
+  commander->send(protocol::encode(protocol::ControlMsg{3, protocol::Kick{theirs.session}}));
+  wait_for<protocol::Ack>(*commander, [](const auto& a) { return a.seq == 3; });
+  EXPECT_EQ(wait_closed(*viewer), protocol::kKickedCloseCode);
+  // The server's sessions are untouched: its direct viewer and the relay's link.
+  wait_for<protocol::Snapshot>(*direct);
+  EXPECT_EQ(metric("herd_sessions{role=\"viewer\"}"), 1);
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 1);
+  wait_for<protocol::Snapshot>(*commander);
+}
+
 TEST_F(RelayTest, BinaryViewersOnARelayGetTheSameAgentsAsOnTheServer) {
   auto commander = greeted(protocol::Role::commander);
   ASSERT_EQ(spawn(*commander, 1, 30).size(), 30u);

@@ -85,6 +85,8 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(CommandMsg{7, behave(K::idle, sim::kNoAgent, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{8, behave(K::attack, 3, {}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{9, behave(K::seek, 3, {}, 0, K::pursue, false)});
+  expect_client_round_trip(
+      CommandMsg{9, behave(K::patrol, sim::kNoAgent, {7, 8}, 0, K::pursue, false)});
   expect_client_round_trip(CommandMsg{10, sim::SetMovement{{true, {}}, sim::Movement::kinematic}});
   expect_client_round_trip(CommandMsg{11, sim::AddObstacle{{10.5, 20.25}, 12}});
   expect_client_round_trip(CommandMsg{12, sim::RemoveObstacle{4}});
@@ -149,7 +151,39 @@ TEST(ClientCodec, RoundTripsEveryNewCommand) {
   expect_client_round_trip(ControlMsg{31, Reset{}});
   expect_client_round_trip(ControlMsg{32, LoadScenario{"maze", std::uint64_t{3}}});
   expect_client_round_trip(ControlMsg{33, SetParam{30.0, 10.0}});
+  expect_client_round_trip(ControlMsg{34, Kick{kMaxSessionId}});
+  expect_client_round_trip(SessionsRequest{35});
   expect_client_round_trip(Inspect{{}});
+}
+
+// The operator's list: every field written, those not known yet left out, and read back whole.
+TEST(ServerCodec, SessionListRoundTripsWithItsOptionalFields) {
+  SessionList list;
+  list.seq = 9;
+  list.omitted = 2;
+  SessionInfo known;
+  known.id = 3;
+  known.role = Role::commander;
+  known.format = SnapshotFormat::automatic;
+  known.client = "herd-\"ctl\"";
+  known.address = "127.0.0.1:4000";
+  known.connected_s = 12.5;
+  known.bytes_sent = 1u << 20;
+  known.snapshots_sent = 600;
+  known.dropped = 4;
+  known.rtt_ms = 0.25;
+  known.you = true;
+  SessionInfo fresh;
+  fresh.id = 4;
+  fresh.address = "127.0.0.1:4001";
+  list.sessions = {known, fresh};
+  const std::string text = encode(list);
+  EXPECT_EQ(text.find("\"role\"", text.find("\"id\":4")), std::string::npos) << text;
+  EXPECT_EQ(text.find("rtt_ms", text.find("\"id\":4")), std::string::npos) << text;
+  const auto back = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
+  ASSERT_TRUE(std::holds_alternative<SessionList>(std::get<ServerMessage>(back)));
+  EXPECT_EQ(std::get<SessionList>(std::get<ServerMessage>(back)), list) << text;
 }
 
 TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
@@ -232,6 +266,21 @@ TEST(ClientCodec, RawBytesThatAreNotUtf8AreBadJson) {
   EXPECT_EQ(decode_err(std::string("{\"type\":\"ping\",\"id\":1}\0", 21)).code,
             ErrorCode::bad_json);
   EXPECT_EQ(decode_err("").code, ErrorCode::bad_json);
+}
+
+// A patrol goes between where each agent is and a point: without the point there is no patrol,
+// and it cannot take an agent.
+TEST(ClientCodec, APatrolNeedsItsPoint) {
+  const std::string head = R"({"type":"command","seq":1,"cmd":"set_behaviour","agents":[1],)"
+                           R"("behaviour":"patrol")";
+  const Error none = decode_err(head + "}");
+  EXPECT_EQ(none.code, ErrorCode::bad_field);
+  EXPECT_NE(none.message.find("'target'"), std::string::npos) << none.message;
+  EXPECT_EQ(decode_err(head + R"(,"agent":2})").code, ErrorCode::bad_field);
+  EXPECT_TRUE(
+      std::holds_alternative<ClientMessage>(decode_client(head + R"(,"target":{"x":5,"y":6}})")));
+  EXPECT_TRUE(std::holds_alternative<ClientMessage>(
+      decode_client(head + R"(,"target_tile":{"x":5,"y":6}})")));
 }
 
 TEST(ClientCodec, IdsAtTheLimitAreAcceptedAndBeyondRefused) {

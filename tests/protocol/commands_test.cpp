@@ -47,7 +47,7 @@ TEST(Behaviours, TheTableHasARowPerKindAndTheCodecReadsEachName) {
   }
   EXPECT_EQ(behaviour_from_string("kCount"), std::nullopt);
   EXPECT_EQ(behaviour_names(" or "),
-            "idle, hold, seek, arrive, flee, pursue, evade, attack or react");
+            "idle, hold, seek, arrive, flee, pursue, evade, attack, react or patrol");
 }
 
 TEST(Commands, NamesAreUniqueAndCoverEveryKind) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 
 namespace herd::scenario {
@@ -38,9 +39,10 @@ TEST(Scenarios, EveryShippedScenarioLoadsAndBuilds) {
 }
 
 // The pinned hash: if this changes, the simulation's results changed. Update it only on purpose,
-// and say why in the commit.
-TEST(Scenarios, DefaultIsDeterministicAndPinned) {
-  const Scenario s = load_ok("default");
+// and say why in the commit. `ring` is the antipodal circle crossed once: after 10 s every agent
+// has arrived.
+TEST(Scenarios, RingIsDeterministicAndPinned) {
+  const Scenario s = load_ok("ring");
   auto run = [&](std::optional<std::uint64_t> seed) {
     sim::World world = std::get<sim::World>(build_world(s, seed));
     for (int t = 0; t < 600; ++t) world.step();
@@ -54,6 +56,40 @@ TEST(Scenarios, DefaultIsDeterministicAndPinned) {
   for (int t = 0; t < 600; ++t) world.step();
   for (const sim::Agent& a : world.agents())
     EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
+}
+
+// The scenario a server opens with is alive whenever someone comes to look: the ring patrols, so
+// in every 5 s window of its first two minutes most of it is on the move, and every agent has
+// turned back at least once a minute.
+TEST(Scenarios, DefaultKeepsMovingForLaterVisitors) {
+  const Scenario s = load_ok("default");
+  sim::World world = std::get<sim::World>(build_world(s));
+  ASSERT_EQ(world.agents().size(), 48u);
+  std::map<sim::AgentId, int> turns;
+  std::map<sim::AgentId, sim::Phase> phase;
+  for (const sim::Agent& a : world.agents()) phase[a.id] = a.behaviour.phase;
+  for (int window = 0; window < 24; ++window) {
+    std::size_t moving_ticks = 0;
+    for (int t = 0; t < 300; ++t) {
+      world.step();
+      for (const sim::Agent& a : world.agents()) {
+        moving_ticks += sim::length(a.velocity) > 1.0;
+        if (a.behaviour.phase != phase[a.id]) ++turns[a.id];
+        phase[a.id] = a.behaviour.phase;
+      }
+    }
+    EXPECT_GT(moving_ticks, 300u * 48 / 2) << "window " << window << " (5 s each)";
+  }
+  for (const sim::Agent& a : world.agents())
+    EXPECT_GE(turns[a.id], 2) << "agent " << a.id << " turned " << turns[a.id] << " times";
+  const auto hash = [&] {
+    sim::World w = std::get<sim::World>(build_world(s));
+    for (int t = 0; t < 600; ++t) w.step();
+    return w.state_hash();
+  };
+  const auto first = hash();
+  EXPECT_EQ(first, hash());
+  EXPECT_EQ(first, 0xd37a9f7a5ec206a4ull) << std::hex << "pinned hash changed: 0x" << first;
 }
 
 TEST(Scenarios, BadScenariosSayWhatIsWrong) {

@@ -119,6 +119,66 @@ TEST(Attack, ApproachHitRetreatAndHoldAtHome) {
       << "a body-slam moves the enemy";
 }
 
+// Patrol: out to the point, back to where it was when commanded, and again, without end; a
+// checkpoint taken on the way back goes on exactly as the world it came from.
+TEST(Patrol, GoesOutAndBackForeverAndSurvivesACheckpoint) {
+  Sandbox s;
+  const AgentId walker = s.add({100, 300});
+  Behaviour patrol;
+  patrol.kind = BehaviourKind::patrol;
+  patrol.point = {500, 300};
+  s.behave(walker, patrol);
+  EXPECT_EQ(s.agent(walker).behaviour.phase, Phase::out);
+  EXPECT_EQ(s.agent(walker).state, MoveState::moving);
+  std::vector<Phase> phases{Phase::out};
+  double nearest_far = 1e9, nearest_home = 1e9;
+  std::string checkpoint;
+  for (int t = 0; t < 60 * 30 && phases.size() < 5; ++t) {
+    s.world.step();
+    const Agent& a = s.agent(walker);
+    if (a.behaviour.phase != phases.back()) {
+      phases.push_back(a.behaviour.phase);
+      if (phases.size() == 2) checkpoint = s.world.save_checkpoint();
+    }
+    nearest_far = std::min(nearest_far, length(a.position - Vec2{500, 300}));
+    nearest_home = std::min(nearest_home, length(a.position - Vec2{100, 300}));
+  }
+  EXPECT_EQ(phases,
+            (std::vector<Phase>{Phase::out, Phase::back, Phase::out, Phase::back, Phase::out}));
+  EXPECT_LE(nearest_far, s.agent(walker).def.arrive_tolerance) << "it reaches the point";
+  EXPECT_LE(nearest_home, s.agent(walker).def.arrive_tolerance) << "and comes back home";
+
+  ASSERT_FALSE(checkpoint.empty());
+  auto loaded = World::load_checkpoint(checkpoint);
+  ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
+  World& restored = std::get<World>(loaded);
+  EXPECT_EQ(restored.find(walker)->behaviour.phase, Phase::back);
+  EXPECT_EQ(restored.find(walker)->behaviour.home, (Vec2{100, 300}));
+  Sandbox again;
+  again.add({100, 300});
+  again.behave(walker, patrol);
+  for (int t = 0; t < 60 * 30 && again.world.state_hash() != restored.state_hash(); ++t)
+    again.world.step();
+  ASSERT_EQ(again.world.state_hash(), restored.state_hash());
+  for (int t = 0; t < 300; ++t) {
+    again.world.step();
+    restored.step();
+  }
+  EXPECT_EQ(again.world.state_hash(), restored.state_hash()) << "the patrol goes on the same";
+}
+
+// A patrol needs its point; it is refused whole without one.
+TEST(Patrol, NeedsAPointInsideTheWorld) {
+  Sandbox s;
+  const AgentId walker = s.add({100, 300});
+  Behaviour patrol;
+  patrol.kind = BehaviourKind::patrol;
+  patrol.point = {5000, 300};
+  const CommandOutcome out = s.world.apply(SetBehaviour{{false, {walker}}, patrol, false, {}});
+  EXPECT_EQ(out.error, CommandError::out_of_bounds);
+  EXPECT_EQ(s.agent(walker).behaviour.kind, BehaviourKind::idle);
+}
+
 TEST(React, ChasesWithinTheRadiusAndGoesHomeOtherwise) {
   Sandbox s(3000, 600);
   // Distance is measured from the guard (seed 004: between enemy and player), so a guard that

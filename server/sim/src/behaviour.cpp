@@ -78,6 +78,8 @@ bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_g
   } else if (b.kind == BehaviourKind::react) {
     const bool near = subject && within(self, subject->position, b.radius);
     b.phase = near ? Phase::respond : Phase::home;
+  } else if (b.kind == BehaviourKind::patrol && at_goal) {
+    b.phase = b.phase == Phase::out ? Phase::back : Phase::out;
   }
   return b.phase != before;
 }
@@ -124,6 +126,8 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
         return desire(as_response, subject, dt);
       }
       return arrive_at(a, b.home, dt);
+    case BehaviourKind::patrol:
+      return arrive_at(a, b.phase == Phase::back ? b.home : b.point, dt);
     case BehaviourKind::kCount:
       break;
   }

@@ -78,7 +78,7 @@ void serialize(S& s, Agent& a) {
   s.f64(b.radius);
   s.enumeration(b.response);
   s.vec(b.home);
-  s.enumeration(b.phase, Phase::home);
+  s.enumeration(b.phase, Phase::back);
   s.vec(a.position);
   s.vec(a.velocity);
   s.f64(a.def.radius);

@@ -92,10 +92,11 @@ void WorldImpl::begin_step() {
 }
 
 void WorldImpl::stage_phases() {
-  // Attack and react switch on what happened last tick (a hit, arriving home) and on distance.
+  // Attack, react and patrol switch on what happened last tick (a hit, arriving) and on distance.
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
-    if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react)
+    if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react &&
+        a.behaviour.kind != BehaviourKind::patrol)
       continue;
     const bool at_home = a.state == MoveState::arrived;
     update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);

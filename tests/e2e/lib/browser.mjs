@@ -103,9 +103,17 @@ function recordToasts() {
 // Resolves to {page, canvasBox, pageErrors, sent, toastsShown()}: pageErrors collects uncaught
 // exceptions, sent (SentFrames) what the page sent on its WebSocket, toastsShown() every toast
 // shown so far ({text, kind}).
-// hash: appended to the page's URL, e.g. '#token=x'; width, height: the window's CSS pixels.
-export async function openViewer(browser, server, { hash = '', width = 1280, height = 800 } = {}) {
-  const page = await browser.newPage({ viewport: { width, height } });
+// hash: appended to the page's URL, e.g. '#token=x'; width, height: the window's CSS pixels;
+// touch: a phone's page (a touch screen, mobile viewport; closing the page closes its context).
+export async function openViewer(browser, server, { hash = '', width = 1280, height = 800, touch = false } = {}) {
+  let page;
+  if (touch) {
+    const context = await browser.newContext({ viewport: { width, height }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+    page = await context.newPage();
+    page.on('close', () => context.close().catch(() => {}));
+  } else {
+    page = await browser.newPage({ viewport: { width, height } });
+  }
   const pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(String(err)));
   const sent = new SentFrames();

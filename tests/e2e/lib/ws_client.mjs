@@ -4,11 +4,12 @@
 import WebSocket from 'ws';
 
 export class ProtocolClient {
-  // Connects, says hello with `role`, and resolves once the welcome arrives.
-  static async connect(url, { role = 'viewer', timeoutMs = 5000 } = {}) {
+  // Connects, says hello with `role` (and `token`, when given), and resolves once the welcome
+  // arrives.
+  static async connect(url, { role = 'viewer', token = '', timeoutMs = 5000 } = {}) {
     const client = new ProtocolClient(url);
     await client.#opened(timeoutMs);
-    client.send({ type: 'hello', protocol: 1, role, client: 'herd-e2e/1' });
+    client.send({ type: 'hello', protocol: 1, role, client: 'herd-e2e/1', ...(token ? { token } : {}) });
     client.welcome = await client.next((m) => m.type === 'welcome' || m.type === 'error', timeoutMs);
     if (client.welcome.type !== 'welcome') {
       throw new Error(`hello refused: ${JSON.stringify(client.welcome)}`);
@@ -20,6 +21,8 @@ export class ProtocolClient {
     this.ws = new WebSocket(url);
     this.waiters = new Set(); // {predicate, resolve}
     this.latestSnapshot = null;
+    // Resolves to {code, reason} when the connection closes: the server's close code and reason.
+    this.closed = new Promise((resolve) => this.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     this.ws.on('message', (data, isBinary) => {
       if (isBinary) return;
       const msg = JSON.parse(data.toString());

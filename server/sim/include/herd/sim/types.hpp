@@ -29,6 +29,7 @@ enum class BehaviourKind : std::uint8_t {
   evade,   // flee the position an agent is predicted to reach (within `radius`, when given)
   attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
   react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
+  patrol,  // arrive at the point, then back where it was when commanded, and again, until told else
   kCount   // not a kind: how many there are (kBehaviours has a row for each)
 };
 
@@ -40,6 +41,8 @@ enum class Phase : std::uint8_t {
   done,      // attack: home again, holding
   respond,   // react: the subject is within the radius: pursuing or evading it
   home,      // react: the subject is away: at or going home
+  out,       // patrol: going to the point
+  back,      // patrol: going back to where it was when commanded
 };
 
 // Members ordered so the one-byte fields share a word: 48 bytes, not 72 (memory per agent).
@@ -48,9 +51,9 @@ struct Behaviour {
   BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
   Phase phase = Phase::none;
   AgentId agent = kNoAgent;  // seek/arrive/flee/pursue/evade/attack/react: the other agent
-  Vec2 point;                // seek/arrive/flee/hold target point (when agent is kNoAgent)
+  Vec2 point;                // seek/arrive/flee/hold/patrol target point (when agent is kNoAgent)
   double radius = 0;         // flee/evade: only within this distance (0: always); react: trigger
-  Vec2 home;                 // attack/react: where to return
+  Vec2 home;                 // attack/react: where to return; patrol: the other end
   friend bool operator==(const Behaviour&, const Behaviour&) = default;
 };
 
@@ -92,6 +95,7 @@ inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
     {BehaviourKind::evade,  "evade",  false, false, true,  true,  false, false, Phase::none,     false, Phase::none,     false, false},
     {BehaviourKind::attack, "attack", false, false, true,  false, false, false, Phase::approach, true,  Phase::approach, false, false},
     {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home,     false, Phase::none,     false, true},
+    {BehaviourKind::patrol, "patrol", true,  false, false, false, false, false, Phase::out,      false, Phase::none,     false, false},
 }};
 // clang-format on
 
