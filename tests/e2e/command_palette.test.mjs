@@ -87,7 +87,7 @@ async function agentToClick({ groups = null, exclude = [] }) {
       const q = h.worldToScreen(b.x, b.y);
       clearance = Math.min(clearance, Math.hypot(q.x - sx, q.y - sy));
     }
-    if (!best || clearance > best.clearance) best = { id: a.id, group: a.group, sx, sy, clearance };
+    if (!best || clearance > best.clearance) best = { id: a.id, group: a.group, sx, sy, pageX: box.left + sx, pageY: box.top + sy, clearance };
   }
   return best;
 }
@@ -333,11 +333,17 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
         fill: async () => {
           await page.locator('#pf-agents').fill('group:0');
           await page.locator('#pf-behaviour').selectOption('pursue');
+          await page.locator('#palette [data-pick="agent"]').click();
+          // Where the agent is drawn now, with pick mode on: the page's layout as it will be clicked.
           const prey = await page.evaluate(agentToClick, { groups: [1, 2] });
           assert.ok(prey && prey.clearance > 12, 'no agent to pick');
-          await page.locator('#palette [data-pick="agent"]').click();
-          await page.mouse.click(canvasBox.x + prey.sx, canvasBox.y + prey.sy);
-          await page.waitForFunction((id) => document.getElementById('pf-agent')?.value === String(id), prey.id, { timeout: WAIT_MS });
+          await page.mouse.click(prey.pageX, prey.pageY);
+          await page
+            .waitForFunction((id) => document.getElementById('pf-agent')?.value === String(id), prey.id, { timeout: WAIT_MS })
+            .catch(async (e) => {
+              const said = await page.evaluate(() => ({ value: document.getElementById('pf-agent')?.value, note: document.querySelector('#palette .note, #palette [role=status]')?.textContent }));
+              throw new Error(`agent ${prey.id} was not picked at (${prey.pageX}, ${prey.pageY}): ${JSON.stringify(said)}: ${e.message}`);
+            });
           return prey.id;
         },
         check: (m, prey) => assert.deepEqual(m, { type: 'command', seq: m.seq, cmd: 'set_behaviour', agents: { group: 0 }, behaviour: 'pursue', agent: prey }),
