@@ -219,3 +219,55 @@ describe('commands open to anyone', { timeout: 2 * TEST_TIMEOUT_MS }, () => {
     await page.close();
   });
 });
+
+// As a user runs it: the server makes its token and prints the URL that commands (and the
+// monitor's) only with it; the page opened at exactly that URL commands, and the monitor lists it.
+describe('the URL the server prints', { timeout: 2 * TEST_TIMEOUT_MS }, () => {
+  let server;
+  let browser;
+
+  before(async () => {
+    server = await startServer({ openCommands: false });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('opened as printed, the viewer commands and the monitor lists it', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const printed = new RegExp(`^herd: +(http://localhost:${server.port}/#token=(\\S+))$`, 'm').exec(server.output());
+    assert.ok(printed, `no URL that commands in:\n${server.output()}`);
+    const monitor = new RegExp(`^herd: +(http://localhost:${server.port}/monitor#token=(\\S+))$`, 'm').exec(server.output());
+    assert.ok(monitor, `no monitor URL in:\n${server.output()}`);
+    assert.equal(monitor[2], printed[2], 'the two URLs carry the same token');
+    const plain = server.output().match(new RegExp(`http://localhost:${server.port}/(?!#token=|monitor#token=)\\S*`, 'g')) ?? [];
+    assert.deepEqual(plain, [], 'a URL without the token was printed for people to open');
+
+    const page = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const pageErrors = [];
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    // Exactly as printed: no #debug, so the page is watched through its DOM and a client of the test's.
+    await page.goto(printed[1]);
+    await page.waitForFunction(
+      () => document.getElementById('conn')?.textContent === 'connected' && document.getElementById('scenario-bar')?.dataset.role === 'commander',
+      null,
+      { timeout: WAIT_MS },
+    );
+    const watcher = await ProtocolClient.connect(server.wsUrl);
+    const pausing = watcher.next((m) => m.type === 'welcome' && m.paused === true, WAIT_MS, 'a welcome saying paused');
+    await page.keyboard.press('Space');
+    await pausing;
+    await page.locator('#paused-badge').waitFor({ state: 'visible', timeout: WAIT_MS });
+    watcher.close();
+
+    const operator = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    operator.on('pageerror', (err) => pageErrors.push(String(err)));
+    await operator.goto(monitor[1]);
+    await operator.waitForFunction(() => document.querySelectorAll('#session-rows tr').length >= 2, null, { timeout: WAIT_MS });
+    assert.deepEqual(pageErrors, []);
+    await operator.close();
+    await page.close();
+  });
+});
