@@ -372,8 +372,12 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
         check: (m) => assert.equal(m.id, obstacle),
       },
       set_avoidance: { fill: () => page.locator('#pf-mode').selectOption('circle'), check: (m) => assert.deepEqual(m.mode, 'circle') },
-      load_map: { check: (m) => assert.equal(m.rows.length, 5) },
-      clear_map: { before: ensureMap },
+      // Each waits until the page has the map it made (or none): the next step reads the page's.
+      load_map: {
+        check: (m) => assert.equal(m.rows.length, 5),
+        after: () => page.waitForFunction(() => window.herd.map !== null, null, { timeout: WAIT_MS }),
+      },
+      clear_map: { before: ensureMap, after: () => page.waitForFunction(() => window.herd.map === null, null, { timeout: WAIT_MS }) },
       set_tiles: { before: ensureMap, check: (m) => assert.deepEqual(m.tiles, [{ x: 1, y: 1, blocked: true }]), after: clearMap },
       set_pathing: { fill: () => page.locator('#pf-neighbours').selectOption('4'), check: (m) => assert.deepEqual([m.pathing, m.neighbours], ['direct', 4]) },
       set_group: { check: (m) => assert.equal(m.group, 3) },
