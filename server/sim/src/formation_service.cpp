@@ -75,9 +75,8 @@ CommandOutcome FormationService::send_to(const Scene& scene,
     const double r = a.def.radius;
     if (!(t.x >= r && t.x <= scene.def.width - r && t.y >= r && t.y <= scene.def.height - r))
       return failure(CommandError::out_of_bounds, "the formation does not fit the world: agent " +
-                                                      std::to_string(a.id) + "'s place (" +
-                                                      std::to_string(t.x) + ", " +
-                                                      std::to_string(t.y) + ") is outside it");
+                                                      std::to_string(a.id) + "'s place " +
+                                                      point_text(t) + " is outside it");
     // Only walls are checked up front here (reachability of every slot would cost a flow field
     // per slot); an unreachable slot shows as state "unreachable".
     if (scene.map && scene.map->blocked(scene.map->tile_at(t)))

@@ -14,8 +14,11 @@ namespace {
 
 bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; }
 
-// Shortest text that reads back as the same double: "(-1, 0.5)", not "(-1.000000, 0.500000)".
+}  // namespace
+
 std::string number_text(double v) {
+  // To hundredths: a computed place prints as 464, not 463.99999999999994.
+  if (std::isfinite(v) && std::abs(v) < 1e12) v = std::round(v * 100) / 100 + 0.0;  // no "-0"
   char buf[32];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
@@ -30,8 +33,6 @@ std::string point_text(Vec2 p) {
   out += ')';
   return out;
 }
-
-}  // namespace
 
 CommandOutcome failure(CommandError error, std::string message) {
   CommandOutcome out;
