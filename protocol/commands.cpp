@@ -5,6 +5,7 @@
 // one unit, where the dispatch (Table) can see every definition and a missing one fails to build.
 #include "protocol/commands.hpp"
 
+#include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
 
 #include <algorithm>
@@ -143,39 +144,111 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
 template <class T>
 struct Wire;  // no definition: a command without its wire form does not compile
 
+// Shapes by name, in sim::Shape's order (formation, set_target's spread formation).
+constexpr std::string_view kShapeNames[] = {"circle", "line", "lines", "block", "wedge"};
+
+sim::Shape read_shape(const json& v, const std::string& where) {
+  const std::string_view name = as_string(v, where);
+  const auto* it = std::find(std::begin(kShapeNames), std::end(kShapeNames), name);
+  if (it == std::end(kShapeNames)) bad(where, "must be one of circle, line, lines, block, wedge");
+  return static_cast<sim::Shape>(it - std::begin(kShapeNames));
+}
+
+// An order to go to a point, under three names: set_target (arrive or seek), attack_move and
+// patrol. `spread` says where each of several agents goes; `queue` appends it to their orders.
 template <>
 struct Wire<sim::SetTarget> {
-  static constexpr std::string_view kNames[] = {"set_target"};
-  static sim::SetTarget read(Fields& f, std::string_view) {
+  static constexpr std::string_view kNames[] = {"set_target", "attack_move", "patrol"};
+  static constexpr std::string_view kSpreads[] = {"keep", "point", "formation"};
+  static sim::SetTarget read(Fields& f, std::string_view cmd) {
+    using K = sim::BehaviourKind;
     sim::SetTarget c;
     c.agents = read_selection(f.need("agents"), "agents");
+    c.behaviour = cmd == "attack_move" ? K::attack_move : cmd == "patrol" ? K::patrol : K::arrive;
     const json* target = f.find("target");
     const json* tile = f.find("target_tile");
-    if ((target == nullptr) == (tile == nullptr))
-      bad("target", "or 'target_tile': exactly one must be given");
+    const json* points = cmd == "patrol" ? f.find("points") : nullptr;
+    if ((target != nullptr) + (tile != nullptr) + (points != nullptr) != 1)
+      bad("target", cmd == "patrol" ? "or 'target_tile' or 'points': exactly one must be given"
+                                    : "or 'target_tile': exactly one must be given");
     if (target)
       c.target = as_point(*target, "target");
-    else
+    else if (tile)
       c.target_tile = read_tile(*tile, "target_tile");
-    if (const json* b = f.find("behaviour")) {
-      const std::string_view name = as_string(*b, "behaviour");
-      if (name == "arrive")
-        c.behaviour = sim::BehaviourKind::arrive;
-      else if (name == "seek")
-        c.behaviour = sim::BehaviourKind::seek;
-      else
-        bad("behaviour", "must be \"arrive\" or \"seek\"");
+    else {
+      if (!points->is_array() || points->empty() || points->size() > sim::World::kMaxRoute - 1)
+        bad("points", "must be an array of 1 to 64 points {\"x\",\"y\"}");
+      for (std::size_t i = 0; i < points->size(); ++i) {
+        const sim::Vec2 p = as_point((*points)[i], "points[" + std::to_string(i) + "]");
+        if (i == 0)
+          c.target = p;
+        else
+          c.points.push_back(p);
+      }
+    }
+    if (cmd == "set_target") {
+      if (const json* b = f.find("behaviour")) {
+        const std::string_view name = as_string(*b, "behaviour");
+        if (name == "arrive")
+          c.behaviour = K::arrive;
+        else if (name == "seek")
+          c.behaviour = K::seek;
+        else
+          bad("behaviour", "must be \"arrive\" or \"seek\"");
+      }
+    }
+    if (const json* v = f.find("spread")) {
+      const std::string_view name = as_string(*v, "spread");
+      const auto* it = std::find(std::begin(kSpreads), std::end(kSpreads), name);
+      if (it == std::end(kSpreads)) bad("spread", "must be \"keep\", \"point\" or \"formation\"");
+      c.spread = static_cast<sim::Spread>(it - std::begin(kSpreads));
+    }
+    const bool formation = c.spread == sim::Spread::formation;
+    if (formation && cmd != "set_target")
+      bad("spread", "must be \"keep\" or \"point\" for " + std::string(cmd));
+    if (formation && c.behaviour != K::arrive) bad("spread", "formation goes by arrive, not seek");
+    if (const json* v = f.find("shape")) {
+      if (!formation) bad("shape", "applies to spread \"formation\" only");
+      c.shape = read_shape(*v, "shape");
+    } else if (formation) {
+      bad("shape", "is required for spread \"formation\"");
+    }
+    if (const json* v = f.find("spacing")) {
+      if (c.spread == sim::Spread::point) bad("spacing", "does not apply to spread \"point\"");
+      c.spacing = as_number(*v, "spacing", 0.01, 1e4);
+    }
+    if (const json* v = f.find("queue")) {
+      if (!v->is_boolean()) bad("queue", "must be true or false");
+      c.queue = v->get<bool>();
+      if (c.queue && formation) bad("queue", "a formation is made at once: it cannot be queued");
+    }
+    if (const json* v = f.find("radius")) {
+      if (cmd != "attack_move") bad("radius", "applies to attack_move only");
+      c.radius = as_number(*v, "radius", 0.01, 1e4);
     }
     return c;
   }
   static void write(json& j, const sim::SetTarget& c) {
-    j["cmd"] = "set_target";
+    using K = sim::BehaviourKind;
+    j["cmd"] = c.behaviour == K::attack_move ? "attack_move"
+               : c.behaviour == K::patrol    ? "patrol"
+                                             : "set_target";
     j["agents"] = selection_json(c.agents);
     if (c.target_tile)
       j["target_tile"] = json{{"x", c.target_tile->x}, {"y", c.target_tile->y}};
-    else
+    else if (!c.points.empty()) {
+      json points = json::array({point_json(c.target)});
+      for (sim::Vec2 p : c.points) points.push_back(point_json(p));
+      j["points"] = std::move(points);
+    } else
       j["target"] = point_json(c.target);
-    j["behaviour"] = c.behaviour == sim::BehaviourKind::seek ? "seek" : "arrive";
+    if (c.behaviour == K::arrive || c.behaviour == K::seek)
+      j["behaviour"] = c.behaviour == K::seek ? "seek" : "arrive";
+    if (c.spread) j["spread"] = kSpreads[static_cast<int>(*c.spread)];
+    if (c.spread == sim::Spread::formation) j["shape"] = kShapeNames[static_cast<int>(c.shape)];
+    if (c.spacing > 0) j["spacing"] = c.spacing;
+    if (c.queue) j["queue"] = true;
+    if (c.behaviour == K::attack_move && c.radius > 0) j["radius"] = c.radius;
   }
 };
 
@@ -481,18 +554,7 @@ struct Wire<sim::Form> {
     c.agents = read_selection(f.need("agents"), "agents");
     sim::FormationDef& d = c.def;
     const std::string_view shape = as_string(f.need("shape"), "shape");
-    if (shape == "circle")
-      d.shape = sim::Shape::circle;
-    else if (shape == "line")
-      d.shape = sim::Shape::line;
-    else if (shape == "lines")
-      d.shape = sim::Shape::lines;
-    else if (shape == "block")
-      d.shape = sim::Shape::block;
-    else if (shape == "wedge")
-      d.shape = sim::Shape::wedge;
-    else
-      bad("shape", "must be one of circle, line, lines, block, wedge");
+    d.shape = read_shape(f.need("shape"), "shape");
     d.centre = as_point(f.need("centre"), "centre");
     if (const json* v = f.find("spacing")) d.spacing = as_number(*v, "spacing", 0.01, 1e4);
     if (const json* v = f.find("facing")) d.facing = as_number(*v, "facing", -360, 360);
@@ -592,6 +654,18 @@ struct Wire<sim::Remove> {
   }
   static void write(json& j, const sim::Remove& c) {
     j["cmd"] = "remove";
+    j["agents"] = selection_json(c.agents);
+  }
+};
+
+template <>
+struct Wire<sim::Stop> {
+  static constexpr std::string_view kNames[] = {"stop"};
+  static sim::Stop read(Fields& f, std::string_view) {
+    return sim::Stop{read_selection(f.need("agents"), "agents")};
+  }
+  static void write(json& j, const sim::Stop& c) {
+    j["cmd"] = "stop";
     j["agents"] = selection_json(c.agents);
   }
 };

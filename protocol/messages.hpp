@@ -264,6 +264,7 @@ struct AgentState {
   bool path_pending = false;            // astar: its path request waits in the world's path queue
   std::optional<std::uint32_t>
       subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
+  std::vector<sim::Vec2> waypoints;  // where it goes after `target`: queued orders, a route's lap
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 

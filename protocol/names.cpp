@@ -35,8 +35,8 @@ constexpr std::string_view kErrorNames[] = {
     "upstream_unavailable",
     "unknown_session",
 };
-constexpr std::string_view kPhaseNames[] = {"none",    "approach", "retreat", "done",
-                                            "respond", "home",     "out",     "back"};
+constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
+                                            "home", "out",      "back",    "advance", "engage"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
 constexpr std::string_view kPathingNames[] = {"direct", "no_backtrack", "astar", "flow"};
 

@@ -49,6 +49,15 @@ void write_agent(JsonWriter& w, const AgentState& a) {
     }
     w.end_array();
   }
+  if (!a.waypoints.empty()) {
+    w.key("waypoints");  // flat [x0, y0, x1, y1, ...], in the order it will go
+    w.begin_array();
+    for (sim::Vec2 p : a.waypoints) {
+      w.number(p.x);
+      w.number(p.y);
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 

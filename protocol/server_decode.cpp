@@ -68,6 +68,14 @@ AgentState read_agent(const json& v, const std::string& where) {
       st.history.push_back(
           {static_cast<std::int32_t>(flat[k]), static_cast<std::int32_t>(flat[k + 1])});
   }
+  if (const json* v = a.find("waypoints")) {
+    if (!v->is_array() || v->size() % 2 ||
+        v->size() > 2 * 64 * 66)  // 64 queued orders of routes of 65
+      bad(a.name("waypoints"), "must be a flat array of x, y pairs");
+    for (std::size_t k = 0; k < v->size(); k += 2)
+      st.waypoints.push_back({as_number((*v)[k], a.name("waypoints"), -kHuge, kHuge),
+                              as_number((*v)[k + 1], a.name("waypoints"), -kHuge, kHuge)});
+  }
   a.no_others();
   return st;
 }

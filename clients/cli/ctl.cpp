@@ -336,10 +336,16 @@ struct Args {
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
-  bool seek = false, vertical = false, regroup = false, block = false, open = false;
+  bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false;
+  std::string spread, order_shape;
+  std::vector<std::string> points;
 };
 
-bool given(CLI::App* sub, const std::string& flag) { return sub->count(flag) > 0; }
+// Whether the option was given; false for one the subcommand does not have.
+bool given(CLI::App* sub, const std::string& flag) {
+  const CLI::Option* o = sub->get_option_no_throw(flag);
+  return o != nullptr && o->count() > 0;
+}
 
 CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
                   std::function<json(CLI::App*)> build) {
@@ -376,6 +382,26 @@ json read_map(const std::string& file, double tile_size) {
           {"rows", rows}};
 }
 
+// An order's --spread, --spacing and --queue (target, attack-move, patrol).
+void order_options(CLI::App* sub, Args& a, bool formation) {
+  std::vector<std::string> spreads = {"keep", "point"};
+  if (formation) spreads.emplace_back("formation");
+  sub->add_option("--spread", a.spread,
+                  "several agents: keep (their places in the group, the default), point (all to "
+                  "the point, settling by contact)" +
+                      std::string(formation ? ", formation (with --shape)" : ""))
+      ->check(CLI::IsMember(spreads));
+  sub->add_option("--spacing", a.spacing, "units between neighbours of the clump or formation");
+  sub->add_flag("--queue", a.queue, "after their current orders instead of replacing them");
+}
+
+void add_order_options(CLI::App* s, const Args& a, json& c) {
+  if (given(s, "--spread")) c["spread"] = a.spread;
+  if (given(s, "--shape")) c["shape"] = a.order_shape;
+  if (given(s, "--spacing")) c["spacing"] = a.spacing;
+  if (a.queue) c["queue"] = true;
+}
+
 }  // namespace
 
 void add_command_subcommands(CLI::App& app, json& out) {
@@ -393,6 +419,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
         else
           bad("target needs X Y, or --tile X,Y");
         if (a->seek) c["behaviour"] = "seek";
+        add_order_options(s, *a, c);
         return c;
       });
   target->add_option("SELECTION", a->selection, sel_help)->required();
@@ -401,6 +428,49 @@ void add_command_subcommands(CLI::App& app, json& out) {
   x->needs(y);  // a forgotten Y is refused, not taken as 0
   target->add_option("--tile", a->tile, "a tile's centre instead of a point (a map's X,Y)");
   target->add_flag("--seek", a->seek, "seek (full speed, circling) instead of arrive");
+  order_options(target, *a, true);
+  target->add_option("--shape", a->order_shape, "with --spread formation: its shape")
+      ->check(CLI::IsMember({"circle", "line", "lines", "block", "wedge"}));
+
+  auto* attack_move = command(
+      app, out, "attack-move", "go to a point, engaging enemies met on the way", [a](CLI::App* s) {
+        json c{{"cmd", "attack_move"}, {"agents", selection_or_bad(a->selection)}};
+        if (given(s, "--tile"))
+          c["target_tile"] = tile_or_bad(a->tile, "--tile");
+        else if (given(s, "X"))
+          c["target"] = {{"x", a->x}, {"y", a->y}};
+        else
+          bad("attack-move needs X Y, or --tile X,Y");
+        if (given(s, "--radius")) c["radius"] = a->radius;
+        add_order_options(s, *a, c);
+        return c;
+      });
+  attack_move->add_option("SELECTION", a->selection, sel_help)->required();
+  auto* ax = attack_move->add_option("X", a->x, "the point's x");
+  attack_move->add_option("Y", a->y, "the point's y")->needs(ax);
+  attack_move->add_option("--tile", a->tile, "a tile's centre instead of a point (a map's X,Y)");
+  attack_move->add_option("--radius", a->radius, "its sight: enemies this close are engaged");
+  order_options(attack_move, *a, false);
+
+  auto* patrol = command(app, out, "patrol", "patrol from where they are through points and back",
+                         [a](CLI::App* s) {
+                           json c{{"cmd", "patrol"}, {"agents", selection_or_bad(a->selection)}};
+                           json points = json::array();
+                           for (const std::string& p : a->points)
+                             points.push_back(point_or_bad(p, "POINT"));
+                           c["points"] = points;
+                           add_order_options(s, *a, c);
+                           return c;
+                         });
+  patrol->add_option("SELECTION", a->selection, sel_help)->required();
+  patrol->add_option("POINT", a->points, "one or more points X,Y, in order")->required();
+  order_options(patrol, *a, false);
+
+  auto* stop =
+      command(app, out, "stop", "stop where they are and forget queued orders", [a](CLI::App*) {
+        return json{{"cmd", "stop"}, {"agents", selection_or_bad(a->selection)}};
+      });
+  stop->add_option("SELECTION", a->selection, sel_help)->required();
 
   auto* spawn = command(app, out, "spawn", "add agents", [a](CLI::App* s) {
     json c{{"cmd", "spawn"}};

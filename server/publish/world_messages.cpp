@@ -41,8 +41,8 @@ namespace {
 
 // Agent i of the world as the JSON snapshot carries it.
 template <class Agents, class Desires, class Paths>
-AgentState agent_state(const Agents& agents, const Desires& desires, const Paths& paths,
-                       std::size_t i) {
+AgentState agent_state(const sim::World& world, const Agents& agents, const Desires& desires,
+                       const Paths& paths, std::size_t i) {
   const sim::Agent& a = agents[i];
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
@@ -64,6 +64,7 @@ AgentState agent_state(const Agents& agents, const Desires& desires, const Paths
     s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
+  if (world.has_orders()) s.waypoints = world.upcoming(a.id);
   return s;
 }
 
@@ -130,7 +131,7 @@ InspectTexts inspect_texts(const sim::World& world) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
-    out.add(agent_state(agents, desires, paths, static_cast<std::size_t>(a - agents.data())),
+    out.add(agent_state(world, agents, desires, paths, static_cast<std::size_t>(a - agents.data())),
             inspect_state(*a, *tr));
   }
   out.finish();
@@ -151,7 +152,7 @@ std::string encode_snapshot(const sim::World& world,
         w.key("agents");
         w.begin_array();
         for (std::size_t i = 0; i < agents.size(); ++i)
-          write_agent(w, agent_state(agents, desires, paths, i));
+          write_agent(w, agent_state(world, agents, desires, paths, i));
         w.end_array();
         write_tail(w, t, parts);
       },

@@ -198,7 +198,10 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"reset"},
                                              {"scenario", "empty"},
                                              {"param", "--tick-rate", "30"},
-                                             {"kick", "3"}}) {
+                                             {"kick", "3"},
+                                             {"attack-move", "all", "5", "5"},
+                                             {"patrol", "all", "5,5"},
+                                             {"stop", "all"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);

@@ -47,14 +47,15 @@ TEST(Behaviours, TheTableHasARowPerKindAndTheCodecReadsEachName) {
   }
   EXPECT_EQ(behaviour_from_string("kCount"), std::nullopt);
   EXPECT_EQ(behaviour_names(" or "),
-            "idle, hold, seek, arrive, flee, pursue, evade, attack, react or patrol");
+            "idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol or attack_move");
 }
 
 TEST(Commands, NamesAreUniqueAndCoverEveryKind) {
   const auto names = every_name();
   EXPECT_EQ(std::set<std::string_view>(names.begin(), names.end()).size(), names.size());
-  // Every alternative of sim::Command and Control has at least one name (the demo's moves four).
-  EXPECT_EQ(command_names().size(), std::variant_size_v<sim::Command> + 3);
+  // Every alternative of sim::Command and Control has at least one name (the demo's moves four,
+  // orders to a point three: set_target, attack_move, patrol).
+  EXPECT_EQ(command_names().size(), std::variant_size_v<sim::Command> + 3 + 2);
   EXPECT_EQ(control_names().size(), std::variant_size_v<Control>);
 }
 

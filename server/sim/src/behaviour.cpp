@@ -128,6 +128,12 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
       return arrive_at(a, b.home, dt);
     case BehaviourKind::patrol:
       return arrive_at(a, b.phase == Phase::back ? b.home : b.point, dt);
+    case BehaviourKind::attack_move:  // attack's approach at an enemy it saw, else to the point
+      if (b.phase == Phase::engage && subject)
+        return {pursue_desired_velocity(a.position, a.velocity, subject->position,
+                                        subject->velocity, accel, a.def.max_speed, dt),
+                subject->position, false};
+      return arrive_at(a, b.point, dt);
     case BehaviourKind::kCount:
       break;
   }

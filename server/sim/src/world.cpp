@@ -35,6 +35,8 @@ std::uint64_t World::map_version() const { return impl_->map_version(); }
 std::span<const FormationRecord> World::formations() const { return impl_->formations(); }
 std::uint64_t World::assignment_work_pending() const { return impl_->assignment_work_pending(); }
 std::size_t World::assignments_pending() const { return impl_->assignments_pending(); }
+std::vector<Vec2> World::upcoming(AgentId id) const { return impl_->upcoming(id); }
+bool World::has_orders() const { return impl_->has_orders(); }
 std::span<const PathState> World::paths() const { return impl_->paths(); }
 PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
 std::size_t World::agent_memory_bytes() const { return impl_->agent_memory_bytes(); }

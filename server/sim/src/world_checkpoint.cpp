@@ -24,8 +24,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // may shrink (older ones go straight through, as their servers did). 7 added whether a move's
 // members avoid each other reciprocally (older ones use anti-gravity, as their servers did). 8
 // added the flow fields, which are built under the path budget since (older worlds build theirs
-// afresh, under it).
-constexpr std::uint32_t kFormatVersion = 8;
+// afresh, under it). 9 added orders: each agent's order number and how it settles, and the
+// queued orders, patrol routes and engaged enemies (older worlds had none).
+constexpr std::uint32_t kFormatVersion = 9;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -78,7 +79,7 @@ void serialize(S& s, Agent& a) {
   s.f64(b.radius);
   s.enumeration(b.response);
   s.vec(b.home);
-  s.enumeration(b.phase, Phase::back);
+  s.enumeration(b.phase, Phase::engage);
   s.vec(a.position);
   s.vec(a.velocity);
   s.f64(a.def.radius);
@@ -405,7 +406,47 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if (!s.ok()) return "the checkpoint's formations are corrupt";
   if (s.version() >= 8 && !w.pathing_.serialize_fields(s, w.map(), w.map_version_))
     return "the checkpoint's flow fields are corrupt";
+  if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
   return {};
+}
+
+// Format 9: orders (world_orders.cpp).
+template <CheckpointStream S>
+bool WorldImpl::serialize_orders(S& s, WorldImpl& w) {
+  s.u32(w.next_order_);
+  for (Agent& a : w.agents_) {
+    s.u32(a.order);
+    s.enumeration(a.behaviour.settle, Settle::gather);
+    s.check(a.order < w.next_order_);
+  }
+  auto waypoint = [&](Waypoint& p) {
+    s.vec(p.point);
+    s.enumeration(p.kind);
+    s.enumeration(p.settle, Settle::gather);
+    s.u32(p.order);
+    s.f64(p.radius);
+    s.items(p.route, 16, [&](Vec2& v) { s.vec(v); });
+    s.check(std::isfinite(p.point.x) && std::isfinite(p.point.y) && std::isfinite(p.radius) &&
+            p.route.size() < kMaxRoute && p.order < w.next_order_);
+  };
+  std::vector<std::pair<AgentId, Orders>> entries;
+  if constexpr (!S::kLoading) entries.assign(w.orders_.begin(), w.orders_.end());
+  s.items(entries, 40, [&](std::pair<AgentId, Orders>& e) {
+    s.u32(e.first);
+    Orders& o = e.second;
+    s.items(o.queue, 40, waypoint);
+    s.items(o.route, 16, [&](Vec2& v) { s.vec(v); });
+    s.u32(o.leg);
+    s.enumeration(o.route_settle, Settle::gather);
+    s.items(o.engaged, 4, [&](AgentId& id) { s.u32(id); });
+    s.check(o.queue.size() <= kMaxQueue && o.route.size() <= kMaxRoute &&
+            (o.route.empty() || o.leg < o.route.size()) && o.engaged.size() <= kMaxEngaged);
+  });
+  if constexpr (S::kLoading) {
+    w.orders_.clear();
+    for (auto& e : entries) w.orders_.emplace(e.first, std::move(e.second));
+  }
+  return s.ok();
 }
 
 std::string WorldImpl::save_checkpoint() const {

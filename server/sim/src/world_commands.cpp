@@ -80,8 +80,10 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_form(c);
         else if constexpr (std::is_same_v<T, Demo>)
           return apply_demo(c);
-        else
+        else if constexpr (std::is_same_v<T, Remove>)
           return apply_remove(c);
+        else
+          return apply_stop(c);
       },
       command);
 }
@@ -126,15 +128,6 @@ bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices,
   return true;
 }
 
-CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
-  SetBehaviour as_behaviour;
-  as_behaviour.agents = cmd.agents;
-  as_behaviour.behaviour.kind = cmd.behaviour;
-  as_behaviour.behaviour.point = cmd.target;
-  as_behaviour.target_tile = cmd.target_tile;
-  return apply_set_behaviour(as_behaviour);
-}
-
 CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   CommandOutcome out;
   Behaviour b = cmd.behaviour;
@@ -166,8 +159,10 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (uses_point) {
     if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
   }
+  forget_orders(indices);
   for (std::size_t i : indices) {
     Agent& a = agents_[i];
+    a.order = 0;
     a.behaviour = b;
     a.behaviour.home = a.position;
     if (b.kind == BehaviourKind::hold && cmd.hold_here) a.behaviour.point = a.position;
@@ -341,14 +336,18 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
   CommandOutcome out;
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
-  return formations_.form(formation_scene(), indices, cmd.def, rng_);
+  CommandOutcome done = formations_.form(formation_scene(), indices, cmd.def, rng_);
+  if (done.ok()) forget_orders(indices);
+  return done;
 }
 
 CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
   CommandOutcome out;
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
-  return formations_.demo(formation_scene(), indices, cmd, rng_);
+  CommandOutcome done = formations_.demo(formation_scene(), indices, cmd, rng_);
+  if (done.ok()) forget_orders(indices);
+  return done;
 }
 
 CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
@@ -356,6 +355,7 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   // Every array parallel to agents_ loses the same entries, keeping the id order.
+  forget_orders(indices);
   std::vector<char> gone(agents_.size(), 0);
   for (std::size_t i : indices) gone[i] = 1;
   std::size_t kept = 0;

@@ -129,6 +129,24 @@ std::uint64_t WorldImpl::state_hash() const {
   mixd(av.crossing_activation);
   mixd(av.lookahead);
   mix(av.max_neighbours);
+  if (next_order_ > 1) {  // orders were given: worlds without any hash as they always have
+    mix(next_order_);
+    for (const Agent& a : agents_)
+      mix((std::uint64_t{a.order} << 8) | std::uint64_t(a.behaviour.settle));
+    for (const auto& [id, o] : orders_) {
+      mix(id);
+      for (const Waypoint& p : o.queue) {
+        mixv(p.point);
+        mix((std::uint64_t{p.order} << 16) | (std::uint64_t(p.kind) << 8) |
+            std::uint64_t(p.settle));
+        mixd(p.radius);
+        for (Vec2 v : p.route) mixv(v);
+      }
+      for (Vec2 v : o.route) mixv(v);
+      mix((std::uint64_t{o.leg} << 8) | std::uint64_t(o.route_settle));
+      for (AgentId e : o.engaged) mix(e);
+    }
+  }
   return h;
 }
 

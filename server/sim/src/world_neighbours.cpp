@@ -100,7 +100,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // more than K, a bound on the K-th nearest distance narrows the search: cells, and agents,
   // farther than it cannot be among the K nearest, and the grid skips them.
   const std::size_t K = def_.avoidance.max_neighbours;
-  const std::span<const std::uint32_t> tags = formations_.together();
+  const std::span<const std::uint32_t> tags = together();
   const std::uint32_t together = tags.empty() ? 0 : tags[i];
   double bound = reach2;
   std::size_t n = 0;
@@ -200,7 +200,7 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   // A critical member leaves the others to get out of its way, but for those it could not stop
   // short of: nearer than the two radii, a unit, and its braking distance at the speed it closes.
   const double accel = a.def.max_force / a.def.mass;
-  const std::span<const std::uint32_t> tags = formations_.together();
+  const std::span<const std::uint32_t> tags = together();
   const std::uint32_t tag = tags[i], move = tag & ~FormationService::kCritical;
   const bool critical = (tag & FormationService::kCritical) != 0;
   const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;

@@ -61,8 +61,8 @@ void WorldImpl::step() {
   const std::uint64_t start = clock_ ? clock_() : 0;
   begin_step();
   run_stage(Stage::assignments, &WorldImpl::stage_assignments);
-  run_stage(Stage::phases, &WorldImpl::stage_phases);
   run_stage(Stage::grid, &WorldImpl::stage_grid);
+  run_stage(Stage::phases, &WorldImpl::stage_phases);
   run_stage(Stage::desires, &WorldImpl::stage_desires);
   run_stage(Stage::pathing, &WorldImpl::stage_pathing);
   run_stage(Stage::pace, &WorldImpl::stage_pace);
@@ -95,12 +95,14 @@ void WorldImpl::stage_phases() {
   // Attack, react and patrol switch on what happened last tick (a hit, arriving) and on distance.
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
+    // A patrol by order turns at its route's points (stage_orders).
     if (a.behaviour.kind != BehaviourKind::attack && a.behaviour.kind != BehaviourKind::react &&
-        a.behaviour.kind != BehaviourKind::patrol)
+        (a.behaviour.kind != BehaviourKind::patrol || a.order != 0))
       continue;
     const bool at_home = a.state == MoveState::arrived;
     update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
   }
+  stage_orders();
 }
 
 void WorldImpl::stage_grid() {
@@ -171,8 +173,8 @@ void WorldImpl::stage_avoidance() {
   // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
   // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
   // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
-  const std::span<const std::uint32_t> together = formations_.together();
-  if (std::any_of(together.begin(), together.end(),
+  const std::span<const std::uint32_t> tags_now = together();
+  if (std::any_of(tags_now.begin(), tags_now.end(),
                   [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
     near_grid_.rebuild(  // over the avoidance grid's slots, so a member's data is slots_[item]
         grid_.size(), [this](std::size_t k) { return grid_.position(k); }, def_.width, def_.height,
@@ -211,7 +213,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const Agent& a = agents_[i];
   const Vec2 desired = desires_[i].velocity;
   const auto traced = traces_.find(a.id);
-  const std::span<const std::uint32_t> tags = formations_.together();
+  const std::span<const std::uint32_t> tags = together();
   if (!tags.empty() && (tags[i] & FormationService::kReciprocal) &&
       def_.avoidance.mode != AvoidanceMode::none) {
     desires_[i].velocity = reciprocal_desire(i, scratch);

@@ -30,6 +30,10 @@ struct Agent {
   std::uint8_t neighbours = 8;  // astar/flow: 8 (diagonals, no corner cutting) or 4
   MoveState state = MoveState::idle;
   bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
+  // The order (set_target, attack_move, patrol) it was last given, numbered by the world from 1; 0
+  // for none. Agents settling by contact stop beside those of their own order only. In what
+  // would be padding: an Agent is no larger for it.
+  std::uint32_t order = 0;
   Behaviour behaviour;
   Vec2 position;
   Vec2 velocity;

@@ -34,13 +34,37 @@ struct Selection {
   friend bool operator==(const Selection&, const Selection&) = default;
 };
 
-// Seek or arrive at a point (the skeleton's command; set_behaviour covers it and more).
+// Where each of several agents sent to one point goes (SetTarget::spread).
+enum class Spread : std::uint8_t {
+  keep,       // the point plus its offset from the group's centre, the group no looser than a
+              // packed clump (a scattered group converges into one)
+  point,      // the point itself, stopping where it touches one of its order that has stopped
+  formation,  // SetTarget::shape at the point, facing the direction of travel (a Form)
+};
+
+// An order to go to a point: seek or arrive there, attack-move there, or patrol to it (or through
+// `points`) and back. Given to several agents, `spread` says where each goes; `queue` appends it
+// to the agents' orders instead of replacing them.
 struct SetTarget {
   Selection agents;
   Vec2 target;
-  BehaviourKind behaviour = BehaviourKind::arrive;  // seek or arrive
+  BehaviourKind behaviour = BehaviourKind::arrive;  // seek, arrive, attack_move or patrol
   std::optional<TileCoord> target_tile;             // instead of target: that tile's centre
+  // Unset: keep for more than one agent (point when they follow paths through a tile map, which
+  // share one goal tile).
+  std::optional<Spread> spread;
+  Shape shape = Shape::block;  // spread formation
+  double spacing = 0;          // keep and formation: between neighbours; 0: the default
+  bool queue = false;          // after the agents' current orders (not with spread formation)
+  std::vector<Vec2> points;    // patrol: the route's points after `target` (target is the first)
+  double radius = 0;           // attack_move: sight (0: kDefaultSight)
   friend bool operator==(const SetTarget&, const SetTarget&) = default;
+};
+
+// Stops agents where they are (behaviour idle) and forgets their queued orders and routes.
+struct Stop {
+  Selection agents;
+  friend bool operator==(const Stop&, const Stop&) = default;
 };
 
 // Any behaviour. For attack and react the home is where each agent is when the command applies;
@@ -173,7 +197,7 @@ struct Remove {
 
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
                              RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
-                             SetGroup, Form, Demo, Remove>;
+                             SetGroup, Form, Demo, Remove, Stop>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).

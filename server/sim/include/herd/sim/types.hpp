@@ -30,7 +30,10 @@ enum class BehaviourKind : std::uint8_t {
   attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
   react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
   patrol,  // arrive at the point, then back where it was when commanded, and again, until told else
-  kCount   // not a kind: how many there are (kBehaviours has a row for each)
+  // Go to the point; on the way, engage (attack's pursuit) an enemy that comes within `radius`
+  // (its sight), and carry on to the point once it has hit it (or lost it)
+  attack_move,
+  kCount  // not a kind: how many there are (kBehaviours has a row for each)
 };
 
 // Where an attack or a reaction is at (reported in snapshots).
@@ -43,17 +46,34 @@ enum class Phase : std::uint8_t {
   home,      // react: the subject is away: at or going home
   out,       // patrol: going to the point
   back,      // patrol: going back to where it was when commanded
+  advance,   // attack_move: going to the point
+  engage,    // attack_move: going for an enemy it saw on the way
 };
+
+// How an agent sent with others to one point comes to rest (set_target's `spread`).
+enum class Settle : std::uint8_t {
+  none,     // arrives at its own goal point only
+  contact,  // also stops where it would touch a stopped agent of the same order (spread point)
+  near,     // the same, but only near its own goal (spread keep: a place someone else stands in)
+  settled,  // has stopped by contact: holds where it stopped
+  gather,   // as near, for a group converging into a clump: its members avoid one another by
+            // reciprocal velocity obstacles on the way
+};
+
+// The distance within which an attack-move sees enemies, unless its order gives one (units).
+inline constexpr double kDefaultSight = 200;
 
 // Members ordered so the one-byte fields share a word: 48 bytes, not 72 (memory per agent).
 struct Behaviour {
   BehaviourKind kind = BehaviourKind::idle;
   BehaviourKind response = BehaviourKind::pursue;  // react: pursue or evade
   Phase phase = Phase::none;
-  AgentId agent = kNoAgent;  // seek/arrive/flee/pursue/evade/attack/react: the other agent
-  Vec2 point;                // seek/arrive/flee/hold/patrol target point (when agent is kNoAgent)
-  double radius = 0;         // flee/evade: only within this distance (0: always); react: trigger
-  Vec2 home;                 // attack/react: where to return; patrol: the other end
+  Settle settle = Settle::none;  // in what would be padding: a Behaviour is no larger for it
+  AgentId agent = kNoAgent;      // seek/arrive/flee/pursue/evade/attack/react: the other agent
+  Vec2 point;         // seek/arrive/flee/hold/patrol target point (when agent is kNoAgent)
+  double radius = 0;  // flee/evade: only within this distance (0: always); react: trigger;
+                      // attack_move: sight (0: kDefaultSight)
+  Vec2 home;          // attack/react: where to return; patrol: the other end
   friend bool operator==(const Behaviour&, const Behaviour&) = default;
 };
 
@@ -96,6 +116,7 @@ inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
     {BehaviourKind::attack, "attack", false, false, true,  false, false, false, Phase::approach, true,  Phase::approach, false, false},
     {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home,     false, Phase::none,     false, true},
     {BehaviourKind::patrol, "patrol", true,  false, false, false, false, false, Phase::out,      false, Phase::none,     false, false},
+    {BehaviourKind::attack_move, "attack_move", true, false, false, true, false, false, Phase::advance, true, Phase::engage, false, false},
 }};
 // clang-format on
 

@@ -170,6 +170,15 @@ class World {
   // the deferred assignment work, for metrics. And how many assignments are pending.
   std::uint64_t assignment_work_pending() const;
   std::size_t assignments_pending() const;
+  // Orders queued after an agent's current one (set_target's queue) at most, and points of a
+  // patrol's route (its start included).
+  static constexpr std::size_t kMaxQueue = 64;
+  static constexpr std::size_t kMaxRoute = 65;
+  // The points agent `id` will go to after its current goal, in order: its queued orders' (a
+  // patrol's route among them), or, patrolling a route, the rest of one lap. Empty for most.
+  std::vector<Vec2> upcoming(AgentId id) const;
+  // Some agent has queued orders, a route or an attack-move's memory (else upcoming is empty).
+  bool has_orders() const;
   // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
   // snapshots' trails); empty without a map, when there is nothing to plan on.
   std::span<const PathState> paths() const;
