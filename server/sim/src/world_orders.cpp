@@ -22,7 +22,6 @@ bool held_up(const Agent& a) {
          length_squared(a.position - a.behaviour.home) > a.def.radius * a.def.radius;
 }
 
-
 // The n points of a hexagonal lattice of pitch `spacing` nearest the origin, nearest first
 // (ties by angle, then x): a packed clump round the origin, as round as the lattice allows.
 std::vector<Vec2> hex_clump(std::size_t n, double spacing) {
@@ -72,9 +71,8 @@ void fit_inside(std::vector<Vec2>& goals, double r, double width, double height)
 }  // namespace
 
 std::vector<Vec2> WorldImpl::spread_goals(const std::vector<std::size_t>& indices,
-                                          const std::vector<Vec2>& from, Vec2 point,
-                                          Spread spread, double spacing,
-                                          bool& converge) const {
+                                          const std::vector<Vec2>& from, Vec2 point, Spread spread,
+                                          double spacing, bool& converge) const {
   const std::size_t n = indices.size();
   converge = false;
   std::vector<Vec2> goals(n, point);
@@ -96,8 +94,7 @@ std::vector<Vec2> WorldImpl::spread_goals(const std::vector<std::size_t>& indice
   // plus half a spacing), and its agents lie at a root mean square distance of 1/sqrt(2) of that
   // from it: a group no looser (a tenth of slack: a square grid as dense is a little wider)
   // keeps its shape; a looser one converges into a clump.
-  const double clump =
-      s * std::sqrt(static_cast<double>(n) * std::sqrt(3.0) / (2 * kPi)) + s / 2;
+  const double clump = s * std::sqrt(static_cast<double>(n) * std::sqrt(3.0) / (2 * kPi)) + s / 2;
   if (std::sqrt(spread2 / static_cast<double>(n)) <= 1.1 * clump / std::sqrt(2.0)) {
     for (std::size_t k = 0; k < n; ++k) goals[k] = point + offsets[k];
   } else {
@@ -190,7 +187,8 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
     point = map_->tile_centre(*cmd.target_tile);
   }
   if (!inside(point))
-    return failure(CommandError::out_of_bounds, "target " + point_text(point) + " is outside the world");
+    return failure(CommandError::out_of_bounds,
+                   "target " + point_text(point) + " is outside the world");
   for (Vec2 p : cmd.points)
     if (!inside(p))
       return failure(CommandError::out_of_bounds,
@@ -210,9 +208,8 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
   // Seekers circle their point: a group seeks the point itself. Agents on paths through a map
   // share their goal tile, and crowd into it as they always did (no settling) unless told.
   const bool seek = kind == BehaviourKind::seek;
-  const Spread spread = cmd.spread.value_or(indices.size() > 1 && !on_paths && !seek
-                                                ? Spread::keep
-                                                : Spread::point);
+  const Spread spread =
+      cmd.spread.value_or(indices.size() > 1 && !on_paths && !seek ? Spread::keep : Spread::point);
 
   if (spread == Spread::formation) {
     if (cmd.queue || kind != BehaviourKind::arrive)
@@ -248,7 +245,8 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
   // Where each starts this order from: where it will be once its queued orders are done.
   std::vector<Vec2> from(indices.size());
   for (std::size_t k = 0; k < indices.size(); ++k)
-    from[k] = cmd.queue && busy(indices[k]) ? planned_end(indices[k]) : agents_[indices[k]].position;
+    from[k] =
+        cmd.queue && busy(indices[k]) ? planned_end(indices[k]) : agents_[indices[k]].position;
   bool converge = false;
   const std::vector<Vec2> goals = spread_goals(indices, from, point, spread, cmd.spacing, converge);
   // The route's later points keep each agent's place in the group.
@@ -256,9 +254,9 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
   w.kind = kind;
   w.order = next_order_++;
   w.settle = seek || indices.size() < 2 || (on_paths && !cmd.spread) ? Settle::none
-             : spread == Spread::point                                  ? Settle::contact
-             : converge                                                 ? Settle::gather
-                                                                        : Settle::near;
+             : spread == Spread::point                               ? Settle::contact
+             : converge                                              ? Settle::gather
+                                                                     : Settle::near;
   w.radius = kind == BehaviourKind::attack_move ? cmd.radius : 0;
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const std::size_t i = indices[k];
@@ -302,7 +300,8 @@ std::vector<Vec2> WorldImpl::upcoming(AgentId id) const {
   if (it == orders_.end()) return out;
   const Orders& o = it->second;
   if (!o.route.empty()) {  // the rest of one lap
-    for (std::size_t k = 1; k < o.route.size(); ++k) out.push_back(o.route[(o.leg + k) % o.route.size()]);
+    for (std::size_t k = 1; k < o.route.size(); ++k)
+      out.push_back(o.route[(o.leg + k) % o.route.size()]);
     return out;
   }
   for (const Waypoint& w : o.queue) {
@@ -332,9 +331,9 @@ void WorldImpl::stage_orders() {
     const auto it = orders_.find(a.id);
     const Orders* o = it == orders_.end() ? nullptr : &it->second;
     // Done with this order: the next queued one, or the patrol's next point.
-    const bool done = a.state == MoveState::arrived ||
-                      (b.kind == BehaviourKind::seek &&
-                       length(b.point - a.position) <= a.def.radius);
+    const bool done =
+        a.state == MoveState::arrived ||
+        (b.kind == BehaviourKind::seek && length(b.point - a.position) <= a.def.radius);
     if (o && done && b.kind == BehaviourKind::patrol && !o->route.empty()) {
       decisions.push_back({i, Decision::next_leg, {}});
       continue;
@@ -348,8 +347,8 @@ void WorldImpl::stage_orders() {
       const double sight = b.radius > 0 ? b.radius : kDefaultSight;
       if (b.phase == Phase::engage) {
         const Agent* enemy = subject_of(a);
-        const bool lost = !enemy || length_squared(enemy->position - a.position) >
-                                        (1.5 * sight) * (1.5 * sight);
+        const bool lost =
+            !enemy || length_squared(enemy->position - a.position) > (1.5 * sight) * (1.5 * sight);
         if (hit_subject_[i] != 0 || lost) decisions.push_back({i, Decision::disengage, {}});
         continue;
       }
@@ -370,6 +369,18 @@ void WorldImpl::stage_orders() {
         continue;
       }
     }
+    // Settled, but pushed off the spot it stopped at, or the spot is taken (another stopped in
+    // it meanwhile): it holds where it is now rather than push its way back.
+    if (b.settle == Settle::settled && a.state == MoveState::moving) {
+      bool taken = held_up(a);
+      const double room = a.def.radius + max_agent_radius_;
+      grid_.query_points(b.point, room, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
+        const double touch = a.def.radius + agents_[j].def.radius;
+        taken = taken || (j != i && length_squared(q - b.point) < touch * touch);
+      });
+      if (taken) decisions.push_back({i, Decision::settle, a.position});
+      continue;
+    }
     // Settling by contact: within braking distance of touching a stopped agent of its order.
     if ((b.settle != Settle::contact && b.settle != Settle::near && b.settle != Settle::gather) ||
         a.state != MoveState::moving)
@@ -381,6 +392,13 @@ void WorldImpl::stage_orders() {
     if (b.settle != Settle::contact && !held_up(a) &&
         length(b.point - a.position) > 2 * a.def.radius + brake)
       continue;
+    // Held up within two radii of its place (the others' velocity obstacles hold it there): it
+    // has arrived as near as it will get.
+    if (b.settle != Settle::contact && held_up(a) &&
+        length(b.point - a.position) <= 2 * a.def.radius) {
+      decisions.push_back({i, Decision::settle, a.position});
+      continue;
+    }
     const double reach = brake + kSettleGap * a.def.radius;
     const double look = a.def.radius + max_agent_radius_ + reach;
     double gap = HUGE_VAL;
@@ -469,9 +487,8 @@ void WorldImpl::pace_orders() {
       const std::uint32_t tag = (a.order & (kOrderTag - 1)) | kOrderTag;
       if (s == Settle::near)
         order_tags_[i] = tag;
-      else if (s == Settle::gather || s == Settle::contact ||
-               (s == Settle::settled && a.order != 0))
-        order_tags_[i] = tag | FormationService::kReciprocal;
+      else if ((s == Settle::gather || s == Settle::contact) && a.state == MoveState::moving)
+        order_tags_[i] = tag | FormationService::kReciprocal;  // those at rest stay put
     }
   }
   if (!contact) return;
@@ -486,10 +503,10 @@ void WorldImpl::pace_orders() {
     const double accel = a.def.max_force / a.def.mass;
     const double speed = length(d.velocity);
     const double settle_gap = kSettleGap * a.def.radius;
-    const double look = a.def.radius + max_agent_radius_ + settle_gap +
-                        std::max(speed, length(a.velocity)) *
-                            std::max(speed, length(a.velocity)) / (2 * accel) +
-                        speed * def_.dt;
+    const double look =
+        a.def.radius + max_agent_radius_ + settle_gap +
+        std::max(speed, length(a.velocity)) * std::max(speed, length(a.velocity)) / (2 * accel) +
+        speed * def_.dt;
     const Vec2 way = d.velocity * (1 / speed);
     double cap = HUGE_VAL;
     grid_.query_points(a.position, look, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
@@ -505,8 +522,8 @@ void WorldImpl::pace_orders() {
         return;
       const double gap = length(q - a.position) - a.def.radius - other.def.radius;
       const double ahead_speed = stopped ? 0.0 : std::max(0.0, dot(other.velocity, way));
-      cap = std::min(cap, ahead_speed + stopping_speed(std::max(0.0, gap - settle_gap / 2),
-                                                       accel, def_.dt));
+      cap = std::min(
+          cap, ahead_speed + stopping_speed(std::max(0.0, gap - settle_gap / 2), accel, def_.dt));
     });
     if (cap < speed) d.velocity = way * cap;
   }
