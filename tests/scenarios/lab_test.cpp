@@ -249,7 +249,7 @@ TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
       {"flee", 0x6bcd96df84b01354ull},
       {"four_way", 0x5f96dcee36c727deull},
       {"guard", 0x3fe3911dceb24235ull},
-      {"maze", 0x49ea43971283d8f5ull},
+      {"maze", 0x6351fead2e14b1fdull},
       {"passed_obstacle", 0x1b72b7f5a26ff255ull},
       {"pursuit", 0xffcd0adc67ef3cbcull},
       {"ring", 0xa74512ecd97a787dull},

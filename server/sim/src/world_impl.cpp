@@ -129,7 +129,14 @@ std::uint64_t WorldImpl::state_hash() const {
   mixd(av.crossing_activation);
   mixd(av.lookahead);
   mix(av.max_neighbours);
-  if (next_order_ > 1) {  // orders were given: worlds without any hash as they always have
+  // Orders' state, once it can change the future: an order queued, a route, an enemy engaged,
+  // or an agent settling by contact (whose order number it compares). An order to one agent is
+  // its behaviour alone: worlds without more hash as they always have.
+  const bool ordered =
+      !orders_.empty() || std::any_of(agents_.begin(), agents_.end(), [](const Agent& a) {
+        return a.behaviour.settle != Settle::none;
+      });
+  if (ordered) {
     mix(next_order_);
     for (const Agent& a : agents_)
       mix((std::uint64_t{a.order} << 8) | std::uint64_t(a.behaviour.settle));
