@@ -64,6 +64,42 @@ std::optional<Vec2> free_point_near(const FormationService::Scene& scene, Vec2 p
   return std::nullopt;
 }
 
+// The first of `slots` an agent of radius r cannot stand on inside the world, if any.
+std::optional<Vec2> outside_world(const std::vector<Vec2>& slots, double r, const WorldDef& def) {
+  for (const Vec2& t : slots)
+    if (!(t.x >= r && t.x <= def.width - r && t.y >= r && t.y <= def.height - r)) return t;
+  return std::nullopt;
+}
+
+// A layout given no spacing must fit the world it is made in (the demo's P: two lines of 24 at
+// the default 4 radii are 752 units long, in a world 600 high): when the default spacing does
+// not fit, the largest that does, down to touching (2 radii between centres), found by
+// bisection (every shape only grows with its spacing). Refused only when even touching does not
+// fit; `def.spacing` is set to the spacing chosen.
+std::optional<CommandOutcome> fit_spacing(const FormationService::Scene& scene, FormationDef& def,
+                                          std::size_t n, double radius) {
+  constexpr int kRounds = 24;  // the spacing to within a 16-millionth of the range
+  const auto misfit = [&](double spacing) {
+    FormationDef d = def;
+    d.spacing = spacing;
+    return outside_world(formation_slots(d, n), radius, scene.def);
+  };
+  if (!misfit(def.spacing)) return std::nullopt;
+  const double touching = 2 * radius;
+  if (const std::optional<Vec2> out = misfit(touching))
+    return failure(CommandError::out_of_bounds,
+                   "the formation does not fit the world, even with its agents touching (" +
+                       number_text(touching) + " apart): a place at " + point_text(*out) +
+                       " is outside it");
+  double fits = touching, too_wide = def.spacing;
+  for (int round = 0; round < kRounds; ++round) {
+    const double mid = 0.5 * (fits + too_wide);
+    (misfit(mid) ? too_wide : fits) = mid;
+  }
+  def.spacing = fits;
+  return std::nullopt;
+}
+
 }  // namespace
 
 CommandOutcome FormationService::send_to(const Scene& scene,
@@ -116,8 +152,12 @@ CommandOutcome FormationService::form(const Scene& scene, const std::vector<std:
   if (def.assignment == SlotAssignment::automatic)
     def.assignment = indices.size() <= World::kMaxOptimalAssignment ? SlotAssignment::optimal
                                                                     : SlotAssignment::bisection;
-  if (def.spacing <= 0)
-    def.spacing = default_spacing(def.shape, widest_radius(scene.agents, indices));
+  if (def.spacing <= 0) {
+    const double widest = widest_radius(scene.agents, indices);
+    def.spacing = default_spacing(def.shape, widest);
+    if (std::optional<CommandOutcome> misfit = fit_spacing(scene, def, indices.size(), widest))
+      return *misfit;
+  }
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(scene.agents[i].position);
