@@ -1,6 +1,7 @@
 // herd-bench formations — the formation lab: every shape and demo move, at every size, from an
-// ordered and from a symmetric start, with default settings; how long each takes against the
-// ideal, who is left out, and the worst overlap.
+// ordered and from a symmetric start (and on request a dense random one), with default settings
+// unless asked otherwise; how long each takes against the ideal, who is left out, and the worst
+// overlap.
 //
 // Ideal time: the farthest agent's straight-line distance to its final slot at max speed. A run
 // ends when the formation is complete (every member arrived at once) or at its cap, max(60 s,
@@ -8,7 +9,11 @@
 //   ordered    a square grid 6 radii apart (as a block with today's default spacing), ids row
 //              by row, beside the formation
 //   symmetric  a ring around the formation's centre, agents evenly spaced on it
-// The world is sized to hold both, so the ratio does not depend on the world's size.
+//   random     the world's own random spawn (spawn with a count: uniform over the world from its
+//              seeded generator, overlaps and all) in a world of a given size, 800 x 600 unless
+//              --world says otherwise, the shapes placed at its centre
+// For the first two the world is sized to hold both, so the ratio does not depend on the world's
+// size; the random start is dense on purpose (its world's size is the point).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,14 +29,22 @@
 namespace herd::bench {
 namespace {
 
-constexpr double kRadius = sim::AgentDef{}.radius;
 constexpr double kSpeed = sim::AgentDef{}.max_speed;
+
+// What every run of one invocation shares besides its shape, start and size.
+struct Setup {
+  double radius = sim::AgentDef{}.radius;
+  double spacing_radii = 0;      // the formation's spacing in radii; 0: the world's default
+  std::uint32_t columns = 0;     // block: columns; 0: as square as possible
+  double width = 0, height = 0;  // the random start's world; 0: 800 x 600
+  bool trace = false;
+};
 
 struct Case {
   std::string shape;
   std::string start;
   long agents = 0;
-  bool trace = false;
+  Setup setup;
 };
 
 struct Result {
@@ -93,37 +106,53 @@ void trace_stragglers(const sim::World& w, const sim::FormationRecord& f, double
 
 Result run(const Case& c) {
   const long n = c.agents;
-  const double gap = 6 * kRadius;
+  const double radius = c.setup.radius;
+  const double gap = 6 * radius;
   const double start_side = gap * std::ceil(std::sqrt(static_cast<double>(n)));
-  const sim::FormationDef shape = shape_of(c.shape);
-  // The formation's size: its slots at the world's default spacing (the demo moves stay within
-  // the start's own extent).
+  sim::FormationDef shape = shape_of(c.shape);
+  shape.spacing = c.setup.spacing_radii * radius;  // 0: the world's default
+  if (shape.shape == sim::Shape::block && c.setup.columns > 0) shape.columns = c.setup.columns;
+  // The formation's size: its slots at the spacing asked for, else the world's default (the demo
+  // moves stay within the start's own extent).
   double form = start_side;
   if (!c.shape.empty() && c.shape != "B" && c.shape != "T") {
     sim::FormationDef d = shape;
-    d.spacing = sim::default_spacing(d.shape, kRadius);
+    if (d.spacing <= 0) d.spacing = sim::default_spacing(d.shape, radius);
     double half = 0;
     for (const sim::Vec2& p : sim::formation_slots(d, static_cast<std::size_t>(n)))
       half = std::max({half, std::abs(p.x), std::abs(p.y)});
-    form = 2 * half + 2 * kRadius;
+    form = 2 * half + 2 * radius;
   }
   const double ring = std::max(gap * static_cast<double>(n) / (2 * sim::kPi), form * 0.75);
-  const double margin = 8 * kRadius;
+  const double margin = 8 * radius;
   sim::WorldDef def;
   sim::Vec2 centre;
+  def.agent_defaults.radius = radius;
   if (c.start == "ordered") {
     def.width = start_side + form + 3 * margin;
     def.height = std::max(start_side, form) + 2 * margin;
     centre = {margin + start_side + margin + form / 2, def.height / 2};
+  } else if (c.start == "random") {
+    def.width = c.setup.width > 0 ? c.setup.width : 800;
+    def.height = c.setup.height > 0 ? c.setup.height : 600;
+    centre = {def.width / 2, def.height / 2};
   } else {
     def.width = def.height = std::max(2 * ring, form) + 2 * margin;
     centre = {def.width / 2, def.height / 2};
   }
   def.max_agents = static_cast<std::uint32_t>(std::max<long>(n, 1));
   sim::World w(def);
+  if (c.start == "random") {
+    const sim::CommandOutcome spawned = w.apply(sim::Spawn{static_cast<std::uint32_t>(n), 0, {}});
+    if (!spawned.ok()) {
+      std::fprintf(stderr, "%s %s %ld: spawn refused: %s\n", c.shape.c_str(), c.start.c_str(), n,
+                   spawned.message.c_str());
+      return {};
+    }
+  }
   std::vector<sim::SpawnAgent> spawns;
   const long cols = static_cast<long>(std::ceil(std::sqrt(static_cast<double>(n))));
-  for (long k = 0; k < n; ++k) {
+  for (long k = 0; k < n && c.start != "random"; ++k) {
     sim::SpawnAgent s;
     if (c.start == "ordered") {
       s.position = {margin + gap * (0.5 + static_cast<double>(k % cols)),
@@ -134,7 +163,7 @@ Result run(const Case& c) {
     }
     spawns.push_back(s);
   }
-  w.apply(sim::Spawn{0, 0, spawns});
+  if (!spawns.empty()) w.apply(sim::Spawn{0, 0, spawns});
   w.step();
 
   // The demo moves act around the crowd's own centre; the shapes are placed at `centre`.
@@ -196,7 +225,8 @@ Result run(const Case& c) {
     const auto& f = w.formations();
     const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
     const double t = static_cast<double>(ticks + 1) * dt;
-    if (c.trace && (ticks + 1) % trace_every == 0 && !f.empty()) trace_stragglers(w, f.back(), t);
+    if (c.setup.trace && (ticks + 1) % trace_every == 0 && !f.empty())
+      trace_stragglers(w, f.back(), t);
     if (done) {
       r.seconds = t;
       break;
@@ -217,7 +247,7 @@ struct Options {
   std::vector<std::string> shapes = {"block", "line", "circle", "wedge", "lines",
                                      "R",     "B",    "T",      "G",     "P"};
   std::vector<std::string> starts = {"ordered", "symmetric"};
-  bool trace = false;
+  Setup setup;
 };
 
 int run_formations(const Options& o) {
@@ -229,7 +259,7 @@ int run_formations(const Options& o) {
   for (const std::string& shape : shapes)
     for (const std::string& start : starts)
       for (long n : sizes) {
-        const Result r = run({shape, start, n, o.trace});
+        const Result r = run({shape, start, n, o.setup});
         std::printf("%s,%s,%ld,%.2f,%.2f,%.2f,%zu,%.2f,%llu\n", shape.c_str(), start.c_str(), n,
                     r.seconds, r.ideal, r.seconds > 0 && r.ideal > 0 ? r.seconds / r.ideal : -1.0,
                     r.left_out, r.max_overlap, static_cast<unsigned long long>(r.collisions));
@@ -242,9 +272,10 @@ int run_formations(const Options& o) {
 
 Runner add_formations(CLI::App& sub) {
   auto o = std::make_shared<Options>();
-  sub.add_option_function<long>(
-         "--agents", [o](long n) { o->sizes = {n}; },
-         "agents (default: 32, 100, 500, 1000 and 5000)")
+  sub.add_option_function<std::vector<long>>(
+         "--agents", [o](const std::vector<long>& n) { o->sizes = n; },
+         "agents, one size or several (500,1000) (default: 32, 100, 500, 1000 and 5000)")
+      ->delimiter(',')
       ->check(CLI::Range(1, 20000));
   sub.add_option_function<std::string>(
          "--shape", [o](const std::string& v) { o->shapes = {v}; },
@@ -255,9 +286,28 @@ Runner add_formations(CLI::App& sub) {
          [o](const std::string& v) {
            if (v != "all") o->starts = {v};
          },
-         "ordered, symmetric or all (default all)")
-      ->check(CLI::IsMember({"ordered", "symmetric", "all"}));
-  sub.add_flag("--trace", o->trace,
+         "ordered, symmetric, random, or all: ordered and symmetric (the default)")
+      ->check(CLI::IsMember({"ordered", "symmetric", "random", "all"}));
+  sub.add_option("--radius", o->setup.radius, "the agents' radius (default 8)")
+      ->check(CLI::Range(0.5, 50.0));
+  sub.add_option("--spacing", o->setup.spacing_radii,
+                 "the formation's spacing, in radii (default: the world's own for the shape)")
+      ->check(CLI::Range(2.0, 20.0));
+  sub.add_option("--columns", o->setup.columns, "block: columns (default: as square as possible)")
+      ->check(CLI::Range(1, 1000));
+  sub.add_option_function<std::string>(
+      "--world",
+      [o](const std::string& v) {
+        double w = 0, h = 0;
+        char x = 0, rest = 0;
+        if (std::sscanf(v.c_str(), "%lf%c%lf%c", &w, &x, &h, &rest) != 3 || x != 'x' || !(w > 0) ||
+            !(h > 0))
+          throw CLI::ValidationError("--world", "WIDTHxHEIGHT, both positive: " + v);
+        o->setup.width = w;
+        o->setup.height = h;
+      },
+      "the random start's world, WIDTHxHEIGHT (default 800x600)");
+  sub.add_flag("--trace", o->setup.trace,
                "every half second of world time, print to stderr how many members have arrived and "
                "the farthest three");
   sub.footer(

@@ -64,6 +64,42 @@ std::optional<Vec2> free_point_near(const FormationService::Scene& scene, Vec2 p
   return std::nullopt;
 }
 
+// The first of `slots` an agent of radius r cannot stand on inside the world, if any.
+std::optional<Vec2> outside_world(const std::vector<Vec2>& slots, double r, const WorldDef& def) {
+  for (const Vec2& t : slots)
+    if (!(t.x >= r && t.x <= def.width - r && t.y >= r && t.y <= def.height - r)) return t;
+  return std::nullopt;
+}
+
+// A layout given no spacing must fit the world it is made in (the demo's P: two lines of 24 at
+// the default 4 radii are 752 units long, in a world 600 high): when the default spacing does
+// not fit, the largest that does, down to touching (2 radii between centres), found by
+// bisection (every shape only grows with its spacing). Refused only when even touching does not
+// fit; `def.spacing` is set to the spacing chosen.
+std::optional<CommandOutcome> fit_spacing(const FormationService::Scene& scene, FormationDef& def,
+                                          std::size_t n, double radius) {
+  constexpr int kRounds = 24;  // the spacing to within a 16-millionth of the range
+  const auto misfit = [&](double spacing) {
+    FormationDef d = def;
+    d.spacing = spacing;
+    return outside_world(formation_slots(d, n), radius, scene.def);
+  };
+  if (!misfit(def.spacing)) return std::nullopt;
+  const double touching = 2 * radius;
+  if (const std::optional<Vec2> out = misfit(touching))
+    return failure(CommandError::out_of_bounds,
+                   "the formation does not fit the world, even with its agents touching (" +
+                       number_text(touching) + " apart): a place at " + point_text(*out) +
+                       " is outside it");
+  double fits = touching, too_wide = def.spacing;
+  for (int round = 0; round < kRounds; ++round) {
+    const double mid = 0.5 * (fits + too_wide);
+    (misfit(mid) ? too_wide : fits) = mid;
+  }
+  def.spacing = fits;
+  return std::nullopt;
+}
+
 }  // namespace
 
 CommandOutcome FormationService::send_to(const Scene& scene,
@@ -116,8 +152,12 @@ CommandOutcome FormationService::form(const Scene& scene, const std::vector<std:
   if (def.assignment == SlotAssignment::automatic)
     def.assignment = indices.size() <= World::kMaxOptimalAssignment ? SlotAssignment::optimal
                                                                     : SlotAssignment::bisection;
-  if (def.spacing <= 0)
-    def.spacing = default_spacing(def.shape, widest_radius(scene.agents, indices));
+  if (def.spacing <= 0) {
+    const double widest = widest_radius(scene.agents, indices);
+    def.spacing = default_spacing(def.shape, widest);
+    if (std::optional<CommandOutcome> misfit = fit_spacing(scene, def, indices.size(), widest))
+      return *misfit;
+  }
   const std::vector<Vec2> slots = formation_slots(def, indices.size());
   std::vector<Vec2> from;
   for (std::size_t i : indices) from.push_back(scene.agents[i].position);
@@ -304,21 +344,10 @@ void FormationService::check_places(const Scene& scene, FormationRecord& f) {
   }
 }
 
-// A paced formation's members arrive together, as an RTS formation moves: each goes no faster
-// than its own distance (from where it was sent) over the farthest member's time at full speed.
-// Shapes with inner places (blocks, wedges, rows of lines) need it: otherwise the near places fill
-// first and those bound for the inner ones thread through standing ranks or go round them
-// (measured, 100 agents from a ring into a block: 1.50 times the ideal, paced 1.11). With the
-// optimal (squared) assignment, paths walked together in proportion never meet. A floor keeps
-// the nearest moving at a tenth of full speed at least. A crossing move's members are paced the
-// same by their ways round its centre, are turned onto those ways, and do not avoid each other.
+// Paced formations' members arrive together and crossing moves' members go round the centre
+// (pace_straight and pace_round), and this tick's tags.
 void FormationService::pace(const Scene& scene, std::span<Desire> desires) {
-  constexpr double kFloor = 0.1;
-  const double sense = scene.def.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
   together_.clear();
-  std::vector<std::size_t>
-      index;                // by member: its agent's index, scene.agents.size() when not a member
-  std::vector<double> way;  // by member: the length of its way from where it was sent
   for (const FormationRecord& f : records_) {
     if (f.reciprocal) {
       if (!f.complete) tag_reciprocal(scene, f);
@@ -327,42 +356,114 @@ void FormationService::pace(const Scene& scene, std::span<Desire> desires) {
     // Complete with nobody held back: every member stands in its place, nothing to pace (a
     // formation's record stays while its members stand there).
     if ((!f.paced && !f.orbit) || (f.complete && f.unreachable.empty())) continue;
-    // A crossing move's members go round its centre (Round above); the others go straight.
-    const auto round_for = [&](Vec2 home, Vec2 slot) {
-      return Round{*f.orbit,
-                   f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)),
-                   sense};
-    };
-    index.assign(f.agents.size(), scene.agents.size());
-    way.assign(f.agents.size(), 0);
-    double lead = 0;
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
-      if (!a) continue;
-      const Vec2 home = a->behaviour.home;
-      index[k] = at;
-      way[k] = f.orbit ? way_round_length(round_for(home, f.slots[k]), home, f.slots[k])
-                       : length(f.slots[k] - home);
-      if (a->def.max_speed > 0) lead = std::max(lead, way[k] / a->def.max_speed);
+    if (f.orbit)
+      pace_round(scene, f, desires);
+    else
+      pace_straight(scene, f, desires);
+  }
+}
+
+bool FormationService::assigning(std::uint32_t formation) const {
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [&](const Pending& p) { return p.formation == formation; });
+}
+
+// A paced formation's members arrive together, as an RTS formation moves. Shapes with inner places
+// (blocks, wedges, rows of lines) need it: otherwise the near places fill first and those bound for
+// the inner ones thread through standing ranks or go round them (measured, 100 agents from a ring
+// into a block: 1.50 times the ideal, paced 1.11). Each moving member goes no faster than its way
+// still to go times the pace's rate: that of the member with the longest time left at full speed
+// (the lead), its arrive speed over its way left. Every way left then shrinks by the same share
+// each tick and all reach zero with the lead's, braking included; a member knocked off its way
+// goes faster to catch up, or becomes the lead the others wait for. (Paced by the way from where
+// each was sent, a member pushed back stayed as slow as its short way allowed and arrived seconds
+// late, into ranks already closed.)
+//
+// With its places final (the optimal assignment's, or bisection's beyond it), the members move as
+// one body and do not avoid each other: walked in proportion, the optimal (squared) assignment's
+// ways never meet, and two members that start H apart with places D apart stay at least
+// H D / sqrt(H^2 + D^2) apart (cyclic monotonicity, assignment.hpp), nearly a diameter for any
+// start clear of touching at the default spacings. Avoiding each other only pushed them off those
+// ways, and at a diameter's gap (4 radii apart) into standing ranks they could not close: 1,000
+// agents of radius 3 from a random start into a 40 x 25 block, 982 in place after 30 s; as one
+// body, 1.12 times the ideal (herd-bench formations --start random, docs/performance.md). While a
+// large assignment is still worked out its members head for bisection's places, whose ways may
+// meet: until then they avoid each other reciprocally (1,000 from a random start in 800 x 600:
+// 1.58 times the ideal as one body throughout, 1.53 so). Members following paths through a map
+// keep to them and avoid as everyone does.
+void FormationService::pace_straight(const Scene& scene, const FormationRecord& f,
+                                     std::span<Desire> desires) {
+  const std::uint32_t tag =
+      ((f.id + 1) & kFormationBits) | (assigning(f.id) ? kReciprocal : 0u);  // ids from 0
+  struct Member {
+    std::size_t index;
+    double left;  // its way still to go
+  };
+  std::vector<Member> moving;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
+    if (!a) continue;
+    if (!(scene.map && a->pathing != Pathing::direct)) {
+      together_.resize(scene.agents.size(), 0);
+      together_[at] = tag;
     }
-    if (!(lead > 0)) continue;
-    if (f.orbit) together_.resize(scene.agents.size(), 0);
-    for (std::size_t k = 0; k < f.agents.size(); ++k) {
-      if (index[k] == scene.agents.size()) continue;
-      const Agent& a = scene.agents[index[k]];
-      Desire& d = desires[index[k]];
-      if (a.state != MoveState::moving) continue;
-      const double cap = std::max(way[k] / lead, kFloor * a.def.max_speed);
-      if (!f.orbit) {
-        d.velocity = clamp_length(d.velocity, cap);
-        continue;
-      }
-      if (scene.map && a.pathing != Pathing::direct) continue;  // its path through the map leads it
-      together_[index[k]] = (f.id + 1) & kFormationBits;        // ids from 0: 0 is none
-      d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) *
-                   std::min(length(d.velocity), cap);
+    if (a->state != MoveState::moving) continue;
+    moving.push_back({at, length(f.slots[k] - a->position)});
+  }
+  const Member* lead = nullptr;  // the first with the longest time left, in member order
+  double lead_time = 0;
+  for (const Member& m : moving) {
+    const double max_speed = scene.agents[m.index].def.max_speed;
+    if (max_speed > 0 && m.left / max_speed > lead_time) {
+      lead_time = m.left / max_speed;
+      lead = &m;
     }
+  }
+  if (!lead) return;
+  const double rate = length(desires[lead->index].velocity) / lead->left;
+  if (!(rate > 0)) return;  // the lead waits (for a path): nobody is held back meanwhile
+  for (const Member& m : moving)
+    desires[m.index].velocity = clamp_length(desires[m.index].velocity, m.left * rate);
+}
+
+// A crossing move's members are paced the same way by their ways round its centre (Round above),
+// each no faster than its way from where it was sent over the farthest member's time at full
+// speed (a floor keeps the nearest moving at a tenth of full speed at least), are turned onto
+// those ways, and do not avoid each other.
+void FormationService::pace_round(const Scene& scene, const FormationRecord& f,
+                                  std::span<Desire> desires) {
+  constexpr double kFloor = 0.1;
+  const double sense = scene.def.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
+  const auto round_for = [&](Vec2 home, Vec2 slot) {
+    return Round{*f.orbit,
+                 f.orbit_scale * std::min(length(home - *f.orbit), length(slot - *f.orbit)), sense};
+  };
+  // By member: its agent's index (scene.agents.size() when not a member) and its way's length.
+  std::vector<std::size_t> index(f.agents.size(), scene.agents.size());
+  std::vector<double> way(f.agents.size(), 0);
+  double lead = 0;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    const Agent* a = still_arriving_at(scene.agents, f.agents[k], f.slots[k], at);
+    if (!a) continue;
+    const Vec2 home = a->behaviour.home;
+    index[k] = at;
+    way[k] = way_round_length(round_for(home, f.slots[k]), home, f.slots[k]);
+    if (a->def.max_speed > 0) lead = std::max(lead, way[k] / a->def.max_speed);
+  }
+  if (!(lead > 0)) return;
+  together_.resize(scene.agents.size(), 0);
+  for (std::size_t k = 0; k < f.agents.size(); ++k) {
+    if (index[k] == scene.agents.size()) continue;
+    const Agent& a = scene.agents[index[k]];
+    Desire& d = desires[index[k]];
+    if (a.state != MoveState::moving) continue;
+    if (scene.map && a.pathing != Pathing::direct) continue;  // its path through the map leads it
+    const double cap = std::max(way[k] / lead, kFloor * a.def.max_speed);
+    together_[index[k]] = (f.id + 1) & kFormationBits;  // ids from 0: 0 is none
+    d.velocity = way_round(round_for(a.behaviour.home, f.slots[k]), a.position, f.slots[k]) *
+                 std::min(length(d.velocity), cap);
   }
 }
 

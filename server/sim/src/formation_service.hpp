@@ -117,6 +117,9 @@ class FormationService {
   void finish_assignment(const Scene& scene, const Pending& p);
   void check_places(const Scene& scene, FormationRecord& f);
   void tag_reciprocal(const Scene& scene, const FormationRecord& f);
+  void pace_straight(const Scene& scene, const FormationRecord& f, std::span<Desire> desires);
+  void pace_round(const Scene& scene, const FormationRecord& f, std::span<Desire> desires);
+  bool assigning(std::uint32_t formation) const;  // its optimal assignment is still pending
 
   std::vector<FormationRecord> records_;  // oldest first
   std::uint32_t next_id_ = 1;
