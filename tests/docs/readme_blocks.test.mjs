@@ -287,6 +287,50 @@ const CHECKS = [
     },
   },
   {
+    command: /^build\/herd-ctl target group:(\d+) (\d+) (\d+) --spread point --queue$/,
+    shows: 'the point queued after each member\'s current order (its waypoints)',
+    async check(m) {
+      const [group, x, y] = [1, 2, 3].map((i) => Number(m[i]));
+      await until(`group ${group} with (${x}, ${y}) queued`, snapshot, (s) => {
+        const members = s.agents.filter((a) => a.group === group);
+        return members.length > 0 && members.every((a) => a.waypoints?.at(-2) === x && a.waypoints?.at(-1) === y);
+      });
+    },
+  },
+  {
+    command: /^build\/herd-ctl attack-move group:(\d+) (\d+) (\d+)$/,
+    shows: 'every member attack-moving',
+    async check(m) {
+      const group = Number(m[1]);
+      await until(`group ${group} attack-moving`, snapshot, (s) => {
+        const members = s.agents.filter((a) => a.group === group);
+        return members.length > 0 && members.every((a) => a.behaviour === 'attack_move');
+      });
+    },
+  },
+  {
+    command: /^build\/herd-ctl patrol group:(\d+) (\d+),(\d+) (\d+),(\d+)$/,
+    shows: 'every member patrolling, the rest of its lap as waypoints',
+    async check(m) {
+      const group = Number(m[1]);
+      await until(`group ${group} patrolling`, snapshot, (s) => {
+        const members = s.agents.filter((a) => a.group === group);
+        return members.length > 0 && members.every((a) => a.behaviour === 'patrol' && (a.waypoints?.length ?? 0) >= 4);
+      });
+    },
+  },
+  {
+    command: /^build\/herd-ctl stop group:(\d+)$/,
+    shows: 'every member idle, nothing queued',
+    async check(m) {
+      const group = Number(m[1]);
+      await until(`group ${group} stopped`, snapshot, (s) => {
+        const members = s.agents.filter((a) => a.group === group);
+        return members.length > 0 && members.every((a) => a.behaviour === 'idle' && !a.waypoints);
+      });
+    },
+  },
+  {
     command: /^build\/herd-ctl formation block all /,
     shows: 'a formation with members',
     async check() {

@@ -49,10 +49,10 @@ struct SetTarget {
   Selection agents;
   Vec2 target;
   BehaviourKind behaviour = BehaviourKind::arrive;  // seek, arrive, attack_move or patrol
-  std::optional<TileCoord> target_tile;             // instead of target: that tile's centre
+  std::optional<TileCoord> target_tile{};           // instead of target: that tile's centre
   // Unset: keep for more than one agent (point when they follow paths through a tile map, which
   // share one goal tile).
-  std::optional<Spread> spread;
+  std::optional<Spread> spread{};
   Shape shape = Shape::block;  // spread formation
   double spacing = 0;          // keep and formation: between neighbours; 0: the default
   bool queue = false;          // after the agents' current orders (not with spread formation)
