@@ -199,13 +199,15 @@ struct Wire<sim::SetTarget> {
     }
     if (const json* v = f.find("spread")) {
       const std::string_view name = as_string(*v, "spread");
-      const auto* it = std::find(std::begin(kSpreads), std::end(kSpreads), name);
-      if (it == std::end(kSpreads)) bad("spread", "must be \"keep\", \"point\" or \"formation\"");
+      // Formation is set_target's alone: the others' choices are keep and point.
+      const auto* end = cmd == "set_target" ? std::end(kSpreads) : std::end(kSpreads) - 1;
+      const auto* it = std::find(std::begin(kSpreads), end, name);
+      if (it == end)
+        bad("spread", cmd == "set_target" ? "must be \"keep\", \"point\" or \"formation\""
+                                          : "must be \"keep\" or \"point\"");
       c.spread = static_cast<sim::Spread>(it - std::begin(kSpreads));
     }
     const bool formation = c.spread == sim::Spread::formation;
-    if (formation && cmd != "set_target")
-      bad("spread", "must be \"keep\" or \"point\" for " + std::string(cmd));
     if (formation && c.behaviour != K::arrive) bad("spread", "formation goes by arrive, not seek");
     if (const json* v = f.find("shape")) {
       if (!formation) bad("shape", "applies to spread \"formation\" only");
