@@ -206,8 +206,10 @@ describe('smooth motion, camera and commands', { timeout: 6 * TEST_TIMEOUT_MS },
       assert.deepEqual([move.cmd, move.spread, [...move.agents].sort((m, n) => m - n)], ['set_target', 'keep', expected]);
       const tol = 1 / target.scale + 0.01;
       assert.ok(Math.abs(move.target.x - target.x) <= tol && Math.abs(move.target.y - target.y) <= tol, `the order went to ${JSON.stringify(move.target)}`);
-      // A packed clump of n agents of radius r, 3 r apart, reaches about 3 r sqrt(n sqrt(3) / 2 pi) + 2 spacings.
-      const reach = (n, r) => 3 * r * (Math.sqrt((n * Math.sqrt(3)) / (2 * Math.PI)) + 2);
+      // A packed clump of n agents of radius r, 3 r apart, reaches about 3 r sqrt(n sqrt(3) / 2 pi)
+      // + 2 spacings from its centre; a clump that would cross the world's edge is moved inside
+      // whole, by at most that much again.
+      const reach = (n, r) => 2 * 3 * r * (Math.sqrt((n * Math.sqrt(3)) / (2 * Math.PI)) + 2);
       const snap = await watcher.next(
         (m) =>
           m.type === 'snapshot' &&
