@@ -226,7 +226,7 @@ export function drawQueuedRoutes(ctx, view, agents, selected) {
   if (drawn.length === 0) return drawn;
   ctx.save();
   ctx.strokeStyle = THEME.target;
-  ctx.globalAlpha *= 0.5;
+  ctx.globalAlpha *= 0.4; // fainter than the dots and the goal's cross, above the goal's dashes
   ctx.lineWidth = 1;
   ctx.stroke(lines);
   ctx.restore();

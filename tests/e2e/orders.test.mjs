@@ -10,10 +10,14 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import { startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
 import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
+import { screenshot } from './lib/scene.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 const sorted = (ids) => [...ids].sort((a, b) => a - b);
@@ -26,6 +30,8 @@ const SQUAD = [
   [20, 20],
 ].map(([dx, dy]) => ({ x: 200 + dx, y: 300 + dy, group: 1 }));
 const ENEMY = { x: 560, y: 420, group: 2 };
+// Screenshots (orders_route.png: the squad's queued routes) go to HERD_E2E_OUT.
+const outDir = process.env.HERD_E2E_OUT || mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-out-'));
 
 describe('orders: move keeping the shape, queue, attack-move, patrol, stop', { timeout: 8 * TEST_TIMEOUT_MS }, () => {
   let server;
@@ -126,7 +132,7 @@ describe('orders: move keeping the shape, queue, attack-move, patrol, stop', { t
     });
   });
 
-  it('Shift + right-click queues: the snapshots carry waypoints and the page draws the route', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('Shift + right-click queues: the snapshots carry waypoints and the page draws the route', { timeout: TEST_TIMEOUT_MS }, async (t) => {
     await rightClick(420, 480, { shift: true });
     const first = await nextSent('set_target');
     await rightClick(650, 480, { shift: true });
@@ -158,6 +164,7 @@ describe('orders: move keeping the shape, queue, attack-move, patrol, stop', { t
     assert.deepEqual(sorted(drawn.ids), sorted(squad), 'routes are drawn for the selection only');
     // The dot is the targets' white: every channel high (the ground and the group colours are not).
     assert.ok(drawn.pixel.slice(0, 3).every((c) => c > 180), `no dot at the route's last point: ${drawn.pixel}`);
+    await screenshot({ page }, outDir, 'orders_route.png', t);
   });
 
   it('A arms an attack-move (cursor and hint), Esc disarms, and A then right-click sends attack_move', { timeout: TEST_TIMEOUT_MS }, async () => {
