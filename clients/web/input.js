@@ -134,8 +134,11 @@ export function attachInput(canvas, app) {
       return;
     }
     // The ground: a plain click clears the selection (orders are the right button's); Shift keeps
-    // it, as a missed Shift-click should not undo a careful selection.
+    // it, as a missed Shift-click should not undo a careful selection. An armed order has no one
+    // to give it to then.
     if (!ev.shiftKey) app.selected.clear();
+    if (app.selected.size === 0 && app.armed()) app.disarm();
+    showCursor(p);
   });
 
   // A double click on an agent: every agent of its group that is on screen (Shift adds them).
