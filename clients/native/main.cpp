@@ -33,6 +33,8 @@ struct App {
   bool left_down = false, box = false, middle_down = false;
   int press_x = 0, press_y = 0, mouse_x = 0, mouse_y = 0;
   bool quit = false;
+  SDL_Cursor* arrow = nullptr;  // the system's cursors: a crosshair while an order is armed
+  SDL_Cursor* crosshair = nullptr;
 };
 
 Camera camera_of(const App& app) {
@@ -58,10 +60,29 @@ void on_left_up(App& app) {
   app.left_down = app.box = false;
 }
 
+bool commander(const App& app) { return app.opts.role == protocol::Role::commander; }
+
+// A or Q: the order the next right click gives (a viewer gives none).
+void arm(App& app, Viewer::Armed kind) {
+  if (commander(app)) app.viewer.arm(kind);
+}
+
 void on_key(App& app, SDL_Keycode key) {
   switch (key) {
-    case SDLK_ESCAPE:
-      app.quit = true;
+    case SDLK_ESCAPE:  // an armed order first, then the window
+      if (app.viewer.armed() != Viewer::Armed::none)
+        app.viewer.disarm();
+      else
+        app.quit = true;
+      break;
+    case SDLK_a:
+      arm(app, Viewer::Armed::attack_move);
+      break;
+    case SDLK_q:
+      arm(app, Viewer::Armed::patrol);
+      break;
+    case SDLK_c:
+      send(app, app.viewer.stop_command());
       break;
     case SDLK_LEFT:
       app.viewer.pan(kPanStep, 0);
@@ -98,6 +119,10 @@ void on_event(App& app, const SDL_Event& e) {
     case SDL_KEYDOWN:
       on_key(app, e.key.keysym.sym);
       break;
+    case SDL_KEYUP:
+      if (e.key.keysym.sym == SDLK_LSHIFT || e.key.keysym.sym == SDLK_RSHIFT)
+        send(app, app.viewer.shift_released());
+      break;
     case SDL_MOUSEBUTTONDOWN:
       app.mouse_x = e.button.x, app.mouse_y = e.button.y;
       if (e.button.button == SDL_BUTTON_LEFT) {
@@ -106,8 +131,9 @@ void on_event(App& app, const SDL_Event& e) {
         app.middle_down = true;
       } else if (e.button.button == SDL_BUTTON_RIGHT) {
         const Camera cam = camera_of(app);
-        send(app,
-             app.viewer.target_command(cam.to_world_x(e.button.x), cam.to_world_y(e.button.y)));
+        if (commander(app))
+          send(app, app.viewer.order_command(cam.to_world_x(e.button.x), cam.to_world_y(e.button.y),
+                                             (SDL_GetModState() & KMOD_SHIFT) != 0));
       }
       break;
     case SDL_MOUSEBUTTONUP:
@@ -157,6 +183,20 @@ Overlay overlay_of(const App& app, Clock::time_point now) {
                   rtt ? (std::to_string(std::lround(*rtt)) + "MS").c_str() : "-");
   }
   o.status = line;
+  // An armed order says how to give it (the 3x5 font has capitals, digits and a few signs).
+  switch (app.viewer.armed()) {
+    case Viewer::Armed::attack_move:
+      o.note = "ATTACK-MOVE: RIGHT CLICK (SHIFT: QUEUE)  ESC: CANCEL";
+      break;
+    case Viewer::Armed::patrol:
+      o.note = app.viewer.route().empty()
+                   ? "PATROL: RIGHT CLICK (SHIFT: A ROUTE)  ESC: CANCEL"
+                   : "PATROL ROUTE: " + std::to_string(app.viewer.route().size()) +
+                         " POINTS  RIGHT CLICK OR LET GO OF SHIFT: GO";
+      break;
+    case Viewer::Armed::none:
+      break;
+  }
   return o;
 }
 
@@ -183,6 +223,8 @@ bool open_window(App& app) {
     app.renderer =
         SDL_CreateRenderer(app.window, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
   if (!app.renderer) app.renderer = SDL_CreateRenderer(app.window, -1, SDL_RENDERER_SOFTWARE);
+  app.arrow = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_ARROW);
+  app.crosshair = SDL_CreateSystemCursor(SDL_SYSTEM_CURSOR_CROSSHAIR);
   return app.renderer != nullptr;
 }
 
@@ -197,6 +239,8 @@ int run(App& app) {
     const auto now = Clock::now();
     for (const auto& msg : app.conn.poll(now)) app.viewer.on_message(msg, Clock::now());
     draw_frame(app.renderer, app.viewer, now, overlay_of(app, now));
+    SDL_Cursor* cursor = app.viewer.armed() != Viewer::Armed::none ? app.crosshair : app.arrow;
+    if (cursor && SDL_GetCursor() != cursor) SDL_SetCursor(cursor);
     if (app.opts.frames > 0 && (app.viewer.has_snapshot() || now - started > kFirstSnapshotWait) &&
         ++frames_done >= app.opts.frames) {
       if (!app.opts.screenshot.empty() && !save_screenshot(app.renderer, app.opts.screenshot)) {
@@ -248,6 +292,8 @@ int main(int argc, char** argv) {
   } else {
     std::fprintf(stderr, "herd-view: cannot open a window: %s\n", SDL_GetError());
   }
+  if (app.arrow) SDL_FreeCursor(app.arrow);
+  if (app.crosshair) SDL_FreeCursor(app.crosshair);
   if (app.renderer) SDL_DestroyRenderer(app.renderer);
   if (app.window) SDL_DestroyWindow(app.window);
   SDL_Quit();

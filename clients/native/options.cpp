@@ -12,8 +12,12 @@ const char* const kDescription =
     "herd-view: the native viewer of a herd server's world, over WebSocket (ws:// or wss://).";
 
 const char* const kFooter =
-    "Mouse: left click or drag selects, right click sends the selection there, wheel zooms,\n"
-    "middle drag or arrow keys pan, F fits. Keys R, B, T, G, P: the demo's formations.\n"
+    "Mouse: left click or drag selects, right click sends the selection there (each keeping its\n"
+    "place; Shift + right click queues it after its orders), wheel zooms, middle drag or arrow\n"
+    "keys pan, F fits. A then right click: attack-move there (engaging other groups on the way).\n"
+    "Q then right click: patrol there and back (Shift + right clicks: a route, sent by the last\n"
+    "plain one or by letting go of Shift). C: stop. Esc: cancel A or Q, else quit.\n"
+    "Keys R, B, T, G, P: the demo's formations.\n"
     "A server that is not up yet, or goes away, is tried again: 0.5 s, doubling to 5 s.\n"
     "Exit codes: 0 ok, 1 --frames got no snapshot (or the screenshot was not written), 2 bad "
     "flags.";

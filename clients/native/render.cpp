@@ -148,18 +148,51 @@ bool selected(const Viewer& v, std::uint32_t id) {
   return std::binary_search(v.selection().begin(), v.selection().end(), id);
 }
 
-// A line from each selected agent to the point it heads for, and a cross there.
+// A selected agent's route after its goal (JSON snapshots' `waypoints`: queued orders, a patrol's
+// rest of the lap), as the browser draws it (clients/web/view_marks.js): a faint line from the
+// goal (tx, ty) through each point, and a dot on each.
+void draw_route(SDL_Renderer* r, const AgentState& a, SDL_FPoint goal, const Camera& cam) {
+  set_colour(r, colour::kTarget, 128);
+  SDL_FPoint prev = goal;
+  for (const sim::Vec2& w : a.waypoints) {
+    const SDL_FPoint p{static_cast<float>(cam.to_screen_x(w.x)),
+                       static_cast<float>(cam.to_screen_y(w.y))};
+    SDL_RenderDrawLineF(r, prev.x, prev.y, p.x, p.y);
+    prev = p;
+  }
+  set_colour(r, colour::kTarget);
+  for (const sim::Vec2& w : a.waypoints)
+    fill_circle(r, cam.to_screen_x(w.x), cam.to_screen_y(w.y), kRouteDotPx);
+}
+
+// A line from each selected agent to the point it heads for, a cross there, and its queued route.
 void draw_targets(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
                   const Camera& cam) {
-  set_colour(r, colour::kTarget, 160);
   for (const auto& a : agents) {
     if (!a.target || !selected(v, a.id)) continue;
     const float tx = static_cast<float>(cam.to_screen_x(a.target->x)),
                 ty = static_cast<float>(cam.to_screen_y(a.target->y));
+    set_colour(r, colour::kTarget, 160);
     SDL_RenderDrawLineF(r, static_cast<float>(cam.to_screen_x(a.x)),
                         static_cast<float>(cam.to_screen_y(a.y)), tx, ty);
     SDL_RenderDrawLineF(r, tx - 4, ty - 4, tx + 4, ty + 4);
     SDL_RenderDrawLineF(r, tx - 4, ty + 4, tx + 4, ty - 4);
+    if (!a.waypoints.empty()) draw_route(r, a, {tx, ty}, cam);
+  }
+}
+
+// A patrol's route while it is given (Shift + right clicks after Q): its points joined in order,
+// a ring on each.
+void draw_route_draft(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
+  const auto& route = v.route();
+  set_colour(r, colour::kTarget, 230);
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    const double sx = cam.to_screen_x(route[i].x), sy = cam.to_screen_y(route[i].y);
+    draw_circle(r, sx, sy, 5);
+    if (i > 0)
+      SDL_RenderDrawLineF(r, static_cast<float>(cam.to_screen_x(route[i - 1].x)),
+                          static_cast<float>(cam.to_screen_y(route[i - 1].y)),
+                          static_cast<float>(sx), static_cast<float>(sy));
   }
 }
 
@@ -219,6 +252,13 @@ void draw_overlay(SDL_Renderer* r, const Overlay& overlay, int scale) {
   SDL_RenderFillRect(r, &bar);
   set_colour(r, overlay.status_ok ? colour::kText : colour::kTextBad);
   draw_text(r, pad, pad, overlay.status, scale);
+  if (overlay.note.empty()) return;
+  const int nw = static_cast<int>(overlay.note.size()) * (kGlyphW + 1) * scale + 2 * pad;
+  const SDL_Rect under{0, bar.h, nw, bar.h};
+  set_colour(r, colour::kOutside, 220);
+  SDL_RenderFillRect(r, &under);
+  set_colour(r, colour::kText);
+  draw_text(r, pad, bar.h + pad, overlay.note, scale);
 }
 
 }  // namespace
@@ -238,6 +278,7 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);
     draw_flashes(r, viewer, now, cam);
+    draw_route_draft(r, viewer, cam);
   }
   draw_overlay(r, overlay, text_scale(w, h));
 }

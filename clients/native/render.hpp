@@ -15,6 +15,7 @@ struct Overlay {
   std::optional<SDL_Rect> box;  // the selection box being dragged, screen pixels
   std::string status;           // the status line's text
   bool status_ok = true;        // false: drawn in the warning colour (disconnected)
+  std::string note;             // a line under it when not empty: how to give the armed order
 };
 
 // The status line's font scale for a w x h pixel output: each of the font's pixels is this many

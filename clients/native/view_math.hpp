@@ -33,6 +33,10 @@ inline Rgb group_colour(unsigned group) {
 // same).
 inline constexpr int kCollidedRingPx = 2;
 
+// The dot on each point of a selected agent's queued route, window pixels (its radius, as
+// fill_circle rounds it), as clients/web/view_marks.js draws it.
+inline constexpr double kRouteDotPx = 2;
+
 // A no-backtracking walker's trail, as clients/web/map_view.js draws it: a square on the centre of
 // each tile of its history joined by a line, in its group colour, fading with age.
 // The opacity at history entry i of n (0 the oldest): the newest opaque, the oldest 0.15.

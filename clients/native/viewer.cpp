@@ -113,17 +113,95 @@ void Viewer::prune_selection() {
   });
 }
 
+sim::Vec2 Viewer::clamp_to_world(double wx, double wy) const {
+  // A click in the margin round the world means "as far as you can go that way": still a valid
+  // order, not an out_of_bounds error.
+  return {std::clamp(wx, 0.0, world_.width), std::clamp(wy, 0.0, world_.height)};
+}
+
 sim::Selection Viewer::selection_or_all() const {
   if (selection_.empty()) return sim::Selection(true);
   return sim::Selection(false, selection_);
 }
 
-std::optional<sim::Command> Viewer::target_command(double wx, double wy) const {
-  if (selection_.empty() || !has_world()) return std::nullopt;
+sim::SetTarget Viewer::order_to(sim::BehaviourKind kind, sim::Vec2 p, bool queue) const {
   sim::SetTarget t;
   t.agents = sim::Selection(false, selection_);
-  t.target = {std::clamp(wx, 0.0, world_.width), std::clamp(wy, 0.0, world_.height)};
+  t.target = p;
+  t.behaviour = kind;
+  // Several agents keep their shape, as a squad does in strategy games; said explicitly, whatever
+  // the server's default.
+  t.spread = sim::Spread::keep;
+  t.queue = queue;
   return t;
+}
+
+std::optional<sim::Command> Viewer::target_command(double wx, double wy, bool queue) const {
+  if (selection_.empty() || !has_world()) return std::nullopt;
+  return order_to(sim::BehaviourKind::arrive, clamp_to_world(wx, wy), queue);
+}
+
+bool Viewer::arm(Armed kind) {
+  disarm();
+  if (selection_.empty()) return false;
+  armed_ = kind;
+  return true;
+}
+
+void Viewer::disarm() {
+  armed_ = Armed::none;
+  route_.clear();
+  used_ = false;
+}
+
+std::optional<sim::Command> Viewer::order_command(double wx, double wy, bool shift) {
+  if (selection_.empty() || !has_world()) {
+    disarm();
+    return std::nullopt;
+  }
+  const sim::Vec2 p = clamp_to_world(wx, wy);
+  switch (armed_) {
+    case Armed::none:
+      return order_to(sim::BehaviourKind::arrive, p, shift);
+    case Armed::attack_move: {
+      sim::SetTarget t = order_to(sim::BehaviourKind::attack_move, p, shift);
+      if (shift)
+        used_ = true;
+      else
+        disarm();
+      return t;
+    }
+    case Armed::patrol:
+      route_.push_back(p);
+      if (shift && route_.size() < kMaxRoutePoints) return std::nullopt;
+      break;
+  }
+  // The patrol: through the route's points, the first the target.
+  sim::SetTarget t = order_to(sim::BehaviourKind::patrol, route_.front(), false);
+  t.points.assign(route_.begin() + 1, route_.end());
+  disarm();
+  return t;
+}
+
+std::optional<sim::Command> Viewer::shift_released() {
+  if (armed_ == Armed::patrol && !route_.empty()) {
+    std::optional<sim::Command> out;
+    if (!selection_.empty()) {
+      sim::SetTarget t = order_to(sim::BehaviourKind::patrol, route_.front(), false);
+      t.points.assign(route_.begin() + 1, route_.end());
+      out = t;
+    }
+    disarm();
+    return out;
+  }
+  if (armed_ == Armed::attack_move && used_) disarm();
+  return std::nullopt;
+}
+
+std::optional<sim::Command> Viewer::stop_command() {
+  disarm();
+  if (selection_.empty()) return std::nullopt;
+  return sim::Stop{sim::Selection(false, selection_)};
 }
 
 std::optional<sim::Command> Viewer::demo_command(char key) {

@@ -1,6 +1,6 @@
 // herd-view's state, free of SDL: the world as the server last described it, the two latest
-// snapshots (drawing interpolates between them), the selection, the camera, and the commands
-// the mouse and the demo keys turn into.
+// snapshots (drawing interpolates between them), the selection, the camera, the order armed for
+// the next right click, and the commands the mouse and the keys turn into.
 #pragma once
 
 #include <chrono>
@@ -65,14 +65,40 @@ class Viewer {
   void select_box(double x0, double y0, double x1, double y1);
   const std::vector<std::uint32_t>& selection() const { return selection_; }
 
-  // Right click: the selection goes to (wx, wy); nothing when nothing is selected.
-  std::optional<sim::Command> target_command(double wx, double wy) const;
+  // The orders of the right button, as the browser gives them (clients/web/orders.js): a move that
+  // keeps the selection's shape (spread keep), queued after its current orders with Shift; or the
+  // order a key armed for the next right click: A an attack-move, Q a patrol.
+  enum class Armed { none, attack_move, patrol };
+  // Arms `kind` for the next right click; false, and nothing armed, when nothing is selected.
+  bool arm(Armed kind);
+  void disarm();
+  Armed armed() const { return armed_; }
+  // A patrol's route points given so far with Shift (world units), in order.
+  const std::vector<sim::Vec2>& route() const { return route_; }
+  // The most points a patrol takes (the protocol's limit): the route is sent when it has them.
+  static constexpr std::size_t kMaxRoutePoints = 64;
+
+  // Right click at world point (wx, wy), clamped into the world, with Shift held or not: the move,
+  // or the armed order. A move or attack-move with Shift is queued (and Shift keeps the
+  // attack-move armed); a patrol's Shift + right click adds a route point instead, and the route
+  // goes with the plain right click that gives its last point. Nothing without a selection (an
+  // armed order is dropped: it has no one to give it to).
+  std::optional<sim::Command> order_command(double wx, double wy, bool shift);
+  // Shift let go: a patrol route given with Shift goes; an attack-move queued with Shift is done.
+  std::optional<sim::Command> shift_released();
+  // C: the selection stops and forgets its queued orders and patrol routes.
+  std::optional<sim::Command> stop_command();
+  // The right button's move alone: the selection to (wx, wy), each keeping its place; nothing when
+  // nothing is selected.
+  std::optional<sim::Command> target_command(double wx, double wy, bool queue = false) const;
   // R, B, T, G, P as clients/web/demo_keys.js: on the selection, or everyone when it is empty,
   // around the world's centre; B follows the last of G and P.
   std::optional<sim::Command> demo_command(char key);
 
  private:
   sim::Selection selection_or_all() const;
+  sim::Vec2 clamp_to_world(double wx, double wy) const;
+  sim::SetTarget order_to(sim::BehaviourKind kind, sim::Vec2 p, bool queue) const;
   void prune_selection();
   void add_flashes(Time now);
 
@@ -88,6 +114,9 @@ class Viewer {
   double zoom_ = 1, pan_x_ = 0, pan_y_ = 0;
   std::vector<std::uint32_t> selection_;  // sorted ids
   char last_shape_ = 0;                   // the last of R, T, G, P
+  Armed armed_ = Armed::none;
+  std::vector<sim::Vec2> route_;  // the patrol's points given with Shift
+  bool used_ = false;             // the armed attack-move was given with Shift at least once
 };
 
 }  // namespace herd::view

@@ -1,15 +1,19 @@
 // @ts-check
 // What the page's keys and buttons do beyond the camera and the selection (input.js calls them,
-// main.js wires the buttons): the commands they send (move, spawn, remove, obstacle, seed 003's
-// demo moves) and the toggles of paint mode and of everyone's goals. On a page the server welcomed
-// as viewer the commands are not sent (session.js) and paint mode does not open.
+// main.js wires the buttons): the commands they send (move, attack-move, patrol, stop, spawn,
+// remove, obstacle, seed 003's demo moves), the order armed for the next right-click and the
+// toggles of paint mode and of everyone's goals. On a page the server welcomed as viewer the
+// commands are not sent (session.js) and paint mode does not open.
 
 import { DemoKeys } from './demo_keys.js';
+import { ARMED_NAMES, arm, moveFields, rightClick, roundPoint, shiftReleased as shiftLetGo } from './orders.js';
 
 /** @import { CommandFields, Connection } from './connection.js' */
 /** @import { Hud } from './hud.js' */
 /** @import { Painter } from './paint.js' */
 /** @import { ViewerState } from './viewer_state.js' */
+/** @import { ArmedKind, OrderStep } from './orders.js' */
+/** @import { Point } from './connection.js' */
 
 /**
  * What the actions read and send through (main.js's pieces).
@@ -29,6 +33,11 @@ import { DemoKeys } from './demo_keys.js';
  * @property {() => void} togglePaint
  * @property {(key: string) => void} demoKey
  * @property {(x: number, y: number) => void} moveSelectionTo
+ * @property {(w: Point, shift: boolean) => void} orderAt
+ * @property {(kind: ArmedKind) => void} armOrder
+ * @property {() => void} disarm
+ * @property {() => void} shiftReleased
+ * @property {() => void} stopSelected
  * @property {(x: number, y: number) => void} spawnAt
  * @property {() => void} removeSelected
  * @property {() => void} toggleGoals
@@ -68,13 +77,60 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     if (fields) sendCommand(fields);
   }
 
+  // A tap on the ground (touch.js): the selection goes there, each keeping its place.
   /** @param {number} x @param {number} y */
   function moveSelectionTo(x, y) {
-    // Sub-millimetre precision means nothing to the world and makes logs unreadable.
-    x = Math.round(x * 1000) / 1000;
-    y = Math.round(y * 1000) / 1000;
-    const seq = sendCommand({ cmd: 'set_target', agents: [...state.selected], target: { x, y } });
-    if (seq !== null) state.orders.push({ x, y, at: performance.now() });
+    send({ fields: moveFields([...state.selected], { x, y }), armed: null }, { x, y });
+  }
+
+  // A right-click on the ground (input.js): the move, or the order armed (orders.js).
+  /** @param {Point} w @param {boolean} shift */
+  function orderAt(w, shift) {
+    send(rightClick(state.armed, [...state.selected], w, shift), w);
+  }
+
+  // Applies an order step: the order armed after it, and its command sent, with a ring where it
+  // was given (none for a patrol's route point: the route is drawn while it is given).
+  /** @param {OrderStep} step @param {Point | null} at */
+  function send(step, at) {
+    state.armed = step.armed;
+    if (!step.fields) return;
+    const seq = sendCommand(step.fields);
+    if (seq === null || !at) return;
+    const p = roundPoint(at);
+    state.orders.push({ x: p.x, y: p.y, at: performance.now(), kind: step.fields.cmd === 'attack_move' ? 'attack' : 'move' });
+  }
+
+  // A or Q: the next right-click gives that order to the selection.
+  /** @param {ArmedKind} kind */
+  function armOrder(kind) {
+    if (state.selected.size === 0) {
+      hud.toast(`select agents first: ${ARMED_NAMES[kind]} gives the selection an order`, 'info');
+      return;
+    }
+    if (painter.on) {
+      hud.toast(`leave paint mode first (M): its right button clears walls`, 'info');
+      return;
+    }
+    state.armed = arm(kind);
+  }
+
+  function disarm() {
+    state.armed = null;
+  }
+
+  function shiftReleased() {
+    send(shiftLetGo(state.armed, [...state.selected]), null);
+  }
+
+  // C: the selection stops and forgets its queued orders and patrol routes.
+  function stopSelected() {
+    state.armed = null;
+    if (state.selected.size === 0) {
+      hud.toast('nothing selected to stop', 'info');
+      return;
+    }
+    sendCommand({ cmd: 'stop', agents: [...state.selected] });
   }
 
   /** @param {number} x @param {number} y */
@@ -118,5 +174,18 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     sendCommand({ cmd: 'add_obstacle', x, y, radius: OBSTACLE_RADIUS });
   }
 
-  return { togglePaint, demoKey, moveSelectionTo, spawnAt, removeSelected, toggleGoals, obstacleAt };
+  return {
+    togglePaint,
+    demoKey,
+    moveSelectionTo,
+    orderAt,
+    armOrder,
+    disarm,
+    shiftReleased,
+    stopSelected,
+    spawnAt,
+    removeSelected,
+    toggleGoals,
+    obstacleAt,
+  };
 }

@@ -31,6 +31,8 @@ import { BinaryFeed } from './snapshot_binary.js';
  * @property {string} [path] 'pending' while its A* path is queued
  * @property {number[]} [history] a walker's tiles, oldest first: [x0, y0, x1, y1, ...]
  * @property {number} [subject] the other agent its behaviour names
+ * @property {number[]} [waypoints] where it goes after (tx, ty), in order: [x0, y0, x1, y1, ...]
+ *   (queued orders; a patrol's rest of the lap)
  */
 
 /** @typedef {{id: number, x: number, y: number, r: number}} Obstacle */

@@ -11,6 +11,7 @@ import { THEME, MIN_AGENT_PX } from './view.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 import { trailAlpha } from './map_view.js';
 import { COLLIDED_RING_WIDTH_PX, collidedRingRadius } from './agent_layer.js';
+import { ROUTE_DOT_PX } from './view_marks.js';
 
 /** @import { CommandFields, Connection, Formation } from './connection.js' */
 /** @import { View } from './view.js' */
@@ -111,6 +112,18 @@ export function installDebugApi(v) {
     get selected() {
       return [...v.state.selected];
     },
+    // The order the next right-click gives, {kind: 'attack_move' | 'patrol', route: [{x, y}...]}
+    // (A, Q; route: a patrol's points given so far with Shift), or null: a move.
+    get armed() {
+      const a = v.state.armed;
+      return a ? { kind: a.kind, route: a.route.map((p) => ({ ...p })) } : null;
+    },
+    // The queued routes the last frame drew, [{id, points: [{x, y}...]}]: screen points (CSS
+    // pixels of the canvas) from the agent's goal on, a dot of radius routeDotPx on each but the first.
+    get routes() {
+      return v.view.routes.map((r) => ({ id: r.id, points: r.points.map((p) => ({ ...p })) }));
+    },
+    routeDotPx: ROUTE_DOT_PX,
     get obstacles() {
       return v.state.obstacles;
     },

@@ -29,6 +29,8 @@ import { formatBytesPerSec } from './stats.js';
  * @property {number} othersForming
  * @property {string | null} [upstream]
  * @property {boolean} [viewOnly] the server has this page as a viewer: the hint names no command
+ * @property {{kind: 'attack_move' | 'patrol', points: number} | null} [armed] the order the next
+ *   right-click gives (A, Q), and a patrol's route points given so far: the hint says how to give it
  */
 
 const TOAST_MS = 4000; // visible time before fading out
@@ -72,10 +74,12 @@ export class Hud {
     this.coarse = window.matchMedia('(pointer: coarse)');
   }
 
-  // The hint's parts for the page's state: touch or mouse, commanding or watching, painting.
-  /** @param {boolean} painting @param {boolean} viewOnly */
-  #hintFor(painting, viewOnly) {
+  // The hint's parts for the page's state: touch or mouse, commanding or watching, painting, an
+  // order armed.
+  /** @param {boolean} painting @param {boolean} viewOnly @param {HudState['armed']} armed */
+  #hintFor(painting, viewOnly, armed) {
     if (painting) return HINTS.painting;
+    if (armed) return armedHint(armed.kind, armed.points);
     if (this.coarse.matches) return viewOnly ? HINTS.touchViewer : HINTS.touch;
     return viewOnly ? HINTS.viewer : HINTS.commander;
   }
@@ -111,6 +115,7 @@ export class Hud {
     othersForming,
     upstream = null,
     viewOnly = false,
+    armed = null,
   }) {
     // Through a relay (welcome.upstream set), the world is live only while the relay's own link
     // upstream is: while it reconnects the page stays connected and says so.
@@ -141,8 +146,8 @@ export class Hud {
       set(this.fields.formation, formationProgress(formation) + more);
       this.formationField.dataset.complete = String(formation.complete);
     }
-    const parts = this.#hintFor(painting, viewOnly);
-    if (parts !== this.hintParts) {
+    const parts = this.#hintFor(painting, viewOnly, armed);
+    if (parts.join('\n') !== this.hintParts.join('\n')) {
       this.hintParts = parts;
       this.#fitHint();
     }
@@ -178,13 +183,31 @@ export class Hud {
 // The hint's parts, the most useful first. A view-only page's names no command (the scenario bar's
 // note says why no more); a touch screen's names its gestures.
 export const HINTS = {
-  commander: ['H: keys', 'click/drag: select', 'right-click: move', 'wheel: zoom', 'Space: pause', 'R B T G P: demo', 'N: minimap'],
+  commander: [
+    'H: keys',
+    'click/drag: select',
+    'right-click: move (Shift: queue)',
+    'wheel: zoom',
+    'A: attack-move',
+    'Q: patrol',
+    'Space: pause',
+    'R B T G P: demo',
+    'N: minimap',
+  ],
   viewer: ['H: keys', 'click/drag: select', 'wheel: zoom', 'I: inspect', 'E: goals', 'F: fit', 'N: minimap'],
   painting: ['painting walls: drag = wall', 'Shift-drag or right-drag = floor', 'M or Esc: done'],
   touch: ['tap: select', 'tap the ground: move there', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
   touchViewer: ['tap: select', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
 };
 const HINT_SEPARATOR = ' · ';
+
+// The hint while an order is armed: how to give it, and how not to.
+/** @param {'attack_move' | 'patrol'} kind @param {number} points a patrol's route points so far @returns {string[]} */
+export function armedHint(kind, points) {
+  if (kind === 'attack_move') return ['attack-move: right-click a point', 'Shift + right-click: queue it', 'Esc: cancel'];
+  if (points === 0) return ['patrol: right-click a point, to go there and back', 'Shift + right-click: a route point', 'Esc: cancel'];
+  return [`patrol route: ${points} ${points === 1 ? 'point' : 'points'}`, 'right-click: the last, go', 'let go of Shift: go', 'Esc: cancel'];
+}
 
 // The longest run of the first parts, joined, for which fits(text) holds ('' when not even the
 // first fits): a hint is shortened by whole parts, never cut in one.

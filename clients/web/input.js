@@ -2,7 +2,9 @@
 // Mouse and keyboard, as in real-time strategy games: a left click selects (an agent; Shift adds
 // or removes one) or clears (the ground), a double click selects the agent's group on screen, a
 // drag on the ground selects the agents in its box (Shift adds), the right button commands (the
-// selection arrives where it is pressed); the wheel zooms at the cursor, the middle button pans;
+// selection arrives where it is pressed, each keeping its place; Shift queues it; A or Q arms an
+// attack-move or a patrol for the next right-click: orders.js); the wheel zooms at the cursor, the
+// middle button pans;
 // in paint mode a drag paints walls (Shift-drag or right-drag: floor). Which key does what is
 // keys.js's table, which also draws the help and the README's list: a key is bound here by its
 // row's action (keyHandlers), and a key, mouse gesture or action added here needs its row there.
@@ -10,14 +12,16 @@
 // command send nothing: they only draw the eye to the page's view-only note.
 // A touch screen's gestures are touch.js's: it takes the touches before they reach these handlers.
 
-import { MIN_AGENT_PX } from './view.js';
+import { MIN_AGENT_PX, THEME } from './view.js';
 import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
+import { ARMED_NAMES } from './orders.js';
 
 /** @import { Agent, Point } from './connection.js' */
 /** @import { View, WorldSize } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { Painter } from './paint.js' */
 /** @import { ScenarioBar } from './scenario_bar.js' */
+/** @import { Armed, ArmedKind } from './orders.js' */
 
 /**
  * A box selection being dragged, in CSS pixels; `active` once it is more than a click.
@@ -30,7 +34,13 @@ import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
  * @property {View} view
  * @property {() => Agent[]} agents
  * @property {Set<number>} selected
- * @property {(x: number, y: number) => void} moveSelectionTo
+ * @property {(w: Point, shift: boolean) => void} orderAt a right-click on the ground at world point w
+ *   with agents selected: the move, or the order armed (orders.js)
+ * @property {(kind: ArmedKind) => void} armOrder A or Q: the next right-click gives that order
+ * @property {() => Armed | null} armed the order armed, or null
+ * @property {() => void} disarm
+ * @property {() => void} shiftReleased Shift let go (a patrol's route given with Shift goes)
+ * @property {() => void} stopSelected
  * @property {() => void} toggleInspector
  * @property {() => boolean} helpOpen
  * @property {(open: boolean) => void} setHelp
@@ -58,6 +68,16 @@ const PICK_SLACK_PX = 3;
 const BOX_MIN_PX = 5;
 const WHEEL_ZOOM = 0.0015; // zoom factor exp(-deltaY * this) per wheel event (pixel deltas)
 const ARROW_PAN = 0.1; // an arrow key pans by this fraction of the view
+
+// The cursor while an order is armed: a crosshair in a ring, red for attack-move, the order
+// marks' white for a patrol, so the next right-click's meaning is in view where it will land.
+/** @param {string} colour @returns {string} a CSS cursor */
+const armedCursor = (colour) => {
+  const svg = `<svg xmlns='http://www.w3.org/2000/svg' width='24' height='24'><g fill='none' stroke='#000' stroke-width='4'><circle cx='12' cy='12' r='7'/><path d='M12 1v6M12 17v6M1 12h6M17 12h6'/></g><g fill='none' stroke='${colour}' stroke-width='2'><circle cx='12' cy='12' r='7'/><path d='M12 1v6M12 17v6M1 12h6M17 12h6'/></g></svg>`;
+  return `url("data:image/svg+xml,${encodeURIComponent(svg)}") 12 12, crosshair`;
+};
+/** @type {Readonly<Record<ArmedKind, string>>} */
+const ARMED_CURSORS = { attack_move: armedCursor(THEME.attackOrder), patrol: armedCursor(THEME.target) };
 
 // The selection is plain state: the next animation frame shows any change. Returns {box(),
 // pointerAgent()}: the box being dragged (CSS pixels) or null, and the agent under the pointer
@@ -114,8 +134,11 @@ export function attachInput(canvas, app) {
       return;
     }
     // The ground: a plain click clears the selection (orders are the right button's); Shift keeps
-    // it, as a missed Shift-click should not undo a careful selection.
+    // it, as a missed Shift-click should not undo a careful selection. An armed order has no one
+    // to give it to then.
     if (!ev.shiftKey) app.selected.clear();
+    if (app.selected.size === 0 && app.armed()) app.disarm();
+    showCursor(p);
   });
 
   // A double click on an agent: every agent of its group that is on screen (Shift adds them).
@@ -172,9 +195,10 @@ export function attachInput(canvas, app) {
   canvas.addEventListener('contextmenu', (ev) => {
     ev.preventDefault(); // painting: the right button erases; else it gives orders
     if (app.painter.on || !app.view.world) return;
-    // On an agent (with a selection) or an obstacle: a menu of what can be done to it instead.
+    // On an agent (with a selection) or an obstacle: a menu of what can be done to it instead;
+    // but an armed order takes the click wherever it lands (an attack-move onto an enemy's spot).
     const at = local(ev);
-    if (app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
+    if (!app.armed() && app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
     if (app.selected.size === 0) return;
     if (app.viewOnly()) {
       app.refuseViewOnly();
@@ -182,9 +206,8 @@ export function attachInput(canvas, app) {
     }
     // A click in the margin around the world means "as far as you can go that way": clamp, so the
     // order is still valid instead of earning an out_of_bounds error.
-    const p = local(ev);
-    const w = clampToWorld(app.view.screenToWorld(p.x, p.y));
-    app.moveSelectionTo(w.x, w.y);
+    app.orderAt(clampToWorld(app.view.screenToWorld(at.x, at.y)), ev.shiftKey);
+    showCursor(at);
   });
   canvas.addEventListener(
     'wheel',
@@ -219,9 +242,26 @@ export function attachInput(canvas, app) {
       if (canvas.style.cursor !== 'cell') canvas.style.cursor = 'cell';
       return;
     }
-    const cursor = pick(app, local(ev)) ? 'pointer' : app.selected.size > 0 && !app.viewOnly() ? 'crosshair' : 'default';
-    if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
+    showCursor(here);
   });
+  // The cursor for CSS point p of the canvas: an armed order's, else a hand over an agent, else a
+  // crosshair where the right button would send the selection.
+  const showCursor = (/** @type {Point} */ p) => {
+    const armed = app.armed();
+    const cursor = armed
+      ? ARMED_CURSORS[armed.kind]
+      : pick(app, p)
+        ? 'pointer'
+        : app.selected.size > 0 && !app.viewOnly()
+          ? 'crosshair'
+          : 'default';
+    if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
+    const kind = armed ? armed.kind : '';
+    if ((canvas.dataset.armed ?? '') !== kind) {
+      canvas.dataset.armed = kind;
+      canvas.title = armed ? `${ARMED_NAMES[armed.kind]}: right-click a point (Esc: cancel)` : '';
+    }
+  };
   canvas.addEventListener('pointerleave', () => {
     if (!app.painter.painting) app.painter.brush = null;
     pointer = null;
@@ -231,6 +271,15 @@ export function attachInput(canvas, app) {
   const pointerWorld = () => (pointer && app.view.world ? clampToWorld(app.view.screenToWorld(pointer.x, pointer.y)) : null);
 
   const onKey = keyHandlers(app, pointerWorld);
+  // Shift let go, or every key with the window's focus: a patrol's route given with Shift goes.
+  const shiftUp = () => {
+    app.shiftReleased();
+    showCursor(pointer ?? { x: -1e9, y: -1e9 });
+  };
+  window.addEventListener('keyup', (ev) => {
+    if (ev.key === 'Shift') shiftUp();
+  });
+  window.addEventListener('blur', shiftUp);
   window.addEventListener('keydown', (ev) => {
     // Typing in the bar's fields (the step's ticks, a picker) is theirs; Escape leaves the field.
     if (ev.target instanceof Element && ev.target.closest('input, select, textarea')) {
@@ -259,6 +308,7 @@ export function attachInput(canvas, app) {
     }
     if (onKey[action](ev) === false) return;
     ev.preventDefault();
+    showCursor(pointer ?? { x: -1e9, y: -1e9 }); // an order armed or disarmed shows at once
   });
   return handle;
 }
@@ -304,9 +354,14 @@ export function keyHandlers(app, pointerWorld) {
       app.obstacleAt(w.x, w.y);
     },
     remove: () => app.removeSelected(),
-    // One thing per press, the nearer first: the open help, paint mode, then the selection.
+    attackMove: () => app.armOrder('attack_move'),
+    patrol: () => app.armOrder('patrol'),
+    stop: () => app.stopSelected(),
+    // One thing per press, the nearer first: the open help, an armed order, paint mode, then the
+    // selection.
     escape: () => {
       if (app.helpOpen()) app.setHelp(false);
+      else if (app.armed()) app.disarm();
       else if (app.painter.on) app.togglePaint();
       else app.selected.clear();
     },

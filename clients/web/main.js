@@ -100,7 +100,12 @@ const input = attachInput(canvas, {
   view,
   agents: () => state.drawn, // what is under the cursor is what the page shows
   selected: state.selected,
-  moveSelectionTo: actions.moveSelectionTo,
+  orderAt: actions.orderAt,
+  armOrder: actions.armOrder,
+  armed: () => state.armed,
+  disarm: actions.disarm,
+  shiftReleased: actions.shiftReleased,
+  stopSelected: actions.stopSelected,
   toggleInspector: () => inspector.toggle(),
   helpOpen: () => panels.helpOpen,
   setHelp: (open) => panels.setHelp(open),
@@ -180,6 +185,9 @@ function frame(now) {
   view.syncSize();
   state.orders = state.orders.filter((o) => now - o.at < ORDER_MARKER_MS);
   state.flashes = state.flashes.filter((f) => now - f.at < FLASH_MS);
+  // An armed order has no one to give it to once the selection is empty (a click on the ground,
+  // the agents removed): it is dropped.
+  if (state.armed && state.selected.size === 0) state.armed = null;
   // Selection and toggle changes land here, whatever caused them.
   if (conn.state === 'connected') inspector.sync(state.selected);
   session.syncViewport(now);
@@ -202,6 +210,7 @@ function frame(now) {
     now,
     paint: { tiles: painter.preview(), brush: painter.on ? painter.brush : null },
     box: input.box(),
+    routeDraft: state.armed?.route,
   });
   const t2 = performance.now();
   timing.sampleMs += (t1 - t0 - timing.sampleMs) * 0.1; // smoothed
@@ -229,6 +238,7 @@ function frame(now) {
     othersForming: state.formations.filter((f) => f !== shown && !f.complete).length,
     upstream: state.welcome?.upstream ?? null,
     viewOnly: session.viewOnly,
+    armed: state.armed ? { kind: state.armed.kind, points: state.armed.route.length } : null,
   });
   panels.update({
     agents: state.agents,

@@ -30,6 +30,9 @@ export const THEME = {
   grid: 'rgba(255, 255, 255, 0.04)',
   heading: 'rgba(255, 255, 255, 0.8)',
   order: 'rgba(255, 255, 255, 0.9)',
+  // An attack-move's ring where it was given, and its cursor (input.js): a hot red-orange, apart
+  // from the collided ring's deep red and from every group colour.
+  attackOrder: '#ff5a3c',
   // Role marks (hunter, prey, guard, leader): light outlines on a dark halo, readable on any group.
   roleMark: '#f4f4f4',
   roleHalo: 'rgba(0, 0, 0, 0.75)',

@@ -37,6 +37,7 @@ export { THEME, groupColor };
  * @property {Map<number, string>} [roles]
  * @property {boolean} [allGoals]
  * @property {SelectionBox | null} [box]
+ * @property {Point[]} [routeDraft] a patrol's route being given (Shift + right-clicks after Q)
  */
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
@@ -69,6 +70,8 @@ export class View {
     this.agentLayer = new AgentLayer();
     /** @type {TileMap | null} */
     this.map = null; // TileMap or null
+    /** @type {{id: number, points: Point[]}[]} */
+    this.routes = []; // the queued routes the last frame drew (screen points from the goal on)
   }
 
   // The tile map to draw under everything (null: none). Drawn into its layer at the next frame.
@@ -196,7 +199,8 @@ export class View {
   // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
   //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
   //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null},
-  //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's}
+  //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's,
+  //         routeDraft: a patrol's route being given}
   /** @param {ViewFrame} frame */
   draw(frame) {
     const ctx = this.ctx;
@@ -215,6 +219,7 @@ export class View {
     marks.drawObstacles(ctx, this, frame.obstacles);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);
+    this.routes = marks.drawQueuedRoutes(ctx, this, frame.agents, goalsOf);
     this.agentLayer.draw(ctx, this, frame.agents, frame.selected); // bodies, headings, selection
     if (frame.roles && frame.roles.size > 0) marks.drawRoleMarks(ctx, this, frame.agents, frame.roles);
     marks.drawUnreachable(ctx, this, frame.agents);
@@ -224,6 +229,7 @@ export class View {
     marks.drawFlashes(ctx, this, frame.flashes, frame.now);
     ctx.globalAlpha = 1;
     marks.drawOrders(ctx, this, frame.orders, frame.now);
+    if (frame.routeDraft) marks.drawRouteDraft(ctx, this, frame.routeDraft);
     if (frame.box) marks.drawBox(ctx, frame.box);
     if (this.map && frame.paint?.brush) drawPaintPreview(ctx, this, this.map, [], frame.paint.brush);
   }

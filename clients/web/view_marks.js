@@ -1,25 +1,30 @@
 // @ts-check
 // The marks the view draws round the agents, in CSS pixels at the view's camera: obstacles, the
-// paths to goals and the crosses on them, role marks, the ring and badge of an agent that cannot
+// paths to goals and the crosses on them, the routes of queued orders and patrols, role marks, the ring and badge of an agent that cannot
 // reach its goal, collision flashes, move-order rings and the rubber band of a box selection.
 // View.draw (view.js) calls them in its order; the geometry of a role mark, a badge and a flash
 // is also View's to answer (window.herd asks it: debug_api.js).
 
 import { THEME } from './theme.js';
 import { markOutline } from './roles.js';
+import { queuedRoute } from './orders.js';
 
 /** @import { Agent, Obstacle, Point } from './connection.js' */
 /** @import { SelectionBox } from './input.js' */
 /** @import { View } from './view.js' */
 
 /** @typedef {{x: number, y: number, impulse: number, at: number}} Flash a collision shown since `at` (page ms) */
-/** @typedef {{x: number, y: number, at: number}} Order a move order given at `at` (page ms) */
+/**
+ * An order given at `at` (page ms): a move, or an attack-move (its ring in the attack colour).
+ * @typedef {{x: number, y: number, at: number, kind?: 'move' | 'attack'}} Order
+ */
 
 const MIN_OBSTACLE_PX = 2;
 export const ORDER_MARKER_MS = 600; // how long a move-order ring takes to fade
 export const FLASH_MS = 500; // how long a collision's ring takes to grow and fade
 const UNREACHABLE_RING_GAP_PX = 5; // the dashed ring, outside the selection ring (3 px)
 const UNREACHABLE_BADGE_PX = 6; // radius of the "!" disc
+export const ROUTE_DOT_PX = 2.5; // radius of the dot on each point of a queued route
 
 // The outline of agent a's role mark on screen ([[x, y], ...]; roles.js), or [] without a role.
 /** @param {View} view @param {Agent} agent @param {string} role @returns {[number, number][]} */
@@ -189,6 +194,70 @@ export function drawTargetCrosses(ctx, view, agents, selected) {
   ctx.stroke(crosses);
 }
 
+// The routes of agents that will go on after their goal (queued orders, a patrol's lap: their
+// `waypoints`), for the selected ones (everyone's when `selected` is null: key E): a thin line
+// from the goal through each point, with a small dot on each, under the agents. Returns each route
+// drawn, in screen points from the goal on (window.herd.routes reads them).
+/**
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {View} view
+ * @param {Agent[]} agents
+ * @param {Set<number> | null} selected
+ * @returns {{id: number, points: Point[]}[]}
+ */
+export function drawQueuedRoutes(ctx, view, agents, selected) {
+  /** @type {{id: number, points: Point[]}[]} */
+  const drawn = [];
+  if (selected && selected.size === 0) return drawn;
+  const lines = new Path2D();
+  const dots = new Path2D();
+  for (const a of agents) {
+    if (!a.waypoints || a.waypoints.length < 2 || (selected && !selected.has(a.id))) continue;
+    const points = queuedRoute(a).map((p) => view.worldToScreen(p.x, p.y));
+    lines.moveTo(points[0].x, points[0].y);
+    for (let i = 1; i < points.length; i++) {
+      const p = points[i];
+      lines.lineTo(p.x, p.y);
+      dots.moveTo(p.x + ROUTE_DOT_PX, p.y);
+      dots.arc(p.x, p.y, ROUTE_DOT_PX, 0, 2 * Math.PI);
+    }
+    drawn.push({ id: a.id, points });
+  }
+  if (drawn.length === 0) return drawn;
+  ctx.save();
+  ctx.strokeStyle = THEME.target;
+  ctx.globalAlpha *= 0.4; // fainter than the dots and the goal's cross, above the goal's dashes
+  ctx.lineWidth = 1;
+  ctx.stroke(lines);
+  ctx.restore();
+  ctx.fillStyle = THEME.target;
+  ctx.fill(dots);
+  return drawn;
+}
+
+// A patrol's route while it is given (Shift + right-clicks after Q): its points joined in order,
+// dashed, in the order rings' white, with a ring on each.
+/** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Point[]} route */
+export function drawRouteDraft(ctx, view, route) {
+  if (route.length === 0) return;
+  const points = route.map((p) => view.worldToScreen(p.x, p.y));
+  ctx.save();
+  ctx.strokeStyle = THEME.order;
+  ctx.lineWidth = 1.5;
+  ctx.setLineDash([6, 4]);
+  ctx.beginPath();
+  points.forEach((p, i) => (i === 0 ? ctx.moveTo(p.x, p.y) : ctx.lineTo(p.x, p.y)));
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.beginPath();
+  for (const p of points) {
+    ctx.moveTo(p.x + 5, p.y);
+    ctx.arc(p.x, p.y, 5, 0, 2 * Math.PI);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
 // fn(agentScreenPoint, targetScreenPoint) for each selected agent (each agent when `selected`
 // is null) that has a target.
 /**
@@ -223,8 +292,9 @@ export function drawBox(ctx, b) {
   ctx.restore();
 }
 
-// A ring that grows and fades where a move order was given: immediate feedback for the click,
-// before the server's next snapshot shows the agents turning.
+// A ring that grows and fades where a move order was given (an attack-move's in the attack
+// colour): immediate feedback for the click, before the server's next snapshot shows the agents
+// turning.
 /** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Order[]} orders @param {number} now */
 export function drawOrders(ctx, view, orders, now) {
   for (const o of orders) {
@@ -233,7 +303,7 @@ export function drawOrders(ctx, view, orders, now) {
     const p = view.worldToScreen(o.x, o.y);
     ctx.beginPath();
     ctx.arc(p.x, p.y, 4 + 10 * age, 0, 2 * Math.PI);
-    ctx.strokeStyle = THEME.order;
+    ctx.strokeStyle = o.kind === 'attack' ? THEME.attackOrder : THEME.order;
     ctx.globalAlpha = 1 - age;
     ctx.lineWidth = 1.5;
     ctx.stroke();

@@ -8,6 +8,7 @@
  */
 /** @import { Flash, Order } from './view_marks.js' */
 /** @import { TileMap } from './tile_map.js' */
+/** @import { Armed } from './orders.js' */
 
 /**
  * The newest state the server sent, and this page's own (window.herd reads it: debug_api.js).
@@ -24,6 +25,7 @@
  * @property {Flash[]} flashes
  * @property {Set<number>} selected
  * @property {Order[]} orders
+ * @property {Armed | null} armed
  * @property {{code: string, message: string, seq: number | undefined} | null} lastError
  * @property {Ack | null} lastAck
  * @property {CommandFields | null} lastCommand
@@ -50,7 +52,8 @@ export function newViewerState() {
     traces: [], // the newest snapshot's inspect entries (this session's own)
     flashes: [], // collisions being shown: {x, y, impulse, at}
     selected: new Set(),
-    orders: [], // recent move orders, drawn as fading rings: {x, y, at}
+    orders: [], // recent move orders, drawn as fading rings: {x, y, at, kind}
+    armed: null, // the order the next right-click gives (A, Q: orders.js), or null: a move
     lastError: null,
     lastAck: null,
     lastCommand: null, // the fields of the last command sent (without type and seq)

@@ -200,20 +200,28 @@ describe('smooth motion, camera and commands', { timeout: 6 * TEST_TIMEOUT_MS },
       await page.mouse.click(canvasBox.x + target.sx, canvasBox.y + target.sy, { button: 'right' });
       const orders = await page.evaluate(() => window.herd.orders);
       assert.ok(orders.some((o) => Math.hypot(o.x - target.x, o.y - target.y) < 1), 'no marker where the order was given');
+      // The order names exactly the boxed agents and keeps their shape: each gets its own goal
+      // round the point (the group, wider than a packed clump of them, is drawn into one there).
+      const move = await page.evaluate(() => window.herd.lastCommand);
+      assert.deepEqual([move.cmd, move.spread, [...move.agents].sort((m, n) => m - n)], ['set_target', 'keep', expected]);
       const tol = 1 / target.scale + 0.01;
+      assert.ok(Math.abs(move.target.x - target.x) <= tol && Math.abs(move.target.y - target.y) <= tol, `the order went to ${JSON.stringify(move.target)}`);
+      // A packed clump of n agents of radius r, 3 r apart, reaches about 3 r sqrt(n sqrt(3) / 2 pi)
+      // + 2 spacings from its centre; a clump that would cross the world's edge is moved inside
+      // whole, by at most that much again.
+      const reach = (n, r) => 2 * 3 * r * (Math.sqrt((n * Math.sqrt(3)) / (2 * Math.PI)) + 2);
       const snap = await watcher.next(
         (m) =>
           m.type === 'snapshot' &&
           expected.every((id) => {
             const g = m.agents.find((x) => x.id === id);
-            return g && g.tx !== undefined && Math.abs(g.tx - target.x) <= tol && Math.abs(g.ty - target.y) <= tol;
+            return g && g.tx !== undefined && Math.hypot(g.tx - move.target.x, g.ty - move.target.y) <= reach(expected.length, g.r);
           }),
         WAIT_MS,
-        `snapshot with agents ${expected} targeting (${target.x}, ${target.y})`,
+        `snapshot with agents ${expected} going round (${move.target.x}, ${move.target.y})`,
       );
-      // And nobody outside the box got the order.
-      const others = snap.agents.filter((g) => !expected.includes(g.id));
-      assert.ok(others.every((g) => g.tx === undefined || Math.abs(g.tx - target.x) > tol || Math.abs(g.ty - target.y) > tol));
+      const goals = expected.map((id) => snap.agents.find((x) => x.id === id)).map((g) => `${g.tx},${g.ty}`);
+      assert.equal(new Set(goals).size, expected.length, `the agents were not each given a goal of their own: ${goals}`);
       assert.equal(await page.evaluate(() => window.herd.lastCommand.behaviour), undefined); // arrive, the default
       await page.keyboard.press('Escape');
     } finally {

@@ -164,6 +164,36 @@ void expect_near(Rgb got, Rgb want, int tolerance, const std::string& what) {
       << what << ": " << str(got) << ", want " << str(want);
 }
 
+// A selected agent's queued route (its snapshot's `waypoints`, after its goal) is drawn as the
+// browser draws it: a faint line from the goal through each point and a dot on each; an agent not
+// selected has none drawn.
+TEST_F(DrawFrameTest, ASelectedAgentsQueuedRouteIsALineWithADotOnEachPoint) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  auto chosen = agent(1, 100, 100, 1, 8), other = agent(2, 100, 400, 2, 8);
+  chosen.target = sim::Vec2{300, 100};
+  chosen.waypoints = {{300, 250}, {500, 250}};
+  other.target = sim::Vec2{300, 400};
+  other.waypoints = {{300, 550}, {500, 550}};
+  s.agents = {chosen, other};
+  viewer_.on_message(s, {});
+  viewer_.select_at(100, 100, 1);
+  ASSERT_EQ(viewer_.selection(), (std::vector<std::uint32_t>{1}));
+  draw(s);
+  const Rgb ground = view::colour::kWorld, target = view::colour::kTarget;
+  for (const sim::Vec2& w : chosen.waypoints) {
+    EXPECT_EQ(str(at(w.x, w.y)), str(target)) << "the dot at " << w.x << ", " << w.y;
+    // Below it (the legs come from above and from the left): the ground.
+    EXPECT_EQ(str(at(w.x, w.y, 0, 1 + static_cast<int>(view::kRouteDotPx) + 2)), str(ground))
+        << "below the dot at " << w.x << ", " << w.y;
+  }
+  // Half way along each leg: the line, fainter than the dots.
+  expect_near(at(300, 175), over(target, 128, ground), 3, "the leg from the goal");
+  expect_near(at(400, 250), over(target, 128, ground), 3, "the leg between the points");
+  for (const sim::Vec2& w : other.waypoints)
+    EXPECT_EQ(str(at(w.x, w.y)), str(ground)) << "an unselected agent's point";
+}
+
 TEST_F(DrawFrameTest, AWalkersTrailIsASquarePerTileJoinedByALineFadingWithAge) {
   protocol::Snapshot s;
   s.tick = 1;

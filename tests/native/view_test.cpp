@@ -345,5 +345,72 @@ TEST(ViewViewer, DemoKeysSendWhatTheBrowserSends) {
   EXPECT_FALSE(v.demo_command('X'));
 }
 
+// The right button's orders, as the browser gives them (clients/web/orders.js,
+// tests/web/orders.test.mjs): a move keeping the shape, queued with Shift; A's attack-move; Q's
+// patrol, through a route given with Shift; C's stop.
+TEST(ViewViewer, RightClickOrdersAreTheBrowsers) {
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  v.on_message(w, {});
+  protocol::Snapshot s = snapshot_with(1, 100);
+  s.agents.push_back(s.agents[0]);
+  s.agents[1].id = 2;
+  s.agents[1].x = 140;
+  v.on_message(s, {});
+  using K = sim::BehaviourKind;
+  auto order = [&](double x, double y, bool shift) {
+    auto c = v.order_command(x, y, shift);
+    return c ? std::optional(std::get<sim::SetTarget>(*c)) : std::nullopt;
+  };
+  EXPECT_FALSE(order(300, 300, false)) << "nothing selected";
+  EXPECT_FALSE(v.arm(view::Viewer::Armed::attack_move)) << "nothing selected to arm it for";
+  v.select_box(0, 0, 800, 600);
+  ASSERT_EQ(v.selection(), (std::vector<std::uint32_t>{1, 2}));
+
+  auto move = order(300, 900, false);  // below the world: clamped into it
+  ASSERT_TRUE(move);
+  EXPECT_EQ(move->behaviour, K::arrive);
+  EXPECT_EQ(move->spread, sim::Spread::keep);
+  EXPECT_FALSE(move->queue);
+  EXPECT_EQ(move->target, (sim::Vec2{300, 600}));
+  EXPECT_TRUE(order(300, 300, true)->queue);
+
+  ASSERT_TRUE(v.arm(view::Viewer::Armed::attack_move));
+  auto queued = order(500, 300, true);
+  EXPECT_EQ(queued->behaviour, K::attack_move);
+  EXPECT_TRUE(queued->queue);
+  EXPECT_EQ(v.armed(), view::Viewer::Armed::attack_move) << "Shift keeps it armed";
+  EXPECT_FALSE(v.shift_released());
+  EXPECT_EQ(v.armed(), view::Viewer::Armed::none) << "letting go of Shift ends it";
+  v.arm(view::Viewer::Armed::attack_move);
+  auto once = order(500, 300, false);
+  EXPECT_EQ(once->behaviour, K::attack_move);
+  EXPECT_FALSE(once->queue);
+  EXPECT_EQ(v.armed(), view::Viewer::Armed::none);
+
+  v.arm(view::Viewer::Armed::patrol);
+  EXPECT_EQ(order(100, 100, false)->behaviour, K::patrol) << "one point: there and back";
+  v.arm(view::Viewer::Armed::patrol);
+  EXPECT_FALSE(order(100, 100, true));
+  EXPECT_FALSE(order(200, 100, true));
+  EXPECT_EQ(v.route().size(), 2u);
+  auto route = order(300, 100, false);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->behaviour, K::patrol);
+  EXPECT_EQ(route->target, (sim::Vec2{100, 100}));
+  EXPECT_EQ(route->points, (std::vector<sim::Vec2>{{200, 100}, {300, 100}}));
+  EXPECT_TRUE(v.route().empty());
+  v.arm(view::Viewer::Armed::patrol);
+  EXPECT_FALSE(order(100, 100, true));
+  auto let_go = v.shift_released();
+  ASSERT_TRUE(let_go);
+  EXPECT_EQ(std::get<sim::SetTarget>(*let_go).behaviour, K::patrol);
+
+  auto stop = v.stop_command();
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(std::get<sim::Stop>(*stop).agents, sim::Selection(false, {1, 2}));
+}
+
 }  // namespace
 }  // namespace herd

@@ -44,7 +44,7 @@ describe("README.md's viewer keys", () => {
     const cases = {
       'a row lost': readme.replace(/^\| <kbd>F<\/kbd> \|.*\n/m, ''),
       'a row edited by hand': readme.replace('fit the whole world in the view', 'fit the world'),
-      'a key the table lacks, in the list': readme.replace('<kbd>O</kbd> |', '<kbd>Q</kbd> |'),
+      'a key the table lacks, in the list': readme.replace('<kbd>O</kbd> |', '<kbd>J</kbd> |'),
       'a key the table lacks, in the prose': readme.replace('<kbd>H</kbd> or <kbd>?</kbd> shows', '<kbd>K</kbd> shows'),
       'a key written in bold': readme.replace('- Motion is interpolated', '- **F** fits the world. Motion is interpolated'),
       'a key written as code': readme.replace('- Motion is interpolated', '- `Space` pauses. Motion is interpolated'),
@@ -75,11 +75,13 @@ describe('the key table', () => {
   });
 
   it('binds each key once, letters in either case, and not the keys of a chord or a range alone', () => {
+    // A chord's keys are bound together (Ctrl + A), apart from the same key pressed alone (A).
     const seen = new Map();
     for (const row of KEY_ROWS) {
       for (const k of row.keys ?? []) {
-        assert.ok(!seen.has(k) || seen.get(k) === row, `${k} is in two rows`);
-        seen.set(k, row);
+        const as = `${row.join === '+' ? 'chord' : 'alone'} ${k}`;
+        assert.ok(!seen.has(as) || seen.get(as) === row, `${k} is in two rows`);
+        seen.set(as, row);
       }
     }
     assert.equal(keyAction('Escape'), 'escape');
@@ -88,10 +90,12 @@ describe('the key table', () => {
     assert.equal(keyAction('?'), 'help');
     assert.equal(keyAction(' '), 'pause');
     assert.equal(keyAction('ArrowUp'), 'pan');
-    assert.equal(keyAction('a'), null, 'A is Ctrl+A');
+    assert.equal(keyAction('a'), 'attackMove', 'A alone, not Ctrl + A');
+    assert.equal(keyAction('Q'), 'patrol');
+    assert.equal(keyAction('c'), 'stop');
     assert.equal(keyAction('Control'), null);
     assert.equal(keyAction('1'), null, 'the digits are bound by their place (ev.code)');
-    assert.equal(keyAction('q'), null);
+    assert.equal(keyAction('k'), null);
   });
 
   it("names in a row's text only keys of the table", () => {
@@ -112,14 +116,22 @@ describe('the key table', () => {
   it('marks what commands, which a viewer ignores: the bar, the demo, spawn, remove, obstacles, paint, orders', () => {
     assert.deepEqual(
       [...COMMAND_ACTIONS].sort(),
-      ['demo', 'obstacle', 'paint', 'pause', 'pickScenario', 'remove', 'reset', 'snapshotRate', 'spawn', 'step', 'tickRate'],
+      ['attackMove', 'demo', 'obstacle', 'paint', 'patrol', 'pause', 'pickScenario', 'remove', 'reset', 'snapshotRate', 'spawn', 'step', 'stop', 'tickRate'],
     );
     for (const row of KEY_ROWS) {
       if (row.section === 'bar' || row.section === 'demo') assert.equal(row.commands, true, `${row.does}: the bar's and the demo's rows command`);
     }
     assert.deepEqual(
       KEY_ROWS.filter((r) => r.commands && !r.action).map((r) => r.mouse),
-      ['right-click the ground', 'right-click an agent or an obstacle', 'drag (painting)', 'Shift + drag, right drag', 'tap the ground', "the demo's buttons"],
+      [
+        'right-click the ground',
+        'Shift + right-click the ground',
+        'right-click an agent or an obstacle',
+        'drag (painting)',
+        'Shift + drag, right drag',
+        'tap the ground',
+        "the demo's buttons",
+      ],
     );
   });
 
