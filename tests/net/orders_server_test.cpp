@@ -125,8 +125,8 @@ TEST_F(OrdersServerTest, WaypointsQueueAndAreWalkedInOrderStopForgetsThem) {
 }
 
 TEST_F(OrdersServerTest, AnAttackMoveEngagesAnEnemyOnTheWayThenReachesThePoint) {
-  const auto spawned = ok(
-      R"({"cmd":"spawn","agents":[{"x":100,"y":300,"group":1},{"x":400,"y":380,"group":2}]})");
+  const auto spawned =
+      ok(R"({"cmd":"spawn","agents":[{"x":100,"y":300,"group":1},{"x":400,"y":380,"group":2}]})");
   const std::uint32_t mover = spawned.agents->at(0), enemy = spawned.agents->at(1);
   ok(R"({"cmd":"attack_move","agents":[)" + std::to_string(mover) +
      R"(],"target":{"x":700,"y":300},"radius":150})");
@@ -140,7 +140,8 @@ TEST_F(OrdersServerTest, AnAttackMoveEngagesAnEnemyOnTheWayThenReachesThePoint) 
       EXPECT_EQ(a.subject, enemy);
     }
     for (const auto& c : s.collisions)
-      hit = hit || (!c.obstacle && ((c.a == mover && c.b == enemy) || (c.a == enemy && c.b == mover)));
+      hit = hit ||
+            (!c.obstacle && ((c.a == mover && c.b == enemy) || (c.a == enemy && c.b == mover)));
     carried_on = carried_on || (engaged && a.phase == sim::Phase::advance);
     if (a.state == sim::MoveState::arrived) {
       EXPECT_NEAR(a.x, 700, 1);
@@ -172,14 +173,20 @@ TEST_F(OrdersServerTest, APatrolComesBackAndGoesOutAgain) {
 TEST_F(OrdersServerTest, BadOrdersAreRefusedWithTheirCodes) {
   ok(R"({"cmd":"spawn","count":3})");
   using E = protocol::ErrorCode;
-  EXPECT_EQ(refused(R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"wide"})"),
-            E::bad_field);
-  EXPECT_EQ(refused(R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"formation"})"),
-            E::bad_field);  // no shape
-  EXPECT_EQ(refused(R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"formation","shape":"block","queue":true})"),
-            E::bad_field);
-  EXPECT_EQ(refused(R"({"cmd":"attack_move","agents":"all","target":{"x":1,"y":1},"spread":"formation"})"),
-            E::bad_field);
+  EXPECT_EQ(
+      refused(R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"wide"})"),
+      E::bad_field);
+  EXPECT_EQ(
+      refused(R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"formation"})"),
+      E::bad_field);  // no shape
+  EXPECT_EQ(
+      refused(
+          R"({"cmd":"set_target","agents":"all","target":{"x":1,"y":1},"spread":"formation","shape":"block","queue":true})"),
+      E::bad_field);
+  EXPECT_EQ(
+      refused(
+          R"({"cmd":"attack_move","agents":"all","target":{"x":1,"y":1},"spread":"formation"})"),
+      E::bad_field);
   EXPECT_EQ(refused(R"({"cmd":"patrol","agents":"all","points":[]})"), E::bad_field);
   EXPECT_EQ(refused(R"({"cmd":"patrol","agents":"all","points":[{"x":1,"y":1},{"x":-5,"y":1}]})"),
             E::out_of_bounds);
