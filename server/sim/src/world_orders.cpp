@@ -279,19 +279,13 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
 }
 
 CommandOutcome WorldImpl::apply_stop(const Stop& cmd) {
-  CommandOutcome out;
-  std::vector<std::size_t> indices;
-  if (!select(cmd.agents, indices, out)) return out;
-  forget_orders(indices);
-  for (std::size_t i : indices) {
-    Agent& a = agents_[i];
+  return for_each_selected(cmd.agents, [&](Agent& a, std::size_t) {
+    orders_.erase(a.id);
     a.behaviour = Behaviour{};
     a.behaviour.home = a.position;
     a.order = 0;
     a.state = MoveState::idle;
-  }
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
+  });
 }
 
 std::vector<Vec2> WorldImpl::upcoming(AgentId id) const {
@@ -317,6 +311,7 @@ std::vector<Vec2> WorldImpl::upcoming(AgentId id) const {
 // next queued one. Serial, reading last tick's states: decisions are made first and applied
 // after, so none depends on the order the agents are visited in.
 void WorldImpl::stage_orders() {
+  if (next_order_ == 1) return;  // no order was ever given: no agent has one (a scan saved)
   struct Decision {
     std::size_t i;
     enum Kind { settle, engage, disengage, next_leg, next_order } kind;
@@ -462,6 +457,7 @@ void WorldImpl::stage_orders() {
 
 void WorldImpl::pace_orders() {
   order_tags_.clear();
+  if (next_order_ == 1) return;  // no order was ever given: nobody settles or moves as a body
   bool keep = false, contact = false;
   for (const Agent& a : agents_) {
     const Settle s = a.behaviour.settle;
