@@ -96,6 +96,43 @@ TEST_F(OrdersServerTest, ASquadKeepingItsPlacesSettles) {
   EXPECT_LE(settled_at, 1.5 * ideal + 2);
 }
 
+// 100 agents scattered over the world by spawn's count, sent to one point with each spread:
+// all at rest (arrived, slower than 1 unit/s) within 1.5 times the ideal time plus 2 s, none
+// touched once stopped.
+class OrdersSpreadTest : public OrdersServerTest,
+                         public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(OrdersSpreadTest, AScatteredHundredSettles) {
+  ok(R"({"cmd":"spawn","count":100})");
+  const auto start = step(1);
+  ASSERT_EQ(start.agents.size(), 100u);
+  double farthest = 0;
+  for (const auto& a : start.agents)
+    farthest = std::max(farthest, std::hypot(a.x - 800, a.y - 550));
+  const std::string spread = GetParam();
+  const auto ack =
+      ok(R"({"cmd":"set_target","agents":"all","target":{"x":800,"y":550},"spread":")" + spread +
+         (spread == "formation" ? R"(","shape":"block"})" : R"("})"));
+  EXPECT_EQ(ack.count, 100u);
+  const double ideal = farthest / 120;
+  std::map<std::uint32_t, bool> stopped;
+  double settled_at = HUGE_VAL;
+  for (int t = 0; t < 120 * 20 && settled_at == HUGE_VAL; t += 6) {
+    bool all = true;
+    for (const auto& a : step(6).agents) {
+      EXPECT_FALSE(stopped[a.id] && a.collided) << "agent " << a.id << " touched after it stopped";
+      const bool still = a.state == sim::MoveState::arrived && std::hypot(a.vx, a.vy) < 1;
+      stopped[a.id] = stopped[a.id] || still;
+      all = all && still;
+    }
+    if (all) settled_at = static_cast<double>(t + 6) / 120;
+  }
+  EXPECT_LE(settled_at, 1.5 * ideal + 2) << "ideal " << ideal << " s";
+}
+
+INSTANTIATE_TEST_SUITE_P(Spreads, OrdersSpreadTest,
+                         ::testing::Values("keep", "point", "formation"));
+
 TEST_F(OrdersServerTest, WaypointsQueueAndAreWalkedInOrderStopForgetsThem) {
   const auto spawned = ok(R"({"cmd":"spawn","agents":[{"x":100,"y":100}]})");
   const std::uint32_t id = spawned.agents->front();

@@ -68,6 +68,10 @@ struct GroupCase {
   std::size_t n;
   bool scattered;
   Spread spread;
+  std::uint64_t seed = 7;  // the world's: where a scattered group stands
+  Vec2 point{800, 550};
+  Vec2 clump{300, 300};  // a clump's centre, and its pitch
+  double pitch = 20;
 };
 
 class GroupToAPoint : public ::testing::TestWithParam<GroupCase> {};
@@ -76,24 +80,25 @@ class GroupToAPoint : public ::testing::TestWithParam<GroupCase> {};
 // agent's straight line to the point at max speed) plus 2 s, and nobody is hit once stopped.
 TEST_P(GroupToAPoint, SettlesWithinTheIdealTimeAndNobodyIsHitOnceStopped) {
   const GroupCase c = GetParam();
-  World w(open_world(1200, 900));
+  WorldDef def = open_world(1200, 900);
+  def.seed = c.seed;
+  World w(def);
   Spawn s;
   if (c.scattered) {
     s.count = static_cast<std::uint32_t>(c.n);
   } else {
-    s = grid_of(c.n, {300, 300}, 20);
+    s = grid_of(c.n, c.clump, c.pitch);
   }
   ASSERT_TRUE(w.apply(s).ok());
   w.step();
-  const Vec2 point{800, 550};
   SetTarget go;
   go.agents = {true};
-  go.target = point;
+  go.target = c.point;
   go.spread = c.spread;
   go.shape = Shape::block;
   const CommandOutcome out = w.apply(go);
   ASSERT_TRUE(out.ok()) << out.message;
-  const double ideal = farthest_from(w, point) / w.def().agent_defaults.max_speed;
+  const double ideal = farthest_from(w, c.point) / w.def().agent_defaults.max_speed;
   const double took = settle(w, 1.5 * ideal + 2);
   EXPECT_LE(took, 1.5 * ideal + 2) << "ideal " << ideal << " s";
   // At rest for a second more: nobody moves or is hit.
@@ -107,19 +112,33 @@ TEST_P(GroupToAPoint, SettlesWithinTheIdealTimeAndNobodyIsHitOnceStopped) {
 std::string case_name(const ::testing::TestParamInfo<GroupCase>& info) {
   static constexpr const char* kSpread[] = {"keep", "point", "formation"};
   return std::to_string(info.param.n) + (info.param.scattered ? "_scattered_" : "_clump_") +
-         kSpread[static_cast<int>(info.param.spread)];
+         kSpread[static_cast<int>(info.param.spread)] + "_seed" + std::to_string(info.param.seed);
 }
 
-// Groups that stand together, with each spread, and scattered groups keeping their places.
-// Scattered crowds sent onto one point (spread point), and 500 scattered agents keeping places,
-// still have an agent touched after it stopped now and then: not yet held to this here.
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, GroupToAPoint,
-    ::testing::Values(GroupCase{16, false, Spread::keep}, GroupCase{16, true, Spread::keep},
-                      GroupCase{16, false, Spread::point}, GroupCase{16, false, Spread::formation},
-                      GroupCase{16, true, Spread::formation}, GroupCase{100, false, Spread::keep},
-                      GroupCase{100, true, Spread::keep}, GroupCase{500, false, Spread::keep}),
-    case_name);
+// 16, 100 and 500 agents, from a clump and from a scattered start, with each spread.
+std::vector<GroupCase> every_size() {
+  std::vector<GroupCase> cases;
+  for (std::size_t n : {16, 100, 500})
+    for (bool scattered : {false, true})
+      for (Spread spread : {Spread::keep, Spread::point, Spread::formation})
+        cases.push_back({n, scattered, spread});
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GroupToAPoint, ::testing::ValuesIn(every_size()), case_name);
+
+// The largest groups again, from other starts to other points: near the edges and corners of the
+// world, from clumps at other pitches.
+std::vector<GroupCase> other_starts() {
+  const Vec2 points[] = {{600, 450}, {200, 800}, {1100, 100}};
+  const Vec2 clumps[] = {{350, 330}, {700, 400}, {600, 350}};
+  std::vector<GroupCase> cases;
+  for (std::uint64_t k = 0; k < 3; ++k)
+    for (bool scattered : {false, true})
+      for (Spread spread : {Spread::keep, Spread::point})
+        cases.push_back({500, scattered, spread, 11 + k, points[k], clumps[k], 17.0 + 3 * k});
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Starts, GroupToAPoint, ::testing::ValuesIn(other_starts()), case_name);
 
 // Keep: a group already together keeps its shape, moved to the point.
 TEST(Spread, KeepMovesATightGroupAsItStands) {

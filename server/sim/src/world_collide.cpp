@@ -22,10 +22,17 @@ bool immovable(const Agent& a, bool has_map) {
   return has_map && a.pathing == Pathing::no_backtrack;
 }
 
+// Come to rest under a group order, against one still moving under an order: its place is
+// final, and the mover takes the whole response (WorldImpl::keep_off_stopped).
+bool holds_against(const Agent& a, const Agent& b) {
+  return WorldImpl::at_rest_in_order(a) && b.order != 0 && !WorldImpl::at_rest_in_order(b);
+}
+
 // Shares of a pair's response: (2 m_b/(m_a+m_b), 2 m_a/(m_a+m_b)) for the elastic velocity change
 // and half that for overlap removal; an immovable side takes nothing and the other everything.
 std::pair<double, double> mass_shares(const Agent& a, const Agent& b, bool has_map) {
-  const bool fixed_a = immovable(a, has_map), fixed_b = immovable(b, has_map);
+  const bool fixed_a = immovable(a, has_map) || holds_against(a, b),
+             fixed_b = immovable(b, has_map) || holds_against(b, a);
   if (fixed_a && fixed_b) return {0, 0};
   if (fixed_a) return {0, 1};
   if (fixed_b) return {1, 0};

@@ -159,6 +159,20 @@ class WorldImpl {
   // as a formation's, and movers settling by contact slow to stop short of those stopped
   // (world_orders.cpp).
   void pace_orders();
+
+ public:
+  static constexpr double kStill = 1;  // units/s: slower than this, an agent stands still
+  // Come to rest under a group order that settles: arrived and still. Its place is final: to
+  // those still moving under orders it is as solid as an obstacle.
+  static bool at_rest_in_order(const Agent& a) {
+    return a.order != 0 && a.behaviour.settle != Settle::none && a.state == MoveState::arrived &&
+           length_squared(a.velocity) < kStill * kStill;
+  }
+
+ private:
+  // After integration, before collisions: a mover under an order never walks into an agent of an
+  // order that has come to rest; it stops a hair short and slides along (world_orders.cpp).
+  void keep_off_stopped();
   // This tick's tags for the avoidance stage: the formations', and the group orders'.
   std::span<const std::uint32_t> together() const {
     return order_tags_.empty() ? formations_.together()
@@ -312,6 +326,7 @@ class WorldImpl {
   PathService pathing_;
   std::map<AgentId, Orders> orders_;
   std::vector<std::uint32_t> order_tags_;  // together(), when a group order tags its members
+  std::vector<Vec2> before_;               // positions before integration, once an order was given
   // A group order's tag: apart from every formation's (below kFormationBits' top bit).
   static constexpr std::uint32_t kOrderTag = 1u << 29;
   std::uint32_t next_order_ = 1;

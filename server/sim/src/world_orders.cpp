@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "assignment.hpp"
+#include "formation.hpp"
 #include "geometry.hpp"
 #include "steering.hpp"
 #include "world_impl.hpp"
@@ -14,11 +15,9 @@
 namespace herd::sim {
 namespace {
 
-constexpr double kStill = 1;  // units/s: slower than this, an agent stands still
-
 // Standing still after it set out (not before it has started): held up in a press.
 bool held_up(const Agent& a) {
-  return length_squared(a.velocity) < kStill * kStill &&
+  return length_squared(a.velocity) < WorldImpl::kStill * WorldImpl::kStill &&
          length_squared(a.position - a.behaviour.home) > a.def.radius * a.def.radius;
 }
 
@@ -47,12 +46,12 @@ std::vector<Vec2> hex_clump(std::size_t n, double spacing) {
   return points;
 }
 
-// Moves every point by the same amount so that discs of radius r round them lie inside the
-// world, as far as the spread fits; each is then clamped on its own.
-void fit_inside(std::vector<Vec2>& goals, double r, double width, double height) {
-  if (goals.empty()) return;
-  Vec2 lo = goals[0], hi = goals[0];
-  for (Vec2 g : goals) {
+// How far to move every point, all by the same amount, so that discs of radius r round them lie
+// inside the world, as far as the spread fits (else centred in it).
+Vec2 fit_shift(const std::vector<Vec2>& points, double r, double width, double height) {
+  if (points.empty()) return {};
+  Vec2 lo = points[0], hi = points[0];
+  for (Vec2 g : points) {
     lo = {std::min(lo.x, g.x), std::min(lo.y, g.y)};
     hi = {std::max(hi.x, g.x), std::max(hi.y, g.y)};
   }
@@ -62,7 +61,12 @@ void fit_inside(std::vector<Vec2>& goals, double r, double width, double height)
     if (high > max) return max - high;
     return 0.0;
   };
-  const Vec2 by{shift(lo.x, hi.x, r, width - r), shift(lo.y, hi.y, r, height - r)};
+  return {shift(lo.x, hi.x, r, width - r), shift(lo.y, hi.y, r, height - r)};
+}
+
+// Moves every point by fit_shift; each is then clamped on its own.
+void fit_inside(std::vector<Vec2>& goals, double r, double width, double height) {
+  const Vec2 by = fit_shift(goals, r, width, height);
   for (Vec2& g : goals)
     g = {std::clamp(g.x + by.x, std::min(r, width / 2), std::max(width - r, width / 2)),
          std::clamp(g.y + by.y, std::min(r, height / 2), std::max(height - r, height / 2))};
@@ -230,6 +234,14 @@ CommandOutcome WorldImpl::apply_set_target(const SetTarget& cmd) {
     def.spacing = cmd.spacing;
     def.facing = facing;
     if (cmd.shape == Shape::lines) def.count = 2;
+    // Near an edge, the formation forms as near the point as it fits at its spacing, as a group
+    // keeping its places does, with a diameter's room along the edge for its members to walk
+    // round to the places on that side; where it cannot fit at all, form() shrinks the spacing.
+    double r = 0;
+    for (std::size_t i : indices) r = std::max(r, agents_[i].def.radius);
+    FormationDef sized = def;
+    if (sized.spacing <= 0) sized.spacing = default_spacing(def.shape, r);
+    def.centre += fit_shift(formation_slots(sized, indices.size()), 3 * r, def_.width, def_.height);
     out = formations_.form(formation_scene(), indices, def, rng_);
     if (out.ok()) forget_orders(indices);
     return out;
@@ -364,16 +376,10 @@ void WorldImpl::stage_orders() {
         continue;
       }
     }
-    // Settled, but pushed off the spot it stopped at, or the spot is taken (another stopped in
-    // it meanwhile): it holds where it is now rather than push its way back.
+    // Settled, but pushed off the spot it stopped at: it holds where it is now (braking to a
+    // stop) rather than push its way back through those who settled round it.
     if (b.settle == Settle::settled && a.state == MoveState::moving) {
-      bool taken = held_up(a);
-      const double room = a.def.radius + max_agent_radius_;
-      grid_.query_points(b.point, room, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
-        const double touch = a.def.radius + agents_[j].def.radius;
-        taken = taken || (j != i && length_squared(q - b.point) < touch * touch);
-      });
-      if (taken) decisions.push_back({i, Decision::settle, a.position});
+      if (b.point != a.position) decisions.push_back({i, Decision::settle, a.position});
       continue;
     }
     // Settling by contact: within braking distance of touching a stopped agent of its order.
@@ -383,10 +389,12 @@ void WorldImpl::stage_orders() {
     const double accel = a.def.max_force / a.def.mass;
     const double speed = length(a.velocity);
     const double brake = speed * speed / (2 * accel);
-    // Keeping its place in a group: only near that place, or held up short of it.
-    if (b.settle != Settle::contact && !held_up(a) &&
-        length(b.point - a.position) > 2 * a.def.radius + brake)
-      continue;
+    // Keeping its place in a group: near that place, or held up short of it, any stopped one of
+    // its order it touches settles it; farther, only one in its way there (within sixty degrees
+    // of it), where the others have settled round a place it cannot reach.
+    const Vec2 way = b.point - a.position;
+    const bool only_ahead =
+        b.settle != Settle::contact && !held_up(a) && length(way) > 2 * a.def.radius + brake;
     // Held up within two radii of its place (the others' velocity obstacles hold it there): it
     // has arrived as near as it will get.
     if (b.settle != Settle::contact && held_up(a) &&
@@ -404,6 +412,7 @@ void WorldImpl::stage_orders() {
       if (other.behaviour.settle != Settle::settled && other.state != MoveState::arrived &&
           !held_up(other))
         return;
+      if (only_ahead && 2 * dot(q - a.position, way) < length(q - a.position) * length(way)) return;
       gap = std::min(gap, length(q - a.position) - a.def.radius - other.def.radius);
     });
     if (gap > reach) continue;
@@ -523,6 +532,104 @@ void WorldImpl::pace_orders() {
     });
     if (cap < speed) d.velocity = way * cap;
   }
+}
+
+void WorldImpl::keep_off_stopped() {
+  if (next_order_ == 1) return;  // no order was ever given
+  // At rest under an order: arrived, still. Its place is final; to those still coming it is as
+  // solid as an obstacle: one that would walk into it stops at its edge (arrival by contact) and
+  // keeps only the part of its velocity along it, instead of shoving it off its spot as the
+  // elastic response would.
+  bool any = false;
+  for (const Agent& a : agents_) any = any || at_rest_in_order(a);
+  if (!any) return;
+  // Each mover's step, from where it started to where integration put it, is swept against the
+  // discs of those at rest, which this pass never moves: no result depends on the order the
+  // movers are visited in.
+  constexpr double kClear = 1e-6;  // units: the hair kept between a mover and one at rest
+  double extra = 0;                // the farthest a mover ends from where integration put it
+  std::vector<std::uint32_t> rest;
+  for (std::size_t k = 0; k < grid_.size(); ++k) {
+    const std::size_t i = grid_.index(k);
+    Agent& a = agents_[i];
+    if (a.order == 0 || a.state != MoveState::moving || a.behaviour.agent != kNoAgent) continue;
+    const Vec2 from = before_[i], to = a.position;
+    if (from == to) continue;
+    rest.clear();
+    const double look = a.def.radius + max_agent_radius_ + moved_ + length(to - from) + kClear;
+    grid_.query_points(to, look, [&](std::uint32_t j, Vec2, std::uint32_t) {
+      if (j != i && at_rest_in_order(agents_[j])) rest.push_back(j);
+    });
+    if (rest.empty()) continue;
+    std::sort(rest.begin(), rest.end());
+    // Already touching one (put there by last tick's pushes): no step further into it.
+    Vec2 step = to - from;
+    bool stuck = false;
+    for (int round = 0; round < 2; ++round)
+      for (std::uint32_t j : rest) {
+        const Agent& b = agents_[j];
+        const double touch = a.def.radius + b.def.radius + kClear;
+        const Vec2 off = from - b.position;
+        if (length_squared(off) >= touch * touch) continue;
+        const Vec2 n = normalized_or_zero(off);
+        const double in = dot(step, n);
+        if (in < 0) step -= n * in;
+        const double vin = dot(a.velocity, n);
+        if (vin < 0) a.velocity -= n * vin;
+        stuck = true;
+      }
+    // The first disc the step would enter: it stops at its edge.
+    double first = 1;
+    const Agent* hit = nullptr;
+    for (std::uint32_t j : rest) {
+      const Agent& b = agents_[j];
+      const double touch = a.def.radius + b.def.radius + 2 * kClear;
+      const Vec2 off = from - b.position;
+      const double c = length_squared(off) - touch * touch;
+      if (c <= 0) continue;  // touching already (above)
+      const double qa = length_squared(step), qb = dot(off, step);
+      if (qa == 0 || qb >= 0) continue;  // not closing
+      const double disc = qb * qb - qa * c;
+      if (disc < 0) continue;
+      const double t = (-qb - std::sqrt(disc)) / qa;
+      if (t < first) {
+        first = std::max(t, 0.0);
+        hit = &b;
+      }
+    }
+    if (!hit && !stuck) continue;
+    a.position = from + step * first;
+    if (hit) {
+      const Vec2 n = normalized_or_zero(a.position - hit->position);
+      const double vin = dot(a.velocity, n);
+      if (vin < 0) a.velocity -= n * vin;
+    }
+    extra = std::max(extra, length(a.position - to));
+    grid_.move(k, a.position);
+    // Touching one at rest, it has arrived by contact (one heading for the point, or for a spot
+    // it had stopped at); or, keeping a place in the group, as near that place as it will get:
+    // within two radii of it, or with those at rest in its way to it (the one it touches within
+    // sixty degrees of that way), where the others have settled round a place it cannot reach.
+    Behaviour& b = a.behaviour;
+    const bool contact = b.settle == Settle::contact || b.settle == Settle::settled;
+    bool near = false;
+    if (b.settle == Settle::near || b.settle == Settle::gather) {
+      const Vec2 way = b.point - a.position;
+      near = length_squared(way) <= 4 * a.def.radius * a.def.radius;
+      for (std::uint32_t j : rest) {
+        const Vec2 to = agents_[j].position - a.position;
+        const double reach = a.def.radius + agents_[j].def.radius + 2 * kClear;
+        near = near || (length_squared(to) <= reach * reach &&
+                        2 * dot(to, way) >= length(to) * length(way));
+      }
+    }
+    if (contact || near) {
+      b.point = a.position;
+      b.settle = Settle::settled;
+      a.velocity = {};
+    }
+  }
+  moved_ += extra;
 }
 
 }  // namespace herd::sim

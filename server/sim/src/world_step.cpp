@@ -148,7 +148,7 @@ std::size_t WorldImpl::agent_memory_bytes() const {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
   std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
-                      bytes(pairs_) + bytes(touching_) + bytes(touching_next_) +
+                      bytes(pairs_) + bytes(before_) + bytes(touching_) + bytes(touching_next_) +
                       pathing_.agent_memory_bytes() + grid_.memory_bytes() +
                       near_grid_.memory_bytes() + obstacle_index_.memory_bytes();
   for (const Scratch& s : scratch_)
@@ -258,10 +258,14 @@ void WorldImpl::stage_integrate() {
   // the collision stage then finds touching pairs through the same grid, queries widened by the
   // farthest any agent moved, instead of sorting everyone into cells a second time.
   for (Scratch& scratch : scratch_) scratch.moved2 = 0;
-  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+  // Where each started from, for the orders' movers' sweep (keep_off_stopped).
+  const bool sweep = next_order_ != 1;
+  if (sweep) before_.resize(agents_.size());
+  for_each_agent(grid_.size(), [this, sweep](std::size_t k, Scratch& scratch) {
     prefetch_later(k);
     const std::size_t i = grid_.index(k);
     Agent& a = agents_[i];
+    if (sweep) before_[i] = a.position;
     integrate(a, desires_[i]);
     slots_[k].velocity.x = desires_[i].clearance2;  // for the collision stage, by slot
     scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
@@ -270,6 +274,7 @@ void WorldImpl::stage_integrate() {
   double moved2 = 0;
   for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
   moved_ = std::sqrt(moved2);
+  keep_off_stopped();
 }
 
 void WorldImpl::integrate(Agent& a, const Desire& desire) const {
@@ -296,8 +301,13 @@ void WorldImpl::stage_states() {
       if (a.velocity == Vec2{}) a.collided = false;  // no goal to reach: clear once at rest
       return;
     }
+    // Settled under a group order and standing still, but pushed off its spot (wedged among
+    // others at rest, whose overlap is shared out): it holds where it was pushed to.
+    if (a.behaviour.settle == Settle::settled && a.velocity == Vec2{} && d.arriving)
+      a.behaviour.point = a.position;
     const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
-    bool there = d.arriving && d.goal && a.velocity == Vec2{} && to_goal <= a.def.arrive_tolerance;
+    bool there = d.arriving && d.goal && a.velocity == Vec2{} &&
+                 (to_goal <= a.def.arrive_tolerance || a.behaviour.point == a.position);
     const PathState& p = path_of(i);
     if (map_ && a.pathing == Pathing::no_backtrack && p.walker_placed && d.goal)
       there = p.walker.status == WalkerStatus::arrived &&
