@@ -34,8 +34,6 @@ Spawn grid_of(std::size_t n, Vec2 centre, double pitch, std::uint8_t group = 0) 
   return s;
 }
 
-std::vector<AgentId> ids_of(const CommandOutcome& out) { return out.spawned; }
-
 // Steps until every agent has settled (arrived, slower than 1 unit/s), at most `limit` seconds.
 // Fails the test if an agent that had stopped is marked collided later. Returns the seconds.
 double settle(World& w, double limit) {
@@ -56,6 +54,13 @@ double settle(World& w, double limit) {
     if (all) return static_cast<double>(t + 1) * w.def().dt;
   }
   return HUGE_VAL;
+}
+
+SpawnAgent agent_at(Vec2 position, std::uint8_t group) {
+  SpawnAgent a;
+  a.position = position;
+  a.group = group;
+  return a;
 }
 
 double farthest_from(const World& w, Vec2 point) {
@@ -162,7 +167,11 @@ TEST(Spread, KeepGathersAScatteredGroupIntoAClump) {
   World w(open_world());
   Spawn s;
   for (double x : {50.0, 750.0})
-    for (double y : {50.0, 550.0}) s.agents.push_back(SpawnAgent{.position = {x, y}});
+    for (double y : {50.0, 550.0}) {
+      SpawnAgent a;
+      a.position = {x, y};
+      s.agents.push_back(a);
+    }
   ASSERT_TRUE(w.apply(s).ok());
   SetTarget go;
   go.agents = {true};
@@ -259,9 +268,9 @@ TEST(Queue, QueuedOnAnIdleAgentStartsAtOnce) {
 TEST(AttackMove, EngagesAnEnemyMetOnTheWayThenReachesThePoint) {
   World w(open_world());
   Spawn s;
-  s.agents.push_back(SpawnAgent{.position = {100, 300}, .group = 1});
-  s.agents.push_back(SpawnAgent{.position = {400, 380}, .group = 2});  // beside the way
-  s.agents.push_back(SpawnAgent{.position = {120, 340}, .group = 1});  // a friend: ignored
+  s.agents.push_back(agent_at({100, 300}, 1));
+  s.agents.push_back(agent_at({400, 380}, 2));  // beside the way
+  s.agents.push_back(agent_at({120, 340}, 1));  // a friend: ignored
   const CommandOutcome spawned = w.apply(s);
   const AgentId mover = spawned.spawned[0], enemy = spawned.spawned[1];
   SetTarget go;
