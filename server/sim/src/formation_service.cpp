@@ -315,10 +315,7 @@ void FormationService::finish_assignment(const Scene& scene, const Pending& pa) 
 
 std::uint64_t FormationService::assignment_work_pending() const {
   std::uint64_t work = 0;
-  for (const Pending& pa : pending_) {
-    const std::uint64_t n = pa.assignment.size();
-    work += (n - pa.assignment.rows_done()) * n * n;
-  }
+  for (const Pending& pa : pending_) work += pa.assignment.work_left();
   return work;
 }
 

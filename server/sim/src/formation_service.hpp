@@ -81,7 +81,7 @@ class FormationService {
       for (const Pending& p : pending_) {
         mix(p.formation);
         mix(p.agents.size());
-        mix(p.assignment.rows_done());
+        mix(p.assignment.steps_done());
         for (AgentId id : p.agents) mix(id);
       }
     }

@@ -281,14 +281,15 @@ void FormationService::serialize_pending(S& s) {
       s.vec(to[k]);
     }
     s.items(p.parts, 4, [&](auto& part) { s.u32(part); });
-    std::uint64_t rows = p.assignment.rows_done();
-    s.u64(rows);
+    std::uint64_t steps = p.assignment.steps_done();
+    s.u64(steps);
     if constexpr (S::kLoading) {
-      // A done one is never saved.
-      s.check(rows < n && (p.parts.empty() || p.parts.size() == n));
+      // Replayed step by step (a done one is never saved; a count past the end only finishes it,
+      // and the next tick applies it).
+      s.check(p.parts.empty() || p.parts.size() == n);
       if (!s.ok()) return;
       p.assignment = OptimalAssignment(std::move(from), std::move(to));
-      p.assignment.advance_rows(rows);
+      p.assignment.advance_steps(steps);
     }
   });
 }
