@@ -116,7 +116,6 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
   let pageErrors;
   let sent;
   let commander;
-  let seq = 0;
 
   before(async () => {
     server = await startServer({ scenario: 'default' });
@@ -132,14 +131,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
   });
 
   // What the test sets up itself, through the second client: each acknowledged.
-  async function command(fields) {
-    const s = ++seq;
-    const answer = commander.next((m) => (m.type === 'ack' || m.type === 'error') && m.seq === s, WAIT_MS, `the answer to ${fields.cmd}`);
-    commander.send({ type: 'command', seq: s, ...fields });
-    const msg = await answer;
-    assert.equal(msg.type, 'ack', `${fields.cmd}: ${JSON.stringify(msg)}`);
-    return msg;
-  }
+  const command = (fields) => commander.command(fields, WAIT_MS);
 
   // The world paused and the page drawing it still: agents stay where a click will look for them.
   async function freeze() {

@@ -65,6 +65,18 @@ export class ProtocolClient {
     });
   }
 
+  // Sends command `fields` under the next sequence number and resolves to its ack; rejects with
+  // the error's text when the server refuses it, or when no answer comes within timeoutMs.
+  async command(fields, timeoutMs) {
+    this.seq = (this.seq ?? 0) + 1;
+    const seq = this.seq;
+    const answer = this.next((m) => (m.type === 'ack' || m.type === 'error') && m.seq === seq, timeoutMs, `the answer to ${fields.cmd}`);
+    this.send({ type: 'command', seq, ...fields });
+    const msg = await answer;
+    if (msg.type !== 'ack') throw new Error(`${fields.cmd}: ${JSON.stringify(msg)}`);
+    return msg;
+  }
+
   close() {
     this.ws.close();
   }
