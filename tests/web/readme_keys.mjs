@@ -1,4 +1,4 @@
-// README.md's list of the viewer's keys is generated from clients/web/keys.js: it is the text
+// docs/viewer.md's list of the viewer's keys is generated from clients/web/keys.js: it is the text
 // between the two marker comments below, in the section "Using the browser viewer", and equals
 // keysMarkdown(). Run `node tests/web/readme_keys.mjs` after changing the table to write it again;
 // readme_keys.test.mjs fails while the two differ.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { KEY_ROWS, keyLabel, keysMarkdown } from '../../clients/web/keys.js';
 
-export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+export const README = fileURLToPath(new URL('../../docs/viewer.md', import.meta.url));
 export const BEGIN =
   '<!-- viewer keys: generated from clients/web/keys.js by `node tests/web/readme_keys.mjs`; edit the table, not this list -->';
 export const END = '<!-- end of the viewer keys -->';
@@ -22,7 +22,7 @@ export const SECTION = '## Using the browser viewer';
 /** @param {string} readme @returns {string} */
 export function viewerSection(readme) {
   const start = readme.indexOf(`\n${SECTION}\n`);
-  if (start < 0) throw new Error(`README.md has no "${SECTION}" section`);
+  if (start < 0) throw new Error(`docs/viewer.md has no "${SECTION}" section`);
   const next = readme.indexOf('\n## ', start + SECTION.length + 1);
   return readme.slice(start + 1, next < 0 ? readme.length : next + 1);
 }
@@ -30,7 +30,7 @@ export function viewerSection(readme) {
 // The generated block's place in `text`: {start, end} of the text between the markers (without
 // them), each marker present exactly once, BEGIN first.
 /** @param {string} text @param {string} [where] what the text is, for the error @returns {{start: number, end: number}} */
-export function blockSpan(text, where = 'README.md') {
+export function blockSpan(text, where = 'docs/viewer.md') {
   const count = (/** @type {string} */ s) => text.split(s).length - 1;
   if (count(BEGIN) !== 1 || count(END) !== 1) {
     throw new Error(`the viewer keys' markers must each be in ${where} once:\n${BEGIN}\n${END}`);
@@ -71,30 +71,30 @@ export function readmeKeyProblems(readme) {
   let span;
   try {
     section = viewerSection(readme);
-    span = blockSpan(section, `README.md's section "${SECTION}"`);
+    span = blockSpan(section, `docs/viewer.md's section "${SECTION}"`);
   } catch (e) {
     return [/** @type {Error} */ (e).message];
   }
   const block = section.slice(span.start, span.end);
   if (block !== expectedBlock()) {
-    problems.push('the viewer keys in README.md are not the table in clients/web/keys.js: run `node tests/web/readme_keys.mjs`');
+    problems.push('the viewer keys in docs/viewer.md are not the table in clients/web/keys.js: run `node tests/web/readme_keys.mjs`');
   }
   const keys = tableKeyLabels();
   const kbds = (/** @type {string} */ text) => [...text.matchAll(/<kbd>(.*?)<\/kbd>/g)].map((m) => m[1].replace(/\\(.)/g, '$1'));
   for (const k of new Set(kbds(section))) {
-    if (!keys.has(k)) problems.push(`README.md names the key <kbd>${k}</kbd>, which clients/web/keys.js has not`);
+    if (!keys.has(k)) problems.push(`docs/viewer.md names the key <kbd>${k}</kbd>, which clients/web/keys.js has not`);
   }
   const inBlock = new Set(kbds(block));
   for (const row of KEY_ROWS) {
     const shown = row.join === '…' ? [row.keys?.[0], row.keys?.at(-1)] : (row.keys ?? []);
     for (const k of shown) {
-      if (k !== undefined && !inBlock.has(keyLabel(k))) problems.push(`README.md's viewer keys do not name ${keyLabel(k)}`);
+      if (k !== undefined && !inBlock.has(keyLabel(k))) problems.push(`docs/viewer.md's viewer keys do not name ${keyLabel(k)}`);
     }
   }
   const outside = section.slice(0, span.start - BEGIN.length) + section.slice(span.end + END.length);
   for (const m of outside.matchAll(/\*\*([^*\n]+)\*\*|`([^`\n]+)`/g)) {
     const text = m[1] ?? m[2];
-    if (keys.has(text) || /^[A-Za-z0-9]$/.test(text)) problems.push(`README.md writes the key ${m[0]} outside the list: write <kbd>${text}</kbd>`);
+    if (keys.has(text) || /^[A-Za-z0-9]$/.test(text)) problems.push(`docs/viewer.md writes the key ${m[0]} outside the list: write <kbd>${text}</kbd>`);
   }
   return problems;
 }
@@ -103,10 +103,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const readme = readFileSync(README, 'utf8');
   const updated = withKeysBlock(readme);
   if (updated === readme) {
-    console.log('README.md: the viewer keys are already the table');
+    console.log('docs/viewer.md: the viewer keys are already the table');
   } else {
     writeFileSync(README, updated);
-    console.log('README.md: the viewer keys written from clients/web/keys.js');
+    console.log('docs/viewer.md: the viewer keys written from clients/web/keys.js');
   }
   // What writing cannot mend: keys named outside the list.
   for (const p of readmeKeyProblems(updated)) console.error(p);

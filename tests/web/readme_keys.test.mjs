@@ -1,4 +1,4 @@
-// The viewer's key table (clients/web/keys.js) against what reads it: README.md's list of the keys
+// The viewer's key table (clients/web/keys.js) against what reads it: docs/viewer.md's list of the keys
 // (readme_keys.mjs says the rule), input.js's handlers and the demo's commands. The help panel
 // drawn from it is the browser tests' (tests/e2e/scenes.test.mjs).
 
@@ -23,7 +23,7 @@ import { BEGIN, END, README, readmeKeyProblems, tableKeyLabels, withKeysBlock } 
 
 const readme = readFileSync(README, 'utf8');
 
-describe("README.md's viewer keys", () => {
+describe("docs/viewer.md's viewer keys", () => {
   it('are the table: the generated list between the markers, and no other key named in the section', () => {
     assert.deepEqual(readmeKeyProblems(readme), []);
     assert.equal(withKeysBlock(readme), readme, 'run `node tests/web/readme_keys.mjs`');
@@ -34,9 +34,9 @@ describe("README.md's viewer keys", () => {
     for (const row of KEY_ROWS) {
       for (const k of row.join === '…' ? [row.keys?.[0], row.keys?.at(-1)] : (row.keys ?? [])) {
         const kbd = `<kbd>${keyLabel(/** @type {string} */ (k)).replace(/([[\]])/g, '\\$1')}</kbd>`;
-        assert.ok(block.includes(kbd), `${kbd} is not in README.md's list`);
+        assert.ok(block.includes(kbd), `${kbd} is not in docs/viewer.md's list`);
       }
-      if (row.mouse) assert.ok(block.includes(`| ${row.mouse}`), `"${row.mouse}" is not in README.md's list`);
+      if (row.mouse) assert.ok(block.includes(`| ${row.mouse}`), `"${row.mouse}" is not in docs/viewer.md's list`);
     }
   });
 
