@@ -1,0 +1,101 @@
+"""The Python shown to users runs as written: every ```python block of the README and of
+clients/python/README.md, and examples/crowd.py, each in a fresh interpreter against a real
+server started as scripts/run starts it (the default scenario, a token made at start, found in
+the server's runtime file). Only the README's port is changed, to the server's."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator, List, Tuple
+
+import pytest
+from conftest import TIMEOUT
+from server import REPO_ROOT, Server
+
+import herd
+
+PACKAGE = REPO_ROOT / "clients" / "python"
+# A block waits for agents to walk across the world: the world runs 4 times faster than real
+# time for these tests (set_param keeps the world's dt), and a block gets this long.
+RUN_TIMEOUT_S = 60
+
+
+def python_blocks(markdown: Path) -> List[Tuple[int, str]]:
+    """The ```python blocks of a Markdown file, each with its first line's number."""
+    blocks = []
+    for m in re.finditer(r"^```python\n(.*?)^```", markdown.read_text(), re.M | re.S):
+        line = markdown.read_text()[: m.start()].count("\n") + 2
+        blocks.append((line, m.group(1)))
+    return blocks
+
+
+# What each README's example says it prints.
+PRINTS = {
+    REPO_ROOT.name: r"^all 20 arrived at tick \d+$",
+    "python": r"^unknown_agent agent 999999 does not exist$",
+}
+
+README_BLOCKS = [
+    pytest.param(path, code, id=f"{path.relative_to(REPO_ROOT)}:{line}")
+    for path in (REPO_ROOT / "README.md", PACKAGE / "README.md")
+    for line, code in python_blocks(path)
+]
+
+
+@pytest.fixture(scope="module")
+def default_server() -> Iterator[Server]:
+    srv = Server(scenario="default")
+    try:
+        with herd.connect(srv.url, token=srv.token(), timeout=TIMEOUT) as c:
+            c.set_param(tick_rate=240)
+        yield srv
+    finally:
+        srv.stop()
+
+
+def run(srv: Server, args: List[str], runtime_dir: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERD_")}
+    env.update(PYTHONPATH=str(PACKAGE), HERD_RUNTIME_DIR=runtime_dir or srv.runtime_dir)
+    return subprocess.run(
+        [sys.executable, *args],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+    )
+
+
+def test_the_readmes_have_python_examples() -> None:
+    found = [(Path(str(p.values[0])), str(p.values[1])) for p in README_BLOCKS]
+    assert [path.parent.name for path, _ in found] == [REPO_ROOT.name, "python"]
+    for _, code in found:
+        assert "localhost:8080" in code  # the address the test replaces
+
+
+@pytest.mark.parametrize("path,code", README_BLOCKS)
+def test_each_readme_example_runs(default_server: Server, path: Path, code: str) -> None:
+    r = run(default_server, ["-c", code.replace("localhost:8080", f"localhost:{default_server.port}")])
+    assert r.returncode == 0, f"{path}:\n{code}\n--- stdout ---\n{r.stdout}\n--- stderr ---\n{r.stderr}"
+    assert re.search(PRINTS[path.parent.name], r.stdout, re.M), r.stdout
+
+
+def test_the_crowd_example_sees_its_crowd_arrive(default_server: Server) -> None:
+    r = run(
+        default_server,
+        [str(PACKAGE / "examples" / "crowd.py"), "--url", default_server.url, "--count", "12",
+         "--group", "4", "--target", "650,500", "--timeout", "40"],
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"^all 12 arrived at tick \d+ \(", r.stdout, re.M), r.stdout
+
+
+def test_the_crowd_example_says_when_it_cannot_command(default_server: Server, tmp_path: Path) -> None:
+    crowd = [str(PACKAGE / "examples" / "crowd.py"), "--url", default_server.url]
+    r = run(default_server, crowd, runtime_dir=str(tmp_path))  # no runtime file: no token
+    assert r.returncode == 2
+    assert "unauthorized" in r.stderr
