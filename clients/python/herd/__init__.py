@@ -17,6 +17,7 @@ from ._version import __version__
 from .address import parse_url
 from .client import Client, SnapshotStream, connect
 from .commands import group, rect
+from . import errors
 from .errors import (
     CommandError,
     ConnectError,
@@ -36,12 +37,5 @@ __all__ = [
     "group",
     "rect",
     "parse_url",
-    "HerdError",
-    "ServerError",
-    "CommandError",
-    "HelloError",
-    "ConnectError",
-    "ConnectionClosed",
-    "Timeout",
-    "DecodeError",
 ]
+__all__ += errors.__all__

@@ -21,6 +21,10 @@ bool held_up(const Agent& a) {
          length_squared(a.position - a.behaviour.home) > a.def.radius * a.def.radius;
 }
 
+// Whether `to` (from an agent to another) lies within sixty degrees of `way` (from the agent to
+// its place): the other stands in its way there.
+bool in_the_way(Vec2 to, Vec2 way) { return 2 * dot(to, way) >= length(to) * length(way); }
+
 // The n points of a hexagonal lattice of pitch `spacing` nearest the origin, nearest first
 // (ties by angle, then x): a packed clump round the origin, as round as the lattice allows.
 std::vector<Vec2> hex_clump(std::size_t n, double spacing) {
@@ -412,7 +416,7 @@ void WorldImpl::stage_orders() {
       if (other.behaviour.settle != Settle::settled && other.state != MoveState::arrived &&
           !held_up(other))
         return;
-      if (only_ahead && 2 * dot(q - a.position, way) < length(q - a.position) * length(way)) return;
+      if (only_ahead && !in_the_way(q - a.position, way)) return;
       gap = std::min(gap, length(q - a.position) - a.def.radius - other.def.radius);
     });
     if (gap > reach) continue;
@@ -619,8 +623,7 @@ void WorldImpl::keep_off_stopped() {
       for (std::uint32_t j : rest) {
         const Vec2 to = agents_[j].position - a.position;
         const double reach = a.def.radius + agents_[j].def.radius + 2 * kClear;
-        near = near || (length_squared(to) <= reach * reach &&
-                        2 * dot(to, way) >= length(to) * length(way));
+        near = near || (length_squared(to) <= reach * reach && in_the_way(to, way));
       }
     }
     if (contact || near) {
