@@ -30,6 +30,7 @@ std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   s.collisions = std::move(extra->collisions);
   s.inspect = std::move(extra->inspect);
   s.formations = std::move(extra->formations);
+  s.measurements = std::move(extra->measurements);
   s.map = std::move(extra->map);
   s.map_cleared = extra->map_cleared;
   return s;

@@ -394,6 +394,61 @@ struct Wire<sim::RemoveObstacle> {
 };
 
 template <>
+struct Wire<sim::AddMeasurement> {
+  static constexpr std::string_view kNames[] = {"add_measurement"};
+  static sim::AddMeasurement read(Fields& f, std::string_view) {
+    const json* line = f.find("line");
+    const json* area = f.find("area");
+    if ((line != nullptr) == (area != nullptr))
+      bad(f.name(line ? "area" : "line"), "give exactly one of 'line' and 'area'");
+    sim::AddMeasurement c;
+    if (line) {
+      if (!line->is_array() || line->size() != 2)
+        bad(f.name("line"), "must be an array of two points {\"x\",\"y\"}");
+      c.kind = sim::MeasurementKind::line;
+      c.a = as_point((*line)[0], f.name("line") + "[0]");
+      c.b = as_point((*line)[1], f.name("line") + "[1]");
+      if (c.a == c.b) bad(f.name("line"), "must have two different points");
+      return c;
+    }
+    Fields af(*area, f.name("area"));
+    c.kind = sim::MeasurementKind::area;
+    c.a = {as_number(af.need("x"), af.name("x"), -kHuge, kHuge),
+           as_number(af.need("y"), af.name("y"), -kHuge, kHuge)};
+    const double width = as_number(af.need("width"), af.name("width"), 0, kHuge);
+    const double height = as_number(af.need("height"), af.name("height"), 0, kHuge);
+    af.no_others();
+    if (!(width > 0) || !(height > 0)) bad(f.name("area"), "must have a positive width and height");
+    c.b = {c.a.x + width, c.a.y + height};
+    return c;
+  }
+  static void write(json& j, const sim::AddMeasurement& c) {
+    j["cmd"] = "add_measurement";
+    if (c.kind == sim::MeasurementKind::line)
+      j["line"] = json::array({{{"x", c.a.x}, {"y", c.a.y}}, {{"x", c.b.x}, {"y", c.b.y}}});
+    else
+      j["area"] = {{"x", c.a.x}, {"y", c.a.y}, {"width", c.b.x - c.a.x}, {"height", c.b.y - c.a.y}};
+  }
+};
+
+template <>
+struct Wire<sim::RemoveMeasurement> {
+  static constexpr std::string_view kNames[] = {"remove_measurement"};
+  static sim::RemoveMeasurement read(Fields& f, std::string_view) {
+    // `id`, as remove_obstacle; `measurement`, as the ack names it.
+    const json* id = f.find("id");
+    const json* named = f.find("measurement");
+    if ((id != nullptr) == (named != nullptr))
+      bad(f.name("id"), "give the measurement's id as 'id' (or 'measurement'), once");
+    return sim::RemoveMeasurement{as_u32(id ? *id : *named, f.name(id ? "id" : "measurement"))};
+  }
+  static void write(json& j, const sim::RemoveMeasurement& c) {
+    j["cmd"] = "remove_measurement";
+    j["id"] = c.id;
+  }
+};
+
+template <>
 struct Wire<sim::SetAvoidance> {
   static constexpr std::string_view kNames[] = {"set_avoidance"};
   static sim::SetAvoidance read(Fields& f, std::string_view) {

@@ -71,6 +71,7 @@ enum class ErrorCode : std::uint8_t {
   unauthorized,
   upstream_unavailable,
   unknown_session,
+  unknown_measurement,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -317,6 +318,23 @@ struct FormationState {
   friend bool operator==(const FormationState&, const FormationState&) = default;
 };
 
+// A measurement line or area and its last report (sim::Measurement).
+struct MeasurementState {
+  std::uint32_t id = 0;
+  bool line = true;                         // else an area
+  sim::Vec2 a, b;                           // a line's two points; an area's min and max corners
+  std::uint64_t forward = 0, backward = 0;  // lines: crossings each way since it was made
+  // The last report window (tick 0: none yet, and the fields below are not told).
+  std::uint64_t tick = 0;
+  double seconds = 0;
+  double flow_forward = 0, flow_backward = 0;  // lines: crossings per second in the window
+  std::optional<double> mean_gap;              // lines: s between consecutive crossings
+  std::uint32_t count = 0;                     // areas: agents inside at the window's end
+  double density = 0;                          // areas: count / area
+  std::optional<double> mean_speed;            // areas: of those inside
+  friend bool operator==(const MeasurementState&, const MeasurementState&) = default;
+};
+
 struct Snapshot {
   std::uint64_t tick = 0;
   double time = 0;
@@ -330,6 +348,9 @@ struct Snapshot {
   // The avoidance traces of the agents this session inspects (no other session's).
   std::vector<InspectState> inspect;
   std::vector<FormationState> formations;
+  // Every measurement, present when one was added or removed or a report was made since the
+  // previous snapshot (about once a second while there are any); absent, as last told.
+  std::optional<std::vector<MeasurementState>> measurements;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot
   bool map_cleared = false;     // the map was removed since the previous snapshot
   // The server's count of snapshots made, this one included (0: not told). A client that
@@ -345,6 +366,7 @@ struct Ack {
   std::optional<std::vector<std::uint32_t>> agents;  // spawn
   std::optional<std::uint32_t> obstacle;             // add_obstacle
   std::optional<std::uint32_t> formation;            // formation and demo moves
+  std::optional<std::uint32_t> measurement;          // add_measurement
   friend bool operator==(const Ack&, const Ack&) = default;
 };
 

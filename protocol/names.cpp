@@ -34,6 +34,7 @@ constexpr std::string_view kErrorNames[] = {
     "unauthorized",
     "upstream_unavailable",
     "unknown_session",
+    "unknown_measurement",
 };
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
                                             "home", "out",      "back",    "advance", "engage"};
@@ -112,6 +113,8 @@ ErrorCode to_error_code(sim::CommandError error) {
       return ErrorCode::unreachable;
     case sim::CommandError::bad_selection:
       return ErrorCode::bad_selection;
+    case sim::CommandError::unknown_measurement:
+      return ErrorCode::unknown_measurement;
     case sim::CommandError::none:
       break;
   }

@@ -63,6 +63,54 @@ void write_agent(JsonWriter& w, const AgentState& a) {
 
 namespace {
 
+void write_point(JsonWriter& w, sim::Vec2 p) {
+  w.begin_object();
+  w.field("x", p.x);
+  w.field("y", p.y);
+  w.end_object();
+}
+
+void write_measurements(JsonWriter& w, const std::vector<MeasurementState>& measurements) {
+  w.key("measurements");
+  w.begin_array();
+  for (const MeasurementState& m : measurements) {
+    w.begin_object();
+    w.field("id", m.id);
+    if (m.line) {
+      w.key("line");
+      w.begin_array();
+      write_point(w, m.a);
+      write_point(w, m.b);
+      w.end_array();
+      w.field("forward", m.forward);
+      w.field("backward", m.backward);
+    } else {
+      w.key("area");
+      w.begin_object();
+      w.field("x", m.a.x);
+      w.field("y", m.a.y);
+      w.field("width", m.b.x - m.a.x);
+      w.field("height", m.b.y - m.a.y);
+      w.end_object();
+    }
+    if (m.tick != 0) {
+      w.field("tick", m.tick);
+      w.field("seconds", m.seconds);
+      if (m.line) {
+        w.field("flow_forward", m.flow_forward);
+        w.field("flow_backward", m.flow_backward);
+        if (m.mean_gap) w.field("mean_gap", *m.mean_gap);
+      } else {
+        w.field("count", m.count);
+        w.field("density", m.density);
+        if (m.mean_speed) w.field("mean_speed", *m.mean_speed);
+      }
+    }
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_obstacles(JsonWriter& w, const std::vector<ObstacleState>& obstacles) {
   w.key("obstacles");
   w.begin_array();
@@ -198,7 +246,8 @@ std::string encode(const Welcome& m) { return encode_welcome_head(m) + encode_we
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstacles,
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
-                         const std::optional<MapState>& map, bool map_cleared) {
+                         const std::optional<MapState>& map, bool map_cleared,
+                         const std::vector<MeasurementState>* measurements) {
   if (obstacles) write_obstacles(w, *obstacles);
   w.key("collisions");
   w.begin_array();
@@ -244,6 +293,7 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
     w.end_object();
   }
   w.end_array();
+  if (measurements) write_measurements(w, *measurements);
   if (map) {
     write_map(w, *map);
   } else if (map_cleared) {
@@ -300,12 +350,14 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            std::uint64_t serial, const std::vector<ObstacleState>* obstacles,
                            const std::vector<CollisionState>& collisions,
                            const std::vector<FormationState>& formations,
-                           const std::optional<MapState>& map, bool map_cleared) {
+                           const std::optional<MapState>& map, bool map_cleared,
+                           const std::vector<MeasurementState>* measurements) {
   SideOpen out;
-  out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared;
+  out.informative =
+      obstacles || !collisions.empty() || !formations.empty() || map || map_cleared || measurements;
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
-    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared);
+    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -372,7 +424,7 @@ std::string encode(const Snapshot& m) {
         for (const AgentState& a : m.agents) write_agent(w, a);
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
-                            m.map, m.map_cleared);
+                            m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr);
         write_snapshot_inspect(w, m.inspect);
       },
       64 + m.agents.size() * 140);
@@ -392,6 +444,7 @@ std::string encode(const Ack& m) {
     }
     if (m.obstacle) w.field("obstacle", *m.obstacle);
     if (m.formation) w.field("formation", *m.formation);
+    if (m.measurement) w.field("measurement", *m.measurement);
   });
 }
 
@@ -442,11 +495,13 @@ std::string encode(const SessionList& m) {
 
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
-  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}};
+  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}, {}};
   if (!o.spawned.empty())
     ack.agents = o.spawned;
   else if (o.obstacle)
     ack.obstacle = o.obstacle;
+  else if (o.measurement)
+    ack.measurement = o.measurement;
   else
     ack.count = o.affected;
   ack.formation = o.formation;

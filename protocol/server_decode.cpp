@@ -149,6 +149,47 @@ std::vector<ObstacleState> read_obstacles(Fields& f) {
   });
 }
 
+MeasurementState read_measurement(const json& v, const std::string& where) {
+  Fields f(v, where);
+  MeasurementState m;
+  m.id = as_u32(f.need("id"), f.name("id"));
+  const json* line = f.find("line");
+  const json* area = f.find("area");
+  if ((line != nullptr) == (area != nullptr)) bad(where, "must have one of 'line' and 'area'");
+  m.line = line != nullptr;
+  if (line) {
+    if (!line->is_array() || line->size() != 2) bad(f.name("line"), "must be two points");
+    m.a = as_point((*line)[0], f.name("line") + "[0]");
+    m.b = as_point((*line)[1], f.name("line") + "[1]");
+    m.forward = as_uint(f.need("forward"), f.name("forward"), kMaxU64);
+    m.backward = as_uint(f.need("backward"), f.name("backward"), kMaxU64);
+  } else {
+    Fields a(*area, f.name("area"));
+    m.a = {as_number(a.need("x"), a.name("x"), -kHuge, kHuge),
+           as_number(a.need("y"), a.name("y"), -kHuge, kHuge)};
+    m.b = {m.a.x + as_number(a.need("width"), a.name("width"), 0, kHuge),
+           m.a.y + as_number(a.need("height"), a.name("height"), 0, kHuge)};
+    a.no_others();
+  }
+  if (const json* t = f.find("tick")) {
+    m.tick = as_uint(*t, f.name("tick"), kMaxU64);
+    m.seconds = as_number(f.need("seconds"), f.name("seconds"), 0, kHuge);
+    if (m.line) {
+      m.flow_forward = as_number(f.need("flow_forward"), f.name("flow_forward"), 0, kHuge);
+      m.flow_backward = as_number(f.need("flow_backward"), f.name("flow_backward"), 0, kHuge);
+      if (const json* g = f.find("mean_gap"))
+        m.mean_gap = as_number(*g, f.name("mean_gap"), 0, kHuge);
+    } else {
+      m.count = as_u32(f.need("count"), f.name("count"));
+      m.density = as_number(f.need("density"), f.name("density"), 0, kHuge);
+      if (const json* sp = f.find("mean_speed"))
+        m.mean_speed = as_number(*sp, f.name("mean_speed"), 0, kHuge);
+    }
+  }
+  f.no_others();
+  return m;
+}
+
 Snapshot read_snapshot(Fields& f) {
   Snapshot s;
   s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
@@ -204,6 +245,8 @@ Snapshot read_snapshot(Fields& f) {
         fo.no_others();
         return st;
       });
+  if (f.find("measurements"))
+    s.measurements = read_array<MeasurementState>(f, "measurements", read_measurement);
   s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
   if (const json* m = f.find("map")) {
     if (m->is_null()) {
@@ -274,6 +317,7 @@ Ack read_ack(Fields& f) {
     a.agents = as_ids(*ids, "agents", std::numeric_limits<std::size_t>::max());
   if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
   if (const json* o = f.find("formation")) a.formation = as_u32(*o, "formation");
+  if (const json* o = f.find("measurement")) a.measurement = as_u32(*o, "measurement");
   return a;
 }
 

@@ -206,7 +206,8 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame,
 
 // The snapshot a decoded frame stands for: agents dequantised, then the side section's details
 // (the full JSON objects of inspected agents) replacing theirs, and its obstacles, collisions,
-// formations, inspect traces and map. An error sentence when the side section does not decode.
+// formations, measurements, inspect traces and map. An error sentence when the side section does
+// not decode.
 std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame);
 
 // A client's side of binary snapshots: keeps the decoded states a later delta may name as its

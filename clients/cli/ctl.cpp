@@ -332,7 +332,7 @@ struct Args {
   std::vector<std::string> tiles;
   double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0,
          epsilon = 0, activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0,
-         tile_size = 0;
+         tile_size = 0, x1 = 0, y1 = 0;
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
@@ -551,6 +551,35 @@ void add_command_subcommands(CLI::App& app, json& out) {
         return json{{"cmd", "remove_obstacle"}, {"id", a->id}};
       });
   remove_obstacle->add_option("ID", a->id, "the obstacle's id")->required();
+
+  auto* measure = app.add_subcommand(
+      "measure", "add or remove a measurement line (flow each way) or area (density, speed)");
+  measure->require_subcommand(1);
+  auto* measure_line = command(
+      *measure, out, "line", "a line from X0 Y0 to X1 Y1: forward is crossing it to its right",
+      [a](CLI::App*) {
+        return json{
+            {"cmd", "add_measurement"},
+            {"line", json::array({{{"x", a->x}, {"y", a->y}}, {{"x", a->x1}, {"y", a->y1}}})}};
+      });
+  measure_line->add_option("X0", a->x, "first point x")->required();
+  measure_line->add_option("Y0", a->y, "first point y")->required();
+  measure_line->add_option("X1", a->x1, "second point x")->required();
+  measure_line->add_option("Y1", a->y1, "second point y")->required();
+  auto* measure_area =
+      command(*measure, out, "area", "the rectangle at X Y of WIDTH x HEIGHT", [a](CLI::App*) {
+        return json{{"cmd", "add_measurement"},
+                    {"area", {{"x", a->x}, {"y", a->y}, {"width", a->x1}, {"height", a->y1}}}};
+      });
+  measure_area->add_option("X", a->x, "corner x (the smaller)")->required();
+  measure_area->add_option("Y", a->y, "corner y (the smaller)")->required();
+  measure_area->add_option("WIDTH", a->x1, "width")->required();
+  measure_area->add_option("HEIGHT", a->y1, "height")->required();
+  auto* remove_measurement =
+      command(*measure, out, "remove", "the measurement with this id", [a](CLI::App*) {
+        return json{{"cmd", "remove_measurement"}, {"id", a->id}};
+      });
+  remove_measurement->add_option("ID", a->id, "the measurement's id")->required();
 
   auto* avoidance =
       command(app, out, "avoidance", "the world's avoidance settings (those given change)",

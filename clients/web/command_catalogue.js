@@ -18,7 +18,7 @@ import CATALOGUE from './commands.json' with { type: 'json' };
  * One field of a command (or of a list's items), as commands.json describes it.
  * @typedef {object} CatalogueField
  * @property {string} name
- * @property {string} kind selection, point, tile, agent, obstacle, integer, number, boolean, enum, string, rows, list
+ * @property {string} kind selection, point, tile, agent, obstacle, integer, number, boolean, enum, string, rows, list, area
  * @property {string} presence required, optional, exactly_one, at_most_one or at_least_one
  * @property {string} help
  * @property {unknown} sample a valid value
@@ -173,6 +173,10 @@ export function initialText(field, presence, ctx) {
       return ctx.world ? `${round3(ctx.world.width / 2)}, ${round3(ctx.world.height / 2)}` : '';
     case 'tile':
       return ctx.map ? `${Math.floor(ctx.map.width / 2)}, ${Math.floor(ctx.map.height / 2)}` : '0, 0';
+    case 'area': // the middle quarter of the world
+      return ctx.world
+        ? [ctx.world.width / 4, ctx.world.height / 4, ctx.world.width / 2, ctx.world.height / 2].map(round3).join(', ')
+        : '';
     case 'agent':
       return ''; // picked: a click on an agent, or typed
     case 'obstacle':
@@ -220,6 +224,12 @@ export function parseField(field, text) {
     case 'point': {
       const v = numbers(t, 2);
       return v ? { value: { x: v[0], y: v[1] } } : { error: `${name}: two numbers, x, y` };
+    }
+    case 'area': {
+      const v = numbers(t, 4);
+      return v && v[2] > 0 && v[3] > 0
+        ? { value: { x: v[0], y: v[1], width: v[2], height: v[3] } }
+        : { error: `${name}: four numbers, x, y, width, height (width and height above 0)` };
     }
     case 'tile': {
       const v = numbers(t, 2);

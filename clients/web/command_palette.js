@@ -395,12 +395,13 @@ export class CommandPalette {
       case 'string':
         if (list.length > 0) return select(list);
         return el('input', { ...attrs, type: 'text', spellcheck: 'false' });
-      default: // selection, point, tile
+      default: // selection, point, tile, area
         return el('input', {
           ...attrs,
           type: 'text',
           spellcheck: 'false',
-          placeholder: field.kind === 'selection' ? 'all, group:G, rect:X0,Y0,X1,Y1 or ids 1,2,3' : 'x, y',
+          placeholder:
+            field.kind === 'selection' ? 'all, group:G, rect:X0,Y0,X1,Y1 or ids 1,2,3' : field.kind === 'area' ? 'x, y, width, height' : 'x, y',
         });
     }
   }

@@ -12,8 +12,44 @@ HeadlessResult run_headless(sim::World& world, std::uint64_t ticks) {
     world.step();
     metrics.observe(world);
   }
-  return {metrics.report(), world.state_hash(), world.tick()};
+  const auto measured = world.measurements();
+  return {metrics.report(), world.state_hash(), world.tick(), world.def().dt,
+          std::vector<sim::Measurement>(measured.begin(), measured.end())};
 }
+
+namespace {
+
+// What each measurement summed over the run: a line's crossings each way, their rate over its
+// life and the mean time gap between consecutive crossings; an area's mean and peak density and
+// mean speed over its once-a-second reports.
+nlohmann::json measurements_json(const HeadlessResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const sim::Measurement& m : r.measurements) {
+    const sim::MeasurementTotals& t = m.totals;
+    const double seconds = static_cast<double>(r.final_tick - m.created_tick) * r.dt;
+    nlohmann::json j{{"id", m.id}};
+    if (m.kind == sim::MeasurementKind::line) {
+      j["line"] = {{{"x", m.a.x}, {"y", m.a.y}}, {{"x", m.b.x}, {"y", m.b.y}}};
+      j["forward"] = t.forward;
+      j["backward"] = t.backward;
+      j["seconds"] = seconds;
+      j["flow_forward"] = seconds > 0 ? t.forward / seconds : 0.0;
+      j["flow_backward"] = seconds > 0 ? t.backward / seconds : 0.0;
+      j["mean_gap"] = t.gaps > 0 ? nlohmann::json(t.gap_sum / t.gaps) : nlohmann::json();
+    } else {
+      j["area"] = {{"x", m.a.x}, {"y", m.a.y}, {"width", m.b.x - m.a.x}, {"height", m.b.y - m.a.y}};
+      j["reports"] = t.reports;
+      j["mean_density"] = t.reports > 0 ? t.density_sum / t.reports : 0.0;
+      j["max_density"] = t.max_density;
+      j["mean_speed"] =
+          t.speed_reports > 0 ? nlohmann::json(t.speed_sum / t.speed_reports) : nlohmann::json();
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string report_json(const std::string& scenario, const HeadlessResult& r) {
   const sim::ScenarioReport& m = r.report;
@@ -39,6 +75,7 @@ std::string report_json(const std::string& scenario, const HeadlessResult& r) {
                      {"stalled", m.stalled},
                      {"nan_count", m.nan_count},
                      {"out_of_bounds", m.out_of_bounds}}}};
+  if (!r.measurements.empty()) j["measurements"] = measurements_json(r);
   return j.dump();
 }
 

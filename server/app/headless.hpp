@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "herd/sim/metrics.hpp"
 #include "herd/sim/world.hpp"
@@ -13,11 +14,14 @@ struct HeadlessResult {
   sim::ScenarioReport report;
   std::uint64_t state_hash = 0;
   std::uint64_t final_tick = 0;
+  double dt = 0;
+  std::vector<sim::Measurement> measurements;  // at the end, with what they summed over the run
 };
 
 HeadlessResult run_headless(sim::World& world, std::uint64_t ticks);
 
-// {"scenario": ..., "ticks": ..., "state_hash": "0x...", "metrics": {...}} on one line.
+// {"scenario": ..., "ticks": ..., "state_hash": "0x...", "metrics": {...}} on one line, and
+// "measurements": [...] when the world has measurement lines or areas.
 std::string report_json(const std::string& scenario, const HeadlessResult& result);
 
 }  // namespace herd::app

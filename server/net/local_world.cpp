@@ -27,7 +27,8 @@ LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& 
   list_scenarios();
   map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
   obstacles_version_sent_ = world_.obstacles_version();  // and its obstacles
-  last_checkpoint_tick_ = world_.tick();                 // a restored world was just checkpointed
+  measurements_version_sent_ = 0;         // a scenario's measurements go in the first snapshot
+  last_checkpoint_tick_ = world_.tick();  // a restored world was just checkpointed
   publish_counters();
 }
 
@@ -182,6 +183,17 @@ void LocalWorld::publish_counters() {
   std::uint64_t step_ticks = 0;
   for (const StepRun& run : step_runs_) step_ticks += run.left;
   counters_.step_ticks_pending = step_ticks;
+  if (world_.measurements_version() != measurement_metrics_version_) {
+    measurement_metrics_version_ = world_.measurements_version();
+    std::vector<protocol::MeasurementState> states = publish::measurement_states(world_);
+    const std::lock_guard lock(metrics_mutex_);
+    measurement_metrics_ = std::move(states);
+  }
+}
+
+void LocalWorld::add_metrics(MetricsView& m) const {
+  const std::lock_guard lock(metrics_mutex_);
+  m.measurements = measurement_metrics_;
 }
 
 // The snapshot: JSON written once and shared by every JSON client, binary frames encoded per
@@ -203,6 +215,10 @@ void LocalWorld::broadcast_snapshot() {
         serial + static_cast<std::uint64_t>(std::max(
                      1.0, std::round(protocol::kObstacleRefreshSeconds * config_.snapshot_rate)));
   }
+  // Measurements after a change or a report (once a second while there are any), and all of them
+  // (none, perhaps) in the first snapshot of a new world.
+  parts.measurements = world_.measurements_version() != measurements_version_sent_;
+  measurements_version_sent_ = world_.measurements_version();
   protocol::InspectTexts inspect;
   if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_);
   Hub::BinaryTakers binary = hub_.send_json(
@@ -378,6 +394,8 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   pending_collisions_.clear();
   map_version_sent_ = world_.map_version();
   obstacles_version_sent_ = world_.obstacles_version();  // the welcomes that follow carry them
+  measurements_version_sent_ = ~std::uint64_t{0};
+  measurement_metrics_version_ = ~std::uint64_t{0};
   last_checkpoint_tick_ = world_.tick();
   hub_.new_world();
   inspected_changed();
@@ -400,7 +418,7 @@ void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode
 }
 
 void LocalWorld::ack(std::uint64_t id, std::uint32_t seq) {
-  hub_.reply(id, share(protocol::encode(protocol::Ack{seq, world_.tick(), {}, {}, {}, {}})));
+  hub_.reply(id, share(protocol::encode(protocol::Ack{seq, world_.tick(), {}, {}, {}, {}, {}})));
 }
 
 }  // namespace herd::net

@@ -26,6 +26,17 @@ void line(std::string& out, std::string_view name, std::uint64_t value,
   out += '\n';
 }
 
+void real_line(std::string& out, std::string_view name, double value, std::string_view labels) {
+  out += name;
+  out += '{';
+  out += labels;
+  out += "} ";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  out += text;
+  out += '\n';
+}
+
 void head(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
   out += "# HELP ";
   out += name;
@@ -68,6 +79,46 @@ void histogram_rows(std::string& out, std::string_view name, const H& h,
 void histogram(std::string& out, const char* name, const char* help, const TickHistogram& h) {
   head(out, name, "histogram", help);
   histogram_rows(out, name, h);
+}
+
+// The world's measurement lines and areas (add_measurement), labelled by id: lines' crossings
+// and last second's flow each way and mean time gap; areas' count, density and mean speed.
+void measurement_rows(std::string& out, const std::vector<protocol::MeasurementState>& all) {
+  auto id = [](const protocol::MeasurementState& m) {
+    return "id=\"" + std::to_string(m.id) + "\"";
+  };
+  head(out, "herd_measurement_crossings_total", "counter",
+       "Agents that crossed a measurement line, each way, since it was added.");
+  for (const auto& m : all) {
+    if (!m.line) continue;
+    line(out, "herd_measurement_crossings_total", m.forward, id(m) + ",direction=\"forward\"");
+    line(out, "herd_measurement_crossings_total", m.backward, id(m) + ",direction=\"backward\"");
+  }
+  head(out, "herd_measurement_flow", "gauge",
+       "Agents crossing a measurement line per second, each way, over the last report window.");
+  for (const auto& m : all) {
+    if (!m.line || m.tick == 0) continue;
+    real_line(out, "herd_measurement_flow", m.flow_forward, id(m) + ",direction=\"forward\"");
+    real_line(out, "herd_measurement_flow", m.flow_backward, id(m) + ",direction=\"backward\"");
+  }
+  head(out, "herd_measurement_mean_gap_seconds", "gauge",
+       "Mean time between consecutive crossings of a measurement line in the last window.");
+  for (const auto& m : all)
+    if (m.line && m.mean_gap)
+      real_line(out, "herd_measurement_mean_gap_seconds", *m.mean_gap, id(m));
+  head(out, "herd_measurement_agents", "gauge",
+       "Agents whose centre is inside a measurement area, at its last report.");
+  for (const auto& m : all)
+    if (!m.line && m.tick != 0) line(out, "herd_measurement_agents", m.count, id(m));
+  head(out, "herd_measurement_density", "gauge",
+       "Agents per square unit inside a measurement area, at its last report.");
+  for (const auto& m : all)
+    if (!m.line && m.tick != 0) real_line(out, "herd_measurement_density", m.density, id(m));
+  head(out, "herd_measurement_mean_speed", "gauge",
+       "Mean speed (units/s) of the agents inside a measurement area, at its last report.");
+  for (const auto& m : all)
+    if (!m.line && m.mean_speed)
+      real_line(out, "herd_measurement_mean_speed", *m.mean_speed, id(m));
 }
 
 }  // namespace
@@ -141,6 +192,7 @@ std::string render_prometheus(const MetricsView& m) {
          "Links to the upstream server that carry one commander's commands.");
     line(out, "herd_relay_command_links", m.relay_command_links);
   }
+  if (!m.measurements.empty()) measurement_rows(out, m.measurements);
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;

@@ -46,7 +46,7 @@ inline constexpr std::array<double, 12> kStageBounds{1e-6, 5e-6,  1e-5,   5e-5, 
 using StageHistogram = DurationHistogram<kStageBounds>;
 
 inline constexpr std::size_t kErrorCodeCount =
-    static_cast<std::size_t>(protocol::ErrorCode::unknown_session) + 1;
+    static_cast<std::size_t>(protocol::ErrorCode::unknown_measurement) + 1;
 
 // Why the server refused or closed something a client did (PROTOCOL.md "Limits").
 enum class Refusal : std::uint8_t {
@@ -152,6 +152,8 @@ struct MetricsView {
   bool relay = false;
   std::uint64_t relay_connected = 0, relay_connects = 0, relay_snapshots = 0, relay_bytes = 0,
                 relay_command_links = 0;
+  // The world's measurement lines and areas with their last reports (a local world only).
+  std::vector<protocol::MeasurementState> measurements;
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
   std::array<StageHistogram, sim::kStageCount>

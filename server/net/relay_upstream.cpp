@@ -52,9 +52,9 @@ std::chrono::milliseconds next_backoff(std::chrono::milliseconds& backoff) {
 // The side section of a binary frame (PROTOCOL.md "Side section") from a whole JSON snapshot
 // (its inspect traces taken out), open for each session's inspected agents.
 protocol::SideOpen side_open(const protocol::Snapshot& s) {
-  return protocol::open_side_section(s.tick, s.time, s.avoidance, s.serial,
-                                     s.obstacles ? &*s.obstacles : nullptr, s.collisions,
-                                     s.formations, s.map, s.map_cleared);
+  return protocol::open_side_section(
+      s.tick, s.time, s.avoidance, s.serial, s.obstacles ? &*s.obstacles : nullptr, s.collisions,
+      s.formations, s.map, s.map_cleared, s.measurements ? &*s.measurements : nullptr);
 }
 
 std::size_t text_bytes(std::string_view text) { return text.size(); }
@@ -62,7 +62,7 @@ std::size_t text_bytes(std::string_view text) { return text.size(); }
 // What the protocol's encoder writes for one element of each kind, measured by `measure` (bytes,
 // or values): numbers at their widest within the world's limits.
 struct Widest {
-  std::size_t agent, formation, obstacle, collision, inspect, push, map, snapshot;
+  std::size_t agent, formation, obstacle, collision, inspect, push, map, measurement, snapshot;
 };
 
 Widest widest(std::size_t (*measure)(std::string_view)) {
@@ -108,6 +108,20 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     s.obstacles.emplace().push_back(
         {std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord, -1e4});
   });
+  w.measurement = cost([&](protocol::Snapshot& s) {
+    protocol::MeasurementState m;
+    m.id = std::numeric_limits<std::uint32_t>::max();
+    m.a = m.b = {kCoord, kCoord};
+    m.forward = m.backward = m.tick = std::numeric_limits<std::uint64_t>::max();
+    m.seconds = m.flow_forward = m.flow_backward = -1e15;
+    m.mean_gap = -1e15;
+    s.measurements.emplace().push_back(m);
+    m.line = false;
+    m.count = std::numeric_limits<std::uint32_t>::max();
+    m.density = -1e15;
+    m.mean_speed = -1e15;
+    s.measurements->push_back(m);  // a line and an area: more than either
+  });
   w.collision = cost([&](protocol::Snapshot& s) {
     s.collisions.push_back({std::numeric_limits<std::uint32_t>::max(),
                             std::numeric_limits<std::uint32_t>::max(), true, kCoord, kCoord, -1e9});
@@ -147,6 +161,7 @@ std::size_t largest(const Widest& w, std::uint32_t max_agents) {
   const std::uint64_t n = w.snapshot + agents * (w.agent + w.formation) +
                           std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
                           protocol::kMaxCollisionsPerSnapshot * w.collision +
+                          std::uint64_t{sim::kMaxMeasurements} * w.measurement +
                           protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
   return static_cast<std::size_t>(n + n / 4);
 }

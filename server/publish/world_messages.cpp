@@ -74,6 +74,7 @@ struct SnapshotTail {
   std::optional<std::vector<ObstacleState>> obstacles;
   std::vector<CollisionState> hits;
   std::vector<FormationState> formations;
+  std::optional<std::vector<MeasurementState>> measurements;
 };
 
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
@@ -81,6 +82,7 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
   SnapshotTail t;
   if (parts.map) t.map = map_state(world);
   if (parts.obstacles) t.obstacles = obstacle_states(world);
+  if (parts.measurements) t.measurements = measurement_states(world);
   for (const sim::CollisionEvent& e :
        collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
@@ -101,7 +103,7 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
 
 void write_tail(JsonWriter& w, const SnapshotTail& t, const SnapshotParts& parts) {
   write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                      parts.map && !t.map);
+                      parts.map && !t.map, t.measurements ? &*t.measurements : nullptr);
 }
 
 }  // namespace
@@ -119,7 +121,34 @@ SideOpen encode_side_open(const sim::World& world, std::span<const sim::Collisio
   const SnapshotTail t = snapshot_tail(world, collisions, parts);
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                           parts.map && !t.map);
+                           parts.map && !t.map, t.measurements ? &*t.measurements : nullptr);
+}
+
+std::vector<MeasurementState> measurement_states(const sim::World& world) {
+  std::vector<MeasurementState> out;
+  out.reserve(world.measurements().size());
+  for (const sim::Measurement& m : world.measurements()) {
+    MeasurementState st;
+    st.id = m.id;
+    st.line = m.kind == sim::MeasurementKind::line;
+    st.a = m.a;
+    st.b = m.b;
+    st.forward = m.totals.forward;
+    st.backward = m.totals.backward;
+    const sim::MeasurementReport& r = m.last;
+    st.tick = r.tick;
+    st.seconds = r.seconds;
+    if (r.seconds > 0) {
+      st.flow_forward = r.forward / r.seconds;
+      st.flow_backward = r.backward / r.seconds;
+    }
+    st.mean_gap = r.mean_gap;
+    st.count = r.count;
+    st.density = r.density;
+    st.mean_speed = r.mean_speed;
+    out.push_back(st);
+  }
+  return out;
 }
 
 InspectTexts inspect_texts(const sim::World& world) {

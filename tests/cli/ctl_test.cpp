@@ -143,6 +143,9 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"movement", "all", "kinematic"},
            {"obstacle", "add", "300", "300", "12"},
            {"obstacle", "remove", "1"},
+           {"measure", "line", "400", "500", "400", "100"},
+           {"measure", "area", "100", "100", "200", "150"},
+           {"measure", "remove", "1"},
            {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off",
             "--max-neighbours", "8"},
            {"map", "load", map.string(), "--tile-size", "40"},
@@ -201,7 +204,9 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"kick", "3"},
                                              {"attack-move", "all", "5", "5"},
                                              {"patrol", "all", "5,5"},
-                                             {"stop", "all"}}) {
+                                             {"stop", "all"},
+                                             {"measure", "line", "1", "2", "3", "4"},
+                                             {"measure", "remove", "1"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);

@@ -268,6 +268,9 @@ std::vector<json> out_of_range(const json& f) {
   else if (kind == "rows")
     ok = v.is_array() && !v.empty() &&
          std::all_of(v.begin(), v.end(), [](const json& r) { return r.is_string(); });
+  else if (kind == "area")
+    ok = v.is_object() && v.size() == 4 && v.contains("x") && v.contains("y") &&
+         v.contains("width") && v.contains("height");
   else if (kind == "list")
     ok = v.is_array() && !v.empty() && f["item"].is_array() &&
          std::all_of(v.begin(), v.end(), [](const json& i) { return i.is_object(); });
@@ -472,15 +475,25 @@ TEST(CommandCatalogue, KindsRangesAndChoicesAreTheCodecs) {
       for (const json& g : f["item"]) {
         const std::string item_field = g["name"];
         const json item = fill(form, f["item"], {item_field}, true);
+        // As many items as the list takes at least (each the same, but a line's two points
+        // must differ: the first is the sample's).
+        const std::size_t least = f.value("min_items", std::size_t{1});
+        const auto items = [&](const json& i) {
+          json list = json::array();
+          if (least > 1) list.push_back(f["sample"][0]);
+          while (list.size() < least) list.push_back(i);
+          if (least <= 1) list = json::array({i});
+          return list;
+        };
         const auto with_item = [&](const json& v) {
           json i = item;
           if (v.is_null())
             i.erase(item_field);
           else
             i[item_field] = v;
-          return with(json::array({i}));
+          return with(items(i));
         };
-        EXPECT_TRUE(decodes(with(json::array({item})), form)) << name << "." << item_field;
+        EXPECT_TRUE(decodes(with(items(item)), form)) << name << "." << item_field;
         EXPECT_TRUE(refused(with_item(wrong_type(g)))) << name << "." << item_field;
         for (const json& v : out_of_range(g))
           EXPECT_TRUE(refused(with_item(v))) << name << "." << item_field << " = " << v;

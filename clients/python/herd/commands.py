@@ -318,6 +318,28 @@ class Commands(Generic[R]):
         """Removes a static obstacle by id."""
         return self.command("remove_obstacle", id=id)
 
+    # ---- measurements -----------------------------------------------------------------------
+
+    def add_measurement(
+        self,
+        *,
+        line: Optional[Sequence[Point]] = None,
+        area: Optional[Mapping[str, float]] = None,
+    ) -> R:
+        """A measurement line (two points: agents crossing it each way, flow, time gaps) or area
+        (``{"x", "y", "width", "height"}``: count, density, mean speed), reported once a second in
+        snapshots' ``measurements``. The ack's ``measurement``: its id."""
+        fields: Dict[str, Any] = {}
+        if line is not None:
+            fields["line"] = [point(p) for p in line]
+        if area is not None:
+            fields["area"] = dict(area)
+        return self.command("add_measurement", **fields)
+
+    def remove_measurement(self, *, id: int) -> R:  # noqa: A002 - the wire's name
+        """Removes a measurement line or area by id."""
+        return self.command("remove_measurement", id=id)
+
     def set_avoidance(
         self,
         *,

@@ -26,7 +26,7 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // added the flow fields, which are built under the path budget since (older worlds build theirs
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
 // queued orders, patrol routes and engaged enemies (older worlds had none).
-constexpr std::uint32_t kFormatVersion = 9;
+constexpr std::uint32_t kFormatVersion = 10;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -408,6 +408,8 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if (s.version() >= 8 && !w.pathing_.serialize_fields(s, w.map(), w.map_version_))
     return "the checkpoint's flow fields are corrupt";
   if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
+  // Format 10: measurement lines and areas.
+  if (s.version() >= 10) return w.measurements_.serialize(s, w.def_.width, w.def_.height);
   return {};
 }
 

@@ -82,6 +82,10 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_demo(c);
         else if constexpr (std::is_same_v<T, Remove>)
           return apply_remove(c);
+        else if constexpr (std::is_same_v<T, AddMeasurement>)
+          return apply_add_measurement(c);
+        else if constexpr (std::is_same_v<T, RemoveMeasurement>)
+          return apply_remove_measurement(c);
         else
           return apply_stop(c);
       },
@@ -294,6 +298,34 @@ CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
   ++obstacles_version_;
   CommandOutcome out;
   out.obstacle = obstacles_.back().id;
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_add_measurement(const AddMeasurement& cmd) {
+  const bool line = cmd.kind == MeasurementKind::line;
+  const char* what = line ? "measurement line" : "measurement area";
+  if (!inside(cmd.a) || !inside(cmd.b))
+    return failure(CommandError::out_of_bounds, std::string(what) + " " + point_text(cmd.a) +
+                                                    " to " + point_text(cmd.b) +
+                                                    " is not inside the world");
+  if (line ? cmd.a == cmd.b : !(cmd.a.x < cmd.b.x && cmd.a.y < cmd.b.y))
+    return failure(CommandError::out_of_bounds,
+                   line ? "a measurement line needs two different points"
+                        : "a measurement area needs a positive width and height");
+  if (measurements_.size() >= kMaxMeasurements)
+    return failure(CommandError::limit_exceeded,
+                   "the world holds at most " + std::to_string(kMaxMeasurements) + " measurements");
+  CommandOutcome out;
+  out.measurement = measurements_.add(cmd.kind, cmd.a, cmd.b, tick_, agents_);
+  return out;
+}
+
+CommandOutcome WorldImpl::apply_remove_measurement(const RemoveMeasurement& cmd) {
+  if (!measurements_.remove(cmd.id))
+    return failure(CommandError::unknown_measurement,
+                   "measurement " + std::to_string(cmd.id) + " does not exist");
+  CommandOutcome out;
+  out.affected = 1;
   return out;
 }
 

@@ -30,6 +30,7 @@
 #include "herd/sim/tile_map.hpp"
 #include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
+#include "measurements.hpp"
 #include "neighbour_scan.hpp"
 #include "obstacle_index.hpp"
 #include "path_service.hpp"
@@ -67,6 +68,8 @@ class WorldImpl {
   std::uint64_t assignment_work_pending() const { return formations_.assignment_work_pending(); }
   std::size_t assignments_pending() const { return formations_.assignments_pending(); }
   std::span<const PathState> paths() const { return pathing_.paths(); }
+  std::span<const Measurement> measurements() const { return measurements_.items(); }
+  std::uint64_t measurements_version() const { return measurements_.version(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
@@ -104,6 +107,8 @@ class WorldImpl {
   CommandOutcome apply_demo(const Demo& cmd);
   CommandOutcome apply_remove(const Remove& cmd);
   CommandOutcome apply_stop(const Stop& cmd);
+  CommandOutcome apply_add_measurement(const AddMeasurement& cmd);
+  CommandOutcome apply_remove_measurement(const RemoveMeasurement& cmd);
 
   // Orders (world_orders.cpp). One order for one agent, started now or queued.
   struct Waypoint {
@@ -333,6 +338,8 @@ class WorldImpl {
   // Formation records, pending assignments and pacing: a part with its own state
   // (formation_service.hpp).
   FormationService formations_;
+  // Measurement lines and areas: observers of the agents (measurements.hpp).
+  MeasurementService measurements_;
 };
 
 }  // namespace herd::sim

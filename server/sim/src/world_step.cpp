@@ -73,6 +73,7 @@ void WorldImpl::step() {
   run_stage(Stage::states, &WorldImpl::stage_states);
   run_stage(Stage::formations, &WorldImpl::stage_formations);
   ++tick_;
+  measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
   profile_.step_ns = clock_ ? clock_() - start : 0;
 }
 

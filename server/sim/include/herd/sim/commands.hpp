@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "measurement.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
 
@@ -116,6 +117,19 @@ struct RemoveObstacle {
   friend bool operator==(const RemoveObstacle&, const RemoveObstacle&) = default;
 };
 
+// A measurement line from `a` to `b` (distinct points), or an area with corners `a` (min) and `b`
+// (max, both larger), inside the world (measurement.hpp).
+struct AddMeasurement {
+  MeasurementKind kind = MeasurementKind::line;
+  Vec2 a, b;
+  friend bool operator==(const AddMeasurement&, const AddMeasurement&) = default;
+};
+
+struct RemoveMeasurement {
+  MeasurementId id = 0;
+  friend bool operator==(const RemoveMeasurement&, const RemoveMeasurement&) = default;
+};
+
 // Changes the world's avoidance settings; unset fields keep their value.
 struct SetAvoidance {
   std::optional<AvoidanceMode> mode;
@@ -197,7 +211,7 @@ struct Remove {
 
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
                              RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
-                             SetGroup, Form, Demo, Remove, Stop>;
+                             SetGroup, Form, Demo, Remove, Stop, AddMeasurement, RemoveMeasurement>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -218,17 +232,19 @@ enum class CommandError : std::uint8_t {
   bad_map,         // a map that is malformed or does not fit the world
   unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
   bad_selection,   // a group or rectangle with nobody in it, or a selection a move cannot use
+  unknown_measurement,
 };
 
 struct CommandOutcome {
   CommandOrigin origin;
   std::uint64_t tick = 0;  // the tick whose step it precedes (World::tick() + 1 when applied)
   CommandError error = CommandError::none;
-  std::string message;                     // for people, when error != none
-  std::uint32_t affected = 0;              // commands on a selection: agents affected
-  std::vector<AgentId> spawned;            // spawn: the new ids, in order
-  std::optional<ObstacleId> obstacle;      // add_obstacle: the new id
-  std::optional<std::uint32_t> formation;  // formation and demo moves: the formation's id
+  std::string message;                       // for people, when error != none
+  std::uint32_t affected = 0;                // commands on a selection: agents affected
+  std::vector<AgentId> spawned;              // spawn: the new ids, in order
+  std::optional<ObstacleId> obstacle;        // add_obstacle: the new id
+  std::optional<std::uint32_t> formation;    // formation and demo moves: the formation's id
+  std::optional<MeasurementId> measurement;  // add_measurement: the new id
   bool ok() const { return error == CommandError::none; }
 };
 

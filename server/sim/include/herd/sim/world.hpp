@@ -25,6 +25,7 @@
 #include "agent.hpp"
 #include "commands.hpp"
 #include "executor.hpp"
+#include "measurement.hpp"
 #include "profile.hpp"
 #include "tile_map.hpp"
 #include "trace.hpp"
@@ -185,6 +186,10 @@ class World {
   // The path queue: its length and the work it has done.
   PathQueueStats path_queue_stats() const;
 
+  // Measurement lines and areas (add_measurement), ordered by id, with their last second's
+  // report; and a version bumped when one is added or removed or a report is made.
+  std::span<const Measurement> measurements() const;
+  std::uint64_t measurements_version() const;
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
   // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
