@@ -31,4 +31,8 @@ Runner add_tick_budget(CLI::App& sub);
 // completion time against the ideal (formation_bench.cpp).
 Runner add_formations(CLI::App& sub);
 
+// The fundamental diagram: a pedestrian corridor filled at densities 0.5-5 per m², speed against
+// density beside Weidmann's curve, as CSV and SVG (fd_bench.cpp).
+Runner add_fd(CLI::App& sub);
+
 }  // namespace herd::bench

@@ -29,6 +29,8 @@ constexpr Subcommand kSubcommands[] = {
      herd::bench::add_formations},
     {"snapshot", "snapshot bytes and encoding cost, JSON and binary, on the random crowd",
      herd::bench::add_snapshot},
+    {"fd", "the fundamental diagram: speed against density in a pedestrian corridor, by Weidmann's",
+     herd::bench::add_fd},
 };
 
 }  // namespace

@@ -14,7 +14,7 @@ class MeasurementServerTest : public ServerTest {
     config.rate_limit = 10000;  // the test steps the world by hand
     config.rate_burst = 10000;
     def.avoidance.mode = sim::AvoidanceMode::none;  // straight walks: known crossings
-    config.tick_rate = 60;  // a report every 60 ticks
+    config.tick_rate = 60;                          // a report every 60 ticks
     def.dt = 1.0 / 60;
   }
   std::unique_ptr<WsClient> c_;
@@ -84,7 +84,8 @@ TEST_F(MeasurementServerTest, ReportsReachJsonAndBinaryClientsAndMetrics) {
   EXPECT_FALSE(a.line);
   EXPECT_EQ(a.b.x - a.a.x, 50.5);
   std::uint32_t inside = 0;
-  for (const auto& ag : s.agents) inside += ag.x >= 300 && ag.x <= 350.5 && ag.y >= 100 && ag.y <= 500;
+  for (const auto& ag : s.agents)
+    inside += ag.x >= 300 && ag.x <= 350.5 && ag.y >= 100 && ag.y <= 500;
   EXPECT_EQ(a.count, inside);
   EXPECT_DOUBLE_EQ(a.density, inside / (50.5 * 400));
 
@@ -125,8 +126,10 @@ TEST_F(MeasurementServerTest, ReportsReachJsonAndBinaryClientsAndMetrics) {
 TEST_F(MeasurementServerTest, BadMeasurementsAreRefusedWithTheirCodes) {
   using protocol::ErrorCode;
   EXPECT_EQ(refused(R"({"cmd":"add_measurement"})"), ErrorCode::bad_field);
-  EXPECT_EQ(refused(R"({"cmd":"add_measurement","line":[{"x":1,"y":1},{"x":2,"y":2}],"area":{"x":1,"y":1,"width":1,"height":1}})"),
-            ErrorCode::bad_field);
+  EXPECT_EQ(
+      refused(
+          R"({"cmd":"add_measurement","line":[{"x":1,"y":1},{"x":2,"y":2}],"area":{"x":1,"y":1,"width":1,"height":1}})"),
+      ErrorCode::bad_field);
   EXPECT_EQ(refused(R"({"cmd":"add_measurement","line":[{"x":1,"y":1}]})"), ErrorCode::bad_field);
   EXPECT_EQ(refused(R"({"cmd":"add_measurement","line":[{"x":1,"y":1},{"x":1,"y":1}]})"),
             ErrorCode::bad_field);

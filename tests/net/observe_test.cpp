@@ -56,6 +56,15 @@ TEST(Prometheus, StepStagesAreOneHistogramFamilyLabelledByStage) {
 TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
   MetricsView m;
   m.relay = true;
+  protocol::MeasurementState line;  // reported, so that every measurement series shows
+  line.id = 1;
+  line.tick = 60;
+  line.mean_gap = 0.5;
+  protocol::MeasurementState area = line;
+  area.id = 2;
+  area.line = false;
+  area.mean_speed = 1;
+  m.measurements = {line, area};
   const std::string text = render_prometheus(m);
   std::ifstream in(std::string(HERD_DOCS_DIR) + "/operations.md");
   ASSERT_TRUE(in) << HERD_DOCS_DIR;

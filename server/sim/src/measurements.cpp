@@ -25,7 +25,8 @@ bool MeasurementService::has_lines() const {
 
 void MeasurementService::remember(std::span<const Agent> agents) {
   last_seen_.resize(agents.size());
-  for (std::size_t i = 0; i < agents.size(); ++i) last_seen_[i] = {agents[i].id, agents[i].position};
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    last_seen_[i] = {agents[i].id, agents[i].position};
 }
 
 MeasurementId MeasurementService::add(MeasurementKind kind, Vec2 a, Vec2 b, std::uint64_t tick,
@@ -43,8 +44,8 @@ MeasurementId MeasurementService::add(MeasurementKind kind, Vec2 a, Vec2 b, std:
 }
 
 bool MeasurementService::remove(MeasurementId id) {
-  auto it = std::find_if(items_.begin(), items_.end(),
-                         [id](const Measurement& m) { return m.id == id; });
+  auto it =
+      std::find_if(items_.begin(), items_.end(), [id](const Measurement& m) { return m.id == id; });
   if (it == items_.end()) return false;
   items_.erase(it);
   if (!has_lines()) last_seen_.clear();

@@ -1,7 +1,8 @@
-// herd::sim::MeasurementService — the world's measurement lines and areas (herd/sim/measurement.hpp):
-// made and removed by commands, brought up to date after each step from where each agent was
-// before it and where it is after, and reported once a second of world time. They read the agents
-// and change nothing of them, so a world with measurements moves exactly as one without.
+// herd::sim::MeasurementService — the world's measurement lines and areas
+// (herd/sim/measurement.hpp): made and removed by commands, brought up to date after each step from
+// where each agent was before it and where it is after, and reported once a second of world time.
+// They read the agents and change nothing of them, so a world with measurements moves exactly as
+// one without.
 #pragma once
 
 #include <cstdint>
