@@ -102,6 +102,11 @@ Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
           return KeyframeRequest{};
         }
         if (type == "viewport") return read_viewport(f);
+        if (type == "density") {
+          DensityRequest d{as_bool(f.need("on"), "on")};
+          f.no_others();
+          return d;
+        }
         if (type == "sessions") {
           seq = as_u32(f.need("seq"), "seq");
           f.no_others();
@@ -140,6 +145,10 @@ std::optional<SnapshotFormat> snapshot_format_from_string(std::string_view s) {
 
 std::string encode(const SessionsRequest& m) {
   return json{{"type", "sessions"}, {"seq", m.seq}}.dump();
+}
+
+std::string encode(const DensityRequest& m) {
+  return json{{"type", "density"}, {"on", m.on}}.dump();
 }
 
 std::string encode(const SnapshotAck& m) { return json{{"type", "ack"}, {"tick", m.tick}}.dump(); }

@@ -32,6 +32,7 @@ std::string encode(const SnapshotAck& m);
 std::string encode(const KeyframeRequest& m);
 std::string encode(const ViewportMsg& m);
 std::string encode(const SessionsRequest& m);
+std::string encode(const DensityRequest& m);
 std::string_view to_string(SnapshotFormat format);
 std::optional<SnapshotFormat> snapshot_format_from_string(std::string_view s);
 

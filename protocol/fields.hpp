@@ -56,6 +56,8 @@ std::vector<std::uint32_t> as_ids(const json& v, const std::string& where, std::
 // them: rows of '#' (blocked) and '.' (walkable), checked against the sizes and TileMapLimits.
 MapState read_map(Fields& f);
 sim::TileMapDef to_tile_map_def(const MapState& m);
+// A snapshot's `density` (density.cpp): every cell covered once, one speed per occupied cell.
+DensityLayer read_density(const json& v, const std::string& where);
 
 // Parses text into a JSON object: bad_json for what is not one, too_deep for one that nests deeper
 // than max_depth levels (the outermost object is level 1).

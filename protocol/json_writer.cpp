@@ -72,4 +72,11 @@ void JsonWriter::integer(std::uint64_t v) {
   out_.append(buf, res.ptr);
 }
 
+void JsonWriter::signed_integer(std::int64_t v) {
+  separator();
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out_.append(buf, res.ptr);
+}
+
 }  // namespace herd::protocol

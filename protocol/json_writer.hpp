@@ -34,6 +34,7 @@ class JsonWriter {
   void string(std::string_view s);
   void number(double v);  // fixed, at most 3 decimals, trailing zeros trimmed, no "-0"
   void integer(std::uint64_t v);
+  void signed_integer(std::int64_t v);
   void boolean(bool v) {
     separator();
     out_ += v ? "true" : "false";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "herd/sim/commands.hpp"
+#include "protocol/density.hpp"
 
 namespace herd::protocol {
 
@@ -190,8 +191,14 @@ struct SessionsRequest {
   friend bool operator==(const SessionsRequest&, const SessionsRequest&) = default;
 };
 
+// Asks for the density layer (`on`) in snapshots at a low rate (kDensitySeconds), or no more.
+struct DensityRequest {
+  bool on = false;
+  friend bool operator==(const DensityRequest&, const DensityRequest&) = default;
+};
+
 using ClientMessage = std::variant<Hello, CommandMsg, Ping, Inspect, ControlMsg, SnapshotAck,
-                                   KeyframeRequest, ViewportMsg, SessionsRequest>;
+                                   KeyframeRequest, ViewportMsg, SessionsRequest, DensityRequest>;
 
 // ---- server to client ----------------------------------------------------------------------
 
@@ -356,6 +363,8 @@ struct Snapshot {
   // The server's count of snapshots made, this one included (0: not told). A client that
   // receives serial n after n - k missed k - 1 snapshots the server skipped for it.
   std::uint64_t serial = 0;
+  // The density layer, in some snapshots to a session that asked for it (DensityRequest).
+  std::optional<DensityLayer> density;
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 

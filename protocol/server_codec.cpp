@@ -425,6 +425,7 @@ std::string encode(const Snapshot& m) {
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
                             m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr);
+        if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
       },
       64 + m.agents.size() * 140);

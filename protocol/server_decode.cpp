@@ -257,6 +257,7 @@ Snapshot read_snapshot(Fields& f) {
       mf.no_others();
     }
   }
+  if (const json* d = f.find("density")) s.density = read_density(*d, "density");
   return s;
 }
 

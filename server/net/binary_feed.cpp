@@ -81,6 +81,7 @@ void BinaryFeed::begin(protocol::QuantState state, std::string side) {
   ++sequence_;
   if (history_.size() > kHistory) history_.pop_front();
   side_ = std::move(side);
+  layer_side_.clear();
   shared_.clear();
   caches_.clear();
 }
@@ -129,8 +130,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
                             sim::Executor* exec) {
   const Entry& now = history_.back();
   std::vector<Job> jobs(viewers.size());
-  std::map<std::optional<std::uint64_t>, std::size_t>
-      first_of_key;  // unfiltered frames encoded in this batch
+  std::map<SharedKey, std::size_t> first_of_key;  // unfiltered frames encoded in this batch
   std::vector<std::size_t> to_encode;
   for (std::size_t j = 0; j < viewers.size(); ++j) {
     BinaryViewer& v = *viewers[j];
@@ -152,11 +152,12 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     job.view = v.view_;
     if (job.view)
       job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
-    // Shared: a frame of the whole world on the same baseline, with the snapshot's side section.
+    // Shared: a frame of the whole world on the same baseline, with the same side section (the
+    // snapshot's, or the one with the layers).
     const bool shareable = !v.view_ && (!job.base || !job.base_sent->view) && v.side_.empty();
     if (shareable) {
-      std::optional<std::uint64_t> key;
-      if (job.base) key = job.base->state->tick;
+      SharedKey key{std::nullopt, v.layers_ && !layer_side_.empty()};
+      if (job.base) key.first = job.base->state->tick;
       if (auto it = shared_.find(key); it != shared_.end()) {
         job.frame = it->second;
         ++stats_.shared;
@@ -232,9 +233,12 @@ void BinaryFeed::encode_job(const Entry& now, Job& job) const {
       }
     }
   }
+  const BinaryViewer& v = *job.viewer;
+  const std::string& side = !v.side_.empty()                    ? v.side_
+                            : v.layers_ && !layer_side_.empty() ? layer_side_
+                                                                : side_;
   job.frame = std::make_shared<const std::string>(
-      protocol::encode_binary(current, baseline, job.view.has_value(),
-                              job.viewer->side_.empty() ? side_ : job.viewer->side_, job.cache));
+      protocol::encode_binary(current, baseline, job.view.has_value(), side, job.cache));
   job.encoded = true;
 }
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "herd/sim/executor.hpp"
@@ -45,6 +46,9 @@ class BinaryViewer {
   // The side section of this session's own for the next frame (the snapshot's with the traces
   // of the agents it inspects); empty: the snapshot's. Such a frame is never shared.
   void set_side(std::string side) { side_ = std::move(side); }
+  // Whether this session takes the snapshot's layer side section (BinaryFeed::set_layer_side)
+  // when it has no side section of its own.
+  void set_layers(bool on) { layers_ = on; }
   const std::optional<protocol::Viewport>& view() const { return view_; }
   // The client holds the frame of this tick. Ignored unless this session was sent it, or when a
   // newer tick was acknowledged already.
@@ -73,6 +77,7 @@ class BinaryViewer {
   };
   std::optional<protocol::Viewport> view_;
   std::string side_;
+  bool layers_ = false;
   std::optional<std::uint64_t> acked_;
   std::uint64_t acked_sequence_ = 0;  // the acknowledged frame's Sent::sequence
   bool keyframe_requested_ = false;
@@ -134,6 +139,10 @@ class BinaryFeed {
   void begin(const sim::World& world, std::string side, std::uint64_t serial = 0);
   // The same from a quantised state (tests, the benchmark).
   void begin(protocol::QuantState state, std::string side);
+  // The side section of this snapshot's frames for sessions that take the layers
+  // (BinaryViewer::set_layers): the snapshot's with the density layer. Empty (as begin() leaves
+  // it): those sessions get the snapshot's. Frames with it are shared among those sessions only.
+  void set_layer_side(std::string side) { layer_side_ = std::move(side); }
   // The frame for this session for the current snapshot; records it as sent. Null when the
   // session is held back (BinaryViewer::waiting_for_acks): nothing is sent, nothing recorded.
   SharedBytes frame_for(BinaryViewer& viewer);
@@ -160,6 +169,9 @@ class BinaryFeed {
   const protocol::ViewGrid& grid(const Entry& e) const;
   // One session's frame of this snapshot, from deciding it to handing it out.
   static constexpr std::size_t kNoShare = ~std::size_t{0};
+  // Frames of the whole world are shared by baseline (none: a keyframe) and side section (the
+  // snapshot's, or the one with the layers).
+  using SharedKey = std::pair<std::optional<std::uint64_t>, bool>;
   struct Job {
     BinaryViewer* viewer = nullptr;
     const Entry* base = nullptr;
@@ -168,7 +180,7 @@ class BinaryFeed {
     const protocol::DeltaCache* cache = nullptr;
     std::size_t share_from = kNoShare;  // the frame is that job's (same baseline, no viewport)
     bool store_shared = false, encoded = false, held = false;
-    std::optional<std::uint64_t> shared_key;
+    SharedKey shared_key;
     std::vector<std::uint32_t> current_sel, baseline_sel;
     SharedBytes frame;
   };
@@ -176,9 +188,8 @@ class BinaryFeed {
 
   std::deque<Entry> history_;
   std::uint64_t sequence_ = 0;
-  std::string side_;
-  std::map<std::optional<std::uint64_t>, SharedBytes>
-      shared_;  // this snapshot's unfiltered frames by baseline
+  std::string side_, layer_side_;
+  std::map<SharedKey, SharedBytes> shared_;  // this snapshot's unfiltered frames
   // This snapshot's change records against a baseline, built when a second frame needs them.
   struct Cache {
     int uses = 0;

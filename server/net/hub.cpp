@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <cmath>
 
 #include "protocol/codec.hpp"
 
@@ -28,6 +29,7 @@ void Hub::leave(std::uint64_t id) {
    : c.role == protocol::Role::viewer ? counters_.viewers
                                       : counters_.commanders)--;
   const bool inspected = !c.inspect.empty();
+  if (c.density) --density_clients_;
   source_->left(id);
   clients_.erase(it);
   counters_.sessions = clients_.size();
@@ -46,6 +48,13 @@ void Hub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
     it->second.inspect = std::move(agents);
     source_->inspected_changed();
   }
+}
+
+void Hub::density(std::uint64_t id, bool on) {
+  const auto it = clients_.find(id);
+  if (it == clients_.end() || it->second.density == on) return;
+  it->second.density = on;
+  on ? ++density_clients_ : --density_clients_;
 }
 
 void Hub::command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) {
@@ -144,6 +153,7 @@ void Hub::send_welcomes(bool new_world) {
 
 void Hub::new_world() {
   binary_feed_.clear();  // ticks start again: every baseline is gone
+  density_due_ = 0;      // the old world's layer is no picture of the new one
   // The old world's frames not yet given to sessions go; those in sessions' lanes go when the
   // new world's welcome reaches them (Delivery::Kind::new_world).
   for (auto& shard : shards_) counters_.snapshots_superseded += shard->outbox.drop_frames();
@@ -166,7 +176,21 @@ std::vector<std::uint32_t> Hub::inspected() const {
 
 std::uint64_t Hub::begin_snapshot() {
   finish_steps();
+  density_.clear();
+  density_tail_.reset();
   return ++snapshots_made_;
+}
+
+bool Hub::density_due(double snapshot_rate) {
+  if (density_clients_ == 0 || snapshots_made_ < density_due_) return false;
+  density_due_ = snapshots_made_ + static_cast<std::uint64_t>(std::max(
+                                       1.0, std::round(protocol::kDensitySeconds * snapshot_rate)));
+  return true;
+}
+
+void Hub::attach_density(const protocol::DensityLayer& layer) {
+  density_ = protocol::density_member(layer);
+  density_tail_ = share(density_ + '}');
 }
 
 Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json,
@@ -182,11 +206,14 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
       continue;
     }
     if (!text) text = json();
-    // An asker's traces follow the shared text as a tail of its own: the text is not copied.
-    SharedText tail;
+    // An asker's traces (and the density layer, for a client that takes it) follow the shared
+    // text as a tail in place of its closing brace: the text is not copied, and the layer's tail
+    // is shared too.
+    const bool layer = c.density && density_tail_;
+    SharedText tail = layer ? density_tail_ : nullptr;
     if (!c.inspect.empty())
       if (std::string own = protocol::inspect_suffix(inspect_, c.inspect); !own.empty())
-        tail = share(std::move(own));
+        tail = share(layer ? density_ + own : std::move(own));
     by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, text, false, std::move(tail)));
   }
   hand_over(by_shard);
@@ -195,6 +222,9 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
 
 void Hub::send_binary(BinaryTakers takers, std::string side_open) {
   side_open_ = std::move(side_open);
+  // The side section of the frames of clients that take the density layer, shared by them.
+  if (!density_.empty())
+    binary_feed_.set_layer_side(protocol::side_section(side_open_ + density_, {}, {}));
   // Commanders' frames first, handed over before the others are encoded: they wait to see
   // their commands.
   send_frames(takers.commanders, 0, takers.commanders.size());
@@ -208,7 +238,9 @@ std::string Hub::own_side(const Client& c) const {
   if (c.inspect.empty() || inspect_.empty()) return {};
   const bool traced = std::any_of(c.inspect.begin(), c.inspect.end(),
                                   [&](std::uint32_t id) { return inspect_.find(id) != nullptr; });
-  return traced ? protocol::side_section(side_open_, inspect_, c.inspect) : std::string();
+  if (!traced) return {};
+  return protocol::side_section(c.density && !density_.empty() ? side_open_ + density_ : side_open_,
+                                inspect_, c.inspect);
 }
 
 void Hub::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
@@ -229,6 +261,7 @@ void Hub::send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, s
     Client& c = it->second;
     c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
     c.binary.set_side(own_side(c));
+    c.binary.set_layers(c.density);
     group.push_back(&c);
     batch.push_back(&c.binary);
   }

@@ -50,6 +50,8 @@ class Hub {
   void leave(std::uint64_t id);
   void hello(std::uint64_t id, WorldSource::Hello hello);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  // Whether the client takes the density layer (protocol::DensityRequest).
+  void density(std::uint64_t id, bool on);
   // The sessions and `kick` are the hub's own: on a relay too they are its own clients, never
   // its upstream's.
   void sessions(std::uint64_t id, std::uint32_t seq);
@@ -94,6 +96,12 @@ class Hub {
   BinaryFeed& binary_feed() { return binary_feed_; }
   // Frames of the last snapshot not sent yet, all now (before the world moves).
   void finish_steps();
+  // The density layer: due in the snapshot begun (begin_snapshot) when some client takes it and
+  // none was attached in the last kDensitySeconds of snapshots at `snapshot_rate` (or since the
+  // world was replaced). The source then makes it once and attaches it, before send_json: the
+  // clients that take it get it after the snapshot's members (JSON) or in their side section.
+  bool density_due(double snapshot_rate);
+  void attach_density(const protocol::DensityLayer& layer);
 
  private:
   struct Client {
@@ -107,6 +115,7 @@ class Hub {
     protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
     BinaryViewer binary;  // viewport, acknowledged ticks and frames sent (binary snapshots)
     std::vector<std::uint32_t> inspect;  // agents whose avoidance this client wants traced
+    bool density = false;                // takes the density layer
     // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
     bool wants_binary(std::size_t agents) const {
       return format == protocol::SnapshotFormat::binary ||
@@ -126,7 +135,8 @@ class Hub {
   void kick(std::uint64_t from, std::uint32_t seq, std::uint64_t target);
   void hand_over(std::vector<std::vector<Delivery>>& by_shard);
   // The side section of a client's frames of this snapshot: its own when it inspects agents that
-  // are traced, else empty (the snapshot's).
+  // are traced (with the density layer when it takes one), else empty (the snapshot's, or the
+  // one with the layer that the clients taking it share: BinaryFeed::set_layer_side).
   std::string own_side(const Client& c) const;
   void send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
   void send_in_steps(std::vector<std::uint64_t> ids);
@@ -144,6 +154,13 @@ class Hub {
   PendingFrames pending_frames_;
   protocol::InspectTexts inspect_;  // this snapshot's traces (send_json)
   std::string side_open_;           // this snapshot's side section, open (send_binary)
+  // The density layer: clients that take it, the snapshot number (snapshots_made_) from which one
+  // is due again, and this snapshot's as `,"density":{...}` (empty: none) and as a JSON client's
+  // tail (that and the closing brace).
+  std::size_t density_clients_ = 0;
+  std::uint64_t density_due_ = 0;
+  std::string density_;
+  SharedText density_tail_;
   bool step_posted_ = false;
 };
 

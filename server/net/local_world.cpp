@@ -7,6 +7,7 @@
 
 #include "exec/step_clock.hpp"
 #include "protocol/codec.hpp"
+#include "publish/density.hpp"
 #include "publish/world_messages.hpp"
 
 namespace herd::net {
@@ -219,6 +220,9 @@ void LocalWorld::broadcast_snapshot() {
   // (none, perhaps) in the first snapshot of a new world.
   parts.measurements = world_.measurements_version() != measurements_version_sent_;
   measurements_version_sent_ = world_.measurements_version();
+  // The density layer, for the clients that take it: one pass over the agents, a few times a
+  // second (publish::density_layer).
+  if (hub_.density_due(config_.snapshot_rate)) hub_.attach_density(publish::density_layer(world_));
   protocol::InspectTexts inspect;
   if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_);
   Hub::BinaryTakers binary = hub_.send_json(

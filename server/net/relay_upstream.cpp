@@ -499,6 +499,12 @@ void RelayUpstream::relay(std::string text) {
   // own (Hub), the shared text none.
   protocol::InspectTexts inspect = protocol::InspectTexts::of(s);
   s.inspect.clear();
+  // The density layer is this relay's own, made from the snapshot's agents for its clients that
+  // take it, at its own pace (its link never asks the upstream for one).
+  s.density.reset();
+  if (hub_.density_due(welcome_->snapshot_rate))
+    hub_.attach_density(
+        protocol::density_layer(s.agents, welcome_->world.width, welcome_->world.height));
   // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
   Hub::BinaryTakers binary = hub_.send_json(
       counters_.agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));

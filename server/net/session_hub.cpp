@@ -77,6 +77,9 @@ void SessionHub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
     hub->inspect(id, std::move(agents));
   });
 }
+void SessionHub::density(std::uint64_t id, bool on) {
+  asio::post(server_->ioc, [hub = &server_->hub, id, on] { hub->density(id, on); });
+}
 void SessionHub::sessions(std::uint64_t id, std::uint32_t seq) {
   asio::post(server_->ioc, [hub = &server_->hub, id, seq] { hub->sessions(id, seq); });
 }

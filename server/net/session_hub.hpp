@@ -83,6 +83,8 @@ class SessionHub {
   void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
              std::string token, std::string client);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
+  // Whether the session takes the density layer (protocol::DensityRequest).
+  void density(std::uint64_t id, bool on);
   // A commander's `sessions` request: answered with the server's sessions (session_list.hpp).
   void sessions(std::uint64_t id, std::uint32_t seq);
   // A command or control checked by the session, and as its client wrote it (`wire`: what a

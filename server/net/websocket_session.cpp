@@ -325,6 +325,10 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
     if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
     return hub_.inspect(id_, std::move(inspect->agents));
   }
+  if (const auto* layer = std::get_if<protocol::DensityRequest>(&msg)) {
+    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    return hub_.density(id_, layer->on);
+  }
   if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg)) {
     if (!greeted_)
       return send_error(list->seq, protocol::ErrorCode::hello_required, "send hello first");

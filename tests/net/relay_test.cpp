@@ -2,6 +2,7 @@
 // WebSocket clients on both. Nothing sleeps: every wait is for a message, bounded by a timeout.
 #include <cstdio>
 #include <map>
+#include <numeric>
 
 #include "net/relay_upstream.hpp"
 #include "net/server_fixture.hpp"
@@ -342,6 +343,62 @@ TEST_F(RelayTest, RelayClientsGetTheirOwnTracesAndTheObstaclesWhenTheyChange) {
   const auto w = wait_for<protocol::Welcome>(*late);
   ASSERT_EQ(w.obstacles.size(), 1u) << "the relay's welcome holds the obstacles it was last told";
   EXPECT_EQ(w.obstacles[0].r, 30);
+}
+
+// A relay makes the density layer itself, from the snapshots it relays, for its own clients that
+// ask (JSON and binary), at most every kDensitySeconds of snapshots; its other clients get none,
+// and its link asks the server for nothing.
+TEST_F(RelayTest, RelayClientsThatAskGetTheDensityLayer) {
+  auto commander = greeted(protocol::Role::commander);
+  sim::Spawn known;
+  for (const sim::Vec2 p : {sim::Vec2{100.5, 220.25}, {106, 222}, {700, 500}}) {
+    sim::SpawnAgent a;
+    a.position = p;
+    a.radius = 2;  // two in one cell that do not touch
+    known.agents.push_back(a);
+  }
+  commander->send(command(2, known));
+  wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
+  auto asker = at(relay_port_, protocol::Role::viewer);
+  auto binary_asker = at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto other = at(relay_port_, protocol::Role::viewer);
+  for (auto* c : {asker.get(), binary_asker.get(), other.get()}) wait_for<protocol::Welcome>(*c);
+  asker->send(R"({"type":"density","on":true})");
+  binary_asker->send(R"({"type":"density","on":true})");
+  const auto check = [](const protocol::DensityLayer& d) {
+    EXPECT_EQ(d.grid, (protocol::DensityGrid{12.5, 64, 48}));
+    EXPECT_EQ(std::accumulate(d.count.begin(), d.count.end(), 0u), 3u);
+    EXPECT_EQ(d.count[17 * 64 + 8], 2u);
+    EXPECT_EQ(d.count[40 * 64 + 56], 1u);
+  };
+  // Two layers apart by at least half a second of the server's snapshots (30 a second).
+  std::vector<std::uint64_t> serials;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (serials.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    const auto s = wait_for<protocol::Snapshot>(*asker);
+    if (!s.density) continue;
+    check(*s.density);
+    serials.push_back(s.serial);
+  }
+  ASSERT_EQ(serials.size(), 2u);
+  EXPECT_GE(serials[1] - serials[0], 15u);
+  protocol::BinaryClient decoder;
+  bool binary_layer = false;
+  while (!binary_layer && std::chrono::steady_clock::now() < deadline + kWait) {
+    auto frame = binary_asker->receive(Millis(200));
+    if (!frame || !protocol::is_binary_snapshot(*frame)) continue;
+    auto got = decoder.receive(*frame);
+    ASSERT_TRUE(got.frame) << got.error;
+    auto snap = protocol::to_snapshot(*got.frame);
+    ASSERT_TRUE(std::holds_alternative<protocol::Snapshot>(snap));
+    const auto& s = std::get<protocol::Snapshot>(snap);
+    if (!s.density) continue;
+    check(*s.density);
+    binary_layer = true;
+  }
+  EXPECT_TRUE(binary_layer);
+  for (const auto& [tick, text] : snapshot_texts(*other, 20))
+    EXPECT_EQ(text.find(R"("density":{)"), std::string::npos) << text;
 }
 
 class RelayWithTokenTest : public RelayTest {

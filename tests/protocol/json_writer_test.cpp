@@ -46,10 +46,12 @@ TEST(JsonWriter, ObjectsAndArraysGetCommasRight) {
   w.begin_object();
   w.end_object();
   w.integer(2);
+  w.signed_integer(-3069);
+  w.signed_integer(7);
   w.end_array();
   w.field("c", "x");
   w.end_object();
-  EXPECT_EQ(out, R"({"a":1,"b":[1,{},2],"c":"x"})");
+  EXPECT_EQ(out, R"({"a":1,"b":[1,{},2,-3069,7],"c":"x"})");
 }
 
 }  // namespace
