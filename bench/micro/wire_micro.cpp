@@ -10,6 +10,11 @@
 //     Items: agents; bytes: the frame's bytes.
 //   EncodeJson/<n>: publish::encode_snapshot of the same world, the text the server shares between
 //     JSON sessions. Items: agents; bytes: the text's bytes.
+//   DensityLayer/<n>: publish::density_layer of the same world: one pass over the agents into the
+//     grid of at most 64 x 64 cells (here 64 x 64). Items: agents.
+//   DensityJson/<n>: that layer written as the snapshot's member (protocol::density_member).
+//     Together, what the server does once per layer, twice a second, for every session that
+//     asked. Items: agents; bytes: the member's bytes.
 // Results go to docs/performance.md ("Microbenchmarks").
 #include <benchmark/benchmark.h>
 
@@ -22,7 +27,9 @@
 
 #include "crowd.hpp"
 #include "protocol/bit_stream.hpp"
+#include "protocol/density.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "publish/density.hpp"
 #include "publish/world_messages.hpp"
 #include "rng.hpp"
 
@@ -151,6 +158,33 @@ void EncodeJson(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
 }
 BENCHMARK(EncodeJson)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void DensityLayer(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    const protocol::DensityLayer layer = publish::density_layer(s.world);
+    benchmark::DoNotOptimize(layer.count.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(DensityLayer)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void DensityJson(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  const protocol::DensityLayer layer = publish::density_layer(s.world);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string member = protocol::density_member(layer);
+    bytes = member.size();
+    benchmark::DoNotOptimize(member.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(DensityJson)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace herd::micro
