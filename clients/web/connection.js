@@ -128,6 +128,8 @@ import { BinaryFeed } from './snapshot_binary.js';
  * @property {Formation[]} [formations]
  * @property {InspectTrace[]} [inspect]
  * @property {MapMessage | null} [map] only after the map changed; null: removed
+ * @property {import('./density.js').DensityMessage} [density] the density layer, twice a second to
+ *   a session that asked for it ({type: 'density', on: true}; heat_map.js)
  */
 
 /**

@@ -22,6 +22,7 @@ import { ROUTE_DOT_PX } from './view_marks.js';
 /** @import { StreamStats } from './stats.js' */
 /** @import { Inspector } from './inspector.js' */
 /** @import { Painter } from './paint.js' */
+/** @import { HeatMap } from './heat_map.js' */
 
 /**
  * main.js's pieces.
@@ -37,10 +38,11 @@ import { ROUTE_DOT_PX } from './view_marks.js';
  * @property {{sampleMs: number, drawMs: number}} timing
  * @property {() => Formation | null} shownFormation
  * @property {(fields: CommandFields) => number | null} sendCommand
+ * @property {HeatMap} heat
  */
 
 // v: main.js's pieces: {conn, state, view, interp, stats, inspector, painter, viewport, timing,
-// shownFormation, sendCommand}.
+// shownFormation, sendCommand, heat}.
 /** @param {DebugPieces} v */
 export function installDebugApi(v) {
   /** @type {Window & {herd?: object}} */ (window).herd = Object.freeze({
@@ -213,6 +215,29 @@ export function installDebugApi(v) {
     },
     get formations() {
       return v.state.formations;
+    },
+    // The heat map (key D): {mode: 'off' | 'density' | 'speed', received: layers since the page
+    // loaded, tick: the newest layer's snapshot, grid: {cell, cols, rows, agents} of what is drawn
+    // (null: nothing), max: the legend's top, draws: frames it was drawn in}.
+    get heat() {
+      const layer = v.view.heatLayer;
+      const g = layer.grid;
+      return {
+        mode: v.heat.mode,
+        received: v.heat.received,
+        tick: v.heat.tick,
+        grid: g ? { cell: g.cell, cols: g.cols, rows: g.rows, agents: g.agents } : null,
+        max: layer.max,
+        draws: layer.draws,
+      };
+    },
+    // The density layer's count and mean speed of the cell at world point (x, y), or null.
+    heatCell: (/** @type {number} */ x, /** @type {number} */ y) => {
+      const g = v.view.heatLayer.grid;
+      if (!g) return null;
+      const col = Math.min(g.cols - 1, Math.max(0, Math.floor(x / g.cell)));
+      const row = Math.min(g.rows - 1, Math.max(0, Math.floor(y / g.cell)));
+      return { col, row, count: g.count[row * g.cols + col], speed: g.speed[row * g.cols + col] };
     },
     get formation() {
       return v.shownFormation(); // the one the status bar shows

@@ -20,6 +20,7 @@ import { formatBytesPerSec } from './stats.js';
  * @property {string | null} avoidance
  * @property {boolean} inspecting
  * @property {boolean} goals
+ * @property {boolean} [heat] the heat map is shown
  * @property {boolean} helpOpen
  * @property {boolean} profileOpen
  * @property {boolean} [minimap] the minimap is shown
@@ -63,6 +64,7 @@ export class Hud {
     this.hint = $('hint');
     this.inspectButton = $('inspect-btn');
     this.goalsButton = $('goals-btn');
+    this.heatButton = $('heat-btn');
     this.helpButton = $('help-btn');
     this.profileButton = $('profile-btn');
     this.minimapButton = $('minimap-btn');
@@ -106,6 +108,7 @@ export class Hud {
     avoidance,
     inspecting,
     goals,
+    heat = false,
     helpOpen,
     profileOpen,
     minimap = false,
@@ -160,6 +163,7 @@ export class Hud {
     setPressed(this.paintButton, painting);
     setPressed(this.inspectButton, inspecting);
     setPressed(this.goalsButton, goals);
+    setPressed(this.heatButton, heat);
     setPressed(this.helpButton, helpOpen);
     setPressed(this.profileButton, profileOpen);
     setPressed(this.minimapButton, minimap);
@@ -194,7 +198,7 @@ export const HINTS = {
     'R B T G P: demo',
     'N: minimap',
   ],
-  viewer: ['H: keys', 'click/drag: select', 'wheel: zoom', 'I: inspect', 'E: goals', 'F: fit', 'N: minimap'],
+  viewer: ['H: keys', 'click/drag: select', 'wheel: zoom', 'I: inspect', 'E: goals', 'D: heat map', 'F: fit', 'N: minimap'],
   painting: ['painting walls: drag = wall', 'Shift-drag or right-drag = floor', 'M or Esc: done'],
   touch: ['tap: select', 'tap the ground: move there', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
   touchViewer: ['tap: select', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],

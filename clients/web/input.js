@@ -52,6 +52,8 @@ import { ARMED_NAMES } from './orders.js';
  * @property {() => void} removeSelected
  * @property {(x: number, y: number) => void} obstacleAt
  * @property {() => void} toggleGoals
+ * @property {(other: boolean) => void} toggleHeat D: the heat map on/off; Shift + D (other): the other
+ *   kind (density, mean speed), on
  * @property {() => void} toggleMinimap
  * @property {ScenarioBar} bar
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
@@ -341,6 +343,7 @@ export function keyHandlers(app, pointerWorld) {
     tickRate: (ev) => app.bar.stepTickRate(ev.key === '[' ? -1 : 1),
     snapshotRate: (ev) => app.bar.stepSnapshotRate(ev.key === '{' ? -1 : 1),
     goals: () => app.toggleGoals(),
+    heat: (ev) => app.toggleHeat(ev.shiftKey),
     fit: () => app.view.fitWorld(),
     minimap: () => app.toggleMinimap(),
     spawn: () => {

@@ -140,6 +140,12 @@ export const KEY_ROWS = [
     does: 'inspector on/off: why the selected agents move (drawn for the one under the cursor, else the first 3)',
   },
   { section: 'view', keys: ['E'], action: 'goals', does: "every agent's goal and queued route on/off (else only the selection's)" },
+  {
+    section: 'view',
+    keys: ['D'],
+    action: 'heat',
+    does: 'the heat map on/off: agents per square unit of each cell, under the agents, with its legend (the server sends it twice a second); Shift + `D`: mean speed instead, and back',
+  },
   { section: 'view', keys: ['M'], action: 'paint', does: 'paint walls on the tile map on/off', commands: true },
   { section: 'view', mouse: 'drag (painting)', does: 'block the tiles it passes over', commands: true },
   { section: 'view', mouse: 'Shift + drag, right drag', does: 'clear them again', commands: true },

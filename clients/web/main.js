@@ -26,6 +26,7 @@ import { Dock } from './dock.js';
 import { Minimap } from './minimap.js';
 import { CursorReadout } from './cursor.js';
 import { attachTouch, buildDemoButtons } from './touch.js';
+import { HeatMap } from './heat_map.js';
 
 /** @import { CommandFields } from './connection.js' */
 
@@ -68,11 +69,27 @@ const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://
   onState: () => session.connectionChanged(),
 });
 const inspector = new Inspector((msg) => conn.send(msg));
+// The heat map (key D): the server's density layer under the agents, its legend in the dock.
+const heat = new HeatMap({
+  layer: view.heatLayer,
+  send: (msg) => conn.send(msg),
+  legend: {
+    box: $('heat-legend'),
+    title: $('heat-title'),
+    ramp: $('heat-ramp'),
+    lo: $('heat-lo'),
+    mid: $('heat-mid'),
+    hi: $('heat-hi'),
+    unit: $('heat-unit'),
+    note: $('heat-note'),
+  },
+  storage: browserStorage(),
+});
 const painter = new Painter((tiles) => sendCommand({ cmd: 'set_tiles', tiles }));
 const interp = new Interpolator();
 const stats = new StreamStats();
 const bar = new ScenarioBar({ send: (fields) => sendCommand(fields), toast: (text, kind) => hud.toast(text, kind) });
-const session = new Session({ conn, state, view, hud, interp, stats, inspector, painter, bar });
+const session = new Session({ conn, state, view, hud, interp, stats, inspector, painter, bar, heat });
 const viewOnly = () => session.viewOnly;
 const refuseViewOnly = () => session.refuseViewOnly();
 const actions = makeActions({ conn, state, hud, painter, sendCommand, viewOnly, refuseViewOnly });
@@ -117,6 +134,7 @@ const input = attachInput(canvas, {
   removeSelected: actions.removeSelected,
   obstacleAt: actions.obstacleAt,
   toggleGoals: actions.toggleGoals,
+  toggleHeat: (other) => heat.toggle(other),
   toggleMinimap: () => minimap.toggle(),
   bar,
   viewOnly,
@@ -145,6 +163,7 @@ for (const b of document.querySelectorAll('#status button, #scenario-bar button'
   });
 }
 $('goals-btn').addEventListener('click', () => actions.toggleGoals());
+$('heat-btn').addEventListener('click', (ev) => heat.toggle(ev.shiftKey));
 $('inspect-btn').addEventListener('click', () => inspector.toggle());
 $('paint-btn').addEventListener('click', () => actions.togglePaint());
 $('fit-btn').addEventListener('click', () => view.fitWorld());
@@ -170,6 +189,17 @@ function locate(x, y) {
   };
 }
 $('minimap-btn').addEventListener('click', () => minimap.toggle());
+
+// The page's local storage, or null where the browser refuses it (the heat map's choice is then
+// kept for the page's life only).
+/** @returns {Storage | null} */
+function browserStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
 
 // Sends {type: 'command', seq, ...fields}; returns the seq, or null when not connected.
 /** @param {CommandFields} fields @returns {number | null} */
@@ -227,6 +257,7 @@ function frame(now) {
     avoidance: state.avoidance,
     inspecting: inspector.on,
     goals: state.allGoals,
+    heat: heat.on,
     helpOpen: panels.helpOpen,
     profileOpen: profile.open,
     minimap: minimap.on,
@@ -284,6 +315,7 @@ if (hashParams.has('debug')) {
       timing,
       shownFormation: () => shownFormation(state),
       sendCommand,
+      heat,
     }),
   );
 }

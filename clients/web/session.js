@@ -21,6 +21,7 @@ import { commandNotice, isHelloRefusal } from './access.js';
 /** @import { Painter } from './paint.js' */
 /** @import { ScenarioBar } from './scenario_bar.js' */
 /** @import { ViewerState } from './viewer_state.js' */
+/** @import { HeatMap } from './heat_map.js' */
 
 /** @typedef {{x0: number, y0: number, x1: number, y1: number}} ViewportRect */
 /** @typedef {{sent: {rect: ViewportRect | null} | null, at: number}} ViewportSent the last viewport sent, and when */
@@ -37,6 +38,7 @@ import { commandNotice, isHelloRefusal } from './access.js';
  * @property {Inspector} inspector
  * @property {Painter} painter
  * @property {ScenarioBar} bar
+ * @property {Pick<HeatMap, 'welcomed' | 'receive'>} heat
  */
 
 const UINT32_RANGE = 2 ** 32;
@@ -49,7 +51,7 @@ const VIEWPORT_EVERY_MS = 250;
 
 export class Session {
   /** @param {SessionPieces} pieces */
-  constructor({ conn, state, view, hud, interp, stats, inspector, painter, bar }) {
+  constructor({ conn, state, view, hud, interp, stats, inspector, painter, bar, heat }) {
     this.conn = conn;
     this.state = state;
     this.view = view;
@@ -59,6 +61,7 @@ export class Session {
     this.inspector = inspector;
     this.painter = painter;
     this.bar = bar;
+    this.heat = heat;
     /** @type {ViewportSent} */
     this.viewport = { sent: null, at: 0 };
     // Commands in flight, by seq, so an error can say which command it answers.
@@ -128,6 +131,7 @@ export class Session {
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
         if ('map' in msg) this.setMap(msg.map);
+        if (msg.density) this.heat.receive(msg.density, msg.tick); // absent: the last one stands
         painter.snapshot(msg.tick);
         this.#addFlashes(msg.collisions);
         this.#pruneSelection();
@@ -191,6 +195,7 @@ export class Session {
       state.formationId = null;
     }
     this.inspector.sessionStarted(state.selected); // a new session (or world) must be told again
+    this.heat.welcomed(!sameWorld); // and asked for the density layer again
     this.viewport.sent = null; // and its viewport
     // The role is the session's, told in every welcome; a token the server did not take is said so.
     state.commandNotice = commandNotice(msg.role, conn.hasToken);

@@ -4,6 +4,7 @@
 // checked against protocol/fixtures/binary. Plain ES module, no dependencies.
 
 /** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot } from './connection.js' */
+/** @import { DensityMessage } from './density.js' */
 
 /**
  * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
@@ -47,6 +48,7 @@
  * @property {Formation[]} [formations]
  * @property {InspectTrace[]} [inspect]
  * @property {MapMessage | null} [map]
+ * @property {DensityMessage} [density] the density layer, to a session that asked for it
  */
 
 /**
@@ -340,6 +342,7 @@ export function toSnapshot(frame) {
   if (h.serial) snap.serial = h.serial;
   if (side.inspect) snap.inspect = side.inspect;
   if ('map' in side) snap.map = side.map;
+  if (side.density) snap.density = side.density;
   return snap;
 }
 

@@ -50,6 +50,13 @@ export const THEME = {
   // dashed ring and a round "!" badge (the shapes tell it apart, not the hue alone).
   unreachable: '#fff200',
   unreachableInk: '#11161c',
+  // The heat map (heat_map.js, key D): the upper three quarters of magma's ramp, purple to pale
+  // yellow, which reads as more to every kind of colour vision (its darkest quarter would vanish
+  // into the world's dark ground); each cell more opaque the higher its value, so a lone agent's
+  // cell tints the ground and a crush glows. Empty cells are not drawn. The agents are drawn over
+  // it in their group colours.
+  heatRamp: ['#721f81', '#b73779', '#f1605d', '#feb078', '#fcfdbf'],
+  heatAlpha: /** @type {[number, number]} */ ([0.45, 0.8]),
 };
 
 /** @param {number} group @returns {string} */

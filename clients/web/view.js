@@ -10,6 +10,7 @@ import { drawTraces } from './inspect_view.js';
 import { THEME, groupColor } from './theme.js';
 import { MapLayer, drawTrails, drawPaintPreview } from './map_view.js';
 import { AgentLayer } from './agent_layer.js';
+import { HeatLayer } from './heat_map.js';
 import * as marks from './view_marks.js';
 
 export { THEME, groupColor };
@@ -68,6 +69,7 @@ export class View {
     this.insets = { left: 0, top: 0, right: 0, bottom: 0 };
     this.mapLayer = new MapLayer();
     this.agentLayer = new AgentLayer();
+    this.heatLayer = new HeatLayer(); // the density layer (heat_map.js): empty until one comes
     /** @type {TileMap | null} */
     this.map = null; // TileMap or null
     /** @type {{id: number, points: Point[]}[]} */
@@ -212,6 +214,7 @@ export class View {
     this.#drawWorld();
     // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
     ctx.globalAlpha = frame.live ? 1 : 0.35;
+    this.heatLayer.draw(ctx, this); // on the ground, under everything that stands on it
     if (this.map) {
       drawPaintPreview(ctx, this, this.map, frame.paint?.tiles ?? [], null);
       drawTrails(ctx, this, frame.agents, this.map);

@@ -314,6 +314,7 @@ describe('command access', () => {
         inspector: { sessionStarted: noop },
         painter: { on: false, reset: noop, setOn: noop, refused: noop },
         bar: { update: (/** @type {{notice: string}} */ u) => log.notes.push(u.notice), flashNote: () => ++log.flashes },
+        heat: { welcomed: noop, receive: noop },
       }),
     );
     if (role !== 'commander') {
