@@ -561,6 +561,12 @@ class AsyncClient(Commands[Awaitable[Message]]):
         (``[]`` stops it). Nothing is answered."""
         await self._send({"type": "inspect", "agents": list(agents)}, "inspect")
 
+    async def density(self, on: bool = True) -> None:
+        """Asks for the density layer (``on``) in snapshots, about twice a second: a snapshot's
+        ``density`` (agents per cell of a grid over the world and their mean speed); ``False``
+        stops it. Nothing is answered."""
+        await self._send({"type": "density", "on": bool(on)}, "density")
+
     async def viewport(
         self,
         x0: Optional[float] = None,

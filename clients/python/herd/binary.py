@@ -342,8 +342,8 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
 def to_snapshot(frame: Frame) -> Dict[str, Any]:
     """The JSON ``snapshot`` message a decoded frame stands for.
 
-    The side section (obstacles, collisions, formations, inspect traces, a map change, and the
-    inspected agents' whole objects) over the dequantised agents. ``obstacles`` is present only
+    The side section (obstacles, collisions, formations, inspect traces, a map change, the
+    density layer, and the inspected agents' whole objects) over the dequantised agents. ``obstacles`` is present only
     when the frame carries them (absent: as last told), as in JSON snapshots.
     """
     h = frame.header
@@ -373,6 +373,8 @@ def to_snapshot(frame: Frame) -> Dict[str, Any]:
         snap["inspect"] = side["inspect"]
     if "map" in side:
         snap["map"] = side["map"]
+    if "density" in side:
+        snap["density"] = side["density"]
     return snap
 
 

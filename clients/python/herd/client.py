@@ -222,6 +222,12 @@ class Client(Commands[Message]):
         (``[]`` stops it). Nothing is answered."""
         self._loop.run(self._async.inspect(list(agents)), self.timeout)
 
+    def density(self, on: bool = True) -> None:
+        """Asks for the density layer (``on``) in snapshots, about twice a second: a snapshot's
+        ``density`` (agents per cell of a grid over the world and their mean speed); ``False``
+        stops it. Nothing is answered."""
+        self._loop.run(self._async.density(on), self.timeout)
+
     def viewport(
         self,
         x0: Optional[float] = None,

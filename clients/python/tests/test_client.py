@@ -187,6 +187,32 @@ def same_agent(a: Snapshot, e: Snapshot) -> None:
     assert math.hypot(a["vx"] - e["vx"], a["vy"] - e["vy"]) <= speed * heading_error + 1.5 / SPEED_SCALE + 0.002
 
 
+def test_the_density_layer_comes_to_a_client_that_asks_in_json_and_binary(
+    server: Server, commander: herd.Client
+) -> None:
+    c = commander
+    c.spawn(agents=[{"x": x, "y": y, "radius": 2} for x, y in ((100.5, 220.25), (106, 222), (700, 500))])
+    with herd.connect(server.url, role="viewer", format="binary", timeout=TIMEOUT) as b:
+        c.density(True)
+        b.density()
+        c.ping()
+        b.ping()
+        ack = c.step()
+        for client in (c, b):
+            snap = client.wait_for(lambda s: s["tick"] >= ack["tick"] and "density" in s)
+            d = snap["density"]
+            # The 800 x 600 world in cells of 12.5: 64 x 48; empty cells as negative runs.
+            assert (d["cell"], d["cols"], d["rows"]) == (12.5, 64, 48)
+            assert sum(n for n in d["count"] if n > 0) == 3
+            assert sum(-n if n < 0 else 1 for n in d["count"]) == 64 * 48
+            assert len(d["speed"]) == sum(1 for n in d["count"] if n > 0)
+            assert 2 in d["count"], "the two agents of cell (8, 17) together"
+        c.density(False)
+        c.ping()
+        for _ in range(16):  # past the next layer's time
+            assert "density" not in c.wait_for(shows(c.step()))
+
+
 def test_callbacks_get_every_snapshot_in_order_until_cancelled(commander: herd.Client) -> None:
     c = commander
     got: List[int] = []
