@@ -125,8 +125,8 @@ std::string svg(const std::vector<Point>& points) {
     << "<text x=\"" << left << "\" y=\"18\" font-size=\"14\">herd's crowd in a 4 m corridor "
     << "against Weidmann's fundamental diagram</text>\n";
   for (int i = 0; i <= 6; ++i)
-    s << "<line x1=\"" << X(i) << "\" y1=\"" << top << "\" x2=\"" << X(i) << "\" y2=\""
-      << top + ph << "\" stroke=\"#ddd\"/><text x=\"" << X(i) << "\" y=\"" << top + ph + 16
+    s << "<line x1=\"" << X(i) << "\" y1=\"" << top << "\" x2=\"" << X(i) << "\" y2=\"" << top + ph
+      << "\" stroke=\"#ddd\"/><text x=\"" << X(i) << "\" y=\"" << top + ph + 16
       << "\" text-anchor=\"middle\">" << i << "</text>\n";
   for (int i = 0; i <= 8; ++i) {
     const double v = 0.2 * i;
@@ -141,8 +141,8 @@ std::string svg(const std::vector<Point>& points) {
   s << "<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"";
   for (double rho = 0.25; rho <= 5.4; rho += 0.05) s << X(rho) << ',' << Y(weidmann(rho)) << ' ';
   s << "\"/>\n";
-  const std::map<std::string, std::string> colours{{"cardioid", "#d62728"}, {"circle", "#1f77b4"},
-                                                   {"orca", "#2ca02c"}, {"none", "#9467bd"}};
+  const std::map<std::string, std::string> colours{
+      {"cardioid", "#d62728"}, {"circle", "#1f77b4"}, {"orca", "#2ca02c"}, {"none", "#9467bd"}};
   for (const Point& p : points) {
     const std::string colour = colours.count(p.mode) ? colours.at(p.mode) : "#000";
     s << "<line x1=\"" << X(p.density) << "\" y1=\"" << Y(p.speed - p.speed_sd) << "\" x2=\""
