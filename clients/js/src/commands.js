@@ -5,7 +5,7 @@
 // `this.command`: the client resolves to the `ack`, or rejects with a CommandError carrying the
 // server's `code`. Points may be {x, y} or [x, y]; selections 'all', an agent id or ids, group(g),
 // rect(x0, y0, x1, y1) or the protocol's object. A field the command does not have is refused
-// before anything is sent.
+// (a rejected TypeError) before anything is sent.
 
 /** @import { Ack, Point } from './protocol.js' */
 
@@ -254,8 +254,9 @@ export class Commands {
     return Promise.reject(new Error('Commands.command is for a subclass to provide'));
   }
 
+  // A field the command lacks rejects as the server's refusals do, rather than throwing.
   /** @param {string} cmd @param {object | undefined} fields @param {RequestOptions} [options] */
-  #send(cmd, fields, options) {
+  async #send(cmd, fields, options) {
     return this.command(cmd, commandFields(cmd, fields), options);
   }
 

@@ -87,7 +87,7 @@ describe('the client against the real server', () => {
       const after = await c.waitFor((s) => s.tick >= ack.tick);
       assert.equal(after.agents.length, before);
       // Caught before the wire: a field no command has, a number JSON cannot carry.
-      assert.throws(() => c.spawn({ count: 1, colour: 'red' }), TypeError);
+      await assert.rejects(c.spawn({ count: 1, colour: 'red' }), TypeError);
       await assert.rejects(c.add_obstacle({ x: NaN, y: 1, radius: 2 }), /add_obstacle\.x must be a finite number, not NaN/);
       assert.equal(c.errors.length, 0, 'every error answered a request');
     } finally {

@@ -86,14 +86,20 @@ describe('commands', () => {
     assert.deepEqual(await sent('pause', undefined), {});
   });
 
-  it('refuses what no command has before anything is sent', async () => {
-    const r = new Recorder();
-    assert.throws(() => r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group\)/);
-    assert.throws(() => r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
-    assert.throws(() => r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
-    assert.throws(() => r.stop({ agents: [1, 'two'] }), /agent ids are integers/);
-    assert.throws(() => r.set_target({ agents: 'all', target: [1, 2, 3] }), /target must be \{x, y\} or \[x, y\]/);
-    assert.throws(() => r.set_tiles({ tiles: [[1, 2]] }), /tiles\[0\] must be/);
-    assert.throws(() => r.stop([1, 2]), /the fields are an object/);
+  it('refuses what no command has before anything is sent, as a rejection', async () => {
+    const sent = [];
+    const r = new (class extends Commands {
+      async command(cmd) {
+        sent.push(cmd);
+      }
+    })();
+    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group\)/);
+    await assert.rejects(r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
+    await assert.rejects(r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
+    await assert.rejects(r.stop({ agents: [1, 'two'] }), /agent ids are integers/);
+    await assert.rejects(r.set_target({ agents: 'all', target: [1, 2, 3] }), /target must be \{x, y\} or \[x, y\]/);
+    await assert.rejects(r.set_tiles({ tiles: [[1, 2]] }), /tiles\[0\] must be/);
+    await assert.rejects(r.stop([1, 2]), /the fields are an object/);
+    assert.deepEqual(sent, []);
   });
 });
