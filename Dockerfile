@@ -1,6 +1,6 @@
 # herd-server in two stages: build on Debian 12 with the packages scripts/ install natively (one
 # list, scripts/packages-build.txt), then run on debian:12-slim as a non-root user with what
-# `cmake --install` lays out: bin/herd-server, bin/herd-ctl and share/herd/{web,scenarios}, which
+# `cmake --install` lays out: bin/herd-server, bin/herd-ctl and share/herd/{web,js,scenarios}, which
 # the server finds relative to itself. The package layer comes first, so a source change only
 # rebuilds from the COPY of the sources on.
 FROM debian:12 AS build

@@ -8,12 +8,13 @@
 import { DemoKeys } from './demo_keys.js';
 import { ARMED_NAMES, arm, moveFields, rightClick, roundPoint, shiftReleased as shiftLetGo } from './orders.js';
 
-/** @import { CommandFields, Connection } from './connection.js' */
+/** @import { CommandFields } from '../js/src/protocol.js' */
+/** @import { Connection } from '../js/src/connection.js' */
 /** @import { Hud } from './hud.js' */
 /** @import { Painter } from './paint.js' */
 /** @import { ViewerState } from './viewer_state.js' */
 /** @import { ArmedKind, OrderStep } from './orders.js' */
-/** @import { Point } from './connection.js' */
+/** @import { Point } from '../js/src/protocol.js' */
 
 /**
  * What the actions read and send through (main.js's pieces).

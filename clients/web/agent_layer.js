@@ -19,7 +19,7 @@ import { Raster } from './agent_raster.js';
 import { packColor } from './raster_masks.js';
 import { THEME, groupColor } from './theme.js';
 
-/** @import { Agent } from './connection.js' */
+/** @import { Agent } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
 
 const HEADING_WIDTH_PX = 1.5; // CSS pixels

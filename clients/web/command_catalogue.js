@@ -12,7 +12,7 @@
 
 import CATALOGUE from './commands.json' with { type: 'json' };
 
-/** @import { CommandFields, Obstacle } from './connection.js' */
+/** @import { CommandFields, Obstacle } from '../js/src/protocol.js' */
 
 /**
  * One field of a command (or of a list's items), as commands.json describes it.

@@ -23,7 +23,7 @@ import {
 } from './command_catalogue.js';
 
 /** @import { CatalogueCommand, CatalogueField, FormContext, FormState } from './command_catalogue.js' */
-/** @import { Agent, CommandFields, Obstacle, Point, ServerMessage } from './connection.js' */
+/** @import { Agent, CommandFields, Obstacle, Point, ServerMessage } from '../js/src/protocol.js' */
 
 /**
  * What is under a point of the page: the world point (inside the world), the agent, the obstacle

@@ -10,7 +10,7 @@
 import { formCommand, menuActions, menuForm } from './command_catalogue.js';
 
 /** @import { FormContext, FormState, MenuAction } from './command_catalogue.js' */
-/** @import { Agent, CommandFields, Obstacle, Point } from './connection.js' */
+/** @import { Agent, CommandFields, Obstacle, Point } from '../js/src/protocol.js' */
 
 /**
  * @typedef {object} MenuPieces

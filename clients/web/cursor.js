@@ -4,7 +4,7 @@
 // point is worked out every frame from where the pointer is on the canvas, so it follows the view
 // as it zooms or pans under a still pointer.
 
-/** @import { Point } from './connection.js' */
+/** @import { Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 

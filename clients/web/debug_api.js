@@ -13,7 +13,8 @@ import { trailAlpha } from './map_view.js';
 import { COLLIDED_RING_WIDTH_PX, collidedRingRadius } from './agent_layer.js';
 import { ROUTE_DOT_PX } from './view_marks.js';
 
-/** @import { CommandFields, Connection, Formation } from './connection.js' */
+/** @import { CommandFields, Formation } from '../js/src/protocol.js' */
+/** @import { Connection } from '../js/src/connection.js' */
 /** @import { View } from './view.js' */
 /** @import { Flash } from './view_marks.js' */
 /** @import { ViewerState } from './viewer_state.js' */

@@ -14,7 +14,7 @@
 
 import { keysOf } from './keys.js';
 
-/** @import { Point, CommandFields } from './connection.js' */
+/** @import { Point, CommandFields } from '../js/src/protocol.js' */
 
 // The demo's keys, from keys.js's table (its rows say what each does, for the help and the README).
 export const DEMO_KEYS = keysOf('demo');

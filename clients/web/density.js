@@ -4,18 +4,7 @@
 // the legend's scale, and the colour of each cell. No DOM here: heat_map.js draws and shows it,
 // tests/web/density.test.mjs checks it in Node.
 
-/**
- * A snapshot's `density` as the server writes it: square cells of side `cell` from the world's
- * corner, `count` row by row from the top left (a run of n empty cells written -n), and one mean
- * speed per cell with agents, in steps of speed_max / 255.
- * @typedef {object} DensityMessage
- * @property {number} cell
- * @property {number} cols
- * @property {number} rows
- * @property {number[]} count
- * @property {number} speed_max
- * @property {number[]} speed
- */
+/** @typedef {import('../js/src/protocol.js').DensityMessage} DensityMessage the wire's layer (protocol.js) */
 
 /**
  * The layer expanded: per cell, row by row from the top left.

@@ -4,7 +4,7 @@
 
 import { formatBytesPerSec } from './stats.js';
 
-/** @import { Formation, FormationPlace } from './connection.js' */
+/** @import { Formation, FormationPlace } from '../js/src/protocol.js' */
 /** @import { StreamReading } from './stats.js' */
 
 /**

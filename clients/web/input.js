@@ -16,7 +16,7 @@ import { MIN_AGENT_PX, THEME } from './view.js';
 import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
 import { ARMED_NAMES } from './orders.js';
 
-/** @import { Agent, Point } from './connection.js' */
+/** @import { Agent, Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { Painter } from './paint.js' */

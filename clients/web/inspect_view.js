@@ -8,7 +8,7 @@
 // Ours on top: white the behaviour's desire u (thin) and the direction finally taken (bold arrow),
 // dashed the look-ahead segments of part 4.
 
-/** @import { Agent, Obstacle, InspectTrace, Point } from './connection.js' */
+/** @import { Agent, Obstacle, InspectTrace, Point } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
 
 export const INSPECT_COLORS = {

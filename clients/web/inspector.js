@@ -6,7 +6,7 @@
 // list is sent again after every welcome. A snapshot sent before a change of the list may still
 // trace the old one, so the viewer draws only the ones it asked for.
 
-/** @import { InspectTrace } from './connection.js' */
+/** @import { InspectTrace } from '../js/src/protocol.js' */
 
 export const MAX_INSPECTED = 16; // the protocol's limit for one `inspect` message
 // Diagrams drawn at once: more cross one another and the map until none can be read. The server

@@ -10,7 +10,7 @@
 // Only positions are interpolated; everything else (velocity, state, target...) is the newer
 // snapshot's.
 
-/** @import { Agent } from './connection.js' */
+/** @import { Agent } from '../js/src/protocol.js' */
 
 /**
  * What the last sample() did: the snapshots it drew between (ticks), how far from the older one,

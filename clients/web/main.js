@@ -4,7 +4,11 @@
 // the commands; the keys' and buttons' actions are actions.js's. Every frame draws the agents
 // interpolated between buffered snapshots (interp.js), a little in the past.
 
-import { Connection } from './connection.js';
+// The protocol's connection is the JavaScript client package's (clients/js). On disk it is this
+// directory's sibling (share/herd/js beside share/herd/web when installed), and the server serves
+// it at /js/: the viewer is the site's root, where '..' stays at the root.
+import { Connection } from '../js/src/connection.js';
+import { FORMATS } from '../js/src/protocol.js';
 import { View } from './view.js';
 import { ORDER_MARKER_MS, FLASH_MS } from './view_marks.js';
 import { attachInput } from './input.js';
@@ -28,7 +32,7 @@ import { CursorReadout } from './cursor.js';
 import { attachTouch, buildDemoButtons } from './touch.js';
 import { HeatMap } from './heat_map.js';
 
-/** @import { CommandFields } from './connection.js' */
+/** @import { CommandFields, Format } from '../js/src/protocol.js' */
 
 // An element of index.html by id (the page has every one asked for here), of the type it is there.
 /** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
@@ -51,8 +55,8 @@ const hashParams = new URLSearchParams(location.hash.slice(1));
 const token = hashParams.get('token') ?? '';
 // Snapshots: '#format=binary' or '#format=json' overrides the default, 'auto' (binary for worlds of
 // more than 1,000 agents, where JSON would cost megabytes a second).
-const askedFormat = hashParams.get('format');
-const format = askedFormat !== null && ['auto', 'binary', 'json'].includes(askedFormat) ? askedFormat : 'auto';
+const askedFormat = /** @type {Format} */ (hashParams.get('format'));
+const format = FORMATS.includes(askedFormat) ? askedFormat : 'auto';
 // Agents: '#agents=raster' or '#agents=vector' overrides the choice by how the browser draws
 // canvases (agent_layer.js: a pixel buffer in software, canvas paths on a GPU).
 view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
@@ -60,6 +64,10 @@ view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
 // The callbacks below name the session, made from these pieces after them: none of them runs
 // before this module has run to its end (events, and conn.start() last).
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
+  // Always as commander: the server decides (access.js). An open server makes a page without a
+  // token commander; one with a token answers `unauthorized` and welcomes it as viewer.
+  role: 'commander',
+  client: 'herd-web/1',
   token,
   format,
   onMessage: (msg, chars) => {

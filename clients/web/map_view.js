@@ -8,7 +8,7 @@
 
 import { THEME, groupColor } from './theme.js';
 
-/** @import { Agent } from './connection.js' */
+/** @import { Agent } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { PaintTile, Brush } from './paint.js' */

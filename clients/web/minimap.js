@@ -13,7 +13,7 @@ import { THEME } from './theme.js';
 import { packColor } from './raster_masks.js';
 import { DOCK_HEIGHT_PX } from './dock.js';
 
-/** @import { Agent, Obstacle, Point } from './connection.js' */
+/** @import { Agent, Obstacle, Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { DockSide } from './dock.js' */

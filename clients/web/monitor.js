@@ -5,22 +5,19 @@
 // /metrics, as the viewer's profile panel reads it), the world's counts (from the welcome and the
 // snapshots) and one agent's whole state (its snapshot record and its `inspect` trace). A page
 // the server does not welcome as commander says why and shows nothing else, and closes its
-// session. PROTOCOL.md is the contract; connection.js's Connection is not used because this page
-// must be able to stop for good (refused, kicked), where the viewer always reconnects.
+// session for good, as it does when kicked; otherwise it reconnects as the viewer does.
 
-import { PROTOCOL_VERSION } from './connection.js';
-import { BinaryFeed } from './snapshot_binary.js';
+import { Connection } from '../js/src/connection.js';
 import { StepProfile, formatMs } from './profile.js';
 import { MetricsPoller } from './profile_panel.js';
 import { MONITOR_KICKED, SESSION_COLUMNS, monitorNotice, sessionCells } from './monitor_format.js';
 
-/** @import { Snapshot, Welcome, Agent, InspectTrace } from './connection.js' */
+/** @import { Snapshot, Welcome, Agent, InspectTrace, ServerMessage } from '../js/src/protocol.js' */
+/** @import { CloseInfo } from '../js/src/connection.js' */
 /** @import { SessionRow } from './monitor_format.js' */
 
 const SESSIONS_EVERY_MS = 1000;
 const SESSIONS_RETRY_MS = 5000; // a request unanswered this long is asked again
-const BACKOFF_MIN_MS = 500;
-const BACKOFF_MAX_MS = 5000;
 const KICKED_CLOSE = 4000; // PROTOCOL.md: the close code of a kicked session
 
 /** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
@@ -60,13 +57,18 @@ function set(el, text) {
 
 // ---- the session ---------------------------------------------------------------------------------
 
-/** @type {WebSocket | null} */
-let ws = null;
-let stopped = false; // refused or kicked: no reconnecting
+const conn = new Connection(wsUrl, {
+  role: 'commander',
+  client: 'herd-monitor/1',
+  token,
+  format: 'auto',
+  pingEveryMs: 0,
+  onMessage: receive,
+  onState: stateChanged,
+  onClose: closed,
+});
 let greeted = false; // welcomed as commander on the socket open now
-let backoffMs = BACKOFF_MIN_MS;
 let seq = 0;
-const feed = new BinaryFeed();
 /** @type {Map<number, number>} kick's seq -> the session it names */
 const kicks = new Map();
 let sessionsAsked = { seq: -1, at: 0 }; // the request in flight (seq -1: none)
@@ -77,65 +79,35 @@ function setConnection(state, text) {
   set(ui.conn, text);
 }
 
-function open() {
-  setConnection('connecting', 'connecting');
-  const socket = new WebSocket(wsUrl);
-  ws = socket;
-  socket.binaryType = 'arraybuffer';
-  feed.reset();
+function stateChanged() {
+  if (conn.state === 'connecting') setConnection('connecting', 'connecting');
+  else if (conn.state === 'disconnected') {
+    setConnection('disconnected', `disconnected: retrying in ${((conn.retryAt - performance.now()) / 1000).toFixed(1)} s`);
+  }
+}
+
+/** @param {CloseInfo} info */
+function closed(info) {
   greeted = false;
-  socket.onopen = () => {
-    /** @type {Record<string, unknown>} */
-    const hello = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'commander', client: 'herd-monitor/1', format: 'auto' };
-    if (token) hello.token = token;
-    socket.send(JSON.stringify(hello));
-  };
-  socket.onmessage = (ev) => receive(socket, ev.data);
-  socket.onclose = (ev) => {
-    if (ws !== socket) return;
-    ws = null;
-    greeted = false;
-    stopPolling();
-    clearSessions(); // none of them may be kicked from here until the server answers again
-    if (ev.code === KICKED_CLOSE) {
-      stopped = true;
-      setConnection('disconnected', 'kicked');
-      showNotice(MONITOR_KICKED);
-    }
-    if (stopped) return;
-    setConnection('disconnected', `disconnected: retrying in ${(backoffMs / 1000).toFixed(1)} s`);
-    setTimeout(open, backoffMs);
-    backoffMs = Math.min(2 * backoffMs, BACKOFF_MAX_MS);
-  };
+  stopPolling();
+  clearSessions(); // none of them may be kicked from here until the server answers again
+  if (info.code === KICKED_CLOSE) {
+    conn.close(); // for good
+    setConnection('disconnected', 'kicked');
+    showNotice(MONITOR_KICKED);
+  }
 }
 
 /** @param {object} msg */
 function send(msg) {
-  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  ws.send(JSON.stringify(msg));
-  return true;
+  return conn.send(msg);
 }
 
-/** @param {WebSocket} socket @param {unknown} data */
-function receive(socket, data) {
-  if (socket !== ws) return;
-  if (data instanceof ArrayBuffer) {
-    const { snapshot, reply } = feed.receive(new Uint8Array(data));
-    if (reply) socket.send(JSON.stringify(reply));
-    if (snapshot) onSnapshot(snapshot);
-    return;
-  }
-  if (typeof data !== 'string') return;
-  let msg;
-  try {
-    msg = JSON.parse(data);
-  } catch {
-    return;
-  }
-  if (msg === null || typeof msg !== 'object') return;
+/** @param {ServerMessage} msg */
+function receive(msg) {
   switch (msg.type) {
     case 'welcome':
-      return onWelcome(socket, msg);
+      return onWelcome(msg);
     case 'snapshot':
       return onSnapshot(msg);
     case 'sessions':
@@ -147,19 +119,17 @@ function receive(socket, data) {
   }
 }
 
-/** @param {WebSocket} socket @param {Welcome} w */
-function onWelcome(socket, w) {
+/** @param {Welcome} w */
+function onWelcome(w) {
   const notice = monitorNotice(w.role, token !== '');
   if (notice) {
     // Not the operator: nothing but why, and no session left open watching.
-    stopped = true;
-    socket.close(1000, 'not a commander');
+    conn.close(1000, 'not a commander');
     setConnection('disconnected', 'not connected');
     showNotice(notice);
     return;
   }
   greeted = true;
-  backoffMs = BACKOFF_MIN_MS;
   setConnection('connected', 'connected');
   set(ui.server, w.server + (w.upstream !== undefined ? ` (relay, upstream ${w.upstream})` : ''));
   ui.serverField.hidden = false;
@@ -469,4 +439,4 @@ ui.agentForm.addEventListener('submit', (ev) => {
   inspectAgent();
 });
 
-open();
+conn.start();

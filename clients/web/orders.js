@@ -10,7 +10,7 @@
 // the group's centre), as a squad does in those games; the page says so explicitly, whatever the
 // server's default. Pure: no DOM (tests/web/orders.test.mjs runs it in Node).
 
-/** @import { CommandFields, Point } from './connection.js' */
+/** @import { CommandFields, Point } from '../js/src/protocol.js' */
 
 /** @typedef {'attack_move' | 'patrol'} ArmedKind */
 

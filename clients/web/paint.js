@@ -15,7 +15,7 @@
 
 import { tileLine } from './tile_map.js';
 
-/** @import { Point } from './connection.js' */
+/** @import { Point } from '../js/src/protocol.js' */
 /** @import { TileMap, Tile } from './tile_map.js' */
 
 /** @typedef {{x: number, y: number, blocked: boolean}} PaintTile a tile and what it is painted */

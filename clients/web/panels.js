@@ -14,7 +14,7 @@ import { MAX_INSPECTED } from './inspector.js';
 import { THEME } from './theme.js';
 import { KEY_ROWS, KEY_SECTIONS, inlineRuns, labelRuns } from './keys.js';
 
-/** @import { Agent } from './connection.js' */
+/** @import { Agent } from '../js/src/protocol.js' */
 /** @import { Inspector } from './inspector.js' */
 /** @import { Inline } from './keys.js' */
 

@@ -11,7 +11,7 @@
 // An agent's own behaviour decides first; being hunted or followed only marks an agent that has
 // no role of its own. Binary snapshots carry no behaviours (PROTOCOL.md): there, nobody has one.
 
-/** @import { Agent } from './connection.js' */
+/** @import { Agent } from '../js/src/protocol.js' */
 
 export const ROLES = ['hunter', 'prey', 'guard', 'leader'];
 

@@ -10,7 +10,7 @@
 
 // Rates offered in the pickers; the server's own (any number in (0, 1000]) is added when it is not
 // among them. [ and ] (or { and }) move to the next lower or higher one.
-/** @import { Welcome, CommandFields } from './connection.js' */
+/** @import { Welcome, CommandFields } from '../js/src/protocol.js' */
 
 export const TICK_RATES = [10, 15, 20, 30, 60, 120, 240, 480];
 export const SNAPSHOT_RATES = [5, 10, 15, 20, 30, 60];

@@ -11,7 +11,8 @@ import { agentRoles } from './roles.js';
 import { commandNotice, isHelloRefusal } from './access.js';
 
 /**
- * @import { Collision, CommandFields, Connection, MapMessage, ServerMessage, Welcome } from './connection.js'
+ * @import { Collision, CommandFields, MapMessage, ServerMessage, Welcome } from '../js/src/protocol.js'
+ * @import { Connection } from '../js/src/connection.js'
  */
 /** @import { View } from './view.js' */
 /** @import { Hud } from './hud.js' */

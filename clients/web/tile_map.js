@@ -3,7 +3,7 @@
 // protocol/PROTOCOL.md "Tile maps and pathing"): a grid of blocked and walkable tiles whose corner
 // is the world's (0, 0). Everything off the map counts as blocked.
 
-/** @import { MapMessage } from './connection.js' */
+/** @import { MapMessage } from '../js/src/protocol.js' */
 
 /** @typedef {{x: number, y: number}} Tile a tile's column and row */
 

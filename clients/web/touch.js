@@ -13,7 +13,7 @@
 import { pick } from './input.js';
 import { KEY_ROWS, inlineRuns } from './keys.js';
 
-/** @import { Agent, Point } from './connection.js' */
+/** @import { Agent, Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
 
 const TAP_SLOP_PX = 10; // a finger that moves less than this, CSS pixels, still taps

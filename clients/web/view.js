@@ -15,7 +15,7 @@ import * as marks from './view_marks.js';
 
 export { THEME, groupColor };
 
-/** @import { Agent, Obstacle, InspectTrace, Point } from './connection.js' */
+/** @import { Agent, Obstacle, InspectTrace, Point } from '../js/src/protocol.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { PaintTile, Brush } from './paint.js' */
 /** @import { SelectionBox } from './input.js' */

@@ -9,7 +9,7 @@ import { THEME } from './theme.js';
 import { markOutline } from './roles.js';
 import { queuedRoute } from './orders.js';
 
-/** @import { Agent, Obstacle, Point } from './connection.js' */
+/** @import { Agent, Obstacle, Point } from '../js/src/protocol.js' */
 /** @import { SelectionBox } from './input.js' */
 /** @import { View } from './view.js' */
 

@@ -4,7 +4,7 @@
 // window.herd reads it (debug_api.js).
 
 /**
- * @import { Ack, Agent, CommandFields, Formation, InspectTrace, Obstacle, Welcome } from './connection.js'
+ * @import { Ack, Agent, CommandFields, Formation, InspectTrace, Obstacle, Welcome } from '../js/src/protocol.js'
  */
 /** @import { Flash, Order } from './view_marks.js' */
 /** @import { TileMap } from './tile_map.js' */

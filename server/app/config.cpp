@@ -143,7 +143,8 @@ const std::vector<Option>& options() {
          return {};
        }},
       {"web-root", "HERD_WEB_ROOT", "../share/herd/web beside the binary",
-       "directory of the browser viewer's files",
+       "directory of the browser viewer's files (the JavaScript client's modules it imports, "
+       "served at /js/src/, are those of js/src beside it)",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
          c.server.web_root = v;

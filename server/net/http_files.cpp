@@ -19,6 +19,22 @@ FileResponse refuse(int status, std::string message) {
   return {status, "text/plain; charset=utf-8", std::move(message)};
 }
 
+// The JavaScript client package's modules, served at kPackagePath from the src/ of the directory
+// `js` beside the web root: the viewer imports them as ../js/src/..., which names that directory
+// on disk (clients/js beside clients/web in the sources, share/herd/js beside share/herd/web
+// installed) and, from the viewer at the site's root, this path. Nothing else of the package (its
+// tests, examples, node_modules) is served.
+constexpr std::string_view kPackagePath = "/js/src/";
+
+// Empty when there is no such place (no web root).
+fs::path package_sources(const std::string& root) {
+  std::error_code ec;
+  fs::path web = fs::absolute(fs::path(root), ec).lexically_normal();
+  if (ec || root.empty()) return {};
+  if (!web.has_filename()) web = web.parent_path();  // "web/" names "web"
+  return web.parent_path() / "js" / "src";
+}
+
 }  // namespace
 
 std::optional<std::string> percent_decode(std::string_view path) {
@@ -75,8 +91,15 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
     if (!segment.empty() && segment.front() == '.') return refuse(404, "not found\n");
     start = end + 1;
   }
+  fs::path served = root;
+  if (rest.starts_with("/js/")) {
+    if (!rest.starts_with(kPackagePath)) return refuse(404, "not found\n");
+    served = package_sources(root);
+    if (served.empty()) return refuse(404, "not found\n");
+    rest.remove_prefix(kPackagePath.size() - 1);  // keeps its leading '/'
+  }
   std::error_code ec;
-  const fs::path base = fs::weakly_canonical(fs::path(root), ec);
+  const fs::path base = fs::weakly_canonical(served, ec);
   if (ec) return refuse(404, "not found\n");
   fs::path file = base / fs::path(std::string(rest.substr(1)));
   if (fs::is_directory(file, ec)) file /= "index.html";

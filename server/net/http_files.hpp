@@ -22,9 +22,10 @@ std::optional<std::string> percent_decode(std::string_view path);
 std::string_view content_type_for(std::string_view filename);
 
 // Serves `target` (e.g. "/", "/main.js?x=1") from `root`: "/" and directories map to their
-// index.html, "/monitor" to monitor.html (the operator's page); ".." segments, backslashes, and
-// anything resolving outside root are refused (403); there are no directory listings. The file is
-// not read here: a 200 names it.
+// index.html, "/monitor" to monitor.html (the operator's page), and "/js/src/..." to the
+// JavaScript client package's modules, from `js/src` beside `root` (other paths under "/js/" are
+// 404); ".." segments, backslashes, and anything resolving outside the directory served are
+// refused (403); there are no directory listings. The file is not read here: a 200 names it.
 FileResponse serve_file(std::string_view target, const std::string& root);
 
 }  // namespace herd::net

@@ -28,10 +28,13 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 // Whether the file holds `text` as bytes (what `strings | grep` would find).
 const holds = (file, text) => readFileSync(file).includes(Buffer.from(text));
 
-test('the GNUInstallDirs layout: bin/ and share/herd/{web,scenarios}', () => {
+test('the GNUInstallDirs layout: bin/ and share/herd/{web,js,scenarios}', () => {
   const bins = readdirSync(join(prefix, 'bin'));
   for (const b of ['herd-server', 'herd-ctl']) assert.ok(bins.includes(b), `bin/${b}`);
   assert.ok(readdirSync(join(prefix, 'share/herd/web')).includes('index.html'));
+  // The JavaScript client's modules, which the viewer imports; not its tests or examples.
+  assert.deepEqual(readdirSync(join(prefix, 'share/herd/js')).sort(), ['package.json', 'src']);
+  assert.deepEqual(readdirSync(join(prefix, 'share/herd/js/src')).sort(), readdirSync(join(source, 'clients/js/src')).sort());
   const scenarios = readdirSync(join(prefix, 'share/herd/scenarios'));
   assert.ok(scenarios.includes('default.json') && scenarios.includes('demo32.json'), scenarios.join(' '));
   assert.ok(!scenarios.some((f) => f.endsWith('.cpp') || f.endsWith('.hpp')), 'no sources among the scenarios');
@@ -88,6 +91,19 @@ test('the moved server serves the viewer and loads a scenario by name from besid
     assert.match(await page.text(), /<canvas/);
     const script = await fetch(`http://127.0.0.1:${port}/main.js`);
     assert.equal(script.status, 200);
+    // Every module the viewer imports from the JavaScript client package, where its
+    // '../js/src/...' leads from the site's root.
+    const imported = new Set();
+    for (const f of readdirSync(join(prefix, 'share/herd/web')).filter((n) => n.endsWith('.js'))) {
+      const text = readFileSync(join(prefix, 'share/herd/web', f), 'utf8');
+      for (const m of text.matchAll(/^import .* from '\.\.\/js\/src\/([a-z_]+\.js)';$/gm)) imported.add(m[1]);
+    }
+    assert.ok(imported.has('connection.js'), [...imported].join(' '));
+    for (const m of imported) {
+      const res = await fetch(`http://127.0.0.1:${port}/js/src/${m}`);
+      assert.equal(res.status, 200, m);
+      assert.match(res.headers.get('content-type'), /^text\/javascript/, m);
+    }
     // The viewers' palette, which theme.js imports as a JSON module: a browser loads it only when
     // it is served as JSON.
     const palette = await fetch(`http://127.0.0.1:${port}/palette.json`);

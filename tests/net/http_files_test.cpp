@@ -92,6 +92,40 @@ TEST_F(HttpFiles, NoListingsAndClearMisses) {
   EXPECT_EQ(serve_file("/", (base_ / "missing").string()).status, 404);
 }
 
+// The JavaScript client package beside the web root (clients/js beside clients/web): its src/
+// at /js/src/, which is where the viewer's '../js/src/...' imports lead from the site's root;
+// nothing else of the package, and nothing outside its src/.
+TEST_F(HttpFiles, ServesTheClientPackagesModulesBesideTheWebRoot) {
+  fs::create_directories(base_ / "js" / "src");
+  fs::create_directories(base_ / "js" / "tests");
+  write(base_ / "js" / "src" / "client.js", "export {};");
+  write(base_ / "js" / "package.json", "{}");
+  write(base_ / "js" / "tests" / "client.test.mjs", "");
+  write(base_ / "js" / "src" / ".hidden.js", "");
+  fs::create_symlink(base_ / "secret.txt", base_ / "js" / "src" / "link.js");
+  const auto module = fs::weakly_canonical(base_ / "js" / "src" / "client.js").string();
+  for (const std::string& root : {root_.string(), root_.string() + "/", (root_ / ".").string()}) {
+    for (const char* t : {"/js/src/client.js", "/js/src/%63lient.js?v=2"}) {
+      const auto r = serve_file(t, root);
+      EXPECT_EQ(r.status, 200) << t << " from " << root;
+      EXPECT_EQ(r.path, module) << t;
+      EXPECT_EQ(r.content_type, "text/javascript; charset=utf-8") << t;
+    }
+  }
+  for (const char* t : {"/js/package.json", "/js/tests/client.test.mjs", "/js/", "/js/src/",
+                        "/js/src/nope.js", "/js/src/.hidden.js", "/js"})
+    EXPECT_EQ(serve_file(t, root_.string()).status, 404) << t;
+  for (const char* t :
+       {"/js/src/../package.json", "/js/src/%2e%2e/%2e%2e/secret.txt", "/js/src/link.js"}) {
+    const auto r = serve_file(t, root_.string());
+    EXPECT_EQ(r.status, 403) << t;
+    EXPECT_TRUE(r.path.empty()) << t;
+  }
+  // A web root with no package beside it serves none.
+  fs::create_directories(base_ / "other" / "web");
+  EXPECT_EQ(serve_file("/js/src/client.js", (base_ / "other" / "web").string()).status, 404);
+}
+
 TEST(PercentDecode, DecodesAndRejects) {
   EXPECT_EQ(percent_decode("/a%20b"), "/a b");
   EXPECT_EQ(percent_decode("/a%2"), std::nullopt);

@@ -1,4 +1,6 @@
-// ESLint's recommended rules over the web viewer (browser globals), the tests of its modules and
+// ESLint's recommended rules over the web viewer (browser globals), the JavaScript client package
+// (clients/js: its modules run in browsers and Node alike, its Node entry, tests and examples in
+// Node), the tests of the viewer's modules and
 // the check of user-facing text in tests/docs (Node globals) and the browser tests (Node globals,
 // and the browser's for the callbacks they hand to page.evaluate, which run in the page). Paths are from the repository's root: `npm run lint` and ctest's web.lint run
 // ESLint there with this file as its config, because ESLint lints nothing outside the directory
@@ -15,6 +17,19 @@ export default [
     files: ['clients/web/**/*.js'],
     // 2025: import attributes (theme.js imports palette.json as a JSON module).
     languageOptions: { ecmaVersion: 2025, sourceType: 'module', globals: globals.browser },
+  },
+  {
+    ...js.configs.recommended,
+    name: 'herd/clients-js',
+    files: ['clients/js/src/**/*.js'],
+    ignores: ['clients/js/src/node.js'],
+    languageOptions: { ecmaVersion: 2025, sourceType: 'module', globals: globals.browser },
+  },
+  {
+    ...js.configs.recommended,
+    name: 'herd/clients-js-node',
+    files: ['clients/js/src/node.js', 'clients/js/tests/**/*.mjs', 'clients/js/examples/**/*.mjs'],
+    languageOptions: { ecmaVersion: 2025, sourceType: 'module', globals: globals.node },
   },
   {
     ...js.configs.recommended,

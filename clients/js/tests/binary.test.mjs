@@ -1,13 +1,14 @@
-// The browser viewer's binary snapshot decoder against the fixtures the C++ tests pin
-// (protocol/fixtures/binary): the same bytes decode to the same agents in both. No browser.
+// The binary snapshot decoder against the fixtures the C++ tests pin (protocol/fixtures/binary):
+// the same bytes decode to the same agents in both. No server.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { decodeBinary, readHeader, dequantise, toSnapshot, BinaryFeed } from '../../clients/web/snapshot_binary.js';
+import { decodeBinary, readHeader, dequantise, toSnapshot, BinaryFeed } from '../src/binary.js';
+import { DecodeError, HerdError } from '../src/errors.js';
 
-const dir = new URL('../../protocol/fixtures/binary/', import.meta.url);
+const dir = new URL('../../../protocol/fixtures/binary/', import.meta.url);
 const hex = (name) =>
   Uint8Array.from(
     readFileSync(new URL(name, dir), 'utf8')
@@ -64,6 +65,8 @@ describe('binary snapshots', () => {
       try {
         decodeBinary(delta.subarray(0, n), k.agents);
       } catch (err) {
+        assert.ok(err instanceof DecodeError && err instanceof HerdError);
+        assert.equal(err.code, 'decode_error');
         assert.match(err.message, /^binary snapshot/);
       }
     }
@@ -76,7 +79,7 @@ describe('binary snapshots', () => {
         const f = decodeBinary(bad, k.agents);
         for (let j = 1; j < f.agents.length; ++j) assert.ok(f.agents[j - 1].id < f.agents[j].id);
       } catch (err) {
-        assert.ok(err instanceof Error);
+        assert.ok(err instanceof DecodeError, String(err));
       }
     }
     assert.throws(() => readHeader(Uint8Array.from([0x7b, 0x22])), /magic/);
@@ -90,16 +93,20 @@ describe('binary snapshots', () => {
     // slice, not subarray: a copy whose buffer ends where the frame does, as a WebSocket message's
     // does (a subarray's buffer runs on past its end).
     for (let n = 5; n < 13; ++n) {
-      assert.throws(() => readHeader(keyframe.slice(0, n)), /^Error: binary snapshot: truncated header$/, `${n} bytes`);
-      assert.throws(() => decodeBinary(keyframe.slice(0, n)), /^Error: binary snapshot: truncated header$/, `${n} bytes`);
+      assert.throws(() => readHeader(keyframe.slice(0, n)), /^DecodeError: binary snapshot: truncated header$/, `${n} bytes`);
+      assert.throws(() => decodeBinary(keyframe.slice(0, n)), /^DecodeError: binary snapshot: truncated header$/, `${n} bytes`);
     }
   });
 
   it('feed: acks what it decodes, asks for a keyframe when it lacks the baseline', () => {
     const feed = new BinaryFeed();
-    assert.deepEqual(feed.receive(delta).reply, { type: 'keyframe' });
+    const orphan = feed.receive(delta);
+    assert.deepEqual(orphan.reply, { type: 'keyframe' });
+    assert.equal(orphan.snapshot, null);
+    assert.match(orphan.error.message, /a delta on tick 30, which is not held/);
     const first = feed.receive(keyframe);
     assert.deepEqual(first.reply, { type: 'ack', tick: 30 });
+    assert.equal(first.error, null);
     const second = feed.receive(delta);
     assert.deepEqual(second.reply, { type: 'ack', tick: 33 });
     assert.equal(second.snapshot.agents.length, 4);
@@ -113,5 +120,25 @@ describe('binary snapshots', () => {
     later[4] = 31;
     assert.deepEqual(feed.receive(later).reply, { type: 'ack', tick: 31 });
     assert.deepEqual(feed.receive(delta).reply, { type: 'ack', tick: 33 }); // built on 30
+  });
+
+  it('feed: a side section that is not a JSON object is a decode error, not a crash', () => {
+    // The keyframe with a side section (flags bit 1) of `text` where its header ends.
+    const at = readHeader(keyframe).bodyAt;
+    const withSide = (text) => {
+      const side = new TextEncoder().encode(text);
+      const bytes = Uint8Array.from([...keyframe.subarray(0, at), side.length, ...side, ...keyframe.subarray(at)]);
+      bytes[2] |= 2;
+      return bytes;
+    };
+    assert.equal(toSnapshot(decodeBinary(withSide('{"obstacles":[]}'))).obstacles.length, 0, 'the splice makes a valid frame');
+    for (const text of ['{"agents":', 'null', '[1]', '{"agents":7}']) {
+      const feed = new BinaryFeed();
+      const r = feed.receive(withSide(text));
+      assert.equal(r.snapshot, null, text);
+      assert.deepEqual(r.reply, { type: 'keyframe' }, text);
+      assert.ok(r.error instanceof DecodeError, text);
+      assert.equal(feed.states.size, 0, `${text}: nothing kept`);
+    }
   });
 });

@@ -1,10 +1,11 @@
 // @ts-check
 // Binary snapshots (protocol/PROTOCOL.md "Binary snapshots"): decodes a frame against the agents
-// the viewer holds for the frame's baseline tick. Mirrors protocol/snapshot_records.hpp; both are
-// checked against protocol/fixtures/binary. Plain ES module, no dependencies.
+// the client holds for the frame's baseline tick. Mirrors protocol/snapshot_records.hpp; both are
+// checked against protocol/fixtures/binary. No dependencies: the browser and Node alike.
 
-/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot } from './connection.js' */
-/** @import { DensityMessage } from './density.js' */
+import { DecodeError } from './errors.js';
+
+/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement } from './protocol.js' */
 
 /**
  * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
@@ -49,6 +50,7 @@
  * @property {InspectTrace[]} [inspect]
  * @property {MapMessage | null} [map]
  * @property {DensityMessage} [density] the density layer, to a session that asked for it
+ * @property {Measurement[]} [measurements] every measurement line and area, when one changed or reported
  */
 
 /**
@@ -58,6 +60,11 @@
 
 /** @typedef {{header: BinaryHeader, agents: QuantAgent[]}} BinaryFrame */
 /** @typedef {{type: 'keyframe'} | {type: 'ack', tick: number}} FeedReply */
+/**
+ * What BinaryFeed.receive makes of a frame: the snapshot it stands for (null when it cannot be
+ * decoded), the message to send back, and why it could not be decoded.
+ * @typedef {{snapshot: Snapshot | null, reply: FeedReply, error: DecodeError | null}} FeedResult
+ */
 
 export const POSITION_SCALE = 64; // positions in 1/64 unit
 export const SPEED_SCALE = 16; // speed in 1/16 unit/s
@@ -125,7 +132,8 @@ class BitReader {
 const unzigzag = (/** @type {number} */ z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
 // The header: {delta, filtered, tick, baselineTick, serial (0: none), time, avoidance, xBits,
-// yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws an Error saying what is wrong.
+// yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws a DecodeError saying what
+// is wrong.
 /** @param {Uint8Array} bytes @returns {BinaryHeader} */
 export function readHeader(bytes) {
   const r = new BitReader(bytes);
@@ -167,8 +175,8 @@ export function readHeader(bytes) {
     h.bodyAt = r.pos >>> 3;
     return h;
   } catch (err) {
-    if (err instanceof Truncated) throw new Error('binary snapshot: truncated header', { cause: err });
-    throw new Error('binary snapshot: ' + /** @type {Error} */ (err).message, { cause: err });
+    if (err instanceof Truncated) throw new DecodeError('binary snapshot: truncated header', { cause: err });
+    throw new DecodeError('binary snapshot: ' + /** @type {Error} */ (err).message, { cause: err });
   }
 }
 
@@ -256,12 +264,12 @@ function readChange(r, b, xb, yb, k) {
 
 // Decodes a frame. `baseline` is the array of quantised agents held for header.baselineTick
 // (ignored for a keyframe). Returns {header, agents} with agents quantised and ordered by id;
-// throws an Error for hostile or truncated input, or a baseline that does not match.
+// throws a DecodeError for hostile or truncated input, or a baseline that does not match.
 /** @param {Uint8Array} bytes @param {QuantAgent[]} [baseline] @returns {BinaryFrame} */
 export function decodeBinary(bytes, baseline = []) {
   const h = readHeader(bytes);
   if (!h.delta) baseline = [];
-  else if (baseline.length !== h.baselineCount) throw new Error('binary snapshot: the baseline does not match the frame');
+  else if (baseline.length !== h.baselineCount) throw new DecodeError('binary snapshot: the baseline does not match the frame');
   const r = new BitReader(bytes, h.bodyAt);
   /** @type {QuantAgent[]} */
   const kept = [];
@@ -285,15 +293,15 @@ export function decodeBinary(bytes, baseline = []) {
     }
   } catch (err) {
     const what = err instanceof Truncated ? 'truncated agents' : /** @type {Error} */ (err).message;
-    throw new Error('binary snapshot: ' + what, { cause: err });
+    throw new DecodeError('binary snapshot: ' + what, { cause: err });
   }
-  if (kept.length + added.length !== h.agentCount) throw new Error('binary snapshot: agent count does not match');
+  if (kept.length + added.length !== h.agentCount) throw new DecodeError('binary snapshot: agent count does not match');
   /** @type {QuantAgent[]} */
   const agents = new Array(h.agentCount);
   let i = 0, j = 0, k = 0;
   while (i < kept.length || j < added.length) {
     agents[k++] = j >= added.length || (i < kept.length && kept[i].id < added[j].id) ? kept[i++] : added[j++];
-    if (k > 1 && agents[k - 2].id >= agents[k - 1].id) throw new Error('binary snapshot: an agent id twice');
+    if (k > 1 && agents[k - 2].id >= agents[k - 1].id) throw new DecodeError('binary snapshot: an agent id twice');
   }
   return { header: h, agents };
 }
@@ -320,13 +328,27 @@ export function dequantise(a) {
   return out;
 }
 
+// The side section's JSON, which must be an object (a hostile frame's may be anything).
+/** @param {string} text @returns {SideSection} */
+function readSide(text) {
+  let side;
+  try {
+    side = JSON.parse(text);
+  } catch (err) {
+    throw new DecodeError('binary snapshot: the side section is not JSON', { cause: err });
+  }
+  if (side === null || typeof side !== 'object' || Array.isArray(side)) {
+    throw new DecodeError('binary snapshot: the side section is not a JSON object');
+  }
+  return side;
+}
+
 // The JSON snapshot message a decoded frame stands for: the side section (obstacles, collisions,
 // formations, inspect, map, and the inspected agents' whole objects) over the dequantised agents.
 /** @param {BinaryFrame} frame @returns {Snapshot} */
 export function toSnapshot(frame) {
   const h = frame.header;
-  /** @type {SideSection} */
-  const side = h.side ? JSON.parse(h.side) : {};
+  const side = h.side ? readSide(h.side) : {};
   const details = new Map((side.agents ?? []).map((a) => [a.id, a]));
   /** @type {Snapshot} */
   const snap = {
@@ -343,7 +365,15 @@ export function toSnapshot(frame) {
   if (side.inspect) snap.inspect = side.inspect;
   if ('map' in side) snap.map = side.map;
   if (side.density) snap.density = side.density;
+  if (side.measurements) snap.measurements = side.measurements; // absent: unchanged since told
   return snap;
+}
+
+// What went wrong in decoding, as a DecodeError (a hostile side section may also make a TypeError).
+/** @param {unknown} err @returns {DecodeError} */
+function asDecodeError(err) {
+  if (err instanceof DecodeError) return err;
+  return new DecodeError(`binary snapshot: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
 }
 
 // The client's side of the feed: keeps the decoded states a later delta may name as its baseline
@@ -354,28 +384,34 @@ export class BinaryFeed {
   constructor() {
     /** @type {Map<number, QuantAgent[]>} */
     this.states = new Map(); // tick -> quantised agents
+    this.keyframes = 0; // frames decoded whole
+    this.deltas = 0; // frames decoded against an acknowledged baseline
   }
   reset() {
     this.states.clear();
   }
-  // Returns {snapshot, reply}: the snapshot message (or null) and the message to send (or null).
-  /** @param {Uint8Array} bytes @returns {{snapshot: Snapshot | null, reply: FeedReply | null}} */
+  // The snapshot a frame stands for and the message to send back: an ack once it is decoded (the
+  // server's next delta builds on it), or a keyframe request when it cannot be (its baseline is
+  // not held, or it does not decode: `error` says why).
+  /** @param {Uint8Array} bytes @returns {FeedResult} */
   receive(bytes) {
     let h;
     try {
       h = readHeader(bytes);
     } catch (err) {
-      console.warn('herd:', /** @type {Error} */ (err).message);
-      return { snapshot: null, reply: { type: 'keyframe' } };
+      return { snapshot: null, reply: { type: 'keyframe' }, error: asDecodeError(err) };
     }
     const baseline = h.delta ? this.states.get(h.baselineTick) : [];
-    if (!baseline) return { snapshot: null, reply: { type: 'keyframe' } };
-    let frame;
+    if (!baseline) {
+      const error = new DecodeError(`binary snapshot: a delta on tick ${h.baselineTick}, which is not held`);
+      return { snapshot: null, reply: { type: 'keyframe' }, error };
+    }
+    let frame, snapshot;
     try {
       frame = decodeBinary(bytes, baseline);
+      snapshot = toSnapshot(frame);
     } catch (err) {
-      console.warn('herd:', /** @type {Error} */ (err).message);
-      return { snapshot: null, reply: { type: 'keyframe' } };
+      return { snapshot: null, reply: { type: 'keyframe' }, error: asDecodeError(err) };
     }
     // A keyframe keeps the states held (acks in flight may still make the server build on one);
     // a delta's baseline ends the older ones; a tick that went back (a new world) ends them all.
@@ -383,7 +419,9 @@ export class BinaryFeed {
     if (newest >= h.tick) this.states.clear();
     if (h.delta) for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
     this.states.set(h.tick, frame.agents);
+    if (h.delta) ++this.deltas;
+    else ++this.keyframes;
     while (this.states.size > 32) this.states.delete(/** @type {number} */ (this.states.keys().next().value));
-    return { snapshot: toSnapshot(frame), reply: { type: 'ack', tick: h.tick } };
+    return { snapshot, reply: { type: 'ack', tick: h.tick }, error: null };
   }
 }

@@ -1,0 +1,262 @@
+// The client against the real herd-server (HERD_SERVER, else build/herd-server), started by the
+// browser tests' helper on a free loopback port: hello and welcome, commands acked and refused
+// with the server's codes, snapshots JSON and binary (deltas on acknowledged baselines), the
+// server's closes, and the token found as herd-ctl finds it.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebSocket } from 'ws';
+
+import { startServer } from '../../../tests/e2e/lib/server.mjs';
+import { connect, CommandError, ConnectError, ConnectionClosed, HelloError, HerdError, TimeoutError, group } from '../src/index.js';
+import { connect as connectFromNode } from '../src/node.js';
+
+const TOKEN = 'js-client-test-token-0123456789';
+const TIMEOUT_MS = 10_000;
+
+/** The package's connect with the `ws` package's WebSocket (Node 20 has none). */
+const open = (url, options = {}) => connect(url, { WebSocket, timeout: TIMEOUT_MS, ...options });
+
+describe('the client against the real server', () => {
+  let server;
+  before(async () => {
+    server = await startServer({ scenario: 'default', extraArgs: ['--command-token', TOKEN] });
+  });
+  after(() => server?.stop());
+
+  it('says hello and is welcomed as the role it asked for', async () => {
+    const c = await open(server.wsUrl, { token: TOKEN });
+    try {
+      assert.equal(c.welcome.type, 'welcome');
+      assert.equal(c.welcome.protocol, 1);
+      assert.equal(c.role, 'commander');
+      assert.ok(Number.isInteger(c.session) && c.session > 0);
+      assert.equal(c.welcome.scenario, 'default');
+      assert.deepEqual(c.welcome.world, { width: 800, height: 600 });
+      const pong = await c.ping();
+      assert.equal(pong.type, 'pong');
+      assert.ok(pong.tick >= c.welcome.tick);
+      const { sessions } = await c.sessions();
+      const mine = sessions.find((s) => s.you);
+      assert.equal(mine.id, c.session);
+      assert.equal(mine.client, 'herd-js/1');
+      assert.equal(mine.role, 'commander');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('resolves a command to its ack, which the snapshots then show', async () => {
+    const c = await open(server.wsUrl, { token: TOKEN });
+    try {
+      const ack = await c.spawn({ count: 5, group: 7 });
+      assert.equal(ack.type, 'ack');
+      assert.equal(ack.agents.length, 5);
+      const moved = await c.set_target({ agents: group(7), target: [700, 100], spread: 'point' });
+      assert.equal(moved.count, 5);
+      const snap = await c.waitFor((s) => s.tick >= moved.tick);
+      const mine = snap.agents.filter((a) => ack.agents.includes(a.id));
+      assert.equal(mine.length, 5);
+      for (const a of mine) {
+        assert.equal(a.group, 7);
+        assert.deepEqual([a.tx, a.ty], [700, 100]);
+      }
+      await c.remove({ agents: ack.agents });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("rejects a refused command with the server's code, and the world is unchanged", async () => {
+    const c = await open(server.wsUrl, { token: TOKEN });
+    try {
+      const before = (await c.waitFor(() => true)).agents.length;
+      const err = await c.remove({ agents: [999999] }).then(
+        () => assert.fail('removing an agent that does not exist was acked'),
+        (e) => e,
+      );
+      assert.ok(err instanceof CommandError && err instanceof HerdError);
+      assert.equal(err.code, 'unknown_agent');
+      assert.equal(err.cmd, 'remove');
+      assert.match(err.serverMessage, /999999/);
+      assert.equal(typeof err.seq, 'number');
+      await assert.rejects(c.set_target({ agents: 'all', target: [5000, 5000] }), { name: 'CommandError', code: 'out_of_bounds' });
+      await assert.rejects(c.command('teleport', { agents: 'all' }), { code: 'unknown_command' });
+      await assert.rejects(c.command('spawn', { count: 1, colour: 'red' }), { code: 'bad_field' });
+      const ack = await c.ping();
+      const after = await c.waitFor((s) => s.tick >= ack.tick);
+      assert.equal(after.agents.length, before);
+      // Caught before the wire: a field no command has, a number JSON cannot carry.
+      await assert.rejects(c.spawn({ count: 1, colour: 'red' }), TypeError);
+      await assert.rejects(c.add_obstacle({ x: NaN, y: 1, radius: 2 }), /add_obstacle\.x must be a finite number, not NaN/);
+      assert.equal(c.errors.length, 0, 'every error answered a request');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('refuses to command without the token, and lets a viewer watch', async () => {
+    await assert.rejects(open(server.wsUrl), (err) => {
+      assert.ok(err instanceof HelloError);
+      assert.equal(err.code, 'unauthorized');
+      assert.match(err.message, /no token given/);
+      return true;
+    });
+    await assert.rejects(open(server.wsUrl, { token: 'not-the-token-at-all' }), { name: 'HelloError', code: 'unauthorized' });
+    const v = await open(server.wsUrl, { role: 'viewer' });
+    try {
+      assert.equal(v.role, 'viewer');
+      await assert.rejects(v.pause(), { name: 'CommandError', code: 'forbidden' });
+      await assert.rejects(v.sessions(), { name: 'ServerError', code: 'forbidden' });
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('streams JSON snapshots in tick order, and by callback', async () => {
+    const c = await open(server.wsUrl, { role: 'viewer' });
+    try {
+      const seen = [];
+      const stop = c.onSnapshot((s) => seen.push(s.tick));
+      const ticks = [];
+      for await (const snap of c.snapshots()) {
+        assert.equal(snap.type, 'snapshot');
+        assert.ok(snap.agents.length > 0);
+        ticks.push(snap.tick);
+        if (ticks.length === 5) break;
+      }
+      stop();
+      const called = seen.length;
+      assert.ok(called >= 5, `the callback saw ${called}`);
+      for (let i = 1; i < ticks.length; ++i) assert.ok(ticks[i] > ticks[i - 1], ticks.join(' '));
+      await c.waitFor((s) => s.tick > ticks.at(-1) + 5);
+      assert.equal(seen.length, called, 'no call after stop()');
+      assert.equal(c.binaryFrames.keyframes, 0, 'JSON asked, JSON sent');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('decodes binary snapshots, acknowledging each so that deltas follow, to what JSON says', async () => {
+    const json = await open(server.wsUrl, { role: 'viewer' });
+    const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary' });
+    try {
+      const byTick = new Map();
+      json.onSnapshot((s) => byTick.set(s.tick, s));
+      let pair = null;
+      let frames = 0; // bounded: 100 snapshots are 5 s at the default 20 a second
+      for await (const snap of binary.snapshots()) {
+        if (++frames > 100) break;
+        await json.waitFor((s) => s.tick >= snap.tick);
+        if (byTick.has(snap.tick) && binary.binaryFrames.deltas >= 3) {
+          pair = [snap, byTick.get(snap.tick)];
+          break;
+        }
+      }
+      assert.ok(pair, `no delta at a tick the JSON client saw too: ${JSON.stringify(binary.binaryFrames)}`);
+      const [b, j] = pair;
+      assert.deepEqual(b.agents.map((a) => a.id), j.agents.map((a) => a.id));
+      for (let i = 0; i < b.agents.length; ++i) {
+        const [qa, ja] = [b.agents[i], j.agents[i]];
+        assert.ok(Math.abs(qa.x - ja.x) <= 1 / 128 + 1e-3 && Math.abs(qa.y - ja.y) <= 1 / 128 + 1e-3, `agent ${ja.id}`);
+        assert.equal(qa.state, ja.state);
+        assert.equal(qa.group, ja.group);
+      }
+      const decoded = binary.binaryFrames;
+      assert.equal(decoded.decodeErrors, 0);
+      assert.ok(decoded.keyframes >= 1 && decoded.deltas >= 3, JSON.stringify(decoded));
+      // A viewport: the frames then carry only the agents in it (plus a margin).
+      const all = b.agents.length;
+      binary.viewport([0, 0, 100, 100]);
+      const limited = await binary.waitFor((s) => s.agents.length < all);
+      assert.ok(limited.agents.every((a) => a.x <= 120 && a.y <= 120), 'only agents near the rectangle');
+      binary.viewport();
+      await binary.waitFor((s) => s.agents.length === all);
+    } finally {
+      await json.close();
+      await binary.close();
+    }
+  });
+
+  it("rejects what waits when the server closes the session, with its close code", async () => {
+    const operator = await open(server.wsUrl, { token: TOKEN });
+    const watcher = await open(server.wsUrl, { role: 'viewer' });
+    try {
+      const stream = watcher.snapshots();
+      await stream.next();
+      const pending = watcher.ping({ timeout: null }).catch((e) => e);
+      await operator.kick({ session: watcher.session });
+      await watcher.done;
+      assert.equal(watcher.closed, true);
+      assert.equal(watcher.closeInfo.code, 4000);
+      // The stream gives what it holds, then throws.
+      await assert.rejects(
+        (async () => {
+          for (;;) await stream.next();
+        })(),
+        (err) => err instanceof ConnectionClosed && err.code === 'connection_closed' && err.closeCode === 4000,
+      );
+      const answer = await pending;
+      assert.ok(answer.type === 'pong' || answer instanceof ConnectionClosed, String(answer));
+      await assert.rejects(watcher.ping(), { name: 'ConnectionClosed', closeCode: 4000 });
+    } finally {
+      await operator.close();
+      await watcher.close();
+    }
+  });
+
+  it('ends its streams when closed, and refuses to send after', async () => {
+    const c = await open(server.wsUrl, { role: 'viewer' });
+    const stream = c.snapshots({ timeout: null });
+    const waiting = stream.next();
+    await c.close();
+    // What it held, then the end (not an error: closed on purpose).
+    let r = await waiting;
+    for (let held = 0; !r.done; ++held) {
+      assert.ok(held < 256, 'the stream ends');
+      r = await stream.next();
+    }
+    assert.deepEqual(await c.snapshots().next(), { value: undefined, done: true });
+    await assert.rejects(c.ping(), ConnectionClosed);
+    assert.throws(() => c.inspect([1]), ConnectionClosed);
+  });
+
+  it('says when nothing answers: a ConnectError, or a TimeoutError', async () => {
+    const gone = await startServer({ scenario: 'empty' });
+    const url = gone.wsUrl;
+    await gone.stop();
+    await assert.rejects(open(url), (err) => err instanceof ConnectError && err.code === 'connect_failed' && /ECONNREFUSED/.test(err.message));
+    const c = await open(server.wsUrl, { role: 'viewer' });
+    try {
+      await assert.rejects(c.snapshots({ timeout: 0 }).next(), TimeoutError);
+    } finally {
+      await c.close();
+    }
+    await assert.rejects(connect(server.wsUrl), /no WebSocket here: pass options.WebSocket/);
+    await assert.rejects(open(server.wsUrl, { format: 'xml' }), RangeError);
+    await assert.rejects(open('ftp://localhost/ws'), TypeError);
+  });
+});
+
+describe('herd-client/node', () => {
+  it("finds the token a server made in its runtime file, as herd-ctl does, and the ws package's WebSocket", async () => {
+    const server = await startServer({ scenario: 'empty', openCommands: false });
+    const saved = { ...process.env };
+    try {
+      delete process.env.HERD_COMMAND_TOKEN;
+      process.env.HERD_RUNTIME_DIR = server.runtimeDir;
+      const c = await connectFromNode(`ws://localhost:${server.port}/ws`, { timeout: TIMEOUT_MS });
+      try {
+        assert.equal(c.role, 'commander');
+        assert.equal((await c.spawn({ count: 2 })).agents.length, 2);
+      } finally {
+        await c.close();
+      }
+      process.env.HERD_RUNTIME_DIR = `${server.runtimeDir}/nowhere`;
+      await assert.rejects(connectFromNode(`ws://localhost:${server.port}/ws`, { timeout: TIMEOUT_MS }), { code: 'unauthorized' });
+    } finally {
+      process.env = saved;
+      await server.stop();
+    }
+  });
+});

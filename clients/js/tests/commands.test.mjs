@@ -1,0 +1,105 @@
+// Every command of the catalogue (clients/web/commands.json, which the C++ tests hold to the
+// server's codec) is a method of the client, taking exactly the command's fields and sending them
+// under their names. No server: a subclass of Commands catches what a method would send.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+import { Client, Commands, COMMANDS, group, rect } from '../src/index.js';
+
+const CATALOGUE = JSON.parse(readFileSync(new URL('../../web/commands.json', import.meta.url), 'utf8')).commands;
+const BY_NAME = new Map(CATALOGUE.map((c) => [c.cmd, c]));
+
+class Recorder extends Commands {
+  async command(cmd, fields, options) {
+    return { cmd, fields, options };
+  }
+}
+
+// The methods of Commands: every own method of its prototype but the constructor and command.
+const methods = Object.getOwnPropertyNames(Commands.prototype).filter((n) => n !== 'constructor' && n !== 'command');
+
+// Fields from the catalogue's samples: every field that has one, the command's variant field's
+// sample choosing the fields of its case.
+function sampleFields(entry) {
+  const fields = entry.fields ?? [];
+  let allowed = null;
+  if (entry.variants) {
+    const sample = fields.find((f) => f.name === entry.variants.field).sample;
+    const varying = new Set(entry.variants.cases.flatMap((c) => Object.keys(c.fields)));
+    const chosen = entry.variants.cases.find((c) => c.value === sample).fields;
+    allowed = (name) => !varying.has(name) || name in chosen;
+  }
+  return Object.fromEntries(fields.filter((f) => f.sample !== undefined && (!allowed || allowed(f.name))).map((f) => [f.name, f.sample]));
+}
+
+describe('commands', () => {
+  it('the catalogue lists the protocol commands', () => {
+    assert.ok(CATALOGUE.length >= 27);
+    for (const cmd of ['spawn', 'set_target', 'step', 'kick']) assert.ok(BY_NAME.has(cmd), cmd);
+  });
+
+  it('every command is a method and every method a command', () => {
+    assert.deepEqual([...methods].sort(), [...BY_NAME.keys()].sort(), 'commands.json and the methods differ');
+    assert.deepEqual(Object.keys(COMMANDS).sort(), [...BY_NAME.keys()].sort(), 'commands.json and COMMANDS differ');
+    for (const m of methods) assert.equal(typeof Client.prototype[m], 'function', `Client.${m}`);
+  });
+
+  it("each command takes exactly the catalogue's fields", () => {
+    for (const [cmd, entry] of BY_NAME) {
+      const names = (entry.fields ?? []).map((f) => f.name).sort();
+      assert.deepEqual(Object.keys(COMMANDS[cmd]).sort(), names, cmd);
+    }
+  });
+
+  it('each method sends its fields under their names', async () => {
+    const r = new Recorder();
+    for (const [cmd, entry] of BY_NAME) {
+      const fields = sampleFields(entry);
+      const sent = await r[cmd](fields, { timeout: 5 });
+      assert.equal(sent.cmd, cmd);
+      assert.deepEqual(sent.fields, fields, cmd);
+      assert.deepEqual(sent.options, { timeout: 5 }, cmd);
+    }
+  });
+
+  it('points, selections, tiles and maps are written as the wire wants them', async () => {
+    const r = new Recorder();
+    const sent = async (cmd, fields) => (await r[cmd](fields)).fields;
+    assert.deepEqual(await sent('set_target', { agents: group(2, [0, 0, 100, 50]), target: [400, 300.5], queue: undefined }), {
+      agents: { group: 2, rect: { x0: 0, y0: 0, x1: 100, y1: 50 } },
+      target: { x: 400, y: 300.5 },
+    });
+    assert.deepEqual(await sent('stop', { agents: new Set([1, 2, 3]) }), { agents: [1, 2, 3] });
+    assert.deepEqual(await sent('remove', { agents: 7 }), { agents: [7] });
+    assert.deepEqual(await sent('stop', { agents: rect(1, 2, 3, 4) }), { agents: { rect: { x0: 1, y0: 2, x1: 3, y1: 4 } } });
+    assert.deepEqual(await sent('stop', { agents: { group: 1, rect: [1, 2, 3, 4] } }), { agents: { group: 1, rect: { x0: 1, y0: 2, x1: 3, y1: 4 } } });
+    assert.deepEqual((await sent('patrol', { agents: 'all', points: [[1, 2], { x: 3, y: 4 }] })).points, [
+      { x: 1, y: 2 },
+      { x: 3, y: 4 },
+    ]);
+    assert.deepEqual(await sent('spawn', { agents: [{ x: 1, y: 2, target: [5, 6] }] }), { agents: [{ x: 1, y: 2, target: { x: 5, y: 6 } }] });
+    assert.deepEqual(await sent('set_tiles', { tiles: [[1, 2, true]] }), { tiles: [{ x: 1, y: 2, blocked: true }] });
+    assert.deepEqual(await sent('load_map', { rows: '###\n#.#\n', tile_size: 10 }), { rows: ['###', '#.#'], tile_size: 10, width: 3, height: 2 });
+    assert.deepEqual(await sent('formation', { agents: 'all', shape: 'line', centre: [5, 5] }), { agents: 'all', shape: 'line', centre: { x: 5, y: 5 } });
+    assert.deepEqual(await sent('pause', undefined), {});
+  });
+
+  it('refuses what no command has before anything is sent, as a rejection', async () => {
+    const sent = [];
+    const r = new (class extends Commands {
+      async command(cmd) {
+        sent.push(cmd);
+      }
+    })();
+    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group\)/);
+    await assert.rejects(r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
+    await assert.rejects(r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
+    await assert.rejects(r.stop({ agents: [1, 'two'] }), /agent ids are integers/);
+    await assert.rejects(r.set_target({ agents: 'all', target: [1, 2, 3] }), /target must be \{x, y\} or \[x, y\]/);
+    await assert.rejects(r.set_tiles({ tiles: [[1, 2]] }), /tiles\[0\] must be/);
+    await assert.rejects(r.stop([1, 2]), /the fields are an object/);
+    assert.deepEqual(sent, []);
+  });
+});
