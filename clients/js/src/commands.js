@@ -43,6 +43,7 @@
 /** @typedef {{agents: Selection, behaviour: string, target?: PointLike, target_tile?: PointLike, agent?: number, radius?: number, response?: string}} SetBehaviourFields */
 /** @typedef {{agents: Selection, movement: string}} SetMovementFields */
 /** @typedef {{x: number, y: number, radius: number}} AddObstacleFields */
+/** @typedef {{line?: PointLike[], area?: {x: number, y: number, width: number, height: number}}} AddMeasurementFields */
 /** @typedef {{id: number}} RemoveObstacleFields */
 /** @typedef {{mode?: string, personal_space?: number, cardioid_exponent?: number, preferred_side?: string, split_fix?: string, push_epsilon?: number, crossing?: boolean, crossing_activation?: number, lookahead?: number, max_neighbours?: number}} SetAvoidanceFields */
 /** @typedef {{rows: string | string[], tile_size: number, width?: number, height?: number}} LoadMapFields rows: '#' blocked, '.' walkable, top row first (a string of lines, or an array); width and height default to the rows' */
@@ -166,6 +167,8 @@ export const COMMANDS = Object.freeze({
   set_group: { agents: selection, group: null },
   add_obstacle: { x: null, y: null, radius: null },
   remove_obstacle: { id: null },
+  add_measurement: { line: points, area: null },
+  remove_measurement: { id: null },
   set_avoidance: {
     mode: null,
     personal_space: null,
@@ -346,6 +349,19 @@ export class Commands {
   /** @param {RemoveObstacleFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
   remove_obstacle(fields, options) {
     return this.#send('remove_obstacle', fields, options);
+  }
+  /**
+   * A measurement line (two points: agents crossing each way, flow, time gaps) or area ({x, y,
+   * width, height}: count, density, mean speed), reported once a second in snapshots'
+   * `measurements`. The ack's `measurement`: its id.
+   * @param {AddMeasurementFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}
+   */
+  add_measurement(fields, options) {
+    return this.#send('add_measurement', fields, options);
+  }
+  /** @param {RemoveObstacleFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
+  remove_measurement(fields, options) {
+    return this.#send('remove_measurement', fields, options);
   }
   /**
    * The world's avoidance settings; those not given keep their values.
