@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+import time
 from typing import Any, Dict, List
 
 import pytest
@@ -129,7 +130,11 @@ def test_a_control_out_of_place_is_refused(commander: herd.Client) -> None:
 
 def test_pause_and_step_are_told_in_welcomes_and_snapshots(commander: herd.Client) -> None:
     c = commander
-    c.ping()  # the welcome that follows pause's ack comes before the answer to a later message
+    # The welcome that follows pause's ack comes from the tick thread; a ping is answered by the
+    # session's own thread and may overtake it: ping until it has come, within the timeout.
+    deadline = time.monotonic() + TIMEOUT
+    while not c.paused and time.monotonic() < deadline:
+        c.ping()
     assert c.paused and c.welcome["paused"] is True
     with c.snapshots(timeout=TIMEOUT) as stream:
         ack = c.step(ticks=5)
