@@ -34,7 +34,7 @@ CREATE TABLE measurement_lines(
   PRIMARY KEY(frame, id)) WITHOUT ROWID;
 CREATE TABLE measurement_areas(
   frame INTEGER NOT NULL, id INTEGER NOT NULL, count INTEGER NOT NULL, density REAL NOT NULL,
-  mean_speed REAL NOT NULL, PRIMARY KEY(frame, id)) WITHOUT ROWID;
+  mean_speed REAL, PRIMARY KEY(frame, id)) WITHOUT ROWID;
 )sql";
 
 struct StatementFinaliser {
@@ -303,7 +303,10 @@ std::string TrajectoryDb::insert_frame(const TrajectoryFrame& f) {
     sqlite3_bind_int64(s, 2, a.id);
     sqlite3_bind_int64(s, 3, a.count);
     sqlite3_bind_double(s, 4, a.density);
-    sqlite3_bind_double(s, 5, a.mean_speed);
+    if (a.mean_speed)
+      sqlite3_bind_double(s, 5, *a.mean_speed);
+    else
+      sqlite3_bind_null(s, 5);
     if (!run(s)) return error("frame " + std::to_string(f.frame) + "'s measurement areas");
   }
   return {};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,18 +23,19 @@ struct AgentRow {
 };
 
 // One measurement line in a frame (`measurement_lines`): agents that have crossed it each way since
-// the world began, forward and backward as the line's definition orients it.
+// it was added, forward and backward as sim::Measurement defines them (herd/sim/measurement.hpp).
 struct LineRow {
-  std::uint32_t id = 0;
+  sim::MeasurementId id = 0;
   std::uint64_t forward = 0, backward = 0;
 };
 
-// One measurement area in a frame (`measurement_areas`): agents inside it, their number per square
-// unit, and their mean speed (units per second; 0 when it is empty).
+// One measurement area in a frame (`measurement_areas`): agents whose centre is inside it, their
+// number per square unit, and their mean speed (units per second; none when it is empty).
 struct AreaRow {
-  std::uint32_t id = 0;
+  sim::MeasurementId id = 0;
   std::uint32_t count = 0;
-  double density = 0, mean_speed = 0;
+  double density = 0;
+  std::optional<double> mean_speed;
 };
 
 // The world at one tick. Buffers are reused frame after frame: build_frame() clears and refills
