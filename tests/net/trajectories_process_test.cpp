@@ -76,41 +76,48 @@ struct Commander {
   }
 };
 
+// The game scenario and the pedestrian one (metres, a map, flow fields, measurements).
 TEST_F(TrajectoryProcess, AHeadlessRunsLastFrameIsTheWorldSteppedAsMany) {
-  const fs::path out = dir_ / "headless.log";
-  Process run({"--headless", "--scenario-dir", HERD_SCENARIO_DIR, "--scenario", "default",
-               "--ticks", "91", "--trajectories", db_},
-              out);
-  ASSERT_EQ(run.wait_exit(), 0) << slurp(out);
-  // 60 ticks a second, 20 frames: ticks 0, 3, ..., 90, and the last tick, 91.
-  EXPECT_NE(slurp(out).find("herd: 32 trajectory frames written to " + db_), std::string::npos)
-      << slurp(out);
-  auto loaded = scenario::load("default", HERD_SCENARIO_DIR);
-  auto built = scenario::build_world(std::get<scenario::Scenario>(loaded));
-  sim::World world = std::move(std::get<sim::World>(built));
-  for (int t = 0; t < 91; ++t) world.step();
+  for (const std::string name : {"default", "bottleneck"}) {
+    SCOPED_TRACE(name);
+    const fs::path out = dir_ / (name + ".log");
+    const std::string db = (dir_ / (name + ".db")).string();
+    Process run({"--headless", "--scenario-dir", HERD_SCENARIO_DIR, "--scenario", name, "--ticks",
+                 "91", "--trajectories", db},
+                out);
+    ASSERT_EQ(run.wait_exit(), 0) << slurp(out);
+    // 60 ticks a second, 20 frames: ticks 0, 3, ..., 90, and the last tick, 91.
+    EXPECT_NE(slurp(out).find("herd: 32 trajectory frames written to " + db), std::string::npos)
+        << slurp(out);
+    auto loaded = scenario::load(name, HERD_SCENARIO_DIR);
+    auto built = scenario::build_world(std::get<scenario::Scenario>(loaded));
+    sim::World world = std::move(std::get<sim::World>(built));
+    for (int t = 0; t < 91; ++t) world.step();
 
-  TrajectoryReader db(db_);
-  EXPECT_EQ(db.broken_frames(), 0);
-  EXPECT_EQ(db.integer("SELECT count(*) FROM frames"), 32);
-  EXPECT_EQ(db.integer("SELECT tick FROM frames WHERE frame = 30"), 90);
-  EXPECT_EQ(db.integer("SELECT tick FROM frames WHERE frame = 31"), 91);
-  EXPECT_EQ(db.meta().at("complete"), "1");
-  std::size_t i = 0;
-  const auto agents = world.agents();
-  db.each("SELECT id, x, y, vx, vy, state, grp FROM trajectory WHERE frame = 31 ORDER BY id",
-          [&](sqlite3_stmt* s) {
-            ASSERT_LT(i, agents.size());
-            const sim::Agent& a = agents[i++];
-            EXPECT_EQ(sqlite3_column_int64(s, 0), a.id);
-            EXPECT_EQ(sqlite3_column_double(s, 1), a.position.x);
-            EXPECT_EQ(sqlite3_column_double(s, 2), a.position.y);
-            EXPECT_EQ(sqlite3_column_double(s, 3), a.velocity.x);
-            EXPECT_EQ(sqlite3_column_double(s, 4), a.velocity.y);
-            EXPECT_EQ(sqlite3_column_int(s, 5), static_cast<int>(a.state));
-            EXPECT_EQ(sqlite3_column_int(s, 6), a.group);
-          });
-  EXPECT_EQ(i, agents.size());
+    TrajectoryReader reader(db);
+    EXPECT_EQ(reader.broken_frames(), 0);
+    EXPECT_EQ(reader.integer("SELECT count(*) FROM frames"), 32);
+    EXPECT_EQ(reader.integer("SELECT tick FROM frames WHERE frame = 30"), 90);
+    EXPECT_EQ(reader.integer("SELECT tick FROM frames WHERE frame = 31"), 91);
+    EXPECT_EQ(reader.meta().at("complete"), "1");
+    EXPECT_EQ(reader.meta().at("scenario"), name);
+    std::size_t i = 0;
+    const auto agents = world.agents();
+    reader.each("SELECT id, x, y, vx, vy, state, grp FROM trajectory WHERE frame = 31 ORDER BY id",
+                [&](sqlite3_stmt* s) {
+                  ASSERT_LT(i, agents.size());
+                  const sim::Agent& a = agents[i++];
+                  EXPECT_EQ(sqlite3_column_int64(s, 0), a.id);
+                  EXPECT_EQ(sqlite3_column_double(s, 1), a.position.x);
+                  EXPECT_EQ(sqlite3_column_double(s, 2), a.position.y);
+                  EXPECT_EQ(sqlite3_column_double(s, 3), a.velocity.x);
+                  EXPECT_EQ(sqlite3_column_double(s, 4), a.velocity.y);
+                  EXPECT_EQ(sqlite3_column_int(s, 5), static_cast<int>(a.state));
+                  EXPECT_EQ(sqlite3_column_int(s, 6), a.group);
+                });
+    EXPECT_EQ(i, agents.size());
+    EXPECT_GT(i, 0u);
+  }
 }
 
 TEST_F(TrajectoryProcess, AKilledServersDatabaseHoldsEveryFrameItCommitted) {
