@@ -31,6 +31,9 @@ constexpr Subcommand kSubcommands[] = {
      herd::bench::add_snapshot},
     {"fd", "the fundamental diagram: speed against density in a pedestrian corridor, by Weidmann's",
      herd::bench::add_fd},
+    {"trajectories",
+     "--trajectories' cost: tick time with and without recording, bytes per agent-frame",
+     herd::bench::add_trajectories},
 };
 
 }  // namespace

@@ -16,8 +16,9 @@ HERD_SANITIZE_BUILD="${HERD_SANITIZE_BUILD:-$HERD_ROOT/build-sanitize}"
 # those the tests need on top (the browser for the viewer's tests).
 mapfile -t HERD_BUILD_PACKAGES < <(grep -v '^#' "$HERD_ROOT/scripts/packages-build.txt")
 HERD_VIEWER_PACKAGES=(libsdl2-dev)  # herd-view; the server's Docker image builds without it
-# clang: the sanitizer tree; python3-*: the Python client's tests (pip builds it offline).
-HERD_TEST_PACKAGES=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-14-dev python3-websockets python3-pytest python3-pip)
+# clang: the sanitizer tree; python3-*: the Python client's tests (pip builds it offline; numpy and
+# matplotlib for its trajectory reader and the fundamental diagram example).
+HERD_TEST_PACKAGES=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-14-dev python3-websockets python3-pytest python3-pip python3-numpy python3-matplotlib)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -169,6 +169,22 @@ const std::vector<Option>& options() {
          c.record = v;
          return {};
        }},
+      {"trajectories", "HERD_TRAJECTORIES", "none",
+       "write every agent's position, velocity, state and group at --trajectory-rate to this "
+       "SQLite database (WAL, written off the tick thread; headless and live)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.trajectories = v;
+         return {};
+       }},
+      {"trajectory-rate", "HERD_TRAJECTORY_RATE", "the snapshot rate",
+       "trajectory frames per second of world time, (0, tick rate]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         double r = 0;
+         if (std::string why = set_number(r, v, 1000); !why.empty()) return why;
+         c.trajectory_rate = r;
+         return {};
+       }},
       {"checkpoint", "HERD_CHECKPOINT", "none",
        "file the whole world is written to, atomically, every interval and at shutdown",
        [](AppConfig& c, const std::string& v) -> std::string {
@@ -303,9 +319,8 @@ const std::vector<Option>& options() {
        }},
       {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16",
        "how deeply a client's JSON may nest, [4, 64]",
-       [](AppConfig& c, const std::string& v) {
-         return set_int(c.server.max_json_depth, v, 4, 64);
-       }},
+       [](AppConfig& c,
+          const std::string& v) { return set_int(c.server.max_json_depth, v, 4, 64); }},
       {"idle-timeout", "HERD_IDLE_TIMEOUT", "60",
        "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
        [](AppConfig& c, const std::string& v) {
@@ -437,6 +452,8 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
   }
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
     return {{}, "--snapshot-rate must not exceed --tick-rate"};
+  if (c.trajectory_rate && *c.trajectory_rate > c.server.tick_rate && c.tick_rate_given)
+    return {{}, "--trajectory-rate must not exceed --tick-rate"};
   return {c, {}};
 }
 

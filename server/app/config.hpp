@@ -23,6 +23,8 @@ struct AppConfig {
   std::uint64_t ticks = 600;                // headless: how many ticks
   bool report = false;                      // headless: print the scenario lab's metrics as JSON
   std::string record;                       // write every accepted command to this file
+  std::string trajectories;                 // write trajectories to this SQLite database
+  std::optional<double> trajectory_rate;    // frames per second of world time; else snapshot rate
   std::string replay;                 // replay this recording headless and print the final hash
   std::string checkpoint;             // where the world is checkpointed; empty: no checkpoints
   double checkpoint_interval = 10;    // seconds of world time between checkpoints

@@ -6,11 +6,13 @@
 
 namespace herd::app {
 
-HeadlessResult run_headless(sim::World& world, std::uint64_t ticks) {
+HeadlessResult run_headless(sim::World& world, std::uint64_t ticks,
+                            const std::function<void(const sim::World&)>& after_step) {
   sim::ScenarioMetrics metrics(world);
   for (std::uint64_t t = 0; t < ticks; ++t) {
     world.step();
     metrics.observe(world);
+    if (after_step) after_step(world);
   }
   const auto measured = world.measurements();
   return {metrics.report(), world.state_hash(), world.tick(), world.def().dt,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,10 @@ struct HeadlessResult {
   std::vector<sim::Measurement> measurements;  // at the end, with what they summed over the run
 };
 
-HeadlessResult run_headless(sim::World& world, std::uint64_t ticks);
+// Steps `world` `ticks` times, measuring it; `after_step`, when given, sees it after each step
+// (the trajectory recorder).
+HeadlessResult run_headless(sim::World& world, std::uint64_t ticks,
+                            const std::function<void(const sim::World&)>& after_step = {});
 
 // {"scenario": ..., "ticks": ..., "state_hash": "0x...", "metrics": {...}} on one line, and
 // "measurements": [...] when the world has measurement lines or areas.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "app/headless.hpp"
 #include "app/probe.hpp"
 #include "app/recording.hpp"
+#include "app/trajectories.hpp"
 #include "net/server.hpp"
 #include "protocol/local_server.hpp"
 #include "scenarios/scenario.hpp"
@@ -113,10 +115,11 @@ int main(int argc, char** argv) {
                 "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
   if (!config.server.relay_upstream.empty()) {
-    if (config.headless || !config.checkpoint.empty() || !config.record.empty())
+    if (config.headless || !config.checkpoint.empty() || !config.record.empty() ||
+        !config.trajectories.empty())
       return fail(
-          "--relay serves another server's world: it takes no --headless, --checkpoint or "
-          "--record");
+          "--relay serves another server's world: it takes no --headless, --checkpoint, --record "
+          "or --trajectories");
     // The relay commands its upstream over its one link with the upstream's token, and asks it
     // of its own commanders; without one (and without --open-commands) its clients only watch.
     config.server.relay_view_only = config.server.command_token.empty() && !config.open_commands;
@@ -135,6 +138,10 @@ int main(int argc, char** argv) {
   if (config.server.snapshot_rate > config.server.tick_rate)
     return fail("snapshot rate " + number(config.server.snapshot_rate) + " exceeds tick rate " +
                 number(config.server.tick_rate));
+  const double trajectory_rate = config.trajectory_rate.value_or(config.server.snapshot_rate);
+  if (!config.trajectories.empty() && trajectory_rate > config.server.tick_rate)
+    return fail("trajectory rate " + number(trajectory_rate) + " exceeds tick rate " +
+                number(config.server.tick_rate) + " (--trajectory-rate, HERD_TRAJECTORY_RATE)");
   auto world = scenario::build_world(sc, config.seed);
   if (auto* why = std::get_if<std::string>(&world)) return fail(*why);
   bool restored = false;
@@ -150,13 +157,45 @@ int main(int argc, char** argv) {
     restored = true;
   }
 
+  // Trajectories: a file that cannot be written stops the start, as a bad setting does.
+  std::unique_ptr<app::TrajectoryRecorder> trajectories;
+  auto open_trajectories = [&](app::TrajectoryRecorder::WhenFull when_full,
+                               app::TrajectoryRecorder::Log log) -> std::string {
+    if (config.trajectories.empty()) return {};
+    auto opened = app::TrajectoryRecorder::open(
+        {config.trajectories, trajectory_rate, when_full, restored,
+         app::TrajectoryRecorder::kQueueFrames, std::move(log)},
+        std::get<sim::World>(world), sc.name, restored ? "checkpoint" : "start");
+    if (auto* why = std::get_if<std::string>(&opened))
+      return *why + "; create its directory, or choose another --trajectories (HERD_TRAJECTORIES)";
+    trajectories = std::move(std::get<std::unique_ptr<app::TrajectoryRecorder>>(opened));
+    return {};
+  };
+
   if (config.headless) {
-    const auto result = app::run_headless(std::get<sim::World>(world), config.ticks);
+    // Headless, the run waits for the writer rather than drop a frame: it has no clock to keep.
+    if (std::string why = open_trajectories(app::TrajectoryRecorder::WhenFull::wait, {});
+        !why.empty())
+      return fail(why);
+    sim::World& w = std::get<sim::World>(world);
+    const auto result = app::run_headless(w, config.ticks, [&](const sim::World& stepped) {
+      if (trajectories) trajectories->capture(stepped);
+    });
+    if (trajectories) {
+      trajectories->capture_final(w);  // the last tick is always a frame
+      if (std::string why = trajectories->close(); !why.empty()) {
+        std::cerr << "herd-server: trajectories: " << why << "\n";
+        return 1;
+      }
+    }
     if (config.report)
       std::cout << app::report_json(sc.name, result) << std::endl;
     else
       std::cout << "herd: " << sc.name << " ran " << result.final_tick << " ticks, state hash 0x"
                 << std::hex << result.state_hash << std::dec << std::endl;
+    if (trajectories && !config.report)
+      std::cout << "herd: " << trajectories->stats().frames_written
+                << " trajectory frames written to " << config.trajectories << std::endl;
     return 0;
   }
 
@@ -189,6 +228,25 @@ int main(int argc, char** argv) {
         !why.empty())
       return fail("cannot checkpoint to " + config.checkpoint + " (" + why +
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
+  }
+
+  if (std::string why = open_trajectories(
+          app::TrajectoryRecorder::WhenFull::drop,
+          [event](net::LogLevel level, std::string_view name,
+                  std::initializer_list<net::LogField> fields) { event(level, name, fields); });
+      !why.empty())
+    return fail(why);
+  if (trajectories) {
+    config.server.on_ticked = [&trajectories](const sim::World& w) { trajectories->capture(w); };
+    config.server.add_metrics = [&trajectories](net::MetricsView& m) {
+      const auto s = trajectories->stats();
+      m.trajectories = true;
+      m.trajectory_frames_written = s.frames_written;
+      m.trajectory_frames_dropped = s.frames_dropped;
+      m.trajectory_batches = s.batches;
+      m.trajectory_queued = s.queued;
+      m.trajectory_failed = s.failed ? 1 : 0;
+    };
   }
 
   std::optional<app::Recorder> recorder;
@@ -236,9 +294,13 @@ int main(int argc, char** argv) {
   // The running scenario's name, for Agones' label: replaced on the tick thread, read by the link.
   std::mutex scenario_mutex;
   std::string scenario_name = sc.name;
-  config.server.on_world_replaced = [&recorder, &scenario_mutex, &scenario_name](
-                                        const std::string& name, const sim::World& w) {
+  config.server.on_world_replaced = [&recorder, &trajectories, &scenario_mutex, &scenario_name,
+                                     &config, &sc](const std::string& name, const sim::World& w) {
     if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt, {}});
+    // A reset names the operator's --scenario, which may be a path: the trajectories name it as
+    // the meta table does.
+    if (trajectories)
+      trajectories->begin_world(w, name == config.scenario ? sc.name : name, "replaced");
     const std::lock_guard lock(scenario_mutex);
     scenario_name = name;
   };
@@ -330,6 +392,17 @@ int main(int argc, char** argv) {
   const auto stats = server.stats();
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);
+  if (trajectories) {
+    trajectories->capture_final(server.world());
+    if (std::string why = trajectories->close(); !why.empty())
+      event(net::LogLevel::error, "trajectory_write_failed",
+            {{"file", config.trajectories}, {"reason", why}});
+    const auto t = trajectories->stats();
+    event(net::LogLevel::info, "trajectories_closed",
+          {{"file", config.trajectories},
+           {"frames_written", std::to_string(t.frames_written)},
+           {"frames_dropped", std::to_string(t.frames_dropped)}});
+  }
   if (!config.checkpoint.empty()) {
     if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty())
       return fail(why);

@@ -150,6 +150,7 @@ bool LocalWorld::step_once() {
   world_.step();
   observe_.observe_tick(Clock::now() - t0);
   observe_.observe_stages(world_.profile());
+  if (config_.on_ticked) config_.on_ticked(world_);
   keep_collisions();
   return cadence_.due(world_.tick());
 }

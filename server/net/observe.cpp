@@ -193,6 +193,23 @@ std::string render_prometheus(const MetricsView& m) {
     line(out, "herd_relay_command_links", m.relay_command_links);
   }
   if (!m.measurements.empty()) measurement_rows(out, m.measurements);
+  if (m.trajectories) {
+    head(out, "herd_trajectory_frames_written_total", "counter",
+         "Trajectory frames written to the --trajectories database.");
+    line(out, "herd_trajectory_frames_written_total", m.trajectory_frames_written);
+    head(out, "herd_trajectory_frames_dropped_total", "counter",
+         "Trajectory frames not written: the writer was behind by its whole queue, or had failed.");
+    line(out, "herd_trajectory_frames_dropped_total", m.trajectory_frames_dropped);
+    head(out, "herd_trajectory_batches_total", "counter",
+         "Transactions of trajectory frames committed (one per batch the writer took).");
+    line(out, "herd_trajectory_batches_total", m.trajectory_batches);
+    head(out, "herd_trajectory_queued_frames", "gauge",
+         "Trajectory frames waiting for the writer.");
+    line(out, "herd_trajectory_queued_frames", m.trajectory_queued);
+    head(out, "herd_trajectory_write_failed", "gauge",
+         "1 once writing the trajectory database has failed (the recording stopped), else 0.");
+    line(out, "herd_trajectory_write_failed", m.trajectory_failed);
+  }
   head(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
   line(out, "process_resident_memory_bytes", m.resident_bytes);
   return out;

@@ -154,6 +154,10 @@ struct MetricsView {
                 relay_command_links = 0;
   // The world's measurement lines and areas with their last reports (a local world only).
   std::vector<protocol::MeasurementState> measurements;
+  // The trajectory recorder (--trajectories; written only when trajectories is true).
+  bool trajectories = false;
+  std::uint64_t trajectory_frames_written = 0, trajectory_frames_dropped = 0,
+                trajectory_batches = 0, trajectory_queued = 0, trajectory_failed = 0;
   TickHistogram tick_duration;
   TickHistogram command_reply;  // read to answer queued, commands and controls
   std::array<StageHistogram, sim::kStageCount>

@@ -107,6 +107,7 @@ std::string Server::Impl::metrics_text() const {
   m.max_connections = admission.max_connections();
   m.accept_failures = listener.accept_failures();
   source.add_metrics(m);
+  if (config.add_metrics) config.add_metrics(m);
   return render_prometheus(m);
 }
 

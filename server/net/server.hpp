@@ -78,6 +78,13 @@ struct ServerConfig {
   // between two ticks (the app writes it to disk); never when empty.
   std::function<void(const sim::World& world)> on_checkpoint;
   double checkpoint_interval = 10.0;  // seconds of world time, > 0
+  // Called on the tick thread after every world step, step runs' included, with the world (the
+  // app's trajectory recorder copies a frame from it when one is due); never when empty. Its time
+  // is not in the step's (herd_tick_duration_seconds).
+  std::function<void(const sim::World& world)> on_ticked;
+  // Called when /metrics is read, on any thread, to fill the view's fields that the app's own
+  // parts count (the trajectory recorder's); never when empty.
+  std::function<void(MetricsView& view)> add_metrics;
   // reset and load_scenario: the running scenario's name, and how to build a world from a
   // scenario name and seed (a world, or a sentence saying why not). Without it those controls are
   // refused.

@@ -51,8 +51,8 @@ TEST(Prometheus, StepStagesAreOneHistogramFamilyLabelledByStage) {
               std::string::npos);
 }
 
-// Every series /metrics can show (a relay's included) has its row in docs/operations.md, and
-// every series has exactly one HELP and one TYPE line.
+// Every series /metrics can show (a relay's and a trajectory recorder's included) has its row in
+// docs/operations.md, and every series has exactly one HELP and one TYPE line.
 TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
   MetricsView m;
   m.relay = true;
@@ -65,6 +65,7 @@ TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
   area.line = false;
   area.mean_speed = 1;
   m.measurements = {line, area};
+  m.trajectories = true;
   const std::string text = render_prometheus(m);
   std::ifstream in(std::string(HERD_DOCS_DIR) + "/operations.md");
   ASSERT_TRUE(in) << HERD_DOCS_DIR;

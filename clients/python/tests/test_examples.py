@@ -1,7 +1,9 @@
 """The Python shown to users runs as written: every ```python block of the README and of
 clients/python/README.md, and examples/crowd.py, each in a fresh interpreter against a real
 server started as scripts/run starts it (the default scenario, a token made at start, found in
-the server's runtime file). Only the README's port is changed, to the server's."""
+the server's runtime file). Only the README's port is changed, to the server's. A block that
+reads a trajectory database (``run.db``) runs where the headless command its comment gives has
+just written one. (examples/fundamental_diagram.py: test_trajectories.py.)"""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Iterator, List, Tuple
 
 import pytest
 from conftest import TIMEOUT
-from server import REPO_ROOT, Server
+from server import REPO_ROOT, SCENARIO_DIR, SERVER_BIN, Server
 
 import herd
 
@@ -38,6 +40,10 @@ PRINTS = {
     REPO_ROOT.name: r"^all 20 arrived at tick \d+$",
     "python": r"^unknown_agent agent 999999 does not exist$",
 }
+# A block reading trajectories, the command that writes its file (its comment's), what it prints.
+TRAJECTORY_FILE = 'trajectories.read("run.db")'
+TRAJECTORY_RUN = "build/herd-server --headless --scenario bottleneck --ticks 600 --trajectories run.db"
+TRAJECTORY_PRINTS = r"^bottleneck 201 frames, 150 agents at tick 600$"
 
 README_BLOCKS = [
     pytest.param(path, code, id=f"{path.relative_to(REPO_ROOT)}:{line}")
@@ -57,13 +63,13 @@ def default_server() -> Iterator[Server]:
         srv.stop()
 
 
-def run(srv: Server, args: List[str], runtime_dir: str = "") -> subprocess.CompletedProcess:
+def run(srv: Server, args: List[str], runtime_dir: str = "", cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERD_")}
     env.update(PYTHONPATH=str(PACKAGE), HERD_RUNTIME_DIR=runtime_dir or srv.runtime_dir)
     return subprocess.run(
         [sys.executable, *args],
         env=env,
-        cwd=REPO_ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT_S,
@@ -72,16 +78,27 @@ def run(srv: Server, args: List[str], runtime_dir: str = "") -> subprocess.Compl
 
 def test_the_readmes_have_python_examples() -> None:
     found = [(Path(str(p.values[0])), str(p.values[1])) for p in README_BLOCKS]
-    assert [path.parent.name for path, _ in found] == [REPO_ROOT.name, "python"]
+    assert [path.parent.name for path, _ in found] == [REPO_ROOT.name, "python", "python"]
     for _, code in found:
-        assert "localhost:8080" in code  # the address the test replaces
+        if TRAJECTORY_FILE in code:
+            assert TRAJECTORY_RUN in code  # the command the test runs first
+        else:
+            assert "localhost:8080" in code  # the address the test replaces
 
 
 @pytest.mark.parametrize("path,code", README_BLOCKS)
-def test_each_readme_example_runs(default_server: Server, path: Path, code: str) -> None:
-    r = run(default_server, ["-c", code.replace("localhost:8080", f"localhost:{default_server.port}")])
+def test_each_readme_example_runs(default_server: Server, path: Path, code: str, tmp_path: Path) -> None:
+    if TRAJECTORY_FILE in code:
+        args = [str(SERVER_BIN), *TRAJECTORY_RUN.split()[1:], "--scenario-dir", str(SCENARIO_DIR)]
+        made = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        assert made.returncode == 0, made.stdout + made.stderr
+        r = run(default_server, ["-c", code], cwd=tmp_path)
+        expected = TRAJECTORY_PRINTS
+    else:
+        r = run(default_server, ["-c", code.replace("localhost:8080", f"localhost:{default_server.port}")])
+        expected = PRINTS[path.parent.name]
     assert r.returncode == 0, f"{path}:\n{code}\n--- stdout ---\n{r.stdout}\n--- stderr ---\n{r.stderr}"
-    assert re.search(PRINTS[path.parent.name], r.stdout, re.M), r.stdout
+    assert re.search(expected, r.stdout, re.M), r.stdout
 
 
 def test_the_crowd_example_sees_its_crowd_arrive(default_server: Server) -> None:
