@@ -106,6 +106,26 @@ def test_every_table_and_every_way_into_it(bottleneck_db: Path) -> None:
     assert all(len(v) == len(t.lines["frame"]) for v in t.lines.values())
 
 
+def test_the_measurements_are_written_with_every_frame(bottleneck_db: Path) -> None:
+    """The bottleneck's line across the door (id 1) and area before it (id 2), in every frame: the
+    line's crossings never go down, and the area's count is the agents of that frame's rows inside
+    it, its density that count over its 4 m²."""
+    t = trajectories.read(bottleneck_db)
+    n = len(t)
+    lines, areas = t.lines, t.areas
+    assert lines["frame"].tolist() == list(range(n)) and set(lines["id"].tolist()) == {1}
+    assert areas["frame"].tolist() == list(range(n)) and set(areas["id"].tolist()) == {2}
+    assert (np.diff(lines["forward"].astype(np.int64)) >= 0).all()
+    assert lines["forward"][-1] > 0  # by 5 s some are through the door
+    for k, frame in enumerate(t):
+        inside = (frame.x >= 8) & (frame.x <= 10) & (frame.y >= 4) & (frame.y <= 6)
+        assert areas["count"][k] == int(inside.sum()), k
+        assert areas["density"][k] == pytest.approx(inside.sum() / 4.0, rel=1e-12), k
+        if inside.any():
+            assert areas["mean_speed"][k] == pytest.approx(frame.speed[inside].mean(), rel=1e-9), k
+    assert areas["count"].max() > 0
+
+
 def test_a_live_servers_worlds_are_read_apart(tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     srv = Server(scenario="default", extra_args=["--trajectories", str(db)])
