@@ -28,19 +28,8 @@ void build_frame(const sim::World& world, TrajectoryFrame& frame) {
       frame.lines.push_back({m.id, m.totals.forward, m.totals.backward});
       continue;
     }
-    AreaRow row;
-    row.id = m.id;
-    double speed = 0;
-    for (const sim::Agent& a : agents) {
-      if (a.position.x < m.a.x || a.position.x > m.b.x || a.position.y < m.a.y ||
-          a.position.y > m.b.y)
-        continue;
-      ++row.count;
-      speed += length(a.velocity);
-    }
-    row.density = row.count / ((m.b.x - m.a.x) * (m.b.y - m.a.y));
-    if (row.count > 0) row.mean_speed = speed / row.count;
-    frame.areas.push_back(row);
+    const sim::AreaSample now = sim::sample_area(m, agents);
+    frame.areas.push_back({m.id, now.count, now.density, now.mean_speed});
   }
 }
 

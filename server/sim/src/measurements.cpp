@@ -8,11 +8,21 @@ namespace {
 
 double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
 
-bool inside_area(const Measurement& m, Vec2 p) {
-  return p.x >= m.a.x && p.x <= m.b.x && p.y >= m.a.y && p.y <= m.b.y;
-}
-
 }  // namespace
+
+AreaSample sample_area(const Measurement& m, std::span<const Agent> agents) {
+  AreaSample out;
+  double speed = 0;
+  for (const Agent& a : agents) {
+    const Vec2 p = a.position;
+    if (p.x < m.a.x || p.x > m.b.x || p.y < m.a.y || p.y > m.b.y) continue;
+    ++out.count;
+    speed += length(a.velocity);
+  }
+  out.density = out.count / ((m.b.x - m.a.x) * (m.b.y - m.a.y));
+  if (out.count > 0) out.mean_speed = speed / out.count;
+  return out;
+}
 
 std::uint64_t MeasurementService::window_ticks(double dt) {
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(1.0 / dt)));
@@ -125,15 +135,11 @@ void MeasurementService::report(Measurement& m, std::span<const Agent> agents, s
     m.window_forward = m.window_backward = m.window_gaps = 0;
     m.window_gap_sum = 0;
   } else {
-    double speed = 0;
-    for (const Agent& a : agents) {
-      if (!inside_area(m, a.position)) continue;
-      ++r.count;
-      speed += length(a.velocity);
-    }
-    r.density = r.count / ((m.b.x - m.a.x) * (m.b.y - m.a.y));
-    if (r.count > 0) {
-      r.mean_speed = speed / r.count;
+    const AreaSample now = sample_area(m, agents);
+    r.count = now.count;
+    r.density = now.density;
+    r.mean_speed = now.mean_speed;
+    if (r.mean_speed) {
       ++m.totals.speed_reports;
       m.totals.speed_sum += *r.mean_speed;
     }

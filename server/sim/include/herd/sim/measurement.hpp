@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
+#include "agent.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
@@ -61,6 +63,15 @@ struct Measurement {
   double window_gap_sum = 0;
   friend bool operator==(const Measurement&, const Measurement&) = default;
 };
+
+// An area's agents now: those whose centre is inside (edges included), count / area, and their
+// mean speed (absent when there are none). What its reports and the trajectory frames hold.
+struct AreaSample {
+  std::uint32_t count = 0;
+  double density = 0;
+  std::optional<double> mean_speed;
+};
+AreaSample sample_area(const Measurement& area, std::span<const Agent> agents);
 
 // At most this many measurements in a world.
 inline constexpr std::size_t kMaxMeasurements = 64;
