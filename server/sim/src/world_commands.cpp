@@ -86,6 +86,10 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_add_measurement(c);
         else if constexpr (std::is_same_v<T, RemoveMeasurement>)
           return apply_remove_measurement(c);
+        else if constexpr (std::is_same_v<T, AddWall>)
+          return apply_add_wall(c);
+        else if constexpr (std::is_same_v<T, RemoveWall>)
+          return apply_remove_wall(c);
         else
           return apply_stop(c);
       },

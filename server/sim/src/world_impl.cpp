@@ -154,6 +154,8 @@ std::uint64_t WorldImpl::state_hash() const {
       for (AgentId e : o.engaged) mix(e);
     }
   }
+  // Walls, once a world has had one: worlds without hash as they always have.
+  if (walls_.next_id() != 1) walls_.hash(mix);
   return h;
 }
 

@@ -37,6 +37,7 @@
 #include "reciprocal.hpp"
 #include "rng.hpp"
 #include "spatial_grid.hpp"
+#include "walls.hpp"
 
 namespace herd::sim {
 
@@ -70,6 +71,8 @@ class WorldImpl {
   std::span<const PathState> paths() const { return pathing_.paths(); }
   std::span<const Measurement> measurements() const { return measurements_.items(); }
   std::uint64_t measurements_version() const { return measurements_.version(); }
+  std::span<const Wall> walls() const { return walls_.items(); }
+  std::uint64_t walls_version() const { return walls_.version(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
@@ -109,6 +112,8 @@ class WorldImpl {
   CommandOutcome apply_stop(const Stop& cmd);
   CommandOutcome apply_add_measurement(const AddMeasurement& cmd);
   CommandOutcome apply_remove_measurement(const RemoveMeasurement& cmd);
+  CommandOutcome apply_add_wall(const AddWall& cmd);  // world_walls.cpp
+  CommandOutcome apply_remove_wall(const RemoveWall& cmd);
 
   // Orders (world_orders.cpp). One order for one agent, started now or queued.
   struct Waypoint {
@@ -217,6 +222,8 @@ class WorldImpl {
   void stage_avoidance();
   void stage_pathing();
   void stage_walls();
+  void keep_out_of_tiles();  // stage_walls' part for the tile map
+  void hold_at_walls();      // and for the walls (world_walls.cpp)
   void stage_integrate();
   void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
   // Agents in grid order lie all over the agent array: the stages that visit them so ask, at
@@ -247,6 +254,7 @@ class WorldImpl {
     // its index and the speed its direction is given.
     SumsBatch sums;
     std::vector<std::pair<std::uint32_t, double>> pending;
+    std::vector<std::uint32_t> walls;  // wall segments near an agent (walls.hpp)
   };
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
@@ -340,6 +348,8 @@ class WorldImpl {
   FormationService formations_;
   // Measurement lines and areas: observers of the agents (measurements.hpp).
   MeasurementService measurements_;
+  // Walls: segments, polylines and polygons (walls.hpp).
+  WallService walls_;
 };
 
 }  // namespace herd::sim

@@ -90,6 +90,7 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
+  walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
 }
 
 void WorldImpl::stage_phases() {

@@ -13,6 +13,7 @@
 #include "measurement.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
+#include "wall.hpp"
 
 namespace herd::sim {
 
@@ -130,6 +131,19 @@ struct RemoveMeasurement {
   friend bool operator==(const RemoveMeasurement&, const RemoveMeasurement&) = default;
 };
 
+// A static wall through `points` (wall.hpp): a segment, an open polyline, or with `closed` a
+// polygon. Inside the world, within WallLimits, no two consecutive points equal.
+struct AddWall {
+  std::vector<Vec2> points;
+  bool closed = false;
+  friend bool operator==(const AddWall&, const AddWall&) = default;
+};
+
+struct RemoveWall {
+  WallId id = 0;
+  friend bool operator==(const RemoveWall&, const RemoveWall&) = default;
+};
+
 // Changes the world's avoidance settings; unset fields keep their value.
 struct SetAvoidance {
   std::optional<AvoidanceMode> mode;
@@ -209,9 +223,10 @@ struct Remove {
   friend bool operator==(const Remove&, const Remove&) = default;
 };
 
-using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
-                             RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
-                             SetGroup, Form, Demo, Remove, Stop, AddMeasurement, RemoveMeasurement>;
+using Command =
+    std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle, RemoveObstacle,
+                 SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing, SetGroup, Form, Demo,
+                 Remove, Stop, AddMeasurement, RemoveMeasurement, AddWall, RemoveWall>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -233,6 +248,7 @@ enum class CommandError : std::uint8_t {
   unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
   bad_selection,   // a group or rectangle with nobody in it, or a selection a move cannot use
   unknown_measurement,
+  unknown_wall,
 };
 
 struct CommandOutcome {
@@ -245,6 +261,7 @@ struct CommandOutcome {
   std::optional<ObstacleId> obstacle;        // add_obstacle: the new id
   std::optional<std::uint32_t> formation;    // formation and demo moves: the formation's id
   std::optional<MeasurementId> measurement;  // add_measurement: the new id
+  std::optional<WallId> wall;                // add_wall: the new id
   bool ok() const { return error == CommandError::none; }
 };
 

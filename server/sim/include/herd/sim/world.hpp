@@ -31,6 +31,7 @@
 #include "trace.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
+#include "wall.hpp"
 #include "world_def.hpp"
 
 namespace herd::sim {
@@ -190,6 +191,9 @@ class World {
   // report; and a version bumped when one is added or removed or a report is made.
   std::span<const Measurement> measurements() const;
   std::uint64_t measurements_version() const;
+  // Walls (add_wall), ordered by id; and a version bumped when one is added or removed.
+  std::span<const Wall> walls() const;
+  std::uint64_t walls_version() const;
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
   // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
