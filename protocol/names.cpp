@@ -35,6 +35,7 @@ constexpr std::string_view kErrorNames[] = {
     "upstream_unavailable",
     "unknown_session",
     "unknown_measurement",
+    "unknown_wall",
 };
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
                                             "home", "out",      "back",    "advance", "engage"};
@@ -115,6 +116,8 @@ ErrorCode to_error_code(sim::CommandError error) {
       return ErrorCode::bad_selection;
     case sim::CommandError::unknown_measurement:
       return ErrorCode::unknown_measurement;
+    case sim::CommandError::unknown_wall:
+      return ErrorCode::unknown_wall;
     case sim::CommandError::none:
       break;
   }

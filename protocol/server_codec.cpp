@@ -111,6 +111,22 @@ void write_measurements(JsonWriter& w, const std::vector<MeasurementState>& meas
   w.end_array();
 }
 
+void write_walls(JsonWriter& w, const std::vector<WallState>& walls) {
+  w.key("walls");
+  w.begin_array();
+  for (const WallState& wall : walls) {
+    w.begin_object();
+    w.field("id", wall.id);
+    w.key("points");
+    w.begin_array();
+    for (sim::Vec2 p : wall.points) write_point(w, p);
+    w.end_array();
+    w.boolean_field("closed", wall.closed);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_obstacles(JsonWriter& w, const std::vector<ObstacleState>& obstacles) {
   w.key("obstacles");
   w.begin_array();
@@ -223,6 +239,7 @@ std::string encode_welcome_tail(const Welcome& m) {
   w.end_object();
   if (m.map) write_map(w, *m.map);
   write_obstacles(w, m.obstacles);
+  if (!m.walls.empty()) write_walls(w, m.walls);
   if (!m.scenario.empty()) w.field("scenario", m.scenario);
   if (!m.description.empty()) w.field("description", m.description);
   w.key("scenarios");
@@ -247,8 +264,10 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
                          const std::optional<MapState>& map, bool map_cleared,
-                         const std::vector<MeasurementState>* measurements) {
+                         const std::vector<MeasurementState>* measurements,
+                         const std::vector<WallState>* walls) {
   if (obstacles) write_obstacles(w, *obstacles);
+  if (walls) write_walls(w, *walls);
   w.key("collisions");
   w.begin_array();
   for (const CollisionState& c : collisions) {
@@ -351,13 +370,15 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::vector<CollisionState>& collisions,
                            const std::vector<FormationState>& formations,
                            const std::optional<MapState>& map, bool map_cleared,
-                           const std::vector<MeasurementState>* measurements) {
+                           const std::vector<MeasurementState>* measurements,
+                           const std::vector<WallState>* walls) {
   SideOpen out;
-  out.informative =
-      obstacles || !collisions.empty() || !formations.empty() || map || map_cleared || measurements;
+  out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared ||
+                    measurements || walls;
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
-    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements);
+    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements,
+                        walls);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -424,7 +445,8 @@ std::string encode(const Snapshot& m) {
         for (const AgentState& a : m.agents) write_agent(w, a);
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
-                            m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr);
+                            m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr,
+                            m.walls ? &*m.walls : nullptr);
         if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
       },
@@ -446,6 +468,7 @@ std::string encode(const Ack& m) {
     if (m.obstacle) w.field("obstacle", *m.obstacle);
     if (m.formation) w.field("formation", *m.formation);
     if (m.measurement) w.field("measurement", *m.measurement);
+    if (m.wall) w.field("wall", *m.wall);
   });
 }
 
@@ -496,13 +519,15 @@ std::string encode(const SessionList& m) {
 
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
-  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}, {}};
+  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}, {}, {}};
   if (!o.spawned.empty())
     ack.agents = o.spawned;
   else if (o.obstacle)
     ack.obstacle = o.obstacle;
   else if (o.measurement)
     ack.measurement = o.measurement;
+  else if (o.wall)
+    ack.wall = o.wall;
   else
     ack.count = o.affected;
   ack.formation = o.formation;

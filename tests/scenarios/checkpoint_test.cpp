@@ -125,8 +125,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
   }
   std::string other_version = saved;
-  other_version[8] = 11;
-  EXPECT_NE(error_of(other_version).find("format 11"), std::string::npos);
+  other_version[8] = 12;
+  EXPECT_NE(error_of(other_version).find("format 12"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)
