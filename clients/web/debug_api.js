@@ -11,7 +11,7 @@ import { THEME, MIN_AGENT_PX } from './view.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 import { trailAlpha } from './map_view.js';
 import { COLLIDED_RING_WIDTH_PX, collidedRingRadius } from './agent_layer.js';
-import { ROUTE_DOT_PX } from './view_marks.js';
+import { ROUTE_DOT_PX, WALL_PX } from './view_marks.js';
 
 /** @import { CommandFields, Formation } from '../js/src/protocol.js' */
 /** @import { Connection } from '../js/src/connection.js' */
@@ -127,8 +127,12 @@ export function installDebugApi(v) {
       return v.view.routes.map((r) => ({ id: r.id, points: r.points.map((p) => ({ ...p })) }));
     },
     routeDotPx: ROUTE_DOT_PX,
+    wallPx: WALL_PX, // a wall's stone line, CSS pixels wide (its darker rim beyond it)
     get obstacles() {
       return v.state.obstacles;
+    },
+    get walls() {
+      return v.state.walls;
     },
     get avoidance() {
       return v.state.avoidance;

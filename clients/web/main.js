@@ -238,6 +238,7 @@ function frame(now) {
   view.draw({
     agents: state.drawn,
     obstacles: state.obstacles,
+    walls: state.walls,
     selected: state.selected,
     orders: state.orders,
     flashes: state.flashes,
@@ -295,6 +296,7 @@ function frame(now) {
     world: view.world,
     agents: state.agents,
     obstacles: state.obstacles,
+    walls: state.walls,
     map: state.map,
     selected: state.selected,
     limited: conn.snapshotFormat === 'binary' && Boolean(session.viewport.sent?.rect),

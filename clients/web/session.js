@@ -128,6 +128,7 @@ export class Session {
         this.interp.push(msg.tick, msg.agents, now);
         this.stats.snapshot(msg.serial, now);
         if (msg.obstacles) state.obstacles = msg.obstacles; // absent: unchanged since told
+        if (msg.walls) state.walls = msg.walls; // absent: unchanged since told
         state.avoidance = msg.avoidance ?? null;
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
@@ -186,6 +187,7 @@ export class Session {
     state.welcome = msg;
     state.welcomeGeneration = conn.generation;
     state.obstacles = msg.obstacles ?? []; // every obstacle now; snapshots tell changes
+    state.walls = msg.walls ?? []; // every wall now (absent: none); snapshots tell changes
     if (!sameWorld) state.tick = msg.tick;
     this.view.setWorld(msg.world);
     if (!sameRates) this.interp.reset(msg.tick_rate, msg.snapshot_rate); // times are ticks over the tick rate

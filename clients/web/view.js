@@ -15,7 +15,7 @@ import * as marks from './view_marks.js';
 
 export { THEME, groupColor };
 
-/** @import { Agent, Obstacle, InspectTrace, Point } from '../js/src/protocol.js' */
+/** @import { Agent, Obstacle, InspectTrace, Point, Wall } from '../js/src/protocol.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { PaintTile, Brush } from './paint.js' */
 /** @import { SelectionBox } from './input.js' */
@@ -28,6 +28,7 @@ export { THEME, groupColor };
  * @typedef {object} ViewFrame
  * @property {Agent[]} agents ordered by id
  * @property {Obstacle[]} obstacles
+ * @property {Wall[]} [walls]
  * @property {Set<number>} selected
  * @property {Order[]} orders
  * @property {Flash[]} flashes
@@ -198,7 +199,7 @@ export class View {
     return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
   }
 
-  // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
+  // frame: {agents, obstacles, walls, selected: Set of ids, orders: [{x, y, at}],
   //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
   //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null},
   //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's,
@@ -219,6 +220,7 @@ export class View {
       drawPaintPreview(ctx, this, this.map, frame.paint?.tiles ?? [], null);
       drawTrails(ctx, this, frame.agents, this.map);
     }
+    marks.drawWalls(ctx, this, frame.walls ?? []);
     marks.drawObstacles(ctx, this, frame.obstacles);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);

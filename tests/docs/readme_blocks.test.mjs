@@ -347,6 +347,19 @@ const CHECKS = [
     },
   },
   {
+    command: /^build\/herd-ctl wall add (.+?)( --closed)?$/,
+    shows: 'the wall in the welcome, through those points',
+    async check(m) {
+      const points = m[1].replace(/'/g, '').split(/[\s;]+/).map((p) => {
+        const [x, y] = p.split(',').map(Number);
+        return { x, y };
+      });
+      const closed = Boolean(m[2]);
+      await until(`a wall through ${m[1]}${closed ? ', closed' : ''}`, welcome,
+        (w) => (w.walls ?? []).some((wall) => wall.closed === closed && JSON.stringify(wall.points) === JSON.stringify(points)));
+    },
+  },
+  {
     command: /^build\/herd-ctl map load (\S+) --tile-size (\d+)$/,
     shows: 'the file\'s map, its tiles of that size',
     async check(m) {
