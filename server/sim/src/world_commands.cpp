@@ -49,6 +49,7 @@ CommandOutcome WorldImpl::apply(const Command& command, CommandOrigin origin) {
 }
 
 CommandOutcome WorldImpl::dispatch(const Command& command) {
+  steering_stale_ = steering_stale_ || !steering_.empty();  // it may change a steered agent
   return std::visit(
       [this](const auto& c) -> CommandOutcome {
         using T = std::decay_t<decltype(c)>;
@@ -144,8 +145,9 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     b.point = map_->tile_centre(*cmd.target_tile);
   }
   const BehaviourTraits& kind = traits(b.kind);
-  const bool uses_point =
-      b.agent == kNoAgent && kind.takes_point && !(b.kind == BehaviourKind::hold && cmd.hold_here);
+  const bool uses_point = b.agent == kNoAgent && kind.takes_point &&
+                          !(b.kind == BehaviourKind::hold && cmd.hold_here) &&
+                          !(b.kind == BehaviourKind::flock && !cmd.params.has_target);
   if (uses_point && !inside(b.point))
     return failure(CommandError::out_of_bounds,
                    "target " + point_text(b.point) + " is outside the world");
@@ -154,6 +156,17 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (b.agent != kNoAgent && !find(b.agent))
     return failure(CommandError::unknown_agent,
                    "agent " + std::to_string(b.agent) + " does not exist");
+  if (b.kind == BehaviourKind::follow_path) {
+    const std::vector<Vec2>& path = cmd.params.path;
+    if (path.size() < 2 || path.size() > BehaviourLimits::kMaxPathPoints)
+      return failure(
+          CommandError::invalid_target,
+          "a path needs 2 to " + std::to_string(BehaviourLimits::kMaxPathPoints) + " points");
+    for (Vec2 p : path)
+      if (!inside(p))
+        return failure(CommandError::out_of_bounds,
+                       "path point " + point_text(p) + " is outside the world");
+  }
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   for (std::size_t i : indices)
@@ -173,6 +186,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     a.behaviour.phase = kind.start;
     a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
+  start_steering(cmd, indices);
   out.affected = static_cast<std::uint32_t>(indices.size());
   return out;
 }

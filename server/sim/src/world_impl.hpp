@@ -159,6 +159,8 @@ class WorldImpl {
   void stage_pace() {
     formations_.pace(formation_scene(), desires_);
     pace_orders();
+    tag_flocks();
+    pace_queues();
   }
   // Members of a group order moving to their own places (spread keep) are tagged as one body,
   // as a formation's, and movers settling by contact slow to stop short of those stopped
@@ -340,6 +342,45 @@ class WorldImpl {
   FormationService formations_;
   // Measurement lines and areas: observers of the agents (measurements.hpp).
   MeasurementService measurements_;
+
+  // Wander, flock, follow_path and follow (world_steering.cpp): what their steering keeps
+  // between ticks, by agent id, for the agents doing one of them.
+  struct Steering {
+    BehaviourKind kind = BehaviourKind::idle;  // the behaviour it was set for
+    BehaviourParams params;                    // path empty: in `path`, shared by one command's
+    std::shared_ptr<const std::vector<Vec2>> path;  // follow_path
+    std::uint64_t key = 0;  // wander: its own stream of random numbers (from the world's)
+    Vec2 wander;            // wander: the point on its circle, in its frame (x ahead)
+    Vec2 heading;           // its own (wander, flock) or its leader's (follow) last heading
+    std::uint32_t leg = 0;  // follow_path: the segment it is on (point leg to leg + 1)
+    bool finished = false;  // follow_path, once: it is on its way to the last point
+  };
+  std::map<AgentId, Steering> steering_;
+  bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
+
+ public:
+  const Steering* steering_of(AgentId id) const {
+    const auto it = steering_.find(id);
+    return it == steering_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  // set_behaviour's new state for the stateful kinds.
+  void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
+  // Entries of agents gone or doing something else.
+  void prune_steering();
+  // The desire of agent i doing wander, flock, follow_path or follow.
+  Desire steering_desire(std::size_t i);
+  // A flock's members (by group), and a leader's followers, keep apart by reciprocal velocity
+  // obstacles, as a converging group's do (this tick's together() tags), not by the anti-gravity
+  // pushes, which scatter a flock that is tight enough to align.
+  void tag_flocks();
+  static constexpr std::uint32_t kFlockTag = 1u << 28, kFollowTag = 1u << 27;
+  // Queueing: an agent doing `queue` brakes behind a slower one close ahead (after pathing).
+  void pace_queues();
+  std::vector<Vec2> queue_ways_;  // pace_queues' scratch
+  template <CheckpointStream S>
+  static bool serialize_steering(S& s, WorldImpl& w);
 };
 
 }  // namespace herd::sim

@@ -90,6 +90,7 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
+  if (steering_stale_) prune_steering();
 }
 
 void WorldImpl::stage_phases() {
@@ -165,7 +166,9 @@ void WorldImpl::set_executor(Executor* executor) {
 
 void WorldImpl::stage_desires() {
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
-    desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
+    desires_[i] = has_steering_state(agents_[i].behaviour.kind)
+                      ? steering_desire(i)
+                      : desire(agents_[i], subject_of(agents_[i]), def_.dt);
   });
 }
 

@@ -75,6 +75,7 @@ struct SetBehaviour {
   Behaviour behaviour;
   bool hold_here = false;                // hold: at the current position instead of behaviour.point
   std::optional<TileCoord> target_tile;  // instead of behaviour.point: that tile's centre
+  BehaviourParams params;                // wander, flock, follow_path, follow
   friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
 };
 
