@@ -126,6 +126,65 @@ void write_behaviour(json& j, const sim::SetBehaviour& c) {
     j["target"] = point_json(b.point);
   if (kind.takes_radius && (b.radius > 0 || kind.needs_radius)) j["radius"] = b.radius;
   if (kind.takes_response) j["response"] = to_string(b.response);
+  using K = sim::BehaviourKind;
+  const sim::BehaviourParams& p = c.params;
+  if (b.kind == K::wander) {
+    if (p.distance > 0) j["distance"] = p.distance;
+    if (p.jitter > 0) j["jitter"] = p.jitter;
+  } else if (b.kind == K::flock) {
+    if (!p.has_target) j.erase("target");
+    j["separation"] = p.separation;
+    j["alignment"] = p.alignment;
+    j["cohesion"] = p.cohesion;
+  } else if (b.kind == K::follow_path) {
+    json path = json::array();
+    for (sim::Vec2 q : p.path) path.push_back(point_json(q));
+    j["path"] = std::move(path);
+    j["loop"] = p.loop;
+  } else if (b.kind == K::follow && p.has_offset) {
+    j["offset"] = point_json(p.offset);
+  }
+}
+
+// The fields of wander, flock, follow_path and follow beyond target, agent and radius; each is
+// refused for the kinds it does not apply to.
+void read_behaviour_params(Fields& f, sim::BehaviourKind kind, std::string_view name,
+                           sim::BehaviourParams& p) {
+  using K = sim::BehaviourKind;
+  const std::string for_kind = "does not apply to " + std::string(name);
+  const auto only = [&](const char* field, bool applies) {
+    const json* v = f.find(field);
+    if (v && !applies) bad(field, for_kind);
+    return v;
+  };
+  using L = sim::BehaviourLimits;
+  if (const json* v = only("distance", kind == K::wander))
+    p.distance = as_number(*v, "distance", 0, kHuge);
+  if (const json* v = only("jitter", kind == K::wander))
+    p.jitter = as_number(*v, "jitter", 0, kHuge);
+  if (const json* v = only("separation", kind == K::flock))
+    p.separation = as_number(*v, "separation", 0, L::kMaxWeight);
+  if (const json* v = only("alignment", kind == K::flock))
+    p.alignment = as_number(*v, "alignment", 0, L::kMaxWeight);
+  if (const json* v = only("cohesion", kind == K::flock))
+    p.cohesion = as_number(*v, "cohesion", 0, L::kMaxWeight);
+  if (const json* v = only("loop", kind == K::follow_path)) {
+    if (!v->is_boolean()) bad("loop", "must be true or false");
+    p.loop = v->get<bool>();
+  }
+  const json* path = only("path", kind == K::follow_path);
+  if (kind == K::follow_path) {
+    if (!path) bad("path", "is required for follow_path");
+    if (!path->is_array() || path->size() < 2 || path->size() > L::kMaxPathPoints)
+      bad("path", "must be an array of 2 to " + std::to_string(L::kMaxPathPoints) +
+                      " points {\"x\", \"y\"}");
+    for (std::size_t k = 0; k < path->size(); ++k)
+      p.path.push_back(as_point((*path)[k], "path[" + std::to_string(k) + "]"));
+  }
+  if (const json* v = only("offset", kind == K::follow)) {
+    p.offset = as_point(*v, "offset");
+    p.has_offset = true;
+  }
 }
 
 json spawn_agent_json(const sim::SpawnAgent& a) {
@@ -320,9 +379,13 @@ struct Wire<sim::SetBehaviour> {
       bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
     if (traits.needs_agent && !agent) bad("agent", "is required for " + std::string(name));
     if (traits.needs_radius && !radius) bad("radius", "is required for " + std::string(name));
-    // A point-taking kind that cannot act on an agent needs its point, except hold (here).
-    if (traits.takes_point && !traits.point_or_agent && b.kind != K::hold && !target && !tile)
+    // A point-taking kind that cannot act on an agent needs its point, except hold (here) and
+    // flock (a flock that travels has one).
+    if (traits.takes_point && !traits.point_or_agent && b.kind != K::hold && b.kind != K::flock &&
+        !target && !tile)
       bad("target", "(or 'target_tile') is required for " + std::string(name));
+    read_behaviour_params(f, b.kind, name, c.params);
+    c.params.has_target = b.kind == K::flock && (target || tile);
     if (target) b.point = as_point(*target, "target");
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
     if (agent) {

@@ -339,6 +339,9 @@ struct Args {
   bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false;
   std::string spread, order_shape;
   std::vector<std::string> points;
+  double distance = 0, jitter = 0, separation = 0, alignment = 0, cohesion = 0;  // behaviours
+  std::string path, offset;
+  bool loop = false;
 };
 
 // Whether the option was given; false for one the subcommand does not have.
@@ -513,6 +516,22 @@ void add_command_subcommands(CLI::App& app, json& out) {
         if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
         if (given(s, "--radius")) c["radius"] = a->radius;
         if (given(s, "--response")) c["response"] = a->response;
+        if (given(s, "--distance")) c["distance"] = a->distance;
+        if (given(s, "--jitter")) c["jitter"] = a->jitter;
+        if (given(s, "--separation")) c["separation"] = a->separation;
+        if (given(s, "--alignment")) c["alignment"] = a->alignment;
+        if (given(s, "--cohesion")) c["cohesion"] = a->cohesion;
+        if (given(s, "--path")) {
+          json path = json::array();
+          for (std::size_t start = 0; start <= a->path.size();) {
+            const std::size_t end = std::min(a->path.find(';', start), a->path.size());
+            path.push_back(point_or_bad(a->path.substr(start, end - start), "--path"));
+            start = end + 1;
+          }
+          c["path"] = std::move(path);
+        }
+        if (given(s, "--loop")) c["loop"] = true;
+        if (given(s, "--offset")) c["offset"] = point_or_bad(a->offset, "--offset");
         return c;
       });
   behaviour->add_option("SELECTION", a->selection, sel_help)->required();
@@ -526,6 +545,14 @@ void add_command_subcommands(CLI::App& app, json& out) {
                         "flee/evade: only this close; react: the trigger distance");
   behaviour->add_option("--response", a->response, "react: pursue or evade")
       ->check(CLI::IsMember({"pursue", "evade"}));
+  behaviour->add_option("--distance", a->distance, "wander: the circle's centre ahead");
+  behaviour->add_option("--jitter", a->jitter, "wander: how far its point moves in a second");
+  behaviour->add_option("--separation", a->separation, "flock: the weight of keeping apart");
+  behaviour->add_option("--alignment", a->alignment, "flock: the weight of heading alike");
+  behaviour->add_option("--cohesion", a->cohesion, "flock: the weight of keeping together");
+  behaviour->add_option("--path", a->path, "follow_path: the points X,Y;X,Y[;X,Y...]");
+  behaviour->add_flag("--loop", a->loop, "follow_path: round and round");
+  behaviour->add_option("--offset", a->offset, "follow: the place X,Y in the leader's frame");
 
   auto* movement = command(app, out, "movement",
                            "inertial (a force on momentum) or kinematic movement", [a](CLI::App*) {

@@ -279,13 +279,24 @@ class Commands(Generic[R]):
         agent: Optional[int] = None,
         radius: Optional[float] = None,
         response: Optional[str] = None,
+        distance: Optional[float] = None,
+        jitter: Optional[float] = None,
+        separation: Optional[float] = None,
+        alignment: Optional[float] = None,
+        cohesion: Optional[float] = None,
+        path: Optional[Sequence[Point]] = None,
+        loop: Optional[bool] = None,
+        offset: Optional[Point] = None,
     ) -> R:
         """Gives agents a behaviour, replacing what they were doing.
 
-        ``behaviour``: idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol or
-        attack_move; each takes a point (``target`` or ``target_tile``) or another ``agent`` as
-        protocol/PROTOCOL.md's table says, and flee, evade, react and attack_move a ``radius``;
-        react a ``response`` (``"pursue"`` or ``"evade"``).
+        ``behaviour``: idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol,
+        attack_move, wander, flock, follow_path, follow or queue; each takes a point (``target``
+        or ``target_tile``) or another ``agent`` as protocol/PROTOCOL.md's table says, and flee,
+        evade, react, attack_move, wander, flock and follow_path a ``radius``; react a
+        ``response`` (``"pursue"`` or ``"evade"``); wander ``distance`` and ``jitter``; flock the
+        weights ``separation``, ``alignment`` and ``cohesion``; follow_path a ``path`` (points in
+        order) and ``loop``; follow (``agent``: the leader) an ``offset`` in the leader's frame.
         """
         _at_most_one("set_behaviour", target=target, target_tile=target_tile, agent=agent)
         return self.command(
@@ -297,6 +308,14 @@ class Commands(Generic[R]):
             agent=agent,
             radius=radius,
             response=response,
+            distance=distance,
+            jitter=jitter,
+            separation=separation,
+            alignment=alignment,
+            cohesion=cohesion,
+            path=None if path is None else [point(p) for p in path],
+            loop=loop,
+            offset=_opt(point, offset, "offset"),
         )
 
     def set_movement(self, *, agents: Selection, movement: str) -> R:
