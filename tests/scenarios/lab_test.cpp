@@ -53,7 +53,7 @@ void expect_sane(const sim::ScenarioReport& r, const std::string& name) {
 TEST(Lab, EveryScenarioRunsWithoutStallNaNOrEscape) {
   for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const LabRun r = run(name, 900);
-    if (name == "bottleneck") {  // waiting at the door is what it is there to show
+    if (name == "bottleneck" || name == "doorway") {  // waiting at a door is what they show
       EXPECT_EQ(r.report.nan_count, 0u);
       EXPECT_EQ(r.report.out_of_bounds, 0u);
       continue;
@@ -83,6 +83,54 @@ TEST(Lab, BottleneckLetsEveryoneThroughAndTheLineCountsThem) {
   EXPECT_EQ(before.kind, sim::MeasurementKind::area);
   EXPECT_DOUBLE_EQ(before.last.density, before.last.count / 4.0);
   EXPECT_GT(before.totals.max_density, 1.0);  // a crowd did wait before the door
+}
+
+// Boids from random headings: a polarisation (the length of the mean unit heading) over 0.9
+// within 20 s, without a collision.
+TEST(Lab, BoidsLineUpWithoutACollision) {
+  double best = 0;
+  const LabRun r = run("boids", 20 * 60, {}, [&](const sim::World& w) {
+    Vec2 sum{};
+    for (const sim::Agent& a : w.agents())
+      sum += sim::normalized_or_zero(a.velocity) * (1.0 / static_cast<double>(w.agents().size()));
+    best = std::max(best, sim::length(sum));
+  });
+  EXPECT_GT(best, 0.9);
+  EXPECT_EQ(r.report.collisions, 0u);
+  EXPECT_EQ(r.report.agents, 300u);
+}
+
+// Wanderers keep moving at their speed (bumping into one another now and then), within the world,
+// and the same seed wanders the same way.
+TEST(Lab, WanderersKeepWanderingAndRepeatFromTheSeed) {
+  std::vector<double> walked(60, 0);
+  std::vector<Vec2> last;
+  const LabRun r = run("wander", 30 * 60, {}, [&](const sim::World& w) {
+    const auto agents = w.agents();
+    for (std::size_t k = 0; k < agents.size() && k < last.size(); ++k)
+      walked[k] += sim::length(agents[k].position - last[k]);
+    last.clear();
+    for (const sim::Agent& a : agents) last.push_back(a.position);
+  });
+  for (double d : walked) EXPECT_GT(d, 0.8 * 80 * 30) << "each kept walking, near its top speed";
+  EXPECT_LE(sim::length(r.world.agents()[0].velocity), 80 + 1e-9);
+  EXPECT_EQ(r.report.out_of_bounds, 0u);
+  EXPECT_EQ(run("wander", 30 * 60).world.state_hash(), r.world.state_hash());
+}
+
+// Through a door one agent wide, queueing: everyone gets through, one at a time (never two across
+// the line in one tick, nor two side by side in the door), with no real overlap.
+TEST(Lab, DoorwayPassesOneAtATime) {
+  std::uint64_t last = 0, most_in_a_tick = 0;
+  const LabRun r = run("doorway", 300 * 60, {}, [&](const sim::World& w) {
+    const std::uint64_t now = w.measurements()[0].totals.forward;
+    most_in_a_tick = std::max(most_in_a_tick, now - last);
+    last = now;
+  });
+  const sim::Measurement& door = r.world.measurements()[0];
+  EXPECT_GE(door.totals.forward - door.totals.backward, 170u) << "most are through in 5 minutes";
+  EXPECT_EQ(most_in_a_tick, 1u);
+  EXPECT_LT(r.report.max_overlap, 0.04) << "metres: a fifth of a radius, where pushing makes 0.25";
 }
 
 TEST(Lab, DeadAheadGoesAroundTheObstacle) {
@@ -268,10 +316,12 @@ TEST(Lab, ModesCanBeComparedOnTheDefaultRing) {
 TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
   const std::map<std::string, std::uint64_t> pinned = {
       {"attack", 0x648f5183f5c2be34ull},
+      {"boids", 0x508d58dd58ba2521ull},
       {"bottleneck", 0x355c9f4a0123f309ull},
       {"chicken", 0xc6d2bed615a4279ull},
       {"crossing", 0x30344fd44167824full},
       {"dead_ahead", 0x131ea976471a881bull},
+      {"doorway", 0xfb6e7318ddd1806ull},
       {"default", 0xd37a9f7a5ec206a4ull},
       {"demo32", 0x746db70c2a647ce7ull},
       {"empty", 0x5b7f5be38c7e3d87ull},
@@ -284,6 +334,7 @@ TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
       {"ring", 0xa74512ecd97a787dull},
       {"spaceship_brake", 0xcdbba80816f3e224ull},
       {"symmetric_pair", 0x42b487233f23b150ull},
+      {"wander", 0x361514f487f45237ull},
   };
   for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const auto a = run(name, 600).world.state_hash();
