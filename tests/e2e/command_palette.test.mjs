@@ -205,7 +205,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     const expected = sb.variants.cases
       .filter((k) => ['required', 'exactly_one'].includes(k.fields.agent))
       .map((k) => (Object.entries(k.fields).some(([f, p]) => f !== 'agent' && p === 'required') ? `${k.value}…` : k.value));
-    assert.deepEqual(expected, ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react…']);
+    assert.deepEqual(expected, ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react…', 'follow']);
     await rightClick();
     const menu = page.locator('#context-menu');
     await menu.waitFor({ state: 'visible', timeout: WAIT_MS });
