@@ -25,8 +25,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // members avoid each other reciprocally (older ones use anti-gravity, as their servers did). 8
 // added the flow fields, which are built under the path budget since (older worlds build theirs
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
-// queued orders, patrol routes and engaged enemies (older worlds had none).
-constexpr std::uint32_t kFormatVersion = 10;
+// queued orders, patrol routes and engaged enemies (older worlds had none). 10 added measurement
+// lines and areas, 11 sources and exits (older worlds had none).
+constexpr std::uint32_t kFormatVersion = 11;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -409,7 +410,18 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     return "the checkpoint's flow fields are corrupt";
   if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
   // Format 10: measurement lines and areas.
-  if (s.version() >= 10) return w.measurements_.serialize(s, w.def_.width, w.def_.height);
+  if (s.version() >= 10) {
+    if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+  }
+  // Format 11: sources and exits, whose agent templates are held to the commands' limits.
+  if (s.version() >= 11) {
+    if (std::string why = w.sources_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+    for (const Source& src : w.sources_.sources())
+      if (std::string why = validate(w.template_def(src.agent)); !why.empty())
+        return "the checkpoint's source " + std::to_string(src.id) + " is invalid: " + why;
+  }
   return {};
 }
 
