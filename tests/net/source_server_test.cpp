@@ -73,8 +73,8 @@ TEST_F(SourceServerTest, EveryTickSpawnedEqualsRemovedPlusPresentAndTheExitCount
   EXPECT_EQ(*lower.exit, 2u);
 
   std::uint64_t made_otherwise = 0, removed_otherwise = 0;
-  std::map<std::uint32_t, std::uint32_t> spawned;  // by source, as last told
-  std::map<std::uint32_t, std::uint64_t> removed;  // by exit, as last told
+  std::map<std::uint32_t, std::uint32_t> spawned;             // by source, as last told
+  std::map<std::uint32_t, std::uint64_t> removed;             // by exit, as last told
   std::map<std::uint32_t, std::pair<double, double>> before;  // the last snapshot's agents
   std::uint64_t vanished_upper = 0, vanished_lower = 0;
   for (int t = 0; t < 900; ++t) {
