@@ -17,7 +17,7 @@ import {
 import { MetricsPoller } from '../../clients/web/profile_panel.js';
 
 // The server's stages, in its order (the list).
-const STAGES = ['assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations'];
+const STAGES = ['sources', 'assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations', 'exits'];
 const BUCKETS = ['1e-06', '1e-05', '0.0001', '0.001', '0.01', '+Inf'];
 
 // A /metrics text as the server writes it: other families around, the tick's histogram, and one
