@@ -227,7 +227,7 @@ describe('StepProfile (the panel’s notes)', () => {
     p.take(text(steady(160), 1000));
     const v = p.view();
     assert.equal(v.note, 'mean of 60 steps in the last 1.0 s');
-    assert.equal(v.delta.stages.length, 12);
+    assert.equal(v.delta.stages.length, STAGES.length);
     assert.equal(v.stale, false);
     p.take(text(steady(160), 2000));
     assert.equal(p.view().note, 'paused: no steps in the last second (figures of the steps before)');
