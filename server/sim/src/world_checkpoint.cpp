@@ -26,8 +26,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // added the flow fields, which are built under the path budget since (older worlds build theirs
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
 // queued orders, patrol routes and engaged enemies (older worlds had none). 10 added measurement
-// lines and areas; 11 the state of wander, flock, follow_path and follow (older worlds had none).
-constexpr std::uint32_t kFormatVersion = 11;
+// lines and areas; 11 the state of wander, flock, follow_path and follow; 12 sources and exits
+// (older worlds had none).
+constexpr std::uint32_t kFormatVersion = 12;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -411,11 +412,19 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
   // Format 10: measurement lines and areas.
   if (s.version() >= 10) {
-    std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height);
-    if (!why.empty()) return why;
+    if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
   }
   if (s.version() >= 11 && !serialize_steering(s, w))
     return "the checkpoint's steering state is corrupt";
+  // Format 12: sources and exits, whose agent templates are held to the commands' limits.
+  if (s.version() >= 12) {
+    if (std::string why = w.sources_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+    for (const Source& src : w.sources_.sources())
+      if (std::string why = validate(w.template_def(src.agent)); !why.empty())
+        return "the checkpoint's source " + std::to_string(src.id) + " is invalid: " + why;
+  }
   return {};
 }
 

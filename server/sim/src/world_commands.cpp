@@ -87,6 +87,14 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_add_measurement(c);
         else if constexpr (std::is_same_v<T, RemoveMeasurement>)
           return apply_remove_measurement(c);
+        else if constexpr (std::is_same_v<T, AddSource>)
+          return apply_add_source(c);
+        else if constexpr (std::is_same_v<T, RemoveSource>)
+          return apply_remove_source(c);
+        else if constexpr (std::is_same_v<T, AddExit>)
+          return apply_add_exit(c);
+        else if constexpr (std::is_same_v<T, RemoveExit>)
+          return apply_remove_exit(c);
         else
           return apply_stop(c);
       },
@@ -400,8 +408,16 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   CommandOutcome out;
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
+  remove_agents(indices);
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   // Every array parallel to agents_ loses the same entries, keeping the id order.
   forget_orders(indices);
+  if (!steering_.empty())
+    for (std::size_t i : indices) steering_.erase(agents_[i].id);
   std::vector<char> gone(agents_.size(), 0);
   for (std::size_t i : indices) gone[i] = 1;
   std::size_t kept = 0;
@@ -417,8 +433,6 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
   hit_subject_.resize(std::min(hit_subject_.size(), kept));
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
 }
 
 CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {

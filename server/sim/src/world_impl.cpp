@@ -112,6 +112,7 @@ std::uint64_t WorldImpl::state_hash() const {
   pathing_.hash_queue(mix);
   pathing_.hash_fields(mix);
   formations_.hash(mix);
+  sources_.hash(mix, mixd);
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);
   mix(obstacles_.size());

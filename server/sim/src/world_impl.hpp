@@ -36,6 +36,7 @@
 #include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
+#include "sources.hpp"
 #include "spatial_grid.hpp"
 
 namespace herd::sim {
@@ -70,6 +71,9 @@ class WorldImpl {
   std::span<const PathState> paths() const { return pathing_.paths(); }
   std::span<const Measurement> measurements() const { return measurements_.items(); }
   std::uint64_t measurements_version() const { return measurements_.version(); }
+  std::span<const Source> sources() const { return sources_.sources(); }
+  std::span<const Exit> exits() const { return sources_.exits(); }
+  std::uint64_t sources_version() const { return sources_.version(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
@@ -109,6 +113,29 @@ class WorldImpl {
   CommandOutcome apply_stop(const Stop& cmd);
   CommandOutcome apply_add_measurement(const AddMeasurement& cmd);
   CommandOutcome apply_remove_measurement(const RemoveMeasurement& cmd);
+  // Sources and exits (world_sources.cpp).
+  CommandOutcome apply_add_source(const AddSource& cmd);
+  CommandOutcome apply_remove_source(const RemoveSource& cmd);
+  CommandOutcome apply_add_exit(const AddExit& cmd);
+  CommandOutcome apply_remove_exit(const RemoveExit& cmd);
+  // A source's or exit's rectangle: inside the world, width and height above 0.
+  CommandOutcome check_rect(const char* what, Vec2 min, Vec2 max) const;
+  bool has_walkable_tile(Vec2 min, Vec2 max) const;     // some tile under the rectangle (a map)
+  AgentDef template_def(const AgentTemplate& t) const;  // the world's defaults, overridden
+  Agent make_agent(const AgentTemplate& t, Vec2 position);
+  // What a disc placed in a source's rectangle could overlap, by index.
+  struct Nearby {
+    std::vector<std::size_t> agents, obstacles;
+  };
+  // A free point for a disc of `radius` in source s's rectangle, from at most kPlacementTries
+  // seeded draws; none when every draw was on a blocked tile or overlapping.
+  std::optional<Vec2> place(const Source& s, double radius, const Nearby& near);
+  // The step's first stage: each source's agents due by this tick, made where there is room.
+  void stage_sources();
+  // The step's last stage: the agents whose centre is inside an exit, removed and counted.
+  void stage_exits();
+  // Removes the agents at `indices` (ascending, distinct), as the remove command does.
+  void remove_agents(const std::vector<std::size_t>& indices);
 
   // Orders (world_orders.cpp). One order for one agent, started now or queued.
   struct Waypoint {
@@ -342,6 +369,8 @@ class WorldImpl {
   FormationService formations_;
   // Measurement lines and areas: observers of the agents (measurements.hpp).
   MeasurementService measurements_;
+  // Sources and exits: where agents enter and leave (sources.hpp, world_sources.cpp).
+  SourceService sources_;
 
   // Wander, flock, follow_path and follow (world_steering.cpp): what their steering keeps
   // between ticks, by agent id, for the agents doing one of them.

@@ -59,6 +59,7 @@ const Agent* WorldImpl::subject_of(const Agent& a) const {
 
 void WorldImpl::step() {
   const std::uint64_t start = clock_ ? clock_() : 0;
+  run_stage(Stage::sources, &WorldImpl::stage_sources);
   begin_step();
   run_stage(Stage::assignments, &WorldImpl::stage_assignments);
   run_stage(Stage::grid, &WorldImpl::stage_grid);
@@ -72,6 +73,7 @@ void WorldImpl::step() {
   run_stage(Stage::walls, &WorldImpl::stage_walls);
   run_stage(Stage::states, &WorldImpl::stage_states);
   run_stage(Stage::formations, &WorldImpl::stage_formations);
+  run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
   measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
   profile_.step_ns = clock_ ? clock_() - start : 0;
