@@ -132,6 +132,7 @@ TEST(Lab, DoorwayPassesOneAtATime) {
   EXPECT_GE(door.totals.forward - door.totals.backward, 170u) << "most are through in 5 minutes";
   EXPECT_EQ(most_in_a_tick, 1u);
   EXPECT_LT(r.report.max_overlap, 0.04) << "metres: a fifth of a radius, where pushing makes 0.25";
+}
 
 // A room filled by four sources (200 people in 20 s) empties through two 1 m doors to two exits:
 // every tick, the agents made are the agents removed plus those present; everyone is made and
