@@ -111,6 +111,43 @@ void write_measurements(JsonWriter& w, const std::vector<MeasurementState>& meas
   w.end_array();
 }
 
+void write_area(JsonWriter& w, sim::Vec2 min, sim::Vec2 max) {
+  w.key("area");
+  w.begin_object();
+  w.field("x", min.x);
+  w.field("y", min.y);
+  w.field("width", max.x - min.x);
+  w.field("height", max.y - min.y);
+  w.end_object();
+}
+
+void write_sources(JsonWriter& w, const std::vector<SourceState>& sources,
+                   const std::vector<ExitState>& exits) {
+  w.key("sources");
+  w.begin_array();
+  for (const SourceState& s : sources) {
+    w.begin_object();
+    w.field("id", s.id);
+    write_area(w, s.min, s.max);
+    w.field("rate", s.rate);
+    w.field("total", s.total);
+    w.field("spawned", s.spawned);
+    w.field("remaining", s.remaining);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("exits");
+  w.begin_array();
+  for (const ExitState& e : exits) {
+    w.begin_object();
+    w.field("id", e.id);
+    write_area(w, e.min, e.max);
+    w.field("removed", e.removed);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_walls(JsonWriter& w, const std::vector<WallState>& walls) {
   w.key("walls");
   w.begin_array();
@@ -265,7 +302,8 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::vector<FormationState>& formations,
                          const std::optional<MapState>& map, bool map_cleared,
                          const std::vector<MeasurementState>* measurements,
-                         const std::vector<WallState>* walls) {
+                         const std::vector<SourceState>* sources,
+                         const std::vector<ExitState>* exits, const std::vector<WallState>* walls) {
   if (obstacles) write_obstacles(w, *obstacles);
   if (walls) write_walls(w, *walls);
   w.key("collisions");
@@ -313,6 +351,7 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
   }
   w.end_array();
   if (measurements) write_measurements(w, *measurements);
+  if (sources && exits) write_sources(w, *sources, *exits);
   if (map) {
     write_map(w, *map);
   } else if (map_cleared) {
@@ -371,14 +410,16 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::vector<FormationState>& formations,
                            const std::optional<MapState>& map, bool map_cleared,
                            const std::vector<MeasurementState>* measurements,
+                           const std::vector<SourceState>* sources,
+                           const std::vector<ExitState>* exits,
                            const std::vector<WallState>* walls) {
   SideOpen out;
   out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared ||
-                    measurements || walls;
+                    measurements || (sources && exits) || walls;
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
     write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements,
-                        walls);
+                        sources, exits, walls);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -446,6 +487,7 @@ std::string encode(const Snapshot& m) {
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
                             m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr,
+                            m.sources ? &*m.sources : nullptr, m.exits ? &*m.exits : nullptr,
                             m.walls ? &*m.walls : nullptr);
         if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
@@ -468,6 +510,8 @@ std::string encode(const Ack& m) {
     if (m.obstacle) w.field("obstacle", *m.obstacle);
     if (m.formation) w.field("formation", *m.formation);
     if (m.measurement) w.field("measurement", *m.measurement);
+    if (m.source) w.field("source", *m.source);
+    if (m.exit) w.field("exit", *m.exit);
     if (m.wall) w.field("wall", *m.wall);
   });
 }
@@ -526,6 +570,10 @@ std::string encode_outcome(const sim::CommandOutcome& o) {
     ack.obstacle = o.obstacle;
   else if (o.measurement)
     ack.measurement = o.measurement;
+  else if (o.source)
+    ack.source = o.source;
+  else if (o.exit)
+    ack.exit = o.exit;
   else if (o.wall)
     ack.wall = o.wall;
   else

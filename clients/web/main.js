@@ -238,6 +238,8 @@ function frame(now) {
   view.draw({
     agents: state.drawn,
     obstacles: state.obstacles,
+    sources: state.sources,
+    exits: state.exits,
     walls: state.walls,
     selected: state.selected,
     orders: state.orders,

@@ -154,6 +154,9 @@ struct MetricsView {
                 relay_command_links = 0;
   // The world's measurement lines and areas with their last reports (a local world only).
   std::vector<protocol::MeasurementState> measurements;
+  // Its sources and exits with their counts (a local world only).
+  std::vector<protocol::SourceState> sources;
+  std::vector<protocol::ExitState> exits;
   // The trajectory recorder (--trajectories; written only when trajectories is true).
   bool trajectories = false;
   std::uint64_t trajectory_frames_written = 0, trajectory_frames_dropped = 0,

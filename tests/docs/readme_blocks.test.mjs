@@ -232,6 +232,19 @@ function ctlJson(args) {
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 const snapshot = () => ctlJson(['watch', '--count', '1', '--role', 'viewer']);
+/**
+ * The first of the next 20 snapshots (a second at the default rate) that carries the sources and
+ * exits, else the last: they travel only in the snapshot after a change (a spawn, a removal), so
+ * one snapshot a read, at reads paced like the spawns, can miss every one that has them.
+ */
+function sourcesSnapshot() {
+  const args = ['--json', 'watch', '--count', '20', '--role', 'viewer'];
+  const r = spawnSync(CTL, args, { env, encoding: 'utf8', timeout: WORLD_MS });
+  const command = `${CTL} ${args.join(' ')}`;
+  assert.equal(r.status, 0, shown(command, command, r));
+  const snaps = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.type === 'snapshot');
+  return snaps.find((s) => s.sources) ?? snaps.at(-1);
+}
 const welcome = () => ctlJson(['info']);
 
 /** Reads the world until `holds` says it shows `what` (at most WORLD_MS); the reading. */
@@ -344,6 +357,25 @@ const CHECKS = [
       const [x, y, r] = [1, 2, 3].map((i) => Number(m[i]));
       await until(`an obstacle at (${x}, ${y}) of radius ${r}`, welcome,
         (w) => w.obstacles.some((o) => o.x === x && o.y === y && o.r === r));
+    },
+  },
+  {
+    command: /^build\/herd-ctl source add (\d+) (\d+) (\d+) (\d+) ([\d.]+) (\d+) --target (\d+),(\d+)$/,
+    shows: 'the source in a snapshot, its agents made',
+    async check(m) {
+      const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
+      await until(`a source at (${x}, ${y}) of ${width} x ${height} that has spawned`, sourcesSnapshot,
+        (s) => (s.sources ?? []).some((src) => src.area.x === x && src.area.y === y && src.area.width === width &&
+          src.area.height === height && src.total === Number(m[6]) && src.spawned > 0));
+    },
+  },
+  {
+    command: /^build\/herd-ctl exit add (\d+) (\d+) (\d+) (\d+)$/,
+    shows: 'the exit in a snapshot',
+    async check(m) {
+      const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
+      await until(`an exit at (${x}, ${y}) of ${width} x ${height}`, sourcesSnapshot,
+        (s) => (s.exits ?? []).some((e) => e.area.x === x && e.area.y === y && e.area.width === width && e.area.height === height));
     },
   },
   {

@@ -1,6 +1,7 @@
 // Relays: real servers in process, a relay (herd-server in relay mode) in front of them, and real
 // WebSocket clients on both. Nothing sleeps: every wait is for a message, bounded by a timeout.
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -48,6 +49,22 @@ TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
     s.walls->push_back({4000000000u + i,
                         std::vector<sim::Vec2>(per_wall, sim::Vec2{-999999.999, -999999.999}),
                         false});
+  // Every source and exit a world may hold, at their widest.
+  s.sources.emplace();
+  s.exits.emplace();
+  for (std::uint32_t i = 0; i < sim::SourceLimits::kMaxSources; ++i)
+    s.sources->push_back({4000000000u + i,
+                          {-999999.999, -999999.999},
+                          {-999999.999, -999999.999},
+                          1000,
+                          1000000,
+                          1000000,
+                          1000000});
+  for (std::uint32_t i = 0; i < sim::SourceLimits::kMaxExits; ++i)
+    s.exits->push_back({4000000000u + i,
+                        {-999999.999, -999999.999},
+                        {-999999.999, -999999.999},
+                        std::numeric_limits<std::uint64_t>::max()});
   const std::string encoded = protocol::encode(s);
   const std::size_t text = encoded.size();
   const std::size_t cap = max_snapshot_bytes(20000);

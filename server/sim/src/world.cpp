@@ -41,6 +41,9 @@ std::span<const PathState> World::paths() const { return impl_->paths(); }
 PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
 std::span<const Measurement> World::measurements() const { return impl_->measurements(); }
 std::uint64_t World::measurements_version() const { return impl_->measurements_version(); }
+std::span<const Source> World::sources() const { return impl_->sources(); }
+std::span<const Exit> World::exits() const { return impl_->exits(); }
+std::uint64_t World::sources_version() const { return impl_->sources_version(); }
 std::span<const Wall> World::walls() const { return impl_->walls(); }
 std::uint64_t World::walls_version() const { return impl_->walls_version(); }
 std::size_t World::agent_memory_bytes() const { return impl_->agent_memory_bytes(); }
