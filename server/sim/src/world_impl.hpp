@@ -395,13 +395,6 @@ class WorldImpl {
   std::map<AgentId, Steering> steering_;
   bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
 
- public:
-  const Steering* steering_of(AgentId id) const {
-    const auto it = steering_.find(id);
-    return it == steering_.end() ? nullptr : &it->second;
-  }
-
- private:
   // set_behaviour's new state for the stateful kinds.
   void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
   // Entries of agents gone or doing something else.
