@@ -75,6 +75,15 @@ describe('the heat map', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
   });
 
   const ground = async () => hexToRgb(await page.evaluate(() => window.herd.theme.world));
+  // heatProbe until `ok(probe)` holds, for at most WAIT_MS: showing or hiding the legend can
+  // reflow the page, and the canvas is refitted a frame or two later. Resolves to the last probe.
+  const probeUntil = async (ok) => {
+    const end = Date.now() + WAIT_MS;
+    for (;;) {
+      const probe = await page.evaluate(heatProbe, MIDDLE);
+      if ((await ok(probe)) || Date.now() > end) return probe;
+    }
+  };
   const legendShown = () => page.locator('#heat-legend').isVisible();
 
   it('is off at first: the ground in the crowded cell, no legend, nothing asked', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -93,7 +102,7 @@ describe('the heat map', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
       MIDDLE,
       { timeout: WAIT_MS },
     );
-    const on = await page.evaluate(heatProbe, MIDDLE);
+    const on = await probeUntil((p) => p.expected && colorDistance(p.pixel, p.expected) < 10);
     assert.equal(on.heat.mode, 'density');
     assert.deepEqual({ cell: on.heat.grid.cell, cols: on.heat.grid.cols, rows: on.heat.grid.rows }, { cell: CELL, cols: 64, rows: 48 });
     assert.equal(on.heat.grid.agents, 48 + CORNERS.length, 'every agent in some cell');
@@ -119,7 +128,7 @@ describe('the heat map', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     await page.keyboard.press('d');
     await sent.find((f) => f.type === 'density' && f.on === false, WAIT_MS, 'density off');
     assert.equal(await legendShown(), false);
-    const off = await page.evaluate(heatProbe, MIDDLE);
+    const off = await probeUntil(async (p) => colorDistance(p.pixel, await ground()) < 12);
     assert.equal(off.heat.mode, 'off');
     assert.equal(off.heat.grid, null);
     assert.ok(colorDistance(off.pixel, await ground()) < 12, `after D the cell's middle is ${off.pixel}, not the ground`);
@@ -131,7 +140,7 @@ describe('the heat map', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     await page.waitForFunction(() => window.herd.heat.mode === 'speed' && window.herd.heat.grid !== null, null, { timeout: WAIT_MS });
     assert.equal(await page.locator('#heat-title').textContent(), 'heat: mean speed');
     assert.match(await page.locator('#heat-unit').textContent(), /^units\/s/);
-    const speed = await page.evaluate(heatProbe, MIDDLE);
+    const speed = await probeUntil((p) => p.expected && colorDistance(p.pixel, p.expected) < 10);
     assert.ok(speed.expected && colorDistance(speed.pixel, speed.expected) < 10, `${speed.pixel} vs ${speed.expected}`);
 
     const before = sent.frames.length;

@@ -55,17 +55,24 @@ describe('the operator monitor', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     await server?.stop();
   });
 
-  it('lists the sessions and kicks one; shows the stages, the counts and an agent', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('lists the sessions and kicks one; shows the stages, the counts and an agent', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    // The server names the monitor just after its listening line, which is what startServer waits
+    // for: a line or two later.
+    const deadline = Date.now() + WAIT_MS;
+    while (!/the operator's monitor/.test(server.output()) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50)); // paces the reading of its output
     assert.match(server.output(), /the operator's monitor/);
     const { page, pageErrors } = await openMonitor(browser.browser, server, `#token=${TOKEN}`);
+    // Closed however the test ends: a page left open is a monitor session the next tests count.
+    t.after(() => page.close());
     const target = await ProtocolClient.connect(server.wsUrl);
     const watcher = await ProtocolClient.connect(server.wsUrl);
     const targetId = target.welcome.session;
 
     // The other client's row, with what the server knows of it; the page's own row, marked.
     const row = page.locator(`#session-rows tr[data-session="${targetId}"]`);
-    await row.waitFor({ timeout: WAIT_MS });
-    assert.equal(await row.locator('td.role').textContent(), 'viewer');
+    // Listed from its connection on; its role and client once its hello is read.
+    await row.locator('td.role', { hasText: /^viewer$/ }).waitFor({ timeout: WAIT_MS });
     assert.equal(await row.locator('td.client').textContent(), 'herd-e2e/1');
     assert.match(await row.locator('td.address').textContent(), /^127\.0\.0\.1:\d+$/);
     const own = page.locator('#session-rows tr.you');
@@ -136,15 +143,15 @@ describe('the operator monitor', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     assert.equal(await page.locator('#notice').isVisible(), false);
     assert.deepEqual(pageErrors, []);
     watcher.close();
-    await page.close();
   });
 
   for (const { name, hash, notice } of [
     { name: 'without the token', hash: '', notice: MONITOR_NO_TOKEN },
     { name: 'with a wrong token', hash: '#token=not-the-token-at-all', notice: MONITOR_TOKEN_REFUSED },
   ]) {
-    it(`${name}: the plain notice and nothing else, and no session left open`, { timeout: TEST_TIMEOUT_MS }, async () => {
+    it(`${name}: the plain notice and nothing else, and no session left open`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
       const { page, pageErrors } = await openMonitor(browser.browser, server, hash);
+      t.after(() => page.close());
       const noticeEl = page.locator('#notice');
       await noticeEl.waitFor({ state: 'visible', timeout: WAIT_MS });
       assert.equal(await noticeEl.textContent(), notice);
@@ -161,7 +168,6 @@ describe('the operator monitor', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
       }
       assert.equal(await noticeEl.textContent(), notice, 'the page did not reconnect');
       assert.deepEqual(pageErrors, []);
-      await page.close();
     });
   }
 });

@@ -69,6 +69,12 @@ function allStagesShown(stages) {
   return rows.every((tr) => number(tr.querySelector('.ms').textContent) && number(tr.querySelector('.ms').dataset.ms)) && number(step.textContent);
 }
 
+// The button's aria-pressed becomes `want`: the HUD sets it on the frame after the panel opens
+// or closes.
+async function pressedBecomes(page, want) {
+  await page.waitForFunction((w) => document.getElementById('profile-btn').getAttribute('aria-pressed') === w, want, { timeout: WAIT_MS });
+}
+
 describe('the step profile panel', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
   let server;
   let browser;
@@ -90,7 +96,7 @@ describe('the step profile panel', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     assert.equal(await page.locator('#profile').isHidden(), true);
     await button.click();
     await page.locator('#profile').waitFor({ state: 'visible', timeout: WAIT_MS });
-    assert.equal(await button.getAttribute('aria-pressed'), 'true');
+    await pressedBecomes(page, 'true');
 
     await page.waitForFunction(allStagesShown, STAGES, { timeout: WAIT_MS });
     await noteSays(page, /^mean of \d+ steps? in the last \d+\.\d s$/);
@@ -114,7 +120,7 @@ describe('the step profile panel', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
 
     await button.click();
     await page.locator('#profile').waitFor({ state: 'hidden', timeout: WAIT_MS });
-    assert.equal(await button.getAttribute('aria-pressed'), 'false');
+    await pressedBecomes(page, 'false');
     const made = metrics.made;
     await ticksPass(page, 150); // 2.5 s
     assert.equal(metrics.made, made, 'the closed panel asked /metrics');
