@@ -25,8 +25,11 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // members avoid each other reciprocally (older ones use anti-gravity, as their servers did). 8
 // added the flow fields, which are built under the path budget since (older worlds build theirs
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
-// queued orders, patrol routes and engaged enemies (older worlds had none).
-constexpr std::uint32_t kFormatVersion = 10;
+// queued orders, patrol routes and engaged enemies (older worlds had none). 10 added measurement
+// lines and areas. 11 added avoidance mode orca and each agent's avoidance priority, layer and
+// mask, and the world's defaults for them (older worlds' agents have the defaults: priority 50,
+// layer 1, every bit of the mask, as their servers ran them).
+constexpr std::uint32_t kFormatVersion = 11;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -45,7 +48,7 @@ void serialize(S& s, WorldDef& d) {
   s.f64(a.slow_radius);
   s.f64(a.arrive_tolerance);
   AvoidanceDef& v = d.avoidance;
-  s.enumeration(v.mode, AvoidanceMode::cardioid);
+  s.enumeration(v.mode, s.version() >= 11 ? AvoidanceMode::orca : AvoidanceMode::cardioid);
   s.f64(v.personal_space);
   s.f64(v.cardioid_exponent);
   s.enumeration(v.preferred_side, Side::right);
@@ -409,7 +412,22 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     return "the checkpoint's flow fields are corrupt";
   if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
   // Format 10: measurement lines and areas.
-  if (s.version() >= 10) return w.measurements_.serialize(s, w.def_.width, w.def_.height);
+  if (s.version() >= 10) {
+    if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+  }
+  // Format 11: the agents' avoidance priorities, layers and masks, and the world's defaults.
+  if (s.version() >= 11) {
+    auto rules = [&](AgentDef& d) {
+      s.u8(d.priority);
+      s.u32(d.layer);
+      s.u32(d.mask);
+      s.check(d.priority <= AgentDefLimits::kMaxPriority);
+    };
+    rules(w.def_.agent_defaults);
+    for (Agent& a : w.agents_) rules(a.def);
+    if (!s.ok()) return "the checkpoint's avoidance priorities are corrupt";
+  }
   return {};
 }
 
