@@ -67,9 +67,8 @@ TEST_F(AvoidanceRulesServerTest, OrcaForEveryoneSwapsARingWithoutACollision) {
   for (int k = 0; k < 100; ++k) {
     const double a = 2 * std::numbers::pi * k / 100;
     const double x = 400 * std::cos(a), y = 400 * std::sin(a);
-    agents += (k ? "," : "") + std::string(R"({"x":)") + std::to_string(500 + x) +
-              R"(,"y":)" + std::to_string(500 + y) + R"(,"target":)" + point(500 - x, 500 - y) +
-              "}";
+    agents += (k ? "," : "") + std::string(R"({"x":)") + std::to_string(500 + x) + R"(,"y":)" +
+              std::to_string(500 + y) + R"(,"target":)" + point(500 - x, 500 - y) + "}";
   }
   ASSERT_EQ(ok(R"({"cmd":"spawn","agents":[)" + agents + "]}").agents->size(), 100u);
   ok(R"({"cmd":"set_avoidance","mode":"orca"})");
@@ -142,7 +141,8 @@ TEST_F(AvoidanceRulesServerTest, APriorityZeroAgentCrossesAStandingCrowdAtSpeed)
 TEST_F(AvoidanceRulesServerTest, AnAgentOutsideTheMaskIsNotAvoided) {
   const auto ids =
       *ok(R"({"cmd":"spawn","agents":[{"x":100,"y":300,"mask":4294967293,"target":)" +
-          point(700, 300) + R"(},{"x":400,"y":300,"layer":2,"mask":0},{"x":100,"y":700,"mask":2,"target":)" +
+          point(700, 300) +
+          R"(},{"x":400,"y":300,"layer":2,"mask":0},{"x":100,"y":700,"mask":2,"target":)" +
           point(700, 700) + R"(},{"x":400,"y":700,"layer":2,"mask":0}]})")
            .agents;
   ASSERT_EQ(ids.size(), 4u);
