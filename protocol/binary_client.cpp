@@ -31,6 +31,8 @@ std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   s.inspect = std::move(extra->inspect);
   s.formations = std::move(extra->formations);
   s.measurements = std::move(extra->measurements);
+  s.sources = std::move(extra->sources);
+  s.exits = std::move(extra->exits);
   s.map = std::move(extra->map);
   s.map_cleared = extra->map_cleared;
   s.density = std::move(extra->density);

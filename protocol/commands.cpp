@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 
 namespace herd::protocol {
@@ -110,6 +111,88 @@ sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
   return a;
 }
 
+// A rectangle of the world as {"x","y","width","height"} (add_measurement's area, sources',
+// exits'): its min and max corners. Width and height must be above 0.
+std::pair<sim::Vec2, sim::Vec2> read_area(const json& v, const std::string& where) {
+  Fields af(v, where);
+  const sim::Vec2 min{as_number(af.need("x"), af.name("x"), -kHuge, kHuge),
+                      as_number(af.need("y"), af.name("y"), -kHuge, kHuge)};
+  const double width = as_number(af.need("width"), af.name("width"), 0, kHuge);
+  const double height = as_number(af.need("height"), af.name("height"), 0, kHuge);
+  af.no_others();
+  if (!(width > 0) || !(height > 0)) bad(where, "must have a positive width and height");
+  return {min, {min.x + width, min.y + height}};
+}
+
+json area_json(sim::Vec2 min, sim::Vec2 max) {
+  return {{"x", min.x}, {"y", min.y}, {"width", max.x - min.x}, {"height", max.y - min.y}};
+}
+
+// A source's agent template: a spawned agent's fields (group, radius, max_speed, max_force, mass,
+// movement), what it does (behaviour, target) and how it finds its way (pathing, neighbours).
+sim::AgentTemplate read_agent_template(Fields& f) {
+  using K = sim::BehaviourKind;
+  using L = sim::AgentDefLimits;
+  sim::AgentTemplate t;
+  if (const json* g = f.find("group")) t.group = as_group(*g, "group");
+  if (const json* r = f.find("radius"))
+    t.radius = as_number(*r, "radius", L::kMinRadius, L::kMaxRadius);
+  if (const json* v = f.find("max_speed"))
+    t.max_speed = as_number(*v, "max_speed", 0.0, L::kMaxSpeed);
+  if (const json* m = f.find("max_force"))
+    t.max_force = as_number(*m, "max_force", 0.0, L::kMaxForce);
+  if (const json* m = f.find("mass")) t.mass = as_number(*m, "mass", L::kMinMass, L::kMaxMass);
+  if (const json* m = f.find("movement")) t.movement = read_movement(*m, "movement");
+  const json* target = f.find("target");
+  const json* behaviour = f.find("behaviour");
+  t.behaviour = target ? K::arrive : K::idle;
+  if (behaviour) {
+    const auto kind = behaviour_from_string(as_string(*behaviour, "behaviour"));
+    if (!kind || !(*kind == K::idle || sim::traits(*kind).takes_point))
+      bad("behaviour", "must be one of idle, hold, seek, arrive, flee, patrol, attack_move");
+    t.behaviour = *kind;
+  }
+  if (target && t.behaviour == K::idle) bad("target", "does not apply to idle");
+  if (!target && t.behaviour != K::idle)
+    bad("target", "is required for " + std::string(to_string(t.behaviour)));
+  if (target) t.target = as_point(*target, "target");
+  if (const json* p = f.find("pathing")) {
+    const auto pathing = pathing_from_string(as_string(*p, "pathing"));
+    if (!pathing) bad("pathing", "must be one of direct, no_backtrack, astar, flow");
+    t.pathing = *pathing;
+  }
+  if (const json* n = f.find("neighbours")) {
+    const auto v = as_uint(*n, "neighbours", 8);
+    if (v != 4 && v != 8) bad("neighbours", "must be 4 or 8");
+    t.neighbours = static_cast<std::uint8_t>(v);
+  }
+  return t;
+}
+
+void write_agent_template(json& j, const sim::AgentTemplate& t) {
+  j["group"] = t.group;
+  if (t.radius) j["radius"] = *t.radius;
+  if (t.max_speed) j["max_speed"] = *t.max_speed;
+  if (t.max_force) j["max_force"] = *t.max_force;
+  if (t.mass) j["mass"] = *t.mass;
+  if (t.movement == sim::Movement::kinematic) j["movement"] = "kinematic";
+  j["behaviour"] = to_string(t.behaviour);
+  if (t.behaviour != sim::BehaviourKind::idle) j["target"] = {{"x", t.target.x}, {"y", t.target.y}};
+  j["pathing"] = to_string(t.pathing);
+  j["neighbours"] = t.neighbours;
+}
+
+// remove_measurement, remove_source, remove_exit: the id as `id`, as remove_obstacle, or under
+// the name the ack gave it.
+std::uint32_t read_removed_id(Fields& f, const char* named_as, const char* what) {
+  const json* id = f.find("id");
+  const json* named = f.find(named_as);
+  if ((id != nullptr) == (named != nullptr))
+    bad(f.name("id"),
+        std::string("give the ") + what + "'s id as 'id' (or '" + named_as + "'), once");
+  return as_u32(id ? *id : *named, f.name(id ? "id" : named_as));
+}
+
 std::optional<std::uint64_t> read_seed(Fields& f) {
   const json* v = f.find("seed");
   if (!v) return std::nullopt;
@@ -145,6 +228,65 @@ void write_behaviour(json& j, const sim::SetBehaviour& c) {
     j["target"] = point_json(b.point);
   if (kind.takes_radius && (b.radius > 0 || kind.needs_radius)) j["radius"] = b.radius;
   if (kind.takes_response) j["response"] = to_string(b.response);
+  using K = sim::BehaviourKind;
+  const sim::BehaviourParams& p = c.params;
+  if (b.kind == K::wander) {
+    if (p.distance > 0) j["distance"] = p.distance;
+    if (p.jitter > 0) j["jitter"] = p.jitter;
+  } else if (b.kind == K::flock) {
+    if (!p.has_target) j.erase("target");
+    j["separation"] = p.separation;
+    j["alignment"] = p.alignment;
+    j["cohesion"] = p.cohesion;
+  } else if (b.kind == K::follow_path) {
+    json path = json::array();
+    for (sim::Vec2 q : p.path) path.push_back(point_json(q));
+    j["path"] = std::move(path);
+    j["loop"] = p.loop;
+  } else if (b.kind == K::follow && p.has_offset) {
+    j["offset"] = point_json(p.offset);
+  }
+}
+
+// The fields of wander, flock, follow_path and follow beyond target, agent and radius; each is
+// refused for the kinds it does not apply to.
+void read_behaviour_params(Fields& f, sim::BehaviourKind kind, std::string_view name,
+                           sim::BehaviourParams& p) {
+  using K = sim::BehaviourKind;
+  const std::string for_kind = "does not apply to " + std::string(name);
+  const auto only = [&](const char* field, bool applies) {
+    const json* v = f.find(field);
+    if (v && !applies) bad(field, for_kind);
+    return v;
+  };
+  using L = sim::BehaviourLimits;
+  if (const json* v = only("distance", kind == K::wander))
+    p.distance = as_number(*v, "distance", 0, kHuge);
+  if (const json* v = only("jitter", kind == K::wander))
+    p.jitter = as_number(*v, "jitter", 0, kHuge);
+  if (const json* v = only("separation", kind == K::flock))
+    p.separation = as_number(*v, "separation", 0, L::kMaxWeight);
+  if (const json* v = only("alignment", kind == K::flock))
+    p.alignment = as_number(*v, "alignment", 0, L::kMaxWeight);
+  if (const json* v = only("cohesion", kind == K::flock))
+    p.cohesion = as_number(*v, "cohesion", 0, L::kMaxWeight);
+  if (const json* v = only("loop", kind == K::follow_path)) {
+    if (!v->is_boolean()) bad("loop", "must be true or false");
+    p.loop = v->get<bool>();
+  }
+  const json* path = only("path", kind == K::follow_path);
+  if (kind == K::follow_path) {
+    if (!path) bad("path", "is required for follow_path");
+    if (!path->is_array() || path->size() < 2 || path->size() > L::kMaxPathPoints)
+      bad("path", "must be an array of 2 to " + std::to_string(L::kMaxPathPoints) +
+                      " points {\"x\", \"y\"}");
+    for (std::size_t k = 0; k < path->size(); ++k)
+      p.path.push_back(as_point((*path)[k], "path[" + std::to_string(k) + "]"));
+  }
+  if (const json* v = only("offset", kind == K::follow)) {
+    p.offset = as_point(*v, "offset");
+    p.has_offset = true;
+  }
 }
 
 json spawn_agent_json(const sim::SpawnAgent& a) {
@@ -344,9 +486,13 @@ struct Wire<sim::SetBehaviour> {
       bad("target", "(or 'target_tile') or 'agent': exactly one must be given");
     if (traits.needs_agent && !agent) bad("agent", "is required for " + std::string(name));
     if (traits.needs_radius && !radius) bad("radius", "is required for " + std::string(name));
-    // A point-taking kind that cannot act on an agent needs its point, except hold (here).
-    if (traits.takes_point && !traits.point_or_agent && b.kind != K::hold && !target && !tile)
+    // A point-taking kind that cannot act on an agent needs its point, except hold (here) and
+    // flock (a flock that travels has one).
+    if (traits.takes_point && !traits.point_or_agent && b.kind != K::hold && b.kind != K::flock &&
+        !target && !tile)
       bad("target", "(or 'target_tile') is required for " + std::string(name));
+    read_behaviour_params(f, b.kind, name, c.params);
+    c.params.has_target = b.kind == K::flock && (target || tile);
     if (target) b.point = as_point(*target, "target");
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
     if (agent) {
@@ -435,15 +581,8 @@ struct Wire<sim::AddMeasurement> {
       if (c.a == c.b) bad(f.name("line"), "must have two different points");
       return c;
     }
-    Fields af(*area, f.name("area"));
     c.kind = sim::MeasurementKind::area;
-    c.a = {as_number(af.need("x"), af.name("x"), -kHuge, kHuge),
-           as_number(af.need("y"), af.name("y"), -kHuge, kHuge)};
-    const double width = as_number(af.need("width"), af.name("width"), 0, kHuge);
-    const double height = as_number(af.need("height"), af.name("height"), 0, kHuge);
-    af.no_others();
-    if (!(width > 0) || !(height > 0)) bad(f.name("area"), "must have a positive width and height");
-    c.b = {c.a.x + width, c.a.y + height};
+    std::tie(c.a, c.b) = read_area(*area, f.name("area"));
     return c;
   }
   static void write(json& j, const sim::AddMeasurement& c) {
@@ -451,7 +590,7 @@ struct Wire<sim::AddMeasurement> {
     if (c.kind == sim::MeasurementKind::line)
       j["line"] = json::array({{{"x", c.a.x}, {"y", c.a.y}}, {{"x", c.b.x}, {"y", c.b.y}}});
     else
-      j["area"] = {{"x", c.a.x}, {"y", c.a.y}, {"width", c.b.x - c.a.x}, {"height", c.b.y - c.a.y}};
+      j["area"] = area_json(c.a, c.b);
   }
 };
 
@@ -459,15 +598,72 @@ template <>
 struct Wire<sim::RemoveMeasurement> {
   static constexpr std::string_view kNames[] = {"remove_measurement"};
   static sim::RemoveMeasurement read(Fields& f, std::string_view) {
-    // `id`, as remove_obstacle; `measurement`, as the ack names it.
-    const json* id = f.find("id");
-    const json* named = f.find("measurement");
-    if ((id != nullptr) == (named != nullptr))
-      bad(f.name("id"), "give the measurement's id as 'id' (or 'measurement'), once");
-    return sim::RemoveMeasurement{as_u32(id ? *id : *named, f.name(id ? "id" : "measurement"))};
+    return sim::RemoveMeasurement{read_removed_id(f, "measurement", "measurement")};
   }
   static void write(json& j, const sim::RemoveMeasurement& c) {
     j["cmd"] = "remove_measurement";
+    j["id"] = c.id;
+  }
+};
+
+// A source: an area, a rate and a total, and the agent template's fields beside them.
+template <>
+struct Wire<sim::AddSource> {
+  static constexpr std::string_view kNames[] = {"add_source"};
+  static sim::AddSource read(Fields& f, std::string_view) {
+    sim::AddSource c;
+    std::tie(c.min, c.max) = read_area(f.need("area"), "area");
+    c.rate = as_number(f.need("rate"), "rate", 0, sim::SourceLimits::kMaxRate);
+    if (!(c.rate > 0)) bad("rate", "must be above 0 (agents a second, at most 1000)");
+    c.total =
+        static_cast<std::uint32_t>(as_uint(f.need("total"), "total", sim::SourceLimits::kMaxTotal));
+    if (c.total == 0) bad("total", "must be in [1, 1000000]");
+    c.agent = read_agent_template(f);
+    return c;
+  }
+  static void write(json& j, const sim::AddSource& c) {
+    j["cmd"] = "add_source";
+    j["area"] = area_json(c.min, c.max);
+    j["rate"] = c.rate;
+    j["total"] = c.total;
+    write_agent_template(j, c.agent);
+  }
+};
+
+template <>
+struct Wire<sim::RemoveSource> {
+  static constexpr std::string_view kNames[] = {"remove_source"};
+  static sim::RemoveSource read(Fields& f, std::string_view) {
+    return sim::RemoveSource{read_removed_id(f, "source", "source")};
+  }
+  static void write(json& j, const sim::RemoveSource& c) {
+    j["cmd"] = "remove_source";
+    j["id"] = c.id;
+  }
+};
+
+template <>
+struct Wire<sim::AddExit> {
+  static constexpr std::string_view kNames[] = {"add_exit"};
+  static sim::AddExit read(Fields& f, std::string_view) {
+    sim::AddExit c;
+    std::tie(c.min, c.max) = read_area(f.need("area"), "area");
+    return c;
+  }
+  static void write(json& j, const sim::AddExit& c) {
+    j["cmd"] = "add_exit";
+    j["area"] = area_json(c.min, c.max);
+  }
+};
+
+template <>
+struct Wire<sim::RemoveExit> {
+  static constexpr std::string_view kNames[] = {"remove_exit"};
+  static sim::RemoveExit read(Fields& f, std::string_view) {
+    return sim::RemoveExit{read_removed_id(f, "exit", "exit")};
+  }
+  static void write(json& j, const sim::RemoveExit& c) {
+    j["cmd"] = "remove_exit";
     j["id"] = c.id;
   }
 };

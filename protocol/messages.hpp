@@ -74,6 +74,8 @@ enum class ErrorCode : std::uint8_t {
   upstream_unavailable,
   unknown_session,
   unknown_measurement,
+  unknown_source,
+  unknown_exit,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -348,6 +350,24 @@ struct MeasurementState {
   friend bool operator==(const MeasurementState&, const MeasurementState&) = default;
 };
 
+// A source and its counts (sim::Source): the rectangle [min, max], its rate (agents a second),
+// its total, and the agents it has made and has still to make.
+struct SourceState {
+  std::uint32_t id = 0;
+  sim::Vec2 min, max;
+  double rate = 0;
+  std::uint32_t total = 0, spawned = 0, remaining = 0;
+  friend bool operator==(const SourceState&, const SourceState&) = default;
+};
+
+// An exit and its count (sim::Exit): the rectangle [min, max] and the agents it has removed.
+struct ExitState {
+  std::uint32_t id = 0;
+  sim::Vec2 min, max;
+  std::uint64_t removed = 0;
+  friend bool operator==(const ExitState&, const ExitState&) = default;
+};
+
 struct Snapshot {
   std::uint64_t tick = 0;
   double time = 0;
@@ -364,6 +384,10 @@ struct Snapshot {
   // Every measurement, present when one was added or removed or a report was made since the
   // previous snapshot (about once a second while there are any); absent, as last told.
   std::optional<std::vector<MeasurementState>> measurements;
+  // Every source and every exit, both present when one was added or removed or a count changed
+  // since the previous snapshot; absent, as last told.
+  std::optional<std::vector<SourceState>> sources;
+  std::optional<std::vector<ExitState>> exits;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot
   bool map_cleared = false;     // the map was removed since the previous snapshot
   // The server's count of snapshots made, this one included (0: not told). A client that
@@ -382,6 +406,8 @@ struct Ack {
   std::optional<std::uint32_t> obstacle;             // add_obstacle
   std::optional<std::uint32_t> formation;            // formation and demo moves
   std::optional<std::uint32_t> measurement;          // add_measurement
+  std::optional<std::uint32_t> source;               // add_source
+  std::optional<std::uint32_t> exit;                 // add_exit
   friend bool operator==(const Ack&, const Ack&) = default;
 };
 

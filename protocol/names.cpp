@@ -35,6 +35,8 @@ constexpr std::string_view kErrorNames[] = {
     "upstream_unavailable",
     "unknown_session",
     "unknown_measurement",
+    "unknown_source",
+    "unknown_exit",
 };
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
                                             "home", "out",      "back",    "advance", "engage"};
@@ -116,6 +118,10 @@ ErrorCode to_error_code(sim::CommandError error) {
       return ErrorCode::bad_selection;
     case sim::CommandError::unknown_measurement:
       return ErrorCode::unknown_measurement;
+    case sim::CommandError::unknown_source:
+      return ErrorCode::unknown_source;
+    case sim::CommandError::unknown_exit:
+      return ErrorCode::unknown_exit;
     case sim::CommandError::none:
       break;
   }

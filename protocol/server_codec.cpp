@@ -115,6 +115,43 @@ void write_measurements(JsonWriter& w, const std::vector<MeasurementState>& meas
   w.end_array();
 }
 
+void write_area(JsonWriter& w, sim::Vec2 min, sim::Vec2 max) {
+  w.key("area");
+  w.begin_object();
+  w.field("x", min.x);
+  w.field("y", min.y);
+  w.field("width", max.x - min.x);
+  w.field("height", max.y - min.y);
+  w.end_object();
+}
+
+void write_sources(JsonWriter& w, const std::vector<SourceState>& sources,
+                   const std::vector<ExitState>& exits) {
+  w.key("sources");
+  w.begin_array();
+  for (const SourceState& s : sources) {
+    w.begin_object();
+    w.field("id", s.id);
+    write_area(w, s.min, s.max);
+    w.field("rate", s.rate);
+    w.field("total", s.total);
+    w.field("spawned", s.spawned);
+    w.field("remaining", s.remaining);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("exits");
+  w.begin_array();
+  for (const ExitState& e : exits) {
+    w.begin_object();
+    w.field("id", e.id);
+    write_area(w, e.min, e.max);
+    w.field("removed", e.removed);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_obstacles(JsonWriter& w, const std::vector<ObstacleState>& obstacles) {
   w.key("obstacles");
   w.begin_array();
@@ -251,7 +288,9 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
                          const std::optional<MapState>& map, bool map_cleared,
-                         const std::vector<MeasurementState>* measurements) {
+                         const std::vector<MeasurementState>* measurements,
+                         const std::vector<SourceState>* sources,
+                         const std::vector<ExitState>* exits) {
   if (obstacles) write_obstacles(w, *obstacles);
   w.key("collisions");
   w.begin_array();
@@ -298,6 +337,7 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
   }
   w.end_array();
   if (measurements) write_measurements(w, *measurements);
+  if (sources && exits) write_sources(w, *sources, *exits);
   if (map) {
     write_map(w, *map);
   } else if (map_cleared) {
@@ -355,13 +395,16 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::vector<CollisionState>& collisions,
                            const std::vector<FormationState>& formations,
                            const std::optional<MapState>& map, bool map_cleared,
-                           const std::vector<MeasurementState>* measurements) {
+                           const std::vector<MeasurementState>* measurements,
+                           const std::vector<SourceState>* sources,
+                           const std::vector<ExitState>* exits) {
   SideOpen out;
-  out.informative =
-      obstacles || !collisions.empty() || !formations.empty() || map || map_cleared || measurements;
+  out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared ||
+                    measurements || (sources && exits);
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
-    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements);
+    write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements,
+                        sources, exits);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -428,7 +471,8 @@ std::string encode(const Snapshot& m) {
         for (const AgentState& a : m.agents) write_agent(w, a);
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
-                            m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr);
+                            m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr,
+                            m.sources ? &*m.sources : nullptr, m.exits ? &*m.exits : nullptr);
         if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
       },
@@ -450,6 +494,8 @@ std::string encode(const Ack& m) {
     if (m.obstacle) w.field("obstacle", *m.obstacle);
     if (m.formation) w.field("formation", *m.formation);
     if (m.measurement) w.field("measurement", *m.measurement);
+    if (m.source) w.field("source", *m.source);
+    if (m.exit) w.field("exit", *m.exit);
   });
 }
 
@@ -507,6 +553,10 @@ std::string encode_outcome(const sim::CommandOutcome& o) {
     ack.obstacle = o.obstacle;
   else if (o.measurement)
     ack.measurement = o.measurement;
+  else if (o.source)
+    ack.source = o.source;
+  else if (o.exit)
+    ack.exit = o.exit;
   else
     ack.count = o.affected;
   ack.formation = o.formation;

@@ -195,6 +195,39 @@ MeasurementState read_measurement(const json& v, const std::string& where) {
   return m;
 }
 
+// A source's or exit's {"x","y","width","height"}: its min and max corners.
+void read_area_of(Fields& f, sim::Vec2& min, sim::Vec2& max) {
+  Fields a(f.need("area"), f.name("area"));
+  min = {as_number(a.need("x"), a.name("x"), -kHuge, kHuge),
+         as_number(a.need("y"), a.name("y"), -kHuge, kHuge)};
+  max = {min.x + as_number(a.need("width"), a.name("width"), 0, kHuge),
+         min.y + as_number(a.need("height"), a.name("height"), 0, kHuge)};
+  a.no_others();
+}
+
+SourceState read_source(const json& v, const std::string& where) {
+  Fields f(v, where);
+  SourceState s;
+  s.id = as_u32(f.need("id"), f.name("id"));
+  read_area_of(f, s.min, s.max);
+  s.rate = as_number(f.need("rate"), f.name("rate"), 0, kHuge);
+  s.total = as_u32(f.need("total"), f.name("total"));
+  s.spawned = as_u32(f.need("spawned"), f.name("spawned"));
+  s.remaining = as_u32(f.need("remaining"), f.name("remaining"));
+  f.no_others();
+  return s;
+}
+
+ExitState read_exit(const json& v, const std::string& where) {
+  Fields f(v, where);
+  ExitState e;
+  e.id = as_u32(f.need("id"), f.name("id"));
+  read_area_of(f, e.min, e.max);
+  e.removed = as_uint(f.need("removed"), f.name("removed"), kMaxU64);
+  f.no_others();
+  return e;
+}
+
 Snapshot read_snapshot(Fields& f) {
   Snapshot s;
   s.tick = as_uint(f.need("tick"), "tick", kMaxU64);
@@ -252,6 +285,12 @@ Snapshot read_snapshot(Fields& f) {
       });
   if (f.find("measurements"))
     s.measurements = read_array<MeasurementState>(f, "measurements", read_measurement);
+  if ((f.find("sources") != nullptr) != (f.find("exits") != nullptr))
+    bad("sources", "and 'exits' come together");
+  if (f.find("sources")) {
+    s.sources = read_array<SourceState>(f, "sources", read_source);
+    s.exits = read_array<ExitState>(f, "exits", read_exit);
+  }
   s.inspect = read_array<InspectState>(f, "inspect", read_inspect);
   if (const json* m = f.find("map")) {
     if (m->is_null()) {
@@ -324,6 +363,8 @@ Ack read_ack(Fields& f) {
   if (const json* o = f.find("obstacle")) a.obstacle = as_u32(*o, "obstacle");
   if (const json* o = f.find("formation")) a.formation = as_u32(*o, "formation");
   if (const json* o = f.find("measurement")) a.measurement = as_u32(*o, "measurement");
+  if (const json* o = f.find("source")) a.source = as_u32(*o, "source");
+  if (const json* o = f.find("exit")) a.exit = as_u32(*o, "exit");
   return a;
 }
 

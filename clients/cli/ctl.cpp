@@ -332,14 +332,17 @@ struct Args {
   std::vector<std::string> tiles;
   double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0,
          epsilon = 0, activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0,
-         tile_size = 0, x1 = 0, y1 = 0;
+         tile_size = 0, x1 = 0, y1 = 0, rate = 0, max_speed = 0;
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
   std::uint32_t priority = 50, layer = 1, mask = 0xFFFFFFFF;
   bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false;
-  std::string spread, order_shape;
+  std::string spread, order_shape, pathing, movement;
   std::vector<std::string> points;
+  double distance = 0, jitter = 0, separation = 0, alignment = 0, cohesion = 0;  // behaviours
+  std::string path, offset;
+  bool loop = false;
 };
 
 // Whether the option was given; false for one the subcommand does not have.
@@ -528,6 +531,22 @@ void add_command_subcommands(CLI::App& app, json& out) {
         if (given(s, "--tile")) c["target_tile"] = tile_or_bad(a->tile, "--tile");
         if (given(s, "--radius")) c["radius"] = a->radius;
         if (given(s, "--response")) c["response"] = a->response;
+        if (given(s, "--distance")) c["distance"] = a->distance;
+        if (given(s, "--jitter")) c["jitter"] = a->jitter;
+        if (given(s, "--separation")) c["separation"] = a->separation;
+        if (given(s, "--alignment")) c["alignment"] = a->alignment;
+        if (given(s, "--cohesion")) c["cohesion"] = a->cohesion;
+        if (given(s, "--path")) {
+          json path = json::array();
+          for (std::size_t start = 0; start <= a->path.size();) {
+            const std::size_t end = std::min(a->path.find(';', start), a->path.size());
+            path.push_back(point_or_bad(a->path.substr(start, end - start), "--path"));
+            start = end + 1;
+          }
+          c["path"] = std::move(path);
+        }
+        if (given(s, "--loop")) c["loop"] = true;
+        if (given(s, "--offset")) c["offset"] = point_or_bad(a->offset, "--offset");
         return c;
       });
   behaviour->add_option("SELECTION", a->selection, sel_help)->required();
@@ -541,6 +560,14 @@ void add_command_subcommands(CLI::App& app, json& out) {
                         "flee/evade: only this close; react: the trigger distance");
   behaviour->add_option("--response", a->response, "react: pursue or evade")
       ->check(CLI::IsMember({"pursue", "evade"}));
+  behaviour->add_option("--distance", a->distance, "wander: the circle's centre ahead");
+  behaviour->add_option("--jitter", a->jitter, "wander: how far its point moves in a second");
+  behaviour->add_option("--separation", a->separation, "flock: the weight of keeping apart");
+  behaviour->add_option("--alignment", a->alignment, "flock: the weight of heading alike");
+  behaviour->add_option("--cohesion", a->cohesion, "flock: the weight of keeping together");
+  behaviour->add_option("--path", a->path, "follow_path: the points X,Y;X,Y[;X,Y...]");
+  behaviour->add_flag("--loop", a->loop, "follow_path: round and round");
+  behaviour->add_option("--offset", a->offset, "follow: the place X,Y in the leader's frame");
 
   auto* movement = command(app, out, "movement",
                            "inertial (a force on momentum) or kinematic movement", [a](CLI::App*) {
@@ -595,6 +622,65 @@ void add_command_subcommands(CLI::App& app, json& out) {
         return json{{"cmd", "remove_measurement"}, {"id", a->id}};
       });
   remove_measurement->add_option("ID", a->id, "the measurement's id")->required();
+
+  auto* source = app.add_subcommand(
+      "source", "add or remove a source: a rectangle that spawns agents at a rate, up to a total");
+  source->require_subcommand(1);
+  auto* source_add =
+      command(*source, out, "add", "at X Y of WIDTH x HEIGHT, RATE agents a second, TOTAL in all",
+              [a](CLI::App* s) {
+                json c{{"cmd", "add_source"},
+                       {"area", {{"x", a->x}, {"y", a->y}, {"width", a->x1}, {"height", a->y1}}},
+                       {"rate", a->rate},
+                       {"total", a->count}};
+                if (given(s, "--target")) c["target"] = point_or_bad(a->target, "--target");
+                if (given(s, "--behaviour")) c["behaviour"] = a->kind;
+                if (given(s, "--group")) c["group"] = a->group;
+                if (given(s, "--radius")) c["radius"] = a->radius;
+                if (given(s, "--max-speed")) c["max_speed"] = a->max_speed;
+                if (given(s, "--movement")) c["movement"] = a->movement;
+                if (given(s, "--pathing")) c["pathing"] = a->pathing;
+                if (given(s, "--neighbours")) c["neighbours"] = a->neighbours;
+                return c;
+              });
+  source_add->add_option("X", a->x, "corner x (the smaller)")->required();
+  source_add->add_option("Y", a->y, "corner y (the smaller)")->required();
+  source_add->add_option("WIDTH", a->x1, "width")->required();
+  source_add->add_option("HEIGHT", a->y1, "height")->required();
+  source_add->add_option("RATE", a->rate, "agents per second of world time")->required();
+  source_add->add_option("TOTAL", a->count, "agents in all")->required();
+  source_add->add_option("--target", a->target, "X,Y: where they go (arrive, unless --behaviour)");
+  source_add->add_option("--behaviour", a->kind,
+                         "idle, hold, seek, arrive, flee, patrol or attack_move");
+  source_add->add_option("--group", a->group, "their group, 0 to 255");
+  source_add->add_option("--radius", a->radius, "their radius");
+  source_add->add_option("--max-speed", a->max_speed, "their top speed, units/s");
+  source_add->add_option("--movement", a->movement, "inertial or kinematic")
+      ->check(CLI::IsMember({"inertial", "kinematic"}));
+  source_add->add_option("--pathing", a->pathing, "direct, no_backtrack, astar or flow")
+      ->check(CLI::IsMember({"direct", "no_backtrack", "astar", "flow"}));
+  source_add->add_option("--neighbours", a->neighbours, "4 or 8")->check(CLI::IsMember({4, 8}));
+  auto* source_remove = command(*source, out, "remove", "the source with this id", [a](CLI::App*) {
+    return json{{"cmd", "remove_source"}, {"id", a->id}};
+  });
+  source_remove->add_option("ID", a->id, "the source's id")->required();
+
+  auto* exit = app.add_subcommand(
+      "exit", "add or remove an exit: a rectangle that removes the agents reaching it, counted");
+  exit->require_subcommand(1);
+  auto* exit_add =
+      command(*exit, out, "add", "the rectangle at X Y of WIDTH x HEIGHT", [a](CLI::App*) {
+        return json{{"cmd", "add_exit"},
+                    {"area", {{"x", a->x}, {"y", a->y}, {"width", a->x1}, {"height", a->y1}}}};
+      });
+  exit_add->add_option("X", a->x, "corner x (the smaller)")->required();
+  exit_add->add_option("Y", a->y, "corner y (the smaller)")->required();
+  exit_add->add_option("WIDTH", a->x1, "width")->required();
+  exit_add->add_option("HEIGHT", a->y1, "height")->required();
+  auto* exit_remove = command(*exit, out, "remove", "the exit with this id", [a](CLI::App*) {
+    return json{{"cmd", "remove_exit"}, {"id", a->id}};
+  });
+  exit_remove->add_option("ID", a->id, "the exit's id")->required();
 
   auto* avoidance =
       command(app, out, "avoidance", "the world's avoidance settings (those given change)",

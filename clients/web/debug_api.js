@@ -130,6 +130,17 @@ export function installDebugApi(v) {
     get obstacles() {
       return v.state.obstacles;
     },
+    // The sources and exits as last told, and the labels the last frame drew for them
+    // ({kind, id, text, x, y}: screen points, CSS pixels).
+    get sources() {
+      return v.state.sources;
+    },
+    get exits() {
+      return v.state.exits;
+    },
+    get areaLabels() {
+      return v.view.areaLabels.map((l) => ({ ...l }));
+    },
     get avoidance() {
       return v.state.avoidance;
     },

@@ -238,6 +238,8 @@ function frame(now) {
   view.draw({
     agents: state.drawn,
     obstacles: state.obstacles,
+    sources: state.sources,
+    exits: state.exits,
     selected: state.selected,
     orders: state.orders,
     flashes: state.flashes,

@@ -128,6 +128,8 @@ export class Session {
         this.interp.push(msg.tick, msg.agents, now);
         this.stats.snapshot(msg.serial, now);
         if (msg.obstacles) state.obstacles = msg.obstacles; // absent: unchanged since told
+        if (msg.sources) state.sources = msg.sources; // with exits; absent: unchanged since told
+        if (msg.exits) state.exits = msg.exits;
         state.avoidance = msg.avoidance ?? null;
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
@@ -194,6 +196,8 @@ export class Session {
       this.setMap(msg.map ?? null); // a restarted server may have another map, or none
       state.formations = [];
       state.formationId = null;
+      state.sources = []; // a new world's first snapshot tells its own
+      state.exits = [];
     }
     this.inspector.sessionStarted(state.selected); // a new session (or world) must be told again
     this.heat.welcomed(!sameWorld); // and asked for the density layer again

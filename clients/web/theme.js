@@ -57,6 +57,14 @@ export const THEME = {
   // it in their group colours.
   heatRamp: ['#721f81', '#b73779', '#f1605d', '#feb078', '#fcfdbf'],
   heatAlpha: /** @type {[number, number]} */ ([0.45, 0.8]),
+  // Sources and exits (add_source, add_exit): rectangles on the ground, outlined and faintly
+  // filled, each with its count; a source dashed in spring green (agents come out of it), an exit
+  // solid in pale sky (they leave through it). Their shapes (dashed, solid) and labels tell them
+  // apart as well as the hues, which no group colour is near.
+  source: '#7be0a6',
+  sourceFill: 'rgba(123, 224, 166, 0.08)',
+  exit: '#c9e6ff',
+  exitFill: 'rgba(201, 230, 255, 0.1)',
 };
 
 /** @param {number} group @returns {string} */

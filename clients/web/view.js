@@ -3,7 +3,7 @@
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
 // the canvas and centred, so circles stay circles whatever the window's shape; the canvas less
 // what docked panels cover (insets), so that the fitted world lies beside them. The marks round
-// the agents (obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
+// the agents (sources and exits, obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
 // view_marks.js.
 
 import { drawTraces } from './inspect_view.js';
@@ -15,7 +15,7 @@ import * as marks from './view_marks.js';
 
 export { THEME, groupColor };
 
-/** @import { Agent, Obstacle, InspectTrace, Point } from '../js/src/protocol.js' */
+/** @import { Agent, Exit, Obstacle, InspectTrace, Point, Source } from '../js/src/protocol.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { PaintTile, Brush } from './paint.js' */
 /** @import { SelectionBox } from './input.js' */
@@ -28,6 +28,8 @@ export { THEME, groupColor };
  * @typedef {object} ViewFrame
  * @property {Agent[]} agents ordered by id
  * @property {Obstacle[]} obstacles
+ * @property {Source[]} [sources] outlined with their counts, on the ground
+ * @property {Exit[]} [exits]
  * @property {Set<number>} selected
  * @property {Order[]} orders
  * @property {Flash[]} flashes
@@ -74,6 +76,8 @@ export class View {
     this.map = null; // TileMap or null
     /** @type {{id: number, points: Point[]}[]} */
     this.routes = []; // the queued routes the last frame drew (screen points from the goal on)
+    /** @type {marks.AreaLabel[]} */
+    this.areaLabels = []; // the sources' and exits' labels the last frame drew
   }
 
   // The tile map to draw under everything (null: none). Drawn into its layer at the next frame.
@@ -219,6 +223,7 @@ export class View {
       drawPaintPreview(ctx, this, this.map, frame.paint?.tiles ?? [], null);
       drawTrails(ctx, this, frame.agents, this.map);
     }
+    this.areaLabels = marks.drawSourcesAndExits(ctx, this, frame.sources ?? [], frame.exits ?? []);
     marks.drawObstacles(ctx, this, frame.obstacles);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);

@@ -1,5 +1,5 @@
 // @ts-check
-// The marks the view draws round the agents, in CSS pixels at the view's camera: obstacles, the
+// The marks the view draws round the agents, in CSS pixels at the view's camera: sources and exits, obstacles, the
 // paths to goals and the crosses on them, the routes of queued orders and patrols, role marks, the ring and badge of an agent that cannot
 // reach its goal, collision flashes, move-order rings and the rubber band of a box selection.
 // View.draw (view.js) calls them in its order; the geometry of a role mark, a badge and a flash
@@ -9,7 +9,7 @@ import { THEME } from './theme.js';
 import { markOutline } from './roles.js';
 import { queuedRoute } from './orders.js';
 
-/** @import { Agent, Obstacle, Point } from '../js/src/protocol.js' */
+/** @import { Agent, Exit, Obstacle, Point, Source } from '../js/src/protocol.js' */
 /** @import { SelectionBox } from './input.js' */
 /** @import { View } from './view.js' */
 
@@ -113,6 +113,58 @@ export function flashRing(view, f, now) {
   // log2 so a hit ten times harder is only a few pixels larger: size hints, it does not measure.
   const full = Math.min(28, 7 + 4 * Math.log2(1 + Math.max(0, f.impulse) / 40));
   return { x: p.x, y: p.y, r: 2 + (full - 2) * Math.sqrt(age), alpha: 1 - age };
+}
+
+/**
+ * A source's or exit's label as drawn: its text at (x, y), the top left of its area on screen
+ * (CSS pixels).
+ * @typedef {{kind: 'source' | 'exit', id: number, text: string, x: number, y: number}} AreaLabel
+ */
+
+const AREA_LABEL_PX = 11; // the labels' font size
+const AREA_DASH_PX = [6, 4]; // a source's dashed outline
+
+// A source's label: its id and what it has made of its total ("source 1: 40/100"); an exit's,
+// what it has removed ("exit 2: 31 out").
+/** @param {Source} s @returns {string} */
+export const sourceLabel = (s) => `source ${s.id}: ${s.spawned}/${s.total}`;
+/** @param {Exit} e @returns {string} */
+export const exitLabel = (e) => `exit ${e.id}: ${e.removed} out`;
+
+// Sources and exits: each area faintly filled and outlined (a source dashed, an exit solid), its
+// label inside its top left corner. On the ground, under the obstacles and the agents. Returns
+// the labels drawn.
+/** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Source[]} sources @param {Exit[]} exits @returns {AreaLabel[]} */
+export function drawSourcesAndExits(ctx, view, sources, exits) {
+  /** @type {AreaLabel[]} */
+  const labels = [];
+  if (sources.length === 0 && exits.length === 0) return labels;
+  /** @type {{kind: 'source' | 'exit', id: number, area: {x: number, y: number, width: number, height: number}, text: string}[]} */
+  const all = [
+    ...sources.map((s) => ({ kind: /** @type {const} */ ('source'), id: s.id, area: s.area, text: sourceLabel(s) })),
+    ...exits.map((e) => ({ kind: /** @type {const} */ ('exit'), id: e.id, area: e.area, text: exitLabel(e) })),
+  ];
+  ctx.save();
+  ctx.lineWidth = 1.5;
+  ctx.font = `${AREA_LABEL_PX}px system-ui, sans-serif`;
+  ctx.textBaseline = 'top';
+  for (const a of all) {
+    const tl = view.worldToScreen(a.area.x, a.area.y);
+    const w = a.area.width * view.scale;
+    const h = a.area.height * view.scale;
+    const source = a.kind === 'source';
+    ctx.fillStyle = source ? THEME.sourceFill : THEME.exitFill;
+    ctx.fillRect(tl.x, tl.y, w, h);
+    ctx.setLineDash(source ? AREA_DASH_PX : []);
+    ctx.strokeStyle = source ? THEME.source : THEME.exit;
+    ctx.strokeRect(tl.x, tl.y, w, h);
+    const at = { x: tl.x + 3, y: tl.y + 3 };
+    ctx.fillStyle = ctx.strokeStyle;
+    ctx.fillText(a.text, at.x, at.y);
+    labels.push({ kind: a.kind, id: a.id, text: a.text, ...at });
+  }
+  ctx.restore();
+  return labels;
 }
 
 // The rim is stroked inside the disc, so the obstacle's outer edge is exactly its radius.

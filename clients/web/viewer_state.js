@@ -4,7 +4,7 @@
 // window.herd reads it (debug_api.js).
 
 /**
- * @import { Ack, Agent, CommandFields, Formation, InspectTrace, Obstacle, Welcome } from '../js/src/protocol.js'
+ * @import { Ack, Agent, CommandFields, Exit, Formation, InspectTrace, Obstacle, Source, Welcome } from '../js/src/protocol.js'
  */
 /** @import { Flash, Order } from './view_marks.js' */
 /** @import { TileMap } from './tile_map.js' */
@@ -20,6 +20,8 @@
  * @property {Agent[]} agents
  * @property {Agent[]} drawn
  * @property {Obstacle[]} obstacles
+ * @property {Source[]} sources
+ * @property {Exit[]} exits
  * @property {string | null} avoidance
  * @property {InspectTrace[]} traces
  * @property {Flash[]} flashes
@@ -48,6 +50,8 @@ export function newViewerState() {
     agents: [], // the newest snapshot's agents, ordered by id
     drawn: [], // the agents as the last frame drew them: interpolated positions, ordered by id
     obstacles: [], // the newest snapshot's obstacles, ordered by id
+    sources: [], // the sources (add_source) with their counts, as last told, ordered by id
+    exits: [], // the exits (add_exit) with their counts, as last told, ordered by id
     avoidance: null, // the world's avoidance mode, from the newest snapshot
     traces: [], // the newest snapshot's inspect entries (this session's own)
     flashes: [], // collisions being shown: {x, y, impulse, at}

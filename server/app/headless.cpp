@@ -1,5 +1,6 @@
 #include "app/headless.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -15,8 +16,14 @@ HeadlessResult run_headless(sim::World& world, std::uint64_t ticks,
     if (after_step) after_step(world);
   }
   const auto measured = world.measurements();
-  return {metrics.report(), world.state_hash(), world.tick(), world.def().dt,
-          std::vector<sim::Measurement>(measured.begin(), measured.end())};
+  return {metrics.report(),
+          world.state_hash(),
+          world.tick(),
+          world.def().dt,
+          std::vector<sim::Measurement>(measured.begin(), measured.end()),
+          std::vector<sim::Source>(world.sources().begin(), world.sources().end()),
+          std::vector<sim::Exit>(world.exits().begin(), world.exits().end()),
+          world.agents().size()};
 }
 
 namespace {
@@ -51,6 +58,48 @@ nlohmann::json measurements_json(const HeadlessResult& r) {
   return out;
 }
 
+nlohmann::json area_json(sim::Vec2 min, sim::Vec2 max) {
+  return {{"x", min.x}, {"y", min.y}, {"width", max.x - min.x}, {"height", max.y - min.y}};
+}
+
+// Each source's and exit's counts, and the evacuation they add up to: agents made and removed,
+// those still in the world, and the world time the last one left when every source has made its
+// total and no agent is left (null until then).
+void add_sources_and_exits(nlohmann::json& j, const HeadlessResult& r) {
+  nlohmann::json sources = nlohmann::json::array(), exits = nlohmann::json::array();
+  std::uint64_t spawned = 0, removed = 0, last_tick = 0;
+  bool done = r.agents == 0;
+  for (const sim::Source& s : r.sources) {
+    sources.push_back({{"id", s.id},
+                       {"area", area_json(s.min, s.max)},
+                       {"rate", s.rate},
+                       {"total", s.total},
+                       {"spawned", s.spawned},
+                       {"remaining", s.remaining()}});
+    spawned += s.spawned;
+    done = done && s.remaining() == 0;
+  }
+  for (const sim::Exit& e : r.exits) {
+    const nlohmann::json last =
+        e.last_removal_tick > 0 ? nlohmann::json(static_cast<double>(e.last_removal_tick) * r.dt)
+                                : nlohmann::json();
+    exits.push_back({{"id", e.id},
+                     {"area", area_json(e.min, e.max)},
+                     {"removed", e.removed},
+                     {"last_out_s", last}});
+    removed += e.removed;
+    last_tick = std::max(last_tick, e.last_removal_tick);
+  }
+  j["sources"] = std::move(sources);
+  j["exits"] = std::move(exits);
+  j["evacuation"] = {
+      {"spawned", spawned},
+      {"removed", removed},
+      {"present", r.agents},
+      {"evacuated_s", done && last_tick > 0 ? nlohmann::json(static_cast<double>(last_tick) * r.dt)
+                                            : nlohmann::json()}};
+}
+
 }  // namespace
 
 std::string report_json(const std::string& scenario, const HeadlessResult& r) {
@@ -78,6 +127,7 @@ std::string report_json(const std::string& scenario, const HeadlessResult& r) {
                      {"nan_count", m.nan_count},
                      {"out_of_bounds", m.out_of_bounds}}}};
   if (!r.measurements.empty()) j["measurements"] = measurements_json(r);
+  if (!r.sources.empty() || !r.exits.empty()) add_sources_and_exits(j, r);
   return j.dump();
 }
 

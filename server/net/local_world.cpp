@@ -29,6 +29,7 @@ LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& 
   map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
   obstacles_version_sent_ = world_.obstacles_version();  // and its obstacles
   measurements_version_sent_ = 0;         // a scenario's measurements go in the first snapshot
+  sources_version_sent_ = 0;              // and its sources and exits
   last_checkpoint_tick_ = world_.tick();  // a restored world was just checkpointed
   publish_counters();
 }
@@ -191,11 +192,21 @@ void LocalWorld::publish_counters() {
     const std::lock_guard lock(metrics_mutex_);
     measurement_metrics_ = std::move(states);
   }
+  if (world_.sources_version() != source_metrics_version_) {
+    source_metrics_version_ = world_.sources_version();
+    std::vector<protocol::SourceState> sources = publish::source_states(world_);
+    std::vector<protocol::ExitState> exits = publish::exit_states(world_);
+    const std::lock_guard lock(metrics_mutex_);
+    source_metrics_ = std::move(sources);
+    exit_metrics_ = std::move(exits);
+  }
 }
 
 void LocalWorld::add_metrics(MetricsView& m) const {
   const std::lock_guard lock(metrics_mutex_);
   m.measurements = measurement_metrics_;
+  m.sources = source_metrics_;
+  m.exits = exit_metrics_;
 }
 
 // The snapshot: JSON written once and shared by every JSON client, binary frames encoded per
@@ -221,6 +232,12 @@ void LocalWorld::broadcast_snapshot() {
   // (none, perhaps) in the first snapshot of a new world.
   parts.measurements = world_.measurements_version() != measurements_version_sent_;
   measurements_version_sent_ = world_.measurements_version();
+  // Sources and exits after a change (each tick a source spawns or an exit removes), all of them
+  // in the first snapshot of a new world, and with the obstacles' refresh while there are any (a
+  // client that came after the last change learns of them within kObstacleRefreshSeconds).
+  parts.sources = world_.sources_version() != sources_version_sent_ ||
+                  (parts.obstacles && !(world_.sources().empty() && world_.exits().empty()));
+  sources_version_sent_ = world_.sources_version();
   // The density layer, for the clients that take it: one pass over the agents, a few times a
   // second (publish::density_layer).
   if (hub_.density_due(config_.snapshot_rate)) hub_.attach_density(publish::density_layer(world_));
@@ -401,6 +418,8 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   obstacles_version_sent_ = world_.obstacles_version();  // the welcomes that follow carry them
   measurements_version_sent_ = ~std::uint64_t{0};
   measurement_metrics_version_ = ~std::uint64_t{0};
+  sources_version_sent_ = ~std::uint64_t{0};
+  source_metrics_version_ = ~std::uint64_t{0};
   last_checkpoint_tick_ = world_.tick();
   hub_.new_world();
   inspected_changed();
@@ -423,7 +442,8 @@ void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode
 }
 
 void LocalWorld::ack(std::uint64_t id, std::uint32_t seq) {
-  hub_.reply(id, share(protocol::encode(protocol::Ack{seq, world_.tick(), {}, {}, {}, {}, {}})));
+  hub_.reply(
+      id, share(protocol::encode(protocol::Ack{seq, world_.tick(), {}, {}, {}, {}, {}, {}, {}})));
 }
 
 }  // namespace herd::net

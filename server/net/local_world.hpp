@@ -42,7 +42,7 @@ class LocalWorld final : public WorldSource {
   void inspected_changed() override;
   // Healthy while the tick loop keeps to its schedule (within a second).
   Health health() const override;
-  // The world's measurements, as the tick thread last copied them.
+  // The world's measurements, sources and exits, as the tick thread last copied them.
   void add_metrics(MetricsView&) const override;
 
   // When the hub's thread does not run (before run(), after it returned).
@@ -105,13 +105,17 @@ class LocalWorld final : public WorldSource {
   std::vector<sim::CollisionEvent> pending_collisions_;  // since the last snapshot, at most the cap
   std::uint64_t map_version_sent_ = 0;        // the world's map version the last snapshot carried
   std::uint64_t obstacles_version_sent_ = 0;  // the same for the obstacles
-  std::uint64_t obstacles_due_serial_ = 0;
+  std::uint64_t obstacles_due_serial_ = 0;  // the snapshot that carries them again, changed or not
   std::uint64_t measurements_version_sent_ = 0;  // the world's measurements version last sent
-  // The measurements for /metrics, copied on the tick thread when they change (read on any).
+  std::uint64_t sources_version_sent_ = 0;       // the same for its sources and exits
+  // The measurements, sources and exits for /metrics, copied on the tick thread when they change
+  // (read on any).
   mutable std::mutex metrics_mutex_;
   std::vector<protocol::MeasurementState> measurement_metrics_;
-  std::uint64_t measurement_metrics_version_ =
-      0;  // the snapshot that carries them again, changed or not
+  std::uint64_t measurement_metrics_version_ = 0;
+  std::vector<protocol::SourceState> source_metrics_;
+  std::vector<protocol::ExitState> exit_metrics_;
+  std::uint64_t source_metrics_version_ = 0;
   std::uint64_t last_checkpoint_tick_ = 0;
   std::vector<std::string> scenario_names_;  // config.list_scenarios(), as welcomes list them
   std::map<std::string, std::string> scenario_descriptions_;  // config.describe_scenarios()

@@ -121,6 +121,21 @@ void measurement_rows(std::string& out, const std::vector<protocol::MeasurementS
       real_line(out, "herd_measurement_mean_speed", *m.mean_speed, id(m));
 }
 
+// The world's sources and exits (add_source, add_exit), labelled by id: what each source has made
+// and has still to make, what each exit has removed.
+void source_rows(std::string& out, const std::vector<protocol::SourceState>& sources,
+                 const std::vector<protocol::ExitState>& exits) {
+  auto id = [](std::uint32_t v) { return "id=\"" + std::to_string(v) + "\""; };
+  head(out, "herd_source_spawned_total", "counter",
+       "Agents a source has spawned since it was added.");
+  for (const auto& s : sources) line(out, "herd_source_spawned_total", s.spawned, id(s.id));
+  head(out, "herd_source_remaining", "gauge", "Agents a source has still to spawn.");
+  for (const auto& s : sources) line(out, "herd_source_remaining", s.remaining, id(s.id));
+  head(out, "herd_exit_removed_total", "counter",
+       "Agents an exit has removed (their centre reached it) since it was added.");
+  for (const auto& e : exits) line(out, "herd_exit_removed_total", e.removed, id(e.id));
+}
+
 }  // namespace
 
 std::string render_prometheus(const MetricsView& m) {
@@ -193,6 +208,7 @@ std::string render_prometheus(const MetricsView& m) {
     line(out, "herd_relay_command_links", m.relay_command_links);
   }
   if (!m.measurements.empty()) measurement_rows(out, m.measurements);
+  if (!m.sources.empty() || !m.exits.empty()) source_rows(out, m.sources, m.exits);
   if (m.trajectories) {
     head(out, "herd_trajectory_frames_written_total", "counter",
          "Trajectory frames written to the --trajectories database.");

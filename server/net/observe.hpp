@@ -46,7 +46,7 @@ inline constexpr std::array<double, 12> kStageBounds{1e-6, 5e-6,  1e-5,   5e-5, 
 using StageHistogram = DurationHistogram<kStageBounds>;
 
 inline constexpr std::size_t kErrorCodeCount =
-    static_cast<std::size_t>(protocol::ErrorCode::unknown_measurement) + 1;
+    static_cast<std::size_t>(protocol::ErrorCode::unknown_exit) + 1;
 
 // Why the server refused or closed something a client did (PROTOCOL.md "Limits").
 enum class Refusal : std::uint8_t {
@@ -154,6 +154,9 @@ struct MetricsView {
                 relay_command_links = 0;
   // The world's measurement lines and areas with their last reports (a local world only).
   std::vector<protocol::MeasurementState> measurements;
+  // Its sources and exits with their counts (a local world only).
+  std::vector<protocol::SourceState> sources;
+  std::vector<protocol::ExitState> exits;
   // The trajectory recorder (--trajectories; written only when trajectories is true).
   bool trajectories = false;
   std::uint64_t trajectory_frames_written = 0, trajectory_frames_dropped = 0,

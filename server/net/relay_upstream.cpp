@@ -54,7 +54,8 @@ std::chrono::milliseconds next_backoff(std::chrono::milliseconds& backoff) {
 protocol::SideOpen side_open(const protocol::Snapshot& s) {
   return protocol::open_side_section(
       s.tick, s.time, s.avoidance, s.serial, s.obstacles ? &*s.obstacles : nullptr, s.collisions,
-      s.formations, s.map, s.map_cleared, s.measurements ? &*s.measurements : nullptr);
+      s.formations, s.map, s.map_cleared, s.measurements ? &*s.measurements : nullptr,
+      s.sources ? &*s.sources : nullptr, s.exits ? &*s.exits : nullptr);
 }
 
 std::size_t text_bytes(std::string_view text) { return text.size(); }
@@ -62,7 +63,8 @@ std::size_t text_bytes(std::string_view text) { return text.size(); }
 // What the protocol's encoder writes for one element of each kind, measured by `measure` (bytes,
 // or values): numbers at their widest within the world's limits.
 struct Widest {
-  std::size_t agent, formation, obstacle, collision, inspect, push, map, measurement, snapshot;
+  std::size_t agent, formation, obstacle, collision, inspect, push, map, measurement, source,
+      snapshot;
 };
 
 Widest widest(std::size_t (*measure)(std::string_view)) {
@@ -122,6 +124,13 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     m.mean_speed = -1e15;
     s.measurements->push_back(m);  // a line and an area: more than either
   });
+  w.source = cost([&](protocol::Snapshot& s) {  // a source and an exit
+    constexpr auto kMax32 = std::numeric_limits<std::uint32_t>::max();
+    s.sources.emplace().push_back(
+        {kMax32, {kCoord, kCoord}, {kCoord, kCoord}, -1e15, kMax32, kMax32, kMax32});
+    s.exits.emplace().push_back(
+        {kMax32, {kCoord, kCoord}, {kCoord, kCoord}, std::numeric_limits<std::uint64_t>::max()});
+  });
   w.collision = cost([&](protocol::Snapshot& s) {
     s.collisions.push_back({std::numeric_limits<std::uint32_t>::max(),
                             std::numeric_limits<std::uint32_t>::max(), true, kCoord, kCoord, -1e9});
@@ -158,11 +167,14 @@ std::size_t largest(const Widest& w, std::uint32_t max_agents) {
   const std::uint64_t agents = max_agents == 0
                                    ? sim::WorldDef{}.max_agents
                                    : std::min(max_agents, sim::WorldDefLimits::kMaxAgents);
-  const std::uint64_t n = w.snapshot + agents * (w.agent + w.formation) +
-                          std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
-                          protocol::kMaxCollisionsPerSnapshot * w.collision +
-                          std::uint64_t{sim::kMaxMeasurements} * w.measurement +
-                          protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
+  const std::uint64_t n =
+      w.snapshot + agents * (w.agent + w.formation) +
+      std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
+      protocol::kMaxCollisionsPerSnapshot * w.collision +
+      std::uint64_t{sim::kMaxMeasurements} * w.measurement +
+      std::uint64_t{std::max(sim::SourceLimits::kMaxSources, sim::SourceLimits::kMaxExits)} *
+          w.source +
+      protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
   return static_cast<std::size_t>(n + n / 4);
 }
 

@@ -78,6 +78,8 @@ struct SnapshotTail {
   std::vector<CollisionState> hits;
   std::vector<FormationState> formations;
   std::optional<std::vector<MeasurementState>> measurements;
+  std::optional<std::vector<SourceState>> sources;
+  std::optional<std::vector<ExitState>> exits;
 };
 
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
@@ -86,6 +88,10 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
   if (parts.map) t.map = map_state(world);
   if (parts.obstacles) t.obstacles = obstacle_states(world);
   if (parts.measurements) t.measurements = measurement_states(world);
+  if (parts.sources) {
+    t.sources = source_states(world);
+    t.exits = exit_states(world);
+  }
   for (const sim::CollisionEvent& e :
        collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
@@ -106,7 +112,8 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
 
 void write_tail(JsonWriter& w, const SnapshotTail& t, const SnapshotParts& parts) {
   write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                      parts.map && !t.map, t.measurements ? &*t.measurements : nullptr);
+                      parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
+                      t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr);
 }
 
 }  // namespace
@@ -124,7 +131,23 @@ SideOpen encode_side_open(const sim::World& world, std::span<const sim::Collisio
   const SnapshotTail t = snapshot_tail(world, collisions, parts);
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                           parts.map && !t.map, t.measurements ? &*t.measurements : nullptr);
+                           parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
+                           t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr);
+}
+
+std::vector<SourceState> source_states(const sim::World& world) {
+  std::vector<SourceState> out;
+  out.reserve(world.sources().size());
+  for (const sim::Source& s : world.sources())
+    out.push_back({s.id, s.min, s.max, s.rate, s.total, s.spawned, s.remaining()});
+  return out;
+}
+
+std::vector<ExitState> exit_states(const sim::World& world) {
+  std::vector<ExitState> out;
+  out.reserve(world.exits().size());
+  for (const sim::Exit& e : world.exits()) out.push_back({e.id, e.min, e.max, e.removed});
+  return out;
 }
 
 std::vector<MeasurementState> measurement_states(const sim::World& world) {

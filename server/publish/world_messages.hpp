@@ -19,15 +19,20 @@ namespace herd::publish {
 
 // Which of a snapshot's parts that are not sent every time this one carries: the map (it
 // changed since the last snapshot), the obstacles (they changed, or are due again:
-// Snapshot::obstacles), the measurements (added, removed or reported since the last snapshot).
+// Snapshot::obstacles), the measurements (added, removed or reported since the last snapshot),
+// the sources and exits (added, removed, or a count changed since the last snapshot).
 struct SnapshotParts {
   bool map = false;
   bool obstacles = true;
   bool measurements = false;
+  bool sources = false;
 };
 
 // Every measurement line and area with its last report, as the wire carries them.
 std::vector<protocol::MeasurementState> measurement_states(const sim::World& world);
+// Every source and exit with its counts, as the wire carries them.
+std::vector<protocol::SourceState> source_states(const sim::World& world);
+std::vector<protocol::ExitState> exit_states(const sim::World& world);
 
 // The whole world as a JSON snapshot, written straight from the agent array (no intermediate
 // copy): the server does this once per snapshot and shares the text between sessions.

@@ -85,6 +85,12 @@ TEST_F(CtlTest, CommandsAreAcknowledgedWithExitZero) {
            {"formation", "block", "group:0", "--centre", "400,300", "--count", "2", "--regroup"},
            {"behaviour", "1", "pursue", "--agent", "2"},
            {"behaviour", "3", "flee", "--target", "50,50", "--radius", "100"},
+           {"behaviour", "4", "wander", "--radius", "20", "--distance", "40", "--jitter", "100"},
+           {"behaviour", "group:4", "flock", "--radius", "100", "--separation", "2", "--alignment",
+            "1", "--cohesion", "0.5"},
+           {"behaviour", "5", "follow_path", "--path", "100,100;300,120;250,400", "--loop"},
+           {"behaviour", "6", "follow", "--agent", "5", "--offset", "-30,20"},
+           {"behaviour", "7", "queue", "--target", "400,300"},
            {"remove", "51"},
            {"pause"},
            {"step", "4"},
@@ -146,6 +152,12 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"measure", "line", "400", "500", "400", "100"},
            {"measure", "area", "100", "100", "200", "150"},
            {"measure", "remove", "1"},
+           {"source",   "add",      "100",         "100",         "50",         "50",       "2.5",
+            "10",       "--target", "700,300",     "--behaviour", "seek",       "--group",  "3",
+            "--radius", "6",        "--max-speed", "90",          "--movement", "kinematic"},
+           {"source", "remove", "1"},
+           {"exit", "add", "700", "250", "100", "100"},
+           {"exit", "remove", "1"},
            {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off",
             "--max-neighbours", "8"},
            {"avoidance", "--mode", "orca"},
@@ -153,6 +165,8 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"map", "tiles", "2,1", "--blocked"},
            {"map", "tiles", "2,1", "--open"},
            {"pathing", "all", "astar", "--neighbours", "4"},
+           {"source", "add", "40", "40", "120", "120", "1", "2", "--target", "60,60", "--pathing",
+            "flow", "--neighbours", "4"},
            {"target", "all", "--tile", "3,3"},
            {"behaviour", "group:1", "hold", "--tile", "1,1"},
            {"map", "clear"},
@@ -209,7 +223,11 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"patrol", "all", "5,5"},
                                              {"stop", "all"},
                                              {"measure", "line", "1", "2", "3", "4"},
-                                             {"measure", "remove", "1"}}) {
+                                             {"measure", "remove", "1"},
+                                             {"source", "add", "1", "1", "5", "5", "2", "10"},
+                                             {"source", "remove", "1"},
+                                             {"exit", "add", "1", "1", "5", "5"},
+                                             {"exit", "remove", "1"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);

@@ -347,6 +347,25 @@ const CHECKS = [
     },
   },
   {
+    command: /^build\/herd-ctl source add (\d+) (\d+) (\d+) (\d+) ([\d.]+) (\d+) --target (\d+),(\d+)$/,
+    shows: 'the source in a snapshot, its agents made',
+    async check(m) {
+      const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
+      await until(`a source at (${x}, ${y}) of ${width} x ${height} that has spawned`, snapshot,
+        (s) => (s.sources ?? []).some((src) => src.area.x === x && src.area.y === y && src.area.width === width &&
+          src.area.height === height && src.total === Number(m[6]) && src.spawned > 0));
+    },
+  },
+  {
+    command: /^build\/herd-ctl exit add (\d+) (\d+) (\d+) (\d+)$/,
+    shows: 'the exit in a snapshot',
+    async check(m) {
+      const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
+      await until(`an exit at (${x}, ${y}) of ${width} x ${height}`, snapshot,
+        (s) => (s.exits ?? []).some((e) => e.area.x === x && e.area.y === y && e.area.width === width && e.area.height === height));
+    },
+  },
+  {
     command: /^build\/herd-ctl map load (\S+) --tile-size (\d+)$/,
     shows: 'the file\'s map, its tiles of that size',
     async check(m) {

@@ -205,7 +205,7 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     const expected = sb.variants.cases
       .filter((k) => ['required', 'exactly_one'].includes(k.fields.agent))
       .map((k) => (Object.entries(k.fields).some(([f, p]) => f !== 'agent' && p === 'required') ? `${k.value}…` : k.value));
-    assert.deepEqual(expected, ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react…']);
+    assert.deepEqual(expected, ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react…', 'follow']);
     await rightClick();
     const menu = page.locator('#context-menu');
     await menu.waitFor({ state: 'visible', timeout: WAIT_MS });
@@ -362,6 +362,19 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
           await page.waitForFunction((id) => document.getElementById('pf-id')?.value === String(id), obstacle, { timeout: WAIT_MS });
         },
         check: (m) => assert.equal(m.id, obstacle),
+      },
+      // A source in the top left corner; an exit in the top right, where no agent is (one over
+      // the middle quarter, where the form starts, would take the crowd the next steps need).
+      add_source: {
+        fill: async () => {
+          await page.locator('#pf-area').fill('20, 20, 60, 60');
+          await page.locator('#pf-total').fill('3');
+        },
+        check: (m) => assert.deepEqual([m.area, m.rate, m.total], [{ x: 20, y: 20, width: 60, height: 60 }, 2, 3]),
+      },
+      add_exit: {
+        fill: () => page.locator('#pf-area').fill('700, 20, 80, 60'),
+        check: (m) => assert.deepEqual(m.area, { x: 700, y: 20, width: 80, height: 60 }),
       },
       set_avoidance: { fill: () => page.locator('#pf-mode').selectOption('circle'), check: (m) => assert.deepEqual(m.mode, 'circle') },
       // Each waits until the page has the map it made (or none): the next step reads the page's.

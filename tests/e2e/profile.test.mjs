@@ -13,7 +13,7 @@ import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 // The server's stages, in its order (herd_step_stage_seconds{stage=...}).
-const STAGES = ['assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations'];
+const STAGES = ['sources', 'assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations', 'exits'];
 
 // Counts the page's GET /metrics: made in all, and the most ever in flight at once.
 function trackMetrics(page) {

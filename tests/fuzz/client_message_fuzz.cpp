@@ -82,11 +82,13 @@ sim::World make_world() {
       w.apply(sim::SetTarget{ids({1, 2, 3}), {700, 540}, sim::BehaviourKind::arrive, std::nullopt}),
       "set-up: set_target");
   sim::Behaviour pursue{.kind = sim::BehaviourKind::pursue, .agent = 5};
-  expect_ok(w.apply(sim::SetBehaviour{ids({4}), pursue, false, std::nullopt}), "set-up: pursue");
+  expect_ok(w.apply(sim::SetBehaviour{ids({4}), pursue, false, std::nullopt, {}}),
+            "set-up: pursue");
   sim::Behaviour attack{.kind = sim::BehaviourKind::attack, .agent = 7};
-  expect_ok(w.apply(sim::SetBehaviour{ids({6}), attack, false, std::nullopt}), "set-up: attack");
+  expect_ok(w.apply(sim::SetBehaviour{ids({6}), attack, false, std::nullopt, {}}),
+            "set-up: attack");
   sim::Behaviour react{.kind = sim::BehaviourKind::react, .agent = 1, .radius = 150};
-  expect_ok(w.apply(sim::SetBehaviour{ids({8}), react, false, std::nullopt}), "set-up: react");
+  expect_ok(w.apply(sim::SetBehaviour{ids({8}), react, false, std::nullopt, {}}), "set-up: react");
   w.set_inspected({1, 4});
   return w;
 }

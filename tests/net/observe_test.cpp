@@ -65,6 +65,8 @@ TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
   area.line = false;
   area.mean_speed = 1;
   m.measurements = {line, area};
+  m.sources = {{1, {0, 0}, {1, 1}, 2, 10, 4, 6}};
+  m.exits = {{1, {0, 0}, {1, 1}, 3}};
   m.trajectories = true;
   const std::string text = render_prometheus(m);
   std::ifstream in(std::string(HERD_DOCS_DIR) + "/operations.md");

@@ -47,7 +47,8 @@ TEST(Behaviours, TheTableHasARowPerKindAndTheCodecReadsEachName) {
   }
   EXPECT_EQ(behaviour_from_string("kCount"), std::nullopt);
   EXPECT_EQ(behaviour_names(" or "),
-            "idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol or attack_move");
+            "idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol, attack_move, "
+            "wander, flock, follow_path, follow or queue");
 }
 
 TEST(Commands, NamesAreUniqueAndCoverEveryKind) {

@@ -53,8 +53,8 @@ void expect_sane(const sim::ScenarioReport& r, const std::string& name) {
 TEST(Lab, EveryScenarioRunsWithoutStallNaNOrEscape) {
   for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const LabRun r = run(name, 900);
-    // Waiting at the door, and waiting to pass head on, is what these are there to show.
-    if (name == "bottleneck" || name == "corridor") {
+    // Waiting at the doors, and waiting to pass head on, is what these are there to show.
+    if (name == "bottleneck" || name == "corridor" || name == "doorway" || name == "evacuation") {
       EXPECT_EQ(r.report.nan_count, 0u);
       EXPECT_EQ(r.report.out_of_bounds, 0u);
       continue;
@@ -84,6 +84,127 @@ TEST(Lab, BottleneckLetsEveryoneThroughAndTheLineCountsThem) {
   EXPECT_EQ(before.kind, sim::MeasurementKind::area);
   EXPECT_DOUBLE_EQ(before.last.density, before.last.count / 4.0);
   EXPECT_GT(before.totals.max_density, 1.0);  // a crowd did wait before the door
+}
+
+// Boids from random headings: a polarisation (the length of the mean unit heading) over 0.9
+// within 20 s, without a collision.
+TEST(Lab, BoidsLineUpWithoutACollision) {
+  double best = 0;
+  const LabRun r = run("boids", 20 * 60, {}, [&](const sim::World& w) {
+    Vec2 sum{};
+    for (const sim::Agent& a : w.agents())
+      sum += sim::normalized_or_zero(a.velocity) * (1.0 / static_cast<double>(w.agents().size()));
+    best = std::max(best, sim::length(sum));
+  });
+  EXPECT_GT(best, 0.9);
+  EXPECT_EQ(r.report.collisions, 0u);
+  EXPECT_EQ(r.report.agents, 300u);
+}
+
+// Wanderers keep moving at their speed (bumping into one another now and then), within the world,
+// and the same seed wanders the same way.
+TEST(Lab, WanderersKeepWanderingAndRepeatFromTheSeed) {
+  std::vector<double> walked(60, 0);
+  std::vector<Vec2> last;
+  const LabRun r = run("wander", 30 * 60, {}, [&](const sim::World& w) {
+    const auto agents = w.agents();
+    for (std::size_t k = 0; k < agents.size() && k < last.size(); ++k)
+      walked[k] += sim::length(agents[k].position - last[k]);
+    last.clear();
+    for (const sim::Agent& a : agents) last.push_back(a.position);
+  });
+  for (double d : walked) EXPECT_GT(d, 0.8 * 80 * 30) << "each kept walking, near its top speed";
+  EXPECT_LE(sim::length(r.world.agents()[0].velocity), 80 + 1e-9);
+  EXPECT_EQ(r.report.out_of_bounds, 0u);
+  EXPECT_EQ(run("wander", 30 * 60).world.state_hash(), r.world.state_hash());
+}
+
+// Through a door one agent wide, queueing: everyone gets through, one at a time (never two across
+// the line in one tick, nor two side by side in the door), with no real overlap.
+TEST(Lab, DoorwayPassesOneAtATime) {
+  std::uint64_t last = 0, most_in_a_tick = 0;
+  const LabRun r = run("doorway", 300 * 60, {}, [&](const sim::World& w) {
+    const std::uint64_t now = w.measurements()[0].totals.forward;
+    most_in_a_tick = std::max(most_in_a_tick, now - last);
+    last = now;
+  });
+  const sim::Measurement& door = r.world.measurements()[0];
+  EXPECT_GE(door.totals.forward - door.totals.backward, 170u) << "most are through in 5 minutes";
+  EXPECT_EQ(most_in_a_tick, 1u);
+  EXPECT_LT(r.report.max_overlap, 0.04) << "metres: a fifth of a radius, where pushing makes 0.25";
+}
+
+// A room filled by four sources (200 people in 20 s) empties through two 1 m doors to two exits:
+// every tick, the agents made are the agents removed plus those present; everyone is made and
+// leaves, each exit taking the half whose sources send them its way (give or take the few the
+// crowd pushes through the other door); each door's line counts its crossings, all forward, and
+// the doors' counts add up to everyone; each exit's count rises by exactly the agents that vanish
+// beside it; the doors' flow while the crowd presses on them is within the range measured for
+// people at a 1 m bottleneck and twice either side, and the last one is out in well under two
+// minutes.
+TEST(Lab, EvacuationEmptiesTheRoomThroughBothExitsAndTheBooksBalance) {
+  std::vector<std::pair<AgentId, Vec2>> before;  // the agents before the step, by id
+  std::uint64_t ticks = 0, unbalanced = 0, misattributed = 0, out_at_10s = 0, out_at_40s = 0;
+  std::uint64_t removed_before[2] = {0, 0};
+  const LabRun r = run("evacuation", 150 * 60, {}, [&](const sim::World& w) {
+    ++ticks;
+    std::uint64_t made = 0, removed = 0;
+    for (const sim::Source& s : w.sources()) made += s.spawned;
+    for (const sim::Exit& e : w.exits()) removed += e.removed;
+    unbalanced += made != removed + w.agents().size();
+    // Who vanished in this step, and beside which exit (a tick's move is under 3 cm).
+    std::uint64_t beside[2] = {0, 0};
+    std::size_t j = 0;
+    for (const auto& [id, p] : before) {
+      while (j < w.agents().size() && w.agents()[j].id < id) ++j;
+      if (j < w.agents().size() && w.agents()[j].id == id) continue;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const sim::Exit& e = w.exits()[k];
+        beside[k] += p.x >= e.min.x - 0.1 && p.x <= e.max.x + 0.1 && p.y >= e.min.y - 0.1 &&
+                     p.y <= e.max.y + 0.1;
+      }
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+      misattributed += w.exits()[k].removed - removed_before[k] != beside[k];
+      removed_before[k] = w.exits()[k].removed;
+    }
+    if (w.tick() == 10 * 60) out_at_10s = removed;
+    if (w.tick() == 40 * 60) out_at_40s = removed;
+    before.clear();
+    for (const sim::Agent& a : w.agents()) before.emplace_back(a.id, a.position);
+  });
+  EXPECT_EQ(ticks, 9000u);
+  EXPECT_EQ(unbalanced, 0u);
+  EXPECT_EQ(misattributed, 0u);
+  ASSERT_EQ(r.world.sources().size(), 4u);
+  for (const sim::Source& s : r.world.sources()) EXPECT_EQ(s.remaining(), 0u) << s.id;
+  EXPECT_TRUE(r.world.agents().empty());
+  ASSERT_EQ(r.world.exits().size(), 2u);
+  const sim::Exit& upper = r.world.exits()[0];
+  const sim::Exit& lower = r.world.exits()[1];
+  EXPECT_EQ(upper.removed + lower.removed, 200u);
+  EXPECT_GE(upper.removed, 90u);
+  EXPECT_GE(lower.removed, 90u);
+  ASSERT_EQ(r.world.measurements().size(), 2u);
+  std::uint64_t through = 0;
+  for (const sim::Measurement& door : r.world.measurements()) {
+    EXPECT_EQ(door.totals.backward, 0u) << door.id;
+    EXPECT_GE(door.totals.forward, 90u) << door.id;
+    through += door.totals.forward;
+  }
+  EXPECT_EQ(through, 200u);
+  // From 10 s (the first are through, a crowd gathers at each door) to 40 s, both doors pressed on.
+  const double flow = static_cast<double>(out_at_40s - out_at_10s) / 2 / 30;  // per door a second
+  EXPECT_GE(flow, 0.75);
+  EXPECT_LE(flow, 4.0);
+  const double last_out =
+      static_cast<double>(std::max(upper.last_removal_tick, lower.last_removal_tick)) *
+      r.world.def().dt;
+  EXPECT_GT(last_out, 20.0);  // the sources take 20 s to make everyone
+  EXPECT_LT(last_out, 120.0);
+  EXPECT_EQ(r.report.nan_count, 0u);
+  EXPECT_EQ(r.report.out_of_bounds, 0u);
+  EXPECT_LT(r.report.max_overlap, 0.15);  // m, in a crowd pressing on a door
 }
 
 TEST(Lab, DeadAheadGoesAroundTheObstacle) {
@@ -295,14 +416,17 @@ TEST(Lab, CorridorCrowdsPassEachOtherUnderOrcaAndCardioid) {
 TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
   const std::map<std::string, std::uint64_t> pinned = {
       {"attack", 0x648f5183f5c2be34ull},
+      {"boids", 0x508d58dd58ba2521ull},
       {"bottleneck", 0x355c9f4a0123f309ull},
       {"chicken", 0xc6d2bed615a4279ull},
       {"corridor", 0xad41fa01377c120ull},
       {"crossing", 0x30344fd44167824full},
       {"dead_ahead", 0x131ea976471a881bull},
+      {"doorway", 0xfb6e7318ddd1806ull},
       {"default", 0xd37a9f7a5ec206a4ull},
       {"demo32", 0x746db70c2a647ce7ull},
       {"empty", 0x5b7f5be38c7e3d87ull},
+      {"evacuation", 0x4756e0a612af5b4ull},
       {"flee", 0x6bcd96df84b01354ull},
       {"four_way", 0x5f96dcee36c727deull},
       {"guard", 0x3fe3911dceb24235ull},
@@ -312,6 +436,7 @@ TEST(Lab, EveryScenarioIsDeterministicAndPinned) {
       {"ring", 0xa74512ecd97a787dull},
       {"spaceship_brake", 0xcdbba80816f3e224ull},
       {"symmetric_pair", 0x42b487233f23b150ull},
+      {"wander", 0x361514f487f45237ull},
   };
   for (const std::string& name : list(HERD_SCENARIO_DIR)) {
     const auto a = run(name, 600).world.state_hash();

@@ -89,7 +89,7 @@ struct Sandbox {
     return world.apply(Spawn{0, 0, {s}}).spawned.at(0);
   }
   void behave(AgentId who, Behaviour b) {
-    ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b, false, {}}).ok());
+    ASSERT_TRUE(world.apply(SetBehaviour{{false, {who}}, b, false, {}, {}}).ok());
   }
   const Agent& agent(AgentId id) { return *world.find(id); }
 };
@@ -174,7 +174,7 @@ TEST(Patrol, NeedsAPointInsideTheWorld) {
   Behaviour patrol;
   patrol.kind = BehaviourKind::patrol;
   patrol.point = {5000, 300};
-  const CommandOutcome out = s.world.apply(SetBehaviour{{false, {walker}}, patrol, false, {}});
+  const CommandOutcome out = s.world.apply(SetBehaviour{{false, {walker}}, patrol, false, {}, {}});
   EXPECT_EQ(out.error, CommandError::out_of_bounds);
   EXPECT_EQ(s.agent(walker).behaviour.kind, BehaviourKind::idle);
 }
@@ -320,18 +320,18 @@ TEST(Commands, BehavioursAreValidatedWhole) {
   Behaviour pursue;
   pursue.kind = BehaviourKind::pursue;
   pursue.agent = a;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}, {}}).error,
             CommandError::invalid_target);
   pursue.agent = 99;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}, {}}).error,
             CommandError::unknown_agent);
   pursue.agent = kNoAgent;
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}}).error,
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, pursue, false, {}, {}}).error,
             CommandError::invalid_target);
   Behaviour seek;
   seek.kind = BehaviourKind::seek;
   seek.point = {-5, 0};
-  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek, false, {}}).error,
+  EXPECT_EQ(s.world.apply(SetBehaviour{{false, {a}}, seek, false, {}, {}}).error,
             CommandError::out_of_bounds);
   EXPECT_EQ(s.world.apply(RemoveObstacle{3}).error, CommandError::unknown_obstacle);
   EXPECT_EQ(s.world.apply(AddObstacle{{900, 10}, 5}).error, CommandError::out_of_bounds);

@@ -51,7 +51,7 @@ TEST(Property, RandomWorldsStayFiniteAndInside) {
           b.kind == BehaviourKind::flee || b.kind == BehaviourKind::hold ||
           b.kind == BehaviourKind::idle)
         b.agent = kNoAgent;
-      world.apply(SetBehaviour{{false, {ids[i].id}}, b, false, {}});
+      world.apply(SetBehaviour{{false, {ids[i].id}}, b, false, {}, {}});
     }
     for (int t = 0; t < 400; ++t) {
       world.step();

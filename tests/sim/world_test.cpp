@@ -286,7 +286,7 @@ TEST(World, RemovedAgentsAreGoneAndTheirIdsNeverReturn) {
   Behaviour chase;
   chase.kind = BehaviourKind::pursue;
   chase.agent = 3;
-  ASSERT_TRUE(world.apply(SetBehaviour{{false, {1}}, chase, false, {}}).ok());
+  ASSERT_TRUE(world.apply(SetBehaviour{{false, {1}}, chase, false, {}, {}}).ok());
   for (int t = 0; t < 10; ++t) world.step();
   const CommandOutcome out = world.apply(Remove{{false, {3, 4}}});
   ASSERT_TRUE(out.ok());

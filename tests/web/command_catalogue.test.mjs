@@ -114,7 +114,7 @@ describe('the command catalogue', () => {
   });
 
   it("offers on an agent set_behaviour's behaviours that name one, on an obstacle its removal", () => {
-    assert.deepEqual(menuActions('agent').map((a) => a.label), ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react']);
+    assert.deepEqual(menuActions('agent').map((a) => a.label), ['seek', 'arrive', 'flee', 'pursue', 'evade', 'attack', 'react', 'follow']);
     assert.deepEqual(menuActions('obstacle').map((a) => a.label), ['remove obstacle']);
     const ctx = { ...CTX, selected: [5, 2] };
     const attack = /** @type {any} */ (menuActions('agent').find((a) => a.label === 'attack'));
@@ -125,6 +125,8 @@ describe('the command catalogue', () => {
     assert.deepEqual(formCommand(seek.command, menuForm(seek, 11, ctx).form), { fields: { cmd: 'set_behaviour', agents: [2, 5], behaviour: 'seek', agent: 11 } });
     const react = /** @type {any} */ (menuActions('agent').find((a) => a.label === 'react'));
     assert.equal(menuForm(react, 11, ctx).complete, false, "react's radius is the user's to choose");
+    const follow = /** @type {any} */ (menuActions('agent').find((a) => a.label === 'follow'));
+    assert.deepEqual(formCommand(follow.command, menuForm(follow, 11, ctx).form), { fields: { cmd: 'set_behaviour', agents: [2, 5], behaviour: 'follow', agent: 11 } });
     const remove = menuActions('obstacle')[0];
     assert.deepEqual(formCommand(remove.command, menuForm(remove, 4, CTX).form), { fields: { cmd: 'remove_obstacle', id: 4 } });
   });

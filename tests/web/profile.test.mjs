@@ -17,7 +17,7 @@ import {
 import { MetricsPoller } from '../../clients/web/profile_panel.js';
 
 // The server's stages, in its order (the list).
-const STAGES = ['assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations'];
+const STAGES = ['sources', 'assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations', 'exits'];
 const BUCKETS = ['1e-06', '1e-05', '0.0001', '0.001', '0.01', '+Inf'];
 
 // A /metrics text as the server writes it: other families around, the tick's histogram, and one
@@ -227,7 +227,7 @@ describe('StepProfile (the panel’s notes)', () => {
     p.take(text(steady(160), 1000));
     const v = p.view();
     assert.equal(v.note, 'mean of 60 steps in the last 1.0 s');
-    assert.equal(v.delta.stages.length, 12);
+    assert.equal(v.delta.stages.length, STAGES.length);
     assert.equal(v.stale, false);
     p.take(text(steady(160), 2000));
     assert.equal(p.view().note, 'paused: no steps in the last second (figures of the steps before)');

@@ -5,7 +5,7 @@
 
 import { DecodeError } from './errors.js';
 
-/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement } from './protocol.js' */
+/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit } from './protocol.js' */
 
 /**
  * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
@@ -51,6 +51,8 @@ import { DecodeError } from './errors.js';
  * @property {MapMessage | null} [map]
  * @property {DensityMessage} [density] the density layer, to a session that asked for it
  * @property {Measurement[]} [measurements] every measurement line and area, when one changed or reported
+ * @property {Source[]} [sources] every source, with `exits`, when one changed
+ * @property {Exit[]} [exits]
  */
 
 /**
@@ -366,6 +368,8 @@ export function toSnapshot(frame) {
   if ('map' in side) snap.map = side.map;
   if (side.density) snap.density = side.density;
   if (side.measurements) snap.measurements = side.measurements; // absent: unchanged since told
+  if (side.sources) snap.sources = side.sources; // with exits; absent: unchanged since told
+  if (side.exits) snap.exits = side.exits;
   return snap;
 }
 

@@ -47,6 +47,9 @@
 /** @typedef {{agents: Selection, movement: string}} SetMovementFields */
 /** @typedef {{x: number, y: number, radius: number}} AddObstacleFields */
 /** @typedef {{line?: PointLike[], area?: {x: number, y: number, width: number, height: number}}} AddMeasurementFields */
+/** @typedef {{x: number, y: number, width: number, height: number}} Area */
+/** @typedef {{area: Area, rate: number, total: number, behaviour?: string, target?: PointLike, group?: number, radius?: number, max_speed?: number, max_force?: number, mass?: number, movement?: string, pathing?: string, neighbours?: number}} AddSourceFields */
+/** @typedef {{area: Area}} AddExitFields */
 /** @typedef {{id: number}} RemoveObstacleFields */
 /** @typedef {{mode?: string, personal_space?: number, cardioid_exponent?: number, preferred_side?: string, split_fix?: string, push_epsilon?: number, crossing?: boolean, crossing_activation?: number, lookahead?: number, max_neighbours?: number}} SetAvoidanceFields */
 /** @typedef {{rows: string | string[], tile_size: number, width?: number, height?: number}} LoadMapFields rows: '#' blocked, '.' walkable, top row first (a string of lines, or an array); width and height default to the rows' */
@@ -165,13 +168,47 @@ export const COMMANDS = Object.freeze({
   stop: { agents: selection },
   spawn: { count: null, agents: spawned, group: null, priority: null, layer: null, mask: null },
   remove: { agents: selection },
-  set_behaviour: { agents: selection, behaviour: null, target: point, target_tile: point, agent: null, radius: null, response: null },
+  set_behaviour: {
+    agents: selection,
+    behaviour: null,
+    target: point,
+    target_tile: point,
+    agent: null,
+    radius: null,
+    response: null,
+    distance: null,
+    jitter: null,
+    separation: null,
+    alignment: null,
+    cohesion: null,
+    path: points,
+    loop: null,
+    offset: point,
+  },
   set_movement: { agents: selection, movement: null },
   set_group: { agents: selection, group: null },
   add_obstacle: { x: null, y: null, radius: null },
   remove_obstacle: { id: null },
   add_measurement: { line: points, area: null },
   remove_measurement: { id: null },
+  add_source: {
+    area: null,
+    rate: null,
+    total: null,
+    behaviour: null,
+    target: point,
+    group: null,
+    radius: null,
+    max_speed: null,
+    max_force: null,
+    mass: null,
+    movement: null,
+    pathing: null,
+    neighbours: null,
+  },
+  remove_source: { id: null },
+  add_exit: { area: null },
+  remove_exit: { id: null },
   set_avoidance: {
     mode: null,
     personal_space: null,
@@ -366,6 +403,34 @@ export class Commands {
   remove_measurement(fields, options) {
     return this.#send('remove_measurement', fields, options);
   }
+  // ---- sources and exits ----
+
+  /**
+   * A source: `area` ({x, y, width, height}) spawns `rate` agents a second, `total` in all, each
+   * with the spawn fields given and `behaviour` towards `target` (arrive when only a target is
+   * given, idle without). Counts in snapshots' `sources`. The ack's `source`: its id.
+   * @param {AddSourceFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}
+   */
+  add_source(fields, options) {
+    return this.#send('add_source', fields, options);
+  }
+  /** @param {RemoveObstacleFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
+  remove_source(fields, options) {
+    return this.#send('remove_source', fields, options);
+  }
+  /**
+   * An exit: `area` removes the agents whose centre reaches it and counts them (snapshots'
+   * `exits`). The ack's `exit`: its id.
+   * @param {AddExitFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}
+   */
+  add_exit(fields, options) {
+    return this.#send('add_exit', fields, options);
+  }
+  /** @param {RemoveObstacleFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
+  remove_exit(fields, options) {
+    return this.#send('remove_exit', fields, options);
+  }
+
   /**
    * The world's avoidance settings; those not given keep their values.
    * @param {SetAvoidanceFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}

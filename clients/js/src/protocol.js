@@ -128,6 +128,9 @@
  *   for it ({type: 'density', on: true})
  * @property {Measurement[]} [measurements] every measurement line and area (add_measurement),
  *   when one was added or removed or reported (once a second); absent: unchanged since told
+ * @property {Source[]} [sources] every source (add_source), with `exits`, when one was added or
+ *   removed or a count changed (and every few seconds while there are any); absent: unchanged
+ * @property {Exit[]} [exits] every exit (add_exit), with `sources`
  */
 
 /**
@@ -162,6 +165,25 @@
  */
 
 /**
+ * A source (add_source) and its counts.
+ * @typedef {object} Source
+ * @property {number} id
+ * @property {{x: number, y: number, width: number, height: number}} area where its agents appear
+ * @property {number} rate agents a second
+ * @property {number} total
+ * @property {number} spawned agents it has made
+ * @property {number} remaining total - spawned
+ */
+
+/**
+ * An exit (add_exit) and its count.
+ * @typedef {object} Exit
+ * @property {number} id
+ * @property {{x: number, y: number, width: number, height: number}} area
+ * @property {number} removed agents whose centre reached it, removed
+ */
+
+/**
  * @typedef {object} Ack
  * @property {'ack'} type
  * @property {number} seq
@@ -171,6 +193,8 @@
  * @property {number} [obstacle]
  * @property {number} [formation]
  * @property {number} [measurement] add_measurement: the new id
+ * @property {number} [source] add_source: the new id
+ * @property {number} [exit] add_exit: the new id
  */
 
 /** @typedef {{type: 'error', seq?: number, code: string, message: string}} ErrorMessage */

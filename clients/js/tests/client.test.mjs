@@ -178,6 +178,34 @@ describe('the client against the real server', () => {
     }
   });
 
+  it('adds a source and an exit, whose counts JSON and binary snapshots carry, and removes them', async () => {
+    const c = await open(server.wsUrl, { token: TOKEN });
+    const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary' });
+    try {
+      const source = await c.add_source({ area: { x: 20, y: 20, width: 60, height: 60 }, rate: 20, total: 8, target: [770, 30], group: 9 });
+      assert.ok(Number.isInteger(source.source) && source.source > 0);
+      const exit = await c.add_exit({ area: { x: 740, y: 0, width: 60, height: 60 } });
+      assert.ok(Number.isInteger(exit.exit) && exit.exit > 0);
+      const mine = (s) => s.sources?.find((src) => src.id === source.source);
+      const told = await c.waitFor((s) => (mine(s)?.spawned ?? 0) > 0 && s.exits.some((e) => e.id === exit.exit));
+      assert.deepEqual(mine(told).area, { x: 20, y: 20, width: 60, height: 60 });
+      assert.equal(mine(told).spawned + mine(told).remaining, 8);
+      const side = await binary.waitFor((s) => mine(s) !== undefined);
+      assert.ok(side.exits.some((e) => e.id === exit.exit), 'exits come with sources in the side section');
+      const refused = await c.remove_exit({ id: 999999 }).then(
+        () => assert.fail('an unknown exit was removed'),
+        (e) => e,
+      );
+      assert.equal(refused.code, 'unknown_exit');
+      assert.equal((await c.remove_source({ id: source.source })).count, 1);
+      assert.equal((await c.remove_exit({ id: exit.exit })).count, 1);
+      await c.remove({ agents: group(9) }).catch(() => {}); // those still on their way, if any
+    } finally {
+      await c.close();
+      await binary.close();
+    }
+  });
+
   it("rejects what waits when the server closes the session, with its close code", async () => {
     const operator = await open(server.wsUrl, { token: TOKEN });
     const watcher = await open(server.wsUrl, { role: 'viewer' });

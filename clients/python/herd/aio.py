@@ -233,6 +233,10 @@ class AsyncClient(Commands[Awaitable[Message]]):
         """Every static obstacle, as last told (welcome, or a snapshot that carried them)."""
         self.map: Optional[Message] = None
         """The tile map, as last told, or None."""
+        self.sources: List[Message] = []
+        """Every source (add_source) with its counts, as last told by a snapshot."""
+        self.exits: List[Message] = []
+        """Every exit (add_exit) with its count, as last told by a snapshot."""
         self.errors: Deque[Message] = collections.deque(maxlen=64)
         """Errors the server sent that answer no request of this client's (the latest 64)."""
         self.decode_errors = 0
@@ -384,6 +388,9 @@ class AsyncClient(Commands[Awaitable[Message]]):
             self.obstacles = list(snap["obstacles"] or [])
         if "map" in snap:
             self.map = snap["map"]
+        if "sources" in snap:
+            self.sources = list(snap["sources"] or [])
+            self.exits = list(snap.get("exits") or [])
         with self._boxes_lock:
             boxes = list(self._boxes)
         for box in boxes:

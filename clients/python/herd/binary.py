@@ -342,8 +342,9 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
 def to_snapshot(frame: Frame) -> Dict[str, Any]:
     """The JSON ``snapshot`` message a decoded frame stands for.
 
-    The side section (obstacles, collisions, formations, inspect traces, a map change, the
-    density layer, and the inspected agents' whole objects) over the dequantised agents. ``obstacles`` is present only
+    The side section (obstacles, collisions, formations, measurements, sources and exits, inspect
+    traces, a map change, the density layer, and the inspected agents' whole objects) over the
+    dequantised agents. ``obstacles``, ``measurements``, ``sources`` and ``exits`` are present only
     when the frame carries them (absent: as last told), as in JSON snapshots.
     """
     h = frame.header
@@ -369,6 +370,9 @@ def to_snapshot(frame: Frame) -> Dict[str, Any]:
         snap["serial"] = h.serial
     if "obstacles" in side:
         snap["obstacles"] = side["obstacles"]
+    for told in ("measurements", "sources", "exits"):
+        if told in side:
+            snap[told] = side[told]
     if "inspect" in side:
         snap["inspect"] = side["inspect"]
     if "map" in side:

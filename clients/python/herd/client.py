@@ -155,6 +155,16 @@ class Client(Commands[Message]):
         return self._async.map
 
     @property
+    def sources(self) -> List[Message]:
+        """Every source (add_source) with its counts, as last told by a snapshot."""
+        return self._async.sources
+
+    @property
+    def exits(self) -> List[Message]:
+        """Every exit (add_exit) with its count, as last told by a snapshot."""
+        return self._async.exits
+
+    @property
     def errors(self) -> List[Message]:
         """Errors the server sent that answer no request of this client's (the latest 64)."""
         return list(self._async.errors)

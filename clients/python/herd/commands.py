@@ -130,6 +130,15 @@ def _spawned(v: Iterable[Mapping[str, Any]], name: str) -> List[Dict[str, Any]]:
     return out
 
 
+def _area(v: Any, name: str) -> Dict[str, Any]:
+    """``{"x", "y", "width", "height"}`` or ``(x, y, width, height)`` as the protocol's area."""
+    if isinstance(v, Mapping):
+        return dict(v)
+    if isinstance(v, Sequence) and not isinstance(v, (str, bytes)) and len(v) == 4:
+        return dict(zip(("x", "y", "width", "height"), v))
+    raise TypeError(f"{name} must be (x, y, width, height) or a dict of those keys, not {v!r}")
+
+
 def _tiles(v: Iterable[Any], name: str) -> List[Dict[str, Any]]:
     out = []
     for i, t in enumerate(v):
@@ -295,13 +304,24 @@ class Commands(Generic[R]):
         agent: Optional[int] = None,
         radius: Optional[float] = None,
         response: Optional[str] = None,
+        distance: Optional[float] = None,
+        jitter: Optional[float] = None,
+        separation: Optional[float] = None,
+        alignment: Optional[float] = None,
+        cohesion: Optional[float] = None,
+        path: Optional[Sequence[Point]] = None,
+        loop: Optional[bool] = None,
+        offset: Optional[Point] = None,
     ) -> R:
         """Gives agents a behaviour, replacing what they were doing.
 
-        ``behaviour``: idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol or
-        attack_move; each takes a point (``target`` or ``target_tile``) or another ``agent`` as
-        protocol/PROTOCOL.md's table says, and flee, evade, react and attack_move a ``radius``;
-        react a ``response`` (``"pursue"`` or ``"evade"``).
+        ``behaviour``: idle, hold, seek, arrive, flee, pursue, evade, attack, react, patrol,
+        attack_move, wander, flock, follow_path, follow or queue; each takes a point (``target``
+        or ``target_tile``) or another ``agent`` as protocol/PROTOCOL.md's table says, and flee,
+        evade, react, attack_move, wander, flock and follow_path a ``radius``; react a
+        ``response`` (``"pursue"`` or ``"evade"``); wander ``distance`` and ``jitter``; flock the
+        weights ``separation``, ``alignment`` and ``cohesion``; follow_path a ``path`` (points in
+        order) and ``loop``; follow (``agent``: the leader) an ``offset`` in the leader's frame.
         """
         _at_most_one("set_behaviour", target=target, target_tile=target_tile, agent=agent)
         return self.command(
@@ -313,6 +333,14 @@ class Commands(Generic[R]):
             agent=agent,
             radius=radius,
             response=response,
+            distance=distance,
+            jitter=jitter,
+            separation=separation,
+            alignment=alignment,
+            cohesion=cohesion,
+            path=None if path is None else [point(p) for p in path],
+            loop=loop,
+            offset=_opt(point, offset, "offset"),
         )
 
     def set_movement(self, *, agents: Selection, movement: str) -> R:
@@ -355,6 +383,59 @@ class Commands(Generic[R]):
     def remove_measurement(self, *, id: int) -> R:  # noqa: A002 - the wire's name
         """Removes a measurement line or area by id."""
         return self.command("remove_measurement", id=id)
+
+    # ---- sources and exits ------------------------------------------------------------------
+
+    def add_source(
+        self,
+        *,
+        area: Union[Mapping[str, float], Sequence[float]],
+        rate: float,
+        total: int,
+        behaviour: Optional[str] = None,
+        target: Optional[Point] = None,
+        group: Optional[int] = None,
+        radius: Optional[float] = None,
+        max_speed: Optional[float] = None,
+        max_force: Optional[float] = None,
+        mass: Optional[float] = None,
+        movement: Optional[str] = None,
+        pathing: Optional[str] = None,
+        neighbours: Optional[int] = None,
+    ) -> R:
+        """A source: ``area`` (``{"x", "y", "width", "height"}`` or ``(x, y, width, height)``)
+        spawns ``rate`` agents a second, ``total`` in all, each with the spawn fields given and
+        ``behaviour`` towards ``target`` (arrive when only a target is given, idle without one);
+        ``pathing`` on a tile map. Counts in snapshots' ``sources``. The ack's ``source``: its id."""
+        return self.command(
+            "add_source",
+            area=_area(area, "area"),
+            rate=rate,
+            total=total,
+            behaviour=behaviour,
+            target=_opt(point, target, "target"),
+            group=group,
+            radius=radius,
+            max_speed=max_speed,
+            max_force=max_force,
+            mass=mass,
+            movement=movement,
+            pathing=pathing,
+            neighbours=neighbours,
+        )
+
+    def remove_source(self, *, id: int) -> R:  # noqa: A002 - the wire's name
+        """Removes a source by id (the agents it made stay)."""
+        return self.command("remove_source", id=id)
+
+    def add_exit(self, *, area: Union[Mapping[str, float], Sequence[float]]) -> R:
+        """An exit: ``area`` (as add_source's) removes the agents whose centre reaches it and
+        counts them (snapshots' ``exits``). The ack's ``exit``: its id."""
+        return self.command("add_exit", area=_area(area, "area"))
+
+    def remove_exit(self, *, id: int) -> R:  # noqa: A002 - the wire's name
+        """Removes an exit by id."""
+        return self.command("remove_exit", id=id)
 
     def set_avoidance(
         self,

@@ -114,6 +114,38 @@ def test_a_refused_command_raises_its_code_and_changes_nothing(commander: herd.C
     assert (agent["x"], agent["y"]) == (200, 200)
 
 
+def test_a_source_spawns_and_an_exit_removes_and_the_counts_balance(commander: herd.Client) -> None:
+    c = commander
+    source = c.add_source(area=(50, 250, 100, 100), rate=30, total=20, target=(760, 300), max_speed=200)
+    exit_ = c.add_exit(area={"x": 700, "y": 200, "width": 100, "height": 200})
+    assert source["source"] == 1 and exit_["exit"] == 1
+
+    def balances(snap: Dict[str, Any]) -> None:
+        ((src,), (ex, *_)) = snap["sources"], snap["exits"]
+        assert src["spawned"] + src["remaining"] == 20
+        assert src["spawned"] == ex["removed"] + len(snap["agents"])
+
+    told = 0
+    for _ in range(12):  # 6 s of world time at 60 ticks a second
+        step = c.step(ticks=30)
+        snap = c.wait_for(lambda s, tick=step["tick"]: s["tick"] == tick)
+        if "sources" in snap:  # a snapshot that told a change (absent: as last told)
+            balances(snap)
+            told += 1
+    assert told >= 3
+    # Another exit is a change: the next snapshot tells every source and exit.
+    c.add_exit(area=(0, 0, 10, 10))
+    step = c.step()
+    snap = c.wait_for(lambda s: s["tick"] == step["tick"])
+    balances(snap)
+    assert snap["sources"][0]["spawned"] == 20 and snap["exits"][0]["removed"] > 0
+    assert c.sources == snap["sources"] and len(c.exits) == 2
+    with pytest.raises(herd.CommandError) as unknown:
+        c.remove_exit(id=9)
+    assert unknown.value.code == "unknown_exit"
+    assert c.remove_source(id=1)["count"] == 1
+
+
 def test_a_control_out_of_place_is_refused(commander: herd.Client) -> None:
     c = commander
     c.resume()

@@ -141,6 +141,22 @@ def test_spawn_passes_avoidance_priority_layer_and_mask_through() -> None:
     assert r.set_avoidance(mode="orca") == ("set_avoidance", {"mode": "orca"})
 
 
+def test_areas_may_be_tuples() -> None:
+    r = Recorder()
+    _, f = r.add_source(area=(1, 2, 3, 4), rate=2.5, total=10, target=(5, 6))
+    assert f == {
+        "area": {"x": 1, "y": 2, "width": 3, "height": 4},
+        "rate": 2.5,
+        "total": 10,
+        "target": {"x": 5, "y": 6},
+    }
+    assert r.add_exit(area={"x": 1, "y": 2, "width": 3, "height": 4})[1] == {
+        "area": {"x": 1, "y": 2, "width": 3, "height": 4}
+    }
+    with pytest.raises(TypeError, match=r"area must be \(x, y, width, height\)"):
+        r.add_exit(area=(1, 2, 3))
+
+
 def test_bad_input_is_refused_before_anything_is_sent() -> None:
     r = Recorder()
     with pytest.raises(TypeError, match="exactly one of count, agents"):

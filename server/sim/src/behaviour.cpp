@@ -134,10 +134,66 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
                                         subject->velocity, accel, a.def.max_speed, dt),
                 subject->position, false};
       return arrive_at(a, b.point, dt);
+    case BehaviourKind::queue:  // arrive; the pace stage brakes it behind slower agents
+      return arrive_at(a, b.point, dt);
+    case BehaviourKind::wander:  // these keep state between ticks: the world steers them
+    case BehaviourKind::flock:   // (world_steering.cpp)
+    case BehaviourKind::follow_path:
+    case BehaviourKind::follow:
     case BehaviourKind::kCount:
       break;
   }
   return {};
+}
+
+Vec2 wander_jitter(Vec2 on_circle, double radius, double step, double u1, double u2) {
+  const Vec2 moved = on_circle + Vec2{(2 * u1 - 1) * step, (2 * u2 - 1) * step};
+  const double len = length(moved);
+  if (len < 1e-12 * std::max(radius, 1e-300)) return {radius, 0};
+  return moved * (radius / len);
+}
+
+Vec2 turn_at_most(Vec2 heading, Vec2 desired, double max_turn) {
+  if (heading == Vec2{} || desired == Vec2{}) return desired;
+  const double cross = heading.x * desired.y - heading.y * desired.x;
+  const double angle = std::atan2(cross, dot(heading, desired));
+  if (std::abs(angle) <= max_turn) return desired;
+  const double turn = angle > 0 ? max_turn : -max_turn;
+  const double c = std::cos(turn), s = std::sin(turn);
+  return {heading.x * c - heading.y * s, heading.x * s + heading.y * c};
+}
+
+Vec2 flock_direction(Vec2 position, Vec2 heading, const FlockView& view, double radius,
+                     double w_separation, double w_alignment, double w_cohesion, const Vec2* target,
+                     Vec2 inward) {
+  Vec2 sum = inward;
+  if (view.count > 0) {
+    const double n = static_cast<double>(view.count);
+    sum += view.separation * w_separation;
+    sum += normalized_or_zero(view.velocity_sum) * w_alignment;
+    const Vec2 to_centre = view.position_sum * (1.0 / n) - position;
+    sum += to_centre * (w_cohesion / std::max(radius, 1e-300));
+  }
+  if (target) sum += normalized_or_zero(*target - position);
+  // Nothing to steer by (alone, or every pull cancelled): it keeps going as it was.
+  return length_squared(sum) < 1e-12 ? heading : normalized_or_zero(sum);
+}
+
+PathProjection project_on_segment(Vec2 p, Vec2 a, Vec2 b) {
+  const Vec2 ab = b - a;
+  const double len2 = length_squared(ab);
+  const double t = len2 > 0 ? std::clamp(dot(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+  const Vec2 q = a + ab * t;
+  return {q, t, length_squared(p - q)};
+}
+
+double approach_speed(double distance, double v_end, double accel) {
+  return std::sqrt(v_end * v_end + 2 * accel * std::max(distance, 0.0));
+}
+
+Vec2 follow_point(Vec2 leader, Vec2 heading, Vec2 offset) {
+  // Screen axes, y down: the right of heading (hx, hy) is (-hy, hx).
+  return leader + heading * offset.x + Vec2{-heading.y, heading.x} * offset.y;
 }
 
 }  // namespace herd::sim

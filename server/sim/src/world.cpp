@@ -41,6 +41,9 @@ std::span<const PathState> World::paths() const { return impl_->paths(); }
 PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
 std::span<const Measurement> World::measurements() const { return impl_->measurements(); }
 std::uint64_t World::measurements_version() const { return impl_->measurements_version(); }
+std::span<const Source> World::sources() const { return impl_->sources(); }
+std::span<const Exit> World::exits() const { return impl_->exits(); }
+std::uint64_t World::sources_version() const { return impl_->sources_version(); }
 std::size_t World::agent_memory_bytes() const { return impl_->agent_memory_bytes(); }
 std::uint64_t World::state_hash() const { return impl_->state_hash(); }
 std::string World::save_checkpoint() const { return impl_->save_checkpoint(); }

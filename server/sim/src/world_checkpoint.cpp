@@ -26,10 +26,11 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // added the flow fields, which are built under the path budget since (older worlds build theirs
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
 // queued orders, patrol routes and engaged enemies (older worlds had none). 10 added measurement
-// lines and areas. 11 added avoidance mode orca and each agent's avoidance priority, layer and
-// mask, and the world's defaults for them (older worlds' agents have the defaults: priority 50,
-// layer 1, every bit of the mask, as their servers ran them).
-constexpr std::uint32_t kFormatVersion = 11;
+// lines and areas; 11 the state of wander, flock, follow_path and follow; 12 sources and exits
+// (older worlds had none). 13 added avoidance mode orca and each agent's avoidance priority,
+// layer and mask, and the world's defaults for them (older worlds' agents have the defaults:
+// priority 50, layer 1, every bit of the mask, as their servers ran them).
+constexpr std::uint32_t kFormatVersion = 13;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -48,7 +49,7 @@ void serialize(S& s, WorldDef& d) {
   s.f64(a.slow_radius);
   s.f64(a.arrive_tolerance);
   AvoidanceDef& v = d.avoidance;
-  s.enumeration(v.mode, s.version() >= 11 ? AvoidanceMode::orca : AvoidanceMode::cardioid);
+  s.enumeration(v.mode, s.version() >= 13 ? AvoidanceMode::orca : AvoidanceMode::cardioid);
   s.f64(v.personal_space);
   s.f64(v.cardioid_exponent);
   s.enumeration(v.preferred_side, Side::right);
@@ -416,8 +417,18 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
       return why;
   }
-  // Format 11: the agents' avoidance priorities, layers and masks, and the world's defaults.
-  if (s.version() >= 11) {
+  if (s.version() >= 11 && !serialize_steering(s, w))
+    return "the checkpoint's steering state is corrupt";
+  // Format 12: sources and exits, whose agent templates are held to the commands' limits.
+  if (s.version() >= 12) {
+    if (std::string why = w.sources_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+    for (const Source& src : w.sources_.sources())
+      if (std::string why = validate(w.template_def(src.agent)); !why.empty())
+        return "the checkpoint's source " + std::to_string(src.id) + " is invalid: " + why;
+  }
+  // Format 13: the agents' avoidance priorities, layers and masks, and the world's defaults.
+  if (s.version() >= 13) {
     auto rules = [&](AgentDef& d) {
       s.u8(d.priority);
       s.u32(d.layer);
@@ -429,6 +440,51 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     if (!s.ok()) return "the checkpoint's avoidance priorities are corrupt";
   }
   return {};
+}
+
+// Format 11: what wander, flock, follow_path and follow keep between ticks (world_steering.cpp).
+template <CheckpointStream S>
+bool WorldImpl::serialize_steering(S& s, WorldImpl& w) {
+  s.boolean(w.steering_stale_);
+  std::vector<std::pair<AgentId, Steering>> entries;
+  if constexpr (!S::kLoading) entries.assign(w.steering_.begin(), w.steering_.end());
+  s.items(entries, 100, [&](std::pair<AgentId, Steering>& e) {
+    s.u32(e.first);
+    Steering& st = e.second;
+    s.enumeration(st.kind);
+    BehaviourParams& p = st.params;
+    s.f64(p.distance);
+    s.f64(p.jitter);
+    s.f64(p.separation);
+    s.f64(p.alignment);
+    s.f64(p.cohesion);
+    s.boolean(p.has_target);
+    s.boolean(p.loop);
+    s.boolean(p.has_offset);
+    s.vec(p.offset);
+    std::vector<Vec2> path;
+    if constexpr (!S::kLoading)
+      if (st.path) path = *st.path;
+    s.items(path, 16, [&](Vec2& v) { s.vec(v); });
+    s.u64(st.key);
+    s.vec(st.wander);
+    s.vec(st.heading);
+    s.u32(st.leg);
+    s.boolean(st.finished);
+    const bool needs_path = st.kind == BehaviourKind::follow_path;
+    s.check(has_steering_state(st.kind) && (needs_path ? path.size() >= 2 : path.empty()) &&
+            path.size() <= BehaviourLimits::kMaxPathPoints &&
+            (!needs_path || st.leg < path.size()) && std::isfinite(p.distance) &&
+            std::isfinite(p.jitter) && std::isfinite(p.separation) && std::isfinite(p.alignment) &&
+            std::isfinite(p.cohesion) && std::isfinite(p.offset.x) && std::isfinite(p.offset.y));
+    if constexpr (S::kLoading)
+      if (needs_path) st.path = std::make_shared<const std::vector<Vec2>>(std::move(path));
+  });
+  if constexpr (S::kLoading) {
+    w.steering_.clear();
+    for (auto& e : entries) w.steering_.emplace(e.first, std::move(e.second));
+  }
+  return s.ok();
 }
 
 // Format 9: orders (world_orders.cpp).

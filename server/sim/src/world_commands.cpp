@@ -49,6 +49,7 @@ CommandOutcome WorldImpl::apply(const Command& command, CommandOrigin origin) {
 }
 
 CommandOutcome WorldImpl::dispatch(const Command& command) {
+  steering_stale_ = steering_stale_ || !steering_.empty();  // it may change a steered agent
   return std::visit(
       [this](const auto& c) -> CommandOutcome {
         using T = std::decay_t<decltype(c)>;
@@ -86,6 +87,14 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_add_measurement(c);
         else if constexpr (std::is_same_v<T, RemoveMeasurement>)
           return apply_remove_measurement(c);
+        else if constexpr (std::is_same_v<T, AddSource>)
+          return apply_add_source(c);
+        else if constexpr (std::is_same_v<T, RemoveSource>)
+          return apply_remove_source(c);
+        else if constexpr (std::is_same_v<T, AddExit>)
+          return apply_add_exit(c);
+        else if constexpr (std::is_same_v<T, RemoveExit>)
+          return apply_remove_exit(c);
         else
           return apply_stop(c);
       },
@@ -144,8 +153,9 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     b.point = map_->tile_centre(*cmd.target_tile);
   }
   const BehaviourTraits& kind = traits(b.kind);
-  const bool uses_point =
-      b.agent == kNoAgent && kind.takes_point && !(b.kind == BehaviourKind::hold && cmd.hold_here);
+  const bool uses_point = b.agent == kNoAgent && kind.takes_point &&
+                          !(b.kind == BehaviourKind::hold && cmd.hold_here) &&
+                          !(b.kind == BehaviourKind::flock && !cmd.params.has_target);
   if (uses_point && !inside(b.point))
     return failure(CommandError::out_of_bounds,
                    "target " + point_text(b.point) + " is outside the world");
@@ -154,6 +164,17 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (b.agent != kNoAgent && !find(b.agent))
     return failure(CommandError::unknown_agent,
                    "agent " + std::to_string(b.agent) + " does not exist");
+  if (b.kind == BehaviourKind::follow_path) {
+    const std::vector<Vec2>& path = cmd.params.path;
+    if (path.size() < 2 || path.size() > BehaviourLimits::kMaxPathPoints)
+      return failure(
+          CommandError::invalid_target,
+          "a path needs 2 to " + std::to_string(BehaviourLimits::kMaxPathPoints) + " points");
+    for (Vec2 p : path)
+      if (!inside(p))
+        return failure(CommandError::out_of_bounds,
+                       "path point " + point_text(p) + " is outside the world");
+  }
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   for (std::size_t i : indices)
@@ -173,6 +194,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     a.behaviour.phase = kind.start;
     a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
+  start_steering(cmd, indices);
   out.affected = static_cast<std::uint32_t>(indices.size());
   return out;
 }
@@ -396,8 +418,16 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   CommandOutcome out;
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
+  remove_agents(indices);
+  out.affected = static_cast<std::uint32_t>(indices.size());
+  return out;
+}
+
+void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   // Every array parallel to agents_ loses the same entries, keeping the id order.
   forget_orders(indices);
+  if (!steering_.empty())
+    for (std::size_t i : indices) steering_.erase(agents_[i].id);
   std::vector<char> gone(agents_.size(), 0);
   for (std::size_t i : indices) gone[i] = 1;
   std::size_t kept = 0;
@@ -414,8 +444,6 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
   desires_.resize(std::min(desires_.size(), kept));
   hit_subject_.resize(std::min(hit_subject_.size(), kept));
   rules_stale_ = true;
-  out.affected = static_cast<std::uint32_t>(indices.size());
-  return out;
 }
 
 CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {

@@ -119,6 +119,7 @@ std::uint64_t WorldImpl::state_hash() const {
   pathing_.hash_queue(mix);
   pathing_.hash_fields(mix);
   formations_.hash(mix);
+  sources_.hash(mix, mixd);
   mix(touching_.size());
   for (std::uint64_t key : touching_) mix(key);
   mix(obstacles_.size());
@@ -160,6 +161,24 @@ std::uint64_t WorldImpl::state_hash() const {
       mix((std::uint64_t{o.leg} << 8) | std::uint64_t(o.route_settle));
       for (AgentId e : o.engaged) mix(e);
     }
+  }
+  // Wander's, flock's, follow_path's and follow's state: worlds without hash as they always have.
+  for (const auto& [id, st] : steering_) {
+    mix((std::uint64_t{id} << 8) | std::uint64_t(st.kind));
+    mixd(st.params.distance);
+    mixd(st.params.jitter);
+    mixd(st.params.separation);
+    mixd(st.params.alignment);
+    mixd(st.params.cohesion);
+    mix((std::uint64_t{st.params.has_target} << 2) | (std::uint64_t{st.params.loop} << 1) |
+        std::uint64_t{st.params.has_offset});
+    mixv(st.params.offset);
+    if (st.path)
+      for (Vec2 v : *st.path) mixv(v);
+    mix(st.key);
+    mixv(st.wander);
+    mixv(st.heading);
+    mix((std::uint64_t{st.leg} << 1) | std::uint64_t{st.finished});
   }
   return h;
 }

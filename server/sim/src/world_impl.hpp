@@ -36,6 +36,7 @@
 #include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
+#include "sources.hpp"
 #include "spatial_grid.hpp"
 
 namespace herd::sim {
@@ -70,6 +71,9 @@ class WorldImpl {
   std::span<const PathState> paths() const { return pathing_.paths(); }
   std::span<const Measurement> measurements() const { return measurements_.items(); }
   std::uint64_t measurements_version() const { return measurements_.version(); }
+  std::span<const Source> sources() const { return sources_.sources(); }
+  std::span<const Exit> exits() const { return sources_.exits(); }
+  std::uint64_t sources_version() const { return sources_.version(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
@@ -109,6 +113,29 @@ class WorldImpl {
   CommandOutcome apply_stop(const Stop& cmd);
   CommandOutcome apply_add_measurement(const AddMeasurement& cmd);
   CommandOutcome apply_remove_measurement(const RemoveMeasurement& cmd);
+  // Sources and exits (world_sources.cpp).
+  CommandOutcome apply_add_source(const AddSource& cmd);
+  CommandOutcome apply_remove_source(const RemoveSource& cmd);
+  CommandOutcome apply_add_exit(const AddExit& cmd);
+  CommandOutcome apply_remove_exit(const RemoveExit& cmd);
+  // A source's or exit's rectangle: inside the world, width and height above 0.
+  CommandOutcome check_rect(const char* what, Vec2 min, Vec2 max) const;
+  bool has_walkable_tile(Vec2 min, Vec2 max) const;     // some tile under the rectangle (a map)
+  AgentDef template_def(const AgentTemplate& t) const;  // the world's defaults, overridden
+  Agent make_agent(const AgentTemplate& t, Vec2 position);
+  // What a disc placed in a source's rectangle could overlap, by index.
+  struct Nearby {
+    std::vector<std::size_t> agents, obstacles;
+  };
+  // A free point for a disc of `radius` in source s's rectangle, from at most kPlacementTries
+  // seeded draws; none when every draw was on a blocked tile or overlapping.
+  std::optional<Vec2> place(const Source& s, double radius, const Nearby& near);
+  // The step's first stage: each source's agents due by this tick, made where there is room.
+  void stage_sources();
+  // The step's last stage: the agents whose centre is inside an exit, removed and counted.
+  void stage_exits();
+  // Removes the agents at `indices` (ascending, distinct), as the remove command does.
+  void remove_agents(const std::vector<std::size_t>& indices);
 
   // Orders (world_orders.cpp). One order for one agent, started now or queued.
   struct Waypoint {
@@ -159,6 +186,8 @@ class WorldImpl {
   void stage_pace() {
     formations_.pace(formation_scene(), desires_);
     pace_orders();
+    tag_flocks();
+    pace_queues();
   }
   // Members of a group order moving to their own places (spread keep) are tagged as one body,
   // as a formation's, and movers settling by contact slow to stop short of those stopped
@@ -376,6 +405,47 @@ class WorldImpl {
   FormationService formations_;
   // Measurement lines and areas: observers of the agents (measurements.hpp).
   MeasurementService measurements_;
+  // Sources and exits: where agents enter and leave (sources.hpp, world_sources.cpp).
+  SourceService sources_;
+
+  // Wander, flock, follow_path and follow (world_steering.cpp): what their steering keeps
+  // between ticks, by agent id, for the agents doing one of them.
+  struct Steering {
+    BehaviourKind kind = BehaviourKind::idle;  // the behaviour it was set for
+    BehaviourParams params;                    // path empty: in `path`, shared by one command's
+    std::shared_ptr<const std::vector<Vec2>> path;  // follow_path
+    std::uint64_t key = 0;  // wander: its own stream of random numbers (from the world's)
+    Vec2 wander;            // wander: the point on its circle, in its frame (x ahead)
+    Vec2 heading;           // its own (wander, flock) or its leader's (follow) last heading
+    std::uint32_t leg = 0;  // follow_path: the segment it is on (point leg to leg + 1)
+    bool finished = false;  // follow_path, once: it is on its way to the last point
+  };
+  std::map<AgentId, Steering> steering_;
+  bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
+
+ public:
+  const Steering* steering_of(AgentId id) const {
+    const auto it = steering_.find(id);
+    return it == steering_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  // set_behaviour's new state for the stateful kinds.
+  void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
+  // Entries of agents gone or doing something else.
+  void prune_steering();
+  // The desire of agent i doing wander, flock, follow_path or follow.
+  Desire steering_desire(std::size_t i);
+  // A flock's members (by group), and a leader's followers, keep apart by reciprocal velocity
+  // obstacles, as a converging group's do (this tick's together() tags), not by the anti-gravity
+  // pushes, which scatter a flock that is tight enough to align.
+  void tag_flocks();
+  static constexpr std::uint32_t kFlockTag = 1u << 28, kFollowTag = 1u << 27;
+  // Queueing: an agent doing `queue` brakes behind a slower one close ahead (after pathing).
+  void pace_queues();
+  std::vector<Vec2> queue_ways_;  // pace_queues' scratch
+  template <CheckpointStream S>
+  static bool serialize_steering(S& s, WorldImpl& w);
 };
 
 }  // namespace herd::sim

@@ -61,6 +61,7 @@ const Agent* WorldImpl::subject_of(const Agent& a) const {
 
 void WorldImpl::step() {
   const std::uint64_t start = clock_ ? clock_() : 0;
+  run_stage(Stage::sources, &WorldImpl::stage_sources);
   begin_step();
   run_stage(Stage::assignments, &WorldImpl::stage_assignments);
   run_stage(Stage::grid, &WorldImpl::stage_grid);
@@ -74,6 +75,7 @@ void WorldImpl::step() {
   run_stage(Stage::walls, &WorldImpl::stage_walls);
   run_stage(Stage::states, &WorldImpl::stage_states);
   run_stage(Stage::formations, &WorldImpl::stage_formations);
+  run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
   measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
   profile_.step_ns = clock_ ? clock_() - start : 0;
@@ -93,6 +95,7 @@ void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
   if (rules_stale_) count_rules();
+  if (steering_stale_) prune_steering();
 }
 
 void WorldImpl::count_rules() {
@@ -189,7 +192,9 @@ void WorldImpl::set_executor(Executor* executor) {
 
 void WorldImpl::stage_desires() {
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
-    desires_[i] = desire(agents_[i], subject_of(agents_[i]), def_.dt);
+    desires_[i] = has_steering_state(agents_[i].behaviour.kind)
+                      ? steering_desire(i)
+                      : desire(agents_[i], subject_of(agents_[i]), def_.dt);
   });
 }
 

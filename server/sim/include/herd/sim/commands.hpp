@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "measurement.hpp"
+#include "source.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
 
@@ -75,6 +76,7 @@ struct SetBehaviour {
   Behaviour behaviour;
   bool hold_here = false;                // hold: at the current position instead of behaviour.point
   std::optional<TileCoord> target_tile;  // instead of behaviour.point: that tile's centre
+  BehaviourParams params;                // wander, flock, follow_path, follow
   friend bool operator==(const SetBehaviour&, const SetBehaviour&) = default;
 };
 
@@ -135,6 +137,33 @@ struct AddMeasurement {
 struct RemoveMeasurement {
   MeasurementId id = 0;
   friend bool operator==(const RemoveMeasurement&, const RemoveMeasurement&) = default;
+};
+
+// A source (source.hpp): the rectangle [min, max] inside the world spawning `rate` agents a
+// second (above 0, at most SourceLimits::kMaxRate), `total` in all (1 to kMaxTotal), made from
+// `agent`.
+struct AddSource {
+  Vec2 min, max;
+  double rate = 1;
+  std::uint32_t total = 1;
+  AgentTemplate agent;
+  friend bool operator==(const AddSource&, const AddSource&) = default;
+};
+
+struct RemoveSource {
+  SourceId id = 0;
+  friend bool operator==(const RemoveSource&, const RemoveSource&) = default;
+};
+
+// An exit (source.hpp): the rectangle [min, max] inside the world.
+struct AddExit {
+  Vec2 min, max;
+  friend bool operator==(const AddExit&, const AddExit&) = default;
+};
+
+struct RemoveExit {
+  ExitId id = 0;
+  friend bool operator==(const RemoveExit&, const RemoveExit&) = default;
 };
 
 // Changes the world's avoidance settings; unset fields keep their value.
@@ -218,7 +247,8 @@ struct Remove {
 
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
                              RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
-                             SetGroup, Form, Demo, Remove, Stop, AddMeasurement, RemoveMeasurement>;
+                             SetGroup, Form, Demo, Remove, Stop, AddMeasurement, RemoveMeasurement,
+                             AddSource, RemoveSource, AddExit, RemoveExit>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -240,6 +270,8 @@ enum class CommandError : std::uint8_t {
   unreachable,     // a goal on a blocked tile, or one some selected agent's pathing cannot reach
   bad_selection,   // a group or rectangle with nobody in it, or a selection a move cannot use
   unknown_measurement,
+  unknown_source,  // remove_source names a source that does not exist (or no longer does)
+  unknown_exit,    // remove_exit likewise
 };
 
 struct CommandOutcome {
@@ -252,6 +284,8 @@ struct CommandOutcome {
   std::optional<ObstacleId> obstacle;        // add_obstacle: the new id
   std::optional<std::uint32_t> formation;    // formation and demo moves: the formation's id
   std::optional<MeasurementId> measurement;  // add_measurement: the new id
+  std::optional<SourceId> source;            // add_source: the new id
+  std::optional<ExitId> exit;                // add_exit: the new id
   bool ok() const { return error == CommandError::none; }
 };
 

@@ -15,6 +15,7 @@ using StepClock = std::uint64_t (*)();
 
 // The stages of a step, in the order they run.
 enum class Stage : std::uint8_t {
+  sources,      // sources' due agents made (source.hpp)
   assignments,  // deferred optimal formation assignments, within their per-tick budget
   phases,       // attack and react phase changes
   grid,         // the spatial grid of agents (and of obstacles when they changed)
@@ -27,6 +28,7 @@ enum class Stage : std::uint8_t {
   walls,        // tile walls and world bounds
   states,       // each agent's move state
   formations,   // formation records: arrivals, completion, unreachable places
+  exits,        // agents inside an exit removed and counted (source.hpp)
   kCount
 };
 inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::kCount);
@@ -34,8 +36,8 @@ inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::kCoun
 // Each stage's name, as /metrics, herd-bench and the viewer show it.
 constexpr std::string_view stage_name(Stage s) {
   constexpr std::array<std::string_view, kStageCount> names = {
-      "assignments", "phases",    "grid",       "desires", "pathing", "pace",
-      "avoidance",   "integrate", "collisions", "walls",   "states",  "formations"};
+      "sources",   "assignments", "phases",     "grid",  "desires", "pathing",    "pace",
+      "avoidance", "integrate",   "collisions", "walls", "states",  "formations", "exits"};
   return names[static_cast<std::size_t>(s)];
 }
 

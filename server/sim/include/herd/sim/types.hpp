@@ -33,6 +33,21 @@ enum class BehaviourKind : std::uint8_t {
   // Go to the point; on the way, engage (attack's pursuit) an enemy that comes within `radius`
   // (its sight), and carry on to the point once it has hit it (or lost it)
   attack_move,
+  // Reynolds' wander: seek a point on a circle ahead, displaced a little each tick at random (from
+  // the world's seeded generator); `radius` is the circle's (BehaviourParams: distance, jitter)
+  wander,
+  // Reynolds' flocking among the agents of its group within `radius`: separation, alignment and
+  // cohesion, weighted (BehaviourParams), and optionally toward BehaviourParams::target
+  flock,
+  // Reynolds' path following: predict, project onto the path (BehaviourParams::path), seek ahead
+  // along it; stays within `radius` of it; once to its end (arrive there) or round (loop)
+  follow_path,
+  // Leader following: keep BehaviourParams::offset (in the leader's frame) from `agent`, matching
+  // its velocity, arriving without overshoot when it stops
+  follow,
+  // Arrive at the point, braking behind a slower agent close ahead (Reynolds' queueing), so a
+  // crowd goes through a door one by one instead of pushing
+  queue,
   kCount  // not a kind: how many there are (kBehaviours has a row for each)
 };
 
@@ -117,6 +132,11 @@ inline constexpr std::array<BehaviourTraits, kBehaviourCount> kBehaviours = {{
     {BehaviourKind::react,  "react",  false, false, true,  true,  true,  true,  Phase::home,     false, Phase::none,     false, true},
     {BehaviourKind::patrol, "patrol", true,  false, false, false, false, false, Phase::out,      false, Phase::none,     false, false},
     {BehaviourKind::attack_move, "attack_move", true, false, false, true, false, false, Phase::advance, true, Phase::engage, false, false},
+    {BehaviourKind::wander, "wander", false, false, false, true,  false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::flock,  "flock",  true,  false, false, true,  false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::follow_path, "follow_path", false, false, false, true, false, false, Phase::none, false, Phase::none, false, false},
+    {BehaviourKind::follow, "follow", false, false, true,  false, false, false, Phase::none,     false, Phase::none,     false, false},
+    {BehaviourKind::queue,  "queue",  true,  false, false, false, false, false, Phase::none,     false, Phase::none,     false, false},
 }};
 // clang-format on
 
@@ -143,6 +163,34 @@ constexpr const BehaviourTraits& acting_traits(const Behaviour& b) {
 constexpr bool heads_for_subject(const Behaviour& b) {
   const BehaviourTraits& t = acting_traits(b);
   return t.heads_for_subject && (t.heads_only_in == Phase::none || b.phase == t.heads_only_in);
+}
+
+// What wander, flock, follow_path and follow take beyond a point, an agent and a radius
+// (SetBehaviour::params). A 0 (or unset) takes the default the comment gives, from the agent's
+// own radius r, speed and force, so that one command suits worlds in pixels and in metres.
+struct BehaviourParams {
+  double distance = 0;  // wander: the circle's centre ahead of the agent (0: 6 r)
+  double jitter = 0;    // wander: the most the point on the circle moves per second (0: 30 r/s)
+  // flock: the weights of separation, alignment and cohesion, and of heading for the target
+  double separation = 1.5, alignment = 1, cohesion = 1;
+  bool has_target = false;  // flock: travels toward Behaviour::point
+  std::vector<Vec2> path;   // follow_path: the points, in order (2 .. kMaxPathPoints)
+  bool loop = false;        // follow_path: from the last point back to the first, round and round
+  bool has_offset = false;  // follow: `offset` given; else places behind the leader
+  Vec2 offset;  // follow: x ahead of the leader, y to its right (screen, y down); for several
+                // followers the first place of a block of them behind the leader
+  friend bool operator==(const BehaviourParams&, const BehaviourParams&) = default;
+};
+
+struct BehaviourLimits {
+  static constexpr std::size_t kMaxPathPoints = 1024;
+  static constexpr double kMaxWeight = 100;  // flock weights: [0, kMaxWeight]
+};
+
+// The behaviours that keep state beyond Behaviour (the world's steering table).
+constexpr bool has_steering_state(BehaviourKind kind) {
+  return kind == BehaviourKind::wander || kind == BehaviourKind::flock ||
+         kind == BehaviourKind::follow_path || kind == BehaviourKind::follow;
 }
 
 // How steering turns into motion.

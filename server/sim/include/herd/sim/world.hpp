@@ -1,12 +1,12 @@
 // herd::sim::World — the authoritative world, the sim's one public object. Pure C++: no clocks,
 // no threads, no I/O of its own.
 //
-// step() is a script of stages over the agent array: phases -> spatial grid -> desired velocity
-// per behaviour -> pathing -> pacing -> avoidance -> steering and integration -> collision
-// detection and response -> walls -> states -> formations. Stages that read other agents compute
-// into scratch and commit afterwards (RVO2's newVelocity/update split), so no result depends on
-// the order agents are visited in. The same WorldDef and the same commands at the same ticks give
-// bit-identical state, which state_hash() pins.
+// step() is a script of stages over the agent array: sources -> phases -> spatial grid -> desired
+// velocity per behaviour -> pathing -> pacing -> avoidance -> steering and integration ->
+// collision detection and response -> walls -> states -> formations -> exits. Stages that read
+// other agents compute into scratch and commit afterwards (RVO2's newVelocity/update split), so no
+// result depends on the order agents are visited in. The same WorldDef and the same commands at the
+// same ticks give bit-identical state, which state_hash() pins.
 //
 // The state lives behind a pointer (src/world_impl.hpp): this header is the whole contract, and
 // nothing of the step's machinery (grids, scratch, path queue, kernels) is part of it.
@@ -27,6 +27,7 @@
 #include "executor.hpp"
 #include "measurement.hpp"
 #include "profile.hpp"
+#include "source.hpp"
 #include "tile_map.hpp"
 #include "trace.hpp"
 #include "types.hpp"
@@ -190,6 +191,11 @@ class World {
   // report; and a version bumped when one is added or removed or a report is made.
   std::span<const Measurement> measurements() const;
   std::uint64_t measurements_version() const;
+  // Sources and exits (add_source, add_exit), each ordered by id, with their counts; and a
+  // version bumped when one is added or removed, a source spawns or an exit removes agents.
+  std::span<const Source> sources() const;
+  std::span<const Exit> exits() const;
+  std::uint64_t sources_version() const;
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
   // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
