@@ -33,6 +33,7 @@ std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   s.measurements = std::move(extra->measurements);
   s.sources = std::move(extra->sources);
   s.exits = std::move(extra->exits);
+  s.walls = std::move(extra->walls);
   s.map = std::move(extra->map);
   s.map_cleared = extra->map_cleared;
   s.density = std::move(extra->density);

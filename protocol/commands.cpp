@@ -668,6 +668,57 @@ struct Wire<sim::RemoveExit> {
   }
 };
 
+// A wall: `points` (two for a segment, more for a polyline; with `closed`, three or more for a
+// polygon), each {"x","y"}, no two consecutive ones equal. Whether they lie inside the world, and
+// the world's limits on walls, are the world's to check.
+template <>
+struct Wire<sim::AddWall> {
+  static constexpr std::string_view kNames[] = {"add_wall"};
+  static sim::AddWall read(Fields& f, std::string_view) {
+    sim::AddWall c;
+    if (const json* v = f.find("closed")) c.closed = as_bool(*v, "closed");
+    const json& points = f.need("points");
+    const std::size_t least =
+        c.closed ? sim::WallLimits::kMinClosedPoints : sim::WallLimits::kMinPoints;
+    if (!points.is_array() || points.size() < least || points.size() > sim::WallLimits::kMaxPoints)
+      bad("points", "must be an array of " + std::to_string(least) + " to " +
+                        std::to_string(sim::WallLimits::kMaxPoints) + " points {\"x\",\"y\"}" +
+                        (c.closed ? " (a closed wall needs 3)" : ""));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const std::string where = "points[" + std::to_string(i) + "]";
+      c.points.push_back(as_point(points[i], where));
+      if (i > 0 && c.points[i] == c.points[i - 1]) bad(where, "is the same as the point before it");
+    }
+    if (c.closed && c.points.front() == c.points.back())
+      bad("points", "of a closed wall must not repeat the first at the end: closed joins them");
+    return c;
+  }
+  static void write(json& j, const sim::AddWall& c) {
+    j["cmd"] = "add_wall";
+    json points = json::array();
+    for (sim::Vec2 p : c.points) points.push_back(point_json(p));
+    j["points"] = std::move(points);
+    if (c.closed) j["closed"] = true;
+  }
+};
+
+template <>
+struct Wire<sim::RemoveWall> {
+  static constexpr std::string_view kNames[] = {"remove_wall"};
+  static sim::RemoveWall read(Fields& f, std::string_view) {
+    // `wall`, as the ack names it; `id`, as remove_obstacle.
+    const json* id = f.find("id");
+    const json* named = f.find("wall");
+    if ((id != nullptr) == (named != nullptr))
+      bad(f.name("wall"), "give the wall's id as 'wall' (or 'id'), once");
+    return sim::RemoveWall{as_u32(id ? *id : *named, f.name(id ? "id" : "wall"))};
+  }
+  static void write(json& j, const sim::RemoveWall& c) {
+    j["cmd"] = "remove_wall";
+    j["wall"] = c.id;
+  }
+};
+
 template <>
 struct Wire<sim::SetAvoidance> {
   static constexpr std::string_view kNames[] = {"set_avoidance"};

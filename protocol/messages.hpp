@@ -76,6 +76,7 @@ enum class ErrorCode : std::uint8_t {
   unknown_measurement,
   unknown_source,
   unknown_exit,
+  unknown_wall,
 };
 
 std::string_view to_string(ErrorCode code);
@@ -226,6 +227,14 @@ struct ObstacleState {
   friend bool operator==(const ObstacleState&, const ObstacleState&) = default;
 };
 
+// A wall (sim::Wall): a segment, an open polyline or (closed) a polygon through `points`.
+struct WallState {
+  std::uint32_t id = 0;
+  std::vector<sim::Vec2> points;
+  bool closed = false;
+  friend bool operator==(const WallState&, const WallState&) = default;
+};
+
 struct WorldInfo {
   double width = 0;
   double height = 0;
@@ -257,6 +266,9 @@ struct Welcome {
   // Every obstacle, as the welcome is sent; snapshots carry them again only when they change
   // (and now and then, Snapshot::obstacles).
   std::vector<ObstacleState> obstacles;
+  // Every wall, as the welcome is sent (written only when there are some); snapshots carry them
+  // again when they change (and now and then, Snapshot::walls).
+  std::vector<WallState> walls;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -388,6 +400,10 @@ struct Snapshot {
   // since the previous snapshot; absent, as last told.
   std::optional<std::vector<SourceState>> sources;
   std::optional<std::vector<ExitState>> exits;
+  // Every wall, present when they changed since the previous snapshot (a new world's first
+  // included) and, while there are any, at least every kObstacleRefreshSeconds; absent, as last
+  // told (welcome or snapshot).
+  std::optional<std::vector<WallState>> walls;
   std::optional<MapState> map;  // present when the map changed since the previous snapshot
   bool map_cleared = false;     // the map was removed since the previous snapshot
   // The server's count of snapshots made, this one included (0: not told). A client that
@@ -408,6 +424,7 @@ struct Ack {
   std::optional<std::uint32_t> measurement;          // add_measurement
   std::optional<std::uint32_t> source;               // add_source
   std::optional<std::uint32_t> exit;                 // add_exit
+  std::optional<std::uint32_t> wall;                 // add_wall
   friend bool operator==(const Ack&, const Ack&) = default;
 };
 

@@ -37,6 +37,7 @@ constexpr std::string_view kErrorNames[] = {
     "unknown_measurement",
     "unknown_source",
     "unknown_exit",
+    "unknown_wall",
 };
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
                                             "home", "out",      "back",    "advance", "engage"};
@@ -122,6 +123,8 @@ ErrorCode to_error_code(sim::CommandError error) {
       return ErrorCode::unknown_source;
     case sim::CommandError::unknown_exit:
       return ErrorCode::unknown_exit;
+    case sim::CommandError::unknown_wall:
+      return ErrorCode::unknown_wall;
     case sim::CommandError::none:
       break;
   }

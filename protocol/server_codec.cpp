@@ -152,6 +152,22 @@ void write_sources(JsonWriter& w, const std::vector<SourceState>& sources,
   w.end_array();
 }
 
+void write_walls(JsonWriter& w, const std::vector<WallState>& walls) {
+  w.key("walls");
+  w.begin_array();
+  for (const WallState& wall : walls) {
+    w.begin_object();
+    w.field("id", wall.id);
+    w.key("points");
+    w.begin_array();
+    for (sim::Vec2 p : wall.points) write_point(w, p);
+    w.end_array();
+    w.boolean_field("closed", wall.closed);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_obstacles(JsonWriter& w, const std::vector<ObstacleState>& obstacles) {
   w.key("obstacles");
   w.begin_array();
@@ -264,6 +280,7 @@ std::string encode_welcome_tail(const Welcome& m) {
   w.end_object();
   if (m.map) write_map(w, *m.map);
   write_obstacles(w, m.obstacles);
+  if (!m.walls.empty()) write_walls(w, m.walls);
   if (!m.scenario.empty()) w.field("scenario", m.scenario);
   if (!m.description.empty()) w.field("description", m.description);
   w.key("scenarios");
@@ -290,8 +307,9 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::optional<MapState>& map, bool map_cleared,
                          const std::vector<MeasurementState>* measurements,
                          const std::vector<SourceState>* sources,
-                         const std::vector<ExitState>* exits) {
+                         const std::vector<ExitState>* exits, const std::vector<WallState>* walls) {
   if (obstacles) write_obstacles(w, *obstacles);
+  if (walls) write_walls(w, *walls);
   w.key("collisions");
   w.begin_array();
   for (const CollisionState& c : collisions) {
@@ -397,14 +415,15 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::optional<MapState>& map, bool map_cleared,
                            const std::vector<MeasurementState>* measurements,
                            const std::vector<SourceState>* sources,
-                           const std::vector<ExitState>* exits) {
+                           const std::vector<ExitState>* exits,
+                           const std::vector<WallState>* walls) {
   SideOpen out;
   out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared ||
-                    measurements || (sources && exits);
+                    measurements || (sources && exits) || walls;
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
     write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements,
-                        sources, exits);
+                        sources, exits, walls);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -472,7 +491,8 @@ std::string encode(const Snapshot& m) {
         w.end_array();
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
                             m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr,
-                            m.sources ? &*m.sources : nullptr, m.exits ? &*m.exits : nullptr);
+                            m.sources ? &*m.sources : nullptr, m.exits ? &*m.exits : nullptr,
+                            m.walls ? &*m.walls : nullptr);
         if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
       },
@@ -496,6 +516,7 @@ std::string encode(const Ack& m) {
     if (m.measurement) w.field("measurement", *m.measurement);
     if (m.source) w.field("source", *m.source);
     if (m.exit) w.field("exit", *m.exit);
+    if (m.wall) w.field("wall", *m.wall);
   });
 }
 
@@ -546,7 +567,7 @@ std::string encode(const SessionList& m) {
 
 std::string encode_outcome(const sim::CommandOutcome& o) {
   if (!o.ok()) return encode(Error{o.origin.seq, to_error_code(o.error), o.message});
-  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}, {}};
+  Ack ack{o.origin.seq, o.tick, {}, {}, {}, {}, {}, {}};
   if (!o.spawned.empty())
     ack.agents = o.spawned;
   else if (o.obstacle)
@@ -557,6 +578,8 @@ std::string encode_outcome(const sim::CommandOutcome& o) {
     ack.source = o.source;
   else if (o.exit)
     ack.exit = o.exit;
+  else if (o.wall)
+    ack.wall = o.wall;
   else
     ack.count = o.affected;
   ack.formation = o.formation;

@@ -154,6 +154,21 @@ std::vector<ObstacleState> read_obstacles(Fields& f) {
   });
 }
 
+std::vector<WallState> read_walls(Fields& f) {
+  return read_array<WallState>(f, "walls", [](const json& v, const std::string& where) {
+    Fields o(v, where);
+    WallState st;
+    st.id = as_u32(o.need("id"), o.name("id"));
+    const json& points = o.need("points");
+    if (!points.is_array()) bad(o.name("points"), "must be an array of points");
+    for (std::size_t i = 0; i < points.size(); ++i)
+      st.points.push_back(as_point(points[i], o.name("points") + "[" + std::to_string(i) + "]"));
+    st.closed = as_bool(o.need("closed"), o.name("closed"));
+    o.no_others();
+    return st;
+  });
+}
+
 MeasurementState read_measurement(const json& v, const std::string& where) {
   Fields f(v, where);
   MeasurementState m;
@@ -239,6 +254,7 @@ Snapshot read_snapshot(Fields& f) {
   if (!f.need("agents").is_array()) bad("agents", "must be an array");
   s.agents = read_array<AgentState>(f, "agents", read_agent);
   if (f.find("obstacles")) s.obstacles = read_obstacles(f);
+  if (f.find("walls")) s.walls = read_walls(f);
   s.collisions =
       read_array<CollisionState>(f, "collisions", [](const json& v, const std::string& where) {
         Fields c(v, where);
@@ -331,6 +347,7 @@ Welcome read_welcome(Fields& f) {
     mf.no_others();
   }
   w.obstacles = read_obstacles(f);
+  w.walls = read_walls(f);
   if (const json* s = f.find("scenario")) w.scenario = std::string(as_string(*s, "scenario"));
   if (const json* d = f.find("description"))
     w.description = std::string(as_string(*d, "description"));
@@ -365,6 +382,7 @@ Ack read_ack(Fields& f) {
   if (const json* o = f.find("measurement")) a.measurement = as_u32(*o, "measurement");
   if (const json* o = f.find("source")) a.source = as_u32(*o, "source");
   if (const json* o = f.find("exit")) a.exit = as_u32(*o, "exit");
+  if (const json* o = f.find("wall")) a.wall = as_u32(*o, "wall");
   return a;
 }
 

@@ -38,16 +38,17 @@ void write_agent(JsonWriter& w, const AgentState& a);
 // One element of "inspect": an agent's avoidance trace.
 void write_inspect(JsonWriter& w, const InspectState& s);
 
-// The members after "agents", but for inspect: obstacles (when given), collisions, formations,
-// measurements (when given), sources and exits (when both are given), and the map (or "map": null
-// when map_cleared).
+// The members after "agents", but for inspect: obstacles and walls (when given), collisions,
+// formations, measurements (when given), sources and exits (when both are given), and the map (or
+// "map": null when map_cleared).
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstacles,
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
                          const std::optional<MapState>& map, bool map_cleared,
                          const std::vector<MeasurementState>* measurements = nullptr,
                          const std::vector<SourceState>* sources = nullptr,
-                         const std::vector<ExitState>* exits = nullptr);
+                         const std::vector<ExitState>* exits = nullptr,
+                         const std::vector<WallState>* walls = nullptr);
 
 // "inspect", a snapshot's last member, when there are traces.
 void write_snapshot_inspect(JsonWriter& w, const std::vector<InspectState>& inspect);
@@ -77,8 +78,8 @@ std::string inspect_suffix(const InspectTexts& texts, std::span<const std::uint3
 
 // A side section's shared part: a snapshot object's members but "agents" and "inspect", with no
 // closing brace (side_section adds each session's); `informative` when it says something without
-// any inspected agent (obstacles, collisions, formations, measurements, sources and exits, a map
-// change).
+// any inspected agent (obstacles, walls, collisions, formations, measurements, sources and exits,
+// a map change).
 struct SideOpen {
   std::string open;
   bool informative = false;
@@ -92,7 +93,8 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::optional<MapState>& map, bool map_cleared,
                            const std::vector<MeasurementState>* measurements = nullptr,
                            const std::vector<SourceState>* sources = nullptr,
-                           const std::vector<ExitState>* exits = nullptr);
+                           const std::vector<ExitState>* exits = nullptr,
+                           const std::vector<WallState>* walls = nullptr);
 
 // A binary frame's side section (PROTOCOL.md "Side section") from `open`, a snapshot object's
 // members but "agents" and "inspect" with no closing brace: for a session inspecting `ids`, its

@@ -337,7 +337,8 @@ struct Args {
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
   std::uint32_t priority = 50, layer = 1, mask = 0xFFFFFFFF;
-  bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false;
+  bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false,
+       closed = false;
   std::string spread, order_shape, pathing, movement;
   std::vector<std::string> points;
   double distance = 0, jitter = 0, separation = 0, alignment = 0, cohesion = 0;  // behaviours
@@ -593,6 +594,33 @@ void add_command_subcommands(CLI::App& app, json& out) {
         return json{{"cmd", "remove_obstacle"}, {"id", a->id}};
       });
   remove_obstacle->add_option("ID", a->id, "the obstacle's id")->required();
+
+  auto* wall =
+      app.add_subcommand("wall", "add or remove a wall: a segment, a polyline or a polygon");
+  wall->require_subcommand(1);
+  auto* add_wall =
+      command(*wall, out, "add", "a wall through POINTS in order (--closed: back to the first)",
+              [a](CLI::App*) {
+                json points = json::array();
+                for (const std::string& arg : a->points)
+                  for (std::size_t start = 0; start <= arg.size();) {
+                    const std::size_t end = std::min(arg.find(';', start), arg.size());
+                    points.push_back(point_or_bad(arg.substr(start, end - start), "POINTS"));
+                    start = end + 1;
+                  }
+                json c{{"cmd", "add_wall"}, {"points", points}};
+                if (a->closed) c["closed"] = true;
+                return c;
+              });
+  add_wall
+      ->add_option("POINTS", a->points,
+                   "two points or more, X,Y each: separate arguments or X,Y;X,Y;... in one")
+      ->required();
+  add_wall->add_flag("--closed", a->closed, "join the last point to the first: a polygon (3+)");
+  auto* remove_wall = command(*wall, out, "remove", "the wall with this id", [a](CLI::App*) {
+    return json{{"cmd", "remove_wall"}, {"wall", a->id}};
+  });
+  remove_wall->add_option("ID", a->id, "the wall's id (add's ack gives it)")->required();
 
   auto* measure = app.add_subcommand(
       "measure", "add or remove a measurement line (flow each way) or area (density, speed)");

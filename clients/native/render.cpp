@@ -144,6 +144,30 @@ void draw_obstacles(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
   }
 }
 
+// Each wall's segments as the browser strokes them: the rim, then the stone line over it, round
+// at the points (a disc at each, so joints and ends have no notch).
+void draw_walls(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
+  for (const auto& [width, rgb] : {std::pair{kWallPx + 2 * kWallRimPx, colour::kObstacleRim},
+                                   std::pair{kWallPx, colour::kObstacle}}) {
+    const SDL_Color c{rgb.r, rgb.g, rgb.b, 255};
+    set_colour(r, rgb);
+    for (const auto& w : v.walls()) {
+      const std::size_t n = w.points.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        const SDL_FPoint p{static_cast<float>(cam.to_screen_x(w.points[i].x)),
+                           static_cast<float>(cam.to_screen_y(w.points[i].y))};
+        fill_circle(r, p.x, p.y, width / 2);
+        if (i + 1 == n && !(w.closed && n > 2)) continue;
+        const sim::Vec2 next = w.points[(i + 1) % n];
+        thick_line(r, p,
+                   SDL_FPoint{static_cast<float>(cam.to_screen_x(next.x)),
+                              static_cast<float>(cam.to_screen_y(next.y))},
+                   width, c);
+      }
+    }
+  }
+}
+
 bool selected(const Viewer& v, std::uint32_t id) {
   return std::binary_search(v.selection().begin(), v.selection().end(), id);
 }
@@ -274,6 +298,7 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     const auto agents = viewer.agents_at(now);
     draw_world(r, viewer, cam);
     draw_trails(r, viewer, agents, cam);
+    draw_walls(r, viewer, cam);
     draw_obstacles(r, viewer, cam);
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);

@@ -32,6 +32,10 @@ inline Rgb group_colour(unsigned group) {
 // (3 px out), so the whole body keeps its group colour (clients/web/agent_layer.js draws the
 // same).
 inline constexpr int kCollidedRingPx = 2;
+// Walls (add_wall) are a line of the obstacles' stone this many pixels wide on a rim of their
+// darker edge kWallRimPx more on each side, whatever the zoom, as the browser draws them
+// (clients/web/view_marks.js).
+inline constexpr double kWallPx = 3, kWallRimPx = 2;
 
 // The dot on each point of a selected agent's queued route, window pixels (its radius, as
 // fill_circle rounds it), as clients/web/view_marks.js draws it.

@@ -16,6 +16,7 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     world_ = w->world;
     map_ = w->map;
     obstacles_ = w->obstacles;
+    walls_ = w->walls;
     upstream_ = w->upstream;
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
     if (!same_world) {
@@ -29,6 +30,7 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
   if (s->map) map_ = s->map;
   if (s->map_cleared) map_.reset();
   if (s->obstacles) obstacles_ = *s->obstacles;  // absent: unchanged
+  if (s->walls) walls_ = *s->walls;              // absent: unchanged
   previous_ = std::move(current_);
   have_previous_ = have_current_;
   current_ = *s;

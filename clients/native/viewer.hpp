@@ -38,6 +38,8 @@ class Viewer {
   const std::optional<protocol::MapState>& map() const { return map_; }
   // The obstacles as last told (welcome, or a snapshot that carried them).
   const std::vector<protocol::ObstacleState>& obstacles() const { return obstacles_; }
+  // The walls as last told (welcome, or a snapshot that carried them).
+  const std::vector<protocol::WallState>& walls() const { return walls_; }
   const protocol::Snapshot& latest() const { return current_; }
   // The collisions of the last kFlashSeconds (at most kMaxFlashes, the newest), oldest first.
   const std::vector<Flash>& flashes() const { return flashes_; }
@@ -106,6 +108,7 @@ class Viewer {
   protocol::WorldInfo world_;
   std::optional<protocol::MapState> map_;
   std::vector<protocol::ObstacleState> obstacles_;
+  std::vector<protocol::WallState> walls_;
   double snapshot_interval_ = 0.05;  // seconds, from the welcome
   protocol::Snapshot previous_, current_;
   bool have_previous_ = false, have_current_ = false;

@@ -11,7 +11,7 @@ import { THEME, MIN_AGENT_PX } from './view.js';
 import { INSPECT_COLORS, VECTOR_MAX_UNITS, vectorUnitPx, byId } from './inspect_view.js';
 import { trailAlpha } from './map_view.js';
 import { COLLIDED_RING_WIDTH_PX, collidedRingRadius } from './agent_layer.js';
-import { ROUTE_DOT_PX } from './view_marks.js';
+import { ROUTE_DOT_PX, WALL_PX } from './view_marks.js';
 
 /** @import { CommandFields, Formation } from '../js/src/protocol.js' */
 /** @import { Connection } from '../js/src/connection.js' */
@@ -127,6 +127,7 @@ export function installDebugApi(v) {
       return v.view.routes.map((r) => ({ id: r.id, points: r.points.map((p) => ({ ...p })) }));
     },
     routeDotPx: ROUTE_DOT_PX,
+    wallPx: WALL_PX, // a wall's stone line, CSS pixels wide (its darker rim beyond it)
     get obstacles() {
       return v.state.obstacles;
     },
@@ -140,6 +141,9 @@ export function installDebugApi(v) {
     },
     get areaLabels() {
       return v.view.areaLabels.map((l) => ({ ...l }));
+    },
+    get walls() {
+      return v.state.walls;
     },
     get avoidance() {
       return v.state.avoidance;

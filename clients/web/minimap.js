@@ -13,7 +13,7 @@ import { THEME } from './theme.js';
 import { packColor } from './raster_masks.js';
 import { DOCK_HEIGHT_PX } from './dock.js';
 
-/** @import { Agent, Obstacle, Point } from '../js/src/protocol.js' */
+/** @import { Agent, Obstacle, Point, Wall } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { DockSide } from './dock.js' */
@@ -32,6 +32,7 @@ export const LIMITED_NOTE = 'binary snapshots carry only the agents near the vie
  * @property {WorldSize | null} world
  * @property {Agent[]} agents the newest snapshot's
  * @property {Obstacle[]} obstacles
+ * @property {Wall[]} [walls]
  * @property {TileMap | null} map
  * @property {Set<number>} selected
  * @property {boolean} limited the snapshots carry only the agents near the view
@@ -85,6 +86,8 @@ export class Minimap {
     this.composes = 0; // how often the dots were drawn (tests: not every frame)
     /** @type {Obstacle[]} */
     this.obstacles = [];
+    /** @type {Wall[]} */
+    this.walls = [];
     this.groupColors = THEME.groups.map((c) => /** @type {number} */ (packColor(c)));
     this.selectedColor = /** @type {number} */ (packColor(THEME.selection));
     /** @type {number | null} */
@@ -126,6 +129,7 @@ export class Minimap {
     if (f.now - this.composedAt >= MINIMAP_EVERY_MS) {
       this.#compose(f.agents, f.selected);
       this.obstacles = f.obstacles;
+      this.walls = f.walls ?? [];
       this.composedAt = f.now;
       fresh = true;
     }
@@ -239,6 +243,14 @@ export class Minimap {
       ctx.arc(o.x * kx, o.y * ky, r, 0, 2 * Math.PI);
     }
     ctx.fill();
+    ctx.strokeStyle = THEME.obstacle;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    for (const w of this.walls) {
+      w.points.forEach((p, i) => (i === 0 ? ctx.moveTo(p.x * kx, p.y * ky) : ctx.lineTo(p.x * kx, p.y * ky)));
+      if (w.closed) ctx.closePath();
+    }
+    ctx.stroke();
     const v = this.view;
     const f = v.freeRect();
     const a = v.screenToWorld(f.x, f.y);

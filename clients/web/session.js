@@ -130,6 +130,7 @@ export class Session {
         if (msg.obstacles) state.obstacles = msg.obstacles; // absent: unchanged since told
         if (msg.sources) state.sources = msg.sources; // with exits; absent: unchanged since told
         if (msg.exits) state.exits = msg.exits;
+        if (msg.walls) state.walls = msg.walls; // absent: unchanged since told
         state.avoidance = msg.avoidance ?? null;
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
@@ -188,6 +189,7 @@ export class Session {
     state.welcome = msg;
     state.welcomeGeneration = conn.generation;
     state.obstacles = msg.obstacles ?? []; // every obstacle now; snapshots tell changes
+    state.walls = msg.walls ?? []; // every wall now (absent: none); snapshots tell changes
     if (!sameWorld) state.tick = msg.tick;
     this.view.setWorld(msg.world);
     if (!sameRates) this.interp.reset(msg.tick_rate, msg.snapshot_rate); // times are ticks over the tick rate

@@ -15,7 +15,7 @@ import * as marks from './view_marks.js';
 
 export { THEME, groupColor };
 
-/** @import { Agent, Exit, Obstacle, InspectTrace, Point, Source } from '../js/src/protocol.js' */
+/** @import { Agent, Exit, Obstacle, InspectTrace, Point, Source, Wall } from '../js/src/protocol.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { PaintTile, Brush } from './paint.js' */
 /** @import { SelectionBox } from './input.js' */
@@ -30,6 +30,7 @@ export { THEME, groupColor };
  * @property {Obstacle[]} obstacles
  * @property {Source[]} [sources] outlined with their counts, on the ground
  * @property {Exit[]} [exits]
+ * @property {Wall[]} [walls]
  * @property {Set<number>} selected
  * @property {Order[]} orders
  * @property {Flash[]} flashes
@@ -202,7 +203,7 @@ export class View {
     return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
   }
 
-  // frame: {agents, obstacles, selected: Set of ids, orders: [{x, y, at}],
+  // frame: {agents, obstacles, walls, selected: Set of ids, orders: [{x, y, at}],
   //         flashes: [{x, y, impulse, at}], traces: inspect entries to draw, live: bool, now: ms,
   //         paint: {tiles: [{x, y, blocked}] not yet in a snapshot, brush: {x, y, erase} or null},
   //         roles: Map of id -> role (roles.js), allGoals: every agent's goal, not only the selection's,
@@ -224,6 +225,7 @@ export class View {
       drawTrails(ctx, this, frame.agents, this.map);
     }
     this.areaLabels = marks.drawSourcesAndExits(ctx, this, frame.sources ?? [], frame.exits ?? []);
+    marks.drawWalls(ctx, this, frame.walls ?? []);
     marks.drawObstacles(ctx, this, frame.obstacles);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);

@@ -9,7 +9,7 @@ import { THEME } from './theme.js';
 import { markOutline } from './roles.js';
 import { queuedRoute } from './orders.js';
 
-/** @import { Agent, Exit, Obstacle, Point, Source } from '../js/src/protocol.js' */
+/** @import { Agent, Exit, Obstacle, Point, Source, Wall } from '../js/src/protocol.js' */
 /** @import { SelectionBox } from './input.js' */
 /** @import { View } from './view.js' */
 
@@ -165,6 +165,37 @@ export function drawSourcesAndExits(ctx, view, sources, exits) {
   }
   ctx.restore();
   return labels;
+}
+
+// Walls (add_wall) have no thickness; each is drawn as a line of the obstacles' stone this many
+// CSS pixels wide on a rim of their darker edge, whatever the zoom, so a thin wall is never lost.
+export const WALL_PX = 3;
+const WALL_RIM_PX = 2; // more on each side
+
+/** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Wall[]} walls */
+export function drawWalls(ctx, view, walls) {
+  if (walls.length === 0) return;
+  const lines = new Path2D();
+  for (const w of walls) {
+    if (w.points.length < 2) continue;
+    const first = view.worldToScreen(w.points[0].x, w.points[0].y);
+    lines.moveTo(first.x, first.y);
+    for (const q of w.points.slice(1)) {
+      const p = view.worldToScreen(q.x, q.y);
+      lines.lineTo(p.x, p.y);
+    }
+    if (w.closed) lines.closePath();
+  }
+  ctx.save();
+  ctx.lineCap = 'round';
+  ctx.lineJoin = 'round';
+  ctx.strokeStyle = THEME.obstacleRim;
+  ctx.lineWidth = WALL_PX + 2 * WALL_RIM_PX;
+  ctx.stroke(lines);
+  ctx.strokeStyle = THEME.obstacle;
+  ctx.lineWidth = WALL_PX;
+  ctx.stroke(lines);
+  ctx.restore();
 }
 
 // The rim is stroked inside the disc, so the obstacle's outer edge is exactly its radius.

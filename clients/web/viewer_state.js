@@ -4,7 +4,7 @@
 // window.herd reads it (debug_api.js).
 
 /**
- * @import { Ack, Agent, CommandFields, Exit, Formation, InspectTrace, Obstacle, Source, Welcome } from '../js/src/protocol.js'
+ * @import { Ack, Agent, CommandFields, Exit, Formation, InspectTrace, Obstacle, Source, Wall, Welcome } from '../js/src/protocol.js'
  */
 /** @import { Flash, Order } from './view_marks.js' */
 /** @import { TileMap } from './tile_map.js' */
@@ -22,6 +22,7 @@
  * @property {Obstacle[]} obstacles
  * @property {Source[]} sources
  * @property {Exit[]} exits
+ * @property {Wall[]} walls
  * @property {string | null} avoidance
  * @property {InspectTrace[]} traces
  * @property {Flash[]} flashes
@@ -52,6 +53,7 @@ export function newViewerState() {
     obstacles: [], // the newest snapshot's obstacles, ordered by id
     sources: [], // the sources (add_source) with their counts, as last told, ordered by id
     exits: [], // the exits (add_exit) with their counts, as last told, ordered by id
+    walls: [], // every wall as last told (welcome or snapshot), ordered by id
     avoidance: null, // the world's avoidance mode, from the newest snapshot
     traces: [], // the newest snapshot's inspect entries (this session's own)
     flashes: [], // collisions being shown: {x, y, impulse, at}

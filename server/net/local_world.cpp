@@ -58,6 +58,7 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
   w.max_agents = world_.def().max_agents;
   w.map = publish::map_state(world_);
   w.obstacles = publish::obstacle_states(world_);
+  w.walls = publish::wall_states(world_);
   w.scenario = config_.scenario_name.empty() ? config_.scenario : config_.scenario_name;
   w.description = config_.scenario_description;
   w.scenarios = scenario_names_;
@@ -238,6 +239,16 @@ void LocalWorld::broadcast_snapshot() {
   parts.sources = world_.sources_version() != sources_version_sent_ ||
                   (parts.obstacles && !(world_.sources().empty() && world_.exits().empty()));
   sources_version_sent_ = world_.sources_version();
+  // Walls as the obstacles (besides the welcome): after a change, in a new world's first
+  // snapshot, and while there are any at least every kObstacleRefreshSeconds.
+  parts.walls = world_.walls_version() != walls_version_sent_ ||
+                (!world_.walls().empty() && serial >= walls_due_serial_);
+  if (parts.walls) {
+    walls_version_sent_ = world_.walls_version();
+    walls_due_serial_ =
+        serial + static_cast<std::uint64_t>(std::max(
+                     1.0, std::round(protocol::kObstacleRefreshSeconds * config_.snapshot_rate)));
+  }
   // The density layer, for the clients that take it: one pass over the agents, a few times a
   // second (publish::density_layer).
   if (hub_.density_due(config_.snapshot_rate)) hub_.attach_density(publish::density_layer(world_));
@@ -417,6 +428,7 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   map_version_sent_ = world_.map_version();
   obstacles_version_sent_ = world_.obstacles_version();  // the welcomes that follow carry them
   measurements_version_sent_ = ~std::uint64_t{0};
+  walls_version_sent_ = ~std::uint64_t{0};
   measurement_metrics_version_ = ~std::uint64_t{0};
   sources_version_sent_ = ~std::uint64_t{0};
   source_metrics_version_ = ~std::uint64_t{0};

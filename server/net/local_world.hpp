@@ -108,6 +108,11 @@ class LocalWorld final : public WorldSource {
   std::uint64_t obstacles_due_serial_ = 0;  // the snapshot that carries them again, changed or not
   std::uint64_t measurements_version_sent_ = 0;  // the world's measurements version last sent
   std::uint64_t sources_version_sent_ = 0;       // the same for its sources and exits
+  // The world's walls version the last snapshot that carried them was made at (a scenario's walls
+  // go in the first snapshot; ~0: the next carries them, a new world's first), and the serial of
+  // the next that repeats them.
+  std::uint64_t walls_version_sent_ = 0;
+  std::uint64_t walls_due_serial_ = 0;
   // The measurements, sources and exits for /metrics, copied on the tick thread when they change
   // (read on any).
   mutable std::mutex metrics_mutex_;

@@ -46,7 +46,7 @@ inline constexpr std::array<double, 12> kStageBounds{1e-6, 5e-6,  1e-5,   5e-5, 
 using StageHistogram = DurationHistogram<kStageBounds>;
 
 inline constexpr std::size_t kErrorCodeCount =
-    static_cast<std::size_t>(protocol::ErrorCode::unknown_exit) + 1;
+    static_cast<std::size_t>(protocol::ErrorCode::unknown_wall) + 1;
 
 // Why the server refused or closed something a client did (PROTOCOL.md "Limits").
 enum class Refusal : std::uint8_t {

@@ -55,7 +55,8 @@ protocol::SideOpen side_open(const protocol::Snapshot& s) {
   return protocol::open_side_section(
       s.tick, s.time, s.avoidance, s.serial, s.obstacles ? &*s.obstacles : nullptr, s.collisions,
       s.formations, s.map, s.map_cleared, s.measurements ? &*s.measurements : nullptr,
-      s.sources ? &*s.sources : nullptr, s.exits ? &*s.exits : nullptr);
+      s.sources ? &*s.sources : nullptr, s.exits ? &*s.exits : nullptr,
+      s.walls ? &*s.walls : nullptr);
 }
 
 std::size_t text_bytes(std::string_view text) { return text.size(); }
@@ -65,6 +66,7 @@ std::size_t text_bytes(std::string_view text) { return text.size(); }
 struct Widest {
   std::size_t agent, formation, obstacle, collision, inspect, push, map, measurement, source,
       snapshot;
+  std::size_t wall, wall_point;  // a wall of two points, and each point more
 };
 
 Widest widest(std::size_t (*measure)(std::string_view)) {
@@ -131,6 +133,12 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     s.exits.emplace().push_back(
         {kMax32, {kCoord, kCoord}, {kCoord, kCoord}, std::numeric_limits<std::uint64_t>::max()});
   });
+  protocol::WallState wall{std::numeric_limits<std::uint32_t>::max(),
+                           {{kCoord, kCoord}, {kCoord, kCoord}},
+                           false};  // "false": longer than "true"
+  w.wall = cost([&](protocol::Snapshot& s) { s.walls.emplace().push_back(wall); });
+  wall.points.push_back({kCoord, kCoord});
+  w.wall_point = cost([&](protocol::Snapshot& s) { s.walls.emplace().push_back(wall); }) - w.wall;
   w.collision = cost([&](protocol::Snapshot& s) {
     s.collisions.push_back({std::numeric_limits<std::uint32_t>::max(),
                             std::numeric_limits<std::uint32_t>::max(), true, kCoord, kCoord, -1e9});
@@ -162,6 +170,12 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
   return w;
 }
 
+// Every wall a world may hold (sim::WallLimits), at their widest, in `w`'s measure.
+std::uint64_t all_walls(const Widest& w) {
+  return std::uint64_t{sim::WallLimits::kMaxWalls} * w.wall +
+         std::uint64_t{sim::WallLimits::kMaxTotalPoints} * w.wall_point;
+}
+
 // The largest snapshot of a world of `max_agents` agents, in `w`'s measure, plus a quarter.
 std::size_t largest(const Widest& w, std::uint32_t max_agents) {
   const std::uint64_t agents = max_agents == 0
@@ -174,7 +188,7 @@ std::size_t largest(const Widest& w, std::uint32_t max_agents) {
       std::uint64_t{sim::kMaxMeasurements} * w.measurement +
       std::uint64_t{std::max(sim::SourceLimits::kMaxSources, sim::SourceLimits::kMaxExits)} *
           w.source +
-      protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
+      all_walls(w) + protocol::kMaxInspectPerSession * (w.inspect + 1000 * w.push) + w.map;
   return static_cast<std::size_t>(n + n / 4);
 }
 
@@ -200,10 +214,11 @@ std::size_t json_values(std::string_view text) {
   return n;
 }
 
-// A welcome holds the map and every obstacle.
+// A welcome holds the map, every obstacle and every wall.
 std::size_t max_welcome_bytes() {
   static const Widest w = widest(text_bytes);
-  return w.map + std::size_t{sim::WorldDef{}.max_obstacles} * w.obstacle + (256u << 10);
+  return w.map + std::size_t{sim::WorldDef{}.max_obstacles} * w.obstacle + all_walls(w) +
+         (256u << 10);
 }
 
 std::size_t max_snapshot_bytes(std::uint32_t max_agents) {
@@ -524,6 +539,7 @@ void RelayUpstream::relay(std::string text) {
   if (s.map) welcome_->map = s.map;
   if (s.map_cleared) welcome_->map.reset();
   if (s.obstacles) welcome_->obstacles = *s.obstacles;
+  if (s.walls) welcome_->walls = *s.walls;
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_->world;
     protocol::QuantState state =

@@ -48,15 +48,15 @@ namespace herd::net {
 std::size_t json_values(std::string_view text);
 
 // The largest message a relay reads from its upstream before the upstream's welcome: the
-// welcome, whose map may be a whole tile map (sim::TileMapLimits::kMaxSide squared) and whose
-// scenario list is short.
+// welcome, whose map may be a whole tile map (sim::TileMapLimits::kMaxSide squared), with every
+// obstacle and every wall (sim::WallLimits) a world may hold, and whose scenario list is short.
 std::size_t max_welcome_bytes();
 // The largest message a relay reads from its upstream after a welcome saying `max_agents`: the
 // largest JSON snapshot such a world can make (every agent, formation and unreachable place at
-// its widest, agents' histories at 32 tiles; sim::WorldDef's default 10,000 obstacles; the most
-// collisions a snapshot lists; 16 inspected agents with 1,000 pushes each; a whole tile map),
-// plus a quarter. A welcome's max_agents of 0 counts as sim::WorldDef's default, and more than
-// sim::WorldDefLimits::kMaxAgents as that.
+// its widest, agents' histories at 32 tiles; sim::WorldDef's default 10,000 obstacles; every
+// wall sim::WallLimits allows; the most collisions a snapshot lists; 16 inspected agents with
+// 1,000 pushes each; a whole tile map), plus a quarter. A welcome's max_agents of 0 counts as
+// sim::WorldDef's default, and more than sim::WorldDefLimits::kMaxAgents as that.
 std::size_t max_snapshot_bytes(std::uint32_t max_agents);
 // The most JSON values (',', '{' and '[' outside strings) a message from the upstream may hold,
 // counted the same way for such a snapshot: more is dropped undecoded, since decoding costs

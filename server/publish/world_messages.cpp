@@ -80,6 +80,7 @@ struct SnapshotTail {
   std::optional<std::vector<MeasurementState>> measurements;
   std::optional<std::vector<SourceState>> sources;
   std::optional<std::vector<ExitState>> exits;
+  std::optional<std::vector<WallState>> walls;
 };
 
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
@@ -92,6 +93,7 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
     t.sources = source_states(world);
     t.exits = exit_states(world);
   }
+  if (parts.walls) t.walls = wall_states(world);
   for (const sim::CollisionEvent& e :
        collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
@@ -113,7 +115,8 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
 void write_tail(JsonWriter& w, const SnapshotTail& t, const SnapshotParts& parts) {
   write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
                       parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
-                      t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr);
+                      t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
+                      t.walls ? &*t.walls : nullptr);
 }
 
 }  // namespace
@@ -126,13 +129,21 @@ std::vector<ObstacleState> obstacle_states(const sim::World& world) {
   return out;
 }
 
+std::vector<WallState> wall_states(const sim::World& world) {
+  std::vector<WallState> out;
+  out.reserve(world.walls().size());
+  for (const sim::Wall& w : world.walls()) out.push_back({w.id, w.points, w.closed});
+  return out;
+}
+
 SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
                           const SnapshotParts& parts) {
   const SnapshotTail t = snapshot_tail(world, collisions, parts);
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
                            parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
-                           t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr);
+                           t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
+                           t.walls ? &*t.walls : nullptr);
 }
 
 std::vector<SourceState> source_states(const sim::World& world) {

@@ -20,12 +20,14 @@ namespace herd::publish {
 // Which of a snapshot's parts that are not sent every time this one carries: the map (it
 // changed since the last snapshot), the obstacles (they changed, or are due again:
 // Snapshot::obstacles), the measurements (added, removed or reported since the last snapshot),
-// the sources and exits (added, removed, or a count changed since the last snapshot).
+// the sources and exits (added, removed, or a count changed since the last snapshot), the walls
+// (they changed, or are due again: Snapshot::walls).
 struct SnapshotParts {
   bool map = false;
   bool obstacles = true;
   bool measurements = false;
   bool sources = false;
+  bool walls = false;
 };
 
 // Every measurement line and area with its last report, as the wire carries them.
@@ -56,6 +58,9 @@ protocol::InspectTexts inspect_texts(const sim::World& world);
 
 // Every obstacle as the wire carries them (welcome, snapshots).
 std::vector<protocol::ObstacleState> obstacle_states(const sim::World& world);
+
+// Every wall as the wire carries them (welcome, snapshots).
+std::vector<protocol::WallState> wall_states(const sim::World& world);
 
 // The world's map as the wire carries it (welcome, snapshots), if it has one.
 std::optional<protocol::MapState> map_state(const sim::World& world);

@@ -2,6 +2,7 @@
 // their exact exit codes (0 ack, 1 server error, 2 bad usage, 3 unreachable).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -158,6 +159,9 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"source", "remove", "1"},
            {"exit", "add", "700", "250", "100", "100"},
            {"exit", "remove", "1"},
+           {"wall", "add", "400,100;400,500"},
+           {"wall", "add", "100,100", "300,120", "200,260", "--closed"},
+           {"wall", "remove", "1"},
            {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off",
             "--max-neighbours", "8"},
            {"avoidance", "--mode", "orca"},
@@ -227,7 +231,9 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"source", "add", "1", "1", "5", "5", "2", "10"},
                                              {"source", "remove", "1"},
                                              {"exit", "add", "1", "1", "5", "5"},
-                                             {"exit", "remove", "1"}}) {
+                                             {"exit", "remove", "1"},
+                                             {"wall", "add", "1,1;2,2"},
+                                             {"wall", "remove", "1"}}) {
     CLI::App app;
     nlohmann::json command;
     cli::add_command_subcommands(app, command);
@@ -264,6 +270,25 @@ TEST(CtlCommands, SpawnCarriesAvoidanceRulesAndAvoidanceTakesOrca) {
   EXPECT_FALSE(count.contains("layer"));
   EXPECT_FALSE(built({"spawn", "5"}).contains("priority")) << "not given: the world's default";
   EXPECT_EQ(built({"avoidance", "--mode", "orca"})["mode"], "orca");
+}
+
+// herd-ctl wall add: points as separate arguments or joined by ';', --closed for a polygon.
+TEST(CtlCommands, WallAddTakesItsPointsInOneArgumentOrMany) {
+  auto built = [](std::vector<std::string> args) {
+    CLI::App app;
+    nlohmann::json command;
+    cli::add_command_subcommands(app, command);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    return command;
+  };
+  const nlohmann::json joined = built({"wall", "add", "1,2;3,4", "5,6", "--closed"});
+  EXPECT_EQ(joined.dump(),
+            R"({"closed":true,"cmd":"add_wall","points":[{"x":1.0,"y":2.0},{"x":3.0,"y":4.0},)"
+            R"({"x":5.0,"y":6.0}]})");
+  EXPECT_FALSE(built({"wall", "add", "1,2", "3,4"}).contains("closed"));
+  EXPECT_EQ(built({"wall", "remove", "7"}).dump(), R"({"cmd":"remove_wall","wall":7})");
+  EXPECT_ANY_THROW(built({"wall", "add", "1,2;x"}));
 }
 
 TEST_F(CtlTest, AnswersReadAsPeopleWriteThem) {

@@ -232,6 +232,19 @@ function ctlJson(args) {
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
 const snapshot = () => ctlJson(['watch', '--count', '1', '--role', 'viewer']);
+/**
+ * The first of the next 20 snapshots (a second at the default rate) that carries the sources and
+ * exits, else the last: they travel only in the snapshot after a change (a spawn, a removal), so
+ * one snapshot a read, at reads paced like the spawns, can miss every one that has them.
+ */
+function sourcesSnapshot() {
+  const args = ['--json', 'watch', '--count', '20', '--role', 'viewer'];
+  const r = spawnSync(CTL, args, { env, encoding: 'utf8', timeout: WORLD_MS });
+  const command = `${CTL} ${args.join(' ')}`;
+  assert.equal(r.status, 0, shown(command, command, r));
+  const snaps = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((m) => m.type === 'snapshot');
+  return snaps.find((s) => s.sources) ?? snaps.at(-1);
+}
 const welcome = () => ctlJson(['info']);
 
 /** Reads the world until `holds` says it shows `what` (at most WORLD_MS); the reading. */
@@ -351,7 +364,7 @@ const CHECKS = [
     shows: 'the source in a snapshot, its agents made',
     async check(m) {
       const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
-      await until(`a source at (${x}, ${y}) of ${width} x ${height} that has spawned`, snapshot,
+      await until(`a source at (${x}, ${y}) of ${width} x ${height} that has spawned`, sourcesSnapshot,
         (s) => (s.sources ?? []).some((src) => src.area.x === x && src.area.y === y && src.area.width === width &&
           src.area.height === height && src.total === Number(m[6]) && src.spawned > 0));
     },
@@ -361,8 +374,21 @@ const CHECKS = [
     shows: 'the exit in a snapshot',
     async check(m) {
       const [x, y, width, height] = [1, 2, 3, 4].map((i) => Number(m[i]));
-      await until(`an exit at (${x}, ${y}) of ${width} x ${height}`, snapshot,
+      await until(`an exit at (${x}, ${y}) of ${width} x ${height}`, sourcesSnapshot,
         (s) => (s.exits ?? []).some((e) => e.area.x === x && e.area.y === y && e.area.width === width && e.area.height === height));
+    },
+  },
+  {
+    command: /^build\/herd-ctl wall add (.+?)( --closed)?$/,
+    shows: 'the wall in the welcome, through those points',
+    async check(m) {
+      const points = m[1].replace(/'/g, '').split(/[\s;]+/).map((p) => {
+        const [x, y] = p.split(',').map(Number);
+        return { x, y };
+      });
+      const closed = Boolean(m[2]);
+      await until(`a wall through ${m[1]}${closed ? ', closed' : ''}`, welcome,
+        (w) => (w.walls ?? []).some((wall) => wall.closed === closed && JSON.stringify(wall.points) === JSON.stringify(points)));
     },
   },
   {

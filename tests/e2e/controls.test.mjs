@@ -10,6 +10,7 @@ import { ProtocolClient } from './lib/ws_client.mjs';
 import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
 import { interpolatedFrames } from './lib/control_probes.mjs';
 import { emptyPoint } from './lib/page_probes.mjs';
+import { colorDistance, hexToRgb } from './lib/colors.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 
@@ -276,6 +277,52 @@ describe('smooth motion, camera and commands', { timeout: 6 * TEST_TIMEOUT_MS },
     } finally {
       watcher.close();
     }
+  });
+
+  it('draws a wall (add_wall) as a line of stone on a darker rim, and no more once removed', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const theme = await page.evaluate(() => window.herd.theme);
+    // Clear of the obstacle the test before placed at the emptiest spot.
+    const obstacle = await page.evaluate(() => window.herd.obstacles[0] ?? null);
+    const spot = await page.evaluate(emptyPoint, { awayFrom: obstacle, minDist: obstacle ? obstacle.r + 150 : 0 });
+    const half = 40 / spot.scale; // 80 CSS pixels long, across the emptiest spot
+    const world = await page.evaluate(() => window.herd.world);
+    const a = { x: Math.max(1, spot.x - half), y: spot.y };
+    const b = { x: Math.min(world.width - 1, spot.x + half), y: spot.y };
+    await page.evaluate((points) => window.herd.sendCommand({ cmd: 'add_wall', points }), [a, b]);
+    await page.waitForFunction(() => window.herd.walls.length === 1, null, { timeout: WAIT_MS });
+    // Nine points along it: the pixel on it, one just beside the stone line (on the rim), and
+    // one clear of both. An agent passing may cover a few.
+    const sample = () =>
+      page.evaluate(
+        async ({ a, b }) => {
+          await new Promise(requestAnimationFrame);
+          const h = window.herd;
+          const canvas = document.getElementById('world');
+          const ctx = canvas.getContext('2d');
+          const k = canvas.width / canvas.clientWidth;
+          const px = (x, y) => Array.from(ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data);
+          const out = [];
+          for (let i = 1; i <= 9; i++) {
+            const s = h.worldToScreen(a.x + ((b.x - a.x) * i) / 10, a.y);
+            out.push({ on: px(s.x, s.y), beside: px(s.x, s.y - (h.wallPx / 2 + 1)), clear: px(s.x, s.y - (h.wallPx / 2 + 6)) });
+          }
+          return out;
+        },
+        { a, b },
+      );
+    const shown = await sample();
+    const stone = shown.filter((s) => colorDistance(s.on, hexToRgb(theme.obstacle)) <= 8).length;
+    const rim = shown.filter((s) => colorDistance(s.beside, hexToRgb(theme.obstacleRim)) <= 10).length;
+    const clear = shown.filter((s) => colorDistance(s.clear, hexToRgb(theme.obstacleRim)) > 10 && colorDistance(s.clear, hexToRgb(theme.obstacle)) > 8).length;
+    assert.ok(stone >= 6, `stone on the wall at ${stone} of 9 points: ${JSON.stringify(shown.map((s) => s.on))}`);
+    assert.ok(rim >= 6, `the rim beside it at ${rim} of 9 points: ${JSON.stringify(shown.map((s) => s.beside))}`);
+    assert.ok(clear >= 6, `the wall is wider than its rim: ${JSON.stringify(shown.map((s) => s.clear))}`);
+
+    const id = await page.evaluate(() => window.herd.walls[0].id);
+    await page.evaluate((wall) => window.herd.sendCommand({ cmd: 'remove_wall', wall }), id);
+    await page.waitForFunction(() => window.herd.walls.length === 0, null, { timeout: WAIT_MS });
+    const gone = (await sample()).filter((s) => colorDistance(s.on, hexToRgb(theme.obstacle)) > 8).length;
+    assert.ok(gone >= 6, `the removed wall is still drawn at ${9 - gone} of 9 points`);
   });
 
   it('the page threw no uncaught exception', () => {

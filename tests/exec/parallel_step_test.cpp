@@ -151,6 +151,27 @@ TEST(ParallelStep, SameHashWithPrioritiesLayersAndOrcaMode) {
   }
 }
 
+TEST(ParallelStep, SameHashAmongWalls) {
+  // Walls across the crowd: its avoidance heeds them and their hard boundary holds it, on the
+  // workers.
+  auto walled = [] {
+    sim::World w = crowd(5000, 16);
+    const double side = w.def().width;
+    for (int k = 1; k <= 4; ++k) {
+      const double x = side * k / 5;
+      EXPECT_TRUE(w.apply(sim::AddWall{{{x, side * 0.1}, {x, side * 0.9}}, false}).ok());
+    }
+    EXPECT_TRUE(
+        w.apply(sim::AddWall{
+                    {{side * 0.3, side * 0.3}, {side * 0.6, side * 0.35}, {side * 0.4, side * 0.7}},
+                    true})
+            .ok());
+    return w;
+  };
+  sim::World serial = walled(), two = walled(), four = walled();
+  steps_alike_on_two_and_four_threads(serial, two, four, "walls");
+}
+
 TEST(ParallelStep, SameHashWithEveryAvoidanceKernel) {
   // The SSE2 kernels (avoidance and neighbour search) and the widest this machine has, two threads
   // against one.

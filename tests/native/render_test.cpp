@@ -194,6 +194,26 @@ TEST_F(DrawFrameTest, ASelectedAgentsQueuedRouteIsALineWithADotOnEachPoint) {
     EXPECT_EQ(str(at(w.x, w.y)), str(ground)) << "an unselected agent's point";
 }
 
+// A wall (add_wall) is drawn as the browser draws it: a line of the obstacles' stone kWallPx
+// wide on a rim of their darker edge; a closed wall joins its last point to its first.
+TEST_F(DrawFrameTest, AWallIsALineOfStoneOnADarkerRim) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.walls = std::vector<protocol::WallState>{{1, {{100, 100}, {300, 100}}, false},
+                                             {2, {{400, 200}, {600, 200}, {500, 400}}, true}};
+  draw(s);
+  ASSERT_EQ(view::kWallPx, 3);
+  ASSERT_EQ(view::kWallRimPx, 2);
+  const std::string stone = str(view::colour::kObstacle), rim = str(view::colour::kObstacleRim),
+                    ground = str(view::colour::kWorld);
+  EXPECT_EQ(str(at(200, 100)), stone) << "on the segment";
+  EXPECT_EQ(str(at(200, 100, 0, -3)), rim) << "beside it";
+  EXPECT_EQ(str(at(200, 100, 0, -6)), ground) << "clear of it";
+  EXPECT_EQ(str(at(350, 100)), ground) << "past its end";
+  EXPECT_EQ(str(at(450, 300)), stone) << "the side that closes the polygon";
+  EXPECT_EQ(str(at(500, 280)), ground) << "inside the polygon";
+}
+
 TEST_F(DrawFrameTest, AWalkersTrailIsASquarePerTileJoinedByALineFadingWithAge) {
   protocol::Snapshot s;
   s.tick = 1;

@@ -11,7 +11,7 @@
 namespace herd::net {
 namespace {
 
-class CatalogueServerTest : public ServerTest {
+class CatalogueServerTest : public SteppedServerTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
     config.rate_limit = 100000;  // the test steps the world by hand
@@ -22,38 +22,11 @@ class CatalogueServerTest : public ServerTest {
     def.height = 2000;
     def.max_agents = 1000;
   }
-  std::unique_ptr<WsClient> c_;
-  std::uint32_t seq_ = 100;
-
-  std::string with_seq(const std::string& text, std::uint32_t seq) {
-    std::string msg = text;
-    msg.insert(1, R"("type":"command","seq":)" + std::to_string(seq) + ",");
-    return msg;
-  }
-  protocol::Ack ok(const std::string& text) {
-    const std::uint32_t seq = ++seq_;
-    c_->send(with_seq(text, seq));
-    return wait_for<protocol::Ack>(*c_, [&](const auto& a) { return a.seq == seq; });
-  }
-  protocol::ErrorCode refused(const std::string& text) {
-    const std::uint32_t seq = ++seq_;
-    c_->send(with_seq(text, seq));
-    return wait_for<protocol::Error>(*c_, [&](const auto& e) { return e.seq == seq; }).code;
-  }
-  protocol::Snapshot step(int ticks) {
-    const auto ack = ok(R"({"cmd":"step","ticks":)" + std::to_string(ticks) + "}");
-    return wait_for<protocol::Snapshot>(*c_, [&](const auto& s) { return s.tick == ack.tick; });
-  }
   static const protocol::AgentState& agent(const protocol::Snapshot& s, std::uint32_t id) {
     const auto it = std::find_if(s.agents.begin(), s.agents.end(),
                                  [id](const protocol::AgentState& a) { return a.id == id; });
     if (it == s.agents.end()) throw std::runtime_error("agent missing");
     return *it;
-  }
-  void SetUp() override {
-    ServerTest::SetUp();
-    c_ = greeted(protocol::Role::commander);
-    ok(R"({"cmd":"pause"})");
   }
 };
 

@@ -1,6 +1,7 @@
 // Relays: real servers in process, a relay (herd-server in relay mode) in front of them, and real
 // WebSocket clients on both. Nothing sleeps: every wait is for a message, bounded by a timeout.
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -41,6 +42,29 @@ TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
   }
   s.obstacles.emplace();
   for (std::uint32_t i = 0; i < 10000; ++i) s.obstacles->push_back({i, -999999.999, 5.5, 99.5});
+  // Every wall a world may hold, their points spread over them as widely as the limits allow.
+  s.walls.emplace();
+  const std::size_t per_wall = sim::WallLimits::kMaxTotalPoints / sim::WallLimits::kMaxWalls;
+  for (std::uint32_t i = 0; i < sim::WallLimits::kMaxWalls; ++i)
+    s.walls->push_back({4000000000u + i,
+                        std::vector<sim::Vec2>(per_wall, sim::Vec2{-999999.999, -999999.999}),
+                        false});
+  // Every source and exit a world may hold, at their widest.
+  s.sources.emplace();
+  s.exits.emplace();
+  for (std::uint32_t i = 0; i < sim::SourceLimits::kMaxSources; ++i)
+    s.sources->push_back({4000000000u + i,
+                          {-999999.999, -999999.999},
+                          {-999999.999, -999999.999},
+                          1000,
+                          1000000,
+                          1000000,
+                          1000000});
+  for (std::uint32_t i = 0; i < sim::SourceLimits::kMaxExits; ++i)
+    s.exits->push_back({4000000000u + i,
+                        {-999999.999, -999999.999},
+                        {-999999.999, -999999.999},
+                        std::numeric_limits<std::uint64_t>::max()});
   const std::string encoded = protocol::encode(s);
   const std::size_t text = encoded.size();
   const std::size_t cap = max_snapshot_bytes(20000);
@@ -343,6 +367,47 @@ TEST_F(RelayTest, RelayClientsGetTheirOwnTracesAndTheObstaclesWhenTheyChange) {
   const auto w = wait_for<protocol::Welcome>(*late);
   ASSERT_EQ(w.obstacles.size(), 1u) << "the relay's welcome holds the obstacles it was last told";
   EXPECT_EQ(w.obstacles[0].r, 30);
+}
+
+// Walls reach a relay's clients as the server sends them: in the snapshot after a change (JSON,
+// and binary side sections, re-encoded by the relay), and in the welcome of a client that comes
+// later, which holds those the relay was last told.
+TEST_F(RelayTest, RelayClientsGetTheWallsWhenTheyChangeAndInLaterWelcomes) {
+  auto commander = greeted(protocol::Role::commander);
+  auto json_viewer = at(relay_port_, protocol::Role::viewer);
+  auto binary_viewer =
+      at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  EXPECT_TRUE(wait_for<protocol::Welcome>(*json_viewer).walls.empty());
+  EXPECT_TRUE(wait_for<protocol::Welcome>(*binary_viewer).walls.empty());
+  commander->send(
+      R"({"type":"command","seq":2,"cmd":"add_wall","points":[{"x":100,"y":100},{"x":300,"y":120},{"x":200,"y":260}],"closed":true})");
+  const auto ack =
+      wait_for<protocol::Ack>(*commander, [](const protocol::Ack& a) { return a.seq == 2; });
+  ASSERT_EQ(ack.wall, std::optional<std::uint32_t>{1});
+  const std::vector<protocol::WallState> expected{{1, {{100, 100}, {300, 120}, {200, 260}}, true}};
+  const auto changed = wait_for<protocol::Snapshot>(
+      *json_viewer, [](const protocol::Snapshot& s) { return s.walls.has_value(); });
+  EXPECT_EQ(*changed.walls, expected);
+  protocol::BinaryClient decoder;
+  bool binary_seen = false;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!binary_seen && std::chrono::steady_clock::now() < deadline) {
+    auto frame = binary_viewer->receive(Millis(200));
+    if (!frame || !protocol::is_binary_snapshot(*frame)) continue;
+    auto got = decoder.receive(*frame);
+    ASSERT_TRUE(got.frame) << got.error;
+    if (got.ack) binary_viewer->send(protocol::encode(protocol::SnapshotAck{*got.ack}));
+    auto snap = protocol::to_snapshot(*got.frame);
+    ASSERT_TRUE(std::holds_alternative<protocol::Snapshot>(snap));
+    const auto& walls = std::get<protocol::Snapshot>(snap).walls;
+    if (!walls) continue;
+    EXPECT_EQ(*walls, expected);
+    binary_seen = true;
+  }
+  EXPECT_TRUE(binary_seen) << "no binary frame from the relay carried the walls";
+  auto late = at(relay_port_, protocol::Role::viewer);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*late).walls, expected)
+      << "the relay's welcome holds the walls it was last told";
 }
 
 // A relay makes the density layer itself, from the snapshots it relays, for its own clients that

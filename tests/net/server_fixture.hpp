@@ -159,4 +159,56 @@ class ServerTest : public ::testing::Test {
   std::thread thread_;
 };
 
+// A server whose world the test drives by hand: a commander, welcomed and paused, sends commands
+// written as JSON text and steps the world. Tests of it raise the rate limits in configure().
+class SteppedServerTest : public ServerTest {
+ protected:
+  std::unique_ptr<WsClient> c_;
+  std::uint32_t seq_ = 100;
+
+  void SetUp() override {
+    ServerTest::SetUp();
+    c_ = greeted(protocol::Role::commander);
+    ok(R"({"cmd":"pause"})");
+  }
+  // `text` (a command's fields, as JSON) as a command message numbered `seq`.
+  static std::string with_seq(const std::string& text, std::uint32_t seq) {
+    std::string msg = text;
+    msg.insert(1, R"("type":"command","seq":)" + std::to_string(seq) + ",");
+    return msg;
+  }
+  // The command's ack (an error instead fails the test, naming it).
+  protocol::Ack ok(const std::string& text) {
+    const std::uint32_t seq = ++seq_;
+    c_->send(with_seq(text, seq));
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto got = c_->receive(Millis(200));
+      if (!got || protocol::is_binary_snapshot(*got)) continue;
+      auto decoded = protocol::decode_server(*got);
+      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
+      const auto& msg = std::get<ServerMessage>(decoded);
+      if (const auto* a = std::get_if<protocol::Ack>(&msg); a && a->seq == seq) return *a;
+      if (const auto* e = std::get_if<protocol::Error>(&msg); e && e->seq == seq) {
+        ADD_FAILURE() << text.substr(0, 80) << ": " << protocol::to_string(e->code) << ": "
+                      << e->message;
+        return {};
+      }
+    }
+    ADD_FAILURE() << "no answer to " << text.substr(0, 80);
+    return {};
+  }
+  // The code the command is refused with.
+  protocol::ErrorCode refused(const std::string& text) {
+    const std::uint32_t seq = ++seq_;
+    c_->send(with_seq(text, seq));
+    return wait_for<protocol::Error>(*c_, [&](const auto& e) { return e.seq == seq; }).code;
+  }
+  // Steps the world `ticks` ticks; the snapshot of the tick it reached.
+  protocol::Snapshot step(int ticks) {
+    const auto ack = ok(R"({"cmd":"step","ticks":)" + std::to_string(ticks) + "}");
+    return wait_for<protocol::Snapshot>(*c_, [&](const auto& s) { return s.tick == ack.tick; });
+  }
+};
+
 }  // namespace herd::net

@@ -128,6 +128,26 @@ TEST(Scenarios, TheAgentBlockSetsAvoidanceRules) {
   EXPECT_EQ(w.agents()[1].def.mask, 6u);
 }
 
+// Walls are commands, so a scenario's set-up may hold them; a bad one fails the build with why.
+TEST(Scenarios, AScenarioMayBuildWalls) {
+  auto s = parse(R"({"world":{"width":400,"height":300},"commands":[
+      {"cmd":"add_wall","points":[{"x":200,"y":20},{"x":200,"y":280}]},
+      {"cmd":"add_wall","points":[{"x":50,"y":50},{"x":100,"y":50},{"x":75,"y":90}],"closed":true}]})",
+                 "walled");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(s)) << std::get<std::string>(s);
+  auto w = build_world(std::get<Scenario>(s));
+  ASSERT_TRUE(std::holds_alternative<sim::World>(w)) << std::get<std::string>(w);
+  const sim::World& world = std::get<sim::World>(w);
+  ASSERT_EQ(world.walls().size(), 2u);
+  EXPECT_FALSE(world.walls()[0].closed);
+  EXPECT_TRUE(world.walls()[1].closed);
+  EXPECT_EQ(world.walls()[1].points.size(), 3u);
+  EXPECT_NE(load_error(R"({"world":{"width":400,"height":300},"commands":[
+      {"cmd":"add_wall","points":[{"x":200,"y":20},{"x":500,"y":280}]}]})")
+                .find("outside"),
+            std::string::npos);
+}
+
 TEST(Scenarios, NamesCannotEscapeTheDirectoryAndMissingOnesListTheKnown) {
   auto bad = load("../etc/passwd", HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<std::string>(bad));

@@ -5,7 +5,7 @@
 
 import { DecodeError } from './errors.js';
 
-/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit } from './protocol.js' */
+/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit, Wall } from './protocol.js' */
 
 /**
  * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
@@ -45,6 +45,7 @@ import { DecodeError } from './errors.js';
  * @typedef {object} SideSection
  * @property {Agent[]} [agents] the inspected agents' whole objects
  * @property {Obstacle[]} [obstacles]
+ * @property {Wall[]} [walls]
  * @property {Collision[]} [collisions]
  * @property {Formation[]} [formations]
  * @property {InspectTrace[]} [inspect]
@@ -345,8 +346,9 @@ function readSide(text) {
   return side;
 }
 
-// The JSON snapshot message a decoded frame stands for: the side section (obstacles, collisions,
-// formations, inspect, map, and the inspected agents' whole objects) over the dequantised agents.
+// The JSON snapshot message a decoded frame stands for: the side section (obstacles, walls,
+// collisions, formations, measurements, sources and exits, inspect, map, and the inspected agents'
+// whole objects) over the dequantised agents.
 /** @param {BinaryFrame} frame @returns {Snapshot} */
 export function toSnapshot(frame) {
   const h = frame.header;
@@ -363,6 +365,7 @@ export function toSnapshot(frame) {
     formations: side.formations ?? [],
   };
   if (side.obstacles) snap.obstacles = side.obstacles; // absent: unchanged since told
+  if (side.walls) snap.walls = side.walls; // absent: unchanged since told
   if (h.serial) snap.serial = h.serial;
   if (side.inspect) snap.inspect = side.inspect;
   if ('map' in side) snap.map = side.map;

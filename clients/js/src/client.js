@@ -14,7 +14,7 @@ import { FORMATS, ROLES } from './protocol.js';
 import { SnapshotStream } from './stream.js';
 
 /**
- * @import { Ack, ErrorMessage, Format, MapMessage, Obstacle, Pong, Role, ServerMessage, Sessions, Snapshot, Welcome } from './protocol.js'
+ * @import { Ack, ErrorMessage, Format, MapMessage, Obstacle, Pong, Role, ServerMessage, Sessions, Snapshot, Wall, Welcome } from './protocol.js'
  * @import { CloseInfo, WebSocketConstructor } from './connection.js'
  * @import { RectLike, RequestOptions } from './commands.js'
  */
@@ -103,6 +103,8 @@ export class Client extends Commands {
     this.latest = null;
     /** @type {Obstacle[]} every static obstacle, as last told (the welcome, or a snapshot that carried them) */
     this.obstacles = [];
+    /** @type {Wall[]} every wall, as last told (the welcome, or a snapshot that carried them) */
+    this.walls = [];
     /** @type {MapMessage | null} the tile map, as last told */
     this.map = null;
     /** @type {ErrorMessage[]} errors the server sent that answer no request of this client's (the latest 64) */
@@ -191,6 +193,7 @@ export class Client extends Commands {
     const first = this.welcome === null;
     this.welcome = msg;
     this.obstacles = msg.obstacles ?? [];
+    this.walls = msg.walls ?? [];
     this.map = msg.map ?? null;
     if (!first) return;
     if (this.#role === 'commander' && msg.role !== 'commander') {
@@ -225,6 +228,7 @@ export class Client extends Commands {
   #snapshot(snap) {
     this.latest = snap;
     if (snap.obstacles) this.obstacles = snap.obstacles;
+    if (snap.walls) this.walls = snap.walls;
     if (snap.map !== undefined) this.map = snap.map;
     for (const s of this.#streams) s.put(snap);
     for (const cb of this.#snapshotCallbacks) this.#call(cb, snap);

@@ -51,6 +51,8 @@
 /** @typedef {{area: Area, rate: number, total: number, behaviour?: string, target?: PointLike, group?: number, radius?: number, max_speed?: number, max_force?: number, mass?: number, movement?: string, pathing?: string, neighbours?: number}} AddSourceFields */
 /** @typedef {{area: Area}} AddExitFields */
 /** @typedef {{id: number}} RemoveObstacleFields */
+/** @typedef {{points: PointLike[], closed?: boolean}} AddWallFields */
+/** @typedef {{wall: number}} RemoveWallFields */
 /** @typedef {{mode?: string, personal_space?: number, cardioid_exponent?: number, preferred_side?: string, split_fix?: string, push_epsilon?: number, crossing?: boolean, crossing_activation?: number, lookahead?: number, max_neighbours?: number}} SetAvoidanceFields */
 /** @typedef {{rows: string | string[], tile_size: number, width?: number, height?: number}} LoadMapFields rows: '#' blocked, '.' walkable, top row first (a string of lines, or an array); width and height default to the rows' */
 /** @typedef {{tiles: TileLike[]}} SetTilesFields */
@@ -189,6 +191,8 @@ export const COMMANDS = Object.freeze({
   set_group: { agents: selection, group: null },
   add_obstacle: { x: null, y: null, radius: null },
   remove_obstacle: { id: null },
+  add_wall: { points, closed: null },
+  remove_wall: { wall: null },
   add_measurement: { line: points, area: null },
   remove_measurement: { id: null },
   add_source: {
@@ -389,6 +393,19 @@ export class Commands {
   /** @param {RemoveObstacleFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
   remove_obstacle(fields, options) {
     return this.#send('remove_obstacle', fields, options);
+  }
+  /**
+   * A static wall through `points` (2 to 256): a segment, an open polyline, or with `closed` a
+   * polygon (3 or more; the last point joins the first). No agent's centre ever crosses it. The
+   * ack's `wall`: its id.
+   * @param {AddWallFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}
+   */
+  add_wall(fields, options) {
+    return this.#send('add_wall', fields, options);
+  }
+  /** @param {RemoveWallFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>} */
+  remove_wall(fields, options) {
+    return this.#send('remove_wall', fields, options);
   }
   /**
    * A measurement line (two points: agents crossing each way, flow, time gaps) or area ({x, y,

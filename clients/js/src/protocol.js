@@ -103,6 +103,7 @@
  * @property {{max_message_bytes: number, max_agents: number}} limits
  * @property {MapMessage} [map]
  * @property {Obstacle[]} [obstacles] every obstacle, ordered by id
+ * @property {Wall[]} [walls] every wall, ordered by id (absent: none)
  * @property {string} [scenario]
  * @property {string} [description] what the running scenario shows
  * @property {string[]} [scenarios]
@@ -120,6 +121,8 @@
  * @property {string} avoidance
  * @property {Agent[]} agents ordered by id
  * @property {Obstacle[]} [obstacles] ordered by id; only when they changed (and every few seconds)
+ * @property {Wall[]} [walls] every wall, ordered by id; only when they changed (and every few
+ *   seconds while there are any); absent: unchanged since told
  * @property {Collision[]} collisions
  * @property {Formation[]} [formations]
  * @property {InspectTrace[]} [inspect]
@@ -144,6 +147,14 @@
  * @property {number[]} count
  * @property {number} speed_max
  * @property {number[]} speed
+ */
+
+/**
+ * A wall (add_wall): a segment, an open polyline through `points`, or (closed) a polygon.
+ * @typedef {object} Wall
+ * @property {number} id
+ * @property {{x: number, y: number}[]} points
+ * @property {boolean} closed the last point joins the first
  */
 
 /**
@@ -195,6 +206,7 @@
  * @property {number} [measurement] add_measurement: the new id
  * @property {number} [source] add_source: the new id
  * @property {number} [exit] add_exit: the new id
+ * @property {number} [wall] add_wall: the new id
  */
 
 /** @typedef {{type: 'error', seq?: number, code: string, message: string}} ErrorMessage */

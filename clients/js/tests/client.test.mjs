@@ -95,6 +95,25 @@ describe('the client against the real server', () => {
     }
   });
 
+  it('adds a wall, acked with its id, which the snapshots and the client then hold, and removes it', async () => {
+    const c = await open(server.wsUrl, { token: TOKEN });
+    try {
+      const points = [{ x: 100, y: 100 }, { x: 300, y: 120 }, { x: 200, y: 260 }];
+      const ack = await c.add_wall({ points: points.map((p) => [p.x, p.y]), closed: true });
+      assert.ok(Number.isInteger(ack.wall) && ack.wall > 0);
+      const snap = await c.waitFor((s) => s.tick >= ack.tick && s.walls !== undefined);
+      assert.deepEqual(snap.walls, [{ id: ack.wall, points, closed: true }]);
+      assert.deepEqual(c.walls, snap.walls);
+      await assert.rejects(c.add_wall({ points: [[10, 10], [5000, 10]] }), { code: 'out_of_bounds' });
+      assert.equal((await c.remove_wall({ wall: ack.wall })).count, 1);
+      await assert.rejects(c.remove_wall({ wall: ack.wall }), { code: 'unknown_wall' });
+      await c.waitFor((s) => Array.isArray(s.walls) && s.walls.length === 0);
+      assert.deepEqual(c.walls, []);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses to command without the token, and lets a viewer watch', async () => {
     await assert.rejects(open(server.wsUrl), (err) => {
       assert.ok(err instanceof HelloError);

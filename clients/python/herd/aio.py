@@ -231,6 +231,8 @@ class AsyncClient(Commands[Awaitable[Message]]):
         """The latest snapshot received, or None."""
         self.obstacles: List[Message] = []
         """Every static obstacle, as last told (welcome, or a snapshot that carried them)."""
+        self.walls: List[Message] = []
+        """Every wall, as last told (welcome, or a snapshot that carried them)."""
         self.map: Optional[Message] = None
         """The tile map, as last told, or None."""
         self.sources: List[Message] = []
@@ -356,6 +358,7 @@ class AsyncClient(Commands[Awaitable[Message]]):
             self.latest = None
         self.welcome = msg
         self.obstacles = list(msg.get("obstacles") or [])
+        self.walls = list(msg.get("walls") or [])
         self.map = msg.get("map")
         if not self._hello.done():
             self._hello.set_result((msg, self._unauthorized))
@@ -386,6 +389,8 @@ class AsyncClient(Commands[Awaitable[Message]]):
         self.latest = snap
         if "obstacles" in snap:
             self.obstacles = list(snap["obstacles"] or [])
+        if "walls" in snap:
+            self.walls = list(snap["walls"] or [])
         if "map" in snap:
             self.map = snap["map"]
         if "sources" in snap:

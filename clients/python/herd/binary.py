@@ -342,10 +342,10 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
 def to_snapshot(frame: Frame) -> Dict[str, Any]:
     """The JSON ``snapshot`` message a decoded frame stands for.
 
-    The side section (obstacles, collisions, formations, measurements, sources and exits, inspect
-    traces, a map change, the density layer, and the inspected agents' whole objects) over the
-    dequantised agents. ``obstacles``, ``measurements``, ``sources`` and ``exits`` are present only
-    when the frame carries them (absent: as last told), as in JSON snapshots.
+    The side section (obstacles, walls, collisions, formations, measurements, sources and exits,
+    inspect traces, a map change, the density layer, and the inspected agents' whole objects) over
+    the dequantised agents. ``obstacles``, ``walls``, ``measurements``, ``sources`` and ``exits``
+    are present only when the frame carries them (absent: as last told), as in JSON snapshots.
     """
     h = frame.header
     side: Dict[str, Any] = {}
@@ -370,7 +370,7 @@ def to_snapshot(frame: Frame) -> Dict[str, Any]:
         snap["serial"] = h.serial
     if "obstacles" in side:
         snap["obstacles"] = side["obstacles"]
-    for told in ("measurements", "sources", "exits"):
+    for told in ("walls", "measurements", "sources", "exits"):
         if told in side:
             snap[told] = side[told]
     if "inspect" in side:

@@ -150,6 +150,11 @@ class Client(Commands[Message]):
         return self._async.obstacles
 
     @property
+    def walls(self) -> List[Message]:
+        """Every wall, as last told (welcome, or a snapshot that carried them)."""
+        return self._async.walls
+
+    @property
     def map(self) -> Optional[Message]:
         """The tile map, as last told, or None."""
         return self._async.map

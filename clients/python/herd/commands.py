@@ -362,6 +362,21 @@ class Commands(Generic[R]):
         """Removes a static obstacle by id."""
         return self.command("remove_obstacle", id=id)
 
+    # ---- walls ------------------------------------------------------------------------------
+
+    def add_wall(self, *, points: Sequence[Point], closed: Optional[bool] = None) -> R:
+        """A static wall through ``points`` (2 to 256): a segment, an open polyline, or with
+        ``closed`` a polygon (3 or more; the last point joins the first). No agent's centre ever
+        crosses it. The ack's ``wall``: its id."""
+        fields: Dict[str, Any] = {"points": [point(p, "points") for p in points]}
+        if closed is not None:
+            fields["closed"] = closed
+        return self.command("add_wall", **fields)
+
+    def remove_wall(self, *, wall: int) -> R:
+        """Removes a wall by id."""
+        return self.command("remove_wall", wall=wall)
+
     # ---- measurements -----------------------------------------------------------------------
 
     def add_measurement(

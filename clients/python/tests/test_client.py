@@ -146,6 +146,33 @@ def test_a_source_spawns_and_an_exit_removes_and_the_counts_balance(commander: h
     assert c.remove_source(id=1)["count"] == 1
 
 
+def test_a_wall_is_acked_with_its_id_and_told_in_snapshots_and_the_client(
+    commander: herd.Client,
+) -> None:
+    c = commander
+    ack = c.add_wall(points=[(100, 100), (300, 120), (200, 260)], closed=True)
+    wall = ack["wall"]
+    c.step()
+    snap = c.wait_for(lambda s: s["tick"] >= ack["tick"] and "walls" in s)
+    (told,) = snap["walls"]
+    assert told == {
+        "id": wall,
+        "points": [{"x": 100, "y": 100}, {"x": 300, "y": 120}, {"x": 200, "y": 260}],
+        "closed": True,
+    }
+    assert c.walls == snap["walls"]
+    with pytest.raises(herd.CommandError) as outside:
+        c.add_wall(points=[(10, 10), (5000, 10)])
+    assert outside.value.code == "out_of_bounds"
+    assert c.remove_wall(wall=wall)["count"] == 1
+    with pytest.raises(herd.CommandError) as gone:
+        c.remove_wall(wall=wall)
+    assert gone.value.code == "unknown_wall"
+    removed = c.step()
+    c.wait_for(lambda s: s["tick"] >= removed["tick"] and s.get("walls") == [])
+    assert c.walls == []
+
+
 def test_a_control_out_of_place_is_refused(commander: herd.Client) -> None:
     c = commander
     c.resume()

@@ -44,6 +44,8 @@ std::uint64_t World::measurements_version() const { return impl_->measurements_v
 std::span<const Source> World::sources() const { return impl_->sources(); }
 std::span<const Exit> World::exits() const { return impl_->exits(); }
 std::uint64_t World::sources_version() const { return impl_->sources_version(); }
+std::span<const Wall> World::walls() const { return impl_->walls(); }
+std::uint64_t World::walls_version() const { return impl_->walls_version(); }
 std::size_t World::agent_memory_bytes() const { return impl_->agent_memory_bytes(); }
 std::uint64_t World::state_hash() const { return impl_->state_hash(); }
 std::string World::save_checkpoint() const { return impl_->save_checkpoint(); }

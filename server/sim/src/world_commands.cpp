@@ -95,6 +95,10 @@ CommandOutcome WorldImpl::dispatch(const Command& command) {
           return apply_add_exit(c);
         else if constexpr (std::is_same_v<T, RemoveExit>)
           return apply_remove_exit(c);
+        else if constexpr (std::is_same_v<T, AddWall>)
+          return apply_add_wall(c);
+        else if constexpr (std::is_same_v<T, RemoveWall>)
+          return apply_remove_wall(c);
         else
           return apply_stop(c);
       },

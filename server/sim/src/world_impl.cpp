@@ -180,6 +180,8 @@ std::uint64_t WorldImpl::state_hash() const {
     mixv(st.heading);
     mix((std::uint64_t{st.leg} << 1) | std::uint64_t{st.finished});
   }
+  // Walls, once a world has had one: worlds without hash as they always have.
+  if (walls_.next_id() != 1) walls_.hash(mix);
   return h;
 }
 

@@ -38,6 +38,7 @@
 #include "rng.hpp"
 #include "sources.hpp"
 #include "spatial_grid.hpp"
+#include "walls.hpp"
 
 namespace herd::sim {
 
@@ -74,6 +75,8 @@ class WorldImpl {
   std::span<const Source> sources() const { return sources_.sources(); }
   std::span<const Exit> exits() const { return sources_.exits(); }
   std::uint64_t sources_version() const { return sources_.version(); }
+  std::span<const Wall> walls() const { return walls_.items(); }
+  std::uint64_t walls_version() const { return walls_.version(); }
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
@@ -136,6 +139,8 @@ class WorldImpl {
   void stage_exits();
   // Removes the agents at `indices` (ascending, distinct), as the remove command does.
   void remove_agents(const std::vector<std::size_t>& indices);
+  CommandOutcome apply_add_wall(const AddWall& cmd);  // world_walls.cpp
+  CommandOutcome apply_remove_wall(const RemoveWall& cmd);
 
   // Orders (world_orders.cpp). One order for one agent, started now or queued.
   struct Waypoint {
@@ -246,6 +251,8 @@ class WorldImpl {
   void stage_avoidance();
   void stage_pathing();
   void stage_walls();
+  void keep_out_of_tiles();  // stage_walls' part for the tile map
+  void hold_at_walls();      // and for the walls (world_walls.cpp)
   void stage_integrate();
   void integrate(Agent& a, const Desire& desire) const;  // one agent's velocity and position
   // Agents in grid order lie all over the agent array: the stages that visit them so ask, at
@@ -276,6 +283,7 @@ class WorldImpl {
     // its index and the speed its direction is given.
     SumsBatch sums;
     std::vector<std::pair<std::uint32_t, double>> pending;
+    std::vector<std::uint32_t> walls;  // wall segments near an agent (walls.hpp)
   };
   // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
   struct SlotData {
@@ -423,13 +431,6 @@ class WorldImpl {
   std::map<AgentId, Steering> steering_;
   bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
 
- public:
-  const Steering* steering_of(AgentId id) const {
-    const auto it = steering_.find(id);
-    return it == steering_.end() ? nullptr : &it->second;
-  }
-
- private:
   // set_behaviour's new state for the stateful kinds.
   void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
   // Entries of agents gone or doing something else.
@@ -446,6 +447,8 @@ class WorldImpl {
   std::vector<Vec2> queue_ways_;  // pace_queues' scratch
   template <CheckpointStream S>
   static bool serialize_steering(S& s, WorldImpl& w);
+  // Walls: segments, polylines and polygons (walls.hpp).
+  WallService walls_;
 };
 
 }  // namespace herd::sim

@@ -37,8 +37,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
   // search would wait on, is not taken.
   const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
-  const bool goal_matters =
-      !uniform_radius_ || !obstacles_.empty() || to_goal2 < max_cutoff * max_cutoff;
+  const bool goal_matters = !uniform_radius_ || !obstacles_.empty() || !walls_.empty() ||
+                            to_goal2 < max_cutoff * max_cutoff;
   const double to_goal =
       goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
   // d2: the squared distance to the other's centre; r: its radius.
@@ -188,6 +188,14 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
           if (with_ids) ids.push_back(o.id);
         });
   }
+  // Each wall segment within reach, as a static obstacle of radius 0 at its nearest point (id 0
+  // in a trace: no obstacle has it).
+  if (!walls_.empty())
+    walls_.near_points(a.position, a.def.radius * scale, scratch.walls, [&](Vec2 q) {
+      if (beyond_goal(length_squared(q - a.position), 0)) return;
+      out.push(q, {}, 0, true);
+      if (with_ids) ids.push_back(0);
+    });
   return std::min(nearest2, searched2);
 }
 
@@ -359,6 +367,10 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
     const Obstacle& o = obstacles_[k];
     if (length(o.position - a.position) <= reach + o.radius)
       near.push_back({o.position, {}, o.radius + gap, 1.0});
+  });
+  // Walls as static neighbours at each segment's nearest point, as obstacles of radius 0.
+  walls_.near_points(a.position, reach, scratch.walls, [&](Vec2 q) {
+    near.push_back({q, {}, kGap, 1.0});
   });
   // Velocity obstacles act on velocities: a member standing between another and its goal never
   // moves (nothing comes at it) and the other stops short of it. So, as seed 003 decides dead

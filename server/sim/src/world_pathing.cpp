@@ -18,7 +18,11 @@ void WorldImpl::stage_pathing() {
 }
 
 void WorldImpl::stage_walls() {
-  if (!map_) return;
+  if (map_) keep_out_of_tiles();
+  if (!walls_.empty()) hold_at_walls();
+}
+
+void WorldImpl::keep_out_of_tiles() {
   const double now = static_cast<double>(tick_ + 1) * def_.dt;
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];

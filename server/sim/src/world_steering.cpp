@@ -106,9 +106,10 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
       // wanderer its stream of jitter and where on its circle it starts.
       st.key = rng_.next_u64();
       st.heading = heading_of(a, unit_at(rng_.uniform(0, 2 * kPi)));
-      const double radius =
-          cmd.behaviour.radius > 0 ? cmd.behaviour.radius : kWanderRadius * a.def.radius;
-      if (kind == BehaviourKind::wander) st.wander = unit_at(rng_.uniform(0, 2 * kPi)) * radius;
+      if (kind == BehaviourKind::wander)
+        st.wander =
+            unit_at(rng_.uniform(0, 2 * kPi)) *
+            (cmd.behaviour.radius > 0 ? cmd.behaviour.radius : kWanderRadius * a.def.radius);
     } else if (kind == BehaviourKind::follow) {
       st.heading = leader_heading;
       st.params.offset = places[k];
@@ -260,7 +261,8 @@ Desire WorldImpl::steering_desire(std::size_t i) {
 }
 
 void WorldImpl::tag_flocks() {
-  if (std::none_of(agents_.begin(), agents_.end(), [](const Agent& a) {
+  // Every flocker and follower has steering state: a world without any skips the scan.
+  if (steering_.empty() || std::none_of(agents_.begin(), agents_.end(), [](const Agent& a) {
         return a.behaviour.kind == BehaviourKind::flock ||
                a.behaviour.kind == BehaviourKind::follow;
       }))

@@ -96,6 +96,7 @@ void WorldImpl::begin_step() {
   desires_.resize(agents_.size());
   if (rules_stale_) count_rules();
   if (steering_stale_) prune_steering();
+  walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
 }
 
 void WorldImpl::count_rules() {

@@ -14,6 +14,7 @@
 #include "source.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
+#include "wall.hpp"
 
 namespace herd::sim {
 
@@ -166,6 +167,19 @@ struct RemoveExit {
   friend bool operator==(const RemoveExit&, const RemoveExit&) = default;
 };
 
+// A static wall through `points` (wall.hpp): a segment, an open polyline, or with `closed` a
+// polygon. Inside the world, within WallLimits, no two consecutive points equal.
+struct AddWall {
+  std::vector<Vec2> points;
+  bool closed = false;
+  friend bool operator==(const AddWall&, const AddWall&) = default;
+};
+
+struct RemoveWall {
+  WallId id = 0;
+  friend bool operator==(const RemoveWall&, const RemoveWall&) = default;
+};
+
 // Changes the world's avoidance settings; unset fields keep their value.
 struct SetAvoidance {
   std::optional<AvoidanceMode> mode;
@@ -248,7 +262,7 @@ struct Remove {
 using Command = std::variant<SetTarget, Spawn, SetBehaviour, SetMovement, AddObstacle,
                              RemoveObstacle, SetAvoidance, LoadMap, ClearMap, SetTiles, SetPathing,
                              SetGroup, Form, Demo, Remove, Stop, AddMeasurement, RemoveMeasurement,
-                             AddSource, RemoveSource, AddExit, RemoveExit>;
+                             AddSource, RemoveSource, AddExit, RemoveExit, AddWall, RemoveWall>;
 
 // Who asked: opaque to the world, handed back with the outcome (the server puts a session id and
 // the command's seq here).
@@ -272,6 +286,7 @@ enum class CommandError : std::uint8_t {
   unknown_measurement,
   unknown_source,  // remove_source names a source that does not exist (or no longer does)
   unknown_exit,    // remove_exit likewise
+  unknown_wall,
 };
 
 struct CommandOutcome {
@@ -286,6 +301,7 @@ struct CommandOutcome {
   std::optional<MeasurementId> measurement;  // add_measurement: the new id
   std::optional<SourceId> source;            // add_source: the new id
   std::optional<ExitId> exit;                // add_exit: the new id
+  std::optional<WallId> wall;                // add_wall: the new id
   bool ok() const { return error == CommandError::none; }
 };
 

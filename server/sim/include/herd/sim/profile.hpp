@@ -25,7 +25,7 @@ enum class Stage : std::uint8_t {
   avoidance,    // neighbour search and avoidance (the seeds' anti-gravity, or ORCA in a swap)
   integrate,    // steering and integration
   collisions,   // collision detection and elastic response
-  walls,        // tile walls and world bounds
+  walls,        // tile walls, walls (add_wall: no centre crosses one) and world bounds
   states,       // each agent's move state
   formations,   // formation records: arrivals, completion, unreachable places
   exits,        // agents inside an exit removed and counted (source.hpp)

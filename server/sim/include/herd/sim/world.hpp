@@ -32,6 +32,7 @@
 #include "trace.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
+#include "wall.hpp"
 #include "world_def.hpp"
 
 namespace herd::sim {
@@ -196,6 +197,9 @@ class World {
   std::span<const Source> sources() const;
   std::span<const Exit> exits() const;
   std::uint64_t sources_version() const;
+  // Walls (add_wall), ordered by id; and a version bumped when one is added or removed.
+  std::span<const Wall> walls() const;
+  std::uint64_t walls_version() const;
   // Heap bytes of what the world keeps per agent: the agent array, the per-agent scratch of the
   // step (desires, steered velocities, grid slots, collision pairs and contacts), pathing state
   // (with each agent's path and walker history) and the neighbour grids. Maps, flow fields and
