@@ -6,10 +6,23 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "herd/sim/types.hpp"
 
 namespace herd::bench {
 
 using Runner = std::function<int()>;
+
+// The avoidance modes by their wire names (set_avoidance's mode), for the subcommands' --mode.
+inline const std::vector<std::string> kModeNames = {"none", "circle", "cardioid", "orca"};
+inline sim::AvoidanceMode mode_named(std::string_view name) {
+  for (auto m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::orca})
+    if (sim::to_string(m) == name) return m;
+  return sim::AvoidanceMode::cardioid;
+}
 
 // A* (8- and 4-neighbour) and flow fields on a seeded random tile map (pathing_bench.cpp).
 Runner add_pathing(CLI::App& sub);

@@ -172,22 +172,20 @@ std::string svg(const std::vector<Point>& points) {
 Runner add_fd(CLI::App& sub) {
   struct Options {
     std::vector<double> densities{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5};
-    std::vector<std::string> modes{"cardioid", "circle"};
+    std::vector<std::string> modes{"cardioid", "circle", "orca"};
     std::string svg_path;
   };
   auto o = std::make_shared<Options>();
   sub.add_option("--densities", o->densities, "agents per m² to fill the corridor at")
       ->check(CLI::Range(0.05, 6.0));
   sub.add_option("--modes", o->modes, "avoidance modes, as set_avoidance's mode")
-      ->check(CLI::IsMember({"none", "circle", "cardioid"}));
+      ->check(CLI::IsMember(kModeNames));
   sub.add_option("--svg", o->svg_path, "write the diagram here as SVG");
   return [o] {
     std::printf("mode,asked_density,agents,density,speed,speed_sd,weidmann_speed\n");
     std::vector<Point> points;
     for (const std::string& m : o->modes) {
-      const sim::AvoidanceMode mode = m == "none"     ? sim::AvoidanceMode::none
-                                      : m == "circle" ? sim::AvoidanceMode::circle
-                                                      : sim::AvoidanceMode::cardioid;
+      const sim::AvoidanceMode mode = mode_named(m);
       for (double rho : o->densities) {
         const Point p = run(rho, mode, m);
         std::printf("%s,%.2f,%zu,%.3f,%.3f,%.3f,%.3f\n", m.c_str(), p.asked, p.agents, p.density,

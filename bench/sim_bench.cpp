@@ -296,14 +296,9 @@ Runner add_sim(CLI::App& sub) {
       ->check(CLI::Range(10, 100000))
       ->capture_default_str();
   sub.add_option_function<std::string>(
-         "--mode",
-         [&c](const std::string& v) {
-           c.mode = v == "none"     ? sim::AvoidanceMode::none
-                    : v == "circle" ? sim::AvoidanceMode::circle
-                                    : sim::AvoidanceMode::cardioid;
-         },
-         "avoidance: none, circle or cardioid (default)")
-      ->check(CLI::IsMember({"none", "circle", "cardioid"}));
+         "--mode", [&c](const std::string& v) { c.mode = mode_named(v); },
+         "avoidance: none, circle, cardioid (default) or orca")
+      ->check(CLI::IsMember(kModeNames));
   sub.add_option("--threads", c.threads, "threads stepping the world")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

@@ -71,6 +71,24 @@ sim::Movement read_movement(const json& v, const std::string& where) {
   bad(where, "must be \"inertial\" or \"kinematic\"");
 }
 
+// An agent's avoidance priority ([0, 99]), layer and mask (uint32 bit sets), when given.
+void read_avoidance_rules(Fields& f, std::optional<std::uint8_t>& priority,
+                          std::optional<std::uint32_t>& layer, std::optional<std::uint32_t>& mask) {
+  if (const json* p = f.find("priority"))
+    priority = static_cast<std::uint8_t>(
+        as_uint(*p, f.name("priority"), sim::AgentDefLimits::kMaxPriority));
+  if (const json* l = f.find("layer")) layer = as_u32(*l, f.name("layer"));
+  if (const json* m = f.find("mask")) mask = as_u32(*m, f.name("mask"));
+}
+
+void write_avoidance_rules(json& o, const std::optional<std::uint8_t>& priority,
+                           const std::optional<std::uint32_t>& layer,
+                           const std::optional<std::uint32_t>& mask) {
+  if (priority) o["priority"] = *priority;
+  if (layer) o["layer"] = *layer;
+  if (mask) o["mask"] = *mask;
+}
+
 sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
   Fields f(v, where);
   sim::SpawnAgent a;
@@ -88,6 +106,7 @@ sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
     a.mass = as_number(*m, f.name("mass"), L::kMinMass, L::kMaxMass);
   if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
   if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
+  read_avoidance_rules(f, a.priority, a.layer, a.mask);
   f.no_others();
   return a;
 }
@@ -278,6 +297,7 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
   if (a.mass) o["mass"] = *a.mass;
   if (a.target) o["target"] = point_json(*a.target);
   if (a.movement == sim::Movement::kinematic) o["movement"] = "kinematic";
+  write_avoidance_rules(o, a.priority, a.layer, a.mask);
   return o;
 }
 
@@ -412,7 +432,10 @@ struct Wire<sim::Spawn> {
           as_uint(*count, "count", std::numeric_limits<std::uint32_t>::max()));
       if (c.count == 0) bad("count", "must be 1 or more");
       if (const json* g = f.find("group")) c.group = as_group(*g, "group");
+      read_avoidance_rules(f, c.priority, c.layer, c.mask);
     } else {
+      for (const char* field : {"priority", "layer", "mask"})
+        if (f.find(field)) bad(field, "applies to a count spawn: give each of 'agents' its own");
       if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)
         bad("agents", "must be an array of 1 to 1000 agents");
       for (std::size_t i = 0; i < agents->size(); ++i)
@@ -425,6 +448,7 @@ struct Wire<sim::Spawn> {
     if (c.count > 0) {
       j["count"] = c.count;
       j["group"] = c.group;
+      write_avoidance_rules(j, c.priority, c.layer, c.mask);
     } else {
       json agents = json::array();
       for (const sim::SpawnAgent& a : c.agents) agents.push_back(spawn_agent_json(a));
@@ -702,7 +726,7 @@ struct Wire<sim::SetAvoidance> {
     sim::SetAvoidance c;
     if (const json* m = f.find("mode")) {
       c.mode = avoidance_mode_from_string(as_string(*m, "mode"));
-      if (!c.mode) bad("mode", "must be \"none\", \"circle\" or \"cardioid\"");
+      if (!c.mode) bad("mode", "must be \"none\", \"circle\", \"cardioid\" or \"orca\"");
     }
     if (const json* v = f.find("personal_space"))
       c.personal_space = as_number(*v, "personal_space", 1e-6, 100);

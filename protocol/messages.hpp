@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "herd/sim/commands.hpp"
+#include "herd/sim/world_def.hpp"
 #include "protocol/density.hpp"
 
 namespace herd::protocol {
@@ -287,6 +288,11 @@ struct AgentState {
   std::optional<std::uint32_t>
       subject;  // the other agent its behaviour names (pursued, fled, guarded against...)
   std::vector<sim::Vec2> waypoints;  // where it goes after `target`: queued orders, a route's lap
+  // Its avoidance priority, layer and mask (sim::AgentDef): on the wire only when not the
+  // defaults.
+  std::uint8_t priority = sim::AgentDefLimits::kDefaultPriority;
+  std::uint32_t layer = 1;
+  std::uint32_t mask = 0xFFFFFFFF;
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 

@@ -93,6 +93,7 @@ std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s)
   if (s == "none") return sim::AvoidanceMode::none;
   if (s == "circle") return sim::AvoidanceMode::circle;
   if (s == "cardioid") return sim::AvoidanceMode::cardioid;
+  if (s == "orca") return sim::AvoidanceMode::orca;
   return std::nullopt;
 }
 

@@ -40,6 +40,10 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   if (a.pathing != sim::Pathing::direct) w.field("pathing", to_string(a.pathing));
   if (a.path_pending) w.field("path", "pending");
   if (a.subject) w.field("subject", *a.subject);
+  if (a.priority != sim::AgentDefLimits::kDefaultPriority)
+    w.field("priority", std::uint32_t{a.priority});
+  if (a.layer != 1) w.field("layer", a.layer);
+  if (a.mask != 0xFFFFFFFF) w.field("mask", a.mask);
   if (!a.history.empty()) {
     w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
     w.begin_array();

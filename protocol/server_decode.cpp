@@ -61,6 +61,11 @@ AgentState read_agent(const json& v, const std::string& where) {
     st.path_pending = true;
   }
   if (const json* s = a.find("subject")) st.subject = as_u32(*s, a.name("subject"));
+  if (const json* p = a.find("priority"))
+    st.priority = static_cast<std::uint8_t>(
+        as_uint(*p, a.name("priority"), sim::AgentDefLimits::kMaxPriority));
+  if (const json* l = a.find("layer")) st.layer = as_u32(*l, a.name("layer"));
+  if (const json* m = a.find("mask")) st.mask = as_u32(*m, a.name("mask"));
   if (const json* h = a.find("history")) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
     if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");

@@ -336,6 +336,7 @@ struct Args {
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
+  std::uint32_t priority = 50, layer = 1, mask = 0xFFFFFFFF;
   bool seek = false, vertical = false, regroup = false, block = false, open = false, queue = false,
        closed = false;
   std::string spread, order_shape, pathing, movement;
@@ -349,6 +350,13 @@ struct Args {
 bool given(CLI::App* sub, const std::string& flag) {
   const CLI::Option* o = sub->get_option_no_throw(flag);
   return o != nullptr && o->count() > 0;
+}
+
+// spawn's --priority, --layer and --mask, into a spawn (count) or one of its agents (--at).
+void avoidance_rules(CLI::App* sub, const Args& a, json& into) {
+  if (given(sub, "--priority")) into["priority"] = a.priority;
+  if (given(sub, "--layer")) into["layer"] = a.layer;
+  if (given(sub, "--mask")) into["mask"] = a.mask;
 }
 
 CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
@@ -485,6 +493,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
         json p = point_or_bad(a->at.substr(start, end - start), "--at");
         if (given(s, "--group")) p["group"] = a->group;
         if (given(s, "--radius")) p["radius"] = a->radius;
+        avoidance_rules(s, *a, p);
         agents.push_back(p);
         start = end + 1;
       }
@@ -494,6 +503,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
       if (given(s, "--radius")) bad("--radius goes with --at");
       c["count"] = a->count;
       if (given(s, "--group")) c["group"] = a->group;
+      avoidance_rules(s, *a, c);
     }
     return c;
   });
@@ -501,6 +511,11 @@ void add_command_subcommands(CLI::App& app, json& out) {
   spawn->add_option("--at", a->at, "agents at these points: X,Y[;X,Y...]")->excludes("COUNT");
   spawn->add_option("--group", a->group, "their group, 0 to 255");
   spawn->add_option("--radius", a->radius, "their radius (with --at)");
+  spawn->add_option("--priority", a->priority, "their avoidance priority, 0 (most important) to 99")
+      ->check(CLI::Range(0, 99));
+  spawn->add_option("--layer", a->layer, "their avoidance layers, a bit set (uint32)");
+  spawn->add_option("--mask", a->mask,
+                    "the layers they avoid, a bit set (uint32): those whose layer shares a bit");
 
   auto* remove = command(app, out, "remove", "remove agents", [a](CLI::App*) {
     return json{{"cmd", "remove"}, {"agents", selection_or_bad(a->selection)}};
@@ -712,8 +727,8 @@ void add_command_subcommands(CLI::App& app, json& out) {
                 if (c.size() == 1) bad("avoidance needs at least one setting");
                 return c;
               });
-  avoidance->add_option("--mode", a->mode, "none, circle or cardioid")
-      ->check(CLI::IsMember({"none", "circle", "cardioid"}));
+  avoidance->add_option("--mode", a->mode, "none, circle, cardioid or orca")
+      ->check(CLI::IsMember({"none", "circle", "cardioid", "orca"}));
   avoidance->add_option("--personal-space", a->personal_space, "k in k (r1 + r2)^2 / d^2");
   avoidance->add_option("--cardioid-exponent", a->exponent, "e in ((1 + cos delta) / 2)^e");
   avoidance->add_option("--preferred-side", a->side, "left or right")

@@ -64,6 +64,9 @@ AgentState agent_state(const sim::World& world, const Agents& agents, const Desi
     s.history = paths[i].walker.history;
   s.path_pending = i < paths.size() && paths[i].pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
+  s.priority = a.def.priority;
+  s.layer = a.def.layer;
+  s.mask = a.def.mask;
   if (world.has_orders()) s.waypoints = world.upcoming(a.id);
   return s;
 }

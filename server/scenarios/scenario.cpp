@@ -29,6 +29,20 @@ bool read_number(const json& obj, const char* key, double& out, std::string& why
   return true;
 }
 
+// Reads an optional integer field in [0, max] into `out`; false with `why` set when present but
+// not one.
+template <class T>
+bool read_uint(const json& obj, const char* key, std::uint64_t max, T& out, std::string& why) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max) {
+    why = std::string("'") + key + "' must be an integer in [0, " + std::to_string(max) + "]";
+    return false;
+  }
+  out = static_cast<T>(it->get<std::uint64_t>());
+  return true;
+}
+
 std::string read_world(const json& w, sim::WorldDef& def) {
   if (!w.is_object()) return "'world' must be an object";
   std::string why;
@@ -55,7 +69,10 @@ std::string read_world(const json& w, sim::WorldDef& def) {
         !read_number(*it, "max_speed", a.max_speed, why) ||
         !read_number(*it, "max_force", a.max_force, why) ||
         !read_number(*it, "slow_radius", a.slow_radius, why) ||
-        !read_number(*it, "arrive_tolerance", a.arrive_tolerance, why))
+        !read_number(*it, "arrive_tolerance", a.arrive_tolerance, why) ||
+        !read_uint(*it, "priority", sim::AgentDefLimits::kMaxPriority, a.priority, why) ||
+        !read_uint(*it, "layer", 0xFFFFFFFF, a.layer, why) ||
+        !read_uint(*it, "mask", 0xFFFFFFFF, a.mask, why))
       return "world.agent: " + why;
   }
   return sim::validate(def);

@@ -164,6 +164,7 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"wall", "remove", "1"},
            {"avoidance", "--mode", "circle", "--personal-space", "2.5", "--crossing", "off",
             "--max-neighbours", "8"},
+           {"avoidance", "--mode", "orca"},
            {"map", "load", map.string(), "--tile-size", "40"},
            {"map", "tiles", "2,1", "--blocked"},
            {"map", "tiles", "2,1", "--open"},
@@ -178,6 +179,8 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
            {"invert", "rect:0,0,800,600"},
            {"group", "1,2", "2"},
            {"exchange", "all"},
+           {"spawn", "--at", "200,60", "--priority", "0", "--layer", "2", "--mask", "4294967294"},
+           {"spawn", "2", "--priority", "99", "--mask", "0"},
            {"param", "--tick-rate", "60", "--snapshot-rate", "20"},
        }) {
     const CtlRun r = ctl([&] {
@@ -243,6 +246,30 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
   for (std::string_view n : protocol::command_names()) protocol.emplace(n);
   for (std::string_view n : protocol::control_names()) protocol.emplace(n);
   EXPECT_EQ(sent, protocol);
+}
+
+// spawn's --priority, --layer and --mask go into each agent of --at, or the count spawn; avoidance
+// takes mode orca.
+TEST(CtlCommands, SpawnCarriesAvoidanceRulesAndAvoidanceTakesOrca) {
+  auto built = [](std::vector<std::string> args) {
+    CLI::App app;
+    nlohmann::json command;
+    cli::add_command_subcommands(app, command);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+    return command;
+  };
+  EXPECT_EQ(
+      built({"spawn", "--at", "1,2;3,4", "--priority", "0", "--layer", "2", "--mask",
+             "4294967295"})["agents"],
+      nlohmann::json::parse(R"([{"x":1.0,"y":2.0,"priority":0,"layer":2,"mask":4294967295},)"
+                            R"({"x":3.0,"y":4.0,"priority":0,"layer":2,"mask":4294967295}])"));
+  const nlohmann::json count = built({"spawn", "5", "--priority", "99", "--mask", "0"});
+  EXPECT_EQ(count["priority"], 99);
+  EXPECT_EQ(count["mask"], 0);
+  EXPECT_FALSE(count.contains("layer"));
+  EXPECT_FALSE(built({"spawn", "5"}).contains("priority")) << "not given: the world's default";
+  EXPECT_EQ(built({"avoidance", "--mode", "orca"})["mode"], "orca");
 }
 
 // herd-ctl wall add: points as separate arguments or joined by ';', --closed for a polygon.
@@ -424,6 +451,9 @@ TEST_F(CtlTest, UnknownFlagsAndSubcommandsAreRefusedWithExitTwo) {
                                              {"behaviour", "all", "dance"},
                                              {"pathing", "all", "astar", "--neighbours", "6"},
                                              {"avoidance"},
+                                             {"avoidance", "--mode", "rvo"},
+                                             {"spawn", "3", "--priority", "100"},
+                                             {"spawn", "3", "--mask", "-1"},
                                              {"map", "tiles", "1,1"},
                                              {"obstacle"},
                                              {"watch", "--role", "king"},

@@ -39,7 +39,7 @@ TEST(ThreadPool, EveryIndexRunsExactlyOnceOnAKnownWorker) {
 sim::World crowd(std::uint32_t n, std::uint32_t max_neighbours) {
   sim::WorldDef def;
   def.width = def.height = std::sqrt(60.0 * n);
-  def.max_agents = n;
+  def.max_agents = n + 1000;  // room for a test to add some
   def.dt = 0.1;
   def.agent_defaults.radius = 1.5;
   def.agent_defaults.max_speed = 2;
@@ -124,6 +124,31 @@ TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
   ASSERT_NE(serial.trace(1000), nullptr);
   EXPECT_EQ(four.trace(1000)->final_dir, serial.trace(1000)->final_dir);
   EXPECT_TRUE(serial.trace(1000)->pushes.empty()) << "a reciprocal member has no pushes";
+}
+
+TEST(ParallelStep, SameHashWithPrioritiesLayersAndOrcaMode) {
+  // Some of the crowd more or less important and on other layers (some standing, so that they
+  // step aside), in the seeds' cardioid mode and in orca mode.
+  for (sim::AvoidanceMode mode : {sim::AvoidanceMode::cardioid, sim::AvoidanceMode::orca}) {
+    sim::World serial = crowd(5000, 16), two = crowd(5000, 16), four = crowd(5000, 16);
+    for (sim::World* w : {&serial, &two, &four}) {
+      sim::Spawn ranked;
+      ranked.count = 300;
+      ranked.priority = 10;
+      ranked.layer = 2;
+      ranked.mask = 2;
+      ASSERT_TRUE(w->apply(ranked).ok());
+      sim::Spawn idle;
+      idle.count = 300;
+      idle.priority = 90;
+      ASSERT_TRUE(w->apply(idle).ok());
+      sim::SetAvoidance set;
+      set.mode = mode;
+      ASSERT_TRUE(w->apply(set).ok());
+    }
+    steps_alike_on_two_and_four_threads(serial, two, four, std::string(sim::to_string(mode)));
+    EXPECT_EQ(two.collisions(), serial.collisions());
+  }
 }
 
 TEST(ParallelStep, SameHashAmongWalls) {

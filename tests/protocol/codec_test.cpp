@@ -399,6 +399,75 @@ TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
   EXPECT_EQ(encode_snapshot(world).find(R"("serial")"), std::string::npos) << "0: not told";
 }
 
+// Avoidance priority, layer and mask: a spawn's (each agent's, or a count spawn's for all) round
+// trip; the snapshot carries an agent's only when they are not the defaults, and decodes them
+// back byte for byte; set_avoidance takes mode orca.
+TEST(ClientCodec, SpawnsCarryPriorityLayerAndMask) {
+  sim::SpawnAgent a;
+  a.position = {1, 2};
+  a.priority = 0;
+  a.layer = 2;
+  a.mask = 0xFFFFFFFE;
+  sim::SpawnAgent b;
+  b.position = {3, 4};
+  b.priority = 99;
+  expect_client_round_trip(CommandMsg{1, sim::Spawn{0, 0, {a, b}}});
+  sim::Spawn count{5, 1, {}};
+  count.priority = 7;
+  count.mask = 0;
+  expect_client_round_trip(CommandMsg{2, count});
+  const auto spawn = std::get<sim::Spawn>(
+      std::get<CommandMsg>(decode_ok(R"({"type":"command","seq":3,"cmd":"spawn","count":2,)"
+                                     R"("priority":10,"layer":4294967295,"mask":6})"))
+          .command);
+  EXPECT_EQ(spawn.priority, std::optional<std::uint8_t>(10));
+  EXPECT_EQ(spawn.layer, std::optional<std::uint32_t>(0xFFFFFFFF));
+  EXPECT_EQ(spawn.mask, std::optional<std::uint32_t>(6));
+  sim::SetAvoidance orca;
+  orca.mode = sim::AvoidanceMode::orca;
+  expect_client_round_trip(CommandMsg{4, orca});
+  for (const char* bad :
+       {R"("agents":[{"x":1,"y":1,"priority":100}])", R"("agents":[{"x":1,"y":1,"layer":-1}])",
+        R"("agents":[{"x":1,"y":1,"mask":4294967296}])", R"("count":1,"priority":0.5)",
+        R"("count":1,"mask":"all")", R"("agents":[{"x":1,"y":1}],"priority":1)"}) {
+    const Error e =
+        decode_err(std::string(R"({"type":"command","seq":5,"cmd":"spawn",)") + bad + "}");
+    EXPECT_EQ(e.code, ErrorCode::bad_field) << bad;
+  }
+  EXPECT_EQ(decode_err(R"({"type":"command","seq":6,"cmd":"set_avoidance","mode":"rvo"})").code,
+            ErrorCode::bad_field);
+}
+
+TEST(ServerCodec, SnapshotCarriesPriorityLayerAndMaskWhenNotTheDefaults) {
+  sim::World world(sim::WorldDef{});
+  sim::SpawnAgent plain, ranked;
+  plain.position = {100, 100};
+  ranked.position = {200, 200};
+  ranked.priority = 3;
+  ranked.layer = 8;
+  ranked.mask = 9;
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {plain, ranked}}).ok());
+  sim::SetAvoidance orca;
+  orca.mode = sim::AvoidanceMode::orca;
+  ASSERT_TRUE(world.apply(orca).ok());
+  world.step();
+  const std::string text = encode_snapshot(world);
+  EXPECT_NE(text.find(R"("avoidance":"orca")"), std::string::npos);
+  EXPECT_NE(text.find(R"("priority":3,"layer":8,"mask":9)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"("priority":50)"), std::string::npos) << "the default is left out";
+  const auto decoded = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  EXPECT_EQ(snap.avoidance, sim::AvoidanceMode::orca);
+  ASSERT_EQ(snap.agents.size(), 2u);
+  EXPECT_EQ(snap.agents[0].priority, 50);
+  EXPECT_EQ(snap.agents[0].mask, 0xFFFFFFFFu);
+  EXPECT_EQ(snap.agents[1].priority, 3);
+  EXPECT_EQ(snap.agents[1].layer, 8u);
+  EXPECT_EQ(snap.agents[1].mask, 9u);
+  EXPECT_EQ(encode(snap), text) << "decodes and encodes back byte for byte";
+}
+
 // A formation's places that cannot be reached: in the snapshot with the agent, the place, the
 // reason and where the agent goes instead; decoded and encoded back byte for byte.
 TEST(ServerCodec, SnapshotNamesAFormationsUnreachablePlaces) {

@@ -97,6 +97,21 @@ TEST(BinarySnapshot, KeyframeRoundTripsWithinTheStatedBounds) {
   }
 }
 
+// The header's avoidance byte names every mode, orca (3) included, and nothing past it.
+TEST(BinarySnapshot, TheAvoidanceModeTravelsInTheHeader) {
+  Crowd crowd(3);
+  QuantState q = crowd.quantised(nullptr);
+  q.avoidance = sim::AvoidanceMode::orca;
+  const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);
+  EXPECT_EQ(decode_ok(key).header.avoidance, sim::AvoidanceMode::orca);
+  ASSERT_EQ(static_cast<std::uint8_t>(key[3]), 3) << "byte 3: the mode";
+  std::string past = key;
+  past[3] = 4;
+  const auto refused = decode_binary(past);
+  ASSERT_TRUE(std::holds_alternative<std::string>(refused));
+  EXPECT_NE(std::get<std::string>(refused).find("avoidance"), std::string::npos);
+}
+
 // Flags bit 3: the snapshot's serial, a varint after the tick (and back), in keyframes and deltas;
 // frames without it (the fixtures) still decode, with serial 0.
 TEST(BinarySnapshot, TheSerialTravelsInTheHeaderWhenGiven) {

@@ -104,6 +104,28 @@ TEST(Scenarios, BadScenariosSayWhatIsWrong) {
       load_error(R"({"commands":[{"cmd":"spawn","agents":[{"x":5000,"y":1}]}]})").find("outside"),
       std::string::npos);
   EXPECT_NE(load_error(R"({"name":5})").find("scenario"), std::string::npos);
+  for (const char* bad :
+       {R"({"world":{"agent":{"priority":100}}})", R"({"world":{"agent":{"priority":-1}}})",
+        R"({"world":{"agent":{"layer":1.5}}})", R"({"world":{"agent":{"mask":4294967296}}})"})
+    EXPECT_NE(load_error(bad).find("world.agent"), std::string::npos) << bad;
+}
+
+// The world's agent block sets every agent's avoidance priority, layer and mask unless a spawn
+// gives its own.
+TEST(Scenarios, TheAgentBlockSetsAvoidanceRules) {
+  const auto parsed =
+      parse(R"({"world":{"agent":{"priority":10,"layer":4,"mask":6}},)"
+            R"("commands":[{"cmd":"spawn","agents":[{"x":1,"y":1},{"x":9,"y":9,"priority":70}]}]})",
+            "rules");
+  ASSERT_TRUE(std::holds_alternative<Scenario>(parsed)) << std::get<std::string>(parsed);
+  auto built = build_world(std::get<Scenario>(parsed));
+  ASSERT_TRUE(std::holds_alternative<sim::World>(built));
+  const sim::World& w = std::get<sim::World>(built);
+  EXPECT_EQ(w.agents()[0].def.priority, 10);
+  EXPECT_EQ(w.agents()[0].def.layer, 4u);
+  EXPECT_EQ(w.agents()[0].def.mask, 6u);
+  EXPECT_EQ(w.agents()[1].def.priority, 70);
+  EXPECT_EQ(w.agents()[1].def.mask, 6u);
 }
 
 // Walls are commands, so a scenario's set-up may hold them; a bad one fails the build with why.

@@ -80,7 +80,7 @@ describe('the command catalogue', () => {
 
   it('shows one member of an exclusive group, and a field only with the one it goes with', () => {
     const form = newForm(cmd('spawn'), CTX);
-    assert.deepEqual(shown('spawn', form), ['count', 'group']);
+    assert.deepEqual(shown('spawn', form), ['count', 'group', 'priority', 'layer', 'mask']);
     form.chosen.exactly_one = 'agents';
     assert.deepEqual(shown('spawn', form), ['agents']);
     assert.deepEqual(formCommand(cmd('spawn'), form), { fields: { cmd: 'spawn', agents: [{ x: 400, y: 300 }] } });

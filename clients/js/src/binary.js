@@ -76,7 +76,7 @@ const MAGIC = 0x48;
 const VERSION = 1;
 const MAX_AGENTS = 1 << 24;
 const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
-const AVOIDANCE = ['none', 'circle', 'cardioid'];
+const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca'];
 
 class Truncated extends Error {}
 
@@ -146,7 +146,7 @@ export function readHeader(bytes) {
     const flags = r.bits(8);
     if (flags & ~15) throw new Error('unknown flags');
     const mode = r.bits(8);
-    if (mode > 2) throw new Error('bad avoidance mode');
+    if (mode >= AVOIDANCE.length) throw new Error('bad avoidance mode');
     // The other fields follow as they are read.
     const h = /** @type {BinaryHeader} */ ({
       delta: (flags & 1) !== 0,

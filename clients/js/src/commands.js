@@ -30,6 +30,9 @@
  * @property {number} [mass]
  * @property {PointLike} [target]
  * @property {string} [movement] 'inertial' or 'kinematic'
+ * @property {number} [priority] avoidance priority, 0 (the most important) to 99; default 50
+ * @property {number} [layer] avoidance layers, a uint32 bit set; default 1
+ * @property {number} [mask] the layers it avoids, a uint32 bit set; default every bit
  */
 /** @typedef {{x: number, y: number, blocked: boolean} | [number, number, boolean]} TileLike */
 
@@ -39,7 +42,7 @@
 /** @typedef {{agents: Selection, target?: PointLike, target_tile?: PointLike, spread?: string, queue?: boolean, radius?: number}} AttackMoveFields */
 /** @typedef {{agents: Selection, target?: PointLike, target_tile?: PointLike, points?: PointLike[], spread?: string, queue?: boolean}} PatrolFields */
 /** @typedef {{agents: Selection}} AgentsFields */
-/** @typedef {{count?: number, agents?: SpawnedAgent[], group?: number}} SpawnFields */
+/** @typedef {{count?: number, agents?: SpawnedAgent[], group?: number, priority?: number, layer?: number, mask?: number}} SpawnFields */
 /** @typedef {{agents: Selection, behaviour: string, target?: PointLike, target_tile?: PointLike, agent?: number, radius?: number, response?: string}} SetBehaviourFields */
 /** @typedef {{agents: Selection, movement: string}} SetMovementFields */
 /** @typedef {{x: number, y: number, radius: number}} AddObstacleFields */
@@ -165,7 +168,7 @@ export const COMMANDS = Object.freeze({
   attack_move: { agents: selection, target: point, target_tile: point, spread: null, queue: null, radius: null },
   patrol: { agents: selection, target: point, target_tile: point, points, spread: null, queue: null },
   stop: { agents: selection },
-  spawn: { count: null, agents: spawned, group: null },
+  spawn: { count: null, agents: spawned, group: null, priority: null, layer: null, mask: null },
   remove: { agents: selection },
   set_behaviour: {
     agents: selection,
@@ -341,8 +344,8 @@ export class Commands {
   // ---- agents ----
 
   /**
-   * Adds `count` agents at random places (in `group`), or `agents`, each {x, y, ...}. The ack's
-   * `agents`: the new ids.
+   * Adds `count` agents at random places (in `group`, with avoidance `priority`, `layer` and
+   * `mask`), or `agents`, each {x, y, ...} (with its own). The ack's `agents`: the new ids.
    * @param {SpawnFields} fields @param {RequestOptions} [options] @returns {Promise<Ack>}
    */
   spawn(fields, options) {

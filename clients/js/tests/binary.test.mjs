@@ -58,6 +58,15 @@ describe('binary snapshots', () => {
     assert.throws(() => decodeBinary(bad), /unknown flags/);
   });
 
+  it('name the avoidance mode of byte 3, orca (3) included, and refuse one past it', () => {
+    const orca = Uint8Array.from(keyframe);
+    orca[3] = 3;
+    assert.equal(decodeBinary(orca).header.avoidance, 'orca');
+    assert.equal(toSnapshot(decodeBinary(orca)).avoidance, 'orca');
+    orca[3] = 4;
+    assert.throws(() => decodeBinary(orca), /bad avoidance mode/);
+  });
+
   it('refuse a delta on the wrong baseline, and truncated or corrupted frames, without crashing', () => {
     const k = decodeBinary(keyframe);
     assert.throws(() => decodeBinary(delta, k.agents.slice(1)), /baseline/);

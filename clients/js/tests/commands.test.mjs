@@ -80,6 +80,11 @@ describe('commands', () => {
       { x: 3, y: 4 },
     ]);
     assert.deepEqual(await sent('spawn', { agents: [{ x: 1, y: 2, target: [5, 6] }] }), { agents: [{ x: 1, y: 2, target: { x: 5, y: 6 } }] });
+    assert.deepEqual(await sent('spawn', { count: 3, priority: 0, layer: 2, mask: 5 }), { count: 3, priority: 0, layer: 2, mask: 5 });
+    assert.deepEqual(await sent('spawn', { agents: [{ x: 1, y: 2, priority: 99, layer: 4, mask: 0 }] }), {
+      agents: [{ x: 1, y: 2, priority: 99, layer: 4, mask: 0 }],
+    });
+    assert.deepEqual(await sent('set_avoidance', { mode: 'orca' }), { mode: 'orca' });
     assert.deepEqual(await sent('set_tiles', { tiles: [[1, 2, true]] }), { tiles: [{ x: 1, y: 2, blocked: true }] });
     assert.deepEqual(await sent('load_map', { rows: '###\n#.#\n', tile_size: 10 }), { rows: ['###', '#.#'], tile_size: 10, width: 3, height: 2 });
     assert.deepEqual(await sent('formation', { agents: 'all', shape: 'line', centre: [5, 5] }), { agents: 'all', shape: 'line', centre: { x: 5, y: 5 } });
@@ -93,7 +98,7 @@ describe('commands', () => {
         sent.push(cmd);
       }
     })();
-    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group\)/);
+    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group, priority, layer, mask\)/);
     await assert.rejects(r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
     await assert.rejects(r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
     await assert.rejects(r.stop({ agents: [1, 'two'] }), /agent ids are integers/);

@@ -41,7 +41,7 @@ _VERSION = 1
 _MAX_AGENTS = 1 << 24  # far above any world's limit: a count beyond it is a corrupt frame
 _MAX_SAFE = (1 << 53) - 1  # the JSON side's integers: ticks and serials fit a double exactly
 _STATES = ("idle", "moving", "arrived", "unreachable")
-_AVOIDANCE = ("none", "circle", "cardioid")
+_AVOIDANCE = ("none", "circle", "cardioid", "orca")
 # How many states BinaryFeed keeps: the server keeps its last 32 snapshots as baselines.
 _KEPT_STATES = 32
 
@@ -150,7 +150,7 @@ def read_header(data: bytes) -> Header:
         if flags & ~15:
             raise DecodeError("unknown flags")
         mode = r.bits(8)
-        if mode > 2:
+        if mode >= len(_AVOIDANCE):
             raise DecodeError("bad avoidance mode")
         delta = flags & 1 != 0
         tick = r.varint()

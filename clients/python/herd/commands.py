@@ -263,15 +263,31 @@ class Commands(Generic[R]):
         count: Optional[int] = None,
         agents: Optional[Iterable[Mapping[str, Any]]] = None,
         group: Optional[int] = None,
+        priority: Optional[int] = None,
+        layer: Optional[int] = None,
+        mask: Optional[int] = None,
     ) -> R:
-        """Adds agents: ``count`` of them at random places (in ``group``), or ``agents``, a list
-        of dicts ``{"x", "y"}`` with optional ``group``, ``radius``, ``max_speed``,
-        ``max_force``, ``mass``, ``target`` and ``movement``. The ack's ``agents``: the new ids."""
+        """Adds agents: ``count`` of them at random places (in ``group``, with avoidance
+        ``priority``, ``layer`` and ``mask``), or ``agents``, a list of dicts ``{"x", "y"}`` with
+        optional ``group``, ``radius``, ``max_speed``, ``max_force``, ``mass``, ``target``,
+        ``movement``, ``priority`` (0, the most important, to 99; default 50), ``layer`` and
+        ``mask`` (uint32 bit sets: an agent avoids those whose layer shares a bit with its mask).
+        The ack's ``agents``: the new ids."""
         _exactly_one("spawn", count=count, agents=agents)
-        if group is not None and count is None:
-            raise TypeError("spawn(): group goes with count; give each of agents its own group")
+        per_count = {"group": group, "priority": priority, "layer": layer, "mask": mask}
+        for name, value in per_count.items():
+            if value is not None and count is None:
+                raise TypeError(
+                    f"spawn(): {name} goes with count; give each of agents its own {name}"
+                )
         return self.command(
-            "spawn", count=count, agents=_opt(_spawned, agents, "agents"), group=group
+            "spawn",
+            count=count,
+            agents=_opt(_spawned, agents, "agents"),
+            group=group,
+            priority=priority,
+            layer=layer,
+            mask=mask,
         )
 
     def remove(self, *, agents: Selection) -> R:
@@ -452,7 +468,7 @@ class Commands(Generic[R]):
     ) -> R:
         """Changes the world's avoidance settings; those not given keep their values.
 
-        ``mode``: ``"none"``, ``"circle"`` or ``"cardioid"``; the others as in
+        ``mode``: ``"none"``, ``"circle"``, ``"cardioid"`` or ``"orca"``; the others as in
         protocol/PROTOCOL.md's ``set_avoidance`` table.
         """
         fields = dict(

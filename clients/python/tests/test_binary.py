@@ -84,6 +84,15 @@ def test_the_serial_is_read_into_the_snapshot() -> None:
         decode_frame(bytes(bad))
 
 
+def test_the_avoidance_mode_byte_names_orca_and_nothing_past_it() -> None:
+    orca = bytearray(KEYFRAME)
+    orca[3] = 3
+    assert to_snapshot(decode_frame(bytes(orca)))["avoidance"] == "orca"
+    orca[3] = 4
+    with pytest.raises(DecodeError, match="bad avoidance mode"):
+        decode_frame(bytes(orca))
+
+
 def test_a_delta_on_the_wrong_baseline_is_refused() -> None:
     k = decode_frame(KEYFRAME)
     with pytest.raises(DecodeError, match="baseline"):

@@ -127,6 +127,20 @@ def test_points_selections_and_tiles_are_written_as_the_wire_wants() -> None:
     }
 
 
+def test_spawn_passes_avoidance_priority_layer_and_mask_through() -> None:
+    r = Recorder()
+    assert r.spawn(count=3, priority=0, layer=2, mask=5) == (
+        "spawn",
+        {"count": 3, "priority": 0, "layer": 2, "mask": 5},
+    )
+    agents = [{"x": 1, "y": 2, "priority": 99, "layer": 4, "mask": 0}]
+    assert r.spawn(agents=agents)[1] == {"agents": agents}
+    for name in ("priority", "layer", "mask"):
+        with pytest.raises(TypeError, match=f"{name} goes with count"):
+            r.spawn(agents=[{"x": 1, "y": 1}], **{name: 1})
+    assert r.set_avoidance(mode="orca") == ("set_avoidance", {"mode": "orca"})
+
+
 def test_areas_may_be_tuples() -> None:
     r = Recorder()
     _, f = r.add_source(area=(1, 2, 3, 4), rate=2.5, total=10, target=(5, 6))

@@ -193,6 +193,8 @@ std::string_view to_string(AvoidanceMode mode) {
       return "circle";
     case AvoidanceMode::cardioid:
       return "cardioid";
+    case AvoidanceMode::orca:
+      return "orca";
   }
   return "none";
 }

@@ -27,8 +27,10 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // afresh, under it). 9 added orders: each agent's order number and how it settles, and the
 // queued orders, patrol routes and engaged enemies (older worlds had none). 10 added measurement
 // lines and areas; 11 the state of wander, flock, follow_path and follow; 12 sources and exits;
-// 13 walls (older worlds had none).
-constexpr std::uint32_t kFormatVersion = 13;
+// 13 walls (older worlds had none). 14 added avoidance mode orca and each agent's avoidance
+// priority, layer and mask, and the world's defaults for them (older worlds' agents have the
+// defaults: priority 50, layer 1, every bit of the mask, as their servers ran them).
+constexpr std::uint32_t kFormatVersion = 14;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -47,7 +49,7 @@ void serialize(S& s, WorldDef& d) {
   s.f64(a.slow_radius);
   s.f64(a.arrive_tolerance);
   AvoidanceDef& v = d.avoidance;
-  s.enumeration(v.mode, AvoidanceMode::cardioid);
+  s.enumeration(v.mode, s.version() >= 14 ? AvoidanceMode::orca : AvoidanceMode::cardioid);
   s.f64(v.personal_space);
   s.f64(v.cardioid_exponent);
   s.enumeration(v.preferred_side, Side::right);
@@ -426,7 +428,21 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
         return "the checkpoint's source " + std::to_string(src.id) + " is invalid: " + why;
   }
   // Format 13: walls.
-  if (s.version() >= 13) return w.walls_.serialize(s, w.def_.width, w.def_.height);
+  if (s.version() >= 13)
+    if (std::string why = w.walls_.serialize(s, w.def_.width, w.def_.height); !why.empty())
+      return why;
+  // Format 14: the agents' avoidance priorities, layers and masks, and the world's defaults.
+  if (s.version() >= 14) {
+    auto rules = [&](AgentDef& d) {
+      s.u8(d.priority);
+      s.u32(d.layer);
+      s.u32(d.mask);
+      s.check(d.priority <= AgentDefLimits::kMaxPriority);
+    };
+    rules(w.def_.agent_defaults);
+    for (Agent& a : w.agents_) rules(a.def);
+    if (!s.ok()) return "the checkpoint's avoidance priorities are corrupt";
+  }
   return {};
 }
 

@@ -28,11 +28,17 @@ bool holds_against(const Agent& a, const Agent& b) {
   return WorldImpl::at_rest_in_order(a) && b.order != 0 && !WorldImpl::at_rest_in_order(b);
 }
 
+// The more important of two (AgentDef::priority: the lower number) keeps its way through the less
+// important: to it, it is as immovable as a wall, and the other is pushed aside (below: at the
+// speed it is run into, not bounced off at twice it). Equal priorities (every agent by default)
+// are two bodies of their masses.
+bool outranks(const Agent& a, const Agent& b) { return a.def.priority < b.def.priority; }
+
 // Shares of a pair's response: (2 m_b/(m_a+m_b), 2 m_a/(m_a+m_b)) for the elastic velocity change
 // and half that for overlap removal; an immovable side takes nothing and the other everything.
 std::pair<double, double> mass_shares(const Agent& a, const Agent& b, bool has_map) {
-  const bool fixed_a = immovable(a, has_map) || holds_against(a, b),
-             fixed_b = immovable(b, has_map) || holds_against(b, a);
+  const bool fixed_a = immovable(a, has_map) || holds_against(a, b) || outranks(a, b),
+             fixed_b = immovable(b, has_map) || holds_against(b, a) || outranks(b, a);
   if (fixed_a && fixed_b) return {0, 0};
   if (fixed_a) return {0, 1};
   if (fixed_b) return {1, 0};
@@ -113,10 +119,13 @@ void WorldImpl::stage_collisions() {
     // Seed step 3 with equal masses gives -(relative velocity along the centres) to each; the
     // shares scale it by the masses (2 m_b/(m_a+m_b) = 2 * share_a).
     const auto [share_a, share_b] = mass_shares(a, b, map_.has_value());
+    // A pair of two priorities is a push, not a bounce: the less important takes the approach
+    // speed away (half the elastic change), so it moves aside with the other, not flung off.
+    const double bounce = a.def.priority == b.def.priority ? 2.0 : 1.0;
     const Vec2 dva = elastic_velocity_change(a.position, a.velocity, 1, b.position, b.velocity, 1) *
-                     (2 * share_a);
+                     (bounce * share_a);
     const Vec2 dvb = elastic_velocity_change(b.position, b.velocity, 1, a.position, a.velocity, 1) *
-                     (2 * share_b);
+                     (bounce * share_b);
     if (dva == Vec2{} && dvb == Vec2{}) continue;  // touching but already separating
     delta(i) += dva;
     delta(j) += dvb;

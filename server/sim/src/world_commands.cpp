@@ -217,6 +217,9 @@ Agent WorldImpl::make_agent(const SpawnAgent& spec) {
   if (spec.max_speed) a.def.max_speed = *spec.max_speed;
   if (spec.max_force) a.def.max_force = *spec.max_force;
   if (spec.mass) a.def.mass = *spec.mass;
+  if (spec.priority) a.def.priority = *spec.priority;
+  if (spec.layer) a.def.layer = *spec.layer;
+  if (spec.mask) a.def.mask = *spec.mask;
   a.position = spec.position;
   if (spec.target) {
     a.behaviour.kind = BehaviourKind::arrive;
@@ -272,9 +275,12 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     if (s.max_speed) d.max_speed = *s.max_speed;
     if (s.max_force) d.max_force = *s.max_force;
     if (s.mass) d.mass = *s.mass;
+    if (s.priority) d.priority = *s.priority;
     if (std::string why = validate(d); !why.empty())
       return failure(CommandError::out_of_bounds, why);
   }
+  if (cmd.priority && *cmd.priority > AgentDefLimits::kMaxPriority)
+    return failure(CommandError::out_of_bounds, "agent priority must be in [0, 99]");
   CommandOutcome out;
   out.spawned.reserve(n);
   // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
@@ -287,6 +293,9 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     for (std::uint32_t i = 0; i < cmd.count; ++i) {
       SpawnAgent s;
       s.group = cmd.group;
+      s.priority = cmd.priority;
+      s.layer = cmd.layer;
+      s.mask = cmd.mask;
       // x then y, each drawn in order from the world's generator: part of the determinism contract.
       // With a map, drawn again (at most 64 times) until the point is on a walkable tile.
       for (int attempt = 0; attempt < 64; ++attempt) {
@@ -306,6 +315,7 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     }
   }
   pathing_.agents_added(agents_.size(), map_.has_value());
+  rules_stale_ = true;
   return out;
 }
 
@@ -437,6 +447,7 @@ void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
   hit_subject_.resize(std::min(hit_subject_.size(), kept));
+  rules_stale_ = true;
 }
 
 CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {

@@ -22,6 +22,7 @@ std::string validate(const AgentDef& d) {
     return "agent slow_radius must be in [0, 1e6] (0: from max_speed and max_force)";
   if (!in_range(d.arrive_tolerance, L::kMinArriveTolerance, L::kMaxArriveTolerance))
     return "agent arrive_tolerance must be in [1e-6, 1000]";
+  if (d.priority > L::kMaxPriority) return "agent priority must be in [0, 99]";
   return {};
 }
 

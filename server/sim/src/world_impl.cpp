@@ -78,6 +78,13 @@ std::uint64_t WorldImpl::state_hash() const {
     mixd(a.def.max_force);
     mixd(a.def.slow_radius);
     mixd(a.def.arrive_tolerance);
+    // Avoidance priority, layer and mask, when not the defaults: worlds without them hash as
+    // they always have.
+    if (a.def.priority != AgentDefLimits::kDefaultPriority || a.def.layer != 1 ||
+        a.def.mask != ~std::uint32_t{0}) {
+      mix(a.def.priority);
+      mix((std::uint64_t{a.def.layer} << 32) | a.def.mask);
+    }
   }
   mix(map_version_);
   if (map_) {

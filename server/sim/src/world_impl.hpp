@@ -290,6 +290,38 @@ class WorldImpl {
     Vec2 velocity;
     double radius;
   };
+  // The agents' avoidance layers, masks and priorities (AgentDef), summed up: worlds whose agents
+  // all avoid everyone at one priority (every world before these settings) test none of them.
+  // Counted again at the start of the step after a spawn, a removal or loading (rules_stale_).
+  struct AvoidanceRules {
+    bool masked = false;  // some agent's mask is not every bit: neighbours are filtered by layer
+    std::uint8_t min_priority = AgentDefLimits::kDefaultPriority;  // the most important
+    std::uint8_t max_priority = AgentDefLimits::kDefaultPriority;  // the least important
+    bool ranked() const { return min_priority != max_priority; }
+    bool any() const { return masked || ranked(); }
+  };
+  // An agent's layer and priority, by grid slot (stage_grid copies them when rules_.any()).
+  struct SlotRules {
+    std::uint32_t layer;
+    std::uint8_t priority;
+  };
+  // Whether agent i avoids the agent at grid slot k: its layer is in i's mask, and it is not
+  // less important than i (the more important leaves the other out: it yields).
+  bool heeds(const Agent& a, std::size_t k) const {
+    const SlotRules& o = slot_rules_[k];
+    return (o.layer & a.def.mask) != 0 && o.priority <= a.def.priority;
+  }
+  // Whether agent i's neighbours need heeds(): it masks some layer out, or some agent is less
+  // important than it.
+  bool filters_neighbours(const Agent& a) const {
+    return (rules_.masked && a.def.mask != ~std::uint32_t{0}) ||
+           (rules_.ranked() && a.def.priority < rules_.max_priority);
+  }
+  void count_rules();
+  // A standing agent (no desire) in the seeds' modes, when more important agents exist: the
+  // velocity that takes it out of the way of a more important one coming at it (zero when none
+  // is), as people step aside for someone in a hurry.
+  Vec2 yield_velocity(std::size_t i, Scratch& scratch) const;
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
   // on the squared distance from agent i's centre to every other's (its Desire::clearance2).
@@ -356,8 +388,12 @@ class WorldImpl {
   // `velocity`.
   std::vector<SlotData> slots_;
   double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
-  // Agent i's reciprocal velocity (stage_avoidance, a member of a reciprocal move).
-  Vec2 reciprocal_desire(std::size_t i, Scratch& scratch) const;
+  // Agent i's reciprocal velocity (stage_avoidance: a member of a reciprocal move, or any agent
+  // in orca mode). `aside`: the velocity obstacles moved it off the velocity it preferred.
+  Vec2 reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const;
+  AvoidanceRules rules_;
+  bool rules_stale_ = true;
+  std::vector<SlotRules> slot_rules_;      // by grid slot, while rules_.any()
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle

@@ -105,7 +105,11 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   double bound = reach2;
   std::size_t n = 0;
   bool searched = false;
-  if (K > 0 && together == 0) {
+  // Layers outside its mask and agents less important than it are not avoided: they are left out
+  // before the cap, so the cap keeps the K nearest it does avoid (and the shortcuts below, which
+  // bound the K nearest of everyone, are not taken).
+  const bool filtered = filters_neighbours(a);
+  if (K > 0 && together == 0 && !filtered) {
     // First a guess from the density of the three by three cells around it: the disc that holds
     // K + 2 sqrt(K) on average, when that is within the reach. When it holds at least K, the K
     // nearest are among them (no agent outside is nearer than any inside). In a crowd of 25
@@ -141,6 +145,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   if (together != 0)  // its formation's members are not in its way
     n = compact(
         n, [&](double, std::uint32_t, std::uint32_t index) { return tags[index] != together; });
+  if (filtered) n = compact(n, [&](double, std::uint32_t k, std::uint32_t) { return heeds(a, k); });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
@@ -194,7 +199,51 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   return std::min(nearest2, searched2);
 }
 
-Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
+Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch) const {
+  const Agent& a = agents_[i];
+  // Within the reach of the seeds' strongest push (as gather_neighbours looks), the more
+  // important movers it heeds whose path, within the look-ahead (AvoidanceDef::lookahead), passes
+  // nearer than the two radii and a quarter: it steps away from each path, sideways to it, on the
+  // side it already stands (the mover's preferred side when dead ahead), the harder the nearer
+  // the path and the sooner the mover comes.
+  constexpr double kMargin = 1.25;
+  const double reach = (a.def.radius + max_agent_radius_) * cutoff_scale_;
+  const double horizon = std::max(def_.avoidance.lookahead, def_.dt);
+  const double preferred = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
+  const std::uint32_t self = static_cast<std::uint32_t>(i);
+  scan::Candidates& found = scratch.found;
+  Vec2 away;
+  grid_.query_runs(a.position, reach, [&](std::uint32_t begin, std::uint32_t end) {
+    found.reserve(end - begin);
+    const std::size_t m =
+        scan::kernels().filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x,
+                               a.position.y, reach * reach, HUGE_VAL, self, self, found.d2.data(),
+                               found.slot.data(), found.index.data(), nullptr);
+    for (std::size_t q = 0; q < m; ++q) {
+      const std::uint32_t k = found.slot[q];
+      if (slot_rules_[k].priority >= a.def.priority || !heeds(a, k)) continue;
+      const Vec2 v = slots_[k].velocity;
+      const double speed = length(v);
+      if (!(speed > 0)) continue;
+      const Vec2 dir = v * (1.0 / speed);
+      const Vec2 rel = a.position - grid_.position(k);
+      const double rsum = a.def.radius + slots_[k].radius;
+      const double along = dot(rel, dir);
+      const double across = cross(dir, rel);  // > 0: on the side of {-dir.y, dir.x}
+      const double clear = kMargin * rsum;
+      const double when = std::max(0.0, along - rsum) / speed;
+      if (along < -rsum || std::abs(across) >= clear || when > horizon) continue;
+      const double side = across > 0 ? 1.0 : across < 0 ? -1.0 : preferred;
+      const double urgency = (1 - std::abs(across) / clear) * (1 - when / horizon);
+      away += Vec2{-dir.y, dir.x} * (side * urgency);
+    }
+  });
+  const double strength = length(away);
+  if (!(strength > 0)) return {};
+  return away * (a.def.max_speed * std::min(1.0, 2 * strength) / strength);
+}
+
+Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const {
   // The horizon: under half a second, the time to close three radii at full speed. Longer, a
   // member crossing a lattice of members standing in place finds every way blocked within it and
   // crawls. The nearest kMaxNeighbours within reach of that, as RVO2 keeps its nearest ten.
@@ -204,13 +253,32 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   // touching, and steering limited by max force falls short of it (measured on grids of 32 to
   // 1,000: without it 4,000 collisions where there are 100 with it, at the same pace).
   constexpr double kGap = 0.5;
+  // Orca mode: of two agents of one priority, the one of the smaller id takes this much less than
+  // half of the pair's avoidance and the other this much more. A perfectly symmetric crowd (a
+  // ring of agents each bound for the point opposite) otherwise closes into a ring that none can
+  // leave: RVO2 leaves such ties to rounding, which a crowd whose steering smooths its velocity
+  // does not break (measured: rings of 50 to 300 locked, or locked and collided, at 0.5 each).
+  constexpr double kTieBreak = 0.1;
   const Agent& a = agents_[i];
+  // In orca mode every agent avoids every other so (below): each keeps a quarter of its radius
+  // from the others' edges (kGap is a sixteenth of the default radius: a crowd in which all
+  // avoid reciprocally leaves more room), and it does not avoid the agent it heads for (its
+  // subject: it means to reach it).
+  const bool everyone = def_.avoidance.mode == AvoidanceMode::orca;
+  const double gap = everyone ? a.def.radius / 4 : kGap;
+  const std::size_t subject =
+      everyone && heads_for_subject(a.behaviour) && a.behaviour.agent != kNoAgent
+          ? index_of(a.behaviour.agent)
+          : agents_.size();
   // A critical member leaves the others to get out of its way, but for those it could not stop
   // short of: nearer than the two radii, a unit, and its braking distance at the speed it closes.
   const double accel = a.def.max_force / a.def.mass;
   const std::span<const std::uint32_t> tags = together();
-  const std::uint32_t tag = tags[i], move = tag & ~FormationService::kCritical;
+  const std::uint32_t tag = tags.empty() ? 0 : tags[i], move = tag & ~FormationService::kCritical;
   const bool critical = (tag & FormationService::kCritical) != 0;
+  const bool reciprocal = (tag & FormationService::kReciprocal) != 0;
+  const bool filtered = filters_neighbours(a);
+  const bool ranked = rules_.ranked();
   const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;
   // Speed falls with density (below): it counts those heeded within kCrowdRadii of its radius.
   constexpr double kCrowdRadii = 5;
@@ -221,10 +289,17 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
     near_grid_.query_points(a.position, within, [&](std::uint32_t slot, Vec2 p, std::uint32_t) {
       const std::uint32_t j = grid_.index(slot);
       const double d2 = length_squared(p - a.position);
-      if (j == i || d2 > within * within) return;
+      if (j == i || j == subject || d2 > within * within) return;
+      // Outside its mask, or less important: not avoided (the other takes all of the pair's
+      // avoidance, RVO2's responsibility split at 1 and 0, as Unity's priorities do).
+      if (filtered && !heeds(a, slot)) return;
       const SlotData& o = slots_[slot];
-      double share = 1;  // others avoid it their own way: it takes all of the avoidance
-      if ((tags[j] & ~FormationService::kCritical) == move) {
+      // Others avoid it their own way: it takes all of the avoidance; in orca mode everyone
+      // avoids so, and each of a pair takes half.
+      double share = everyone ? (j < i ? 0.5 + kTieBreak : 0.5 - kTieBreak) : 1;
+      if (ranked && slot_rules_[slot].priority < a.def.priority) {
+        share = 1;  // more important: it takes none of the avoidance
+      } else if (reciprocal && !tags.empty() && (tags[j] & ~FormationService::kCritical) == move) {
         const bool its_critical = (tags[j] & FormationService::kCritical) != 0;
         if (critical == its_critical) {
           share = 0.5;
@@ -235,9 +310,24 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
               a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
           if (d2 > close * close) return;
           share = 0.5;
+        } else {
+          share = 1;  // it gets out of a critical member's way
         }
       }
-      near.push_back({p, o.velocity, o.radius + kGap, share});
+      // Orca mode: velocity obstacles assume each can take its new velocity at once; steering
+      // limited by max force takes time, and meanwhile they close. An approaching neighbour
+      // counts as larger by the distance its closing speed takes to brake away, c² / 2a (as the
+      // acceleration-velocity obstacles of van den Berg et al. 2011 widen the obstacle for the
+      // lag), so each starts giving way while it still can (measured on rings of 30 to 300, each
+      // agent bound for the point opposite: no collision, where without it they locked, or
+      // collided up to 221 times).
+      double radius = o.radius + gap;
+      if (everyone && accel > 0) {
+        const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
+                               std::sqrt(std::max(d2, 1e-12));
+        radius += closing * closing / (2 * accel);
+      }
+      near.push_back({p, o.velocity, radius, share});
     });
   };
   // Only the nearest kMaxNeighbours are kept, and in a crowd they are far nearer than reach
@@ -276,7 +366,7 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
   obstacle_index_.query_within(a.position, reach, [&](std::uint32_t k) {
     const Obstacle& o = obstacles_[k];
     if (length(o.position - a.position) <= reach + o.radius)
-      near.push_back({o.position, {}, o.radius + kGap, 1.0});
+      near.push_back({o.position, {}, o.radius + gap, 1.0});
   });
   // Walls as static neighbours at each segment's nearest point, as obstacles of radius 0.
   walls_.near_points(a.position, reach, scratch.walls, [&](Vec2 q) {
@@ -318,9 +408,11 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch) const {
       preferred = rotate(rel * (1.0 / dist), turn * side) * length(preferred);
     }
   }
-  return reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred,
-                             a.def.max_speed * std::sqrt(slow), near, kHorizon, def_.dt,
-                             scratch.lines);
+  const double max_speed = a.def.max_speed * std::sqrt(slow);
+  const Vec2 v = reciprocal_velocity(a.position, a.velocity, a.def.radius, preferred, max_speed,
+                                     near, kHorizon, def_.dt, scratch.lines);
+  aside = v != clamp_length(preferred, max_speed);
+  return v;
 }
 
 }  // namespace herd::sim

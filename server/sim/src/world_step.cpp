@@ -34,8 +34,10 @@ void confine(Agent& a, double width, double height) {
 
 // An arriving agent within tolerance of its goal and slow enough that one tick's braking stops it
 // dead has arrived: it stops there instead of creeping the last fraction of a unit.
+// Not while its avoidance moves it aside (Desire::aside): out of someone's way first.
 bool can_stop_dead(const Agent& a, const Desire& d, double dt) {
-  return d.arriving && d.goal && length(*d.goal - a.position) <= a.def.arrive_tolerance &&
+  return d.arriving && !d.aside && d.goal &&
+         length(*d.goal - a.position) <= a.def.arrive_tolerance &&
          length(a.velocity) <= a.def.max_force / a.def.mass * dt;
 }
 
@@ -92,8 +94,23 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
+  if (rules_stale_) count_rules();
   if (steering_stale_) prune_steering();
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
+}
+
+void WorldImpl::count_rules() {
+  rules_ = {};
+  if (!agents_.empty()) {
+    rules_.min_priority = AgentDefLimits::kMaxPriority;
+    rules_.max_priority = 0;
+  }
+  for (const Agent& a : agents_) {
+    rules_.masked = rules_.masked || a.def.mask != ~std::uint32_t{0};
+    rules_.min_priority = std::min(rules_.min_priority, a.def.priority);
+    rules_.max_priority = std::max(rules_.max_priority, a.def.priority);
+  }
+  rules_stale_ = false;
 }
 
 void WorldImpl::stage_phases() {
@@ -142,6 +159,13 @@ void WorldImpl::stage_grid() {
     const Agent& a = agents_[grid_.index(k)];
     slots_[k] = {a.velocity, a.def.radius};
   });
+  if (rules_.any()) {
+    slot_rules_.resize(agents_.size());
+    for_each_agent(slot_rules_.size(), [this](std::size_t k, Scratch&) {
+      const Agent& a = agents_[grid_.index(k)];
+      slot_rules_[k] = {a.def.layer, a.def.priority};
+    });
+  }
   if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
     obstacle_grid_version_ = obstacles_version_;
     obstacle_index_.rebuild(obstacles_, def_.width, def_.height);
@@ -152,9 +176,9 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(hit_subject_) +
-                      bytes(pairs_) + bytes(before_) + bytes(touching_) + bytes(touching_next_) +
-                      pathing_.agent_memory_bytes() + grid_.memory_bytes() +
+  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(slot_rules_) +
+                      bytes(hit_subject_) + bytes(pairs_) + bytes(before_) + bytes(touching_) +
+                      bytes(touching_next_) + pathing_.agent_memory_bytes() + grid_.memory_bytes() +
                       near_grid_.memory_bytes() + obstacle_index_.memory_bytes();
   for (const Scratch& s : scratch_)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
@@ -180,8 +204,10 @@ void WorldImpl::stage_avoidance() {
   // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
   // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
   // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
+  // In orca mode every agent looks them up so.
   const std::span<const std::uint32_t> tags_now = together();
-  if (std::any_of(tags_now.begin(), tags_now.end(),
+  if (def_.avoidance.mode == AvoidanceMode::orca ||
+      std::any_of(tags_now.begin(), tags_now.end(),
                   [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
     near_grid_.rebuild(  // over the avoidance grid's slots, so a member's data is slots_[item]
         grid_.size(), [this](std::size_t k) { return grid_.position(k); }, def_.width, def_.height,
@@ -218,20 +244,38 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   prefetch_later(k);
   const std::size_t i = grid_.index(k);
   const Agent& a = agents_[i];
-  const Vec2 desired = desires_[i].velocity;
+  Vec2 desired = desires_[i].velocity;
   const auto traced = traces_.find(a.id);
   const std::span<const std::uint32_t> tags = together();
-  if (!tags.empty() && (tags[i] & FormationService::kReciprocal) &&
-      def_.avoidance.mode != AvoidanceMode::none) {
-    desires_[i].velocity = reciprocal_desire(i, scratch);
+  const AvoidanceMode mode = def_.avoidance.mode;
+  // Orca mode: every agent, moving or standing (RVO2 runs every agent, its preferred velocity
+  // zero when it has nowhere to go, so that standing ones give way too).
+  const bool member =
+      !tags.empty() && (tags[i] & FormationService::kReciprocal) && mode != AvoidanceMode::none;
+  if (mode == AvoidanceMode::orca || member) {
+    bool aside = false;
+    desires_[i].velocity = reciprocal_desire(i, scratch, aside);
+    desires_[i].aside = aside && mode == AvoidanceMode::orca;
     if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
       traced->second.desired_dir = normalized_or_zero(desired);
       traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
     }
     return;
   }
+  // The seeds' modes: one standing (wanting no more speed than one tick's braking takes away: an
+  // idle agent, one arrived or holding) steps out of the way of a more important agent coming at
+  // it, until it is clear: that is its desire, which it avoids the others on as any mover does.
+  if (rules_.ranked() && a.def.priority > rules_.min_priority && mode != AvoidanceMode::none) {
+    const double still = a.def.max_force / a.def.mass * def_.dt;
+    if (length_squared(desired) <= still * still) {
+      if (const Vec2 aside = yield_velocity(i, scratch); aside != Vec2{}) {
+        desired = desires_[i].velocity = aside;
+        desires_[i].aside = true;
+      }
+    }
+  }
   AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
-  if (desired == Vec2{} || def_.avoidance.mode == AvoidanceMode::none) {
+  if (desired == Vec2{} || mode == AvoidanceMode::none) {
     if (trace)
       avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {},
                           trace);

@@ -20,6 +20,17 @@ struct AgentDef {
   // agent's own speed and force (slow_radius_of): a fixed number suits one speed only.
   double slow_radius = 0.0;
   double arrive_tolerance = 0.05;  // units: an arriving agent this close and this slow has arrived
+  // Avoidance layers and mask, as Godot's avoidance_layers and avoidance_mask: an agent avoids
+  // only the agents whose layer shares a bit with its mask (layer & mask != 0). Avoidance only:
+  // collisions stay physical. The defaults (layer 1, every bit of the mask) avoid everyone.
+  std::uint32_t layer = 1;
+  std::uint32_t mask = 0xFFFFFFFF;
+  // Avoidance priority, as Unity's NavMeshAgent.avoidancePriority: [0, 99], 0 the most
+  // important. Of two agents the less important (the higher number) yields: the more important
+  // leaves it out of its avoidance (in orca mode it takes none of the pair's avoidance, the other
+  // all of it), a standing one steps out of its way, and in a collision the more important is to
+  // it as immovable as a wall. Equal priorities share as they always have.
+  std::uint8_t priority = 50;
 };
 
 struct Agent {
@@ -52,6 +63,10 @@ struct Desire {
   Vec2 velocity;             // units/s, length <= max_speed
   std::optional<Vec2> goal;  // the point it is heading for, if any (snapshots show it)
   bool arriving = false;     // the goal is to be stopped at (arrive, hold, home)
+  // Set by the avoidance stage: the avoidance moves it off its behaviour's wish (a standing
+  // agent stepping out of a more important one's way, an orca agent giving way), so it is not
+  // stopped dead at its goal this tick. In what would be padding: a Desire is no larger for it.
+  bool aside = false;
   // Set by the avoidance stage: no other agent's centre is nearer than the square root of this at
   // the start of the step (0: not known). The collision stage skips the search for one that
   // cannot touch anyone. In what would be padding: a Desire is no larger for it.

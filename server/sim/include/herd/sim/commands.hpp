@@ -97,15 +97,22 @@ struct SpawnAgent {
   std::optional<double> mass;
   std::optional<Vec2> target;  // arrive there
   Movement movement = Movement::inertial;
+  std::optional<std::uint8_t> priority{};  // AgentDef::priority, [0, 99]
+  std::optional<std::uint32_t> layer{};    // AgentDef::layer
+  std::optional<std::uint32_t> mask{};     // AgentDef::mask
   friend bool operator==(const SpawnAgent&, const SpawnAgent&) = default;
 };
 
 // Either `count` agents at random positions (from the world's generator) in `group`,
-// or the explicit `agents` (then count is 0).
+// or the explicit `agents` (then count is 0). A count spawn's priority, layer and mask, when
+// given, are every one of its agents'.
 struct Spawn {
   std::uint32_t count = 0;
   std::uint8_t group = 0;
   std::vector<SpawnAgent> agents;
+  std::optional<std::uint8_t> priority{};
+  std::optional<std::uint32_t> layer{};
+  std::optional<std::uint32_t> mask{};
   friend bool operator==(const Spawn&, const Spawn&) = default;
 };
 

@@ -221,7 +221,11 @@ using ObstacleId = std::uint32_t;
 
 // ---- avoidance --------------------------------------------------------------------------------
 
-enum class AvoidanceMode : std::uint8_t { none, circle, cardioid };
+// How agents avoid one another: not at all, by the seeds' anti-gravity (circle: plain; cardioid:
+// the whole pipeline of avoidance.hpp, the default), or by optimal reciprocal collision avoidance
+// (orca: RVO2's velocity obstacles, reciprocal.hpp) for every agent, moving or standing, as
+// RVO2 and Unity's crowd run it.
+enum class AvoidanceMode : std::uint8_t { none, circle, cardioid, orca };
 enum class Side : std::uint8_t { left, right };
 
 // Part 3's green vector A. The text's idea: "add the original anti-gravity vectors first, and then

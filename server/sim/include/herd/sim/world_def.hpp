@@ -73,6 +73,8 @@ struct AgentDefLimits {
   static constexpr double kMaxForce = 1e5;       // units/s² at mass 1
   static constexpr double kMaxSlowRadius = 1e6;  // units
   static constexpr double kMinArriveTolerance = 1e-6, kMaxArriveTolerance = 1e3;  // units
+  static constexpr std::uint8_t kMaxPriority = 99;      // priority in [0, 99], as Unity's
+  static constexpr std::uint8_t kDefaultPriority = 50;  // AgentDef's default
 };
 
 // An obstacle's radius, for add_obstacle and for a loaded checkpoint.
