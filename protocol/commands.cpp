@@ -143,6 +143,7 @@ sim::AgentTemplate read_agent_template(Fields& f) {
     t.max_force = as_number(*m, "max_force", 0.0, L::kMaxForce);
   if (const json* m = f.find("mass")) t.mass = as_number(*m, "mass", L::kMinMass, L::kMaxMass);
   if (const json* m = f.find("movement")) t.movement = read_movement(*m, "movement");
+  read_avoidance_rules(f, t.priority, t.layer, t.mask);
   const json* target = f.find("target");
   const json* behaviour = f.find("behaviour");
   t.behaviour = target ? K::arrive : K::idle;
@@ -180,6 +181,7 @@ void write_agent_template(json& j, const sim::AgentTemplate& t) {
   if (t.behaviour != sim::BehaviourKind::idle) j["target"] = {{"x", t.target.x}, {"y", t.target.y}};
   j["pathing"] = to_string(t.pathing);
   j["neighbours"] = t.neighbours;
+  write_avoidance_rules(j, t.priority, t.layer, t.mask);
 }
 
 // remove_measurement, remove_source, remove_exit: the id as `id`, as remove_obstacle, or under

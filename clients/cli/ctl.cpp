@@ -352,11 +352,20 @@ bool given(CLI::App* sub, const std::string& flag) {
   return o != nullptr && o->count() > 0;
 }
 
-// spawn's --priority, --layer and --mask, into a spawn (count) or one of its agents (--at).
+// --priority, --layer and --mask, into a spawn (count), one of its agents (--at) or a source.
 void avoidance_rules(CLI::App* sub, const Args& a, json& into) {
   if (given(sub, "--priority")) into["priority"] = a.priority;
   if (given(sub, "--layer")) into["layer"] = a.layer;
   if (given(sub, "--mask")) into["mask"] = a.mask;
+}
+
+// The options avoidance_rules reads, on `sub`.
+void add_avoidance_rule_options(CLI::App* sub, Args& a) {
+  sub->add_option("--priority", a.priority, "their avoidance priority, 0 (most important) to 99")
+      ->check(CLI::Range(0, 99));
+  sub->add_option("--layer", a.layer, "their avoidance layers, a bit set (uint32)");
+  sub->add_option("--mask", a.mask,
+                  "the layers they avoid, a bit set (uint32): those whose layer shares a bit");
 }
 
 CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
@@ -511,11 +520,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
   spawn->add_option("--at", a->at, "agents at these points: X,Y[;X,Y...]")->excludes("COUNT");
   spawn->add_option("--group", a->group, "their group, 0 to 255");
   spawn->add_option("--radius", a->radius, "their radius (with --at)");
-  spawn->add_option("--priority", a->priority, "their avoidance priority, 0 (most important) to 99")
-      ->check(CLI::Range(0, 99));
-  spawn->add_option("--layer", a->layer, "their avoidance layers, a bit set (uint32)");
-  spawn->add_option("--mask", a->mask,
-                    "the layers they avoid, a bit set (uint32): those whose layer shares a bit");
+  add_avoidance_rule_options(spawn, *a);
 
   auto* remove = command(app, out, "remove", "remove agents", [a](CLI::App*) {
     return json{{"cmd", "remove"}, {"agents", selection_or_bad(a->selection)}};
@@ -669,6 +674,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
                 if (given(s, "--movement")) c["movement"] = a->movement;
                 if (given(s, "--pathing")) c["pathing"] = a->pathing;
                 if (given(s, "--neighbours")) c["neighbours"] = a->neighbours;
+                avoidance_rules(s, *a, c);
                 return c;
               });
   source_add->add_option("X", a->x, "corner x (the smaller)")->required();
@@ -688,6 +694,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
   source_add->add_option("--pathing", a->pathing, "direct, no_backtrack, astar or flow")
       ->check(CLI::IsMember({"direct", "no_backtrack", "astar", "flow"}));
   source_add->add_option("--neighbours", a->neighbours, "4 or 8")->check(CLI::IsMember({4, 8}));
+  add_avoidance_rule_options(source_add, *a);
   auto* source_remove = command(*source, out, "remove", "the source with this id", [a](CLI::App*) {
     return json{{"cmd", "remove_source"}, {"id", a->id}};
   });

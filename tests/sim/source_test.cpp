@@ -364,6 +364,50 @@ TEST(SourcesAndExits, ACheckpointContinuesExactly) {
   EXPECT_EQ(add(copy, source({1, 1}, {2, 2}, 1, 1)), 2u);  // the next id came along
 }
 
+// A template's avoidance priority, layer and mask go into every agent it makes, unset ones are the
+// world's defaults, and a checkpoint keeps which were set.
+TEST(Source, TemplateAvoidanceRulesReachItsAgentsAndCheckpoints) {
+  World w(quiet_world());
+  AddSource ranked = source({20, 20}, {200, 200}, 60, 5);
+  ranked.agent.priority = 3;
+  ranked.agent.mask = 6;
+  add(w, ranked);
+  add(w, source({400, 20}, {600, 200}, 60, 5));
+  const std::uint64_t unset_hash = [] {
+    World v(quiet_world());
+    add(v, source({20, 20}, {200, 200}, 60, 5));
+    return v.state_hash();
+  }();
+  for (int t = 0; t < 10; ++t) w.step();
+  ASSERT_EQ(w.agents().size(), 10u);
+  for (const Agent& a : w.agents()) {
+    const bool from_ranked = a.position.x < 300;
+    EXPECT_EQ(a.def.priority, from_ranked ? 3 : w.def().agent_defaults.priority) << a.id;
+    EXPECT_EQ(a.def.layer, w.def().agent_defaults.layer) << a.id;
+    EXPECT_EQ(a.def.mask, from_ranked ? 6u : w.def().agent_defaults.mask) << a.id;
+  }
+  auto loaded = World::load_checkpoint(w.save_checkpoint());
+  ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
+  World& copy = std::get<World>(loaded);
+  EXPECT_EQ(copy.sources()[0], w.sources()[0]);
+  EXPECT_EQ(copy.sources()[1], w.sources()[1]);
+  EXPECT_FALSE(copy.sources()[0].agent.layer.has_value());
+  EXPECT_EQ(copy.state_hash(), w.state_hash());
+  // The rules are part of the world's state.
+  World other(quiet_world());
+  add(other, source({20, 20}, {200, 200}, 60, 5));
+  EXPECT_EQ(other.state_hash(), unset_hash);
+  World ranked_only(quiet_world());
+  add(ranked_only, ranked);
+  EXPECT_NE(ranked_only.state_hash(), unset_hash);
+  // A priority past 99 is refused, and changes nothing.
+  AddSource bad = ranked;
+  bad.agent.priority = 100;
+  const std::uint64_t before = w.state_hash();
+  EXPECT_FALSE(w.apply(bad).ok());
+  EXPECT_EQ(w.state_hash(), before);
+}
+
 // A world that never had a source or an exit hashes as before; one added changes the hash.
 TEST(SourcesAndExits, OnlyWorldsWithThemHashThem) {
   World a(quiet_world()), b(quiet_world());

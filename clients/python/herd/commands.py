@@ -417,6 +417,9 @@ class Commands(Generic[R]):
         movement: Optional[str] = None,
         pathing: Optional[str] = None,
         neighbours: Optional[int] = None,
+        priority: Optional[int] = None,
+        layer: Optional[int] = None,
+        mask: Optional[int] = None,
     ) -> R:
         """A source: ``area`` (``{"x", "y", "width", "height"}`` or ``(x, y, width, height)``)
         spawns ``rate`` agents a second, ``total`` in all, each with the spawn fields given and
@@ -437,6 +440,9 @@ class Commands(Generic[R]):
             movement=movement,
             pathing=pathing,
             neighbours=neighbours,
+            priority=priority,
+            layer=layer,
+            mask=mask,
         )
 
     def remove_source(self, *, id: int) -> R:  # noqa: A002 - the wire's name

@@ -57,6 +57,11 @@ class SourceService {
       for (const auto& o : {t.radius, t.max_speed, t.max_force, t.mass}) mixd(o.value_or(-1));
       mixd(t.target.x);
       mixd(t.target.y);
+      // Hashed only when set, so that worlds without them keep their hashes.
+      if (t.priority || t.layer || t.mask)
+        mix((std::uint64_t{t.priority.value_or(0xFF)} << 32) ^
+            (std::uint64_t{t.layer.value_or(0)} << 8) ^ t.mask.value_or(0) ^
+            (std::uint64_t{t.mask.has_value()} << 63) ^ (std::uint64_t{t.layer.has_value()} << 62));
     }
     for (const Exit& e : exits_) {
       mix(e.id);
@@ -67,7 +72,7 @@ class SourceService {
     }
   }
 
-  // The checkpoint's part (world_checkpoint.cpp, format 11): the sources and exits with their
+  // The checkpoint's part (world_checkpoint.cpp, format 12): the sources and exits with their
   // counts, and the next ids. What is wrong, or empty.
   template <CheckpointStream S>
   std::string serialize(S& s, double width, double height);

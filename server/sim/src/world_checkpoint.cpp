@@ -441,6 +441,21 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     };
     rules(w.def_.agent_defaults);
     for (Agent& a : w.agents_) rules(a.def);
+    // Each source's template: which of the three it sets (bits 0, 1, 2), then all three.
+    for (Source& src : w.sources_.sources()) {
+      AgentTemplate& t = src.agent;
+      std::uint8_t set = (t.priority ? 1 : 0) | (t.layer ? 2 : 0) | (t.mask ? 4 : 0);
+      std::uint8_t priority = t.priority.value_or(0);
+      std::uint32_t layer = t.layer.value_or(0), mask = t.mask.value_or(0);
+      s.u8(set);
+      s.u8(priority);
+      s.u32(layer);
+      s.u32(mask);
+      s.check(set < 8 && priority <= AgentDefLimits::kMaxPriority);
+      t.priority = set & 1 ? std::optional(priority) : std::nullopt;
+      t.layer = set & 2 ? std::optional(layer) : std::nullopt;
+      t.mask = set & 4 ? std::optional(mask) : std::nullopt;
+    }
     if (!s.ok()) return "the checkpoint's avoidance priorities are corrupt";
   }
   return {};

@@ -25,6 +25,9 @@ AgentDef WorldImpl::template_def(const AgentTemplate& t) const {
   if (t.max_speed) d.max_speed = *t.max_speed;
   if (t.max_force) d.max_force = *t.max_force;
   if (t.mass) d.mass = *t.mass;
+  if (t.priority) d.priority = *t.priority;
+  if (t.layer) d.layer = *t.layer;
+  if (t.mask) d.mask = *t.mask;
   return d;
 }
 
@@ -130,6 +133,9 @@ Agent WorldImpl::make_agent(const AgentTemplate& t, Vec2 position) {
   spec.max_force = t.max_force;
   spec.mass = t.mass;
   spec.movement = t.movement;
+  spec.priority = t.priority;
+  spec.layer = t.layer;
+  spec.mask = t.mask;
   Agent a = make_agent(spec);
   a.pathing = t.pathing;
   a.neighbours = t.neighbours;

@@ -32,6 +32,9 @@ struct AgentTemplate {
   Vec2 target;  // not for idle
   Pathing pathing = Pathing::direct;
   std::uint8_t neighbours = 8;
+  // Avoidance priority, layer and mask, as spawn's (unset: the world's defaults).
+  std::optional<std::uint8_t> priority;
+  std::optional<std::uint32_t> layer, mask;
   friend bool operator==(const AgentTemplate&, const AgentTemplate&) = default;
 };
 
