@@ -404,8 +404,13 @@ const CHECKS = [
     command: /^build\/herd-ctl pathing all (\w+)$/,
     shows: 'every agent pathing so',
     async check(m) {
-      await until(`every agent pathing ${m[1]}`, snapshot,
-        (s) => s.agents.length > 0 && s.agents.every((a) => a.pathing === m[1]));
+      // Every agent there when it was sent: a source (an earlier line's) may go on making agents,
+      // with its own pathing and newer ids than any of them.
+      await until(`every agent pathing ${m[1]}`, snapshot, (s) => {
+        const so = s.agents.filter((a) => a.pathing === m[1]);
+        const newest = Math.max(...so.map((a) => a.id));
+        return so.length > 0 && s.agents.every((a) => a.pathing === m[1] || a.id > newest);
+      });
     },
   },
   {
