@@ -14,8 +14,7 @@ namespace {
 class CatalogueServerTest : public SteppedServerTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
-    config.rate_limit = 100000;  // the test steps the world by hand
-    config.rate_burst = 100000;
+    SteppedServerTest::configure(config, def);
     config.tick_rate = 60;
     def.dt = 1.0 / 60;
     def.width = 2000;

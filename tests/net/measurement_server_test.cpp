@@ -11,8 +11,7 @@ namespace {
 class MeasurementServerTest : public SteppedServerTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
-    config.rate_limit = 10000;  // the test steps the world by hand
-    config.rate_burst = 10000;
+    SteppedServerTest::configure(config, def);
     def.avoidance.mode = sim::AvoidanceMode::none;  // straight walks: known crossings
     config.tick_rate = 60;                          // a report every 60 ticks
     def.dt = 1.0 / 60;

@@ -160,9 +160,14 @@ class ServerTest : public ::testing::Test {
 };
 
 // A server whose world the test drives by hand: a commander, welcomed and paused, sends commands
-// written as JSON text and steps the world. Tests of it raise the rate limits in configure().
+// written as JSON text and steps the world. Tests of it that configure the world call this
+// configure() first: it lifts the rate limits, which the stepping would otherwise run into.
 class SteppedServerTest : public ServerTest {
  protected:
+  void configure(ServerConfig& config, sim::WorldDef&) override {
+    config.rate_limit = 100000;
+    config.rate_burst = 100000;
+  }
   std::unique_ptr<WsClient> c_;
   std::uint32_t seq_ = 100;
 

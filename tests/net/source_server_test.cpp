@@ -16,8 +16,7 @@ namespace {
 class SourceServerTest : public SteppedServerTest {
  protected:
   void configure(ServerConfig& config, sim::WorldDef& def) override {
-    config.rate_limit = 10000;  // the test steps the world by hand
-    config.rate_burst = 10000;
+    SteppedServerTest::configure(config, def);
     config.tick_rate = 60;
     def.dt = 1.0 / 60;
     def.max_agents = 400;

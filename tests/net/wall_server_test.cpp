@@ -12,13 +12,7 @@
 namespace herd::net {
 namespace {
 
-class WallServerTest : public SteppedServerTest {
- protected:
-  void configure(ServerConfig& config, sim::WorldDef&) override {
-    config.rate_limit = 100000;  // the test steps the world by hand, a tick at a time
-    config.rate_burst = 100000;
-  }
-};
+class WallServerTest : public SteppedServerTest {};
 
 // The move p0 -> p1 passes from strictly one side of segment a-b to strictly the other through it.
 bool passes_through(sim::Vec2 p0, sim::Vec2 p1, sim::Vec2 a, sim::Vec2 b) {
