@@ -298,9 +298,11 @@ const std::vector<Option>& options() {
          if (why.empty()) c.max_agents = n;
          return why;
        }},
-      {"sim-threads", "HERD_SIM_THREADS", "1",
-       "threads that step the world (the tick loop's own included), [1, 64]",
+      {"sim-threads", "HERD_SIM_THREADS", "1 (a relay: the machine's cores)",
+       "threads that step the world and encode binary frames between ticks (the tick loop's own "
+       "included), [1, 64]; a relay's encode its frames",
        [](AppConfig& c, const std::string& v) {
+         c.sim_threads_given = true;
          return set_int<std::size_t>(c.server.sim_threads, v, 1, 64);
        }},
       {"io-threads", "HERD_IO_THREADS", "2",
@@ -365,6 +367,21 @@ const std::vector<Option>& options() {
          if (std::get<protocol::WsUrl>(url).tls)
            return "must be a ws:// URL: a relay's upstream link has no TLS";
          c.server.relay_upstream = v;
+         return {};
+       }},
+      {"relay-format", "HERD_RELAY_FORMAT", "auto",
+       "with --relay: the snapshots the relay's link asks its upstream for: auto (binary frames "
+       "while the world holds more than 1,000 agents), binary, or json (every snapshot's text, "
+       "relayed byte for byte)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v == "auto")
+           c.server.relay_link_format = protocol::SnapshotFormat::automatic;
+         else if (v == "binary")
+           c.server.relay_link_format = protocol::SnapshotFormat::binary;
+         else if (v == "json")
+           c.server.relay_link_format = protocol::SnapshotFormat::json;
+         else
+           return "must be auto, binary or json";
          return {};
        }},
       {"replay", "HERD_REPLAY", "none",

@@ -19,6 +19,7 @@ struct AppConfig {
   std::optional<std::uint64_t> seed;        // overrides the scenario's seed
   std::optional<std::uint32_t> max_agents;  // overrides the scenario's agent limit
   bool tick_rate_given = false;             // else the scenario's tick rate is used
+  bool sim_threads_given = false;           // else a relay encodes on every core
   bool headless = false;                    // run the scenario without serving, as fast as possible
   std::uint64_t ticks = 600;                // headless: how many ticks
   bool report = false;                      // headless: print the scenario lab's metrics as JSON

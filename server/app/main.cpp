@@ -1,6 +1,7 @@
 // herd-server: flags and environment, wiring, signals.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "app/agones.hpp"
 #include "app/checkpoint_file.hpp"
@@ -123,6 +125,10 @@ int main(int argc, char** argv) {
     // The relay commands its upstream over its one link with the upstream's token, and asks it
     // of its own commanders; without one (and without --open-commands) its clients only watch.
     config.server.relay_view_only = config.server.command_token.empty() && !config.open_commands;
+    // A relay steps no world: its pool encodes the viewers' frames, on every core unless told.
+    if (!config.sim_threads_given)
+      config.server.sim_threads =
+          std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
     return run_relay(config);
   }
 

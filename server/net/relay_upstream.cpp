@@ -252,9 +252,8 @@ UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
   };
   e.message = [this, generation](std::string text, bool binary) {
     bytes_ += text.size();
-    if (binary) text.clear();  // asked for JSON: nothing to relay, but the next read is asked
-    asio::post(ioc_, [this, generation, text = std::move(text)]() mutable {
-      on_main(generation, std::move(text));
+    asio::post(ioc_, [this, generation, binary, text = std::move(text)]() mutable {
+      on_main(generation, std::move(text), binary);
     });
   };
   e.closed = [this, generation](std::string why) {
@@ -305,12 +304,13 @@ void RelayUpstream::add_metrics(MetricsView& m) const {
 void RelayUpstream::connect() {
   if (stopped_) return;
   main_generation_ = next_generation_++;
+  link_frames_.reset();  // a new session upstream: its first frame is a keyframe
   const protocol::Role role =
       settings_.commands ? protocol::Role::commander : protocol::Role::viewer;
   main_ = UpstreamLink::open(
       link_ioc_, url_,
       hello_text(role, settings_.token, std::string("herd-relay/") + HERD_VERSION,
-                 protocol::SnapshotFormat::json),
+                 settings_.link_format),
       events(main_generation_), UpstreamLink::Options{});
 }
 
@@ -334,8 +334,12 @@ void RelayUpstream::on_opened(std::uint64_t generation) {
   read_next();
 }
 
-void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
+void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool binary) {
   if (generation != main_generation_ || stopped_) return;
+  if (binary) {
+    on_binary(std::move(text));
+    return read_next();
+  }
   const std::size_t values = text.empty() ? 0 : json_values(text);
   if (values > max_snapshot_values(welcome_ ? welcome_->max_agents : 0)) {
     // Within the size limit, but more values than any message of such a world holds: decoding
@@ -345,7 +349,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
                                  " JSON values, more than a world of its size has"}});
   } else if (!text.empty()) {
     if (protocol::snapshot_tick(text)) {
-      on_snapshot_text(std::move(text));
+      on_snapshot(std::move(text));
     } else {
       auto decoded = protocol::decode_server(text);
       if (auto* err = std::get_if<protocol::Error>(&decoded)) {
@@ -353,7 +357,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
       } else {
         auto& msg = std::get<protocol::ServerMessage>(decoded);
         if (std::holds_alternative<protocol::Snapshot>(msg)) {
-          on_snapshot_text(std::move(text));  // written otherwise than herd writes: decoded again
+          on_snapshot(std::move(text));  // written otherwise than herd writes: decoded again
         } else if (auto* w = std::get_if<protocol::Welcome>(&msg)) {
           on_welcome(std::move(*w));
         } else if (auto* ack = std::get_if<protocol::Ack>(&msg)) {
@@ -371,6 +375,25 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text) {
   }
   // Backpressure: the next message is read once this one was dealt with.
   read_next();
+}
+
+// A binary snapshot frame: decoded against the frames the link holds (a delta needs its
+// baseline), acknowledged upstream so that the next is a delta on it, or answered with a keyframe
+// request when it cannot be decoded (it then reaches no client).
+void RelayUpstream::on_binary(std::string frame) {
+  if (!welcome_) {
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", "a binary frame before welcome"}});
+    return;
+  }
+  protocol::BinaryClient::Received got = link_frames_.receive(frame);
+  if (got.keyframe) {
+    observe_.log(LogLevel::warn, "upstream_bad_message",
+                 {{"reason", got.error + "; a keyframe was asked for"}});
+    main_->send(share(protocol::encode(protocol::KeyframeRequest{})));
+  }
+  if (got.ack) main_->send(share(protocol::encode(protocol::SnapshotAck{*got.ack})));
+  if (got.frame) on_snapshot(std::move(*got.frame));
 }
 
 void RelayUpstream::on_welcome(protocol::Welcome w) {
@@ -472,14 +495,14 @@ void RelayUpstream::new_world() {
   last_tick_.reset();
 }
 
-void RelayUpstream::on_snapshot_text(std::string text) {
+void RelayUpstream::on_snapshot(Incoming snapshot) {
   if (!welcome_) {
     observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot before welcome"}});
     return;
   }
-  if (pace_.take(seconds_now())) return relay(std::move(text));
+  if (pace_.take(seconds_now())) return relay(std::move(snapshot));
   // Over the pace: this one waits, replacing (dropping) one that waited, until a token comes.
-  waiting_snapshot_ = std::move(text);
+  waiting_snapshot_ = std::move(snapshot);
   if (pace_armed_) return;
   pace_armed_ = true;
   pace_timer_.expires_after(std::chrono::milliseconds(5));
@@ -491,25 +514,36 @@ void RelayUpstream::on_snapshot_text(std::string text) {
 
 void RelayUpstream::relay_waiting() {
   if (!waiting_snapshot_) return;
-  std::string text = std::move(*waiting_snapshot_);
+  Incoming snapshot = std::move(*waiting_snapshot_);
   waiting_snapshot_.reset();
-  on_snapshot_text(std::move(text));
+  on_snapshot(std::move(snapshot));
 }
 
-// Decoded before any client sees it, and written again: a message that is not a valid snapshot
-// reaches no client.
-void RelayUpstream::relay(std::string text) {
+namespace {
+
+// A JSON snapshot's text decoded, or why it is none.
+std::variant<protocol::Snapshot, std::string> decode_snapshot(const std::string& text) {
   auto decoded = protocol::decode_server(text);
   auto* message = std::get_if<protocol::ServerMessage>(&decoded);
   auto* snapshot = message ? std::get_if<protocol::Snapshot>(message) : nullptr;
-  if (!snapshot) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", message ? "a snapshot that is not one"
-                                     : "a snapshot that does not decode: " +
-                                           std::get<protocol::Error>(decoded).message}});
+  if (snapshot) return std::move(*snapshot);
+  return message ? std::string("a snapshot that is not one")
+                 : "a snapshot that does not decode: " + std::get<protocol::Error>(decoded).message;
+}
+
+}  // namespace
+
+// Decoded before any client sees it, and written again: a message that is not a valid snapshot
+// reaches no client.
+void RelayUpstream::relay(Incoming incoming) {
+  protocol::BinaryFrame* frame = std::get_if<protocol::BinaryFrame>(&incoming);
+  auto decoded =
+      frame ? protocol::to_snapshot(*frame) : decode_snapshot(std::get<std::string>(incoming));
+  if (auto* why = std::get_if<std::string>(&decoded)) {
+    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", *why}});
     return;
   }
-  protocol::Snapshot& s = *snapshot;
+  protocol::Snapshot& s = std::get<protocol::Snapshot>(decoded);
   if (welcome_->max_agents != 0 && s.agents.size() > welcome_->max_agents) {
     observe_.log(LogLevel::warn, "upstream_bad_message",
                  {{"reason", "a snapshot of more agents than the welcome's max_agents"}});
@@ -542,9 +576,19 @@ void RelayUpstream::relay(std::string text) {
   if (s.walls) welcome_->walls = *s.walls;
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_->world;
-    protocol::QuantState state =
-        protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
-                           hub_.binary_feed().current());
+    protocol::QuantState state;
+    if (frame) {
+      // The upstream's quantisation as it is: this relay's frames carry the same values.
+      state.tick = frame->header.tick;
+      state.time = frame->header.time;
+      state.avoidance = frame->header.avoidance;
+      state.x_bits = frame->header.x_bits;
+      state.y_bits = frame->header.y_bits;
+      state.agents = std::move(frame->agents);
+    } else {
+      state = protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
+                                 hub_.binary_feed().current());
+    }
     state.serial = s.serial;
     protocol::SideOpen side = side_open(s);
     hub_.binary_feed().begin(std::move(state), side.shared());

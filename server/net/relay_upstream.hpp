@@ -1,9 +1,14 @@
 // herd::net::RelayUpstream — the world source of a relay: a herd-server started with an upstream
 // URL steps no world of its own. It watches the upstream server (or another relay) over one link,
-// as one whole-world JSON client, and serves its own clients from what comes: each JSON snapshot
-// decoded (a message that does not decode reaches no client) and written again by the protocol's
-// encoder (a herd upstream's text byte for byte), binary frames encoded here from it (quantised,
-// with this relay's baselines, acks and viewports), and welcomes made from the upstream's.
+// as one whole-world client, and serves its own clients from what comes. The link asks for
+// snapshots in Settings::link_format, `auto` by default: JSON while the world is small, binary
+// frames (acknowledged, deltas on what the link holds) once it holds more than 1,000 agents, so
+// a crowd costs the link a tenth of its JSON bytes and the relay no JSON parse. Each JSON
+// snapshot is decoded (a message that does not decode reaches no client) and written again by
+// the protocol's encoder (a herd upstream's text byte for byte); each binary frame is decoded
+// against the link's baselines, and its quantised agents are the state this relay's binary
+// frames are encoded from (with this relay's own baselines, acks and viewports) as they are; its
+// JSON clients are sent those agents dequantised. Welcomes are made from the upstream's.
 //
 // Commands go over that same link: it says hello as a commander with the relay's own credential
 // (the command token it was given, which its own sessions also ask of their commanders, as a
@@ -32,6 +37,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "net/hub.hpp"
@@ -40,6 +46,7 @@
 #include "net/upstream.hpp"
 #include "net/world_source.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::net {
 
@@ -75,6 +82,8 @@ class RelayUpstream final : public WorldSource {
     // The link's message rate, shared by every commander of the relay and the relay's inspect
     // lists: kept under the upstream's per-session limit (the relay's own, by default the same).
     double rate_limit = 30, rate_burst = 60;
+    // The snapshots the link asks for (its hello's `format`).
+    protocol::SnapshotFormat link_format = protocol::SnapshotFormat::automatic;
   };
 
   // Timers run on `ioc` (the hub's), the link on `link_ioc` (an I/O shard's).
@@ -113,14 +122,17 @@ class RelayUpstream final : public WorldSource {
   void retry_later();
   void read_next();
   void on_opened(std::uint64_t generation);
-  void on_main(std::uint64_t generation, std::string text);
+  void on_main(std::uint64_t generation, std::string text, bool binary);
+  void on_binary(std::string frame);
   void on_welcome(protocol::Welcome w);
   void on_answer(std::uint32_t link_seq, protocol::ServerMessage msg);
   void on_main_closed(std::uint64_t generation, const std::string& why);
-  // A snapshot's text as it came: relayed now if the pace allows, else kept (the newest wins).
-  void on_snapshot_text(std::string text);
+  // A snapshot as it came (its JSON text, or a binary frame decoded): relayed now if the pace
+  // allows, else kept (the newest wins).
+  using Incoming = std::variant<std::string, protocol::BinaryFrame>;
+  void on_snapshot(Incoming snapshot);
   void relay_waiting();
-  void relay(std::string text);
+  void relay(Incoming snapshot);
   void new_world();
   void send_inspect();
   void greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format);
@@ -161,7 +173,9 @@ class RelayUpstream final : public WorldSource {
   // waits for it (the newest), and the timer that relays it.
   TokenBucket pace_;
   double pace_rate_ = 0;  // the snapshot rate pace_ was made for
-  std::optional<std::string> waiting_snapshot_;
+  std::optional<Incoming> waiting_snapshot_;
+  // The link's binary frames: the baselines it holds, acknowledged upstream frame by frame.
+  protocol::BinaryClient link_frames_;
   asio::steady_timer pace_timer_;
   bool pace_armed_ = false;
   // Read by /healthz and /metrics on the I/O threads. live: connected, and the upstream is not

@@ -56,7 +56,8 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
                   : std::make_unique<RelayUpstream>(
                         relay_url(c.relay_upstream),
                         RelayUpstream::Settings{c.max_message_bytes, c.command_token,
-                                                !c.relay_view_only, c.rate_limit, c.rate_burst},
+                                                !c.relay_view_only, c.rate_limit, c.rate_burst,
+                                                c.relay_link_format},
                         ioc, shards.front()->ioc, hub, observe)),
       source(local ? static_cast<WorldSource&>(*local) : *relay),
       listener(shards, admission, observe, SessionHub(*this), stopping) {

@@ -112,6 +112,8 @@ struct ServerConfig {
   // Relay mode: the link only watches, and the relay's commanders are welcomed as viewers (a
   // relay given neither a token nor --open-commands).
   bool relay_view_only = false;
+  // Relay mode: the snapshots the link asks for (RelayUpstream::Settings::link_format).
+  protocol::SnapshotFormat relay_link_format = protocol::SnapshotFormat::automatic;
 };
 
 struct ServerStats {

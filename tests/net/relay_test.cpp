@@ -105,9 +105,16 @@ class RelayTest : public ServerTest {
   // The token the relay presents upstream and asks of its own commanders (none: an open relay).
   virtual std::string relay_token() const { return {}; }
 
+  // The snapshots the relays' links ask for.
+  virtual protocol::SnapshotFormat link_format() const {
+    return protocol::SnapshotFormat::automatic;
+  }
+
   std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread,
                             std::uint16_t upstream, const std::string& token = {}) {
     ServerConfig config;
+    config.relay_link_format = link_format();
+    config.sim_threads = 2;  // a relay's encoding pool, as herd-server gives one on 2 cores
     config.command_token = token;
     config.address = "127.0.0.1";
     config.port = 0;
@@ -623,6 +630,138 @@ TEST_F(RelayTest, RelaysChainAndSayWhenTheirUpstreamIsReconnecting) {
       wait_for<protocol::Welcome>(*far, [](const auto& m) { return m.upstream == "connected"; })
           .upstream,
       "connected");
+}
+
+// Relays whose links take binary frames, as they do (`auto`) for a world of over 1,000 agents.
+class BinaryLinkRelayTest : public RelayTest {
+ protected:
+  protocol::SnapshotFormat link_format() const override { return protocol::SnapshotFormat::binary; }
+
+  // Decoded binary frames of `c`, acknowledged, by tick, until `count` ticks are held.
+  std::map<std::uint64_t, protocol::BinaryFrame> frames(WsClient& c, std::size_t count) {
+    protocol::BinaryClient decoder;
+    std::map<std::uint64_t, protocol::BinaryFrame> out;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (out.size() < count && std::chrono::steady_clock::now() < deadline) {
+      auto frame = c.receive(Millis(200));
+      if (!frame || !protocol::is_binary_snapshot(*frame)) continue;
+      auto got = decoder.receive(*frame);
+      EXPECT_TRUE(got.frame) << got.error;
+      if (!got.frame) continue;
+      c.send(protocol::encode(protocol::SnapshotAck{*got.ack}));
+      out[got.frame->header.tick] = std::move(*got.frame);
+    }
+    EXPECT_EQ(out.size(), count) << "timed out";
+    return out;
+  }
+
+  // Moving agents, so that deltas carry changes.
+  void spawn_movers(WsClient& commander, int n) {
+    ASSERT_EQ(spawn(commander, 1, n).size(), static_cast<std::size_t>(n));
+    sim::SetTarget t;
+    t.agents = sim::Selection{true};
+    t.target = {700, 500};
+    commander.send(command(2, t));
+    wait_for<protocol::Ack>(commander, [](const auto& a) { return a.seq == 2; });
+  }
+};
+
+// The relay's frames carry the upstream's quantised agents as they are: a binary viewer of the
+// relay decodes, tick for tick, exactly what a binary viewer of the server decodes.
+TEST_F(BinaryLinkRelayTest, BinaryViewersGetExactlyTheServersQuantisedAgents) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn_movers(*commander, 40);
+  auto direct = at(port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto relayed = at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  wait_for<protocol::Welcome>(*direct);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*relayed).upstream, "connected");
+  const auto a = frames(*direct, 15);
+  const auto b = frames(*relayed, 15);
+  std::size_t same = 0, moved = 0;
+  for (const auto& [tick, f] : b) {
+    const auto it = a.find(tick);
+    if (it == a.end()) continue;
+    ++same;
+    EXPECT_EQ(f.header.serial, it->second.header.serial) << "tick " << tick;
+    EXPECT_EQ(f.agents, it->second.agents) << "tick " << tick;
+    if (same > 1 && f.agents.size() == 40) moved += f.agents.front().speed > 0;
+  }
+  EXPECT_GE(same, 8u);
+  EXPECT_GE(moved, 1u) << "the agents should be moving";
+  // The server sees the relay's link as one binary viewer of the whole world.
+  EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 2);
+}
+
+// A JSON client of a relay whose link takes binary frames gets the frames' agents dequantised
+// (within half a quantum of the server's), and the whole objects of the agents it inspects.
+TEST_F(BinaryLinkRelayTest, JsonViewersGetTheAgentsWithinAQuantumAndTheInspectedWhole) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn_movers(*commander, 30);
+  auto direct = at(port_, protocol::Role::viewer);
+  auto relayed = at(relay_port_, protocol::Role::viewer);
+  wait_for<protocol::Welcome>(*direct);
+  wait_for<protocol::Welcome>(*relayed);
+  relayed->send(R"({"type":"inspect","agents":[3]})");
+  const auto inspected = wait_for<protocol::Snapshot>(*relayed, [](const protocol::Snapshot& s) {
+    return s.agents.size() == 30 && s.agents[2].behaviour == sim::BehaviourKind::arrive;
+  });
+  EXPECT_EQ(inspected.agents[2].id, 3u);
+  const auto server_view = wait_for<protocol::Snapshot>(
+      *direct, [](const protocol::Snapshot& s) { return s.agents.size() == 30; });
+  ASSERT_TRUE(inspected.agents[2].target);
+  EXPECT_EQ(inspected.agents[2].target, server_view.agents[2].target) << "its own, exactly";
+  EXPECT_EQ(inspected.agents[1].behaviour, sim::BehaviourKind::idle)
+      << "an agent nobody inspects carries what binary frames carry";
+  const auto texts = snapshot_texts(*direct, 10);
+  const auto relayed_texts = snapshot_texts(*relayed, 10);
+  std::size_t compared = 0;
+  for (const auto& [tick, text] : relayed_texts) {
+    const auto it = texts.find(tick);
+    if (it == texts.end()) continue;
+    auto decode = [](const std::string& t) {
+      return std::get<protocol::Snapshot>(std::get<ServerMessage>(protocol::decode_server(t)));
+    };
+    const auto want = decode(it->second);
+    const auto got = decode(text);
+    EXPECT_EQ(got.serial, want.serial);
+    ASSERT_EQ(got.agents.size(), want.agents.size());
+    for (std::size_t i = 0; i < want.agents.size(); ++i) {
+      EXPECT_EQ(got.agents[i].id, want.agents[i].id);
+      EXPECT_NEAR(got.agents[i].x, want.agents[i].x, 1.0 / 128 + 0.0005);
+      EXPECT_NEAR(got.agents[i].y, want.agents[i].y, 1.0 / 128 + 0.0005);
+    }
+    ++compared;
+  }
+  EXPECT_GE(compared, 5u);
+}
+
+// A relay of a relay: the far relay's binary viewers get the server's ticks with the server's
+// agents, and a command sent through both hops is applied upstream and acked back.
+TEST_F(BinaryLinkRelayTest, ARelayOfARelayCarriesTheServersTicksAndCommands) {
+  const std::uint16_t second = start_relay(relay2_, relay2_thread_, relay_port_);
+  auto commander = at(second, protocol::Role::commander);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*commander).role, protocol::Role::commander);
+  spawn_movers(*commander, 25);
+  auto direct = at(port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto far = at(second, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  wait_for<protocol::Welcome>(*direct);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*far).upstream, "connected");
+  const auto a = frames(*direct, 15);
+  const auto b = frames(*far, 15);
+  std::size_t same = 0;
+  for (const auto& [tick, f] : b)
+    if (const auto it = a.find(tick); it != a.end()) {
+      ++same;
+      EXPECT_EQ(f.agents, it->second.agents) << "tick " << tick;
+    }
+  EXPECT_GE(same, 8u);
+  // Two hops down and back: the server's error for an unknown agent reaches the asker.
+  commander->send(command(9, sim::Remove{{false, {999}}}));
+  const auto unknown =
+      wait_for<protocol::Error>(*commander, [](const auto& e) { return e.seq == 9u; });
+  EXPECT_EQ(unknown.seq, 9u);
+  EXPECT_EQ(unknown.code, protocol::ErrorCode::unknown_agent);
+  EXPECT_EQ(metric("herd_commands_total{result=\"accepted\"}"), 2) << "the spawn and the target";
 }
 
 }  // namespace
