@@ -130,7 +130,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
                             sim::Executor* exec) {
   const Entry& now = history_.back();
   std::vector<Job> jobs(viewers.size());
-  std::map<SharedKey, std::size_t> first_of_key;  // unfiltered frames encoded in this batch
+  std::map<SharedKey, std::size_t> first_of_key;  // shareable frames encoded in this batch
   std::vector<std::size_t> to_encode;
   for (std::size_t j = 0; j < viewers.size(); ++j) {
     BinaryViewer& v = *viewers[j];
@@ -152,14 +152,22 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     job.view = v.view_;
     if (job.view)
       job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
-    // Shared: a frame of the whole world on the same baseline, with the same side section (the
-    // snapshot's, or the one with the layers).
-    const bool shareable = !v.view_ && (!job.base || !job.base_sent->view) && v.side_.empty();
-    if (shareable) {
-      SharedKey key{std::nullopt, v.layers_ && !layer_side_.empty()};
-      if (job.base) key.first = job.base->state->tick;
+    // Shared: a frame on the same baseline (seen through the same viewport), of the same
+    // viewport, with the same side section (the snapshot's, or the one with the layers).
+    if (v.side_.empty()) {
+      auto corners = [](const std::optional<protocol::Viewport>& view) {
+        return view ? std::optional(std::array{view->x0, view->y0, view->x1, view->y1})
+                    : std::nullopt;
+      };
+      SharedKey key{std::nullopt, v.layers_ && !layer_side_.empty(), corners(v.view_), {}};
+      if (job.base) {
+        key.base = job.base->state->tick;
+        key.base_view = corners(job.base_sent->view);
+      }
       if (auto it = shared_.find(key); it != shared_.end()) {
-        job.frame = it->second;
+        job.frame = it->second.frame;
+        if (job.view)
+          job.current_sel.assign(it->second.selection.begin(), it->second.selection.end());
         ++stats_.shared;
         continue;
       }
@@ -194,11 +202,16 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       continue;
     }
     if (job.share_from != kNoShare) {
-      job.frame = jobs[job.share_from].frame;
+      // The first job's selection was kept with its frame (and then given to its session).
+      const Shared& first = shared_[jobs[job.share_from].shared_key];
+      job.frame = first.frame;
+      if (job.view) job.current_sel.assign(first.selection.begin(), first.selection.end());
     } else if (job.encoded) {
       (job.base ? stats_.deltas : stats_.keyframes)++;
       stats_.bytes_encoded += job.frame->size();
-      if (job.store_shared) shared_[job.shared_key] = job.frame;
+      if (job.store_shared)
+        shared_[job.shared_key] = {job.frame,
+                                   job.view ? job.current_sel : std::vector<std::uint32_t>{}};
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.

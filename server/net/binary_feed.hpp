@@ -8,6 +8,7 @@
 // and shared, as JSON snapshots are.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -169,16 +170,26 @@ class BinaryFeed {
   const protocol::ViewGrid& grid(const Entry& e) const;
   // One session's frame of this snapshot, from deciding it to handing it out.
   static constexpr std::size_t kNoShare = ~std::size_t{0};
-  // Frames of the whole world are shared by baseline (none: a keyframe) and side section (the
-  // snapshot's, or the one with the layers).
-  using SharedKey = std::pair<std::optional<std::uint64_t>, bool>;
+  // Frames are shared by baseline (none: a keyframe), side section (the snapshot's, or the one
+  // with the layers), viewport and the baseline's viewport: viewers that look at the same place
+  // from the same frame get one frame.
+  struct SharedKey {
+    std::optional<std::uint64_t> base;
+    bool layers = false;
+    std::optional<std::array<double, 4>> view, base_view;
+    auto operator<=>(const SharedKey&) const = default;
+  };
+  struct Shared {
+    SharedBytes frame;
+    std::vector<std::uint32_t> selection;  // with a viewport: the agents it carries
+  };
   struct Job {
     BinaryViewer* viewer = nullptr;
     const Entry* base = nullptr;
     const BinaryViewer::Sent* base_sent = nullptr;
     std::optional<protocol::Viewport> view;
     const protocol::DeltaCache* cache = nullptr;
-    std::size_t share_from = kNoShare;  // the frame is that job's (same baseline, no viewport)
+    std::size_t share_from = kNoShare;  // the frame is that job's (the same SharedKey)
     bool store_shared = false, encoded = false, held = false;
     SharedKey shared_key;
     std::vector<std::uint32_t> current_sel, baseline_sel;
@@ -189,7 +200,7 @@ class BinaryFeed {
   std::deque<Entry> history_;
   std::uint64_t sequence_ = 0;
   std::string side_, layer_side_;
-  std::map<SharedKey, SharedBytes> shared_;  // this snapshot's unfiltered frames
+  std::map<SharedKey, Shared> shared_;  // this snapshot's frames without a side of their own
   // This snapshot's change records against a baseline, built when a second frame needs them.
   struct Cache {
     int uses = 0;

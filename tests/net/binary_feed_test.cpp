@@ -60,13 +60,15 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
     a.y = static_cast<std::uint32_t>(rng.uniform(0, 65535));
     agents.push_back(a);
   }
-  std::vector<Client> clients(12);
+  // Clients 12 to 15 look where clients 0 to 3 look, whatever their baselines: those on the same
+  // baseline through the same viewport share its frame.
+  std::vector<Client> clients(16);
   for (std::size_t c = 0; c < clients.size(); ++c)
     if (c % 2 == 1)
       clients[c].view = protocol::Viewport{100.0 * static_cast<double>(c), 50,
                                            100.0 * static_cast<double>(c) + 300, 400};
   std::vector<std::pair<std::size_t, std::uint64_t>> pending_acks;
-  int deltas = 0, shared_checked = 0;
+  int deltas = 0, shared_checked = 0, shared_views = 0;
   for (std::uint64_t tick = 1; tick <= 200; ++tick) {
     feed.begin(random_state(rng, tick, agents, next_id),
                tick % 10 == 0 ? R"({"type":"snapshot"})" : "");
@@ -81,6 +83,10 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       cl.viewer.set_view(cl.view);
       if (rng.uniform(0, 1) < 0.03) cl.viewer.request_keyframe();
       viewers.push_back(&cl.viewer);
+    }
+    for (std::size_t c = 12; c < clients.size(); ++c) {
+      clients[c].view = clients[c - 12].view;
+      clients[c].viewer.set_view(clients[c].view);
     }
     std::vector<SharedBytes> frames;
     feed.frames_for(viewers, frames, &pool);
@@ -109,11 +115,73 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       cl.held[head.tick] = got;
       if (rng.uniform(0, 1) < 0.8) pending_acks.emplace_back(c, head.tick);
     }
-    for (const auto& [bytes, n] : seen) shared_checked += n > 1;
+    for (const auto& [bytes, n] : seen) {
+      shared_checked += n > 1;
+      const auto head = std::get<protocol::BinaryHeader>(protocol::read_binary_header(bytes));
+      shared_views += n > 1 && head.filtered;
+    }
   }
   EXPECT_GT(deltas, 1000);
+  EXPECT_GT(shared_views, 0) << "viewers of one viewport on one baseline share a frame";
   EXPECT_GT(feed.stats().shared, 0u);  // whole-world viewers on the same baseline share a frame
   EXPECT_GT(shared_checked, 0);
+}
+
+// Viewers that look at the same place from the same frame are sent one frame, encoded once, and
+// each decodes it exactly; one that moves its viewport gets its own, and shares again once the
+// others look where it looks from the same baseline.
+TEST(BinaryFeed, ViewersOfOneViewportOnOneBaselineShareOneFrame) {
+  sim::Rng rng(5);
+  BinaryFeed feed;
+  std::vector<QuantAgent> agents;
+  std::uint32_t next_id = 1;
+  for (int i = 0; i < 400; ++i) {
+    QuantAgent a;
+    a.id = next_id++;
+    a.x = static_cast<std::uint32_t>(rng.uniform(0, 65535));
+    a.y = static_cast<std::uint32_t>(rng.uniform(0, 65535));
+    agents.push_back(a);
+  }
+  const protocol::Viewport here{200, 200, 500, 450}, there{600, 100, 900, 300};
+  std::vector<Client> clients(4);
+  for (Client& cl : clients) cl.view = here;
+  for (std::uint64_t tick = 1; tick <= 12; ++tick) {
+    feed.begin(random_state(rng, tick, agents, next_id), "");
+    if (tick == 6) clients[3].view = there;
+    if (tick == 9)
+      for (Client& cl : clients) cl.view = there;
+    std::vector<BinaryViewer*> viewers;
+    for (Client& cl : clients) {
+      cl.viewer.set_view(cl.view);
+      viewers.push_back(&cl.viewer);
+    }
+    const auto encoded = feed.stats().keyframes + feed.stats().deltas;
+    std::vector<SharedBytes> frames;
+    feed.frames_for(viewers, frames, nullptr);
+    // One frame for the three that keep looking here, one of its own for the one that moved
+    // (on ticks 6 to 9: each frame's baseline had a viewport of its own), and one for all again
+    // once all look there from the same baseline.
+    const bool apart = tick >= 6 && tick <= 9;
+    EXPECT_EQ(feed.stats().keyframes + feed.stats().deltas - encoded, apart ? 2u : 1u)
+        << "tick " << tick;
+    EXPECT_EQ(frames[0], frames[1]);
+    EXPECT_EQ(frames[0], frames[2]);
+    EXPECT_EQ(frames[0] == frames[3], !apart) << "tick " << tick;
+    for (std::size_t c = 0; c < clients.size(); ++c) {
+      Client& cl = clients[c];
+      const auto head = std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frames[c]));
+      std::span<const QuantAgent> base;
+      if (head.delta) base = cl.held.at(head.baseline_tick);
+      auto d = protocol::decode_binary(*frames[c], base);
+      ASSERT_TRUE(std::holds_alternative<protocol::BinaryFrame>(d)) << std::get<std::string>(d);
+      std::vector<QuantAgent> want;
+      for (const QuantAgent& a : feed.current()->agents)
+        if (protocol::in_view(*cl.view, a.x, a.y)) want.push_back(a);
+      ASSERT_EQ(std::get<protocol::BinaryFrame>(d).agents, want) << "client " << c;
+      cl.held[head.tick] = std::get<protocol::BinaryFrame>(d).agents;
+      cl.viewer.on_ack(head.tick);
+    }
+  }
 }
 
 // Latest wins at the feed too: while frames sent after a client's newest ack are unacknowledged,
