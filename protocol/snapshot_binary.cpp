@@ -20,15 +20,21 @@ namespace {
 
 using namespace records;
 
-// The width k of the common small position change that makes the records shortest, from the
-// changed agents counted by the bit width of their larger zigzag offset.
-unsigned choose_k(const std::array<std::uint64_t, 34>& widths, std::uint8_t xb, std::uint8_t yb) {
+// The width k of the small position offset that makes the records shortest, from the changed
+// agents counted by the bit width of their larger zigzag offset from the prediction.
+unsigned choose_k(const OffsetWidths& widths, std::uint8_t xb, std::uint8_t yb) {
   unsigned best_k = 4;
   std::uint64_t best_bits = ~std::uint64_t{0};
   for (unsigned k = 1; k <= kMaxSmallBits; ++k) {
+    auto position = [&](unsigned wd) {
+      return wd <= k ? 1 + 2 * k : wd <= k + 4 ? 2 + 2 * (k + 4) : 2u + xb + yb;
+    };
     std::uint64_t bits = 0;
-    for (unsigned wd = 0; wd < widths.size(); ++wd)
-      bits += widths[wd] * (wd <= k ? 1 + 2 * k : wd <= k + 4 ? 2 + 2 * (k + 4) : 2u + xb + yb);
+    for (unsigned wd = 0; wd < widths.moved.size(); ++wd) {
+      // One that only moved: '10' and the offsets, or a change whose other parts are '0's.
+      bits += widths.moved[wd] * (wd <= k ? 2 + 2 * k : 2 + position(wd) + 3);
+      bits += widths.changed[wd] * (2 + position(wd));
+    }
     if (bits < best_bits) best_bits = bits, best_k = k;
   }
   return best_k;
@@ -76,8 +82,9 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
       put_code(w, cache.code(i), len);
       continue;
     }
-    w.bit(true);
-    write_change(w, cur.agents[i], base.agents[b], cur.x_bits, cur.y_bits, cache.k());
+    const QuantAgent& o = base.agents[b];
+    write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits), cur.x_bits,
+                 cur.y_bits, cache.k());
   }
 }
 
@@ -103,6 +110,8 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   head.mode = static_cast<std::uint8_t>(cur.avoidance);
   head.tick = cur.tick;
   head.back = baseline ? cur.tick - baseline->state->tick : 0;
+  const std::uint32_t lead = baseline ? lead_between(baseline->state->time, cur.time) : 0;
+  head.lead = lead;
   head.serial = cur.serial;
   head.time = cur.time;
   head.x_bits = cur.x_bits;
@@ -126,8 +135,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   thread_local std::vector<std::uint32_t> added;
   ops.clear();
   added.clear();
-  std::array<std::uint64_t, 34>
-      widths{};  // changed agents by bit width of their larger zigzag offset
+  OffsetWidths widths;
   std::size_t c = 0;
   const std::size_t cn = current.size();
   if (cached) {
@@ -156,12 +164,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       const QuantAgent& b = (*baseline)[k];
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
       if (c < cn && current[c].id == b.id) {
-        const QuantAgent& a = current[c];
-        if (!(a == b)) {
-          const std::uint64_t z = std::max(zigzag(static_cast<std::int64_t>(a.x) - b.x),
-                                           zigzag(static_cast<std::int64_t>(a.y) - b.y));
-          ++widths[static_cast<std::size_t>(std::bit_width(z))];
-        }
+        widths.count(current[c], b, predict(b, lead, xb, yb));
         ops.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(c++)});
       } else {
         ops.push_back({static_cast<std::uint32_t>(k), kGone});
@@ -179,13 +182,8 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
         continue;
       }
       const QuantAgent& a = current[op.cur];
-      if (a == b)
-        w.bits(0b00, 2);
-      else
-        write_gathered(w, [&](auto& out) {
-          out.bit(true);
-          write_change(out, a, b, xb, yb, best_k);
-        });
+      const Predicted p = predict(b, lead, xb, yb);
+      write_gathered(w, [&](auto& out) { write_record(out, a, b, p, xb, yb, best_k); });
     }
   }
   w.varint(added.size());
@@ -206,7 +204,11 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   len_.assign(n, 0);
   cur_of_base_.assign(baseline.agents.size(), kGone);
   same_ids_ = baseline.agents.size() == n;
-  std::array<std::uint64_t, 34> widths{};
+  lead_ = lead_between(baseline.time, current.time);
+  const std::uint8_t xb = current.x_bits, yb = current.y_bits;
+  px_.resize(baseline.agents.size());
+  py_.resize(baseline.agents.size());
+  OffsetWidths widths;
   std::size_t b = 0;
   for (std::size_t c = 0; c < n; ++c) {
     const QuantAgent& a = current.agents[c];
@@ -217,24 +219,17 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     }
     cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
-    if (!(a == o))
-      ++widths[static_cast<std::size_t>(
-          std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - o.x),
-                                  zigzag(static_cast<std::int64_t>(a.y) - o.y))))];
+    const Predicted p = predict(o, lead_, xb, yb);
+    px_[b] = p.x;
+    py_[b] = p.y;
+    widths.count(a, o, p);
   }
-  k_ = choose_k(widths, current.x_bits, current.y_bits);
+  k_ = choose_k(widths, xb, yb);
   for (std::size_t b = 0; b < baseline.agents.size(); ++b) {
     const std::uint32_t c = cur_of_base_[b];
     if (c == kGone) continue;
-    const QuantAgent& a = current.agents[c];
-    const QuantAgent& o = baseline.agents[b];
-    if (a == o) {
-      len_[c] = 2;  // '00'
-      continue;
-    }
     CodeWriter cw;
-    cw.bit(true);
-    write_change(cw, a, o, current.x_bits, current.y_bits, k_);
+    write_record(cw, current.agents[c], baseline.agents[b], Predicted{px_[b], py_[b]}, xb, yb, k_);
     code_[c] = cw.code;
     len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
   }
@@ -266,6 +261,8 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
   h.serial = head.serial;
   h.time = head.time;
   h.baseline_count = head.baseline_count;
+  if (head.lead > kMaxLead) return std::string("binary snapshot: lead over 64 s");
+  h.lead = static_cast<std::uint32_t>(head.lead);
   h.agent_count = head.agent_count;
   std::uint64_t side_bytes = 0;
   if (back > h.tick) return std::string("binary snapshot: baseline before tick 0");
@@ -308,17 +305,23 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame,
   f.agents.reserve(static_cast<std::size_t>(
       std::min<std::uint64_t>(h.agent_count, baseline.size() + bits_left)));
   for (const QuantAgent& b : baseline) {
-    bool changed = false, gone = false;
-    if (!r.bit(changed)) return std::string("binary snapshot: truncated agents");
-    if (changed) {
-      QuantAgent a;
-      if (!serialize_change(rs, a, b, h.x_bits, h.y_bits, k))
+    bool changed = false, second = false;
+    if (!r.bit(changed) || !r.bit(second)) return std::string("binary snapshot: truncated agents");
+    if (!changed && second) continue;  // '01': gone
+    const Predicted p = predict(b, h.lead, h.x_bits, h.y_bits);
+    QuantAgent a = b;
+    if (!changed) {  // '00': as predicted
+      a.x = p.x;
+      a.y = p.y;
+    } else if (!second) {  // '10': moved only, by offsets of k bits from the prediction
+      std::uint32_t zx = 0, zy = 0;
+      if (!r.bits(k, zx) || !r.bits(k, zy) || !apply_offset(p.x, zx, h.x_bits, a.x) ||
+          !apply_offset(p.y, zy, h.y_bits, a.y))
         return std::string("binary snapshot: bad or truncated change");
-      f.agents.push_back(a);
-    } else {
-      if (!r.bit(gone)) return std::string("binary snapshot: truncated agents");
-      if (!gone) f.agents.push_back(b);
+    } else if (!serialize_change(rs, a, b, p, h.x_bits, h.y_bits, k)) {
+      return std::string("binary snapshot: bad or truncated change");
     }
+    f.agents.push_back(a);
   }
   std::uint64_t added = 0;
   if (!r.varint(added) || added > h.agent_count)

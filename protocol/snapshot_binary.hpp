@@ -22,7 +22,7 @@
 namespace herd::protocol {
 
 inline constexpr std::uint8_t kBinaryMagic = 0x48;  // 'H'
-inline constexpr std::uint8_t kBinaryVersion = 1;
+inline constexpr std::uint8_t kBinaryVersion = 2;
 inline constexpr double kPositionScale = 64;  // positions in 1/64 unit (error <= 1/128)
 inline constexpr double kSpeedScale = 16;     // speed in 1/16 unit/s, at most 65535/16
 inline constexpr double kRadiusScale = 64;    // radius in 1/64 unit
@@ -147,6 +147,8 @@ class DeltaCache {
     return current.state == current_ && baseline.state == baseline_;
   }
   unsigned k() const { return k_; }
+  // The time from the baseline to the current state, in 1/1024 s (the frames' `lead`).
+  std::uint32_t lead() const { return lead_; }
   // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
   std::uint64_t code(std::uint32_t i) const { return code_[i]; }
   unsigned length(std::uint32_t i) const { return len_[i]; }
@@ -163,6 +165,8 @@ class DeltaCache {
   const QuantState* baseline_ = nullptr;
   const QuantState* current_ = nullptr;
   unsigned k_ = 4;
+  std::uint32_t lead_ = 0;
+  std::vector<std::uint32_t> px_, py_;  // each baseline agent's predicted position
   std::vector<std::uint64_t> code_;
   std::vector<std::uint8_t> len_;  // 0: not in the baseline
   std::vector<std::uint32_t> cur_of_base_;
@@ -182,6 +186,7 @@ struct BinaryHeader {
   bool filtered = false;  // a viewport limited it
   std::uint64_t tick = 0;
   std::uint64_t baseline_tick = 0;  // delta only
+  std::uint32_t lead = 0;           // delta only: the time from the baseline, in 1/1024 s
   std::uint64_t serial = 0;         // 0 when the frame has none (flags bit 3 clear)
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;

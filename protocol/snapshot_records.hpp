@@ -4,9 +4,13 @@
 // (snapshot_binary.cpp); quantise.cpp shares the small arithmetic at the top.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <numbers>
 
 #include "protocol/bit_stream.hpp"
 #include "protocol/snapshot_binary.hpp"
@@ -38,6 +42,56 @@ inline std::uint32_t quantise_position(double v, std::uint8_t bits) {
 // Signed difference of two headings in steps, in [-128, 127].
 inline int heading_step(std::uint8_t from, std::uint8_t to) {
   return static_cast<std::int8_t>(static_cast<std::uint8_t>(to - from));
+}
+
+// ---- dead reckoning ---------------------------------------------------------------------------
+// A delta's positions are coded against where each agent of the baseline would be had it kept its
+// quantised heading and speed for the frame's lead (PROTOCOL.md "Prediction"): all in integers,
+// so that every decoder predicts the same quanta.
+
+inline constexpr std::uint64_t kMaxLead = 65535;  // the lead, in 1/1024 s, at most 64 s
+
+// round(16384 cos(2 pi h / 256)) for each heading step h: no entry is within 0.005 of a tie, so
+// every language's cos gives the same table.
+inline const std::array<std::int32_t, 256>& cos_table() {
+  static const std::array<std::int32_t, 256> table = [] {
+    std::array<std::int32_t, 256> t{};
+    for (int h = 0; h < 256; ++h)
+      t[static_cast<std::size_t>(h)] =
+          static_cast<std::int32_t>(std::lround(16384 * std::cos(2 * std::numbers::pi * h / 256)));
+    return t;
+  }();
+  return table;
+}
+
+// The lead of a delta from its baseline's time to its own, in 1/1024 s, within [0, kMaxLead].
+inline std::uint32_t lead_between(double baseline_time, double time) {
+  const double lead = std::round((time - baseline_time) * 1024);
+  return !(lead > 0)                             ? 0
+         : lead >= static_cast<double>(kMaxLead) ? kMaxLead
+                                                 : static_cast<std::uint32_t>(lead);
+}
+
+struct Predicted {
+  std::uint32_t x, y;
+};
+
+// Where baseline agent b is predicted after `lead`: its position plus speed x lead x (cos, sin) of
+// its heading, in quanta (speed / 16 unit/s x lead / 1024 s x 64 quanta a unit = speed x lead /
+// 256), rounded half up, clamped to the world's quanta.
+inline Predicted predict(const QuantAgent& b, std::uint32_t lead, std::uint8_t xb,
+                         std::uint8_t yb) {
+  if (b.speed == 0 || lead == 0) return {b.x, b.y};
+  const auto& c = cos_table();
+  const std::int64_t m = static_cast<std::int64_t>(b.speed) * lead;
+  const std::int64_t dx = (m * c[b.heading] + (std::int64_t{1} << 21)) >> 22;
+  const std::int64_t dy =
+      (m * c[static_cast<std::uint8_t>(b.heading + 192)] + (std::int64_t{1} << 21)) >> 22;
+  auto fit = [](std::int64_t v, std::uint8_t bits) {
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, max_q(bits)));
+  };
+  return {fit(static_cast<std::int64_t>(b.x) + dx, xb),
+          fit(static_cast<std::int64_t>(b.y) + dy, yb)};
 }
 
 // ---- records ----------------------------------------------------------------------------------
@@ -143,18 +197,19 @@ bool serialize_step(Stream& s, int& step, std::uint32_t& whole, unsigned width, 
   return true;
 }
 
-// An agent that changed since its baseline record b: the position as a small change ('0', k bits
-// of zigzag offset each), a medium one ('1','0', k + 4 bits each) or whole ('1','1'); heading and
-// speed as steps; then '0', or '1', the flags, and whether radius and group follow.
+// An agent that changed since its baseline record b otherwise than by moving as predicted (p):
+// the position as a small offset from p ('0', k bits of zigzag offset each), a medium one
+// ('1','0', k + 4 bits each) or whole ('1','1'); heading and speed as steps; then '0', or '1',
+// the flags, and whether radius and group follow.
 template <class Stream>
-bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_t xb,
+bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, Predicted p, std::uint8_t xb,
                       std::uint8_t yb, unsigned k) {
   if constexpr (Stream::kReading) a = b;
   std::uint32_t zx = 0, zy = 0;
   bool outside_small = false, whole = false;
   if constexpr (Stream::kWriting) {
-    const std::uint64_t zx64 = zigzag(static_cast<std::int64_t>(a.x) - b.x),
-                        zy64 = zigzag(static_cast<std::int64_t>(a.y) - b.y);
+    const std::uint64_t zx64 = zigzag(static_cast<std::int64_t>(a.x) - p.x),
+                        zy64 = zigzag(static_cast<std::int64_t>(a.y) - p.y);
     const std::uint64_t small = std::uint64_t{1} << k, medium = std::uint64_t{1} << (k + 4);
     outside_small = zx64 >= small || zy64 >= small;
     whole = zx64 >= medium || zy64 >= medium;
@@ -168,7 +223,7 @@ bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, std::uint8_
     const unsigned width = outside_small ? k + 4 : k;
     if (!s.bits(zx, width) || !s.bits(zy, width)) return false;
     if constexpr (Stream::kReading)
-      if (!apply_offset(b.x, zx, xb, a.x) || !apply_offset(b.y, zy, yb, a.y)) return false;
+      if (!apply_offset(p.x, zx, xb, a.x) || !apply_offset(p.y, zy, yb, a.y)) return false;
   }
   bool far = false;
   int step = Stream::kWriting ? heading_step(b.heading, a.heading) : 0;
@@ -211,6 +266,7 @@ bool serialize_f64(Stream& s, double& d) {
 struct FrameHead {
   std::uint32_t magic = kBinaryMagic, version = kBinaryVersion, flags = 0, mode = 0;
   std::uint64_t tick = 0, back = 0, serial = 0;  // back: ticks from the baseline (deltas)
+  std::uint64_t lead = 0;  // deltas: the time from the baseline, in 1/1024 s (lead_between)
   double time = 0;
   std::uint32_t x_bits = 0, y_bits = 0;
   std::uint64_t baseline_count = 0, agent_count = 0;
@@ -224,7 +280,7 @@ bool serialize_head_start(Stream& s, FrameHead& h) {
 template <class Stream>
 bool serialize_head_rest(Stream& s, FrameHead& h) {
   const bool delta = (h.flags & kFlagDelta) != 0;
-  return s.varint(h.tick) && (!delta || s.varint(h.back)) &&
+  return s.varint(h.tick) && (!delta || (s.varint(h.back) && s.varint(h.lead))) &&
          (!(h.flags & kFlagSerial) || s.varint(h.serial)) && serialize_f64(s, h.time) &&
          s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && (!delta || s.varint(h.baseline_count)) &&
          s.varint(h.agent_count);
@@ -245,10 +301,54 @@ void write_full(Writer& w, QuantAgent a, const QuantAgent& prev, std::uint8_t xb
 }
 
 template <class Writer>
-void write_change(Writer& w, QuantAgent a, const QuantAgent& b, std::uint8_t xb, std::uint8_t yb,
-                  unsigned k) {
+void write_change(Writer& w, QuantAgent a, const QuantAgent& b, Predicted p, std::uint8_t xb,
+                  std::uint8_t yb, unsigned k) {
   WriteStream<Writer> s(w);
-  serialize_change(s, a, b, xb, yb, k);
+  serialize_change(s, a, b, p, xb, yb, k);
 }
+
+// True when a differs from its baseline record b in its position alone.
+inline bool only_moved(const QuantAgent& a, const QuantAgent& b) {
+  return a.heading == b.heading && a.speed == b.speed && a.flags == b.flags &&
+         a.radius == b.radius && a.group == b.group;
+}
+
+// The record of baseline agent b, now a, predicted at p: '00' as predicted (moved as its heading
+// and speed say, nothing else changed); '1','0' and the position's offsets from p in k bits each
+// (it only moved, within them); else '1','1' and the change.
+template <class Writer>
+void write_record(Writer& w, const QuantAgent& a, const QuantAgent& b, Predicted p, std::uint8_t xb,
+                  std::uint8_t yb, unsigned k) {
+  if (only_moved(a, b)) {
+    if (a.x == p.x && a.y == p.y) {
+      w.bits(0b00, 2);
+      return;
+    }
+    const std::uint64_t zx = zigzag(static_cast<std::int64_t>(a.x) - p.x),
+                        zy = zigzag(static_cast<std::int64_t>(a.y) - p.y);
+    if (zx < (std::uint64_t{1} << k) && zy < (std::uint64_t{1} << k)) {
+      w.bits(0b01, 2);  // '1' then '0'
+      w.bits(zx, k);
+      w.bits(zy, k);
+      return;
+    }
+  }
+  w.bits(0b11, 2);
+  write_change(w, a, b, p, xb, yb, k);
+}
+
+// Changed agents of a delta, by the bit width of the larger zigzag offset of their position from
+// the prediction: those that only moved, and the others. choose_k reads them.
+struct OffsetWidths {
+  std::array<std::uint64_t, 34> moved{}, changed{};
+  void count(const QuantAgent& a, const QuantAgent& b, Predicted p) {
+    const bool moved_only = only_moved(a, b);
+    if (moved_only && a.x == p.x && a.y == p.y) return;
+    const auto w = static_cast<std::size_t>(
+        std::bit_width(std::max(zigzag(static_cast<std::int64_t>(a.x) - p.x),
+                                zigzag(static_cast<std::int64_t>(a.y) - p.y))));
+    ++(moved_only ? moved : changed)[w];
+  }
+};
 
 }  // namespace herd::protocol::records

@@ -10,6 +10,7 @@
 
 #include "protocol/codec.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "protocol/snapshot_records.hpp"
 
 namespace herd::protocol {
 namespace {
@@ -57,8 +58,9 @@ json agents_json(const std::vector<QuantAgent>& agents) {
   return out;
 }
 
-// The fixture states: a keyframe of four agents, then a delta in which one moved a little, one
-// far, one turned and stopped, one left and one arrived, with the side section.
+// The fixture states: a keyframe of six agents, then a delta in which one moved a little off its
+// prediction, one far, one turned and stopped, one moved as predicted, one stood still, one left
+// and one arrived, with the side section: every kind of record.
 struct FixtureFrames {
   QuantState first, second;
   std::string keyframe, delta;
@@ -81,13 +83,15 @@ FixtureFrames fixture_frames() {
   };
   std::vector<AgentState> one = {
       agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
-      agent(3, 99, 49, -1, 1, 4, 2, true), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
+      agent(3, 99, 49, -1, 1, 4, 2, true),   agent(5, 70, 10, 2, 0, 1.5, 0, false),
+      agent(6, 60, 40, 0, 0, 1.5, 0, false), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
   std::vector<AgentState> two = one;
   two[0].x += 0.05;           // a little
   two[1].x = 80;              // far
   two[2].vx = two[2].vy = 0;  // stopped (keeps its heading)
   two[2].state = sim::MoveState::arrived;
-  two.erase(two.begin() + 3);                          // 7 left
+  two[3].x += 0.1;                                     // as its heading and speed predict
+  two.erase(two.begin() + 5);                          // 7 left (6 stays still)
   two.push_back(agent(9, 25, 25, 0, 3, 2, 1, false));  // 9 came
   FixtureFrames f;
   f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
@@ -117,11 +121,19 @@ TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
   EXPECT_EQ(k.agents, f.first.agents);
   const BinaryFrame d = decode_ok(f.delta, k.agents);
   EXPECT_EQ(d.agents, f.second.agents);
+  // Agent 5 moved exactly as its heading and speed predict ('00'), agent 1 a little off ('10').
+  const auto lead = records::lead_between(f.first.time, f.second.time);
+  EXPECT_EQ(lead, 51u);
+  const auto p5 = records::predict(f.first.agents[3], lead, f.first.x_bits, f.first.y_bits);
+  EXPECT_EQ(std::pair(p5.x, p5.y), std::pair(f.second.agents[3].x, f.second.agents[3].y));
+  EXPECT_NE(f.second.agents[3].x, f.first.agents[3].x);
+  const auto p1 = records::predict(f.first.agents[0], lead, f.first.x_bits, f.first.y_bits);
+  EXPECT_NE(p1.x, f.second.agents[0].x);
   auto snap = to_snapshot(d);
   ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
   ASSERT_TRUE(std::get<Snapshot>(snap).obstacles);
   ASSERT_EQ(std::get<Snapshot>(snap).obstacles->size(), 1u);
-  EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 4u);
+  EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 6u);
 }
 
 TEST(BinaryClientFeed, AcksWhatItDecodesAndAsksForAKeyframeWhenItCannot) {

@@ -30,6 +30,7 @@ import { DecodeError } from './errors.js';
  * @property {string} avoidance
  * @property {number} tick
  * @property {number} baselineTick
+ * @property {number} lead deltas: the time from the baseline, in 1/1024 s (0 for a keyframe)
  * @property {number} serial 0: none
  * @property {number} time
  * @property {number} xBits
@@ -73,7 +74,7 @@ export const POSITION_SCALE = 64; // positions in 1/64 unit
 export const SPEED_SCALE = 16; // speed in 1/16 unit/s
 export const RADIUS_SCALE = 64;
 const MAGIC = 0x48;
-const VERSION = 1;
+const VERSION = 2;
 const MAX_AGENTS = 1 << 24;
 const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
 const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca'];
@@ -134,7 +135,7 @@ class BitReader {
 
 const unzigzag = (/** @type {number} */ z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
-// The header: {delta, filtered, tick, baselineTick, serial (0: none), time, avoidance, xBits,
+// The header: {delta, filtered, tick, baselineTick, lead, serial (0: none), time, avoidance, xBits,
 // yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws a DecodeError saying what
 // is wrong.
 /** @param {Uint8Array} bytes @returns {BinaryHeader} */
@@ -157,6 +158,9 @@ export function readHeader(bytes) {
     const back = h.delta ? r.varint() : 0;
     if (back > h.tick) throw new Error('baseline before tick 0');
     h.baselineTick = h.tick - back;
+    // The time from the baseline, in 1/1024 s: what positions are predicted over.
+    h.lead = h.delta ? r.varint() : 0;
+    if (h.lead > MAX_LEAD) throw new Error('lead over 64 s');
     // Flags bit 3: the snapshot's serial, the server's count of snapshots made.
     h.serial = flags & 8 ? r.varint() : 0;
     if (flags & 8 && h.serial === 0) throw new Error('serial 0');
@@ -221,27 +225,51 @@ function offset(base, z, bits) {
   return v;
 }
 
-// An agent of the baseline (b) that changed. The position is prefixed 0 (a change of k bits a
-// coordinate), 10 (of k + 4 bits) or 11 (absolute), as serialize_change in protocol/snapshot_records.hpp.
+// Dead reckoning: round(16384 cos(2 pi h / 256)) for each heading step h (no entry is near a tie).
+const COS = Array.from({ length: 256 }, (_, h) => Math.round(16384 * Math.cos((2 * Math.PI * h) / 256)));
+const MAX_LEAD = 65535;
+
+// Where baseline agent b is predicted after `lead` (1/1024 s): its position plus speed x lead x
+// (cos, sin) of its heading / 2^22 quanta, rounded half up, within the world. Every product is
+// below 2^53, so the doubles are exact, as protocol/snapshot_records.hpp's integers.
+/**
+ * @param {QuantAgent} b
+ * @param {number} lead
+ * @param {number} xb
+ * @param {number} yb
+ * @returns {[number, number]}
+ */
+function predict(b, lead, xb, yb) {
+  if (b.speed === 0 || lead === 0) return [b.x, b.y];
+  const m = b.speed * lead;
+  const dx = Math.floor((m * COS[b.heading] + 2097152) / 4194304);
+  const dy = Math.floor((m * COS[(b.heading + 192) % 256] + 2097152) / 4194304);
+  return [Math.min(Math.max(b.x + dx, 0), 2 ** xb - 1), Math.min(Math.max(b.y + dy, 0), 2 ** yb - 1)];
+}
+
+// An agent of the baseline (b) that changed otherwise than by moving as predicted (p). The position
+// is prefixed 0 (an offset from p of k bits a coordinate), 10 (of k + 4 bits) or 11 (absolute),
+// as serialize_change in protocol/snapshot_records.hpp.
 /**
  * @param {BitReader} r
  * @param {QuantAgent} b
+ * @param {[number, number]} p
  * @param {number} xb
  * @param {number} yb
  * @param {number} k
  * @returns {QuantAgent}
  */
-function readChange(r, b, xb, yb, k) {
+function readChange(r, b, p, xb, yb, k) {
   const a = { ...b };
   if (!r.bit()) {
     const zx = r.bits(k), zy = r.bits(k);
-    a.x = offset(b.x, zx, xb);
-    a.y = offset(b.y, zy, yb);
+    a.x = offset(p[0], zx, xb);
+    a.y = offset(p[1], zy, yb);
   } else {
     if (!r.bit()) {
       const zx = r.bits(k + 4), zy = r.bits(k + 4);
-      a.x = offset(b.x, zx, xb);
-      a.y = offset(b.y, zy, yb);
+      a.x = offset(p[0], zx, xb);
+      a.y = offset(p[1], zy, yb);
     } else {
       a.x = r.bits(xb);
       a.y = r.bits(yb);
@@ -281,9 +309,17 @@ export function decodeBinary(bytes, baseline = []) {
   try {
     const k = r.bits(8);
     if (k < 1 || k > 16) throw new Error('bad position change width');
+    // Each agent of the baseline: 00 as predicted, 01 gone, 10 moved only (k-bit offsets from the
+    // prediction), 11 changed.
     for (const b of baseline) {
-      if (r.bit()) kept.push(readChange(r, b, h.xBits, h.yBits, k));
-      else if (!r.bit()) kept.push(b);
+      const changed = r.bit(), second = r.bit();
+      if (!changed && second) continue;
+      const p = predict(b, h.lead, h.xBits, h.yBits);
+      if (!changed) kept.push(p[0] === b.x && p[1] === b.y ? b : { ...b, x: p[0], y: p[1] });
+      else if (!second) {
+        const zx = r.bits(k), zy = r.bits(k);
+        kept.push({ ...b, x: offset(p[0], zx, h.xBits), y: offset(p[1], zy, h.yBits) });
+      } else kept.push(readChange(r, b, p, h.xBits, h.yBits, k));
     }
     const n = r.varint();
     if (n > h.agentCount) throw new Error('bad count of new agents');

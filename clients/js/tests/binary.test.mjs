@@ -33,7 +33,7 @@ describe('binary snapshots', () => {
     const snap = toSnapshot(d);
     assert.equal(snap.tick, 33);
     assert.deepEqual(snap.obstacles, [{ id: 1, x: 40, y: 20, r: 5 }]);
-    assert.equal(snap.agents.length, 4);
+    assert.equal(snap.agents.length, 6);
     const a = dequantise(expected.keyframe.agents[0]);
     assert.equal(a.x, 10);
     assert.equal(a.y, 20);
@@ -118,7 +118,7 @@ describe('binary snapshots', () => {
     assert.equal(first.error, null);
     const second = feed.receive(delta);
     assert.deepEqual(second.reply, { type: 'ack', tick: 33 });
-    assert.equal(second.snapshot.agents.length, 4);
+    assert.equal(second.snapshot.agents.length, 6);
   });
 
   it('feed: a keyframe keeps the states an ack in flight may still name', () => {

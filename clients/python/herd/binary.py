@@ -37,7 +37,10 @@ SPEED_SCALE = 16  # speed in 1/16 unit/s
 RADIUS_SCALE = 64  # radius in 1/64 unit
 
 _MAGIC = 0x48
-_VERSION = 1
+_VERSION = 2
+_MAX_LEAD = 65535  # a delta's lead, in 1/1024 s
+# Dead reckoning: round(16384 cos(2 pi h / 256)) for each heading step h (no entry is near a tie).
+_COS = [round(16384 * math.cos(2 * math.pi * h / 256)) for h in range(256)]
 _MAX_AGENTS = 1 << 24  # far above any world's limit: a count beyond it is a corrupt frame
 _MAX_SAFE = (1 << 53) - 1  # the JSON side's integers: ticks and serials fit a double exactly
 _STATES = ("idle", "moving", "arrived", "unreachable")
@@ -61,6 +64,7 @@ class Header:
     avoidance: str
     tick: int
     baseline_tick: int  # tick - back; equal to tick for a keyframe
+    lead: int  # deltas: the time from the baseline, in 1/1024 s (0 for a keyframe)
     serial: int  # 0: none
     time: float
     x_bits: int
@@ -157,6 +161,10 @@ def read_header(data: bytes) -> Header:
         back = r.varint() if delta else 0
         if back > tick:
             raise DecodeError("baseline before tick 0")
+        # The time from the baseline, in 1/1024 s: what positions are predicted over.
+        lead = r.varint() if delta else 0
+        if lead > _MAX_LEAD:
+            raise DecodeError("lead over 64 s")
         # Flags bit 3: the snapshot's serial, the server's count of snapshots made.
         serial = r.varint() if flags & 8 else 0
         if flags & 8 and serial == 0:
@@ -191,6 +199,7 @@ def read_header(data: bytes) -> Header:
         avoidance=_AVOIDANCE[mode],
         tick=tick,
         baseline_tick=tick - back,
+        lead=lead,
         serial=serial,
         time=time,
         x_bits=x_bits,
@@ -227,18 +236,35 @@ def _offset(base: int, z: int, bits: int) -> int:
     return v
 
 
-def _read_change(r: _BitReader, b: QuantAgent, xb: int, yb: int, k: int) -> QuantAgent:
-    # An agent of the baseline that changed. The position is prefixed 0 (a change of k bits a
-    # coordinate), 10 (of k + 4 bits) or 11 (absolute).
+def _predict(b: QuantAgent, lead: int, xb: int, yb: int) -> Tuple[int, int]:
+    # Where baseline agent b is predicted after `lead` (1/1024 s): its position plus speed x lead
+    # x (cos, sin) of its heading / 2^22 quanta, rounded half up, within the world.
+    if b["speed"] == 0 or lead == 0:
+        return b["x"], b["y"]
+    m = b["speed"] * lead
+    dx = (m * _COS[b["heading"]] + (1 << 21)) >> 22
+    dy = (m * _COS[(b["heading"] + 192) % 256] + (1 << 21)) >> 22
+    return (
+        min(max(b["x"] + dx, 0), (1 << xb) - 1),
+        min(max(b["y"] + dy, 0), (1 << yb) - 1),
+    )
+
+
+def _read_change(
+    r: _BitReader, b: QuantAgent, p: Tuple[int, int], xb: int, yb: int, k: int
+) -> QuantAgent:
+    # An agent of the baseline that changed otherwise than by moving as predicted (p). The
+    # position is prefixed 0 (an offset from p of k bits a coordinate), 10 (of k + 4 bits) or 11
+    # (absolute).
     a = dict(b)
     if not r.bit():
         zx, zy = r.bits(k), r.bits(k)
-        a["x"] = _offset(b["x"], zx, xb)
-        a["y"] = _offset(b["y"], zy, yb)
+        a["x"] = _offset(p[0], zx, xb)
+        a["y"] = _offset(p[1], zy, yb)
     elif not r.bit():
         zx, zy = r.bits(k + 4), r.bits(k + 4)
-        a["x"] = _offset(b["x"], zx, xb)
-        a["y"] = _offset(b["y"], zy, yb)
+        a["x"] = _offset(p[0], zx, xb)
+        a["y"] = _offset(p[1], zy, yb)
     else:
         a["x"] = r.bits(xb)
         a["y"] = r.bits(yb)
@@ -280,11 +306,20 @@ def decode_frame(data: bytes, baseline: Optional[List[QuantAgent]] = None) -> Fr
         if not 1 <= k <= 16:
             raise DecodeError("bad position change width")
         xb, yb = h.x_bits, h.y_bits
+        # Each agent of the baseline: '00' as predicted, '01' gone, '10' moved only (k-bit
+        # offsets from the prediction), '11' changed.
         for b in baseline:
-            if r.bit():
-                kept.append(_read_change(r, b, xb, yb, k))
-            elif not r.bit():
-                kept.append(b)  # '00' unchanged; '01' gone
+            changed, second = r.bit(), r.bit()
+            if not changed and second:
+                continue
+            p = _predict(b, h.lead, xb, yb)
+            if not changed:
+                kept.append(b if p == (b["x"], b["y"]) else {**b, "x": p[0], "y": p[1]})
+            elif not second:
+                zx, zy = r.bits(k), r.bits(k)
+                kept.append({**b, "x": _offset(p[0], zx, xb), "y": _offset(p[1], zy, yb)})
+            else:
+                kept.append(_read_change(r, b, p, xb, yb, k))
         n = r.varint()
         if n > h.agent_count:
             raise DecodeError("bad count of new agents")

@@ -47,7 +47,7 @@ def test_a_decoded_frame_is_a_snapshot_message() -> None:
     assert snap["obstacles"] == [{"id": 1, "x": 40, "y": 20, "r": 5}]
     assert snap["collisions"] == [] and snap["formations"] == []
     assert "serial" not in snap  # the fixtures carry none
-    assert [a["id"] for a in snap["agents"]] == [1, 2, 3, 9]
+    assert [a["id"] for a in snap["agents"]] == [1, 2, 3, 5, 6, 9]
     # Agent 3 of the delta: arrived (flags 2) and collided (flags 4).
     three = snap["agents"][2]
     assert three["state"] == "arrived" and three["collided"] is True
@@ -141,7 +141,7 @@ def test_feed_acks_what_it_decodes_and_asks_for_a_keyframe_without_the_baseline(
     assert reply == {"type": "ack", "tick": 30} and err is None and snap is not None
     snap, reply, err = feed.receive(DELTA)
     assert reply == {"type": "ack", "tick": 33}
-    assert snap is not None and len(snap["agents"]) == 4
+    assert snap is not None and len(snap["agents"]) == 6
     assert feed.receive(b"\x48\x01")[1] == {"type": "keyframe"}  # a broken frame
 
 

@@ -96,7 +96,7 @@ def test_binary_frames_are_acknowledged_and_an_undecodable_one_asks_for_a_keyfra
             first = await stream.__anext__()
             second = await stream.__anext__()
             assert (first["tick"], second["tick"]) == (30, 33)
-            assert [a["id"] for a in second["agents"]] == [1, 2, 3, 9]
+            assert [a["id"] for a in second["agents"]] == [1, 2, 3, 5, 6, 9]
             assert c.obstacles == [{"id": 1, "x": 40, "y": 20, "r": 5}]  # from the delta's side section
             assert c.decode_errors == 1
 
