@@ -71,10 +71,12 @@ struct LoadOptions {
 };
 int run_load(const Url& url, const LoadOptions& opts);
 
-// herd-ctl hops: one JSON viewer on the server (`server`) and one on each relay for `seconds`;
-// prints each hop (its URL, whether it is a server or a relay, a relay's upstream state) and, per
-// relay, how much later than on the server each snapshot arrived: a table, or with `as_json` one
-// JSON line.
-int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, bool as_json);
+// herd-ctl hops: one viewer on the server (`server`) and one on each relay for `seconds` (`auto`
+// format: binary frames, headers only, for a world of over 1,000 agents); prints each hop (its
+// URL, whether it is a server or a relay, a relay's upstream state) and, per relay, how much later
+// than on the server (`chain`: than on the hop before it, each relay's upstream) each snapshot
+// arrived: a table, or with `as_json` one JSON line.
+int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, bool as_json,
+             bool chain = false);
 
 }  // namespace herd::cli

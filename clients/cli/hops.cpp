@@ -15,6 +15,7 @@
 #include "cli/ctl.hpp"
 #include "common/ws_client.hpp"
 #include "protocol/codec.hpp"
+#include "protocol/snapshot_binary.hpp"
 
 namespace herd::cli {
 namespace {
@@ -48,12 +49,22 @@ void watch(const Url& url, Clock::time_point until, Arrivals& out) {
   try {
     client::WsClient ws;
     ws.connect(url);  // wss:// verified against the system's certificates
-    ws.send(R"({"type":"hello","protocol":1,"role":"viewer","client":"herd-ctl hops"})");
+    // `auto`: a world of over 1,000 agents comes as binary frames, which cost every hop less
+    // than its JSON; each is acknowledged (deltas, shared with the hop's other whole-world
+    // viewers) and only its header read.
+    ws.send(
+        R"({"type":"hello","protocol":1,"role":"viewer","client":"herd-ctl hops","format":"auto"})");
     while (Clock::now() < until) {
       auto text = ws.receive(std::chrono::milliseconds(100));
       const auto now = Clock::now();
       if (!text) continue;
-      if (const auto tick = protocol::snapshot_tick(*text))
+      if (protocol::is_binary_snapshot(*text)) {
+        const auto head = protocol::read_binary_header(*text);
+        if (const auto* h = std::get_if<protocol::BinaryHeader>(&head)) {
+          out.at.emplace(h->tick, now);
+          ws.send(protocol::encode(protocol::SnapshotAck{h->tick}));
+        }
+      } else if (const auto tick = protocol::snapshot_tick(*text))
         out.at.emplace(*tick, now);
       else if (text->rfind(R"({"type":"welcome")", 0) == 0)
         read_welcome(*text, out);
@@ -70,8 +81,9 @@ double percentile(std::vector<double> v, double p) {
                     static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
-// What one relay added over the first hop: its snapshots, the ticks seen at both, and how much
-// later than at the first hop those arrived (ms).
+// What one relay added over the hop it is measured against (the first, or in a chain the one
+// before it): its snapshots, the ticks seen at both, and how much later than there those
+// arrived (ms).
 struct Hop {
   std::size_t snapshots = 0, common = 0;
   double p50 = 0, p99 = 0, max = 0;
@@ -102,7 +114,7 @@ std::string ms(double v) {
 
 // The report for people: a row per hop, the columns aligned, then what "added" means.
 void print_table(const std::vector<Url>& urls, const std::vector<Arrivals>& arrivals,
-                 const std::vector<Hop>& hops, double interval_ms) {
+                 const std::vector<Hop>& hops, double interval_ms, bool chain) {
   std::vector<std::vector<std::string>> rows{
       {"hop", "role", "upstream", "snapshots", "on both", "added p50", "p99", "max"}};
   rows.push_back({urls[0].text(), arrivals[0].role(),
@@ -126,13 +138,14 @@ void print_table(const std::vector<Url>& urls, const std::vector<Arrivals>& arri
       line += c + 1 < row.size() ? row[c] + std::string(width[c] - row[c].size() + 2, ' ') : row[c];
     std::cout << line << "\n";
   }
-  std::cout << "added: how much later than at the first hop each snapshot came, over the ticks "
-               "seen at both; a snapshot every "
-            << format_number(interval_ms) << " ms" << std::endl;
+  std::cout << (chain ? "added: how much later than at the hop before each snapshot came"
+                      : "added: how much later than at the first hop each snapshot came")
+            << ", over the ticks seen at both; a snapshot every " << format_number(interval_ms)
+            << " ms" << std::endl;
 }
 
 void print_json(const std::vector<Url>& urls, const std::vector<Arrivals>& arrivals,
-                const std::vector<Hop>& hops, double interval_ms) {
+                const std::vector<Hop>& hops, double interval_ms, bool chain) {
   json relays = json::array();
   for (std::size_t i = 0; i < hops.size(); ++i) {
     const Hop& h = hops[i];
@@ -147,6 +160,7 @@ void print_json(const std::vector<Url>& urls, const std::vector<Arrivals>& arriv
                       {"added_ms_max", hundredths(h.max)}});
   }
   const json report = {{"snapshot_interval_ms", interval_ms},
+                       {"chain", chain},
                        {"server_url", urls[0].text()},
                        {"server_role", arrivals[0].role()},
                        {"server_snapshots", arrivals[0].at.size()},
@@ -156,7 +170,8 @@ void print_json(const std::vector<Url>& urls, const std::vector<Arrivals>& arriv
 
 }  // namespace
 
-int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, bool as_json) {
+int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, bool as_json,
+             bool chain) {
   const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(seconds));
   std::vector<Url> urls{server};
@@ -174,11 +189,11 @@ int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, 
   const double interval_ms = arrivals[0].snapshot_rate > 0 ? 1000.0 / arrivals[0].snapshot_rate : 0;
   std::vector<Hop> hops;
   for (std::size_t i = 1; i < arrivals.size(); ++i)
-    hops.push_back(measure(arrivals[0], arrivals[i]));
+    hops.push_back(measure(arrivals[chain ? i - 1 : 0], arrivals[i]));
   if (as_json)
-    print_json(urls, arrivals, hops, interval_ms);
+    print_json(urls, arrivals, hops, interval_ms, chain);
   else
-    print_table(urls, arrivals, hops, interval_ms);
+    print_table(urls, arrivals, hops, interval_ms, chain);
   return kOk;
 }
 

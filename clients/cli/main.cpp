@@ -210,6 +210,10 @@ int main(int argc, char** argv) {
   hops->add_option("--duration", hop_seconds, "seconds")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
+  bool hop_chain = false;
+  hops->add_flag("--chain", hop_chain,
+                 "the relays are a chain, each the upstream of the next: each is measured against "
+                 "the hop before it");
 
   // A first word that is no subcommand is refused before CLI11 would take "--help" after it.
   for (int i = 1; i < argc; ++i) {
@@ -294,7 +298,7 @@ int main(int argc, char** argv) {
                     "--relay must look like ws://HOST:PORT/ws, not '" + text + "': " + *why);
       relays.push_back(std::get<cli::Url>(r));
     }
-    return cli::run_hops(*url, relays, hop_seconds, out.as_json);
+    return cli::run_hops(*url, relays, hop_seconds, out.as_json, hop_chain);
   }
   if (load->parsed()) {
     load_opts.token = token;
