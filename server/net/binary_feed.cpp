@@ -166,13 +166,19 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       }
       if (auto it = shared_.find(key); it != shared_.end()) {
         job.frame = it->second.frame;
-        if (job.view)
-          job.current_sel.assign(it->second.selection.begin(), it->second.selection.end());
+        if (job.view) {
+          // Kept with the frame when it had sharers in its batch, else found again.
+          if (it->second.has_selection)
+            job.current_sel.assign(it->second.selection.begin(), it->second.selection.end());
+          else
+            grid(now).select(*now.state, *job.view, job.current_sel);
+        }
         ++stats_.shared;
         continue;
       }
       if (auto it = first_of_key.find(key); it != first_of_key.end()) {
         job.share_from = it->second;
+        jobs[it->second].shared_in_batch = true;
         ++stats_.shared;
         continue;
       }
@@ -209,9 +215,14 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     } else if (job.encoded) {
       (job.base ? stats_.deltas : stats_.keyframes)++;
       stats_.bytes_encoded += job.frame->size();
-      if (job.store_shared)
-        shared_[job.shared_key] = {job.frame,
-                                   job.view ? job.current_sel : std::vector<std::uint32_t>{}};
+      if (job.store_shared) {
+        // A viewport frame's agents are copied only for the jobs of this batch that share it: a
+        // viewer of a later batch that does finds them again (most viewports are a viewer's own).
+        Shared& kept = shared_[job.shared_key];
+        kept.frame = job.frame;
+        kept.has_selection = !job.view || job.shared_in_batch;
+        if (job.view && job.shared_in_batch) kept.selection = job.current_sel;
+      }
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.

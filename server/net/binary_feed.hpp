@@ -182,6 +182,7 @@ class BinaryFeed {
   struct Shared {
     SharedBytes frame;
     std::vector<std::uint32_t> selection;  // with a viewport: the agents it carries
+    bool has_selection = false;            // else a viewport frame's agents are found again
   };
   struct Job {
     BinaryViewer* viewer = nullptr;
@@ -191,6 +192,7 @@ class BinaryFeed {
     const protocol::DeltaCache* cache = nullptr;
     std::size_t share_from = kNoShare;  // the frame is that job's (the same SharedKey)
     bool store_shared = false, encoded = false, held = false;
+    bool shared_in_batch = false;  // a later job of the batch takes this one's frame
     SharedKey shared_key;
     std::vector<std::uint32_t> current_sel, baseline_sel;
     SharedBytes frame;
