@@ -83,7 +83,38 @@ ViewportMsg read_viewport(Fields& f) {
 
 }  // namespace
 
+namespace {
+
+// A snapshot ack in either compact form herd's clients write ({"type":"ack","tick":T} from the
+// browser, {"tick":T,"type":"ack"} from the C++ clients), read without a JSON document: every
+// binary viewer sends one per frame. Anything else, or a tick the general path would refuse or
+// read otherwise (leading zeros, over 2^53), takes the general path.
+std::optional<SnapshotAck> compact_ack(std::string_view text) {
+  constexpr std::string_view kTypeFirst = R"({"type":"ack","tick":)", kTickFirst = R"({"tick":)",
+                             kTypeLast = R"(,"type":"ack"})";
+  std::string_view digits;
+  if (text.starts_with(kTypeFirst) && text.ends_with('}'))
+    digits = text.substr(kTypeFirst.size(), text.size() - kTypeFirst.size() - 1);
+  else if (text.starts_with(kTickFirst) && text.ends_with(kTypeLast) &&
+           text.size() > kTickFirst.size() + kTypeLast.size())
+    digits = text.substr(kTickFirst.size(), text.size() - kTickFirst.size() - kTypeLast.size());
+  else
+    return std::nullopt;
+  if (digits.empty() || digits.size() > 16 || (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  std::uint64_t tick = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    tick = tick * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (tick > (std::uint64_t{1} << 53)) return std::nullopt;
+  return SnapshotAck{tick};
+}
+
+}  // namespace
+
 Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
+  if (const auto ack = compact_ack(text)) return ClientMessage{*ack};
   return decode_with<ClientMessage>(
       text, max_depth,
       [](Fields& f, std::string_view type, std::optional<std::uint32_t>& seq) -> ClientMessage {

@@ -195,6 +195,20 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
   EXPECT_FALSE(std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport"})"))).view);
   EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"),
             ErrorCode::bad_field);
+  // The compact forms clients write are read without a document, exactly as the general path
+  // reads them; near misses go the general way and get its answers.
+  auto tick = [&](const std::string& text) {
+    return std::get<SnapshotAck>(std::get<ClientMessage>(ok(text))).tick;
+  };
+  EXPECT_EQ(tick(R"({"tick":42,"type":"ack"})"), 42u);
+  EXPECT_EQ(tick(R"({"type":"ack","tick":0})"), 0u);
+  EXPECT_EQ(tick(R"({"type":"ack","tick":9007199254740992})"), std::uint64_t{1} << 53);
+  EXPECT_EQ(tick(R"({ "type": "ack", "tick": 7 })"), 7u);
+  EXPECT_EQ(code(R"({"type":"ack","tick":9007199254740993})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"type":"ack","tick":007})"), ErrorCode::bad_json);
+  EXPECT_EQ(code(R"({"type":"ack","tick":7}})"), ErrorCode::bad_json);
+  EXPECT_EQ(code(R"({"type":"ack","tick":7,"more":1})"), ErrorCode::bad_field);
+  EXPECT_EQ(code(R"({"tick":,"type":"ack"})"), ErrorCode::bad_json);
   EXPECT_EQ(code(R"({"type":"ack"})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"ack","tick":-1})"), ErrorCode::bad_field);
   EXPECT_EQ(code(R"({"type":"ack","tick":1.5})"), ErrorCode::bad_field);
