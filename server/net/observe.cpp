@@ -203,6 +203,10 @@ std::string render_prometheus(const MetricsView& m) {
     head(out, "herd_relay_upstream_bytes_total", "counter",
          "Bytes of snapshots received from the upstream server.");
     line(out, "herd_relay_upstream_bytes_total", m.relay_bytes);
+    head(out, "herd_relay_upstream_snapshots_skipped_total", "counter",
+         "Snapshots from the upstream server not relayed: a newer one already waited (the relay "
+         "was behind).");
+    line(out, "herd_relay_upstream_snapshots_skipped_total", m.relay_skipped);
     head(out, "herd_relay_command_links", "gauge",
          "Links to the upstream server that carry one commander's commands.");
     line(out, "herd_relay_command_links", m.relay_command_links);

@@ -151,7 +151,7 @@ struct MetricsView {
   // A relay's link to its upstream server (written only when relay is true).
   bool relay = false;
   std::uint64_t relay_connected = 0, relay_connects = 0, relay_snapshots = 0, relay_bytes = 0,
-                relay_command_links = 0;
+                relay_command_links = 0, relay_skipped = 0;
   // The world's measurement lines and areas with their last reports (a local world only).
   std::vector<protocol::MeasurementState> measurements;
   // Its sources and exits with their counts (a local world only).

@@ -250,10 +250,10 @@ UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
   e.opened = [this, generation] {
     asio::post(ioc_, [this, generation] { on_opened(generation); });
   };
-  e.message = [this, generation](std::string text, bool binary) {
+  e.message = [this, generation](std::string text, bool binary, bool newer_waiting) {
     bytes_ += text.size();
-    asio::post(ioc_, [this, generation, binary, text = std::move(text)]() mutable {
-      on_main(generation, std::move(text), binary);
+    asio::post(ioc_, [this, generation, binary, newer_waiting, text = std::move(text)]() mutable {
+      on_main(generation, std::move(text), binary, newer_waiting);
     });
   };
   e.closed = [this, generation](std::string why) {
@@ -296,6 +296,7 @@ void RelayUpstream::add_metrics(MetricsView& m) const {
   m.relay_connects = connects_;
   m.relay_snapshots = snapshots_;
   m.relay_bytes = bytes_;
+  m.relay_skipped = skipped_;
   m.relay_command_links = commanding_ ? 1 : 0;  // the one link, when it may command
 }
 
@@ -334,8 +335,13 @@ void RelayUpstream::on_opened(std::uint64_t generation) {
   read_next();
 }
 
-void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool binary) {
+void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool binary,
+                            bool newer_waiting) {
   if (generation != main_generation_ || stopped_) return;
+  // Behind the upstream (a newer message already waits): a snapshot is not relayed, so that the
+  // relay catches up on the newest instead of serving a backlog late; a binary one is still
+  // decoded and acknowledged, as the link's later deltas build on it.
+  behind_ = newer_waiting;
   if (binary) {
     on_binary(std::move(text));
     return read_next();
@@ -498,6 +504,10 @@ void RelayUpstream::new_world() {
 void RelayUpstream::on_snapshot(Incoming snapshot) {
   if (!welcome_) {
     observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot before welcome"}});
+    return;
+  }
+  if (behind_) {
+    ++skipped_;
     return;
   }
   if (pace_.take(seconds_now())) return relay(std::move(snapshot));

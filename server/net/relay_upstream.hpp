@@ -122,7 +122,7 @@ class RelayUpstream final : public WorldSource {
   void retry_later();
   void read_next();
   void on_opened(std::uint64_t generation);
-  void on_main(std::uint64_t generation, std::string text, bool binary);
+  void on_main(std::uint64_t generation, std::string text, bool binary, bool newer_waiting);
   void on_binary(std::string frame);
   void on_welcome(protocol::Welcome w);
   void on_answer(std::uint32_t link_seq, protocol::ServerMessage msg);
@@ -181,7 +181,8 @@ class RelayUpstream final : public WorldSource {
   // Read by /healthz and /metrics on the I/O threads. live: connected, and the upstream is not
   // itself a relay reconnecting to its own (a chain says so at every hop).
   std::atomic<bool> connected_{false}, live_{false}, commanding_{false};
-  std::atomic<std::uint64_t> connects_{0}, snapshots_{0}, bytes_{0};
+  std::atomic<std::uint64_t> connects_{0}, snapshots_{0}, bytes_{0}, skipped_{0};
+  bool behind_ = false;  // the message being dealt with had a newer one waiting behind it
 };
 
 }  // namespace herd::net

@@ -122,7 +122,10 @@ class Link final : public UpstreamLink, public std::enable_shared_from_this<Link
     // A large message's buffer is not kept for the small ones that follow.
     if (buffer_.capacity() > kKeptBufferBytes) buffer_.shrink_to_fit();
     const bool binary = ws_.got_binary();
-    if (events_.message) events_.message(std::move(message), binary);
+    beast::error_code waiting_ec;
+    const std::size_t waiting = beast::get_lowest_layer(ws_).socket().available(waiting_ec);
+    const bool newer = !waiting_ec && waiting >= kNewerWaitingBytes;
+    if (events_.message) events_.message(std::move(message), binary, newer);
   }
 
   void pump() {

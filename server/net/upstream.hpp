@@ -32,9 +32,12 @@ class UpstreamLink {
  public:
   struct Events {
     std::function<void()> opened;
-    std::function<void(std::string message, bool binary)> message;
+    // newer_waiting: when it was read, kNewerWaitingBytes or more from the upstream already
+    // waited in the socket behind it (a newer message has come, at least in part).
+    std::function<void(std::string message, bool binary, bool newer_waiting)> message;
     std::function<void(std::string why)> closed;
   };
+  static constexpr std::size_t kNewerWaitingBytes = 1024;
   struct Options {
     std::chrono::milliseconds connect_timeout{5000};  // resolve, connect and handshake
     // Without a frame from upstream for this long, the link is given up (Beast pings at half of
