@@ -40,6 +40,19 @@ QuantState random_state(sim::Rng& rng, std::uint64_t tick, std::vector<QuantAgen
   return s;
 }
 
+// n agents at random places in a 1024 x 1024 world, ids from next_id on.
+std::vector<QuantAgent> scattered(sim::Rng& rng, int n, std::uint32_t& next_id) {
+  std::vector<QuantAgent> agents;
+  for (int i = 0; i < n; ++i) {
+    QuantAgent a;
+    a.id = next_id++;
+    a.x = static_cast<std::uint32_t>(rng.uniform(0, 65535));
+    a.y = static_cast<std::uint32_t>(rng.uniform(0, 65535));
+    agents.push_back(a);
+  }
+  return agents;
+}
+
 struct Client {
   BinaryViewer viewer;
   std::map<std::uint64_t, std::vector<QuantAgent>> held;
@@ -51,15 +64,8 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
   sim::Rng rng(3);
   BinaryFeed feed;
   exec::ThreadPool pool(3);
-  std::vector<QuantAgent> agents;
   std::uint32_t next_id = 1;
-  for (int i = 0; i < 300; ++i) {
-    QuantAgent a;
-    a.id = next_id++;
-    a.x = static_cast<std::uint32_t>(rng.uniform(0, 65535));
-    a.y = static_cast<std::uint32_t>(rng.uniform(0, 65535));
-    agents.push_back(a);
-  }
+  std::vector<QuantAgent> agents = scattered(rng, 300, next_id);
   // Clients 12 to 15 look where clients 0 to 3 look, whatever their baselines: those on the same
   // baseline through the same viewport share its frame.
   std::vector<Client> clients(16);
@@ -133,15 +139,8 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
 TEST(BinaryFeed, ViewersOfOneViewportOnOneBaselineShareOneFrame) {
   sim::Rng rng(5);
   BinaryFeed feed;
-  std::vector<QuantAgent> agents;
   std::uint32_t next_id = 1;
-  for (int i = 0; i < 400; ++i) {
-    QuantAgent a;
-    a.id = next_id++;
-    a.x = static_cast<std::uint32_t>(rng.uniform(0, 65535));
-    a.y = static_cast<std::uint32_t>(rng.uniform(0, 65535));
-    agents.push_back(a);
-  }
+  std::vector<QuantAgent> agents = scattered(rng, 400, next_id);
   const protocol::Viewport here{200, 200, 500, 450}, there{600, 100, 900, 300};
   std::vector<Client> clients(4);
   for (Client& cl : clients) cl.view = here;
