@@ -206,8 +206,6 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   same_ids_ = baseline.agents.size() == n;
   lead_ = lead_between(baseline.time, current.time);
   const std::uint8_t xb = current.x_bits, yb = current.y_bits;
-  px_.resize(baseline.agents.size());
-  py_.resize(baseline.agents.size());
   OffsetWidths widths;
   std::size_t b = 0;
   for (std::size_t c = 0; c < n; ++c) {
@@ -219,17 +217,15 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     }
     cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
-    const Predicted p = predict(o, lead_, xb, yb);
-    px_[b] = p.x;
-    py_[b] = p.y;
-    widths.count(a, o, p);
+    widths.count(a, o, predict(o, lead_, xb, yb));
   }
   k_ = choose_k(widths, xb, yb);
   for (std::size_t b = 0; b < baseline.agents.size(); ++b) {
     const std::uint32_t c = cur_of_base_[b];
     if (c == kGone) continue;
     CodeWriter cw;
-    write_record(cw, current.agents[c], baseline.agents[b], Predicted{px_[b], py_[b]}, xb, yb, k_);
+    const QuantAgent& o = baseline.agents[b];
+    write_record(cw, current.agents[c], o, predict(o, lead_, xb, yb), xb, yb, k_);
     code_[c] = cw.code;
     len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
   }

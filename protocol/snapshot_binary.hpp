@@ -166,7 +166,6 @@ class DeltaCache {
   const QuantState* current_ = nullptr;
   unsigned k_ = 4;
   std::uint32_t lead_ = 0;
-  std::vector<std::uint32_t> px_, py_;  // each baseline agent's predicted position
   std::vector<std::uint64_t> code_;
   std::vector<std::uint8_t> len_;  // 0: not in the baseline
   std::vector<std::uint32_t> cur_of_base_;

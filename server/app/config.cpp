@@ -2,6 +2,7 @@
 
 #include "app/paths.hpp"
 #include "net/limits.hpp"
+#include "protocol/codec.hpp"
 #include "protocol/ws_url.hpp"
 
 #include <CLI/CLI.hpp>
@@ -300,7 +301,7 @@ const std::vector<Option>& options() {
        }},
       {"sim-threads", "HERD_SIM_THREADS", "1 (a relay: the machine's cores)",
        "threads that step the world and encode binary frames between ticks (the tick loop's own "
-       "included), [1, 64]; a relay's encode its frames",
+       "included), [1, 64]; on a relay they encode its viewers' frames",
        [](AppConfig& c, const std::string& v) {
          c.sim_threads_given = true;
          return set_int<std::size_t>(c.server.sim_threads, v, 1, 64);
@@ -374,14 +375,9 @@ const std::vector<Option>& options() {
        "while the world holds more than 1,000 agents), binary, or json (every snapshot's text, "
        "relayed byte for byte)",
        [](AppConfig& c, const std::string& v) -> std::string {
-         if (v == "auto")
-           c.server.relay_link_format = protocol::SnapshotFormat::automatic;
-         else if (v == "binary")
-           c.server.relay_link_format = protocol::SnapshotFormat::binary;
-         else if (v == "json")
-           c.server.relay_link_format = protocol::SnapshotFormat::json;
-         else
-           return "must be auto, binary or json";
+         const auto format = protocol::snapshot_format_from_string(v);
+         if (!format) return "must be auto, binary or json";
+         c.server.relay_link_format = *format;
          return {};
        }},
       {"replay", "HERD_REPLAY", "none",

@@ -338,12 +338,8 @@ void RelayUpstream::on_opened(std::uint64_t generation) {
 void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool binary,
                             bool newer_waiting) {
   if (generation != main_generation_ || stopped_) return;
-  // Behind the upstream (a newer message already waits): a snapshot is not relayed, so that the
-  // relay catches up on the newest instead of serving a backlog late; a binary one is still
-  // decoded and acknowledged, as the link's later deltas build on it.
-  behind_ = newer_waiting;
   if (binary) {
-    on_binary(std::move(text));
+    on_binary(std::move(text), newer_waiting);
     return read_next();
   }
   const std::size_t values = text.empty() ? 0 : json_values(text);
@@ -355,7 +351,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
                                  " JSON values, more than a world of its size has"}});
   } else if (!text.empty()) {
     if (protocol::snapshot_tick(text)) {
-      on_snapshot(std::move(text));
+      on_snapshot(std::move(text), newer_waiting);
     } else {
       auto decoded = protocol::decode_server(text);
       if (auto* err = std::get_if<protocol::Error>(&decoded)) {
@@ -363,7 +359,8 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
       } else {
         auto& msg = std::get<protocol::ServerMessage>(decoded);
         if (std::holds_alternative<protocol::Snapshot>(msg)) {
-          on_snapshot(std::move(text));  // written otherwise than herd writes: decoded again
+          // Written otherwise than herd writes: decoded again.
+          on_snapshot(std::move(text), newer_waiting);
         } else if (auto* w = std::get_if<protocol::Welcome>(&msg)) {
           on_welcome(std::move(*w));
         } else if (auto* ack = std::get_if<protocol::Ack>(&msg)) {
@@ -386,7 +383,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
 // A binary snapshot frame: decoded against the frames the link holds (a delta needs its
 // baseline), acknowledged upstream so that the next is a delta on it, or answered with a keyframe
 // request when it cannot be decoded (it then reaches no client).
-void RelayUpstream::on_binary(std::string frame) {
+void RelayUpstream::on_binary(std::string frame, bool behind) {
   if (!welcome_) {
     observe_.log(LogLevel::warn, "upstream_bad_message",
                  {{"reason", "a binary frame before welcome"}});
@@ -399,7 +396,7 @@ void RelayUpstream::on_binary(std::string frame) {
     main_->send(share(protocol::encode(protocol::KeyframeRequest{})));
   }
   if (got.ack) main_->send(share(protocol::encode(protocol::SnapshotAck{*got.ack})));
-  if (got.frame) on_snapshot(std::move(*got.frame));
+  if (got.frame) on_snapshot(std::move(*got.frame), behind);
 }
 
 void RelayUpstream::on_welcome(protocol::Welcome w) {
@@ -501,12 +498,15 @@ void RelayUpstream::new_world() {
   last_tick_.reset();
 }
 
-void RelayUpstream::on_snapshot(Incoming snapshot) {
+// Behind the upstream (a newer message already waits), a snapshot is not relayed, so that the relay
+// catches up on the newest instead of serving a backlog late (a binary one was still decoded and
+// acknowledged: the link's later deltas build on it).
+void RelayUpstream::on_snapshot(Incoming snapshot, bool behind) {
   if (!welcome_) {
     observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot before welcome"}});
     return;
   }
-  if (behind_) {
+  if (behind) {
     ++skipped_;
     return;
   }
@@ -526,7 +526,7 @@ void RelayUpstream::relay_waiting() {
   if (!waiting_snapshot_) return;
   Incoming snapshot = std::move(*waiting_snapshot_);
   waiting_snapshot_.reset();
-  on_snapshot(std::move(snapshot));
+  on_snapshot(std::move(snapshot), false);
 }
 
 namespace {

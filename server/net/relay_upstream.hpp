@@ -123,14 +123,14 @@ class RelayUpstream final : public WorldSource {
   void read_next();
   void on_opened(std::uint64_t generation);
   void on_main(std::uint64_t generation, std::string text, bool binary, bool newer_waiting);
-  void on_binary(std::string frame);
+  void on_binary(std::string frame, bool behind);
   void on_welcome(protocol::Welcome w);
   void on_answer(std::uint32_t link_seq, protocol::ServerMessage msg);
   void on_main_closed(std::uint64_t generation, const std::string& why);
   // A snapshot as it came (its JSON text, or a binary frame decoded): relayed now if the pace
-  // allows, else kept (the newest wins).
+  // allows, else kept (the newest wins); not at all when `behind` (a newer one already waits).
   using Incoming = std::variant<std::string, protocol::BinaryFrame>;
-  void on_snapshot(Incoming snapshot);
+  void on_snapshot(Incoming snapshot, bool behind);
   void relay_waiting();
   void relay(Incoming snapshot);
   void new_world();
@@ -182,7 +182,6 @@ class RelayUpstream final : public WorldSource {
   // itself a relay reconnecting to its own (a chain says so at every hop).
   std::atomic<bool> connected_{false}, live_{false}, commanding_{false};
   std::atomic<std::uint64_t> connects_{0}, snapshots_{0}, bytes_{0}, skipped_{0};
-  bool behind_ = false;  // the message being dealt with had a newer one waiting behind it
 };
 
 }  // namespace herd::net
