@@ -84,12 +84,15 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   const std::size_t v13_tail = 4 + 8 + 8;          // no walls: next id, version, count
   // Format 14: the defaults' and each agent's u8 priority, u32 layer and u32 mask.
   const std::size_t v14_tail = 9 * (1 + world.agents().size());
+  // Format 15: the defaults' u32 sight, and each agent's u32 sight and u8 team.
+  const std::size_t v15_tail = 4 + 5 * world.agents().size();
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
   for (const sim::FormationRecord& f : world.formations())
     v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
-  payload.erase(payload.size() - v14_tail - v13_tail - v12_tail - v11_tail - v10_tail - v9_tail -
-                kV8Tail - v4_tail - (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
+  payload.erase(payload.size() - v15_tail - v14_tail - v13_tail - v12_tail - v11_tail - v10_tail -
+                v9_tail - kV8Tail - v4_tail -
+                (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
   payload.erase(kCapAt, 4);
   std::string v1 = v2.substr(0, 8);
   sim::Writer w(v1);
@@ -109,10 +112,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 15;
+  v3[8] = 16;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 14"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 15"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
@@ -137,8 +140,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
   }
   std::string other_version = saved;
-  other_version[8] = 15;
-  EXPECT_NE(error_of(other_version).find("format 15"), std::string::npos);
+  other_version[8] = 16;
+  EXPECT_NE(error_of(other_version).find("format 16"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)

@@ -1,6 +1,7 @@
 // herd::sim::World: the public face, each call handed to the state behind the pointer.
 #include "herd/sim/world.hpp"
 
+#include "visibility.hpp"
 #include "world_impl.hpp"
 
 namespace herd::sim {
@@ -13,6 +14,12 @@ World& World::operator=(World&&) noexcept = default;
 
 CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
   return impl_->apply(command, origin);
+}
+CommandOutcome World::authorize(Command& command, std::uint8_t team) const {
+  return impl_->authorize(command, team);
+}
+void World::seen_by(std::vector<std::uint64_t>& out) const {
+  compute_seen_by(impl_->agents(), out);
 }
 void World::step() { impl_->step(); }
 void World::set_executor(Executor* executor) { impl_->set_executor(executor); }

@@ -4,6 +4,7 @@
 // traces, and caches that are rebuilt on demand (grids, flow fields). Each record is described
 // once, by a serialize function that saving and loading both run (serial.hpp's Save and Load),
 // and the whole file's layout once, by serialize_state.
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -29,8 +30,10 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // lines and areas; 11 the state of wander, flock, follow_path and follow; 12 sources and exits;
 // 13 walls (older worlds had none). 14 added avoidance mode orca and each agent's avoidance
 // priority, layer and mask, and the world's defaults for them (older worlds' agents have the
-// defaults: priority 50, layer 1, every bit of the mask, as their servers ran them).
-constexpr std::uint32_t kFormatVersion = 14;
+// defaults: priority 50, layer 1, every bit of the mask, as their servers ran them). 15 added each
+// agent's team and sight and the world's default sight (older worlds' agents are nobody's, with
+// the default sight of 200).
+constexpr std::uint32_t kFormatVersion = 15;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -457,6 +460,22 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
       t.mask = set & 4 ? std::optional(mask) : std::nullopt;
     }
     if (!s.ok()) return "the checkpoint's avoidance priorities are corrupt";
+  }
+  // Format 15: teams and sight. A float's bits, as the agent keeps it.
+  if (s.version() >= 15) {
+    auto sight = [&](AgentDef& d) {
+      std::uint32_t bits = std::bit_cast<std::uint32_t>(d.sight);
+      s.u32(bits);
+      d.sight = std::bit_cast<float>(bits);
+      s.check(std::isfinite(d.sight) && d.sight >= 0 && d.sight <= AgentDefLimits::kMaxSight);
+    };
+    sight(w.def_.agent_defaults);
+    for (Agent& a : w.agents_) {
+      sight(a.def);
+      s.u8(a.team);
+      s.check(a.team <= AgentDefLimits::kMaxTeam);
+    }
+    if (!s.ok()) return "the checkpoint's teams or sight are corrupt";
   }
   return {};
 }

@@ -114,9 +114,10 @@ bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices,
     for (std::size_t i = 0; i < agents_.size(); ++i) indices.push_back(i);
     return true;
   }
-  if (sel.group || sel.rect) {
+  if (sel.group || sel.rect || sel.team) {
     for (std::size_t i = 0; i < agents_.size(); ++i) {
       const Agent& a = agents_[i];
+      if (sel.team && a.team != *sel.team) continue;
       const bool in_group = !sel.group || a.group == *sel.group;
       const bool in_rect =
           !sel.rect || (a.position.x >= sel.rect->min.x && a.position.x <= sel.rect->max.x &&
@@ -124,10 +125,11 @@ bool WorldImpl::select(const Selection& sel, std::vector<std::size_t>& indices,
       if (in_group && in_rect) indices.push_back(i);
     }
     if (indices.empty()) {
-      out = failure(CommandError::bad_selection,
-                    sel.group ? "no agent is in group " + std::to_string(*sel.group) +
-                                    (sel.rect ? " inside the rectangle" : "")
-                              : "no agent is inside the rectangle");
+      std::string which = sel.team ? "no agent of team " + std::to_string(*sel.team) : "no agent";
+      if (sel.group) which += " is in group " + std::to_string(*sel.group);
+      if (sel.rect) which += sel.group ? " inside the rectangle" : " is inside the rectangle";
+      if (!sel.group && !sel.rect) which += " exists";
+      out = failure(CommandError::bad_selection, which);
       return false;
     }
     return true;
@@ -220,6 +222,8 @@ Agent WorldImpl::make_agent(const SpawnAgent& spec) {
   if (spec.priority) a.def.priority = *spec.priority;
   if (spec.layer) a.def.layer = *spec.layer;
   if (spec.mask) a.def.mask = *spec.mask;
+  if (spec.sight) a.def.sight = static_cast<float>(*spec.sight);
+  a.team = spec.team;
   a.position = spec.position;
   if (spec.target) {
     a.behaviour.kind = BehaviourKind::arrive;
@@ -276,11 +280,19 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     if (s.max_force) d.max_force = *s.max_force;
     if (s.mass) d.mass = *s.mass;
     if (s.priority) d.priority = *s.priority;
+    if (s.sight) d.sight = static_cast<float>(std::clamp(*s.sight, -1.0, 1e6));
     if (std::string why = validate(d); !why.empty())
       return failure(CommandError::out_of_bounds, why);
+    if (s.team > AgentDefLimits::kMaxTeam)
+      return failure(CommandError::out_of_bounds, "agent team must be in [0, 63]");
   }
   if (cmd.priority && *cmd.priority > AgentDefLimits::kMaxPriority)
     return failure(CommandError::out_of_bounds, "agent priority must be in [0, 99]");
+  if (cmd.sight &&
+      !(std::isfinite(*cmd.sight) && *cmd.sight >= 0 && *cmd.sight <= AgentDefLimits::kMaxSight))
+    return failure(CommandError::out_of_bounds, "agent sight must be in [0, 100000]");
+  if (cmd.team && *cmd.team > AgentDefLimits::kMaxTeam)
+    return failure(CommandError::out_of_bounds, "agent team must be in [0, 63]");
   CommandOutcome out;
   out.spawned.reserve(n);
   // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
@@ -296,6 +308,8 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
       s.priority = cmd.priority;
       s.layer = cmd.layer;
       s.mask = cmd.mask;
+      s.sight = cmd.sight;
+      s.team = cmd.team.value_or(0);
       // x then y, each drawn in order from the world's generator: part of the determinism contract.
       // With a map, drawn again (at most 64 times) until the point is on a walkable tile.
       for (int attempt = 0; attempt < 64; ++attempt) {
@@ -311,6 +325,8 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
   } else {
     for (const SpawnAgent& s : cmd.agents) {
       agents_.push_back(make_agent(s));
+      if (cmd.team) agents_.back().team = *cmd.team;
+      if (cmd.sight && !s.sight) agents_.back().def.sight = static_cast<float>(*cmd.sight);
       out.spawned.push_back(agents_.back().id);
     }
   }

@@ -23,6 +23,7 @@ std::string validate(const AgentDef& d) {
   if (!in_range(d.arrive_tolerance, L::kMinArriveTolerance, L::kMaxArriveTolerance))
     return "agent arrive_tolerance must be in [1e-6, 1000]";
   if (d.priority > L::kMaxPriority) return "agent priority must be in [0, 99]";
+  if (!in_range(d.sight, 0.0, L::kMaxSight)) return "agent sight must be in [0, 100000]";
   return {};
 }
 

@@ -85,6 +85,9 @@ std::uint64_t WorldImpl::state_hash() const {
       mix(a.def.priority);
       mix((std::uint64_t{a.def.layer} << 32) | a.def.mask);
     }
+    // Team and sight likewise, when not nobody's and the default sight.
+    if (a.team != 0 || a.def.sight != AgentDef{}.sight)
+      mix((std::uint64_t{a.team} << 32) | std::bit_cast<std::uint32_t>(a.def.sight));
   }
   mix(map_version_);
   if (map_) {

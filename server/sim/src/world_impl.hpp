@@ -48,6 +48,7 @@ class WorldImpl {
 
   // World's calls (herd/sim/world.hpp).
   CommandOutcome apply(const Command& command, CommandOrigin origin = {});
+  CommandOutcome authorize(Command& command, std::uint8_t team) const;  // world_authority.cpp
   void step();
   void set_executor(Executor* executor);
   void set_clock(StepClock clock) { clock_ = clock; }

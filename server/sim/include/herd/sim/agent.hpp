@@ -31,6 +31,9 @@ struct AgentDef {
   // all of it), a standing one steps out of its way, and in a collision the more important is to
   // it as immovable as a wall. Equal priorities share as they always have.
   std::uint8_t priority = 50;
+  // How far the agent sees (units, [0, 1e5]): its team sees every agent within this distance of
+  // it (fog of war). A float, in what would be padding: an AgentDef is no larger for it.
+  float sight = 200.0F;
 };
 
 struct Agent {
@@ -41,6 +44,9 @@ struct Agent {
   std::uint8_t neighbours = 8;  // astar/flow: 8 (diagonals, no corner cutting) or 4
   MoveState state = MoveState::idle;
   bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
+  // Its team, [0, AgentDefLimits::kMaxTeam]: 0 is nobody's. A player commands its own team's
+  // agents and sees what they see (World::seen_by). In what would be padding.
+  std::uint8_t team = 0;
   // The order (set_target, attack_move, patrol) it was last given, numbered by the world from 1; 0
   // for none. Agents settling by contact stop beside those of their own order only. In what
   // would be padding: an Agent is no larger for it.

@@ -23,9 +23,9 @@ struct Rect {
   friend bool operator==(const Rect&, const Rect&) = default;
 };
 
-// Which agents a command moves: every agent, the listed ids (each must exist), a group, or the
-// agents whose centre is inside a rectangle of the world. A group or rectangle with nobody in it
-// is refused (bad_selection).
+// Which agents a command moves: every agent, the listed ids (each must exist), or the agents of a
+// group, of a team, whose centre is inside a rectangle of the world, or several of these at once.
+// A group, team or rectangle with nobody in it is refused (bad_selection).
 struct Selection {
   Selection() = default;
   Selection(bool every, std::vector<AgentId> list = {})
@@ -34,6 +34,7 @@ struct Selection {
   std::vector<AgentId> ids;
   std::optional<std::uint8_t> group;
   std::optional<Rect> rect;
+  std::optional<std::uint8_t> team;  // Agent::team
   friend bool operator==(const Selection&, const Selection&) = default;
 };
 
@@ -100,12 +101,15 @@ struct SpawnAgent {
   std::optional<std::uint8_t> priority{};  // AgentDef::priority, [0, 99]
   std::optional<std::uint32_t> layer{};    // AgentDef::layer
   std::optional<std::uint32_t> mask{};     // AgentDef::mask
+  std::optional<double> sight{};           // AgentDef::sight
+  std::uint8_t team = 0;                   // Agent::team
   friend bool operator==(const SpawnAgent&, const SpawnAgent&) = default;
 };
 
 // Either `count` agents at random positions (from the world's generator) in `group`,
-// or the explicit `agents` (then count is 0). A count spawn's priority, layer and mask, when
-// given, are every one of its agents'.
+// or the explicit `agents` (then count is 0). A count spawn's priority, layer, mask and sight, when
+// given, are every one of its agents'; `team`, when given, is every one's, the explicit agents'
+// included.
 struct Spawn {
   std::uint32_t count = 0;
   std::uint8_t group = 0;
@@ -113,6 +117,8 @@ struct Spawn {
   std::optional<std::uint8_t> priority{};
   std::optional<std::uint32_t> layer{};
   std::optional<std::uint32_t> mask{};
+  std::optional<double> sight{};
+  std::optional<std::uint8_t> team{};
   friend bool operator==(const Spawn&, const Spawn&) = default;
 };
 
@@ -287,6 +293,10 @@ enum class CommandError : std::uint8_t {
   unknown_source,  // remove_source names a source that does not exist (or no longer does)
   unknown_exit,    // remove_exit likewise
   unknown_wall,
+  // A player's command (World::authorize): one naming an agent of another team that the player's
+  // team sees, and one only the operator may give (the world's settings, obstacles, maps...).
+  not_yours,
+  forbidden,
 };
 
 struct CommandOutcome {

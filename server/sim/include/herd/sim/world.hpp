@@ -118,6 +118,22 @@ class World {
   // two steps apply in the order given, as if queued together.
   CommandOutcome apply(const Command& command, CommandOrigin origin = {});
 
+  // A player's command, made the command of team `team` (1 to AgentDefLimits::kMaxTeam), or
+  // refused (the outcome's error) with nothing changed. Only commands on agents are a player's
+  // (the rest: forbidden). Its selection becomes its team's agents only ("all", groups and
+  // rectangles: those of the team; listed ids must be the team's: another team's agent that the
+  // team sees is not_yours, one it does not see is unknown_agent, as an id that does not exist).
+  // An agent a behaviour acts on must be one the team sees. A spawn makes the team's agents. The
+  // command so made, applied by apply(), does exactly what the player asked; a recording keeps
+  // it (it names the team: replayed, it does the same).
+  CommandOutcome authorize(Command& command, std::uint8_t team) const;
+
+  // Fog of war: for each agent (parallel to agents()), the teams that see it, bit t for team t
+  // (bit 0 unused): its own team, and every team with an agent within that agent's sight of it
+  // (centre to centre, AgentDef::sight). Computed on each call, from a grid per team: O(agents x
+  // teams) for crowds of even density. Team 0 (nobody's) sees nothing.
+  void seen_by(std::vector<std::uint64_t>& out) const;
+
   // Advances one tick.
   void step();
 

@@ -75,6 +75,9 @@ struct AgentDefLimits {
   static constexpr double kMinArriveTolerance = 1e-6, kMaxArriveTolerance = 1e3;  // units
   static constexpr std::uint8_t kMaxPriority = 99;      // priority in [0, 99], as Unity's
   static constexpr std::uint8_t kDefaultPriority = 50;  // AgentDef's default
+  static constexpr double kMaxSight = 1e5;              // units; AgentDef::sight in [0, 1e5]
+  // Teams 1 to 63 are players' (a team's visibility is one bit of a 64-bit mask); 0 is nobody's.
+  static constexpr std::uint8_t kMaxTeam = 63;
 };
 
 // An obstacle's radius, for add_obstacle and for a loaded checkpoint.
