@@ -17,12 +17,11 @@ Hello read_hello(Fields& f) {
   if (!p.is_number_integer()) bad("protocol", "must be an integer");
   const auto version = p.get<std::int64_t>();
   const std::string_view role = as_string(f.need("role"), "role");
-  if (role == "viewer")
-    h.role = Role::viewer;
-  else if (role == "commander")
-    h.role = Role::commander;
-  else
-    bad("role", "must be \"viewer\" or \"commander\"");
+  const std::optional<Role> r = role_from_string(role);
+  if (!r)
+    bad("role", "must be \"operator\" (or \"commander\"), \"player\", \"spectator\" or \"viewer\"");
+  h.role = *r;
+  h.says_operator = role == "operator";
   if (const json* c = f.find("client")) {
     h.client = std::string(as_string(*c, "client"));
     if (h.client.size() > kMaxClientNameBytes) bad("client", "must be at most 64 bytes");
@@ -148,7 +147,9 @@ Decoded<ClientMessage> decode_client(std::string_view text, int max_depth) {
 }
 
 std::string encode(const Hello& m) {
-  json j{{"type", "hello"}, {"protocol", m.protocol}, {"role", to_string(m.role)}};
+  json j{{"type", "hello"},
+         {"protocol", m.protocol},
+         {"role", m.says_operator ? "operator" : to_string(m.role)}};
   if (!m.client.empty()) j["client"] = m.client;
   if (!m.token.empty()) j["token"] = m.token;
   if (m.format != SnapshotFormat::json) j["format"] = to_string(m.format);

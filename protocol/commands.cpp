@@ -20,15 +20,24 @@ using namespace detail;
 
 // ---- shared parts ------------------------------------------------------------------------------
 
+std::uint8_t read_team(const json& v, const std::string& where) {
+  return static_cast<std::uint8_t>(as_uint(v, where, sim::AgentDefLimits::kMaxTeam));
+}
+
+double read_sight(const json& v, const std::string& where) {
+  return as_number(v, where, 0.0, sim::AgentDefLimits::kMaxSight);
+}
+
 sim::Selection read_selection(const json& v, const std::string& where) {
   sim::Selection s;
   if (v.is_string() && v.get_ref<const std::string&>() == "all") {
     s.all = true;
     return s;
   }
-  if (v.is_object()) {  // {"group": g} and/or {"rect": {"x0","y0","x1","y1"}}
+  if (v.is_object()) {  // {"group": g}, {"team": t} and/or {"rect": {"x0","y0","x1","y1"}}
     Fields f(v, where);
     if (const json* g = f.find("group")) s.group = as_group(*g, f.name("group"));
+    if (const json* t = f.find("team")) s.team = read_team(*t, f.name("team"));
     if (const json* r = f.find("rect")) {
       Fields rf(*r, f.name("rect"));
       const double x0 = as_number(rf.need("x0"), rf.name("x0"), -kHuge, kHuge),
@@ -40,11 +49,14 @@ sim::Selection read_selection(const json& v, const std::string& where) {
           sim::Rect{{std::min(x0, x1), std::min(y0, y1)}, {std::max(x0, x1), std::max(y0, y1)}};
     }
     f.no_others();
-    if (!s.group && !s.rect) bad(where, "must name a 'group' or a 'rect' (or both)");
+    if (!s.group && !s.rect && !s.team)
+      bad(where, "must name a 'group', a 'team' or a 'rect' (or several)");
     return s;
   }
   if (!v.is_array())
-    bad(where, "must be \"all\", an array of agent ids, {\"group\": g} or {\"rect\": {...}}");
+    bad(where,
+        "must be \"all\", an array of agent ids, {\"group\": g}, {\"team\": t} or {\"rect\": "
+        "{...}}");
   if (v.empty() || v.size() > kMaxIdsPerCommand) bad(where, "must hold 1 to 10000 ids");
   s.ids = as_ids(v, where, kMaxIdsPerCommand);
   return s;
@@ -107,6 +119,7 @@ sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
   if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
   if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
   read_avoidance_rules(f, a.priority, a.layer, a.mask);
+  if (const json* s = f.find("sight")) a.sight = read_sight(*s, f.name("sight"));
   f.no_others();
   return a;
 }
@@ -204,9 +217,10 @@ std::optional<std::uint64_t> read_seed(Fields& f) {
 json point_json(sim::Vec2 p) { return json{{"x", p.x}, {"y", p.y}}; }
 json selection_json(const sim::Selection& s) {
   if (s.all) return json("all");
-  if (s.group || s.rect) {
+  if (s.group || s.rect || s.team) {
     json o = json::object();
     if (s.group) o["group"] = *s.group;
+    if (s.team) o["team"] = *s.team;
     if (s.rect)
       o["rect"] = {{"x0", s.rect->min.x},
                    {"y0", s.rect->min.y},
@@ -300,6 +314,7 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
   if (a.target) o["target"] = point_json(*a.target);
   if (a.movement == sim::Movement::kinematic) o["movement"] = "kinematic";
   write_avoidance_rules(o, a.priority, a.layer, a.mask);
+  if (a.sight) o["sight"] = *a.sight;
   return o;
 }
 
@@ -435,22 +450,27 @@ struct Wire<sim::Spawn> {
       if (c.count == 0) bad("count", "must be 1 or more");
       if (const json* g = f.find("group")) c.group = as_group(*g, "group");
       read_avoidance_rules(f, c.priority, c.layer, c.mask);
+      if (const json* s = f.find("sight")) c.sight = read_sight(*s, "sight");
     } else {
-      for (const char* field : {"priority", "layer", "mask"})
+      for (const char* field : {"priority", "layer", "mask", "sight"})
         if (f.find(field)) bad(field, "applies to a count spawn: give each of 'agents' its own");
       if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)
         bad("agents", "must be an array of 1 to 1000 agents");
       for (std::size_t i = 0; i < agents->size(); ++i)
         c.agents.push_back(read_spawn_agent((*agents)[i], "agents[" + std::to_string(i) + "]"));
     }
+    // Top level, as `group`: the team of every agent it makes.
+    if (const json* t = f.find("team")) c.team = read_team(*t, "team");
     return c;
   }
   static void write(json& j, const sim::Spawn& c) {
     j["cmd"] = "spawn";
+    if (c.team) j["team"] = *c.team;
     if (c.count > 0) {
       j["count"] = c.count;
       j["group"] = c.group;
       write_avoidance_rules(j, c.priority, c.layer, c.mask);
+      if (c.sight) j["sight"] = *c.sight;
     } else {
       json agents = json::array();
       for (const sim::SpawnAgent& a : c.agents) agents.push_back(spawn_agent_json(a));

@@ -37,7 +37,13 @@ inline constexpr std::size_t kMaxSessionsListed = 256;
 inline constexpr std::uint16_t kKickedCloseCode = 4000;
 inline constexpr std::string_view kKickedCloseReason = "kicked by the operator";
 
-enum class Role : std::uint8_t { viewer, commander };
+// Who a session is (hello's and welcome's `role`). commander: the operator, who may do everything
+// (hello may say "operator", its name since players came; "commander" stays its alias). player: one
+// team's, commanding its agents and seeing what they see. spectator: watches everything, behind
+// the server's spectator delay. viewer: watches, on a server without players.
+enum class Role : std::uint8_t { viewer, commander, player, spectator };
+// Hello's `role` by name: "operator" is commander's (the caller keeps which name was used).
+std::optional<Role> role_from_string(std::string_view s);
 
 // How a session's snapshots are written (hello's `format`): JSON text (the default, for people),
 // binary frames (PROTOCOL.md "Binary snapshots"), or auto: binary while the world holds more than
@@ -77,7 +83,9 @@ enum class ErrorCode : std::uint8_t {
   unknown_source,
   unknown_exit,
   unknown_wall,
+  not_yours,  // the last: kErrorCodeCount
 };
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(ErrorCode::not_yours) + 1;
 
 std::string_view to_string(ErrorCode code);
 std::optional<ErrorCode> error_code_from_string(std::string_view s);
@@ -104,8 +112,9 @@ struct Hello {
   int protocol = kProtocolVersion;
   Role role = Role::viewer;
   std::string client;
-  std::string token;  // the server's command token, for a commander (never logged)
+  std::string token;  // the operator's command token, or a player's (never logged)
   SnapshotFormat format = SnapshotFormat::json;
+  bool says_operator = false;  // role commander, asked for by its name "operator"
   friend bool operator==(const Hello&, const Hello&) = default;
 };
 
@@ -269,6 +278,11 @@ struct Welcome {
   // Every wall, as the welcome is sent (written only when there are some); snapshots carry them
   // again when they change (and now and then, Snapshot::walls).
   std::vector<WallState> walls;
+  // Who the session is, in the head with its role: the operator by that name (as its hello asked;
+  // else "commander"), and a player's name and team.
+  bool says_operator = false;
+  std::string player;
+  std::optional<std::uint8_t> team;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -293,6 +307,10 @@ struct AgentState {
   std::uint8_t priority = sim::AgentDefLimits::kDefaultPriority;
   std::uint32_t layer = 1;
   std::uint32_t mask = 0xFFFFFFFF;
+  // Its team (0: nobody's), on the wire when not 0 and, on a server with players, always; its
+  // sight, on the wire when not the world's default.
+  std::optional<std::uint8_t> team;
+  std::optional<double> sight;
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 

@@ -38,7 +38,9 @@ constexpr std::string_view kErrorNames[] = {
     "unknown_source",
     "unknown_exit",
     "unknown_wall",
+    "not_yours",
 };
+static_assert(std::size(kErrorNames) == kErrorCodeCount, "an error code without its name");
 constexpr std::string_view kPhaseNames[] = {"none", "approach", "retreat", "done",    "respond",
                                             "home", "out",      "back",    "advance", "engage"};
 constexpr std::string_view kStateNames[] = {"idle", "moving", "arrived", "unreachable"};
@@ -57,7 +59,12 @@ std::string_view to_string(ErrorCode code) { return kErrorNames[static_cast<std:
 std::optional<ErrorCode> error_code_from_string(std::string_view s) {
   return lookup<ErrorCode>(kErrorNames, s);
 }
-std::string_view to_string(Role role) { return role == Role::viewer ? "viewer" : "commander"; }
+constexpr std::string_view kRoleNames[] = {"viewer", "commander", "player", "spectator"};
+std::string_view to_string(Role role) { return kRoleNames[static_cast<std::size_t>(role)]; }
+std::optional<Role> role_from_string(std::string_view s) {
+  if (s == "operator") return Role::commander;
+  return lookup<Role>(kRoleNames, s);
+}
 std::string_view to_string(sim::MoveState state) {
   return kStateNames[static_cast<std::size_t>(state)];
 }
@@ -125,6 +132,10 @@ ErrorCode to_error_code(sim::CommandError error) {
       return ErrorCode::unknown_exit;
     case sim::CommandError::unknown_wall:
       return ErrorCode::unknown_wall;
+    case sim::CommandError::not_yours:
+      return ErrorCode::not_yours;
+    case sim::CommandError::forbidden:
+      return ErrorCode::forbidden;
     case sim::CommandError::none:
       break;
   }

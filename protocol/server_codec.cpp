@@ -44,6 +44,8 @@ void write_agent(JsonWriter& w, const AgentState& a) {
     w.field("priority", std::uint32_t{a.priority});
   if (a.layer != 1) w.field("layer", a.layer);
   if (a.mask != 0xFFFFFFFF) w.field("mask", a.mask);
+  if (a.team) w.field("team", std::uint32_t{*a.team});
+  if (a.sight) w.field("sight", *a.sight);
   if (!a.history.empty()) {
     w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
     w.begin_array();
@@ -256,7 +258,9 @@ std::string encode_welcome_head(const Welcome& m) {
   w.field("protocol", m.protocol);
   w.field("server", m.server);
   w.field("session", m.session);
-  w.field("role", to_string(m.role));
+  w.field("role", m.says_operator ? "operator" : to_string(m.role));
+  if (!m.player.empty()) w.field("player", m.player);
+  if (m.team) w.field("team", std::uint32_t{*m.team});
   return out;
 }
 
@@ -381,6 +385,7 @@ const InspectTexts::Entry* InspectTexts::find(std::uint32_t id) const {
 void InspectTexts::add(const AgentState& agent, const InspectState& trace) {
   Entry e;
   e.id = agent.id;
+  e.team = agent.team.value_or(0);
   JsonWriter a(e.agent);
   write_agent(a, agent);
   JsonWriter t(e.trace);

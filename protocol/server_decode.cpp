@@ -66,6 +66,10 @@ AgentState read_agent(const json& v, const std::string& where) {
         as_uint(*p, a.name("priority"), sim::AgentDefLimits::kMaxPriority));
   if (const json* l = a.find("layer")) st.layer = as_u32(*l, a.name("layer"));
   if (const json* m = a.find("mask")) st.mask = as_u32(*m, a.name("mask"));
+  if (const json* t = a.find("team"))
+    st.team = static_cast<std::uint8_t>(as_uint(*t, a.name("team"), sim::AgentDefLimits::kMaxTeam));
+  if (const json* s = a.find("sight"))
+    st.sight = as_number(*s, a.name("sight"), 0, sim::AgentDefLimits::kMaxSight);
   if (const json* h = a.find("history")) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
     if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
@@ -327,8 +331,14 @@ Welcome read_welcome(Fields& f) {
   w.server = std::string(as_string(f.need("server"), "server"));
   w.session = as_uint(f.need("session"), "session", kMaxU64);
   const std::string_view role = as_string(f.need("role"), "role");
-  if (role != "viewer" && role != "commander") bad("role", "must be \"viewer\" or \"commander\"");
-  w.role = role == "viewer" ? Role::viewer : Role::commander;
+  const std::optional<Role> r = role_from_string(role);
+  if (!r)
+    bad("role", "must be \"operator\", \"commander\", \"player\", \"spectator\" or \"viewer\"");
+  w.role = *r;
+  w.says_operator = role == "operator";
+  if (const json* p = f.find("player")) w.player = std::string(as_string(*p, "player"));
+  if (const json* t = f.find("team"))
+    w.team = static_cast<std::uint8_t>(as_uint(*t, "team", sim::AgentDefLimits::kMaxTeam));
   w.tick_rate = as_number(f.need("tick_rate"), "tick_rate", 0, kHuge);
   w.snapshot_rate = as_number(f.need("snapshot_rate"), "snapshot_rate", 0, kHuge);
   w.dt = as_number(f.need("dt"), "dt", 0, kHuge);
@@ -402,9 +412,9 @@ SessionInfo read_session(const json& v, const std::string& where) {
   s.id = as_uint(r.need("id"), r.name("id"), kMaxSessionId);
   if (const json* role = r.find("role")) {
     const std::string_view name = as_string(*role, r.name("role"));
-    if (name != "viewer" && name != "commander")
-      bad(r.name("role"), "must be \"viewer\" or \"commander\"");
-    s.role = name == "viewer" ? Role::viewer : Role::commander;
+    const std::optional<Role> role_value = role_from_string(name);
+    if (!role_value) bad(r.name("role"), "is not a known role");
+    s.role = *role_value;
   }
   if (const json* format = r.find("format")) {
     s.format = snapshot_format_from_string(as_string(*format, r.name("format")));

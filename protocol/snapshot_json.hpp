@@ -60,6 +60,7 @@ void write_snapshot_inspect(JsonWriter& w, const std::vector<InspectState>& insp
 struct InspectTexts {
   struct Entry {
     std::uint32_t id = 0;
+    std::uint8_t team = 0;  // the agent's
     std::string agent, trace;
   };
   std::vector<Entry> entries;

@@ -1,6 +1,7 @@
 #include "app/config.hpp"
 
 #include "app/paths.hpp"
+#include "app/players.hpp"
 #include "net/limits.hpp"
 #include "protocol/codec.hpp"
 #include "protocol/ws_url.hpp"
@@ -215,6 +216,23 @@ const std::vector<Option>& options() {
            return "must be at least 16 bytes (a short token is guessed; leave it unset and the "
                   "server makes one)";
          c.server.command_token = v;
+         return {};
+       }},
+      {"players", "HERD_PLAYERS", "none",
+       "a JSON file naming the players, their teams and tokens: each player commands its team's "
+       "agents and sees only what they see (fog of war)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         if (v.empty()) return "must not be empty";
+         c.players = v;
+         return {};
+       }},
+      {"spectator-delay", "HERD_SPECTATOR_DELAY", "30 with --players, else 0",
+       "seconds of world time spectators watch behind the world, [0, 600]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         double s = 0;
+         if (!parse_double(v, s) || s < 0 || s > 600)
+           return "must be a number of seconds in [0, 600]";
+         c.server.spectator_delay = s;
          return {};
        }},
       {"open-commands", "HERD_OPEN_COMMANDS", "off",
@@ -462,6 +480,10 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
     if (arg.rfind("--", 0) == 0)
       return {{}, "unknown flag '" + arg.substr(0, arg.find('=')) + "' (see --help)"};
     return {{}, "unexpected argument '" + arg + "' (see --help)"};
+  }
+  if (!c.players.empty()) {
+    std::string why;
+    if (!load_players(c.players, env, c.server.players, why)) return {{}, "--players: " + why};
   }
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
     return {{}, "--snapshot-rate must not exceed --tick-rate"};

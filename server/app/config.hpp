@@ -35,6 +35,7 @@ struct AppConfig {
   std::uint16_t agones_port = 9358;   // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
   double agones_health_interval = 2;  // seconds between Health calls
   bool open_commands = false;         // any client may command: no token, none made
+  std::string players;                // the players file (players.hpp); empty: no players
   bool help = false;
 };
 

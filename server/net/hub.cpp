@@ -1,12 +1,22 @@
 #include "net/hub.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/asio/post.hpp>
 #include <cmath>
 
+#include "herd/sim/world_def.hpp"
 #include "protocol/codec.hpp"
 
 namespace herd::net {
+namespace {
+
+// Sessions that only watch (counted as viewers): viewers and spectators.
+bool watches(protocol::Role role) {
+  return role == protocol::Role::viewer || role == protocol::Role::spectator;
+}
+
+}  // namespace
 
 // ---- sessions' requests -----------------------------------------------------------------------
 
@@ -25,9 +35,7 @@ void Hub::leave(std::uint64_t id) {
   auto it = clients_.find(id);
   if (it == clients_.end()) return;
   const Client& c = it->second;
-  (!c.greeted                         ? counters_.ungreeted
-   : c.role == protocol::Role::viewer ? counters_.viewers
-                                      : counters_.commanders)--;
+  (!c.greeted ? counters_.ungreeted : watches(c.role) ? counters_.viewers : counters_.commanders)--;
   const bool inspected = !c.inspect.empty();
   if (c.density) --density_clients_;
   source_->left(id);
@@ -40,6 +48,9 @@ void Hub::hello(std::uint64_t id, WorldSource::Hello hello) {
   const auto it = clients_.find(id);
   if (it == clients_.end()) return;
   it->second.client = hello.client;
+  it->second.team = hello.team;
+  it->second.player = hello.player;
+  it->second.says_operator = hello.says_operator;
   source_->hello(id, std::move(hello));
 }
 
@@ -120,8 +131,36 @@ void Hub::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat 
   c.role = role;
   c.format = format;
   --counters_.ungreeted;
-  ++(role == protocol::Role::viewer ? counters_.viewers : counters_.commanders);
-  reply(id, share(protocol::encode(source_->welcome(id, role))));
+  ++(watches(role) ? counters_.viewers : counters_.commanders);
+  const protocol::Welcome w = source_->welcome(id, role);
+  reply(id, share(welcome_head(w, id, c) + protocol::encode_welcome_tail(w)));
+}
+
+std::string Hub::welcome_head(protocol::Welcome w, std::uint64_t id, const Client& c) {
+  w.session = id;
+  w.says_operator = c.says_operator && c.role == protocol::Role::commander;
+  if (c.role == protocol::Role::player) {
+    w.player = c.player;
+    w.team = c.team;
+  }
+  return protocol::encode_welcome_head(w);
+}
+
+std::uint8_t Hub::team_of(std::uint64_t id) const {
+  const auto it = clients_.find(id);
+  return it != clients_.end() && it->second.role == protocol::Role::player ? it->second.team : 0;
+}
+
+bool Hub::has_players() const {
+  return std::any_of(clients_.begin(), clients_.end(), [](const auto& e) {
+    return e.second.greeted && e.second.role == protocol::Role::player;
+  });
+}
+
+bool Hub::has_spectators() const {
+  return std::any_of(clients_.begin(), clients_.end(), [](const auto& e) {
+    return e.second.greeted && e.second.role == protocol::Role::spectator;
+  });
 }
 
 void Hub::tell(std::uint64_t id, SharedText msg) {
@@ -137,17 +176,16 @@ void Hub::send_welcomes(bool new_world) {
     std::optional<protocol::Welcome> welcome;
     SharedText tail;
   };
-  Shared by_role[2];
+  Shared by_role[4];
   for (auto& [id, c] : clients_) {
     if (!c.greeted) continue;
-    Shared& s = by_role[c.role == protocol::Role::commander ? 1 : 0];
+    Shared& s = by_role[static_cast<std::size_t>(c.role)];
     if (!s.welcome) {
       s.welcome = source_->welcome(id, c.role);
       s.tail = share(protocol::encode_welcome_tail(*s.welcome));
     }
-    s.welcome->session = id;
-    c.shard->deliver(Delivery::welcome(new_world, c.session,
-                                       share(protocol::encode_welcome_head(*s.welcome)), s.tail));
+    c.shard->deliver(
+        Delivery::welcome(new_world, c.session, share(welcome_head(*s.welcome, id, c)), s.tail));
   }
 }
 
@@ -199,8 +237,28 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
   std::vector<std::vector<Delivery>> by_shard(shards_.size());
   SharedText text;
   BinaryTakers binary;
+  std::array<SharedText, sim::AgentDefLimits::kMaxTeam + 1> by_team;
   for (auto& [id, c] : clients_) {
     if (!c.greeted) continue;
+    if (c.role == protocol::Role::player && restricted_.team) {
+      SharedText& own = by_team[c.team];
+      if (!own) own = restricted_.team(c.team);
+      std::vector<std::uint32_t> mine;  // traces of its own agents only
+      for (std::uint32_t a : c.inspect)
+        if (const auto* e = inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+      SharedText tail;
+      if (std::string s = protocol::inspect_suffix(inspect_, mine); !s.empty())
+        tail = share(std::move(s));
+      by_shard[c.shard->index].push_back(
+          Delivery::snapshot(c.session, own, false, std::move(tail)));
+      continue;
+    }
+    if (c.role == protocol::Role::spectator && restricted_.delay) {
+      if (restricted_.delayed)
+        by_shard[c.shard->index].push_back(
+            Delivery::snapshot(c.session, restricted_.delayed, false, nullptr));
+      continue;
+    }
     if (c.wants_binary(agents)) {
       (c.role == protocol::Role::commander ? binary.commanders : binary.viewers).push_back(id);
       continue;

@@ -89,6 +89,22 @@ class Hub {
   // that take binary frames (`auto`: by the world's `agents`).
   BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
                          protocol::InspectTexts inspect = {});
+  // What players and spectators are sent instead, on a server with players (or a spectator
+  // delay): a team's snapshot, filtered by its sight (made once per team, when its first player
+  // needs it), and the spectators' delayed one (null: none is due). Both as JSON, whatever
+  // format they asked for; no density layer and only their own agents' traces (players), none
+  // (delayed spectators).
+  struct Restricted {
+    std::function<SharedText(std::uint8_t team)> team;
+    SharedText delayed;
+    bool delay = false;  // spectators are delayed (else they are sent what viewers are)
+  };
+  void set_restricted(Restricted restricted) { restricted_ = std::move(restricted); }
+  // Whether some greeted client is a player, or a delayed spectator.
+  bool has_players() const;
+  bool has_spectators() const;
+  // The team of a player's session (0: not a player's).
+  std::uint8_t team_of(std::uint64_t id) const;
   // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in
   // steps. A client that inspects agents gets a side section of its own, from `side_open`
   // (protocol::side_section) and the traces given to send_json.
@@ -113,7 +129,10 @@ class Hub {
     bool greeted = false;
     protocol::Role role = protocol::Role::viewer;
     protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
-    BinaryViewer binary;  // viewport, acknowledged ticks and frames sent (binary snapshots)
+    std::uint8_t team = 0;       // a player's team
+    std::string player;          // a player's name
+    bool says_operator = false;  // the operator, by that name
+    BinaryViewer binary;         // viewport, acknowledged ticks and frames sent (binary snapshots)
     std::vector<std::uint32_t> inspect;  // agents whose avoidance this client wants traced
     bool density = false;                // takes the density layer
     // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
@@ -162,6 +181,10 @@ class Hub {
   std::string density_;
   SharedText density_tail_;
   bool step_posted_ = false;
+  Restricted restricted_;
+  // The welcome of `c`'s session, its head (its id, role and, for a player, name and team) made
+  // from `shared`, the one of its role.
+  static std::string welcome_head(protocol::Welcome shared, std::uint64_t id, const Client& c);
 };
 
 }  // namespace herd::net

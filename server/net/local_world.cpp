@@ -72,9 +72,20 @@ void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_.greet(id, hello.rol
 
 // Applied and answered as it comes, between ticks: the same world as applying it at the next
 // tick's start (nothing else happens in between), and the ack does not wait for that tick.
+// A player's command is first made its team's (World::authorize): refused as a whole, or applied
+// and recorded as made.
 void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd, std::string) {
-  const sim::CommandOutcome out = world_.apply(cmd.command, sim::CommandOrigin{id, cmd.seq});
-  if (out.ok() && config_.on_applied) config_.on_applied(out.tick, cmd.command);
+  sim::CommandOutcome out;
+  std::optional<sim::Command> own;
+  if (const std::uint8_t team = hub_.team_of(id); team != 0) {
+    own = cmd.command;
+    out = world_.authorize(*own, team);
+    out.origin = sim::CommandOrigin{id, cmd.seq};
+    out.tick = world_.tick() + 1;
+  }
+  const sim::Command& command = own ? *own : cmd.command;
+  if (out.ok()) out = world_.apply(command, sim::CommandOrigin{id, cmd.seq});
+  if (out.ok() && config_.on_applied) config_.on_applied(out.tick, command);
   if (!out.ok()) observe_.count_error(protocol::to_error_code(out.error));
   (out.ok() ? counters_.commands_accepted : counters_.commands_rejected)++;
   hub_.reply(id, share(protocol::encode_outcome(out)));
@@ -252,12 +263,36 @@ void LocalWorld::broadcast_snapshot() {
   // The density layer, for the clients that take it: one pass over the agents, a few times a
   // second (publish::density_layer).
   if (hub_.density_due(config_.snapshot_rate)) hub_.attach_density(publish::density_layer(world_));
+  // With players, every agent's team is written; each team's snapshot is filtered by its sight
+  // (computed once for every team, when the first player needs it), and spectators are sent the
+  // whole world's of spectator_delay seconds before.
+  const bool players = !config_.players.empty();
+  const publish::View whole{0, nullptr, players};
+  SharedText text;
+  const auto whole_text = [&] {
+    if (!text)
+      text = share(publish::encode_snapshot(world_, pending_collisions_, parts, serial, whole));
+    return text;
+  };
+  std::vector<std::uint64_t> seen;
+  bool seen_made = false;
+  Hub::Restricted restricted;
+  restricted.delay = spectators_.delay() > 0;
+  if (restricted.delay) {
+    spectators_.push(world_.time(), whole_text());
+    restricted.delayed = spectators_.due(world_.time());
+  }
+  if (players)
+    restricted.team = [&](std::uint8_t team) {
+      if (!seen_made) world_.seen_by(seen);
+      seen_made = true;
+      return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial,
+                                            publish::View{team, &seen, true}));
+    };
+  hub_.set_restricted(std::move(restricted));
   protocol::InspectTexts inspect;
-  if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_);
-  Hub::BinaryTakers binary = hub_.send_json(
-      world_.agents().size(),
-      [&] { return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial)); },
-      std::move(inspect));
+  if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_, whole);
+  Hub::BinaryTakers binary = hub_.send_json(world_.agents().size(), whole_text, std::move(inspect));
   if (!binary.empty()) {
     protocol::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.
@@ -434,6 +469,7 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   source_metrics_version_ = ~std::uint64_t{0};
   last_checkpoint_tick_ = world_.tick();
   hub_.new_world();
+  spectators_.clear();  // the old world's snapshots are no view of the new one
   inspected_changed();
   if (config_.on_world_replaced) config_.on_world_replaced(config_.scenario, world_);
   observe_.log(LogLevel::info, "world_replaced",

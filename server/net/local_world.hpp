@@ -21,6 +21,7 @@
 #include "net/io.hpp"
 #include "net/observability.hpp"
 #include "net/server.hpp"
+#include "net/spectator_delay.hpp"
 #include "net/tick_clock.hpp"
 #include "net/world_source.hpp"
 
@@ -125,6 +126,7 @@ class LocalWorld final : public WorldSource {
   std::vector<std::string> scenario_names_;  // config.list_scenarios(), as welcomes list them
   std::map<std::string, std::string> scenario_descriptions_;  // config.describe_scenarios()
   void list_scenarios();
+  SpectatorDelay spectators_{config_.spectator_delay_seconds()};
   std::deque<StepRun> step_runs_;
   bool step_slice_posted_ = false;
   // Read by /healthz on the I/O threads.

@@ -45,8 +45,7 @@ inline constexpr std::array<double, 12> kStageBounds{1e-6, 5e-6,  1e-5,   5e-5, 
                                                      5e-4, 0.001, 0.0025, 0.005, 0.01, 0.025};
 using StageHistogram = DurationHistogram<kStageBounds>;
 
-inline constexpr std::size_t kErrorCodeCount =
-    static_cast<std::size_t>(protocol::ErrorCode::unknown_wall) + 1;
+inline constexpr std::size_t kErrorCodeCount = protocol::kErrorCodeCount;
 
 // Why the server refused or closed something a client did (PROTOCOL.md "Limits").
 enum class Refusal : std::uint8_t {

@@ -24,6 +24,13 @@
 
 namespace herd::net {
 
+// A player (--players): its name, its team (1 to 63) and the token its hello carries.
+struct PlayerAccount {
+  std::string name;
+  std::uint8_t team = 1;
+  std::string token;
+};
+
 struct ServerConfig {
   std::string address = "0.0.0.0";
   std::uint16_t port = 8080;    // 0: the OS picks one; start() returns it
@@ -40,6 +47,14 @@ struct ServerConfig {
 
   // Defences (PROTOCOL.md "Limits"); each refusal is counted in /metrics.
   std::string command_token;  // non-empty: a commander's hello must carry it
+  // Players: with some, a session is the operator (the command token), a player (its token: its
+  // team's agents, its team's sight), or a spectator (everything, spectator_delay seconds of
+  // world time late); a viewer's hello is a spectator's.
+  std::vector<PlayerAccount> players;
+  std::optional<double> spectator_delay;  // unset: 30 s with players, 0 without
+  double spectator_delay_seconds() const {
+    return spectator_delay.value_or(players.empty() ? 0 : 30);
+  }
   // Origins besides the server's own whose pages may open a WebSocket (lower-case
   // scheme://host[:port]; "*": any), and Host names it answers to besides IP addresses, loopback
   // names and the machine's own (lower-case; "*": any). limits.hpp says why.

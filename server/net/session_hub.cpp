@@ -65,12 +65,14 @@ void SessionHub::leave(std::uint64_t id) {
   asio::post(server_->ioc, [hub = &server_->hub, id] { hub->leave(id); });
 }
 void SessionHub::hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
-                       std::string token, std::string client) {
-  asio::post(server_->ioc, [hub = &server_->hub, id,
-                            hello = WorldSource::Hello{role, format, std::move(token),
-                                                       std::move(client)}]() mutable {
-    hub->hello(id, std::move(hello));
-  });
+                       std::string token, std::string client, std::uint8_t team, std::string player,
+                       bool says_operator) {
+  asio::post(server_->ioc,
+             [hub = &server_->hub, id,
+              hello = WorldSource::Hello{role, format, std::move(token), std::move(client), team,
+                                         std::move(player), says_operator}]() mutable {
+               hub->hello(id, std::move(hello));
+             });
 }
 void SessionHub::inspect(std::uint64_t id, std::vector<std::uint32_t> agents) {
   asio::post(server_->ioc, [hub = &server_->hub, id, agents = std::move(agents)]() mutable {

@@ -81,7 +81,8 @@ class SessionHub {
   // The role is the one the session grants (after its token check); the token and the client's
   // name go with it (a relay's commander link presents them upstream).
   void hello(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format,
-             std::string token, std::string client);
+             std::string token, std::string client, std::uint8_t team = 0, std::string player = {},
+             bool says_operator = false);
   void inspect(std::uint64_t id, std::vector<std::uint32_t> agents);
   // Whether the session takes the density layer (protocol::DensityRequest).
   void density(std::uint64_t id, bool on);

@@ -344,7 +344,7 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   auto& cmd = std::get<protocol::CommandMsg>(msg);
   if (!greeted_)
     return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
-  if (role_ != protocol::Role::commander) return forbid(cmd.seq);
+  if (role_ != protocol::Role::commander && role_ != protocol::Role::player) return forbid(cmd.seq);
   if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
     const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
     if (n > config_.max_spawn) {
@@ -360,7 +360,19 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
 
 void WsSession::forbid(std::uint32_t seq, std::string_view what) {
   std::string why;
-  if (unauthorized_) {
+  if (role_ == protocol::Role::player) {
+    if (what == "send commands") {
+      why =
+          "a player commands its own agents; pausing, stepping, resetting and loading the world "
+          "are the operator's";
+    } else {
+      why = "only the operator may ";
+      why += what;
+    }
+  } else if (role_ == protocol::Role::spectator) {
+    why = "spectators watch; they cannot ";
+    why += what;
+  } else if (unauthorized_) {
     why = "this session did not present the command token; it may only watch";
   } else {
     why = "viewers cannot ";
@@ -375,13 +387,18 @@ void WsSession::on_hello(const protocol::Hello& hello) {
     return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
   greeted_ = true;
   role_ = hello.role;
+  const bool players = !config_.players.empty();
+  // On a server with players, whoever only watches watches as a spectator (delayed).
+  const protocol::Role watcher = players ? protocol::Role::spectator : protocol::Role::viewer;
+  if (role_ == protocol::Role::viewer) role_ = watcher;
+  if (role_ == protocol::Role::player) greet_player(hello, watcher);
   const std::string& token = config_.command_token;
   if (role_ == protocol::Role::commander && !token.empty()) {
     // An address that guessed wrong too often is not compared at all until its budget refills.
     const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
     if (throttled || !constant_time_equal(hello.token, token)) {
-      // Watches instead: told why, then welcomed as a viewer.
-      role_ = protocol::Role::viewer;
+      // Watches instead: told why, then welcomed as a viewer (a spectator).
+      role_ = watcher;
       unauthorized_ = true;
       if (throttled) {
         hub_.refused(Refusal::token_throttled, address_);
@@ -391,12 +408,13 @@ void WsSession::on_hello(const protocol::Hello& hello) {
         hub_.refused(Refusal::bad_token, address_);
         hub_.token_failed(ip_, now_seconds());
       }
+      const std::string as = players ? "; welcomed as a spectator" : "; welcomed as a viewer";
       send_error({}, protocol::ErrorCode::unauthorized,
-                 throttled ? "too many wrong command tokens from this address: try again in a "
-                             "second; welcomed as a viewer"
-                 : hello.token.empty()
-                     ? "this server needs a command token to command; welcomed as a viewer"
-                     : "wrong command token; welcomed as a viewer");
+                 (throttled ? "too many wrong command tokens from this address: try again in a "
+                              "second"
+                  : hello.token.empty() ? "this server needs a command token to command"
+                                        : "wrong command token") +
+                     as);
     }
   }
   hub_.log_from(address_, LogLevel::info, "hello",
@@ -404,7 +422,42 @@ void WsSession::on_hello(const protocol::Hello& hello) {
                  {"role", std::string(protocol::to_string(role_))},
                  {"client", hello.client},
                  {"format", std::string(protocol::to_string(hello.format))}});
-  ask_hub([&] { hub_.hello(id_, role_, hello.format, hello.token, hello.client); });
+  ask_hub([&] {
+    hub_.hello(id_, role_, hello.format, hello.token, hello.client, team_, player_,
+               hello.says_operator);
+  });
+}
+
+// A player's hello: its token names the player (compared with every player's, in constant time
+// each, and all of them, so the time taken tells nothing of which); a wrong one watches instead.
+void WsSession::greet_player(const protocol::Hello& hello, protocol::Role watcher) {
+  const std::vector<PlayerAccount>& players = config_.players;
+  const PlayerAccount* found = nullptr;
+  const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
+  if (!throttled)
+    for (const PlayerAccount& p : players)
+      if (constant_time_equal(hello.token, p.token) && !found) found = &p;
+  if (found) {
+    team_ = found->team;
+    player_ = found->name;
+    return;
+  }
+  role_ = watcher;
+  unauthorized_ = true;
+  if (throttled) {
+    hub_.refused(Refusal::token_throttled, address_);
+  } else if (!hello.token.empty()) {
+    hub_.refused(Refusal::bad_token, address_);
+    hub_.token_failed(ip_, now_seconds());
+  }
+  const std::string as =
+      watcher == protocol::Role::spectator ? "; welcomed as a spectator" : "; welcomed as a viewer";
+  send_error({}, protocol::ErrorCode::unauthorized,
+             (players.empty() ? "this server has no players"
+              : throttled     ? "too many wrong tokens from this address: try again in a second"
+              : hello.token.empty() ? "a player's hello needs its token"
+                                    : "no player has this token") +
+                 as);
 }
 
 void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code,

@@ -114,6 +114,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void on_pong(std::string_view payload);
 
   void on_hello(const protocol::Hello& hello);
+  void greet_player(const protocol::Hello& hello, protocol::Role watcher);
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message);
 
@@ -147,6 +148,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool unauthorized_ = false;  // said hello as commander without the token
   std::string_view text_;      // the message being handled, as it came (valid during handle())
   protocol::Role role_ = protocol::Role::viewer;
+  std::uint8_t team_ = 0;  // a player's team, and its name
+  std::string player_;
   std::string ip_, address_;
   // The round-trip ping: the last one's number (its payload), when it was written, whether its
   // pong is awaited, and whether Beast is still writing it (one ping write at a time).

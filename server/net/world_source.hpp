@@ -19,8 +19,11 @@ class WorldSource {
   struct Hello {
     protocol::Role role = protocol::Role::viewer;
     protocol::SnapshotFormat format = protocol::SnapshotFormat::json;
-    std::string token;   // the client's command token (a relay's commander link presents it)
-    std::string client;  // the client's name for itself
+    std::string token;      // the client's command token (a relay's commander link presents it)
+    std::string client;     // the client's name for itself
+    std::uint8_t team = 0;  // a player's team (its token named it)
+    std::string player;     // a player's name
+    bool says_operator = false;  // the operator, asked for by that name
   };
 
   virtual ~WorldSource() = default;

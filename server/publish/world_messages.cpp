@@ -1,6 +1,7 @@
 #include "publish/world_messages.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "protocol/snapshot_json.hpp"
 
@@ -39,10 +40,24 @@ std::optional<MapState> map_state(const sim::World& world) {
 
 namespace {
 
+// A float setting as the number it was given: the shortest decimal that reads back as the float
+// (200, 150.3), not the float's exact binary value (150.300003...).
+double float_value(float f) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, f);
+  double d = 0;
+  std::from_chars(buf, res.ptr, d);
+  return d;
+}
+
+bool sees(const View& view, std::size_t i) {
+  return view.team == 0 || ((*view.seen)[i] >> view.team & 1) != 0;
+}
+
 // Agent i of the world as the JSON snapshot carries it.
 template <class Agents, class Desires, class Paths>
 AgentState agent_state(const sim::World& world, const Agents& agents, const Desires& desires,
-                       const Paths& paths, std::size_t i) {
+                       const Paths& paths, std::size_t i, const View& view = {}) {
   const sim::Agent& a = agents[i];
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
@@ -68,6 +83,18 @@ AgentState agent_state(const sim::World& world, const Agents& agents, const Desi
   s.layer = a.def.layer;
   s.mask = a.def.mask;
   if (world.has_orders()) s.waypoints = world.upcoming(a.id);
+  if (a.team != 0 || view.teams) s.team = a.team;
+  if (a.def.sight != world.def().agent_defaults.sight) s.sight = float_value(a.def.sight);
+  if (view.team != 0 && a.team != view.team) {  // another team's: where it is, not its orders
+    s.target.reset();
+    s.waypoints.clear();
+    s.subject.reset();
+    s.history.clear();
+    s.path_pending = false;
+  } else if (view.team != 0 && s.subject) {  // its own, acting on an agent out of sight
+    const sim::Agent* other = world.find(*s.subject);
+    if (!other || !sees(view, static_cast<std::size_t>(other - agents.data()))) s.subject.reset();
+  }
   return s;
 }
 
@@ -83,21 +110,41 @@ struct SnapshotTail {
   std::optional<std::vector<WallState>> walls;
 };
 
+// Whether the view sees agent `id` (a collision's): the whole world's sees every one.
+bool sees_id(const sim::World& world, const View& view, sim::AgentId id) {
+  if (view.team == 0) return true;
+  const sim::Agent* a = world.find(id);
+  return a && sees(view, static_cast<std::size_t>(a - world.agents().data()));
+}
+
+// A formation is a team's when every member still in the world is.
+bool owns(const sim::World& world, const View& view, const sim::FormationRecord& f) {
+  if (view.team == 0) return true;
+  for (sim::AgentId id : f.agents)
+    if (const sim::Agent* a = world.find(id); a && a->team != view.team) return false;
+  return true;
+}
+
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                           const SnapshotParts& parts) {
+                           const SnapshotParts& parts, const View& view = {}) {
   SnapshotTail t;
+  const bool fog = view.team != 0;
   if (parts.map) t.map = map_state(world);
   if (parts.obstacles) t.obstacles = obstacle_states(world);
-  if (parts.measurements) t.measurements = measurement_states(world);
-  if (parts.sources) {
+  if (parts.measurements && !fog) t.measurements = measurement_states(world);
+  if (parts.sources && !fog) {
     t.sources = source_states(world);
     t.exits = exit_states(world);
   }
   if (parts.walls) t.walls = wall_states(world);
-  for (const sim::CollisionEvent& e :
-       collisions.first(std::min(collisions.size(), kMaxCollisionsPerSnapshot)))
+  for (const sim::CollisionEvent& e : collisions) {
+    if (t.hits.size() == kMaxCollisionsPerSnapshot) break;
+    if (fog && !(sees_id(world, view, e.a) && (e.with_obstacle || sees_id(world, view, e.b))))
+      continue;
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  }
   for (const sim::FormationRecord& f : world.formations()) {
+    if (!owns(world, view, f)) continue;
     FormationState st{f.id, f.members, f.arrived, f.complete, {}};
     for (const sim::UnreachablePlace& u : f.unreachable) {
       UnreachableState us{u.agent, u.place.x, u.place.y, u.by_path, std::nullopt, std::nullopt};
@@ -188,7 +235,7 @@ std::vector<MeasurementState> measurement_states(const sim::World& world) {
   return out;
 }
 
-InspectTexts inspect_texts(const sim::World& world) {
+InspectTexts inspect_texts(const sim::World& world, const View& view) {
   InspectTexts out;
   const auto agents = world.agents();
   const auto desires = world.desires();
@@ -197,7 +244,8 @@ InspectTexts inspect_texts(const sim::World& world) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
-    out.add(agent_state(world, agents, desires, paths, static_cast<std::size_t>(a - agents.data())),
+    out.add(agent_state(world, agents, desires, paths, static_cast<std::size_t>(a - agents.data()),
+                        view),
             inspect_state(*a, *tr));
   }
   out.finish();
@@ -206,19 +254,19 @@ InspectTexts inspect_texts(const sim::World& world) {
 
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions,
-                            const SnapshotParts& parts, std::uint64_t serial) {
+                            const SnapshotParts& parts, std::uint64_t serial, const View& view) {
   const auto agents = world.agents();
   const auto desires = world.desires();
   const auto paths = world.paths();
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
-  const SnapshotTail t = snapshot_tail(world, collisions, parts);
+  const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
   return write_object(
       [&](JsonWriter& w) {
         write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
         w.key("agents");
         w.begin_array();
         for (std::size_t i = 0; i < agents.size(); ++i)
-          write_agent(w, agent_state(world, agents, desires, paths, i));
+          if (sees(view, i)) write_agent(w, agent_state(world, agents, desires, paths, i, view));
         w.end_array();
         write_tail(w, t, parts);
       },

@@ -30,6 +30,17 @@ struct SnapshotParts {
   bool walls = false;
 };
 
+// Whose snapshot it is. The whole world's (team 0), or, with fog of war, a team's: only the agents
+// it sees (`seen`: World::seen_by), collisions of those only, its own formations, and of other
+// teams' agents where they are and how they move, not their orders (no target, waypoints, subject
+// or trail); no measurements, sources or exits (their counts count agents it may not see).
+// `teams`: every agent's team is written, 0 included (a server with players).
+struct View {
+  std::uint8_t team = 0;
+  const std::vector<std::uint64_t>* seen = nullptr;
+  bool teams = false;
+};
+
 // Every measurement line and area with its last report, as the wire carries them.
 std::vector<protocol::MeasurementState> measurement_states(const sim::World& world);
 // Every source and exit with its counts, as the wire carries them.
@@ -45,7 +56,8 @@ std::vector<protocol::ExitState> exit_states(const sim::World& world);
 // state.
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions = {},
-                            const SnapshotParts& parts = {}, std::uint64_t serial = 0);
+                            const SnapshotParts& parts = {}, std::uint64_t serial = 0,
+                            const View& view = {});
 
 // The side section the server attaches to binary frames of a snapshot, open for each session's
 // inspected agents (protocol::open_side_section).
@@ -54,7 +66,7 @@ protocol::SideOpen encode_side_open(const sim::World& world,
                                     const SnapshotParts& parts);
 
 // The traces of the world's inspected agents, with their agents' objects, as text.
-protocol::InspectTexts inspect_texts(const sim::World& world);
+protocol::InspectTexts inspect_texts(const sim::World& world, const View& view = {});
 
 // Every obstacle as the wire carries them (welcome, snapshots).
 std::vector<protocol::ObstacleState> obstacle_states(const sim::World& world);

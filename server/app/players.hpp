@@ -1,0 +1,27 @@
+// The players file (--players, HERD_PLAYERS): who may play, on which team, with which token.
+//
+//   {"players": [{"name": "red", "team": 1, "token": "..."},
+//                {"name": "blue", "team": 2, "token_env": "HERD_BLUE_TOKEN"}]}
+//
+// A token is given in the file (`token`) or named by the environment variable that holds it
+// (`token_env`), so a secret need not sit in a file. Names are 1 to 64 bytes and distinct; teams
+// are 1 to 63 (several players may share one); tokens are 16 to 256 bytes and distinct.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "net/server.hpp"
+
+namespace herd::app {
+
+// Reads the file at `path` into `out`; false with `why` (never a token) when it cannot.
+bool load_players(const std::string& path, const EnvLookup& env,
+                  std::vector<net::PlayerAccount>& out, std::string& why);
+
+// The same from the file's text (tests).
+bool parse_players(const std::string& text, const EnvLookup& env,
+                   std::vector<net::PlayerAccount>& out, std::string& why);
+
+}  // namespace herd::app

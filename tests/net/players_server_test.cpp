@@ -1,0 +1,245 @@
+// Players, teams and fog of war over the wire, against the real server driven by hand (pause,
+// step): roles and their welcomes, what a player's commands may do (not_yours, forbidden, an
+// unseen enemy answered as an id that does not exist), every snapshot a player receives holding
+// exactly what its team sees at that tick (checked against the operator's), and spectators
+// watching the world of the delay before.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "server_fixture.hpp"
+
+namespace herd::net {
+namespace {
+
+constexpr const char* kOperatorToken = "operator-token-0123456789";
+constexpr const char* kRedToken = "red-token-0123456789";
+constexpr const char* kBlueToken = "blue-token-0123456789";
+constexpr double kDelay = 0.5;  // s of world time: 60 ticks at the fixture's 120
+
+class PlayersServerTest : public SteppedServerTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef& def) override {
+    SteppedServerTest::configure(config, def);
+    config.command_token = kOperatorToken;
+    config.players = {{"red", 1, kRedToken}, {"blue", 2, kBlueToken}};
+    config.spectator_delay = kDelay;
+  }
+  void SetUp() override {
+    ServerTest::SetUp();
+    c_ = hello(R"({"type":"hello","protocol":1,"role":"operator","token":")" +
+                   std::string(kOperatorToken) + R"("})",
+               &operator_welcome_);
+    ok(R"({"cmd":"pause"})");
+  }
+  // A client that sent `text` as its hello; its welcome's text and value.
+  std::unique_ptr<WsClient> hello(const std::string& text, protocol::Welcome* welcome = nullptr,
+                                  std::string* raw = nullptr) {
+    auto c = connect();
+    c->send(text);
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto got = c->receive(Millis(200));
+      if (!got || got->find(R"("type":"welcome")") == std::string::npos) continue;
+      if (raw) *raw = *got;
+      if (welcome) *welcome = std::get<protocol::Welcome>(
+                       std::get<protocol::ServerMessage>(protocol::decode_server(*got)));
+      return c;
+    }
+    ADD_FAILURE() << "no welcome";
+    return c;
+  }
+  std::unique_ptr<WsClient> player(const char* token, protocol::Welcome* welcome = nullptr) {
+    return hello(R"({"type":"hello","protocol":1,"role":"player","token":")" + std::string(token) +
+                     R"("})",
+                 welcome);
+  }
+  // The code `c` is refused with for the command `text`.
+  protocol::Error refused_to(WsClient& c, const std::string& text) {
+    const std::uint32_t seq = ++seq_;
+    c.send(with_seq(text, seq));
+    return wait_for<protocol::Error>(c, [&](const auto& e) { return e.seq == seq; });
+  }
+  protocol::Ack ack_to(WsClient& c, const std::string& text) {
+    const std::uint32_t seq = ++seq_;
+    c.send(with_seq(text, seq));
+    return wait_for<protocol::Ack>(c, [&](const auto& a) { return a.seq == seq; });
+  }
+  std::vector<std::uint32_t> spawn(int team, double x, double y, const std::string& more = {}) {
+    return *ok(R"({"cmd":"spawn","team":)" + std::to_string(team) + R"(,"agents":[{"x":)" +
+               std::to_string(x) + R"(,"y":)" + std::to_string(y) + more + "}]}")
+                .agents;
+  }
+  protocol::Welcome operator_welcome_;
+};
+
+// The agents team `team` sees in the operator's snapshot: its own, and those within the sight of
+// one of them (200 unless the agent says).
+std::set<std::uint32_t> visible(const protocol::Snapshot& s, std::uint8_t team) {
+  std::set<std::uint32_t> out;
+  for (const auto& a : s.agents) {
+    bool seen = a.team == team;
+    for (const auto& b : s.agents)
+      if (!seen && b.team == team)
+        seen = std::hypot(a.x - b.x, a.y - b.y) <= b.sight.value_or(200);
+    if (seen) out.insert(a.id);
+  }
+  return out;
+}
+
+TEST_F(PlayersServerTest, RolesAreWelcomedWithWhoTheyAre) {
+  EXPECT_EQ(operator_welcome_.role, protocol::Role::commander);
+  EXPECT_TRUE(operator_welcome_.says_operator);
+  protocol::Welcome w;
+  auto red = player(kRedToken, &w);
+  EXPECT_EQ(w.role, protocol::Role::player);
+  EXPECT_EQ(w.player, "red");
+  EXPECT_EQ(w.team, 1);
+  auto watcher = hello(R"({"type":"hello","protocol":1,"role":"viewer"})", &w);
+  EXPECT_EQ(w.role, protocol::Role::spectator) << "with players, a viewer is a spectator";
+  auto spectator = hello(R"({"type":"hello","protocol":1,"role":"spectator"})", &w);
+  EXPECT_EQ(w.role, protocol::Role::spectator);
+  auto commander = hello(R"({"type":"hello","protocol":1,"role":"commander","token":")" +
+                             std::string(kOperatorToken) + R"("})",
+                         &w);
+  EXPECT_EQ(w.role, protocol::Role::commander);
+  EXPECT_FALSE(w.says_operator) << "the alias is answered by its own name";
+  // A wrong token watches, told why; the token is never echoed.
+  auto guess = connect();
+  guess->send(R"({"type":"hello","protocol":1,"role":"player","token":"not-a-token-of-anyone"})");
+  const auto e = wait_for<protocol::Error>(*guess);
+  EXPECT_EQ(e.code, protocol::ErrorCode::unauthorized);
+  EXPECT_EQ(e.message.find("not-a-token"), std::string::npos);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*guess).role, protocol::Role::spectator);
+}
+
+TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {
+  const auto red1 = spawn(1, 100, 100)[0];
+  spawn(1, 150, 100);
+  const auto blue_near = spawn(2, 260, 100)[0];
+  const auto blue_far = spawn(2, 700, 500)[0];
+  auto red = player(kRedToken);
+  // "all" is its own two.
+  const auto all = ack_to(*red, R"({"cmd":"set_target","agents":"all","target":{"x":400,"y":300}})");
+  ASSERT_TRUE(all.count);
+  EXPECT_EQ(*all.count, 2u);
+  // An enemy it sees is not its own; one it does not see does not exist, word for word.
+  const auto id_text = [](std::uint32_t id) { return std::to_string(id); };
+  EXPECT_EQ(refused_to(*red, R"({"cmd":"stop","agents":[)" + id_text(red1) + "," +
+                                 id_text(blue_near) + "]}")
+                .code,
+            protocol::ErrorCode::not_yours);
+  const auto unseen =
+      refused_to(*red, R"({"cmd":"stop","agents":[)" + id_text(blue_far) + "]}");
+  const auto missing = refused_to(*red, R"({"cmd":"stop","agents":[4000]})");
+  EXPECT_EQ(unseen.code, protocol::ErrorCode::unknown_agent);
+  EXPECT_EQ(missing.code, protocol::ErrorCode::unknown_agent);
+  EXPECT_EQ(unseen.message, "agent " + id_text(blue_far) + " does not exist");
+  EXPECT_EQ(missing.message, "agent 4000 does not exist");
+  // The world's controls are the operator's.
+  for (const char* text : {R"({"cmd":"resume"})", R"({"cmd":"step","ticks":1})",
+                           R"({"cmd":"add_obstacle","x":500,"y":500,"radius":10})",
+                           R"({"cmd":"set_avoidance","mode":"circle"})"})
+    EXPECT_EQ(refused_to(*red, text).code, protocol::ErrorCode::forbidden) << text;
+  // A spectator commands nothing.
+  auto spectator = hello(R"({"type":"hello","protocol":1,"role":"spectator"})");
+  EXPECT_EQ(refused_to(*spectator, R"({"cmd":"stop","agents":"all"})").code,
+            protocol::ErrorCode::forbidden);
+  // Nothing of the refused commands happened: blue still stands, red goes where it was sent.
+  const protocol::Snapshot s = step(1);
+  for (const auto& a : s.agents) {
+    if (a.team == 2) EXPECT_EQ(a.behaviour, sim::BehaviourKind::idle) << a.id;
+    if (a.team == 1) EXPECT_EQ(a.state, sim::MoveState::moving) << a.id;
+  }
+  EXPECT_TRUE(s.obstacles ? s.obstacles->empty() : true);
+  // A player's spawn makes its team's agents.
+  const auto spawned = ack_to(*red, R"({"cmd":"spawn","count":2})");
+  ASSERT_TRUE(spawned.agents);
+  const protocol::Snapshot after = step(1);
+  for (const auto& a : after.agents)
+    if (std::count(spawned.agents->begin(), spawned.agents->end(), a.id)) EXPECT_EQ(a.team, 1);
+}
+
+TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
+  spawn(1, 100, 300);
+  spawn(1, 700, 300, R"(,"sight":50)");
+  spawn(2, 400, 100);
+  spawn(0, 400, 500);
+  // Blue's runner crosses the world left to right past red's two: in sight, out, in again.
+  const auto runner = spawn(2, 20, 310, R"(,"max_speed":400,"target":{"x":780,"y":310})")[0];
+  auto red = player(kRedToken);
+  auto blue = player(kBlueToken, nullptr);
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  for (int i = 0; i < 80; ++i) {
+    const protocol::Snapshot s = step(4);
+    truth[s.tick] = s;
+  }
+  int checked = 0, runner_seen = 0, runner_hidden = 0;
+  for (auto* c : {red.get(), blue.get()}) {
+    const std::uint8_t team = c == red.get() ? 1 : 2;
+    const std::uint64_t last = truth.rbegin()->first;
+    for (;;) {
+      const auto s = wait_for<protocol::Snapshot>(*c);
+      const auto it = truth.find(s.tick);
+      ASSERT_NE(it, truth.end()) << "a tick the operator was not sent: " << s.tick;
+      std::set<std::uint32_t> got;
+      for (const auto& a : s.agents) {
+        got.insert(a.id);
+        ASSERT_TRUE(a.team) << "every agent has its team";
+        if (*a.team != team) {
+          EXPECT_FALSE(a.target) << "an enemy's orders are not shown";
+          EXPECT_TRUE(a.waypoints.empty());
+        }
+      }
+      EXPECT_EQ(got, visible(it->second, team)) << "team " << int{team} << " tick " << s.tick;
+      if (team == 1) (got.count(runner) ? runner_seen : runner_hidden)++;
+      ++checked;
+      if (s.tick == last) break;
+    }
+  }
+  EXPECT_GE(checked, 100);
+  EXPECT_GT(runner_seen, 0) << "the runner never came into red's sight";
+  EXPECT_GT(runner_hidden, 0) << "the runner never left red's sight";
+}
+
+TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
+  spawn(1, 100, 300, R"(,"target":{"x":700,"y":300})");
+  spawn(2, 700, 500, R"(,"target":{"x":100,"y":500})");
+  auto spectator = hello(R"({"type":"hello","protocol":1,"role":"spectator"})");
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  const auto lag = static_cast<std::uint64_t>(std::llround(kDelay * 120));
+  int seen = 0;
+  std::uint64_t last_seen = 0;
+  for (int i = 0; i < 60; ++i) {
+    const protocol::Snapshot s = step(4);
+    truth[s.tick] = s;
+    // Whatever reached the spectator by now was made at or before this tick, the delay before.
+    // Its snapshot of this step, if one is due, was sent with the operator's: a short bounded wait.
+    for (int n = 0; auto text = spectator->receive(Millis(n++ ? 1 : 20));) {
+      auto decoded = protocol::decode_server(*text);
+      ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
+      const auto* d = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded));
+      if (!d) continue;
+      EXPECT_LE(d->tick + lag, s.tick);
+      const auto it = truth.find(d->tick);
+      ASSERT_NE(it, truth.end());
+      EXPECT_EQ(d->agents, it->second.agents) << "the world of tick " << d->tick;
+      last_seen = d->tick;
+      ++seen;
+    }
+  }
+  // 240 ticks stepped, the last 180 of them past the delay: the snapshot of the last one due came.
+  if (last_seen + lag + 4 <= truth.rbegin()->first) {
+    const auto last = wait_for<protocol::Snapshot>(*spectator, [&](const protocol::Snapshot& d) {
+      return d.tick + lag + 4 > truth.rbegin()->first;
+    });
+    ASSERT_TRUE(truth.count(last.tick));
+    EXPECT_EQ(last.agents, truth.at(last.tick).agents);
+  }
+  EXPECT_GT(seen, 10);
+}
+
+}  // namespace
+}  // namespace herd::net
