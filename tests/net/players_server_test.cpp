@@ -44,17 +44,18 @@ class PlayersServerTest : public SteppedServerTest {
       auto got = c->receive(Millis(200));
       if (!got || got->find(R"("type":"welcome")") == std::string::npos) continue;
       if (raw) *raw = *got;
-      if (welcome) *welcome = std::get<protocol::Welcome>(
-                       std::get<protocol::ServerMessage>(protocol::decode_server(*got)));
+      if (welcome)
+        *welcome = std::get<protocol::Welcome>(
+            std::get<protocol::ServerMessage>(protocol::decode_server(*got)));
       return c;
     }
     ADD_FAILURE() << "no welcome";
     return c;
   }
   std::unique_ptr<WsClient> player(const char* token, protocol::Welcome* welcome = nullptr) {
-    return hello(R"({"type":"hello","protocol":1,"role":"player","token":")" + std::string(token) +
-                     R"("})",
-                 welcome);
+    return hello(
+        R"({"type":"hello","protocol":1,"role":"player","token":")" + std::string(token) + R"("})",
+        welcome);
   }
   // The code `c` is refused with for the command `text`.
   protocol::Error refused_to(WsClient& c, const std::string& text) {
@@ -82,8 +83,7 @@ std::set<std::uint32_t> visible(const protocol::Snapshot& s, std::uint8_t team) 
   for (const auto& a : s.agents) {
     bool seen = a.team == team;
     for (const auto& b : s.agents)
-      if (!seen && b.team == team)
-        seen = std::hypot(a.x - b.x, a.y - b.y) <= b.sight.value_or(200);
+      if (!seen && b.team == team) seen = std::hypot(a.x - b.x, a.y - b.y) <= b.sight.value_or(200);
     if (seen) out.insert(a.id);
   }
   return out;
@@ -122,7 +122,8 @@ TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {
   const auto blue_far = spawn(2, 700, 500)[0];
   auto red = player(kRedToken);
   // "all" is its own two.
-  const auto all = ack_to(*red, R"({"cmd":"set_target","agents":"all","target":{"x":400,"y":300}})");
+  const auto all =
+      ack_to(*red, R"({"cmd":"set_target","agents":"all","target":{"x":400,"y":300}})");
   ASSERT_TRUE(all.count);
   EXPECT_EQ(*all.count, 2u);
   // An enemy it sees is not its own; one it does not see does not exist, word for word.
@@ -131,8 +132,7 @@ TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {
                                  id_text(blue_near) + "]}")
                 .code,
             protocol::ErrorCode::not_yours);
-  const auto unseen =
-      refused_to(*red, R"({"cmd":"stop","agents":[)" + id_text(blue_far) + "]}");
+  const auto unseen = refused_to(*red, R"({"cmd":"stop","agents":[)" + id_text(blue_far) + "]}");
   const auto missing = refused_to(*red, R"({"cmd":"stop","agents":[4000]})");
   EXPECT_EQ(unseen.code, protocol::ErrorCode::unknown_agent);
   EXPECT_EQ(missing.code, protocol::ErrorCode::unknown_agent);

@@ -42,18 +42,18 @@ std::uint64_t brute_seen(const World& w, const Agent& target) {
 TEST(Teams, ATeamSeesItsOwnAndWhatIsWithinItsAgentsSight) {
   World w(def());
   const AgentId red = spawn_one(w, {100, 100}, 1);
-  const AgentId near = spawn_one(w, {290, 100}, 2);            // 190 from red: inside 200
-  const AgentId far = spawn_one(w, {800, 800}, 2);             // seen by no red
-  const AgentId nobody = spawn_one(w, {100, 290}, 0);          // nobody's, near red
+  const AgentId near = spawn_one(w, {290, 100}, 2);           // 190 from red: inside 200
+  const AgentId far = spawn_one(w, {800, 800}, 2);            // seen by no red
+  const AgentId nobody = spawn_one(w, {100, 290}, 0);         // nobody's, near red
   const AgentId short_eyed = spawn_one(w, {60, 100}, 3, 10);  // sees only 10 units
   std::vector<std::uint64_t> seen;
   w.seen_by(seen);
   ASSERT_EQ(seen.size(), 5u);
   const auto bits = [&](AgentId id) { return seen[id - 1]; };  // ids count from 1, in order
-  EXPECT_EQ(bits(red), 1u << 1 | 1u << 2);    // its own; blue's near agent sees it too
-  EXPECT_EQ(bits(near), 1u << 1 | 1u << 2);   // blue's own, red's near
-  EXPECT_EQ(bits(far), 1u << 2);              // blue only
-  EXPECT_EQ(bits(nobody), 1u << 1);           // red sees it; nobody's agents see nothing
+  EXPECT_EQ(bits(red), 1u << 1 | 1u << 2);         // its own; blue's near agent sees it too
+  EXPECT_EQ(bits(near), 1u << 1 | 1u << 2);        // blue's own, red's near
+  EXPECT_EQ(bits(far), 1u << 2);                   // blue only
+  EXPECT_EQ(bits(nobody), 1u << 1);                // red sees it; nobody's agents see nothing
   EXPECT_EQ(bits(short_eyed), 1u << 1 | 1u << 3);  // red sees it, it sees none of them
 }
 

@@ -14,8 +14,12 @@ struct TeamGrid {
   std::int64_t nx = 1, ny = 1;
   std::vector<std::uint32_t> start, order;
 
-  std::int64_t col(double x) const { return static_cast<std::int64_t>(std::floor((x - x0) / cell)); }
-  std::int64_t row(double y) const { return static_cast<std::int64_t>(std::floor((y - y0) / cell)); }
+  std::int64_t col(double x) const {
+    return static_cast<std::int64_t>(std::floor((x - x0) / cell));
+  }
+  std::int64_t row(double y) const {
+    return static_cast<std::int64_t>(std::floor((y - y0) / cell));
+  }
 };
 
 // At most this many cells a side: a team spread thin over a huge world gets larger cells (each
@@ -57,8 +61,7 @@ void build(std::span<const Agent> agents, std::span<const std::uint32_t> members
 bool sees(std::span<const Agent> agents, const TeamGrid& g, Vec2 p) {
   const std::int64_t cx = g.col(p.x), cy = g.row(p.y);
   for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y)
-    for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0); x <= std::min(cx + 1, g.nx - 1);
-         ++x) {
+    for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0); x <= std::min(cx + 1, g.nx - 1); ++x) {
       const auto c = static_cast<std::size_t>(y * g.nx + x);
       for (std::uint32_t k = g.start[c]; k < g.start[c + 1]; ++k) {
         const Agent& b = agents[g.order[k]];

@@ -66,9 +66,8 @@ CommandOutcome WorldImpl::authorize(Command& command, std::uint8_t team) const {
       const Agent* a = find(id);
       if (!a || !visible(*a)) return failure(CommandError::unknown_agent, does_not_exist(id));
       if (a->team != team)
-        return failure(CommandError::not_yours, "agent " + std::to_string(id) +
-                                                    " is team " + std::to_string(a->team) +
-                                                    "'s, not yours");
+        return failure(CommandError::not_yours, "agent " + std::to_string(id) + " is team " +
+                                                    std::to_string(a->team) + "'s, not yours");
     }
   }
   // The agent a behaviour acts on (pursued, fled, attacked, followed...): one the team sees.
