@@ -34,8 +34,13 @@ bool AgonesSdk::set_label(const std::string& key, const std::string& value) {
 }
 
 AgonesLink::AgonesLink(AgonesSdk sdk, AgonesServerView view, std::chrono::milliseconds interval,
-                       std::function<void(const std::string&)> log)
-    : sdk_(sdk), view_(std::move(view)), interval_(interval), log_(std::move(log)) {
+                       std::function<void(const std::string&)> log,
+                       std::shared_ptr<PlayerEvents> players)
+    : sdk_(sdk),
+      view_(std::move(view)),
+      interval_(interval),
+      log_(std::move(log)),
+      players_(std::move(players)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -74,7 +79,11 @@ void AgonesLink::run() {
     if (!wait(backoff)) return;
   }
   log_("Agones: Ready");
+  if (view_.player_capacity > 0 && !sdk_.set_player_capacity(view_.player_capacity))
+    log_("Agones: the sidecar refused the player capacity (is the PlayerTracking feature on?)");
+  report_players();
   for (bool was_healthy = true; wait(interval_);) {
+    report_players();
     const bool healthy = view_.healthy();
     if (healthy)
       sdk_.health();
@@ -83,6 +92,17 @@ void AgonesLink::run() {
     was_healthy = healthy;
     update_labels();
   }
+}
+
+// Each join and leave since the last report, in order (the SDK counts them: a player connected
+// twice without a disconnect between would be one, as herd reports only a player's first session
+// and its last).
+void AgonesLink::report_players() {
+  if (!players_) return;
+  for (const auto& [player, joined] : players_->take())
+    if (!(joined ? sdk_.player_connect(player) : sdk_.player_disconnect(player)))
+      log_("Agones: the sidecar did not take player " + label_value(player) +
+           (joined ? " connecting" : " leaving"));
 }
 
 }  // namespace herd::app

@@ -312,6 +312,12 @@ int main(int argc, char** argv) {
   };
   // Log lines go to standard output, one per event (Docker and journald collect them as they are).
   config.server.log = [](std::string_view line) { std::cout << line << std::endl; };
+  // Players joining and leaving, for Agones' player tracking (queued: the hub never waits on it).
+  auto player_events = std::make_shared<app::PlayerEvents>();
+  if (config.agones && !config.server.players.empty())
+    config.server.on_player = [player_events](const std::string& player, bool joined) {
+      player_events->push(player, joined);
+    };
   const std::size_t agent_count = std::get<sim::World>(world).agents().size();
   const std::uint64_t start_tick = std::get<sim::World>(world).tick();
   net::Server server(config.server, std::move(std::get<sim::World>(world)));
@@ -384,9 +390,9 @@ int main(int argc, char** argv) {
               const std::lock_guard lock(scenario_mutex);
               return scenario_name;
             },
-            [&server] { return server.stats().agents; }},
+            [&server] { return server.stats().agents; }, config.server.players.size()},
         std::chrono::milliseconds(static_cast<long>(config.agones_health_interval * 1000)),
-        [say](const std::string& what) { say(what); });
+        [say](const std::string& what) { say(what); }, player_events);
   }
 
   server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });

@@ -38,6 +38,13 @@ void Hub::leave(std::uint64_t id) {
   (!c.greeted ? counters_.ungreeted : watches(c.role) ? counters_.viewers : counters_.commanders)--;
   const bool inspected = !c.inspect.empty();
   if (c.density) --density_clients_;
+  if (c.greeted && c.role == protocol::Role::player) {
+    const auto p = player_sessions_.find(c.player);
+    if (p != player_sessions_.end() && --p->second == 0) {
+      player_sessions_.erase(p);
+      if (on_player_) on_player_(c.player, false);
+    }
+  }
   source_->left(id);
   clients_.erase(it);
   counters_.sessions = clients_.size();
@@ -132,6 +139,8 @@ void Hub::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat 
   c.format = format;
   --counters_.ungreeted;
   ++(watches(role) ? counters_.viewers : counters_.commanders);
+  if (role == protocol::Role::player && ++player_sessions_[c.player] == 1 && on_player_)
+    on_player_(c.player, true);
   const protocol::Welcome w = source_->welcome(id, role);
   reply(id, share(welcome_head(w, id, c) + protocol::encode_welcome_tail(w)));
 }

@@ -43,6 +43,8 @@ class Hub {
 
   // Before run(): the world the clients are served.
   void serve(WorldSource& source) { source_ = &source; }
+  // Before run(): told when a player's first session is welcomed and its last one leaves.
+  void on_player(std::function<void(const std::string&, bool)> f) { on_player_ = std::move(f); }
 
   // ---- sessions' requests, posted here by SessionHub ---------------------------------------
   void join(std::uint64_t id, std::weak_ptr<WsSession> session, Shard* shard,
@@ -182,6 +184,8 @@ class Hub {
   SharedText density_tail_;
   bool step_posted_ = false;
   Restricted restricted_;
+  std::function<void(const std::string&, bool)> on_player_;
+  std::unordered_map<std::string, std::size_t> player_sessions_;  // welcomed sessions per player
   // The welcome of `c`'s session, its head (its id, role and, for a player, name and team) made
   // from `shared`, the one of its role.
   static std::string welcome_head(protocol::Welcome shared, std::uint64_t id, const Client& c);

@@ -62,6 +62,7 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
       source(local ? static_cast<WorldSource&>(*local) : *relay),
       listener(shards, admission, observe, SessionHub(*this), stopping) {
   hub.serve(source);
+  hub.on_player(config.on_player);
 }
 
 // ---- stopping -------------------------------------------------------------------------------

@@ -92,6 +92,9 @@ struct ServerConfig {
   // Called on the tick thread every checkpoint_interval seconds of world time with the world
   // between two ticks (the app writes it to disk); never when empty.
   std::function<void(const sim::World& world)> on_checkpoint;
+  // A player (by name) joined, its first session welcomed, or left, its last session gone. On the
+  // hub's thread: it must not block (the Agones link queues it).
+  std::function<void(const std::string& player, bool joined)> on_player;
   double checkpoint_interval = 10.0;  // seconds of world time, > 0
   // Called on the tick thread after every world step, step runs' included, with the world (the
   // app's trajectory recorder copies a frame from it when one is due); never when empty. Its time

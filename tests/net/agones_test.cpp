@@ -15,9 +15,12 @@
 #include <mutex>
 #include <thread>
 
+#include <fstream>
+
 #include "app/agones.hpp"
 #include "app/http_client.hpp"
 #include "common/process.hpp"
+#include "common/ws_client.hpp"
 
 namespace herd {
 namespace {
@@ -119,13 +122,22 @@ class AgonesTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   // The real server with --agones, told the sidecar's port the way Agones tells it.
-  std::unique_ptr<Process> start(int sidecar_port, const fs::path& log) {
+  std::unique_ptr<Process> start(int sidecar_port, const fs::path& log,
+                                 const std::vector<std::string>& more = {}) {
     ::setenv("AGONES_SDK_HTTP_PORT", std::to_string(sidecar_port).c_str(), 1);
-    return std::make_unique<Process>(
-        std::vector<std::string>{"--address", "127.0.0.1", "--port", "0", "--scenario", "demo32",
-                                 "--agones", "--agones-health-interval", "0.2", "--checkpoint",
-                                 (dir_ / "world.ckpt").string()},
-        log);
+    std::vector<std::string> args{"--address",
+                                  "127.0.0.1",
+                                  "--port",
+                                  "0",
+                                  "--scenario",
+                                  "demo32",
+                                  "--agones",
+                                  "--agones-health-interval",
+                                  "0.2",
+                                  "--checkpoint",
+                                  (dir_ / "world.ckpt").string()};
+    args.insert(args.end(), more.begin(), more.end());
+    return std::make_unique<Process>(args, log);
   }
   fs::path dir_;
 };
@@ -191,6 +203,51 @@ TEST_F(AgonesTest, ASidecarThatStartsLateIsWaitedForWhileTheServerServes) {
       [&] { return sidecar.count("POST /ready") == 1 && sidecar.count("POST /health") >= 1; },
       std::chrono::milliseconds(15000)))
       << slurp(log);
+}
+
+// With players, the capacity is their number, and a player is connected from its first session's
+// welcome to its last session's end: two sessions of one player are one connect and one
+// disconnect.
+TEST_F(AgonesTest, PlayersAreTrackedFromTheirFirstSessionToTheirLast) {
+  FakeSidecar sidecar;
+  ASSERT_GT(sidecar.port(), 0);
+  const fs::path players = dir_ / "players.json";
+  std::ofstream(players) << R"({"players":[{"name":"red","team":1,"token":"red-token-0123456789"},)"
+                         << R"({"name":"blue","team":2,"token":"blue-token-0123456789"}]})";
+  const fs::path log = dir_ / "server.log";
+  auto server = start(sidecar.port(), log, {"--players", players.string()});
+  const int port = listening_port(log);
+  ASSERT_GT(port, 0) << slurp(log);
+  ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /ready") == 1; },
+                         std::chrono::milliseconds(15000)))
+      << slurp(log);
+  const auto red = [&] {
+    auto c = std::make_unique<client::WsClient>();
+    c->connect("127.0.0.1", static_cast<std::uint16_t>(port));
+    c->send(R"({"type":"hello","protocol":1,"role":"player","token":"red-token-0123456789"})");
+    for (int i = 0; i < 50; ++i)
+      if (auto m = c->receive(client::Millis(200)); m && m->find("welcome") != std::string::npos)
+        break;
+    return c;
+  };
+  {
+    auto first = red();
+    auto second = red();
+    ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /alpha/player/connect") >= 1; },
+                           std::chrono::milliseconds(15000)))
+        << slurp(log);
+  }
+  ASSERT_TRUE(wait_until([&] { return sidecar.count("POST /alpha/player/disconnect") >= 1; },
+                         std::chrono::milliseconds(15000)))
+      << slurp(log);
+  server->signal(SIGTERM);
+  ASSERT_EQ(server->wait_exit(std::chrono::milliseconds(10000)), 0) << slurp(log);
+  EXPECT_EQ(sidecar.count(R"(PUT /alpha/player/capacity {"count":2})"), 1u);
+  EXPECT_EQ(sidecar.count(R"(POST /alpha/player/connect {"playerID":"red"})"), 1u);
+  EXPECT_EQ(sidecar.count(R"(POST /alpha/player/disconnect {"playerID":"red"})"), 1u);
+  EXPECT_EQ(sidecar.count("POST /alpha/player/connect"), 1u) << "two sessions, one player";
+  const std::string out = slurp(log);
+  EXPECT_EQ(out.find("red-token"), std::string::npos) << "a token in the log";
 }
 
 TEST(AgonesLabel, ValuesAreValidKubernetesLabelValues) {

@@ -1,4 +1,5 @@
 #include "app/config.hpp"
+#include "app/players.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,48 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
     auto it = vars.find(k);
     return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
+}
+
+TEST(Players, TheFileNamesPlayersTeamsAndTokensOrTheVariablesThatHoldThem) {
+  const EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "BLUE") return "blue-token-0123456789";
+    return std::nullopt;
+  };
+  std::vector<net::PlayerAccount> players;
+  std::string why;
+  ASSERT_TRUE(parse_players(
+      R"({"players":[{"name":"red","team":1,"token":"red-token-0123456789"},
+                     {"name":"blue","team":2,"token_env":"BLUE"}]})",
+      env, players, why))
+      << why;
+  ASSERT_EQ(players.size(), 2u);
+  EXPECT_EQ(players[1].name, "blue");
+  EXPECT_EQ(players[1].team, 2);
+  EXPECT_EQ(players[1].token, "blue-token-0123456789");
+  // Each mistake refused with what is wrong, never the token; nothing kept.
+  const std::map<std::string, std::string> bad{
+      {R"({"players":[]})", "1 to 1000 players"},
+      {R"({"players":[{"name":"red","team":0,"token":"red-token-0123456789"}]})", "[1, 63]"},
+      {R"({"players":[{"name":"red","team":64,"token":"red-token-0123456789"}]})", "[1, 63]"},
+      {R"({"players":[{"name":"red","team":1,"token":"short"}]})", "16 to 256 bytes"},
+      {R"({"players":[{"name":"red","team":1,"token_env":"UNSET"}]})", "unset"},
+      {R"({"players":[{"name":"red","team":1}]})", "exactly one of"},
+      {R"({"players":[{"name":"a","team":1,"token":"same-token-0123456789"},
+                      {"name":"b","team":2,"token":"same-token-0123456789"}]})",
+       "a token another player has"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"},
+                      {"name":"a","team":2,"token":"b-token-0123456789"}]})",
+       "twice"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789","x":1}]})", "unknown"},
+      {"not json", "not JSON"}};
+  for (const auto& [text, says] : bad) {
+    std::vector<net::PlayerAccount> out;
+    std::string error;
+    EXPECT_FALSE(parse_players(text, env, out, error)) << text;
+    EXPECT_NE(error.find(says), std::string::npos) << text << ": " << error;
+    EXPECT_EQ(error.find("token-0123456789"), std::string::npos) << error;
+    EXPECT_TRUE(out.empty());
+  }
 }
 
 TEST(Config, DefaultsWithNothingSet) {
