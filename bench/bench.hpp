@@ -48,6 +48,10 @@ Runner add_formations(CLI::App& sub);
 // density beside Weidmann's curve, as CSV and SVG (fd_bench.cpp).
 Runner add_fd(CLI::App& sub);
 
+// What fog of war costs: the fog and each team's snapshot against the step, bytes per player
+// (players_bench.cpp).
+Runner add_players(CLI::App& sub);
+
 // What --trajectories costs: tick time with and without the recorder, bytes per agent-frame
 // (trajectory_bench.cpp).
 Runner add_trajectories(CLI::App& sub);

@@ -58,18 +58,26 @@ void build(std::span<const Agent> agents, std::span<const std::uint32_t> members
   for (std::uint32_t i : members) g.order[fill[cell_of(agents[i])]++] = i;
 }
 
+bool sees_from(std::span<const Agent> agents, const TeamGrid& g, Vec2 p, std::int64_t x,
+               std::int64_t y) {
+  if (x < 0 || y < 0 || x >= g.nx || y >= g.ny) return false;
+  const auto c = static_cast<std::size_t>(y * g.nx + x);
+  for (std::uint32_t k = g.start[c]; k < g.start[c + 1]; ++k) {
+    const Agent& b = agents[g.order[k]];
+    const double dx = p.x - b.position.x, dy = p.y - b.position.y;
+    const double s = b.def.sight;
+    if (dx * dx + dy * dy <= s * s) return true;
+  }
+  return false;
+}
+
+// The point's own cell first (the likeliest to hold a member near enough), then its neighbours.
 bool sees(std::span<const Agent> agents, const TeamGrid& g, Vec2 p) {
   const std::int64_t cx = g.col(p.x), cy = g.row(p.y);
-  for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y)
-    for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0); x <= std::min(cx + 1, g.nx - 1); ++x) {
-      const auto c = static_cast<std::size_t>(y * g.nx + x);
-      for (std::uint32_t k = g.start[c]; k < g.start[c + 1]; ++k) {
-        const Agent& b = agents[g.order[k]];
-        const double dx = p.x - b.position.x, dy = p.y - b.position.y;
-        const double s = b.def.sight;
-        if (dx * dx + dy * dy <= s * s) return true;
-      }
-    }
+  if (sees_from(agents, g, p, cx, cy)) return true;
+  for (std::int64_t y = cy - 1; y <= cy + 1; ++y)
+    for (std::int64_t x = cx - 1; x <= cx + 1; ++x)
+      if ((x != cx || y != cy) && sees_from(agents, g, p, x, y)) return true;
   return false;
 }
 

@@ -1,0 +1,135 @@
+// herd-bench players — what fog of war costs the server, on the random crowd (sim_bench.cpp's:
+// N agents placed uniformly without overlap, A square units each, arriving at random points)
+// split into --teams teams, the agents dealt to them in turn, every one with sight --sight.
+//
+// Per snapshot, the server's own work for its clients, measured apart from the step:
+//   - without players: the whole world's JSON, once (what every JSON viewer shares);
+//   - with players: that (the spectators', kept for their delay), the fog (World::seen_by: which
+//     teams see each agent, once for all teams) and each team's filtered JSON, once per team and
+//     shared by its players, so the work does not grow with the players of a team.
+// Printed: the step's median, each part's median, the fog's and the teams' snapshots' work spread
+// over the ticks of a snapshot interval as shares of the step, and the bytes a player receives.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "bench.hpp"
+#include "fixtures.hpp"
+#include "herd/sim/world.hpp"
+#include "publish/world_messages.hpp"
+#include "rng.hpp"
+
+namespace herd::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  long agents = 10000;
+  double density = 100;
+  long teams = 8;
+  double sight = 200;
+  double rate = 20;
+  double tick_rate = 60;
+  long snapshots = 60;
+};
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int run(const Options& o) {
+  sim::Rng rng(7);
+  const double side = std::sqrt(o.density * static_cast<double>(o.agents));
+  sim::World world(
+      crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate));
+  std::vector<sim::SpawnAgent> chunk;
+  std::size_t placed = 0;
+  const auto flush = [&] {
+    if (chunk.empty()) return;
+    sim::Spawn s{0, 0, chunk};
+    world.apply(s);
+    chunk.clear();
+  };
+  place_crowd(side, static_cast<std::size_t>(o.agents), rng, [&](sim::Vec2 p) {
+    sim::SpawnAgent a;
+    a.position = p;
+    a.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
+    a.team = static_cast<std::uint8_t>(1 + placed++ % static_cast<std::size_t>(o.teams));
+    a.sight = o.sight;
+    chunk.push_back(a);
+    if (chunk.size() == 1000) flush();
+  });
+  flush();
+  const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
+  std::vector<double> step_ms, whole_ms, fog_ms, teams_ms, bytes_per_team;
+  std::vector<std::uint64_t> seen;
+  for (long s = 0; s < o.snapshots; ++s) {
+    for (long t = 0; t < every; ++t) {
+      const auto t0 = Clock::now();
+      world.step();
+      step_ms.push_back(ms_since(t0));
+    }
+    auto t0 = Clock::now();
+    const std::string whole = publish::encode_snapshot(world, {}, {}, 1, {0, nullptr, true});
+    whole_ms.push_back(ms_since(t0));
+    t0 = Clock::now();
+    world.seen_by(seen);
+    fog_ms.push_back(ms_since(t0));
+    t0 = Clock::now();
+    double bytes = 0;
+    for (long team = 1; team <= o.teams; ++team)
+      bytes += static_cast<double>(
+          publish::encode_snapshot(world, {}, {}, 1,
+                                   {static_cast<std::uint8_t>(team), &seen, true})
+              .size());
+    teams_ms.push_back(ms_since(t0));
+    bytes_per_team.push_back(bytes / static_cast<double>(o.teams));
+    if (whole.empty()) return 1;  // keeps the text from being optimised away
+  }
+  const double step = median(step_ms), fog = median(fog_ms), teams = median(teams_ms);
+  const auto per_tick_pct = [&](double ms) { return 100.0 * ms / static_cast<double>(every) / step; };
+  std::printf(
+      "agents,teams,sight,step_ms,whole_json_ms,fog_ms,fog_pct_of_step,team_json_ms,"
+      "team_json_pct_of_step,player_bytes_per_snapshot,player_kb_per_s\n");
+  std::printf("%ld,%ld,%g,%.3f,%.3f,%.3f,%.1f,%.3f,%.1f,%.0f,%.1f\n", o.agents, o.teams, o.sight,
+              step, median(whole_ms), fog, per_tick_pct(fog), teams, per_tick_pct(teams),
+              median(bytes_per_team), median(bytes_per_team) * o.rate / 1000.0);
+  return 0;
+}
+
+}  // namespace
+
+Runner add_players(CLI::App& sub) {
+  auto o = std::make_shared<Options>();
+  sub.add_option("--agents", o->agents, "agents")
+      ->check(CLI::Range(10, 1'000'000))
+      ->capture_default_str();
+  sub.add_option("--teams", o->teams, "teams, [1, 63]")
+      ->check(CLI::Range(1, 63))
+      ->capture_default_str();
+  sub.add_option("--sight", o->sight, "every agent's sight, units")
+      ->check(CLI::Range(0.0, 1e5))
+      ->capture_default_str();
+  sub.add_option("--density", o->density, "square units per agent")
+      ->check(CLI::Range(10.0, 1e6))
+      ->capture_default_str();
+  sub.add_option("--rate", o->rate, "snapshots per second")
+      ->check(CLI::Range(1e-3, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--snapshots", o->snapshots, "snapshots measured")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  return [o] { return run(*o); };
+}
+
+}  // namespace herd::bench
