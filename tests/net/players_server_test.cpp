@@ -68,6 +68,26 @@ class PlayersServerTest : public SteppedServerTest {
     c.send(with_seq(text, seq));
     return wait_for<protocol::Ack>(c, [&](const auto& a) { return a.seq == seq; });
   }
+  // Steps `ticks` ticks and keeps every snapshot the operator is sent meanwhile (a step runs in
+  // slices, each of which may end in a snapshot) in `truth`; the last one's tick.
+  std::uint64_t step_keeping(int ticks, std::map<std::uint64_t, protocol::Snapshot>& truth) {
+    const std::uint32_t seq = ++seq_;
+    c_->send(with_seq(R"({"cmd":"step","ticks":)" + std::to_string(ticks) + "}", seq));
+    std::optional<std::uint64_t> acked;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto got = c_->receive(Millis(200));
+      if (!got) continue;
+      auto decoded = protocol::decode_server(*got);
+      if (!std::holds_alternative<ServerMessage>(decoded)) continue;
+      const auto& msg = std::get<ServerMessage>(decoded);
+      if (const auto* a = std::get_if<protocol::Ack>(&msg); a && a->seq == seq) acked = a->tick;
+      if (const auto* snap = std::get_if<protocol::Snapshot>(&msg)) truth[snap->tick] = *snap;
+      if (acked && truth.count(*acked)) return *acked;
+    }
+    ADD_FAILURE() << "step " << ticks << " was not answered with its snapshot";
+    return 0;
+  }
   std::vector<std::uint32_t> spawn(int team, double x, double y, const std::string& more = {}) {
     return *ok(R"({"cmd":"spawn","team":)" + std::to_string(team) + R"(,"agents":[{"x":)" +
                std::to_string(x) + R"(,"y":)" + std::to_string(y) + more + "}]}")
@@ -172,10 +192,7 @@ TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
   auto red = player(kRedToken);
   auto blue = player(kBlueToken, nullptr);
   std::map<std::uint64_t, protocol::Snapshot> truth;
-  for (int i = 0; i < 80; ++i) {
-    const protocol::Snapshot s = step(4);
-    truth[s.tick] = s;
-  }
+  for (int i = 0; i < 80; ++i) step_keeping(4, truth);
   int checked = 0, runner_seen = 0, runner_hidden = 0;
   for (auto* c : {red.get(), blue.get()}) {
     const std::uint8_t team = c == red.get() ? 1 : 2;
@@ -213,8 +230,7 @@ TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
   int seen = 0;
   std::uint64_t last_seen = 0;
   for (int i = 0; i < 60; ++i) {
-    const protocol::Snapshot s = step(4);
-    truth[s.tick] = s;
+    const std::uint64_t now = step_keeping(4, truth);
     // Whatever reached the spectator by now was made at or before this tick, the delay before.
     // Its snapshot of this step, if one is due, was sent with the operator's: a short bounded wait.
     for (int n = 0; auto text = spectator->receive(Millis(n++ ? 1 : 20));) {
@@ -222,7 +238,7 @@ TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
       ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
       const auto* d = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded));
       if (!d) continue;
-      EXPECT_LE(d->tick + lag, s.tick);
+      EXPECT_LE(d->tick + lag, now);
       const auto it = truth.find(d->tick);
       ASSERT_NE(it, truth.end());
       EXPECT_EQ(d->agents, it->second.agents) << "the world of tick " << d->tick;
