@@ -188,7 +188,10 @@ std::string describe_welcome(const json& w) {
   };
   std::string out = "server " + w.value("server", std::string("?")) + ", protocol " +
                     num("protocol") + ", session " + num("session") + ", role " +
-                    w.value("role", std::string("?")) + "\n";
+                    w.value("role", std::string("?"));
+  if (w.contains("player") && w["player"].is_string())
+    out += ", player " + w["player"].get<std::string>() + ", team " + num("team");
+  out += "\n";
   const json world = w.value("world", json::object());
   out += "world " + (world.contains("width") ? format_number(world["width"].get<double>()) : "?") +
          " x " + (world.contains("height") ? format_number(world["height"].get<double>()) : "?") +

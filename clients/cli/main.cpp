@@ -57,13 +57,15 @@ bool answers(const json& sent, const json& m) {
   return sent.contains("seq") && m.contains("seq") && m["seq"] == sent["seq"];
 }
 
-// Says hello as a commander (or a viewer), with the token.
+// Says hello in `role` (by its wire name: "operator" is the commander's), with the token.
 void hello(client::WsClient& ws, const cli::Url& url, Millis timeout, const client::TlsOptions& tls,
-           const std::string& token, bool viewer = false) {
+           const std::string& token, const std::string& role) {
   ws.connect(url, timeout, tls);
-  ws.send(protocol::encode(protocol::Hello{
-      protocol::kProtocolVersion, viewer ? protocol::Role::viewer : protocol::Role::commander,
-      "herd-ctl", token}));
+  protocol::Hello h{protocol::kProtocolVersion,
+                    protocol::role_from_string(role).value_or(protocol::Role::commander),
+                    "herd-ctl", token};
+  h.says_operator = role == "operator";
+  ws.send(protocol::encode(h));
 }
 
 // Sends one command and prints its answer: 0 on ack, 1 on error.
@@ -149,6 +151,10 @@ int main(int argc, char** argv) {
          "the server's command token (prefer the variable: ps shows flags); on this machine, "
          "read from the server's runtime file when not given")
       ->envname("HERD_COMMAND_TOKEN");
+  bool player = false;
+  app.add_flag("--player", player,
+               "say hello as the player whose token --token (HERD_COMMAND_TOKEN) is: commands act "
+               "on its team's agents, and it sees what they see");
   app.add_flag("--json", out.as_json,
                "print the server's answers as JSON lines, as they came (hops and load: the report "
                "as one JSON line)");
@@ -164,8 +170,10 @@ int main(int argc, char** argv) {
   std::string role = "commander";
   auto* watch = app.add_subcommand("watch", "print snapshots as JSON lines");
   watch->add_option("--count", count, "stop after this many")->check(CLI::Range(1L, 1L << 40));
-  watch->add_option("--role", role, "say hello as a viewer or a commander")
-      ->check(CLI::IsMember({"viewer", "commander"}));
+  watch
+      ->add_option("--role", role,
+                   "say hello as a viewer, a commander (operator), a player or a spectator")
+      ->check(CLI::IsMember({"viewer", "commander", "operator", "player", "spectator"}));
   auto* stats = app.add_subcommand("stats", "print the server's /metrics");
   auto* send = app.add_subcommand(
       "send", "send JSON lines from standard input, print every answer (for scripts)");
@@ -272,8 +280,9 @@ int main(int argc, char** argv) {
   if (url->tls && load->parsed())
     return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
-  // No token given: a server on this machine left its own for its user's clients.
-  if (token.empty())
+  // No token given: a server on this machine left its own for its user's clients (the operator's:
+  // never a player's).
+  if (token.empty() && !player)
     if (auto local = protocol::local_token(url->host, url->port)) token = std::move(*local);
 
   if (stats->parsed()) {
@@ -309,7 +318,7 @@ int main(int argc, char** argv) {
   client::WsClient ws;
   try {
     if (watch->parsed()) {
-      hello(ws, *url, timeout, tls, token, role == "viewer");
+      hello(ws, *url, timeout, tls, token, player && role == "commander" ? "player" : role);
       for (long seen = 0; count < 0 || seen < count;) {
         auto text = ws.receive(timeout);
         if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
@@ -320,7 +329,10 @@ int main(int argc, char** argv) {
       return cli::kOk;
     }
     if (info->parsed() || scenarios->parsed()) {
-      hello(ws, *url, timeout, tls, token, token.empty());
+      hello(ws, *url, timeout, tls, token,
+            player          ? "player"
+            : token.empty() ? "viewer"
+                            : "commander");
       // The welcome; an error before it (a refused token) is shown, and the welcome still comes.
       while (true) {
         const auto m = await_answer(
@@ -338,7 +350,7 @@ int main(int argc, char** argv) {
         return cli::kOk;
       }
     }
-    hello(ws, *url, timeout, tls, token);
+    hello(ws, *url, timeout, tls, token, player ? "player" : "commander");
     if (sessions->parsed()) return list_sessions(ws, timeout, out);
     if (send->parsed()) return send_lines(ws, timeout, out);
     return send_command(ws, command, timeout, out);

@@ -1,6 +1,7 @@
 // herd-view: the native SDL2 viewer. Talks to the server only over WebSocket, as any
 // third-party client would; see --help and clients/native/README.md.
 #include <SDL.h>
+#include <cctype>
 
 #include <cmath>
 #include <cstdio>
@@ -37,6 +38,11 @@ struct App {
   SDL_Cursor* crosshair = nullptr;
 };
 
+// The operator and players command (a player its team's agents); viewers and spectators look.
+bool commands(protocol::Role role) {
+  return role == protocol::Role::commander || role == protocol::Role::player;
+}
+
 Camera camera_of(const App& app) {
   int w = 0, h = 0;
   SDL_GetRendererOutputSize(app.renderer, &w, &h);
@@ -45,7 +51,7 @@ Camera camera_of(const App& app) {
 
 void send(App& app, const std::optional<sim::Command>& cmd) {
   // Viewers may not command (the server would answer `forbidden`): keys and clicks only look.
-  if (cmd && app.opts.role == protocol::Role::commander) app.conn.send_command(*cmd);
+  if (cmd && commands(app.opts.role)) app.conn.send_command(*cmd);
 }
 
 void on_left_up(App& app) {
@@ -60,7 +66,7 @@ void on_left_up(App& app) {
   app.left_down = app.box = false;
 }
 
-bool commander(const App& app) { return app.opts.role == protocol::Role::commander; }
+bool commander(const App& app) { return commands(app.opts.role); }
 
 // A or Q: the order the next right click gives (a viewer gives none).
 void arm(App& app, Viewer::Armed kind) {
@@ -177,8 +183,10 @@ Overlay overlay_of(const App& app, Clock::time_point now) {
                         : upstream == "reconnecting" ? "RELAY: RECONNECTING UPSTREAM"
                                                      : "CONNECTED VIA RELAY";
     o.status_ok = upstream != "reconnecting";
-    std::snprintf(line, sizeof line, "%s  TICK %llu  AGENTS %zu  SEL %zu  RTT %s", state,
-                  static_cast<unsigned long long>(app.viewer.latest().tick),
+    std::string who = app.viewer.who();
+    for (char& ch : who) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::snprintf(line, sizeof line, "%s  %s  TICK %llu  AGENTS %zu  SEL %zu  RTT %s", state,
+                  who.c_str(), static_cast<unsigned long long>(app.viewer.latest().tick),
                   app.viewer.latest().agents.size(), app.viewer.selection().size(),
                   rtt ? (std::to_string(std::lround(*rtt)) + "MS").c_str() : "-");
   }

@@ -37,8 +37,10 @@ struct Parser {
           auto u = parse_url(v);
           return std::holds_alternative<std::string>(u) ? std::get<std::string>(u) : std::string();
         });
-    app.add_option("--role", role, "viewer only watches; commander may also send commands")
-        ->check(CLI::IsMember({"viewer", "commander"}))
+    app.add_option("--role", role,
+                   "viewer and spectator only watch; commander (operator) may also send commands; "
+                   "player (with its --token) commands its team's agents and sees what they see")
+        ->check(CLI::IsMember({"viewer", "commander", "operator", "player", "spectator"}))
         ->capture_default_str();
     app.add_option("--token", o.token, "the server's command token, if it has one")
         ->envname("HERD_COMMAND_TOKEN");
@@ -87,7 +89,7 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
     return std::string(e.what());
   }
   o.url = std::get<Url>(parse_url(p.url_text));
-  o.role = p.role == "viewer" ? protocol::Role::viewer : protocol::Role::commander;
+  o.role = protocol::role_from_string(p.role).value_or(protocol::Role::commander);
   // No token given: a server on this machine left its own for its user's clients.
   if (o.token.empty() && o.role == protocol::Role::commander)
     if (auto local = protocol::local_token(o.url.host, o.url.port)) o.token = std::move(*local);

@@ -18,6 +18,10 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     obstacles_ = w->obstacles;
     walls_ = w->walls;
     upstream_ = w->upstream;
+    // The commander is the operator (its name since players came).
+    who_ = w->role == protocol::Role::commander ? "operator"
+                                                : std::string(protocol::to_string(w->role));
+    if (w->team) who_ += " " + w->player + " team " + std::to_string(*w->team);
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
     if (!same_world) {
       have_previous_ = have_current_ = false;

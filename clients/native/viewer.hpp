@@ -46,6 +46,8 @@ class Viewer {
   static constexpr std::size_t kMaxFlashes = 256;
   // Empty unless the server is a relay: "connected" while the world reaches it live,
   // "reconnecting" while its link upstream is being made again (the last snapshot stays shown).
+  // Who this session is, as its welcome said: the role, and a player's name and team.
+  const std::string& who() const { return who_; }
   const std::string& upstream() const { return upstream_; }
 
   // Camera: the fitted view, zoomed and panned.
@@ -110,6 +112,7 @@ class Viewer {
   std::vector<protocol::ObstacleState> obstacles_;
   std::vector<protocol::WallState> walls_;
   double snapshot_interval_ = 0.05;  // seconds, from the welcome
+  std::string who_;
   protocol::Snapshot previous_, current_;
   bool have_previous_ = false, have_current_ = false;
   Time current_at_{};

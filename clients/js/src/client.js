@@ -21,7 +21,8 @@ import { SnapshotStream } from './stream.js';
 
 /**
  * @typedef {object} ConnectOptions
- * @property {Role} [role] 'commander' (the default) or 'viewer', which only watches
+ * @property {Role} [role] 'commander' (the default; also 'operator'), 'player' (with a player's token:
+ *   its team's agents, fog of war), or 'spectator' or 'viewer', which only watch
  * @property {string} [token] the server's command token; default the URL's #token=, else none
  * @property {Format} [format] snapshots 'json' (the default), 'binary' or 'auto'
  * @property {WebSocketConstructor} [WebSocket] default globalThis.WebSocket (Node 20 has none:
@@ -33,6 +34,19 @@ import { SnapshotStream } from './stream.js';
  */
 
 /** @typedef {{resolve: (msg: ServerMessage) => void, reject: (err: Error) => void, timer?: ReturnType<typeof setTimeout>, what: string}} Pending */
+
+
+/**
+ * Whether a welcome's role is the one asked for: the operator by either name, a player as a
+ * player (a wrong token is welcomed as a spectator); watching roles always.
+ * @param {string} asked
+ * @param {string} granted
+ */
+function grants(asked, granted) {
+  if (asked === 'commander' || asked === 'operator') return granted === 'commander' || granted === 'operator';
+  if (asked === 'player') return granted === 'player';
+  return true;
+}
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_QUEUE = 256;
@@ -49,7 +63,9 @@ const MAX_ERRORS = 64;
  */
 export async function connect(url, options = {}) {
   const { role = 'commander', format = 'json', timeout = DEFAULT_TIMEOUT_MS, queueSize = DEFAULT_QUEUE } = options;
-  if (!ROLES.includes(role)) throw new RangeError(`role must be 'viewer' or 'commander', not ${JSON.stringify(role)}`);
+  if (!ROLES.includes(role)) {
+    throw new RangeError(`role must be 'operator' (or 'commander'), 'player', 'spectator' or 'viewer', not ${JSON.stringify(role)}`);
+  }
   if (!FORMATS.includes(format)) throw new RangeError(`format must be 'json', 'binary' or 'auto', not ${JSON.stringify(format)}`);
   if (timeout !== null && !(timeout >= 0)) throw new RangeError(`timeout must be milliseconds or null, not ${timeout}`);
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new RangeError(`queueSize must be 1 or more, not ${queueSize}`);
@@ -196,7 +212,7 @@ export class Client extends Commands {
     this.walls = msg.walls ?? [];
     this.map = msg.map ?? null;
     if (!first) return;
-    if (this.#role === 'commander' && msg.role !== 'commander') {
+    if (!grants(this.#role, msg.role)) {
       // Welcomed as a viewer for want of the token: the caller asked to command.
       const reply = this.#unauthorized ?? { type: 'error', code: 'unauthorized', message: 'welcomed as a viewer' };
       const hint = this.#conn.hasToken ? '' : " (no token given: pass {token}, or {role: 'viewer'} to watch)";

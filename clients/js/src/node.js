@@ -32,7 +32,7 @@ const MAX_RUNTIME_FILE_BYTES = 64 * 1024;
 export async function connect(url = DEFAULT_URL, options = {}) {
   const WebSocket = options.WebSocket ?? globalThis.WebSocket ?? (await loadWs());
   const role = options.role ?? 'commander';
-  const token = options.token ?? (role === 'commander' ? findToken(parseUrl(url)) : '');
+  const token = options.token ?? (role === 'commander' || role === 'operator' ? findToken(parseUrl(url)) : '');
   return connectWith(url, { ...options, WebSocket, token });
 }
 

@@ -233,7 +233,7 @@
 
 /** @typedef {{type: 'sessions', seq: number, sessions: SessionRow[], omitted: number}} Sessions */
 
-/** @typedef {'viewer' | 'commander'} Role */
+/** @typedef {'viewer' | 'commander' | 'operator' | 'player' | 'spectator'} Role */
 
 /**
  * How snapshots are sent: JSON text, binary frames, or binary while the world holds more than
@@ -253,7 +253,7 @@
 
 export const PROTOCOL_VERSION = 1;
 
-export const ROLES = /** @type {const} */ (['viewer', 'commander']);
+export const ROLES = /** @type {const} */ (['viewer', 'commander', 'operator', 'player', 'spectator']);
 export const FORMATS = /** @type {const} */ (['json', 'binary', 'auto']);
 
 /**

@@ -68,7 +68,10 @@ DEFAULT_QUEUE = 256  # snapshots a subscriber may have unread; older ones are dr
 # (PROTOCOL.md, "Relays"); this leaves room for far larger worlds and still bounds memory.
 DEFAULT_MAX_SIZE = 1 << 28
 CLIENT_NAME = f"herd-python/{__version__}"
-_ROLES = ("viewer", "commander")
+_ROLES = ("viewer", "commander", "operator", "player", "spectator")
+# The roles granted for each asked: the operator's two names, and a player (else it watches).
+_GRANTED = {"commander": ("commander", "operator"), "operator": ("commander", "operator"),
+            "player": ("player",)}
 _FORMATS = ("json", "binary", "auto")
 _SEQ_MAX = 0xFFFFFFFF
 
@@ -262,7 +265,8 @@ class AsyncClient(Commands[Awaitable[Message]]):
 
     @property
     def role(self) -> str:
-        """The role the server granted: ``"viewer"`` or ``"commander"``."""
+        """The role the server granted: ``"viewer"``, ``"commander"`` (``"operator"`` when asked by
+        that name), ``"player"`` or ``"spectator"``."""
         return str(self.welcome.get("role", ""))
 
     @property
@@ -295,8 +299,8 @@ class AsyncClient(Commands[Awaitable[Message]]):
             welcome, refusal = await asyncio.wait_for(asyncio.shield(self._hello), self.timeout)
         except asyncio.TimeoutError:
             raise Timeout(f"hello: no welcome within {self.timeout} s") from None
-        if role == "commander" and welcome.get("role") != "commander":
-            # Welcomed as a viewer for want of the token: the caller asked to command.
+        if role in _GRANTED and welcome.get("role") not in _GRANTED[role]:
+            # Welcomed as a viewer (spectator) for want of the token: the caller asked to command.
             reply = refusal or {"code": "unauthorized", "message": "welcomed as a viewer"}
             if refusal is None or not token:
                 reply = dict(reply)
@@ -638,13 +642,16 @@ async def _open(
     max_size: Optional[int],
 ) -> AsyncClient:
     if role not in _ROLES:
-        raise ValueError(f"role must be 'viewer' or 'commander', not {role!r}")
+        raise ValueError(
+            "role must be 'operator' (or 'commander'), 'player', 'spectator' or 'viewer', "
+            f"not {role!r}"
+        )
     if format not in _FORMATS:
         raise ValueError(f"format must be 'json', 'binary' or 'auto', not {format!r}")
     if queue_size < 1:
         raise ValueError(f"queue_size must be 1 or more, not {queue_size}")
     address = parse_url(url)
-    if token is None and role == "commander":
+    if token is None and role in ("commander", "operator"):
         token = find_token(address)
     try:
         # websockets.connect: the asyncio client (imported lazily by the package, hence unseen

@@ -176,7 +176,8 @@ class Client(Commands[Message]):
 
     @property
     def role(self) -> str:
-        """The role the server granted: ``"viewer"`` or ``"commander"``."""
+        """The role the server granted: ``"viewer"``, ``"commander"`` (``"operator"`` when asked by
+        that name), ``"player"`` or ``"spectator"``."""
         return self._async.role
 
     @property
@@ -375,8 +376,9 @@ def connect(
     """Connects to a herd server, says hello and returns the :class:`Client` once welcomed.
 
     ``url``: ``ws://HOST:PORT/ws`` (``wss://`` through a TLS proxy), or the viewer URL the server
-    prints (``http://HOST:PORT/#token=...``). ``role``: ``"commander"`` (the default) or
-    ``"viewer"`` (watches only). ``token``: the server's command token; by default
+    prints (``http://HOST:PORT/#token=...``). ``role``: ``"commander"`` (the default; also
+    ``"operator"``), ``"player"`` (with a player's token: its team's agents, fog of war),
+    ``"spectator"`` or ``"viewer"`` (watch only). ``token``: the server's command token; by default
     ``$HERD_COMMAND_TOKEN``, or for a loopback URL the one the server left for its user's
     clients in its runtime file. A commander refused for want of it raises
     :class:`herd.HelloError` with code ``unauthorized``. ``format``: snapshots as ``"json"``,
