@@ -50,8 +50,7 @@ double median(std::vector<double> v) {
 int run(const Options& o) {
   sim::Rng rng(7);
   const double side = std::sqrt(o.density * static_cast<double>(o.agents));
-  sim::World world(
-      crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate));
+  sim::World world(crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate));
   std::vector<sim::SpawnAgent> chunk;
   std::size_t placed = 0;
   const auto flush = [&] {
@@ -89,15 +88,16 @@ int run(const Options& o) {
     double bytes = 0;
     for (long team = 1; team <= o.teams; ++team)
       bytes += static_cast<double>(
-          publish::encode_snapshot(world, {}, {}, 1,
-                                   {static_cast<std::uint8_t>(team), &seen, true})
+          publish::encode_snapshot(world, {}, {}, 1, {static_cast<std::uint8_t>(team), &seen, true})
               .size());
     teams_ms.push_back(ms_since(t0));
     bytes_per_team.push_back(bytes / static_cast<double>(o.teams));
     if (whole.empty()) return 1;  // keeps the text from being optimised away
   }
   const double step = median(step_ms), fog = median(fog_ms), teams = median(teams_ms);
-  const auto per_tick_pct = [&](double ms) { return 100.0 * ms / static_cast<double>(every) / step; };
+  const auto per_tick_pct = [&](double ms) {
+    return 100.0 * ms / static_cast<double>(every) / step;
+  };
   std::printf(
       "agents,teams,sight,step_ms,whole_json_ms,fog_ms,fog_pct_of_step,team_json_ms,"
       "team_json_pct_of_step,player_bytes_per_snapshot,player_kb_per_s\n");
