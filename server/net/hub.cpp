@@ -160,18 +160,6 @@ std::uint8_t Hub::team_of(std::uint64_t id) const {
   return it != clients_.end() && it->second.role == protocol::Role::player ? it->second.team : 0;
 }
 
-bool Hub::has_players() const {
-  return std::any_of(clients_.begin(), clients_.end(), [](const auto& e) {
-    return e.second.greeted && e.second.role == protocol::Role::player;
-  });
-}
-
-bool Hub::has_spectators() const {
-  return std::any_of(clients_.begin(), clients_.end(), [](const auto& e) {
-    return e.second.greeted && e.second.role == protocol::Role::spectator;
-  });
-}
-
 void Hub::tell(std::uint64_t id, SharedText msg) {
   if (auto it = clients_.find(id); it != clients_.end())
     it->second.shard->deliver(
@@ -242,6 +230,11 @@ void Hub::attach_density(const protocol::DensityLayer& layer) {
 
 Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json,
                                  protocol::InspectTexts inspect) {
+  return send_json(agents, json, std::move(inspect), Restricted{});
+}
+
+Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json,
+                                 protocol::InspectTexts inspect, const Restricted& restricted) {
   inspect_ = std::move(inspect);
   std::vector<std::vector<Delivery>> by_shard(shards_.size());
   SharedText text;
@@ -249,9 +242,9 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
   std::array<SharedText, sim::AgentDefLimits::kMaxTeam + 1> by_team;
   for (auto& [id, c] : clients_) {
     if (!c.greeted) continue;
-    if (c.role == protocol::Role::player && restricted_.team) {
+    if (c.role == protocol::Role::player && restricted.team) {
       SharedText& own = by_team[c.team];
-      if (!own) own = restricted_.team(c.team);
+      if (!own) own = restricted.team(c.team);
       std::vector<std::uint32_t> mine;  // traces of its own agents only
       for (std::uint32_t a : c.inspect)
         if (const auto* e = inspect_.find(a); e && e->team == c.team) mine.push_back(a);
@@ -262,10 +255,10 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
           Delivery::snapshot(c.session, own, false, std::move(tail)));
       continue;
     }
-    if (c.role == protocol::Role::spectator && restricted_.delay) {
-      if (restricted_.delayed)
+    if (c.role == protocol::Role::spectator && restricted.delay) {
+      if (restricted.delayed)
         by_shard[c.shard->index].push_back(
-            Delivery::snapshot(c.session, restricted_.delayed, false, nullptr));
+            Delivery::snapshot(c.session, restricted.delayed, false, nullptr));
       continue;
     }
     if (c.wants_binary(agents)) {

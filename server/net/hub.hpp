@@ -86,25 +86,24 @@ class Hub {
   };
   // A snapshot begins: the last one's frames are sent first. Returns its number (`serial`).
   std::uint64_t begin_snapshot();
-  // Hands every greeted JSON client `json()` (made once, when the first needs it), followed for
-  // a client that inspects agents by their traces from `inspect` (this snapshot's); returns those
-  // that take binary frames (`auto`: by the world's `agents`).
-  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
-                         protocol::InspectTexts inspect = {});
-  // What players and spectators are sent instead, on a server with players (or a spectator
-  // delay): a team's snapshot, filtered by its sight (made once per team, when its first player
-  // needs it), and the spectators' delayed one (null: none is due). Both as JSON, whatever
-  // format they asked for; no density layer and only their own agents' traces (players), none
-  // (delayed spectators).
+  // What players and spectators are sent instead of viewers' snapshot, on a server with players
+  // (or a spectator delay): a team's snapshot, filtered by its sight (made once per team, when its
+  // first player needs it), and the spectators' delayed one (null: none is due). Both as JSON,
+  // whatever format they asked for; no density layer and only their own agents' traces (players),
+  // none (delayed spectators).
   struct Restricted {
     std::function<SharedText(std::uint8_t team)> team;
     SharedText delayed;
     bool delay = false;  // spectators are delayed (else they are sent what viewers are)
   };
-  void set_restricted(Restricted restricted) { restricted_ = std::move(restricted); }
-  // Whether some greeted client is a player, or a delayed spectator.
-  bool has_players() const;
-  bool has_spectators() const;
+  // Hands every greeted JSON client `json()` (made once, when the first needs it), followed for
+  // a client that inspects agents by their traces from `inspect` (this snapshot's), and players
+  // and spectators what `restricted` gives them; returns those that take binary frames (`auto`:
+  // by the world's `agents`).
+  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
+                         protocol::InspectTexts inspect, const Restricted& restricted);
+  BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
+                         protocol::InspectTexts inspect = {});
   // The team of a player's session (0: not a player's).
   std::uint8_t team_of(std::uint64_t id) const;
   // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in
@@ -183,7 +182,6 @@ class Hub {
   std::string density_;
   SharedText density_tail_;
   bool step_posted_ = false;
-  Restricted restricted_;
   std::function<void(const std::string&, bool)> on_player_;
   std::unordered_map<std::string, std::size_t> player_sessions_;  // welcomed sessions per player
   // The welcome of `c`'s session, its head (its id, role and, for a player, name and team) made

@@ -289,10 +289,10 @@ void LocalWorld::broadcast_snapshot() {
       return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial,
                                             publish::View{team, &seen, true}));
     };
-  hub_.set_restricted(std::move(restricted));
   protocol::InspectTexts inspect;
   if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_, whole);
-  Hub::BinaryTakers binary = hub_.send_json(world_.agents().size(), whole_text, std::move(inspect));
+  Hub::BinaryTakers binary =
+      hub_.send_json(world_.agents().size(), whole_text, std::move(inspect), restricted);
   if (!binary.empty()) {
     protocol::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.

@@ -396,26 +396,12 @@ void WsSession::on_hello(const protocol::Hello& hello) {
   if (role_ == protocol::Role::commander && !token.empty()) {
     // An address that guessed wrong too often is not compared at all until its budget refills.
     const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
-    if (throttled || !constant_time_equal(hello.token, token)) {
-      // Watches instead: told why, then welcomed as a viewer (a spectator).
-      role_ = watcher;
-      unauthorized_ = true;
-      if (throttled) {
-        hub_.refused(Refusal::token_throttled, address_);
-      } else if (!hello.token.empty()) {
-        // A guess. A hello with no token is no refusal: it is every page opened without the
-        // token's URL, which the viewer tries as commander in case the server is open.
-        hub_.refused(Refusal::bad_token, address_);
-        hub_.token_failed(ip_, now_seconds());
-      }
-      const std::string as = players ? "; welcomed as a spectator" : "; welcomed as a viewer";
-      send_error({}, protocol::ErrorCode::unauthorized,
-                 (throttled ? "too many wrong command tokens from this address: try again in a "
-                              "second"
-                  : hello.token.empty() ? "this server needs a command token to command"
-                                        : "wrong command token") +
-                     as);
-    }
+    if (throttled || !constant_time_equal(hello.token, token))
+      refuse_token(hello, throttled, watcher,
+                   throttled ? "too many wrong command tokens from this address: try again in a "
+                               "second"
+                   : hello.token.empty() ? "this server needs a command token to command"
+                                         : "wrong command token");
   }
   hub_.log_from(address_, LogLevel::info, "hello",
                 {{"session", std::to_string(id_)},
@@ -442,6 +428,19 @@ void WsSession::greet_player(const protocol::Hello& hello, protocol::Role watche
     player_ = found->name;
     return;
   }
+  refuse_token(hello, throttled, watcher,
+               players.empty() ? "this server has no players"
+               : throttled     ? "too many wrong tokens from this address: try again in a second"
+               : hello.token.empty() ? "a player's hello needs its token"
+                                     : "no player has this token");
+}
+
+// A hello whose token is not taken (the operator's or a player's): it watches instead as
+// `watcher`, told `why`. A wrong token is counted against the address; none is no refusal: it is
+// every page opened without the token's URL, which the viewer tries as commander in case the
+// server is open.
+void WsSession::refuse_token(const protocol::Hello& hello, bool throttled, protocol::Role watcher,
+                             std::string why) {
   role_ = watcher;
   unauthorized_ = true;
   if (throttled) {
@@ -450,14 +449,9 @@ void WsSession::greet_player(const protocol::Hello& hello, protocol::Role watche
     hub_.refused(Refusal::bad_token, address_);
     hub_.token_failed(ip_, now_seconds());
   }
-  const std::string as =
+  why +=
       watcher == protocol::Role::spectator ? "; welcomed as a spectator" : "; welcomed as a viewer";
-  send_error({}, protocol::ErrorCode::unauthorized,
-             (players.empty() ? "this server has no players"
-              : throttled     ? "too many wrong tokens from this address: try again in a second"
-              : hello.token.empty() ? "a player's hello needs its token"
-                                    : "no player has this token") +
-                 as);
+  send_error({}, protocol::ErrorCode::unauthorized, std::move(why));
 }
 
 void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code,

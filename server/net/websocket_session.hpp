@@ -115,6 +115,8 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void on_hello(const protocol::Hello& hello);
   void greet_player(const protocol::Hello& hello, protocol::Role watcher);
+  void refuse_token(const protocol::Hello& hello, bool throttled, protocol::Role watcher,
+                    std::string why);
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message);
 
