@@ -75,15 +75,38 @@ void BinaryFeed::begin(const sim::World& world, std::string side, std::uint64_t 
 }
 
 void BinaryFeed::begin(protocol::QuantState state, std::string side) {
-  if (!history_.empty() && history_.back().state->tick >= state.tick)
+  begin(std::make_shared<const protocol::QuantState>(std::move(state)), std::move(side));
+}
+
+void BinaryFeed::begin(std::shared_ptr<const protocol::QuantState> state, std::string side) {
+  if (!history_.empty() && history_.back().state->tick >= state->tick)
     history_.clear();  // time went back
-  history_.push_back({std::make_shared<const protocol::QuantState>(std::move(state)), nullptr});
+  history_.push_back({std::move(state), nullptr});
   ++sequence_;
   if (history_.size() > kHistory) history_.pop_front();
   side_ = std::move(side);
   layer_side_.clear();
+  seen_.clear();
+  team_sides_.clear();
   shared_.clear();
   caches_.clear();
+}
+
+void BinaryFeed::select(const std::optional<protocol::Viewport>& view, std::uint8_t team,
+                        std::vector<std::uint32_t>& out) const {
+  const Entry& now = history_.back();
+  out.clear();
+  if (view) now.grid->select(*now.state, *view, out);
+  if (team == 0) return;
+  // Not told who sees what: a team's frame carries nothing rather than what it may not see.
+  if (seen_.size() != now.state->agents.size()) return out.clear();
+  const std::uint64_t bit = std::uint64_t{1} << team;
+  if (view) {
+    std::erase_if(out, [&](std::uint32_t i) { return (seen_[i] & bit) == 0; });
+    return;
+  }
+  for (std::uint32_t i = 0; i < seen_.size(); ++i)
+    if (seen_[i] & bit) out.push_back(i);
 }
 
 const protocol::DeltaCache* BinaryFeed::cache_for(const Entry& now, const Entry& base) {
@@ -98,6 +121,8 @@ const protocol::DeltaCache* BinaryFeed::cache_for(const Entry& now, const Entry&
 
 void BinaryFeed::clear() {
   history_.clear();
+  seen_.clear();
+  team_sides_.clear();
   shared_.clear();
   caches_.clear();
 }
@@ -150,7 +175,8 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     }
     v.keyframe_requested_ = false;
     job.view = v.view_;
-    if (job.view)
+    job.team = v.team_;
+    if (v.selects())
       job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
     // Shared: a frame on the same baseline (seen through the same viewport), of the same
     // viewport, with the same side section (the snapshot's, or the one with the layers).
@@ -159,19 +185,25 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
         return view ? std::optional(std::array{view->x0, view->y0, view->x1, view->y1})
                     : std::nullopt;
       };
-      SharedKey key{std::nullopt, v.layers_ && !layer_side_.empty(), corners(v.view_), {}};
+      SharedKey key{std::nullopt,
+                    v.layers_ && !layer_side_.empty() && v.team_ == 0,
+                    v.team_,
+                    corners(v.view_),
+                    {}};
       if (job.base) {
         key.base = job.base->state->tick;
         key.base_view = corners(job.base_sent->view);
       }
       if (auto it = shared_.find(key); it != shared_.end()) {
         job.frame = it->second.frame;
-        if (job.view) {
+        if (v.selects()) {
           // Kept with the frame when it had sharers in its batch, else found again.
-          if (it->second.has_selection)
+          if (it->second.has_selection) {
             job.current_sel.assign(it->second.selection.begin(), it->second.selection.end());
-          else
-            grid(now).select(*now.state, *job.view, job.current_sel);
+          } else {
+            if (job.view) grid(now);
+            select(job.view, job.team, job.current_sel);
+          }
         }
         ++stats_.shared;
         continue;
@@ -187,7 +219,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       job.store_shared = true;
     }
     if (v.view_) grid(now);  // built here: the workers only read it
-    if (job.base && job.base_sent->view && job.base_sent->selection.empty() &&
+    if (job.base && job.team == 0 && job.base_sent->view && job.base_sent->selection.empty() &&
         !job.base->state->agents.empty())
       grid(*job.base);
     if (job.base) job.cache = cache_for(now, *job.base);
@@ -211,7 +243,8 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       // The first job's selection was kept with its frame (and then given to its session).
       const Shared& first = shared_[jobs[job.share_from].shared_key];
       job.frame = first.frame;
-      if (job.view) job.current_sel.assign(first.selection.begin(), first.selection.end());
+      if (job.view || job.team)
+        job.current_sel.assign(first.selection.begin(), first.selection.end());
     } else if (job.encoded) {
       (job.base ? stats_.deltas : stats_.keyframes)++;
       stats_.bytes_encoded += job.frame->size();
@@ -220,16 +253,17 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
         // viewer of a later batch that does finds them again (most viewports are a viewer's own).
         Shared& kept = shared_[job.shared_key];
         kept.frame = job.frame;
-        kept.has_selection = !job.view || job.shared_in_batch;
-        if (job.view && job.shared_in_batch) kept.selection = job.current_sel;
+        const bool selects = job.view || job.team;
+        kept.has_selection = !selects || job.shared_in_batch;
+        if (selects && job.shared_in_batch) kept.selection = job.current_sel;
       }
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
     v.sent_.push_back({now.state->tick, sequence_, job.view, {}});
-    if (job.view) v.sent_.back().selection = std::move(job.current_sel);
+    if (job.view || job.team) v.sent_.back().selection = std::move(job.current_sel);
     if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
-    if (v.sent_.size() > BinaryViewer::kKeptSelections) {
+    if (v.sent_.size() > BinaryViewer::kKeptSelections && job.team == 0) {
       auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
       if (old.capacity() > v.spare_.capacity()) v.spare_ = std::move(old);
       std::vector<std::uint32_t>().swap(old);
@@ -240,16 +274,17 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
 
 void BinaryFeed::encode_job(const Entry& now, Job& job) const {
   protocol::AgentSet current{now.state.get(), nullptr};
-  if (job.view) {
-    now.grid->select(*now.state, *job.view, job.current_sel);
+  if (job.view || job.team) {
+    select(job.view, job.team, job.current_sel);
     current.subset = &job.current_sel;
   }
   std::optional<protocol::AgentSet> baseline;
   if (job.base) {
     baseline = protocol::AgentSet{job.base->state.get(), nullptr};
-    if (job.base_sent->view) {
-      // The agents the session was sent then: remembered for recent frames, else found again.
-      if (!job.base_sent->selection.empty() || job.base->state->agents.empty()) {
+    if (job.base_sent->view || job.team) {
+      // The agents the session was sent then: remembered for recent frames (a team's, for every
+      // frame), else found again.
+      if (job.team || !job.base_sent->selection.empty() || job.base->state->agents.empty()) {
         baseline->subset = &job.base_sent->selection;
       } else {
         job.base->grid->select(*job.base->state, *job.base_sent->view, job.baseline_sel);
@@ -258,11 +293,17 @@ void BinaryFeed::encode_job(const Entry& now, Job& job) const {
     }
   }
   const BinaryViewer& v = *job.viewer;
+  static const std::string kNone;
+  const auto team_side = [&]() -> const std::string& {
+    const auto it = team_sides_.find(job.team);
+    return it != team_sides_.end() ? it->second : kNone;
+  };
   const std::string& side = !v.side_.empty()                    ? v.side_
+                            : job.team                          ? team_side()
                             : v.layers_ && !layer_side_.empty() ? layer_side_
                                                                 : side_;
-  job.frame = std::make_shared<const std::string>(
-      protocol::encode_binary(current, baseline, job.view.has_value(), side, job.cache));
+  job.frame = std::make_shared<const std::string>(protocol::encode_binary(
+      current, baseline, job.view.has_value() || job.team != 0, side, job.cache));
   job.encoded = true;
 }
 

@@ -44,6 +44,10 @@ class BinaryViewer {
   static constexpr std::uint64_t kMaxAckAge = kSentRecords / 2;
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
+  // A player's session: its frames carry only the agents team `team` sees (BinaryFeed::set_seen),
+  // within its viewport if it has one; 0, the whole world's.
+  void set_team(std::uint8_t team) { team_ = team; }
+  std::uint8_t team() const { return team_; }
   // The side section of this session's own for the next frame (the snapshot's with the traces
   // of the agents it inspects); empty: the snapshot's. Such a frame is never shared.
   void set_side(std::string side) { side_ = std::move(side); }
@@ -74,9 +78,13 @@ class BinaryViewer {
     std::uint64_t tick;
     std::uint64_t sequence;  // the snapshot's number in the feed (BinaryFeed::sequence())
     std::optional<protocol::Viewport> view;
-    std::vector<std::uint32_t> selection;  // with a viewport: the agents sent (newest frames only)
+    // With a viewport: the agents sent (newest frames only); a team's: the agents sent (every
+    // frame: what a team saw cannot be found again from the snapshot).
+    std::vector<std::uint32_t> selection;
   };
+  bool selects() const { return view_.has_value() || team_ != 0; }
   std::optional<protocol::Viewport> view_;
+  std::uint8_t team_ = 0;
   std::string side_;
   bool layers_ = false;
   std::optional<std::uint64_t> acked_;
@@ -138,12 +146,19 @@ class BinaryFeed {
   // A new snapshot of the world; side is the JSON side section (empty for none); serial the
   // server's count of snapshots made, written in every frame's header (0: none).
   void begin(const sim::World& world, std::string side, std::uint64_t serial = 0);
-  // The same from a quantised state (tests, the benchmark).
+  // The same from a quantised state (tests, the benchmark, the spectators' delayed snapshots).
   void begin(protocol::QuantState state, std::string side);
+  void begin(std::shared_ptr<const protocol::QuantState> state, std::string side);
   // The side section of this snapshot's frames for sessions that take the layers
   // (BinaryViewer::set_layers): the snapshot's with the density layer. Empty (as begin() leaves
   // it): those sessions get the snapshot's. Frames with it are shared among those sessions only.
   void set_layer_side(std::string side) { layer_side_ = std::move(side); }
+  // Which teams see each agent of this snapshot (World::seen_by: bit t, team t), for the frames of
+  // players' sessions (BinaryViewer::set_team). Without it, a player's frame carries no agent.
+  void set_seen(std::vector<std::uint64_t> seen) { seen_ = std::move(seen); }
+  // The side section of team `team`'s frames of this snapshot (what its players may know:
+  // publish::View); without one, a player's frames have none.
+  void set_team_side(std::uint8_t team, std::string side) { team_sides_[team] = std::move(side); }
   // The frame for this session for the current snapshot; records it as sent. Null when the
   // session is held back (BinaryViewer::waiting_for_acks): nothing is sent, nothing recorded.
   SharedBytes frame_for(BinaryViewer& viewer);
@@ -168,14 +183,19 @@ class BinaryFeed {
   };
   const Entry* find(std::uint64_t tick) const;
   const protocol::ViewGrid& grid(const Entry& e) const;
+  // The agents of the current snapshot a frame through `view` for `team` carries (indices,
+  // ascending): the viewport's (BinaryFeed::grid, built) of those the team sees.
+  void select(const std::optional<protocol::Viewport>& view, std::uint8_t team,
+              std::vector<std::uint32_t>& out) const;
   // One session's frame of this snapshot, from deciding it to handing it out.
   static constexpr std::size_t kNoShare = ~std::size_t{0};
   // Frames are shared by baseline (none: a keyframe), side section (the snapshot's, or the one
-  // with the layers), viewport and the baseline's viewport: viewers that look at the same place
-  // from the same frame get one frame.
+  // with the layers), team, viewport and the baseline's viewport: viewers that look at the same
+  // place from the same frame get one frame.
   struct SharedKey {
     std::optional<std::uint64_t> base;
     bool layers = false;
+    std::uint8_t team = 0;
     std::optional<std::array<double, 4>> view, base_view;
     auto operator<=>(const SharedKey&) const = default;
   };
@@ -189,6 +209,7 @@ class BinaryFeed {
     const Entry* base = nullptr;
     const BinaryViewer::Sent* base_sent = nullptr;
     std::optional<protocol::Viewport> view;
+    std::uint8_t team = 0;
     const protocol::DeltaCache* cache = nullptr;
     std::size_t share_from = kNoShare;  // the frame is that job's (the same SharedKey)
     bool store_shared = false, encoded = false, held = false;
@@ -202,6 +223,8 @@ class BinaryFeed {
   std::deque<Entry> history_;
   std::uint64_t sequence_ = 0;
   std::string side_, layer_side_;
+  std::vector<std::uint64_t> seen_;                 // this snapshot's (set_seen)
+  std::map<std::uint8_t, std::string> team_sides_;  // this snapshot's (set_team_side)
   std::map<SharedKey, Shared> shared_;  // this snapshot's frames without a side of their own
   // This snapshot's change records against a baseline, built when a second frame needs them.
   struct Cache {

@@ -139,8 +139,10 @@ void Hub::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat 
   c.format = format;
   --counters_.ungreeted;
   ++(watches(role) ? counters_.viewers : counters_.commanders);
-  if (role == protocol::Role::player && ++player_sessions_[c.player] == 1 && on_player_)
-    on_player_(c.player, true);
+  if (role == protocol::Role::player) {
+    c.binary.set_team(c.team);
+    if (++player_sessions_[c.player] == 1 && on_player_) on_player_(c.player, true);
+  }
   const protocol::Welcome w = source_->welcome(id, role);
   reply(id, share(welcome_head(w, id, c) + protocol::encode_welcome_tail(w)));
 }
@@ -188,7 +190,8 @@ void Hub::send_welcomes(bool new_world) {
 
 void Hub::new_world() {
   binary_feed_.clear();  // ticks start again: every baseline is gone
-  density_due_ = 0;      // the old world's layer is no picture of the new one
+  spectator_feed_.clear();
+  density_due_ = 0;  // the old world's layer is no picture of the new one
   // The old world's frames not yet given to sessions go; those in sessions' lanes go when the
   // new world's welcome reaches them (Delivery::Kind::new_world).
   for (auto& shard : shards_) counters_.snapshots_superseded += shard->outbox.drop_frames();
@@ -240,8 +243,13 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
   SharedText text;
   BinaryTakers binary;
   std::array<SharedText, sim::AgentDefLimits::kMaxTeam + 1> by_team;
+  std::vector<std::uint64_t> spectators;  // delayed, binary
   for (auto& [id, c] : clients_) {
     if (!c.greeted) continue;
+    if (c.role == protocol::Role::player && c.wants_binary(agents)) {
+      binary.players.push_back(id);
+      continue;
+    }
     if (c.role == protocol::Role::player && restricted.team) {
       SharedText& own = by_team[c.team];
       if (!own) own = restricted.team(c.team);
@@ -256,9 +264,11 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
       continue;
     }
     if (c.role == protocol::Role::spectator && restricted.delay) {
-      if (restricted.delayed)
+      if (c.wants_binary(agents))
+        spectators.push_back(id);
+      else if (restricted.delayed.json)
         by_shard[c.shard->index].push_back(
-            Delivery::snapshot(c.session, restricted.delayed, false, nullptr));
+            Delivery::snapshot(c.session, restricted.delayed.json, false, nullptr));
       continue;
     }
     if (c.wants_binary(agents)) {
@@ -277,17 +287,25 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
     by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, text, false, std::move(tail)));
   }
   hand_over(by_shard);
+  // Delayed spectators' frames come from their own feed of the states of the delay before.
+  if (!spectators.empty() && restricted.delayed.state) {
+    spectator_feed_.begin(restricted.delayed.state, restricted.delayed.side);
+    send_frames(spectator_feed_, spectators, 0, spectators.size());
+  }
   return binary;
 }
 
-void Hub::send_binary(BinaryTakers takers, std::string side_open) {
+void Hub::send_binary(BinaryTakers takers, std::string side_open,
+                      std::map<std::uint8_t, std::string> team_opens) {
   side_open_ = std::move(side_open);
+  team_opens_ = std::move(team_opens);
   // The side section of the frames of clients that take the density layer, shared by them.
   if (!density_.empty())
     binary_feed_.set_layer_side(protocol::side_section(side_open_ + density_, {}, {}));
   // Commanders' frames first, handed over before the others are encoded: they wait to see
   // their commands.
-  send_frames(takers.commanders, 0, takers.commanders.size());
+  send_frames(binary_feed_, takers.commanders, 0, takers.commanders.size());
+  send_frames(binary_feed_, takers.players, 0, takers.players.size());
   // The viewers in the same order every snapshot: each one's frames come at a steady point in
   // the interval. Starting each snapshot at another step was tried: it raised every viewer's
   // age above its own best case (p50 19-21 ms against 9), the jitter a client interpolates over.
@@ -296,6 +314,15 @@ void Hub::send_binary(BinaryTakers takers, std::string side_open) {
 
 std::string Hub::own_side(const Client& c) const {
   if (c.inspect.empty() || inspect_.empty()) return {};
+  if (c.role == protocol::Role::player) {
+    // Its own agents' traces only, on its team's side section.
+    std::vector<std::uint32_t> mine;
+    for (std::uint32_t a : c.inspect)
+      if (const auto* e = inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+    const auto open = team_opens_.find(c.team);
+    if (mine.empty() || open == team_opens_.end()) return {};
+    return protocol::side_section(open->second, inspect_, mine);
+  }
   const bool traced = std::any_of(c.inspect.begin(), c.inspect.end(),
                                   [&](std::uint32_t id) { return inspect_.find(id) != nullptr; });
   if (!traced) return {};
@@ -312,7 +339,8 @@ void Hub::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
   }
 }
 
-void Hub::send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to) {
+void Hub::send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, std::size_t from,
+                      std::size_t to) {
   std::vector<Client*> group;
   std::vector<BinaryViewer*> batch;
   for (std::size_t k = from; k < to; ++k) {
@@ -320,14 +348,15 @@ void Hub::send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, s
     if (it == clients_.end()) continue;  // left since the snapshot was taken
     Client& c = it->second;
     c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
-    c.binary.set_side(own_side(c));
+    // Delayed spectators' frames have no side of their own: no traces of the world now.
+    c.binary.set_side(&feed == &binary_feed_ ? own_side(c) : std::string());
     c.binary.set_layers(c.density);
     group.push_back(&c);
     batch.push_back(&c.binary);
   }
   if (batch.empty()) return;
   std::vector<SharedBytes> frames;
-  binary_feed_.frames_for(batch, frames, &pool_);
+  feed.frames_for(batch, frames, &pool_);
   std::vector<std::vector<Delivery>> by_shard(shards_.size());
   for (std::size_t i = 0; i < group.size(); ++i) {
     if (!frames[i]) {  // held back: the client has not acknowledged the last frames sent
@@ -358,7 +387,7 @@ bool Hub::send_next_step() {
     return false;
   }
   const std::size_t to = std::min(p.ids.size(), p.next + kViewersPerStep);
-  send_frames(p.ids, p.next, to);
+  send_frames(binary_feed_, p.ids, p.next, to);
   p.next = to;
   if (p.next == p.ids.size()) {
     p = {};

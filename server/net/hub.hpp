@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -29,6 +30,7 @@
 #include "net/observability.hpp"
 #include "net/session_list.hpp"
 #include "net/shard.hpp"
+#include "net/spectator_delay.hpp"
 #include "net/world_source.hpp"
 #include "protocol/snapshot_json.hpp"
 
@@ -79,21 +81,23 @@ class Hub {
   std::vector<std::uint32_t> inspected() const;
 
   // ---- snapshots ----------------------------------------------------------------------------
-  // Who takes the snapshot as binary frames, commanders apart (their frames go first).
+  // Who takes the snapshot as binary frames, commanders and players apart (their frames go
+  // first; players' are their team's: BinaryFeed::set_seen, set_team_side).
   struct BinaryTakers {
-    std::vector<std::uint64_t> commanders, viewers;
-    bool empty() const { return commanders.empty() && viewers.empty(); }
+    std::vector<std::uint64_t> commanders, viewers, players;
+    bool empty() const { return commanders.empty() && viewers.empty() && players.empty(); }
   };
   // A snapshot begins: the last one's frames are sent first. Returns its number (`serial`).
   std::uint64_t begin_snapshot();
   // What players and spectators are sent instead of viewers' snapshot, on a server with players
-  // (or a spectator delay): a team's snapshot, filtered by its sight (made once per team, when its
-  // first player needs it), and the spectators' delayed one (null: none is due). Both as JSON,
-  // whatever format they asked for; no density layer and only their own agents' traces (players),
+  // (or a spectator delay): a team's JSON snapshot, filtered by its sight (made once per team,
+  // when its first JSON player needs it; binary players are returned as BinaryTakers::players),
+  // and the spectators' delayed one (empty: none is due), as JSON or binary frames of their own
+  // feed (spectator_feed). No density layer for either; only their own agents' traces (players),
   // none (delayed spectators).
   struct Restricted {
     std::function<SharedText(std::uint8_t team)> team;
-    SharedText delayed;
+    SpectatorDelay::Snapshot delayed;
     bool delay = false;  // spectators are delayed (else they are sent what viewers are)
   };
   // Hands every greeted JSON client `json()` (made once, when the first needs it), followed for
@@ -106,11 +110,15 @@ class Hub {
                          protocol::InspectTexts inspect = {});
   // The team of a player's session (0: not a player's).
   std::uint8_t team_of(std::uint64_t id) const;
-  // The binary frames of the snapshot binary_feed() has begun: commanders' now, viewers' in
-  // steps. A client that inspects agents gets a side section of its own, from `side_open`
-  // (protocol::side_section) and the traces given to send_json.
-  void send_binary(BinaryTakers takers, std::string side_open = {});
+  // The binary frames of the snapshot binary_feed() has begun: commanders' and players' now,
+  // viewers' in steps. A client that inspects agents gets a side section of its own, from
+  // `side_open` (protocol::side_section) and the traces given to send_json; a player's, from its
+  // team's in `team_opens`.
+  void send_binary(BinaryTakers takers, std::string side_open = {},
+                   std::map<std::uint8_t, std::string> team_opens = {});
   BinaryFeed& binary_feed() { return binary_feed_; }
+  // The delayed spectators' frames (Restricted::delayed).
+  const BinaryFeed& spectator_feed() const { return spectator_feed_; }
   // Frames of the last snapshot not sent yet, all now (before the world moves).
   void finish_steps();
   // The density layer: due in the snapshot begun (begin_snapshot) when some client takes it and
@@ -158,7 +166,8 @@ class Hub {
   // are traced (with the density layer when it takes one), else empty (the snapshot's, or the
   // one with the layer that the clients taking it share: BinaryFeed::set_layer_side).
   std::string own_side(const Client& c) const;
-  void send_frames(const std::vector<std::uint64_t>& ids, std::size_t from, std::size_t to);
+  void send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, std::size_t from,
+                   std::size_t to);
   void send_in_steps(std::vector<std::uint64_t> ids);
   bool send_next_step();  // one step; true when more are left
 
@@ -170,10 +179,12 @@ class Hub {
   WorldSource* source_ = nullptr;
   std::unordered_map<std::uint64_t, Client> clients_;  // joined WebSocket sessions by id
   BinaryFeed binary_feed_;                             // quantised snapshots and binary frames
+  BinaryFeed spectator_feed_;                          // the delayed spectators' (Restricted)
   std::uint64_t snapshots_made_ = 0;  // broadcasts so far (the shards' outboxes tell them apart)
   PendingFrames pending_frames_;
   protocol::InspectTexts inspect_;  // this snapshot's traces (send_json)
   std::string side_open_;           // this snapshot's side section, open (send_binary)
+  std::map<std::uint8_t, std::string> team_opens_;  // the same, each team's (send_binary)
   // The density layer: clients that take it, the snapshot number (snapshots_made_) from which one
   // is due again, and this snapshot's as `,"density":{...}` (empty: none) and as a JSON client's
   // tail (that and the closing brace).

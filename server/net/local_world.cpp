@@ -276,16 +276,27 @@ void LocalWorld::broadcast_snapshot() {
   };
   std::vector<std::uint64_t> seen;
   bool seen_made = false;
+  const auto see = [&] {
+    if (!seen_made) world_.seen_by(seen);
+    seen_made = true;
+  };
   Hub::Restricted restricted;
   restricted.delay = spectators_.delay() > 0;
   if (restricted.delay) {
-    spectators_.push(world_.time(), whole_text());
+    // Kept both ways, for spectators of either format who may join before it is due.
+    SpectatorDelay::Snapshot kept;
+    kept.json = whole_text();
+    auto state =
+        std::make_shared<protocol::QuantState>(publish::quantise(world_, spectators_.last_state()));
+    state->serial = serial;
+    kept.state = std::move(state);
+    kept.side = publish::encode_side_open(world_, pending_collisions_, parts).shared();
+    spectators_.push(world_.time(), std::move(kept));
     restricted.delayed = spectators_.due(world_.time());
   }
   if (players)
     restricted.team = [&](std::uint8_t team) {
-      if (!seen_made) world_.seen_by(seen);
-      seen_made = true;
+      see();
       return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial,
                                             publish::View{team, &seen, true}));
     };
@@ -297,7 +308,21 @@ void LocalWorld::broadcast_snapshot() {
     protocol::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.
     hub_.binary_feed().begin(world_, side.shared(), serial);
-    hub_.send_binary(std::move(binary), std::move(side.open));
+    // Players' frames: the agents their team sees, with their team's side section (once a team).
+    std::map<std::uint8_t, std::string> team_opens;
+    if (!binary.players.empty()) {
+      see();
+      hub_.binary_feed().set_seen(seen);
+      for (const std::uint64_t id : binary.players) {
+        const std::uint8_t team = hub_.team_of(id);
+        if (team_opens.contains(team)) continue;
+        protocol::SideOpen own = publish::encode_side_open(world_, pending_collisions_, parts,
+                                                           publish::View{team, &seen, true});
+        hub_.binary_feed().set_team_side(team, own.shared());
+        team_opens.emplace(team, std::move(own.open));
+      }
+    }
+    hub_.send_binary(std::move(binary), std::move(side.open), std::move(team_opens));
   }
   pending_collisions_.clear();
 }

@@ -184,8 +184,8 @@ std::vector<WallState> wall_states(const sim::World& world) {
 }
 
 SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                          const SnapshotParts& parts) {
-  const SnapshotTail t = snapshot_tail(world, collisions, parts);
+                          const SnapshotParts& parts, const View& view) {
+  const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
                            parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,

@@ -60,10 +60,10 @@ std::string encode_snapshot(const sim::World& world,
                             const View& view = {});
 
 // The side section the server attaches to binary frames of a snapshot, open for each session's
-// inspected agents (protocol::open_side_section).
+// inspected agents (protocol::open_side_section); a team's (`view`) as its JSON snapshot's tail.
 protocol::SideOpen encode_side_open(const sim::World& world,
                                     std::span<const sim::CollisionEvent> collisions,
-                                    const SnapshotParts& parts);
+                                    const SnapshotParts& parts, const View& view = {});
 
 // The traces of the world's inspected agents, with their agents' objects, as text.
 protocol::InspectTexts inspect_texts(const sim::World& world, const View& view = {});

@@ -2,12 +2,15 @@
 // step): roles and their welcomes, what a player's commands may do (not_yours, forbidden, an
 // unseen enemy answered as an id that does not exist), every snapshot a player receives holding
 // exactly what its team sees at that tick (checked against the operator's), and spectators
-// watching the world of the delay before.
+// watching the world of the delay before; the same for binary frames (keyframes and deltas, with
+// and without a viewport), decoded as a client does and acknowledged.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
 #include <set>
+
+#include "protocol/snapshot_binary.hpp"
 
 #include "server_fixture.hpp"
 
@@ -219,6 +222,139 @@ TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
   EXPECT_GE(checked, 100);
   EXPECT_GT(runner_seen, 0) << "the runner never came into red's sight";
   EXPECT_GT(runner_hidden, 0) << "the runner never left red's sight";
+}
+
+// A binary client: decodes every frame it is sent (as herd-view does), acknowledges it, and keeps
+// the decoded views by tick.
+struct BinaryWatcher {
+  std::unique_ptr<WsClient> ws;
+  protocol::BinaryClient decoder;
+  std::map<std::uint64_t, protocol::BinaryFrame> frames;
+  int keyframes = 0, deltas = 0, errors = 0;
+  int measured = 0;  // frames whose side section carries measurements
+  // What arrived: the first wait `first`, then until nothing more comes within a millisecond.
+  void drain(Millis first) {
+    for (int n = 0; auto got = ws->receive(n++ ? Millis(1) : first);) {
+      if (!protocol::is_binary_snapshot(*got)) continue;
+      if (got->find(R"("measurements")") != std::string::npos) ++measured;
+      auto r = decoder.receive(*got);
+      if (r.keyframe) ws->send(protocol::encode(protocol::KeyframeRequest{}));
+      if (!r.frame) {
+        ++errors;
+        continue;
+      }
+      (r.frame->header.delta ? deltas : keyframes)++;
+      if (r.ack) ws->send(protocol::encode(protocol::SnapshotAck{*r.ack}));
+      frames[r.frame->header.tick] = std::move(*r.frame);
+    }
+  }
+};
+
+// Binary frames obey the fog as JSON does: every frame a binary player decodes holds exactly its
+// team's agents at that tick (and, with a viewport, those of them in it), at their positions; an
+// agent leaving sight leaves the client's view, one entering it comes whole. A binary spectator
+// decodes the world of the delay before.
+TEST_F(PlayersServerTest, BinaryFramesHoldWhatTheTeamSeesAndSpectatorsTheWorldBefore) {
+  spawn(1, 100, 300);
+  spawn(1, 700, 300, R"(,"sight":50)");
+  spawn(2, 400, 100);
+  spawn(0, 400, 500);
+  const auto runner = spawn(2, 20, 310, R"(,"max_speed":400,"target":{"x":780,"y":310})")[0];
+  // A measurement counts every agent, seen or not: the spectator's frames carry it, players' not.
+  ok(R"({"cmd":"add_measurement","area":{"x":0,"y":0,"width":800,"height":600}})");
+  const auto binary_hello = [&](const std::string& role_and_token) {
+    return hello(R"({"type":"hello","protocol":1,"format":"binary",)" + role_and_token + "}");
+  };
+  const std::string red_hello = R"("role":"player","token":")" + std::string(kRedToken) + '"';
+  BinaryWatcher red{binary_hello(red_hello)}, red_left{binary_hello(red_hello)},
+      blue{binary_hello(R"("role":"player","token":")" + std::string(kBlueToken) + '"')},
+      spectator{binary_hello(R"("role":"spectator")")};
+  // red_left looks at the left half only: the runner leaves its view and red's sight in turn.
+  const protocol::Viewport left{0, 0, 350, 600};
+  red_left.ws->send(protocol::encode(protocol::ViewportMsg{left}));
+  // The session handles its messages in order: once the ping is answered, the viewport is in.
+  red_left.ws->send(protocol::encode(protocol::Ping{7}));
+  wait_for<protocol::Pong>(*red_left.ws, [](const protocol::Pong& p) { return p.id == 7; });
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  const auto lag = static_cast<std::uint64_t>(std::llround(kDelay * 120));
+  std::uint64_t first_checked = 0;
+  for (int i = 0; i < 80; ++i) {
+    const std::uint64_t now = step_keeping(4, truth);
+    if (!first_checked) first_checked = now;
+    for (BinaryWatcher* w : {&red, &red_left, &blue}) w->drain(Millis(20));
+    const std::size_t before = spectator.frames.size();
+    spectator.drain(Millis(20));
+    // Nothing a spectator decodes is of the last `delay` seconds.
+    for (auto it = spectator.frames.begin(); it != spectator.frames.end(); ++it)
+      if (static_cast<std::size_t>(std::distance(spectator.frames.begin(), it)) >= before)
+        EXPECT_LE(it->first + lag, now) << "a spectator's frame of tick " << it->first;
+  }
+  const std::uint64_t last = truth.rbegin()->first;
+  for (BinaryWatcher* w : {&red, &red_left, &blue}) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (!w->frames.count(last) && std::chrono::steady_clock::now() < deadline)
+      w->drain(Millis(200));
+    ASSERT_TRUE(w->frames.count(last)) << "the last step's frame never came";
+  }
+  const auto in_left = [&](const protocol::AgentState& a) {
+    return protocol::in_view(left, static_cast<std::uint32_t>(std::lround(a.x * 64)),
+                             static_cast<std::uint32_t>(std::lround(a.y * 64)));
+  };
+  const auto near_edge = [&](const protocol::AgentState& a) {
+    const double m = protocol::viewport_margin(left);
+    return std::abs(a.x - (left.x1 + m)) < 0.05 || std::abs(a.y - (left.y1 + m)) < 0.05;
+  };
+  int checked = 0, runner_seen = 0, runner_hidden = 0;
+  for (BinaryWatcher* w : {&red, &red_left, &blue}) {
+    const std::uint8_t team = w == &blue ? 2 : 1;
+    EXPECT_EQ(w->errors, 0);
+    EXPECT_EQ(w->measured, 0) << "a player's side section carried the world's measurements";
+    EXPECT_GT(w->deltas, 50) << "frames are deltas on what the client acknowledged";
+    for (const auto& [tick, frame] : w->frames) {
+      if (tick < first_checked) continue;
+      const auto it = truth.find(tick);
+      ASSERT_NE(it, truth.end()) << "a tick the operator was not sent: " << tick;
+      std::set<std::uint32_t> want = visible(it->second, team);
+      std::map<std::uint32_t, const protocol::AgentState*> by_id;
+      for (const auto& a : it->second.agents) by_id[a.id] = &a;
+      std::set<std::uint32_t> got;
+      for (const protocol::QuantAgent& q : frame.agents) {
+        got.insert(q.id);
+        const auto* a = by_id.count(q.id) ? by_id[q.id] : nullptr;
+        ASSERT_TRUE(a) << "agent " << q.id << " is not in the world at tick " << tick;
+        EXPECT_NEAR(q.x / 64.0, a->x, 1.0 / 64) << "agent " << q.id << " tick " << tick;
+        EXPECT_NEAR(q.y / 64.0, a->y, 1.0 / 64) << "agent " << q.id << " tick " << tick;
+      }
+      if (w == &red_left)
+        std::erase_if(want, [&](std::uint32_t id) { return !in_left(*by_id[id]); });
+      for (std::uint32_t id : want)
+        if (!got.count(id) && !(w == &red_left && near_edge(*by_id[id])))
+          ADD_FAILURE() << "team " << int{team} << " tick " << tick << " lacks agent " << id;
+      for (std::uint32_t id : got)
+        if (!want.count(id) && !(w == &red_left && near_edge(*by_id[id])))
+          ADD_FAILURE() << "team " << int{team} << " tick " << tick << " was sent agent " << id
+                        << ", which it does not see";
+      if (w == &red) (got.count(runner) ? runner_seen : runner_hidden)++;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 150);
+  EXPECT_GT(runner_seen, 0) << "the runner never came into red's sight";
+  EXPECT_GT(runner_hidden, 0) << "the runner never left red's sight";
+  // The spectator: the world of each frame's tick, every agent.
+  EXPECT_EQ(spectator.errors, 0);
+  EXPECT_GT(spectator.measured, 0) << "the spectator's frames carry the world's measurements";
+  EXPECT_GT(spectator.frames.size(), 30u);
+  EXPECT_GT(spectator.deltas, 10);
+  for (const auto& [tick, frame] : spectator.frames) {
+    const auto it = truth.find(tick);
+    if (it == truth.end()) continue;  // before the operator's snapshots were kept
+    ASSERT_EQ(frame.agents.size(), it->second.agents.size()) << "tick " << tick;
+    for (std::size_t k = 0; k < frame.agents.size(); ++k) {
+      EXPECT_EQ(frame.agents[k].id, it->second.agents[k].id);
+      EXPECT_NEAR(frame.agents[k].x / 64.0, it->second.agents[k].x, 1.0 / 64);
+    }
+  }
 }
 
 TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
