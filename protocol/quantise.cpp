@@ -45,6 +45,7 @@ QuantAgent quantise_agent(const RawAgent& a, std::uint8_t xb, std::uint8_t yb,
       std::isfinite(a.r) ? std::clamp(std::round(a.r * kRadiusScale), 0.0, 65535.0) : 0;
   q.radius = static_cast<std::uint16_t>(r);
   q.group = a.group;
+  q.team = a.team & 63;
   q.flags = static_cast<std::uint8_t>((a.state & 3) | (a.collided ? 4 : 0) | (a.kinematic ? 8 : 0));
   return q;
 }
@@ -55,9 +56,17 @@ QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, do
       tick, time, mode, width, height, agents.size(),
       [&](std::size_t i) {
         const AgentState& a = agents[i];
-        return RawAgent{a.id,       a.x,        a.y,     a.vx,
-                        a.vy,       a.r,        a.group, static_cast<std::uint8_t>(a.state),
-                        a.collided, a.kinematic};
+        return RawAgent{a.id,
+                        a.x,
+                        a.y,
+                        a.vx,
+                        a.vy,
+                        a.r,
+                        a.group,
+                        static_cast<std::uint8_t>(a.state),
+                        a.collided,
+                        a.kinematic,
+                        a.team.value_or(0)};
       },
       previous);
 }
@@ -73,6 +82,7 @@ AgentState dequantise(const QuantAgent& a) {
   s.vy = speed * std::sin(angle);
   s.r = a.radius / kRadiusScale;
   s.group = a.group;
+  if (a.team) s.team = a.team;
   s.state = static_cast<sim::MoveState>(a.flags & 3);
   s.collided = (a.flags & 4) != 0;
   s.kinematic = (a.flags & 8) != 0;

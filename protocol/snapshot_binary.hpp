@@ -22,7 +22,7 @@
 namespace herd::protocol {
 
 inline constexpr std::uint8_t kBinaryMagic = 0x48;  // 'H'
-inline constexpr std::uint8_t kBinaryVersion = 2;
+inline constexpr std::uint8_t kBinaryVersion = 3;
 inline constexpr double kPositionScale = 64;  // positions in 1/64 unit (error <= 1/128)
 inline constexpr double kSpeedScale = 16;     // speed in 1/16 unit/s, at most 65535/16
 inline constexpr double kRadiusScale = 64;    // radius in 1/64 unit
@@ -38,6 +38,7 @@ struct QuantAgent {
   std::uint8_t heading = 0;    // atan2(vy, vx) in 1/256 turn: 0 is +x, 64 is +y (down)
   std::uint8_t group = 0;
   std::uint8_t flags = 0;
+  std::uint8_t team = 0;  // 0 nobody's, at most 63 (6 bits)
   friend bool operator==(const QuantAgent&, const QuantAgent&) = default;
 };
 
@@ -63,6 +64,7 @@ struct RawAgent {
   double x, y, vx, vy, r;
   std::uint8_t group, state;
   bool collided, kinematic;
+  std::uint8_t team = 0;
 };
 
 // The agent quantised with the state's position widths; `prev`, its previous quantised self if

@@ -148,8 +148,8 @@ inline bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits,
 
 // A whole agent (keyframes, and agents new to a delta), after `prev` (the record before it, or
 // all zeros): '1' for the next id, else '0' and the id's gap as a varint; x, y, heading; then
-// speed, flags, and radius with group, each a '0' when the same as prev's, else '1' and the value.
-// A crowd of one size, group and speed costs one bit each for those.
+// speed, flags, radius with group, and team, each a '0' when the same as prev's, else '1' and the
+// value. A crowd of one size, group, team and speed costs one bit each for those.
 template <class Stream>
 bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb,
                     std::uint8_t yb) {
@@ -172,9 +172,16 @@ bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8
   if (!differs) {
     a.radius = prev.radius;
     a.group = prev.group;
+  } else if (!serialize_uint(s, a.radius, 16) || !serialize_uint(s, a.group, 8)) {
+    return false;
+  }
+  differs = Stream::kWriting && a.team != prev.team;
+  if (!s.bit(differs)) return false;
+  if (!differs) {
+    a.team = prev.team;
     return true;
   }
-  return serialize_uint(s, a.radius, 16) && serialize_uint(s, a.group, 8);
+  return serialize_uint(s, a.team, 6);
 }
 
 // A field that moves by little (heading, speed): '0' unchanged; '1','0' and the step as a 4-bit
@@ -200,7 +207,7 @@ bool serialize_step(Stream& s, int& step, std::uint32_t& whole, unsigned width, 
 // An agent that changed since its baseline record b otherwise than by moving as predicted (p):
 // the position as a small offset from p ('0', k bits of zigzag offset each), a medium one
 // ('1','0', k + 4 bits each) or whole ('1','1'); heading and speed as steps; then '0', or '1',
-// the flags, and whether radius and group follow.
+// the flags, and whether radius, group and team follow.
 template <class Stream>
 bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, Predicted p, std::uint8_t xb,
                       std::uint8_t yb, unsigned k) {
@@ -239,12 +246,13 @@ bool serialize_change(Stream& s, QuantAgent& a, const QuantAgent& b, Predicted p
     if (speed < 0 || speed > 65535) return false;
     a.speed = static_cast<std::uint16_t>(speed);
   }
-  bool style = Stream::kWriting && (a.radius != b.radius || a.group != b.group);
+  bool style = Stream::kWriting && (a.radius != b.radius || a.group != b.group || a.team != b.team);
   bool other = Stream::kWriting && (a.flags != b.flags || style);
   if (!s.bit(other)) return false;
   if (!other) return true;
   if (!serialize_uint(s, a.flags, 4) || !s.bit(style)) return false;
-  return !style || (serialize_uint(s, a.radius, 16) && serialize_uint(s, a.group, 8));
+  return !style || (serialize_uint(s, a.radius, 16) && serialize_uint(s, a.group, 8) &&
+                    serialize_uint(s, a.team, 6));
 }
 
 // An f64 as its IEEE bits, low word first.
@@ -310,7 +318,7 @@ void write_change(Writer& w, QuantAgent a, const QuantAgent& b, Predicted p, std
 // True when a differs from its baseline record b in its position alone.
 inline bool only_moved(const QuantAgent& a, const QuantAgent& b) {
   return a.heading == b.heading && a.speed == b.speed && a.flags == b.flags &&
-         a.radius == b.radius && a.group == b.group;
+         a.radius == b.radius && a.group == b.group && a.team == b.team;
 }
 
 // The record of baseline agent b, now a, predicted at p: '00' as predicted (moved as its heading

@@ -284,7 +284,8 @@ QuantState quantise(const sim::World& world, const QuantState* previous) {
                         a.position.y, a.velocity.x,
                         a.velocity.y, a.def.radius,
                         a.group,      static_cast<std::uint8_t>(a.state),
-                        a.collided,   a.movement == sim::Movement::kinematic};
+                        a.collided,   a.movement == sim::Movement::kinematic,
+                        a.team};
       },
       previous);
 }

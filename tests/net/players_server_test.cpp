@@ -324,6 +324,7 @@ TEST_F(PlayersServerTest, BinaryFramesHoldWhatTheTeamSeesAndSpectatorsTheWorldBe
         ASSERT_TRUE(a) << "agent " << q.id << " is not in the world at tick " << tick;
         EXPECT_NEAR(q.x / 64.0, a->x, 1.0 / 64) << "agent " << q.id << " tick " << tick;
         EXPECT_NEAR(q.y / 64.0, a->y, 1.0 / 64) << "agent " << q.id << " tick " << tick;
+        EXPECT_EQ(q.team, a->team.value_or(0)) << "agent " << q.id << "'s team";
       }
       if (w == &red_left)
         std::erase_if(want, [&](std::uint32_t id) { return !in_left(*by_id[id]); });
@@ -353,6 +354,7 @@ TEST_F(PlayersServerTest, BinaryFramesHoldWhatTheTeamSeesAndSpectatorsTheWorldBe
     for (std::size_t k = 0; k < frame.agents.size(); ++k) {
       EXPECT_EQ(frame.agents[k].id, it->second.agents[k].id);
       EXPECT_NEAR(frame.agents[k].x / 64.0, it->second.agents[k].x, 1.0 / 64);
+      EXPECT_EQ(frame.agents[k].team, it->second.agents[k].team.value_or(0));
     }
   }
 }

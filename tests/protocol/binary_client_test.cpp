@@ -54,7 +54,8 @@ json agents_json(const std::vector<QuantAgent>& agents) {
                    {"heading", a.heading},
                    {"radius", a.radius},
                    {"group", a.group},
-                   {"flags", a.flags}});
+                   {"flags", a.flags},
+                   {"team", a.team}});
   return out;
 }
 
@@ -85,6 +86,8 @@ FixtureFrames fixture_frames() {
       agent(1, 10, 20, 5, 0, 1.5, 0, false), agent(2, 50.5, 30.25, 0, -2, 1.5, 0, false),
       agent(3, 99, 49, -1, 1, 4, 2, true),   agent(5, 70, 10, 2, 0, 1.5, 0, false),
       agent(6, 60, 40, 0, 0, 1.5, 0, false), agent(7, 0, 0, 0, 0, 1.5, 0, false)};
+  one[2].team = 2;  // a team travels with radius and group
+  one[3].team = 63;
   std::vector<AgentState> two = one;
   two[0].x += 0.05;           // a little
   two[1].x = 80;              // far
@@ -93,6 +96,7 @@ FixtureFrames fixture_frames() {
   two[3].x += 0.1;                                     // as its heading and speed predict
   two.erase(two.begin() + 5);                          // 7 left (6 stays still)
   two.push_back(agent(9, 25, 25, 0, 3, 2, 1, false));  // 9 came
+  two.back().team = 1;
   FixtureFrames f;
   f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
   f.second = quantise(33, 0.55, sim::AvoidanceMode::cardioid, 100, 50, two, &f.first);

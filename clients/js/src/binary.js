@@ -20,6 +20,7 @@ import { DecodeError } from './errors.js';
  * @property {number} flags
  * @property {number} radius
  * @property {number} group
+ * @property {number} team 0 nobody's, else 1-63
  */
 
 /**
@@ -59,7 +60,7 @@ import { DecodeError } from './errors.js';
 
 /**
  * What a new agent's fields may repeat from the agent written before it (readFull).
- * @typedef {Pick<QuantAgent, 'id' | 'speed' | 'flags' | 'radius' | 'group'>} QuantShared
+ * @typedef {Pick<QuantAgent, 'id' | 'speed' | 'flags' | 'radius' | 'group' | 'team'>} QuantShared
  */
 
 /** @typedef {{header: BinaryHeader, agents: QuantAgent[]}} BinaryFrame */
@@ -74,7 +75,7 @@ export const POSITION_SCALE = 64; // positions in 1/64 unit
 export const SPEED_SCALE = 16; // speed in 1/16 unit/s
 export const RADIUS_SCALE = 64;
 const MAGIC = 0x48;
-const VERSION = 2;
+const VERSION = 3;
 const MAX_AGENTS = 1 << 24;
 const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
 const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca'];
@@ -210,6 +211,7 @@ function readFull(r, prev, xb, yb) {
     a.radius = prev.radius;
     a.group = prev.group;
   }
+  a.team = r.bit() ? r.bits(6) : prev.team;
   return a;
 }
 
@@ -288,6 +290,7 @@ function readChange(r, b, p, xb, yb, k) {
     if (r.bit()) {
       a.radius = r.bits(16);
       a.group = r.bits(8);
+      a.team = r.bits(6);
     }
   }
   return a;
@@ -324,7 +327,7 @@ export function decodeBinary(bytes, baseline = []) {
     const n = r.varint();
     if (n > h.agentCount) throw new Error('bad count of new agents');
     /** @type {QuantShared} */
-    let prev = { id: 0, speed: 0, flags: 0, radius: 0, group: 0 };
+    let prev = { id: 0, speed: 0, flags: 0, radius: 0, group: 0, team: 0 };
     for (let k = 0; k < n; ++k) {
       const a = readFull(r, prev, h.xBits, h.yBits);
       added.push(a);
@@ -364,6 +367,7 @@ export function dequantise(a) {
   };
   if (a.flags & 4) out.collided = true;
   if (a.flags & 8) out.movement = 'kinematic';
+  if (a.team) out.team = a.team;
   return out;
 }
 

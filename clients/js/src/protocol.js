@@ -16,6 +16,8 @@
  * @property {number} vy
  * @property {number} r
  * @property {number} group
+ * @property {number} [team] its team (0 nobody's): on a server with players, always; elsewhere when not 0
+ * @property {number} [sight] its sight radius, where it is not the world's default (200)
  * @property {string} state 'idle', 'moving', 'arrived' or 'unreachable'
  * @property {string} [behaviour]
  * @property {string} [phase]

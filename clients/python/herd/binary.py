@@ -37,7 +37,7 @@ SPEED_SCALE = 16  # speed in 1/16 unit/s
 RADIUS_SCALE = 64  # radius in 1/64 unit
 
 _MAGIC = 0x48
-_VERSION = 2
+_VERSION = 3
 _MAX_LEAD = 65535  # a delta's lead, in 1/1024 s
 # Dead reckoning: round(16384 cos(2 pi h / 256)) for each heading step h (no entry is near a tie).
 _COS = [round(16384 * math.cos(2 * math.pi * h / 256)) for h in range(256)]
@@ -49,9 +49,9 @@ _AVOIDANCE = ("none", "circle", "cardioid", "orca")
 _KEPT_STATES = 32
 
 # An agent as a frame carries it, in the format's integer units:
-# {"id", "x", "y", "heading", "speed", "flags", "radius", "group"} (positions in 1/64 unit, speed
-# in 1/16 unit/s, radius in 1/64 unit, heading in 1/256 turn; flags: state in bits 0-1, collided
-# bit 2, kinematic bit 3). The fixtures' expected.json lists agents in this shape.
+# {"id", "x", "y", "heading", "speed", "flags", "radius", "group", "team"} (positions in 1/64
+# unit, speed in 1/16 unit/s, radius in 1/64 unit, heading in 1/256 turn; flags: state in bits
+# 0-1, collided bit 2, kinematic bit 3; team 0 nobody's, else 1-63). The fixtures' expected.json lists agents in this shape.
 QuantAgent = Dict[str, int]
 
 
@@ -226,6 +226,7 @@ def _read_full(r: _BitReader, prev: QuantAgent, xb: int, yb: int) -> QuantAgent:
     else:
         a["radius"] = prev["radius"]
         a["group"] = prev["group"]
+    a["team"] = r.bits(6) if r.bit() else prev["team"]
     return a
 
 
@@ -282,6 +283,7 @@ def _read_change(
         if r.bit():
             a["radius"] = r.bits(16)
             a["group"] = r.bits(8)
+            a["team"] = r.bits(6)
     return a
 
 
@@ -323,7 +325,7 @@ def decode_frame(data: bytes, baseline: Optional[List[QuantAgent]] = None) -> Fr
         n = r.varint()
         if n > h.agent_count:
             raise DecodeError("bad count of new agents")
-        prev: QuantAgent = {"id": 0, "speed": 0, "flags": 0, "radius": 0, "group": 0}
+        prev: QuantAgent = {"id": 0, "speed": 0, "flags": 0, "radius": 0, "group": 0, "team": 0}
         for _ in range(n):
             prev = _read_full(r, prev, xb, yb)
             added.append(prev)
@@ -352,7 +354,7 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
     """A quantised agent as a JSON snapshot's agent object.
 
     Only what frames carry: ``id``, ``x``, ``y``, ``vx``, ``vy``, ``r``, ``group``, ``state``,
-    and ``collided`` and ``movement`` when set. ``behaviour``, ``phase``, targets, paths and the
+    and ``collided``, ``movement`` and ``team`` when set. ``behaviour``, ``phase``, targets, paths and the
     like are not carried (those of inspected agents come whole in the side section).
     """
     speed = a["speed"] / SPEED_SCALE
@@ -371,6 +373,8 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
         out["collided"] = True
     if a["flags"] & 8:
         out["movement"] = "kinematic"
+    if a.get("team"):
+        out["team"] = a["team"]
     return out
 
 
