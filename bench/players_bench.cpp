@@ -7,6 +7,10 @@
 //   - with players: that (the spectators', kept for their delay), the fog (World::seen_by: which
 //     teams see each agent, once for all teams) and each team's filtered JSON, once per team and
 //     shared by its players, so the work does not grow with the players of a team.
+//   - binary players instead (net::BinaryFeed, as the server encodes them): the quantisation and
+//     each team's frame, a delta on the frame before (a player acknowledges every frame), shared
+//     by the team's players; and --spectators binary spectators of the whole world, whose frames
+//     (the delayed feed's, one quantisation more) are one shared frame a snapshot.
 // Printed: the step's median, each part's median, the fog's and the teams' snapshots' work spread
 // over the ticks of a snapshot interval as shares of the step, and the bytes a player receives.
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include "bench.hpp"
 #include "fixtures.hpp"
 #include "herd/sim/world.hpp"
+#include "net/binary_feed.hpp"
 #include "publish/world_messages.hpp"
 #include "rng.hpp"
 
@@ -35,6 +40,7 @@ struct Options {
   double rate = 20;
   double tick_rate = 60;
   long snapshots = 60;
+  long spectators = 100;
 };
 
 double ms_since(Clock::time_point t0) {
@@ -72,6 +78,18 @@ int run(const Options& o) {
   const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
   std::vector<double> step_ms, whole_ms, fog_ms, teams_ms, bytes_per_team;
   std::vector<std::uint64_t> seen;
+  // Binary: one viewer per team (its players share its frames), and the spectators.
+  net::BinaryFeed feed, delayed;
+  std::vector<net::BinaryViewer> players(static_cast<std::size_t>(o.teams)),
+      spectators(static_cast<std::size_t>(o.spectators));
+  std::vector<net::BinaryViewer*> player_ptrs, spectator_ptrs;
+  for (std::size_t t = 0; t < players.size(); ++t) {
+    players[t].set_team(static_cast<std::uint8_t>(t + 1));
+    player_ptrs.push_back(&players[t]);
+  }
+  for (auto& v : spectators) spectator_ptrs.push_back(&v);
+  std::vector<net::SharedBytes> frames;
+  std::vector<double> quantise_ms, binary_ms, binary_bytes, spectators_ms;
   for (long s = 0; s < o.snapshots; ++s) {
     for (long t = 0; t < every; ++t) {
       const auto t0 = Clock::now();
@@ -93,17 +111,45 @@ int run(const Options& o) {
     teams_ms.push_back(ms_since(t0));
     bytes_per_team.push_back(bytes / static_cast<double>(o.teams));
     if (whole.empty()) return 1;  // keeps the text from being optimised away
+    t0 = Clock::now();
+    feed.begin(world, {}, static_cast<std::uint64_t>(s + 1));
+    quantise_ms.push_back(ms_since(t0));
+    t0 = Clock::now();
+    feed.set_seen(seen);
+    feed.frames_for(player_ptrs, frames, nullptr);
+    binary_ms.push_back(ms_since(t0));
+    double team_bytes = 0;
+    for (std::size_t t = 0; t < players.size(); ++t) {
+      team_bytes += frames[t] ? static_cast<double>(frames[t]->size()) : 0;
+      players[t].on_ack(world.tick());
+    }
+    binary_bytes.push_back(team_bytes / static_cast<double>(o.teams));
+    t0 = Clock::now();
+    delayed.begin(world, {}, static_cast<std::uint64_t>(s + 1));
+    delayed.frames_for(spectator_ptrs, frames, nullptr);
+    spectators_ms.push_back(ms_since(t0));
+    for (auto& v : spectators) v.on_ack(world.tick());
   }
   const double step = median(step_ms), fog = median(fog_ms), teams = median(teams_ms);
   const auto per_tick_pct = [&](double ms) {
     return 100.0 * ms / static_cast<double>(every) / step;
   };
+  const double binary = median(binary_ms), quantised = median(quantise_ms),
+               spectating = median(spectators_ms);
   std::printf(
       "agents,teams,sight,step_ms,whole_json_ms,fog_ms,fog_pct_of_step,team_json_ms,"
       "team_json_pct_of_step,player_bytes_per_snapshot,player_kb_per_s\n");
   std::printf("%ld,%ld,%g,%.3f,%.3f,%.3f,%.1f,%.3f,%.1f,%.0f,%.1f\n", o.agents, o.teams, o.sight,
               step, median(whole_ms), fog, per_tick_pct(fog), teams, per_tick_pct(teams),
               median(bytes_per_team), median(bytes_per_team) * o.rate / 1000.0);
+  std::printf(
+      "binary: quantise_ms,team_frames_ms,fog_and_team_frames_pct_of_step,"
+      "player_binary_bytes_per_snapshot,player_binary_kb_per_s,spectators,spectator_frames_ms,"
+      "spectators_pct_of_step\n");
+  std::printf("binary: %.3f,%.3f,%.1f,%.0f,%.1f,%ld,%.3f,%.1f\n", quantised, binary,
+              per_tick_pct(fog + binary), median(binary_bytes),
+              median(binary_bytes) * o.rate / 1000.0, o.spectators, spectating,
+              per_tick_pct(spectating));
   return 0;
 }
 
@@ -125,6 +171,9 @@ Runner add_players(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--rate", o->rate, "snapshots per second")
       ->check(CLI::Range(1e-3, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--spectators", o->spectators, "binary spectators of the whole world")
+      ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   sub.add_option("--snapshots", o->snapshots, "snapshots measured")
       ->check(CLI::Range(1, 100000))
