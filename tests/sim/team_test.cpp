@@ -152,6 +152,21 @@ TEST_F(Authority, WorldControlsAreTheOperatorsAndSpawnsAreTheTeams) {
   EXPECT_EQ(as_red(s).error, CommandError::not_yours);
 }
 
+// A team's spawn refused for the world's area says nothing of how many agents the world holds:
+// a player would learn of agents it does not see.
+TEST(Teams, ATeamsRefusedSpawnDoesNotCountTheWorld) {
+  World world(WorldDef{});  // 800 x 600, radius 8: about 1,193 agents cover half of it
+  ASSERT_TRUE(world.apply(Spawn{1000, 0, {}}).ok());
+  Spawn s{1000, 0, {}};
+  s.team = 1;
+  const CommandOutcome refused = world.apply(s);
+  EXPECT_EQ(refused.error, CommandError::limit_exceeded);
+  EXPECT_NE(refused.message.find("half the world's area"), std::string::npos) << refused.message;
+  EXPECT_EQ(refused.message.find_first_of("%0123456789", refused.message.find("agents ")),
+            std::string::npos)
+      << refused.message;
+}
+
 TEST(Teams, ACheckpointKeepsTeamsAndSight) {
   World w(def());
   spawn_one(w, {100, 100}, 1, 75.5);

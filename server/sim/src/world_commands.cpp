@@ -251,6 +251,12 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
       added += disc(s.radius ? *s.radius : def_.agent_defaults.radius);
     const double room = WorldDefLimits::kMaxAreaFill * def_.width * def_.height;
     if (covered + added > room) {
+      // A team's spawn (a player's, on a server with players) is not told how full the world is:
+      // that counts agents the player may not see.
+      if (cmd.team && *cmd.team != 0)
+        return failure(CommandError::limit_exceeded,
+                       "spawning " + std::to_string(n) +
+                           " agents would cover more than half the world's area with agents");
       const auto more = static_cast<std::uint64_t>(std::max(0.0, room - covered) / default_disc);
       return failure(CommandError::limit_exceeded,
                      "spawning " + std::to_string(n) +
