@@ -1,5 +1,6 @@
 // @ts-check
-// The agents on the canvas: bodies coloured by group, a thin red ring round those collided (their
+// The agents on the canvas: bodies coloured by group (by team on a server with teams: theme.js's
+// agentColorBy), a thin red ring round those collided (their
 // body keeps its group colour), heading lines and selection rings. Two ways to draw them, chosen by agentDrawing():
 //
 // - 'raster' where the browser rasterises canvases in software (no GPU, as in headless Chromium or
@@ -17,11 +18,14 @@
 
 import { Raster } from './agent_raster.js';
 import { packColor } from './raster_masks.js';
-import { THEME, groupColor } from './theme.js';
+import { THEME, agentColorBy } from './theme.js';
 
 /** @import { Agent } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
 
+/** @typedef {(a: Agent) => string} ColorOf an agent's body colour (CSS) */
+
+const BY_GROUP = agentColorBy(false);
 const HEADING_WIDTH_PX = 1.5; // CSS pixels
 const SELECTION_GAP_PX = 3; // the selection ring's radius past the body's, CSS pixels
 const SELECTION_WIDTH_PX = 1.5;
@@ -86,16 +90,18 @@ export class AgentLayer {
   }
 
   // Draws `agents` onto the view's canvas (ctx, in CSS pixels) at the view's camera, with ctx's
-  // globalAlpha, and a ring round each one whose id is in the Set `selected`.
+  // globalAlpha, each body in colorOf's colour (default: its group's), and a ring round each one
+  // whose id is in the Set `selected`.
   /**
    * @param {CanvasRenderingContext2D} ctx
    * @param {View} view
    * @param {Agent[]} agents
    * @param {Set<number>} selected
+   * @param {ColorOf} [colorOf]
    */
-  draw(ctx, view, agents, selected) {
-    if (this.mode === 'vector') this.#drawVector(ctx, view, agents, selected);
-    else this.#drawRaster(ctx, view, agents, selected);
+  draw(ctx, view, agents, selected, colorOf = BY_GROUP) {
+    if (this.mode === 'vector') this.#drawVector(ctx, view, agents, selected, colorOf);
+    else this.#drawRaster(ctx, view, agents, selected, colorOf);
   }
 
   /**
@@ -103,15 +109,16 @@ export class AgentLayer {
    * @param {View} view
    * @param {Agent[]} agents
    * @param {Set<number>} selected
+   * @param {ColorOf} colorOf
    */
-  #drawRaster(ctx, view, agents, selected) {
+  #drawRaster(ctx, view, agents, selected, colorOf) {
     const raster = this.raster;
     raster.reset(view.canvas.width, view.canvas.height);
     const k = view.dpr; // device pixels per CSS pixel
     const s = view.scale * k;
     const ox = view.originX * k;
     const oy = view.originY * k;
-    for (const a of agents) raster.disc(ox + a.x * s, oy + a.y * s, view.radiusPx(a) * k, this.#pack(groupColor(a.group)));
+    for (const a of agents) raster.disc(ox + a.x * s, oy + a.y * s, view.radiusPx(a) * k, this.#pack(colorOf(a)));
     const red = this.#pack(THEME.collided);
     for (const a of agents) {
       if (!a.collided) continue;
@@ -144,11 +151,12 @@ export class AgentLayer {
    * @param {View} view
    * @param {Agent[]} agents
    * @param {Set<number>} selected
+   * @param {ColorOf} colorOf
    */
-  #drawVector(ctx, view, agents, selected) {
+  #drawVector(ctx, view, agents, selected, colorOf) {
     const byColor = new Map();
     for (const a of agents) {
-      const color = groupColor(a.group);
+      const color = colorOf(a);
       let list = byColor.get(color);
       if (!list) byColor.set(color, (list = []));
       list.push(a);

@@ -134,6 +134,36 @@ export function fogDiscs(agents, team, rect) {
   return discs;
 }
 
+// Marks the pixels of a w x h mask (row by row, 1 byte a pixel) whose centres (x + 0.5, y + 0.5)
+// lie within one of `discs` (in the mask's pixels; distance <= r) with 1, row span by row span:
+// the cost is the discs' area, however many overlap, and no pixel outside them is touched.
+/** @param {Uint8Array} mask @param {number} w @param {number} h @param {readonly Disc[]} discs */
+export function markDiscs(mask, w, h, discs) {
+  for (const d of discs) {
+    const cx = d.x - 0.5; // pixel x's centre is within the disc when (x - cx)^2 + dy^2 <= r^2
+    const rr = d.r * d.r;
+    const ya = Math.max(0, Math.ceil(d.y - d.r - 0.5) - 1); // a row either way for rounding
+    const yb = Math.min(h - 1, Math.floor(d.y + d.r - 0.5) + 1);
+    for (let y = ya; y <= yb; y++) {
+      const dy = y + 0.5 - d.y;
+      const room = rr - dy * dy;
+      if (room < 0) continue;
+      const half = Math.sqrt(room);
+      let xa = Math.ceil(cx - half);
+      let xb = Math.floor(cx + half);
+      // The square root's rounding settled by the distance itself, as every pair is tested.
+      if ((xa - cx) * (xa - cx) > room) xa++;
+      else if ((xa - 1 - cx) * (xa - 1 - cx) <= room) xa--;
+      if ((xb - cx) * (xb - cx) > room) xb--;
+      else if ((xb + 1 - cx) * (xb + 1 - cx) <= room) xb++;
+      if (xa < 0) xa = 0;
+      if (xb > w - 1) xb = w - 1;
+      // A plain loop: most spans are a few dozen bytes, shorter than a call to fill() is worth.
+      for (let i = y * w + xa, end = y * w + xb; i <= end; i++) mask[i] = 1;
+    }
+  }
+}
+
 // The next team view after `current` (null: the whole world) in the cycle whole world, then each
 // team of `teams` in order, then the whole world again. A team no longer present goes on to the
 // next one present after it.

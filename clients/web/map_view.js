@@ -183,14 +183,16 @@ export function trailAlpha(i, n) {
 
 // Seed 002 draws a walker's history as a small square at the centre of each tile it went through;
 // here the squares are joined by a line through the tile centres, oldest first, in the walker's
-// group colour, fading with age. Under the agents, over the map.
+// colour (its body's: colorOf, by default its group's), fading with age. Under the agents, over
+// the map.
 /**
  * @param {CanvasRenderingContext2D} ctx
  * @param {View} view
  * @param {Agent[]} agents
  * @param {TileMap | null} map
+ * @param {(a: Agent) => string} [colorOf]
  */
-export function drawTrails(ctx, view, agents, map) {
+export function drawTrails(ctx, view, agents, map, colorOf = (a) => groupColor(a.group)) {
   if (!map) return;
   const tilePx = map.tileSize * view.scale;
   const width = trailWidthPx(tilePx);
@@ -203,7 +205,7 @@ export function drawTrails(ctx, view, agents, map) {
     const h = a.history;
     if (!h || h.length < 2) continue;
     const n = h.length >> 1;
-    const color = groupColor(a.group);
+    const color = colorOf(a);
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
     let prev = null;

@@ -36,6 +36,7 @@ export const LIMITED_NOTE = 'binary snapshots carry only the agents near the vie
  * @property {TileMap | null} map
  * @property {Set<number>} selected
  * @property {boolean} limited the snapshots carry only the agents near the view
+ * @property {boolean} [byTeam] the dots in their teams' colours, not their groups' (theme.js)
  * @property {DockSide} side
  * @property {number} dockWidth CSS pixels, at the left
  */
@@ -89,6 +90,7 @@ export class Minimap {
     /** @type {Wall[]} */
     this.walls = [];
     this.groupColors = THEME.groups.map((c) => /** @type {number} */ (packColor(c)));
+    this.neutralColor = /** @type {number} */ (packColor(THEME.teamNeutral)); // team 0's
     this.selectedColor = /** @type {number} */ (packColor(THEME.selection));
     /** @type {number | null} */
     this.dragging = null; // the pointer moving the view
@@ -127,7 +129,7 @@ export class Minimap {
     if (this.baseMap !== f.map || this.base === null) this.#drawBase(f.map);
     let fresh = false;
     if (f.now - this.composedAt >= MINIMAP_EVERY_MS) {
-      this.#compose(f.agents, f.selected);
+      this.#compose(f.agents, f.selected, Boolean(f.byTeam));
       this.obstacles = f.obstacles;
       this.walls = f.walls ?? [];
       this.composedAt = f.now;
@@ -200,10 +202,10 @@ export class Minimap {
     this.composedAt = -Infinity;
   }
 
-  // The dots: a square of a few pixels per agent, in its group's colour; the selected ones white,
-  // over the others.
-  /** @param {Agent[]} agents @param {Set<number>} selected */
-  #compose(agents, selected) {
+  // The dots: a square of a few pixels per agent, in its group's colour (its team's when byTeam:
+  // theme.js's teamColor); the selected ones white, over the others.
+  /** @param {Agent[]} agents @param {Set<number>} selected @param {boolean} byTeam */
+  #compose(agents, selected, byTeam) {
     const image = /** @type {ImageData} */ (this.image);
     const world = /** @type {WorldSize} */ (this.world);
     const px = new Uint32Array(image.data.buffer);
@@ -219,7 +221,11 @@ export class Minimap {
       const y0 = Math.min(H - d, Math.max(0, Math.floor(a.y * ky - d / 2)));
       for (let y = y0; y < y0 + d; y++) px.fill(color, y * W + x0, y * W + x0 + d);
     };
-    for (const a of agents) dot(a, groups[a.group % groups.length]);
+    if (byTeam) {
+      for (const a of agents) dot(a, a.team ? groups[(a.team - 1) % groups.length] : this.neutralColor);
+    } else {
+      for (const a of agents) dot(a, groups[a.group % groups.length]);
+    }
     if (selected.size > 0) {
       for (const a of agents) if (selected.has(a.id)) dot(a, this.selectedColor);
     }

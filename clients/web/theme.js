@@ -65,9 +65,28 @@ export const THEME = {
   sourceFill: 'rgba(123, 224, 166, 0.08)',
   exit: '#c9e6ff',
   exitFill: 'rgba(201, 230, 255, 0.1)',
+  // Teams (a server with players): team t's agents in the groups' colours, team 1 the first (sky
+  // blue), team 2 the second (orange)..., the same colour-blind-safe set; team 0's (nobody's) a
+  // neutral grey, lighter than the obstacles' stone and apart from every team's hue.
+  teamNeutral: '#b4b9c0',
+  // Fog of war (fog_layer.js): the world a player's agents cannot see, darkened, not hidden.
+  fog: 'rgba(0, 0, 0, 0.6)',
 };
 
 /** @param {number} group @returns {string} */
 export function groupColor(group) {
   return THEME.groups[group % THEME.groups.length];
+}
+
+// Team `team`'s colour: 0 (nobody's) neutral grey, 1 and up the groups' colours in turn.
+/** @param {number} team @returns {string} */
+export function teamColor(team) {
+  return team > 0 ? THEME.groups[(team - 1) % THEME.groups.length] : THEME.teamNeutral;
+}
+
+// How agents are coloured: by team when byTeam (fog.js's coloursByTeam: some agent has a team),
+// an agent without one being nobody's; else by group.
+/** @param {boolean} byTeam @returns {(a: {group: number, team?: number}) => string} */
+export function agentColorBy(byTeam) {
+  return byTeam ? (a) => teamColor(a.team ?? 0) : (a) => groupColor(a.group);
 }

@@ -4,12 +4,13 @@
 // the canvas and centred, so circles stay circles whatever the window's shape; the canvas less
 // what docked panels cover (insets), so that the fitted world lies beside them. The marks round
 // the agents (sources and exits, obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
-// view_marks.js.
+// view_marks.js; a team's fog of war by fog_layer.js.
 
 import { drawTraces } from './inspect_view.js';
-import { THEME, groupColor } from './theme.js';
+import { THEME, groupColor, agentColorBy } from './theme.js';
 import { MapLayer, drawTrails, drawPaintPreview } from './map_view.js';
 import { AgentLayer } from './agent_layer.js';
+import { FogLayer } from './fog_layer.js';
 import { HeatLayer } from './heat_map.js';
 import * as marks from './view_marks.js';
 
@@ -42,6 +43,8 @@ export { THEME, groupColor };
  * @property {boolean} [allGoals]
  * @property {SelectionBox | null} [box]
  * @property {Point[]} [routeDraft] a patrol's route being given (Shift + right-clicks after Q)
+ * @property {boolean} [byTeam] bodies (and trails) in their teams' colours, not their groups'
+ * @property {number | null} [fogTeam] the team whose fog of war veils the world (null: none)
  */
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
@@ -73,6 +76,7 @@ export class View {
     this.mapLayer = new MapLayer();
     this.agentLayer = new AgentLayer();
     this.heatLayer = new HeatLayer(); // the density layer (heat_map.js): empty until one comes
+    this.fogLayer = new FogLayer(); // a team's fog of war (fog_layer.js), when a frame has one
     /** @type {TileMap | null} */
     this.map = null; // TileMap or null
     /** @type {{id: number, points: Point[]}[]} */
@@ -219,18 +223,22 @@ export class View {
     this.#drawWorld();
     // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
     ctx.globalAlpha = frame.live ? 1 : 0.35;
+    const colorOf = agentColorBy(Boolean(frame.byTeam));
     this.heatLayer.draw(ctx, this); // on the ground, under everything that stands on it
     if (this.map) {
       drawPaintPreview(ctx, this, this.map, frame.paint?.tiles ?? [], null);
-      drawTrails(ctx, this, frame.agents, this.map);
+      drawTrails(ctx, this, frame.agents, this.map, colorOf);
     }
     this.areaLabels = marks.drawSourcesAndExits(ctx, this, frame.sources ?? [], frame.exits ?? []);
     marks.drawWalls(ctx, this, frame.walls ?? []);
     marks.drawObstacles(ctx, this, frame.obstacles);
+    // The fog veils the ground and what stands on it, under the agents: every agent drawn is one
+    // the team sees, and one seen at the rim of a disc stays bright.
+    if (typeof frame.fogTeam === 'number') this.fogLayer.draw(ctx, this, frame.agents, frame.fogTeam);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);
     this.routes = marks.drawQueuedRoutes(ctx, this, frame.agents, goalsOf);
-    this.agentLayer.draw(ctx, this, frame.agents, frame.selected); // bodies, headings, selection
+    this.agentLayer.draw(ctx, this, frame.agents, frame.selected, colorOf); // bodies, headings, selection
     if (frame.roles && frame.roles.size > 0) marks.drawRoleMarks(ctx, this, frame.agents, frame.roles);
     marks.drawUnreachable(ctx, this, frame.agents);
     marks.drawTargetCrosses(ctx, this, frame.agents, goalsOf);

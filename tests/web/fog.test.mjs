@@ -11,6 +11,7 @@ import {
   coloursByTeam,
   fogDiscs,
   knowsTeams,
+  markDiscs,
   nextTeamView,
   seenBy,
   sightOf,
@@ -167,5 +168,40 @@ describe('teams', () => {
     assert.deepEqual(views, [1, 2, 5, null, 1]);
     assert.equal(nextTeamView(3, teams), 5, 'a team gone goes on to the next');
     assert.equal(nextTeamView(null, []), null);
+  });
+});
+
+describe('markDiscs', () => {
+  it('marks exactly the pixels whose centres are within a disc, as testing every pixel and disc does', () => {
+    const rnd = random(7);
+    for (const [w, h, n, maxR] of [[64, 48, 30, 12], [97, 31, 200, 5], [40, 40, 3, 25]]) {
+      const discs = [];
+      for (let i = 0; i < n; i++) {
+        // Some off the mask, some on pixel centres and whole radii (the bound itself), most anywhere.
+        const exact = rnd() < 0.3;
+        const x = exact ? Math.floor(rnd() * w) + 0.5 : rnd() * (w + 20) - 10;
+        const y = exact ? Math.floor(rnd() * h) + 0.5 : rnd() * (h + 20) - 10;
+        const r = exact ? Math.floor(rnd() * maxR) : rnd() * maxR;
+        discs.push({ x, y, r });
+      }
+      const mask = new Uint8Array(w * h);
+      markDiscs(mask, w, h, discs);
+      let marked = 0;
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          const want = discs.some((d) => (x + 0.5 - d.x) ** 2 + (y + 0.5 - d.y) ** 2 <= d.r * d.r) ? 1 : 0;
+          assert.equal(mask[y * w + x], want, `${w}x${h}: pixel ${x}, ${y}`);
+          marked += want;
+        }
+      }
+      assert.ok(marked > 0 && marked < w * h, `${w}x${h}: ${marked} marked`);
+    }
+  });
+
+  it('touches nothing outside the mask, for discs past its edges', () => {
+    const mask = new Uint8Array(10 * 10 + 10); // ten bytes past the mask's end, which must stay 0
+    markDiscs(mask.subarray(0, 100), 10, 10, [{ x: 9, y: 9, r: 30 }, { x: -5, y: 5, r: 6 }]);
+    assert.equal(mask.subarray(0, 100).every((v) => v === 1), true);
+    assert.deepEqual([...mask.subarray(100)], new Array(10).fill(0));
   });
 });
