@@ -24,6 +24,7 @@ import { ROUTE_DOT_PX, WALL_PX } from './view_marks.js';
 /** @import { Inspector } from './inspector.js' */
 /** @import { Painter } from './paint.js' */
 /** @import { HeatMap } from './heat_map.js' */
+/** @import { TeamView } from './team_view.js' */
 
 /**
  * main.js's pieces.
@@ -40,10 +41,11 @@ import { ROUTE_DOT_PX, WALL_PX } from './view_marks.js';
  * @property {() => Formation | null} shownFormation
  * @property {(fields: CommandFields) => number | null} sendCommand
  * @property {HeatMap} heat
+ * @property {TeamView} teamView
  */
 
 // v: main.js's pieces: {conn, state, view, interp, stats, inspector, painter, viewport, timing,
-// shownFormation, sendCommand, heat}.
+// shownFormation, sendCommand, heat, teamView}.
 /** @param {DebugPieces} v */
 export function installDebugApi(v) {
   /** @type {Window & {herd?: object}} */ (window).herd = Object.freeze({
@@ -75,6 +77,24 @@ export function installDebugApi(v) {
     },
     get role() {
       return v.state.welcome ? v.state.welcome.role : null; // 'viewer' when the server wants a token
+    },
+    // On a server with players: the player's name and team, from its welcome (else null).
+    get player() {
+      const w = /** @type {{player?: string, team?: number} | null} */ (v.state.welcome);
+      return w?.player !== undefined ? { name: w.player, team: w.team ?? 0 } : null;
+    },
+    // A spectator's view: null for the whole world, else the team shown (team_view.js), and the
+    // teams it can pick.
+    get teamView() {
+      return v.teamView.team;
+    },
+    get teamViews() {
+      return [...v.teamView.teams];
+    },
+    // The fog (fog_layer.js): {draws: frames it was drawn in, discs: discs of sight cleared in the
+    // last, the ones on screen; px: CSS pixels a fog pixel covered in it}.
+    get fog() {
+      return { draws: v.view.fogLayer.draws, discs: v.view.fogLayer.discs, px: v.view.fogLayer.px };
     },
     // Why this page may not command ('' when it may): the scenario bar's note (access.js).
     get commandNotice() {

@@ -32,6 +32,13 @@ import { formatBytesPerSec } from './stats.js';
  * @property {boolean} [viewOnly] the server has this page as a viewer: the hint names no command
  * @property {{kind: 'attack_move' | 'patrol', points: number} | null} [armed] the order the next
  *   right-click gives (A, Q), and a patrol's route points given so far: the hint says how to give it
+ * @property {string} [who] who this page is on a server with players (whoLine); '' hides it
+ * @property {string | null} [whoColor] the colour of the team it plays or shows, beside it
+ */
+
+/**
+ * What a welcome says of who the page is: a player's carries its name and team.
+ * @typedef {{role: string, player?: string, team?: number}} WhoWelcome
  */
 
 const TOAST_MS = 4000; // visible time before fading out
@@ -56,7 +63,10 @@ export class Hud {
       dropped: $('dropped'),
       avoidance: $('avoidance'),
       formation: $('formation'),
+      who: $('who'),
     };
+    this.whoField = $('who-field');
+    this.whoSwatch = $('who-swatch');
     this.formationField = $('formation-field');
     /** @type {HTMLButtonElement} */
     this.paintButton = $('paint-btn');
@@ -119,6 +129,8 @@ export class Hud {
     upstream = null,
     viewOnly = false,
     armed = null,
+    who = '',
+    whoColor = null,
   }) {
     // Through a relay (welcome.upstream set), the world is live only while the relay's own link
     // upstream is: while it reconnects the page stays connected and says so.
@@ -143,6 +155,13 @@ export class Hud {
     set(this.fields.bytes, live ? formatBytesPerSec(stream.bytesPerSec) : '–');
     set(this.fields.dropped, String(stream.dropped));
     set(this.fields.avoidance, avoidance ?? '–');
+    if (this.whoField.hidden !== (who === '')) this.whoField.hidden = who === '';
+    set(this.fields.who, who);
+    if (this.whoSwatch.hidden !== !whoColor) this.whoSwatch.hidden = !whoColor;
+    if (whoColor && this.whoSwatch.dataset.color !== whoColor) {
+      this.whoSwatch.dataset.color = whoColor; // the style reads back as rgb(): compared by this
+      this.whoSwatch.style.background = whoColor;
+    }
     this.formationField.hidden = !formation;
     if (formation) {
       const more = othersForming > 0 ? ` · ${othersForming} more forming` : '';
@@ -182,6 +201,18 @@ export class Hud {
     setTimeout(() => el.classList.add('fading'), TOAST_MS);
     setTimeout(() => el.remove(), TOAST_MS + TOAST_FADE_MS);
   }
+}
+
+// Who the page is, as the status line says it on a server with players: 'player red · team 1';
+// a spectator's with the view it shows, 'spectator · whole world' or 'spectator · team 2's view'
+// (teamView: null for the whole world); '' for the operator and a viewer. A spectator's delay is
+// not in its welcome: the line does not guess it.
+/** @param {WhoWelcome | null} welcome @param {number | null} teamView @returns {string} */
+export function whoLine(welcome, teamView) {
+  if (!welcome) return '';
+  if (welcome.role === 'player') return `player ${welcome.player ?? '?'} · team ${welcome.team ?? 0}`;
+  if (welcome.role === 'spectator') return teamView === null ? 'spectator · whole world' : `spectator · team ${teamView}'s view`;
+  return '';
 }
 
 // The hint's parts, the most useful first. A view-only page's names no command (the scenario bar's

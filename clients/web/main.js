@@ -31,8 +31,13 @@ import { Minimap } from './minimap.js';
 import { CursorReadout } from './cursor.js';
 import { attachTouch, buildDemoButtons } from './touch.js';
 import { HeatMap } from './heat_map.js';
+import { pageRole } from './access.js';
+import { TeamView } from './team_view.js';
+import { coloursByTeam, knowsTeams } from './fog.js';
+import { teamColor } from './theme.js';
+import { whoLine } from './hud.js';
 
-/** @import { CommandFields, Format } from '../js/src/protocol.js' */
+/** @import { Agent, CommandFields, Format } from '../js/src/protocol.js' */
 
 // An element of index.html by id (the page has every one asked for here), of the type it is there.
 /** @template {HTMLElement} [T=HTMLElement] @param {string} id @returns {T} */
@@ -50,9 +55,12 @@ const minimap = new Minimap({ box: $('minimap-box'), canvas: $('minimap'), note:
 const cursor = new CursorReadout(canvas, $('cursor-pos'));
 
 // A server with a command token (HERD_COMMAND_TOKEN) lets this page command when it is opened as
-// http://HOST:PORT/#token=TOKEN: the fragment never reaches the server's or a proxy's logs.
+// http://HOST:PORT/#token=TOKEN: the fragment never reaches the server's or a proxy's logs. On a
+// server with players (--players), '#role=player&token=TOKEN' opens it as that player and
+// '#role=spectator' as a spectator (access.js's pageRole).
 const hashParams = new URLSearchParams(location.hash.slice(1));
-const token = hashParams.get('token') ?? '';
+const asked = pageRole(hashParams);
+const token = asked.token;
 // Snapshots: '#format=binary' or '#format=json' overrides the default, 'auto' (binary for worlds of
 // more than 1,000 agents, where JSON would cost megabytes a second).
 const askedFormat = /** @type {Format} */ (hashParams.get('format'));
@@ -64,9 +72,10 @@ view.agentLayer.mode = agentDrawing(hashParams.get('agents'));
 // The callbacks below name the session, made from these pieces after them: none of them runs
 // before this module has run to its end (events, and conn.start() last).
 const conn = new Connection(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`, {
-  // Always as commander: the server decides (access.js). An open server makes a page without a
-  // token commander; one with a token answers `unauthorized` and welcomes it as viewer.
-  role: 'commander',
+  // As commander unless the URL asks for a player or a spectator: the server decides (access.js).
+  // An open server makes a page without a token commander; one with a token answers
+  // `unauthorized` and welcomes it as viewer (a spectator, on a server with players).
+  role: asked.role,
   client: 'herd-web/1',
   token,
   format,
@@ -94,6 +103,8 @@ const heat = new HeatMap({
   storage: browserStorage(),
 });
 const painter = new Painter((tiles) => sendCommand({ cmd: 'set_tiles', tiles }));
+// A spectator's choice of the whole world or one team's view (the status bar's select).
+const teamView = new TeamView({ field: $('team-view-field'), select: $('team-view') });
 const interp = new Interpolator();
 const stats = new StreamStats();
 const bar = new ScenarioBar({ send: (fields) => sendCommand(fields), toast: (text, kind) => hud.toast(text, kind) });
@@ -215,6 +226,40 @@ function sendCommand(fields) {
   return session.sendCommand(fields);
 }
 
+/**
+ * What a frame shows of the world by team (fog.js): whether agents are coloured by team, the team
+ * whose fog veils the world (a player's own; the team a spectator shows; else null), the agents
+ * to draw of those interpolated, and how many the status line counts.
+ * @typedef {object} TeamSight
+ * @property {boolean} byTeam
+ * @property {number | null} fogTeam
+ * @property {Agent[]} drawn
+ * @property {number} count
+ */
+
+/** @param {Agent[]} sampled the agents interpolated for this frame @returns {TeamSight} */
+function teamSight(sampled) {
+  const welcome = /** @type {import('./hud.js').WhoWelcome | null} */ (state.welcome);
+  const role = welcome?.role;
+  teamView.update(role === 'spectator', state.agents);
+  const byTeam = coloursByTeam(state.agents);
+  if (role === 'player') {
+    // A player receives only what its team sees: every agent is drawn. Its fog needs its own
+    // agents told apart, which agents without a team (older binary frames) cannot: none then.
+    const team = welcome?.team ?? 0;
+    const fogTeam = state.agents.length === 0 || knowsTeams(state.agents) ? team : null;
+    return { byTeam, fogTeam, drawn: sampled, count: state.agents.length };
+  }
+  if (role === 'spectator' && teamView.team !== null) {
+    // The team's view of the snapshot being drawn (the newer of the two interpolated between).
+    const drawnTick = interp.last.toTick;
+    const snapshot = (drawnTick !== null ? interp.snapshot(drawnTick)?.agents : null) ?? state.agents;
+    const seen = teamView.seen(snapshot);
+    return { byTeam, fogTeam: teamView.team, drawn: teamView.filter(sampled, snapshot), count: seen ? seen.size : 0 };
+  }
+  return { byTeam, fogTeam: null, drawn: sampled, count: state.agents.length };
+}
+
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
 const timing = { sampleMs: 0, drawMs: 0 };
 
@@ -230,7 +275,8 @@ function frame(now) {
   if (conn.state === 'connected') inspector.sync(state.selected);
   session.syncViewport(now);
   const t0 = performance.now();
-  state.drawn = interp.sample(now);
+  const sight = teamSight(interp.sample(now));
+  state.drawn = sight.drawn;
   const t1 = performance.now();
   // The inspector draws the diagram of the inspected agent under the cursor, else the first few.
   const hover = inspector.on ? input.pointerAgent() : null;
@@ -252,6 +298,8 @@ function frame(now) {
     paint: { tiles: painter.preview(), brush: painter.on ? painter.brush : null },
     box: input.box(),
     routeDraft: state.armed?.route,
+    byTeam: sight.byTeam,
+    fogTeam: sight.fogTeam,
   });
   const t2 = performance.now();
   timing.sampleMs += (t1 - t0 - timing.sampleMs) * 0.1; // smoothed
@@ -261,7 +309,7 @@ function frame(now) {
     state: conn.state,
     retryInMs: conn.retryAt - now,
     tick: state.tick,
-    agentCount: state.welcome ? state.agents.length : null,
+    agentCount: state.welcome ? sight.count : null,
     selectedCount: state.selected.size,
     rttMs: conn.rttMs,
     stream: stats.read(now),
@@ -281,6 +329,8 @@ function frame(now) {
     upstream: state.welcome?.upstream ?? null,
     viewOnly: session.viewOnly,
     armed: state.armed ? { kind: state.armed.kind, points: state.armed.route.length } : null,
+    who: whoLine(state.welcome, teamView.team),
+    whoColor: sight.fogTeam === null ? null : teamColor(sight.fogTeam),
   });
   panels.update({
     agents: state.agents,
@@ -301,6 +351,7 @@ function frame(now) {
     walls: state.walls,
     map: state.map,
     selected: state.selected,
+    byTeam: sight.byTeam,
     limited: conn.snapshotFormat === 'binary' && Boolean(session.viewport.sent?.rect),
     side: dock.side,
     dockWidth: dock.width,
@@ -328,6 +379,7 @@ if (hashParams.has('debug')) {
       shownFormation: () => shownFormation(state),
       sendCommand,
       heat,
+      teamView,
     }),
   );
 }

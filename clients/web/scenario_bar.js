@@ -260,7 +260,7 @@ export class ScenarioBar {
     const why = this.blocked;
     this.bar.dataset.role = w ? w.role : 'none';
     this.note.textContent = why === 'not connected' ? '' : why;
-    this.note.title = this.notice ? VIEW_ONLY_TITLE : '';
+    this.note.title = this.notice.startsWith('view only') ? VIEW_ONLY_TITLE : ''; // not a player's note
     for (const el of this.controls) {
       el.disabled = why !== '';
       el.title = why || /** @type {string} */ (this.titles.get(el));

@@ -8,7 +8,7 @@
 import { TileMap } from './tile_map.js';
 import { byId } from './inspect_view.js';
 import { agentRoles } from './roles.js';
-import { commandNotice, isHelloRefusal } from './access.js';
+import { barNotice, commandNotice, isHelloRefusal } from './access.js';
 
 /**
  * @import { Collision, CommandFields, MapMessage, ServerMessage, Welcome } from '../js/src/protocol.js'
@@ -94,7 +94,8 @@ export class Session {
 
   #updateBar() {
     const connected = this.conn.state === 'connected';
-    this.bar.update({ welcome: this.state.welcome, connected, notice: this.state.commandNotice });
+    const notice = barNotice(this.state.welcome?.role, this.state.commandNotice);
+    this.bar.update({ welcome: this.state.welcome, connected, notice });
   }
 
   // The map arrives whole (welcome, or the first snapshot after it changed); null removes it.
@@ -205,7 +206,7 @@ export class Session {
     this.heat.welcomed(!sameWorld); // and asked for the density layer again
     this.viewport.sent = null; // and its viewport
     // The role is the session's, told in every welcome; a token the server did not take is said so.
-    state.commandNotice = commandNotice(msg.role, conn.hasToken);
+    state.commandNotice = commandNotice(msg.role, conn.hasToken, conn.hello?.role); // hello: what the page asked for
     if (state.commandNotice !== '' && this.painter.on) this.painter.setOn(false); // its strokes would be refused
     this.#updateBar();
   }
