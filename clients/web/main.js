@@ -235,6 +235,7 @@ function sendCommand(fields) {
  * @property {number | null} fogTeam
  * @property {Agent[]} drawn
  * @property {number} count
+ * @property {boolean} teamView a spectator's team view: drawn is the team's sight of the world
  */
 
 /** @param {Agent[]} sampled the agents interpolated for this frame @returns {TeamSight} */
@@ -248,16 +249,16 @@ function teamSight(sampled) {
     // agents told apart, which agents without a team (older binary frames) cannot: none then.
     const team = welcome?.team ?? 0;
     const fogTeam = state.agents.length === 0 || knowsTeams(state.agents) ? team : null;
-    return { byTeam, fogTeam, drawn: sampled, count: state.agents.length };
+    return { byTeam, fogTeam, drawn: sampled, count: state.agents.length, teamView: false };
   }
   if (role === 'spectator' && teamView.team !== null) {
     // The team's view of the snapshot being drawn (the newer of the two interpolated between).
     const drawnTick = interp.last.toTick;
     const snapshot = (drawnTick !== null ? interp.snapshot(drawnTick)?.agents : null) ?? state.agents;
     const seen = teamView.seen(snapshot);
-    return { byTeam, fogTeam: teamView.team, drawn: teamView.filter(sampled, snapshot), count: seen ? seen.size : 0 };
+    return { byTeam, fogTeam: teamView.team, drawn: teamView.filter(sampled, snapshot), count: seen ? seen.size : 0, teamView: true };
   }
-  return { byTeam, fogTeam: null, drawn: sampled, count: state.agents.length };
+  return { byTeam, fogTeam: null, drawn: sampled, count: state.agents.length, teamView: false };
 }
 
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
@@ -346,7 +347,7 @@ function frame(now) {
   minimap.update({
     now,
     world: view.world,
-    agents: state.agents,
+    agents: sight.teamView ? state.drawn : state.agents, // a spectator's team view: what it shows
     obstacles: state.obstacles,
     walls: state.walls,
     map: state.map,
