@@ -19,8 +19,9 @@ export const DEFAULT_SIGHT = 200;
 // Cells of the grid the watchers are binned in are never smaller than this (world units): agents
 // of sight 0 would otherwise make one cell per agent.
 const MIN_CELL = 16;
-// Cell coordinates packed into one number, exactly (within 2^26 cells either way of 0).
-const CELL_SPAN = 2 ** 26;
+// The grid has at most this many cells an agent (plus a few): agents spread far apart with a
+// small sight get larger cells rather than a grid of mostly empty cells.
+const GRID_CELLS_PER_AGENT = 4;
 
 /** @param {{sight?: number}} a @returns {number} */
 export function sightOf(a) {
@@ -60,62 +61,85 @@ export function teamsPresent(agents) {
 }
 
 // The ids of the agents team `team` sees. The team's agents (the watchers) are binned in a
-// uniform grid, each in every cell its disc of sight's bounding box meets; an agent is seen when
-// it is the team's or within the sight of a watcher binned in its own cell. The cell is the
-// watchers' largest sight (at least MIN_CELL), so a watcher lands in at most 9 cells:
-// O(agents + watchers) for a crowd spread out, where testing every pair would be their product.
+// uniform grid over the agents' bounding box, each in every cell its disc of sight's bounding box
+// meets (counted, then laid out in one array: no map, no list per cell); an agent is seen when it
+// is the team's or within the sight of a watcher binned in its own cell. The cell is the
+// watchers' largest sight (at least MIN_CELL; larger when the agents are so spread out that the
+// grid would have more than GRID_CELLS_PER_AGENT cells an agent), so a watcher lands in at most 9
+// cells: O(agents + watchers) for a crowd spread out, where testing every pair would be their
+// product.
 /** @param {readonly Agent[]} agents @param {number} team @returns {Set<number>} */
 export function seenBy(agents, team) {
   /** @type {Set<number>} */
   const seen = new Set();
-  /** @type {Agent[]} */
-  const watchers = [];
+  let nw = 0;
   let maxSight = 0;
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
   for (const a of agents) {
+    if (a.x < minX) minX = a.x;
+    if (a.x > maxX) maxX = a.x;
+    if (a.y < minY) minY = a.y;
+    if (a.y > maxY) maxY = a.y;
     if (teamOf(a) !== team) continue;
-    watchers.push(a);
+    nw++;
     seen.add(a.id);
     maxSight = Math.max(maxSight, sightOf(a));
   }
-  if (watchers.length === 0) return seen;
-  const cell = Math.max(MIN_CELL, maxSight);
-  /** @type {Map<number, Agent[]>} */
-  const grid = new Map();
-  for (const w of watchers) {
-    const s = sightOf(w);
-    const cx0 = Math.floor((w.x - s) / cell);
-    const cx1 = Math.floor((w.x + s) / cell);
-    const cy0 = Math.floor((w.y - s) / cell);
-    const cy1 = Math.floor((w.y + s) / cell);
-    for (let cy = cy0; cy <= cy1; cy++) {
-      for (let cx = cx0; cx <= cx1; cx++) {
-        const key = cellKey(cx, cy);
-        const list = grid.get(key);
-        if (list) list.push(w);
-        else grid.set(key, [w]);
-      }
-    }
+  if (nw === 0 || nw === agents.length) return seen;
+  const wx = new Float64Array(nw);
+  const wy = new Float64Array(nw);
+  const ws = new Float64Array(nw);
+  for (let i = 0, j = 0; i < agents.length; i++) {
+    const a = agents[i];
+    if (teamOf(a) !== team) continue;
+    wx[j] = a.x;
+    wy[j] = a.y;
+    ws[j] = sightOf(a);
+    j++;
+  }
+  let cell = Math.max(MIN_CELL, maxSight);
+  const maxCells = GRID_CELLS_PER_AGENT * agents.length + 64;
+  while (((maxX - minX) / cell + 1) * ((maxY - minY) / cell + 1) > maxCells) cell *= 2;
+  const cols = Math.floor((maxX - minX) / cell) + 1;
+  const rows = Math.floor((maxY - minY) / cell) + 1;
+  const cells = cols * rows;
+  // Watcher i's cells: its disc's bounding box within the grid (outside it there is no agent).
+  const box = new Int32Array(4);
+  const span = (/** @type {number} */ i) => {
+    box[0] = Math.max(0, Math.floor((wx[i] - ws[i] - minX) / cell));
+    box[1] = Math.min(cols - 1, Math.floor((wx[i] + ws[i] - minX) / cell));
+    box[2] = Math.max(0, Math.floor((wy[i] - ws[i] - minY) / cell));
+    box[3] = Math.min(rows - 1, Math.floor((wy[i] + ws[i] - minY) / cell));
+  };
+  const start = new Int32Array(cells + 1); // watchers of cell c: items[start[c] .. start[c + 1])
+  for (let i = 0; i < nw; i++) {
+    span(i);
+    for (let cy = box[2]; cy <= box[3]; cy++) for (let cx = box[0]; cx <= box[1]; cx++) start[cy * cols + cx + 1]++;
+  }
+  for (let c = 0; c < cells; c++) start[c + 1] += start[c];
+  const next = start.slice(0, cells);
+  const items = new Int32Array(start[cells]);
+  for (let i = 0; i < nw; i++) {
+    span(i);
+    for (let cy = box[2]; cy <= box[3]; cy++) for (let cx = box[0]; cx <= box[1]; cx++) items[next[cy * cols + cx]++] = i;
   }
   for (const a of agents) {
-    if (seen.has(a.id)) continue;
-    const list = grid.get(cellKey(Math.floor(a.x / cell), Math.floor(a.y / cell)));
-    if (!list) continue;
-    for (const w of list) {
-      const dx = a.x - w.x;
-      const dy = a.y - w.y;
-      const s = sightOf(w);
-      if (dx * dx + dy * dy <= s * s) {
+    if (teamOf(a) === team) continue;
+    const c = Math.floor((a.y - minY) / cell) * cols + Math.floor((a.x - minX) / cell);
+    for (let k = start[c], end = start[c + 1]; k < end; k++) {
+      const i = items[k];
+      const dx = a.x - wx[i];
+      const dy = a.y - wy[i];
+      if (dx * dx + dy * dy <= ws[i] * ws[i]) {
         seen.add(a.id);
         break;
       }
     }
   }
   return seen;
-}
-
-/** @param {number} cx @param {number} cy @returns {number} */
-function cellKey(cx, cy) {
-  return (cx + CELL_SPAN) * 2 * CELL_SPAN + (cy + CELL_SPAN);
 }
 
 // The discs of sight of team `team`'s agents that meet `rect` (the camera's part of the world):
