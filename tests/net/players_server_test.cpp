@@ -3,7 +3,8 @@
 // unseen enemy answered as an id that does not exist), every snapshot a player receives holding
 // exactly what its team sees at that tick (checked against the operator's), and spectators
 // watching the world of the delay before; the same for binary frames (keyframes and deltas, with
-// and without a viewport), decoded as a client does and acknowledged.
+// and without a viewport), decoded as a client does and acknowledged; and a relay without the
+// operator's token serving its viewers that delayed stream.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -393,6 +394,70 @@ TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
     EXPECT_EQ(last.agents, truth.at(last.tick).agents);
   }
   EXPECT_GT(seen, 10);
+}
+
+// A relay of a server with players, without the operator's token, is its upstream's spectator:
+// its viewers, JSON or binary, watch the world of the delay before and nothing newer.
+TEST_F(PlayersServerTest, ARelayServesTheDelayedSpectatorStream) {
+  spawn(1, 100, 300, R"(,"target":{"x":700,"y":300})");
+  spawn(2, 700, 500, R"(,"target":{"x":100,"y":500})");
+  ServerConfig config;
+  config.relay_link_format = protocol::SnapshotFormat::binary;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.web_root = web_root_.string();
+  config.relay_upstream = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
+  config.log = [](std::string_view) {};
+  Server relay(config, sim::World(sim::WorldDef{}));
+  const std::uint16_t relay_port = relay.start();
+  std::thread relay_thread([&relay] { relay.run(); });
+  const auto at_relay = [&](protocol::SnapshotFormat format) {
+    auto c = std::make_unique<WsClient>();
+    c->connect("127.0.0.1", relay_port);
+    protocol::Hello h{1, protocol::Role::viewer, "test", {}};
+    h.format = format;
+    c->send(protocol::encode(h));
+    return c;
+  };
+  auto json = at_relay(protocol::SnapshotFormat::json);
+  BinaryWatcher binary{at_relay(protocol::SnapshotFormat::binary)};
+  wait_for<protocol::Welcome>(*json);
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  const auto lag = static_cast<std::uint64_t>(std::llround(kDelay * 120));
+  std::map<std::uint64_t, protocol::Snapshot> relayed;
+  for (int i = 0; i < 60; ++i) {
+    const std::uint64_t now = step_keeping(4, truth);
+    for (int n = 0; auto text = json->receive(Millis(n++ ? 1 : 20));) {
+      if (protocol::is_binary_snapshot(*text)) continue;
+      auto decoded = protocol::decode_server(*text);
+      ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded));
+      const auto* d = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded));
+      if (!d) continue;
+      EXPECT_LE(d->tick + lag, now) << "the relay's JSON viewer saw tick " << d->tick;
+      relayed[d->tick] = *d;
+    }
+    const std::size_t before = binary.frames.size();
+    binary.drain(Millis(1));
+    std::size_t k = 0;
+    for (const auto& [tick, frame] : binary.frames)
+      if (k++ >= before) EXPECT_LE(tick + lag, now) << "the relay's binary viewer saw " << tick;
+  }
+  relay.stop();
+  relay_thread.join();
+  EXPECT_GT(relayed.size(), 10u);
+  EXPECT_GT(binary.frames.size(), 10u);
+  EXPECT_EQ(binary.errors, 0);
+  // The world as it was at each tick, agent for agent, with the teams.
+  for (const auto& [tick, s] : relayed) {
+    const auto it = truth.find(tick);
+    if (it == truth.end()) continue;
+    ASSERT_EQ(s.agents.size(), it->second.agents.size()) << "tick " << tick;
+    for (std::size_t k = 0; k < s.agents.size(); ++k) {
+      EXPECT_EQ(s.agents[k].id, it->second.agents[k].id);
+      EXPECT_NEAR(s.agents[k].x, it->second.agents[k].x, 1.0 / 64);
+      EXPECT_EQ(s.agents[k].team, it->second.agents[k].team);
+    }
+  }
 }
 
 }  // namespace
