@@ -38,6 +38,8 @@ void Hub::leave(std::uint64_t id) {
   (!c.greeted ? counters_.ungreeted : watches(c.role) ? counters_.viewers : counters_.commanders)--;
   const bool inspected = !c.inspect.empty();
   if (c.density) --density_clients_;
+  if (c.greeted && c.role == protocol::Role::spectator)
+    --spectators_by_format_[static_cast<std::size_t>(c.format)];
   if (c.greeted && c.role == protocol::Role::player) {
     const auto p = player_sessions_.find(c.player);
     if (p != player_sessions_.end() && --p->second == 0) {
@@ -139,6 +141,7 @@ void Hub::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat 
   c.format = format;
   --counters_.ungreeted;
   ++(watches(role) ? counters_.viewers : counters_.commanders);
+  if (role == protocol::Role::spectator) ++spectators_by_format_[static_cast<std::size_t>(format)];
   if (role == protocol::Role::player) {
     c.binary.set_team(c.team);
     if (++player_sessions_[c.player] == 1 && on_player_) on_player_(c.player, true);
@@ -155,6 +158,16 @@ std::string Hub::welcome_head(protocol::Welcome w, std::uint64_t id, const Clien
     w.team = c.team;
   }
   return protocol::encode_welcome_head(w);
+}
+
+Hub::SpectatorFormats Hub::spectator_formats(std::size_t agents) const {
+  const auto count = [&](protocol::SnapshotFormat f) {
+    return spectators_by_format_[static_cast<std::size_t>(f)];
+  };
+  const bool automatic = count(protocol::SnapshotFormat::automatic) > 0;
+  const bool auto_binary = agents > protocol::kAutoBinaryAgents;
+  return {count(protocol::SnapshotFormat::json) > 0 || (automatic && !auto_binary),
+          count(protocol::SnapshotFormat::binary) > 0 || (automatic && auto_binary)};
 }
 
 std::uint8_t Hub::team_of(std::uint64_t id) const {

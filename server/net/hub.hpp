@@ -108,6 +108,13 @@ class Hub {
                          protocol::InspectTexts inspect, const Restricted& restricted);
   BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
                          protocol::InspectTexts inspect = {});
+  // Whether some greeted spectator takes JSON snapshots, and some binary frames, of a world of
+  // `agents` agents: the delayed snapshots are kept only in the formats someone takes (one who
+  // joins waits the delay for its first anyway).
+  struct SpectatorFormats {
+    bool json = false, binary = false;
+  };
+  SpectatorFormats spectator_formats(std::size_t agents) const;
   // The team of a player's session (0: not a player's).
   std::uint8_t team_of(std::uint64_t id) const;
   // The binary frames of the snapshot binary_feed() has begun: commanders' and players' now,
@@ -195,6 +202,7 @@ class Hub {
   bool step_posted_ = false;
   std::function<void(const std::string&, bool)> on_player_;
   std::unordered_map<std::string, std::size_t> player_sessions_;  // welcomed sessions per player
+  std::size_t spectators_by_format_[3] = {};  // greeted spectators by SnapshotFormat
   // The welcome of `c`'s session, its head (its id, role and, for a player, name and team) made
   // from `shared`, the one of its role.
   static std::string welcome_head(protocol::Welcome shared, std::uint64_t id, const Client& c);

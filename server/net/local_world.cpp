@@ -283,15 +283,19 @@ void LocalWorld::broadcast_snapshot() {
   Hub::Restricted restricted;
   restricted.delay = spectators_.delay() > 0;
   if (restricted.delay) {
-    // Kept both ways, for spectators of either format who may join before it is due.
+    // Kept in the formats the spectators take: one who joins, or asks another format, waits the
+    // delay for its first snapshot anyway. With none, nothing is made.
+    const Hub::SpectatorFormats formats = hub_.spectator_formats(world_.agents().size());
     SpectatorDelay::Snapshot kept;
-    kept.json = whole_text();
-    auto state =
-        std::make_shared<protocol::QuantState>(publish::quantise(world_, spectators_.last_state()));
-    state->serial = serial;
-    kept.state = std::move(state);
-    kept.side = publish::encode_side_open(world_, pending_collisions_, parts).shared();
-    spectators_.push(world_.time(), std::move(kept));
+    if (formats.json) kept.json = whole_text();
+    if (formats.binary) {
+      auto state = std::make_shared<protocol::QuantState>(
+          publish::quantise(world_, spectators_.last_state()));
+      state->serial = serial;
+      kept.state = std::move(state);
+      kept.side = publish::encode_side_open(world_, pending_collisions_, parts).shared();
+    }
+    if (kept) spectators_.push(world_.time(), std::move(kept));
     restricted.delayed = spectators_.due(world_.time());
   }
   if (players)
