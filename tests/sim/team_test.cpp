@@ -64,7 +64,10 @@ TEST(Teams, SeenByIsTheBruteForceCountOnARandomCrowd) {
   Rng rng(7);
   for (int k = 0; k < 2000; ++k) {
     const auto team = static_cast<std::uint8_t>(k % 9);  // 8 teams and nobody's
-    spawn_one(w, {rng.uniform(5, 995), rng.uniform(5, 995)}, team, rng.uniform(0, 150));
+    // Odd teams see little of the world (they scatter: each member marks what it sees), even
+    // ones much of it (they gather: each agent looks for a member that sees it).
+    spawn_one(w, {rng.uniform(5, 995), rng.uniform(5, 995)}, team,
+              rng.uniform(0, team % 2 ? 30 : 150));
   }
   for (int t = 0; t < 5; ++t) w.step();
   std::vector<std::uint64_t> seen;
