@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/messages.hpp"
 #include "protocol/ws_url.hpp"
 
 namespace CLI {
@@ -66,8 +67,10 @@ struct LoadOptions {
   double view_w = 0, view_h = 0;  // --viewport W,H: each viewer's rectangle (binary only)
   double commands = 0;            // --commands RATE: a commander measuring command latency
   int threads = 1;                // --threads T: connections spread over T threads
-  std::string token;              // the commander's token
-  bool as_json = false;           // --json: the report as one JSON line instead of sentences
+  std::string token;              // the commander's token (and the viewers', when players)
+  // --role: the viewers' role (viewer; spectator or player on a server with players)
+  protocol::Role role = protocol::Role::viewer;
+  bool as_json = false;  // --json: the report as one JSON line instead of sentences
 };
 int run_load(const Url& url, const LoadOptions& opts);
 

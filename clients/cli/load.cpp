@@ -140,9 +140,9 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
 
   void hello() {
     protocol::Hello h;
-    h.role = commander_ ? protocol::Role::commander : protocol::Role::viewer;
+    h.role = commander_ ? protocol::Role::commander : opts_.role;
     h.client = commander_ ? "herd-ctl load commander" : "herd-ctl load";
-    h.token = commander_ ? opts_.token : std::string();
+    h.token = commander_ || opts_.role == protocol::Role::player ? opts_.token : std::string();
     h.format = binary() ? protocol::SnapshotFormat::binary : protocol::SnapshotFormat::json;
     send(protocol::encode(h));
     read();

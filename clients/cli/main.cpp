@@ -207,6 +207,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.001, 30.0));
   load->add_option("--threads", load_opts.threads, "threads the connections are spread over")
       ->check(CLI::Range(1, 64));
+  std::string load_role = "viewer";
+  load->add_option("--role", load_role,
+                   "the viewers' role: viewer, spectator, or player (with that player's --token)")
+      ->check(CLI::IsMember({"viewer", "spectator", "player"}));
 
   std::vector<std::string> relay_urls;
   double hop_seconds = 10;
@@ -312,6 +316,7 @@ int main(int argc, char** argv) {
   if (load->parsed()) {
     load_opts.token = token;
     load_opts.as_json = out.as_json;
+    load_opts.role = protocol::role_from_string(load_role).value_or(protocol::Role::viewer);
     return cli::run_load(*url, load_opts);
   }
 

@@ -131,6 +131,7 @@ TEST_F(CtlTest, BadUsageExitsTwoAndSaysHow) {
            {"load", "--viewers", "0", "--duration", "1"},
            {"load", "--viewers", "1", "--duration", "1", "--format", "xml"},
            {"load", "--viewers", "1", "--duration", "1", "--viewport", "10,10"},
+           {"load", "--viewers", "1", "--duration", "1", "--role", "commander"},
            {"watch", "--count", "zero"}}) {
     const CtlRun r = ctl(args);
     EXPECT_EQ(r.status, 2) << args[0] << ": " << r.out;
