@@ -280,6 +280,27 @@ void LocalWorld::broadcast_snapshot() {
     if (!seen_made) world_.seen_by(seen);
     seen_made = true;
   };
+  // The world quantised and the whole world's side section, made once for the viewers' binary
+  // frames and the spectators' kept ones (the quantisation's hysteresis against the newer of
+  // the last states quantised for either).
+  std::shared_ptr<const protocol::QuantState> quantised;
+  const auto quantise = [&] {
+    if (!quantised) {
+      const protocol::QuantState* previous = hub_.binary_feed().current();
+      if (const auto* kept = spectators_.last_state();
+          kept && (!previous || kept->tick > previous->tick))
+        previous = kept;
+      protocol::QuantState q = publish::quantise(world_, previous);
+      q.serial = serial;
+      quantised = std::make_shared<const protocol::QuantState>(std::move(q));
+    }
+    return quantised;
+  };
+  std::optional<protocol::SideOpen> side;
+  const auto side_open = [&]() -> protocol::SideOpen& {
+    if (!side) side = publish::encode_side_open(world_, pending_collisions_, parts);
+    return *side;
+  };
   Hub::Restricted restricted;
   restricted.delay = spectators_.delay() > 0;
   if (restricted.delay) {
@@ -289,11 +310,8 @@ void LocalWorld::broadcast_snapshot() {
     SpectatorDelay::Snapshot kept;
     if (formats.json) kept.json = whole_text();
     if (formats.binary) {
-      auto state = std::make_shared<protocol::QuantState>(
-          publish::quantise(world_, spectators_.last_state()));
-      state->serial = serial;
-      kept.state = std::move(state);
-      kept.side = publish::encode_side_open(world_, pending_collisions_, parts).shared();
+      kept.state = quantise();
+      kept.side = side_open().shared();
     }
     if (kept) spectators_.push(world_.time(), std::move(kept));
     restricted.delayed = spectators_.due(world_.time());
@@ -309,9 +327,8 @@ void LocalWorld::broadcast_snapshot() {
   Hub::BinaryTakers binary =
       hub_.send_json(world_.agents().size(), whole_text, std::move(inspect), restricted);
   if (!binary.empty()) {
-    protocol::SideOpen side = publish::encode_side_open(world_, pending_collisions_, parts);
     // Encoded on the sim's thread pool, which is idle between ticks.
-    hub_.binary_feed().begin(world_, side.shared(), serial);
+    hub_.binary_feed().begin(quantise(), side_open().shared());
     // Players' frames: the agents their team sees, with their team's side section (once a team).
     std::map<std::uint8_t, std::string> team_opens;
     if (!binary.players.empty()) {
@@ -326,7 +343,7 @@ void LocalWorld::broadcast_snapshot() {
         team_opens.emplace(team, std::move(own.open));
       }
     }
-    hub_.send_binary(std::move(binary), std::move(side.open), std::move(team_opens));
+    hub_.send_binary(std::move(binary), std::move(side_open().open), std::move(team_opens));
   }
   pending_collisions_.clear();
 }
