@@ -55,6 +55,7 @@ import { ARMED_NAMES } from './orders.js';
  * @property {(other: boolean) => void} toggleHeat D: the heat map on/off; Shift + D (other): the other
  *   kind (density, mean speed), on
  * @property {() => void} toggleMinimap
+ * @property {() => void} cycleTeamView a spectator's next team view (TeamView.cycle)
  * @property {ScenarioBar} bar
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
  * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
@@ -346,6 +347,7 @@ export function keyHandlers(app, pointerWorld) {
     heat: (ev) => app.toggleHeat(ev.shiftKey),
     fit: () => app.view.fitWorld(),
     minimap: () => app.toggleMinimap(),
+    teamView: () => app.cycleTeamView(),
     spawn: () => {
       const w = pointerWorld();
       if (!w) return false;

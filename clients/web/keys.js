@@ -99,6 +99,12 @@ export const KEY_ROWS = [
   },
   {
     section: 'view',
+    keys: ['V'],
+    action: 'teamView',
+    does: "a spectator's view: the whole world, then each team's in turn (only what it sees, its fog drawn), then the whole world again",
+  },
+  {
+    section: 'view',
     keys: ['S'],
     action: 'spawn',
     does: "spawn 10 agents at the cursor (the selection's group, else 0)",

@@ -155,6 +155,7 @@ const input = attachInput(canvas, {
   toggleGoals: actions.toggleGoals,
   toggleHeat: (other) => heat.toggle(other),
   toggleMinimap: () => minimap.toggle(),
+  cycleTeamView: () => teamView.cycle(),
   bar,
   viewOnly,
   refuseViewOnly,

@@ -193,6 +193,12 @@ describe('players, teams and fog of war', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     await page.waitForFunction((n) => window.herd.teamView === null && window.herd.agents.length === n, AGENTS.length, { timeout: WAIT_MS });
     const again = await page.evaluate(groundPixel, OUT_OF_SIGHT);
     assert.ok(colorDistance(again.pixel, world) <= 3, `the whole world's view is veiled: ${again.pixel}`);
+    // V walks the same views: team 1's, team 2's, the whole world again.
+    await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement).blur());
+    for (const [team, n] of [[1, redIds.length], [2, 4], [null, AGENTS.length]]) {
+      await page.keyboard.press('v');
+      await page.waitForFunction(([t, count]) => window.herd.teamView === t && window.herd.agents.length === count, [team, n], { timeout: WAIT_MS });
+    }
     assert.deepEqual(pageErrors, []);
     await page.close();
   });
