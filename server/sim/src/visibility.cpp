@@ -17,7 +17,6 @@ struct TeamGrid {
   std::vector<std::uint32_t> start, ids;  // ids: each entry's index in the agent array
   std::vector<double> xs, ys, sight2;
   // build()'s own, kept for their capacity.
-  std::vector<double> scratch_x, scratch_y, scratch_s;
   std::vector<std::uint32_t> scratch_cell, fill;
 
   std::int64_t col(double x) const {
@@ -32,29 +31,26 @@ struct TeamGrid {
 // still at least its longest sight wide, so 3 x 3 of them cover any sight).
 constexpr std::int64_t kMaxCellsPerSide = 1024;
 
-// The grid of `members` with cells at least `reach` wide (or their longest sight, when 0). The
-// agents are read once (an Agent is large: three passes over them missed the cache three times).
-void build(std::span<const Agent> agents, std::span<const std::uint32_t> members, TeamGrid& g,
+// Every agent's position and sight, read once from the agent array (an Agent is large: reading
+// a field or two of each, pass after pass, missed the cache every time).
+struct Crowd {
+  std::vector<double> x, y, sight;
+};
+
+// The grid of `members` with cells at least `reach` wide (or their longest sight, when 0).
+void build(const Crowd& crowd, std::span<const std::uint32_t> members, TeamGrid& g,
            double reach = 0) {
   const std::size_t n = members.size();
-  g.scratch_x.resize(n);
-  g.scratch_y.resize(n);
-  g.scratch_s.resize(n);
   g.scratch_cell.resize(n);
-  double x0 = agents[members[0]].position.x, x1 = x0;
-  double y0 = agents[members[0]].position.y, y1 = y0;
+  double x0 = crowd.x[members[0]], x1 = x0;
+  double y0 = crowd.y[members[0]], y1 = y0;
   double longest = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Agent& a = agents[members[k]];
-    const double x = a.position.x, y = a.position.y, sight = a.def.sight;
-    g.scratch_x[k] = x;
-    g.scratch_y[k] = y;
-    g.scratch_s[k] = sight;
-    x0 = std::min(x0, x);
-    x1 = std::max(x1, x);
-    y0 = std::min(y0, y);
-    y1 = std::max(y1, y);
-    longest = std::max(longest, sight);
+  for (const std::uint32_t i : members) {
+    x0 = std::min(x0, crowd.x[i]);
+    x1 = std::max(x1, crowd.x[i]);
+    y0 = std::min(y0, crowd.y[i]);
+    y1 = std::max(y1, crowd.y[i]);
+    longest = std::max(longest, crowd.sight[i]);
   }
   if (reach == 0) reach = longest;
   const double span = std::max(x1 - x0, y1 - y0);
@@ -66,8 +62,9 @@ void build(std::span<const Agent> agents, std::span<const std::uint32_t> members
   const auto cells = static_cast<std::size_t>(g.nx * g.ny);
   g.start.assign(cells + 1, 0);
   for (std::size_t k = 0; k < n; ++k) {
-    const std::int64_t cx = std::clamp<std::int64_t>(g.col(g.scratch_x[k]), 0, g.nx - 1);
-    const std::int64_t cy = std::clamp<std::int64_t>(g.row(g.scratch_y[k]), 0, g.ny - 1);
+    const std::uint32_t i = members[k];
+    const std::int64_t cx = std::clamp<std::int64_t>(g.col(crowd.x[i]), 0, g.nx - 1);
+    const std::int64_t cy = std::clamp<std::int64_t>(g.row(crowd.y[i]), 0, g.ny - 1);
     const auto c = static_cast<std::uint32_t>(cy * g.nx + cx);
     g.scratch_cell[k] = c;
     ++g.start[c + 1];
@@ -79,11 +76,12 @@ void build(std::span<const Agent> agents, std::span<const std::uint32_t> members
   g.sight2.resize(n);
   g.fill.assign(g.start.begin(), g.start.end() - 1);
   for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = members[k];
     const std::uint32_t at = g.fill[g.scratch_cell[k]]++;
-    g.ids[at] = members[k];
-    g.xs[at] = g.scratch_x[k];
-    g.ys[at] = g.scratch_y[k];
-    g.sight2[at] = g.scratch_s[k] * g.scratch_s[k];
+    g.ids[at] = i;
+    g.xs[at] = crowd.x[i];
+    g.ys[at] = crowd.y[i];
+    g.sight2[at] = crowd.sight[i] * crowd.sight[i];
   }
 }
 
@@ -110,10 +108,34 @@ bool sees(const TeamGrid& g, Vec2 p) {
 }  // namespace
 
 void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& out) {
-  out.assign(agents.size(), 0);
-  std::vector<std::vector<std::uint32_t>> members(AgentDefLimits::kMaxTeam + 1);
-  for (std::size_t i = 0; i < agents.size(); ++i) {
-    const std::uint8_t t = agents[i].team;
+  const std::size_t n = agents.size();
+  out.assign(n, 0);
+  // Kept from call to call (a server calls this every snapshot): arrays this large are mapped
+  // afresh by each allocation, and their first touch faulted every page in again.
+  struct Scratch {
+    Crowd crowd;
+    std::vector<std::vector<std::uint32_t>> members{AgentDefLimits::kMaxTeam + 1};
+    std::vector<std::uint32_t> all;
+    TeamGrid grid, world;
+  };
+  thread_local Scratch scratch;
+  Crowd& crowd = scratch.crowd;
+  crowd.x.resize(n);
+  crowd.y.resize(n);
+  crowd.sight.resize(n);
+  auto& members = scratch.members;
+  for (auto& m : members) m.clear();
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Agent& a = agents[i];
+    crowd.x[i] = a.position.x;
+    crowd.y[i] = a.position.y;
+    crowd.sight[i] = a.def.sight;
+    x0 = i ? std::min(x0, a.position.x) : a.position.x;
+    x1 = i ? std::max(x1, a.position.x) : a.position.x;
+    y0 = i ? std::min(y0, a.position.y) : a.position.y;
+    y1 = i ? std::max(y1, a.position.y) : a.position.y;
+    const std::uint8_t t = a.team;
     if (t == 0 || t > AgentDefLimits::kMaxTeam) continue;
     members[t].push_back(static_cast<std::uint32_t>(i));
     out[i] |= std::uint64_t{1} << t;
@@ -123,39 +145,30 @@ void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& 
   // first): about 9 cells an agent, good when the team sees much of the world. Scattering lets
   // every member mark the agents within its sight in a grid of all agents: about 9 cells of
   // agents a member, good when the team's discs of sight cover less than the agents' area.
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  if (!agents.empty()) {
-    x0 = x1 = agents[0].position.x;
-    y0 = y1 = agents[0].position.y;
-  }
-  for (const Agent& a : agents) {
-    x0 = std::min(x0, a.position.x);
-    x1 = std::max(x1, a.position.x);
-    y0 = std::min(y0, a.position.y);
-    y1 = std::max(y1, a.position.y);
-  }
   const double area = std::max(1.0, (x1 - x0) * (y1 - y0));
-  std::vector<std::uint32_t> all;
-  std::vector<Vec2> positions;  // every agent's, read once for the teams that gather
-  TeamGrid grid, world;
+  std::vector<std::uint32_t>& all = scratch.all;
+  all.clear();
+  TeamGrid& grid = scratch.grid;
+  TeamGrid& world = scratch.world;
   double world_reach = -1;  // the cell of `world` as built (teams of one sight share it)
   for (std::size_t t = 1; t < members.size(); ++t) {
     if (members[t].empty()) continue;
     const std::uint64_t bit = std::uint64_t{1} << t;
     double reach = 0;
-    for (std::uint32_t m : members[t])
-      reach = std::max(reach, static_cast<double>(agents[m].def.sight));
+    for (std::uint32_t m : members[t]) reach = std::max(reach, crowd.sight[m]);
     const double cover = static_cast<double>(members[t].size()) * reach * reach;
+    build(crowd, members[t], grid);
     if (cover < area && reach > 0) {
       if (all.empty()) {
-        all.resize(agents.size());
+        all.resize(n);
         for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
       }
-      if (reach != world_reach) build(agents, all, world, reach);
+      if (reach != world_reach) build(crowd, all, world, reach);
       world_reach = reach;
-      for (std::uint32_t m : members[t]) {
-        const Vec2 p = agents[m].position;
-        const double s2 = static_cast<double>(agents[m].def.sight) * agents[m].def.sight;
+      // The members in their grid's cell order: neighbouring members look into the same cells.
+      for (std::size_t m = 0; m < grid.xs.size(); ++m) {
+        const Vec2 p{grid.xs[m], grid.ys[m]};
+        const double s2 = grid.sight2[m];
         const std::int64_t cx = world.col(p.x), cy = world.row(p.y);
         for (std::int64_t y = std::max<std::int64_t>(0, cy - 1);
              y <= std::min(world.ny - 1, cy + 1); ++y)
@@ -170,11 +183,8 @@ void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& 
       }
       continue;
     }
-    build(agents, members[t], grid);
-    if (positions.empty())
-      for (const Agent& a : agents) positions.push_back(a.position);
-    for (std::size_t i = 0; i < agents.size(); ++i)
-      if (!(out[i] & bit) && sees(grid, positions[i])) out[i] |= bit;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(out[i] & bit) && sees(grid, {crowd.x[i], crowd.y[i]})) out[i] |= bit;
   }
 }
 
