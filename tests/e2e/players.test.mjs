@@ -15,7 +15,8 @@ import path from 'node:path';
 import { REPO_ROOT, startServer } from './lib/server.mjs';
 import { ProtocolClient } from './lib/ws_client.mjs';
 import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
-import { agentPixels, groundPixel } from './lib/fog_probes.mjs';
+import { groundPixel } from './lib/fog_probes.mjs';
+import { agentCentrePixels } from './lib/page_probes.mjs';
 import { screenshot } from './lib/scene.mjs';
 import { colorDistance, hexToRgb } from './lib/colors.mjs';
 
@@ -106,7 +107,7 @@ describe('players, teams and fog of war', { timeout: 6 * TEST_TIMEOUT_MS }, () =
 
     // Each agent in its team's colour: red's in team 1's (the groups' first), blue's in team 2's.
     const theme = await page.evaluate(() => window.herd.theme);
-    const byId = new Map((await page.evaluate(agentPixels)).map((p) => [p.id, p]));
+    const byId = new Map((await page.evaluate(agentCentrePixels)).map((p) => [p.id, p]));
     for (const [id, team] of [[ids[0], 1], [ids[1], 1], [ids[2], 2]]) {
       const p = byId.get(id);
       assert.equal(p.team, team);
@@ -168,7 +169,7 @@ describe('players, teams and fog of war', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     const clear = await page.evaluate(groundPixel, OUT_OF_SIGHT);
     assert.ok(colorDistance(clear.pixel, world) <= 3, `the whole world's view is veiled: ${clear.pixel}`);
     // Nobody's agent in neutral grey.
-    const nobody = (await page.evaluate(agentPixels)).find((p) => p.id === ids[4]);
+    const nobody = (await page.evaluate(agentCentrePixels)).find((p) => p.id === ids[4]);
     assert.ok(colorDistance(nobody.pixel, hexToRgb(theme.teamNeutral)) <= 12, `nobody's agent is ${nobody.pixel}`);
 
     // The select offers the teams present; team 1's view shows fewer agents: red's own.

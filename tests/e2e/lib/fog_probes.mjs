@@ -25,16 +25,3 @@ export async function groundPixel({ x, y }) {
   });
   return { pixel: best, agentNear: near };
 }
-
-// For each agent drawn: its id, team and the canvas pixel at its centre.
-export async function agentPixels() {
-  await new Promise(requestAnimationFrame);
-  const h = window.herd;
-  const canvas = document.getElementById('world');
-  const k = canvas.width / canvas.clientWidth;
-  const ctx = canvas.getContext('2d');
-  return h.agents.map((a) => {
-    const p = h.worldToScreen(a.x, a.y);
-    return { id: a.id, team: a.team, group: a.group, pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data) };
-  });
-}

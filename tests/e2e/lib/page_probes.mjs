@@ -43,8 +43,9 @@ export async function isolatedAgent({ exclude = [] } = {}) {
   return best;
 }
 
-// For every agent: the colour it should be drawn in (its group's, collided or not) and the
-// canvas pixel at its centre. Where agents crowd,
+// For every agent: its id, team and group, the colour it should be drawn in by group (its
+// group's, collided or not; a world with teams draws teams' colours) and the canvas pixel at its
+// centre. Where agents crowd,
 // a neighbour's body or heading line may cover a centre, so callers judge the whole set.
 export async function agentCentrePixels() {
   await new Promise(requestAnimationFrame);
@@ -56,6 +57,8 @@ export async function agentCentrePixels() {
     const p = h.worldToScreen(a.x, a.y);
     return {
       id: a.id,
+      team: a.team,
+      group: a.group,
       color: h.theme.groups[a.group % h.theme.groups.length],
       pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data),
     };
