@@ -97,6 +97,15 @@ class PlayersServerTest : public SteppedServerTest {
                std::to_string(x) + R"(,"y":)" + std::to_string(y) + more + "}]}")
                 .agents;
   }
+  // Red's two (one with a short sight), blue's one, nobody's one, and blue's runner, which crosses
+  // the world left to right past red's two: in sight, out, in again. The runner's id.
+  std::uint32_t spawn_runner_scene() {
+    spawn(1, 100, 300);
+    spawn(1, 700, 300, R"(,"sight":50)");
+    spawn(2, 400, 100);
+    spawn(0, 400, 500);
+    return spawn(2, 20, 310, R"(,"max_speed":400,"target":{"x":780,"y":310})")[0];
+  }
   protocol::Welcome operator_welcome_;
 };
 
@@ -187,12 +196,7 @@ TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {
 }
 
 TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
-  spawn(1, 100, 300);
-  spawn(1, 700, 300, R"(,"sight":50)");
-  spawn(2, 400, 100);
-  spawn(0, 400, 500);
-  // Blue's runner crosses the world left to right past red's two: in sight, out, in again.
-  const auto runner = spawn(2, 20, 310, R"(,"max_speed":400,"target":{"x":780,"y":310})")[0];
+  const auto runner = spawn_runner_scene();
   auto red = player(kRedToken);
   auto blue = player(kBlueToken, nullptr);
   std::map<std::uint64_t, protocol::Snapshot> truth;
@@ -256,11 +260,7 @@ struct BinaryWatcher {
 // agent leaving sight leaves the client's view, one entering it comes whole. A binary spectator
 // decodes the world of the delay before.
 TEST_F(PlayersServerTest, BinaryFramesHoldWhatTheTeamSeesAndSpectatorsTheWorldBefore) {
-  spawn(1, 100, 300);
-  spawn(1, 700, 300, R"(,"sight":50)");
-  spawn(2, 400, 100);
-  spawn(0, 400, 500);
-  const auto runner = spawn(2, 20, 310, R"(,"max_speed":400,"target":{"x":780,"y":310})")[0];
+  const auto runner = spawn_runner_scene();
   // A measurement counts every agent, seen or not: the spectator's frames carry it, players' not.
   ok(R"({"cmd":"add_measurement","area":{"x":0,"y":0,"width":800,"height":600}})");
   const auto binary_hello = [&](const std::string& role_and_token) {
