@@ -252,6 +252,7 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
 Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedText()>& json,
                                  protocol::InspectTexts inspect, const Restricted& restricted) {
   inspect_ = std::move(inspect);
+  player_inspect_ = restricted.team_inspect;
   std::vector<std::vector<Delivery>> by_shard(shards_.size());
   SharedText text;
   BinaryTakers binary;
@@ -268,9 +269,9 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
       if (!own) own = restricted.team(c.team);
       std::vector<std::uint32_t> mine;  // traces of its own agents only
       for (std::uint32_t a : c.inspect)
-        if (const auto* e = inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+        if (const auto* e = player_inspect_.find(a); e && e->team == c.team) mine.push_back(a);
       SharedText tail;
-      if (std::string s = protocol::inspect_suffix(inspect_, mine); !s.empty())
+      if (std::string s = protocol::inspect_suffix(player_inspect_, mine); !s.empty())
         tail = share(std::move(s));
       by_shard[c.shard->index].push_back(
           Delivery::snapshot(c.session, own, false, std::move(tail)));
@@ -326,16 +327,16 @@ void Hub::send_binary(BinaryTakers takers, std::string side_open,
 }
 
 std::string Hub::own_side(const Client& c) const {
-  if (c.inspect.empty() || inspect_.empty()) return {};
   if (c.role == protocol::Role::player) {
-    // Its own agents' traces only, on its team's side section.
+    // Its own agents' traces only, as its team sees them, on its team's side section.
     std::vector<std::uint32_t> mine;
     for (std::uint32_t a : c.inspect)
-      if (const auto* e = inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+      if (const auto* e = player_inspect_.find(a); e && e->team == c.team) mine.push_back(a);
     const auto open = team_opens_.find(c.team);
     if (mine.empty() || open == team_opens_.end()) return {};
-    return protocol::side_section(open->second, inspect_, mine);
+    return protocol::side_section(open->second, player_inspect_, mine);
   }
+  if (c.inspect.empty() || inspect_.empty()) return {};
   const bool traced = std::any_of(c.inspect.begin(), c.inspect.end(),
                                   [&](std::uint32_t id) { return inspect_.find(id) != nullptr; });
   if (!traced) return {};

@@ -97,6 +97,9 @@ class Hub {
   // none (delayed spectators).
   struct Restricted {
     std::function<SharedText(std::uint8_t team)> team;
+    // The traces players are sent (publish::inspect_texts with the fog): of each inspected
+    // agent as its team sees it.
+    protocol::InspectTexts team_inspect;
     SpectatorDelay::Snapshot delayed;
     bool delay = false;  // spectators are delayed (else they are sent what viewers are)
   };
@@ -115,6 +118,8 @@ class Hub {
     bool json = false, binary = false;
   };
   SpectatorFormats spectator_formats(std::size_t agents) const;
+  // Whether some player's session is welcomed.
+  bool has_players() const { return !player_sessions_.empty(); }
   // The team of a player's session (0: not a player's).
   std::uint8_t team_of(std::uint64_t id) const;
   // The binary frames of the snapshot binary_feed() has begun: commanders' and players' now,
@@ -189,8 +194,9 @@ class Hub {
   BinaryFeed spectator_feed_;                          // the delayed spectators' (Restricted)
   std::uint64_t snapshots_made_ = 0;  // broadcasts so far (the shards' outboxes tell them apart)
   PendingFrames pending_frames_;
-  protocol::InspectTexts inspect_;  // this snapshot's traces (send_json)
-  std::string side_open_;           // this snapshot's side section, open (send_binary)
+  protocol::InspectTexts inspect_;         // this snapshot's traces (send_json)
+  protocol::InspectTexts player_inspect_;  // the same as players may have them (Restricted)
+  std::string side_open_;                  // this snapshot's side section, open (send_binary)
   std::map<std::uint8_t, std::string> team_opens_;  // the same, each team's (send_binary)
   // The density layer: clients that take it, the snapshot number (snapshots_made_) from which one
   // is due again, and this snapshot's as `,"density":{...}` (empty: none) and as a JSON client's

@@ -323,7 +323,13 @@ void LocalWorld::broadcast_snapshot() {
                                             publish::View{team, &seen, true}));
     };
   protocol::InspectTexts inspect;
-  if (!world_.inspected().empty()) inspect = publish::inspect_texts(world_, whole);
+  if (!world_.inspected().empty()) {
+    inspect = publish::inspect_texts(world_, whole);
+    if (players && hub_.has_players()) {
+      see();
+      restricted.team_inspect = publish::inspect_texts(world_, whole, &seen);
+    }
+  }
   Hub::BinaryTakers binary =
       hub_.send_json(world_.agents().size(), whole_text, std::move(inspect), restricted);
   if (!binary.empty()) {

@@ -11,14 +11,17 @@ using namespace protocol;
 
 namespace {
 
-InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t) {
+// The trace of agent a; `shown(id)` says whether another agent's push is part of it.
+template <class Shown>
+InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t, Shown&& shown) {
   InspectState s{a.id,        t.desired_dir, t.sum_raw,         t.sum_adjusted,    t.split_fix,
                  t.final_dir, a.velocity,    t.desired_path_to, t.current_path_to, t.ig_factor,
                  {}};
   for (const sim::PushTrace& p : t.pushes)
-    s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing,
-                        p.yielded, p.crossing_point, p.t_self, p.t_other, p.crossing_scale,
-                        p.path_to});
+    if (p.is_obstacle || shown(p.id))
+      s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing,
+                          p.yielded, p.crossing_point, p.t_self, p.t_other, p.crossing_scale,
+                          p.path_to});
   return s;
 }
 
@@ -235,7 +238,8 @@ std::vector<MeasurementState> measurement_states(const sim::World& world) {
   return out;
 }
 
-InspectTexts inspect_texts(const sim::World& world, const View& view) {
+InspectTexts inspect_texts(const sim::World& world, const View& view,
+                           const std::vector<std::uint64_t>* fog) {
   InspectTexts out;
   const auto agents = world.agents();
   const auto desires = world.desires();
@@ -244,9 +248,16 @@ InspectTexts inspect_texts(const sim::World& world, const View& view) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
-    out.add(agent_state(world, agents, desires, paths, static_cast<std::size_t>(a - agents.data()),
-                        view),
-            inspect_state(*a, *tr));
+    const auto i = static_cast<std::size_t>(a - agents.data());
+    if (!fog) {
+      out.add(agent_state(world, agents, desires, paths, i, view),
+              inspect_state(*a, *tr, [](sim::AgentId) { return true; }));
+      continue;
+    }
+    if (a->team == 0) continue;  // nobody's: no player's to inspect
+    const View own{a->team, fog, true};
+    out.add(agent_state(world, agents, desires, paths, i, own),
+            inspect_state(*a, *tr, [&](sim::AgentId other) { return sees_id(world, own, other); }));
   }
   out.finish();
   return out;

@@ -65,8 +65,11 @@ protocol::SideOpen encode_side_open(const sim::World& world,
                                     std::span<const sim::CollisionEvent> collisions,
                                     const SnapshotParts& parts, const View& view = {});
 
-// The traces of the world's inspected agents, with their agents' objects, as text.
-protocol::InspectTexts inspect_texts(const sim::World& world, const View& view = {});
+// The traces of the world's inspected agents, with their agents' objects, as text. With `fog`
+// (World::seen_by), each as its own team's players may have it: its object as its team sees it
+// and no push of an agent its team does not see (nobody's agents are left out).
+protocol::InspectTexts inspect_texts(const sim::World& world, const View& view = {},
+                                     const std::vector<std::uint64_t>* fog = nullptr);
 
 // Every obstacle as the wire carries them (welcome, snapshots).
 std::vector<protocol::ObstacleState> obstacle_states(const sim::World& world);

@@ -7,6 +7,7 @@
 // operator's token serving its viewers that delayed stream.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -394,6 +395,43 @@ TEST_F(PlayersServerTest, SpectatorsWatchTheWorldOfTheDelayBefore) {
     EXPECT_EQ(last.agents, truth.at(last.tick).agents);
   }
   EXPECT_GT(seen, 10);
+}
+
+// An inspected agent's avoidance trace, sent to its team's players, holds no push of an agent its
+// team does not see (an enemy within its avoidance's reach but beyond its sight), though the
+// operator's trace of it does; its object hides a subject out of sight as the snapshot does.
+TEST_F(PlayersServerTest, APlayersTracesHoldNoAgentItsTeamDoesNotSee) {
+  const auto mine =
+      spawn(1, 300, 300, R"(,"sight":5,"target":{"x":400,"y":300},"max_speed":20)")[0];
+  const auto hidden = spawn(2, 312, 300)[0];
+  c_->send(protocol::encode(protocol::Inspect{{mine}}));
+  auto red = player(kRedToken);
+  red->send(protocol::encode(protocol::Inspect{{mine, hidden}}));
+  // Both inspect requests are in once each session answers a ping sent after them.
+  for (auto* c : {c_.get(), red.get()}) {
+    c->send(protocol::encode(protocol::Ping{9}));
+    wait_for<protocol::Pong>(*c, [](const protocol::Pong& p) { return p.id == 9; });
+  }
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  const std::uint64_t now = step_keeping(2, truth);
+  const auto pushes_of = [&](const protocol::Snapshot& s) {
+    std::set<std::uint32_t> ids;
+    for (const auto& t : s.inspect)
+      if (t.id == mine)
+        for (const auto& p : t.pushes) ids.insert(p.id);
+    return ids;
+  };
+  const auto traced = [&](const protocol::Snapshot& s) {
+    return std::any_of(s.inspect.begin(), s.inspect.end(),
+                       [&](const protocol::InspectState& t) { return t.id == mine; });
+  };
+  ASSERT_TRUE(traced(truth.at(now)));
+  EXPECT_TRUE(pushes_of(truth.at(now)).count(hidden)) << "the operator sees the push";
+  const auto s = wait_for<protocol::Snapshot>(*red, [&](const auto& x) { return x.tick == now; });
+  ASSERT_TRUE(traced(s)) << "a player has its own agent's trace";
+  EXPECT_FALSE(pushes_of(s).count(hidden)) << "a push of an agent red does not see";
+  for (const auto& t : s.inspect) EXPECT_NE(t.id, hidden) << "an enemy's trace";
+  for (const auto& a : s.agents) EXPECT_NE(a.id, hidden);
 }
 
 // A relay of a server with players, without the operator's token, is its upstream's spectator:

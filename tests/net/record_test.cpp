@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -116,6 +117,66 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
   const auto changed = replay(path_, HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<ReplayResult>(changed));
   EXPECT_NE(std::get<ReplayResult>(changed).state_hash, live_hash);
+}
+
+// On a server with players, what is recorded is each command as authorized (a player's spawn
+// of its own team, its "all" as its team's agents): the replay makes the same teams and sights
+// and ends on the live run's state hash, which mixes them in.
+TEST_F(RecordTest, APlayersRunReplaysWithItsTeamsAndSights) {
+  auto sc = std::get<scenario::Scenario>(scenario::load("empty", HERD_SCENARIO_DIR));
+  sc.def.dt = 1.0 / 120;
+  std::string why;
+  auto recorder = Recorder::open(path_, {"empty", sc.def.seed, 120}, why);
+  ASSERT_TRUE(recorder) << why;
+  net::ServerConfig config;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.web_root = dir_.string();
+  config.tick_rate = 120;
+  config.snapshot_rate = 30;
+  config.command_token = "operator-token-0123456789";
+  config.players = {{"red", 3, "red-token-0123456789"}};
+  config.on_applied = [&](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
+  net::Server server(config, std::get<sim::World>(scenario::build_world(sc)));
+  const auto port = server.start();
+  std::thread loop([&] { server.run(); });
+  const auto session = [&](const char* role, const char* token) {
+    auto c = std::make_unique<client::WsClient>();
+    c->connect("127.0.0.1", port);
+    c->send(std::string(R"({"type":"hello","protocol":1,"role":")") + role + R"(","token":")" +
+            token + R"("})");
+    return c;
+  };
+  auto op = session("operator", "operator-token-0123456789");
+  auto red = session("player", "red-token-0123456789");
+  const auto answer = [](client::WsClient& c, int seq) {
+    const std::string want = "\"seq\":" + std::to_string(seq);
+    for (int i = 0; i < 200; ++i)
+      if (auto m = c.receive(Millis(50)); m && m->find(want) != std::string::npos) return *m;
+    return std::string();
+  };
+  op->send(
+      R"({"type":"command","seq":1,"cmd":"spawn","team":5,"agents":[{"x":300,"y":300,"sight":80},{"x":320,"y":300,"sight":30}]})");
+  const std::string spawned = answer(*op, 1);
+  EXPECT_NE(spawned.find("\"ack\""), std::string::npos) << spawned;
+  red->send(R"({"type":"command","seq":2,"cmd":"spawn","count":4,"sight":120})");
+  EXPECT_NE(answer(*red, 2).find("\"ack\""), std::string::npos);
+  red->send(
+      R"({"type":"command","seq":3,"cmd":"set_target","agents":"all","target":{"x":310,"y":300}})");
+  const std::string moved = answer(*red, 3);
+  EXPECT_NE(moved.find("\"count\":4"), std::string::npos) << "red's all is its four: " << moved;
+  server.stop();
+  loop.join();
+  const std::uint64_t live_hash = server.state_hash();
+  recorder->finish(server.stats().tick, live_hash);
+
+  const std::string text = read(path_);
+  EXPECT_NE(text.find("\"team\":3"), std::string::npos) << "the player's spawn, as authorized";
+  const auto result = replay(path_, HERD_SCENARIO_DIR);
+  ASSERT_TRUE(std::holds_alternative<ReplayResult>(result)) << std::get<std::string>(result);
+  const auto& r = std::get<ReplayResult>(result);
+  EXPECT_EQ(r.commands, 3u);
+  EXPECT_EQ(r.state_hash, live_hash);
 }
 
 TEST_F(RecordTest, DamagedRecordingsAreRefusedWithAReason) {
