@@ -11,6 +11,7 @@
 
 #include "herd/sim/tile_map.hpp"
 #include "herd/sim/vec2.hpp"
+#include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
 #include "rng.hpp"
 
@@ -58,6 +59,27 @@ void place_crowd(double side, std::size_t agents, sim::Rng& rng, Placed&& placed
     grid[static_cast<std::size_t>(cell(p.y) * cells + cell(p.x))].push_back(p);
     placed(p);
   }
+}
+
+// The random crowd in `world`: `agents` placed as place_crowd places them, each with a target
+// drawn at random as it is placed, then `dress(agent)` (a team, a sight...), spawned 1,000 at a
+// time.
+template <class Dress>
+void spawn_random_crowd(sim::World& world, double side, std::size_t agents, sim::Rng& rng,
+                        Dress&& dress) {
+  std::vector<sim::SpawnAgent> chunk;
+  place_crowd(side, agents, rng, [&](sim::Vec2 p) {
+    sim::SpawnAgent s;
+    s.position = p;
+    s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
+    dress(s);
+    chunk.push_back(s);
+    if (chunk.size() == 1000) {
+      world.apply(sim::Spawn{0, 0, chunk});
+      chunk.clear();
+    }
+  });
+  if (!chunk.empty()) world.apply(sim::Spawn{0, 0, chunk});
 }
 
 // A side x side map of unit tiles, each blocked with probability `walls`.

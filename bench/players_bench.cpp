@@ -57,24 +57,11 @@ int run(const Options& o) {
   sim::Rng rng(7);
   const double side = std::sqrt(o.density * static_cast<double>(o.agents));
   sim::World world(crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate));
-  std::vector<sim::SpawnAgent> chunk;
-  std::size_t placed = 0;
-  const auto flush = [&] {
-    if (chunk.empty()) return;
-    sim::Spawn s{0, 0, chunk};
-    world.apply(s);
-    chunk.clear();
-  };
-  place_crowd(side, static_cast<std::size_t>(o.agents), rng, [&](sim::Vec2 p) {
-    sim::SpawnAgent a;
-    a.position = p;
-    a.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
+  std::size_t placed = 0;  // dealt to the teams in turn
+  spawn_random_crowd(world, side, static_cast<std::size_t>(o.agents), rng, [&](sim::SpawnAgent& a) {
     a.team = static_cast<std::uint8_t>(1 + placed++ % static_cast<std::size_t>(o.teams));
     a.sight = o.sight;
-    chunk.push_back(a);
-    if (chunk.size() == 1000) flush();
   });
-  flush();
   const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
   std::vector<double> step_ms, whole_ms, fog_ms, teams_ms, bytes_per_team;
   std::vector<std::uint64_t> seen;

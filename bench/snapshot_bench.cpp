@@ -44,19 +44,7 @@ sim::World make_crowd(const Options& o, sim::Rng& rng, double& side) {
   const sim::WorldDef def =
       crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate, o.speed);
   sim::World world(def);
-  // Uniform without overlap (bench/crowd.hpp), each agent's target drawn as it is placed.
-  std::vector<sim::SpawnAgent> chunk;
-  place_crowd(side, static_cast<std::size_t>(o.agents), rng, [&](sim::Vec2 p) {
-    sim::SpawnAgent s;
-    s.position = p;
-    s.target = sim::Vec2{rng.uniform(0, side), rng.uniform(0, side)};
-    chunk.push_back(s);
-    if (chunk.size() == 1000) {
-      world.apply(sim::Spawn{0, 0, chunk});
-      chunk.clear();
-    }
-  });
-  if (!chunk.empty()) world.apply(sim::Spawn{0, 0, chunk});
+  spawn_random_crowd(world, side, static_cast<std::size_t>(o.agents), rng, [](sim::SpawnAgent&) {});
   return world;
 }
 

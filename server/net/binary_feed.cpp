@@ -243,8 +243,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
       // The first job's selection was kept with its frame (and then given to its session).
       const Shared& first = shared_[jobs[job.share_from].shared_key];
       job.frame = first.frame;
-      if (job.view || job.team)
-        job.current_sel.assign(first.selection.begin(), first.selection.end());
+      if (job.selects()) job.current_sel.assign(first.selection.begin(), first.selection.end());
     } else if (job.encoded) {
       (job.base ? stats_.deltas : stats_.keyframes)++;
       stats_.bytes_encoded += job.frame->size();
@@ -253,15 +252,14 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
         // viewer of a later batch that does finds them again (most viewports are a viewer's own).
         Shared& kept = shared_[job.shared_key];
         kept.frame = job.frame;
-        const bool selects = job.view || job.team;
-        kept.has_selection = !selects || job.shared_in_batch;
-        if (selects && job.shared_in_batch) kept.selection = job.current_sel;
+        kept.has_selection = !job.selects() || job.shared_in_batch;
+        if (job.selects() && job.shared_in_batch) kept.selection = job.current_sel;
       }
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
     v.sent_.push_back({now.state->tick, sequence_, job.view, {}});
-    if (job.view || job.team) v.sent_.back().selection = std::move(job.current_sel);
+    if (job.selects()) v.sent_.back().selection = std::move(job.current_sel);
     if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
     if (v.sent_.size() > BinaryViewer::kKeptSelections && job.team == 0) {
       auto& old = v.sent_[v.sent_.size() - 1 - BinaryViewer::kKeptSelections].selection;
@@ -274,7 +272,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
 
 void BinaryFeed::encode_job(const Entry& now, Job& job) const {
   protocol::AgentSet current{now.state.get(), nullptr};
-  if (job.view || job.team) {
+  if (job.selects()) {
     select(job.view, job.team, job.current_sel);
     current.subset = &job.current_sel;
   }
@@ -302,8 +300,8 @@ void BinaryFeed::encode_job(const Entry& now, Job& job) const {
                             : job.team                          ? team_side()
                             : v.layers_ && !layer_side_.empty() ? layer_side_
                                                                 : side_;
-  job.frame = std::make_shared<const std::string>(protocol::encode_binary(
-      current, baseline, job.view.has_value() || job.team != 0, side, job.cache));
+  job.frame = std::make_shared<const std::string>(
+      protocol::encode_binary(current, baseline, job.selects(), side, job.cache));
   job.encoded = true;
 }
 

@@ -217,6 +217,8 @@ class BinaryFeed {
     SharedKey shared_key;
     std::vector<std::uint32_t> current_sel, baseline_sel;
     SharedBytes frame;
+    // Whether the frame carries a selection of the agents (a viewport's, a team's).
+    bool selects() const { return view.has_value() || team != 0; }
   };
   void encode_job(const Entry& now, Job& job) const;
 

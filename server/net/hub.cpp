@@ -267,11 +267,8 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
     if (c.role == protocol::Role::player && restricted.team) {
       SharedText& own = by_team[c.team];
       if (!own) own = restricted.team(c.team);
-      std::vector<std::uint32_t> mine;  // traces of its own agents only
-      for (std::uint32_t a : c.inspect)
-        if (const auto* e = player_inspect_.find(a); e && e->team == c.team) mine.push_back(a);
-      SharedText tail;
-      if (std::string s = protocol::inspect_suffix(player_inspect_, mine); !s.empty())
+      SharedText tail;  // traces of its own agents only
+      if (std::string s = protocol::inspect_suffix(player_inspect_, own_traced(c)); !s.empty())
         tail = share(std::move(s));
       by_shard[c.shard->index].push_back(
           Delivery::snapshot(c.session, own, false, std::move(tail)));
@@ -326,12 +323,17 @@ void Hub::send_binary(BinaryTakers takers, std::string side_open,
   send_in_steps(std::move(takers.viewers));
 }
 
+std::vector<std::uint32_t> Hub::own_traced(const Client& c) const {
+  std::vector<std::uint32_t> mine;
+  for (std::uint32_t a : c.inspect)
+    if (const auto* e = player_inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+  return mine;
+}
+
 std::string Hub::own_side(const Client& c) const {
   if (c.role == protocol::Role::player) {
     // Its own agents' traces only, as its team sees them, on its team's side section.
-    std::vector<std::uint32_t> mine;
-    for (std::uint32_t a : c.inspect)
-      if (const auto* e = player_inspect_.find(a); e && e->team == c.team) mine.push_back(a);
+    const std::vector<std::uint32_t> mine = own_traced(c);
     const auto open = team_opens_.find(c.team);
     if (mine.empty() || open == team_opens_.end()) return {};
     return protocol::side_section(open->second, player_inspect_, mine);

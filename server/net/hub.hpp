@@ -178,6 +178,8 @@ class Hub {
   // are traced (with the density layer when it takes one), else empty (the snapshot's, or the
   // one with the layer that the clients taking it share: BinaryFeed::set_layer_side).
   std::string own_side(const Client& c) const;
+  // The agents a player inspects that are its own and traced (player_inspect_).
+  std::vector<std::uint32_t> own_traced(const Client& c) const;
   void send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, std::size_t from,
                    std::size_t to);
   void send_in_steps(std::vector<std::uint64_t> ids);

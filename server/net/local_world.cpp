@@ -339,7 +339,6 @@ void LocalWorld::broadcast_snapshot() {
     std::map<std::uint8_t, std::string> team_opens;
     if (!binary.players.empty()) {
       see();
-      hub_.binary_feed().set_seen(seen);
       for (const std::uint64_t id : binary.players) {
         const std::uint8_t team = hub_.team_of(id);
         if (team_opens.contains(team)) continue;
@@ -348,6 +347,7 @@ void LocalWorld::broadcast_snapshot() {
         hub_.binary_feed().set_team_side(team, own.shared());
         team_opens.emplace(team, std::move(own.open));
       }
+      hub_.binary_feed().set_seen(std::move(seen));  // its last use
     }
     hub_.send_binary(std::move(binary), std::move(side_open().open), std::move(team_opens));
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -37,23 +38,38 @@ class RecordTest : public ::testing::Test {
     path_ = (dir_ / "run.jsonl").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
+  // Scenario `name` at 120 ticks a second, its run recorded at path_ (recorder_).
+  scenario::Scenario recorded(const std::string& name) {
+    auto sc = std::get<scenario::Scenario>(scenario::load(name, HERD_SCENARIO_DIR));
+    sc.def.dt = 1.0 / 120;
+    std::string why;
+    recorder_ = Recorder::open(path_, {name, sc.def.seed, 120}, why);
+    EXPECT_TRUE(recorder_) << why;
+    return sc;
+  }
+  // A server's settings for it: loopback, 120 ticks and 30 snapshots a second, every applied
+  // command recorded.
+  net::ServerConfig recording_config() {
+    net::ServerConfig config;
+    config.address = "127.0.0.1";
+    config.port = 0;
+    config.web_root = dir_.string();
+    config.tick_rate = 120;
+    config.snapshot_rate = 30;
+    config.on_applied = [this](std::uint64_t tick, const sim::Command& c) {
+      recorder_->record(tick, c);
+    };
+    return config;
+  }
+  std::optional<Recorder> recorder_;
   fs::path dir_;
   std::string path_;
 };
 
 TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
-  auto sc = std::get<scenario::Scenario>(scenario::load("default", HERD_SCENARIO_DIR));
-  sc.def.dt = 1.0 / 120;
-  std::string why;
-  auto recorder = Recorder::open(path_, {"default", sc.def.seed, 120}, why);
-  ASSERT_TRUE(recorder) << why;
-  net::ServerConfig config;
-  config.address = "127.0.0.1";
-  config.port = 0;
-  config.web_root = dir_.string();
-  config.tick_rate = 120;
-  config.snapshot_rate = 30;
-  config.on_applied = [&](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
+  const auto sc = recorded("default");
+  ASSERT_TRUE(recorder_);
+  net::ServerConfig config = recording_config();
   net::Server server(config, std::get<sim::World>(scenario::build_world(sc)));
   const auto port = server.start();
   std::thread loop([&] { server.run(); });
@@ -97,7 +113,7 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
   server.stop();
   loop.join();
   const std::uint64_t live_hash = server.state_hash();
-  recorder->finish(server.stats().tick, live_hash);
+  recorder_->finish(server.stats().tick, live_hash);
 
   const auto result = replay(path_, HERD_SCENARIO_DIR);
   ASSERT_TRUE(std::holds_alternative<ReplayResult>(result)) << std::get<std::string>(result);
@@ -123,20 +139,11 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
 // of its own team, its "all" as its team's agents): the replay makes the same teams and sights
 // and ends on the live run's state hash, which mixes them in.
 TEST_F(RecordTest, APlayersRunReplaysWithItsTeamsAndSights) {
-  auto sc = std::get<scenario::Scenario>(scenario::load("empty", HERD_SCENARIO_DIR));
-  sc.def.dt = 1.0 / 120;
-  std::string why;
-  auto recorder = Recorder::open(path_, {"empty", sc.def.seed, 120}, why);
-  ASSERT_TRUE(recorder) << why;
-  net::ServerConfig config;
-  config.address = "127.0.0.1";
-  config.port = 0;
-  config.web_root = dir_.string();
-  config.tick_rate = 120;
-  config.snapshot_rate = 30;
+  const auto sc = recorded("empty");
+  ASSERT_TRUE(recorder_);
+  net::ServerConfig config = recording_config();
   config.command_token = "operator-token-0123456789";
   config.players = {{"red", 3, "red-token-0123456789"}};
-  config.on_applied = [&](std::uint64_t tick, const sim::Command& c) { recorder->record(tick, c); };
   net::Server server(config, std::get<sim::World>(scenario::build_world(sc)));
   const auto port = server.start();
   std::thread loop([&] { server.run(); });
@@ -168,7 +175,7 @@ TEST_F(RecordTest, APlayersRunReplaysWithItsTeamsAndSights) {
   server.stop();
   loop.join();
   const std::uint64_t live_hash = server.state_hash();
-  recorder->finish(server.stats().tick, live_hash);
+  recorder_->finish(server.stats().tick, live_hash);
 
   const std::string text = read(path_);
   EXPECT_NE(text.find("\"team\":3"), std::string::npos) << "the player's spawn, as authorized";
