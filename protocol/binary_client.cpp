@@ -14,7 +14,7 @@ std::variant<Snapshot, std::string> to_snapshot(const BinaryFrame& frame) {
   s.time = frame.header.time;
   s.avoidance = frame.header.avoidance;
   s.agents.reserve(frame.agents.size());
-  for (const QuantAgent& a : frame.agents) s.agents.push_back(dequantise(a));
+  for (const QuantAgent& a : frame.agents) s.agents.push_back(dequantise(a, frame.header.scale));
   if (frame.header.side.empty()) return s;
   auto side = decode_server(frame.header.side);
   auto* msg = std::get_if<ServerMessage>(&side);

@@ -1,5 +1,6 @@
 // Client-to-server messages: strict decoding (the server's side) and encoding (clients' side).
 // The commands' own fields are read and written in commands.cpp.
+#include <cmath>
 #include <limits>
 
 #include "protocol/codec.hpp"
@@ -10,6 +11,12 @@ namespace herd::protocol {
 namespace {
 
 using namespace detail;
+
+// A position quantum: a power of two from 1 unit down to 1/64, as its scale (1 / 2^scale unit).
+std::uint8_t read_quantum(const json& v) {
+  if (const auto s = scale_of_quantum(as_number(v, "quantum", 0, 1))) return *s;
+  bad("quantum", "must be 1, 0.5, 0.25, 0.125, 0.0625, 0.03125 or 0.015625 (world units)");
+}
 
 Hello read_hello(Fields& f) {
   Hello h;
@@ -35,6 +42,7 @@ Hello read_hello(Fields& f) {
     if (!format) bad("format", "must be \"json\", \"binary\" or \"auto\"");
     h.format = *format;
   }
+  if (const json* q = f.find("quantum")) h.scale = read_quantum(*q);
   f.no_others();
   if (version != kProtocolVersion)
     fail(ErrorCode::protocol_mismatch, "this server speaks protocol " +
@@ -66,8 +74,10 @@ ViewportMsg read_viewport(Fields& f) {
   const json* y0 = f.find("y0");
   const json* x1 = f.find("x1");
   const json* y1 = f.find("y1");
+  const json* quantum = f.find("quantum");
   f.no_others();
   ViewportMsg m;
+  if (quantum) m.scale = read_quantum(*quantum);
   if (!x0 && !y0 && !x1 && !y1) return m;  // the whole world
   Viewport v;
   v.x0 = as_number(f.need("x0"), "x0", -kMaxViewportCoordinate, kMaxViewportCoordinate);
@@ -153,6 +163,7 @@ std::string encode(const Hello& m) {
   if (!m.client.empty()) j["client"] = m.client;
   if (!m.token.empty()) j["token"] = m.token;
   if (m.format != SnapshotFormat::json) j["format"] = to_string(m.format);
+  if (m.scale != kFinestScale) j["quantum"] = std::ldexp(1.0, -m.scale);
   return j.dump();
 }
 
@@ -193,6 +204,7 @@ std::string encode(const ViewportMsg& m) {
     j["x1"] = m.view->x1;
     j["y1"] = m.view->y1;
   }
+  if (m.scale) j["quantum"] = std::ldexp(1.0, -*m.scale);
   return j.dump();
 }
 

@@ -16,6 +16,14 @@
 namespace herd::protocol {
 
 inline constexpr int kProtocolVersion = 1;
+// Binary snapshots' position scales: quanta of 1 / 2^scale unit, from 1 unit (0) to 1/64 (6).
+inline constexpr std::uint8_t kFinestScale = 6;
+// The scale of a quantum in world units (1, 1/2, ... 1/64), or none for any other value.
+inline std::optional<std::uint8_t> scale_of_quantum(double quantum) {
+  for (std::uint8_t s = 0; s <= kFinestScale; ++s)
+    if (quantum == 1.0 / static_cast<double>(1u << s)) return s;
+  return std::nullopt;
+}
 inline constexpr std::size_t kMaxMessageBytes = 65536;  // larger frames: close 1009
 inline constexpr std::size_t kMaxIdsPerCommand = 10000;
 inline constexpr std::uint32_t kMaxSpawnPerCommand = 1000;
@@ -114,6 +122,9 @@ struct Hello {
   std::string client;
   std::string token;  // the operator's command token, or a player's (never logged)
   SnapshotFormat format = SnapshotFormat::json;
+  // Binary frames' positions in quanta of 1 / 2^scale unit, scale in [0, 6] (`quantum` on the
+  // wire: 1 down to 1/64, the default).
+  std::uint8_t scale = kFinestScale;
   bool says_operator = false;  // role commander, asked for by its name "operator"
   friend bool operator==(const Hello&, const Hello&) = default;
 };
@@ -195,6 +206,7 @@ struct Viewport {
 // No rectangle: the whole world again.
 struct ViewportMsg {
   std::optional<Viewport> view;
+  std::optional<std::uint8_t> scale;  // a new position quantum (Hello::scale); none: unchanged
   friend bool operator==(const ViewportMsg&, const ViewportMsg&) = default;
 };
 

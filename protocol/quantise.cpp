@@ -71,11 +71,33 @@ QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, do
       previous);
 }
 
-AgentState dequantise(const QuantAgent& a) {
+QuantState coarsen(const QuantState& fine, std::uint8_t scale) {
+  QuantState s;
+  s.tick = fine.tick;
+  s.serial = fine.serial;
+  s.time = fine.time;
+  s.avoidance = fine.avoidance;
+  s.scale = scale;
+  const unsigned shift = fine.scale > scale ? fine.scale - scale : 0;
+  s.x_bits = static_cast<std::uint8_t>(std::max<int>(1, fine.x_bits - static_cast<int>(shift)));
+  s.y_bits = static_cast<std::uint8_t>(std::max<int>(1, fine.y_bits - static_cast<int>(shift)));
+  s.agents = fine.agents;
+  if (shift == 0) return s;
+  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+  const std::uint32_t mx = max_q(s.x_bits), my = max_q(s.y_bits);
+  for (QuantAgent& a : s.agents) {
+    a.x = static_cast<std::uint32_t>(std::min<std::uint64_t>((a.x + half) >> shift, mx));
+    a.y = static_cast<std::uint32_t>(std::min<std::uint64_t>((a.y + half) >> shift, my));
+  }
+  return s;
+}
+
+AgentState dequantise(const QuantAgent& a, std::uint8_t scale) {
   AgentState s;
   s.id = a.id;
-  s.x = a.x / kPositionScale;
-  s.y = a.y / kPositionScale;
+  const double per_unit = std::ldexp(1.0, scale);
+  s.x = a.x / per_unit;
+  s.y = a.y / per_unit;
   const double speed = a.speed / kSpeedScale,
                angle = a.heading * (2 * std::numbers::pi / kHeadingSteps);
   s.vx = speed * std::cos(angle);

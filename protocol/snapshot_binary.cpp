@@ -83,8 +83,8 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
       continue;
     }
     const QuantAgent& o = base.agents[b];
-    write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits), cur.x_bits,
-                 cur.y_bits, cache.k());
+    write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
+                 cur.x_bits, cur.y_bits, cache.k());
   }
 }
 
@@ -116,6 +116,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   head.time = cur.time;
   head.x_bits = cur.x_bits;
   head.y_bits = cur.y_bits;
+  head.scale = cur.scale;
   head.baseline_count = baseline ? baseline->size() : 0;
   head.agent_count = current.size();
   write_head(w, head);
@@ -164,7 +165,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
       const QuantAgent& b = (*baseline)[k];
       while (c < cn && current[c].id < b.id) added.push_back(static_cast<std::uint32_t>(c++));
       if (c < cn && current[c].id == b.id) {
-        widths.count(current[c], b, predict(b, lead, xb, yb));
+        widths.count(current[c], b, predict(b, lead, xb, yb, cur.scale));
         ops.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(c++)});
       } else {
         ops.push_back({static_cast<std::uint32_t>(k), kGone});
@@ -182,7 +183,7 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
         continue;
       }
       const QuantAgent& a = current[op.cur];
-      const Predicted p = predict(b, lead, xb, yb);
+      const Predicted p = predict(b, lead, xb, yb, cur.scale);
       write_gathered(w, [&](auto& out) { write_record(out, a, b, p, xb, yb, best_k); });
     }
   }
@@ -217,7 +218,7 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     }
     cur_of_base_[b] = static_cast<std::uint32_t>(c);
     const QuantAgent& o = baseline.agents[b];
-    widths.count(a, o, predict(o, lead_, xb, yb));
+    widths.count(a, o, predict(o, lead_, xb, yb, current.scale));
   }
   k_ = choose_k(widths, xb, yb);
   for (std::size_t b = 0; b < baseline.agents.size(); ++b) {
@@ -225,7 +226,7 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     if (c == kGone) continue;
     CodeWriter cw;
     const QuantAgent& o = baseline.agents[b];
-    write_record(cw, current.agents[c], o, predict(o, lead_, xb, yb), xb, yb, k_);
+    write_record(cw, current.agents[c], o, predict(o, lead_, xb, yb, current.scale), xb, yb, k_);
     code_[c] = cw.code;
     len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
   }
@@ -266,6 +267,8 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
   h.baseline_tick = h.tick - back;
   if (xb < 1 || xb > 32 || yb < 1 || yb > 32)
     return std::string("binary snapshot: bad position widths");
+  if (head.scale > kFinestScale) return std::string("binary snapshot: bad position scale");
+  h.scale = static_cast<std::uint8_t>(head.scale);
   h.x_bits = static_cast<std::uint8_t>(xb);
   h.y_bits = static_cast<std::uint8_t>(yb);
   if (h.agent_count > kMaxAgentsPerFrame || h.baseline_count > kMaxAgentsPerFrame)
@@ -304,7 +307,7 @@ std::variant<BinaryFrame, std::string> decode_binary(std::string_view frame,
     bool changed = false, second = false;
     if (!r.bit(changed) || !r.bit(second)) return std::string("binary snapshot: truncated agents");
     if (!changed && second) continue;  // '01': gone
-    const Predicted p = predict(b, h.lead, h.x_bits, h.y_bits);
+    const Predicted p = predict(b, h.lead, h.x_bits, h.y_bits, h.scale);
     QuantAgent a = b;
     if (!changed) {  // '00': as predicted
       a.x = p.x;

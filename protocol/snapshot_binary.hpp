@@ -22,17 +22,19 @@
 namespace herd::protocol {
 
 inline constexpr std::uint8_t kBinaryMagic = 0x48;  // 'H'
-inline constexpr std::uint8_t kBinaryVersion = 3;
-inline constexpr double kPositionScale = 64;  // positions in 1/64 unit (error <= 1/128)
-inline constexpr double kSpeedScale = 16;     // speed in 1/16 unit/s, at most 65535/16
-inline constexpr double kRadiusScale = 64;    // radius in 1/64 unit
-inline constexpr int kHeadingSteps = 256;     // heading in 1/256 turn
+inline constexpr std::uint8_t kBinaryVersion = 4;
+// Positions are quantised to 1/64 unit (error <= 1/128), and coarsened for a frame of another
+// scale (coarsen).
+inline constexpr double kPositionScale = 64;
+inline constexpr double kSpeedScale = 16;   // speed in 1/16 unit/s, at most 65535/16
+inline constexpr double kRadiusScale = 64;  // radius in 1/64 unit
+inline constexpr int kHeadingSteps = 256;   // heading in 1/256 turn
 
 // One agent as the binary format carries it. Flags: bits 0-1 the MoveState, bit 2 collided,
 // bit 3 kinematic.
 struct QuantAgent {
   std::uint32_t id = 0;
-  std::uint32_t x = 0, y = 0;  // position * 64, rounded, clamped to the state's bit widths
+  std::uint32_t x = 0, y = 0;  // position * 2^scale, rounded, clamped to the state's bit widths
   std::uint16_t speed = 0;     // |velocity| * 16, rounded, clamped to 65535
   std::uint16_t radius = 0;    // radius * 64, rounded
   std::uint8_t heading = 0;    // atan2(vy, vx) in 1/256 turn: 0 is +x, 64 is +y (down)
@@ -50,9 +52,15 @@ struct QuantState {
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::uint8_t x_bits = 1,
-               y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 64))
+               y_bits = 1;  // bits of a quantised coordinate: bit_width(round(size * 2^scale))
+  std::uint8_t scale = kFinestScale;  // positions in quanta of 1 / 2^scale unit
   std::vector<QuantAgent> agents;
 };
+
+// The state at a coarser scale (PROTOCOL.md "Quantisation"): each position
+// floor((q + 2^(5-s)) / 2^(6-s)) of its 1/64-unit q, clamped to the narrower widths; the rest as
+// it is (headings and speeds keep their hysteresis). `fine` must be at kFinestScale.
+QuantState coarsen(const QuantState& fine, std::uint8_t scale);
 
 // Bits needed for a quantised coordinate of a world `size` units wide, in [1, 32].
 std::uint8_t position_bits(double size);
@@ -104,7 +112,7 @@ QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, do
 
 // A decoded agent as the JSON format carries it (behaviour, target and the other details are
 // not in the binary format: they stay at their defaults).
-AgentState dequantise(const QuantAgent& a);
+AgentState dequantise(const QuantAgent& a, std::uint8_t scale = kFinestScale);
 
 // The margin added on every side: an eighth of the viewport's larger side plus 4 units.
 double viewport_margin(const Viewport& v);
@@ -192,6 +200,7 @@ struct BinaryHeader {
   double time = 0;
   sim::AvoidanceMode avoidance = sim::AvoidanceMode::cardioid;
   std::uint8_t x_bits = 1, y_bits = 1;
+  std::uint8_t scale = kFinestScale;  // positions in quanta of 1 / 2^scale unit
   std::uint64_t baseline_count = 0, agent_count = 0;
   std::string_view side;    // the JSON section (a view into the frame), empty when absent
   std::size_t body_at = 0;  // where the agents' bits start

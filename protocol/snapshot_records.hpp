@@ -77,16 +77,18 @@ struct Predicted {
 };
 
 // Where baseline agent b is predicted after `lead`: its position plus speed x lead x (cos, sin) of
-// its heading, in quanta (speed / 16 unit/s x lead / 1024 s x 64 quanta a unit = speed x lead /
-// 256), rounded half up, clamped to the world's quanta.
-inline Predicted predict(const QuantAgent& b, std::uint32_t lead, std::uint8_t xb,
-                         std::uint8_t yb) {
+// its heading, in quanta (speed / 16 unit/s x lead / 1024 s x 2^scale quanta a unit = speed x
+// lead x 2^scale / 2^14), rounded half up, clamped to the world's quanta. The cosines are in
+// 1/16384, so the shift is 28 - scale.
+inline Predicted predict(const QuantAgent& b, std::uint32_t lead, std::uint8_t xb, std::uint8_t yb,
+                         std::uint8_t scale) {
   if (b.speed == 0 || lead == 0) return {b.x, b.y};
   const auto& c = cos_table();
+  const unsigned shift = 28u - std::min<unsigned>(scale, kFinestScale);
   const std::int64_t m = static_cast<std::int64_t>(b.speed) * lead;
-  const std::int64_t dx = (m * c[b.heading] + (std::int64_t{1} << 21)) >> 22;
-  const std::int64_t dy =
-      (m * c[static_cast<std::uint8_t>(b.heading + 192)] + (std::int64_t{1} << 21)) >> 22;
+  const std::int64_t half = std::int64_t{1} << (shift - 1);
+  const std::int64_t dx = (m * c[b.heading] + half) >> shift;
+  const std::int64_t dy = (m * c[static_cast<std::uint8_t>(b.heading + 192)] + half) >> shift;
   auto fit = [](std::int64_t v, std::uint8_t bits) {
     return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 0, max_q(bits)));
   };
@@ -147,9 +149,10 @@ inline bool apply_offset(std::uint32_t base, std::uint32_t z, std::uint8_t bits,
 }
 
 // A whole agent (keyframes, and agents new to a delta), after `prev` (the record before it, or
-// all zeros): '1' for the next id, else '0' and the id's gap as a varint; x, y, heading; then
-// speed, flags, radius with group, and team, each a '0' when the same as prev's, else '1' and the
-// value. A crowd of one size, group, team and speed costs one bit each for those.
+// all zeros): '1' for the next id, else '0' and the id's gap as a varint; x, y, heading; then '0'
+// when the rest is prev's, else '1' and speed, flags, radius with group, and team, each a '0' when
+// the same as prev's, else '1' and the value. A crowd of one size, group, team and speed costs one
+// bit for all of those.
 template <class Stream>
 bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8_t xb,
                     std::uint8_t yb) {
@@ -161,6 +164,18 @@ bool serialize_full(Stream& s, QuantAgent& a, const QuantAgent& prev, std::uint8
     a.id = static_cast<std::uint32_t>(prev.id + gap);
   }
   if (!s.bits(a.x, xb) || !s.bits(a.y, yb) || !serialize_uint(s, a.heading, 8)) return false;
+  bool rest =
+      Stream::kWriting && (a.speed != prev.speed || a.flags != prev.flags ||
+                           a.radius != prev.radius || a.group != prev.group || a.team != prev.team);
+  if (!s.bit(rest)) return false;
+  if (!rest) {
+    a.speed = prev.speed;
+    a.flags = prev.flags;
+    a.radius = prev.radius;
+    a.group = prev.group;
+    a.team = prev.team;
+    return true;
+  }
   bool differs = Stream::kWriting && a.speed != prev.speed;
   if (!s.bit(differs)) return false;
   if (differs ? !serialize_uint(s, a.speed, 16) : (a.speed = prev.speed, false)) return false;
@@ -276,7 +291,7 @@ struct FrameHead {
   std::uint64_t tick = 0, back = 0, serial = 0;  // back: ticks from the baseline (deltas)
   std::uint64_t lead = 0;  // deltas: the time from the baseline, in 1/1024 s (lead_between)
   double time = 0;
-  std::uint32_t x_bits = 0, y_bits = 0;
+  std::uint32_t x_bits = 0, y_bits = 0, scale = kFinestScale;
   std::uint64_t baseline_count = 0, agent_count = 0;
 };
 
@@ -290,8 +305,8 @@ bool serialize_head_rest(Stream& s, FrameHead& h) {
   const bool delta = (h.flags & kFlagDelta) != 0;
   return s.varint(h.tick) && (!delta || (s.varint(h.back) && s.varint(h.lead))) &&
          (!(h.flags & kFlagSerial) || s.varint(h.serial)) && serialize_f64(s, h.time) &&
-         s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && (!delta || s.varint(h.baseline_count)) &&
-         s.varint(h.agent_count);
+         s.bits(h.x_bits, 8) && s.bits(h.y_bits, 8) && s.bits(h.scale, 8) &&
+         (!delta || s.varint(h.baseline_count)) && s.varint(h.agent_count);
 }
 
 // Out of line: encode_binary's loops are compiled without it in their way.

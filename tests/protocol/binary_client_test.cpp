@@ -65,6 +65,8 @@ json agents_json(const std::vector<QuantAgent>& agents) {
 struct FixtureFrames {
   QuantState first, second;
   std::string keyframe, delta;
+  QuantState coarse_first, coarse_second;  // the same at 1/4 unit
+  std::string coarse_keyframe, coarse_delta;
 };
 
 FixtureFrames fixture_frames() {
@@ -101,9 +103,14 @@ FixtureFrames fixture_frames() {
   f.first = quantise(30, 0.5, sim::AvoidanceMode::cardioid, 100, 50, one);
   f.second = quantise(33, 0.55, sim::AvoidanceMode::cardioid, 100, 50, two, &f.first);
   f.keyframe = encode_binary({&f.first, nullptr}, std::nullopt, false);
-  f.delta = encode_binary(
-      {&f.second, nullptr}, AgentSet{&f.first, nullptr}, false,
-      R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})");
+  const std::string side =
+      R"({"type":"snapshot","tick":33,"time":0.55,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":40,"y":20,"r":5}],"collisions":[],"formations":[]})";
+  f.delta = encode_binary({&f.second, nullptr}, AgentSet{&f.first, nullptr}, false, side);
+  f.coarse_first = coarsen(f.first, 2);
+  f.coarse_second = coarsen(f.second, 2);
+  f.coarse_keyframe = encode_binary({&f.coarse_first, nullptr}, std::nullopt, false);
+  f.coarse_delta =
+      encode_binary({&f.coarse_second, nullptr}, AgentSet{&f.coarse_first, nullptr}, false, side);
   return f;
 }
 
@@ -111,15 +118,30 @@ TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
   const FixtureFrames f = fixture_frames();
   const std::string dir = std::string(HERD_FIXTURE_DIR) + "/binary/";
   const json expected = {
-      {"keyframe", {{"tick", 30}, {"agents", agents_json(f.first.agents)}}},
-      {"delta", {{"tick", 33}, {"baseline_tick", 30}, {"agents", agents_json(f.second.agents)}}}};
+      {"keyframe", {{"tick", 30}, {"scale", 6}, {"agents", agents_json(f.first.agents)}}},
+      {"delta",
+       {{"tick", 33},
+        {"baseline_tick", 30},
+        {"scale", 6},
+        {"agents", agents_json(f.second.agents)}}},
+      {"coarse_keyframe",
+       {{"tick", 30}, {"scale", 2}, {"agents", agents_json(f.coarse_first.agents)}}},
+      {"coarse_delta",
+       {{"tick", 33},
+        {"baseline_tick", 30},
+        {"scale", 2},
+        {"agents", agents_json(f.coarse_second.agents)}}}};
   if (std::getenv("HERD_UPDATE_FIXTURES")) {  // regenerate after a deliberate format change
     std::ofstream(dir + "keyframe.hex") << hex(f.keyframe);
     std::ofstream(dir + "delta.hex") << hex(f.delta);
+    std::ofstream(dir + "coarse_keyframe.hex") << hex(f.coarse_keyframe);
+    std::ofstream(dir + "coarse_delta.hex") << hex(f.coarse_delta);
     std::ofstream(dir + "expected.json") << expected.dump(1) << "\n";
   }
   EXPECT_EQ(read_text(dir + "keyframe.hex"), hex(f.keyframe));
   EXPECT_EQ(read_text(dir + "delta.hex"), hex(f.delta));
+  EXPECT_EQ(read_text(dir + "coarse_keyframe.hex"), hex(f.coarse_keyframe));
+  EXPECT_EQ(read_text(dir + "coarse_delta.hex"), hex(f.coarse_delta));
   EXPECT_EQ(json::parse(read_text(dir + "expected.json")), expected);
   const BinaryFrame k = decode_ok(f.keyframe);
   EXPECT_EQ(k.agents, f.first.agents);
@@ -128,16 +150,33 @@ TEST(BinarySnapshot, FixturesPinTheFormatByteForByte) {
   // Agent 5 moved exactly as its heading and speed predict ('00'), agent 1 a little off ('10').
   const auto lead = records::lead_between(f.first.time, f.second.time);
   EXPECT_EQ(lead, 51u);
-  const auto p5 = records::predict(f.first.agents[3], lead, f.first.x_bits, f.first.y_bits);
+  const auto p5 = records::predict(f.first.agents[3], lead, f.first.x_bits, f.first.y_bits, 6);
   EXPECT_EQ(std::pair(p5.x, p5.y), std::pair(f.second.agents[3].x, f.second.agents[3].y));
   EXPECT_NE(f.second.agents[3].x, f.first.agents[3].x);
-  const auto p1 = records::predict(f.first.agents[0], lead, f.first.x_bits, f.first.y_bits);
+  const auto p1 = records::predict(f.first.agents[0], lead, f.first.x_bits, f.first.y_bits, 6);
   EXPECT_NE(p1.x, f.second.agents[0].x);
   auto snap = to_snapshot(d);
   ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
   ASSERT_TRUE(std::get<Snapshot>(snap).obstacles);
   ASSERT_EQ(std::get<Snapshot>(snap).obstacles->size(), 1u);
   EXPECT_EQ(std::get<Snapshot>(snap).agents.size(), 6u);
+  // At 1/4 unit: the same agents, positions within half a quantum (plus the 1/128 of the first
+  // rounding) of the 1/64-unit ones, and the delta decodes on the coarse keyframe.
+  const BinaryFrame ck = decode_ok(f.coarse_keyframe);
+  EXPECT_EQ(ck.header.scale, 2);
+  EXPECT_EQ(ck.agents, f.coarse_first.agents);
+  const BinaryFrame cd = decode_ok(f.coarse_delta, ck.agents);
+  EXPECT_EQ(cd.agents, f.coarse_second.agents);
+  EXPECT_LT(f.coarse_keyframe.size(), f.keyframe.size());
+  auto coarse = to_snapshot(cd);
+  ASSERT_TRUE(std::holds_alternative<Snapshot>(coarse));
+  const auto& fine_agents = std::get<Snapshot>(snap).agents;
+  const auto& coarse_agents = std::get<Snapshot>(coarse).agents;
+  ASSERT_EQ(coarse_agents.size(), fine_agents.size());
+  for (std::size_t i = 0; i < fine_agents.size(); ++i) {
+    EXPECT_LE(std::abs(coarse_agents[i].x - fine_agents[i].x), 0.125) << i;
+    EXPECT_LE(std::abs(coarse_agents[i].y - fine_agents[i].y), 0.125) << i;
+  }
 }
 
 TEST(BinaryClientFeed, AcksWhatItDecodesAndAsksForAKeyframeWhenItCannot) {
@@ -199,6 +238,38 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
   EXPECT_FALSE(std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport"})"))).view);
   EXPECT_EQ(code(R"({"type":"hello","protocol":1,"role":"viewer","format":"xml"})"),
             ErrorCode::bad_field);
+  // The position quantum: a power of two from 1 to 1/64, in hello and in viewport.
+  auto hello_scale = [&](const std::string& q) {
+    return std::get<Hello>(
+               std::get<ClientMessage>(
+                   ok(R"({"type":"hello","protocol":1,"role":"viewer","quantum":)" + q + "}")))
+        .scale;
+  };
+  EXPECT_EQ(hello_scale("1"), 0);
+  EXPECT_EQ(hello_scale("0.25"), 2);
+  EXPECT_EQ(hello_scale("0.015625"), 6);
+  EXPECT_EQ(std::get<Hello>(
+                std::get<ClientMessage>(ok(R"({"type":"hello","protocol":1,"role":"viewer"})")))
+                .scale,
+            kFinestScale);
+  for (const char* bad : {"0.3", "2", "0", "-0.5", "0.0078125", "\"0.5\"", "null"}) {
+    EXPECT_EQ(
+        code(std::string(R"({"type":"hello","protocol":1,"role":"viewer","quantum":)") + bad + "}"),
+        ErrorCode::bad_field)
+        << bad;
+    EXPECT_EQ(code(std::string(R"({"type":"viewport","quantum":)") + bad + "}"),
+              ErrorCode::bad_field)
+        << bad;
+  }
+  const auto vq = std::get<ViewportMsg>(std::get<ClientMessage>(
+      ok(R"({"type":"viewport","x0":1,"y0":2,"x1":3,"y1":4,"quantum":0.5})")));
+  EXPECT_EQ(vq.scale, 1);
+  EXPECT_EQ(vq.view, (Viewport{1, 2, 3, 4}));
+  const auto whole =
+      std::get<ViewportMsg>(std::get<ClientMessage>(ok(R"({"type":"viewport","quantum":1})")));
+  EXPECT_EQ(whole.scale, 0);
+  EXPECT_FALSE(whole.view);
+  EXPECT_FALSE(v.scale);
   // The compact forms clients write are read without a document, exactly as the general path
   // reads them; near misses go the general way and get its answers.
   auto tick = [&](const std::string& text) {
@@ -223,7 +294,9 @@ TEST(BinarySnapshot, ClientMessagesDecodeAndRefuseBadFields) {
   EXPECT_EQ(code(R"({"type":"viewport","x0":"1","y0":2,"x1":3,"y1":4})"), ErrorCode::bad_field);
   for (const ClientMessage& m :
        {ClientMessage{SnapshotAck{7}}, ClientMessage{KeyframeRequest{}},
-        ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}}}) {
+        ClientMessage{ViewportMsg{Viewport{0.1, 0.2, 10.3, 20.4}}}, ClientMessage{ViewportMsg{}},
+        ClientMessage{ViewportMsg{Viewport{0, 0, 5, 5}, std::uint8_t{3}}},
+        ClientMessage{ViewportMsg{std::nullopt, std::uint8_t{0}}}}) {
     const std::string text = std::visit([](const auto& x) { return encode(x); }, m);
     EXPECT_EQ(std::get<ClientMessage>(ok(text)), m) << text;
   }

@@ -41,6 +41,7 @@ void expect_client_round_trip(const T& msg) {
 TEST(ClientCodec, RoundTripsEveryMessage) {
   expect_client_round_trip(Hello{1, Role::commander, "herd-test", "t0ken"});
   expect_client_round_trip(Hello{1, Role::viewer, "", {}});
+  expect_client_round_trip(Hello{1, Role::viewer, "", {}, SnapshotFormat::binary, 2});
   expect_client_round_trip(Ping{4294967295u});
   expect_client_round_trip(CommandMsg{
       7,

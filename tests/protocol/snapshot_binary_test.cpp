@@ -197,6 +197,45 @@ TEST(BinarySnapshot, DeltasOnAnyAcknowledgedBaselineReproduceTheServersState) {
   }
 }
 
+// At every coarser scale, a keyframe and then deltas decode to the coarsened states exactly, and
+// positions are within half a quantum (plus the 1/128 of the first rounding) of the agents'.
+TEST(BinarySnapshot, CoarserScalesRoundTripWithinHalfTheirQuantum) {
+  for (std::uint8_t scale = 0; scale < kFinestScale; ++scale) {
+    Crowd crowd(11 + scale);
+    QuantState fine = crowd.quantised(nullptr);
+    QuantState base = coarsen(fine, scale);
+    EXPECT_EQ(base.x_bits, position_bits(kW) - (kFinestScale - scale));
+    std::vector<QuantAgent> held =
+        decode_ok(encode_binary({&base, nullptr}, std::nullopt, false)).agents;
+    std::size_t bytes_fine = 0, bytes_coarse = 0;
+    for (int s = 1; s < 30; ++s) {
+      crowd.step();
+      QuantState next_fine = crowd.quantised(&fine);
+      const QuantState cur = coarsen(next_fine, scale);
+      const std::string frame = encode_binary({&cur, nullptr}, AgentSet{&base, nullptr}, false);
+      bytes_coarse += frame.size();
+      bytes_fine += encode_binary({&next_fine, nullptr}, AgentSet{&fine, nullptr}, false).size();
+      const BinaryFrame f = decode_ok(frame, held);
+      EXPECT_EQ(f.header.scale, scale);
+      ASSERT_EQ(f.agents, cur.agents) << "scale " << int{scale} << " snapshot " << s;
+      auto snap = to_snapshot(f);
+      ASSERT_TRUE(std::holds_alternative<Snapshot>(snap));
+      const double bound = std::ldexp(0.5, -scale) + 1.0 / 128 + 1e-9;
+      const auto& agents = crowd.agents();
+      const auto& got = std::get<Snapshot>(snap).agents;
+      ASSERT_EQ(got.size(), agents.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_LE(std::abs(got[i].x - std::min(agents[i].x, kW - 1.0 / 64)), bound) << i;
+        ASSERT_LE(std::abs(got[i].y - std::min(agents[i].y, kH - 1.0 / 64)), bound) << i;
+      }
+      held = f.agents;
+      base = cur;
+      fine = std::move(next_fine);
+    }
+    EXPECT_LT(bytes_coarse, bytes_fine) << "scale " << int{scale};
+  }
+}
+
 // Frames the client never received (dropped by latest-wins, or lost) change nothing: the next
 // one is built on a state the client has.
 TEST(BinarySnapshot, ALostDeltaNeverCorruptsTheClientsView) {
@@ -306,7 +345,11 @@ TEST(BinarySnapshot, ARandomCrowdKeyframeFitsInSixBytesAnAgent) {
   }
   const QuantState q = quantise(1, 0.05, sim::AvoidanceMode::cardioid, side, side, agents);
   const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);
-  EXPECT_LE(static_cast<double>(key.size()) / static_cast<double>(agents.size()), 6.0);
+  EXPECT_LE(static_cast<double>(key.size()) / static_cast<double>(agents.size()), 5.3);
+  // One unit's quantum, a whole-world view of up to 1000 pixels: under 4 bytes an agent.
+  const QuantState one = coarsen(q, 0);
+  const std::string coarse = encode_binary({&one, nullptr}, std::nullopt, false);
+  EXPECT_LE(static_cast<double>(coarse.size()) / static_cast<double>(agents.size()), 3.8);
 }
 
 // Truncations, bit flips and random bytes: decoding stops with an error or gives some agents,
