@@ -36,6 +36,7 @@ struct Options {
   double speed = 1;
   long ticks = 300;
   long view_agents = 1000;
+  double quantum = 1.0 / 64;        // the frames' position quantum (protocol::coarsen)
   std::string scenario = "random";  // the one crowd there is
 };
 
@@ -69,7 +70,9 @@ int run(const Options& o) {
     views.push_back({x, y, x + view_side, y + view_side});
   }
   std::vector<std::vector<std::uint32_t>> view_prev(kViewers);
-  std::vector<protocol::QuantState> states;  // the last three
+  std::vector<protocol::QuantState> fine;    // the last three, at 1/64 unit
+  std::vector<protocol::QuantState> states;  // the same at the frames' quantum
+  const std::uint8_t scale = protocol::scale_of_quantum(o.quantum).value_or(protocol::kFinestScale);
   std::vector<std::uint32_t> view_sel;
   protocol::ViewGrid grid;
   double n_snap = 0, key_bytes = 0, delta_bytes = 0, delta2_bytes = 0, json_bytes = 0,
@@ -86,19 +89,23 @@ int run(const Options& o) {
     world.step();
     if (t % every != 0) continue;
     auto t0 = Clock::now();
-    protocol::QuantState q = publish::quantise(world, states.empty() ? nullptr : &states.back());
+    protocol::QuantState q = publish::quantise(world, fine.empty() ? nullptr : &fine.back());
+    if (scale != protocol::kFinestScale) states.push_back(protocol::coarsen(q, scale));
     const double qn = ns_since(t0);
     t0 = Clock::now();
     grid.rebuild(q);
     const double gn = ns_since(t0);
-    states.push_back(std::move(q));
+    fine.push_back(std::move(q));
+    if (scale == protocol::kFinestScale) states.push_back(fine.back());
+    if (fine.size() > 3) fine.erase(fine.begin());
     if (states.size() > 3) states.erase(states.begin());
     const protocol::QuantState& cur = states.back();
+    const protocol::QuantState& cur_fine = fine.back();  // viewports select by 1/64-unit places
     const double drift = o.speed / o.rate;
     for (protocol::Viewport& v : views) v.x0 += drift, v.x1 += drift;
     if (states.size() < 3) {  // warm-up: two snapshots before any delta on an age-2 baseline
       for (int v = 0; v < kViewers; ++v)
-        grid.select(cur, views[static_cast<std::size_t>(v)],
+        grid.select(cur_fine, views[static_cast<std::size_t>(v)],
                     view_prev[static_cast<std::size_t>(v)]);
       continue;
     }
@@ -124,7 +131,7 @@ int run(const Options& o) {
     double vn = 0, vbytes = 0, vagents = 0;
     for (std::size_t v = 0; v < views.size(); ++v) {
       t0 = Clock::now();
-      grid.select(cur, views[v], view_sel);
+      grid.select(cur_fine, views[v], view_sel);
       const std::string vf = protocol::encode_binary(
           {&cur, &view_sel}, protocol::AgentSet{&states[1], &view_prev[v]}, true, {}, &cache);
       vn += ns_since(t0);
@@ -159,14 +166,14 @@ int run(const Options& o) {
       "delta_age2_bytes_per_agent,json_bytes_per_agent,quantise_ns_per_agent,keyframe_encode_ns_"
       "per_agent,"
       "encode_ns_per_agent,json_encode_ns_per_agent,view_agents,view_delta_bytes_per_agent,"
-      "view_encode_ns_per_agent,cores_for_1000_viewers\n");
+      "view_encode_ns_per_agent,cores_for_1000_viewers,quantum\n");
   std::printf(
       "random,%ld,%.0f,%.0f,%.2f,%ld,%.0f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f,%.0f,%.3f,%.1f,%."
-      "3f\n",
+      "3f,%g\n",
       o.agents, o.rate, o.tick_rate, o.speed, o.ticks, n_snap, key_bytes / n_snap,
       delta_bytes / n_snap, delta2_bytes / n_snap, json_bytes / n_snap, quantise_ns / n_snap,
       key_ns / n_snap, delta_ns / n_snap, json_ns / n_snap, avg_view, view_bytes / n_snap,
-      view_ns / n_snap, per_snapshot_ns * o.rate / 1e9);
+      view_ns / n_snap, per_snapshot_ns * o.rate / 1e9, o.quantum);
   return 0;
 }
 
@@ -197,6 +204,16 @@ Runner add_snapshot(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--view-agents", o->view_agents, "agents in a viewport, about")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub.add_option("--quantum", o->quantum,
+                 "the frames' position quantum, world units: 1, 0.5, ... 0.015625")
+      ->check([](const std::string& v) {
+        try {
+          return protocol::scale_of_quantum(std::stod(v)) ? std::string() : "not a power of two";
+        } catch (const std::exception&) {
+          return std::string("not a number");
+        }
+      })
       ->capture_default_str();
   sub.footer(
       "Prints a CSV header and one row; bytes are before any transport compression, times are per\n"

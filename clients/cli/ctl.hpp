@@ -65,9 +65,10 @@ struct LoadOptions {
   bool binary = false;      // --format binary: binary snapshots, acknowledged
   bool decode_full = true;  // --decode full|header: decode every frame, or read its header only
   double view_w = 0, view_h = 0;  // --viewport W,H: each viewer's rectangle (binary only)
-  double commands = 0;            // --commands RATE: a commander measuring command latency
-  int threads = 1;                // --threads T: connections spread over T threads
-  std::string token;              // the commander's token (and the viewers', when players)
+  std::uint8_t scale = protocol::kFinestScale;  // --quantum: binary positions in 1 / 2^scale unit
+  double commands = 0;  // --commands RATE: a commander measuring command latency
+  int threads = 1;      // --threads T: connections spread over T threads
+  std::string token;    // the commander's token (and the viewers', when players)
   // --role: the viewers' role (viewer; spectator or player on a server with players)
   protocol::Role role = protocol::Role::viewer;
   bool as_json = false;  // --json: the report as one JSON line instead of sentences

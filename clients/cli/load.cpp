@@ -144,6 +144,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     h.client = commander_ ? "herd-ctl load commander" : "herd-ctl load";
     h.token = commander_ || opts_.role == protocol::Role::player ? opts_.token : std::string();
     h.format = binary() ? protocol::SnapshotFormat::binary : protocol::SnapshotFormat::json;
+    if (!commander_) h.scale = opts_.scale;
     send(protocol::encode(h));
     read();
   }

@@ -202,6 +202,10 @@ int main(int argc, char** argv) {
   load->add_option("--decode", decode, "binary: decode full frames or headers only")
       ->check(CLI::IsMember({"full", "header"}));
   load->add_option("--viewport", viewport, "binary: each viewer's W,H rectangle");
+  double quantum = 1.0 / 64;
+  load->add_option("--quantum", quantum,
+                   "binary: the position quantum, world units (1, 0.5, ... 0.015625)")
+      ->capture_default_str();
   load->add_option("--commands", load_opts.commands,
                    "a commander sending this many commands a second")
       ->check(CLI::Range(0.001, 30.0));
@@ -247,6 +251,11 @@ int main(int argc, char** argv) {
     if (load->parsed()) {
       load_opts.binary = format == "binary";
       load_opts.decode_full = decode == "full";
+      const auto scale = protocol::scale_of_quantum(quantum);
+      if (!scale)
+        throw CLI::ValidationError("--quantum",
+                                   "one of 1, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625");
+      load_opts.scale = *scale;
       if (!viewport.empty()) {
         const auto p = cli::parse_point(viewport);
         if (!p || !((*p)["x"] > 0 && (*p)["y"] > 0 && (*p)["x"] <= 1e7 && (*p)["y"] <= 1e7))

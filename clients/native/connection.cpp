@@ -22,9 +22,10 @@ bool Connection::connect(std::chrono::milliseconds timeout, std::string& error) 
     ws_.emplace();
     ws_->connect(url_, timeout, tls_);
     binary_.reset();
-    ws_->send(protocol::encode(protocol::Hello{protocol::kProtocolVersion, role_,
-                                               "herd-view/" HERD_VERSION, token_, format_}),
-              timeout);
+    protocol::Hello hello{protocol::kProtocolVersion, role_, "herd-view/" HERD_VERSION, token_,
+                          format_};
+    hello.scale = scale_;
+    ws_->send(protocol::encode(hello), timeout);
     connected_ = true;
     ping_pending_ = false;
     next_ping_ = Clock::now();

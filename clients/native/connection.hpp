@@ -28,6 +28,9 @@ class Connection {
         format_(format),
         tls_{std::move(ca_file)} {}
 
+  // The position quantum binary frames are asked for (Hello::scale).
+  void set_scale(std::uint8_t scale) { scale_ = scale; }
+
   // One attempt to connect and say hello; false with `error` set when it fails.
   bool connect(std::chrono::milliseconds timeout, std::string& error);
 
@@ -57,6 +60,7 @@ class Connection {
   protocol::Role role_;
   std::string token_;
   protocol::SnapshotFormat format_;
+  std::uint8_t scale_ = protocol::kFinestScale;
   client::TlsOptions tls_;
   protocol::BinaryClient binary_;  // binary snapshots: the states deltas build on
   std::optional<client::WsClient> ws_;

@@ -287,6 +287,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   App app{opts, Connection(opts.url, opts.role, opts.token, opts.format, opts.ca_file), {}};
+  app.conn.set_scale(opts.scale);
   std::string why;
   if (!app.conn.connect(kFirstConnectTimeout, why)) {
     // As the browser viewer does: the window opens and says so, and the connection is tried again

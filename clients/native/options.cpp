@@ -26,6 +26,7 @@ const char* const kFooter =
 struct Parser {
   CLI::App app{kDescription, "herd-view"};
   std::string url_text = "ws://localhost:8080/ws", role = "commander", format = "auto";
+  double quantum = 1.0 / 64;
 
   explicit Parser(Options& o) {
     app.set_help_flag("-h,--help", "this text");
@@ -51,6 +52,18 @@ struct Parser {
            "--format", format,
            "snapshots: auto (binary while the world has more than 1,000 agents), binary or json")
         ->check(CLI::IsMember({"auto", "binary", "json"}))
+        ->capture_default_str();
+    app.add_option("--quantum", quantum,
+                   "binary snapshots' position quantum, world units: 1, 0.5, 0.25, 0.125, 0.0625, "
+                   "0.03125 or 0.015625 (coarser costs fewer bytes)")
+        ->check([](const std::string& v) {
+          try {
+            return protocol::scale_of_quantum(std::stod(v)) ? std::string()
+                                                            : std::string("not one of those");
+          } catch (const std::exception&) {
+            return std::string("not a number");
+          }
+        })
         ->capture_default_str();
     auto* frames =
         app.add_option("--frames", o.frames,
@@ -96,6 +109,7 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
   o.format = p.format == "binary" ? protocol::SnapshotFormat::binary
              : p.format == "json" ? protocol::SnapshotFormat::json
                                   : protocol::SnapshotFormat::automatic;
+  o.scale = protocol::scale_of_quantum(p.quantum).value_or(protocol::kFinestScale);
   return o;
 }
 

@@ -24,9 +24,10 @@ struct Options {
   std::string token;    // the server's command token (--token or HERD_COMMAND_TOKEN)
   std::string ca_file;  // wss://: certificates to trust besides the system's (--ca-file)
   protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic;  // --format
-  int frames = 0;                  // > 0: render this many frames, then exit
-  std::string screenshot;          // with frames: write the last frame here (BMP)
-  int width = 1024, height = 768;  // window size, pixels
+  std::uint8_t scale = protocol::kFinestScale;  // --quantum: binary positions in 1 / 2^scale unit
+  int frames = 0;                               // > 0: render this many frames, then exit
+  std::string screenshot;                       // with frames: write the last frame here (BMP)
+  int width = 1024, height = 768;               // window size, pixels
   bool help = false;
 };
 

@@ -33,15 +33,23 @@ void ViewerInbox::set_view(std::optional<protocol::Viewport> view) {
   view_ = view;
 }
 
+void ViewerInbox::set_scale(std::uint8_t scale) {
+  const std::lock_guard lock(mutex_);
+  scale_ = scale;
+}
+
 void ViewerInbox::drain_into(BinaryViewer& viewer) {
   bool keyframe = false;
   std::optional<std::optional<protocol::Viewport>> view;
+  std::optional<std::uint8_t> scale;
   {
     const std::lock_guard lock(mutex_);
     keyframe = std::exchange(keyframe_, false);
     view = std::exchange(view_, std::nullopt);
+    scale = std::exchange(scale_, std::nullopt);
     spare_.swap(acks_);
   }
+  if (scale) viewer.set_scale(*scale);
   // A keyframe request forgets the frames sent, so acks that came after it are ignored, as they
   // would have been on arrival.
   if (keyframe) viewer.request_keyframe();
@@ -109,12 +117,13 @@ void BinaryFeed::select(const std::optional<protocol::Viewport>& view, std::uint
     if (seen_[i] & bit) out.push_back(i);
 }
 
-const protocol::DeltaCache* BinaryFeed::cache_for(const Entry& now, const Entry& base) {
-  Cache& c = caches_[base.state->tick];
+const protocol::DeltaCache* BinaryFeed::cache_for(const Entry& now, const Entry& base,
+                                                  std::uint8_t scale) {
+  Cache& c = caches_[{base.state->tick, scale}];
   if (++c.uses < 2) return nullptr;  // one frame on this baseline: writing it directly is as cheap
   if (!c.cache) {
     c.cache = std::make_unique<protocol::DeltaCache>();
-    c.cache->build(*base.state, *now.state);
+    c.cache->build(at_scale(base, scale), at_scale(now, scale));
   }
   return c.cache.get();
 }
@@ -131,6 +140,14 @@ const BinaryFeed::Entry* BinaryFeed::find(std::uint64_t tick) const {
   for (const Entry& e : history_)
     if (e.state->tick == tick) return &e;
   return nullptr;
+}
+
+const protocol::QuantState& BinaryFeed::at_scale(const Entry& e, std::uint8_t scale) {
+  if (scale >= e.state->scale) return *e.state;
+  auto& coarse = e.coarse[scale];
+  if (!coarse)
+    coarse = std::make_shared<const protocol::QuantState>(protocol::coarsen(*e.state, scale));
+  return *coarse;
 }
 
 const protocol::ViewGrid& BinaryFeed::grid(const Entry& e) const {
@@ -170,12 +187,14 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     if (v.acked_ && !v.keyframe_requested_) {
       for (BinaryViewer::Sent& s : v.sent_)
         if (s.tick == *v.acked_) job.base_sent = &s;
-      if (job.base_sent) job.base = find(*v.acked_);
+      // A frame of another scale is no baseline: the session changed its quantum since.
+      if (job.base_sent && job.base_sent->scale == v.scale_) job.base = find(*v.acked_);
       if (!job.base) job.base_sent = nullptr;
     }
     v.keyframe_requested_ = false;
     job.view = v.view_;
     job.team = v.team_;
+    job.scale = v.scale_;
     if (v.selects())
       job.current_sel = std::move(v.spare_);  // its capacity: no allocation in the steady state
     // Shared: a frame on the same baseline (seen through the same viewport), of the same
@@ -185,11 +204,9 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
         return view ? std::optional(std::array{view->x0, view->y0, view->x1, view->y1})
                     : std::nullopt;
       };
-      SharedKey key{std::nullopt,
-                    v.layers_ && !layer_side_.empty() && v.team_ == 0,
-                    v.team_,
-                    corners(v.view_),
-                    {}};
+      SharedKey key{std::nullopt,     v.layers_ && !layer_side_.empty() && v.team_ == 0,
+                    v.team_,          v.scale_,
+                    corners(v.view_), {}};
       if (job.base) {
         key.base = job.base->state->tick;
         key.base_view = corners(job.base_sent->view);
@@ -222,7 +239,11 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     if (job.base && job.team == 0 && job.base_sent->view && job.base_sent->selection.empty() &&
         !job.base->state->agents.empty())
       grid(*job.base);
-    if (job.base) job.cache = cache_for(now, *job.base);
+    if (job.base) {
+      job.cache = cache_for(now, *job.base, job.scale);
+      at_scale(*job.base, job.scale);
+    }
+    at_scale(now, job.scale);  // made here: the workers only read them
     to_encode.push_back(j);
   }
   auto encode = [&](std::size_t begin, std::size_t end, std::size_t) {
@@ -258,7 +279,7 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
     }
     BinaryViewer& v = *job.viewer;
     // Remembered after encoding: the baseline's record may be the oldest, which this evicts.
-    v.sent_.push_back({now.state->tick, sequence_, job.view, {}});
+    v.sent_.push_back({now.state->tick, sequence_, job.view, job.scale, {}});
     if (job.selects()) v.sent_.back().selection = std::move(job.current_sel);
     if (v.sent_.size() > BinaryViewer::kSentRecords) v.sent_.pop_front();
     if (v.sent_.size() > BinaryViewer::kKeptSelections && job.team == 0) {
@@ -271,14 +292,14 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
 }
 
 void BinaryFeed::encode_job(const Entry& now, Job& job) const {
-  protocol::AgentSet current{now.state.get(), nullptr};
+  protocol::AgentSet current{&at_scale(now, job.scale), nullptr};
   if (job.selects()) {
     select(job.view, job.team, job.current_sel);
     current.subset = &job.current_sel;
   }
   std::optional<protocol::AgentSet> baseline;
   if (job.base) {
-    baseline = protocol::AgentSet{job.base->state.get(), nullptr};
+    baseline = protocol::AgentSet{&at_scale(*job.base, job.scale), nullptr};
     if (job.base_sent->view || job.team) {
       // The agents the session was sent then: remembered for recent frames (a team's, for every
       // frame), else found again.

@@ -44,6 +44,10 @@ class BinaryViewer {
   static constexpr std::uint64_t kMaxAckAge = kSentRecords / 2;
 
   void set_view(std::optional<protocol::Viewport> view) { view_ = view; }
+  // The scale of this session's frames from the next one on (positions in 1 / 2^scale unit); a
+  // frame of another scale is no baseline for them.
+  void set_scale(std::uint8_t scale) { scale_ = scale; }
+  std::uint8_t scale() const { return scale_; }
   // A player's session: its frames carry only the agents team `team` sees (BinaryFeed::set_seen),
   // within its viewport if it has one; 0, the whole world's.
   void set_team(std::uint8_t team) { team_ = team; }
@@ -78,6 +82,7 @@ class BinaryViewer {
     std::uint64_t tick;
     std::uint64_t sequence;  // the snapshot's number in the feed (BinaryFeed::sequence())
     std::optional<protocol::Viewport> view;
+    std::uint8_t scale = protocol::kFinestScale;
     // With a viewport: the agents sent (newest frames only); a team's: the agents sent (every
     // frame: what a team saw cannot be found again from the snapshot).
     std::vector<std::uint32_t> selection;
@@ -85,6 +90,7 @@ class BinaryViewer {
   bool selects() const { return view_.has_value() || team_ != 0; }
   std::optional<protocol::Viewport> view_;
   std::uint8_t team_ = 0;
+  std::uint8_t scale_ = protocol::kFinestScale;
   std::string side_;
   bool layers_ = false;
   std::optional<std::uint64_t> acked_;
@@ -122,14 +128,18 @@ class ViewerInbox {
   void ack(std::uint64_t tick);
   void request_keyframe();
   void set_view(std::optional<protocol::Viewport> view);
+  void set_scale(std::uint8_t scale);
   // Applies what arrived since the last call and forgets it.
   void drain_into(BinaryViewer& viewer);
+  // Forgets the acks, keyframe request and viewport not yet applied (a new world); a scale asked
+  // for stays, as the session's setting.
   void clear();
 
  private:
   std::mutex mutex_;
   bool keyframe_ = false;
   std::optional<std::optional<protocol::Viewport>> view_;  // set: a viewport message came
+  std::optional<std::uint8_t> scale_;                      // set: a quantum was asked for
   std::vector<std::uint64_t> acks_, spare_;
 };
 
@@ -178,11 +188,17 @@ class BinaryFeed {
 
  private:
   struct Entry {
-    std::shared_ptr<const protocol::QuantState> state;
-    mutable std::unique_ptr<protocol::ViewGrid> grid;  // built the first time a viewport needs it
+    std::shared_ptr<const protocol::QuantState> state;  // at kFinestScale
+    mutable std::unique_ptr<protocol::ViewGrid> grid;   // built the first time a viewport needs it
+    // The state at each coarser scale, made the first time a frame needs it (protocol::coarsen):
+    // agents at the same indices as in `state`, so a viewport's selection serves every scale.
+    mutable std::array<std::shared_ptr<const protocol::QuantState>, protocol::kFinestScale> coarse;
   };
   const Entry* find(std::uint64_t tick) const;
   const protocol::ViewGrid& grid(const Entry& e) const;
+  // The entry's state at `scale`, made here when first asked for (on the tick thread: the workers
+  // that encode only read it).
+  static const protocol::QuantState& at_scale(const Entry& e, std::uint8_t scale);
   // The agents of the current snapshot a frame through `view` for `team` carries (indices,
   // ascending): the viewport's (BinaryFeed::grid, built) of those the team sees.
   void select(const std::optional<protocol::Viewport>& view, std::uint8_t team,
@@ -196,6 +212,7 @@ class BinaryFeed {
     std::optional<std::uint64_t> base;
     bool layers = false;
     std::uint8_t team = 0;
+    std::uint8_t scale = protocol::kFinestScale;
     std::optional<std::array<double, 4>> view, base_view;
     auto operator<=>(const SharedKey&) const = default;
   };
@@ -210,6 +227,7 @@ class BinaryFeed {
     const BinaryViewer::Sent* base_sent = nullptr;
     std::optional<protocol::Viewport> view;
     std::uint8_t team = 0;
+    std::uint8_t scale = protocol::kFinestScale;
     const protocol::DeltaCache* cache = nullptr;
     std::size_t share_from = kNoShare;  // the frame is that job's (the same SharedKey)
     bool store_shared = false, encoded = false, held = false;
@@ -233,8 +251,8 @@ class BinaryFeed {
     int uses = 0;
     std::unique_ptr<protocol::DeltaCache> cache;
   };
-  std::map<std::uint64_t, Cache> caches_;
-  const protocol::DeltaCache* cache_for(const Entry& now, const Entry& base);
+  std::map<std::pair<std::uint64_t, std::uint8_t>, Cache> caches_;  // by baseline tick and scale
+  const protocol::DeltaCache* cache_for(const Entry& now, const Entry& base, std::uint8_t scale);
   BinaryFeedStats stats_;
 };
 

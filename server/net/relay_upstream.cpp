@@ -594,6 +594,7 @@ void RelayUpstream::relay(Incoming incoming) {
       state.avoidance = frame->header.avoidance;
       state.x_bits = frame->header.x_bits;
       state.y_bits = frame->header.y_bits;
+      state.scale = frame->header.scale;  // the link's hello asks for the finest (the default)
       state.agents = std::move(frame->agents);
     } else {
       state = protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,

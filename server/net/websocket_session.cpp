@@ -319,6 +319,7 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   }
   if (auto* view = std::get_if<protocol::ViewportMsg>(&msg)) {
     if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+    if (view->scale) inbox_->set_scale(*view->scale);
     return inbox_->set_view(view->view);
   }
   if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
@@ -408,6 +409,7 @@ void WsSession::on_hello(const protocol::Hello& hello) {
                  {"role", std::string(protocol::to_string(role_))},
                  {"client", hello.client},
                  {"format", std::string(protocol::to_string(hello.format))}});
+  if (hello.scale != protocol::kFinestScale) inbox_->set_scale(hello.scale);
   ask_hub([&] {
     hub_.hello(id_, role_, hello.format, hello.token, hello.client, team_, player_,
                hello.says_operator);

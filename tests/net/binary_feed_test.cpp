@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
@@ -57,6 +58,7 @@ struct Client {
   BinaryViewer viewer;
   std::map<std::uint64_t, std::vector<QuantAgent>> held;
   std::optional<protocol::Viewport> view;
+  std::uint8_t scale = protocol::kFinestScale;
 };
 
 // Frames are encoded a batch at a time on a thread pool, as the server does.
@@ -74,6 +76,8 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       clients[c].view = protocol::Viewport{100.0 * static_cast<double>(c), 50,
                                            100.0 * static_cast<double>(c) + 300, 400};
   std::vector<std::pair<std::size_t, std::uint64_t>> pending_acks;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::uint8_t> held_scale;
+  std::set<std::uint8_t> scales_seen;
   int deltas = 0, shared_checked = 0, shared_views = 0;
   for (std::uint64_t tick = 1; tick <= 200; ++tick) {
     feed.begin(random_state(rng, tick, agents, next_id),
@@ -88,11 +92,16 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       if (rng.uniform(0, 1) < 0.05) cl.view = std::nullopt;
       cl.viewer.set_view(cl.view);
       if (rng.uniform(0, 1) < 0.03) cl.viewer.request_keyframe();
+      // Now and then a viewer asks for another position quantum.
+      if (rng.uniform(0, 1) < 0.03) cl.scale = static_cast<std::uint8_t>(rng.uniform(0, 6.99));
+      cl.viewer.set_scale(cl.scale);
       viewers.push_back(&cl.viewer);
     }
     for (std::size_t c = 12; c < clients.size(); ++c) {
       clients[c].view = clients[c - 12].view;
       clients[c].viewer.set_view(clients[c].view);
+      clients[c].scale = clients[c - 12].scale;
+      clients[c].viewer.set_scale(clients[c].scale);
     }
     std::vector<SharedBytes> frames;
     feed.frames_for(viewers, frames, &pool);
@@ -104,9 +113,12 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       ++seen[*frame];
       if (rng.uniform(0, 1) < 0.25) continue;  // dropped: replaced before it was written
       const auto head = std::get<protocol::BinaryHeader>(protocol::read_binary_header(*frame));
+      ASSERT_EQ(head.scale, cl.scale);
       std::span<const QuantAgent> base;
       if (head.delta) {
         ++deltas;
+        ASSERT_EQ(held_scale[std::pair(c, head.baseline_tick)], cl.scale)
+            << "a delta on another scale";
         auto it = cl.held.find(head.baseline_tick);
         ASSERT_NE(it, cl.held.end()) << "client " << c << " tick " << tick;
         base = it->second;
@@ -114,11 +126,17 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
       auto d = protocol::decode_binary(*frame, base);
       ASSERT_TRUE(std::holds_alternative<protocol::BinaryFrame>(d)) << std::get<std::string>(d);
       const auto& got = std::get<protocol::BinaryFrame>(d).agents;
+      // The agents in view by their 1/64-unit positions, at the viewer's scale.
       std::vector<QuantAgent> want;
-      for (const QuantAgent& a : feed.current()->agents)
-        if (!cl.view || protocol::in_view(*cl.view, a.x, a.y)) want.push_back(a);
+      const QuantState& fine = *feed.current();
+      const QuantState coarse = protocol::coarsen(fine, cl.scale);
+      for (std::size_t i = 0; i < fine.agents.size(); ++i)
+        if (!cl.view || protocol::in_view(*cl.view, fine.agents[i].x, fine.agents[i].y))
+          want.push_back(coarse.agents[i]);
       ASSERT_EQ(got, want) << "client " << c << " tick " << tick;
       cl.held[head.tick] = got;
+      held_scale[{c, head.tick}] = head.scale;
+      scales_seen.insert(head.scale);
       if (rng.uniform(0, 1) < 0.8) pending_acks.emplace_back(c, head.tick);
     }
     for (const auto& [bytes, n] : seen) {
@@ -128,6 +146,7 @@ TEST(BinaryFeed, ViewersWithDropsLateAcksAndMovingViewportsStayExact) {
     }
   }
   EXPECT_GT(deltas, 1000);
+  EXPECT_GE(scales_seen.size(), 4u);
   EXPECT_GT(shared_views, 0) << "viewers of one viewport on one baseline share a frame";
   EXPECT_GT(feed.stats().shared, 0u);  // whole-world viewers on the same baseline share a frame
   EXPECT_GT(shared_checked, 0);

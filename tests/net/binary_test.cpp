@@ -132,6 +132,72 @@ TEST_F(BinaryTest, DeltasOnAcknowledgedSnapshotsMatchTheJsonSnapshots) {
   EXPECT_GE(compared, 1);
 }
 
+// A viewer's quantum (hello, then viewport) sets its frames' scale: positions within half the
+// quantum of the JSON snapshot's, deltas on frames of the same scale only, a keyframe after a
+// change; a quantum that is not a power of two from 1 to 1/64 is refused and changes nothing.
+TEST_F(BinaryTest, AQuantumFromHelloOrViewportSetsTheFramesScale) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn_crossing_crowd(*commander);
+  auto json = greeted(protocol::Role::viewer);
+  auto bin = connect();
+  bin->send(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary","quantum":0.25})");
+  wait_for<protocol::Welcome>(*bin);
+  Feed feed;
+  std::map<std::uint64_t, std::vector<QuantAgent>> quarter;
+  int deltas = 0;
+  for (int i = 0; i < 12; ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    ASSERT_EQ(f.header.scale, 2);
+    if (i == 0) EXPECT_FALSE(f.header.delta);
+    deltas += f.header.delta;
+    quarter[f.header.tick] = f.agents;
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+  }
+  EXPECT_GE(deltas, 8);
+  int compared = 0;
+  for (int i = 0; i < 40 && compared < 3; ++i) {
+    const auto s = wait_for<protocol::Snapshot>(*json);
+    auto it = quarter.find(s.tick);
+    if (it == quarter.end()) continue;
+    ++compared;
+    ASSERT_EQ(it->second.size(), s.agents.size());
+    for (std::size_t k = 0; k < s.agents.size(); ++k) {
+      const protocol::AgentState a = protocol::dequantise(it->second[k], 2);
+      EXPECT_NEAR(a.x, s.agents[k].x, 0.125 + 1.0 / 128 + 0.0005);
+      EXPECT_NEAR(a.y, s.agents[k].y, 0.125 + 1.0 / 128 + 0.0005);
+    }
+  }
+  EXPECT_GE(compared, 1);
+  // A quantum of 1 unit from the viewport message: the first frame at scale 0 is a keyframe, the
+  // ones after it deltas again; frames still in flight at 1/4 come first.
+  bin->send(R"({"type":"viewport","quantum":1})");
+  bool switched = false;
+  int coarse_deltas = 0;
+  for (int i = 0; i < 40 && coarse_deltas < 3; ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+    if (f.header.scale == 2) {
+      ASSERT_FALSE(switched) << "a 1/4-unit frame after the 1-unit ones";
+      continue;
+    }
+    ASSERT_EQ(f.header.scale, 0);
+    if (!switched) EXPECT_FALSE(f.header.delta) << "the first frame of a new scale is a keyframe";
+    switched = true;
+    coarse_deltas += f.header.delta;
+  }
+  EXPECT_EQ(coarse_deltas, 3);
+  bin->send(R"({"type":"viewport","quantum":0.3})");
+  EXPECT_EQ(wait_for<protocol::Error>(*bin).code, protocol::ErrorCode::bad_field);
+  for (int i = 0; i < 3; ++i) {
+    const BinaryFrame f = feed.receive(next_binary(*bin));
+    EXPECT_EQ(f.header.scale, 0);
+    bin->send(protocol::encode(protocol::SnapshotAck{f.header.tick}));
+  }
+  auto refused = connect();
+  refused->send(R"({"type":"hello","protocol":1,"role":"viewer","format":"binary","quantum":3})");
+  EXPECT_EQ(wait_for<protocol::Error>(*refused).code, protocol::ErrorCode::bad_field);
+}
+
 TEST_F(BinaryTest, WithoutAcksEveryFrameIsAKeyframeAndAKeyframeCanBeAskedFor) {
   auto commander = greeted(protocol::Role::commander);
   spawn(*commander, 1, {{100, 100}, {200, 200}}, true);
