@@ -131,11 +131,13 @@ class RelayTest : public ServerTest {
   }
 
   std::unique_ptr<WsClient> at(std::uint16_t port, protocol::Role role, std::string token = {},
-                               protocol::SnapshotFormat format = protocol::SnapshotFormat::json) {
+                               protocol::SnapshotFormat format = protocol::SnapshotFormat::json,
+                               std::uint8_t scale = protocol::kFinestScale) {
     auto c = std::make_unique<WsClient>();
     c->connect("127.0.0.1", port);
     protocol::Hello h{1, role, "test", std::move(token)};
     h.format = format;
+    h.scale = scale;
     c->send(protocol::encode(h));
     return c;
   }
@@ -690,6 +692,32 @@ TEST_F(BinaryLinkRelayTest, BinaryViewersGetExactlyTheServersQuantisedAgents) {
   EXPECT_GE(moved, 1u) << "the agents should be moving";
   // The server sees the relay's link as one binary viewer of the whole world.
   EXPECT_EQ(metric("herd_sessions{role=\"commander\"}"), 2);
+}
+
+// A relay's viewer that asks for a coarser quantum gets the server's 1/64-unit agents coarsened
+// (protocol::coarsen): the relay derives every quantum from its link's finest frames.
+TEST_F(BinaryLinkRelayTest, AViewersQuantumIsServedFromTheLinksFinestFrames) {
+  auto commander = greeted(protocol::Role::commander);
+  spawn_movers(*commander, 40);
+  auto direct = at(port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary);
+  auto relayed = at(relay_port_, protocol::Role::viewer, {}, protocol::SnapshotFormat::binary, 1);
+  wait_for<protocol::Welcome>(*direct);
+  EXPECT_EQ(wait_for<protocol::Welcome>(*relayed).upstream, "connected");
+  const auto a = frames(*direct, 15);
+  const auto b = frames(*relayed, 15);
+  std::size_t same = 0;
+  for (const auto& [tick, f] : b) {
+    EXPECT_EQ(f.header.scale, 1);
+    const auto it = a.find(tick);
+    if (it == a.end()) continue;
+    ++same;
+    protocol::QuantState fine;
+    fine.x_bits = it->second.header.x_bits;
+    fine.y_bits = it->second.header.y_bits;
+    fine.agents = it->second.agents;
+    EXPECT_EQ(f.agents, protocol::coarsen(fine, 1).agents) << "tick " << tick;
+  }
+  EXPECT_GE(same, 8u);
 }
 
 // A JSON client of a relay whose link takes binary frames gets the frames' agents dequantised
