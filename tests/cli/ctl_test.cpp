@@ -131,6 +131,7 @@ TEST_F(CtlTest, BadUsageExitsTwoAndSaysHow) {
            {"load", "--viewers", "0", "--duration", "1"},
            {"load", "--viewers", "1", "--duration", "1", "--format", "xml"},
            {"load", "--viewers", "1", "--duration", "1", "--viewport", "10,10"},
+           {"load", "--viewers", "1", "--duration", "1", "--format", "binary", "--quantum", "0.3"},
            {"load", "--viewers", "1", "--duration", "1", "--role", "commander"},
            {"watch", "--count", "zero"}}) {
     const CtlRun r = ctl(args);
@@ -662,7 +663,7 @@ TEST_F(CtlTest, WatchStatsAndLoadReport) {
   EXPECT_EQ(r.out.find("\"snapshots\":0,"), std::string::npos) << "the viewers received snapshots";
   // Binary viewers with viewports, acknowledging each frame, and a commander timing its commands.
   r = ctl({"--json", "load", "--viewers", "3", "--duration", "1.5", "--format", "binary",
-           "--viewport", "300,200", "--commands", "10"});
+           "--viewport", "300,200", "--quantum", "0.25", "--commands", "10"});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("\"format\":\"binary\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"decode_errors\":0,"), std::string::npos) << r.out;

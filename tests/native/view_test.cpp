@@ -73,6 +73,8 @@ TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
                                                      {"--url", "ws://h:99999/ws"},
                                                      {"--role", "king"},
                                                      {"--format", "xml"},
+                                                     {"--quantum", "0.3"},
+                                                     {"--quantum", "fine"},
                                                      {"--frames", "0"},
                                                      {"--screenshot", "x.bmp"},
                                                      {"--width"},
@@ -89,6 +91,7 @@ TEST_F(ViewProcessTest, BadFlagsExitTwoWithAMessage) {
   EXPECT_EQ(run_view({"--help"}, out), 0);
   EXPECT_NE(out.find("Usage: herd-view [OPTIONS]"), std::string::npos) << out;
   EXPECT_NE(out.find("--ca-file"), std::string::npos) << out;
+  EXPECT_NE(out.find("--quantum"), std::string::npos) << out;
 }
 
 TEST_F(ViewProcessTest, AServerNotUpAtStartIsRetriedUntilItIs) {
