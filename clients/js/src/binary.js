@@ -8,9 +8,10 @@ import { DecodeError } from './errors.js';
 /** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit, Wall } from './protocol.js' */
 
 /**
- * An agent as a frame carries it: integers in the format's units (positions in 1/POSITION_SCALE,
- * speed in 1/SPEED_SCALE, radius in 1/RADIUS_SCALE, heading in 1/256 of a turn, flags: state in
- * bits 0-1, collided bit 2, kinematic bit 3).
+ * An agent as a frame carries it: integers in the format's units (positions in 1/2^scale unit,
+ * the frame's scale: 1/POSITION_SCALE at the finest, speed in 1/SPEED_SCALE, radius in
+ * 1/RADIUS_SCALE, heading in 1/256 of a turn, flags: state in bits 0-1, collided bit 2, kinematic
+ * bit 3).
  * @typedef {object} QuantAgent
  * @property {number} id
  * @property {number} x
@@ -36,6 +37,7 @@ import { DecodeError } from './errors.js';
  * @property {number} time
  * @property {number} xBits
  * @property {number} yBits
+ * @property {number} scale positions are in quanta of 1 / 2^scale unit, scale in [0, MAX_SCALE]
  * @property {number} baselineCount
  * @property {number} agentCount
  * @property {string | null} side the side section's JSON text
@@ -64,6 +66,7 @@ import { DecodeError } from './errors.js';
  */
 
 /** @typedef {{header: BinaryHeader, agents: QuantAgent[]}} BinaryFrame */
+/** @typedef {{scale: number, agents: QuantAgent[]}} HeldState a decoded frame's agents, in quanta of 1 / 2^scale unit */
 /** @typedef {{type: 'keyframe'} | {type: 'ack', tick: number}} FeedReply */
 /**
  * What BinaryFeed.receive makes of a frame: the snapshot it stands for (null when it cannot be
@@ -71,11 +74,14 @@ import { DecodeError } from './errors.js';
  * @typedef {{snapshot: Snapshot | null, reply: FeedReply, error: DecodeError | null}} FeedResult
  */
 
-export const POSITION_SCALE = 64; // positions in 1/64 unit
+// Positions are in quanta of 1 / 2^scale unit, the scale a frame's (its header's `scale`, which the
+// session's `quantum` chooses): from 1 unit (scale 0) down to 1/64 (MAX_SCALE, the default).
+export const MAX_SCALE = 6;
+export const POSITION_SCALE = 2 ** MAX_SCALE; // quanta a unit at the finest scale: 1/64 unit
 export const SPEED_SCALE = 16; // speed in 1/16 unit/s
-export const RADIUS_SCALE = 64;
+export const RADIUS_SCALE = 64; // radius in 1/64 unit, whatever the frame's scale
 const MAGIC = 0x48;
-const VERSION = 3;
+const VERSION = 4;
 const MAX_AGENTS = 1 << 24;
 const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
 const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca'];
@@ -137,7 +143,7 @@ class BitReader {
 const unzigzag = (/** @type {number} */ z) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
 // The header: {delta, filtered, tick, baselineTick, lead, serial (0: none), time, avoidance, xBits,
-// yBits, baselineCount, agentCount, side (string or null), bodyAt}. Throws a DecodeError saying what
+// yBits, scale, baselineCount, agentCount, side (string or null), bodyAt}. Throws a DecodeError saying what
 // is wrong.
 /** @param {Uint8Array} bytes @returns {BinaryHeader} */
 export function readHeader(bytes) {
@@ -169,6 +175,8 @@ export function readHeader(bytes) {
     h.xBits = r.bits(8);
     h.yBits = r.bits(8);
     if (h.xBits < 1 || h.xBits > 32 || h.yBits < 1 || h.yBits > 32) throw new Error('bad position widths');
+    h.scale = r.bits(8);
+    if (h.scale > MAX_SCALE) throw new Error('bad position scale');
     h.baselineCount = h.delta ? r.varint() : 0;
     h.agentCount = r.varint();
     if (h.agentCount > MAX_AGENTS || h.baselineCount > MAX_AGENTS) throw new Error('too many agents');
@@ -189,7 +197,8 @@ export function readHeader(bytes) {
 }
 
 // A new agent, written whole but for what it shares with the one before it (prev; the first agent's
-// prev has id 0 and zeros).
+// prev has id 0 and zeros): after its heading, '0' when its speed, flags, radius, group and team
+// are all the previous agent's, else '1' and each of the four parts with a bit of its own.
 /**
  * @param {BitReader} r
  * @param {QuantShared} prev
@@ -202,6 +211,7 @@ function readFull(r, prev, xb, yb) {
   if (gap === 0 || prev.id + gap > 0xffffffff) throw new Error('bad agent id');
   // The other fields follow as they are read.
   const a = /** @type {QuantAgent} */ ({ id: prev.id + gap, x: r.bits(xb), y: r.bits(yb), heading: r.bits(8) });
+  if (!r.bit()) return { ...a, speed: prev.speed, flags: prev.flags, radius: prev.radius, group: prev.group, team: prev.team };
   a.speed = r.bit() ? r.bits(16) : prev.speed;
   a.flags = r.bit() ? r.bits(4) : prev.flags;
   if (r.bit()) {
@@ -232,20 +242,23 @@ const COS = Array.from({ length: 256 }, (_, h) => Math.round(16384 * Math.cos((2
 const MAX_LEAD = 65535;
 
 // Where baseline agent b is predicted after `lead` (1/1024 s): its position plus speed x lead x
-// (cos, sin) of its heading / 2^22 quanta, rounded half up, within the world. Every product is
-// below 2^53, so the doubles are exact, as protocol/snapshot_records.hpp's integers.
+// (cos, sin) of its heading / 2^n quanta, n = 28 - scale (22 at 1/64 unit), rounded half up,
+// within the world. Every product is below 2^53 and the divisor a power of two, so the doubles
+// are exact, as protocol/snapshot_records.hpp's integers.
 /**
  * @param {QuantAgent} b
  * @param {number} lead
  * @param {number} xb
  * @param {number} yb
+ * @param {number} scale
  * @returns {[number, number]}
  */
-function predict(b, lead, xb, yb) {
+function predict(b, lead, xb, yb, scale) {
   if (b.speed === 0 || lead === 0) return [b.x, b.y];
   const m = b.speed * lead;
-  const dx = Math.floor((m * COS[b.heading] + 2097152) / 4194304);
-  const dy = Math.floor((m * COS[(b.heading + 192) % 256] + 2097152) / 4194304);
+  const div = 2 ** (28 - scale);
+  const dx = Math.floor((m * COS[b.heading] + div / 2) / div);
+  const dy = Math.floor((m * COS[(b.heading + 192) % 256] + div / 2) / div);
   return [Math.min(Math.max(b.x + dx, 0), 2 ** xb - 1), Math.min(Math.max(b.y + dy, 0), 2 ** yb - 1)];
 }
 
@@ -317,7 +330,7 @@ export function decodeBinary(bytes, baseline = []) {
     for (const b of baseline) {
       const changed = r.bit(), second = r.bit();
       if (!changed && second) continue;
-      const p = predict(b, h.lead, h.xBits, h.yBits);
+      const p = predict(b, h.lead, h.xBits, h.yBits, h.scale);
       if (!changed) kept.push(p[0] === b.x && p[1] === b.y ? b : { ...b, x: p[0], y: p[1] });
       else if (!second) {
         const zx = r.bits(k), zy = r.bits(k);
@@ -348,16 +361,18 @@ export function decodeBinary(bytes, baseline = []) {
   return { header: h, agents };
 }
 
-// A quantised agent as the JSON snapshot's agent object (behaviour and targets are not carried).
-/** @param {QuantAgent} a @returns {Agent} */
-export function dequantise(a) {
+// A quantised agent as the JSON snapshot's agent object (behaviour and targets are not carried);
+// `scale`: its frame's, positions in 1 / 2^scale unit.
+/** @param {QuantAgent} a @param {number} [scale] @returns {Agent} */
+export function dequantise(a, scale = MAX_SCALE) {
+  const quantum = 2 ** -scale;
   const speed = a.speed / SPEED_SCALE;
   const angle = (a.heading * 2 * Math.PI) / 256;
   /** @type {Agent} */
   const out = {
     id: a.id,
-    x: a.x / POSITION_SCALE,
-    y: a.y / POSITION_SCALE,
+    x: a.x * quantum,
+    y: a.y * quantum,
     vx: speed * Math.cos(angle),
     vy: speed * Math.sin(angle),
     r: a.radius / RADIUS_SCALE,
@@ -400,7 +415,7 @@ export function toSnapshot(frame) {
     tick: h.tick,
     time: h.time,
     avoidance: h.avoidance,
-    agents: frame.agents.map((a) => details.get(a.id) ?? dequantise(a)),
+    agents: frame.agents.map((a) => details.get(a.id) ?? dequantise(a, h.scale)),
     collisions: side.collisions ?? [],
     formations: side.formations ?? [],
   };
@@ -427,10 +442,12 @@ function asDecodeError(err) {
 // (only those at or after the newest delta's baseline, since the server's baselines never go
 // back; a keyframe keeps them, as acks in flight may still be used),
 // and says what to send back: an ack for each frame decoded, a keyframe request when one cannot be.
+// A delta is built only on a frame of its own scale (a new quantum starts with a keyframe): one on
+// a state of another scale cannot be decoded, and asks for a keyframe too.
 export class BinaryFeed {
   constructor() {
-    /** @type {Map<number, QuantAgent[]>} */
-    this.states = new Map(); // tick -> quantised agents
+    /** @type {Map<number, HeldState>} */
+    this.states = new Map(); // tick -> quantised agents and their scale
     this.keyframes = 0; // frames decoded whole
     this.deltas = 0; // frames decoded against an acknowledged baseline
   }
@@ -448,14 +465,18 @@ export class BinaryFeed {
     } catch (err) {
       return { snapshot: null, reply: { type: 'keyframe' }, error: asDecodeError(err) };
     }
-    const baseline = h.delta ? this.states.get(h.baselineTick) : [];
-    if (!baseline) {
+    const held = h.delta ? this.states.get(h.baselineTick) : { scale: h.scale, agents: [] };
+    if (!held) {
       const error = new DecodeError(`binary snapshot: a delta on tick ${h.baselineTick}, which is not held`);
+      return { snapshot: null, reply: { type: 'keyframe' }, error };
+    }
+    if (held.scale !== h.scale) {
+      const error = new DecodeError(`binary snapshot: a delta of scale ${h.scale} on tick ${h.baselineTick}, held at scale ${held.scale}`);
       return { snapshot: null, reply: { type: 'keyframe' }, error };
     }
     let frame, snapshot;
     try {
-      frame = decodeBinary(bytes, baseline);
+      frame = decodeBinary(bytes, held.agents);
       snapshot = toSnapshot(frame);
     } catch (err) {
       return { snapshot: null, reply: { type: 'keyframe' }, error: asDecodeError(err) };
@@ -465,7 +486,7 @@ export class BinaryFeed {
     const newest = Math.max(-1, ...this.states.keys());
     if (newest >= h.tick) this.states.clear();
     if (h.delta) for (const t of this.states.keys()) if (t < h.baselineTick) this.states.delete(t);
-    this.states.set(h.tick, frame.agents);
+    this.states.set(h.tick, { scale: h.scale, agents: frame.agents });
     if (h.delta) ++this.deltas;
     else ++this.keyframes;
     while (this.states.size > 32) this.states.delete(/** @type {number} */ (this.states.keys().next().value));

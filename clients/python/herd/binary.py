@@ -1,8 +1,10 @@
 """Binary snapshots (protocol/PROTOCOL.md, "Binary snapshots").
 
 A frame is decoded against the quantised agents the client holds for the frame's baseline tick,
-as the browser viewer's decoder (clients/web/snapshot_binary.js) and the server's codec do; all
-three are checked against the shared fixtures in protocol/fixtures/binary.
+as the JavaScript client's decoder (clients/js/src/binary.js, the browser viewer's too) and the
+server's codec do; all three are checked against the shared fixtures in protocol/fixtures/binary.
+Positions are in quanta of 1 / 2^scale unit, the frame's scale (its header's ``scale``, which the
+session's ``quantum`` chooses): 1 unit at scale 0 down to 1/64 at :data:`MAX_SCALE`.
 
 Most programs never call this module: a client connected with ``format="binary"`` decodes every
 frame into the same dict as a JSON snapshot. It is public for tools that read recorded frames.
@@ -19,6 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .errors import DecodeError
 
 __all__ = [
+    "MAX_SCALE",
     "POSITION_SCALE",
     "SPEED_SCALE",
     "RADIUS_SCALE",
@@ -32,12 +35,13 @@ __all__ = [
     "BinaryFeed",
 ]
 
-POSITION_SCALE = 64  # positions in 1/64 unit
+MAX_SCALE = 6  # the finest position scale: quanta of 1/64 unit, the default
+POSITION_SCALE = 1 << MAX_SCALE  # quanta a unit at the finest scale
 SPEED_SCALE = 16  # speed in 1/16 unit/s
-RADIUS_SCALE = 64  # radius in 1/64 unit
+RADIUS_SCALE = 64  # radius in 1/64 unit, whatever the frame's scale
 
 _MAGIC = 0x48
-_VERSION = 3
+_VERSION = 4
 _MAX_LEAD = 65535  # a delta's lead, in 1/1024 s
 # Dead reckoning: round(16384 cos(2 pi h / 256)) for each heading step h (no entry is near a tie).
 _COS = [round(16384 * math.cos(2 * math.pi * h / 256)) for h in range(256)]
@@ -49,8 +53,8 @@ _AVOIDANCE = ("none", "circle", "cardioid", "orca")
 _KEPT_STATES = 32
 
 # An agent as a frame carries it, in the format's integer units:
-# {"id", "x", "y", "heading", "speed", "flags", "radius", "group", "team"} (positions in 1/64
-# unit, speed in 1/16 unit/s, radius in 1/64 unit, heading in 1/256 turn; flags: state in bits
+# {"id", "x", "y", "heading", "speed", "flags", "radius", "group", "team"} (positions in
+# 1/2^scale unit, the frame's scale, speed in 1/16 unit/s, radius in 1/64 unit, heading in 1/256 turn; flags: state in bits
 # 0-1, collided bit 2, kinematic bit 3; team 0 nobody's, else 1-63). The fixtures' expected.json lists agents in this shape.
 QuantAgent = Dict[str, int]
 
@@ -69,6 +73,7 @@ class Header:
     time: float
     x_bits: int
     y_bits: int
+    scale: int  # positions in quanta of 1 / 2^scale unit, scale in [0, MAX_SCALE]
     baseline_count: int
     agent_count: int
     side: Optional[str]  # the side section's JSON text
@@ -174,6 +179,9 @@ def read_header(data: bytes) -> Header:
         y_bits = r.bits(8)
         if not (1 <= x_bits <= 32 and 1 <= y_bits <= 32):
             raise DecodeError("bad position widths")
+        scale = r.bits(8)
+        if scale > MAX_SCALE:
+            raise DecodeError("bad position scale")
         baseline_count = r.varint() if delta else 0
         agent_count = r.varint()
         if agent_count > _MAX_AGENTS or baseline_count > _MAX_AGENTS:
@@ -204,6 +212,7 @@ def read_header(data: bytes) -> Header:
         time=time,
         x_bits=x_bits,
         y_bits=y_bits,
+        scale=scale,
         baseline_count=baseline_count,
         agent_count=agent_count,
         side=side,
@@ -213,11 +222,17 @@ def read_header(data: bytes) -> Header:
 
 def _read_full(r: _BitReader, prev: QuantAgent, xb: int, yb: int) -> QuantAgent:
     # A new agent, written whole but for what it shares with the one before it (prev; the first
-    # agent's prev has id 0 and zeros).
+    # agent's prev has id 0 and zeros): after its heading, '0' when its speed, flags, radius,
+    # group and team are all the previous agent's, else '1' and each of the four parts with a bit
+    # of its own.
     gap = 1 if r.bit() else r.varint()
     if gap == 0 or prev["id"] + gap > 0xFFFFFFFF:
         raise DecodeError("bad agent id")
     a = {"id": prev["id"] + gap, "x": r.bits(xb), "y": r.bits(yb), "heading": r.bits(8)}
+    if not r.bit():
+        for shared in ("speed", "flags", "radius", "group", "team"):
+            a[shared] = prev[shared]
+        return a
     a["speed"] = r.bits(16) if r.bit() else prev["speed"]
     a["flags"] = r.bits(4) if r.bit() else prev["flags"]
     if r.bit():
@@ -237,14 +252,16 @@ def _offset(base: int, z: int, bits: int) -> int:
     return v
 
 
-def _predict(b: QuantAgent, lead: int, xb: int, yb: int) -> Tuple[int, int]:
+def _predict(b: QuantAgent, lead: int, xb: int, yb: int, scale: int) -> Tuple[int, int]:
     # Where baseline agent b is predicted after `lead` (1/1024 s): its position plus speed x lead
-    # x (cos, sin) of its heading / 2^22 quanta, rounded half up, within the world.
+    # x (cos, sin) of its heading / 2^n quanta, n = 28 - scale (22 at 1/64 unit), rounded half
+    # up (>> floors, negative numbers too), within the world.
     if b["speed"] == 0 or lead == 0:
         return b["x"], b["y"]
     m = b["speed"] * lead
-    dx = (m * _COS[b["heading"]] + (1 << 21)) >> 22
-    dy = (m * _COS[(b["heading"] + 192) % 256] + (1 << 21)) >> 22
+    n = 28 - scale
+    dx = (m * _COS[b["heading"]] + (1 << (n - 1))) >> n
+    dy = (m * _COS[(b["heading"] + 192) % 256] + (1 << (n - 1))) >> n
     return (
         min(max(b["x"] + dx, 0), (1 << xb) - 1),
         min(max(b["y"] + dy, 0), (1 << yb) - 1),
@@ -314,7 +331,7 @@ def decode_frame(data: bytes, baseline: Optional[List[QuantAgent]] = None) -> Fr
             changed, second = r.bit(), r.bit()
             if not changed and second:
                 continue
-            p = _predict(b, h.lead, xb, yb)
+            p = _predict(b, h.lead, xb, yb, h.scale)
             if not changed:
                 kept.append(b if p == (b["x"], b["y"]) else {**b, "x": p[0], "y": p[1]})
             elif not second:
@@ -350,8 +367,9 @@ def decode_frame(data: bytes, baseline: Optional[List[QuantAgent]] = None) -> Fr
     return Frame(header=h, agents=agents)
 
 
-def dequantise(a: QuantAgent) -> Dict[str, Any]:
-    """A quantised agent as a JSON snapshot's agent object.
+def dequantise(a: QuantAgent, scale: int = MAX_SCALE) -> Dict[str, Any]:
+    """A quantised agent, of a frame of ``scale`` (positions in 1 / 2^scale unit), as a JSON
+    snapshot's agent object.
 
     Only what frames carry: ``id``, ``x``, ``y``, ``vx``, ``vy``, ``r``, ``group``, ``state``,
     and ``collided``, ``movement`` and ``team`` when set. ``behaviour``, ``phase``, targets, paths and the
@@ -361,8 +379,8 @@ def dequantise(a: QuantAgent) -> Dict[str, Any]:
     angle = a["heading"] * 2 * math.pi / 256
     out: Dict[str, Any] = {
         "id": a["id"],
-        "x": a["x"] / POSITION_SCALE,
-        "y": a["y"] / POSITION_SCALE,
+        "x": a["x"] / (1 << scale),
+        "y": a["y"] / (1 << scale),
         "vx": speed * math.cos(angle),
         "vy": speed * math.sin(angle),
         "r": a["radius"] / RADIUS_SCALE,
@@ -401,7 +419,7 @@ def to_snapshot(frame: Frame) -> Dict[str, Any]:
         "tick": h.tick,
         "time": h.time,
         "avoidance": h.avoidance,
-        "agents": [details.get(a["id"]) or dequantise(a) for a in frame.agents],
+        "agents": [details.get(a["id"]) or dequantise(a, h.scale) for a in frame.agents],
         "collisions": side.get("collisions") or [],
         "formations": side.get("formations") or [],
     }
@@ -428,11 +446,14 @@ class BinaryFeed:
     an ``ack`` for each frame decoded, a ``keyframe`` request for one that cannot be. A delta's
     baseline is never older than an earlier delta's, so decoding a delta drops the older states;
     a keyframe drops none (an ack in flight may still make the server build on one), and a tick
-    that went back (a new world) drops them all.
+    that went back (a new world) drops them all. A delta is built only on a frame of its own
+    scale (a new quantum starts with a keyframe): one on a state of another scale is not decoded,
+    and asks for a keyframe too.
     """
 
     def __init__(self) -> None:
-        self.states: Dict[int, List[QuantAgent]] = {}  # tick -> quantised agents, oldest first
+        # tick -> (scale, quantised agents), oldest first
+        self.states: Dict[int, Tuple[int, List[QuantAgent]]] = {}
 
     def reset(self) -> None:
         """Forgets every state (a new connection starts from a keyframe)."""
@@ -451,12 +472,15 @@ class BinaryFeed:
             h = read_header(data)
         except DecodeError as err:
             return None, {"type": "keyframe"}, err
-        baseline = self.states.get(h.baseline_tick) if h.delta else []
-        if baseline is None:
+        held = self.states.get(h.baseline_tick) if h.delta else (h.scale, [])
+        if held is None:
             why = _fail(f"no state of tick {h.baseline_tick} for this delta")
             return None, {"type": "keyframe"}, why
+        if held[0] != h.scale:
+            why = _fail(f"a delta of scale {h.scale} on tick {h.baseline_tick}, held at scale {held[0]}")
+            return None, {"type": "keyframe"}, why
         try:
-            frame = decode_frame(data, baseline)
+            frame = decode_frame(data, held[1])
             snapshot = to_snapshot(frame)
         except DecodeError as err:
             return None, {"type": "keyframe"}, err
@@ -465,7 +489,7 @@ class BinaryFeed:
         if h.delta:
             for t in [t for t in self.states if t < h.baseline_tick]:
                 del self.states[t]
-        self.states[h.tick] = frame.agents
+        self.states[h.tick] = (h.scale, frame.agents)
         while len(self.states) > _KEPT_STATES:
             del self.states[next(iter(self.states))]
         return snapshot, {"type": "ack", "tick": h.tick}, None
