@@ -69,6 +69,10 @@ export function installDebugApi(v) {
     get viewport() {
       return v.viewport.sent ? v.viewport.sent.rect : undefined;
     },
+    // The position quantum last sent with a viewport (world units), or null before the first.
+    get quantum() {
+      return v.viewport.quantum;
+    },
     get snapshotRate() {
       return v.state.welcome ? v.state.welcome.snapshot_rate : null;
     },

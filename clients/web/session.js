@@ -2,13 +2,14 @@
 // The page's conversation with the server: the messages it receives, applied to the viewer's
 // state (viewer_state.js) and handed to the pieces that follow them (the view, the interpolator,
 // the painter...); the commands it sends, numbered, so that an ack or an error can be matched to
-// its command; and the viewport it tells the server while snapshots come binary. A page the
-// server welcomed as viewer sends no command at all (access.js).
+// its command; and the viewport it tells the server while snapshots come binary, with the position
+// quantum the view needs. A page the server welcomed as viewer sends no command at all (access.js).
 
 import { TileMap } from './tile_map.js';
 import { byId } from './inspect_view.js';
 import { agentRoles } from './roles.js';
 import { barNotice, commandNotice, isHelloRefusal } from './access.js';
+import { QUANTA } from '../js/src/protocol.js';
 
 /**
  * @import { Collision, CommandFields, MapMessage, ServerMessage, Welcome } from '../js/src/protocol.js'
@@ -25,7 +26,11 @@ import { barNotice, commandNotice, isHelloRefusal } from './access.js';
 /** @import { HeatMap } from './heat_map.js' */
 
 /** @typedef {{x0: number, y0: number, x1: number, y1: number}} ViewportRect */
-/** @typedef {{sent: {rect: ViewportRect | null} | null, at: number}} ViewportSent the last viewport sent, and when */
+/**
+ * The last viewport sent (null: none since the welcome), the position quantum last sent with one
+ * (kept across welcomes: every viewport message says it again; null: none yet), and when.
+ * @typedef {{sent: {rect: ViewportRect | null} | null, quantum: number | null, at: number}} ViewportSent
+ */
 
 /**
  * What the session reads and tells (main.js makes them).
@@ -49,6 +54,38 @@ const MAX_FLASHES = 256;
 // server then sends only the agents in it plus a margin), at most VIEWPORT_EVERY_MS apart and
 // only when it moved by more than a tenth of its size; the whole world when it is all in view.
 const VIEWPORT_EVERY_MS = 250;
+// Binary frames' position quanta (PROTOCOL.md, hello's `quantum`): powers of two, world units.
+export const FINEST_QUANTUM = QUANTA[QUANTA.length - 1]; // 1/64
+export const COARSEST_QUANTUM = QUANTA[0]; // 1
+
+/**
+ * The coarsest quantum (a power of two in [1/64, 1] world units) no larger than `unitsPerPx`, one
+ * device pixel in world units, so that positions in it are pixel-exact; 1/64 when the pixel is
+ * finer than that, or unknown.
+ * @param {number} unitsPerPx
+ * @returns {number}
+ */
+export function idealQuantum(unitsPerPx) {
+  if (!(unitsPerPx > 0)) return FINEST_QUANTUM;
+  let q = COARSEST_QUANTUM;
+  while (q > FINEST_QUANTUM && q > unitsPerPx) q /= 2;
+  return q;
+}
+
+/**
+ * The quantum to use after `current` (null: none yet) for a device pixel of `unitsPerPx` world
+ * units: a finer ideal at once (zooming in must stay pixel-exact), a coarser one only when it is
+ * at least 2 steps coarser (4 times the quantum), so that a zoom hovering at a boundary does not
+ * change it back and forth, each change making the server send a keyframe.
+ * @param {number | null} current
+ * @param {number} unitsPerPx
+ * @returns {number}
+ */
+export function nextQuantum(current, unitsPerPx) {
+  const ideal = idealQuantum(unitsPerPx);
+  if (current === null || ideal < current || ideal >= 4 * current) return ideal;
+  return current;
+}
 
 export class Session {
   /** @param {SessionPieces} pieces */
@@ -64,7 +101,7 @@ export class Session {
     this.bar = bar;
     this.heat = heat;
     /** @type {ViewportSent} */
-    this.viewport = { sent: null, at: 0 };
+    this.viewport = { sent: null, quantum: null, at: 0 };
     // Commands in flight, by seq, so an error can say which command it answers.
     this.nextSeq = 1;
     /** @type {Map<number, string>} */
@@ -247,7 +284,9 @@ export class Session {
     return seq;
   }
 
-  // Tells the server the camera's rectangle when it is due (VIEWPORT_EVERY_MS above).
+  // Tells the server the camera's rectangle when it is due (VIEWPORT_EVERY_MS above), with the
+  // position quantum of one device pixel (nextQuantum): sent when the rectangle moved, or the
+  // quantum changed though it did not.
   /** @param {number} now */
   syncViewport(now) {
     const { conn, state, view, viewport } = this;
@@ -259,8 +298,10 @@ export class Session {
     const whole = a.x <= 0 && a.y <= 0 && b.x >= width && b.y >= height;
     const clamp = (/** @type {number} */ v) => Math.max(-1e7, Math.min(1e7, v));
     const rect = whole ? null : { x0: clamp(a.x), y0: clamp(a.y), x1: clamp(b.x), y1: clamp(b.y) };
+    // view.scale: CSS pixels per world unit; dpr: device pixels per CSS pixel.
+    const quantum = nextQuantum(viewport.quantum, 1 / (view.scale * (view.dpr || 1)));
     const last = viewport.sent;
-    if (last !== null) {
+    if (last !== null && quantum === viewport.quantum) {
       if (rect === null && last.rect === null) return;
       if (rect !== null && last.rect !== null) {
         const tol = 0.1 * Math.max(rect.x1 - rect.x0, rect.y1 - rect.y0);
@@ -270,7 +311,10 @@ export class Session {
       }
     }
     if (rect !== null && !(rect.x1 > rect.x0 && rect.y1 > rect.y0)) return;
-    if (conn.send({ type: 'viewport', ...(rect ?? {}) })) viewport.sent = { rect };
+    if (conn.send({ type: 'viewport', ...(rect ?? {}), quantum })) {
+      viewport.sent = { rect };
+      viewport.quantum = quantum;
+    }
     viewport.at = now;
   }
 }

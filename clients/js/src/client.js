@@ -10,11 +10,11 @@ import { parseUrl } from './address.js';
 import { Commands } from './commands.js';
 import { Connection } from './connection.js';
 import { CommandError, ConnectError, ConnectionClosed, HelloError, ServerError, TimeoutError } from './errors.js';
-import { FORMATS, ROLES } from './protocol.js';
+import { DEFAULT_QUANTUM, FORMATS, ROLES, checkQuantum } from './protocol.js';
 import { SnapshotStream } from './stream.js';
 
 /**
- * @import { Ack, ErrorMessage, Format, MapMessage, Obstacle, Pong, Role, ServerMessage, Sessions, Snapshot, Wall, Welcome } from './protocol.js'
+ * @import { Ack, ErrorMessage, Format, MapMessage, Obstacle, Pong, Quantum, Role, ServerMessage, Sessions, Snapshot, Wall, Welcome } from './protocol.js'
  * @import { CloseInfo, WebSocketConstructor } from './connection.js'
  * @import { RectLike, RequestOptions } from './commands.js'
  */
@@ -25,6 +25,8 @@ import { SnapshotStream } from './stream.js';
  *   its team's agents, fog of war), or 'spectator' or 'viewer', which only watch
  * @property {string} [token] the server's command token; default the URL's #token=, else none
  * @property {Format} [format] snapshots 'json' (the default), 'binary' or 'auto'
+ * @property {Quantum} [quantum] binary snapshots' position quantum, world units: 1, 0.5, 0.25,
+ *   0.125, 0.0625, 0.03125 or 0.015625 (the default, 1/64); a coarser one costs fewer bytes
  * @property {WebSocketConstructor} [WebSocket] default globalThis.WebSocket (Node 20 has none:
  *   pass the `ws` package's, or import from 'herd-client/node', which does)
  * @property {number | null} [timeout] milliseconds to wait for the welcome and, unless a call says
@@ -34,6 +36,12 @@ import { SnapshotStream } from './stream.js';
  */
 
 /** @typedef {{resolve: (msg: ServerMessage) => void, reject: (err: Error) => void, timer?: ReturnType<typeof setTimeout>, what: string}} Pending */
+
+/**
+ * @typedef {object} ViewportOptions
+ * @property {Quantum} [quantum] binary snapshots' position quantum from now on (the next frame is
+ *   then a keyframe); absent: unchanged
+ */
 
 
 /**
@@ -67,6 +75,7 @@ export async function connect(url, options = {}) {
     throw new RangeError(`role must be 'operator' (or 'commander'), 'player', 'spectator' or 'viewer', not ${JSON.stringify(role)}`);
   }
   if (!FORMATS.includes(format)) throw new RangeError(`format must be 'json', 'binary' or 'auto', not ${JSON.stringify(format)}`);
+  if (options.quantum !== undefined) checkQuantum(options.quantum);
   if (timeout !== null && !(timeout >= 0)) throw new RangeError(`timeout must be milliseconds or null, not ${timeout}`);
   if (!Number.isInteger(queueSize) || queueSize < 1) throw new RangeError(`queueSize must be 1 or more, not ${queueSize}`);
   const address = parseUrl(url);
@@ -110,6 +119,8 @@ export class Client extends Commands {
     super();
     this.url = url;
     this.format = options.format;
+    /** @type {Quantum} the position quantum of binary snapshots last asked for (hello, viewport), world units */
+    this.quantum = options.quantum ?? DEFAULT_QUANTUM;
     this.timeout = options.timeout;
     this.queueSize = options.queueSize;
     this.#role = options.role;
@@ -140,6 +151,7 @@ export class Client extends Commands {
       role: options.role,
       token: options.token,
       format: options.format,
+      quantum: options.quantum,
       client: options.client,
       WebSocket: options.WebSocket,
       reconnect: false,
@@ -458,14 +470,23 @@ export class Client extends Commands {
   }
 
   /**
-   * Binary snapshots carry only the agents in this rectangle (plus a margin); none: the whole
-   * world again. Nothing is answered.
-   * @param {RectLike} [rect]
+   * Binary snapshots carry only the agents in this rectangle (plus a margin); none (undefined or
+   * null): the whole world again. `quantum`: their position quantum from now on (the next frame
+   * is a keyframe, so change it in steps, not every frame); absent: unchanged. Nothing is answered.
+   * @param {RectLike | null} [rect]
+   * @param {ViewportOptions} [options]
    */
-  viewport(rect) {
-    if (rect === undefined) return this.#post({ type: 'viewport' }, 'viewport');
-    const r = Array.isArray(rect) ? { x0: rect[0], y0: rect[1], x1: rect[2], y1: rect[3] } : rect;
-    this.#post({ type: 'viewport', x0: r.x0, y0: r.y0, x1: r.x1, y1: r.y1 }, 'viewport');
+  viewport(rect, { quantum } = {}) {
+    if (quantum !== undefined) checkQuantum(quantum);
+    /** @type {Record<string, unknown>} */
+    const msg = { type: 'viewport' };
+    if (rect !== undefined && rect !== null) {
+      const r = Array.isArray(rect) ? { x0: rect[0], y0: rect[1], x1: rect[2], y1: rect[3] } : rect;
+      Object.assign(msg, { x0: r.x0, y0: r.y0, x1: r.x1, y1: r.y1 });
+    }
+    if (quantum !== undefined) msg.quantum = quantum;
+    this.#post(msg, 'viewport');
+    if (quantum !== undefined) this.quantum = quantum;
   }
 
   // Asks for the next binary snapshot whole (the client does so by itself when a frame cannot be

@@ -8,7 +8,7 @@
 import { BinaryFeed } from './binary.js';
 import { makeHello } from './protocol.js';
 
-/** @import { Format, Hello, Role, ServerMessage } from './protocol.js' */
+/** @import { Format, Hello, Quantum, Role, ServerMessage } from './protocol.js' */
 
 /**
  * 'closed': for good, after close() (or the socket's close when it does not reconnect).
@@ -37,6 +37,8 @@ import { makeHello } from './protocol.js';
  * @property {Role} [role] default 'commander'
  * @property {string} [token] the server's command token ('' for none)
  * @property {Format} [format] the snapshots asked for in hello; default 'json'
+ * @property {Quantum} [quantum] binary frames' position quantum asked for in hello, world units;
+ *   default none said (the server's 1/64)
  * @property {string} [client] the name the server logs; default 'herd-js/1'
  * @property {WebSocketConstructor} [WebSocket] default globalThis.WebSocket
  * @property {boolean} [reconnect] open again after a close; default true
@@ -58,14 +60,14 @@ export class Connection {
    * @param {ConnectionOptions} options
    */
   constructor(url, options) {
-    const { onMessage, onState = () => {}, onClose = () => {}, role = 'commander', token = '', format = 'json' } = options;
+    const { onMessage, onState = () => {}, onClose = () => {}, role = 'commander', token = '', format = 'json', quantum } = options;
     const { client = CLIENT_NAME, WebSocket = globalThis.WebSocket, reconnect = true, pingEveryMs = PING_INTERVAL_MS } = options;
     if (typeof WebSocket !== 'function') {
       throw new TypeError("no WebSocket here: pass options.WebSocket (in Node 20, the 'ws' package's)");
     }
     this.url = url;
     /** @type {Hello} */
-    this.hello = makeHello({ role, client, token, format });
+    this.hello = makeHello({ role, client, token, format, quantum });
     this.feed = new BinaryFeed();
     /** @type {'json' | 'binary' | null} */
     this.snapshotFormat = null; // how the last snapshot came

@@ -7,7 +7,7 @@ export { connect, Client, DEFAULT_TIMEOUT_MS, DEFAULT_QUEUE } from './client.js'
 export { Commands, COMMANDS, commandFields, group, rect, point, selection } from './commands.js';
 export { Connection, CLIENT_NAME } from './connection.js';
 export { SnapshotStream } from './stream.js';
-export { BinaryFeed, decodeBinary, readHeader, dequantise, toSnapshot, POSITION_SCALE, SPEED_SCALE, RADIUS_SCALE } from './binary.js';
-export { PROTOCOL_VERSION, ROLES, FORMATS, makeHello } from './protocol.js';
+export { BinaryFeed, decodeBinary, readHeader, dequantise, toSnapshot, MAX_SCALE, POSITION_SCALE, SPEED_SCALE, RADIUS_SCALE } from './binary.js';
+export { PROTOCOL_VERSION, ROLES, FORMATS, QUANTA, DEFAULT_QUANTUM, checkQuantum, makeHello } from './protocol.js';
 export { parseUrl } from './address.js';
 export { HerdError, ServerError, CommandError, HelloError, ConnectError, ConnectionClosed, TimeoutError, DecodeError } from './errors.js';

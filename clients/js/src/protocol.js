@@ -244,6 +244,13 @@
  */
 
 /**
+ * A binary frame's position quantum, world units: a power of two from 1 down to 1/64 (the
+ * default). A coarser one costs fewer bytes; a viewer that draws a unit on fewer than 4 pixels
+ * needs no finer than 1/4.
+ * @typedef {1 | 0.5 | 0.25 | 0.125 | 0.0625 | 0.03125 | 0.015625} Quantum
+ */
+
+/**
  * @typedef {object} Hello
  * @property {'hello'} type
  * @property {number} protocol
@@ -251,23 +258,42 @@
  * @property {string} [client] a name for the server's logs, at most 64 bytes
  * @property {string} [token] the server's command token
  * @property {Format} [format] absent: 'json'
+ * @property {Quantum} [quantum] binary frames' position quantum; absent: 1/64 unit
  */
 
 export const PROTOCOL_VERSION = 1;
 
 export const ROLES = /** @type {const} */ (['viewer', 'commander', 'operator', 'player', 'spectator']);
 export const FORMATS = /** @type {const} */ (['json', 'binary', 'auto']);
+// The position quanta a session may ask for (hello's and viewport's `quantum`), coarsest first.
+export const QUANTA = /** @type {const} */ ([1, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625]);
+export const DEFAULT_QUANTUM = 0.015625; // 1/64 unit: the server's when hello says none
 
 /**
- * The hello a session opens with.
- * @param {{role: Role, client?: string, token?: string, format?: Format}} options
+ * Throws a RangeError unless `quantum` is one of QUANTA (the server would refuse it: bad_field).
+ * @param {unknown} quantum
+ * @returns {asserts quantum is Quantum}
+ */
+export function checkQuantum(quantum) {
+  if (!QUANTA.includes(/** @type {Quantum} */ (quantum))) {
+    throw new RangeError(`quantum must be one of ${QUANTA.join(', ')} (world units), not ${typeof quantum === 'number' ? quantum : JSON.stringify(quantum)}`);
+  }
+}
+
+/**
+ * The hello a session opens with; `quantum` only when one is given.
+ * @param {{role: Role, client?: string, token?: string, format?: Format, quantum?: Quantum}} options
  * @returns {Hello}
  */
-export function makeHello({ role, client = '', token = '', format = 'json' }) {
+export function makeHello({ role, client = '', token = '', format = 'json', quantum }) {
   /** @type {Hello} */
   const hello = { type: 'hello', protocol: PROTOCOL_VERSION, role };
   if (client) hello.client = client;
   if (token) hello.token = token;
   if (format !== 'json') hello.format = format;
+  if (quantum !== undefined) {
+    checkQuantum(quantum);
+    hello.quantum = quantum;
+  }
   return hello;
 }

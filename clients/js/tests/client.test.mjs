@@ -197,6 +197,45 @@ describe('the client against the real server', () => {
     }
   });
 
+  it('asks for a coarser quantum in hello and in its viewport: positions in its steps, a keyframe at each change', async () => {
+    const json = await open(server.wsUrl, { role: 'viewer' });
+    const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary', quantum: 0.25 });
+    try {
+      const onGrid = (s, q) => s.agents.length > 0 && s.agents.every((a) => Number.isInteger(a.x / q) && Number.isInteger(a.y / q));
+      const byTick = new Map();
+      json.onSnapshot((s) => byTick.set(s.tick, s));
+      let pair = null;
+      let frames = 0; // bounded: 100 snapshots are 5 s at the default 20 a second
+      for await (const snap of binary.snapshots()) {
+        if (++frames > 100) break;
+        assert.ok(onGrid(snap, 0.25), `tick ${snap.tick}: positions in quarters`);
+        await json.waitFor((s) => s.tick >= snap.tick);
+        if (byTick.has(snap.tick) && binary.binaryFrames.deltas >= 2) {
+          pair = [snap, byTick.get(snap.tick)];
+          break;
+        }
+      }
+      assert.ok(pair, `no delta at a tick the JSON client saw too: ${JSON.stringify(binary.binaryFrames)}`);
+      const [b, j] = pair;
+      assert.deepEqual(b.agents.map((a) => a.id), j.agents.map((a) => a.id));
+      // Half a quantum plus the 1/128 of the first rounding to 1/64, plus JSON's 3 decimals.
+      for (let i = 0; i < b.agents.length; ++i) {
+        const [qa, ja] = [b.agents[i], j.agents[i]];
+        assert.ok(Math.abs(qa.x - ja.x) <= 1 / 8 + 1 / 128 + 1e-3 && Math.abs(qa.y - ja.y) <= 1 / 8 + 1 / 128 + 1e-3, `agent ${ja.id}`);
+      }
+      // A whole unit from now on, the rectangle unchanged (the whole world): a keyframe at it.
+      const keyframes = binary.binaryFrames.keyframes;
+      binary.viewport(null, { quantum: 1 });
+      assert.equal(binary.quantum, 1);
+      await binary.waitFor((s) => onGrid(s, 1));
+      assert.ok(binary.binaryFrames.keyframes > keyframes, JSON.stringify(binary.binaryFrames));
+      assert.equal(binary.binaryFrames.decodeErrors, 0);
+    } finally {
+      await json.close();
+      await binary.close();
+    }
+  });
+
   it('adds a source and an exit, whose counts JSON and binary snapshots carry, and removes them', async () => {
     const c = await open(server.wsUrl, { token: TOKEN });
     const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary' });

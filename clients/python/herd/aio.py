@@ -55,7 +55,7 @@ from .errors import (
     Timeout,
 )
 
-__all__ = ["connect", "AsyncClient", "AsyncSnapshotStream", "DEFAULT_TIMEOUT"]
+__all__ = ["connect", "AsyncClient", "AsyncSnapshotStream", "DEFAULT_TIMEOUT", "QUANTA", "DEFAULT_QUANTUM"]
 
 log = logging.getLogger("herd")
 
@@ -73,7 +73,21 @@ _ROLES = ("viewer", "commander", "operator", "player", "spectator")
 _GRANTED = {"commander": ("commander", "operator"), "operator": ("commander", "operator"),
             "player": ("player",)}
 _FORMATS = ("json", "binary", "auto")
+# The position quanta of binary snapshots a session may ask for (hello's and viewport's
+# ``quantum``), world units, coarsest first; the server's is 1/64 unless hello says another.
+QUANTA = (1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625)
+DEFAULT_QUANTUM = 0.015625
 _SEQ_MAX = 0xFFFFFFFF
+
+
+def check_quantum(quantum: Any) -> float:
+    """``quantum`` as a float when it is one of :data:`QUANTA`; else raises ValueError (the server
+    would refuse it with ``bad_field``)."""
+    if isinstance(quantum, bool) or not isinstance(quantum, (int, float)) or quantum not in QUANTA:
+        raise ValueError(
+            f"quantum must be one of {', '.join(str(q) for q in QUANTA)} (world units), not {quantum!r}"
+        )
+    return float(quantum)
 
 
 class _Default:
@@ -221,10 +235,15 @@ class AsyncClient(Commands[Awaitable[Message]]):
         format: str,
         timeout: Optional[float],
         queue_size: int,
+        quantum: Optional[float] = None,
     ) -> None:
         self._ws = ws
         self.url = url
         self.format = format
+        self._hello_quantum = quantum  # said in hello when given
+        self.quantum: float = DEFAULT_QUANTUM if quantum is None else quantum
+        """The position quantum of binary snapshots last asked for (hello, :meth:`viewport`),
+        world units."""
         self.timeout = timeout
         self.queue_size = queue_size
         self.welcome: Message = {}
@@ -294,6 +313,8 @@ class AsyncClient(Commands[Awaitable[Message]]):
             hello["token"] = token
         if self.format != "json":
             hello["format"] = self.format
+        if self._hello_quantum is not None:
+            hello["quantum"] = self._hello_quantum
         await self._send(hello, "hello")
         try:
             welcome, refusal = await asyncio.wait_for(asyncio.shield(self._hello), self.timeout)
@@ -589,16 +610,24 @@ class AsyncClient(Commands[Awaitable[Message]]):
         y0: Optional[float] = None,
         x1: Optional[float] = None,
         y1: Optional[float] = None,
+        *,
+        quantum: Optional[float] = None,
     ) -> None:
         """Binary snapshots carry only the agents in this rectangle (plus a margin); no
-        arguments: the whole world again. Nothing is answered."""
+        rectangle: the whole world again. ``quantum``: their position quantum from now on, world
+        units, one of :data:`QUANTA` (else ValueError); the next frame is then a keyframe, so
+        change it in steps, not every frame. None: unchanged. Nothing is answered."""
         given = [v for v in (x0, y0, x1, y1) if v is not None]
         if len(given) not in (0, 4):
             raise TypeError("viewport() takes all four of x0, y0, x1, y1, or none")
         msg: Message = {"type": "viewport"}
         if given:
             msg.update(x0=x0, y0=y0, x1=x1, y1=y1)
+        if quantum is not None:
+            msg["quantum"] = check_quantum(quantum)
         await self._send(msg, "viewport")
+        if quantum is not None:
+            self.quantum = msg["quantum"]
 
     async def request_keyframe(self) -> None:
         """Asks for the next binary snapshot whole (the client does so by itself when a frame
@@ -640,6 +669,7 @@ async def _open(
     client: str,
     queue_size: int,
     max_size: Optional[int],
+    quantum: Optional[float] = None,
 ) -> AsyncClient:
     if role not in _ROLES:
         raise ValueError(
@@ -648,6 +678,8 @@ async def _open(
         )
     if format not in _FORMATS:
         raise ValueError(f"format must be 'json', 'binary' or 'auto', not {format!r}")
+    if quantum is not None:
+        quantum = check_quantum(quantum)
     if queue_size < 1:
         raise ValueError(f"queue_size must be 1 or more, not {queue_size}")
     address = parse_url(url)
@@ -669,7 +701,7 @@ async def _open(
         raise Timeout(f"{address.url}: no WebSocket within {timeout} s") from None
     except (OSError, websockets.exceptions.InvalidHandshake, websockets.exceptions.InvalidURI) as err:
         raise ConnectError(f"cannot connect to {address.url}: {err}") from err
-    c = AsyncClient(ws, url=address.url, format=format, timeout=timeout, queue_size=queue_size)
+    c = AsyncClient(ws, url=address.url, format=format, timeout=timeout, queue_size=queue_size, quantum=quantum)
     try:
         await c._greet(role, token, client)
     except BaseException:
@@ -696,6 +728,7 @@ class connect:  # noqa: N801 - used as a function: await connect(...) or async w
         client: str = CLIENT_NAME,
         queue_size: int = DEFAULT_QUEUE,
         max_size: Optional[int] = DEFAULT_MAX_SIZE,
+        quantum: Optional[float] = None,
     ) -> None:
         self._open = _open(
             url,
@@ -706,6 +739,7 @@ class connect:  # noqa: N801 - used as a function: await connect(...) or async w
             client=client,
             queue_size=queue_size,
             max_size=max_size,
+            quantum=quantum,
         )
         self._client: Optional[AsyncClient] = None
 

@@ -199,6 +199,12 @@ class Client(Commands[Message]):
         return self._async.format
 
     @property
+    def quantum(self) -> float:
+        """The position quantum of binary snapshots last asked for (connect, :meth:`viewport`),
+        world units; 1/64 unless one was."""
+        return self._async.quantum
+
+    @property
     def timeout(self) -> Optional[float]:
         """The default timeout of every call, in seconds (None: none)."""
         return self._async.timeout
@@ -250,10 +256,17 @@ class Client(Commands[Message]):
         y0: Optional[float] = None,
         x1: Optional[float] = None,
         y1: Optional[float] = None,
+        *,
+        quantum: Optional[float] = None,
     ) -> None:
         """Binary snapshots carry only the agents in this rectangle (plus a margin); no
-        arguments: the whole world again. Nothing is answered."""
-        self._loop.run(self._async.viewport(x0, y0, x1, y1), self.timeout)
+        rectangle: the whole world again. ``quantum``: their position quantum from now on, world
+        units, one of ``herd.aio.QUANTA`` (1, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625; else
+        ValueError); the next frame is then a keyframe, so change it in steps, not every frame.
+        None: unchanged. Nothing is answered."""
+        if quantum is not None:
+            aio.check_quantum(quantum)  # raised here, not from the client's loop
+        self._loop.run(self._async.viewport(x0, y0, x1, y1, quantum=quantum), self.timeout)
 
     def request_keyframe(self) -> None:
         """Asks for the next binary snapshot whole."""
@@ -372,6 +385,7 @@ def connect(
     client: str = CLIENT_NAME,
     queue_size: int = DEFAULT_QUEUE,
     max_size: Optional[int] = DEFAULT_MAX_SIZE,
+    quantum: Optional[float] = None,
 ) -> Client:
     """Connects to a herd server, says hello and returns the :class:`Client` once welcomed.
 
@@ -385,7 +399,9 @@ def connect(
     ``"binary"`` (decoded into the same dicts) or ``"auto"`` (binary beyond 1,000 agents).
     ``timeout``: seconds for connecting and for every call after (None: no limit).
     ``queue_size``: snapshots a slow reader may leave unread before the oldest are dropped.
-    ``max_size``: the largest message taken from the server, in bytes.
+    ``max_size``: the largest message taken from the server, in bytes. ``quantum``: binary
+    snapshots' position quantum, world units: 1, 0.5, 0.25, 0.125, 0.0625, 0.03125 or 0.015625
+    (the server's default, 1/64); a coarser one costs fewer bytes (ValueError for any other).
 
     Raises :class:`herd.ConnectError` when the server cannot be reached.
     """
@@ -401,6 +417,7 @@ def connect(
                 client=client,
                 queue_size=queue_size,
                 max_size=max_size,
+                quantum=quantum,
             ),
             None if timeout is None else 2 * timeout,  # the WebSocket, then the welcome
         )

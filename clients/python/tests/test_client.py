@@ -235,6 +235,42 @@ def test_binary_snapshots_decode_to_the_agents_of_the_json_ones(
         assert frames[0] is False and True in frames, f"keyframe, then deltas on acks: {frames}"
 
 
+def test_a_coarser_quantum_puts_binary_positions_in_its_steps(
+    server: Server, commander: herd.Client
+) -> None:
+    c = commander
+    crowd = [{"x": 50 + 13.3 * i, "y": 80 + 7.1 * (i % 9)} for i in range(30)]
+    c.spawn(agents=crowd)
+    c.set_target(agents="all", target=(400, 300), spread="point")
+
+    def on_grid(s: Snapshot, q: float) -> bool:
+        return all((a["x"] / q).is_integer() and (a["y"] / q).is_integer() for a in s["agents"])
+
+    with herd.connect(server.url, role="viewer", format="binary", quantum=0.25, timeout=TIMEOUT) as b:
+        assert b.quantum == 0.25
+        for _ in range(3):
+            ack = c.step(ticks=3)
+            j = c.wait_for(shows(ack))
+            q = b.wait_for(shows(ack))
+            assert q["tick"] == j["tick"] and ids(q) == ids(j) and len(ids(j)) == 30
+            assert on_grid(q, 0.25), q["agents"]
+            # Half a quantum plus the 1/128 of the first rounding to 1/64, plus JSON's 3 decimals.
+            for a, e in zip(q["agents"], j["agents"]):
+                assert abs(a["x"] - e["x"]) <= 1 / 8 + 1 / 128 + 0.0005, (a, e)
+                assert abs(a["y"] - e["y"]) <= 1 / 8 + 1 / 128 + 0.0005, (a, e)
+        assert not on_grid(j, 0.25), "the crowd is not on quarters by itself"
+        # A whole unit from now on, the rectangle unchanged (the whole world).
+        with pytest.raises(ValueError, match="quantum must be one of"):
+            b.viewport(quantum=0.3)
+        assert b.quantum == 0.25
+        b.viewport(quantum=1)
+        assert b.quantum == 1
+        ack = c.step(ticks=3)
+        q = b.wait_for(shows(ack))
+        assert on_grid(q, 1), q["agents"]
+        assert b.decode_errors == 0
+
+
 def same_agent(a: Snapshot, e: Snapshot) -> None:
     """A binary agent against the JSON one, within the format's quantisation (PROTOCOL.md: 1/64
     unit, heading within 1.5 of 256 steps, speed within 1.5/16) and JSON's 3 decimals."""
@@ -345,6 +381,10 @@ def test_no_server_is_a_connect_error() -> None:
         herd.connect("ftp://localhost/")
     with pytest.raises(ValueError, match="format"):
         herd.connect("ws://127.0.0.1:1/ws", format="xml")
+    # Refused before connecting: port 1 would be a ConnectError.
+    for quantum in (0.3, 2, 1 / 128, 0, "0.25", True):
+        with pytest.raises(ValueError, match=r"^quantum must be one of 1\.0, 0\.5, 0\.25, 0\.125, 0\.0625, 0\.03125, 0\.015625"):
+            herd.connect("ws://127.0.0.1:1/ws", format="binary", quantum=quantum)  # type: ignore[arg-type]
 
 
 def test_the_asyncio_client(server: Server) -> None:

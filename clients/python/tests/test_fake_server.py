@@ -75,6 +75,47 @@ def test_a_command_without_an_answer_is_a_timeout_and_the_next_one_still_works()
     serve(acks_the_second, test)
 
 
+def test_the_quantum_is_said_in_hello_and_in_viewport_messages_and_checked_before_sending() -> None:
+    sessions: List[List[Any]] = []  # each connection's messages
+
+    async def records(ws: Any) -> None:
+        sent: List[Any] = []
+        sessions.append(sent)
+        sent.append(json.loads(await ws.recv()))
+        await ws.send(json.dumps(WELCOME))
+        async for text in ws:
+            sent.append(json.loads(text))
+
+    async def test(url: str) -> None:
+        async with herd.aio.connect(url, role="viewer", format="binary", quantum=0.25, timeout=5) as c:
+            assert c.quantum == 0.25
+            await c.viewport(0, 0, 100, 50, quantum=0.5)
+            await c.viewport(10, 20, 30, 40)
+            await c.viewport(quantum=1)
+            for bad in (0.3, 2, 1 / 128, "0.5", False):
+                try:
+                    await c.viewport(quantum=bad)  # type: ignore[arg-type]
+                except ValueError as err:
+                    assert "quantum must be one of" in str(err)
+                else:
+                    raise AssertionError(f"quantum {bad!r} was taken")
+            assert c.quantum == 1
+            await c.viewport()
+        async with herd.aio.connect(url, role="viewer", timeout=5) as plain:
+            assert plain.quantum == 1 / 64
+
+    serve(records, test)
+    first, second = sessions
+    assert first[0]["type"] == "hello" and (first[0]["format"], first[0]["quantum"]) == ("binary", 0.25)
+    assert first[1:] == [
+        {"type": "viewport", "x0": 0, "y0": 0, "x1": 100, "y1": 50, "quantum": 0.5},
+        {"type": "viewport", "x0": 10, "y0": 20, "x1": 30, "y1": 40},
+        {"type": "viewport", "quantum": 1.0},
+        {"type": "viewport"},
+    ]
+    assert second[0]["type"] == "hello" and "quantum" not in second[0], "none asked: none said"
+
+
 def test_binary_frames_are_acknowledged_and_an_undecodable_one_asks_for_a_keyframe() -> None:
     replies: List[Any] = []
 
