@@ -69,6 +69,15 @@ describe('binary snapshots in the viewer', { timeout: 3 * TEST_TIMEOUT_MS }, () 
     await page.waitForFunction((n) => window.herd.snapshotAgents.length === n, total, { timeout: WAIT_MS });
     assert.equal(await page.evaluate(() => window.herd.viewport), null, 'the whole world is in view');
     await assertDrawn(page);
+    // The whole world on the page's canvas: a quantum no finer than a pixel needs, sent with the
+    // viewport, and the positions come in it.
+    await page.waitForFunction(() => window.herd.quantum > 1 / 64, null, { timeout: WAIT_MS });
+    const wholeQuantum = await page.evaluate(() => window.herd.quantum);
+    await page.waitForFunction(
+      (q) => window.herd.snapshotAgents.length > 0 && window.herd.snapshotAgents.every((a) => Number.isInteger(a.x / q) && Number.isInteger(a.y / q)),
+      wholeQuantum,
+      { timeout: WAIT_MS },
+    );
 
     // Zoom in on the centre: the viewer sends its viewport, and receives only what is near it.
     const box = await page.locator('#world').boundingBox();
@@ -83,12 +92,21 @@ describe('binary snapshots in the viewer', { timeout: 3 * TEST_TIMEOUT_MS }, () 
       { timeout: WAIT_MS },
     );
     // Every agent received is in the viewport plus its margin (PROTOCOL.md: an eighth of the
-    // larger side plus 4 units; 1/64 unit of quantisation).
+    // larger side plus 4 units; half the viewer's quantum and 1/128 unit of quantisation).
     await page.waitForFunction(() => {
       const v = window.herd.viewport;
-      const m = Math.max(v.x1 - v.x0, v.y1 - v.y0) / 8 + 4 + 1 / 64;
+      const m = Math.max(v.x1 - v.x0, v.y1 - v.y0) / 8 + 4 + window.herd.quantum / 2 + 1 / 128;
       return window.herd.snapshotAgents.every((a) => a.x >= v.x0 - m && a.x <= v.x1 + m && a.y >= v.y0 - m && a.y <= v.y1 + m);
     }, null, { timeout: WAIT_MS });
+    // Zoomed in, the viewer asked for a finer quantum than for the whole world, and the server's
+    // positions come in it.
+    const zoomedQuantum = await page.evaluate(() => window.herd.quantum);
+    assert.ok(zoomedQuantum < wholeQuantum, `quantum ${zoomedQuantum} zoomed in, ${wholeQuantum} on the whole world`);
+    await page.waitForFunction(
+      (q) => window.herd.snapshotAgents.every((a) => Number.isInteger(a.x / q) && Number.isInteger(a.y / q)),
+      zoomedQuantum,
+      { timeout: WAIT_MS },
+    );
     await assertDrawn(page);
     assert.deepEqual(pageErrors, []);
     await page.close();
