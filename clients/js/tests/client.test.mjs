@@ -17,6 +17,22 @@ const TIMEOUT_MS = 10_000;
 /** The package's connect with the `ws` package's WebSocket (Node 20 has none). */
 const open = (url, options = {}) => connect(url, { WebSocket, timeout: TIMEOUT_MS, ...options });
 
+// A binary snapshot, once the binary client has decoded `deltas` deltas, beside the JSON client's
+// snapshot of the same tick; `each` sees every binary snapshot before. Bounded: 100 snapshots are
+// 5 s at the default 20 a second.
+async function deltaBesideJson(binary, json, deltas, each = () => {}) {
+  const byTick = new Map();
+  json.onSnapshot((s) => byTick.set(s.tick, s));
+  let frames = 0;
+  for await (const snap of binary.snapshots()) {
+    if (++frames > 100) break;
+    each(snap);
+    await json.waitFor((s) => s.tick >= snap.tick);
+    if (byTick.has(snap.tick) && binary.binaryFrames.deltas >= deltas) return [snap, byTick.get(snap.tick)];
+  }
+  assert.fail(`no delta at a tick the JSON client saw too: ${JSON.stringify(binary.binaryFrames)}`);
+}
+
 describe('the client against the real server', () => {
   let server;
   before(async () => {
@@ -160,20 +176,7 @@ describe('the client against the real server', () => {
     const json = await open(server.wsUrl, { role: 'viewer' });
     const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary' });
     try {
-      const byTick = new Map();
-      json.onSnapshot((s) => byTick.set(s.tick, s));
-      let pair = null;
-      let frames = 0; // bounded: 100 snapshots are 5 s at the default 20 a second
-      for await (const snap of binary.snapshots()) {
-        if (++frames > 100) break;
-        await json.waitFor((s) => s.tick >= snap.tick);
-        if (byTick.has(snap.tick) && binary.binaryFrames.deltas >= 3) {
-          pair = [snap, byTick.get(snap.tick)];
-          break;
-        }
-      }
-      assert.ok(pair, `no delta at a tick the JSON client saw too: ${JSON.stringify(binary.binaryFrames)}`);
-      const [b, j] = pair;
+      const [b, j] = await deltaBesideJson(binary, json, 3);
       assert.deepEqual(b.agents.map((a) => a.id), j.agents.map((a) => a.id));
       for (let i = 0; i < b.agents.length; ++i) {
         const [qa, ja] = [b.agents[i], j.agents[i]];
@@ -202,21 +205,9 @@ describe('the client against the real server', () => {
     const binary = await open(server.wsUrl, { role: 'viewer', format: 'binary', quantum: 0.25 });
     try {
       const onGrid = (s, q) => s.agents.length > 0 && s.agents.every((a) => Number.isInteger(a.x / q) && Number.isInteger(a.y / q));
-      const byTick = new Map();
-      json.onSnapshot((s) => byTick.set(s.tick, s));
-      let pair = null;
-      let frames = 0; // bounded: 100 snapshots are 5 s at the default 20 a second
-      for await (const snap of binary.snapshots()) {
-        if (++frames > 100) break;
+      const [b, j] = await deltaBesideJson(binary, json, 2, (snap) => {
         assert.ok(onGrid(snap, 0.25), `tick ${snap.tick}: positions in quarters`);
-        await json.waitFor((s) => s.tick >= snap.tick);
-        if (byTick.has(snap.tick) && binary.binaryFrames.deltas >= 2) {
-          pair = [snap, byTick.get(snap.tick)];
-          break;
-        }
-      }
-      assert.ok(pair, `no delta at a tick the JSON client saw too: ${JSON.stringify(binary.binaryFrames)}`);
-      const [b, j] = pair;
+      });
       assert.deepEqual(b.agents.map((a) => a.id), j.agents.map((a) => a.id));
       // Half a quantum plus the 1/128 of the first rounding to 1/64, plus JSON's 3 decimals.
       for (let i = 0; i < b.agents.length; ++i) {
