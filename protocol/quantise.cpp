@@ -72,17 +72,12 @@ QuantState quantise(std::uint64_t tick, double time, sim::AvoidanceMode mode, do
 }
 
 QuantState coarsen(const QuantState& fine, std::uint8_t scale) {
-  QuantState s;
-  s.tick = fine.tick;
-  s.serial = fine.serial;
-  s.time = fine.time;
-  s.avoidance = fine.avoidance;
-  s.scale = scale;
+  QuantState s = fine;
   const unsigned shift = fine.scale > scale ? fine.scale - scale : 0;
+  if (shift == 0) return s;
+  s.scale = scale;
   s.x_bits = static_cast<std::uint8_t>(std::max<int>(1, fine.x_bits - static_cast<int>(shift)));
   s.y_bits = static_cast<std::uint8_t>(std::max<int>(1, fine.y_bits - static_cast<int>(shift)));
-  s.agents = fine.agents;
-  if (shift == 0) return s;
   const std::uint64_t half = std::uint64_t{1} << (shift - 1);
   const std::uint32_t mx = max_q(s.x_bits), my = max_q(s.y_bits);
   for (QuantAgent& a : s.agents) {

@@ -47,7 +47,6 @@ class BinaryViewer {
   // The scale of this session's frames from the next one on (positions in 1 / 2^scale unit); a
   // frame of another scale is no baseline for them.
   void set_scale(std::uint8_t scale) { scale_ = scale; }
-  std::uint8_t scale() const { return scale_; }
   // A player's session: its frames carry only the agents team `team` sees (BinaryFeed::set_seen),
   // within its viewport if it has one; 0, the whole world's.
   void set_team(std::uint8_t team) { team_ = team; }
