@@ -12,9 +12,9 @@
 // acknowledge each one; --viewport W,H gives each one a W x H rectangle at a random place.
 //
 // The machine: a probe thread wakes every 5 ms throughout, counts wakes over 20 ms late and times
-// a fixed piece of work at each wake (wake_probe.hpp). Late wakes mean the machine held runnable
-// threads back; the work taking longer than in other runs means the machine ran slower. Either
-// shows in the server's figures too: a cue to measure again.
+// a fixed piece of work at every 20th wake, 10 times a second (wake_probe.hpp). Late wakes mean the
+// machine held runnable threads back; the work taking longer than in other runs means the machine
+// ran slower. Either shows in the server's figures too: a cue to measure again.
 //
 // Command latency (--commands RATE): a commander sends an idempotent command RATE times a
 // second and measures, from sending it, its ack, and the first snapshot whose tick is at least
@@ -388,7 +388,7 @@ int run_load(const Url& url, const LoadOptions& opts) {
     Shard& s = *shards.back();
     s.viewers.push_back(std::make_shared<Viewer>(s.ioc, url, opts, s.totals, start, 0, true));
   }
-  WakeProbe probe(std::chrono::milliseconds(5), std::chrono::milliseconds(20));
+  WakeProbe probe(std::chrono::milliseconds(5), std::chrono::milliseconds(20), 20);
   probe.start();
   std::vector<std::thread> threads;
   const auto duration =

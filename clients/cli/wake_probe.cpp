@@ -56,6 +56,7 @@ WakeProbe::Clock::duration WakeProbe::work() {
 WakeProbe::Stats WakeProbe::stats() const {
   const std::lock_guard lock(mutex_);
   Stats out = stats_;
+  out.work_runs = work_us_.size();
   if (!work_us_.empty()) {
     std::vector<double> v = work_us_;
     std::sort(v.begin(), v.end());
@@ -74,8 +75,8 @@ void WakeProbe::loop() {
     const auto now = Clock::now();
     const auto late = std::max(now - deadline, Clock::duration::zero());
     record(late);
-    const double us = std::chrono::duration<double, std::micro>(work()).count();
-    {
+    if (wakes_++ % work_every_ == 0) {
+      const double us = std::chrono::duration<double, std::micro>(work()).count();
       const std::lock_guard work_lock(mutex_);
       work_us_.push_back(us);
     }

@@ -5,6 +5,8 @@
 // - how long a fixed piece of work takes at each wake (a walk of 4,096 steps through a 1 MiB
 //   random cycle: caches and memory as much as arithmetic): whether the machine ran slower. On a
 //   shared VM a slow minute shows here, as the same work taking longer, more than as late wakes.
+//   The work runs at every `work_every`-th wake only: about 0.4 ms of a core each time, it must not
+//   take from the run it measures (at every 5 ms wake it took 9% of a core).
 #pragma once
 
 #include <chrono>
@@ -23,13 +25,15 @@ class WakeProbe {
     std::uint64_t wakes = 0;
     std::uint64_t late = 0;  // wakes later than the threshold
     double max_late_ms = 0;
+    std::uint64_t work_runs = 0;              // the wakes that ran the fixed work
     double work_us_p50 = 0, work_us_p90 = 0;  // the fixed work's time, over the wakes that ran it
   };
 
   // Wakes every `period` (absolute deadlines); a wake more than `threshold` after its deadline
-  // counts as late. After a late wake the next deadline is one period from then (no burst).
-  WakeProbe(Clock::duration period, Clock::duration threshold)
-      : period_(period), threshold_(threshold) {}
+  // counts as late. After a late wake the next deadline is one period from then (no burst). The
+  // fixed work is timed at the first wake and every `work_every`-th after it.
+  WakeProbe(Clock::duration period, Clock::duration threshold, unsigned work_every = 1)
+      : period_(period), threshold_(threshold), work_every_(work_every == 0 ? 1 : work_every) {}
   ~WakeProbe() { stop(); }
   WakeProbe(const WakeProbe&) = delete;
   WakeProbe& operator=(const WakeProbe&) = delete;
@@ -46,6 +50,7 @@ class WakeProbe {
   void loop();
 
   const Clock::duration period_, threshold_;
+  const unsigned work_every_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
@@ -53,6 +58,7 @@ class WakeProbe {
   std::vector<double> work_us_;       // one per wake
   std::vector<std::uint32_t> cycle_;  // the walk: cycle_[i] is the step after i
   std::uint32_t at_ = 0;
+  std::uint64_t wakes_ = 0;  // the loop's own count, to pick the wakes that run the work
   std::thread thread_;
 };
 

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 namespace herd::cli {
 namespace {
 
@@ -28,6 +31,21 @@ TEST(WakeProbe, TheFixedWorkTakesTimeOnceStarted) {
   probe.stop();
   EXPECT_GT(probe.work().count(), 0);
   EXPECT_EQ(probe.stats().work_us_p50, 0.0);  // no wake ran it
+}
+
+TEST(WakeProbe, RunsTheFixedWorkAtTheFirstWakeAndEveryNthAfter) {
+  WakeProbe probe(milliseconds(1), milliseconds(1000), 4);
+  probe.start();
+  // Bounded: 9 wakes of 1 ms come well within 10 s on any machine.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (probe.stats().wakes < 9 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
+  probe.stop();
+  const auto s = probe.stats();
+  ASSERT_GE(s.wakes, 9u);
+  // Wakes 1, 5, 9, ...: (wakes + 3) / 4 of them.
+  EXPECT_EQ(s.work_runs, (s.wakes + 3) / 4);
+  EXPECT_GT(s.work_us_p50, 0.0);
 }
 
 TEST(WakeProbe, StopWakesTheThreadInsteadOfWaitingOutItsPeriod) {
