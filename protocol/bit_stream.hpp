@@ -54,6 +54,33 @@ class BitWriter {
     fill_ = 0;
     pos_ = out_.size();
   }
+  // A run of writes with no growth check, its state in the caller's locals: a hot loop keeps them
+  // in registers (the writer's own fields are reloaded after every byte store, which may alias
+  // them). run(n) makes room for n bytes; the run may write at most that many before end(run).
+  struct Run {
+    char* data;
+    std::size_t pos;
+    std::uint64_t acc;
+    unsigned fill;
+    [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {  // count in [0, 56]
+      acc |= (value & ((std::uint64_t{1} << count) - 1)) << fill;
+      fill += count;
+      store(data + pos, acc);
+      pos += fill >> 3;
+      acc >>= fill & ~7u;
+      fill &= 7;
+    }
+  };
+  Run run(std::size_t bytes) {
+    if (pos_ + bytes + 8 > out_.size())
+      out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + bytes + 64));
+    return {out_.data(), pos_, acc_, fill_};
+  }
+  void end(const Run& r) {
+    pos_ = r.pos;
+    acc_ = r.acc;
+    fill_ = r.fill;
+  }
   // Bytes as they are, at the next byte boundary (after flush()'s padding); writing goes on after
   // them.
   void append(std::string_view bytes) {

@@ -44,48 +44,69 @@ unsigned choose_k(const OffsetWidths& widths, std::uint8_t xb, std::uint8_t yb) 
 // the current ones, matched by index through the cache's map (ids ascend in both states, so the
 // map ascends too): an agent is gone when it left the world or the current list; agents of the
 // current list that no baseline agent matched are new, and collected in `added`.
+// Every copy a viewer's frame costs is here, so the loop's state is all in locals (the writer's
+// in a Run, the added list through a pointer) and the records are written in blocks, each with room
+// made for its longest.
 template <bool kCurSub, bool kBaseSub, bool kMap>
 void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
                   const QuantState& base, const std::uint32_t* cur_sub,
                   const std::uint32_t* base_sub, const std::uint32_t* map, std::size_t bn,
-                  std::size_t cn, std::size_t& c, std::vector<std::uint32_t>& added) {
+                  std::size_t cn, std::size_t& c_io, std::vector<std::uint32_t>& added) {
   auto cur_index = [&](std::size_t k) {
     if constexpr (kCurSub)
       return cur_sub[k];
     else
       return static_cast<std::uint32_t>(k);
   };
-  for (std::size_t k = 0; k < bn; ++k) {
-    std::uint32_t b;
-    if constexpr (kBaseSub)
-      b = base_sub[k];
-    else
-      b = static_cast<std::uint32_t>(k);
-    std::uint32_t i;
-    if constexpr (kMap) {
-      i = map[b];
-      if (i == DeltaCache::kGone) {
-        w.bits(0b10, 2);  // gone: '0' then '1'
+  const std::uint64_t* const codes = cache.codes();
+  const std::uint8_t* const lengths = cache.lengths();
+  std::size_t c = c_io;
+  const std::size_t added_before = added.size();
+  added.resize(added_before + (cn - c));  // at most every current agent left
+  std::uint32_t* add = added.data() + added_before;
+  constexpr std::size_t kBlock = 256;
+  constexpr std::size_t kBlockBytes = kBlock * 8;  // a cached record is at most 64 bits
+  for (std::size_t k0 = 0; k0 < bn; k0 += kBlock) {
+    const std::size_t k1 = std::min(bn, k0 + kBlock);
+    BitWriter::Run r = w.run(kBlockBytes);
+    for (std::size_t k = k0; k < k1; ++k) {
+      std::uint32_t b;
+      if constexpr (kBaseSub)
+        b = base_sub[k];
+      else
+        b = static_cast<std::uint32_t>(k);
+      std::uint32_t i;
+      if constexpr (kMap) {
+        i = map[b];
+        if (i == DeltaCache::kGone) {
+          r.bits(0b10, 2);  // gone: '0' then '1'
+          continue;
+        }
+      } else {
+        i = b;
+      }
+      while (c < cn && cur_index(c) < i) *add++ = static_cast<std::uint32_t>(c++);
+      if (c == cn || cur_index(c) != i) {
+        r.bits(0b10, 2);
         continue;
       }
-    } else {
-      i = b;
+      ++c;
+      const unsigned len = lengths[i];
+      if (len != DeltaCache::kTooLong) [[likely]] {
+        put_code(r, codes[i], len);
+        continue;
+      }
+      // Over 64 bits: written field by field through the writer itself.
+      w.end(r);
+      const QuantAgent& o = base.agents[b];
+      write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
+                   cur.x_bits, cur.y_bits, cache.k());
+      r = w.run(kBlockBytes);
     }
-    while (c < cn && cur_index(c) < i) added.push_back(static_cast<std::uint32_t>(c++));
-    if (c == cn || cur_index(c) != i) {
-      w.bits(0b10, 2);
-      continue;
-    }
-    ++c;
-    const unsigned len = cache.length(i);
-    if (len != DeltaCache::kTooLong) [[likely]] {
-      put_code(w, cache.code(i), len);
-      continue;
-    }
-    const QuantAgent& o = base.agents[b];
-    write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
-                 cur.x_bits, cur.y_bits, cache.k());
+    w.end(r);
   }
+  added.resize(static_cast<std::size_t>(add - added.data()));
+  c_io = c;
 }
 
 }  // namespace

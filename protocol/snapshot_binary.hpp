@@ -162,6 +162,8 @@ class DeltaCache {
   // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
   std::uint64_t code(std::uint32_t i) const { return code_[i]; }
   unsigned length(std::uint32_t i) const { return len_[i]; }
+  const std::uint64_t* codes() const { return code_.data(); }
+  const std::uint8_t* lengths() const { return len_.data(); }
   // The mean length of the records in bits (a frame's size estimate), at least 2.
   unsigned mean_bits() const { return mean_bits_; }
   // The index in the current state of the baseline's agent b, or kGone when it left the world;

@@ -8,6 +8,12 @@
 //   EncodeBinary/Keyframe/<n>, EncodeBinary/Delta/<n>: protocol::encode_binary of every agent,
 //     against nothing or against that earlier state (what a client on loopback acknowledged).
 //     Items: agents; bytes: the frame's bytes.
+//   ViewportSelect/<n>: protocol::ViewGrid::select of 16 viewports of about 1,350 agents each
+//     (with their margins, 13.5% of the world: a 250 x 250 view of the 10,000 crowd scenario).
+//     Items: agents selected.
+//   ViewportFrame/<n>: each of those viewers' frames as the relay and the server make them: the
+//     selection, then encode_binary against the view's agents in the earlier state through the
+//     DeltaCache built once for the pair. Items: agents; bytes: the frames' bytes.
 //   EncodeJson/<n>: publish::encode_snapshot of the same world, the text the server shares between
 //     JSON sessions. Items: agents; bytes: the text's bytes.
 //   DensityLayer/<n>: publish::density_layer of the same world: one pass over the agents into the
@@ -18,6 +24,7 @@
 // Results go to docs/performance.md ("Microbenchmarks").
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -144,6 +151,74 @@ BENCHMARK_CAPTURE(EncodeBinary, Keyframe, false)
     ->Arg(10000)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(EncodeBinary, Delta, true)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// 16 viewports at random places, each holding about 1,350 agents with its margin (a 250 x 250 view
+// of bench/scenarios/crowd_10k.json's crowd): a viewer's frame as a relay or the server makes it
+// each snapshot, once the change records of the snapshot pair are cached for every viewer.
+struct Views {
+  protocol::ViewGrid grid;  // of the current state
+  protocol::DeltaCache cache;
+  std::vector<protocol::Viewport> rects;
+  std::vector<std::vector<std::uint32_t>> before;  // each view's agents in the previous state
+};
+
+const Views& views(std::size_t n) {
+  static std::map<std::size_t, std::unique_ptr<Views>> built;
+  std::unique_ptr<Views>& v = built[n];
+  if (v) return *v;
+  const Snapshots& s = snapshots(n);
+  v = std::make_unique<Views>();
+  v->grid.rebuild(s.current);
+  v->cache.build(s.previous, s.current);
+  protocol::ViewGrid before;
+  before.rebuild(s.previous);
+  // With the margin (an eighth of the side and 4 units each way) the view covers 13.5% of the
+  // world.
+  const double world = crowd_side(n), side = (std::sqrt(0.135) * world - 8) / 1.25;
+  sim::Rng rng(5);
+  for (int k = 0; k < 16; ++k) {
+    const double x = rng.uniform(0, world - side), y = rng.uniform(0, world - side);
+    v->rects.push_back({x, y, x + side, y + side});
+    before.select(s.previous, v->rects.back(), v->before.emplace_back());
+  }
+  return *v;
+}
+
+void ViewportSelect(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  const Views& v = views(static_cast<std::size_t>(state.range(0)));
+  std::vector<std::uint32_t> sel;
+  std::int64_t agents = 0;
+  for (auto _ : state) {
+    for (const protocol::Viewport& r : v.rects) {
+      v.grid.select(s.current, r, sel);
+      agents += static_cast<std::int64_t>(sel.size());
+      benchmark::DoNotOptimize(sel.data());
+    }
+  }
+  state.SetItemsProcessed(agents);
+}
+BENCHMARK(ViewportSelect)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+void ViewportFrame(benchmark::State& state) {
+  const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
+  const Views& v = views(static_cast<std::size_t>(state.range(0)));
+  std::vector<std::uint32_t> sel;
+  std::int64_t agents = 0, bytes = 0;
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < v.rects.size(); ++k) {
+      v.grid.select(s.current, v.rects[k], sel);
+      const std::string frame = protocol::encode_binary(
+          {&s.current, &sel}, protocol::AgentSet{&s.previous, &v.before[k]}, true, {}, &v.cache);
+      agents += static_cast<std::int64_t>(sel.size());
+      bytes += static_cast<std::int64_t>(frame.size());
+      benchmark::DoNotOptimize(frame.data());
+    }
+  }
+  state.SetItemsProcessed(agents);
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(ViewportFrame)->Arg(10000)->Unit(benchmark::kMicrosecond);
 
 void EncodeJson(benchmark::State& state) {
   const Snapshots& s = snapshots(static_cast<std::size_t>(state.range(0)));
