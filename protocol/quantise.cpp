@@ -118,7 +118,7 @@ bool in_view(const Viewport& v, std::uint32_t qx, std::uint32_t qy) {
 void ViewGrid::rebuild(const QuantState& state) {
   const double w = (max_q(state.x_bits) + 1.0) / kPositionScale,
                h = (max_q(state.y_bits) + 1.0) / kPositionScale;
-  const double per_cell = 2;  // agents per cell, on average
+  const double per_cell = 8;  // agents per cell, on average
   const double n = std::max(1.0, static_cast<double>(state.agents.size()) / per_cell);
   const double side = std::max({4.0, std::sqrt(w * h / n), std::sqrt(w * h / 1048576.0)});
   cell_q_ = static_cast<std::uint32_t>(std::min(4294967295.0, std::ceil(side * kPositionScale)));

@@ -119,8 +119,9 @@ double viewport_margin(const Viewport& v);
 // True when a quantised position is in the viewport plus its margin (closed rectangle).
 bool in_view(const Viewport& v, std::uint32_t qx, std::uint32_t qy);
 
-// A uniform grid over a QuantState's positions: cells of about two agents, so a viewport of k
-// agents is found in O(k) plus its border cells.
+// A uniform grid over a QuantState's positions: cells of about eight agents (few enough cells that
+// walking them costs less than testing the border cells' agents), so a viewport of k agents is
+// found in O(k) plus its border cells.
 class ViewGrid {
  public:
   void rebuild(const QuantState& state);
