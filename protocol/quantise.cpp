@@ -203,6 +203,9 @@ void ViewGrid::select(const QuantState& state, const Viewport& view,
   }
   // The bits in order give the indices in id order, with no sort; sized once and written through
   // a pointer (push_back would store the list's end at every agent).
+  // Room for a little more than this view needs: the list is reused for the viewer's next frame,
+  // whose count differs by a few agents.
+  if (out.capacity() < count) out.reserve(count + count / 8 + 16);
   out.resize(count);
   std::uint32_t* o = out.data();
   const std::size_t words = marks_buffer.size();

@@ -97,6 +97,7 @@ void BinaryFeed::begin(std::shared_ptr<const protocol::QuantState> state, std::s
   seen_.clear();
   team_sides_.clear();
   shared_.clear();
+  shared_arena_.release();
   caches_.clear();
 }
 
@@ -133,6 +134,7 @@ void BinaryFeed::clear() {
   seen_.clear();
   team_sides_.clear();
   shared_.clear();
+  shared_arena_.release();
   caches_.clear();
 }
 
@@ -172,7 +174,8 @@ void BinaryFeed::frames_for(std::span<BinaryViewer* const> viewers, std::vector<
                             sim::Executor* exec) {
   const Entry& now = history_.back();
   std::vector<Job> jobs(viewers.size());
-  std::map<SharedKey, std::size_t> first_of_key;  // shareable frames encoded in this batch
+  std::pmr::monotonic_buffer_resource batch_arena;  // the batch's own map nodes, freed at once
+  std::pmr::map<SharedKey, std::size_t> first_of_key(&batch_arena);  // shareable frames encoded
   std::vector<std::size_t> to_encode;
   for (std::size_t j = 0; j < viewers.size(); ++j) {
     BinaryViewer& v = *viewers[j];

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -244,7 +245,10 @@ class BinaryFeed {
   std::string side_, layer_side_;
   std::vector<std::uint64_t> seen_;                 // this snapshot's (set_seen)
   std::map<std::uint8_t, std::string> team_sides_;  // this snapshot's (set_team_side)
-  std::map<SharedKey, Shared> shared_;  // this snapshot's frames without a side of their own
+  // This snapshot's frames without a side of their own: a node for every distinct viewport, so
+  // their memory comes from an arena released at the next snapshot rather than from malloc.
+  std::pmr::monotonic_buffer_resource shared_arena_;
+  std::pmr::map<SharedKey, Shared> shared_{&shared_arena_};
   // This snapshot's change records against a baseline, built when a second frame needs them.
   struct Cache {
     int uses = 0;
