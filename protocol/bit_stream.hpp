@@ -54,14 +54,17 @@ class BitWriter {
     fill_ = 0;
     pos_ = out_.size();
   }
-  // A run of writes with no growth check, its state in the caller's locals: a hot loop keeps them
-  // in registers (the writer's own fields are reloaded after every byte store, which may alias
-  // them). run(n) makes room for n bytes; the run may write at most that many before end(run).
+  // A run of writes with the writer's state in the caller's locals: a hot loop keeps them in
+  // registers (the writer's own fields are reloaded after every byte store, which may alias them).
+  // Its bits() does not grow the string: the loop checks room() before each record, and when it
+  // is short ends the run and starts another, which grows it.
   struct Run {
     char* data;
-    std::size_t pos;
+    std::size_t pos, size;
     std::uint64_t acc;
     unsigned fill;
+    // Whether `bytes` more whole bytes fit (each bits() call needs 8 from its position).
+    bool room(std::size_t bytes) const { return pos + bytes + 8 <= size; }
     [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {  // count in [0, 56]
       acc |= (value & ((std::uint64_t{1} << count) - 1)) << fill;
       fill += count;
@@ -71,10 +74,11 @@ class BitWriter {
       fill &= 7;
     }
   };
+  // A run with room for at least `bytes` more (the string grown as bits() grows it).
   Run run(std::size_t bytes) {
     if (pos_ + bytes + 8 > out_.size())
       out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + bytes + 64));
-    return {out_.data(), pos_, acc_, fill_};
+    return {out_.data(), pos_, out_.size(), acc_, fill_};
   }
   void end(const Run& r) {
     pos_ = r.pos;

@@ -45,8 +45,7 @@ unsigned choose_k(const OffsetWidths& widths, std::uint8_t xb, std::uint8_t yb) 
 // map ascends too): an agent is gone when it left the world or the current list; agents of the
 // current list that no baseline agent matched are new, and collected in `added`.
 // Every copy a viewer's frame costs is here, so the loop's state is all in locals (the writer's
-// in a Run, the added list through a pointer) and the records are written in blocks, each with room
-// made for its longest.
+// in a Run, the added list through a pointer).
 template <bool kCurSub, bool kBaseSub, bool kMap>
 void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
                   const QuantState& base, const std::uint32_t* cur_sub,
@@ -64,47 +63,47 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
   const std::size_t added_before = added.size();
   added.resize(added_before + (cn - c));  // at most every current agent left
   std::uint32_t* add = added.data() + added_before;
-  constexpr std::size_t kBlock = 256;
-  constexpr std::size_t kBlockBytes = kBlock * 8;  // a cached record is at most 64 bits
-  for (std::size_t k0 = 0; k0 < bn; k0 += kBlock) {
-    const std::size_t k1 = std::min(bn, k0 + kBlock);
-    BitWriter::Run r = w.run(kBlockBytes);
-    for (std::size_t k = k0; k < k1; ++k) {
-      std::uint32_t b;
-      if constexpr (kBaseSub)
-        b = base_sub[k];
-      else
-        b = static_cast<std::uint32_t>(k);
-      std::uint32_t i;
-      if constexpr (kMap) {
-        i = map[b];
-        if (i == DeltaCache::kGone) {
-          r.bits(0b10, 2);  // gone: '0' then '1'
-          continue;
-        }
-      } else {
-        i = b;
-      }
-      while (c < cn && cur_index(c) < i) *add++ = static_cast<std::uint32_t>(c++);
-      if (c == cn || cur_index(c) != i) {
-        r.bits(0b10, 2);
-        continue;
-      }
-      ++c;
-      const unsigned len = lengths[i];
-      if (len != DeltaCache::kTooLong) [[likely]] {
-        put_code(r, codes[i], len);
-        continue;
-      }
-      // Over 64 bits: written field by field through the writer itself.
+  constexpr std::size_t kRecordBytes = 8;  // a cached record is at most 64 bits
+  BitWriter::Run r = w.run(kRecordBytes);
+  for (std::size_t k = 0; k < bn; ++k) {
+    if (!r.room(kRecordBytes)) [[unlikely]] {
       w.end(r);
-      const QuantAgent& o = base.agents[b];
-      write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
-                   cur.x_bits, cur.y_bits, cache.k());
-      r = w.run(kBlockBytes);
+      r = w.run(kRecordBytes);
     }
+    std::uint32_t b;
+    if constexpr (kBaseSub)
+      b = base_sub[k];
+    else
+      b = static_cast<std::uint32_t>(k);
+    std::uint32_t i;
+    if constexpr (kMap) {
+      i = map[b];
+      if (i == DeltaCache::kGone) {
+        r.bits(0b10, 2);  // gone: '0' then '1'
+        continue;
+      }
+    } else {
+      i = b;
+    }
+    while (c < cn && cur_index(c) < i) *add++ = static_cast<std::uint32_t>(c++);
+    if (c == cn || cur_index(c) != i) {
+      r.bits(0b10, 2);
+      continue;
+    }
+    ++c;
+    const unsigned len = lengths[i];
+    if (len != DeltaCache::kTooLong) [[likely]] {
+      put_code(r, codes[i], len);
+      continue;
+    }
+    // Over 64 bits: written field by field through the writer itself.
     w.end(r);
+    const QuantAgent& o = base.agents[b];
+    write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
+                 cur.x_bits, cur.y_bits, cache.k());
+    r = w.run(kRecordBytes);
   }
+  w.end(r);
   added.resize(static_cast<std::size_t>(add - added.data()));
   c_io = c;
 }
@@ -118,10 +117,11 @@ std::string encode_binary(AgentSet current, std::optional<AgentSet> baseline, bo
   const QuantState& cur = *current.state;
   std::string out;
   // Sized for the whole frame (the writer grows it by doubling, a copy each time): records of the
-  // cache's mean length and some new agents, or whole records.
+  // cache's mean length, with room for a viewport's longer ones and some new agents, or whole
+  // records.
   const bool cached = cache && baseline && cache->fits(current, *baseline);
   const std::size_t record_bits = cached ? cache->mean_bits() + 1 : 16u + cur.x_bits + cur.y_bits;
-  out.reserve(64 + side.size() + current.size() * record_bits / 8);
+  out.reserve(256 + side.size() + current.size() * (record_bits + 2) / 8);
   BitWriter w(out);
   const std::uint8_t flags =
       static_cast<std::uint8_t>((baseline ? kFlagDelta : 0) | (side.empty() ? 0 : kFlagSide) |
