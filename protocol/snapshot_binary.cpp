@@ -57,8 +57,7 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
     else
       return static_cast<std::uint32_t>(k);
   };
-  const std::uint64_t* const codes = cache.codes();
-  const std::uint8_t* const lengths = cache.lengths();
+  const std::uint64_t* const records = cache.records();
   std::size_t c = c_io;
   const std::size_t added_before = added.size();
   added.resize(added_before + (cn - c));  // at most every current agent left
@@ -91,12 +90,13 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
       continue;
     }
     ++c;
-    const unsigned len = lengths[i];
+    const std::uint64_t record = records[i];
+    const auto len = static_cast<unsigned>(record >> DeltaCache::kLengthShift);
     if (len != DeltaCache::kTooLong) [[likely]] {
-      put_code(r, codes[i], len);
+      r.bits(record & DeltaCache::kCodeMask, len);
       continue;
     }
-    // Over 64 bits: written field by field through the writer itself.
+    // Over 56 bits: written field by field through the writer itself.
     w.end(r);
     const QuantAgent& o = base.agents[b];
     write_record(w, cur.agents[i], o, predict(o, cache.lead(), cur.x_bits, cur.y_bits, cur.scale),
@@ -222,8 +222,7 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
   baseline_ = &baseline;
   current_ = &current;
   const std::size_t n = current.agents.size();
-  code_.assign(n, 0);
-  len_.assign(n, 0);
+  records_.assign(n, 0);
   cur_of_base_.assign(baseline.agents.size(), kGone);
   same_ids_ = baseline.agents.size() == n;
   lead_ = lead_between(baseline.time, current.time);
@@ -248,11 +247,11 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     CodeWriter cw;
     const QuantAgent& o = baseline.agents[b];
     write_record(cw, current.agents[c], o, predict(o, lead_, xb, yb, current.scale), xb, yb, k_);
-    code_[c] = cw.code;
-    len_[c] = static_cast<std::uint8_t>(cw.overflow ? kTooLong : cw.len);
+    const unsigned len = cw.overflow || cw.len > kLengthShift ? kTooLong : cw.len;
+    records_[c] = (cw.overflow ? 0 : cw.code & kCodeMask) | std::uint64_t{len} << kLengthShift;
   }
   std::uint64_t total = 0;
-  for (const std::uint8_t len : len_) total += len;
+  for (const std::uint64_t record : records_) total += record >> kLengthShift;
   mean_bits_ =
       static_cast<unsigned>(std::max<std::uint64_t>(2, total / std::max<std::size_t>(1, n) + 1));
 }

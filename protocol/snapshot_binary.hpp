@@ -152,7 +152,7 @@ struct AgentSet {
 // copy. The width k is chosen over the whole pair rather than per frame.
 class DeltaCache {
  public:
-  static constexpr unsigned kTooLong = 255;  // a record over 64 bits: written on the spot
+  static constexpr unsigned kTooLong = 255;  // a record over 56 bits: written on the spot
   void build(const QuantState& baseline, const QuantState& current);
   bool fits(const AgentSet& current, const AgentSet& baseline) const {
     return current.state == current_ && baseline.state == baseline_;
@@ -160,11 +160,11 @@ class DeltaCache {
   unsigned k() const { return k_; }
   // The time from the baseline to the current state, in 1/1024 s (the frames' `lead`).
   std::uint32_t lead() const { return lead_; }
-  // Agent i of the current state: its record ('1' and the change, or '00'), and its length in bits.
-  std::uint64_t code(std::uint32_t i) const { return code_[i]; }
-  unsigned length(std::uint32_t i) const { return len_[i]; }
-  const std::uint64_t* codes() const { return code_.data(); }
-  const std::uint8_t* lengths() const { return len_.data(); }
+  // Agent i of the current state: its record ('1' and the change, or '00') in the low 56 bits and
+  // its length in bits in the top 8 (kTooLong: longer than 56), one load for a frame's copy.
+  static constexpr unsigned kLengthShift = 56;
+  static constexpr std::uint64_t kCodeMask = (std::uint64_t{1} << kLengthShift) - 1;
+  const std::uint64_t* records() const { return records_.data(); }
   // The mean length of the records in bits (a frame's size estimate), at least 2.
   unsigned mean_bits() const { return mean_bits_; }
   // The index in the current state of the baseline's agent b, or kGone when it left the world;
@@ -179,8 +179,7 @@ class DeltaCache {
   const QuantState* current_ = nullptr;
   unsigned k_ = 4;
   std::uint32_t lead_ = 0;
-  std::vector<std::uint64_t> code_;
-  std::vector<std::uint8_t> len_;  // 0: not in the baseline
+  std::vector<std::uint64_t> records_;  // 0: not in the baseline
   std::vector<std::uint32_t> cur_of_base_;
   bool same_ids_ = false;
   unsigned mean_bits_ = 2;
