@@ -62,7 +62,7 @@ void write_cached(BitWriter& w, const DeltaCache& cache, const QuantState& cur,
   const std::size_t added_before = added.size();
   added.resize(added_before + (cn - c));  // at most every current agent left
   std::uint32_t* add = added.data() + added_before;
-  constexpr std::size_t kRecordBytes = 8;  // a cached record is at most 64 bits
+  constexpr std::size_t kRecordBytes = 7;  // a cached record is at most 56 bits
   BitWriter::Run r = w.run(kRecordBytes);
   for (std::size_t k = 0; k < bn; ++k) {
     if (!r.room(kRecordBytes)) [[unlikely]] {
