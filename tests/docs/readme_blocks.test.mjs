@@ -304,9 +304,13 @@ const CHECKS = [
     shows: 'the point queued after each member\'s current order (its waypoints)',
     async check(m) {
       const [group, x, y] = [1, 2, 3].map((i) => Number(m[i]));
+      // Queued behind the seek, or already its current order: a member that had reached the seek's
+      // point (a slow build, a member spawned near it) starts the queued order at once.
       await until(`group ${group} with (${x}, ${y}) queued`, snapshot, (s) => {
         const members = s.agents.filter((a) => a.group === group);
-        return members.length > 0 && members.every((a) => a.waypoints?.at(-2) === x && a.waypoints?.at(-1) === y);
+        const queued = (a) => a.waypoints?.at(-2) === x && a.waypoints?.at(-1) === y;
+        const begun = (a) => a.tx === x && a.ty === y;
+        return members.length > 0 && members.every((a) => queued(a) || begun(a)) && members.some(queued);
       });
     },
   },
