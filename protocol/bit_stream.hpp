@@ -35,13 +35,8 @@ class BitWriter {
   // agent per viewer.
   [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {
     if (pos_ + 8 > out_.size()) [[unlikely]]
-      grow();
-    acc_ |= (value & ((std::uint64_t{1} << count) - 1)) << fill_;
-    fill_ += count;
-    store(out_.data() + pos_, acc_);
-    pos_ += fill_ >> 3;
-    acc_ >>= fill_ & ~7u;  // fill_ is at most 7 + 56: the shift is at most 56
-    fill_ &= 7;
+      grow(0);
+    put(out_.data(), pos_, acc_, fill_, value, count);
   }
   [[gnu::always_inline]] void bit(bool b) { bits(b ? 1 : 0, 1); }
   void varint(std::uint64_t v) { write_varint(*this, v); }
@@ -66,18 +61,12 @@ class BitWriter {
     // Whether `bytes` more whole bytes fit (each bits() call needs 8 from its position).
     bool room(std::size_t bytes) const { return pos + bytes + 8 <= size; }
     [[gnu::always_inline]] void bits(std::uint64_t value, unsigned count) {  // count in [0, 56]
-      acc |= (value & ((std::uint64_t{1} << count) - 1)) << fill;
-      fill += count;
-      store(data + pos, acc);
-      pos += fill >> 3;
-      acc >>= fill & ~7u;
-      fill &= 7;
+      put(data, pos, acc, fill, value, count);
     }
   };
   // A run with room for at least `bytes` more (the string grown as bits() grows it).
   Run run(std::size_t bytes) {
-    if (pos_ + bytes + 8 > out_.size())
-      out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + bytes + 64));
+    if (pos_ + bytes + 8 > out_.size()) grow(bytes);
     return {out_.data(), pos_, out_.size(), acc_, fill_};
   }
   void end(const Run& r) {
@@ -94,7 +83,22 @@ class BitWriter {
   }
 
  private:
-  void grow() { out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + 64)); }
+  // Room for `bytes` more past the 8 every store needs, at least doubling.
+  void grow(std::size_t bytes) {
+    out_.resize(std::max<std::size_t>(2 * out_.size(), pos_ + bytes + 64));
+  }
+  // One field: the pending bits (fewer than 8) and the new ones are stored as 8 bytes at `pos`,
+  // which then moves past the whole bytes among them. `fill` is at most 7 + 56 before the shift,
+  // so the shift is at most 56.
+  [[gnu::always_inline]] static void put(char* data, std::size_t& pos, std::uint64_t& acc,
+                                         unsigned& fill, std::uint64_t value, unsigned count) {
+    acc |= (value & ((std::uint64_t{1} << count) - 1)) << fill;
+    fill += count;
+    store(data + pos, acc);
+    pos += fill >> 3;
+    acc >>= fill & ~7u;
+    fill &= 7;
+  }
   // Little-endian whatever the host (compiles to one store on x86 and ARM).
   static void store(char* p, std::uint64_t v) {
     for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (8 * i));

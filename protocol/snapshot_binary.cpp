@@ -248,7 +248,8 @@ void DeltaCache::build(const QuantState& baseline, const QuantState& current) {
     const QuantAgent& o = baseline.agents[b];
     write_record(cw, current.agents[c], o, predict(o, lead_, xb, yb, current.scale), xb, yb, k_);
     const unsigned len = cw.overflow || cw.len > kLengthShift ? kTooLong : cw.len;
-    records_[c] = (cw.overflow ? 0 : cw.code & kCodeMask) | std::uint64_t{len} << kLengthShift;
+    const std::uint64_t code = len == kTooLong ? 0 : cw.code;  // a long one is written on the spot
+    records_[c] = code | std::uint64_t{len} << kLengthShift;
   }
   std::uint64_t total = 0;
   for (const std::uint64_t record : records_) total += record >> kLengthShift;

@@ -117,8 +117,7 @@ struct CodeWriter {
 };
 
 // Writes a record CodeWriter collected: one field when it fits the writer's widest.
-template <class Writer>
-[[gnu::always_inline]] inline void put_code(Writer& w, std::uint64_t code, unsigned len) {
+[[gnu::always_inline]] inline void put_code(BitWriter& w, std::uint64_t code, unsigned len) {
   if (len <= 56) [[likely]] {
     w.bits(code, len);
   } else {
