@@ -225,8 +225,21 @@ std::vector<std::uint32_t> Hub::inspected() const {
 // whole-world clients and once per client with a viewport (binary_feed). Frames go to each shard
 // in batches (Shard::deliver), which start their writes there.
 
-std::uint64_t Hub::begin_snapshot() {
-  finish_steps();
+// Frames of the last snapshot still to be encoded when the next is taken go first, for as long as
+// the source allows (a part of its interval): a burst that delayed them is absorbed. Those still
+// left then are not encoded: the frame work fell a whole snapshot behind (more viewers than the
+// hub's threads encode in an interval). Those viewers get this snapshot instead, first
+// (send_binary), so the ones dropped are not always the same. Finishing them all, however long
+// that took, made this snapshot and the ticks after it late for every viewer, until a tick came
+// so late that its snapshot was never taken.
+std::uint64_t Hub::begin_snapshot(std::chrono::nanoseconds finish_within) {
+  const auto until = Clock::now() + finish_within;
+  while (Clock::now() < until && send_next_step()) {
+  }
+  if (steps_current())
+    counters_.snapshots_encode_behind += steps_.end(true);
+  else
+    counters_.snapshots_superseded += steps_.end(false);  // the world was replaced
   density_.clear();
   density_tail_.reset();
   return ++snapshots_made_;
@@ -301,7 +314,7 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
   // Delayed spectators' frames come from their own feed of the states of the delay before.
   if (!spectators.empty() && restricted.delayed.state) {
     spectator_feed_.begin(restricted.delayed.state, restricted.delayed.side);
-    send_frames(spectator_feed_, spectators, 0, spectators.size());
+    send_frames(spectator_feed_, spectators);
   }
   return binary;
 }
@@ -315,11 +328,12 @@ void Hub::send_binary(BinaryTakers takers, std::string side_open,
     binary_feed_.set_layer_side(protocol::side_section(side_open_ + density_, {}, {}));
   // Commanders' frames first, handed over before the others are encoded: they wait to see
   // their commands.
-  send_frames(binary_feed_, takers.commanders, 0, takers.commanders.size());
-  send_frames(binary_feed_, takers.players, 0, takers.players.size());
+  send_frames(binary_feed_, takers.commanders);
+  send_frames(binary_feed_, takers.players);
   // The viewers in the same order every snapshot: each one's frames come at a steady point in
   // the interval. Starting each snapshot at another step was tried: it raised every viewer's
   // age above its own best case (p50 19-21 ms against 9), the jitter a client interpolates over.
+  // Only the viewers the last snapshot's steps did not reach go first (FrameSteps).
   send_in_steps(std::move(takers.viewers));
 }
 
@@ -355,12 +369,11 @@ void Hub::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
   }
 }
 
-void Hub::send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, std::size_t from,
-                      std::size_t to) {
+void Hub::send_frames(BinaryFeed& feed, std::span<const std::uint64_t> ids) {
   std::vector<Client*> group;
   std::vector<BinaryViewer*> batch;
-  for (std::size_t k = from; k < to; ++k) {
-    const auto it = clients_.find(ids[k]);
+  for (const std::uint64_t id : ids) {
+    const auto it = clients_.find(id);
     if (it == clients_.end()) continue;  // left since the snapshot was taken
     Client& c = it->second;
     c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
@@ -386,29 +399,30 @@ void Hub::send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, s
 }
 
 // The viewers' frames kViewersPerStep at a time, each step posted behind what is queued on this
-// thread: a command that arrives meanwhile waits for one step, not for every viewer's frame. The
-// next tick (or a step by hand) sends what is left before it moves the world, so no viewer misses
-// the snapshot; only a replaced world drops it (counted as dropped, superseded).
+// thread: a command that arrives meanwhile waits for one step, not for every viewer's frame, and
+// a tick that falls due runs between two steps (the frames are of the feed's copy of the
+// snapshot, which the world's moving does not touch). The steps go on until the next snapshot is
+// taken (begin_snapshot); a replaced world drops what is left (counted as dropped, superseded).
 void Hub::send_in_steps(std::vector<std::uint64_t> ids) {
-  pending_frames_ = {std::move(ids), 0, snapshots_made_, binary_feed_.sequence()};
+  steps_.start(std::move(ids));
+  steps_made_ = snapshots_made_;
+  steps_sequence_ = binary_feed_.sequence();
   send_next_step();
 }
 
+bool Hub::steps_current() const {
+  return steps_made_ == snapshots_made_ && steps_sequence_ == binary_feed_.sequence() &&
+         !binary_feed_.empty();
+}
+
 bool Hub::send_next_step() {
-  PendingFrames& p = pending_frames_;
-  if (p.next >= p.ids.size()) return false;
-  if (p.made != snapshots_made_ || p.sequence != binary_feed_.sequence() || binary_feed_.empty()) {
-    counters_.snapshots_superseded += p.ids.size() - p.next;
-    p = {};
+  if (steps_.left() == 0) return false;
+  if (!steps_current()) {
+    counters_.snapshots_superseded += steps_.end(false);
     return false;
   }
-  const std::size_t to = std::min(p.ids.size(), p.next + kViewersPerStep);
-  send_frames(binary_feed_, p.ids, p.next, to);
-  p.next = to;
-  if (p.next == p.ids.size()) {
-    p = {};
-    return false;
-  }
+  send_frames(binary_feed_, steps_.take(kViewersPerStep));
+  if (steps_.left() == 0) return false;
   if (!step_posted_) {
     step_posted_ = true;
     asio::post(ioc_, [this] {

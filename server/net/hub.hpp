@@ -15,17 +15,20 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "exec/thread_pool.hpp"
 #include "net/binary_feed.hpp"
+#include "net/frame_steps.hpp"
 #include "net/io.hpp"
 #include "net/observability.hpp"
 #include "net/session_list.hpp"
@@ -87,8 +90,10 @@ class Hub {
     std::vector<std::uint64_t> commanders, viewers, players;
     bool empty() const { return commanders.empty() && viewers.empty() && players.empty(); }
   };
-  // A snapshot begins: the last one's frames are sent first. Returns its number (`serial`).
-  std::uint64_t begin_snapshot();
+  // A snapshot begins. The last one's frames not yet encoded are sent first for at most
+  // `finish_within`; the viewers still left then get this one instead (begin_snapshot in hub.cpp).
+  // Returns its number (`serial`).
+  std::uint64_t begin_snapshot(std::chrono::nanoseconds finish_within);
   // What players and spectators are sent instead of viewers' snapshot, on a server with players
   // (or a spectator delay): a team's JSON snapshot, filtered by its sight (made once per team,
   // when its first JSON player needs it; binary players are returned as BinaryTakers::players),
@@ -131,7 +136,7 @@ class Hub {
   BinaryFeed& binary_feed() { return binary_feed_; }
   // The delayed spectators' frames (Restricted::delayed).
   const BinaryFeed& spectator_feed() const { return spectator_feed_; }
-  // Frames of the last snapshot not sent yet, all now (before the world moves).
+  // Frames of the last snapshot not sent yet, all now (before the world is replaced).
   void finish_steps();
   // The density layer: due in the snapshot begun (begin_snapshot) when some client takes it and
   // none was attached in the last kDensitySeconds of snapshots at `snapshot_rate` (or since the
@@ -163,12 +168,6 @@ class Hub {
               agents > protocol::kAutoBinaryAgents);
     }
   };
-  // The viewers whose frames of the last snapshot are still to be encoded (send_in_steps).
-  struct PendingFrames {
-    std::vector<std::uint64_t> ids;
-    std::size_t next = 0;
-    std::uint64_t made = 0, sequence = 0;  // the snapshot: snapshots_made_, binary_feed_.sequence()
-  };
   static constexpr std::size_t kViewersPerStep = 128;
 
   // Ends session `target` for `from`'s kick `seq`: acknowledged, then closed on its shard.
@@ -180,9 +179,10 @@ class Hub {
   std::string own_side(const Client& c) const;
   // The agents a player inspects that are its own and traced (player_inspect_).
   std::vector<std::uint32_t> own_traced(const Client& c) const;
-  void send_frames(BinaryFeed& feed, const std::vector<std::uint64_t>& ids, std::size_t from,
-                   std::size_t to);
+  void send_frames(BinaryFeed& feed, std::span<const std::uint64_t> ids);
   void send_in_steps(std::vector<std::uint64_t> ids);
+  // Whether the steps are of the snapshot the feed has now (not of a world since replaced).
+  bool steps_current() const;
   bool send_next_step();  // one step; true when more are left
 
   asio::io_context& ioc_;
@@ -195,7 +195,10 @@ class Hub {
   BinaryFeed binary_feed_;                             // quantised snapshots and binary frames
   BinaryFeed spectator_feed_;                          // the delayed spectators' (Restricted)
   std::uint64_t snapshots_made_ = 0;  // broadcasts so far (the shards' outboxes tell them apart)
-  PendingFrames pending_frames_;
+  // The viewers whose frames of the last snapshot are still to be encoded (send_in_steps), and
+  // that snapshot: snapshots_made_ and binary_feed_.sequence() when it was begun.
+  FrameSteps steps_;
+  std::uint64_t steps_made_ = 0, steps_sequence_ = 0;
   protocol::InspectTexts inspect_;         // this snapshot's traces (send_json)
   protocol::InspectTexts player_inspect_;  // the same as players may have them (Restricted)
   std::string side_open_;                  // this snapshot's side section, open (send_binary)

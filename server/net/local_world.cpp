@@ -141,8 +141,6 @@ void LocalWorld::on_tick() {
   const int due = schedule_.due(Clock::now() - start_time_);
   const bool overran = schedule_.overruns() != overruns_at_wake;
   bool snapshot_due = false;
-  if (due > 0)
-    hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves
   // Commands were applied and answered as they arrived (command()): the tick only moves the world.
   for (int i = 0; i < due; ++i) snapshot_due = step_once() || snapshot_due;
   if (overran)
@@ -225,7 +223,16 @@ void LocalWorld::add_metrics(MetricsView& m) const {
 // viewer (Hub::send_binary) from the quantised world; the inspect traces only to the clients that
 // inspect those agents (Hub).
 void LocalWorld::broadcast_snapshot() {
-  const std::uint64_t serial = hub_.begin_snapshot();
+  // The last snapshot's frames not yet encoded go first while half a tick is left before the next
+  // tick falls due (a world paused or stepped by hand: for half a tick); the rest are dropped, so
+  // that the frame work never makes a tick late (Hub::begin_snapshot).
+  const std::chrono::nanoseconds half_tick(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
+  const auto until_next_tick = start_time_ + schedule_.next_deadline() - Clock::now();
+  const std::uint64_t serial = hub_.begin_snapshot(
+      paused_ ? half_tick
+              : std::max(std::chrono::nanoseconds(0),
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(until_next_tick) -
+                             half_tick));
   // The map travels in welcome, and again in the first snapshot after it changes; the obstacles
   // the same, and at least every kObstacleRefreshSeconds (a client that skipped the snapshot
   // that told a change has them again soon).
@@ -391,8 +398,6 @@ void LocalWorld::step_slice() {
   const auto slice_start = Clock::now();
   const auto half_tick =
       std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
-  hub_.finish_steps();  // frames of the last snapshot not sent yet go before the world moves (as
-                        // on_tick)
   bool snapshot_due = false;
   for (int done = 0; run.left > 0 && done < kStepSliceTicks &&
                      (done == 0 || Clock::now() - slice_start < half_tick);

@@ -30,7 +30,8 @@ class Observability {
     std::atomic<std::uint64_t> sessions{0},
         refusals{0};  // sessions joined, limits hit: for stats()
     std::uint64_t snapshots_dropped() const {
-      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_superseded;
+      return snapshots_replaced + snapshots_skipped + snapshots_held + snapshots_encode_behind +
+             snapshots_superseded;
     }
   };
 

@@ -120,10 +120,11 @@ std::uint64_t resident_memory_bytes();
     "Snapshots not written to a session, by reason: replaced before being written (slow reader), " \
     "skipped by an "                                                                               \
     "I/O thread more than two snapshots behind, held back from a binary client behind on acks, "   \
-    "not written before "                                                                          \
-    "the world was replaced.")                                                                     \
+    "not encoded before the next snapshot was taken (the frame work a whole snapshot behind), "    \
+    "not written before the world was replaced.")                                                  \
   X(snapshots_skipped, counter, "herd_snapshot_drops_total", "reason=\"io_behind\"", "")           \
   X(snapshots_held, counter, "herd_snapshot_drops_total", "reason=\"held_for_acks\"", "")          \
+  X(snapshots_encode_behind, counter, "herd_snapshot_drops_total", "reason=\"encode_behind\"", "") \
   X(snapshots_superseded, counter, "herd_snapshot_drops_total", "reason=\"superseded\"", "")       \
   X(welcomes_replaced, counter, "herd_welcomes_replaced_total", "",                                \
     "Welcomes not written to a session: a newer one replaced them while they waited (a reader "    \

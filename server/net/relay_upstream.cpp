@@ -563,7 +563,10 @@ void RelayUpstream::relay(Incoming incoming) {
   if (last_tick_ && tick <= *last_tick_) new_world();  // time went back without a welcome
   last_tick_ = tick;
   ++snapshots_;
-  hub_.begin_snapshot();  // its serial is the upstream's, in the text
+  // Its serial is the upstream's, in the text. The last snapshot's frames not yet encoded may make
+  // it late by half the upstream's interval, no more.
+  hub_.begin_snapshot(std::chrono::nanoseconds(
+      static_cast<std::int64_t>(0.5e9 / std::clamp(welcome_->snapshot_rate, 1.0, 1000.0))));
   counters_.tick = tick;
   welcome_->tick = tick;
   // The traces are those of every agent this relay's clients inspect: each client is sent its
