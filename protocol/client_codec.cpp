@@ -194,7 +194,14 @@ std::string encode(const DensityRequest& m) {
   return json{{"type", "density"}, {"on", m.on}}.dump();
 }
 
-std::string encode(const SnapshotAck& m) { return json{{"type", "ack"}, {"tick", m.tick}}.dump(); }
+// Written by hand, one per binary frame: the bytes nlohmann's dump would give ({"tick":T,"type":
+// "ack"}, keys in order), without a JSON document.
+std::string encode(const SnapshotAck& m) {
+  std::string out = R"({"tick":)";
+  out += std::to_string(m.tick);
+  out += R"(,"type":"ack"})";
+  return out;
+}
 std::string encode(const KeyframeRequest&) { return json{{"type", "keyframe"}}.dump(); }
 std::string encode(const ViewportMsg& m) {
   json j{{"type", "viewport"}};

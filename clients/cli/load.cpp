@@ -169,13 +169,16 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
     ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       if (ec) return self->closed(ec);
       const auto now = Clock::now();
-      std::string data = beast::buffers_to_string(self->buffer_.data());
-      self->buffer_.consume(self->buffer_.size());
       if (!self->commander_) self->totals_.bytes += n;
+      // Read where it lies (a flat buffer is one run of bytes): a viewer's frames are thousands
+      // of bytes, twenty times a second, and the tool shares the machine with what it measures.
+      const std::string_view data(static_cast<const char*>(self->buffer_.data().data()),
+                                  self->buffer_.size());
       if (self->ws_.got_binary())
         self->on_binary(data, now);
       else
-        self->on_text(data, now);
+        self->on_text(std::string(data), now);
+      self->buffer_.consume(self->buffer_.size());
       self->read();
     });
   }
@@ -215,7 +218,7 @@ class Viewer : public std::enable_shared_from_this<Viewer> {
              json_agents(text), now);
   }
 
-  void on_binary(const std::string& bytes, Clock::time_point now) {
+  void on_binary(std::string_view bytes, Clock::time_point now) {
     std::uint64_t agents = 0, tick = 0;
     double time = 0;
     bool keyframe = false;
