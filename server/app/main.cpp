@@ -62,6 +62,8 @@ int run_relay(herd::app::AppConfig& config) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
+  // Before "listening on" is said: whoever waits for that line may stop the relay at once.
+  server->stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
                                ? "127.0.0.1"
                                : config.server.address;
@@ -73,7 +75,6 @@ int run_relay(herd::app::AppConfig& config) {
   say("listening on http://" + host + ":" + std::to_string(port) + "/");
   say("open http://localhost:" + std::to_string(port) +
       "/ in a browser; WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
-  server->stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server->run();
   say("relay stopped");
   return 0;
@@ -327,6 +328,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
+  // SIGINT and SIGTERM stop the server cleanly (the checkpoint, the recording and the trajectory
+  // file completed) from before "listening on" is said: whoever waits for that line (a script, a
+  // test, an orchestrator) may stop it at once. A signal handled before run() stops it as run()
+  // begins.
+  server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
                                ? "127.0.0.1"
                                : config.server.address;
@@ -395,7 +401,6 @@ int main(int argc, char** argv) {
         [say](const std::string& what) { say(what); }, player_events);
   }
 
-  server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
   server.run();  // returns only through stop()
   if (!runtime_file.empty()) {
     std::error_code ignored;  // a file someone removed already is as good
