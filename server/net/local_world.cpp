@@ -226,13 +226,10 @@ void LocalWorld::broadcast_snapshot() {
   // The last snapshot's frames not yet encoded go first while half a tick is left before the next
   // tick falls due (a world paused or stepped by hand: for half a tick); the rest are dropped, so
   // that the frame work never makes a tick late (Hub::begin_snapshot).
-  const std::chrono::nanoseconds half_tick(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
-  const auto until_next_tick = start_time_ + schedule_.next_deadline() - Clock::now();
+  const auto until_next_tick = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      start_time_ + schedule_.next_deadline() - Clock::now());
   const std::uint64_t serial = hub_.begin_snapshot(
-      paused_ ? half_tick
-              : std::max(std::chrono::nanoseconds(0),
-                         std::chrono::duration_cast<std::chrono::nanoseconds>(until_next_tick) -
-                             half_tick));
+      paused_ ? half_tick() : std::max(std::chrono::nanoseconds(0), until_next_tick - half_tick()));
   // The map travels in welcome, and again in the first snapshot after it changes; the obstacles
   // the same, and at least every kObstacleRefreshSeconds (a client that skipped the snapshot
   // that told a change has them again soon).
@@ -392,15 +389,18 @@ void LocalWorld::post_step_slice() {
   });
 }
 
+std::chrono::nanoseconds LocalWorld::half_tick() const {
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
+}
+
 void LocalWorld::step_slice() {
   if (step_runs_.empty()) return;
   StepRun& run = step_runs_.front();
   const auto slice_start = Clock::now();
-  const auto half_tick =
-      std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / config_.tick_rate));
+  const auto half = half_tick();
   bool snapshot_due = false;
-  for (int done = 0; run.left > 0 && done < kStepSliceTicks &&
-                     (done == 0 || Clock::now() - slice_start < half_tick);
+  for (int done = 0;
+       run.left > 0 && done < kStepSliceTicks && (done == 0 || Clock::now() - slice_start < half);
        ++done) {
     snapshot_due = step_once() || snapshot_due;
     --run.left;

@@ -76,6 +76,7 @@ class LocalWorld final : public WorldSource {
   void restart_schedule();
   void post_step_slice();
   void step_slice();
+  std::chrono::nanoseconds half_tick() const;  // half of a tick period at the tick rate
   void end_step_runs();  // resume or a new world: the ticks left are dropped, each run acked now
   std::optional<std::string> load(
       const protocol::ControlMsg& msg);  // reset, load_scenario: why not

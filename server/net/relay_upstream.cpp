@@ -564,9 +564,9 @@ void RelayUpstream::relay(Incoming incoming) {
   last_tick_ = tick;
   ++snapshots_;
   // Its serial is the upstream's, in the text. The last snapshot's frames not yet encoded may make
-  // it late by half the upstream's interval, no more.
-  hub_.begin_snapshot(std::chrono::nanoseconds(
-      static_cast<std::int64_t>(0.5e9 / std::clamp(welcome_->snapshot_rate, 1.0, 1000.0))));
+  // it late by half the upstream's interval (pace_rate_: its snapshot rate, from the welcome), no
+  // more.
+  hub_.begin_snapshot(std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / pace_rate_)));
   counters_.tick = tick;
   welcome_->tick = tick;
   // The traces are those of every agent this relay's clients inspect: each client is sent its
