@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "app/http_client.hpp"
+#include "exec/thread_pool.hpp"
 
 namespace herd::app {
 
@@ -41,7 +42,10 @@ AgonesLink::AgonesLink(AgonesSdk sdk, AgonesServerView view, std::chrono::millis
       interval_(interval),
       log_(std::move(log)),
       players_(std::move(players)) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    exec::name_this_thread("herd-agones");
+    run();
+  });
 }
 
 void AgonesLink::stop() {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "exec/thread_pool.hpp"
+
 namespace herd::app {
 namespace {
 
@@ -88,7 +90,10 @@ TrajectoryRecorder::TrajectoryRecorder(Settings settings, TrajectoryDb db)
     : settings_(std::move(settings)), db_(std::move(db)) {
   next_frame_ = db_.next_frame();
   next_world_ = db_.next_world();
-  writer_ = std::thread([this] { write_loop(); });
+  writer_ = std::thread([this] {
+    exec::name_this_thread("herd-traj");
+    write_loop();
+  });
 }
 
 TrajectoryRecorder::~TrajectoryRecorder() { close(); }

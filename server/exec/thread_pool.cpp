@@ -1,12 +1,23 @@
 #include "exec/thread_pool.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 
 namespace herd::exec {
 
-ThreadPool::ThreadPool(std::size_t threads) {
+ThreadPool::ThreadPool(std::size_t threads, std::string_view name) {
   for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w)
-    threads_.emplace_back([this, w] { worker_loop(w); });
+    threads_.emplace_back([this, w, label = std::string(name)] {
+      if (!label.empty()) name_this_thread(label + "-" + std::to_string(w));
+      worker_loop(w);
+    });
+}
+
+void name_this_thread(const std::string& name) {
+  // Linux takes at most 15 characters and refuses longer names.
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
 }
 
 ThreadPool::~ThreadPool() {

@@ -10,6 +10,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -17,10 +19,14 @@
 
 namespace herd::exec {
 
+// Names the calling thread (at most 15 characters are kept).
+void name_this_thread(const std::string& name);
+
 class ThreadPool final : public sim::Executor {
  public:
   // threads: workers in all, the calling thread included; at least 1 (then no thread is started).
-  explicit ThreadPool(std::size_t threads);
+  // name: the started threads are named name-1, name-2, ... (as top -H and perf show them).
+  explicit ThreadPool(std::size_t threads, std::string_view name = {});
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

@@ -45,7 +45,7 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
       admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
                 config.max_connections_per_address),
       http_rate(config.http_requests_per_second),
-      pool(std::max<std::size_t>(config.sim_threads, 1)),
+      pool(std::max<std::size_t>(config.sim_threads, 1), "herd-sim"),
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),
       local(c.relay_upstream.empty()
@@ -139,6 +139,7 @@ void Server::run() {
     Shard* sh = shard.get();
     asio::post(sh->ioc, [sh] { sh->sweep(); });
     io_threads.emplace_back([sh] {
+      exec::name_this_thread("herd-io-" + std::to_string(sh->index));
       auto work = asio::make_work_guard(sh->ioc);  // idle until a connection comes
       sh->ioc.run();
     });
@@ -148,6 +149,8 @@ void Server::run() {
   // Kept running until begin_stop() stops it, also while nothing is scheduled (a relay waits
   // for its upstream's messages, not for a tick timer).
   auto hub_work = asio::make_work_guard(s.ioc);
+  // This (main) thread keeps the process's name, herd-server, as ps and pgrep show it: it runs
+  // the world's ticks, the snapshots and the frames.
   s.ioc.run();
   for (auto& t : io_threads) t.join();
 }

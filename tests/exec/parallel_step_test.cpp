@@ -2,9 +2,15 @@
 // stages that run in parallel compute into per-agent scratch and commit afterwards.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "avoidance.hpp"
@@ -32,6 +38,36 @@ TEST(ThreadPool, EveryIndexRunsExactlyOnceOnAKnownWorker) {
       EXPECT_FALSE(bad_worker);
     }
   }
+}
+
+// The threads a named pool starts carry its name and their number, as top -H and perf show them;
+// a name over Linux's 15 characters is cut, not refused (which would leave the thread unnamed).
+TEST(ThreadPool, StartedThreadsAreNamed) {
+  const auto names = [] {
+    std::multiset<std::string> seen;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream comm(task.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      seen.insert(name);
+    }
+    return seen;
+  };
+  {
+    exec::ThreadPool pool(3, "pool-test");
+    const auto seen = names();
+    EXPECT_EQ(seen.count("pool-test-1"), 1u);
+    EXPECT_EQ(seen.count("pool-test-2"), 1u);
+    EXPECT_EQ(seen.count("pool-test-3"), 0u);  // the caller is the third worker
+  }
+  std::string long_name;
+  std::thread([&] {
+    exec::name_this_thread("herd-a-very-long-thread-name");
+    char buffer[64] = {};
+    pthread_getname_np(pthread_self(), buffer, sizeof buffer);
+    long_name = buffer;
+  }).join();
+  EXPECT_EQ(long_name, "herd-a-very-lon");
 }
 
 // A crowd large enough to run in parallel, with everything the parallel stages touch: the
