@@ -8,16 +8,24 @@
 namespace herd::exec {
 
 ThreadPool::ThreadPool(std::size_t threads, std::string_view name) {
-  for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w)
-    threads_.emplace_back([this, w, label = std::string(name)] {
-      if (!label.empty()) name_this_thread(label + "-" + std::to_string(w));
-      worker_loop(w);
-    });
+  for (std::size_t w = 1; w < std::max<std::size_t>(threads, 1); ++w) {
+    threads_.emplace_back([this, w] { worker_loop(w); });
+    // Named from here, before the constructor returns, not by the thread when it first runs.
+    if (!name.empty()) name_thread(threads_.back(), std::string(name) + "-" + std::to_string(w));
+  }
 }
 
+namespace {
+// Linux takes at most 15 characters and refuses longer names.
+std::string fit_name(const std::string& name) { return name.substr(0, 15); }
+}  // namespace
+
 void name_this_thread(const std::string& name) {
-  // Linux takes at most 15 characters and refuses longer names.
-  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+  pthread_setname_np(pthread_self(), fit_name(name).c_str());
+}
+
+void name_thread(std::thread& thread, const std::string& name) {
+  pthread_setname_np(thread.native_handle(), fit_name(name).c_str());
 }
 
 ThreadPool::~ThreadPool() {

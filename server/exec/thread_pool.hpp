@@ -19,8 +19,9 @@
 
 namespace herd::exec {
 
-// Names the calling thread (at most 15 characters are kept).
+// Names the calling thread, or `thread` (at most 15 characters are kept).
 void name_this_thread(const std::string& name);
+void name_thread(std::thread& thread, const std::string& name);
 
 class ThreadPool final : public sim::Executor {
  public:
