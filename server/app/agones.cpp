@@ -42,10 +42,8 @@ AgonesLink::AgonesLink(AgonesSdk sdk, AgonesServerView view, std::chrono::millis
       interval_(interval),
       log_(std::move(log)),
       players_(std::move(players)) {
-  thread_ = std::thread([this] {
-    exec::name_this_thread("herd-agones");
-    run();
-  });
+  thread_ = std::thread([this] { run(); });
+  exec::name_thread(thread_, "herd-agones");
 }
 
 void AgonesLink::stop() {

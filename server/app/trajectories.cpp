@@ -90,10 +90,8 @@ TrajectoryRecorder::TrajectoryRecorder(Settings settings, TrajectoryDb db)
     : settings_(std::move(settings)), db_(std::move(db)) {
   next_frame_ = db_.next_frame();
   next_world_ = db_.next_world();
-  writer_ = std::thread([this] {
-    exec::name_this_thread("herd-traj");
-    write_loop();
-  });
+  writer_ = std::thread([this] { write_loop(); });
+  exec::name_thread(writer_, "herd-traj");
 }
 
 TrajectoryRecorder::~TrajectoryRecorder() { close(); }

@@ -15,17 +15,9 @@ ThreadPool::ThreadPool(std::size_t threads, std::string_view name) {
   }
 }
 
-namespace {
-// Linux takes at most 15 characters and refuses longer names.
-std::string fit_name(const std::string& name) { return name.substr(0, 15); }
-}  // namespace
-
-void name_this_thread(const std::string& name) {
-  pthread_setname_np(pthread_self(), fit_name(name).c_str());
-}
-
 void name_thread(std::thread& thread, const std::string& name) {
-  pthread_setname_np(thread.native_handle(), fit_name(name).c_str());
+  // Linux takes at most 15 characters and refuses longer names.
+  pthread_setname_np(thread.native_handle(), name.substr(0, 15).c_str());
 }
 
 ThreadPool::~ThreadPool() {

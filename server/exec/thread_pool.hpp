@@ -19,8 +19,8 @@
 
 namespace herd::exec {
 
-// Names the calling thread, or `thread` (at most 15 characters are kept).
-void name_this_thread(const std::string& name);
+// Names `thread` (at most 15 characters are kept), from the thread that started it: the name is
+// there before anyone can look for it.
 void name_thread(std::thread& thread, const std::string& name);
 
 class ThreadPool final : public sim::Executor {

@@ -139,10 +139,10 @@ void Server::run() {
     Shard* sh = shard.get();
     asio::post(sh->ioc, [sh] { sh->sweep(); });
     io_threads.emplace_back([sh] {
-      exec::name_this_thread("herd-io-" + std::to_string(sh->index));
       auto work = asio::make_work_guard(sh->ioc);  // idle until a connection comes
       sh->ioc.run();
     });
+    exec::name_thread(io_threads.back(), "herd-io-" + std::to_string(sh->index));
   }
   s.listener.start();
   s.source.start();

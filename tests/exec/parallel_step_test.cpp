@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <set>
 #include <string>
 #include <thread>
@@ -60,13 +61,14 @@ TEST(ThreadPool, StartedThreadsAreNamed) {
     EXPECT_EQ(seen.count("pool-test-2"), 1u);
     EXPECT_EQ(seen.count("pool-test-3"), 0u);  // the caller is the third worker
   }
-  std::string long_name;
-  std::thread([&] {
-    exec::name_this_thread("herd-a-very-long-thread-name");
-    char buffer[64] = {};
-    pthread_getname_np(pthread_self(), buffer, sizeof buffer);
-    long_name = buffer;
-  }).join();
+  std::latch named(1);  // the thread runs until it is named and its name read
+  std::thread thread([&] { named.wait(); });
+  exec::name_thread(thread, "herd-a-very-long-thread-name");
+  char buffer[64] = {};
+  pthread_getname_np(thread.native_handle(), buffer, sizeof buffer);
+  named.count_down();
+  thread.join();
+  const std::string long_name = buffer;
   EXPECT_EQ(long_name, "herd-a-very-lon");
 }
 
