@@ -24,10 +24,6 @@ std::uint8_t read_team(const json& v, const std::string& where) {
   return static_cast<std::uint8_t>(as_uint(v, where, sim::AgentDefLimits::kMaxTeam));
 }
 
-double read_sight(const json& v, const std::string& where) {
-  return as_number(v, where, 0.0, sim::AgentDefLimits::kMaxSight);
-}
-
 sim::Selection read_selection(const json& v, const std::string& where) {
   sim::Selection s;
   if (v.is_string() && v.get_ref<const std::string&>() == "all") {
@@ -76,21 +72,18 @@ sim::TileCoord read_tile(const json& v, const std::string& where) {
   return t;
 }
 
-sim::Movement read_movement(const json& v, const std::string& where) {
-  const std::string_view m = as_string(v, where);
-  if (m == "inertial") return sim::Movement::inertial;
-  if (m == "kinematic") return sim::Movement::kinematic;
-  bad(where, "must be \"inertial\" or \"kinematic\"");
+// `movement`: its declared choices are sim::Movement's, in order.
+sim::Movement read_movement(const Fields& f, const json& v) {
+  return static_cast<sim::Movement>(f.choice(v, "movement"));
 }
 
 // An agent's avoidance priority ([0, 99]), layer and mask (uint32 bit sets), when given.
 void read_avoidance_rules(Fields& f, std::optional<std::uint8_t>& priority,
                           std::optional<std::uint32_t>& layer, std::optional<std::uint32_t>& mask) {
   if (const json* p = f.find("priority"))
-    priority = static_cast<std::uint8_t>(
-        as_uint(*p, f.name("priority"), sim::AgentDefLimits::kMaxPriority));
-  if (const json* l = f.find("layer")) layer = as_u32(*l, f.name("layer"));
-  if (const json* m = f.find("mask")) mask = as_u32(*m, f.name("mask"));
+    priority = static_cast<std::uint8_t>(f.integer(*p, "priority"));
+  if (const json* l = f.find("layer")) layer = static_cast<std::uint32_t>(f.integer(*l, "layer"));
+  if (const json* m = f.find("mask")) mask = static_cast<std::uint32_t>(f.integer(*m, "mask"));
 }
 
 void write_avoidance_rules(json& o, const std::optional<std::uint8_t>& priority,
@@ -101,25 +94,22 @@ void write_avoidance_rules(json& o, const std::optional<std::uint8_t>& priority,
   if (mask) o["mask"] = *mask;
 }
 
-sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where) {
+// One of spawn's `agents`, whose fields `item` declares.
+sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where,
+                                 const std::vector<FieldSpec>& item) {
   Fields f(v, where);
+  f.declared_by(&item);
   sim::SpawnAgent a;
-  a.position = {as_number(f.need("x"), f.name("x"), -kHuge, kHuge),
-                as_number(f.need("y"), f.name("y"), -kHuge, kHuge)};
-  if (const json* g = f.find("group")) a.group = as_group(*g, f.name("group"));
-  using L = sim::AgentDefLimits;
-  if (const json* r = f.find("radius"))
-    a.radius = as_number(*r, f.name("radius"), L::kMinRadius, L::kMaxRadius);
-  if (const json* s = f.find("max_speed"))
-    a.max_speed = as_number(*s, f.name("max_speed"), 0.0, L::kMaxSpeed);
-  if (const json* m = f.find("max_force"))
-    a.max_force = as_number(*m, f.name("max_force"), 0.0, L::kMaxForce);
-  if (const json* m = f.find("mass"))
-    a.mass = as_number(*m, f.name("mass"), L::kMinMass, L::kMaxMass);
+  a.position = {f.number("x"), f.number("y")};
+  if (const json* g = f.find("group")) a.group = static_cast<std::uint8_t>(f.integer(*g, "group"));
+  if (const json* r = f.find("radius")) a.radius = f.number(*r, "radius");
+  if (const json* s = f.find("max_speed")) a.max_speed = f.number(*s, "max_speed");
+  if (const json* m = f.find("max_force")) a.max_force = f.number(*m, "max_force");
+  if (const json* m = f.find("mass")) a.mass = f.number(*m, "mass");
   if (const json* t = f.find("target")) a.target = as_point(*t, f.name("target"));
-  if (const json* m = f.find("movement")) a.movement = read_movement(*m, f.name("movement"));
+  if (const json* m = f.find("movement")) a.movement = read_movement(f, *m);
   read_avoidance_rules(f, a.priority, a.layer, a.mask);
-  if (const json* s = f.find("sight")) a.sight = read_sight(*s, f.name("sight"));
+  if (const json* s = f.find("sight")) a.sight = f.number(*s, "sight");
   f.no_others();
   return a;
 }
@@ -141,45 +131,40 @@ json area_json(sim::Vec2 min, sim::Vec2 max) {
   return {{"x", min.x}, {"y", min.y}, {"width", max.x - min.x}, {"height", max.y - min.y}};
 }
 
+// `pathing` and `neighbours` (sources, set_pathing): one of their declared choices.
+sim::Pathing read_pathing(const Fields& f, const json& v) {
+  return *pathing_from_string(f.spec("pathing").choices[f.choice(v, "pathing")]);
+}
+std::uint8_t read_neighbours(const Fields& f, const json& v) {
+  f.choice(v, "neighbours");  // 8 or 4, an unsigned number once it passes
+  return static_cast<std::uint8_t>(v.get<std::uint64_t>());
+}
+
 // A source's agent template: a spawned agent's fields (group, radius, max_speed, max_force, mass,
 // movement), what it does (behaviour, target) and how it finds its way (pathing, neighbours).
 sim::AgentTemplate read_agent_template(Fields& f) {
   using K = sim::BehaviourKind;
-  using L = sim::AgentDefLimits;
   sim::AgentTemplate t;
-  if (const json* g = f.find("group")) t.group = as_group(*g, "group");
-  if (const json* r = f.find("radius"))
-    t.radius = as_number(*r, "radius", L::kMinRadius, L::kMaxRadius);
-  if (const json* v = f.find("max_speed"))
-    t.max_speed = as_number(*v, "max_speed", 0.0, L::kMaxSpeed);
-  if (const json* m = f.find("max_force"))
-    t.max_force = as_number(*m, "max_force", 0.0, L::kMaxForce);
-  if (const json* m = f.find("mass")) t.mass = as_number(*m, "mass", L::kMinMass, L::kMaxMass);
-  if (const json* m = f.find("movement")) t.movement = read_movement(*m, "movement");
+  if (const json* g = f.find("group")) t.group = static_cast<std::uint8_t>(f.integer(*g, "group"));
+  if (const json* r = f.find("radius")) t.radius = f.number(*r, "radius");
+  if (const json* v = f.find("max_speed")) t.max_speed = f.number(*v, "max_speed");
+  if (const json* m = f.find("max_force")) t.max_force = f.number(*m, "max_force");
+  if (const json* m = f.find("mass")) t.mass = f.number(*m, "mass");
+  if (const json* m = f.find("movement")) t.movement = read_movement(f, *m);
   read_avoidance_rules(f, t.priority, t.layer, t.mask);
   const json* target = f.find("target");
   const json* behaviour = f.find("behaviour");
   t.behaviour = target ? K::arrive : K::idle;
   if (behaviour) {
-    const auto kind = behaviour_from_string(as_string(*behaviour, "behaviour"));
-    if (!kind || !(*kind == K::idle || sim::traits(*kind).takes_point))
-      bad("behaviour", "must be one of idle, hold, seek, arrive, flee, patrol, attack_move");
-    t.behaviour = *kind;
+    const FieldSpec& spec = f.spec("behaviour");
+    t.behaviour = *behaviour_from_string(spec.choices[f.choice(*behaviour, "behaviour")]);
   }
   if (target && t.behaviour == K::idle) bad("target", "does not apply to idle");
   if (!target && t.behaviour != K::idle)
     bad("target", "is required for " + std::string(to_string(t.behaviour)));
   if (target) t.target = as_point(*target, "target");
-  if (const json* p = f.find("pathing")) {
-    const auto pathing = pathing_from_string(as_string(*p, "pathing"));
-    if (!pathing) bad("pathing", "must be one of direct, no_backtrack, astar, flow");
-    t.pathing = *pathing;
-  }
-  if (const json* n = f.find("neighbours")) {
-    const auto v = as_uint(*n, "neighbours", 8);
-    if (v != 4 && v != 8) bad("neighbours", "must be 4 or 8");
-    t.neighbours = static_cast<std::uint8_t>(v);
-  }
+  if (const json* p = f.find("pathing")) t.pathing = read_pathing(f, *p);
+  if (const json* n = f.find("neighbours")) t.neighbours = read_neighbours(f, *n);
   return t;
 }
 
@@ -275,17 +260,12 @@ void read_behaviour_params(Fields& f, sim::BehaviourKind kind, std::string_view 
     if (v && !applies) bad(field, for_kind);
     return v;
   };
-  using L = sim::BehaviourLimits;
-  if (const json* v = only("distance", kind == K::wander))
-    p.distance = as_number(*v, "distance", 0, kHuge);
-  if (const json* v = only("jitter", kind == K::wander))
-    p.jitter = as_number(*v, "jitter", 0, kHuge);
+  if (const json* v = only("distance", kind == K::wander)) p.distance = f.number(*v, "distance");
+  if (const json* v = only("jitter", kind == K::wander)) p.jitter = f.number(*v, "jitter");
   if (const json* v = only("separation", kind == K::flock))
-    p.separation = as_number(*v, "separation", 0, L::kMaxWeight);
-  if (const json* v = only("alignment", kind == K::flock))
-    p.alignment = as_number(*v, "alignment", 0, L::kMaxWeight);
-  if (const json* v = only("cohesion", kind == K::flock))
-    p.cohesion = as_number(*v, "cohesion", 0, L::kMaxWeight);
+    p.separation = f.number(*v, "separation");
+  if (const json* v = only("alignment", kind == K::flock)) p.alignment = f.number(*v, "alignment");
+  if (const json* v = only("cohesion", kind == K::flock)) p.cohesion = f.number(*v, "cohesion");
   if (const json* v = only("loop", kind == K::follow_path)) {
     if (!v->is_boolean()) bad("loop", "must be true or false");
     p.loop = v->get<bool>();
@@ -293,9 +273,10 @@ void read_behaviour_params(Fields& f, sim::BehaviourKind kind, std::string_view 
   const json* path = only("path", kind == K::follow_path);
   if (kind == K::follow_path) {
     if (!path) bad("path", "is required for follow_path");
-    if (!path->is_array() || path->size() < 2 || path->size() > L::kMaxPathPoints)
-      bad("path", "must be an array of 2 to " + std::to_string(L::kMaxPathPoints) +
-                      " points {\"x\", \"y\"}");
+    const FieldSpec& spec = f.spec("path");
+    if (!path->is_array() || path->size() < *spec.min_items || path->size() > *spec.max_items)
+      bad("path", "must be an array of " + std::to_string(*spec.min_items) + " to " +
+                      std::to_string(*spec.max_items) + " points {\"x\", \"y\"}");
     for (std::size_t k = 0; k < path->size(); ++k)
       p.path.push_back(as_point((*path)[k], "path[" + std::to_string(k) + "]"));
   }
@@ -323,14 +304,10 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
 template <class T>
 struct Wire;  // no definition: a command without its wire form does not compile
 
-// Shapes by name, in sim::Shape's order (formation, set_target's spread formation).
-constexpr std::string_view kShapeNames[] = {"circle", "line", "lines", "block", "wedge"};
-
-sim::Shape read_shape(const json& v, const std::string& where) {
-  const std::string_view name = as_string(v, where);
-  const auto* it = std::find(std::begin(kShapeNames), std::end(kShapeNames), name);
-  if (it == std::end(kShapeNames)) bad(where, "must be one of circle, line, lines, block, wedge");
-  return static_cast<sim::Shape>(it - std::begin(kShapeNames));
+// The `i`th declared choice of `cmd`'s `field`: the writers write an enumeration's value by the
+// index its reader returned.
+std::string_view choice_name(std::string_view cmd, std::string_view field, std::size_t i) {
+  return find_command(cmd)->field(field)->choices.at(i);
 }
 
 // An order to go to a point, under three names: set_target (arrive or seek), attack_move and
@@ -338,7 +315,6 @@ sim::Shape read_shape(const json& v, const std::string& where) {
 template <>
 struct Wire<sim::SetTarget> {
   static constexpr std::string_view kNames[] = {"set_target", "attack_move", "patrol"};
-  static constexpr std::string_view kSpreads[] = {"keep", "point", "formation"};
   static sim::SetTarget read(Fields& f, std::string_view cmd) {
     using K = sim::BehaviourKind;
     sim::SetTarget c;
@@ -355,8 +331,11 @@ struct Wire<sim::SetTarget> {
     else if (tile)
       c.target_tile = read_tile(*tile, "target_tile");
     else {
-      if (!points->is_array() || points->empty() || points->size() > sim::World::kMaxRoute - 1)
-        bad("points", "must be an array of 1 to 64 points {\"x\",\"y\"}");
+      const FieldSpec& spec = f.spec("points");
+      if (!points->is_array() || points->size() < *spec.min_items ||
+          points->size() > *spec.max_items)
+        bad("points", "must be an array of " + std::to_string(*spec.min_items) + " to " +
+                          std::to_string(*spec.max_items) + " points {\"x\",\"y\"}");
       for (std::size_t i = 0; i < points->size(); ++i) {
         const sim::Vec2 p = as_point((*points)[i], "points[" + std::to_string(i) + "]");
         if (i == 0)
@@ -366,37 +345,24 @@ struct Wire<sim::SetTarget> {
       }
     }
     if (cmd == "set_target") {
-      if (const json* b = f.find("behaviour")) {
-        const std::string_view name = as_string(*b, "behaviour");
-        if (name == "arrive")
-          c.behaviour = K::arrive;
-        else if (name == "seek")
-          c.behaviour = K::seek;
-        else
-          bad("behaviour", "must be \"arrive\" or \"seek\"");
-      }
+      if (const json* b = f.find("behaviour"))
+        c.behaviour =
+            *behaviour_from_string(f.spec("behaviour").choices[f.choice(*b, "behaviour")]);
     }
-    if (const json* v = f.find("spread")) {
-      const std::string_view name = as_string(*v, "spread");
-      // Formation is set_target's alone: the others' choices are keep and point.
-      const auto* end = cmd == "set_target" ? std::end(kSpreads) : std::end(kSpreads) - 1;
-      const auto* it = std::find(std::begin(kSpreads), end, name);
-      if (it == end)
-        bad("spread", cmd == "set_target" ? "must be \"keep\", \"point\" or \"formation\""
-                                          : "must be \"keep\" or \"point\"");
-      c.spread = static_cast<sim::Spread>(it - std::begin(kSpreads));
-    }
+    // Declared in sim::Spread's order; formation is set_target's alone.
+    if (const json* v = f.find("spread"))
+      c.spread = static_cast<sim::Spread>(f.choice(*v, "spread"));
     const bool formation = c.spread == sim::Spread::formation;
     if (formation && c.behaviour != K::arrive) bad("spread", "formation goes by arrive, not seek");
     if (const json* v = f.find("shape")) {
       if (!formation) bad("shape", "applies to spread \"formation\" only");
-      c.shape = read_shape(*v, "shape");
+      c.shape = static_cast<sim::Shape>(f.choice(*v, "shape"));
     } else if (formation) {
       bad("shape", "is required for spread \"formation\"");
     }
     if (const json* v = f.find("spacing")) {
       if (c.spread == sim::Spread::point) bad("spacing", "does not apply to spread \"point\"");
-      c.spacing = as_number(*v, "spacing", 0.01, 1e4);
+      c.spacing = f.number(*v, "spacing");
     }
     if (const json* v = f.find("queue")) {
       if (!v->is_boolean()) bad("queue", "must be true or false");
@@ -405,7 +371,7 @@ struct Wire<sim::SetTarget> {
     }
     if (const json* v = f.find("radius")) {
       if (cmd != "attack_move") bad("radius", "applies to attack_move only");
-      c.radius = as_number(*v, "radius", 0.01, 1e4);
+      c.radius = f.number(*v, "radius");
     }
     return c;
   }
@@ -425,8 +391,9 @@ struct Wire<sim::SetTarget> {
       j["target"] = point_json(c.target);
     if (c.behaviour == K::arrive || c.behaviour == K::seek)
       j["behaviour"] = c.behaviour == K::seek ? "seek" : "arrive";
-    if (c.spread) j["spread"] = kSpreads[static_cast<int>(*c.spread)];
-    if (c.spread == sim::Spread::formation) j["shape"] = kShapeNames[static_cast<int>(c.shape)];
+    if (c.spread) j["spread"] = choice_name("set_target", "spread", static_cast<int>(*c.spread));
+    if (c.spread == sim::Spread::formation)
+      j["shape"] = choice_name("set_target", "shape", static_cast<int>(c.shape));
     if (c.spacing > 0) j["spacing"] = c.spacing;
     if (c.queue) j["queue"] = true;
     if (c.behaviour == K::attack_move && c.radius > 0) j["radius"] = c.radius;
@@ -445,22 +412,25 @@ struct Wire<sim::Spawn> {
     if (count) {
       // Past the server's per-spawn limit is limit_exceeded (the session checks it), not a bad
       // field: the message can only say it as a limit.
-      c.count = static_cast<std::uint32_t>(
-          as_uint(*count, "count", std::numeric_limits<std::uint32_t>::max()));
-      if (c.count == 0) bad("count", "must be 1 or more");
-      if (const json* g = f.find("group")) c.group = as_group(*g, "group");
+      c.count = static_cast<std::uint32_t>(f.integer(*count, "count"));
+      if (const json* g = f.find("group"))
+        c.group = static_cast<std::uint8_t>(f.integer(*g, "group"));
       read_avoidance_rules(f, c.priority, c.layer, c.mask);
-      if (const json* s = f.find("sight")) c.sight = read_sight(*s, "sight");
+      if (const json* s = f.find("sight")) c.sight = f.number(*s, "sight");
     } else {
       for (const char* field : {"priority", "layer", "mask", "sight"})
         if (f.find(field)) bad(field, "applies to a count spawn: give each of 'agents' its own");
-      if (!agents->is_array() || agents->empty() || agents->size() > kMaxSpawnPerCommand)
-        bad("agents", "must be an array of 1 to 1000 agents");
+      const FieldSpec& spec = f.spec("agents");
+      if (!agents->is_array() || agents->size() < *spec.min_items ||
+          agents->size() > *spec.max_items)
+        bad("agents", "must be an array of " + std::to_string(*spec.min_items) + " to " +
+                          std::to_string(*spec.max_items) + " agents");
       for (std::size_t i = 0; i < agents->size(); ++i)
-        c.agents.push_back(read_spawn_agent((*agents)[i], "agents[" + std::to_string(i) + "]"));
+        c.agents.push_back(
+            read_spawn_agent((*agents)[i], "agents[" + std::to_string(i) + "]", spec.item));
     }
     // Top level, as `group`: the team of every agent it makes.
-    if (const json* t = f.find("team")) c.team = read_team(*t, "team");
+    if (const json* t = f.find("team")) c.team = static_cast<std::uint8_t>(f.integer(*t, "team"));
     return c;
   }
   static void write(json& j, const sim::Spawn& c) {
@@ -487,11 +457,9 @@ struct Wire<sim::SetBehaviour> {
     using K = sim::BehaviourKind;
     sim::SetBehaviour c;
     c.agents = read_selection(f.need("agents"), "agents");
-    const std::string_view name = as_string(f.need("behaviour"), "behaviour");
-    const auto kind = behaviour_from_string(name);
-    if (!kind) bad("behaviour", "must be one of " + behaviour_names(", "));
+    const std::string_view name = f.spec("behaviour").choices[f.choice("behaviour")];
     sim::Behaviour& b = c.behaviour;
-    b.kind = *kind;
+    b.kind = *behaviour_from_string(name);
     const json* target = f.find("target");
     const json* tile = f.find("target_tile");
     const json* agent = f.find("agent");
@@ -517,20 +485,11 @@ struct Wire<sim::SetBehaviour> {
     c.params.has_target = b.kind == K::flock && (target || tile);
     if (target) b.point = as_point(*target, "target");
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
-    if (agent) {
-      b.agent = as_u32(*agent, "agent");
-      if (b.agent == sim::kNoAgent) bad("agent", "must be an agent id, 1 or more");  // 0 means none
-    }
-    if (radius) b.radius = as_number(*radius, "radius", 0, kHuge);
-    if (response) {
-      const std::string_view r = as_string(*response, "response");
-      if (r == "pursue")
-        b.response = K::pursue;
-      else if (r == "evade")
-        b.response = K::evade;
-      else
-        bad("response", "must be \"pursue\" or \"evade\"");
-    }
+    if (agent) b.agent = static_cast<sim::AgentId>(f.integer(*agent, "agent"));  // 0 is none
+    if (radius) b.radius = f.number(*radius, "radius");
+    if (response)
+      b.response =
+          *behaviour_from_string(f.spec("response").choices[f.choice(*response, "response")]);
     c.hold_here = b.kind == K::hold && !target && !tile;
     return c;
   }
@@ -546,7 +505,7 @@ struct Wire<sim::SetMovement> {
   static sim::SetMovement read(Fields& f, std::string_view) {
     sim::SetMovement c;
     c.agents = read_selection(f.need("agents"), "agents");
-    c.movement = read_movement(f.need("movement"), "movement");
+    c.movement = read_movement(f, f.need("movement"));
     return c;
   }
   static void write(json& j, const sim::SetMovement& c) {
@@ -560,10 +519,8 @@ template <>
 struct Wire<sim::AddObstacle> {
   static constexpr std::string_view kNames[] = {"add_obstacle"};
   static sim::AddObstacle read(Fields& f, std::string_view) {
-    return sim::AddObstacle{
-        {as_number(f.need("x"), "x", -kHuge, kHuge), as_number(f.need("y"), "y", -kHuge, kHuge)},
-        as_number(f.need("radius"), "radius", sim::ObstacleLimits::kMinRadius,
-                  sim::ObstacleLimits::kMaxRadius)};
+    const sim::Vec2 at{f.number("x"), f.number("y")};
+    return sim::AddObstacle{at, f.number("radius")};
   }
   static void write(json& j, const sim::AddObstacle& c) {
     j["cmd"] = "add_obstacle";
@@ -577,7 +534,7 @@ template <>
 struct Wire<sim::RemoveObstacle> {
   static constexpr std::string_view kNames[] = {"remove_obstacle"};
   static sim::RemoveObstacle read(Fields& f, std::string_view) {
-    return sim::RemoveObstacle{as_u32(f.need("id"), "id")};
+    return sim::RemoveObstacle{static_cast<std::uint32_t>(f.integer("id"))};
   }
   static void write(json& j, const sim::RemoveObstacle& c) {
     j["cmd"] = "remove_obstacle";
@@ -635,11 +592,8 @@ struct Wire<sim::AddSource> {
   static sim::AddSource read(Fields& f, std::string_view) {
     sim::AddSource c;
     std::tie(c.min, c.max) = read_area(f.need("area"), "area");
-    c.rate = as_number(f.need("rate"), "rate", 0, sim::SourceLimits::kMaxRate);
-    if (!(c.rate > 0)) bad("rate", "must be above 0 (agents a second, at most 1000)");
-    c.total =
-        static_cast<std::uint32_t>(as_uint(f.need("total"), "total", sim::SourceLimits::kMaxTotal));
-    if (c.total == 0) bad("total", "must be in [1, 1000000]");
+    c.rate = f.number("rate");
+    c.total = static_cast<std::uint32_t>(f.integer("total"));
     c.agent = read_agent_template(f);
     return c;
   }
@@ -746,40 +700,24 @@ struct Wire<sim::SetAvoidance> {
   static constexpr std::string_view kNames[] = {"set_avoidance"};
   static sim::SetAvoidance read(Fields& f, std::string_view) {
     sim::SetAvoidance c;
-    if (const json* m = f.find("mode")) {
-      c.mode = avoidance_mode_from_string(as_string(*m, "mode"));
-      if (!c.mode) bad("mode", "must be \"none\", \"circle\", \"cardioid\" or \"orca\"");
-    }
-    if (const json* v = f.find("personal_space"))
-      c.personal_space = as_number(*v, "personal_space", 1e-6, 100);
+    if (const json* m = f.find("mode"))
+      c.mode = avoidance_mode_from_string(f.spec("mode").choices[f.choice(*m, "mode")]);
+    if (const json* v = f.find("personal_space")) c.personal_space = f.number(*v, "personal_space");
     if (const json* v = f.find("cardioid_exponent"))
-      c.cardioid_exponent = as_number(*v, "cardioid_exponent", 0, 16);
-    if (const json* v = f.find("preferred_side")) {
-      const std::string_view s = as_string(*v, "preferred_side");
-      if (s == "left")
-        c.preferred_side = sim::Side::left;
-      else if (s == "right")
-        c.preferred_side = sim::Side::right;
-      else
-        bad("preferred_side", "must be \"left\" or \"right\"");
-    }
-    if (const json* v = f.find("split_fix")) {
-      const std::string_view s = as_string(*v, "split_fix");
-      if (s == "seed")
-        c.split_fix = sim::SplitFixMode::seed;
-      else if (s == "sum_as_obstacle")
-        c.split_fix = sim::SplitFixMode::sum_as_obstacle;
-      else
-        bad("split_fix", "must be \"seed\" or \"sum_as_obstacle\"");
-    }
-    if (const json* v = f.find("push_epsilon"))
-      c.push_epsilon = as_number(*v, "push_epsilon", 1e-4, 1);
+      c.cardioid_exponent = f.number(*v, "cardioid_exponent");
+    if (const json* v = f.find("preferred_side"))  // declared left, right: sim::Side's order
+      c.preferred_side = static_cast<sim::Side>(f.choice(*v, "preferred_side"));
+    if (const json* v = f.find("split_fix"))
+      c.split_fix = f.spec("split_fix").choices[f.choice(*v, "split_fix")] == "seed"
+                        ? sim::SplitFixMode::seed
+                        : sim::SplitFixMode::sum_as_obstacle;
+    if (const json* v = f.find("push_epsilon")) c.push_epsilon = f.number(*v, "push_epsilon");
     if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
     if (const json* v = f.find("crossing_activation"))
-      c.crossing_activation = as_number(*v, "crossing_activation", 0, 60);
-    if (const json* v = f.find("lookahead")) c.lookahead = as_number(*v, "lookahead", 0, 60);
+      c.crossing_activation = f.number(*v, "crossing_activation");
+    if (const json* v = f.find("lookahead")) c.lookahead = f.number(*v, "lookahead");
     if (const json* v = f.find("max_neighbours"))
-      c.max_neighbours = static_cast<std::uint32_t>(as_uint(*v, "max_neighbours", 1000));
+      c.max_neighbours = static_cast<std::uint32_t>(f.integer(*v, "max_neighbours"));
     if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
     return c;
   }
@@ -864,14 +802,8 @@ struct Wire<sim::SetPathing> {
   static sim::SetPathing read(Fields& f, std::string_view) {
     sim::SetPathing c;
     c.agents = read_selection(f.need("agents"), "agents");
-    const auto pathing = pathing_from_string(as_string(f.need("pathing"), "pathing"));
-    if (!pathing) bad("pathing", "must be one of direct, no_backtrack, astar, flow");
-    c.pathing = *pathing;
-    if (const json* n = f.find("neighbours")) {
-      const auto v = as_uint(*n, "neighbours", 8);
-      if (v != 4 && v != 8) bad("neighbours", "must be 4 or 8");
-      c.neighbours = static_cast<std::uint8_t>(v);
-    }
+    c.pathing = read_pathing(f, f.need("pathing"));
+    if (const json* n = f.find("neighbours")) c.neighbours = read_neighbours(f, *n);
     return c;
   }
   static void write(json& j, const sim::SetPathing& c) {
@@ -886,8 +818,8 @@ template <>
 struct Wire<sim::SetGroup> {
   static constexpr std::string_view kNames[] = {"set_group"};
   static sim::SetGroup read(Fields& f, std::string_view) {
-    return sim::SetGroup{read_selection(f.need("agents"), "agents"),
-                         as_group(f.need("group"), "group")};
+    sim::Selection agents = read_selection(f.need("agents"), "agents");
+    return sim::SetGroup{std::move(agents), static_cast<std::uint8_t>(f.integer("group"))};
   }
   static void write(json& j, const sim::SetGroup& c) {
     j["cmd"] = "set_group";
@@ -903,39 +835,35 @@ struct Wire<sim::Form> {
     sim::Form c;
     c.agents = read_selection(f.need("agents"), "agents");
     sim::FormationDef& d = c.def;
-    const std::string_view shape = as_string(f.need("shape"), "shape");
-    d.shape = read_shape(f.need("shape"), "shape");
+    const std::size_t shape_index = f.choice("shape");  // declared in sim::Shape's order
+    const std::string_view shape = f.spec("shape").choices[shape_index];
+    d.shape = static_cast<sim::Shape>(shape_index);
     d.centre = as_point(f.need("centre"), "centre");
-    if (const json* v = f.find("spacing")) d.spacing = as_number(*v, "spacing", 0.01, 1e4);
-    if (const json* v = f.find("facing")) d.facing = as_number(*v, "facing", -360, 360);
+    if (const json* v = f.find("spacing")) d.spacing = f.number(*v, "spacing");
+    if (const json* v = f.find("facing")) d.facing = f.number(*v, "facing");
     const std::string for_shape = "does not apply to " + std::string(shape);
     if (const json* v = f.find("radius")) {
       if (d.shape != sim::Shape::circle) bad("radius", for_shape);
-      d.radius = as_number(*v, "radius", 0, 1e6);
+      d.radius = f.number(*v, "radius");
     }
     if (const json* v = f.find("orientation")) {
       if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines)
         bad("orientation", for_shape);
-      const std::string_view o = as_string(*v, "orientation");
-      if (o != "horizontal" && o != "vertical")
-        bad("orientation", "must be \"horizontal\" or \"vertical\"");
-      d.vertical = o == "vertical";
+      d.vertical = f.spec("orientation").choices[f.choice(*v, "orientation")] == "vertical";
     }
     if (const json* v = f.find("count")) {
       if (d.shape != sim::Shape::lines && d.shape != sim::Shape::block) bad("count", for_shape);
-      d.count = static_cast<std::uint32_t>(as_uint(*v, "count", 1000));
-      if (d.count == 0) bad("count", "must be in [1, 1000]");
+      d.count = static_cast<std::uint32_t>(f.integer(*v, "count"));
     } else if (d.shape == sim::Shape::block) {
       d.count = 1;
     }
     if (const json* v = f.find("columns")) {
       if (d.shape != sim::Shape::block) bad("columns", for_shape);
-      d.columns = static_cast<std::uint32_t>(as_uint(*v, "columns", 10000));
-      if (d.columns == 0) bad("columns", "must be in [1, 10000]");
+      d.columns = static_cast<std::uint32_t>(f.integer(*v, "columns"));
     }
     if (const json* v = f.find("regroup")) d.regroup = as_bool(*v, "regroup");
     if (const json* v = f.find("assignment")) {
-      const std::string_view a = as_string(*v, "assignment");
+      const std::string_view a = f.spec("assignment").choices[f.choice(*v, "assignment")];
       if (a == "optimal")
         d.assignment = sim::SlotAssignment::optimal;
       else if (a == "keep_order")
@@ -944,22 +872,18 @@ struct Wire<sim::Form> {
         d.assignment = sim::SlotAssignment::shuffle;
       else if (a == "bisection")
         d.assignment = sim::SlotAssignment::bisection;
-      else if (a == "auto")
-        d.assignment = sim::SlotAssignment::automatic;
       else
-        bad("assignment",
-            "must be \"auto\", \"optimal\", \"bisection\", \"keep_order\" or \"shuffle\"");
+        d.assignment = sim::SlotAssignment::automatic;
     }
     return c;
   }
   static void write(json& j, const sim::Form& c) {
-    static constexpr const char* kShapes[] = {"circle", "line", "lines", "block", "wedge"};
     static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection",
                                               "auto"};
     const sim::FormationDef& d = c.def;
     j["cmd"] = "formation";
     j["agents"] = selection_json(c.agents);
-    j["shape"] = kShapes[static_cast<int>(d.shape)];
+    j["shape"] = choice_name("formation", "shape", static_cast<int>(d.shape));
     j["centre"] = point_json(d.centre);
     if (d.spacing > 0) j["spacing"] = d.spacing;
     j["facing"] = d.facing;
@@ -984,8 +908,7 @@ struct Wire<sim::Demo> {
                                         std::begin(kNames));
     if (const json* g = f.find("groups")) {
       if (c.move != sim::DemoMove::opposite) bad("groups", "applies to opposite only");
-      c.groups = static_cast<std::uint32_t>(as_uint(*g, "groups", 256));
-      if (c.groups == 0) bad("groups", "must be in [1, 256]");
+      c.groups = static_cast<std::uint32_t>(f.integer(*g, "groups"));
     }
     return c;
   }
@@ -1042,8 +965,7 @@ struct Wire<StepTicks> {
   static StepTicks read(Fields& f, std::string_view) {
     StepTicks c;
     if (const json* t = f.find("ticks"))
-      c.ticks = static_cast<std::uint32_t>(as_uint(*t, "ticks", 1000));
-    if (c.ticks == 0) bad("ticks", "must be in [1, 1000]");
+      c.ticks = static_cast<std::uint32_t>(f.integer(*t, "ticks"));
     return c;
   }
   static void write(json& j, const StepTicks& c) {
@@ -1068,7 +990,10 @@ struct Wire<LoadScenario> {
   static LoadScenario read(Fields& f, std::string_view) {
     LoadScenario c;
     c.name = std::string(as_string(f.need("name"), "name"));
-    if (c.name.empty() || c.name.size() > 256) bad("name", "must be 1 to 256 bytes");
+    const FieldSpec& spec = f.spec("name");
+    if (c.name.size() < *spec.min_length || c.name.size() > *spec.max_length)
+      bad("name", "must be " + std::to_string(*spec.min_length) + " to " +
+                      std::to_string(*spec.max_length) + " bytes");
     c.seed = read_seed(f);
     return c;
   }
@@ -1084,9 +1009,8 @@ struct Wire<SetParam> {
   static constexpr std::string_view kNames[] = {"set_param"};
   static SetParam read(Fields& f, std::string_view) {
     SetParam c;
-    if (const json* v = f.find("tick_rate")) c.tick_rate = as_number(*v, "tick_rate", 1e-3, 1000);
-    if (const json* v = f.find("snapshot_rate"))
-      c.snapshot_rate = as_number(*v, "snapshot_rate", 1e-3, 1000);
+    if (const json* v = f.find("tick_rate")) c.tick_rate = f.number(*v, "tick_rate");
+    if (const json* v = f.find("snapshot_rate")) c.snapshot_rate = f.number(*v, "snapshot_rate");
     if (!c.tick_rate && !c.snapshot_rate) bad("tick_rate", "or 'snapshot_rate' must be given");
     return c;
   }
@@ -1100,9 +1024,7 @@ struct Wire<SetParam> {
 template <>
 struct Wire<Kick> {
   static constexpr std::string_view kNames[] = {"kick"};
-  static Kick read(Fields& f, std::string_view) {
-    return Kick{as_uint(f.need("session"), "session", kMaxSessionId)};
-  }
+  static Kick read(Fields& f, std::string_view) { return Kick{f.integer("session")}; }
   static void write(json& j, const Kick& c) {
     j["cmd"] = "kick";
     j["session"] = c.session;
@@ -1118,6 +1040,7 @@ template <class... Ts>
 struct Table<std::variant<Ts...>> {
   using Variant = std::variant<Ts...>;
   static std::optional<Variant> read(Fields& f, std::string_view cmd) {
+    if (const CommandSpec* spec = find_command(cmd)) f.declared_by(&spec->fields);
     std::optional<Variant> out;
     const auto try_one = [&]<class T>(Wire<T>*) {
       if (!out && std::find(std::begin(Wire<T>::kNames), std::end(Wire<T>::kNames), cmd) !=

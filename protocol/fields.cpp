@@ -1,5 +1,6 @@
 #include "protocol/fields.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -33,6 +34,65 @@ void Fields::no_others() const {
     for (const char* k : read_) known = known || it.key() == k;
     if (!known) bad(name(it.key().c_str()), "is not a known field");
   }
+}
+
+std::uint64_t integer_bound(double bound) {
+  // 2^64 - 1 is not a double: the nearest, 2^64, stands for it.
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  if (bound >= kTwoTo64) return std::numeric_limits<std::uint64_t>::max();
+  return bound <= 0 ? 0 : static_cast<std::uint64_t>(bound);
+}
+
+const FieldSpec& Fields::spec(const char* key) const {
+  const FieldSpec* s = specs_ ? find_field(*specs_, key) : nullptr;
+  assert(s && "a reader reads a field the command table does not declare");
+  if (!s) fail(ErrorCode::bad_json, "could not decode: '" + name(key) + "' has no declaration");
+  return *s;
+}
+
+double Fields::number(const json& v, const char* key) const {
+  const FieldSpec& s = spec(key);
+  const double lo = s.min.value_or(-kHuge), hi = s.max.value_or(kHuge);
+  const double d = as_number(v, name(key), lo, hi);
+  if (s.min_exclusive && !(d > lo)) {
+    std::ostringstream os;
+    os << "must be above " << lo << " (at most " << hi << ")";
+    bad(name(key), os.str());
+  }
+  return d;
+}
+
+std::uint64_t Fields::integer(const json& v, const char* key) const {
+  const FieldSpec& s = spec(key);
+  const std::uint64_t hi = integer_bound(s.max.value_or(std::numeric_limits<std::uint32_t>::max()));
+  const std::uint64_t lo = integer_bound(s.min.value_or(0));
+  const std::uint64_t u = as_uint(v, name(key), hi);
+  if (u < lo)
+    bad(name(key), s.max ? "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                         : "must be " + std::to_string(lo) + " or more");
+  return u;
+}
+
+std::size_t Fields::choice(const json& v, const char* key) const {
+  const FieldSpec& s = spec(key);
+  std::string listed;
+  for (std::size_t i = 0; i < s.choices.size(); ++i)
+    listed +=
+        (i == 0                      ? ""
+         : i + 1 == s.choices.size() ? " or "
+                                     : ", ") +
+        (s.numeric_choices ? std::string(s.choices[i]) : "\"" + std::string(s.choices[i]) + "\"");
+  const std::string must = "must be " + std::string(s.choices.size() > 2 ? "one of " : "") + listed;
+  std::string given;
+  if (s.numeric_choices) {
+    if (!v.is_number_unsigned()) bad(name(key), must);
+    given = std::to_string(v.get<std::uint64_t>());
+  } else {
+    given = std::string(as_string(v, name(key)));
+  }
+  for (std::size_t i = 0; i < s.choices.size(); ++i)
+    if (s.choices[i] == given) return i;
+  bad(name(key), must);
 }
 
 std::uint64_t as_uint(const json& v, const std::string& where, std::uint64_t max) {

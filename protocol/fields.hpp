@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "herd/sim/types.hpp"
+#include "protocol/command_table.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::protocol::detail {
@@ -37,12 +38,29 @@ class Fields {
   std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
   void no_others() const;  // call after reading every known field
 
+  // The fields' declarations (a command's in the command table, or a list's items): the readers
+  // below take each field's range and choices from them.
+  void declared_by(const std::vector<FieldSpec>* specs) { specs_ = specs; }
+  const FieldSpec& spec(const char* key) const;
+  // `v`, the value of field `key`: a number in its declared range (min_exclusive: above min);
+  // an integer in it; the index of one of its declared choices.
+  double number(const json& v, const char* key) const;
+  std::uint64_t integer(const json& v, const char* key) const;
+  std::size_t choice(const json& v, const char* key) const;
+  // The same, of a field that must be given.
+  double number(const char* key) { return number(need(key), key); }
+  std::uint64_t integer(const char* key) { return integer(need(key), key); }
+  std::size_t choice(const char* key) { return choice(need(key), key); }
+
  private:
   const json& j_;
   std::string path_;
   std::vector<const char*> read_;
+  const std::vector<FieldSpec>* specs_ = nullptr;
 };
 
+// A declared integer bound as an integer (a double of 2^64 or more: 2^64 - 1).
+std::uint64_t integer_bound(double bound);
 std::uint64_t as_uint(const json& v, const std::string& where, std::uint64_t max);
 std::uint32_t as_u32(const json& v, const std::string& where);
 std::uint8_t as_group(const json& v, const std::string& where);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <memory>
 
 namespace herd::cli {
@@ -63,6 +64,11 @@ std::optional<json> parse_selection(const std::string& s) {
     const auto r = rect(s.substr(5));
     if (!r) return std::nullopt;
     return json{{"rect", *r}};
+  }
+  if (s.rfind("team:", 0) == 0) {
+    const auto t = parse_number(s.substr(5));
+    if (!t || !is_whole(*t) || *t < 0 || *t > 63) return std::nullopt;
+    return json{{"team", whole(*t)}};
   }
   if (s.rfind("group:", 0) == 0) {
     const auto at = s.find('@');
@@ -309,7 +315,7 @@ json selection_or_bad(const std::string& s) {
   auto sel = parse_selection(s);
   if (!sel)
     bad("SELECTION '" + s +
-        "' is not all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1 or ids like 1,2,3");
+        "' is not all, group:G, team:T, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1 or ids like 1,2,3");
   return *sel;
 }
 
@@ -325,6 +331,12 @@ json tile_or_bad(const std::string& s, const std::string& what) {
   if (!v || !is_whole((*v)[0]) || !is_whole((*v)[1]))
     bad(what + " takes whole numbers X,Y, not '" + s + "'");
   return json{{"x", whole((*v)[0])}, {"y", whole((*v)[1])}};
+}
+
+// How each hand-made subcommand builds its command, for add_declared_fields to add to.
+std::map<CLI::App*, std::function<json(CLI::App*)>>& hand_builds() {
+  static std::map<CLI::App*, std::function<json(CLI::App*)>> builds;
+  return builds;
 }
 
 // The arguments every subcommand reads into, kept alive with the app.
@@ -374,7 +386,8 @@ void add_avoidance_rule_options(CLI::App* sub, Args& a) {
 CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
                   std::function<json(CLI::App*)> build) {
   CLI::App* sub = app.add_subcommand(name, help);
-  sub->callback([sub, &out, build = std::move(build)] { out = build(sub); });
+  sub->callback([sub, &out, build] { out = build(sub); });
+  hand_builds()[sub] = std::move(build);
   return sub;
 }
 
@@ -431,7 +444,7 @@ void add_order_options(CLI::App* s, const Args& a, json& c) {
 void add_command_subcommands(CLI::App& app, json& out) {
   auto a = std::make_shared<Args>();
   const std::string sel_help =
-      "all, group:G, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
+      "all, group:G, team:T, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
 
   auto* target =
       command(app, out, "target", "send agents to a point (arrive, or seek)", [a](CLI::App* s) {
@@ -891,6 +904,9 @@ void add_command_subcommands(CLI::App& app, json& out) {
   kick->add_option("ID", a->session, "the session's id")
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, protocol::kMaxSessionId));
+
+  add_declared_fields(app, out, hand_builds());
+  hand_builds().clear();  // the callbacks hold their own copies; another app starts afresh
 }
 
 }  // namespace herd::cli

@@ -4,13 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/command_table.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/ws_url.hpp"
 
@@ -43,6 +47,20 @@ std::string flag_suggestion(const CLI::App& sub, int argc, char** argv);
 // The protocol commands' subcommands, added to `app`. After parsing, `command` holds the
 // command's fields ({"cmd": ...}) of whichever of them was given; empty if none was.
 void add_command_subcommands(CLI::App& app, nlohmann::json& command);
+
+// The command table's part of the subcommands (declared.cpp): every field of every wire command
+// reachable from herd-ctl with no edit here. Each hand-made subcommand (`builds`: how each makes
+// its command) gains an option --FIELD (dashes for underscores) for each field of its command that
+// it does not spell its own way, and is also reachable by the command's wire name; a command with
+// no hand-made subcommand at the top level gets one by its wire name, every field an option.
+void add_declared_fields(
+    CLI::App& app, nlohmann::json& command,
+    const std::map<CLI::App*, std::function<nlohmann::json(CLI::App*)>>& builds);
+// A field's value as herd-ctl's options write it, as the wire's JSON: SELECTION as above, X,Y
+// for a point or tile, numbers, true|false, a choice, or JSON text for a list, an area or rows.
+// An error message (for exit 2) when it is not one.
+std::variant<nlohmann::json, std::string> parse_declared_value(const protocol::FieldSpec& field,
+                                                               const std::string& text);
 
 // How an answer from the server is shown: its JSON line as it came (`json`), or a line for people:
 // "ok at tick 62: agents 49-51" / "unknown_agent: agent 99999 does not exist".

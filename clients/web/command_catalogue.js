@@ -148,6 +148,11 @@ export function parseSelection(text) {
     const r = rect(s.slice(5));
     return r ? { rect: r } : undefined;
   }
+  if (s.startsWith('team:')) {
+    const t = s.slice(5).trim();
+    const team = Number(t);
+    return t !== '' && Number.isInteger(team) && team >= 0 && team <= 63 ? { team } : undefined;
+  }
   if (s.startsWith('group:')) {
     const [g, r] = s.slice(6).split('@');
     const group = Number(g);

@@ -80,6 +80,10 @@ TEST_F(CtlTest, CommandsAreAcknowledgedWithExitZero) {
   EXPECT_NE(r.out.find(R"("agents":[49,50,51])"), std::string::npos) << r.out;
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"spawn", "--at", "100,100;120,100"},
+           {"spawn", "5", "--team", "1", "--sight", "150"},
+           {"stop", "team:1"},
+           {"set_target", "49,50", "300", "200", "--spacing", "20"},
+           {"add_obstacle", "--x", "700", "--y", "500", "--radius", "10"},
            {"target", "49,50", "300", "200"},
            {"target", "group:4", "300", "200", "--seek"},
            {"formation", "circle", "all", "--centre", "400,300"},
@@ -272,6 +276,43 @@ TEST(CtlCommands, SpawnCarriesAvoidanceRulesAndAvoidanceTakesOrca) {
   EXPECT_FALSE(count.contains("layer"));
   EXPECT_FALSE(built({"spawn", "5"}).contains("priority")) << "not given: the world's default";
   EXPECT_EQ(built({"avoidance", "--mode", "orca"})["mode"], "orca");
+}
+
+// Every field of the command table is an option: spawn's team and sight (and any field added to
+// the table), checked against the field's range before anything is sent; a command is reachable by
+// its wire name too, and one without a subcommand of its own gets one by that name.
+TEST(CtlCommands, EveryDeclaredFieldIsAnOption) {
+  auto built = [](std::vector<std::string> args) {
+    CLI::App app;
+    nlohmann::json command;
+    cli::add_command_subcommands(app, command);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+    return command;
+  };
+  EXPECT_EQ(built({"spawn", "5", "--team", "1", "--sight", "150"}),
+            nlohmann::json::parse(R"({"cmd":"spawn","count":5,"team":1,"sight":150.0})"));
+  EXPECT_EQ(built({"spawn", "--at", "1,2", "--team", "3"})["team"], 3);
+  EXPECT_THROW(built({"spawn", "5", "--team", "64"}), CLI::ValidationError);
+  EXPECT_THROW(built({"spawn", "5", "--sight", "-1"}), CLI::ValidationError);
+  EXPECT_EQ(built({"stop", "team:2"})["agents"], nlohmann::json::parse(R"({"team":2})"));
+  EXPECT_EQ(built({"set_target", "all", "1", "2"})["cmd"], "set_target");
+  EXPECT_EQ(built({"attack_move", "all", "1", "2", "--radius", "50"})["radius"], 50.0);
+  EXPECT_EQ(built({"add_obstacle", "--x", "1", "--y", "2", "--radius", "3"}),
+            nlohmann::json::parse(R"({"cmd":"add_obstacle","x":1.0,"y":2.0,"radius":3.0})"));
+  EXPECT_EQ(built({"add_measurement", "--area", R"({"x":1,"y":1,"width":2,"height":2})"})["area"],
+            nlohmann::json::parse(R"({"x":1,"y":1,"width":2,"height":2})"));
+  EXPECT_THROW(built({"add_obstacle", "--x", "1", "--y", "2"}), CLI::RequiredError);
+  // Every field of every command is reachable from some subcommand.
+  CLI::App app;
+  nlohmann::json command;
+  cli::add_command_subcommands(app, command);
+  for (const protocol::CommandSpec& spec : protocol::command_table()) {
+    std::string help;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->check_name(std::string(spec.cmd))) help = sub->help();
+    EXPECT_FALSE(help.empty()) << spec.cmd << " has no subcommand by its wire name";
+  }
 }
 
 // herd-ctl wall add: points as separate arguments or joined by ';', --closed for a polygon.

@@ -38,6 +38,9 @@ describe('the command catalogue', () => {
     assert.equal(parseSelection('all'), 'all');
     assert.deepEqual(parseSelection('3, 1,2'), [3, 1, 2]);
     assert.deepEqual(parseSelection('group:2'), { group: 2 });
+    assert.deepEqual(parseSelection('team:3'), { team: 3 });
+    assert.equal(parseSelection('team:64'), undefined);
+    assert.equal(parseSelection('team:'), undefined);
     assert.deepEqual(parseSelection('rect:0,0,100,50'), { rect: { x0: 0, y0: 0, x1: 100, y1: 50 } });
     assert.deepEqual(parseSelection('group:1@0,0,10,10'), { group: 1, rect: { x0: 0, y0: 0, x1: 10, y1: 10 } });
     for (const bad of ['', 'everyone', 'group:', 'group:256', 'group:1.5', 'rect:1,2,3', '1,-2', '1,x', '4294967296']) {
@@ -80,10 +83,20 @@ describe('the command catalogue', () => {
 
   it('shows one member of an exclusive group, and a field only with the one it goes with', () => {
     const form = newForm(cmd('spawn'), CTX);
-    assert.deepEqual(shown('spawn', form), ['count', 'group', 'priority', 'layer', 'mask']);
+    assert.deepEqual(shown('spawn', form), ['count', 'group', 'priority', 'layer', 'mask', 'sight', 'team']);
     form.chosen.exactly_one = 'agents';
-    assert.deepEqual(shown('spawn', form), ['agents']);
+    assert.deepEqual(shown('spawn', form), ['agents', 'team']);
     assert.deepEqual(formCommand(cmd('spawn'), form), { fields: { cmd: 'spawn', agents: [{ x: 400, y: 300 }] } });
+  });
+
+  it("sends a team's units from the spawn form: team and sight", () => {
+    const form = newForm(cmd('spawn'), CTX);
+    form.texts.count = '5';
+    form.texts.team = '1';
+    form.texts.sight = '150';
+    assert.deepEqual(formCommand(cmd('spawn'), form), { fields: { cmd: 'spawn', count: 5, team: 1, sight: 150 } });
+    form.texts.team = '64';
+    assert.ok('error' in formCommand(cmd('spawn'), form), 'a team past 63 is refused before sending');
   });
 
   it("switches a variant's fields: a behaviour's, keeping what was typed", () => {

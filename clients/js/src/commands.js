@@ -1,21 +1,40 @@
 // @ts-check
-// Every command of the protocol as a method (protocol/PROTOCOL.md, "command"; the viewer's
-// catalogue clients/web/commands.json describes each field, and the tests hold COMMANDS to it).
+// Every command of the protocol as a method (protocol/PROTOCOL.md, "command"). Which commands
+// there are and which fields each takes come from the command catalogue (catalogue.js, generated
+// from the server's command table, as is the viewer's clients/web/commands.json): COMMANDS is
+// built from it, so that a field the catalogue gains is accepted and written with no edit here.
 // A method takes the command's fields in one object, named as on the wire, and sends them through
 // `this.command`: the client resolves to the `ack`, or rejects with a CommandError carrying the
 // server's `code`. Points may be {x, y} or [x, y]; selections 'all', an agent id or ids, group(g),
-// rect(x0, y0, x1, y1) or the protocol's object. A field the command does not have is refused
-// (a rejected TypeError) before anything is sent.
+// team(t), rect(x0, y0, x1, y1) or the protocol's object. A field the command does not have is
+// refused (a rejected TypeError) before anything is sent.
+
+import CATALOGUE from './catalogue.js';
+
+export { CATALOGUE };
 
 /** @import { Ack, Point } from './protocol.js' */
+
+/**
+ * A field as the catalogue describes it (its "kinds" and "presence" say what each means); only
+ * what the client uses is typed here.
+ * @typedef {object} CatalogueField
+ * @property {string} name named as on the wire
+ * @property {string} kind 'selection', 'point', 'tile', 'list', 'integer', 'enum', ...
+ * @property {string} [presence] 'required', 'optional', 'exactly_one', ...
+ * @property {CatalogueField[]} [item] a list's: the fields of each of its items
+ */
+/** @typedef {{cmd: string, fields?: CatalogueField[]}} CatalogueCommand */
+/** @typedef {{commands: CatalogueCommand[]}} Catalogue the catalogue (catalogue.js's default export) */
 
 /** @typedef {Point | [number, number]} PointLike {x, y} or [x, y] */
 /** @typedef {{x0: number, y0: number, x1: number, y1: number}} Rect */
 /** @typedef {Rect | [number, number, number, number]} RectLike */
 /**
  * Which agents: 'all', an agent id, ids (an array or any iterable), or the protocol's object
- * ({group}, {rect}, or both: group(g, rect) and rect(...) make them).
- * @typedef {'all' | number | Iterable<number> | {group?: number, rect?: RectLike}} Selection
+ * ({group}, {team}, {rect}, or several of them, which all hold: group(g, rect), team(t, rect) and
+ * rect(...) make them).
+ * @typedef {'all' | number | Iterable<number> | {group?: number, team?: number, rect?: RectLike}} Selection
  */
 /** @typedef {{timeout?: number | null}} RequestOptions milliseconds to wait for the answer (null: for ever) */
 
@@ -33,22 +52,29 @@
  * @property {number} [priority] avoidance priority, 0 (the most important) to 99; default 50
  * @property {number} [layer] avoidance layers, a uint32 bit set; default 1
  * @property {number} [mask] the layers it avoids, a uint32 bit set; default every bit
+ * @property {number} [sight] its sight, units (fog of war)
  */
 /** @typedef {{x: number, y: number, blocked: boolean} | [number, number, boolean]} TileLike */
 
-// Each command's fields. Enumerations are strings (their choices are in PROTOCOL.md and the
-// catalogue: the server names the valid ones when it refuses another).
+// Each command's fields, for the methods' types: the catalogue's, by hand (JSDoc cannot be
+// generated from it). A field the catalogue has and these lack is still sent (at run time the
+// catalogue decides); only a type check would flag it. Enumerations are strings (their choices
+// are in PROTOCOL.md and the catalogue: the server names the valid ones when it refuses another).
 /** @typedef {{agents: Selection, target?: PointLike, target_tile?: PointLike, behaviour?: string, spread?: string, shape?: string, spacing?: number, queue?: boolean}} SetTargetFields */
 /** @typedef {{agents: Selection, target?: PointLike, target_tile?: PointLike, spread?: string, queue?: boolean, radius?: number}} AttackMoveFields */
 /** @typedef {{agents: Selection, target?: PointLike, target_tile?: PointLike, points?: PointLike[], spread?: string, queue?: boolean}} PatrolFields */
 /** @typedef {{agents: Selection}} AgentsFields */
-/** @typedef {{count?: number, agents?: SpawnedAgent[], group?: number, priority?: number, layer?: number, mask?: number}} SpawnFields */
-/** @typedef {{agents: Selection, behaviour: string, target?: PointLike, target_tile?: PointLike, agent?: number, radius?: number, response?: string}} SetBehaviourFields */
+/**
+ * count agents at random places (with group, priority, layer, mask and sight) or the agents
+ * listed; team: the team of every agent it makes (0 to 63, 0 nobody's).
+ * @typedef {{count?: number, agents?: SpawnedAgent[], group?: number, priority?: number, layer?: number, mask?: number, team?: number, sight?: number}} SpawnFields
+ */
+/** @typedef {{agents: Selection, behaviour: string, target?: PointLike, target_tile?: PointLike, agent?: number, radius?: number, response?: string, distance?: number, jitter?: number, separation?: number, alignment?: number, cohesion?: number, path?: PointLike[], loop?: boolean, offset?: PointLike}} SetBehaviourFields */
 /** @typedef {{agents: Selection, movement: string}} SetMovementFields */
 /** @typedef {{x: number, y: number, radius: number}} AddObstacleFields */
 /** @typedef {{line?: PointLike[], area?: {x: number, y: number, width: number, height: number}}} AddMeasurementFields */
 /** @typedef {{x: number, y: number, width: number, height: number}} Area */
-/** @typedef {{area: Area, rate: number, total: number, behaviour?: string, target?: PointLike, group?: number, radius?: number, max_speed?: number, max_force?: number, mass?: number, movement?: string, pathing?: string, neighbours?: number}} AddSourceFields */
+/** @typedef {{area: Area, rate: number, total: number, behaviour?: string, target?: PointLike, group?: number, radius?: number, max_speed?: number, max_force?: number, mass?: number, movement?: string, pathing?: string, neighbours?: number, priority?: number, layer?: number, mask?: number}} AddSourceFields */
 /** @typedef {{area: Area}} AddExitFields */
 /** @typedef {{id: number}} RemoveObstacleFields */
 /** @typedef {{points: PointLike[], closed?: boolean}} AddWallFields */
@@ -68,6 +94,8 @@
 /** @typedef {{session: number}} KickFields */
 
 /** @typedef {((value: any, name: string) => unknown) | null} Convert how a field is written (null: as given) */
+/** @typedef {Readonly<Record<string, Convert>>} FieldTable a command's (or a list item's) fields, and how each is written */
+/** @typedef {Readonly<Record<string, FieldTable>>} CommandTable each command's fields */
 
 const isNumber = (/** @type {unknown} */ v) => typeof v === 'number';
 
@@ -107,6 +135,17 @@ export function group(g, within) {
 }
 
 /**
+ * The selection of team `t`'s agents (and, given `within`, only those inside it). With a group
+ * too: `{ ...team(t), group: g }`.
+ * @param {number} t
+ * @param {RectLike} [within]
+ * @returns {{team: number, rect?: Rect}}
+ */
+export function team(t, within) {
+  return within === undefined ? { team: t } : { team: t, rect: rectOf(within, 'rect') };
+}
+
+/**
  * The selection of the agents whose centre is inside the rectangle.
  * @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1
  * @returns {{rect: Rect}}
@@ -119,7 +158,7 @@ export function rect(x0, y0, x1, y1) {
  * Which agents, as the protocol writes them.
  * @param {Selection} v
  * @param {string} [name]
- * @returns {'all' | number[] | {group?: number, rect?: Rect}}
+ * @returns {'all' | number[] | {group?: number, team?: number, rect?: Rect}}
  */
 export function selection(v, name = 'agents') {
   if (typeof v === 'string') {
@@ -136,18 +175,11 @@ export function selection(v, name = 'agents') {
     const { rect: r, ...rest } = v;
     return r === undefined ? rest : { ...rest, rect: rectOf(r, `${name}.rect`) };
   }
-  throw new TypeError(`${name} must be 'all', agent ids, group(g) or rect(x0, y0, x1, y1), not ${JSON.stringify(v)}`);
+  throw new TypeError(`${name} must be 'all', agent ids, group(g), team(t) or rect(x0, y0, x1, y1), not ${JSON.stringify(v)}`);
 }
 
 /** @param {PointLike[]} v @param {string} name */
 const points = (v, name) => [...v].map((p, i) => point(p, `${name}[${i}]`));
-
-/** @param {SpawnedAgent[]} v @param {string} name */
-const spawned = (v, name) =>
-  [...v].map((a, i) => {
-    if (a === null || typeof a !== 'object') throw new TypeError(`${name}[${i}] must be an object with x and y`);
-    return a.target === undefined ? { ...a } : { ...a, target: point(a.target, `${name}[${i}].target`) };
-  });
 
 /** @param {TileLike[]} v @param {string} name */
 const tiles = (v, name) =>
@@ -160,128 +192,108 @@ const tiles = (v, name) =>
     throw new TypeError(`${name}[${i}] must be {x, y, blocked} or [x, y, blocked]`);
   });
 
-// Each command's fields, and how each is written. The methods below send through it, and the
-// tests hold it to the catalogue: the same commands, each with the same fields.
-/** @type {Readonly<Record<string, Readonly<Record<string, Convert>>>>} */
-export const COMMANDS = Object.freeze({
-  set_target: { agents: selection, target: point, target_tile: point, behaviour: null, spread: null, shape: null, spacing: null, queue: null },
-  attack_move: { agents: selection, target: point, target_tile: point, spread: null, queue: null, radius: null },
-  patrol: { agents: selection, target: point, target_tile: point, points, spread: null, queue: null },
-  stop: { agents: selection },
-  spawn: { count: null, agents: spawned, group: null, priority: null, layer: null, mask: null },
-  remove: { agents: selection },
-  set_behaviour: {
-    agents: selection,
-    behaviour: null,
-    target: point,
-    target_tile: point,
-    agent: null,
-    radius: null,
-    response: null,
-    distance: null,
-    jitter: null,
-    separation: null,
-    alignment: null,
-    cohesion: null,
-    path: points,
-    loop: null,
-    offset: point,
-  },
-  set_movement: { agents: selection, movement: null },
-  set_group: { agents: selection, group: null },
-  add_obstacle: { x: null, y: null, radius: null },
-  remove_obstacle: { id: null },
-  add_wall: { points, closed: null },
-  remove_wall: { wall: null },
-  add_measurement: { line: points, area: null },
-  remove_measurement: { id: null },
-  add_source: {
-    area: null,
-    rate: null,
-    total: null,
-    behaviour: null,
-    target: point,
-    group: null,
-    radius: null,
-    max_speed: null,
-    max_force: null,
-    mass: null,
-    movement: null,
-    pathing: null,
-    neighbours: null,
-    priority: null,
-    layer: null,
-    mask: null,
-  },
-  remove_source: { id: null },
-  add_exit: { area: null },
-  remove_exit: { id: null },
-  set_avoidance: {
-    mode: null,
-    personal_space: null,
-    cardioid_exponent: null,
-    preferred_side: null,
-    split_fix: null,
-    push_epsilon: null,
-    crossing: null,
-    crossing_activation: null,
-    lookahead: null,
-    max_neighbours: null,
-  },
-  load_map: { width: null, height: null, tile_size: null, rows: null },
-  clear_map: {},
-  set_tiles: { tiles },
-  set_pathing: { agents: selection, pathing: null, neighbours: null },
-  formation: {
-    agents: selection,
-    shape: null,
-    centre: point,
-    spacing: null,
-    facing: null,
-    radius: null,
-    orientation: null,
-    count: null,
-    columns: null,
-    regroup: null,
-    assignment: null,
-  },
-  swap_places: { agents: selection },
-  opposite: { agents: selection, groups: null },
-  exchange: { agents: selection },
-  invert: { agents: selection },
-  pause: {},
-  resume: {},
-  step: { ticks: null },
-  reset: { seed: null },
-  load_scenario: { name: null, seed: null },
-  set_param: { tick_rate: null, snapshot_rate: null },
-  kick: { session: null },
-});
+/**
+ * A list of objects with the item's fields (spawn's agents): each item's fields checked and
+ * written as a command's are (an item's target as a point, ...).
+ * @param {CatalogueField[]} item
+ * @returns {(v: Iterable<object>, name: string) => Record<string, unknown>[]}
+ */
+function spawned(item) {
+  const table = fieldTable(item);
+  const required = item.filter((f) => f.presence === 'required').map((f) => f.name);
+  const what = required.length ? `an object with ${required.join(required.length === 2 ? ' and ' : ', ')}` : 'an object';
+  return (v, name) =>
+    [...v].map((a, i) => {
+      if (a === null || typeof a !== 'object' || Array.isArray(a)) throw new TypeError(`${name}[${i}] must be ${what}`);
+      return writeFields(table, a, `${name}[${i}]`, `${name}[${i}].`);
+    });
+}
+
+/** @param {string[]} names @param {string[]} wanted whether names are wanted's, in any order */
+const sameNames = (names, wanted) => names.length === wanted.length && wanted.every((n) => names.includes(n));
 
 /**
- * A command's fields as the wire wants them: those left undefined dropped, points, selections
- * and lists written out. Throws a TypeError for a field the command does not have.
- * @param {string} cmd one of COMMANDS
- * @param {object} [given]
+ * How a field of the catalogue is written, from its kind and shape: a selection by selection(), a
+ * point or tile by point(), a list of {x, y} by points, of {x, y, blocked} by tiles, of other
+ * objects (spawn's agents) item by item; anything else (numbers, enums, areas, rows...) as given.
+ * @param {CatalogueField} field
+ * @returns {Convert}
+ */
+export function converter(field) {
+  switch (field.kind) {
+    case 'selection':
+      return selection;
+    case 'point':
+    case 'tile':
+      return point;
+    case 'list': {
+      const names = (field.item ?? []).map((f) => f.name);
+      if (sameNames(names, ['x', 'y'])) return points;
+      if (sameNames(names, ['x', 'y', 'blocked'])) return tiles;
+      return spawned(field.item ?? []);
+    }
+    default:
+      return null;
+  }
+}
+
+/** @param {CatalogueField[]} fields @returns {FieldTable} */
+function fieldTable(fields) {
+  return Object.freeze(Object.fromEntries(fields.map((f) => [f.name, converter(f)])));
+}
+
+/**
+ * Each command's fields and how each is written, from a catalogue (the package's is CATALOGUE;
+ * give another to Commands through a subclass's `static table`).
+ * @param {Catalogue} catalogue
+ * @returns {CommandTable}
+ */
+export function commandsFrom(catalogue) {
+  return Object.freeze(Object.fromEntries(catalogue.commands.map((c) => [c.cmd, fieldTable(c.fields ?? [])])));
+}
+
+// Each command's fields, and how each is written: the catalogue's. The methods below send
+// through it, and the tests hold it to the catalogue.
+/** @type {CommandTable} */
+export const COMMANDS = commandsFrom(CATALOGUE);
+
+/**
+ * `given` written by `table`: the fields left undefined dropped, the others converted. Throws a
+ * TypeError for a field the table does not have.
+ * @param {FieldTable} table @param {object} given @param {string} owner who has the fields, for errors
+ * @param {string} prefix before a field's name in a converter's errors
  * @returns {Record<string, unknown>}
  */
-export function commandFields(cmd, given = {}) {
-  const table = COMMANDS[cmd];
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-    throw new TypeError(`${cmd}: the fields are an object, not ${JSON.stringify(given)}`);
-  }
+function writeFields(table, given, owner, prefix) {
   /** @type {Record<string, unknown>} */
   const out = {};
   for (const [name, value] of Object.entries(given)) {
     if (!Object.hasOwn(table, name)) {
       const known = Object.keys(table);
-      throw new TypeError(`${cmd} has no field '${name}' (${known.length ? 'its fields: ' + known.join(', ') : 'it takes none'})`);
+      throw new TypeError(`${owner} has no field '${name}' (${known.length ? 'its fields: ' + known.join(', ') : 'it takes none'})`);
     }
     if (value === undefined) continue;
     const convert = table[name];
-    out[name] = convert ? convert(value, name) : value;
+    out[name] = convert ? convert(value, prefix + name) : value;
   }
   return out;
+}
+
+/**
+ * A command's fields as the wire wants them: those left undefined dropped, points, selections
+ * and lists written out. Throws a TypeError for a command the table lacks or a field the command
+ * does not have.
+ * @param {string} cmd one of the table's
+ * @param {object} [given]
+ * @param {CommandTable} [table] COMMANDS, or commandsFrom(another catalogue)
+ * @returns {Record<string, unknown>}
+ */
+export function commandFields(cmd, given = {}, table = COMMANDS) {
+  if (!Object.hasOwn(table, cmd)) throw new TypeError(`no command '${cmd}' in the catalogue`);
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    throw new TypeError(`${cmd}: the fields are an object, not ${JSON.stringify(given)}`);
+  }
+  return writeFields(table[cmd], given, cmd, '');
 }
 
 /** @param {LoadMapFields} fields */
@@ -291,8 +303,17 @@ function mapFields(fields) {
 }
 
 // The methods. A subclass provides command(cmd, fields, options): the client sends the command
-// and resolves to its ack.
+// and resolves to its ack. Each method is written out below for its types and help; a command of
+// the catalogue that has none here (one newer than this file) gets one all the same (untyped),
+// made at the end of the class.
 export class Commands {
+  /**
+   * The commands the methods send and the fields each takes: COMMANDS (the package's catalogue),
+   * or in a subclass `static table = commandsFrom(catalogue)` for another catalogue's.
+   * @type {CommandTable}
+   */
+  static table = COMMANDS;
+
   /**
    * @param {string} cmd
    * @param {Record<string, unknown>} [fields]
@@ -307,7 +328,8 @@ export class Commands {
   // A field the command lacks rejects as the server's refusals do, rather than throwing.
   /** @param {string} cmd @param {object | undefined} fields @param {RequestOptions} [options] */
   async #send(cmd, fields, options) {
-    return this.command(cmd, commandFields(cmd, fields), options);
+    const { table } = /** @type {typeof Commands} */ (this.constructor);
+    return this.command(cmd, commandFields(cmd, fields, table), options);
   }
 
   // ---- orders to a point ----
@@ -554,5 +576,19 @@ export class Commands {
    */
   kick(fields, options) {
     return this.#send('kick', fields, options);
+  }
+
+  // A method for each command of the catalogue that has none above, named after it.
+  static {
+    for (const cmd of Object.keys(COMMANDS)) {
+      if (cmd in Commands.prototype) continue;
+      const methods = {
+        /** @this {Commands} @param {object} [fields] @param {RequestOptions} [options] @returns {Promise<Ack>} */
+        [cmd](fields, options) {
+          return this.#send(cmd, fields, options);
+        },
+      };
+      Object.defineProperty(Commands.prototype, cmd, { value: methods[cmd], writable: true, configurable: true });
+    }
   }
 }

@@ -4,7 +4,7 @@
 // 'herd-client/node', which does and finds the command token as herd-ctl does).
 
 export { connect, Client, DEFAULT_TIMEOUT_MS, DEFAULT_QUEUE } from './client.js';
-export { Commands, COMMANDS, commandFields, group, rect, point, selection } from './commands.js';
+export { Commands, COMMANDS, CATALOGUE, commandsFrom, commandFields, converter, group, team, rect, point, selection } from './commands.js';
 export { Connection, CLIENT_NAME } from './connection.js';
 export { SnapshotStream } from './stream.js';
 export { BinaryFeed, decodeBinary, readHeader, dequantise, toSnapshot, MAX_SCALE, POSITION_SCALE, SPEED_SCALE, RADIUS_SCALE } from './binary.js';

@@ -1,15 +1,18 @@
-// Every command of the catalogue (clients/web/commands.json, which the C++ tests hold to the
-// server's codec) is a method of the client, taking exactly the command's fields and sending them
-// under their names. No server: a subclass of Commands catches what a method would send.
+// Every command of the catalogue (src/catalogue.js, generated from the server's command table as
+// clients/web/commands.json is, which the C++ tests hold to the server's codec) is a method of the
+// client, taking exactly the command's fields and sending them under their names; a field the
+// catalogue gains is accepted with no other edit. No server: a subclass of Commands catches what a
+// method would send.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-import { Client, Commands, COMMANDS, group, rect } from '../src/index.js';
+import { CATALOGUE as PACKAGED, Client, Commands, COMMANDS, commandsFrom, group, rect, team } from '../src/index.js';
 
-const CATALOGUE = JSON.parse(readFileSync(new URL('../../web/commands.json', import.meta.url), 'utf8')).commands;
+const CATALOGUE = PACKAGED.commands;
 const BY_NAME = new Map(CATALOGUE.map((c) => [c.cmd, c]));
+const VIEWERS = JSON.parse(readFileSync(new URL('../../web/commands.json', import.meta.url), 'utf8')).commands;
 
 class Recorder extends Commands {
   async command(cmd, fields, options) {
@@ -40,17 +43,85 @@ describe('commands', () => {
     for (const cmd of ['spawn', 'set_target', 'step', 'kick']) assert.ok(BY_NAME.has(cmd), cmd);
   });
 
+  it("the package's catalogue is the viewer's (clients/web/commands.json), or newer", () => {
+    assert.deepEqual(
+      CATALOGUE.map((c) => c.cmd),
+      VIEWERS.map((c) => c.cmd),
+    );
+    for (const viewers of VIEWERS) {
+      const names = (BY_NAME.get(viewers.cmd).fields ?? []).map((f) => f.name);
+      for (const f of viewers.fields ?? []) assert.ok(names.includes(f.name), `${viewers.cmd}.${f.name}: src/catalogue.js is older than commands.json`);
+    }
+  });
+
+  // Byte for byte it is herd-catalogue's (the C++ test catalogue.committed); here, that it is a
+  // module of one JSON document, the viewer's catalogue (JS numbers cannot hold 2^64 - 1: compared
+  // as parsed, on both sides alike).
+  it('catalogue.js is the generated module: its first line, then the catalogue as JSON', () => {
+    const text = readFileSync(new URL('../src/catalogue.js', import.meta.url), 'utf8');
+    const header =
+      '// Generated from protocol/command_table.cpp by herd-catalogue: do not edit (scripts/catalogue rewrites it).\nexport default ';
+    assert.ok(text.startsWith(header) && text.endsWith(';\n'), 'the generated module\'s frame');
+    const viewers = readFileSync(new URL('../../web/commands.json', import.meta.url), 'utf8');
+    assert.deepEqual(JSON.parse(text.slice(header.length, -2)), JSON.parse(viewers));
+  });
+
   it('every command is a method and every method a command', () => {
     assert.deepEqual([...methods].sort(), [...BY_NAME.keys()].sort(), 'commands.json and the methods differ');
     assert.deepEqual(Object.keys(COMMANDS).sort(), [...BY_NAME.keys()].sort(), 'commands.json and COMMANDS differ');
     for (const m of methods) assert.equal(typeof Client.prototype[m], 'function', `Client.${m}`);
   });
 
-  it("each command takes exactly the catalogue's fields", () => {
+  it("each command takes exactly the catalogue's fields, in its order", () => {
+    assert.deepEqual(Object.keys(COMMANDS), [...BY_NAME.keys()]);
     for (const [cmd, entry] of BY_NAME) {
-      const names = (entry.fields ?? []).map((f) => f.name).sort();
-      assert.deepEqual(Object.keys(COMMANDS[cmd]).sort(), names, cmd);
+      assert.deepEqual(
+        Object.keys(COMMANDS[cmd]),
+        (entry.fields ?? []).map((f) => f.name),
+        cmd,
+      );
     }
+    assert.ok(Object.isFrozen(COMMANDS) && Object.isFrozen(COMMANDS.spawn));
+  });
+
+  it('spawn takes a team and a sight, for the agents it makes and each agent listed', async () => {
+    const r = new Recorder();
+    const sent = await r.spawn({ count: 5, team: 1, sight: 150 });
+    assert.deepEqual(sent, { cmd: 'spawn', fields: { count: 5, team: 1, sight: 150 }, options: undefined });
+    assert.deepEqual((await r.spawn({ agents: [{ x: 1, y: 2, sight: 80 }], team: 2 })).fields, { agents: [{ x: 1, y: 2, sight: 80 }], team: 2 });
+  });
+
+  it('selections of a team, alone or with a group and a rectangle', async () => {
+    const r = new Recorder();
+    const sent = async (fields) => (await r.stop(fields)).fields.agents;
+    assert.deepEqual(team(3), { team: 3 });
+    assert.deepEqual(await sent({ agents: team(3) }), { team: 3 });
+    assert.deepEqual(await sent({ agents: team(3, [0, 0, 10, 20]) }), { team: 3, rect: { x0: 0, y0: 0, x1: 10, y1: 20 } });
+    assert.deepEqual(await sent({ agents: { ...team(1), group: 2 } }), { team: 1, group: 2 });
+    assert.deepEqual(await sent({ agents: { team: 1, group: 2, rect: [1, 2, 3, 4] } }), { team: 1, group: 2, rect: { x0: 1, y0: 2, x1: 3, y1: 4 } });
+  });
+
+  it('a field the catalogue gains is taken with no other edit, written by its kind', async () => {
+    const catalogue = structuredClone(PACKAGED);
+    const spawn = catalogue.commands.find((c) => c.cmd === 'spawn');
+    spawn.fields.push({ name: 'colour', kind: 'enum', presence: 'optional', choices: ['red', 'blue'], sample: 'red', help: 'new' });
+    spawn.fields.push({ name: 'rally', kind: 'point', presence: 'optional', sample: { x: 1, y: 2 }, help: 'new' });
+    spawn.fields.find((f) => f.name === 'agents').item.push({ name: 'hat', kind: 'point', presence: 'optional', sample: { x: 1, y: 2 }, help: 'new' });
+    const stop = catalogue.commands.find((c) => c.cmd === 'stop');
+    stop.fields.push({ name: 'route', kind: 'list', presence: 'optional', item: [{ name: 'x', kind: 'number' }, { name: 'y', kind: 'number' }], help: 'new' });
+    const table = commandsFrom(catalogue);
+    assert.deepEqual(Object.keys(table.spawn), [...Object.keys(COMMANDS.spawn), 'colour', 'rally']);
+
+    class Newer extends Recorder {
+      static table = table;
+    }
+    const r = new Newer();
+    assert.deepEqual((await r.spawn({ count: 1, colour: 'red', rally: [5, 6] })).fields, { count: 1, colour: 'red', rally: { x: 5, y: 6 } });
+    assert.deepEqual((await r.spawn({ agents: [{ x: 1, y: 2, hat: [3, 4] }] })).fields, { agents: [{ x: 1, y: 2, hat: { x: 3, y: 4 } }] });
+    assert.deepEqual((await r.stop({ agents: 'all', route: [[1, 2]] })).fields, { agents: 'all', route: [{ x: 1, y: 2 }] });
+    // The package's catalogue has none of them.
+    await assert.rejects(new Recorder().spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour'/);
+    await assert.rejects(new Recorder().spawn({ agents: [{ x: 1, y: 2, hat: [3, 4] }] }), /agents\[0\] has no field 'hat' \(its fields: x, y, group, /);
   });
 
   it('each method sends its fields under their names', async () => {
@@ -98,7 +169,8 @@ describe('commands', () => {
         sent.push(cmd);
       }
     })();
-    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group, priority, layer, mask\)/);
+    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group, priority, layer, mask, sight, team\)/);
+    await assert.rejects(r.spawn({ agents: [[1, 2]] }), /agents\[0\] must be an object with x and y/);
     await assert.rejects(r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
     await assert.rejects(r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
     await assert.rejects(r.stop({ agents: [1, 'two'] }), /agent ids are integers/);

@@ -10,13 +10,14 @@
         snap = c.wait_for(lambda s: s["tick"] >= ack["tick"])
 
 :func:`connect` returns a synchronous :class:`Client`; :mod:`herd.aio` has the same on asyncio.
-Every command of the protocol (protocol/PROTOCOL.md) is a method with keyword arguments.
+Every command of the protocol (protocol/PROTOCOL.md) is a method with keyword arguments, made from
+the command catalogue the package carries (:mod:`herd.commands`).
 """
 
 from ._version import __version__
 from .address import parse_url
 from .client import Client, SnapshotStream, connect
-from .commands import group, rect
+from .commands import group, rect, team
 from . import errors
 from .errors import (
     CommandError,
@@ -36,6 +37,7 @@ __all__ = [
     "SnapshotStream",
     "group",
     "rect",
+    "team",
     "parse_url",
 ]
 __all__ += errors.__all__

@@ -1,6 +1,6 @@
 """clients/python is a package pip installs: built from a copy of the directory (a build writes
 into the tree it builds), offline with the machine's setuptools, installed into a directory of
-the test's, and imported from there by a fresh interpreter."""
+the test's, and imported from there by a fresh interpreter, its command catalogue with it."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_pip_builds_and_installs_the_package(tmp_path: Path) -> None:
     (wheel,) = (tmp_path / "dist").glob("herd-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {f"herd/{p.name}" for p in (PACKAGE / "herd").glob("*.py")}
-    assert modules | {"herd/py.typed"} <= names, sorted(names)
+    assert modules | {"herd/py.typed", "herd/catalogue.json"} <= names, sorted(names)
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     requires = zipfile.ZipFile(wheel).read(metadata).decode()
     assert re.search(r"^Requires-Dist: websockets ?\(?>=10\.4\)?$", requires, re.M), requires
@@ -43,10 +43,11 @@ def test_pip_builds_and_installs_the_package(tmp_path: Path) -> None:
     site = tmp_path / "site"
     pip("install", "--no-index", "--no-deps", "--target", str(site), str(wheel))
     probe = (
-        "import herd, herd.binary, pathlib, sys;"
+        "import herd, herd.binary, inspect, pathlib, sys;"
         "print(pathlib.Path(herd.__file__).resolve().parent);"
         "f = herd.binary.decode_frame(bytes.fromhex(open(sys.argv[1]).read()));"
-        "print(len(f.agents))"
+        "print(len(f.agents));"
+        "print(','.join(inspect.signature(herd.Client.spawn).parameters))"
     )
     r = subprocess.run(
         [sys.executable, "-c", probe, str(REPO_ROOT / "protocol/fixtures/binary/keyframe.hex")],
@@ -57,6 +58,8 @@ def test_pip_builds_and_installs_the_package(tmp_path: Path) -> None:
         timeout=PIP_TIMEOUT_S,
     )
     assert r.returncode == 0, r.stderr
-    where, count = r.stdout.split()
+    where, count, spawn = r.stdout.split()
     assert Path(where) == (site / "herd").resolve()  # the installed copy, not the tree's
     assert int(count) == 6
+    # The methods are made from the installed catalogue (herd/catalogue.json, package data).
+    assert {"count", "agents", "team", "sight"} <= set(spawn.split(",")), spawn

@@ -39,9 +39,9 @@ def test_a_player_commands_and_sees_its_team_only(players_server: Server) -> Non
     with herd.connect(players_server.url, role="operator", timeout=TIMEOUT) as op:
         assert op.role == "operator"
         op.pause()
-        mine = op.command("spawn", team=1, agents=[{"x": 100, "y": 100}])["agents"]
-        near = op.command("spawn", team=2, agents=[{"x": 250, "y": 100}])["agents"]
-        far = op.command("spawn", team=2, agents=[{"x": 700, "y": 500}])["agents"]
+        mine = op.spawn(team=1, agents=[{"x": 100, "y": 100}])["agents"]
+        near = op.spawn(team=2, agents=[{"x": 250, "y": 100}])["agents"]
+        far = op.spawn(team=2, agents=[{"x": 700, "y": 500}])["agents"]
         with herd.connect(players_server.url, role="player", token=RED, timeout=TIMEOUT) as red:
             assert red.role == "player"
             assert red.welcome["player"] == "red" and red.welcome["team"] == 1
