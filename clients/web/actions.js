@@ -1,7 +1,7 @@
 // @ts-check
 // What the page's keys and buttons do beyond the camera and the selection (input.js calls them,
 // main.js wires the buttons): the commands they send (move, attack-move, patrol, stop, spawn,
-// remove, obstacle, seed 003's demo moves), the order armed for the next right-click and the
+// remove, obstacle, the formation demo's moves), the order armed for the next right-click and the
 // toggles of paint mode and of everyone's goals. On a page the server welcomed as viewer the
 // commands are not sent (session.js) and paint mode does not open.
 
@@ -68,7 +68,7 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     painter.setOn(!painter.on);
   }
 
-  // Seed 003's demo moves: on the selection, or on everyone when nothing is selected.
+  // The formation demo's moves: on the selection, or on everyone when nothing is selected.
   /** @param {string} key */
   function demoKey(key) {
     if (!state.welcome) return;

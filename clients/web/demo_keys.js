@@ -1,5 +1,5 @@
 // @ts-check
-// The keys of seed 003's demo ("Accidents Do Happen"), played on the current selection, or on
+// The keys of the formation demo ("Accidents Do Happen"), played on the current selection, or on
 // every agent when nothing is selected, around the centre of the world:
 //
 //   R  organise them into a circle                     formation circle (optimal assignment)

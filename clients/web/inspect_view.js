@@ -1,12 +1,13 @@
 // @ts-check
-// "Why it moves": seed 003's diagrams drawn live over the agents the inspector watches, from the
-// `inspect` traces of the snapshot (protocol/PROTOCOL.md). Every vector starts at the agent's
-// centre and is in world axes (y down, as on screen), so it is drawn as given, only scaled.
+// "Why it moves": the avoidance write-ups' diagrams drawn live over the agents the inspector
+// watches, from the `inspect` traces of the snapshot (protocol/PROTOCOL.md). Every vector starts at
+// the agent's centre and is in world axes (y down, as on screen), so it is drawn as given, only
+// scaled.
 //
-// The seed's colours: red the raw anti-gravity push of each obstacle, blue the same push turned to
-// a side (part 2), yellow the sum of the weighted raw pushes, green the split fix (part 3).
+// The write-ups' colours: red the raw anti-gravity push of each obstacle, blue the same push turned
+// to a side (the side fix), yellow the sum of the weighted raw pushes, green the split fix.
 // Ours on top: white the behaviour's desire u (thin) and the direction finally taken (bold arrow),
-// dashed the look-ahead segments of part 4.
+// dashed the look-ahead segments of the crossing fix.
 
 /** @import { Agent, Obstacle, InspectTrace, Point } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
@@ -146,7 +147,7 @@ function drawVector(ctx, p, v, unit, color, width, alpha = 1, head = false) {
   ctx.globalAlpha = base;
 }
 
-// The agent's own look-ahead (part 4): where its desire and where its velocity would take it.
+// The agent's own look-ahead (the crossing fix): where its desire and its velocity would take it.
 /** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Point} p @param {InspectTrace} t */
 function drawLookAhead(ctx, view, p, t) {
   ctx.setLineDash(LOOK_DASH);
@@ -166,8 +167,9 @@ function drawLookAhead(ctx, view, p, t) {
   ctx.setLineDash([]);
 }
 
-// Part 4's view of each moving obstacle it looked at: the other's look-ahead segment, from where
-// that one is, and the point where the two paths cross (ringed when this agent yields there).
+// The crossing fix's view of each moving obstacle it looked at: the other's look-ahead segment,
+// from where that one is, and the point where the two paths cross (ringed when this agent yields
+// there).
 /**
  * @param {CanvasRenderingContext2D} ctx
  * @param {View} view

@@ -1,5 +1,5 @@
 // @ts-check
-// Seed 002 on the canvas: the tile map under everything else, the walkers' trails over it, and the
+// Tile maps on the canvas: the tile map under everything else, the walkers' trails over it, and the
 // tiles being painted.
 //
 // The map is drawn once into an offscreen canvas (a layer) and blitted every frame: a 1024 x 1024
@@ -181,10 +181,10 @@ export function trailAlpha(i, n) {
   return n <= 1 ? 1 : 1 - (0.85 * (n - 1 - i)) / (n - 1);
 }
 
-// Seed 002 draws a walker's history as a small square at the centre of each tile it went through;
-// here the squares are joined by a line through the tile centres, oldest first, in the walker's
-// colour (its body's: colorOf, by default its group's), fading with age. Under the agents, over
-// the map.
+// The "No Backtracking" tutorial draws a walker's history as a small square at the centre of each
+// tile it went through; here the squares are joined by a line through the tile centres, oldest
+// first, in the walker's colour (its body's: colorOf, by default its group's), fading with age.
+// Under the agents, over the map.
 /**
  * @param {CanvasRenderingContext2D} ctx
  * @param {View} view
@@ -196,7 +196,7 @@ export function drawTrails(ctx, view, agents, map, colorOf = (a) => groupColor(a
   if (!map) return;
   const tilePx = map.tileSize * view.scale;
   const width = trailWidthPx(tilePx);
-  const mark = Math.max(3, tilePx * 0.22); // the seed's 10 px square on a 40 px tile is 0.25
+  const mark = Math.max(3, tilePx * 0.22); // the tutorial's 10 px square on a 40 px tile is 0.25
   ctx.save();
   ctx.lineCap = 'butt';
   ctx.lineWidth = width;

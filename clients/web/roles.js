@@ -3,8 +3,8 @@
 // agent a behaviour names), so that a hunter and its prey, a guard or a leader stand out at a
 // glance whatever their group colour. Pure: no DOM (web_modules.test.mjs runs it in Node).
 //
-//   hunter  pursue, or attack until done (seed 000, seed 004)
-//   guard   react: chases (or flees) an intruder near its post (seed 004's distance switching)
+//   hunter  pursue, or attack until done (pursuit with intercept, the attack action)
+//   guard   react: chases (or flees) an intruder near its post (switching on distance)
 //   prey    flee or evade; or the subject of a hunter or guard
 //   leader  the subject of others' seek or arrive: they follow it
 //

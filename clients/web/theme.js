@@ -37,7 +37,7 @@ export const THEME = {
   roleMark: '#f4f4f4',
   roleHalo: 'rgba(0, 0, 0, 0.75)',
 
-  // Seed 002's tile map (wall and floor from the palette). Walls are raised slate blocks (a lit
+  // Tile maps (wall and floor from the palette). Walls are raised slate blocks (a lit
   // top edge, darker sides, a shadow cast on the floor below them); the floor has faint tile seams.
   floorSeam: '#1f2935',
   floorShadow: '#10161d', // the band a wall casts on the floor tile south of it

@@ -1,5 +1,5 @@
 // @ts-check
-// Seed 002's tile map as the server describes it (`welcome.map`, a snapshot's `map`,
+// A tile map as the server describes it (`welcome.map`, a snapshot's `map`,
 // protocol/PROTOCOL.md "Tile maps and pathing"): a grid of blocked and walkable tiles whose corner
 // is the world's (0, 0). Everything off the map counts as blocked.
 

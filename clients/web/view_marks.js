@@ -236,7 +236,7 @@ export function drawFlashes(ctx, view, flashes, now) {
     ctx.strokeStyle = THEME.flash;
     ctx.lineWidth = 2;
     ctx.stroke();
-    // Seed 003 marks the collision point itself with a dot.
+    // "Accidents Do Happen" marks the collision point itself with a dot.
     ctx.fillStyle = THEME.flash;
     ctx.fillRect(ring.x - 1.5, ring.y - 1.5, 3, 3);
   }

@@ -5,7 +5,8 @@
 // Scanned: README.md, protocol/PROTOCOL.md, docs/*.md and the clients' READMEs whole; the
 // scenarios' names and descriptions and the maps' comment lines (installed with the server); and
 // the string literals, not the comments, of the web viewer (and its page's text), herd-ctl,
-// herd-view and herd-server's --help. Comments are developers' text and may cite a document.
+// herd-view and herd-server's --help. Comments are not scanned here; they too name the idea (or
+// the table's row), not a document.
 //
 // "seed" is also the world's random seed (`--seed 7`, `"seed": 7`, "with seed 42"): a number
 // written as the documents are named (with a leading zero: 000 to 004), a numbered seed's part or

@@ -1,7 +1,7 @@
-// End-to-end: seed 003's demo keys ("Accidents Do Happen": R B T G B P B) in the viewer, on the
-// scenario `demo32` (the demo's 32 entities on a ring). Each key sends one formation or demo
-// move on the selection, or on everyone when nothing is selected, around the centre of the world;
-// a second client checks what the agents then do, and the status bar follows the formation.
+// End-to-end: the formation demo's keys ("Accidents Do Happen": R B T G B P B) in the viewer, on
+// the scenario `demo32` (the demo's 32 entities on a ring). Each key sends one formation or demo
+// move on the selection, or on everyone when nothing is selected, around the centre of the world; a
+// second client checks what the agents then do, and the status bar follows the formation.
 //
 // Env as in viewer.test.mjs. Screenshots go to HERD_E2E_OUT (default a fresh temporary directory).
 
@@ -19,7 +19,7 @@ const TEST_TIMEOUT_MS = 60_000;
 // 32 agents cross the world at 120 units/s and settle; a loaded machine may stretch that.
 const FORM_MS = 20_000;
 
-describe("seed 003's demo keys (demo32)", { timeout: 4 * TEST_TIMEOUT_MS }, () => {
+describe("the formation demo's keys (demo32)", { timeout: 4 * TEST_TIMEOUT_MS }, () => {
   let browser;
   let scene;
   let watcher;

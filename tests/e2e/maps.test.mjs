@@ -1,7 +1,7 @@
-// End-to-end: seed 002's tile map in the viewer (scenario `maze`: the seed's 20 x 15 map; agent 1
-// is the seed's no-backtracking walker, agent 2 follows A*, agents 3-7 flow fields). The map is
-// drawn under everything, the walker's trail through its history's tile centres, and painting
-// walls with the mouse changes the server's map, which a second client sees.
+// End-to-end: a tile map in the viewer (scenario `maze`: the no-backtracking walker's 20 x 15 map;
+// agent 1 is the no-backtracking walker, agent 2 follows A*, agents 3-7 flow fields). The map is
+// drawn under everything, the walker's trail through its history's tile centres, and painting walls
+// with the mouse changes the server's map, which a second client sees.
 //
 // A second world carries a 1024 x 1024 map, the protocol's largest: drawn once, one pixel a tile.
 //
@@ -22,7 +22,7 @@ import { tileCentres, waitForTrail, waitForTiles, waitForUnreachableBadge } from
 const TEST_TIMEOUT_MS = 60_000;
 // Tile fills are flat colours; blitting the map's layer never blends them at a tile's centre.
 const FILL_TOLERANCE = 6;
-// The floor tiles the paint test blocks: the only way into tile (18, 1), seed 002's top right
+// The floor tiles the paint test blocks: the only way into tile (18, 1), the maze's top right
 // corner, passes (18, 2).
 const ROW = 2;
 const PAINTED = [15, 16, 17, 18].map((x) => ({ x, y: ROW }));

@@ -5,7 +5,7 @@
 //
 // Run: node perf.mjs  (env as for the tests; HERD_PERF_MS: how long to count, default 5000;
 // HERD_PERF_BATCHES: thousands of agents, default 5; HERD_PERF_MOTION=swap: each thousand its own
-// group, then everyone switches places at random (seed 003's B), so that agents move, show their
+// group, then everyone switches places at random (the demo's B), so that agents move, show their
 // heading lines and collide while the page is measured; HERD_PERF_SELECT=all: a box drag selects
 // every agent first (a selection ring each); HERD_PERF_DPR: the device pixel ratio, default 1;
 // HERD_PERF_AGENTS=raster|vector: how the page draws agents, instead of its own choice)

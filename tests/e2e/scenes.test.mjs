@@ -1,8 +1,9 @@
 // End-to-end: the viewer on the scenario lab's worlds (server/scenarios), each on its own server.
-// What the seeds' posts show must show on the canvas: obstacles, agents marked after a collision
-// (seed 003's demo; here a red ring round a body that keeps its group colour), the collision point, the avoidance mode, and seed 003's diagrams
-// of why an agent moves (the inspector). Pixels are read back from the canvas; a second
-// WebSocket client checks what the server did.
+// What the avoidance and collision write-ups show must show on the canvas: obstacles, agents marked
+// after a collision (the collided mark; here a red ring round a body that keeps its group colour),
+// the collision point, the avoidance mode, and the avoidance diagrams of why an agent moves (the
+// inspector). Pixels are read back from the canvas; a second WebSocket client checks what the
+// server did.
 //
 // Env as in viewer.test.mjs. Screenshots go to HERD_E2E_OUT (default a fresh temporary directory).
 
@@ -125,7 +126,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
       await help.waitFor({ state: 'hidden', timeout: WAIT_MS });
     });
 
-    it('I shows why the selected agent moves: the seed\'s pushes, their sum and the final direction', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    it('I shows why the selected agent moves: the anti-gravity pushes, their sum and the final direction', { timeout: TEST_TIMEOUT_MS }, async (t) => {
       const { page } = scene;
       const watcher = await ProtocolClient.connect(scene.server.wsUrl, { role: 'viewer' });
       try {
@@ -301,7 +302,7 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
     });
 
     // One obstacle never needs the split fix (a turned push is as long as the raw one), so the
-    // green vector is checked where seed 003 part 3 needs it: between two obstacles, dead ahead.
+    // green vector is checked where the split fix needs it: between two obstacles, dead ahead.
     // Once an agent moves it keeps the side it chose, and the pushes no longer cancel: the fix
     // is there on the tick an agent at rest in front of the pair sets off. So the world is paused
     // and stepped by hand: an idle agent is put there, selected and inspected, given its goal, and

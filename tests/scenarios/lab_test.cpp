@@ -1,4 +1,5 @@
-// The scenario lab: every situation from the seeds, run headless and held to what the seeds say.
+// The scenario lab: every situation from the write-ups herd was built from (docs/simulation.md),
+// run headless and held to what they say.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -218,7 +219,7 @@ TEST(Lab, DeadAheadGoesAroundTheObstacle) {
 }
 
 TEST(Lab, SymmetricPairPicksASideAndTheSeedsCodeDoesNot) {
-  // One side chosen once and kept (seed 003: the right), no collision, never turning back.
+  // One side chosen once and kept (the split fix's: the right), no collision, never turning back.
   double min_vx = HUGE_VAL;
   int side = 0, flips = 0;
   const LabRun r = run("symmetric_pair", 900, {}, [&](const sim::World& w) {
@@ -234,12 +235,12 @@ TEST(Lab, SymmetricPairPicksASideAndTheSeedsCodeDoesNot) {
   EXPECT_EQ(r.report.collisions, 0u);
   EXPECT_EQ(flips, 0) << "the side changed";
   EXPECT_GT(min_vx, 0) << "it turned back";
-  // Documents why herd departs from the seed's part 3 code (see avoidance.hpp, SplitFixMode).
+  // Documents why herd departs from the published split-fix code (see avoidance.hpp, SplitFixMode).
   sim::SetAvoidance seed;
   seed.split_fix = sim::SplitFixMode::seed;
   const LabRun s = run("symmetric_pair", 900, {seed});
   EXPECT_GT(s.report.collisions, 0u)
-      << "the seed's split fix leaves too little sideways push to miss them";
+      << "the published split fix leaves too little sideways push to miss them";
 }
 
 TEST(Lab, CardioidLeavesLessLateralDriftAfterPassingThanCircle) {
@@ -372,7 +373,7 @@ TEST(Lab, MazeWalkerAStarAndFlowAllArriveOnTheSeedsMap) {
   const LabRun r = run("maze", 1800);
   EXPECT_EQ(r.report.arrivals, 7u);
   EXPECT_EQ(r.world.paths()[0].walker.moves, 41u)
-      << "the seed's own step count for (1,1) -> (18,13)";
+      << "the tutorial's own step count for (1,1) -> (18,13)";
   for (const sim::Agent& a : r.world.agents())
     EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;
 }
@@ -387,7 +388,7 @@ TEST(Lab, ModesCanBeComparedOnTheDefaultRing) {
 
 // Two crowds of 30 pedestrians cross a 4 m corridor head on, under the two avoidance modes a user
 // can choose between. In orca mode everyone is at the other end within 90 s with at most a
-// handful of collisions (measured: all by 65.5 s, 1 collision); the seeds' cardioid avoidance
+// handful of collisions (measured: all by 65.5 s, 1 collision); the anti-gravity cardioid mode
 // touches far more often on the way (measured: 804, and 10 still short of their places at 90 s,
 // held up face to face). The area in the middle reports a mean speed in both.
 TEST(Lab, CorridorCrowdsPassEachOtherUnderOrcaAndCardioid) {

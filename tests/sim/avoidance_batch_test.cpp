@@ -65,7 +65,7 @@ TEST_P(AvoidanceBatch, SameBitsAsTheSpanFormInEveryMode) {
     ++checked;
   }
   EXPECT_EQ(checked, 3000);
-  EXPECT_GT(crossings, 100);  // part 4 ran often enough to be compared too
+  EXPECT_GT(crossings, 100);  // the crossing fix ran often enough to be compared too
 }
 
 // The world sums each agent's pushes and combines a chunk of agents at once: every agent's

@@ -140,8 +140,8 @@ CrossingResult run_crossing(Crossing& c) {
 }
 
 // The acceptance test: a priority-0 agent crossing a standing crowd of priority-50 agents
-// keeps at least 80% of its speed while they step aside, in orca mode and in the seeds' cardioid
-// mode (the default); at equal priority it does not.
+// keeps at least 80% of its speed while they step aside, in orca mode and in the anti-gravity
+// cardioid mode (the default); at equal priority it does not.
 TEST(Priority, AMoreImportantAgentCrossesAStandingCrowdAtSpeedWhileItStepsAside) {
   for (AvoidanceMode m : {AvoidanceMode::orca, AvoidanceMode::cardioid}) {
     Crossing urgent = crossing(m, 0);

@@ -1,4 +1,4 @@
-// The avoidance pipeline of seeds 000 and 003, stage by stage and whole.
+// The anti-gravity avoidance pipeline, stage by stage and whole.
 #include "avoidance.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ Neighbour standing(std::uint32_t id, Vec2 p, double r = 8) { return {id, false, 
 Mover heading_east(Vec2 p = {0, 0}, double speed = 100) { return {p, {speed, 0}, 8, {speed, 0}}; }
 
 TEST(Antigravity, SeedFormulaAndNoInfinityAtZeroDistance) {
-  // Seed 000: mass = (r1 + r2)^2 * k, magnitude = mass / d^2: 1 * k at d = r1 + r2.
+  // The anti-gravity push: mass = (r1 + r2)^2 * k, magnitude = mass / d^2: 1 * k at d = r1 + r2.
   EXPECT_NEAR(antigravity_magnitude(3, 16, 16), 3, 1e-12);
   EXPECT_NEAR(antigravity_magnitude(2, 16, 32), 0.5, 1e-12);
   EXPECT_TRUE(std::isfinite(antigravity_magnitude(3, 16, 0)));
@@ -51,7 +51,7 @@ TEST(AdjustedPush, NoTurnAbeamQuarterTurnDeadAheadTowardsTheSide) {
   EXPECT_GT(std::sin(off), 0);  // pointing to +y: right
 }
 
-// The seed's angle form of steps 2-3 (atan2 of the push, the cardioid of the angle to the
+// The published angle form of steps 2-3 (atan2 of the push, the cardioid of the angle to the
 // obstacle, the turned push rebuilt from its angle), as the pipeline computed it before the
 // vector form: the reference cardioid_push must match.
 CardioidPush seed_angle_form(Vec2 u, Vec2 raw, double exponent, Side preferred) {
@@ -95,8 +95,8 @@ TEST(CardioidPush, VectorFormMatchesTheSeedsAngleForm) {
   EXPECT_EQ(checked, 36 * 73 * 3 * 4 * 2);
 }
 
-// Part 3 in the seed's angles (the text's idea: the yellow sum adjusted as one obstacle), what
-// split_fix computed before its vector form.
+// The split fix in the published angles (the stated idea: the yellow sum adjusted as one obstacle),
+// what split_fix computed before its vector form.
 SplitFix split_fix_angle_form(Vec2 sum_raw, Vec2 sum_adjusted, Vec2 u, Side preferred) {
   SplitFix out;
   const double theta = angle_of(u), mag_old = length(sum_raw), mag_new = length(sum_adjusted);
@@ -151,7 +151,7 @@ TEST(CardioidPush, DeadAheadTurnsAQuarterToThePreferredSide) {
   const CardioidPush left = cardioid_push(u, {-1, 0}, {-2, 0}, 3, Side::left);
   EXPECT_DOUBLE_EQ(right.weight, 1);
   // Right on screen (y down) is +y when facing +x: the push rotated by -90 degrees maths-wise
-  // from (-2, 0) is (0, 2); the seed's sign convention decides, and the two sides are mirrors.
+  // from (-2, 0) is (0, 2); the published sign convention decides, and the two sides are mirrors.
   EXPECT_NEAR(right.adjusted.x, 0, 1e-12);
   EXPECT_NEAR(left.adjusted.x, 0, 1e-12);
   EXPECT_NEAR(std::abs(right.adjusted.y), 2, 1e-12);
@@ -170,7 +170,8 @@ TEST(Avoidance, DeadAheadObstacleTurnsToThePreferredSide) {
 }
 
 TEST(Avoidance, CircleModeDeadAheadHasNoWayAround) {
-  // Seed 003 part 2's problem: plain anti-gravity straight against the path only slows or reverses.
+  // The problem the side fix solves: plain anti-gravity straight against the path only slows or
+  // reverses.
   AvoidanceDef def;
   def.mode = AvoidanceMode::circle;
   const Neighbour o = standing(2, {20, 0});

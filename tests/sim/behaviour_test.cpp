@@ -1,4 +1,5 @@
-// Behaviours from seeds 000 and 004, each alone, and in a world.
+// Behaviours (the attack action, flee, pursuit with intercept, switching on distance), each alone,
+// and in a world.
 #include "behaviour.hpp"
 
 #include <gtest/gtest.h>
@@ -181,8 +182,8 @@ TEST(Patrol, NeedsAPointInsideTheWorld) {
 
 TEST(React, ChasesWithinTheRadiusAndGoesHomeOtherwise) {
   Sandbox s(3000, 600);
-  // Distance is measured from the guard (seed 004: between enemy and player), so a guard that
-  // can keep up never lets go; this one is slower than the intruder.
+  // Distance is measured from the guard (as in the "Seeking and Fleeing" tutorial: between enemy
+  // and player), so a guard that can keep up never lets go; this one is slower than the intruder.
   const AgentId guard = s.add({1500, 300}, 50.0);
   const AgentId intruder = s.add({1000, 300}, 80.0);
   Behaviour react;

@@ -1,4 +1,4 @@
-// Reynolds' catalogue beyond the seeds, each held to a property that can fail: wander's speed and
+// The rest of Reynolds' catalogue, each held to a property that can fail: wander's speed and
 // turn rate are bounded and its path repeats from the same seed; a flock from random headings
 // lines up without a collision; a path is followed within its radius, point by point, round when
 // it loops; a follower keeps its place behind a moving leader and stops without overshoot; a queue

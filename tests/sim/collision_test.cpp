@@ -1,4 +1,4 @@
-// Seed 003's "Accidents Do Happen": detection, collision point, elastic response.
+// Collisions as in "Accidents Do Happen": detection, collision point, elastic response.
 #include "collision.hpp"
 
 #include <gtest/gtest.h>

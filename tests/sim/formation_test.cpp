@@ -1,4 +1,4 @@
-// Formations and seed 003's demo moves: slots, assignment, and the whole demo in a world.
+// Formations and the formation demo's moves: slots, assignment, and the whole demo in a world.
 #include "formation.hpp"
 
 #include <gtest/gtest.h>
@@ -138,7 +138,7 @@ TEST(FormationSlots, EachShapeHasItsSpacingAndCentre) {
   EXPECT_NEAR(std::abs(turned[0].y - turned[2].y), 40, 1e-9);
 }
 
-// The 32 entities of seed 003's demo, commanded through every key of it in order.
+// The 32 entities of the formation demo, commanded through every key of it in order.
 struct Demo32 {
   World world{[] {
     WorldDef d;
@@ -570,7 +570,7 @@ TEST(Formations, ARandomSwapAcrossARingSlowsWhereTheWaysMeet) {
 TEST(Formations, ARandomSwapAcrossAGridGivesWayToThoseWithFarthestToGo) {
   // Everyone to another's place across a 10 x 10 grid, 48 apart: the ways cross every which way
   // and the crowd is dense in the middle. Measured 1.26 times the ideal, no collision; with the
-  // seeds' anti-gravity 1.96 and 133 (every crossing member pushed aside again and again by the
+  // anti-gravity avoidance 1.96 and 133 (every crossing member pushed aside again and again by the
   // lattice round it).
   WorldDef def;
   def.width = def.height = 1000;

@@ -1,4 +1,4 @@
-// Seed 003's helpers: each formula alone, degenerate input included.
+// The avoidance fixes' geometry helpers: each formula alone, degenerate input included.
 #include "geometry.hpp"
 
 #include <gtest/gtest.h>
@@ -18,13 +18,13 @@ TEST(SegmentIntersection, FindsCrossingsAndRejectsMisses) {
   EXPECT_NEAR(p->x, 5, 1e-12);
   EXPECT_NEAR(p->y, 0, 1e-12);
   EXPECT_FALSE(segment_intersection({0, 0}, {10, 0}, {5, 1}, {5, 5}));  // stops short
-  EXPECT_FALSE(
-      segment_intersection({0, 0}, {10, 0}, {0, 1}, {10, 1}));  // parallel: seed divided by 0
+  // Parallel: the original code divided by 0.
+  EXPECT_FALSE(segment_intersection({0, 0}, {10, 0}, {0, 1}, {10, 1}));
   EXPECT_FALSE(segment_intersection({0, 0}, {0, 0}, {0, 0}, {0, 0}));  // degenerate
 }
 
 TEST(MirrorAbout, ReflectsAboutTheAxisEvenWhenItIsHorizontal) {
-  // The seed's mirrorVector divided by axis.vy: a horizontal path gave infinities.
+  // The published mirrorVector divided by axis.vy: a horizontal path gave infinities.
   const Vec2 m = mirror_about({1, 0}, {-2, 3});
   EXPECT_NEAR(m.x, -2, 1e-12);
   EXPECT_NEAR(m.y, -3, 1e-12);
@@ -40,7 +40,7 @@ TEST(QuarterEllipse, ZeroAtTheEndsOneInTheMiddleClampedOutside) {
   EXPECT_NEAR(quarter_ellipse(0), 0, 1e-12);
   EXPECT_NEAR(quarter_ellipse(kPi), 0, 1e-12);
   EXPECT_NEAR(quarter_ellipse(kPi / 2), 1, 1e-12);
-  EXPECT_EQ(quarter_ellipse(-1), 0);  // the seed's sqrt of a negative number
+  EXPECT_EQ(quarter_ellipse(-1), 0);  // the published code's sqrt of a negative number
   EXPECT_EQ(quarter_ellipse(7), 0);
 }
 

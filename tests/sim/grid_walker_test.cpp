@@ -1,5 +1,5 @@
-// Seed 002's "No Backtracking" walker on the seed's own map: its scores, its tie-break, its step
-// counts, and the oscillation the seed warns about.
+// The no-backtracking tile walker on the "No Backtracking" tutorial's own map: its scores, its
+// tie-break, its step counts, and the oscillation the tutorial warns about.
 #include "grid_walker.hpp"
 
 #include <gtest/gtest.h>
@@ -42,10 +42,10 @@ struct PinnedWalk {
   int moves;
 };
 
-// Every walkable tile of the seed's map but two, with the number of moves the walker takes to
-// reach it from (1, 1). Computed by running seed 002's JavaScript verbatim (its map, character
+// Every walkable tile of the tutorial's map but two, with the number of moves the walker takes to
+// reach it from (1, 1). Computed by running the tutorial's JavaScript verbatim (its map, character
 // object, getDistance and a 16 ms frame loop) under node and counting the tiles it moves
-// through: so this pins the port to the seed's own behaviour, ties and all.
+// through: so this pins the port to the tutorial's own behaviour, ties and all.
 constexpr PinnedWalk kSeedWalks[] = {
     {1, 1, 0},    {3, 1, 4},    {5, 1, 18},   {6, 1, 19},   {7, 1, 20},   {8, 1, 21},
     {9, 1, 22},   {11, 1, 34},  {12, 1, 35},  {13, 1, 36},  {14, 1, 39},  {15, 1, 36},
@@ -81,15 +81,15 @@ TEST(GridWalker, ReachesEveryPinnedTargetInTheSeedsStepCount) {
   }
 }
 
-// Seed 002: "the NPC may run madly backwards and forwards, unable to pass a confusing area of
+// The tutorial: "the NPC may run madly backwards and forwards, unable to pass a confusing area of
 // terrain". From (1, 1), targets (7, 12) and (3, 13) are reachable (A* finds paths), yet the
-// walker's state (tile and history) repeats exactly: it cycles for ever. The seed's JavaScript
-// repeats with the same start and period.
+// walker's state (tile and history) repeats exactly: it cycles for ever. The tutorial's
+// JavaScript repeats with the same start and period.
 TEST(GridWalker, OscillatesForEverOnTheSeedsMapAsTheSeedWarns) {
   const TileMap map = seed_maze();
   struct Case {
     TileCoord target;
-    std::uint64_t cycle_start, period;  // the seed's, under node
+    std::uint64_t cycle_start, period;  // the tutorial's, under node
   };
   for (const Case c : {Case{{7, 12}, 30, 76}, Case{{3, 13}, 51, 118}}) {
     PathFinder finder;
@@ -199,7 +199,7 @@ TEST(GridWalker, EachWalkerHasItsOwnHistory) {
 }
 
 TEST(GridWalker, OneTilePerMoveTimeWhateverTheTickRate) {
-  // The seed loses up to two frames at every tile; here the walker is where the clock says.
+  // The tutorial loses up to two frames at every tile; here the walker is where the clock says.
   const TileMap map = open_map(60, 3);
   WalkerSettings settings;
   settings.move_time = 0.23;

@@ -134,7 +134,7 @@ TEST(Measurement, TheFirstWindowStartsWhenTheMeasurementIsAdded) {
 // Measuring reads the world and changes none of it: the same steps with and without measurements
 // give the same state hash.
 TEST(Measurement, MeasuringChangesNothingInTheWorld) {
-  WorldDef def;  // the seeds' avoidance, a crowd
+  WorldDef def;  // anti-gravity avoidance, a crowd
   auto run = [&](bool measure) {
     World w(def);
     EXPECT_TRUE(w.apply(Spawn{300, 1, {}}).ok());

@@ -1,5 +1,6 @@
-// Shared by the pathing tests: the seed's map, random maps, and brute-force reference distances
-// written as differently from astar.cpp / flow_field.cpp as possible (BFS, Bellman-Ford).
+// Shared by the pathing tests: the no-backtracking walker's map, random maps, and brute-force
+// reference distances written as differently from astar.cpp / flow_field.cpp as possible (BFS,
+// Bellman-Ford).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@
 
 namespace herd::sim::test_util {
 
-// Seed 002's `map` array verbatim: 1 = walkable, 0 = wall (the opposite of TileMapDef::cells).
+// The "No Backtracking" tutorial's `map` array verbatim: 1 = walkable, 0 = wall (the opposite of
+// TileMapDef::cells).
 inline constexpr int kSeedMapW = 20;
 inline constexpr int kSeedMapH = 15;
 inline constexpr std::uint8_t kSeedMap[kSeedMapW * kSeedMapH] = {

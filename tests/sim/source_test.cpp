@@ -233,7 +233,7 @@ TEST(Exit, RemovesAndCountsTheAgentsThatReachIt) {
 // Agents made (by sources and commands) = agents removed (by exits and commands) + agents
 // present; each exit's count rises by exactly the agents that vanished in a step beside it.
 TEST(SourcesAndExits, SpawnedEqualsRemovedPlusPresentEveryTickAndExitCountsMatch) {
-  WorldDef def;  // the seeds' avoidance: a crowd that pushes
+  WorldDef def;  // anti-gravity avoidance: a crowd that pushes
   def.seed = 11;
   World w(def);
   AddSource left = source({20, 200}, {120, 400}, 7.5, 120);

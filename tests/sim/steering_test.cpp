@@ -1,4 +1,4 @@
-// Seek and arrive (seed 001 and its comments), one formula at a time, then in the world.
+// Seek and arrive (the seek tutorial and its comments), one formula at a time, then in the world.
 #include "steering.hpp"
 
 #include <gtest/gtest.h>

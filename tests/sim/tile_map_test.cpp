@@ -103,7 +103,7 @@ TEST(TileMapText, TheSeedMazeFileIsTheSeedsMapCellForCell) {
   for (std::int32_t y = 0; y < 15; ++y)
     for (std::int32_t x = 0; x < 20; ++x)
       EXPECT_EQ(from_file.blocked(x, y), from_seed.blocked(x, y)) << x << "," << y;
-  EXPECT_FALSE(from_file.blocked(1, 1));  // the seed's start
+  EXPECT_FALSE(from_file.blocked(1, 1));  // the tutorial's start
   EXPECT_TRUE(from_file.blocked(2, 1));
 }
 

@@ -1,4 +1,4 @@
-// Tile maps in the world: the seed's walker, A* and flow-field agents, walls, refusals.
+// Tile maps in the world: the no-backtracking walker, A* and flow-field agents, walls, refusals.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -92,7 +92,7 @@ TEST(WorldPathing, TheSeedsWalkerTakesItsPinnedStepsThroughTheWorld) {
     if (m.agent(w).state == MoveState::arrived) arrived_tick = t;
   }
   const PathState& p = m.world.paths()[m.index(w)];
-  EXPECT_EQ(p.walker.moves, 41u) << "the seed's own step count from (1,1) to (18,13)";
+  EXPECT_EQ(p.walker.moves, 41u) << "the tutorial's own step count from (1,1) to (18,13)";
   ASSERT_GT(arrived_tick, 0);
   EXPECT_NEAR(arrived_tick / 60.0, 41 * 0.23, 1.5 / 60) << "one tile per 230 ms of world time";
   EXPECT_EQ(m.agent(w).position, m.world.map()->tile_centre({18, 13}));

@@ -1,6 +1,6 @@
 // herd::sim A* — cheapest tile paths on a TileMap, and string pulling to smooth them.
 //
-// Beside seed 002's walker, a real pathfinder on the same map. Moves
+// Beside the no-backtracking walker, a real pathfinder on the same map. Moves
 // and costs are grid_graph.hpp's (4- or 8-neighbour, no corner cutting, diagonal sqrt(2)).
 #pragma once
 
@@ -82,7 +82,8 @@ class PathFinder {
   bool running_ = false;
 };
 
-// The tile centres of a path, in world units (the seed's walker walks centre to centre too).
+// The tile centres of a path, in world units (the no-backtracking walker walks centre to centre
+// too).
 void path_points(const TileMap& map, std::span<const TileCoord> tiles, std::vector<Vec2>& out);
 
 // String pulling: from each kept point, jump to the farthest following point reachable in a

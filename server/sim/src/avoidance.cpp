@@ -1,4 +1,4 @@
-// The avoidance pipeline of seeds 000 and 003 (avoidance.hpp) and its batch kernel, in one unit
+// The anti-gravity avoidance pipeline (avoidance.hpp) and its batch kernel, in one unit
 // past 400 lines on purpose: this file alone is compiled with -fno-trapping-math (CMakeLists.txt),
 // which lets the kernel's branch-free loop run in vector registers.
 #include "avoidance.hpp"
@@ -15,7 +15,8 @@ namespace {
 
 constexpr double kDeadAhead =
     1e-9;  // |pi - |delta|| below this: exactly opposed, use the preferred side
-constexpr double kMovingSpeed = 1e-3;  // units/s: slower obstacles count as standing still (part 4)
+// units/s: slower obstacles count as standing still (for the crossing fix)
+constexpr double kMovingSpeed = 1e-3;
 
 // +1 turns a push towards the agent's right (on screen), -1 towards its left.
 double side_sign(Side s) { return s == Side::right ? 1.0 : -1.0; }
@@ -26,8 +27,8 @@ Vec2 heading_of(Vec2 velocity) {
                                                                  : Vec2{};
 }
 
-// The sign of an angle, with the exactly-opposed case decided by the preferred side (the seed's
-// |delta|/delta gave +1 or -1 there depending on rounding).
+// The sign of an angle, with the exactly-opposed case decided by the preferred side (the published
+// code's |delta|/delta gave +1 or -1 there depending on rounding).
 double sign_of(double delta, Side preferred) {
   if (std::abs(kPi - std::abs(delta)) < kDeadAhead) return side_sign(preferred);
   return delta > 0 ? 1.0 : -1.0;
@@ -44,11 +45,11 @@ struct Push {
 // ellipse of |delta2| is 1 - sqrt(1 - v^2) with v = beta / 90 degrees. The batch kernel below
 // repeats these lines exactly.
 //
-// The side, once chosen, is kept (seed 003 part 3: choose one side, once): for an obstacle that
-// the straight path along u still meets (`in_path`), the side is the one the agent's `heading`
-// (its unit velocity; zero at rest) already passes it on. Without that, an agent that has turned
-// right sees its goal, and so u, swing back past the obstacle's centre, turns left, and meets the
-// obstacle head on. Dead ahead of the heading too, the preferred side.
+// The side, once chosen, is kept (as the split fix's write-up says: choose one side, once): for an
+// obstacle that the straight path along u still meets (`in_path`), the side is the one the agent's
+// `heading` (its unit velocity; zero at rest) already passes it on. Without that, an agent that
+// has turned right sees its goal, and so u, swing back past the obstacle's centre, turns left, and
+// meets the obstacle head on. Dead ahead of the heading too, the preferred side.
 double turn_sign(double side, double beta, double heading_side, bool in_path,
                  double preferred_sign) {
   const double geometric = kPi / 2 - beta < kDeadAhead ? preferred_sign : (side > 0 ? 1.0 : -1.0);
@@ -89,7 +90,8 @@ Push obstacle_push(const AvoidanceDef& def, const Self& s, const Neighbour& o) {
   double d = length(away);
   Vec2 away_unit = d > 1e-12 ? away * (1.0 / d) : Vec2{};
   if (d < 1e-3 * radius_sum) {
-    // Coincident centres (the seed divided by zero): push towards the preferred side of the path.
+    // Coincident centres (the published code divided by zero): push towards the preferred side
+    // of the path.
     away_unit = Vec2{-u.y, u.x} * side_sign(def.preferred_side);  // u turned by +-90 degrees
     d = 1e-3 * radius_sum;
   }
@@ -103,9 +105,9 @@ Push obstacle_push(const AvoidanceDef& def, const Self& s, const Neighbour& o) {
   return {raw, c.adjusted, c.weight};
 }
 
-// Part 1's remark in part 4: "if we have no chance of catching the obstacle we are following, we
-// might as well ignore its anti-gravity": it is ahead, moving away, along our path at least as
-// fast as we want to go.
+// A remark of the anti-gravity write-up, recalled with the crossing fix: "if we have no chance of
+// catching the obstacle we are following, we might as well ignore its anti-gravity": it is ahead,
+// moving away, along our path at least as fast as we want to go.
 bool cannot_catch(const Self& s, const Neighbour& o) {
   const Vec2 to_o = o.position - s.mover.position;
   if (dot(to_o, s.u) <= 0) return false;                            // not ahead
@@ -113,7 +115,7 @@ bool cannot_catch(const Self& s, const Neighbour& o) {
   return dot(o.velocity, s.u) >= s.desired_speed;
 }
 
-// Part 4 for one moving obstacle: may scale or mirror the push. Returns true when it looked.
+// The crossing fix for one moving obstacle: may scale or mirror the push; true when it looked.
 bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Push& p,
                   PushTrace* t) {
   const Mover& self = s.mover;
@@ -124,8 +126,8 @@ bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Pu
       length_squared(o.velocity) < kMovingSpeed * kMovingSpeed)
     return false;
   const Vec2 to_o = o.position - self.position;
-  // Seed: d40 = |vel| * 40 frames + w/2; react only to what is close ahead (|delta| < 90 degrees,
-  // the angle from u to the obstacle: a positive dot product).
+  // The crossing fix: d40 = |vel| * 40 frames + w/2; react only to what is close ahead
+  // (|delta| < 90 degrees, the angle from u to the obstacle: a positive dot product).
   const double d40 = speed1 * def.crossing_activation + self.radius;
   if (!(dot(to_o, u) > 0 && length_squared(to_o) < d40 * d40)) return false;
   const double speed2 = length(o.velocity);
@@ -166,8 +168,8 @@ bool crossing_fix(const AvoidanceDef& def, const Self& s, const Neighbour& o, Pu
   if (t2 > t1 || t1 < kSeedFrame) return true;  // we get there first (or are all but across)
   const double ratio = t2 / t1;
   double ratio2 = 3;
-  // The seed tested t2 - t1 > 50 frames, which can never hold here (t2 <= t1): the intent is that
-  // an obstacle reaching the crossing much earlier than us needs less of a detour.
+  // The published code tested t2 - t1 > 50 frames, which can never hold here (t2 <= t1): the
+  // intent is that an obstacle reaching the crossing much earlier than us needs less of a detour.
   if (t1 - t2 > 50 * kSeedFrame) ratio2 *= 1 - ((t1 - t2) - 50 * kSeedFrame) / (50 * kSeedFrame);
   ratio2 = std::max(ratio2, 0.0);
   if (t1 > 80 * kSeedFrame) ratio2 *= std::max(0.0, (120 * kSeedFrame - t1) / (40 * kSeedFrame));
@@ -234,26 +236,26 @@ double adjusted_push_angle(double raw_angle, double delta2, double weight, Side 
 
 namespace {
 
-// The seed's code for A (part 3), with its commented-out squaring line restored.
+// The published split-fix code for A, with its commented-out squaring line restored.
 Vec2 seed_green(Vec2 sum_raw, double mag_old, double mag_new, double theta, Side preferred) {
   const double ratio = 1 - mag_new / mag_old;
   const double new_theta = -ratio * (1 / (mag_new + 1)) * (kPi / 2);
   const double delta = wrap_angle(angle_of(sum_raw) - theta);
-  double side = 0;  // the seed's axxx: 0 unless the yellow points backwards, then a squared ramp
+  double side = 0;  // the published axxx: 0 unless the yellow points backwards, then a squared ramp
   if (std::abs(delta) > kPi / 2) {
     const double linear = (std::abs(delta) - kPi / 2) / (kPi / 2);
-    // The seed's "square and give it a sign" line was commented out by a stray '/': the typo it
+    // The published "square and give it a sign" line was commented out by a stray '/': the typo it
     // mentions. Restored here.
     side = linear * linear * sign_of(delta, preferred);
   }
   return rotate(sum_raw, new_theta * side) * (ratio * (1 / (mag_new + 1)) * std::abs(side));
 }
 
-// The text's idea for A: the yellow sum adjusted as if it were one obstacle (part 2's rotation,
-// with that obstacle's cardioid weight), counted in proportion to how much the adjusted pushes
-// cancelled each other (1 - |B|/|Y|: 0 for a lone obstacle, whose B already is its adjustment).
-// In vector form, as cardioid_push: the same to rounding as the angles (raw angle, delta1 =
-// raw angle - pi - theta, delta2 = raw angle - theta; tests/sim/avoidance_test.cpp).
+// The stated idea for A: the yellow sum adjusted as if it were one obstacle (the side fix's
+// rotation, with that obstacle's cardioid weight), counted in proportion to how much the adjusted
+// pushes cancelled each other (1 - |B|/|Y|: 0 for a lone obstacle, whose B already is its
+// adjustment). In vector form, as cardioid_push: the same to rounding as the angles (raw angle,
+// delta1 = raw angle - pi - theta, delta2 = raw angle - theta; tests/sim/avoidance_test.cpp).
 Vec2 summed_obstacle_green(Vec2 sum_raw, double mag_old, double mag_new, Vec2 u, Side preferred,
                            double exponent) {
   const Vec2 away = sum_raw * (1.0 / mag_old);

@@ -1,17 +1,18 @@
-// herd::sim avoidance: the "anti-gravity" pipeline of seeds 000 and 003, every part.
+// herd::sim avoidance: the "anti-gravity" pipeline, every part: the push and its cardioid
+// weighting, the side fix, the crossing fix and the split fix (docs/simulation.md, Avoidance).
 //
 // For an agent moving in direction u (angle theta) and each obstacle within reach:
-//   1. raw push (red, seed 000): away from the obstacle, magnitude k (r1+r2)^2 / d^2;
-//   2. cardioid weight (seed 000): r = ((1 + cos delta)/2)^e, delta = angle to obstacle - theta,
+//   1. raw push (red): away from the obstacle, magnitude k (r1+r2)^2 / d^2;
+//   2. cardioid weight: r = ((1 + cos delta)/2)^e, delta = angle to obstacle - theta,
 //      so obstacles behind stop pushing;
-//   3. left or right (seed 003 part 2): the push rotated up to 90 degrees towards a side, scaled by
+//   3. the side fix: the push rotated up to 90 degrees towards a side, scaled by
 //      the inverted quarter ellipse of its angle to the path (adjusted push, blue);
-//   4. crossing paths (part 4): for a moving obstacle close ahead, look-ahead segments of both
-//      paths; whoever reaches the crossing first keeps going, the other mirrors its push about its
+//   4. the crossing fix: for a moving obstacle close ahead, look-ahead segments of both paths;
+//      whoever reaches the crossing first keeps going, the other mirrors its push about its
 //      desired path, eased out near the crossing; without a crossing the push is scaled by how
 //      head-on they move;
-//   5. symmetric split (part 3): the sum of raw pushes (yellow) rotated towards a side when it
-//      points backwards (green, A), plus the sum of adjusted pushes (B) scaled by igFac;
+//   5. the split fix (a symmetric split): the sum of raw pushes (yellow) rotated towards a side
+//      when it points backwards (green, A), plus the sum of adjusted pushes (B) scaled by igFac;
 //   6. direction = normalise(u + A + igFac * B).
 // `circle` mode is plain anti-gravity (u + sum of raw pushes), `none` leaves u alone, so the
 // difference can be seen and measured. Angles are measured in world axes; with y growing
@@ -122,10 +123,11 @@ void combine_batch(const AvoidanceDef& def, SumsBatch& sums);
 // the processor or the compiler lacks it. Not thread-safe: call it between steps.
 bool use_avoidance_kernel(std::string_view name);
 
-// Seed 000: k (r1+r2)^2 / d^2, with d kept above 0.1% of r1+r2 (coincident centres: no infinity).
+// The anti-gravity push: k (r1+r2)^2 / d^2, with d kept above 0.1% of r1+r2 (coincident
+// centres: no infinity).
 double antigravity_magnitude(double personal_space, double radius_sum, double distance);
 
-// Seed 000: ((1 + cos delta)/2)^exponent; 1 straight ahead, 0 straight behind.
+// The cardioid weighting: ((1 + cos delta)/2)^exponent; 1 straight ahead, 0 straight behind.
 double cardioid_weight(double delta, double exponent);
 
 // Distance beyond which a push is below push_epsilon, for a pair with this radius sum: the radius
@@ -135,7 +137,7 @@ inline double push_cutoff(const AvoidanceDef& def, double radius_sum) {
   return radius_sum * push_cutoff_scale(def);
 }
 
-// Seed 003 part 2: the angle of the adjusted (blue) push, from the raw push's angle, its angle to
+// The side fix: the angle of the adjusted (blue) push, from the raw push's angle, its angle to
 // the path (delta2 = vTheta - theta) and the cardioid weight r.
 double adjusted_push_angle(double raw_angle, double delta2, double weight, Side preferred);
 
@@ -153,8 +155,8 @@ struct CardioidPush {
 CardioidPush cardioid_push(Vec2 u, Vec2 away, Vec2 raw, double exponent, Side preferred,
                            Vec2 heading = {}, bool in_path = false);
 
-// Seed 003 part 3: from the sums of raw and adjusted pushes and the unit desired direction u
-// (the seed's theta is its angle), the green vector A and igFac.
+// The split fix: from the sums of raw and adjusted pushes and the unit desired direction u
+// (the published code's theta is its angle), the green vector A and igFac.
 struct SplitFix {
   Vec2 green;
   double ig_factor = 0;

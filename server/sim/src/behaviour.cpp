@@ -34,7 +34,7 @@ Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
   const double distance = std::max(0.0, centre_distance - contact);
   if (distance <= 0) return clamp_length(target_velocity, max_speed);  // caught: keep pace
   const double closing = length(target_velocity - velocity);
-  if (closing < 1e-9)  // seed 004: "If sngMagDiff <> 0 ... Else" face the target
+  if (closing < 1e-9)  // the intercept's "If sngMagDiff <> 0 ... Else": face the target
     return clamp_length(
         target_velocity + towards * std::min(max_speed, stopping_speed(distance, max_accel, dt)),
         max_speed);
@@ -70,7 +70,7 @@ bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_g
   Behaviour& b = self.behaviour;
   const Phase before = b.phase;
   if (b.kind == BehaviourKind::attack) {
-    // Seed 000: go, body-slam, go home. An enemy that no longer exists ends the attack too.
+    // The attack action: go, body-slam, go home. An enemy that no longer exists ends it too.
     if (b.phase == Phase::approach && (hit_subject || !subject))
       b.phase = Phase::retreat;
     else if (b.phase == Phase::retreat && at_goal)

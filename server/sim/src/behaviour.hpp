@@ -13,21 +13,21 @@ namespace herd::sim {
 // or it no longer exists. `dt` is the world's tick.
 Desire desire(const Agent& self, const Agent* subject, double dt);
 
-// Seed 004: flee is seek's opposite: away from `from` at max speed. Zero distance flees along +x
+// Flee is seek's opposite: away from `from` at max speed. Zero distance flees along +x
 // (deterministic) rather than dividing by zero.
 Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed);
 
-// Seed 004's intercept: thrust = velocity difference (target - self) + a vector towards the target
-// of length accel * time-to-intercept, where time-to-intercept = distance / |velocity difference|
-// (the seed's "distance divided by the velocity difference, times the acceleration"). As a desired
-// velocity that is self.v + thrust = target.v + towards * accel * T: match the target's velocity
-// (so there is no overshoot) and close the distance. With no velocity difference the seed faces
-// the target; here that is seek. Limited to max_speed.
-// Two fixes, so that it "does not overshoot" as the seed intends: the closing speed is also kept
-// below the speed from which the pursuer can still brake to the target's velocity within the gap
-// (arrive, in the target's frame: the seed's accel * T grows without bound as the velocity
+// Pursuit with intercept: thrust = velocity difference (target - self) + a vector towards the
+// target of length accel * time-to-intercept, where time-to-intercept = distance / |velocity
+// difference| (the "Seeking and Fleeing" tutorial's "distance divided by the velocity difference,
+// times the acceleration"). As a desired velocity that is self.v + thrust = target.v + towards *
+// accel * T: match the target's velocity (so there is no overshoot) and close the distance. With no
+// velocity difference the tutorial faces the target; here that is seek. Limited to max_speed.
+// Two fixes, so that it "does not overshoot" as the tutorial intends: the closing speed is also
+// kept below the speed from which the pursuer can still brake to the target's velocity within the
+// gap (arrive, in the target's frame: the tutorial's accel * T grows without bound as the velocity
 // difference vanishes, so a pursuer that had just bounced off charged again at full speed); and
-// `contact` is the distance at which the chase is over: the seed's ships are points (0), agents
+// `contact` is the distance at which the chase is over: the tutorial's ships are points (0), agents
 // have radii, so pursue closes to touching (r1 + r2) and then keeps pace. Attack passes 0.
 Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
                              Vec2 target_velocity, double max_accel, double max_speed, double dt,

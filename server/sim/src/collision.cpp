@@ -12,7 +12,7 @@ Vec2 elastic_velocity_change(Vec2 p1, Vec2 v1, double m1, Vec2 p2, Vec2 v2, doub
   const Vec2 dist = p2 - p1;
   const double dist_sq = length_squared(dist);
   if (dist_sq < 1e-24) return {};
-  const double approach = -dot(dist, v2 - v1);  // the seed's dotProduct: > 0 when closing
+  const double approach = -dot(dist, v2 - v1);  // the write-up's dotProduct: > 0 when closing
   if (approach <= 0) return {};
   const Vec2 collision = dist * (approach / dist_sq);  // relative velocity along the centres
   return collision * (-2.0 * m2 / (m1 + m2));

@@ -1,4 +1,5 @@
-// herd::sim collisions, from seed 003 "Accidents Do Happen".
+// herd::sim collisions: touching circles, collision point, elastic response, in the steps of
+// "Accidents Do Happen".
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,8 @@ inline bool circles_touch(Vec2 p1, double r1, Vec2 p2, double r2) {
 Vec2 collision_point(Vec2 p1, double r1, Vec2 p2, double r2);
 
 // Step 3: the elastic response: body 1's change of velocity, -2 m2/(m1+m2) times the relative
-// velocity projected on the line of centres; zero when they are already separating (the seed's
-// dotProduct > 0 test) or the centres coincide (no line of centres: the seed divided by zero).
+// velocity projected on the line of centres; zero when they are already separating (the write-up's
+// dotProduct > 0 test) or the centres coincide (no line of centres: its code divided by zero).
 Vec2 elastic_velocity_change(Vec2 p1, Vec2 v1, double m1, Vec2 p2, Vec2 v2, double m2);
 
 // The same against an immovable body (m2 -> infinity): the approaching normal component reflected.

@@ -1,10 +1,10 @@
 // herd::sim::FlowField — one Dijkstra from a goal tile, shared by every agent going there.
 //
-// Seed 000's "vector field" steers each agent by a direction computed where it stands; here the
-// field is computed for walls, once per goal: the cheapest cost to the goal from every tile (the
-// same moves and costs as A*, grid_graph.hpp) and, per tile, the step towards the cheapest
-// neighbour. Hundreds of agents then read their direction in O(1) instead of running hundreds of
-// A* searches.
+// The anti-gravity write-up's "vector field" steers each agent by a direction computed where it
+// stands; here the field is computed for walls, once per goal: the cheapest cost to the goal from
+// every tile (the same moves and costs as A*, grid_graph.hpp) and, per tile, the step towards the
+// cheapest neighbour. Hundreds of agents then read their direction in O(1) instead of running
+// hundreds of A* searches.
 #pragma once
 
 #include <cstdint>

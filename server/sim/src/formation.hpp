@@ -1,4 +1,4 @@
-// herd::sim formations' geometry: where the slots of a shape are (seed 003's demo: R circle, G
+// herd::sim formations' geometry: where the slots of a shape are (the formation demo: R circle, G
 // blocks, P lines; and a wedge), before any agent is assigned to them, and the ways a crossing
 // move's members take round its centre.
 #pragma once

@@ -1,5 +1,5 @@
-// herd::sim geometry helpers the seeds' formulas are written in: angles, segment intersection,
-// mirroring. Each names the seed and step it comes from; none yields NaN for degenerate input.
+// herd::sim geometry helpers the avoidance formulas are written in: angles, segment intersection,
+// mirroring. Each names the idea and step it comes from; none yields NaN for degenerate input.
 #pragma once
 
 #include <cmath>
@@ -12,7 +12,7 @@ namespace herd::sim {
 
 inline constexpr double kPi = std::numbers::pi;
 
-// An angle brought into [-pi, pi] (seed 000: "invert if more than 180 deg").
+// An angle brought into [-pi, pi] (the anti-gravity push's "invert if more than 180 deg").
 inline double wrap_angle(double a) {
   if (a > kPi) a -= 2 * kPi;
   if (a < -kPi) a += 2 * kPi;
@@ -32,18 +32,20 @@ inline Vec2 rotate(Vec2 v, double a) {
 
 constexpr double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
 
-// Seed 003 part 4, pathIntersect: where segment a0-a1 meets segment b0-b1, if they do.
-// Parallel or degenerate segments (zero denominator) do not intersect: the seed divided by zero.
+// The crossing fix's pathIntersect: where segment a0-a1 meets segment b0-b1, if they do.
+// Parallel or degenerate segments (zero denominator) do not intersect: the published code divided
+// by zero.
 std::optional<Vec2> segment_intersection(Vec2 a0, Vec2 a1, Vec2 b0, Vec2 b1);
 
-// Seed 003 part 4, mirrorVector: m reflected about the line along axis. The seed solved two line
-// equations and divided by axis.vy, so a horizontal path gave infinities; the reflection
-// 2 (m.u) u - m with u = axis/|axis| is the same result without the singularity. A zero axis
-// leaves m unchanged.
+// The crossing fix's mirrorVector: m reflected about the line along axis. The published code
+// solved two line equations and divided by axis.vy, so a horizontal path gave infinities; the
+// reflection 2 (m.u) u - m with u = axis/|axis| is the same result without the singularity. A zero
+// axis leaves m unchanged.
 Vec2 mirror_about(Vec2 axis, Vec2 m);
 
-// Seed 003 parts 2 and 3: the quarter ellipse sqrt(1 - ((2x - pi)/pi)^2) for x in [0, pi]:
-// 0 at 0 and pi, 1 at pi/2. Arguments outside are clamped (the seed could take sqrt of < 0).
+// The side and split fixes' quarter ellipse: sqrt(1 - ((2x - pi)/pi)^2) for x in [0, pi]:
+// 0 at 0 and pi, 1 at pi/2. Arguments outside are clamped (the published code could take sqrt of
+// < 0).
 double quarter_ellipse(double x);
 
 }  // namespace herd::sim

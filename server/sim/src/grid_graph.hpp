@@ -26,8 +26,9 @@ struct GridStep {
   double cost;  // tiles
 };
 
-// Fixed order (straight steps first, in seed 002's order, then the diagonals): every tie between
-// equally good moves is broken by it, so results never depend on the standard library.
+// Fixed order (straight steps first, in the no-backtracking walker's order, then the diagonals):
+// every tie between equally good moves is broken by it, so results never depend on the standard
+// library.
 inline constexpr GridStep kGridSteps[8] = {{-1, 0, 1.0},
                                            {1, 0, 1.0},
                                            {0, -1, 1.0},

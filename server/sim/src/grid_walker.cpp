@@ -4,26 +4,28 @@
 #include <cassert>
 #include <cmath>
 
-// Where this differs from seed 002's code, and why (the idea is kept whole):
-//  1. Time. The seed notices an arrival in the first frame after it (t - departed >= moveSpeed),
-//     snaps to the tile, and chooses the next tile only in the frame after that, departing at
-//     that frame's time: every tile takes 230 ms plus up to two frames, so the walker's speed
-//     depends on the frame rate. Here a move that ends at time T starts the next at T exactly,
-//     in the same call, so the speed is one tile per move_time whatever the tick rate.
-//  2. Targets. The seed's setTarget accepts any tile (only its click handler filtered out walls);
-//     a blocked or off-map target makes the walker wander forever. walker_set_target refuses it.
-//  3. Dead ends. With no free neighbour the seed silently does nothing; here the status says
+// Where this differs from the tutorial's code, and why (the idea is kept whole):
+//  1. Time. The tutorial notices an arrival in the first frame after it
+//     (t - departed >= moveSpeed), snaps to the tile, and chooses the next tile only in the frame
+//     after that, departing at that frame's time: every tile takes 230 ms plus up to two frames,
+//     so the walker's speed depends on the frame rate. Here a move that ends at time T starts the
+//     next at T exactly, in the same call, so the speed is one tile per move_time whatever the
+//     tick rate.
+//  2. Targets. The tutorial's setTarget accepts any tile (only its click handler filtered out
+//     walls); a blocked or off-map target makes the walker wander forever. walker_set_target
+//     refuses it.
+//  3. Dead ends. With no free neighbour the tutorial silently does nothing; here the status says
 //     `stuck`, so a server can report it instead of stalling silently.
-//  4. The seed's `for (h in this.history)` iterates string keys and relies on `h*10` coercing
+//  4. The tutorial's `for (h in this.history)` iterates string keys and relies on `h*10` coercing
 //     them to numbers; here h is an integer index, with the same value (0 = oldest).
 
 namespace herd::sim {
 namespace {
 
-// The seed's push order: left, right, up, down (y grows downwards, so "up" is y - 1).
+// The tutorial's push order: left, right, up, down (y grows downwards, so "up" is y - 1).
 constexpr TileCoord kSteps[4] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
 
-// The seed's getDistance: Euclidean distance between tile coordinates.
+// The tutorial's getDistance: Euclidean distance between tile coordinates.
 double tile_distance(TileCoord a, TileCoord b) {
   const double dx = static_cast<double>(a.x) - b.x;
   const double dy = static_cast<double>(a.y) - b.y;
@@ -31,7 +33,7 @@ double tile_distance(TileCoord a, TileCoord b) {
 }
 
 void push_history(WalkerState& walker, TileCoord tile, std::uint32_t max_history) {
-  // The seed pushes, then shifts one entry when the list is longer than maxHistory.
+  // The tutorial pushes, then shifts one entry when the list is longer than maxHistory.
   walker.history.push_back(tile);
   if (walker.history.size() > max_history) walker.history.erase(walker.history.begin());
 }
@@ -60,7 +62,7 @@ void walker_place(WalkerState& walker, TileCoord tile) {
 WalkerTargetError walker_set_target(WalkerState& walker, const TileMap& map, TileCoord target) {
   if (!map.in_bounds(target)) return WalkerTargetError::out_of_bounds;
   if (map.blocked(target)) return WalkerTargetError::blocked;
-  // Seed 002: "when we give the character a new target, we must remember to clear the history!"
+  // The tutorial: "when we give the character a new target, we must remember to clear the history!"
   walker.history.clear();
   walker.target = target;
   if (walker.from == walker.to && walker.from != target) walker.status = WalkerStatus::moving;
@@ -68,9 +70,9 @@ WalkerTargetError walker_set_target(WalkerState& walker, const TileMap& map, Til
 }
 
 double walker_score(const WalkerState& walker, TileCoord neighbour) {
-  // Seed 002: n[i][2] = getDistance(...); then n[i][2] + 10 + (h*10) for every history entry h
-  // equal to the tile, summed left to right in the seed's order so that equal scores (and hence
-  // the tie-break) come out bit for bit as in the seed.
+  // The tutorial: n[i][2] = getDistance(...); then n[i][2] + 10 + (h*10) for every history entry
+  // h equal to the tile, summed left to right in the tutorial's order so that equal scores (and
+  // hence the tie-break) come out bit for bit as in the tutorial.
   double score = tile_distance(walker.target, neighbour);
   for (std::size_t h = 0; h < walker.history.size(); ++h) {
     if (walker.history[h] == neighbour) score = score + 10.0 + static_cast<double>(h) * 10.0;
@@ -83,9 +85,9 @@ std::optional<TileCoord> walker_choose_next(const WalkerState& walker, const Til
   double best_score = 0.0;
   for (const TileCoord step : kSteps) {
     const TileCoord n{walker.from.x + step.x, walker.from.y + step.y};
-    if (map.blocked(n)) continue;  // out of bounds counts as blocked, as in the seed's checks
+    if (map.blocked(n)) continue;  // out of bounds counts as blocked, as in the tutorial's checks
     const double score = walker_score(walker, n);
-    // Strictly lower only: among equal scores the first pushed wins, as after the seed's
+    // Strictly lower only: among equal scores the first pushed wins, as after the tutorial's
     // n.sort((a, b) => a[2] - b[2]) with a stable sort (ES2019 requires sort to be stable).
     if (!best || score < best_score) {
       best = n;
@@ -109,7 +111,7 @@ WalkerStatus walker_advance(WalkerState& walker, const TileMap& map, const Walke
       const double arrival =
           walker.chain_start + static_cast<double>(walker.chain_moves + 1) * settings.move_time;
       if (now < arrival) return walker.status = WalkerStatus::moving;
-      walker.from = walker.to;  // the seed's setPos(to)
+      walker.from = walker.to;  // the tutorial's setPos(to)
       ++walker.chain_moves;
     }
     if (walker.from == walker.target) return walker.status = WalkerStatus::arrived;

@@ -309,7 +309,8 @@ void PathService::plan(const Tick& t) {
     const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, d);
     const bool stale = p.planned_for != goal_tile || p.planned_revision != t.map_version;
     if (a.pathing == Pathing::no_backtrack) {
-      // Seed 002's walker moves the agent itself, tile by tile (see stage_walls); no steering.
+      // The no-backtracking walker moves the agent itself, tile by tile (see stage_walls); no
+      // steering.
       if (!p.walker_placed) {
         walker_place(p.walker, here);
         p.walker_placed = true;

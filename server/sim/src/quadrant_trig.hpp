@@ -1,7 +1,7 @@
 // herd::sim quadrant trigonometry — the angle and the rotation avoidance needs per neighbour, in
 // plain arithmetic.
 //
-// Seed 003 part 2 needs, per neighbour in front, the angle between the path and the push (an
+// The side fix needs, per neighbour in front, the angle between the path and the push (an
 // atan2) and a rotation by a turn computed from it (a sine and a cosine). Both arguments lie in
 // one quadrant, so these need no range reduction: a few multiplications, divisions and selects,
 // inlined, with no branch on the data. That lets the batch form of avoidance (avoidance.hpp) run

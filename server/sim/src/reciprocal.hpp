@@ -3,7 +3,7 @@
 // crowd engines use for agents that cross one another in numbers. Each neighbour on a collision
 // course within the time horizon forbids a half-plane of velocities; the agent takes the allowed
 // velocity nearest its preferred one. Neighbours not on a collision course forbid nothing, so
-// nothing pushes an agent off its way unless it would touch: what the seeds' anti-gravity cannot
+// nothing pushes an agent off its way unless it would touch: what anti-gravity avoidance cannot
 // give a crowd crossing itself.
 #pragma once
 

@@ -6,7 +6,7 @@
 namespace herd::sim {
 
 Vec2 seek_desired_velocity(Vec2 position, Vec2 target, double max_speed) {
-  // Seed 001 step 1: target - position; step 2: normalise; step 3: scale to max speed.
+  // Seek's step 1: target - position; step 2: normalise; step 3: scale to max speed.
   return normalized_or_zero(target - position) * max_speed;
 }
 
@@ -49,8 +49,8 @@ Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, do
 }
 
 Vec2 steer_towards(Vec2 velocity, Vec2 desired, const AgentDef& def, double dt) {
-  // Seed 001 steps 4-5: the steering vector is the velocity change wanted this frame,
-  // desired - velocity, limited by what max_force can do to this mass in one tick (the seed's
+  // Seek's steps 4-5: the steering vector is the velocity change wanted this frame,
+  // desired - velocity, limited by what max_force can do to this mass in one tick (the tutorial's
   // per-frame MAX_STEER is max_force * dt / mass with dt = 1 frame and mass 1).
   const Vec2 steering = clamp_length(desired - velocity, def.max_force / def.mass * dt);
   // Steps 6-7.

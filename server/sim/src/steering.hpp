@@ -1,4 +1,4 @@
-// herd::sim steering: the per-agent formulas of the seeds, each a pure function.
+// herd::sim steering: the per-agent formulas of seek, arrive and steering, each a pure function.
 #pragma once
 
 #include "herd/sim/agent.hpp"
@@ -6,8 +6,9 @@
 
 namespace herd::sim {
 
-// Seed 001, steps 1-3: the desired velocity points from the agent to the target at max speed.
-// Zero when the agent is on the target (the seed would normalise a zero vector and divide by 0).
+// Seek's steps 1-3 (of the seek tutorial's seven): the desired velocity points from the agent to
+// the target at max speed. Zero when the agent is on the target (the tutorial would normalise a
+// zero vector and divide by 0).
 Vec2 seek_desired_velocity(Vec2 position, Vec2 target, double max_speed);
 
 // The fastest speed an agent may move at this tick and still stop within `distance`, braking by
@@ -15,8 +16,8 @@ Vec2 seek_desired_velocity(Vec2 position, Vec2 target, double max_speed);
 // Moving at v = (n + f)*b this tick and braking after covers dt*b*(n(n+1)/2 + f(n+1)), so with
 // u = distance/(dt*b): n is the largest integer with n(n+1)/2 <= u, f = (u - n(n+1)/2)/(n+1).
 // The profile is exact and self-consistent: braking by exactly b keeps an agent on it. This is
-// what lets arrive stop without overshooting (the "stability problems" a reader of seed 001
-// reports with arrival); for distance < b*dt it is distance/dt, landing on the target.
+// what lets arrive stop without overshooting (the "stability problems" a reader of the seek
+// tutorial reports with arrival); for distance < b*dt it is distance/dt, landing on the target.
 double stopping_speed(double distance, double max_accel, double dt);
 
 // The distance over which arrive slows down: def.slow_radius when set, else max_speed² over the
@@ -25,13 +26,13 @@ double stopping_speed(double distance, double max_accel, double dt);
 // defaults, 120 units/s and 400 units/s²). 0 when it cannot brake (no force).
 double slow_radius_of(const AgentDef& def);
 
-// Arrival (asked for in the comments of seed 001): seek, but the desired speed falls off at
-// constant deceleration inside slow_radius and is never more than the agent can brake from
+// Arrival (asked for in the comments on the seek tutorial): seek, but the desired speed falls off
+// at constant deceleration inside slow_radius and is never more than the agent can brake from
 // (stopping_speed), which also never covers more than the remaining distance in one tick. Zero at
 // the target.
 Vec2 arrive_desired_velocity(Vec2 position, Vec2 target, const AgentDef& def, double dt);
 
-// Seed 001, steps 4-7: steering = desired - velocity, limited to the change max_force can make
+// Seek's steps 4-7: steering = desired - velocity, limited to the change max_force can make
 // to this mass in dt; the new velocity is limited to max_speed. Returns the new velocity after dt.
 Vec2 steer_towards(Vec2 velocity, Vec2 desired, const AgentDef& def, double dt);
 

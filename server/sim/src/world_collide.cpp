@@ -1,7 +1,7 @@
-// The World's collision stage (seed 003, "Accidents Do Happen"): detect touching circles through
-// the grid, answer with the elastic response computed for every pair before any is applied (the
-// seed's "return the new vector to change after all collisions have been detected"), then remove
-// what overlap is left so agents never stay inside each other or inside obstacles.
+// The World's collision stage (collisions as in "Accidents Do Happen"): detect touching circles
+// through the grid, answer with the elastic response computed for every pair before any is applied
+// (the write-up's "return the new vector to change after all collisions have been detected"), then
+// remove what overlap is left so agents never stay inside each other or inside obstacles.
 #include <algorithm>
 #include <cmath>
 
@@ -17,7 +17,7 @@ Vec2 separation_normal(const Agent& a, const Agent& b) {
   return a.id < b.id ? Vec2{-1, 0} : Vec2{1, 0};
 }
 
-// Seed 002's walkers move on rails: to everyone else they are as immovable as an obstacle.
+// No-backtracking walkers move on rails: to everyone else they are as immovable as an obstacle.
 bool immovable(const Agent& a, bool has_map) {
   return has_map && a.pathing == Pathing::no_backtrack;
 }
@@ -116,8 +116,9 @@ void WorldImpl::stage_collisions() {
     if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
     if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
     const bool new_contact = begins(agent_pair_key(a.id, b.id));
-    // Seed step 3 with equal masses gives -(relative velocity along the centres) to each; the
-    // shares scale it by the masses (2 m_b/(m_a+m_b) = 2 * share_a).
+    // The elastic response (collision.hpp, step 3) with equal masses gives -(relative
+    // velocity along the centres) to each; the shares scale it by the masses
+    // (2 m_b/(m_a+m_b) = 2 * share_a).
     const auto [share_a, share_b] = mass_shares(a, b, map_.has_value());
     // A pair of two priorities is a push, not a bounce: the less important takes the approach
     // speed away (half the elastic change), so it moves aside with the other, not flung off.

@@ -319,7 +319,7 @@ class WorldImpl {
            (rules_.ranked() && a.def.priority < rules_.max_priority);
   }
   void count_rules();
-  // A standing agent (no desire) in the seeds' modes, when more important agents exist: the
+  // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
   // velocity that takes it out of the way of a more important one coming at it (zero when none
   // is), as people step aside for someone in a hurry.
   Vec2 yield_velocity(std::size_t i, Scratch& scratch) const;

@@ -1,5 +1,5 @@
 // The world's neighbour search: which agents and obstacles each agent avoids this tick
-// (gather_neighbours, over the spatial grids, for the seeds' anti-gravity), and the adapter that
+// (gather_neighbours, over the spatial grids, for the anti-gravity modes), and the adapter that
 // gives a member of a reciprocal move its neighbours as RVO2's ORCA wants them
 // (reciprocal_desire). The step's stages (world_step.cpp) call both from the avoidance stage.
 #include <algorithm>
@@ -201,7 +201,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
 
 Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch) const {
   const Agent& a = agents_[i];
-  // Within the reach of the seeds' strongest push (as gather_neighbours looks), the more
+  // Within the reach of the strongest anti-gravity push (as gather_neighbours looks), the more
   // important movers it heeds whose path, within the look-ahead (AvoidanceDef::lookahead), passes
   // nearer than the two radii and a quarter: it steps away from each path, sideways to it, on the
   // side it already stands (the mover's preferred side when dead ahead), the harder the nearer
@@ -373,7 +373,7 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
     near.push_back({q, {}, kGap, 1.0});
   });
   // Velocity obstacles act on velocities: a member standing between another and its goal never
-  // moves (nothing comes at it) and the other stops short of it. So, as seed 003 decides dead
+  // moves (nothing comes at it) and the other stops short of it. So, as the side fix decides dead
   // ahead, the way to the goal goes round the nearest one in it: along the tangent to the disc it
   // must not enter, on the side the way already passes it (the preferred side when dead on).
   Vec2 preferred = desires_[i].velocity;

@@ -1,4 +1,4 @@
-// Reynolds' catalogue beyond the seeds: wander, flock, follow_path and follow, whose steering keeps
+// The rest of Reynolds' catalogue: wander, flock, follow_path and follow, whose steering keeps
 // state between ticks (steering_, by agent id), and queueing, which brakes an arriving agent behind
 // a slower one close ahead. The formulas are in behaviour.cpp; here the world gathers what each
 // needs (neighbours from the grid, the path, the leader) and keeps their state.

@@ -41,8 +41,9 @@ bool can_stop_dead(const Agent& a, const Desire& d, double dt) {
          length(a.velocity) <= a.def.max_force / a.def.mass * dt;
 }
 
-// Kinematic motion (seeds 000/003: "multiply the direction vector by speed"): the heading follows
-// the desire at once; only the speed changes at most max_force/mass * dt per tick.
+// Kinematic motion (as the anti-gravity write-ups have it: "multiply the direction vector by
+// speed"): the heading follows the desire at once; only the speed changes, at most
+// max_force/mass * dt per tick.
 Vec2 kinematic_velocity(const Agent& a, Vec2 desired, double dt) {
   const double speed = length(a.velocity);
   const double want = std::min(length(desired), a.def.max_speed);
@@ -262,9 +263,10 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
     }
     return;
   }
-  // The seeds' modes: one standing (wanting no more speed than one tick's braking takes away: an
-  // idle agent, one arrived or holding) steps out of the way of a more important agent coming at
-  // it, until it is clear: that is its desire, which it avoids the others on as any mover does.
+  // The anti-gravity modes (circle, cardioid): one standing (wanting no more speed than one tick's
+  // braking takes away: an idle agent, one arrived or holding) steps out of the way of a more
+  // important agent coming at it, until it is clear: that is its desire, which it avoids the others
+  // on as any mover does.
   if (rules_.ranked() && a.def.priority > rules_.min_priority && mode != AvoidanceMode::none) {
     const double still = a.def.max_force / a.def.mass * def_.dt;
     if (length_squared(desired) <= still * still) {
@@ -286,8 +288,8 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   desires_[i].clearance2 =
       static_cast<float>(gather_neighbours(i, scratch, trace != nullptr) * (1 - 1e-6));
   const Mover self{a.position, a.velocity, a.def.radius, desired};
-  // Avoidance turns the desire; it keeps the behaviour's speed (seed 000: normalise, then
-  // multiply by speed).
+  // Avoidance turns the desire; it keeps the behaviour's speed (as the anti-gravity push is
+  // published: normalise, then multiply by speed).
   if (trace) {  // the span form, which can trace: the same bits as the batch form
     scratch.neighbours.clear();
     for (std::size_t n = 0; n < scratch.batch.size(); ++n)
@@ -373,7 +375,7 @@ void WorldImpl::stage_states() {
     a.state = p.unreachable ? MoveState::unreachable
               : there       ? MoveState::arrived
                             : MoveState::moving;
-    // Seed 003: red until they reach their target (a seeker reaches it by touching it).
+    // The collided mark: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   });
 }

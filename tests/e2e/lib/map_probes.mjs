@@ -1,4 +1,4 @@
-// Probes of seed 002 on the canvas: the tile map, the walkers' trails, painted tiles and the
+// Probes of tile maps on the canvas: the map, the walkers' trails, painted tiles and the
 // unreachable badge. Functions run inside the page with page.evaluate (so each is self-contained).
 //
 // As in page_probes.mjs, each reads the canvas right after an animation frame: the viewer's draw
@@ -42,7 +42,7 @@ export async function tileCentres() {
 
 // Waits, frame by frame, for a frame where walker `id`'s trail is drawn between the centres of
 // at least `minSegments` pairs of consecutive history tiles: at a point a quarter of the way from
-// one centre to the next (clear of the seed's square marks at the centres and of the tile seams),
+// one centre to the next (clear of the trail's square marks at the centres and of the tile seams),
 // the pixel is the walker's group colour blended over the floor with the opacity the viewer gives
 // that segment (window.herd.trailAlpha), within `tolerance`; and a point as far to the side of
 // the line is plain floor. Segments near an agent, or whose tile pair the history holds twice

@@ -43,7 +43,7 @@ struct Agent {
   Pathing pathing = Pathing::direct;
   std::uint8_t neighbours = 8;  // astar/flow: 8 (diagonals, no corner cutting) or 4
   MoveState state = MoveState::idle;
-  bool collided = false;  // seed 003: set by a collision, cleared when it reaches its goal
+  bool collided = false;  // the collided mark: set by a collision, cleared when it reaches its goal
   // Its team, [0, AgentDefLimits::kMaxTeam]: 0 is nobody's. A player commands its own team's
   // agents and sees what they see (World::seen_by). In what would be padding.
   std::uint8_t team = 0;
@@ -84,7 +84,7 @@ struct CollisionEvent {
   AgentId a = 0;
   std::uint32_t b = 0;
   bool with_obstacle = false;
-  Vec2 point;          // seed step 2
+  Vec2 point;          // the collision point, between the centres
   double impulse = 0;  // |change of momentum| of a (mass * units/s)
   friend bool operator==(const CollisionEvent&, const CollisionEvent&) = default;
 };
@@ -95,7 +95,8 @@ enum class WalkerStatus : std::uint8_t {
   stuck,    // on a tile with no free 4-neighbour: it cannot move until the map changes
 };
 
-// One walker. The seed's character object without the drawing: from, to, target, history.
+// One walker. The no-backtracking tutorial's character object without the drawing: from, to,
+// target, history.
 struct WalkerState {
   TileCoord from;    // the tile last reached
   TileCoord to;      // the tile being moved to; == from when standing still

@@ -230,7 +230,7 @@ struct SetPathing {
   friend bool operator==(const SetPathing&, const SetPathing&) = default;
 };
 
-// Formations and the moves of seed 003's demo. Each sends the selected agents to arrive
+// Formations and the formation demo's moves. Each sends the selected agents to arrive
 // at new points and is tracked as a formation until they are all there.
 struct SetGroup {
   Selection agents;

@@ -22,7 +22,7 @@ enum class Stage : std::uint8_t {
   desires,      // each agent's desired velocity from its behaviour
   pathing,      // tile paths: the path queue within its per-tick budget, walkers, flow fields
   pace,         // formations' pacing and reciprocal moves
-  avoidance,    // neighbour search and avoidance (the seeds' anti-gravity, or ORCA in a swap)
+  avoidance,    // neighbour search and avoidance (anti-gravity, or ORCA in a swap)
   integrate,    // steering and integration
   collisions,   // collision detection and elastic response
   walls,        // tile walls, walls (add_wall: no centre crosses one) and world bounds

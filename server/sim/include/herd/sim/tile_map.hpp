@@ -1,12 +1,13 @@
 // herd::sim::TileMap — a grid of walkable and blocked tiles laid over the world.
 //
 // The map covers [0, width*tile_size) x [0, height*tile_size) in world units, with its origin at
-// world (0, 0) and y growing downwards (as the world and seed 002's canvas do). Tile (x, y) is the
-// half-open square [x*s, (x+1)*s) x [y*s, (y+1)*s), s = tile_size, so every point of the map lies
-// in exactly one tile. Everything outside the map counts as blocked: agents stay on the map.
+// world (0, 0) and y growing downwards (as the world and the no-backtracking walker's canvas do).
+// Tile (x, y) is the half-open square [x*s, (x+1)*s) x [y*s, (y+1)*s), s = tile_size, so every
+// point of the map lies in exactly one tile. Everything outside the map counts as blocked: agents
+// stay on the map.
 //
 // Geometry against the map (line of sight, circles versus tiles) is in tile_collision.hpp; the
-// seed's walker, A* and flow fields are in grid_walker.hpp, astar.hpp and flow_field.hpp.
+// no-backtracking walker, A* and flow fields are in grid_walker.hpp, astar.hpp and flow_field.hpp.
 #pragma once
 
 #include <cstddef>

@@ -10,19 +10,20 @@
 
 namespace herd::sim {
 
-// One obstacle's part, for the inspector: the seed's red and blue lines and part 4's decision.
+// One obstacle's part, for the inspector: the red (raw) and blue (turned) pushes and the crossing
+// fix's decision.
 struct PushTrace {
   std::uint32_t id = 0;
   bool is_obstacle = false;
-  Vec2 raw;               // red (after part 4, when it applied)
-  Vec2 adjusted;          // blue (after part 4, when it applied)
+  Vec2 raw;               // red (after the crossing fix, when it applied)
+  Vec2 adjusted;          // blue (after the crossing fix, when it applied)
   double weight = 1;      // cardioid r
   bool ignored = false;   // an obstacle being chased that cannot be caught
-  bool crossing = false;  // part 4 looked at it
-  bool yielded = false;   // part 4: the other reaches the crossing first; push mirrored
+  bool crossing = false;  // the crossing fix looked at it
+  bool yielded = false;   // the crossing fix: the other reaches the crossing first; push mirrored
   std::optional<Vec2> crossing_point;
   double t_self = 0, t_other = 0;  // s to the crossing
-  double crossing_scale = 1;       // part 4's ratio applied to both vectors
+  double crossing_scale = 1;       // the crossing fix's ratio applied to both vectors
   Vec2 path_to;                    // end of the obstacle's look-ahead segment (from its position)
 };
 

@@ -22,13 +22,13 @@ inline constexpr AgentId kNoAgent = 0;
 enum class BehaviourKind : std::uint8_t {
   idle,    // no goal: brake to a stop; others can push it around
   hold,    // arrive at a fixed point (where it was told to hold) and return there when pushed
-  seek,    // Reynolds' seek (seed 001): full speed at the target point or agent, overshoots
+  seek,    // Reynolds' seek: full speed at the target point or agent, overshoots
   arrive,  // seek that slows down and stops on the target without oscillating
   flee,    // away from a point or an agent at full speed (within `radius`, when one is given)
-  pursue,  // intercept an agent from the velocity difference and the time to intercept (seed 004)
+  pursue,  // intercept an agent from the velocity difference and the time to intercept
   evade,   // flee the position an agent is predicted to reach (within `radius`, when given)
-  attack,  // seed 000: walk to an enemy, hit it, walk back home and hold
-  react,   // seed 004's distance switching: `response` to an agent within `radius`, else go home
+  attack,  // the attack action: walk to an enemy, hit it, walk back home and hold
+  react,   // switching on distance: `response` to an agent within `radius`, else go home
   patrol,  // arrive at the point, then back where it was when commanded, and again, until told else
   // Go to the point; on the way, engage (attack's pursuit) an enemy that comes within `radius`
   // (its sight), and carry on to the point once it has hit it (or lost it)
@@ -108,7 +108,8 @@ struct BehaviourTraits {
   bool takes_response = false;  // react: pursue or evade
   Phase start = Phase::none;    // the phase an agent starts in when given it
   // Heads for its subject (seek, arrive, pursue, attack's approach): the subject is its target,
-  // never an obstacle it avoids (seed 003). Only in phase `heads_only_in` when that is not none.
+  // never an obstacle it avoids (as the avoidance write-ups have it). Only in phase `heads_only_in`
+  // when that is not none.
   bool heads_for_subject = false;
   Phase heads_only_in = Phase::none;
   bool catches_by_contact = false;  // pursue: has arrived once it touches its subject
@@ -195,15 +196,15 @@ constexpr bool has_steering_state(BehaviourKind kind) {
 
 // How steering turns into motion.
 enum class Movement : std::uint8_t {
-  inertial,   // seeds 001/004: steering is a force on momentum, |dv| <= max_force/mass * dt
-  kinematic,  // seed 000/003 ("multiply the direction vector by speed"): heading turns at once,
+  inertial,   // a ship's thrust: steering is a force on momentum, |dv| <= max_force/mass * dt
+  kinematic,  // a walker ("multiply the direction vector by speed"): heading turns at once,
               // only the speed ramps, |d speed| <= max_force/mass * dt
 };
 
 // How an agent finds its way to its goal when the world has a tile map.
 enum class Pathing : std::uint8_t {
   direct,        // steer straight at the goal (walls only stop it)
-  no_backtrack,  // seed 002's tile walker: tile by tile, no steering, not a pathfinder
+  no_backtrack,  // the no-backtracking tile walker: tile by tile, no steering, not a pathfinder
   astar,         // A* on the tiles, smoothed for the agent's radius, followed by steering
   flow,          // a flow field from the goal tile, shared by every agent going there
 };
@@ -221,21 +222,21 @@ using ObstacleId = std::uint32_t;
 
 // ---- avoidance --------------------------------------------------------------------------------
 
-// How agents avoid one another: not at all, by the seeds' anti-gravity (circle: plain; cardioid:
+// How agents avoid one another: not at all, by anti-gravity pushes (circle: plain; cardioid:
 // the whole pipeline of avoidance.hpp, the default), or by optimal reciprocal collision avoidance
 // (orca: RVO2's velocity obstacles, reciprocal.hpp) for every agent, moving or standing, as
 // RVO2 and Unity's crowd run it.
 enum class AvoidanceMode : std::uint8_t { none, circle, cardioid, orca };
 enum class Side : std::uint8_t { left, right };
 
-// Part 3's green vector A. The text's idea: "add the original anti-gravity vectors first, and then
-// adjust the remaining vector, as if it was one obstacle to avoid". The seed's code then scales
-// the rotation and the length by (1 - |B|/|Y|) / (|B| + 1) and a squared ramp; with obstacles
-// close enough to matter that leaves almost no sideways push, and an agent between two symmetric
-// obstacles bounces back and forth (the symmetric_pair scenario shows it).
+// The split fix's green vector A. The stated idea: "add the original anti-gravity vectors first,
+// and then adjust the remaining vector, as if it was one obstacle to avoid". The published code
+// then scales the rotation and the length by (1 - |B|/|Y|) / (|B| + 1) and a squared ramp; with
+// obstacles close enough to matter that leaves almost no sideways push, and an agent between two
+// symmetric obstacles bounces back and forth (the symmetric_pair scenario shows it).
 enum class SplitFixMode : std::uint8_t {
-  seed,             // the seed's code, literally (its typo fixed)
-  sum_as_obstacle,  // the idea: part 2's rotation applied to the sum, weighted by 1 - |B|/|Y|
+  seed,             // the published code, literally (its typo fixed)
+  sum_as_obstacle,  // the idea: the side fix's rotation applied to the sum, weighted by 1 - |B|/|Y|
 };
 
 std::string_view to_string(AvoidanceMode mode);
@@ -268,7 +269,7 @@ struct FormationDef {
   friend bool operator==(const FormationDef&, const FormationDef&) = default;
 };
 
-// ---- tile maps and the seed's walker ----------------------------------------------------------
+// ---- tile maps and the no-backtracking walker -------------------------------------------------
 
 struct TileCoord {
   std::int32_t x = 0;
@@ -284,7 +285,7 @@ inline constexpr std::uint8_t kBlocked = 1;
 struct TileMapDef {
   std::int32_t width = 0;   // tiles, [1, kMaxSide]
   std::int32_t height = 0;  // tiles, [1, kMaxSide]
-  double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; seed 002: 40
+  double tile_size = 40.0;  // world units per tile side, [kMinTileSize, kMaxTileSize]; `maze`: 40
   std::vector<std::uint8_t>
       cells;  // width*height values, row-major (y*width + x), kWalkable/kBlocked
   friend bool operator==(const TileMapDef&, const TileMapDef&) = default;

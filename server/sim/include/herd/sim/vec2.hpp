@@ -43,8 +43,8 @@ inline Vec2 normalized_or_zero(Vec2 v) {
   return len > 1e-12 ? v * (1.0 / len) : Vec2{};
 }
 
-// v with its length limited to max_len (max_len >= 0). Used for the seed's "limit the magnitude"
-// steps (001, steps 5 and 7).
+// v with its length limited to max_len (max_len >= 0). Used for the seek tutorial's "limit
+// the magnitude" steps (its steps 5 and 7).
 inline Vec2 clamp_length(Vec2 v, double max_len) {
   const double len_sq = length_squared(v);
   if (len_sq <= max_len * max_len) return v;

@@ -1,12 +1,12 @@
 // herd::sim::World — the authoritative world, the sim's one public object. Pure C++: no clocks,
 // no threads, no I/O of its own.
 //
-// step() is a script of stages over the agent array: sources -> phases -> spatial grid -> desired
-// velocity per behaviour -> pathing -> pacing -> avoidance -> steering and integration ->
-// collision detection and response -> walls -> states -> formations -> exits. Stages that read
-// other agents compute into scratch and commit afterwards (RVO2's newVelocity/update split), so no
-// result depends on the order agents are visited in. The same WorldDef and the same commands at the
-// same ticks give bit-identical state, which state_hash() pins.
+// step() is a script of stages over the agent array: sources -> assignments -> spatial grid ->
+// phases and orders -> desired velocity per behaviour -> pathing -> pacing -> avoidance -> steering
+// and integration -> collisions -> walls -> states -> formations -> exits (world_step.cpp). Stages
+// that read other agents compute into scratch and commit afterwards (RVO2's newVelocity/update
+// split), so no result depends on the order agents are visited in. The same WorldDef and the same
+// commands at the same ticks give bit-identical state, which state_hash() pins.
 //
 // The state lives behind a pointer (src/world_impl.hpp): this header is the whole contract, and
 // nothing of the step's machinery (grids, scratch, path queue, kernels) is part of it.
@@ -67,7 +67,7 @@ struct FormationRecord {
   double orbit_scale = 1;
   // A move whose members cross one another every way (swap_places): until it is complete they
   // avoid one another by reciprocal velocity obstacles (reciprocal.hpp), members standing in place
-  // included, instead of the seeds' anti-gravity (the pace stage).
+  // included, instead of anti-gravity (the pace stage).
   bool reciprocal = false;
   std::vector<UnreachablePlace> unreachable;
   std::uint64_t checked_obstacles =

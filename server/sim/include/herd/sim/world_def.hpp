@@ -9,19 +9,19 @@
 
 namespace herd::sim {
 
-// Seed frames in seconds: the seeds count in animation frames at 60 fps; herd counts seconds so
-// the behaviour does not change with the tick rate.
+// The published avoidance code's frame, in seconds: it counts in animation frames at 60 fps; herd
+// counts seconds so the behaviour does not change with the tick rate.
 inline constexpr double kSeedFrame = 1.0 / 60.0;
 
 struct AvoidanceDef {
   AvoidanceMode mode = AvoidanceMode::cardioid;
-  double personal_space = 3.0;     // k in k (r1+r2)^2/d^2; seed 003 uses 3 (seed 000: 2); (0, 100]
-  double cardioid_exponent = 3.0;  // e in ((1+cos)/2)^e; seed 000: 3; [0, 16]
+  double personal_space = 3.0;     // k in k (r1+r2)^2/d^2; fixes' write-ups 3, push's 2; (0, 100]
+  double cardioid_exponent = 3.0;  // e in ((1+cos)/2)^e; as published: 3; [0, 16]
   Side preferred_side =
-      Side::right;  // for a dead-ahead obstacle or a perfect split (part 3: right)
+      Side::right;  // for a dead-ahead obstacle or a perfect split (the split fix's: right)
   SplitFixMode split_fix = SplitFixMode::sum_as_obstacle;
   double push_epsilon = 0.05;  // pushes of magnitude below this are cut off; (0, 1]
-  bool crossing = true;        // part 4 on (cardioid mode only)
+  bool crossing = true;        // the crossing fix on (cardioid mode only)
   double crossing_activation = 40 * kSeedFrame;  // s: react to a mover within speed * this + r
   double lookahead = 120 * kSeedFrame;           // s: length of the look-ahead segments
   // Other agents each agent avoids at most: the nearest within the push cutoff (ties by id), as
@@ -31,8 +31,8 @@ struct AvoidanceDef {
 };
 
 struct WalkerSettings {
-  std::uint32_t max_history = 20;  // entries kept, [0, kMaxHistory]; seed 002: maxHistory 20
-  double move_time = 0.23;         // seconds of world time per tile, [0.001, 60]; seed: 230 ms
+  std::uint32_t max_history = 20;  // entries kept, [0, kMaxHistory]; published: 20
+  double move_time = 0.23;         // seconds of world time per tile, [0.001, 60]; published: 230 ms
 };
 
 struct WorldDef {
@@ -44,7 +44,7 @@ struct WorldDef {
   std::uint32_t max_obstacles = 10000;
   AgentDef agent_defaults;  // used for fields a spawn does not give
   AvoidanceDef avoidance;
-  WalkerSettings walker;        // seed 002's walker: history length and move time
+  WalkerSettings walker;        // the no-backtracking walker: history length and move time
   int position_iterations = 3;  // collision stage: overlap-removal passes per tick, [0, 16]
   // A* agents' path requests wait in a FIFO queue served with at most this many tile expansions
   // per tick (DetourCrowd's path queue), so no command (a set_tiles replanning thousands of
