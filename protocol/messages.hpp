@@ -333,14 +333,14 @@ struct CollisionState {
   friend bool operator==(const CollisionState&, const CollisionState&) = default;
 };
 
-// One obstacle's part in an inspected agent's avoidance (seed 003's red and blue lines).
+// One obstacle's part in an inspected agent's avoidance (the red raw and blue turned pushes).
 struct PushState {
   std::uint32_t id = 0;
   bool obstacle = false;
   sim::Vec2 raw, adjusted;
   double weight = 0;
   bool ignored = false;
-  bool crossing = false;  // part 4 looked at it; then the fields below are meaningful
+  bool crossing = false;  // the crossing fix looked at it; then the fields below are meaningful
   bool yielded = false;
   std::optional<sim::Vec2> point;
   double t_self = 0, t_other = 0, scale = 1;

@@ -43,7 +43,7 @@ check "commands.json declares stop's scratch_note" \
 check "the JS package's module declares it" grep -q '"scratch_note"' "$cat/catalogue.js"
 check "herd-ctl stop --help lists --scratch-note" \
   sh -c '"$1" stop --help | grep -q -- "--scratch-note"' _ "$build/herd-ctl"
-check "the field is reachable by stop's wire name too (set_target's alias)" \
+check "a subcommand answers to its command's wire name too (set_target for target)" \
   sh -c '"$1" set_target --help | grep -q -- "--spacing"' _ "$build/herd-ctl"
 check "the JS client's stop accepts scratch_note" "$node" --input-type=module -e "
   const { commandsFrom } = await import('$root/clients/js/src/commands.js');

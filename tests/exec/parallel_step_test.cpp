@@ -166,7 +166,7 @@ TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
 
 TEST(ParallelStep, SameHashWithPrioritiesLayersAndOrcaMode) {
   // Some of the crowd more or less important and on other layers (some standing, so that they
-  // step aside), in the seeds' cardioid mode and in orca mode.
+  // step aside), in the anti-gravity cardioid mode and in orca mode.
   for (sim::AvoidanceMode mode : {sim::AvoidanceMode::cardioid, sim::AvoidanceMode::orca}) {
     sim::World serial = crowd(5000, 16), two = crowd(5000, 16), four = crowd(5000, 16);
     for (sim::World* w : {&serial, &two, &four}) {

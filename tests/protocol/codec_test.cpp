@@ -227,7 +227,7 @@ TEST(ServerCodec, SnapshotCarriesBehavioursObstaclesCollisionsAndTraces) {
     return p.id == 2 && !p.obstacle;
   });
   ASSERT_NE(from_agent_2, t.pushes.end()) << "agent 2 comes head on";
-  EXPECT_TRUE(from_agent_2->crossing) << "a mover close ahead goes through part 4";
+  EXPECT_TRUE(from_agent_2->crossing) << "a mover close ahead goes through the crossing fix";
   EXPECT_NEAR(length(t.final_dir), 1, 2e-3);
 }
 

@@ -10,7 +10,9 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['**/node_modules/'] },
+  // catalogue.js is herd-catalogue's output, one JSON document; its 2^64 - 1 (a seed's bound) is
+  // more than a JS number holds, which its readers know (the JS tests compare it parsed).
+  { ignores: ['**/node_modules/', 'clients/js/src/catalogue.js'] },
   {
     ...js.configs.recommended,
     name: 'herd/clients-web',

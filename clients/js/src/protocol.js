@@ -51,7 +51,7 @@
  */
 
 /**
- * Part 4 of seed 003: what an inspected agent made of a moving obstacle's path.
+ * The crossing fix: what an inspected agent made of a moving obstacle's path.
  * @typedef {object} Crossing
  * @property {boolean} yielded
  * @property {Point} [point]
