@@ -385,7 +385,7 @@ const std::vector<Option>& options() {
          // The relay's link is plain TCP: it runs beside its upstream, inside one network.
          if (std::get<protocol::WsUrl>(url).tls)
            return "must be a ws:// URL: a relay's upstream link has no TLS";
-         c.server.relay_upstream = v;
+         c.relay_upstream = v;
          return {};
        }},
       {"relay-format", "HERD_RELAY_FORMAT", "auto",
@@ -395,7 +395,7 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) -> std::string {
          const auto format = protocol::snapshot_format_from_string(v);
          if (!format) return "must be auto, binary or json";
-         c.server.relay_link_format = *format;
+         c.relay_link_format = *format;
          return {};
        }},
       {"replay", "HERD_REPLAY", "none",

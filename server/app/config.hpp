@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "net/server.hpp"
+#include "protocol/messages.hpp"
 
 namespace herd::app {
 
@@ -36,6 +37,10 @@ struct AppConfig {
   double agones_health_interval = 2;  // seconds between Health calls
   bool open_commands = false;         // any client may command: no token, none made
   std::string players;                // the players file (players.hpp); empty: no players
+  // Relaying instead of stepping a world: the upstream's ws:// URL (empty: not a relay), and the
+  // snapshots the relay's link asks it for.
+  std::string relay_upstream;
+  protocol::SnapshotFormat relay_link_format = protocol::SnapshotFormat::automatic;
   bool help = false;
 };
 

@@ -18,6 +18,7 @@
 #include "app/probe.hpp"
 #include "app/recording.hpp"
 #include "app/trajectories.hpp"
+#include "net/relay_upstream.hpp"
 #include "net/server.hpp"
 #include "protocol/local_server.hpp"
 #include "scenarios/scenario.hpp"
@@ -54,10 +55,18 @@ int run_relay(herd::app::AppConfig& config) {
     else
       std::cout << "herd: " << text << std::endl;
   };
+  // The relay commands its upstream over its one link with the upstream's token, and asks it
+  // of its own commanders; without one (and without --open-commands) its clients only watch.
+  const bool view_only = config.server.command_token.empty() && !config.open_commands;
+  auto url = net::RelayUpstream::parse_url(config.relay_upstream);
+  if (auto* why = std::get_if<std::string>(&url)) return fail(*why);
   std::optional<net::Server> server;
   std::uint16_t port = 0;
   try {
-    server.emplace(config.server, sim::World(sim::WorldDef{}));
+    server.emplace(config.server,
+                   std::make_unique<net::RelayUpstream>(
+                       std::get<net::UpstreamUrl>(std::move(url)),
+                       net::RelayUpstream::Link{!view_only, config.relay_link_format}));
     port = server->start();
   } catch (const std::exception& e) {
     return fail(e.what());
@@ -67,8 +76,8 @@ int run_relay(herd::app::AppConfig& config) {
   const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
                                ? "127.0.0.1"
                                : config.server.address;
-  say("relaying " + config.server.relay_upstream + " to this server's viewers; " +
-      (config.server.relay_view_only ? "its clients only watch (no --command-token for it)"
+  say("relaying " + config.relay_upstream + " to this server's viewers; " +
+      (view_only ? "its clients only watch (no --command-token for it)"
        : config.server.command_token.empty()
            ? "anyone may command through it (--open-commands)"
            : "commanders need its command token (HERD_COMMAND_TOKEN)"));
@@ -117,15 +126,12 @@ int main(int argc, char** argv) {
     return fail("web root '" + config.server.web_root +
                 "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
-  if (!config.server.relay_upstream.empty()) {
+  if (!config.relay_upstream.empty()) {
     if (config.headless || !config.checkpoint.empty() || !config.record.empty() ||
         !config.trajectories.empty())
       return fail(
           "--relay serves another server's world: it takes no --headless, --checkpoint, --record "
           "or --trajectories");
-    // The relay commands its upstream over its one link with the upstream's token, and asks it
-    // of its own commanders; without one (and without --open-commands) its clients only watch.
-    config.server.relay_view_only = config.server.command_token.empty() && !config.open_commands;
     // A relay steps no world: its pool encodes the viewers' frames, on every core unless told.
     if (!config.sim_threads_given)
       config.server.sim_threads =
@@ -410,7 +416,7 @@ int main(int argc, char** argv) {
   const std::uint64_t hash = server.state_hash();
   if (recorder) recorder->finish(stats.tick, hash);
   if (trajectories) {
-    trajectories->capture_final(server.world());
+    trajectories->capture_final(*server.world());
     if (std::string why = trajectories->close(); !why.empty())
       event(net::LogLevel::error, "trajectory_write_failed",
             {{"file", config.trajectories}, {"reason", why}});
@@ -421,10 +427,10 @@ int main(int argc, char** argv) {
            {"frames_dropped", std::to_string(t.frames_dropped)}});
   }
   if (!config.checkpoint.empty()) {
-    if (std::string why = app::write_checkpoint(config.checkpoint, server.world()); !why.empty())
+    if (std::string why = app::write_checkpoint(config.checkpoint, *server.world()); !why.empty())
       return fail(why);
     event(net::LogLevel::info, "checkpoint_written",
-          {{"file", config.checkpoint}, {"tick", std::to_string(server.world().tick())}});
+          {{"file", config.checkpoint}, {"tick", std::to_string(server.world()->tick())}});
   }
   if (agones) {
     // After the last checkpoint: Agones may remove the pod as soon as it hears this.

@@ -8,28 +8,27 @@
 #include "exec/step_clock.hpp"
 #include "protocol/codec.hpp"
 #include "publish/density.hpp"
+#include "publish/snapshot_plan.hpp"
 #include "publish/world_messages.hpp"
 
 namespace herd::net {
 
-LocalWorld::LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub,
-                       Observability& observe, exec::ThreadPool& pool)
-    : config_(std::move(config)),
-      world_(std::move(world)),
-      hub_(hub),
-      observe_(observe),
-      pool_(pool),
-      ioc_(ioc),
-      tick_timer_(ioc),
-      schedule_(config_.tick_rate, config_.max_catchup_ticks),
-      cadence_(config_.tick_rate, config_.snapshot_rate) {
-  world_.set_executor(&pool_);
+LocalWorld::LocalWorld(sim::World world) : world_(std::move(world)), plan_(world_) {}
+
+void LocalWorld::attach(const SourceParts& parts) {
+  config_ = parts.config;
+  hub_ = &parts.hub;
+  observe_ = &parts.observe;
+  counters_ = &parts.observe.counters();
+  pool_ = &parts.pool;
+  ioc_ = &parts.hub_ioc;
+  tick_timer_.emplace(parts.hub_ioc);
+  schedule_.emplace(config_.tick_rate, config_.max_catchup_ticks);
+  cadence_.emplace(config_.tick_rate, config_.snapshot_rate);
+  spectators_.emplace(config_.spectator_delay_seconds());
+  world_.set_executor(pool_);
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
   list_scenarios();
-  map_version_sent_ = world_.map_version();  // a scenario's map is already in every welcome
-  obstacles_version_sent_ = world_.obstacles_version();  // and its obstacles
-  measurements_version_sent_ = 0;         // a scenario's measurements go in the first snapshot
-  sources_version_sent_ = 0;              // and its sources and exits
   last_checkpoint_tick_ = world_.tick();  // a restored world was just checkpointed
   publish_counters();
 }
@@ -41,7 +40,7 @@ void LocalWorld::start() {
 
 void LocalWorld::stop() {
   stopped_ = true;
-  tick_timer_.cancel();
+  tick_timer_->cancel();
 }
 
 protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role) const {
@@ -68,7 +67,7 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
 }
 
 // The session checked the token: the role is the one it grants.
-void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_.greet(id, hello.role, hello.format); }
+void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_->greet(id, hello.role, hello.format); }
 
 // Applied and answered as it comes, between ticks: the same world as applying it at the next
 // tick's start (nothing else happens in between), and the ack does not wait for that tick.
@@ -77,7 +76,7 @@ void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_.greet(id, hello.rol
 void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd, std::string) {
   sim::CommandOutcome out;
   std::optional<sim::Command> own;
-  if (const std::uint8_t team = hub_.team_of(id); team != 0) {
+  if (const std::uint8_t team = hub_->team_of(id); team != 0) {
     own = cmd.command;
     out = world_.authorize(*own, team);
     out.origin = sim::CommandOrigin{id, cmd.seq};
@@ -86,16 +85,16 @@ void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd, std:
   const sim::Command& command = own ? *own : cmd.command;
   if (out.ok()) out = world_.apply(command, sim::CommandOrigin{id, cmd.seq});
   if (out.ok() && config_.on_applied) config_.on_applied(out.tick, command);
-  if (!out.ok()) observe_.count_error(protocol::to_error_code(out.error));
-  (out.ok() ? counters_.commands_accepted : counters_.commands_rejected)++;
-  hub_.reply(id, share(protocol::encode_outcome(out)));
+  if (!out.ok()) observe_->count_error(protocol::to_error_code(out.error));
+  (out.ok() ? counters_->commands_accepted : counters_->commands_rejected)++;
+  hub_->reply(id, share(protocol::encode_outcome(out)));
 }
 
 // The world traces the union of what every session inspects (bounded by the world's limit).
-void LocalWorld::inspected_changed() { world_.set_inspected(hub_.inspected()); }
+void LocalWorld::inspected_changed() { world_.set_inspected(hub_->inspected()); }
 
 Health LocalWorld::health() const {
-  const std::string tick = std::to_string(counters_.tick.load());
+  const std::string tick = std::to_string(counters_->tick.load());
   const auto late_by = behind();
   const bool late = late_by > std::chrono::seconds(1);
   return {late ? 503 : 200, std::string("{\"status\":\"") + (late ? "late" : "ok") +
@@ -116,11 +115,11 @@ std::chrono::milliseconds LocalWorld::behind() const {
 // ---- the tick loop -----------------------------------------------------------------------------
 
 void LocalWorld::schedule_tick() {
-  const auto deadline = start_time_ + schedule_.next_deadline();
+  const auto deadline = start_time_ + schedule_->next_deadline();
   deadline_ns_ =
       std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
-  tick_timer_.expires_at(deadline);
-  tick_timer_.async_wait([this](boost::system::error_code ec) {
+  tick_timer_->expires_at(deadline);
+  tick_timer_->async_wait([this](boost::system::error_code ec) {
     if (!ec && !stopped_) on_tick();
   });
 }
@@ -130,23 +129,23 @@ void LocalWorld::on_tick() {
   if (paused_) {
     // Wake once a period (the schedule's deadline is in the past and would fire at once);
     // resume restarts the schedule.
-    tick_timer_.expires_after(
+    tick_timer_->expires_after(
         std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / config_.tick_rate)));
-    tick_timer_.async_wait([this](boost::system::error_code ec) {
+    tick_timer_->async_wait([this](boost::system::error_code ec) {
       if (!ec && !stopped_) on_tick();
     });
     return;
   }
-  const std::uint64_t overruns_at_wake = schedule_.overruns();
-  const int due = schedule_.due(Clock::now() - start_time_);
-  const bool overran = schedule_.overruns() != overruns_at_wake;
+  const std::uint64_t overruns_at_wake = schedule_->overruns();
+  const int due = schedule_->due(Clock::now() - start_time_);
+  const bool overran = schedule_->overruns() != overruns_at_wake;
   bool snapshot_due = false;
   // Commands were applied and answered as they arrived (command()): the tick only moves the world.
   for (int i = 0; i < due; ++i) snapshot_due = step_once() || snapshot_due;
   if (overran)
-    observe_.log(LogLevel::warn, "tick_overrun",
-                 {{"tick", std::to_string(world_.tick())},
-                  {"ticks_dropped_total", std::to_string(total_dropped())}});
+    observe_->log(LogLevel::warn, "tick_overrun",
+                  {{"tick", std::to_string(world_.tick())},
+                   {"ticks_dropped_total", std::to_string(total_dropped())}});
   if (due > 0) checkpoint();
   publish_counters();
   // A wake that came late ran its ticks back to back and sends one snapshot, after the last:
@@ -159,11 +158,11 @@ void LocalWorld::on_tick() {
 bool LocalWorld::step_once() {
   const auto t0 = Clock::now();
   world_.step();
-  observe_.observe_tick(Clock::now() - t0);
-  observe_.observe_stages(world_.profile());
+  observe_->observe_tick(Clock::now() - t0);
+  observe_->observe_stages(world_.profile());
   if (config_.on_ticked) config_.on_ticked(world_);
   keep_collisions();
-  return cadence_.due(world_.tick());
+  return cadence_->due(world_.tick());
 }
 
 // Every checkpoint_interval seconds of world time, the world goes to on_checkpoint.
@@ -178,24 +177,24 @@ void LocalWorld::checkpoint() {
 }
 
 void LocalWorld::publish_counters() {
-  counters_.tick = world_.tick();
-  counters_.overruns = total_overruns();
-  counters_.ticks_dropped = total_dropped();
-  counters_.late_wakes = total_late_wakes();
-  counters_.agents = world_.agents().size();
+  counters_->tick = world_.tick();
+  counters_->overruns = total_overruns();
+  counters_->ticks_dropped = total_dropped();
+  counters_->late_wakes = total_late_wakes();
+  counters_->agents = world_.agents().size();
   const sim::PathQueueStats paths = world_.path_queue_stats();
-  counters_.path_queue = paths.queued;
-  counters_.path_expansions = paths.expansions_total;
-  counters_.paths_served = paths.paths_served_total;
-  counters_.paths_deferred = paths.deferred_total;
-  counters_.flow_fields_waiting = paths.fields_waiting;
-  counters_.flow_fields_kept = paths.fields_kept;
-  counters_.flow_fields_built = paths.fields_built_total;
-  counters_.assignments_pending = world_.assignments_pending();
-  counters_.assignment_work_pending = world_.assignment_work_pending();
+  counters_->path_queue = paths.queued;
+  counters_->path_expansions = paths.expansions_total;
+  counters_->paths_served = paths.paths_served_total;
+  counters_->paths_deferred = paths.deferred_total;
+  counters_->flow_fields_waiting = paths.fields_waiting;
+  counters_->flow_fields_kept = paths.fields_kept;
+  counters_->flow_fields_built = paths.fields_built_total;
+  counters_->assignments_pending = world_.assignments_pending();
+  counters_->assignment_work_pending = world_.assignment_work_pending();
   std::uint64_t step_ticks = 0;
   for (const StepRun& run : step_runs_) step_ticks += run.left;
-  counters_.step_ticks_pending = step_ticks;
+  counters_->step_ticks_pending = step_ticks;
   if (world_.measurements_version() != measurement_metrics_version_) {
     measurement_metrics_version_ = world_.measurements_version();
     std::vector<protocol::MeasurementState> states = publish::measurement_states(world_);
@@ -227,46 +226,15 @@ void LocalWorld::broadcast_snapshot() {
   // tick falls due (a world paused or stepped by hand: for half a tick); the rest are dropped, so
   // that the frame work never makes a tick late (Hub::begin_snapshot).
   const auto until_next_tick = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      start_time_ + schedule_.next_deadline() - Clock::now());
-  const std::uint64_t serial = hub_.begin_snapshot(
+      start_time_ + schedule_->next_deadline() - Clock::now());
+  const std::uint64_t serial = hub_->begin_snapshot(
       paused_ ? half_tick() : std::max(std::chrono::nanoseconds(0), until_next_tick - half_tick()));
-  // The map travels in welcome, and again in the first snapshot after it changes; the obstacles
-  // the same, and at least every kObstacleRefreshSeconds (a client that skipped the snapshot
-  // that told a change has them again soon).
-  publish::SnapshotParts parts;
-  parts.map = world_.map_version() != map_version_sent_;
-  map_version_sent_ = world_.map_version();
-  parts.obstacles =
-      world_.obstacles_version() != obstacles_version_sent_ || serial >= obstacles_due_serial_;
-  if (parts.obstacles) {
-    obstacles_version_sent_ = world_.obstacles_version();
-    obstacles_due_serial_ =
-        serial + static_cast<std::uint64_t>(std::max(
-                     1.0, std::round(protocol::kObstacleRefreshSeconds * config_.snapshot_rate)));
-  }
-  // Measurements after a change or a report (once a second while there are any), and all of them
-  // (none, perhaps) in the first snapshot of a new world.
-  parts.measurements = world_.measurements_version() != measurements_version_sent_;
-  measurements_version_sent_ = world_.measurements_version();
-  // Sources and exits after a change (each tick a source spawns or an exit removes), all of them
-  // in the first snapshot of a new world, and with the obstacles' refresh while there are any (a
-  // client that came after the last change learns of them within kObstacleRefreshSeconds).
-  parts.sources = world_.sources_version() != sources_version_sent_ ||
-                  (parts.obstacles && !(world_.sources().empty() && world_.exits().empty()));
-  sources_version_sent_ = world_.sources_version();
-  // Walls as the obstacles (besides the welcome): after a change, in a new world's first
-  // snapshot, and while there are any at least every kObstacleRefreshSeconds.
-  parts.walls = world_.walls_version() != walls_version_sent_ ||
-                (!world_.walls().empty() && serial >= walls_due_serial_);
-  if (parts.walls) {
-    walls_version_sent_ = world_.walls_version();
-    walls_due_serial_ =
-        serial + static_cast<std::uint64_t>(std::max(
-                     1.0, std::round(protocol::kObstacleRefreshSeconds * config_.snapshot_rate)));
-  }
+  // The parts besides the agents that this snapshot carries: publish::SnapshotPlan's rows.
+  const publish::SnapshotParts parts = plan_.next(world_, serial, config_.snapshot_rate);
   // The density layer, for the clients that take it: one pass over the agents, a few times a
   // second (publish::density_layer).
-  if (hub_.density_due(config_.snapshot_rate)) hub_.attach_density(publish::density_layer(world_));
+  if (hub_->density_due(config_.snapshot_rate))
+    hub_->attach_density(publish::density_layer(world_));
   // With players, every agent's team is written; each team's snapshot is filtered by its sight
   // (computed once for every team, when the first player needs it), and spectators are sent the
   // whole world's of spectator_delay seconds before.
@@ -290,8 +258,8 @@ void LocalWorld::broadcast_snapshot() {
   std::shared_ptr<const protocol::QuantState> quantised;
   const auto quantise = [&] {
     if (!quantised) {
-      const protocol::QuantState* previous = hub_.binary_feed().current();
-      if (const auto* kept = spectators_.last_state();
+      const protocol::QuantState* previous = hub_->binary_feed().current();
+      if (const auto* kept = spectators_->last_state();
           kept && (!previous || kept->tick > previous->tick))
         previous = kept;
       protocol::QuantState q = publish::quantise(world_, previous);
@@ -306,19 +274,19 @@ void LocalWorld::broadcast_snapshot() {
     return *side;
   };
   Hub::Restricted restricted;
-  restricted.delay = spectators_.delay() > 0;
+  restricted.delay = spectators_->delay() > 0;
   if (restricted.delay) {
     // Kept in the formats the spectators take: one who joins, or asks another format, waits the
     // delay for its first snapshot anyway. With none, nothing is made.
-    const Hub::SpectatorFormats formats = hub_.spectator_formats(world_.agents().size());
+    const Hub::SpectatorFormats formats = hub_->spectator_formats(world_.agents().size());
     SpectatorDelay::Snapshot kept;
     if (formats.json) kept.json = whole_text();
     if (formats.binary) {
       kept.state = quantise();
       kept.side = side_open().shared();
     }
-    if (kept) spectators_.push(world_.time(), std::move(kept));
-    restricted.delayed = spectators_.due(world_.time());
+    if (kept) spectators_->push(world_.time(), std::move(kept));
+    restricted.delayed = spectators_->due(world_.time());
   }
   if (players)
     restricted.team = [&](std::uint8_t team) {
@@ -329,31 +297,31 @@ void LocalWorld::broadcast_snapshot() {
   protocol::InspectTexts inspect;
   if (!world_.inspected().empty()) {
     inspect = publish::inspect_texts(world_, whole);
-    if (players && hub_.has_players()) {
+    if (players && hub_->has_players()) {
       see();
       restricted.team_inspect = publish::inspect_texts(world_, whole, &seen);
     }
   }
   Hub::BinaryTakers binary =
-      hub_.send_json(world_.agents().size(), whole_text, std::move(inspect), restricted);
+      hub_->send_json(world_.agents().size(), whole_text, std::move(inspect), restricted);
   if (!binary.empty()) {
     // Encoded on the sim's thread pool, which is idle between ticks.
-    hub_.binary_feed().begin(quantise(), side_open().shared());
+    hub_->binary_feed().begin(quantise(), side_open().shared());
     // Players' frames: the agents their team sees, with their team's side section (once a team).
     std::map<std::uint8_t, std::string> team_opens;
     if (!binary.players.empty()) {
       see();
       for (const std::uint64_t id : binary.players) {
-        const std::uint8_t team = hub_.team_of(id);
+        const std::uint8_t team = hub_->team_of(id);
         if (team_opens.contains(team)) continue;
         protocol::SideOpen own = publish::encode_side_open(world_, pending_collisions_, parts,
                                                            publish::View{team, &seen, true});
-        hub_.binary_feed().set_team_side(team, own.shared());
+        hub_->binary_feed().set_team_side(team, own.shared());
         team_opens.emplace(team, std::move(own.open));
       }
-      hub_.binary_feed().set_seen(std::move(seen));  // its last use
+      hub_->binary_feed().set_seen(std::move(seen));  // its last use
     }
-    hub_.send_binary(std::move(binary), std::move(side_open().open), std::move(team_opens));
+    hub_->send_binary(std::move(binary), std::move(side_open().open), std::move(team_opens));
   }
   pending_collisions_.clear();
 }
@@ -368,13 +336,13 @@ void LocalWorld::keep_collisions() {
 
 void LocalWorld::restart_schedule() {
   // A fresh schedule from now: no burst of catch-up ticks after a pause or a rate change.
-  overruns_before_ += schedule_.overruns();
-  dropped_before_ += schedule_.ticks_dropped();
-  late_wakes_before_ += schedule_.late_wakes();
-  schedule_ = TickSchedule(config_.tick_rate, config_.max_catchup_ticks);
-  cadence_ = SnapshotCadence(config_.tick_rate, config_.snapshot_rate);
+  overruns_before_ += schedule_->overruns();
+  dropped_before_ += schedule_->ticks_dropped();
+  late_wakes_before_ += schedule_->late_wakes();
+  schedule_.emplace(config_.tick_rate, config_.max_catchup_ticks);
+  cadence_.emplace(config_.tick_rate, config_.snapshot_rate);
   start_time_ = Clock::now();
-  tick_timer_.cancel();
+  tick_timer_->cancel();
   schedule_tick();
 }
 
@@ -383,7 +351,7 @@ void LocalWorld::restart_schedule() {
 void LocalWorld::post_step_slice() {
   if (step_slice_posted_ || step_runs_.empty()) return;
   step_slice_posted_ = true;
-  asio::post(ioc_, [this] {
+  asio::post(*ioc_, [this] {
     step_slice_posted_ = false;
     if (!stopped_) step_slice();
   });
@@ -471,13 +439,13 @@ void LocalWorld::control(std::uint64_t from, const protocol::ControlMsg& msg, st
       },
       msg.control);
   if (refusal) return refuse(from, msg.seq, refusal->first, std::move(refusal->second));
-  ++counters_.commands_accepted;
+  ++counters_->commands_accepted;
   if (std::holds_alternative<protocol::StepTicks>(msg.control)) {
     publish_counters();
     return post_step_slice();  // the ack follows the run's last tick (step_slice)
   }
   ack(from, msg.seq);
-  if (changed.welcome_all) hub_.send_welcomes(changed.new_world);
+  if (changed.welcome_all) hub_->send_welcomes(changed.new_world);
   if (changed.snapshot_after) broadcast_snapshot();
 }
 
@@ -511,26 +479,22 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   end_step_runs();
   world_ = std::move(next);
   world_.set_clock(exec::steady_ns);  // the step's profile (/metrics: herd_step_stage_seconds)
-  world_.set_executor(&pool_);
+  world_.set_executor(pool_);
   config_.scenario = std::move(scenario);
   list_scenarios();                           // the directory may have changed
   config_.tick_rate = 1.0 / world_.def().dt;  // the new world's own rate
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
-  map_version_sent_ = world_.map_version();
-  obstacles_version_sent_ = world_.obstacles_version();  // the welcomes that follow carry them
-  measurements_version_sent_ = ~std::uint64_t{0};
-  walls_version_sent_ = ~std::uint64_t{0};
+  plan_.new_world(world_);  // the welcomes that follow carry its map and obstacles
   measurement_metrics_version_ = ~std::uint64_t{0};
-  sources_version_sent_ = ~std::uint64_t{0};
   source_metrics_version_ = ~std::uint64_t{0};
   last_checkpoint_tick_ = world_.tick();
-  hub_.new_world();
-  spectators_.clear();  // the old world's snapshots are no view of the new one
+  hub_->new_world();
+  spectators_->clear();  // the old world's snapshots are no view of the new one
   inspected_changed();
   if (config_.on_world_replaced) config_.on_world_replaced(config_.scenario, world_);
-  observe_.log(LogLevel::info, "world_replaced",
-               {{"scenario", config_.scenario}, {"seed", std::to_string(world_.def().seed)}});
+  observe_->log(LogLevel::info, "world_replaced",
+                {{"scenario", config_.scenario}, {"seed", std::to_string(world_.def().seed)}});
   restart_schedule();
 }
 
@@ -541,13 +505,13 @@ void LocalWorld::list_scenarios() {
 
 void LocalWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
                         std::string message) {
-  observe_.count_error(code);
-  ++counters_.commands_rejected;
-  hub_.reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
+  observe_->count_error(code);
+  ++counters_->commands_rejected;
+  hub_->reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
 }
 
 void LocalWorld::ack(std::uint64_t id, std::uint32_t seq) {
-  hub_.reply(
+  hub_->reply(
       id, share(protocol::encode(protocol::Ack{seq, world_.tick(), {}, {}, {}, {}, {}, {}, {}})));
 }
 

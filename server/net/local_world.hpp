@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,17 +22,22 @@
 #include "net/io.hpp"
 #include "net/observability.hpp"
 #include "net/server.hpp"
+#include "net/source_parts.hpp"
 #include "net/spectator_delay.hpp"
 #include "net/tick_clock.hpp"
 #include "net/world_source.hpp"
+#include "publish/snapshot_plan.hpp"
 
 namespace herd::net {
 
 class LocalWorld final : public WorldSource {
  public:
   // `world` steps on `pool`; `config` is the server's (its rates and scenario change here).
-  LocalWorld(ServerConfig config, sim::World world, asio::io_context& ioc, Hub& hub,
-             Observability& observe, exec::ThreadPool& pool);
+  // The world to step and serve; the server that is given it lends it its parts (attach): its
+  // settings (rates, checkpoints, scenarios), the hub's thread for the tick loop, and the pool.
+  explicit LocalWorld(sim::World world);
+
+  void attach(const SourceParts& parts) override;
 
   void start() override;
   void stop() override;
@@ -47,7 +53,7 @@ class LocalWorld final : public WorldSource {
   void add_metrics(MetricsView&) const override;
 
   // When the hub's thread does not run (before run(), after it returned).
-  const sim::World& world() const { return world_; }
+  const sim::World* world() const override { return &world_; }
 
  private:
   // A control's effect: what the clients are told after its answer.
@@ -85,36 +91,27 @@ class LocalWorld final : public WorldSource {
   void ack(std::uint64_t id, std::uint32_t seq);
   // How far the tick loop is behind its schedule (0 when on time). Any thread.
   std::chrono::milliseconds behind() const;
-  std::uint64_t total_overruns() const { return overruns_before_ + schedule_.overruns(); }
-  std::uint64_t total_dropped() const { return dropped_before_ + schedule_.ticks_dropped(); }
-  std::uint64_t total_late_wakes() const { return late_wakes_before_ + schedule_.late_wakes(); }
+  std::uint64_t total_overruns() const { return overruns_before_ + schedule_->overruns(); }
+  std::uint64_t total_dropped() const { return dropped_before_ + schedule_->ticks_dropped(); }
+  std::uint64_t total_late_wakes() const { return late_wakes_before_ + schedule_->late_wakes(); }
 
-  ServerConfig config_;
+  ServerConfig config_;  // the server's (attach); reset and load_scenario change the rates
   sim::World world_;
-  Hub& hub_;
-  Observability& observe_;
-  Observability::Counters& counters_ = observe_.counters();
-  exec::ThreadPool&
-      pool_;  // lent to the world: its per-agent stages run on config.sim_threads threads
-  asio::io_context& ioc_;  // the hub's
-  asio::steady_timer tick_timer_;
+  publish::SnapshotPlan plan_;  // which parts besides the agents each snapshot carries
+  // The server's parts (attach).
+  Hub* hub_ = nullptr;
+  Observability* observe_ = nullptr;
+  Observability::Counters* counters_ = nullptr;
+  exec::ThreadPool* pool_ = nullptr;  // lent to the world: its per-agent stages run on it
+  asio::io_context* ioc_ = nullptr;   // the hub's
+  std::optional<asio::steady_timer> tick_timer_;
   bool stopped_ = false;
-  TickSchedule schedule_;
-  SnapshotCadence cadence_;
+  std::optional<TickSchedule> schedule_;
+  std::optional<SnapshotCadence> cadence_;
   Clock::time_point start_time_;
   std::uint64_t overruns_before_ = 0, dropped_before_ = 0,
                 late_wakes_before_ = 0;                  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions_;  // since the last snapshot, at most the cap
-  std::uint64_t map_version_sent_ = 0;        // the world's map version the last snapshot carried
-  std::uint64_t obstacles_version_sent_ = 0;  // the same for the obstacles
-  std::uint64_t obstacles_due_serial_ = 0;  // the snapshot that carries them again, changed or not
-  std::uint64_t measurements_version_sent_ = 0;  // the world's measurements version last sent
-  std::uint64_t sources_version_sent_ = 0;       // the same for its sources and exits
-  // The world's walls version the last snapshot that carried them was made at (a scenario's walls
-  // go in the first snapshot; ~0: the next carries them, a new world's first), and the serial of
-  // the next that repeats them.
-  std::uint64_t walls_version_sent_ = 0;
-  std::uint64_t walls_due_serial_ = 0;
   // The measurements, sources and exits for /metrics, copied on the tick thread when they change
   // (read on any).
   mutable std::mutex metrics_mutex_;
@@ -127,7 +124,7 @@ class LocalWorld final : public WorldSource {
   std::vector<std::string> scenario_names_;  // config.list_scenarios(), as welcomes list them
   std::map<std::string, std::string> scenario_descriptions_;  // config.describe_scenarios()
   void list_scenarios();
-  SpectatorDelay spectators_{config_.spectator_delay_seconds()};
+  std::optional<SpectatorDelay> spectators_;  // the server's delay (attach)
   std::deque<StepRun> step_runs_;
   bool step_slice_posted_ = false;
   // Read by /healthz on the I/O threads.

@@ -231,46 +231,64 @@ std::size_t max_snapshot_values(std::uint32_t max_agents) {
   return largest(w, max_agents);
 }
 
-RelayUpstream::RelayUpstream(UpstreamUrl url, Settings settings, asio::io_context& ioc,
-                             asio::io_context& link_ioc, Hub& hub, Observability& observe)
-    : url_(std::move(url)),
-      settings_(std::move(settings)),
-      ioc_(ioc),
-      link_ioc_(link_ioc),
-      hub_(hub),
-      observe_(observe),
-      retry_(ioc),
-      link_rate_(settings_.rate_limit, settings_.rate_burst, seconds_now()),
-      pace_(1, kPaceBurst, seconds_now()),
-      pace_timer_(ioc) {}
+std::variant<UpstreamUrl, std::string> RelayUpstream::parse_url(const std::string& text) {
+  auto url = protocol::parse_ws_url(text);
+  if (auto* why = std::get_if<std::string>(&url)) return "relay upstream '" + text + "': " + *why;
+  if (std::get<protocol::WsUrl>(url).tls)
+    return "relay upstream '" + text + "': must be ws://, not wss://";
+  return std::get<protocol::WsUrl>(std::move(url));
+}
+
+RelayUpstream::RelayUpstream(UpstreamUrl url, Link link)
+    : url_(std::move(url)), pace_(1, kPaceBurst, seconds_now()) {
+  settings_.commands = link.commands;
+  settings_.link_format = link.format;
+}
+
+void RelayUpstream::attach(const SourceParts& parts) {
+  const ServerConfig& c = parts.config;
+  settings_.max_message_bytes = c.max_message_bytes;
+  settings_.token = c.command_token;
+  settings_.rate_limit = c.rate_limit;
+  settings_.rate_burst = c.rate_burst;
+  ioc_ = &parts.hub_ioc;
+  link_ioc_ = &parts.link_ioc;
+  hub_ = &parts.hub;
+  observe_ = &parts.observe;
+  counters_ = &parts.observe.counters();
+  retry_.emplace(parts.hub_ioc);
+  pace_timer_.emplace(parts.hub_ioc);
+  link_rate_.emplace(settings_.rate_limit, settings_.rate_burst, seconds_now());
+}
 
 UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
   // Called on the link's I/O thread: each event is posted to the hub's thread.
   UpstreamLink::Events e;
   e.opened = [this, generation] {
-    asio::post(ioc_, [this, generation] { on_opened(generation); });
+    asio::post(*ioc_, [this, generation] { on_opened(generation); });
   };
   e.message = [this, generation](std::string text, bool binary, bool newer_waiting) {
     bytes_ += text.size();
-    asio::post(ioc_, [this, generation, binary, newer_waiting, text = std::move(text)]() mutable {
+    asio::post(*ioc_, [this, generation, binary, newer_waiting, text = std::move(text)]() mutable {
       on_main(generation, std::move(text), binary, newer_waiting);
     });
   };
   e.closed = [this, generation](std::string why) {
-    asio::post(ioc_, [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
+    asio::post(*ioc_,
+               [this, generation, why = std::move(why)] { on_main_closed(generation, why); });
   };
   return e;
 }
 
 void RelayUpstream::start() {
-  observe_.log(LogLevel::info, "relaying", {{"upstream", url_.text()}});
+  observe_->log(LogLevel::info, "relaying", {{"upstream", url_.text()}});
   connect();
 }
 
 void RelayUpstream::stop() {
   stopped_ = true;
-  retry_.cancel();
-  pace_timer_.cancel();
+  retry_->cancel();
+  pace_timer_->cancel();
   if (main_) main_->close();
 }
 
@@ -279,14 +297,14 @@ protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role r
   w.server = std::string(kServerName);
   w.session = session;
   w.role = role;
-  w.tick = counters_.tick;
+  w.tick = counters_->tick;
   w.max_message_bytes = static_cast<std::uint32_t>(settings_.max_message_bytes);
   w.upstream = live_ ? "connected" : "reconnecting";
   return w;
 }
 
 Health RelayUpstream::health() const {
-  return {200, "{\"status\":\"ok\",\"tick\":" + std::to_string(counters_.tick.load()) +
+  return {200, "{\"status\":\"ok\",\"tick\":" + std::to_string(counters_->tick.load()) +
                    ",\"upstream\":\"" + (live_ ? "connected" : "reconnecting") + "\"}\n"};
 }
 
@@ -309,15 +327,15 @@ void RelayUpstream::connect() {
   const protocol::Role role =
       settings_.commands ? protocol::Role::commander : protocol::Role::viewer;
   main_ = UpstreamLink::open(
-      link_ioc_, url_,
+      *link_ioc_, url_,
       hello_text(role, settings_.token, std::string("herd-relay/") + HERD_VERSION,
                  settings_.link_format),
       events(main_generation_), UpstreamLink::Options{});
 }
 
 void RelayUpstream::retry_later() {
-  retry_.expires_after(next_backoff(backoff_));
-  retry_.async_wait([this](boost::system::error_code ec) {
+  retry_->expires_after(next_backoff(backoff_));
+  retry_->async_wait([this](boost::system::error_code ec) {
     if (!ec && !stopped_) connect();
   });
 }
@@ -346,16 +364,16 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
   if (values > max_snapshot_values(welcome_ ? welcome_->max_agents : 0)) {
     // Within the size limit, but more values than any message of such a world holds: decoding
     // it would cost far more memory and time than its bytes (a frame of "{}," is 3 bytes a map).
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", "a message of " + std::to_string(values) +
-                                 " JSON values, more than a world of its size has"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", "a message of " + std::to_string(values) +
+                                  " JSON values, more than a world of its size has"}});
   } else if (!text.empty()) {
     if (protocol::snapshot_tick(text)) {
       on_snapshot(std::move(text), newer_waiting);
     } else {
       auto decoded = protocol::decode_server(text);
       if (auto* err = std::get_if<protocol::Error>(&decoded)) {
-        observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", err->message}});
+        observe_->log(LogLevel::warn, "upstream_bad_message", {{"reason", err->message}});
       } else {
         auto& msg = std::get<protocol::ServerMessage>(decoded);
         if (std::holds_alternative<protocol::Snapshot>(msg)) {
@@ -369,7 +387,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
           on_answer(*e->seq, std::move(msg));
         } else if (e) {
           if (!linked_ && e->code == protocol::ErrorCode::unauthorized) refusal_ = e->message;
-          observe_.log(
+          observe_->log(
               LogLevel::warn, "upstream_error",
               {{"code", std::string(protocol::to_string(e->code))}, {"message", e->message}});
         }
@@ -385,14 +403,14 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
 // request when it cannot be decoded (it then reaches no client).
 void RelayUpstream::on_binary(std::string frame, bool behind) {
   if (!welcome_) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", "a binary frame before welcome"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", "a binary frame before welcome"}});
     return;
   }
   protocol::BinaryClient::Received got = link_frames_.receive(frame);
   if (got.keyframe) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", got.error + "; a keyframe was asked for"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", got.error + "; a keyframe was asked for"}});
     main_->send(share(protocol::encode(protocol::KeyframeRequest{})));
   }
   if (got.ack) main_->send(share(protocol::encode(protocol::SnapshotAck{*got.ack})));
@@ -411,14 +429,14 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
     granted_ = w.role;
     commanding_ = granted_ == protocol::Role::commander;
     if (settings_.commands && !commanding_)
-      observe_.log(LogLevel::warn, "upstream_refused_commands",
-                   {{"upstream", url_.text()},
-                    {"reason", refusal_.empty() ? "welcomed as a viewer" : refusal_}});
+      observe_->log(LogLevel::warn, "upstream_refused_commands",
+                    {{"upstream", url_.text()},
+                     {"reason", refusal_.empty() ? "welcomed as a viewer" : refusal_}});
   }
   welcome_ = std::move(w);
   live_ = welcome_->upstream != "reconnecting";
   welcome_->upstream.clear();  // this relay's own state goes in its welcomes
-  counters_.tick = welcome_->tick;
+  counters_->tick = welcome_->tick;
   // A snapshot that waits is of the world before this welcome.
   waiting_snapshot_.reset();
   // Relayed at a little over the upstream's snapshot rate, itself at most a server's tick rate.
@@ -433,23 +451,23 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
     ++connects_;
     inspect_sent_.clear();
     inspect_dirty_ = true;
-    observe_.log(LogLevel::info, "upstream_connected",
-                 {{"upstream", url_.text()}, {"tick", std::to_string(welcome_->tick)}});
+    observe_->log(LogLevel::info, "upstream_connected",
+                  {{"upstream", url_.text()}, {"tick", std::to_string(welcome_->tick)}});
   }
   if (new_world) this->new_world();
   if (first) {
     for (const auto& h : std::exchange(waiting_, {})) greet(h.id, h.role, h.format);
   }
-  hub_.send_welcomes(new_world);
+  hub_->send_welcomes(new_world);
   send_inspect();
 }
 
 void RelayUpstream::on_answer(std::uint32_t link_seq, protocol::ServerMessage msg) {
   const auto it = pending_.find(link_seq);
   if (it == pending_.end()) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", "an answer to seq " + std::to_string(link_seq) +
-                                 ", which this relay did not send or was answered already"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", "an answer to seq " + std::to_string(link_seq) +
+                                  ", which this relay did not send or was answered already"}});
     return;
   }
   const Pending p = it->second;
@@ -457,16 +475,16 @@ void RelayUpstream::on_answer(std::uint32_t link_seq, protocol::ServerMessage ms
   std::string text;
   if (auto* ack = std::get_if<protocol::Ack>(&msg)) {
     ack->seq = p.seq;
-    ++counters_.commands_accepted;
+    ++counters_->commands_accepted;
     text = protocol::encode(*ack);
   } else {
     auto& err = std::get<protocol::Error>(msg);
     err.seq = p.seq;
-    ++counters_.commands_rejected;
-    observe_.count_error(err.code);
+    ++counters_->commands_rejected;
+    observe_->count_error(err.code);
     text = protocol::encode(err);
   }
-  if (hub_.has(p.client)) hub_.reply(p.client, share(std::move(text)));
+  if (hub_->has(p.client)) hub_->reply(p.client, share(std::move(text)));
 }
 
 void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& why) {
@@ -476,25 +494,25 @@ void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& 
   commanding_ = false;
   waiting_snapshot_.reset();
   for (const auto& [link_seq, p] : std::exchange(pending_, {}))
-    if (hub_.has(p.client))
+    if (hub_->has(p.client))
       refuse(p.client, p.seq, protocol::ErrorCode::upstream_unavailable,
              "the link to the upstream server closed before it answered (" + why +
                  "); the command may have been applied");
   if (connected_) {
     connected_ = false;
     live_ = false;
-    observe_.log(LogLevel::warn, "upstream_lost", {{"upstream", url_.text()}, {"reason", why}});
-    hub_.send_welcomes(false);  // the same world, now "reconnecting"
+    observe_->log(LogLevel::warn, "upstream_lost", {{"upstream", url_.text()}, {"reason", why}});
+    hub_->send_welcomes(false);  // the same world, now "reconnecting"
   } else if (backoff_ == std::chrono::milliseconds(0) || backoff_ >= kRetryMax) {
-    observe_.log(LogLevel::warn, "upstream_unreachable",
-                 {{"upstream", url_.text()}, {"reason", why}});
+    observe_->log(LogLevel::warn, "upstream_unreachable",
+                  {{"upstream", url_.text()}, {"reason", why}});
   }
   retry_later();
 }
 
 void RelayUpstream::new_world() {
-  hub_.finish_steps();
-  hub_.new_world();
+  hub_->finish_steps();
+  hub_->new_world();
   last_tick_.reset();
 }
 
@@ -503,7 +521,8 @@ void RelayUpstream::new_world() {
 // acknowledged: the link's later deltas build on it).
 void RelayUpstream::on_snapshot(Incoming snapshot, bool behind) {
   if (!welcome_) {
-    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", "a snapshot before welcome"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", "a snapshot before welcome"}});
     return;
   }
   if (behind) {
@@ -515,8 +534,8 @@ void RelayUpstream::on_snapshot(Incoming snapshot, bool behind) {
   waiting_snapshot_ = std::move(snapshot);
   if (pace_armed_) return;
   pace_armed_ = true;
-  pace_timer_.expires_after(std::chrono::milliseconds(5));
-  pace_timer_.async_wait([this](boost::system::error_code ec) {
+  pace_timer_->expires_after(std::chrono::milliseconds(5));
+  pace_timer_->async_wait([this](boost::system::error_code ec) {
     pace_armed_ = false;
     if (!ec && !stopped_) relay_waiting();
   });
@@ -550,13 +569,13 @@ void RelayUpstream::relay(Incoming incoming) {
   auto decoded =
       frame ? protocol::to_snapshot(*frame) : decode_snapshot(std::get<std::string>(incoming));
   if (auto* why = std::get_if<std::string>(&decoded)) {
-    observe_.log(LogLevel::warn, "upstream_bad_message", {{"reason", *why}});
+    observe_->log(LogLevel::warn, "upstream_bad_message", {{"reason", *why}});
     return;
   }
   protocol::Snapshot& s = std::get<protocol::Snapshot>(decoded);
   if (welcome_->max_agents != 0 && s.agents.size() > welcome_->max_agents) {
-    observe_.log(LogLevel::warn, "upstream_bad_message",
-                 {{"reason", "a snapshot of more agents than the welcome's max_agents"}});
+    observe_->log(LogLevel::warn, "upstream_bad_message",
+                  {{"reason", "a snapshot of more agents than the welcome's max_agents"}});
     return;
   }
   const std::uint64_t tick = s.tick;
@@ -566,8 +585,8 @@ void RelayUpstream::relay(Incoming incoming) {
   // Its serial is the upstream's, in the text. The last snapshot's frames not yet encoded may make
   // it late by half the upstream's interval (pace_rate_: its snapshot rate, from the welcome), no
   // more.
-  hub_.begin_snapshot(std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / pace_rate_)));
-  counters_.tick = tick;
+  hub_->begin_snapshot(std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / pace_rate_)));
+  counters_->tick = tick;
   welcome_->tick = tick;
   // The traces are those of every agent this relay's clients inspect: each client is sent its
   // own (Hub), the shared text none.
@@ -576,13 +595,13 @@ void RelayUpstream::relay(Incoming incoming) {
   // The density layer is this relay's own, made from the snapshot's agents for its clients that
   // take it, at its own pace (its link never asks the upstream for one).
   s.density.reset();
-  if (hub_.density_due(welcome_->snapshot_rate))
-    hub_.attach_density(
+  if (hub_->density_due(welcome_->snapshot_rate))
+    hub_->attach_density(
         protocol::density_layer(s.agents, welcome_->world.width, welcome_->world.height));
   // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
-  Hub::BinaryTakers binary = hub_.send_json(
-      counters_.agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));
-  counters_.agents = s.agents.size();
+  Hub::BinaryTakers binary = hub_->send_json(
+      counters_->agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));
+  counters_->agents = s.agents.size();
   if (s.map) welcome_->map = s.map;
   if (s.map_cleared) welcome_->map.reset();
   if (s.obstacles) welcome_->obstacles = *s.obstacles;
@@ -601,19 +620,19 @@ void RelayUpstream::relay(Incoming incoming) {
       state.agents = std::move(frame->agents);
     } else {
       state = protocol::quantise(s.tick, s.time, s.avoidance, size.width, size.height, s.agents,
-                                 hub_.binary_feed().current());
+                                 hub_->binary_feed().current());
     }
     state.serial = s.serial;
     protocol::SideOpen side = side_open(s);
-    hub_.binary_feed().begin(std::move(state), side.shared());
-    hub_.send_binary(std::move(binary), std::move(side.open));
+    hub_->binary_feed().begin(std::move(state), side.shared());
+    hub_->send_binary(std::move(binary), std::move(side.open));
   }
   send_inspect();
 }
 
 void RelayUpstream::send_inspect() {
   if (!inspect_dirty_ || !connected_ || !main_) return;
-  std::vector<std::uint32_t> ids = hub_.inspected();
+  std::vector<std::uint32_t> ids = hub_->inspected();
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.size() > protocol::kMaxInspectPerSession) ids.resize(protocol::kMaxInspectPerSession);
@@ -622,7 +641,7 @@ void RelayUpstream::send_inspect() {
     return;
   }
   // The link's rate is shared with commands: over it, the list waits for a later snapshot.
-  if (!link_rate_.take(seconds_now())) return;
+  if (!link_rate_->take(seconds_now())) return;
   inspect_dirty_ = false;
   inspect_sent_ = ids;
   main_->send(share(protocol::encode(protocol::Inspect{std::move(ids)})));
@@ -638,20 +657,21 @@ void RelayUpstream::hello(std::uint64_t id, Hello hello) {
 }
 
 void RelayUpstream::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
-  if (!hub_.has(id)) return;
+  if (!hub_->has(id)) return;
   if (role == protocol::Role::commander && granted_ != protocol::Role::commander) {
     // The relay may not command upstream: its commanders watch, told why first.
-    observe_.count_error(protocol::ErrorCode::unauthorized);
-    hub_.tell(id, share(protocol::encode(protocol::Error{
-                      {},
-                      protocol::ErrorCode::unauthorized,
-                      settings_.commands ? "the upstream server did not let this relay command "
-                                           "(its command token was refused); welcomed as a viewer"
-                                         : "this relay only watches its upstream server (it has no "
-                                           "command token for it); welcomed as a viewer"})));
+    observe_->count_error(protocol::ErrorCode::unauthorized);
+    hub_->tell(id,
+               share(protocol::encode(protocol::Error{
+                   {},
+                   protocol::ErrorCode::unauthorized,
+                   settings_.commands ? "the upstream server did not let this relay command "
+                                        "(its command token was refused); welcomed as a viewer"
+                                      : "this relay only watches its upstream server (it has no "
+                                        "command token for it); welcomed as a viewer"})));
     role = protocol::Role::viewer;
   }
-  hub_.greet(id, role, format);
+  hub_->greet(id, role, format);
 }
 
 std::optional<std::uint32_t> RelayUpstream::admit(std::uint64_t id, std::uint32_t seq) {
@@ -670,7 +690,7 @@ std::optional<std::uint32_t> RelayUpstream::admit(std::uint64_t id, std::uint32_
            "too many commands wait for the upstream server's answers; the command was not sent");
     return std::nullopt;
   }
-  if (!link_rate_.take(seconds_now())) {
+  if (!link_rate_->take(seconds_now())) {
     refuse(id, seq, protocol::ErrorCode::rate_limited,
            "the relay's link to its upstream server, shared by its commanders, is over its "
            "message rate; the command was not sent");
@@ -694,14 +714,14 @@ void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& contro
 
 void RelayUpstream::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
                            std::string message) {
-  observe_.count_error(code);
-  ++counters_.commands_rejected;
-  hub_.reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
+  observe_->count_error(code);
+  ++counters_->commands_rejected;
+  hub_->reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
 }
 
 void RelayUpstream::left(std::uint64_t id) {
   std::erase_if(waiting_, [id](const WaitingHello& h) { return h.id == id; });
-  // Its commands still waiting are answered to nobody (hub_.has is false by then).
+  // Its commands still waiting are answered to nobody (hub_->has is false by then).
 }
 
 }  // namespace herd::net

@@ -43,6 +43,7 @@
 #include "net/hub.hpp"
 #include "net/limits.hpp"
 #include "net/observability.hpp"
+#include "net/source_parts.hpp"
 #include "net/upstream.hpp"
 #include "net/world_source.hpp"
 #include "protocol/messages.hpp"
@@ -86,9 +87,21 @@ class RelayUpstream final : public WorldSource {
     protocol::SnapshotFormat link_format = protocol::SnapshotFormat::automatic;
   };
 
-  // Timers run on `ioc` (the hub's), the link on `link_ioc` (an I/O shard's).
-  RelayUpstream(UpstreamUrl url, Settings settings, asio::io_context& ioc,
-                asio::io_context& link_ioc, Hub& hub, Observability& observe);
+  // What main chooses of the link (--relay, its token, --relay-link-format); the rest of
+  // Settings is the server's (attach): its message limit, its rate limit, its command token.
+  struct Link {
+    bool commands = true;  // false: the link only watches (Settings::commands)
+    protocol::SnapshotFormat format = protocol::SnapshotFormat::automatic;
+  };
+
+  // ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves: the URL, or a
+  // sentence saying why not (wss:// is refused: a relay links in the clear, beside its upstream).
+  static std::variant<UpstreamUrl, std::string> parse_url(const std::string& text);
+
+  RelayUpstream(UpstreamUrl url, Link link);
+
+  // Timers run on the hub's thread, the link on an I/O shard's.
+  void attach(const SourceParts& parts) override;
 
   void start() override;
   void stop() override;
@@ -142,18 +155,19 @@ class RelayUpstream final : public WorldSource {
   void refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code, std::string message);
 
   const UpstreamUrl url_;
-  const Settings settings_;
-  asio::io_context& ioc_;
-  asio::io_context& link_ioc_;
-  Hub& hub_;
-  Observability& observe_;
-  Observability::Counters& counters_ = observe_.counters();
+  Settings settings_;  // from the Link and the server's settings (attach)
+  // The server's parts (attach).
+  asio::io_context* ioc_ = nullptr;
+  asio::io_context* link_ioc_ = nullptr;
+  Hub* hub_ = nullptr;
+  Observability* observe_ = nullptr;
+  Observability::Counters* counters_ = nullptr;
   bool stopped_ = false;
   std::shared_ptr<UpstreamLink> main_;
   std::uint64_t main_generation_ = 0;
   std::uint64_t next_generation_ = 1;
   std::chrono::milliseconds backoff_{0};
-  asio::steady_timer retry_;
+  std::optional<asio::steady_timer> retry_;
   std::optional<protocol::Welcome> welcome_;  // the upstream's newest (world, rates, map, paused)
   std::optional<std::uint64_t> last_tick_;    // the newest relayed snapshot's
   // What the upstream's welcome on this link granted (commander: the relay's commanders may
@@ -168,7 +182,7 @@ class RelayUpstream final : public WorldSource {
   // Commands on the link by the link's seq; the next seq to use.
   std::unordered_map<std::uint32_t, Pending> pending_;
   std::uint32_t next_seq_ = 1;
-  TokenBucket link_rate_;
+  std::optional<TokenBucket> link_rate_;
   // Snapshot pacing: a bucket at a little over the upstream's snapshot rate, the snapshot that
   // waits for it (the newest), and the timer that relays it.
   TokenBucket pace_;
@@ -176,7 +190,7 @@ class RelayUpstream final : public WorldSource {
   std::optional<Incoming> waiting_snapshot_;
   // The link's binary frames: the baselines it holds, acknowledged upstream frame by frame.
   protocol::BinaryClient link_frames_;
-  asio::steady_timer pace_timer_;
+  std::optional<asio::steady_timer> pace_timer_;
   bool pace_armed_ = false;
   // Read by /healthz and /metrics on the I/O threads. live: connected, and the upstream is not
   // itself a relay reconnecting to its own (a chain says so at every hop).

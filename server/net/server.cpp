@@ -10,9 +10,10 @@
 #include <csignal>
 #include <thread>
 
-#include "net/relay_upstream.hpp"
+#include "net/local_world.hpp"
 #include "net/server_impl.hpp"
 #include "net/session_hub.hpp"
+#include "net/source_parts.hpp"
 
 namespace herd::net {
 namespace {
@@ -28,19 +29,10 @@ std::vector<std::unique_ptr<Shard>> make_shards(std::size_t count) {
   return shards;
 }
 
-UpstreamUrl relay_url(const std::string& text) {
-  auto url = protocol::parse_ws_url(text);
-  if (auto* why = std::get_if<std::string>(&url))
-    throw std::invalid_argument("relay upstream '" + text + "': " + *why);
-  if (std::get<protocol::WsUrl>(url).tls)
-    throw std::invalid_argument("relay upstream '" + text + "': must be ws://, not wss://");
-  return std::get<protocol::WsUrl>(std::move(url));
-}
-
 }  // namespace
 
-Server::Impl::Impl(ServerConfig c, sim::World world)
-    : config(c),
+Server::Impl::Impl(ServerConfig c, std::unique_ptr<WorldSource> world_source)
+    : config(std::move(c)),
       observe(config.log, config.log_format),
       admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
                 config.max_connections_per_address),
@@ -48,20 +40,10 @@ Server::Impl::Impl(ServerConfig c, sim::World world)
       pool(std::max<std::size_t>(config.sim_threads, 1), "herd-sim"),
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),
-      local(c.relay_upstream.empty()
-                ? std::make_unique<LocalWorld>(c, std::move(world), ioc, hub, observe, pool)
-                : nullptr),
-      unused_world(local ? std::nullopt : std::optional(std::move(world))),
-      relay(local ? nullptr
-                  : std::make_unique<RelayUpstream>(
-                        relay_url(c.relay_upstream),
-                        RelayUpstream::Settings{c.max_message_bytes, c.command_token,
-                                                !c.relay_view_only, c.rate_limit, c.rate_burst,
-                                                c.relay_link_format},
-                        ioc, shards.front()->ioc, hub, observe)),
-      source(local ? static_cast<WorldSource&>(*local) : *relay),
+      source(std::move(world_source)),
       listener(shards, admission, observe, SessionHub(*this), stopping) {
-  hub.serve(source);
+  source->attach(SourceParts{config, ioc, shards.front()->ioc, hub, observe, pool});
+  hub.serve(*source);
   hub.on_player(config.on_player);
 }
 
@@ -72,7 +54,7 @@ void Server::Impl::begin_stop() {
   observe.log(LogLevel::info, "stopping",
               {{"tick", std::to_string(observe.counters().tick.load())},
                {"sessions", std::to_string(hub.size())}});
-  source.stop();
+  source->stop();
   listener.close();
   for (auto& shard : shards) asio::post(shard->ioc, [s = shard.get()] { s->close_all(); });
   // Clients get a moment to answer the close handshake; the loop ends when every session is gone
@@ -108,15 +90,17 @@ std::string Server::Impl::metrics_text() const {
   m.ws_connections = admission.ws_connections();
   m.max_connections = admission.max_connections();
   m.accept_failures = listener.accept_failures();
-  source.add_metrics(m);
+  source->add_metrics(m);
   if (config.add_metrics) config.add_metrics(m);
   return render_prometheus(m);
 }
 
 // ---- Server ----------------------------------------------------------------------------------
 
+Server::Server(ServerConfig config, std::unique_ptr<WorldSource> source)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(source))) {}
 Server::Server(ServerConfig config, sim::World world)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(world))) {}
+    : Server(std::move(config), std::make_unique<LocalWorld>(std::move(world))) {}
 
 Server::~Server() = default;
 
@@ -145,7 +129,7 @@ void Server::run() {
     exec::name_thread(io_threads.back(), "herd-io-" + std::to_string(sh->index));
   }
   s.listener.start();
-  s.source.start();
+  s.source->start();
   // Kept running until begin_stop() stops it, also while nothing is scheduled (a relay waits
   // for its upstream's messages, not for a tick timer).
   auto hub_work = asio::make_work_guard(s.ioc);
@@ -165,10 +149,8 @@ void Server::stop_on_signals(std::function<void(int signal)> said) {
   impl_->wait_for_signal();
 }
 
-std::uint64_t Server::state_hash() const { return world().state_hash(); }
-const sim::World& Server::world() const {
-  return impl_->local ? impl_->local->world() : *impl_->unused_world;
-}
+const sim::World* Server::world() const { return impl_->source->world(); }
+std::uint64_t Server::state_hash() const { return world() ? world()->state_hash() : 0; }
 
 ServerStats Server::stats() const {
   const auto& c = impl_->observe.counters();

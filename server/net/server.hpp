@@ -122,16 +122,6 @@ struct ServerConfig {
   // running scenario's (welcome's `description`; load_scenario replaces it).
   std::function<std::map<std::string, std::string>()> describe_scenarios;
   std::string scenario_description;
-  // Relay mode: ws://HOST[:PORT][/PATH] of the server (or relay) whose world this one serves
-  // (relay_upstream.hpp). The world given to the constructor is then unused: no tick loop runs
-  // here. command_token is the upstream's: the relay's one link presents it, and the relay's
-  // commanders must say hello with it as on a server (empty: none asked, none presented).
-  std::string relay_upstream;
-  // Relay mode: the link only watches, and the relay's commanders are welcomed as viewers (a
-  // relay given neither a token nor --open-commands).
-  bool relay_view_only = false;
-  // Relay mode: the snapshots the link asks for (RelayUpstream::Settings::link_format).
-  protocol::SnapshotFormat relay_link_format = protocol::SnapshotFormat::automatic;
 };
 
 struct ServerStats {
@@ -150,8 +140,15 @@ struct ServerStats {
   std::uint64_t max_connections = 0;  // the connection cap in force (set by start())
 };
 
+class WorldSource;  // world_source.hpp
+
 class Server {
  public:
+  // Serves the world `source` gives: main chooses a LocalWorld (a world stepped here,
+  // local_world.hpp) or a RelayUpstream (another server's, relay_upstream.hpp). The server lends it
+  // its parts.
+  Server(ServerConfig config, std::unique_ptr<WorldSource> source);
+  // A world stepped here: a LocalWorld of `world`.
   Server(ServerConfig config, sim::World world);
   ~Server();
   Server(const Server&) = delete;
@@ -175,10 +172,11 @@ class Server {
 
   ServerStats stats() const;
 
-  // The world's state hash. Call only when run() is not running (before it, or after it returned).
+  // The world, when it is stepped here (nullptr on a relay, which has none). Call only when run()
+  // is not running (before it, or after it returned): the app writes its last checkpoint from it.
+  const sim::World* world() const;
+  // Its state hash, on the same terms (0 on a relay).
   std::uint64_t state_hash() const;
-  // The world itself, on the same terms (the app writes the last checkpoint from it at shutdown).
-  const sim::World& world() const;
 
   struct Impl;  // opaque: the server's parts (net/server_impl.hpp), which sessions reach through
                 // SessionHub

@@ -1,5 +1,5 @@
 // Server::Impl — the server's parts and how they are wired: observability, admission, the I/O
-// shards, the hub and its world source (a LocalWorld, or a RelayUpstream when relaying), the
+// shards, the hub and the world source main gave it (a LocalWorld, or a RelayUpstream), the
 // listener, and the stop. The parts own their state; this owns them, in the order their lifetimes
 // need. hub.hpp says which thread does what. Asio only, no Beast.
 #pragma once
@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,6 @@
 #include "net/hub.hpp"
 #include "net/io.hpp"
 #include "net/listener.hpp"
-#include "net/local_world.hpp"
 #include "net/observability.hpp"
 #include "net/request_rate.hpp"
 #include "net/server.hpp"
@@ -30,7 +28,7 @@
 namespace herd::net {
 
 struct Server::Impl {
-  Impl(ServerConfig config, sim::World world);
+  Impl(ServerConfig config, std::unique_ptr<WorldSource> source);
 
   void begin_stop();
   void finish_stop(Clock::time_point deadline);
@@ -56,12 +54,9 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Shard>>
       shards;  // after ioc: destroyed first, their sessions post to it
   Hub hub;
-  // One of these is the world source: timers on ioc and links on shards[0], destroyed before them.
-  // When relaying, the world given to the constructor is kept, unused, for world().
-  std::unique_ptr<LocalWorld> local;
-  std::optional<sim::World> unused_world;
-  std::unique_ptr<WorldSource> relay;
-  WorldSource& source;
+  // The world source main gave (a LocalWorld or a RelayUpstream): its timers on ioc and its links
+  // on shards[0], destroyed before them.
+  std::unique_ptr<WorldSource> source;
   Listener listener;  // its socket is on shards[0]: destroyed before it
 };
 

@@ -1,8 +1,9 @@
 // herd::net::WorldSource — where the world the hub serves comes from: a world stepped here
 // (LocalWorld: the tick loop, commands and controls, broadcast) or another server's, watched over
-// a link (RelayUpstream). The hub hands it its clients' hellos, commands and controls; it answers
-// them through the hub (Hub::greet, Hub::reply) and makes the snapshots the hub sends. Neither
-// the hub nor a session asks which one it is. No Boost in this header.
+// a link (RelayUpstream). Main chooses which and gives it to the Server. The hub hands it its
+// clients' hellos, commands and controls; it answers them through the hub (Hub::greet, Hub::reply)
+// and makes the snapshots the hub sends. Neither the hub nor a session asks which one it is. No
+// Boost in this header.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,13 @@
 #include "net/observe.hpp"
 #include "protocol/messages.hpp"
 
+namespace herd::sim {
+class World;
+}
+
 namespace herd::net {
+
+struct SourceParts;  // source_parts.hpp
 
 class WorldSource {
  public:
@@ -27,6 +34,14 @@ class WorldSource {
   };
 
   virtual ~WorldSource() = default;
+
+  // Once, by the server it was given to, before start(): the server's parts it works with, which
+  // outlive it. Main makes the source (a LocalWorld, or a RelayUpstream) and gives it to the
+  // server; the server asks nothing else of which one it is.
+  virtual void attach(const SourceParts& parts) = 0;
+  // The world, when it is stepped here; nullptr when it is another server's (a relay's). The app
+  // writes its last checkpoint and trajectory frame from it after run().
+  virtual const sim::World* world() const { return nullptr; }
 
   // The hub's thread: from run() until begin_stop(); stop() ends timers and links.
   virtual void start() = 0;

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "net/relay_upstream.hpp"
 #include "protocol/snapshot_binary.hpp"
 
 #include "server_fixture.hpp"
@@ -440,13 +441,14 @@ TEST_F(PlayersServerTest, ARelayServesTheDelayedSpectatorStream) {
   spawn(1, 100, 300, R"(,"target":{"x":700,"y":300})");
   spawn(2, 700, 500, R"(,"target":{"x":100,"y":500})");
   ServerConfig config;
-  config.relay_link_format = protocol::SnapshotFormat::binary;
   config.address = "127.0.0.1";
   config.port = 0;
   config.web_root = web_root_.string();
-  config.relay_upstream = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
   config.log = [](std::string_view) {};
-  Server relay(config, sim::World(sim::WorldDef{}));
+  auto url = RelayUpstream::parse_url("ws://127.0.0.1:" + std::to_string(port_) + "/ws");
+  Server relay(config, std::make_unique<RelayUpstream>(
+                           std::get<UpstreamUrl>(std::move(url)),
+                           RelayUpstream::Link{true, protocol::SnapshotFormat::binary}));
   const std::uint16_t relay_port = relay.start();
   std::thread relay_thread([&relay] { relay.run(); });
   const auto at_relay = [&](protocol::SnapshotFormat format) {

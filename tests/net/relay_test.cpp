@@ -113,18 +113,20 @@ class RelayTest : public ServerTest {
   std::uint16_t start_relay(std::unique_ptr<Server>& relay, std::thread& thread,
                             std::uint16_t upstream, const std::string& token = {}) {
     ServerConfig config;
-    config.relay_link_format = link_format();
     config.sim_threads = 2;  // a relay's encoding pool, as herd-server gives one on 2 cores
     config.command_token = token;
     config.address = "127.0.0.1";
     config.port = 0;
     config.web_root = web_root_.string();
-    config.relay_upstream = "ws://127.0.0.1:" + std::to_string(upstream) + "/ws";
     config.log = [this](std::string_view line) {
       std::lock_guard lock(log_mutex_);
       log_.emplace_back(line);
     };
-    relay = std::make_unique<Server>(config, sim::World(sim::WorldDef{}));
+    auto url = RelayUpstream::parse_url("ws://127.0.0.1:" + std::to_string(upstream) + "/ws");
+    relay = std::make_unique<Server>(
+        config, std::make_unique<RelayUpstream>(std::get<UpstreamUrl>(std::move(url)),
+                                                RelayUpstream::Link{true, link_format()}));
+    EXPECT_EQ(relay->world(), nullptr) << "a relay steps no world of its own";
     const std::uint16_t port = relay->start();
     thread = std::thread([&relay] { relay->run(); });
     return port;
