@@ -23,8 +23,7 @@ WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, Connect
       config_(hub_.config()),
       shard_(shard),
       id_(hub_.new_session_id()),
-      bucket_(config_.rate_limit, config_.rate_burst, now_seconds()),
-      overflow_(config_.rate_limit, config_.rate_burst, now_seconds()),
+      gate_(config_, now_seconds()),
       slot_(std::move(slot)) {
   hub_.ws_created();
   beast::error_code ec;
@@ -98,8 +97,8 @@ void WsSession::on_new_world(SharedText head, SharedText tail) {
 }
 
 void WsSession::send_snapshot(SharedText snap, bool binary, SharedText tail) {
-  if (close_ || !greeted_) return;
-  if (binary) ack_budget_.on_frame();
+  if (close_ || !gate_.greeted()) return;
+  if (binary) gate_.frame_sent();
   if (lanes_.push_snapshot(std::move(snap), binary, Clock::now(), std::move(tail))) {
     hub_.snapshot_replaced();
     stats_->dropped.fetch_add(1, std::memory_order_relaxed);
@@ -127,7 +126,7 @@ void WsSession::sweep(Clock::time_point now) {
     if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
     return;
   }
-  if (greeted_ && !rtt_ping_writing_ &&
+  if (gate_.greeted() && !rtt_ping_writing_ &&
       (rtt_ping_number_ == 0 ||
        now - rtt_ping_at_ >=
            (awaiting_pong_ ? Clock::duration(kRttPongTimeout) : Clock::duration(kRttPingPeriod))))
@@ -194,8 +193,7 @@ void WsSession::on_accept(beast::error_code ec) {
     if (kind == websocket::frame_type::pong)
       return on_pong(std::string_view(payload.data(), payload.size()));
     if (kind != websocket::frame_type::ping || close_) return;
-    const double now = now_seconds();
-    if (bucket_.take(now) || overflow_.take(now)) return;
+    if (gate_.ping(now_seconds()) == Gate::Rate::within) return;
     hub_.refused(Refusal::flooding, address_);
     close_after_flush({websocket::close_code::policy_error, "message rate far over the limit"},
                       true);
@@ -219,20 +217,17 @@ void WsSession::on_read(beast::error_code ec) {
       hub_.refused(Refusal::idle_timeout, address_);
     return;
   }
-  // Every message costs a token. Refused ones are still decoded (to answer with their seq) but
-  // take from a second bucket of the same size: a client that keeps sending at more than twice
-  // the rate is closed, so decoding costs a session at most twice the rate.
-  // Snapshot acks come at the snapshot rate and must not eat the command budget:
-  // a small frame is decoded first, and an ack is free while the session has sent no more acks
-  // than it was sent binary frames (plus a few); beyond that it counts like any message.
-  const double now = now_seconds();
+  // Every message costs a token of the gate's rate. Refused ones are still decoded (to answer
+  // with their seq): a client that keeps sending at more than twice the rate is closed, so
+  // decoding costs a session at most twice the rate. Snapshot acks come at the snapshot rate and
+  // must not eat the command budget: a small frame is decoded first, so that the gate can tell.
   const std::string_view text(static_cast<const char*>(buffer_.data().data()), buffer_.size());
   std::optional<protocol::Decoded<protocol::ClientMessage>> decoded;
   if (ws_.got_text() && text.size() <= kSmallFrame)
     decoded = protocol::decode_client(text, config_.max_json_depth);
-  const bool free_ack = decoded && is_snapshot_ack(*decoded) && ack_budget_.take();
-  const bool within_rate = free_ack || bucket_.take(now);
-  if (!within_rate && !overflow_.take(now)) {
+  const Gate::Rate rate = gate_.message(now_seconds(), decoded && is_snapshot_ack(*decoded));
+  const bool within_rate = rate == Gate::Rate::within;
+  if (rate == Gate::Rate::close) {
     hub_.refused(Refusal::flooding, address_);
     return close_after_flush(
         {websocket::close_code::policy_error, "message rate far over the limit"}, true);
@@ -307,153 +302,56 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   }
   auto& msg = std::get<protocol::ClientMessage>(decoded);
   if (auto* hello = std::get_if<protocol::Hello>(&msg)) return on_hello(*hello);
+  if (auto refused = gate_.check(msg)) {
+    if (refused->counted) hub_.refused(*refused->counted, address_);
+    return send_error(seq_of(decoded), refused->code, std::move(refused->why));
+  }
   if (auto* ping = std::get_if<protocol::Ping>(&msg))
     return answer(share(protocol::encode(protocol::Pong{ping->id, hub_.tick()})));
-  if (auto* ack = std::get_if<protocol::SnapshotAck>(&msg)) {
-    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-    return inbox_->ack(ack->tick);
-  }
-  if (std::holds_alternative<protocol::KeyframeRequest>(msg)) {
-    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
-    return inbox_->request_keyframe();
-  }
+  if (auto* ack = std::get_if<protocol::SnapshotAck>(&msg)) return inbox_->ack(ack->tick);
+  if (std::holds_alternative<protocol::KeyframeRequest>(msg)) return inbox_->request_keyframe();
   if (auto* view = std::get_if<protocol::ViewportMsg>(&msg)) {
-    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
     if (view->scale) inbox_->set_scale(*view->scale);
     return inbox_->set_view(view->view);
   }
-  if (auto* inspect = std::get_if<protocol::Inspect>(&msg)) {
-    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+  if (auto* inspect = std::get_if<protocol::Inspect>(&msg))
     return hub_.inspect(id_, std::move(inspect->agents));
-  }
-  if (const auto* layer = std::get_if<protocol::DensityRequest>(&msg)) {
-    if (!greeted_) return send_error({}, protocol::ErrorCode::hello_required, "send hello first");
+  if (const auto* layer = std::get_if<protocol::DensityRequest>(&msg))
     return hub_.density(id_, layer->on);
-  }
-  if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg)) {
-    if (!greeted_)
-      return send_error(list->seq, protocol::ErrorCode::hello_required, "send hello first");
-    if (role_ != protocol::Role::commander) return forbid(list->seq, "list the sessions");
+  if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg))
     return ask_hub([&] { hub_.sessions(id_, list->seq); });
-  }
-  if (auto* control = std::get_if<protocol::ControlMsg>(&msg)) {
-    if (!greeted_)
-      return send_error(control->seq, protocol::ErrorCode::hello_required, "send hello first");
-    if (role_ != protocol::Role::commander) return forbid(control->seq);
+  if (auto* control = std::get_if<protocol::ControlMsg>(&msg))
     return ask_hub([&] { hub_.control(id_, std::move(*control), std::string(text_)); }, true);
-  }
-  auto& cmd = std::get<protocol::CommandMsg>(msg);
-  if (!greeted_)
-    return send_error(cmd.seq, protocol::ErrorCode::hello_required, "send hello first");
-  if (role_ != protocol::Role::commander && role_ != protocol::Role::player) return forbid(cmd.seq);
-  if (const auto* spawn = std::get_if<sim::Spawn>(&cmd.command)) {
-    const std::size_t n = spawn->agents.empty() ? spawn->count : spawn->agents.size();
-    if (n > config_.max_spawn) {
-      hub_.refused(Refusal::spawn_too_large, address_);
-      std::string why = "this server spawns at most ";
-      why += std::to_string(config_.max_spawn);
-      why += " agents per command";
-      return send_error(cmd.seq, protocol::ErrorCode::limit_exceeded, std::move(why));
-    }
-  }
-  ask_hub([&] { hub_.command(id_, std::move(cmd), std::string(text_)); }, true);
+  ask_hub(
+      [&] {
+        hub_.command(id_, std::move(std::get<protocol::CommandMsg>(msg)), std::string(text_));
+      },
+      true);
 }
 
-void WsSession::forbid(std::uint32_t seq, std::string_view what) {
-  std::string why;
-  if (role_ == protocol::Role::player) {
-    if (what == "send commands") {
-      why =
-          "a player commands its own agents; pausing, stepping, resetting and loading the world "
-          "are the operator's";
-    } else {
-      why = "only the operator may ";
-      why += what;
-    }
-  } else if (role_ == protocol::Role::spectator) {
-    why = "spectators watch; they cannot ";
-    why += what;
-  } else if (unauthorized_) {
-    why = "this session did not present the command token; it may only watch";
-  } else {
-    why = "viewers cannot ";
-    why += what;
-    why += "; say hello as commander";
-  }
-  send_error(seq, protocol::ErrorCode::forbidden, std::move(why));
-}
-
+// The gate decides the role the hello earned; a token not taken is counted against the address,
+// and the session watches instead, told why. No token at all is no refusal: it is every page
+// opened without the token's URL, which the viewer tries as commander in case the server is open.
 void WsSession::on_hello(const protocol::Hello& hello) {
-  if (greeted_)
+  if (gate_.greeted())
     return send_error({}, protocol::ErrorCode::already_greeted, "hello was already received");
-  greeted_ = true;
-  role_ = hello.role;
-  const bool players = !config_.players.empty();
-  // On a server with players, whoever only watches watches as a spectator (delayed).
-  const protocol::Role watcher = players ? protocol::Role::spectator : protocol::Role::viewer;
-  if (role_ == protocol::Role::viewer) role_ = watcher;
-  if (role_ == protocol::Role::player) greet_player(hello, watcher);
-  const std::string& token = config_.command_token;
-  if (role_ == protocol::Role::commander && !token.empty()) {
-    // An address that guessed wrong too often is not compared at all until its budget refills.
-    const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
-    if (throttled || !constant_time_equal(hello.token, token))
-      refuse_token(hello, throttled, watcher,
-                   throttled ? "too many wrong command tokens from this address: try again in a "
-                               "second"
-                   : hello.token.empty() ? "this server needs a command token to command"
-                                         : "wrong command token");
+  Gate::Welcomed w = gate_.hello(hello, [&] { return hub_.may_try_token(ip_, now_seconds()); });
+  if (w.throttled) hub_.refused(Refusal::token_throttled, address_);
+  if (w.wrong_token) {
+    hub_.refused(Refusal::bad_token, address_);
+    hub_.token_failed(ip_, now_seconds());
   }
+  if (w.unauthorized) send_error({}, protocol::ErrorCode::unauthorized, std::move(*w.unauthorized));
   hub_.log_from(address_, LogLevel::info, "hello",
                 {{"session", std::to_string(id_)},
-                 {"role", std::string(protocol::to_string(role_))},
+                 {"role", std::string(protocol::to_string(w.role))},
                  {"client", hello.client},
                  {"format", std::string(protocol::to_string(hello.format))}});
   if (hello.scale != protocol::kFinestScale) inbox_->set_scale(hello.scale);
   ask_hub([&] {
-    hub_.hello(id_, role_, hello.format, hello.token, hello.client, team_, player_,
+    hub_.hello(id_, w.role, hello.format, hello.token, hello.client, w.team, w.player,
                hello.says_operator);
   });
-}
-
-// A player's hello: its token names the player (compared with every player's, in constant time
-// each, and all of them, so the time taken tells nothing of which); a wrong one watches instead.
-void WsSession::greet_player(const protocol::Hello& hello, protocol::Role watcher) {
-  const std::vector<PlayerAccount>& players = config_.players;
-  const PlayerAccount* found = nullptr;
-  const bool throttled = !hello.token.empty() && !hub_.may_try_token(ip_, now_seconds());
-  if (!throttled)
-    for (const PlayerAccount& p : players)
-      if (constant_time_equal(hello.token, p.token) && !found) found = &p;
-  if (found) {
-    team_ = found->team;
-    player_ = found->name;
-    return;
-  }
-  refuse_token(hello, throttled, watcher,
-               players.empty() ? "this server has no players"
-               : throttled     ? "too many wrong tokens from this address: try again in a second"
-               : hello.token.empty() ? "a player's hello needs its token"
-                                     : "no player has this token");
-}
-
-// A hello whose token is not taken (the operator's or a player's): it watches instead as
-// `watcher`, told `why`. A wrong token is counted against the address; none is no refusal: it is
-// every page opened without the token's URL, which the viewer tries as commander in case the
-// server is open.
-void WsSession::refuse_token(const protocol::Hello& hello, bool throttled, protocol::Role watcher,
-                             std::string why) {
-  role_ = watcher;
-  unauthorized_ = true;
-  if (throttled) {
-    hub_.refused(Refusal::token_throttled, address_);
-  } else if (!hello.token.empty()) {
-    hub_.refused(Refusal::bad_token, address_);
-    hub_.token_failed(ip_, now_seconds());
-  }
-  why +=
-      watcher == protocol::Role::spectator ? "; welcomed as a spectator" : "; welcomed as a viewer";
-  send_error({}, protocol::ErrorCode::unauthorized, std::move(why));
 }
 
 void WsSession::send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code,

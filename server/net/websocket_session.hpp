@@ -16,6 +16,7 @@
 
 #include "net/admission.hpp"
 #include "net/binary_feed.hpp"
+#include "net/gate.hpp"
 #include "net/io.hpp"
 #include "net/limits.hpp"
 #include "net/outbound.hpp"
@@ -106,17 +107,11 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   void handle(protocol::Decoded<protocol::ClientMessage> decoded);
 
-  // A viewer asked for what only commanders may: `what` it may not do, for the message.
-  void forbid(std::uint32_t seq, std::string_view what = "send commands");
-
   // A WebSocket ping whose pong gives the round trip (the control callback times it).
   void ping_for_rtt(Clock::time_point now);
   void on_pong(std::string_view payload);
 
   void on_hello(const protocol::Hello& hello);
-  void greet_player(const protocol::Hello& hello, protocol::Role watcher);
-  void refuse_token(const protocol::Hello& hello, bool throttled, protocol::Role watcher,
-                    std::string why);
 
   void send_error(std::optional<std::uint32_t> seq, protocol::ErrorCode code, std::string message);
 
@@ -136,8 +131,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   OutboundLanes lanes_{config_.control_queue_limit};  // waiting to be written
   std::optional<websocket::close_reason> close_;
   Clock::time_point close_requested_at_;
-  TokenBucket bucket_, overflow_;   // messages within the rate; refused ones
-  AckBudget ack_budget_;            // snapshot acks that cost no token
+  Gate gate_;                       // who it is, what it may ask, how fast
   std::optional<Refusal> refusal_;  // over a session limit: closed after the handshake
   std::deque<std::optional<Clock::time_point>>
       awaiting_;          // requests posted to the hub, not answered yet (when, if timed)
@@ -146,12 +140,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool close_sent_ = false;
   bool writing_ = false;
   bool dropped_ = false;
-  bool greeted_ = false;
-  bool unauthorized_ = false;  // said hello as commander without the token
-  std::string_view text_;      // the message being handled, as it came (valid during handle())
-  protocol::Role role_ = protocol::Role::viewer;
-  std::uint8_t team_ = 0;  // a player's team, and its name
-  std::string player_;
+  std::string_view text_;  // the message being handled, as it came (valid during handle())
   std::string ip_, address_;
   // The round-trip ping: the last one's number (its payload), when it was written, whether its
   // pong is awaited, and whether Beast is still writing it (one ping write at a time).
