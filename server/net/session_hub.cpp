@@ -49,7 +49,7 @@ void SessionHub::log_from(std::string_view who, LogLevel level, std::string_view
   server_->observe.log_from(who, level, event, fields);
 }
 
-Health SessionHub::health() const { return server_->source.health(); }
+Health SessionHub::health() const { return server_->source->health(); }
 
 std::string SessionHub::metrics_text() const { return server_->metrics_text(); }
 
