@@ -385,7 +385,7 @@ const std::vector<Option>& options() {
          // The relay's link is plain TCP: it runs beside its upstream, inside one network.
          if (std::get<protocol::WsUrl>(url).tls)
            return "must be a ws:// URL: a relay's upstream link has no TLS";
-         c.relay_upstream = v;
+         c.upstream_url = v;
          return {};
        }},
       {"relay-format", "HERD_RELAY_FORMAT", "auto",

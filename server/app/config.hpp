@@ -39,7 +39,7 @@ struct AppConfig {
   std::string players;                // the players file (players.hpp); empty: no players
   // Relaying instead of stepping a world: the upstream's ws:// URL (empty: not a relay), and the
   // snapshots the relay's link asks it for.
-  std::string relay_upstream;
+  std::string upstream_url;
   protocol::SnapshotFormat relay_link_format = protocol::SnapshotFormat::automatic;
   bool help = false;
 };

@@ -18,7 +18,7 @@
 #include "app/probe.hpp"
 #include "app/recording.hpp"
 #include "app/trajectories.hpp"
-#include "net/relay_upstream.hpp"
+#include "net/relay_world.hpp"
 #include "net/server.hpp"
 #include "protocol/local_server.hpp"
 #include "scenarios/scenario.hpp"
@@ -58,15 +58,14 @@ int run_relay(herd::app::AppConfig& config) {
   // The relay commands its upstream over its one link with the upstream's token, and asks it
   // of its own commanders; without one (and without --open-commands) its clients only watch.
   const bool view_only = config.server.command_token.empty() && !config.open_commands;
-  auto url = net::RelayUpstream::parse_url(config.relay_upstream);
+  auto url = net::RelayWorld::parse_url(config.upstream_url);
   if (auto* why = std::get_if<std::string>(&url)) return fail(*why);
   std::optional<net::Server> server;
   std::uint16_t port = 0;
   try {
-    server.emplace(config.server,
-                   std::make_unique<net::RelayUpstream>(
-                       std::get<net::UpstreamUrl>(std::move(url)),
-                       net::RelayUpstream::Link{!view_only, config.relay_link_format}));
+    server.emplace(config.server, std::make_unique<net::RelayWorld>(
+                                      std::get<net::UpstreamUrl>(std::move(url)),
+                                      net::RelayWorld::Link{!view_only, config.relay_link_format}));
     port = server->start();
   } catch (const std::exception& e) {
     return fail(e.what());
@@ -76,7 +75,7 @@ int run_relay(herd::app::AppConfig& config) {
   const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
                                ? "127.0.0.1"
                                : config.server.address;
-  say("relaying " + config.relay_upstream + " to this server's viewers; " +
+  say("relaying " + config.upstream_url + " to this server's viewers; " +
       (view_only ? "its clients only watch (no --command-token for it)"
        : config.server.command_token.empty()
            ? "anyone may command through it (--open-commands)"
@@ -126,7 +125,7 @@ int main(int argc, char** argv) {
     return fail("web root '" + config.server.web_root +
                 "' is not a directory (set --web-root or HERD_WEB_ROOT)");
 
-  if (!config.relay_upstream.empty()) {
+  if (!config.upstream_url.empty()) {
     if (config.headless || !config.checkpoint.empty() || !config.record.empty() ||
         !config.trajectories.empty())
       return fail(

@@ -32,7 +32,7 @@
 #include "app/trajectory_db.hpp"
 #include "app/trajectory_frame.hpp"
 #include "herd/sim/world.hpp"
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "net/tick_clock.hpp"
 
 namespace herd::app {

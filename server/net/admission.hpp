@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "net/limits.hpp"
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 
 namespace herd::net {
 

@@ -15,7 +15,7 @@
 
 #include "net/binary_feed.hpp"
 #include "net/limits.hpp"
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "net/server.hpp"
 #include "protocol/messages.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::net {
@@ -23,7 +23,8 @@ class Observability {
   using Duration = std::chrono::steady_clock::duration;
 
   struct Counters {
-    // One atomic per row of HERD_COUNTER_METRICS (observe.hpp): what /metrics reports of them.
+    // One atomic per row of HERD_COUNTER_METRICS (observability_text.hpp): what /metrics reports of
+    // them.
 #define HERD_COUNTER_FIELD(field, type, name, labels, help) std::atomic<std::uint64_t> field{0};
     HERD_COUNTER_METRICS(HERD_COUNTER_FIELD)
 #undef HERD_COUNTER_FIELD

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "herd/sim/world.hpp"
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::net {
@@ -145,7 +145,7 @@ class WorldSource;  // world_source.hpp
 class Server {
  public:
   // Serves the world `source` gives: main chooses a LocalWorld (a world stepped here,
-  // local_world.hpp) or a RelayUpstream (another server's, relay_upstream.hpp). The server lends it
+  // local_world.hpp) or a RelayWorld (another server's, relay_world.hpp). The server lends it
   // its parts.
   Server(ServerConfig config, std::unique_ptr<WorldSource> source);
   // A world stepped here: a LocalWorld of `world`.

@@ -1,5 +1,5 @@
 // Server::Impl — the server's parts and how they are wired: observability, admission, the I/O
-// shards, the hub and the world source main gave it (a LocalWorld, or a RelayUpstream), the
+// shards, the hub and the world source main gave it (a LocalWorld, or a RelayWorld), the
 // listener, and the stop. The parts own their state; this owns them, in the order their lifetimes
 // need. hub.hpp says which thread does what. Asio only, no Beast.
 #pragma once
@@ -54,7 +54,7 @@ struct Server::Impl {
   std::vector<std::unique_ptr<Shard>>
       shards;  // after ioc: destroyed first, their sessions post to it
   Hub hub;
-  // The world source main gave (a LocalWorld or a RelayUpstream): its timers on ioc and its links
+  // The world source main gave (a LocalWorld or a RelayWorld): its timers on ioc and its links
   // on shards[0], destroyed before them.
   std::unique_ptr<WorldSource> source;
   Listener listener;  // its socket is on shards[0]: destroyed before it

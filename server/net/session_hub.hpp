@@ -17,7 +17,7 @@
 
 #include "net/io.hpp"
 #include "net/limits.hpp"
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "net/server.hpp"
 #include "net/session_list.hpp"
 #include "protocol/messages.hpp"

@@ -1,6 +1,6 @@
 // herd::net::WorldSource — where the world the hub serves comes from: a world stepped here
 // (LocalWorld: the tick loop, commands and controls, broadcast) or another server's, watched over
-// a link (RelayUpstream). Main chooses which and gives it to the Server. The hub hands it its
+// a link (RelayWorld). Main chooses which and gives it to the Server. The hub hands it its
 // clients' hellos, commands and controls; it answers them through the hub (Hub::greet, Hub::reply)
 // and makes the snapshots the hub sends. Neither the hub nor a session asks which one it is. No
 // Boost in this header.
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "protocol/messages.hpp"
 
 namespace herd::sim {
@@ -36,7 +36,7 @@ class WorldSource {
   virtual ~WorldSource() = default;
 
   // Once, by the server it was given to, before start(): the server's parts it works with, which
-  // outlive it. Main makes the source (a LocalWorld, or a RelayUpstream) and gives it to the
+  // outlive it. Main makes the source (a LocalWorld, or a RelayWorld) and gives it to the
   // server; the server asks nothing else of which one it is.
   virtual void attach(const SourceParts& parts) = 0;
   // The world, when it is stepped here; nullptr when it is another server's (a relay's). The app

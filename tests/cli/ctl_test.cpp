@@ -199,6 +199,16 @@ TEST_F(CtlTest, EveryProtocolCommandHasASubcommand) {
   }
 }
 
+// The command herd-ctl builds from `args` (its subcommand and what follows), without sending it.
+nlohmann::json built(std::vector<std::string> args) {
+  CLI::App app;
+  nlohmann::json command;
+  cli::add_command_subcommands(app, command);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  app.parse(reversed);
+  return command;
+}
+
 // Every `cmd` of the protocol's command table (protocol/commands.hpp) is what some herd-ctl
 // subcommand sends: parsed here in process, the message each one builds.
 TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
@@ -240,11 +250,8 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
                                              {"exit", "remove", "1"},
                                              {"wall", "add", "1,1;2,2"},
                                              {"wall", "remove", "1"}}) {
-    CLI::App app;
     nlohmann::json command;
-    cli::add_command_subcommands(app, command);
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    ASSERT_NO_THROW(app.parse(reversed)) << args[0];
+    ASSERT_NO_THROW(command = built(args)) << args[0];
     ASSERT_TRUE(command.contains("cmd")) << args[0] << ": " << command.dump();
     sent.insert(command["cmd"].get<std::string>());
   }
@@ -257,14 +264,6 @@ TEST(CtlCommands, EveryProtocolCommandNameIsSentBySomeSubcommand) {
 // spawn's --priority, --layer and --mask go into each agent of --at, or the count spawn; avoidance
 // takes mode orca.
 TEST(CtlCommands, SpawnCarriesAvoidanceRulesAndAvoidanceTakesOrca) {
-  auto built = [](std::vector<std::string> args) {
-    CLI::App app;
-    nlohmann::json command;
-    cli::add_command_subcommands(app, command);
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    app.parse(reversed);
-    return command;
-  };
   EXPECT_EQ(
       built({"spawn", "--at", "1,2;3,4", "--priority", "0", "--layer", "2", "--mask",
              "4294967295"})["agents"],
@@ -282,14 +281,6 @@ TEST(CtlCommands, SpawnCarriesAvoidanceRulesAndAvoidanceTakesOrca) {
 // the table), checked against the field's range before anything is sent; a command is reachable by
 // its wire name too, and one without a subcommand of its own gets one by that name.
 TEST(CtlCommands, EveryDeclaredFieldIsAnOption) {
-  auto built = [](std::vector<std::string> args) {
-    CLI::App app;
-    nlohmann::json command;
-    cli::add_command_subcommands(app, command);
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    app.parse(reversed);
-    return command;
-  };
   EXPECT_EQ(built({"spawn", "5", "--team", "1", "--sight", "150"}),
             nlohmann::json::parse(R"({"cmd":"spawn","count":5,"team":1,"sight":150.0})"));
   EXPECT_EQ(built({"spawn", "--at", "1,2", "--team", "3"})["team"], 3);
@@ -317,14 +308,6 @@ TEST(CtlCommands, EveryDeclaredFieldIsAnOption) {
 
 // herd-ctl wall add: points as separate arguments or joined by ';', --closed for a polygon.
 TEST(CtlCommands, WallAddTakesItsPointsInOneArgumentOrMany) {
-  auto built = [](std::vector<std::string> args) {
-    CLI::App app;
-    nlohmann::json command;
-    cli::add_command_subcommands(app, command);
-    std::reverse(args.begin(), args.end());
-    app.parse(args);
-    return command;
-  };
   const nlohmann::json joined = built({"wall", "add", "1,2;3,4", "5,6", "--closed"});
   EXPECT_EQ(joined.dump(),
             R"({"closed":true,"cmd":"add_wall","points":[{"x":1.0,"y":2.0},{"x":3.0,"y":4.0},)"

@@ -148,10 +148,10 @@ TEST(Config, HttpRequestsPerSecondIsASettingWithARangeAndZeroForNoLimit) {
 }
 
 TEST(Config, RelayTakesAWebSocketUrlOfItsUpstream) {
-  EXPECT_EQ(parse_config({}, env_of({})).config->relay_upstream, "");
-  EXPECT_EQ(parse_config({"--relay", "ws://herd:8080/ws"}, env_of({})).config->relay_upstream,
+  EXPECT_EQ(parse_config({}, env_of({})).config->upstream_url, "");
+  EXPECT_EQ(parse_config({"--relay", "ws://herd:8080/ws"}, env_of({})).config->upstream_url,
             "ws://herd:8080/ws");
-  EXPECT_EQ(parse_config({}, env_of({{"HERD_RELAY", "ws://[::1]:9000/ws"}})).config->relay_upstream,
+  EXPECT_EQ(parse_config({}, env_of({{"HERD_RELAY", "ws://[::1]:9000/ws"}})).config->upstream_url,
             "ws://[::1]:9000/ws");
   for (const char* bad :
        {"herd:8080", "http://herd:8080/ws", "wss://herd/ws", "ws://", "ws://herd:0/ws"}) {

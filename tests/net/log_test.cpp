@@ -2,7 +2,7 @@
 // and what one client can make the server write is limited, with a count of what was left out.
 #include <nlohmann/json.hpp>
 
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 #include "net/server_fixture.hpp"
 
 namespace herd::net {

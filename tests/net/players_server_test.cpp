@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include "net/relay_upstream.hpp"
+#include "net/relay_world.hpp"
 #include "protocol/snapshot_binary.hpp"
 
 #include "server_fixture.hpp"
@@ -445,10 +445,10 @@ TEST_F(PlayersServerTest, ARelayServesTheDelayedSpectatorStream) {
   config.port = 0;
   config.web_root = web_root_.string();
   config.log = [](std::string_view) {};
-  auto url = RelayUpstream::parse_url("ws://127.0.0.1:" + std::to_string(port_) + "/ws");
-  Server relay(config, std::make_unique<RelayUpstream>(
+  auto url = RelayWorld::parse_url("ws://127.0.0.1:" + std::to_string(port_) + "/ws");
+  Server relay(config, std::make_unique<RelayWorld>(
                            std::get<UpstreamUrl>(std::move(url)),
-                           RelayUpstream::Link{true, protocol::SnapshotFormat::binary}));
+                           RelayWorld::Link{true, protocol::SnapshotFormat::binary}));
   const std::uint16_t relay_port = relay.start();
   std::thread relay_thread([&relay] { relay.run(); });
   const auto at_relay = [&](protocol::SnapshotFormat format) {

@@ -5,9 +5,9 @@
 #include <map>
 #include <numeric>
 
-#include "net/relay_upstream.hpp"
+#include "net/relay_world.hpp"
 #include "net/server_fixture.hpp"
-#include "net/upstream.hpp"
+#include "net/upstream_link.hpp"
 
 namespace herd::net {
 namespace {
@@ -122,10 +122,10 @@ class RelayTest : public ServerTest {
       std::lock_guard lock(log_mutex_);
       log_.emplace_back(line);
     };
-    auto url = RelayUpstream::parse_url("ws://127.0.0.1:" + std::to_string(upstream) + "/ws");
+    auto url = RelayWorld::parse_url("ws://127.0.0.1:" + std::to_string(upstream) + "/ws");
     relay = std::make_unique<Server>(
-        config, std::make_unique<RelayUpstream>(std::get<UpstreamUrl>(std::move(url)),
-                                                RelayUpstream::Link{true, link_format()}));
+        config, std::make_unique<RelayWorld>(std::get<UpstreamUrl>(std::move(url)),
+                                             RelayWorld::Link{true, link_format()}));
     EXPECT_EQ(relay->world(), nullptr) << "a relay steps no world of its own";
     const std::uint16_t port = relay->start();
     thread = std::thread([&relay] { relay->run(); });

@@ -356,7 +356,7 @@ export default {
               "max": 255,
               "default": 0,
               "sample": 2,
-              "help": "its group"
+              "help": "the agent's group"
             },
             {
               "name": "radius",
@@ -415,7 +415,7 @@ export default {
               ],
               "default": "inertial",
               "sample": "kinematic",
-              "help": "how steering moves it"
+              "help": "how steering moves the agent"
             },
             {
               "name": "priority",
@@ -435,7 +435,7 @@ export default {
               "max": 4294967295,
               "default": 1,
               "sample": 2,
-              "help": "avoidance layers (bits): it is avoided by those whose mask has one of them"
+              "help": "avoidance layers (bits): an agent is avoided by those whose mask has one of them"
             },
             {
               "name": "mask",
@@ -445,7 +445,7 @@ export default {
               "max": 4294967295,
               "default": 4294967295,
               "sample": 1,
-              "help": "avoidance mask (bits): it avoids only agents whose layer shares a bit with it"
+              "help": "avoidance mask (bits): an agent avoids only those whose layer shares a bit with it"
             },
             {
               "name": "sight",
@@ -454,7 +454,7 @@ export default {
               "min": 0,
               "max": 100000,
               "sample": 150,
-              "help": "units: how far it sees under fog of war; default the world's"
+              "help": "units: how far the agent sees under fog of war; default the world's"
             }
           ]
         },
@@ -466,8 +466,8 @@ export default {
           "max": 255,
           "with": "count",
           "default": 0,
-          "sample": 1,
-          "help": "the group of every agent spawned by count"
+          "sample": 2,
+          "help": "the agent's group"
         },
         {
           "name": "priority",
@@ -478,7 +478,7 @@ export default {
           "with": "count",
           "default": 50,
           "sample": 0,
-          "help": "the avoidance priority of every agent spawned by count (0 the most important)"
+          "help": "avoidance priority, 0 the most important: the less important of two yields"
         },
         {
           "name": "layer",
@@ -489,7 +489,7 @@ export default {
           "with": "count",
           "default": 1,
           "sample": 2,
-          "help": "the avoidance layers of every agent spawned by count"
+          "help": "avoidance layers (bits): an agent is avoided by those whose mask has one of them"
         },
         {
           "name": "mask",
@@ -500,7 +500,7 @@ export default {
           "with": "count",
           "default": 4294967295,
           "sample": 1,
-          "help": "the avoidance mask of every agent spawned by count"
+          "help": "avoidance mask (bits): an agent avoids only those whose layer shares a bit with it"
         },
         {
           "name": "sight",
@@ -510,7 +510,7 @@ export default {
           "max": 100000,
           "with": "count",
           "sample": 150,
-          "help": "units: how far every agent spawned by count sees under fog of war; default the world's"
+          "help": "units: how far the agent sees under fog of war; default the world's"
         },
         {
           "name": "team",
@@ -1127,7 +1127,7 @@ export default {
           "max": 255,
           "default": 0,
           "sample": 2,
-          "help": "their group"
+          "help": "the agent's group"
         },
         {
           "name": "radius",
@@ -1162,6 +1162,7 @@ export default {
           "presence": "optional",
           "min": 0.001,
           "max": 1000000,
+          "default": 1,
           "sample": 2,
           "help": "steering moves a heavier agent less"
         },
@@ -1175,7 +1176,7 @@ export default {
           ],
           "default": "inertial",
           "sample": "kinematic",
-          "help": "how steering moves them"
+          "help": "how steering moves the agent"
         },
         {
           "name": "pathing",
@@ -1211,7 +1212,7 @@ export default {
           "max": 99,
           "default": 50,
           "sample": 0,
-          "help": "their avoidance priority (0 the most important)"
+          "help": "avoidance priority, 0 the most important: the less important of two yields"
         },
         {
           "name": "layer",
@@ -1221,7 +1222,7 @@ export default {
           "max": 4294967295,
           "default": 1,
           "sample": 2,
-          "help": "their avoidance layers (bits)"
+          "help": "avoidance layers (bits): an agent is avoided by those whose mask has one of them"
         },
         {
           "name": "mask",
@@ -1231,7 +1232,7 @@ export default {
           "max": 4294967295,
           "default": 4294967295,
           "sample": 1,
-          "help": "their avoidance mask (bits): they avoid agents whose layer shares a bit with it"
+          "help": "avoidance mask (bits): an agent avoids only those whose layer shares a bit with it"
         }
       ],
       "variants": {

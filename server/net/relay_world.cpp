@@ -1,4 +1,4 @@
-#include "net/relay_upstream.hpp"
+#include "net/relay_world.hpp"
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
@@ -231,7 +231,7 @@ std::size_t max_snapshot_values(std::uint32_t max_agents) {
   return largest(w, max_agents);
 }
 
-std::variant<UpstreamUrl, std::string> RelayUpstream::parse_url(const std::string& text) {
+std::variant<UpstreamUrl, std::string> RelayWorld::parse_url(const std::string& text) {
   auto url = protocol::parse_ws_url(text);
   if (auto* why = std::get_if<std::string>(&url)) return "relay upstream '" + text + "': " + *why;
   if (std::get<protocol::WsUrl>(url).tls)
@@ -239,13 +239,13 @@ std::variant<UpstreamUrl, std::string> RelayUpstream::parse_url(const std::strin
   return std::get<protocol::WsUrl>(std::move(url));
 }
 
-RelayUpstream::RelayUpstream(UpstreamUrl url, Link link)
+RelayWorld::RelayWorld(UpstreamUrl url, Link link)
     : url_(std::move(url)), pace_(1, kPaceBurst, seconds_now()) {
   settings_.commands = link.commands;
   settings_.link_format = link.format;
 }
 
-void RelayUpstream::attach(const SourceParts& parts) {
+void RelayWorld::attach(const SourceParts& parts) {
   const ServerConfig& c = parts.config;
   settings_.max_message_bytes = c.max_message_bytes;
   settings_.token = c.command_token;
@@ -261,7 +261,7 @@ void RelayUpstream::attach(const SourceParts& parts) {
   link_rate_.emplace(settings_.rate_limit, settings_.rate_burst, seconds_now());
 }
 
-UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
+UpstreamLink::Events RelayWorld::events(std::uint64_t generation) {
   // Called on the link's I/O thread: each event is posted to the hub's thread.
   UpstreamLink::Events e;
   e.opened = [this, generation] {
@@ -280,19 +280,19 @@ UpstreamLink::Events RelayUpstream::events(std::uint64_t generation) {
   return e;
 }
 
-void RelayUpstream::start() {
+void RelayWorld::start() {
   observe_->log(LogLevel::info, "relaying", {{"upstream", url_.text()}});
   connect();
 }
 
-void RelayUpstream::stop() {
+void RelayWorld::stop() {
   stopped_ = true;
   retry_->cancel();
   pace_timer_->cancel();
   if (main_) main_->close();
 }
 
-protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role role) const {
+protocol::Welcome RelayWorld::welcome(std::uint64_t session, protocol::Role role) const {
   protocol::Welcome w = welcome_.value_or(protocol::Welcome{});
   w.server = std::string(kServerName);
   w.session = session;
@@ -303,12 +303,12 @@ protocol::Welcome RelayUpstream::welcome(std::uint64_t session, protocol::Role r
   return w;
 }
 
-Health RelayUpstream::health() const {
+Health RelayWorld::health() const {
   return {200, "{\"status\":\"ok\",\"tick\":" + std::to_string(counters_->tick.load()) +
                    ",\"upstream\":\"" + (live_ ? "connected" : "reconnecting") + "\"}\n"};
 }
 
-void RelayUpstream::add_metrics(MetricsView& m) const {
+void RelayWorld::add_metrics(MetricsView& m) const {
   m.relay = true;
   m.relay_connected = connected_ ? 1 : 0;
   m.relay_connects = connects_;
@@ -320,7 +320,7 @@ void RelayUpstream::add_metrics(MetricsView& m) const {
 
 // ---- the link ----------------------------------------------------------------------------------
 
-void RelayUpstream::connect() {
+void RelayWorld::connect() {
   if (stopped_) return;
   main_generation_ = next_generation_++;
   link_frames_.reset();  // a new session upstream: its first frame is a keyframe
@@ -333,7 +333,7 @@ void RelayUpstream::connect() {
       events(main_generation_), UpstreamLink::Options{});
 }
 
-void RelayUpstream::retry_later() {
+void RelayWorld::retry_later() {
   retry_->expires_after(next_backoff(backoff_));
   retry_->async_wait([this](boost::system::error_code ec) {
     if (!ec && !stopped_) connect();
@@ -341,20 +341,20 @@ void RelayUpstream::retry_later() {
 }
 
 // The next message, as large as the world the upstream said it holds (its welcome first).
-void RelayUpstream::read_next() {
+void RelayWorld::read_next() {
   if (!main_ || stopped_) return;
   main_->read_next(welcome_ ? max_snapshot_bytes(welcome_->max_agents) : max_welcome_bytes());
 }
 
-void RelayUpstream::on_opened(std::uint64_t generation) {
+void RelayWorld::on_opened(std::uint64_t generation) {
   if (generation != main_generation_ || stopped_) return;
   refusal_.clear();
   linked_ = false;
   read_next();
 }
 
-void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool binary,
-                            bool newer_waiting) {
+void RelayWorld::on_main(std::uint64_t generation, std::string text, bool binary,
+                         bool newer_waiting) {
   if (generation != main_generation_ || stopped_) return;
   if (binary) {
     on_binary(std::move(text), newer_waiting);
@@ -401,7 +401,7 @@ void RelayUpstream::on_main(std::uint64_t generation, std::string text, bool bin
 // A binary snapshot frame: decoded against the frames the link holds (a delta needs its
 // baseline), acknowledged upstream so that the next is a delta on it, or answered with a keyframe
 // request when it cannot be decoded (it then reaches no client).
-void RelayUpstream::on_binary(std::string frame, bool behind) {
+void RelayWorld::on_binary(std::string frame, bool behind) {
   if (!welcome_) {
     observe_->log(LogLevel::warn, "upstream_bad_message",
                   {{"reason", "a binary frame before welcome"}});
@@ -417,7 +417,7 @@ void RelayUpstream::on_binary(std::string frame, bool behind) {
   if (got.frame) on_snapshot(std::move(*got.frame), behind);
 }
 
-void RelayUpstream::on_welcome(protocol::Welcome w) {
+void RelayWorld::on_welcome(protocol::Welcome w) {
   const bool first = !welcome_;
   const bool was_connected = connected_;
   // A welcome whose tick is below the newest snapshot's is a new world (a reset, another
@@ -462,7 +462,7 @@ void RelayUpstream::on_welcome(protocol::Welcome w) {
   send_inspect();
 }
 
-void RelayUpstream::on_answer(std::uint32_t link_seq, protocol::ServerMessage msg) {
+void RelayWorld::on_answer(std::uint32_t link_seq, protocol::ServerMessage msg) {
   const auto it = pending_.find(link_seq);
   if (it == pending_.end()) {
     observe_->log(LogLevel::warn, "upstream_bad_message",
@@ -487,7 +487,7 @@ void RelayUpstream::on_answer(std::uint32_t link_seq, protocol::ServerMessage ms
   if (hub_->has(p.client)) hub_->reply(p.client, share(std::move(text)));
 }
 
-void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& why) {
+void RelayWorld::on_main_closed(std::uint64_t generation, const std::string& why) {
   if (generation != main_generation_ || stopped_) return;
   main_.reset();
   linked_ = false;
@@ -510,7 +510,7 @@ void RelayUpstream::on_main_closed(std::uint64_t generation, const std::string& 
   retry_later();
 }
 
-void RelayUpstream::new_world() {
+void RelayWorld::new_world() {
   hub_->finish_steps();
   hub_->new_world();
   last_tick_.reset();
@@ -519,7 +519,7 @@ void RelayUpstream::new_world() {
 // Behind the upstream (a newer message already waits), a snapshot is not relayed, so that the relay
 // catches up on the newest instead of serving a backlog late (a binary one was still decoded and
 // acknowledged: the link's later deltas build on it).
-void RelayUpstream::on_snapshot(Incoming snapshot, bool behind) {
+void RelayWorld::on_snapshot(Incoming snapshot, bool behind) {
   if (!welcome_) {
     observe_->log(LogLevel::warn, "upstream_bad_message",
                   {{"reason", "a snapshot before welcome"}});
@@ -541,7 +541,7 @@ void RelayUpstream::on_snapshot(Incoming snapshot, bool behind) {
   });
 }
 
-void RelayUpstream::relay_waiting() {
+void RelayWorld::relay_waiting() {
   if (!waiting_snapshot_) return;
   Incoming snapshot = std::move(*waiting_snapshot_);
   waiting_snapshot_.reset();
@@ -564,7 +564,7 @@ std::variant<protocol::Snapshot, std::string> decode_snapshot(const std::string&
 
 // Decoded before any client sees it, and written again: a message that is not a valid snapshot
 // reaches no client.
-void RelayUpstream::relay(Incoming incoming) {
+void RelayWorld::relay(Incoming incoming) {
   protocol::BinaryFrame* frame = std::get_if<protocol::BinaryFrame>(&incoming);
   auto decoded =
       frame ? protocol::to_snapshot(*frame) : decode_snapshot(std::get<std::string>(incoming));
@@ -630,7 +630,7 @@ void RelayUpstream::relay(Incoming incoming) {
   send_inspect();
 }
 
-void RelayUpstream::send_inspect() {
+void RelayWorld::send_inspect() {
   if (!inspect_dirty_ || !connected_ || !main_) return;
   std::vector<std::uint32_t> ids = hub_->inspected();
   std::sort(ids.begin(), ids.end());
@@ -649,14 +649,14 @@ void RelayUpstream::send_inspect() {
 
 // ---- commanders ---------------------------------------------------------------------------------
 
-void RelayUpstream::hello(std::uint64_t id, Hello hello) {
+void RelayWorld::hello(std::uint64_t id, Hello hello) {
   // The session checked the token (this relay's sessions ask for the one it presents upstream);
   // no hello opens anything upstream.
   if (!welcome_) return waiting_.push_back({id, hello.role, hello.format});
   greet(id, hello.role, hello.format);
 }
 
-void RelayUpstream::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
+void RelayWorld::greet(std::uint64_t id, protocol::Role role, protocol::SnapshotFormat format) {
   if (!hub_->has(id)) return;
   if (role == protocol::Role::commander && granted_ != protocol::Role::commander) {
     // The relay may not command upstream: its commanders watch, told why first.
@@ -674,7 +674,7 @@ void RelayUpstream::greet(std::uint64_t id, protocol::Role role, protocol::Snaps
   hub_->greet(id, role, format);
 }
 
-std::optional<std::uint32_t> RelayUpstream::admit(std::uint64_t id, std::uint32_t seq) {
+std::optional<std::uint32_t> RelayWorld::admit(std::uint64_t id, std::uint32_t seq) {
   if (!main_ || !linked_) {
     refuse(id, seq, protocol::ErrorCode::upstream_unavailable,
            "the relay is reconnecting to its upstream server; the command was not sent");
@@ -702,24 +702,24 @@ std::optional<std::uint32_t> RelayUpstream::admit(std::uint64_t id, std::uint32_
   return link_seq;
 }
 
-void RelayUpstream::command(std::uint64_t id, const protocol::CommandMsg& command, std::string) {
+void RelayWorld::command(std::uint64_t id, const protocol::CommandMsg& command, std::string) {
   if (const auto link_seq = admit(id, command.seq))
     main_->send(share(protocol::encode(protocol::CommandMsg{*link_seq, command.command})));
 }
 
-void RelayUpstream::control(std::uint64_t id, const protocol::ControlMsg& control, std::string) {
+void RelayWorld::control(std::uint64_t id, const protocol::ControlMsg& control, std::string) {
   if (const auto link_seq = admit(id, control.seq))
     main_->send(share(protocol::encode(protocol::ControlMsg{*link_seq, control.control})));
 }
 
-void RelayUpstream::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
-                           std::string message) {
+void RelayWorld::refuse(std::uint64_t id, std::uint32_t seq, protocol::ErrorCode code,
+                        std::string message) {
   observe_->count_error(code);
   ++counters_->commands_rejected;
   hub_->reply(id, share(protocol::encode(protocol::Error{seq, code, std::move(message)})));
 }
 
-void RelayUpstream::left(std::uint64_t id) {
+void RelayWorld::left(std::uint64_t id) {
   std::erase_if(waiting_, [id](const WaitingHello& h) { return h.id == id; });
   // Its commands still waiting are answered to nobody (hub_->has is false by then).
 }

@@ -1,7 +1,7 @@
 // The relay's upstream WebSocket client (upstream.hpp), after Beast's async WebSocket client
 // example: resolve, connect, handshake, then one read at a time when the owner asks, and one
 // write at a time.
-#include "net/upstream.hpp"
+#include "net/upstream_link.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>

@@ -1,4 +1,4 @@
-// herd::net::RelayUpstream — the world source of a relay: a herd-server started with an upstream
+// herd::net::RelayWorld — the world source of a relay: a herd-server started with an upstream
 // URL steps no world of its own. It watches the upstream server (or another relay) over one link,
 // as one whole-world client, and serves its own clients from what comes. The link asks for
 // snapshots in Settings::link_format, `auto` by default: JSON while the world is small, binary
@@ -44,7 +44,7 @@
 #include "net/limits.hpp"
 #include "net/observability.hpp"
 #include "net/source_parts.hpp"
-#include "net/upstream.hpp"
+#include "net/upstream_link.hpp"
 #include "net/world_source.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/snapshot_binary.hpp"
@@ -71,7 +71,7 @@ std::size_t max_snapshot_bytes(std::uint32_t max_agents);
 // memory and time by the value, not by the byte.
 std::size_t max_snapshot_values(std::uint32_t max_agents);
 
-class RelayUpstream final : public WorldSource {
+class RelayWorld final : public WorldSource {
  public:
   struct Settings {
     std::size_t max_message_bytes = protocol::kMaxMessageBytes;  // this relay's own, told clients
@@ -98,7 +98,7 @@ class RelayUpstream final : public WorldSource {
   // sentence saying why not (wss:// is refused: a relay links in the clear, beside its upstream).
   static std::variant<UpstreamUrl, std::string> parse_url(const std::string& text);
 
-  RelayUpstream(UpstreamUrl url, Link link);
+  RelayWorld(UpstreamUrl url, Link link);
 
   // Timers run on the hub's thread, the link on an I/O shard's.
   void attach(const SourceParts& parts) override;

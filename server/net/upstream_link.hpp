@@ -1,7 +1,7 @@
 // herd::net::UpstreamLink — a relay's WebSocket client connection to the server (or relay) it
 // relays: connect, say hello, then read one message at a time when the owner asks for it, and
 // write what it is given, on one I/O thread's io_context. A plain interface: Beast stays in
-// upstream.cpp.
+// upstream_link.cpp.
 //
 // The link reports to its owner through three callbacks, each called on the link's io_context:
 // opened (the handshake is done and the hello written), message (one frame, text or binary), and

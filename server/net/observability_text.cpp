@@ -1,4 +1,4 @@
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "net/observe.hpp"
+#include "net/observability_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +53,7 @@ TEST(Prometheus, StepStagesAreOneHistogramFamilyLabelledByStage) {
 
 // Every series /metrics can show (a relay's and a trajectory recorder's included) has its row in
 // docs/operations.md, and every series has exactly one HELP and one TYPE line.
-TEST(ObserveTest, EverySeriesIsInTheOperationsGuide) {
+TEST(ObservabilityText, EverySeriesIsInTheOperationsGuide) {
   MetricsView m;
   m.relay = true;
   protocol::MeasurementState line;  // reported, so that every measurement series shows
