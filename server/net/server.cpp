@@ -41,7 +41,12 @@ Server::Impl::Impl(ServerConfig c, std::unique_ptr<WorldSource> world_source)
       shards(make_shards(config.io_threads)),
       hub(ioc, shards, observe, pool),
       source(std::move(world_source)),
-      listener(shards, admission, observe, SessionHub(*this), stopping) {
+      session_parts{config,    next_session_id,
+                    admission, http_rate,
+                    stopping,  observe,
+                    ioc,       hub,
+                    *source,   [this] { return metrics_text(); }},
+      listener(shards, admission, observe, SessionHub(session_parts), stopping) {
   source->attach(SourceParts{config, ioc, shards.front()->ioc, hub, observe, pool});
   hub.serve(*source);
   hub.on_player(config.on_player);

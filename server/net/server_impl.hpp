@@ -22,6 +22,7 @@
 #include "net/observability.hpp"
 #include "net/request_rate.hpp"
 #include "net/server.hpp"
+#include "net/session_hub.hpp"
 #include "net/shard.hpp"
 #include "net/world_source.hpp"
 
@@ -57,7 +58,8 @@ struct Server::Impl {
   // The world source main gave (a LocalWorld or a RelayWorld): its timers on ioc and its links
   // on shards[0], destroyed before them.
   std::unique_ptr<WorldSource> source;
-  Listener listener;  // its socket is on shards[0]: destroyed before it
+  SessionHub::Parts session_parts;  // what sessions reach of the above, through SessionHub
+  Listener listener;                // its socket is on shards[0]: destroyed before it
 };
 
 }  // namespace herd::net

@@ -2,12 +2,14 @@
 // admission against the connection and session limits, the counters and logs it feeds, the
 // answers for /healthz and /metrics, and the requests it posts to the hub's thread (join, leave,
 // hello, commands...), each answered later through the session's shard. Sessions hold one by
-// value; they never see the world source (a local world or a relay's upstream: every session is
+// value; they never see the world source (a local world or a relay's world: every session is
 // served the same way), the clients table or the tick loop. Asio only, no Beast.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -27,10 +29,29 @@ namespace herd::net {
 class WsSession;
 class ViewerInbox;
 struct Shard;
+class Admission;
+class RequestRate;
+class Observability;
+class Hub;
+class WorldSource;
 
 class SessionHub {
  public:
-  explicit SessionHub(Server::Impl& server) : server_(&server) {}
+  // The server's parts a session reaches, and only those: the server owns them (server_impl.hpp)
+  // and outlives its sessions.
+  struct Parts {
+    const ServerConfig& config;
+    std::atomic<std::uint64_t>& next_session_id;
+    Admission& admission;
+    RequestRate& http_rate;
+    const std::atomic<bool>& stopping;
+    Observability& observe;
+    asio::io_context& hub_ioc;  // the hub's thread, where requests are posted
+    Hub& hub;
+    const WorldSource& source;  // for /healthz
+    std::function<std::string()> metrics_text;
+  };
+  explicit SessionHub(const Parts& parts) : parts_(&parts) {}
 
   // ---- any thread --------------------------------------------------------------------------
   // The settings sessions read: the server's at start, never changed.
@@ -97,7 +118,7 @@ class SessionHub {
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);
 
  private:
-  Server::Impl* server_;
+  const Parts* parts_;
 };
 
 }  // namespace herd::net
