@@ -77,14 +77,14 @@ void Hub::density(std::uint64_t id, bool on) {
   on ? ++density_clients_ : --density_clients_;
 }
 
-void Hub::command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) {
-  source_->command(id, command, std::move(wire));
+void Hub::command(std::uint64_t id, const protocol::CommandMsg& command) {
+  source_->command(id, command);
 }
 
-void Hub::control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) {
+void Hub::control(std::uint64_t id, const protocol::ControlMsg& control) {
   if (const auto* kick = std::get_if<protocol::Kick>(&control.control))
     return this->kick(id, control.seq, kick->session);
-  source_->control(id, control, std::move(wire));
+  source_->control(id, control);
 }
 
 void Hub::sessions(std::uint64_t id, std::uint32_t seq) {

@@ -62,8 +62,8 @@ class Hub {
   // The sessions and `kick` are the hub's own: on a relay too they are its own clients, never
   // its upstream's.
   void sessions(std::uint64_t id, std::uint32_t seq);
-  void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire);
-  void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire);
+  void command(std::uint64_t id, const protocol::CommandMsg& command);
+  void control(std::uint64_t id, const protocol::ControlMsg& control);
   // The answer to a session's request, posted to its shard (nothing when it has ended); then the
   // close, if one is given (a WebSocket close code).
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close = {});

@@ -73,7 +73,7 @@ void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_->greet(id, hello.ro
 // tick's start (nothing else happens in between), and the ack does not wait for that tick.
 // A player's command is first made its team's (World::authorize): refused as a whole, or applied
 // and recorded as made.
-void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd, std::string) {
+void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
   sim::CommandOutcome out;
   std::optional<sim::Command> own;
   if (const std::uint8_t team = hub_->team_of(id); team != 0) {
@@ -392,7 +392,7 @@ void LocalWorld::end_step_runs() {
 
 // ---- controls ----------------------------------------------------------------------------------
 
-void LocalWorld::control(std::uint64_t from, const protocol::ControlMsg& msg, std::string) {
+void LocalWorld::control(std::uint64_t from, const protocol::ControlMsg& msg) {
   // The answer goes first, then what the control changed (a welcome, a snapshot): a client that
   // waits for the ack then sees the snapshot that reflects it.
   using Refused = std::optional<std::pair<protocol::ErrorCode, std::string>>;

@@ -43,8 +43,8 @@ class LocalWorld final : public WorldSource {
   void stop() override;
   protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const override;
   void hello(std::uint64_t id, Hello hello) override;
-  void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) override;
-  void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) override;
+  void command(std::uint64_t id, const protocol::CommandMsg& command) override;
+  void control(std::uint64_t id, const protocol::ControlMsg& control) override;
   void left(std::uint64_t) override {}
   void inspected_changed() override;
   // Healthy while the tick loop keeps to its schedule (within a second).

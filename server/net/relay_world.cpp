@@ -702,12 +702,12 @@ std::optional<std::uint32_t> RelayWorld::admit(std::uint64_t id, std::uint32_t s
   return link_seq;
 }
 
-void RelayWorld::command(std::uint64_t id, const protocol::CommandMsg& command, std::string) {
+void RelayWorld::command(std::uint64_t id, const protocol::CommandMsg& command) {
   if (const auto link_seq = admit(id, command.seq))
     main_->send(share(protocol::encode(protocol::CommandMsg{*link_seq, command.command})));
 }
 
-void RelayWorld::control(std::uint64_t id, const protocol::ControlMsg& control, std::string) {
+void RelayWorld::control(std::uint64_t id, const protocol::ControlMsg& control) {
   if (const auto link_seq = admit(id, control.seq))
     main_->send(share(protocol::encode(protocol::ControlMsg{*link_seq, control.control})));
 }

@@ -107,8 +107,8 @@ class RelayWorld final : public WorldSource {
   void stop() override;
   protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const override;
   void hello(std::uint64_t id, Hello hello) override;
-  void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) override;
-  void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) override;
+  void command(std::uint64_t id, const protocol::CommandMsg& command) override;
+  void control(std::uint64_t id, const protocol::ControlMsg& control) override;
   void left(std::uint64_t id) override;
   // The upstream traces them: told with the next snapshot (at most the snapshot rate).
   void inspected_changed() override { inspect_dirty_ = true; }

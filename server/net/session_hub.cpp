@@ -89,15 +89,13 @@ void SessionHub::density(std::uint64_t id, bool on) {
 void SessionHub::sessions(std::uint64_t id, std::uint32_t seq) {
   asio::post(parts_->hub_ioc, [hub = &parts_->hub, id, seq] { hub->sessions(id, seq); });
 }
-void SessionHub::command(std::uint64_t id, protocol::CommandMsg command, std::string wire) {
+void SessionHub::command(std::uint64_t id, protocol::CommandMsg command) {
   asio::post(parts_->hub_ioc,
-             [hub = &parts_->hub, id, command = std::move(command),
-              wire = std::move(wire)]() mutable { hub->command(id, command, std::move(wire)); });
+             [hub = &parts_->hub, id, command = std::move(command)] { hub->command(id, command); });
 }
-void SessionHub::control(std::uint64_t id, protocol::ControlMsg control, std::string wire) {
+void SessionHub::control(std::uint64_t id, protocol::ControlMsg control) {
   asio::post(parts_->hub_ioc,
-             [hub = &parts_->hub, id, control = std::move(control),
-              wire = std::move(wire)]() mutable { hub->control(id, control, std::move(wire)); });
+             [hub = &parts_->hub, id, control = std::move(control)] { hub->control(id, control); });
 }
 void SessionHub::reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close) {
   asio::post(parts_->hub_ioc, [hub = &parts_->hub, id, msg = std::move(msg), then_close]() mutable {

@@ -109,10 +109,9 @@ class SessionHub {
   void density(std::uint64_t id, bool on);
   // A commander's `sessions` request: answered with the server's sessions (session_list.hpp).
   void sessions(std::uint64_t id, std::uint32_t seq);
-  // A command or control checked by the session, and as its client wrote it (`wire`: what a
-  // relay sends upstream unchanged).
-  void command(std::uint64_t id, protocol::CommandMsg command, std::string wire);
-  void control(std::uint64_t id, protocol::ControlMsg control, std::string wire);
+  // A command or control checked by the session.
+  void command(std::uint64_t id, protocol::CommandMsg command);
+  void control(std::uint64_t id, protocol::ControlMsg control);
   // A reply the session made itself, sent back through the hub to keep its order among the
   // hub's answers; then the close (a WebSocket close code), if given.
   void reply(std::uint64_t id, SharedText msg, std::optional<std::uint16_t> then_close);

@@ -243,7 +243,6 @@ void WsSession::on_read(beast::error_code ec) {
     if (!within_rate)
       refuse_rate(seq_of(*decoded));
     else {
-      text_ = text;
       handle(std::move(*decoded));
     }
   }
@@ -321,12 +320,8 @@ void WsSession::handle(protocol::Decoded<protocol::ClientMessage> decoded) {
   if (const auto* list = std::get_if<protocol::SessionsRequest>(&msg))
     return ask_hub([&] { hub_.sessions(id_, list->seq); });
   if (auto* control = std::get_if<protocol::ControlMsg>(&msg))
-    return ask_hub([&] { hub_.control(id_, std::move(*control), std::string(text_)); }, true);
-  ask_hub(
-      [&] {
-        hub_.command(id_, std::move(std::get<protocol::CommandMsg>(msg)), std::string(text_));
-      },
-      true);
+    return ask_hub([&] { hub_.control(id_, std::move(*control)); }, true);
+  ask_hub([&] { hub_.command(id_, std::move(std::get<protocol::CommandMsg>(msg))); }, true);
 }
 
 // The gate decides the role the hello earned; a token not taken is counted against the address,

@@ -140,7 +140,6 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   bool close_sent_ = false;
   bool writing_ = false;
   bool dropped_ = false;
-  std::string_view text_;  // the message being handled, as it came (valid during handle())
   std::string ip_, address_;
   // The round-trip ping: the last one's number (its payload), when it was written, whether its
   // pong is awaited, and whether Beast is still writing it (one ping write at a time).

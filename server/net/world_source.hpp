@@ -52,10 +52,10 @@ class WorldSource {
   virtual protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const = 0;
   // A joined client's hello: answered with Hub::greet, now or once the world is known.
   virtual void hello(std::uint64_t id, Hello hello) = 0;
-  // A commander's command or control, decoded and checked by its session, and as its client
-  // wrote it (`wire`); exactly one Hub::reply answers it.
-  virtual void command(std::uint64_t id, const protocol::CommandMsg& command, std::string wire) = 0;
-  virtual void control(std::uint64_t id, const protocol::ControlMsg& control, std::string wire) = 0;
+  // A commander's command or control, decoded and checked by its session; exactly one Hub::reply
+  // answers it.
+  virtual void command(std::uint64_t id, const protocol::CommandMsg& command) = 0;
+  virtual void control(std::uint64_t id, const protocol::ControlMsg& control) = 0;
   // A client left (after its requests, which the hub no longer answers).
   virtual void left(std::uint64_t id) = 0;
   // The union of the agents clients inspect changed (Hub::inspected()).
