@@ -407,14 +407,15 @@ void RelayWorld::on_binary(std::string frame, bool behind) {
                   {{"reason", "a binary frame before welcome"}});
     return;
   }
-  protocol::BinaryClient::Received got = link_frames_.receive(frame);
+  auto bytes = std::make_shared<const std::string>(std::move(frame));
+  protocol::BinaryClient::Received got = link_frames_.receive(*bytes);
   if (got.keyframe) {
     observe_->log(LogLevel::warn, "upstream_bad_message",
                   {{"reason", got.error + "; a keyframe was asked for"}});
     main_->send(share(protocol::encode(protocol::KeyframeRequest{})));
   }
   if (got.ack) main_->send(share(protocol::encode(protocol::SnapshotAck{*got.ack})));
-  if (got.frame) on_snapshot(std::move(*got.frame), behind);
+  if (got.frame) on_snapshot(HeldFrame{std::move(bytes), std::move(*got.frame)}, behind);
 }
 
 void RelayWorld::on_welcome(protocol::Welcome w) {
@@ -565,9 +566,10 @@ std::variant<protocol::Snapshot, std::string> decode_snapshot(const std::string&
 // Decoded before any client sees it, and written again: a message that is not a valid snapshot
 // reaches no client.
 void RelayWorld::relay(Incoming incoming) {
-  protocol::BinaryFrame* frame = std::get_if<protocol::BinaryFrame>(&incoming);
+  HeldFrame* held = std::get_if<HeldFrame>(&incoming);
+  protocol::BinaryFrame* frame = held ? &held->frame : nullptr;
   auto decoded =
-      frame ? protocol::to_snapshot(*frame) : decode_snapshot(std::get<std::string>(incoming));
+      held ? protocol::to_snapshot(held->frame) : decode_snapshot(std::get<std::string>(incoming));
   if (auto* why = std::get_if<std::string>(&decoded)) {
     observe_->log(LogLevel::warn, "upstream_bad_message", {{"reason", *why}});
     return;

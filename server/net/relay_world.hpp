@@ -142,7 +142,14 @@ class RelayWorld final : public WorldSource {
   void on_main_closed(std::uint64_t generation, const std::string& why);
   // A snapshot as it came (its JSON text, or a binary frame decoded): relayed now if the pace
   // allows, else kept (the newest wins); not at all when `behind` (a newer one already waits).
-  using Incoming = std::variant<std::string, protocol::BinaryFrame>;
+  // A binary frame with the message it was decoded from: its side section is a view into those
+  // bytes, which it keeps alive while it waits for the pace (a std::string moved with it could
+  // move them).
+  struct HeldFrame {
+    std::shared_ptr<const std::string> bytes;
+    protocol::BinaryFrame frame;
+  };
+  using Incoming = std::variant<std::string, HeldFrame>;
   void on_snapshot(Incoming snapshot, bool behind);
   void relay_waiting();
   void relay(Incoming snapshot);
