@@ -414,7 +414,8 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if (!s.ok()) return "the checkpoint's formations are corrupt";
   if (s.version() >= 8 && !w.pathing_.serialize_fields(s, w.map(), w.map_version_))
     return "the checkpoint's flow fields are corrupt";
-  if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
+  if (s.version() >= 9 && !w.orders_.serialize(s, w.agents_))
+    return "the checkpoint's orders are corrupt";
   // Format 10: measurement lines and areas.
   if (s.version() >= 10) {
     if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
@@ -525,14 +526,14 @@ bool WorldImpl::serialize_steering(S& s, WorldImpl& w) {
   return s.ok();
 }
 
-// Format 9: orders (world_orders.cpp).
+// Format 9: orders (order_service.hpp).
 template <CheckpointStream S>
-bool WorldImpl::serialize_orders(S& s, WorldImpl& w) {
-  s.u32(w.next_order_);
-  for (Agent& a : w.agents_) {
+bool OrderService::serialize(S& s, std::vector<Agent>& agents) {
+  s.u32(next_order_);
+  for (Agent& a : agents) {
     s.u32(a.order);
     s.enumeration(a.behaviour.settle, Settle::gather);
-    s.check(a.order < w.next_order_);
+    s.check(a.order < next_order_);
   }
   auto waypoint = [&](Waypoint& p) {
     s.vec(p.point);
@@ -542,10 +543,10 @@ bool WorldImpl::serialize_orders(S& s, WorldImpl& w) {
     s.f64(p.radius);
     s.items(p.route, 16, [&](Vec2& v) { s.vec(v); });
     s.check(std::isfinite(p.point.x) && std::isfinite(p.point.y) && std::isfinite(p.radius) &&
-            p.route.size() < kMaxRoute && p.order < w.next_order_);
+            p.route.size() < kMaxRoute && p.order < next_order_);
   };
   std::vector<std::pair<AgentId, Orders>> entries;
-  if constexpr (!S::kLoading) entries.assign(w.orders_.begin(), w.orders_.end());
+  if constexpr (!S::kLoading) entries.assign(orders_.begin(), orders_.end());
   s.items(entries, 40, [&](std::pair<AgentId, Orders>& e) {
     s.u32(e.first);
     Orders& o = e.second;
@@ -558,8 +559,8 @@ bool WorldImpl::serialize_orders(S& s, WorldImpl& w) {
             (o.route.empty() || o.leg < o.route.size()) && o.engaged.size() <= kMaxEngaged);
   });
   if constexpr (S::kLoading) {
-    w.orders_.clear();
-    for (auto& e : entries) w.orders_.emplace(e.first, std::move(e.second));
+    orders_.clear();
+    for (auto& e : entries) orders_.emplace(e.first, std::move(e.second));
   }
   return s.ok();
 }

@@ -23,9 +23,9 @@ bool immovable(const Agent& a, bool has_map) {
 }
 
 // Come to rest under a group order, against one still moving under an order: its place is
-// final, and the mover takes the whole response (WorldImpl::keep_off_stopped).
+// final, and the mover takes the whole response (OrderService::keep_off_stopped).
 bool holds_against(const Agent& a, const Agent& b) {
-  return WorldImpl::at_rest_in_order(a) && b.order != 0 && !WorldImpl::at_rest_in_order(b);
+  return OrderService::at_rest_in_order(a) && b.order != 0 && !OrderService::at_rest_in_order(b);
 }
 
 // The more important of two (AgentDef::priority: the lower number) keeps its way through the less

@@ -190,7 +190,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (uses_point) {
     if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
   }
-  forget_orders(indices);
+  orders_.forget(agents_, indices);
   for (std::size_t i : indices) {
     Agent& a = agents_[i];
     a.order = 0;
@@ -427,7 +427,7 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   CommandOutcome done = formations_.form(formation_scene(), indices, cmd.def, rng_);
-  if (done.ok()) forget_orders(indices);
+  if (done.ok()) orders_.forget(agents_, indices);
   return done;
 }
 
@@ -436,7 +436,7 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   CommandOutcome done = formations_.demo(formation_scene(), indices, cmd, rng_);
-  if (done.ok()) forget_orders(indices);
+  if (done.ok()) orders_.forget(agents_, indices);
   return done;
 }
 
@@ -451,7 +451,7 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
 
 void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   // Every array parallel to agents_ loses the same entries, keeping the id order.
-  forget_orders(indices);
+  orders_.forget(agents_, indices);
   if (!steering_.empty())
     for (std::size_t i : indices) steering_.erase(agents_[i].id);
   std::vector<char> gone(agents_.size(), 0);

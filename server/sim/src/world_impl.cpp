@@ -140,31 +140,9 @@ std::uint64_t WorldImpl::state_hash() const {
   mixd(av.crossing_activation);
   mixd(av.lookahead);
   mix(av.max_neighbours);
-  // Orders' state, once it can change the future: an order queued, a route, an enemy engaged,
-  // or an agent settling by contact (whose order number it compares). An order to one agent is
-  // its behaviour alone: worlds without more hash as they always have.
-  const bool ordered =
-      !orders_.empty() || std::any_of(agents_.begin(), agents_.end(), [](const Agent& a) {
-        return a.behaviour.settle != Settle::none;
-      });
-  if (ordered) {
-    mix(next_order_);
-    for (const Agent& a : agents_)
-      mix((std::uint64_t{a.order} << 8) | std::uint64_t(a.behaviour.settle));
-    for (const auto& [id, o] : orders_) {
-      mix(id);
-      for (const Waypoint& p : o.queue) {
-        mixv(p.point);
-        mix((std::uint64_t{p.order} << 16) | (std::uint64_t(p.kind) << 8) |
-            std::uint64_t(p.settle));
-        mixd(p.radius);
-        for (Vec2 v : p.route) mixv(v);
-      }
-      for (Vec2 v : o.route) mixv(v);
-      mix((std::uint64_t{o.leg} << 8) | std::uint64_t(o.route_settle));
-      for (AgentId e : o.engaged) mix(e);
-    }
-  }
+  // Orders' state, once it can change the future (order_service.hpp): an order queued, a route,
+  // an enemy engaged, or an agent settling by contact (whose order number it compares).
+  orders_.hash(agents_, mix, mixv, mixd);
   // Wander's, flock's, follow_path's and follow's state: worlds without hash as they always have.
   for (const auto& [id, st] : steering_) {
     mix((std::uint64_t{id} << 8) | std::uint64_t(st.kind));

@@ -33,6 +33,7 @@
 #include "measurements.hpp"
 #include "neighbour_scan.hpp"
 #include "obstacle_index.hpp"
+#include "order_service.hpp"
 #include "path_service.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
@@ -87,8 +88,6 @@ class WorldImpl {
   // (world_checkpoint.cpp); what is corrupt, or empty.
   template <CheckpointStream S>
   static std::string serialize_state(S& s, WorldImpl& world);
-  template <CheckpointStream S>
-  static bool serialize_orders(S& s, WorldImpl& w);
   // A loaded checkpoint's agents and obstacles against the commands' limits: why not, or empty.
   std::string loaded_records_invalid() const;
 
@@ -143,45 +142,18 @@ class WorldImpl {
   CommandOutcome apply_add_wall(const AddWall& cmd);  // world_walls.cpp
   CommandOutcome apply_remove_wall(const RemoveWall& cmd);
 
-  // Orders (world_orders.cpp). One order for one agent, started now or queued.
-  struct Waypoint {
-    Vec2 point;
-    BehaviourKind kind = BehaviourKind::arrive;
-    Settle settle = Settle::none;
-    std::uint32_t order = 0;
-    double radius = 0;        // attack_move: sight
-    std::vector<Vec2> route;  // patrol: the points after `point`
-  };
-  // What an agent's behaviour does not hold: for the few agents with any.
-  struct Orders {
-    std::vector<Waypoint> queue;  // after the current order, first next
-    std::vector<Vec2> route;      // a patrol's: where it started, then its points; round and round
-    std::uint32_t leg = 0;        // the route point it is heading for
-    Settle route_settle = Settle::none;  // how it settles at each route point
-    std::vector<AgentId> engaged;        // enemies this attack-move has engaged: not engaged again
-    bool empty() const { return queue.empty() && route.empty() && engaged.empty(); }
-  };
-  static constexpr std::size_t kMaxQueue = World::kMaxQueue;
-  static constexpr std::size_t kMaxRoute = World::kMaxRoute;
-  static constexpr std::size_t kMaxEngaged = 64;  // the oldest is forgotten past this
+  // Orders (world_orders.cpp): the commands; the orders and their stages are a part with its own
+  // state (order_service.hpp).
   static constexpr double kClumpSpacing = 3;  // radii between neighbours of a clump (spread keep)
-  // Radii short of touching within which a mover settling by contact stops: inside the room the
-  // avoidance keeps between neighbours, so one held off by it still settles.
-  static constexpr double kSettleGap = 0.5;
   // Each agent's goal for an order to `point` from `from` (parallel to indices).
   std::vector<Vec2> spread_goals(const std::vector<std::size_t>& indices,
                                  const std::vector<Vec2>& from, Vec2 point, Spread spread,
                                  double spacing, bool& converge) const;
-  bool busy(std::size_t i) const;         // carrying out an order, or with orders queued
-  Vec2 planned_end(std::size_t i) const;  // where its orders, queued ones included, end
-  void start_order(std::size_t i, const Waypoint& w);
-  void forget_orders(const std::vector<std::size_t>& indices);
-  void stage_orders();
 
  public:
   // The points agent `id` will go to after its current goal (snapshots' `waypoints`).
-  std::vector<Vec2> upcoming(AgentId id) const;
-  bool has_orders() const { return !orders_.empty(); }
+  std::vector<Vec2> upcoming(AgentId id) const { return orders_.upcoming(id); }
+  bool has_orders() const { return orders_.any_kept(); }
 
  private:
   // What the formations' part reads and changes of the world.
@@ -189,34 +161,19 @@ class WorldImpl {
     return {agents_, def_, map(), obstacles_, obstacle_index_, obstacles_version_};
   }
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
+  // What the orders' part reads and changes of the world.
+  OrderService::Scene order_scene() { return {agents_, def_, map(), grid_, max_agent_radius_}; }
+  void stage_orders() { orders_.decide(order_scene(), hit_subject_); }
   void stage_pace() {
     formations_.pace(formation_scene(), desires_);
-    pace_orders();
+    orders_.pace(order_scene(), formations_.together(), desires_, together_);
     tag_flocks();
     pace_queues();
   }
-  // Members of a group order moving to their own places (spread keep) are tagged as one body,
-  // as a formation's, and movers settling by contact slow to stop short of those stopped
-  // (world_orders.cpp).
-  void pace_orders();
-
- public:
-  static constexpr double kStill = 1;  // units/s: slower than this, an agent stands still
-  // Come to rest under a group order that settles: arrived and still. Its place is final: to
-  // those still moving under orders it is as solid as an obstacle.
-  static bool at_rest_in_order(const Agent& a) {
-    return a.order != 0 && a.behaviour.settle != Settle::none && a.state == MoveState::arrived &&
-           length_squared(a.velocity) < kStill * kStill;
-  }
-
- private:
-  // After integration, before collisions: a mover under an order never walks into an agent of an
-  // order that has come to rest; it stops a hair short and slides along (world_orders.cpp).
-  void keep_off_stopped();
+  void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), moved_); }
   // This tick's tags for the avoidance stage: the formations', and the group orders'.
   std::span<const std::uint32_t> together() const {
-    return order_tags_.empty() ? formations_.together()
-                               : std::span<const std::uint32_t>(order_tags_);
+    return together_.empty() ? formations_.together() : std::span<const std::uint32_t>(together_);
   }
   void stage_formations() { formations_.update(formation_scene()); }
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
@@ -403,12 +360,11 @@ class WorldImpl {
   std::vector<std::uint64_t> touching_, touching_next_;
   // Paths, walkers, the path queue and flow fields: a part with its own state (path_service.hpp).
   PathService pathing_;
-  std::map<AgentId, Orders> orders_;
-  std::vector<std::uint32_t> order_tags_;  // together(), when a group order tags its members
-  std::vector<Vec2> before_;               // positions before integration, once an order was given
-  // A group order's tag: apart from every formation's (below kFormationBits' top bit).
-  static constexpr std::uint32_t kOrderTag = 1u << 29;
-  std::uint32_t next_order_ = 1;
+  // Orders kept by id and their stages: a part with its own state (order_service.hpp).
+  OrderService orders_;
+  // together(), when a group order, a flock or a leader's followers tag their members (the pace
+  // stage's, by agent index; empty when only formations tag theirs).
+  std::vector<std::uint32_t> together_;
   // Formation records, pending assignments and pacing: a part with its own state
   // (formation_service.hpp).
   FormationService formations_;

@@ -267,18 +267,18 @@ void WorldImpl::tag_flocks() {
                a.behaviour.kind == BehaviourKind::follow;
       }))
     return;
-  if (order_tags_.empty()) {
+  if (together_.empty()) {
     const std::span<const std::uint32_t> formed = formations_.together();
-    order_tags_.assign(agents_.size(), 0);
-    std::copy(formed.begin(), formed.end(), order_tags_.begin());
+    together_.assign(agents_.size(), 0);
+    std::copy(formed.begin(), formed.end(), together_.begin());
   }
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
-    if (order_tags_[i] != 0) continue;
+    if (together_[i] != 0) continue;
     if (a.behaviour.kind == BehaviourKind::flock)
-      order_tags_[i] = FormationService::kReciprocal | kFlockTag | a.group;
+      together_[i] = FormationService::kReciprocal | kFlockTag | a.group;
     else if (a.behaviour.kind == BehaviourKind::follow)  // by leader
-      order_tags_[i] =
+      together_[i] =
           FormationService::kReciprocal | kFollowTag | (a.behaviour.agent & (kFollowTag - 1));
   }
 }

@@ -178,9 +178,10 @@ std::size_t WorldImpl::agent_memory_bytes() const {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
   std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(slot_rules_) +
-                      bytes(hit_subject_) + bytes(pairs_) + bytes(before_) + bytes(touching_) +
-                      bytes(touching_next_) + pathing_.agent_memory_bytes() + grid_.memory_bytes() +
-                      near_grid_.memory_bytes() + obstacle_index_.memory_bytes();
+                      bytes(hit_subject_) + bytes(pairs_) + orders_.memory_bytes() +
+                      bytes(touching_) + bytes(touching_next_) + pathing_.agent_memory_bytes() +
+                      grid_.memory_bytes() + near_grid_.memory_bytes() +
+                      obstacle_index_.memory_bytes();
   for (const Scratch& s : scratch_)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
@@ -312,13 +313,13 @@ void WorldImpl::stage_integrate() {
   // farthest any agent moved, instead of sorting everyone into cells a second time.
   for (Scratch& scratch : scratch_) scratch.moved2 = 0;
   // Where each started from, for the orders' movers' sweep (keep_off_stopped).
-  const bool sweep = next_order_ != 1;
-  if (sweep) before_.resize(agents_.size());
-  for_each_agent(grid_.size(), [this, sweep](std::size_t k, Scratch& scratch) {
+  const std::span<Vec2> before = orders_.starts(agents_.size());
+  const bool sweep = !before.empty();
+  for_each_agent(grid_.size(), [this, sweep, before](std::size_t k, Scratch& scratch) {
     prefetch_later(k);
     const std::size_t i = grid_.index(k);
     Agent& a = agents_[i];
-    if (sweep) before_[i] = a.position;
+    if (sweep) before[i] = a.position;
     integrate(a, desires_[i]);
     slots_[k].velocity.x = desires_[i].clearance2;  // for the collision stage, by slot
     scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
