@@ -62,36 +62,38 @@ void WorldImpl::stage_collisions() {
   for (Scratch& scratch : scratch_) scratch.pairs.clear();
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
-  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+  for_each_agent(neighbours_.grid.size(), [this](std::size_t k, Scratch& scratch) {
     // All by grid slot: positions from the grid (stage_integrate kept them up to date, not its
     // cells), radii from the avoidance stage's slot data. No agent record is read: in grid order
     // the slots near k are near in memory, the records are not.
-    const std::uint32_t i = grid_.index(k);
-    const double radius = slots_[k].radius;
-    const double reach = radius + max_agent_radius_;
+    const std::uint32_t i = neighbours_.grid.index(k);
+    const double radius = neighbours_.slots[k].radius;
+    const double reach = radius + neighbours_.max_agent_radius;
     // No pair without this agent moving into touch: at the start of the step no other centre was
-    // nearer than its clearance, and since then each moved at most moved_ (the margin covers
-    // rounding). Most agents of a crowd with room between them skip the search.
-    const double apart = (reach + 2 * moved_) * (1 + 1e-9) + 1e-9;
-    if (slots_[k].velocity.x > apart * apart) return;  // the clearance, by slot (stage_integrate)
-    const Vec2 at = grid_.position(k);
+    // nearer than its clearance, and since then each moved at most neighbours_.moved (the margin
+    // covers rounding). Most agents of a crowd with room between them skip the search.
+    const double apart = (reach + 2 * neighbours_.moved) * (1 + 1e-9) + 1e-9;
+    if (neighbours_.clearance2[k] > apart * apart) return;  // by slot (stage_integrate)
+    const Vec2 at = neighbours_.grid.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now
-    grid_.query_runs(at, reach + moved_, [&](std::uint32_t begin, std::uint32_t end) {
-      near.reserve(end - begin);
-      const std::size_t m = scan::kernels().filter(
-          grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y, reach * reach, HUGE_VAL, i,
-          i, near.d2.data(), near.slot.data(), near.index.data(), nullptr);
-      std::size_t n = pairs.size();
-      pairs.resize(n + m);
-      for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
-        const std::uint32_t j = near.index[q];
-        const double touch = radius + slots_[near.slot[q]].radius;
-        pairs[n] = {i, j};
-        n += static_cast<std::size_t>((j > i) & (near.d2[q] <= touch * touch));
-      }
-      pairs.resize(n);
-    });
+    neighbours_.grid.query_runs(
+        at, reach + neighbours_.moved, [&](std::uint32_t begin, std::uint32_t end) {
+          near.reserve(end - begin);
+          const std::size_t m = scan::kernels().filter(
+              neighbours_.grid.xs(), neighbours_.grid.ys(), neighbours_.grid.items(), begin, end,
+              at.x, at.y, reach * reach, HUGE_VAL, i, i, near.d2.data(), near.slot.data(),
+              near.index.data(), nullptr);
+          std::size_t n = pairs.size();
+          pairs.resize(n + m);
+          for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
+            const std::uint32_t j = near.index[q];
+            const double touch = radius + neighbours_.slots[near.slot[q]].radius;
+            pairs[n] = {i, j};
+            n += static_cast<std::size_t>((j > i) & (near.d2[q] <= touch * touch));
+          }
+          pairs.resize(n);
+        });
   });
   // Whichever worker found a pair, the sort gives one order.
   pairs_.clear();
@@ -102,9 +104,10 @@ void WorldImpl::stage_collisions() {
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
   // Per-agent changes accumulate in the avoidance stage's slot data, spent by now: indexed here by
   // agent, not by slot (16 bytes per agent saved).
-  slots_.resize(agents_.size());
-  auto delta = [this](std::size_t i) -> Vec2& { return slots_[i].velocity; };
-  for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
+  neighbours_.slots.resize(agents_.size());
+  auto delta = [this](std::size_t i) -> Vec2& { return neighbours_.slots[i].velocity; };
+  for_each_agent(neighbours_.slots.size(),
+                 [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
   touching_next_.clear();
   auto begins = [this](std::uint64_t key) {
     touching_next_.push_back(key);
@@ -143,7 +146,8 @@ void WorldImpl::stage_collisions() {
   // Overlap left after the response: pushed apart in proportion to the other's mass, a few
   // Jacobi passes over the same pairs.
   for (int pass = 0; pass < def_.position_iterations; ++pass) {
-    for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
+    for_each_agent(neighbours_.slots.size(),
+                   [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
     bool any = false;
     for (const auto& [i, j] : pairs_) {
       const Agent& a = agents_[i];
@@ -164,7 +168,7 @@ void WorldImpl::stage_collisions() {
   // Static obstacles do not move: the agent bounces off and is put back outside.
   if (!obstacles_.empty()) {
     for (Agent& a : agents_) {
-      obstacle_index_.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
+      neighbours_.obstacle_index.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
         const Obstacle& o = obstacles_[k];
         if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
         const bool new_contact = begins(obstacle_pair_key(a.id, o.id));

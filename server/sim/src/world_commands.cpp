@@ -337,7 +337,7 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     }
   }
   pathing_.agents_added(agents_.size(), map_.has_value());
-  rules_stale_ = true;
+  neighbours_.rules_stale = true;
   return out;
 }
 
@@ -469,7 +469,7 @@ void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
   hit_subject_.resize(std::min(hit_subject_.size(), kept));
-  rules_stale_ = true;
+  neighbours_.rules_stale = true;
 }
 
 CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {

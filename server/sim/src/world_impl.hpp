@@ -35,6 +35,7 @@
 #include "obstacle_index.hpp"
 #include "order_service.hpp"
 #include "path_service.hpp"
+#include "proximity.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
 #include "sources.hpp"
@@ -158,22 +159,25 @@ class WorldImpl {
  private:
   // What the formations' part reads and changes of the world.
   FormationService::Scene formation_scene() {
-    return {agents_, def_, map(), obstacles_, obstacle_index_, obstacles_version_};
+    return {agents_, def_, map(), obstacles_, neighbours_.obstacle_index, obstacles_version_};
   }
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
   // What the orders' part reads and changes of the world.
-  OrderService::Scene order_scene() { return {agents_, def_, map(), grid_, max_agent_radius_}; }
+  OrderService::Scene order_scene() {
+    return {agents_, def_, map(), neighbours_.grid, neighbours_.max_agent_radius};
+  }
   void stage_orders() { orders_.decide(order_scene(), hit_subject_); }
   void stage_pace() {
     formations_.pace(formation_scene(), desires_);
-    orders_.pace(order_scene(), formations_.together(), desires_, together_);
+    orders_.pace(order_scene(), formations_.together(), desires_, neighbours_.tags);
     tag_flocks();
     pace_queues();
   }
-  void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), moved_); }
+  void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), neighbours_.moved); }
   // This tick's tags for the avoidance stage: the formations', and the group orders'.
   std::span<const std::uint32_t> together() const {
-    return together_.empty() ? formations_.together() : std::span<const std::uint32_t>(together_);
+    return neighbours_.tags.empty() ? formations_.together()
+                                    : std::span<const std::uint32_t>(neighbours_.tags);
   }
   void stage_formations() { formations_.update(formation_scene()); }
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
@@ -216,8 +220,8 @@ class WorldImpl {
   // Agents in grid order lie all over the agent array: the stages that visit them so ask, at
   // slot k, for the record and desire of the agent kPrefetchAhead slots later.
   [[gnu::always_inline]] void prefetch_later(std::size_t k) const {
-    if (k + kPrefetchAhead >= grid_.size()) return;
-    const std::size_t later = grid_.index(k + kPrefetchAhead);
+    if (k + kPrefetchAhead >= neighbours_.grid.size()) return;
+    const std::size_t later = neighbours_.grid.index(k + kPrefetchAhead);
     const char* record = reinterpret_cast<const char*>(&agents_[later]);
     for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line);
     __builtin_prefetch(&desires_[later]);
@@ -243,38 +247,6 @@ class WorldImpl {
     std::vector<std::pair<std::uint32_t, double>> pending;
     std::vector<std::uint32_t> walls;  // wall segments near an agent (walls.hpp)
   };
-  // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
-  struct SlotData {
-    Vec2 velocity;
-    double radius;
-  };
-  // The agents' avoidance layers, masks and priorities (AgentDef), summed up: worlds whose agents
-  // all avoid everyone at one priority (every world before these settings) test none of them.
-  // Counted again at the start of the step after a spawn, a removal or loading (rules_stale_).
-  struct AvoidanceRules {
-    bool masked = false;  // some agent's mask is not every bit: neighbours are filtered by layer
-    std::uint8_t min_priority = AgentDefLimits::kDefaultPriority;  // the most important
-    std::uint8_t max_priority = AgentDefLimits::kDefaultPriority;  // the least important
-    bool ranked() const { return min_priority != max_priority; }
-    bool any() const { return masked || ranked(); }
-  };
-  // An agent's layer and priority, by grid slot (stage_grid copies them when rules_.any()).
-  struct SlotRules {
-    std::uint32_t layer;
-    std::uint8_t priority;
-  };
-  // Whether agent i avoids the agent at grid slot k: its layer is in i's mask, and it is not
-  // less important than i (the more important leaves the other out: it yields).
-  bool heeds(const Agent& a, std::size_t k) const {
-    const SlotRules& o = slot_rules_[k];
-    return (o.layer & a.def.mask) != 0 && o.priority <= a.def.priority;
-  }
-  // Whether agent i's neighbours need heeds(): it masks some layer out, or some agent is less
-  // important than it.
-  bool filters_neighbours(const Agent& a) const {
-    return (rules_.masked && a.def.mask != ~std::uint32_t{0}) ||
-           (rules_.ranked() && a.def.priority < rules_.max_priority);
-  }
   void count_rules();
   // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
   // velocity that takes it out of the way of a more important one coming at it (zero when none
@@ -308,14 +280,8 @@ class WorldImpl {
   std::vector<AgentId> inspected_;
   std::unordered_map<AgentId, AvoidanceTrace> traces_;
 
-  // Scratch, reused every step.
-  SpatialGrid grid_;
-  ObstacleIndex obstacle_index_;
-  SpatialGrid near_grid_;  // every agent, fine cells: reciprocal members' nearest (stage_avoidance)
-  double max_agent_radius_ = 0;
-  bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
-  double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
-  std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
+  // Scratch, reused every step: who is near whom (proximity.hpp).
+  Proximity neighbours_;
   std::vector<Desire> desires_;
   std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
   Executor* executor_ = nullptr;
@@ -340,18 +306,9 @@ class WorldImpl {
       body(begin, end, scratch_[worker]);
     });
   }
-  // Per-agent scratch: by grid slot during avoidance; from integration to collision detection
-  // `velocity.x` holds the slot's agent's Desire::clearance2 (read in slot order, not through the
-  // agents' scattered indices); then by agent index, whose velocity changes accumulate in
-  // `velocity`.
-  std::vector<SlotData> slots_;
-  double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
   // Agent i's reciprocal velocity (stage_avoidance: a member of a reciprocal move, or any agent
   // in orca mode). `aside`: the velocity obstacles moved it off the velocity it preferred.
   Vec2 reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const;
-  AvoidanceRules rules_;
-  bool rules_stale_ = true;
-  std::vector<SlotRules> slot_rules_;      // by grid slot, while rules_.any()
   std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
@@ -362,9 +319,6 @@ class WorldImpl {
   PathService pathing_;
   // Orders kept by id and their stages: a part with its own state (order_service.hpp).
   OrderService orders_;
-  // together(), when a group order, a flock or a leader's followers tag their members (the pace
-  // stage's, by agent index; empty when only formations tag theirs).
-  std::vector<std::uint32_t> together_;
   // Formation records, pending assignments and pacing: a part with its own state
   // (formation_service.hpp).
   FormationService formations_;

@@ -202,7 +202,7 @@ void WorldImpl::stage_sources() {
   }
   if (agents_.size() == before) return;
   pathing_.agents_added(agents_.size(), map_.has_value());
-  rules_stale_ = true;  // counted again by begin_step, before the grid
+  neighbours_.rules_stale = true;  // counted again by begin_step, before the grid
   sources_.changed();
 }
 

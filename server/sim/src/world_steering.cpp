@@ -158,21 +158,22 @@ Desire WorldImpl::steering_desire(std::size_t i) {
       st.heading = heading;
       const double radius = b.radius > 0 ? b.radius : kFlockRadius * r;
       FlockView view;
-      grid_.query_points(a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
-        if (j == i || agents_[j].group != a.group) return;
-        const Vec2 away = a.position - p;
-        const double d2 = length_squared(away);
-        if (d2 > radius * radius) return;
-        ++view.count;
-        view.position_sum += p;
-        view.velocity_sum += slots_[slot].velocity;
-        view.heading_sum += normalized_or_zero(slots_[slot].velocity);
-        const double near = kSeparationRange * (r + slots_[slot].radius);
-        if (d2 < near * near && d2 > 0) {
-          const double d = std::sqrt(d2);
-          view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
-        }
-      });
+      neighbours_.grid.query_points(
+          a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
+            if (j == i || agents_[j].group != a.group) return;
+            const Vec2 away = a.position - p;
+            const double d2 = length_squared(away);
+            if (d2 > radius * radius) return;
+            ++view.count;
+            view.position_sum += p;
+            view.velocity_sum += neighbours_.slots[slot].velocity;
+            view.heading_sum += normalized_or_zero(neighbours_.slots[slot].velocity);
+            const double near = kSeparationRange * (r + neighbours_.slots[slot].radius);
+            if (d2 < near * near && d2 > 0) {
+              const double d = std::sqrt(d2);
+              view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
+            }
+          });
       const Vec2* target = st.params.has_target ? &b.point : nullptr;
       Vec2 dir = flock_direction(a.position, heading, view, radius, st.params.separation,
                                  st.params.alignment, st.params.cohesion, target,
@@ -267,18 +268,18 @@ void WorldImpl::tag_flocks() {
                a.behaviour.kind == BehaviourKind::follow;
       }))
     return;
-  if (together_.empty()) {
+  if (neighbours_.tags.empty()) {
     const std::span<const std::uint32_t> formed = formations_.together();
-    together_.assign(agents_.size(), 0);
-    std::copy(formed.begin(), formed.end(), together_.begin());
+    neighbours_.tags.assign(agents_.size(), 0);
+    std::copy(formed.begin(), formed.end(), neighbours_.tags.begin());
   }
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     const Agent& a = agents_[i];
-    if (together_[i] != 0) continue;
+    if (neighbours_.tags[i] != 0) continue;
     if (a.behaviour.kind == BehaviourKind::flock)
-      together_[i] = FormationService::kReciprocal | kFlockTag | a.group;
+      neighbours_.tags[i] = FormationService::kReciprocal | kFlockTag | a.group;
     else if (a.behaviour.kind == BehaviourKind::follow)  // by leader
-      together_[i] =
+      neighbours_.tags[i] =
           FormationService::kReciprocal | kFollowTag | (a.behaviour.agent & (kFollowTag - 1));
   }
 }
@@ -308,7 +309,7 @@ void WorldImpl::pace_queues() {
     lateral = std::abs(rel.x * way.y - rel.y * way.x);
     return ahead > 0 && lateral < touch;
   };
-  const double reach = max_agent_radius_;
+  const double reach = neighbours_.max_agent_radius;
   for_each_agent(agents_.size(), [&](std::size_t i, Scratch&) {
     const Agent& a = agents_[i];
     const Vec2 dir = queue_ways_[i];
@@ -320,11 +321,11 @@ void WorldImpl::pace_queues() {
     const double look = 2 * (r + reach) + want * kHeadway;
     double speed = want;
     const double still2 = (kStillShare * a.def.max_speed) * (kStillShare * a.def.max_speed);
-    grid_.query_points(
+    neighbours_.grid.query_points(
         a.position + dir * (look / 2), look / 2 + reach,
         [&](std::size_t j, Vec2 p, std::size_t slot) {
           if (j == i) return;
-          const double touch = r + slots_[slot].radius;
+          const double touch = r + neighbours_.slots[slot].radius;
           double ahead = 0, lateral = 0;
           if (!in_way(a.position, dir, p, touch, ahead, lateral)) return;
           // The lower id goes on past one that waits for it, and past one standing still: every
@@ -333,9 +334,9 @@ void WorldImpl::pace_queues() {
           if (a.id < agents_[j].id &&
               ((queue_ways_[j] != Vec2{} &&
                 in_way(p, queue_ways_[j], a.position, touch, their_ahead, their_lateral)) ||
-               length_squared(slots_[slot].velocity) < still2))
+               length_squared(neighbours_.slots[slot].velocity) < still2))
             return;
-          const double its = std::max(0.0, dot(slots_[slot].velocity, dir));
+          const double its = std::max(0.0, dot(neighbours_.slots[slot].velocity, dir));
           if (its >= speed) return;
           const double gap =
               std::max(0.0, ahead - std::sqrt(std::max(0.0, touch * touch - lateral * lateral)) -

@@ -95,23 +95,23 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
-  if (rules_stale_) count_rules();
+  if (neighbours_.rules_stale) count_rules();
   if (steering_stale_) prune_steering();
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
 }
 
 void WorldImpl::count_rules() {
-  rules_ = {};
+  neighbours_.rules = {};
   if (!agents_.empty()) {
-    rules_.min_priority = AgentDefLimits::kMaxPriority;
-    rules_.max_priority = 0;
+    neighbours_.rules.min_priority = AgentDefLimits::kMaxPriority;
+    neighbours_.rules.max_priority = 0;
   }
   for (const Agent& a : agents_) {
-    rules_.masked = rules_.masked || a.def.mask != ~std::uint32_t{0};
-    rules_.min_priority = std::min(rules_.min_priority, a.def.priority);
-    rules_.max_priority = std::max(rules_.max_priority, a.def.priority);
+    neighbours_.rules.masked = neighbours_.rules.masked || a.def.mask != ~std::uint32_t{0};
+    neighbours_.rules.min_priority = std::min(neighbours_.rules.min_priority, a.def.priority);
+    neighbours_.rules.max_priority = std::max(neighbours_.rules.max_priority, a.def.priority);
   }
-  rules_stale_ = false;
+  neighbours_.rules_stale = false;
 }
 
 void WorldImpl::stage_phases() {
@@ -139,37 +139,37 @@ void WorldImpl::stage_grid() {
     scratch.min_radius = std::min(scratch.min_radius, agents_[i].def.radius);
     scratch.max_radius = std::max(scratch.max_radius, agents_[i].def.radius);
   });
-  max_agent_radius_ = 0;
+  neighbours_.max_agent_radius = 0;
   double min_radius = HUGE_VAL;
   for (const Scratch& scratch : scratch_) {
-    max_agent_radius_ = std::max(max_agent_radius_, scratch.max_radius);
+    neighbours_.max_agent_radius = std::max(neighbours_.max_agent_radius, scratch.max_radius);
     min_radius = std::min(min_radius, scratch.min_radius);
   }
-  uniform_radius_ = min_radius == max_agent_radius_;
+  neighbours_.uniform_radius = min_radius == neighbours_.max_agent_radius;
   // Cells as wide as the reach of the strongest typical push: a query spans two or three rows of
   // two or three cells. Smaller cells fit the disc better but cost more rows, each a few
   // branches and a square root: measured, the step is fastest here.
-  const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
+  const double reach = push_cutoff(def_.avoidance, 2 * neighbours_.max_agent_radius);
   const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
-                                                 std::max(reach, 2 * max_agent_radius_));
-  grid_.rebuild(
+                                                 std::max(reach, 2 * neighbours_.max_agent_radius));
+  neighbours_.grid.rebuild(
       agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width,
       def_.height, cell);
-  slots_.resize(agents_.size());
-  for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
-    const Agent& a = agents_[grid_.index(k)];
-    slots_[k] = {a.velocity, a.def.radius};
+  neighbours_.slots.resize(agents_.size());
+  for_each_agent(neighbours_.slots.size(), [this](std::size_t k, Scratch&) {
+    const Agent& a = agents_[neighbours_.grid.index(k)];
+    neighbours_.slots[k] = {a.velocity, a.def.radius};
   });
-  if (rules_.any()) {
-    slot_rules_.resize(agents_.size());
-    for_each_agent(slot_rules_.size(), [this](std::size_t k, Scratch&) {
-      const Agent& a = agents_[grid_.index(k)];
-      slot_rules_[k] = {a.def.layer, a.def.priority};
+  if (neighbours_.rules.any()) {
+    neighbours_.slot_rules.resize(agents_.size());
+    for_each_agent(neighbours_.slot_rules.size(), [this](std::size_t k, Scratch&) {
+      const Agent& a = agents_[neighbours_.grid.index(k)];
+      neighbours_.slot_rules[k] = {a.def.layer, a.def.priority};
     });
   }
-  if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
-    obstacle_grid_version_ = obstacles_version_;
-    obstacle_index_.rebuild(obstacles_, def_.width, def_.height);
+  if (neighbours_.obstacle_grid_version != obstacles_version_) {  // obstacles rarely change
+    neighbours_.obstacle_grid_version = obstacles_version_;
+    neighbours_.obstacle_index.rebuild(obstacles_, def_.width, def_.height);
   }
 }
 
@@ -177,11 +177,12 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(slot_rules_) +
+  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) +
+                      bytes(neighbours_.clearance2) + bytes(neighbours_.slot_rules) +
                       bytes(hit_subject_) + bytes(pairs_) + orders_.memory_bytes() +
                       bytes(touching_) + bytes(touching_next_) + pathing_.agent_memory_bytes() +
-                      grid_.memory_bytes() + near_grid_.memory_bytes() +
-                      obstacle_index_.memory_bytes();
+                      neighbours_.grid.memory_bytes() + neighbours_.near_grid.memory_bytes() +
+                      neighbours_.obstacle_index.memory_bytes();
   for (const Scratch& s : scratch_)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
@@ -202,7 +203,7 @@ void WorldImpl::stage_desires() {
 }
 
 void WorldImpl::stage_avoidance() {
-  cutoff_scale_ = push_cutoff_scale(def_.avoidance);
+  neighbours_.cutoff_scale = push_cutoff_scale(def_.avoidance);
   // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
   // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
   // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
@@ -211,9 +212,12 @@ void WorldImpl::stage_avoidance() {
   if (def_.avoidance.mode == AvoidanceMode::orca ||
       std::any_of(tags_now.begin(), tags_now.end(),
                   [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
-    near_grid_.rebuild(  // over the avoidance grid's slots, so a member's data is slots_[item]
-        grid_.size(), [this](std::size_t k) { return grid_.position(k); }, def_.width, def_.height,
-        SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height, 2 * max_agent_radius_));
+    neighbours_.near_grid
+        .rebuild(  // over the avoidance grid's slots, so a member's data is neighbours_.slots[item]
+            neighbours_.grid.size(), [this](std::size_t k) { return neighbours_.grid.position(k); },
+            def_.width, def_.height,
+            SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
+                                       2 * neighbours_.max_agent_radius));
   // Traces exist before the loop, so workers only look them up.
   traces_.clear();
   for (AgentId id : inspected_)
@@ -224,27 +228,27 @@ void WorldImpl::stage_avoidance() {
   // agent summed, then the chunk's directions combined at once (combine_batch: several agents to
   // a vector register), the same bits as one agent at a time.
   const bool batched = combines_in_batch(def_.avoidance);
-  for_each_range(
-      grid_.size(), [this, batched](std::size_t begin, std::size_t end, Scratch& scratch) {
-        constexpr std::size_t kChunk = 64;
-        for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
-          scratch.sums.clear();
-          scratch.pending.clear();
-          for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k)
-            avoid(k, scratch, batched);
-          if (scratch.pending.empty()) continue;
-          combine_batch(def_.avoidance, scratch.sums);
-          for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
-            const auto [i, speed] = scratch.pending[m];
-            desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
-          }
-        }
-      });
+  for_each_range(neighbours_.grid.size(), [this, batched](std::size_t begin, std::size_t end,
+                                                          Scratch& scratch) {
+    constexpr std::size_t kChunk = 64;
+    for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
+      scratch.sums.clear();
+      scratch.pending.clear();
+      for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k)
+        avoid(k, scratch, batched);
+      if (scratch.pending.empty()) continue;
+      combine_batch(def_.avoidance, scratch.sums);
+      for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
+        const auto [i, speed] = scratch.pending[m];
+        desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
+      }
+    }
+  });
 }
 
 void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   prefetch_later(k);
-  const std::size_t i = grid_.index(k);
+  const std::size_t i = neighbours_.grid.index(k);
   const Agent& a = agents_[i];
   Vec2 desired = desires_[i].velocity;
   const auto traced = traces_.find(a.id);
@@ -268,7 +272,8 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   // braking takes away: an idle agent, one arrived or holding) steps out of the way of a more
   // important agent coming at it, until it is clear: that is its desire, which it avoids the others
   // on as any mover does.
-  if (rules_.ranked() && a.def.priority > rules_.min_priority && mode != AvoidanceMode::none) {
+  if (neighbours_.rules.ranked() && a.def.priority > neighbours_.rules.min_priority &&
+      mode != AvoidanceMode::none) {
     const double still = a.def.max_force / a.def.mass * def_.dt;
     if (length_squared(desired) <= still * still) {
       if (const Vec2 aside = yield_velocity(i, scratch); aside != Vec2{}) {
@@ -314,20 +319,22 @@ void WorldImpl::stage_integrate() {
   for (Scratch& scratch : scratch_) scratch.moved2 = 0;
   // Where each started from, for the orders' movers' sweep (keep_off_stopped).
   const std::span<Vec2> before = orders_.starts(agents_.size());
+  neighbours_.clearance2.resize(agents_.size());
   const bool sweep = !before.empty();
-  for_each_agent(grid_.size(), [this, sweep, before](std::size_t k, Scratch& scratch) {
+  for_each_agent(neighbours_.grid.size(), [this, sweep, before](std::size_t k, Scratch& scratch) {
     prefetch_later(k);
-    const std::size_t i = grid_.index(k);
+    const std::size_t i = neighbours_.grid.index(k);
     Agent& a = agents_[i];
     if (sweep) before[i] = a.position;
     integrate(a, desires_[i]);
-    slots_[k].velocity.x = desires_[i].clearance2;  // for the collision stage, by slot
-    scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
-    grid_.move(k, a.position);
+    neighbours_.clearance2[k] = desires_[i].clearance2;  // for the collision stage, by slot
+    scratch.moved2 =
+        std::max(scratch.moved2, length_squared(a.position - neighbours_.grid.position(k)));
+    neighbours_.grid.move(k, a.position);
   });
   double moved2 = 0;
   for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
-  moved_ = std::sqrt(moved2);
+  neighbours_.moved = std::sqrt(moved2);
   keep_off_stopped();
 }
 
