@@ -421,7 +421,7 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
       return why;
   }
-  if (s.version() >= 11 && !serialize_steering(s, w))
+  if (s.version() >= 11 && !w.steering_.serialize(s))
     return "the checkpoint's steering state is corrupt";
   // Format 12: sources and exits, whose agent templates are held to the commands' limits.
   if (s.version() >= 12) {
@@ -481,12 +481,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   return {};
 }
 
-// Format 11: what wander, flock, follow_path and follow keep between ticks (world_steering.cpp).
+// Format 11: what wander, flock, follow_path and follow keep between ticks (steering_service.hpp).
 template <CheckpointStream S>
-bool WorldImpl::serialize_steering(S& s, WorldImpl& w) {
-  s.boolean(w.steering_stale_);
+bool SteeringService::serialize(S& s) {
+  s.boolean(stale_);
   std::vector<std::pair<AgentId, Steering>> entries;
-  if constexpr (!S::kLoading) entries.assign(w.steering_.begin(), w.steering_.end());
+  if constexpr (!S::kLoading) entries.assign(steering_.begin(), steering_.end());
   s.items(entries, 100, [&](std::pair<AgentId, Steering>& e) {
     s.u32(e.first);
     Steering& st = e.second;
@@ -520,8 +520,8 @@ bool WorldImpl::serialize_steering(S& s, WorldImpl& w) {
       if (needs_path) st.path = std::make_shared<const std::vector<Vec2>>(std::move(path));
   });
   if constexpr (S::kLoading) {
-    w.steering_.clear();
-    for (auto& e : entries) w.steering_.emplace(e.first, std::move(e.second));
+    steering_.clear();
+    for (auto& e : entries) steering_.emplace(e.first, std::move(e.second));
   }
   return s.ok();
 }

@@ -49,7 +49,7 @@ CommandOutcome WorldImpl::apply(const Command& command, CommandOrigin origin) {
 }
 
 CommandOutcome WorldImpl::dispatch(const Command& command) {
-  steering_stale_ = steering_stale_ || !steering_.empty();  // it may change a steered agent
+  steering_.note_command();  // it may change a steered agent
   return std::visit(
       [this](const auto& c) -> CommandOutcome {
         using T = std::decay_t<decltype(c)>;
@@ -200,7 +200,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     a.behaviour.phase = kind.start;
     a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
-  start_steering(cmd, indices);
+  steering_.start(cmd, agents_, indices, rng_);
   out.affected = static_cast<std::uint32_t>(indices.size());
   return out;
 }
@@ -452,8 +452,7 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
 void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   // Every array parallel to agents_ loses the same entries, keeping the id order.
   orders_.forget(agents_, indices);
-  if (!steering_.empty())
-    for (std::size_t i : indices) steering_.erase(agents_[i].id);
+  steering_.forget(agents_, indices);
   std::vector<char> gone(agents_.size(), 0);
   for (std::size_t i : indices) gone[i] = 1;
   std::size_t kept = 0;

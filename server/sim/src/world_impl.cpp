@@ -144,23 +144,7 @@ std::uint64_t WorldImpl::state_hash() const {
   // an enemy engaged, or an agent settling by contact (whose order number it compares).
   orders_.hash(agents_, mix, mixv, mixd);
   // Wander's, flock's, follow_path's and follow's state: worlds without hash as they always have.
-  for (const auto& [id, st] : steering_) {
-    mix((std::uint64_t{id} << 8) | std::uint64_t(st.kind));
-    mixd(st.params.distance);
-    mixd(st.params.jitter);
-    mixd(st.params.separation);
-    mixd(st.params.alignment);
-    mixd(st.params.cohesion);
-    mix((std::uint64_t{st.params.has_target} << 2) | (std::uint64_t{st.params.loop} << 1) |
-        std::uint64_t{st.params.has_offset});
-    mixv(st.params.offset);
-    if (st.path)
-      for (Vec2 v : *st.path) mixv(v);
-    mix(st.key);
-    mixv(st.wander);
-    mixv(st.heading);
-    mix((std::uint64_t{st.leg} << 1) | std::uint64_t{st.finished});
-  }
+  steering_.hash(mix, mixv, mixd);
   // Walls, once a world has had one: worlds without hash as they always have.
   if (walls_.next_id() != 1) walls_.hash(mix);
   return h;

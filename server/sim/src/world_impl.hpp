@@ -40,6 +40,7 @@
 #include "rng.hpp"
 #include "sources.hpp"
 #include "spatial_grid.hpp"
+#include "steering_service.hpp"
 #include "walls.hpp"
 
 namespace herd::sim {
@@ -170,7 +171,7 @@ class WorldImpl {
   void stage_pace() {
     formations_.pace(formation_scene(), desires_);
     orders_.pace(order_scene(), formations_.together(), desires_, neighbours_.tags);
-    tag_flocks();
+    steering_.tag(agents_, formations_.together(), neighbours_.tags);
     pace_queues();
   }
   void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), neighbours_.moved); }
@@ -327,37 +328,12 @@ class WorldImpl {
   // Sources and exits: where agents enter and leave (sources.hpp, world_sources.cpp).
   SourceService sources_;
 
-  // Wander, flock, follow_path and follow (world_steering.cpp): what their steering keeps
-  // between ticks, by agent id, for the agents doing one of them.
-  struct Steering {
-    BehaviourKind kind = BehaviourKind::idle;  // the behaviour it was set for
-    BehaviourParams params;                    // path empty: in `path`, shared by one command's
-    std::shared_ptr<const std::vector<Vec2>> path;  // follow_path
-    std::uint64_t key = 0;  // wander: its own stream of random numbers (from the world's)
-    Vec2 wander;            // wander: the point on its circle, in its frame (x ahead)
-    Vec2 heading;           // its own (wander, flock) or its leader's (follow) last heading
-    std::uint32_t leg = 0;  // follow_path: the segment it is on (point leg to leg + 1)
-    bool finished = false;  // follow_path, once: it is on its way to the last point
-  };
-  std::map<AgentId, Steering> steering_;
-  bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
-
-  // set_behaviour's new state for the stateful kinds.
-  void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
-  // Entries of agents gone or doing something else.
-  void prune_steering();
-  // The desire of agent i doing wander, flock, follow_path or follow.
-  Desire steering_desire(std::size_t i);
-  // A flock's members (by group), and a leader's followers, keep apart by reciprocal velocity
-  // obstacles, as a converging group's do (this tick's together() tags), not by the anti-gravity
-  // pushes, which scatter a flock that is tight enough to align.
-  void tag_flocks();
-  static constexpr std::uint32_t kFlockTag = 1u << 28, kFollowTag = 1u << 27;
+  // Wander, flock, follow_path and follow, and queueing: a part with its own state
+  // (steering_service.hpp).
+  SteeringService steering_;
+  SteeringService::Scene steering_scene() const { return {agents_, def_, tick_, neighbours_}; }
   // Queueing: an agent doing `queue` brakes behind a slower one close ahead (after pathing).
   void pace_queues();
-  std::vector<Vec2> queue_ways_;  // pace_queues' scratch
-  template <CheckpointStream S>
-  static bool serialize_steering(S& s, WorldImpl& w);
   // Walls: segments, polylines and polygons (walls.hpp).
   WallService walls_;
 };

@@ -96,7 +96,7 @@ void WorldImpl::begin_step() {
   hit_subject_.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
   if (neighbours_.rules_stale) count_rules();
-  if (steering_stale_) prune_steering();
+  steering_.prune(agents_);     // when a command may have left entries for agents doing otherwise
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
 }
 
@@ -195,11 +195,24 @@ void WorldImpl::set_executor(Executor* executor) {
 }
 
 void WorldImpl::stage_desires() {
-  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+  const SteeringService::Scene scene = steering_scene();
+  for_each_agent(agents_.size(), [this, &scene](std::size_t i, Scratch&) {
     desires_[i] = has_steering_state(agents_[i].behaviour.kind)
-                      ? steering_desire(i)
+                      ? steering_.desire(scene, i)
                       : desire(agents_[i], subject_of(agents_[i]), def_.dt);
   });
+}
+
+void WorldImpl::pace_queues() {
+  if (!steering_.begin_queues(agents_)) return;
+  // Every queuer's way first, then each one's braking behind the one ahead (which reads the
+  // others' ways): each pass writes only its own agent's entry.
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+    steering_.note_way(i, agents_[i], desires_[i]);
+  });
+  const SteeringService::Scene scene = steering_scene();
+  for_each_agent(agents_.size(),
+                 [&](std::size_t i, Scratch&) { steering_.brake(scene, i, desires_[i]); });
 }
 
 void WorldImpl::stage_avoidance() {

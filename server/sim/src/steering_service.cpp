@@ -1,12 +1,15 @@
-// The rest of Reynolds' catalogue: wander, flock, follow_path and follow, whose steering keeps
-// state between ticks (steering_, by agent id), and queueing, which brakes an arriving agent behind
-// a slower one close ahead. The formulas are in behaviour.cpp; here the world gathers what each
-// needs (neighbours from the grid, the path, the leader) and keeps their state.
+// The steering's part (steering_service.hpp): wander, flock, follow_path and follow, whose steering
+// keeps state between ticks, by agent id, and queueing. Each call reads the world only through
+// what the step hands it.
+#include "steering_service.hpp"
+
 #include <algorithm>
 #include <cmath>
 
+#include "agent_index.hpp"
+#include "behaviour.hpp"
+#include "formation_service.hpp"
 #include "steering.hpp"
-#include "world_impl.hpp"
 
 namespace herd::sim {
 namespace {
@@ -50,9 +53,24 @@ Vec2 inward(Vec2 p, double margin, double width, double height) {
 
 Vec2 unit_at(double angle) { return {std::cos(angle), std::sin(angle)}; }
 
+// The agent a behaviour heads for, while it is there.
+const Agent* subject_of(std::span<const Agent> agents, const Agent& a) {
+  if (a.behaviour.agent == kNoAgent) return nullptr;
+  const std::size_t j = index_of(agents, a.behaviour.agent);
+  return j < agents.size() ? &agents[j] : nullptr;
+}
+
+// Reynolds' queueing, as a driver follows the car ahead: an agent keeps a gap to the nearest
+// agent ahead in its lane (whose disc its way would meet) that it can close at that one's
+// speed along the way plus the gap over the headway, and never faster than it could stop in.
+constexpr double kHeadway = 0.5;      // s
+constexpr double kMargin = 0.25;      // radii: the gap it keeps at a standstill
+constexpr double kStillShare = 0.05;  // of max speed: slower than this, one stands still
+
 }  // namespace
 
-void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices) {
+void SteeringService::start(const SetBehaviour& cmd, std::span<const Agent> agents,
+                            const std::vector<std::size_t>& indices, Rng& rng) {
   const BehaviourKind kind = cmd.behaviour.kind;
   if (!has_steering_state(kind)) return;
   std::shared_ptr<const std::vector<Vec2>> path;
@@ -63,10 +81,10 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
   std::vector<Vec2> places(indices.size());
   Vec2 leader_heading{1, 0};
   if (kind == BehaviourKind::follow) {
-    const Agent& leader = *find(cmd.behaviour.agent);
+    const Agent& leader = agents[index_of(agents, cmd.behaviour.agent)];
     leader_heading = heading_of(leader, leader_heading);
     double r = 0;
-    for (std::size_t i : indices) r = std::max(r, agents_[i].def.radius);
+    for (std::size_t i : indices) r = std::max(r, agents[i].def.radius);
     const double spacing = kFollowSpacing * r;
     const Vec2 base = cmd.params.has_offset ? cmd.params.offset
                                             : Vec2{-(leader.def.radius + kFollowGap * r + r), 0};
@@ -75,7 +93,7 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
     std::vector<std::size_t> order(indices.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     const auto local = [&](std::size_t k) {
-      const Vec2 d = agents_[indices[k]].position - leader.position;
+      const Vec2 d = agents[indices[k]].position - leader.position;
       return Vec2{dot(d, leader_heading), dot(d, right)};
     };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
@@ -95,7 +113,7 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
     }
   }
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    const Agent& a = agents_[indices[k]];
+    const Agent& a = agents[indices[k]];
     Steering st;
     st.kind = kind;
     st.params = cmd.params;
@@ -104,11 +122,11 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
     if (kind == BehaviourKind::wander || kind == BehaviourKind::flock) {
       // A heading of its own for one standing still (flocks from random headings), and for a
       // wanderer its stream of jitter and where on its circle it starts.
-      st.key = rng_.next_u64();
-      st.heading = heading_of(a, unit_at(rng_.uniform(0, 2 * kPi)));
+      st.key = rng.next_u64();
+      st.heading = heading_of(a, unit_at(rng.uniform(0, 2 * kPi)));
       if (kind == BehaviourKind::wander)
         st.wander =
-            unit_at(rng_.uniform(0, 2 * kPi)) *
+            unit_at(rng.uniform(0, 2 * kPi)) *
             (cmd.behaviour.radius > 0 ? cmd.behaviour.radius : kWanderRadius * a.def.radius);
     } else if (kind == BehaviourKind::follow) {
       st.heading = leader_heading;
@@ -119,21 +137,29 @@ void WorldImpl::start_steering(const SetBehaviour& cmd, const std::vector<std::s
   }
 }
 
-void WorldImpl::prune_steering() {
-  steering_stale_ = false;
-  std::erase_if(steering_, [this](const auto& entry) {
-    const Agent* a = find(entry.first);
-    return !a || a->behaviour.kind != entry.second.kind;
+void SteeringService::forget(std::span<const Agent> agents,
+                             const std::vector<std::size_t>& indices) {
+  if (!steering_.empty())
+    for (std::size_t i : indices) steering_.erase(agents[i].id);
+}
+
+void SteeringService::prune(std::span<const Agent> agents) {
+  if (!stale_) return;
+  stale_ = false;
+  std::erase_if(steering_, [agents](const auto& entry) {
+    const std::size_t i = index_of(agents, entry.first);
+    return i == agents.size() || agents[i].behaviour.kind != entry.second.kind;
   });
 }
 
-Desire WorldImpl::steering_desire(std::size_t i) {
-  const Agent& a = agents_[i];
+Desire SteeringService::desire(const Scene& scene, std::size_t i) {
+  const std::span<const Agent> agents = scene.agents;
+  const Agent& a = agents[i];
   const Behaviour& b = a.behaviour;
   const auto it = steering_.find(a.id);
   if (it == steering_.end() || it->second.kind != b.kind) return {};
   Steering& st = it->second;
-  const double dt = def_.dt;
+  const double dt = scene.def.dt;
   const double r = a.def.radius;
   const double accel = a.def.max_force / a.def.mass;
   switch (b.kind) {
@@ -143,13 +169,13 @@ Desire WorldImpl::steering_desire(std::size_t i) {
       const double radius = b.radius > 0 ? b.radius : kWanderRadius * r;
       const double distance = st.params.distance > 0 ? st.params.distance : kWanderDistance * r;
       const double jitter = st.params.jitter > 0 ? st.params.jitter : kWanderJitter * r;
-      Rng rng(st.key ^ (tick_ + 1) * 0xD1B54A32D192ED03ull);
+      Rng rng(st.key ^ (scene.tick + 1) * 0xD1B54A32D192ED03ull);
       const double u1 = rng.next_unit(), u2 = rng.next_unit();
       st.wander = wander_jitter(st.wander, radius, jitter * dt, u1, u2);
       const Vec2 ahead = follow_point(a.position, heading, {distance + st.wander.x, st.wander.y});
-      Vec2 dir =
-          normalized_or_zero(normalized_or_zero(ahead - a.position) +
-                             inward(a.position, distance + radius, def_.width, def_.height) * 2.0);
+      Vec2 dir = normalized_or_zero(
+          normalized_or_zero(ahead - a.position) +
+          inward(a.position, distance + radius, scene.def.width, scene.def.height) * 2.0);
       if (dir == Vec2{}) dir = heading;
       return {turn_at_most(heading, dir, max_turn(a, dt)) * a.def.max_speed, std::nullopt, false};
     }
@@ -158,26 +184,27 @@ Desire WorldImpl::steering_desire(std::size_t i) {
       st.heading = heading;
       const double radius = b.radius > 0 ? b.radius : kFlockRadius * r;
       FlockView view;
-      neighbours_.grid.query_points(
+      scene.nearby.grid.query_points(
           a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
-            if (j == i || agents_[j].group != a.group) return;
+            if (j == i || agents[j].group != a.group) return;
             const Vec2 away = a.position - p;
             const double d2 = length_squared(away);
             if (d2 > radius * radius) return;
             ++view.count;
             view.position_sum += p;
-            view.velocity_sum += neighbours_.slots[slot].velocity;
-            view.heading_sum += normalized_or_zero(neighbours_.slots[slot].velocity);
-            const double near = kSeparationRange * (r + neighbours_.slots[slot].radius);
+            view.velocity_sum += scene.nearby.slots[slot].velocity;
+            view.heading_sum += normalized_or_zero(scene.nearby.slots[slot].velocity);
+            const double near = kSeparationRange * (r + scene.nearby.slots[slot].radius);
             if (d2 < near * near && d2 > 0) {
               const double d = std::sqrt(d2);
               view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
             }
           });
       const Vec2* target = st.params.has_target ? &b.point : nullptr;
-      Vec2 dir = flock_direction(a.position, heading, view, radius, st.params.separation,
-                                 st.params.alignment, st.params.cohesion, target,
-                                 inward(a.position, radius, def_.width, def_.height) * 2.0);
+      Vec2 dir =
+          flock_direction(a.position, heading, view, radius, st.params.separation,
+                          st.params.alignment, st.params.cohesion, target,
+                          inward(a.position, radius, scene.def.width, scene.def.height) * 2.0);
       if (dir == Vec2{}) dir = heading;
       // A flock in disorder (headings every way, as from random ones) moves slowly, so its members
       // can dodge one another while they line up; an aligned one at full speed.
@@ -233,7 +260,7 @@ Desire WorldImpl::steering_desire(std::size_t i) {
       return {dir * speed, to, false};
     }
     case BehaviourKind::follow: {
-      const Agent* leader = subject_of(a);
+      const Agent* leader = subject_of(agents, a);
       if (!leader) return {};
       const double leader_speed = length(leader->velocity);
       const bool moving = leader_speed > kLeaderStill * std::max(leader->def.max_speed, 1e-300);
@@ -261,47 +288,41 @@ Desire WorldImpl::steering_desire(std::size_t i) {
   }
 }
 
-void WorldImpl::tag_flocks() {
+void SteeringService::tag(std::span<const Agent> agents, std::span<const std::uint32_t> formed,
+                          std::vector<std::uint32_t>& tags) const {
   // Every flocker and follower has steering state: a world without any skips the scan.
-  if (steering_.empty() || std::none_of(agents_.begin(), agents_.end(), [](const Agent& a) {
+  if (steering_.empty() || std::none_of(agents.begin(), agents.end(), [](const Agent& a) {
         return a.behaviour.kind == BehaviourKind::flock ||
                a.behaviour.kind == BehaviourKind::follow;
       }))
     return;
-  if (neighbours_.tags.empty()) {
-    const std::span<const std::uint32_t> formed = formations_.together();
-    neighbours_.tags.assign(agents_.size(), 0);
-    std::copy(formed.begin(), formed.end(), neighbours_.tags.begin());
+  if (tags.empty()) {
+    tags.assign(agents.size(), 0);
+    std::copy(formed.begin(), formed.end(), tags.begin());
   }
-  for (std::size_t i = 0; i < agents_.size(); ++i) {
-    const Agent& a = agents_[i];
-    if (neighbours_.tags[i] != 0) continue;
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    const Agent& a = agents[i];
+    if (tags[i] != 0) continue;
     if (a.behaviour.kind == BehaviourKind::flock)
-      neighbours_.tags[i] = FormationService::kReciprocal | kFlockTag | a.group;
+      tags[i] = FormationService::kReciprocal | kFlockTag | a.group;
     else if (a.behaviour.kind == BehaviourKind::follow)  // by leader
-      neighbours_.tags[i] =
-          FormationService::kReciprocal | kFollowTag | (a.behaviour.agent & (kFollowTag - 1));
+      tags[i] = FormationService::kReciprocal | kFollowTag | (a.behaviour.agent & (kFollowTag - 1));
   }
 }
 
-void WorldImpl::pace_queues() {
-  if (std::none_of(agents_.begin(), agents_.end(),
+bool SteeringService::begin_queues(std::span<const Agent> agents) {
+  if (std::none_of(agents.begin(), agents.end(),
                    [](const Agent& a) { return a.behaviour.kind == BehaviourKind::queue; }))
-    return;
-  // Reynolds' queueing, as a driver follows the car ahead: an agent keeps a gap to the nearest
-  // agent ahead in its lane (whose disc its way would meet) that it can close at that one's
-  // speed along the way plus the gap over the headway, and never faster than it could stop in.
-  constexpr double kHeadway = 0.5;      // s
-  constexpr double kMargin = 0.25;      // radii: the gap it keeps at a standstill
-  constexpr double kStillShare = 0.05;  // of max speed: slower than this, one stands still
+    return false;
   // Each queuer's way after pathing, before any braking, by agent index: two that each have the
   // other in their way (side by side into a door, head on) are found from both sides alike, and
   // the lower id goes on while the other waits, so they never both wait.
-  queue_ways_.assign(agents_.size(), Vec2{});
-  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
-    if (agents_[i].behaviour.kind == BehaviourKind::queue)
-      queue_ways_[i] = normalized_or_zero(desires_[i].velocity);
-  });
+  queue_ways_.assign(agents.size(), Vec2{});
+  return true;
+}
+
+void SteeringService::brake(const Scene& scene, std::size_t i, Desire& d) const {
+  const std::span<const Agent> agents = scene.agents;
   const auto in_way = [](Vec2 from, Vec2 way, Vec2 to, double touch, double& ahead,
                          double& lateral) {
     const Vec2 rel = to - from;
@@ -309,42 +330,38 @@ void WorldImpl::pace_queues() {
     lateral = std::abs(rel.x * way.y - rel.y * way.x);
     return ahead > 0 && lateral < touch;
   };
-  const double reach = neighbours_.max_agent_radius;
-  for_each_agent(agents_.size(), [&](std::size_t i, Scratch&) {
-    const Agent& a = agents_[i];
-    const Vec2 dir = queue_ways_[i];
-    if (dir == Vec2{}) return;
-    Desire& d = desires_[i];
-    const double want = length(d.velocity);
-    const double accel = a.def.max_force / a.def.mass;
-    const double r = a.def.radius;
-    const double look = 2 * (r + reach) + want * kHeadway;
-    double speed = want;
-    const double still2 = (kStillShare * a.def.max_speed) * (kStillShare * a.def.max_speed);
-    neighbours_.grid.query_points(
-        a.position + dir * (look / 2), look / 2 + reach,
-        [&](std::size_t j, Vec2 p, std::size_t slot) {
-          if (j == i) return;
-          const double touch = r + neighbours_.slots[slot].radius;
-          double ahead = 0, lateral = 0;
-          if (!in_way(a.position, dir, p, touch, ahead, lateral)) return;
-          // The lower id goes on past one that waits for it, and past one standing still: every
-          // cycle of waiting agents has a lower id waiting for a higher one, so none is closed.
-          double their_ahead = 0, their_lateral = 0;
-          if (a.id < agents_[j].id &&
-              ((queue_ways_[j] != Vec2{} &&
-                in_way(p, queue_ways_[j], a.position, touch, their_ahead, their_lateral)) ||
-               length_squared(neighbours_.slots[slot].velocity) < still2))
-            return;
-          const double its = std::max(0.0, dot(neighbours_.slots[slot].velocity, dir));
-          if (its >= speed) return;
-          const double gap =
-              std::max(0.0, ahead - std::sqrt(std::max(0.0, touch * touch - lateral * lateral)) -
-                                kMargin * r);
-          speed = std::min({speed, its + gap / kHeadway, stopping_speed(gap, accel, def_.dt)});
-        });
-    if (speed < want) d.velocity = dir * speed;
-  });
+  const double reach = scene.nearby.max_agent_radius;
+  const Agent& a = agents[i];
+  const Vec2 dir = queue_ways_[i];
+  if (dir == Vec2{}) return;
+  const double want = length(d.velocity);
+  const double accel = a.def.max_force / a.def.mass;
+  const double r = a.def.radius;
+  const double look = 2 * (r + reach) + want * kHeadway;
+  double speed = want;
+  const double still2 = (kStillShare * a.def.max_speed) * (kStillShare * a.def.max_speed);
+  scene.nearby.grid.query_points(
+      a.position + dir * (look / 2), look / 2 + reach,
+      [&](std::size_t j, Vec2 p, std::size_t slot) {
+        if (j == i) return;
+        const double touch = r + scene.nearby.slots[slot].radius;
+        double ahead = 0, lateral = 0;
+        if (!in_way(a.position, dir, p, touch, ahead, lateral)) return;
+        // The lower id goes on past one that waits for it, and past one standing still: every
+        // cycle of waiting agents has a lower id waiting for a higher one, so none is closed.
+        double their_ahead = 0, their_lateral = 0;
+        if (a.id < agents[j].id &&
+            ((queue_ways_[j] != Vec2{} &&
+              in_way(p, queue_ways_[j], a.position, touch, their_ahead, their_lateral)) ||
+             length_squared(scene.nearby.slots[slot].velocity) < still2))
+          return;
+        const double its = std::max(0.0, dot(scene.nearby.slots[slot].velocity, dir));
+        if (its >= speed) return;
+        const double gap = std::max(
+            0.0, ahead - std::sqrt(std::max(0.0, touch * touch - lateral * lateral)) - kMargin * r);
+        speed = std::min({speed, its + gap / kHeadway, stopping_speed(gap, accel, scene.def.dt)});
+      });
+  if (speed < want) d.velocity = dir * speed;
 }
 
 }  // namespace herd::sim
