@@ -168,12 +168,18 @@ class WorldImpl {
     return {agents_, def_, map(), neighbours_.grid, neighbours_.max_agent_radius};
   }
   void stage_orders() { orders_.decide(order_scene(), hit_subject_); }
+  // Pacing, part by part (each a sub-stage, timed): formations, group orders, flocks, queues.
   void stage_pace() {
-    formations_.pace(formation_scene(), desires_);
-    orders_.pace(order_scene(), formations_.together(), desires_, neighbours_.tags);
-    steering_.tag(agents_, formations_.together(), neighbours_.tags);
-    pace_queues();
+    run_stage(Stage::pace_formations, &WorldImpl::pace_formations);
+    run_stage(Stage::pace_orders, &WorldImpl::pace_orders);
+    run_stage(Stage::pace_flocks, &WorldImpl::pace_flocks);
+    run_stage(Stage::pace_queues, &WorldImpl::pace_queues);
   }
+  void pace_formations() { formations_.pace(formation_scene(), desires_); }
+  void pace_orders() {
+    orders_.pace(order_scene(), formations_.together(), desires_, neighbours_.tags);
+  }
+  void pace_flocks() { steering_.tag(agents_, formations_.together(), neighbours_.tags); }
   void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), neighbours_.moved); }
   // This tick's tags for the avoidance stage: the formations', and the group orders'.
   std::span<const std::uint32_t> together() const {
@@ -204,7 +210,7 @@ class WorldImpl {
   // Keeps the per-agent arrays parallel to the agents after commands added or removed some (at
   // the start of a step, so that a run of spawns grows them once).
   void begin_step();
-  // Runs one stage, timed when the host lent a clock.
+  // Runs one stage or sub-stage, timed when the host lent a clock.
   void run_stage(Stage stage, void (WorldImpl::*body)());
   // Applies a command without stamping its tick or resizing (apply() does both).
   CommandOutcome dispatch(const Command& command);

@@ -125,7 +125,7 @@ void WorldImpl::stage_phases() {
     const bool at_home = a.state == MoveState::arrived;
     update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
   }
-  stage_orders();
+  run_stage(Stage::phases_orders, &WorldImpl::stage_orders);
 }
 
 void WorldImpl::stage_grid() {
@@ -348,7 +348,7 @@ void WorldImpl::stage_integrate() {
   double moved2 = 0;
   for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
   neighbours_.moved = std::sqrt(moved2);
-  keep_off_stopped();
+  run_stage(Stage::integrate_keep_off, &WorldImpl::keep_off_stopped);
 }
 
 void WorldImpl::integrate(Agent& a, const Desire& desire) const {
