@@ -343,11 +343,11 @@ std::string WorldImpl::loaded_records_invalid() const {
       return who + " has a number out of range";
     if (a.id == kNoAgent || a.id >= next_id_) return who + " has an id the world never gave";
   }
-  for (const Obstacle& o : obstacles_) {
+  for (const Obstacle& o : obstacles_.items) {
     if (!inside(o.position) || !(o.radius >= ObstacleLimits::kMinRadius) ||
         !(o.radius <= ObstacleLimits::kMaxRadius))
       return "the checkpoint's obstacle " + std::to_string(o.id) + " is out of range";
-    if (o.id == 0 || o.id >= next_obstacle_id_)
+    if (o.id == 0 || o.id >= obstacles_.next_id)
       return "the checkpoint's obstacle " + std::to_string(o.id) + " has an id never given";
   }
   return {};
@@ -365,12 +365,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if constexpr (kLoading) w.rng_.set_state(rng_state);
   s.u64(w.tick_);
   s.u32(w.next_id_);
-  s.u32(w.next_obstacle_id_);
-  s.u64(w.obstacles_version_);
+  s.u32(w.obstacles_.next_id);
+  s.u64(w.obstacles_.version);
   s.u64(w.map_version_);
   w.formations_.serialize_next_id(s);
   s.items(w.agents_, 100, [&](Agent& a) { serialize(s, a); });
-  s.items(w.obstacles_, 28, [&](Obstacle& o) { serialize(s, o); });
+  s.items(w.obstacles_.items, 28, [&](Obstacle& o) { serialize(s, o); });
   if (!s.ok()) return "the checkpoint's agents or obstacles are corrupt";
   if constexpr (kLoading) {
     if (std::string why = w.loaded_records_invalid(); !why.empty()) return why;
@@ -388,12 +388,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     }
   }
   w.formations_.serialize_records(s);
-  s.items(w.touching_, 8, [&](auto& t) { s.u64(t); });
-  if constexpr (kLoading) w.hit_subject_.resize(w.agents_.size());
+  s.items(w.contacts_.touching, 8, [&](auto& t) { s.u64(t); });
+  if constexpr (kLoading) w.contacts_.hit_subject.resize(w.agents_.size());
   for (std::size_t i = 0; i < w.agents_.size(); ++i) {
-    std::uint8_t hit = i < w.hit_subject_.size() ? w.hit_subject_[i] : 0;
+    std::uint8_t hit = i < w.contacts_.hit_subject.size() ? w.contacts_.hit_subject[i] : 0;
     s.u8(hit);
-    if constexpr (kLoading) w.hit_subject_[i] = hit;
+    if constexpr (kLoading) w.contacts_.hit_subject[i] = hit;
   }
   // Format 3: the budgets, which paths are pending, the queue and its search, the pending
   // assignments. Older servers planned every path and made every assignment at once.

@@ -54,12 +54,12 @@ std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) {
 }  // namespace
 
 void WorldImpl::stage_collisions() {
-  collisions_.clear();
-  std::fill(hit_subject_.begin(), hit_subject_.end(), 0);
+  contacts_.events.clear();
+  std::fill(contacts_.hit_subject.begin(), contacts_.hit_subject.end(), 0);
   if (agents_.empty()) return;
 
   // Step 1 (detection), each pair once, in a deterministic order.
-  for (Scratch& scratch : scratch_) scratch.pairs.clear();
+  for (Scratch& scratch : runner_.scratch) scratch.pairs.clear();
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
   for_each_agent(neighbours_.grid.size(), [this](std::size_t k, Scratch& scratch) {
@@ -96,10 +96,10 @@ void WorldImpl::stage_collisions() {
         });
   });
   // Whichever worker found a pair, the sort gives one order.
-  pairs_.clear();
-  for (const Scratch& scratch : scratch_)
-    pairs_.insert(pairs_.end(), scratch.pairs.begin(), scratch.pairs.end());
-  std::sort(pairs_.begin(), pairs_.end());
+  contacts_.pairs.clear();
+  for (const Scratch& scratch : runner_.scratch)
+    contacts_.pairs.insert(contacts_.pairs.end(), scratch.pairs.begin(), scratch.pairs.end());
+  std::sort(contacts_.pairs.begin(), contacts_.pairs.end());
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
   // Per-agent changes accumulate in the avoidance stage's slot data, spent by now: indexed here by
@@ -108,16 +108,16 @@ void WorldImpl::stage_collisions() {
   auto delta = [this](std::size_t i) -> Vec2& { return neighbours_.slots[i].velocity; };
   for_each_agent(neighbours_.slots.size(),
                  [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
-  touching_next_.clear();
+  contacts_.touching_next.clear();
   auto begins = [this](std::uint64_t key) {
-    touching_next_.push_back(key);
-    return !std::binary_search(touching_.begin(), touching_.end(), key);
+    contacts_.touching_next.push_back(key);
+    return !std::binary_search(contacts_.touching.begin(), contacts_.touching.end(), key);
   };
-  for (const auto& [i, j] : pairs_) {
+  for (const auto& [i, j] : contacts_.pairs) {
     Agent& a = agents_[i];
     Agent& b = agents_[j];
-    if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
-    if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
+    if (a.behaviour.agent == b.id) contacts_.hit_subject[i] = 1;
+    if (b.behaviour.agent == a.id) contacts_.hit_subject[j] = 1;
     const bool new_contact = begins(agent_pair_key(a.id, b.id));
     // The elastic response (collision.hpp, step 3) with equal masses gives -(relative
     // velocity along the centres) to each; the shares scale it by the masses
@@ -135,9 +135,9 @@ void WorldImpl::stage_collisions() {
     delta(j) += dvb;
     if (!new_contact) continue;
     a.collided = b.collided = true;
-    collisions_.push_back({a.id, b.id, false,
-                           collision_point(a.position, a.def.radius, b.position, b.def.radius),
-                           length(dva) * a.def.mass});
+    contacts_.events.push_back({a.id, b.id, false,
+                                collision_point(a.position, a.def.radius, b.position, b.def.radius),
+                                length(dva) * a.def.mass});
   }
   // The loops over every agent run on the workers: each touches one agent (at 100,000 agents,
   // serial, they were a tenth of a two-thread step).
@@ -149,7 +149,7 @@ void WorldImpl::stage_collisions() {
     for_each_agent(neighbours_.slots.size(),
                    [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
     bool any = false;
-    for (const auto& [i, j] : pairs_) {
+    for (const auto& [i, j] : contacts_.pairs) {
       const Agent& a = agents_[i];
       const Agent& b = agents_[j];
       const double overlap = a.def.radius + b.def.radius - length(a.position - b.position);
@@ -166,19 +166,19 @@ void WorldImpl::stage_collisions() {
   }
 
   // Static obstacles do not move: the agent bounces off and is put back outside.
-  if (!obstacles_.empty()) {
+  if (!obstacles_.items.empty()) {
     for (Agent& a : agents_) {
       neighbours_.obstacle_index.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
-        const Obstacle& o = obstacles_[k];
+        const Obstacle& o = obstacles_.items[k];
         if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
         const bool new_contact = begins(obstacle_pair_key(a.id, o.id));
         const Vec2 dv = bounce_off_static(a.position, a.velocity, o.position);
         if (dv != Vec2{}) a.velocity += dv;
         if (dv != Vec2{} && new_contact) {
           a.collided = true;
-          collisions_.push_back({a.id, o.id, true,
-                                 collision_point(a.position, a.def.radius, o.position, o.radius),
-                                 length(dv) * a.def.mass});
+          contacts_.events.push_back(
+              {a.id, o.id, true, collision_point(a.position, a.def.radius, o.position, o.radius),
+               length(dv) * a.def.mass});
         }
         Vec2 n = normalized_or_zero(a.position - o.position);
         if (n == Vec2{}) n = {1, 0};
@@ -187,8 +187,8 @@ void WorldImpl::stage_collisions() {
       });
     }
   }
-  std::sort(touching_next_.begin(), touching_next_.end());
-  touching_.swap(touching_next_);
+  std::sort(contacts_.touching_next.begin(), contacts_.touching_next.end());
+  contacts_.touching.swap(contacts_.touching_next);
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
     Agent& a = agents_[i];
     const double r = std::min({a.def.radius, def_.width / 2, def_.height / 2});

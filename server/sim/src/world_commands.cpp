@@ -349,13 +349,13 @@ CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
     return failure(CommandError::out_of_bounds, "obstacle radius must be in [" +
                                                     number_text(ObstacleLimits::kMinRadius) + ", " +
                                                     number_text(ObstacleLimits::kMaxRadius) + "]");
-  if (obstacles_.size() >= def_.max_obstacles)
+  if (obstacles_.items.size() >= def_.max_obstacles)
     return failure(CommandError::limit_exceeded,
                    "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
-  obstacles_.push_back({next_obstacle_id_++, cmd.position, cmd.radius});
-  ++obstacles_version_;
+  obstacles_.items.push_back({obstacles_.next_id++, cmd.position, cmd.radius});
+  ++obstacles_.version;
   CommandOutcome out;
-  out.obstacle = obstacles_.back().id;
+  out.obstacle = obstacles_.items.back().id;
   return out;
 }
 
@@ -388,13 +388,13 @@ CommandOutcome WorldImpl::apply_remove_measurement(const RemoveMeasurement& cmd)
 }
 
 CommandOutcome WorldImpl::apply_remove_obstacle(const RemoveObstacle& cmd) {
-  auto it = std::find_if(obstacles_.begin(), obstacles_.end(),
+  auto it = std::find_if(obstacles_.items.begin(), obstacles_.items.end(),
                          [&](const Obstacle& o) { return o.id == cmd.id; });
-  if (it == obstacles_.end())
+  if (it == obstacles_.items.end())
     return failure(CommandError::unknown_obstacle,
                    "obstacle " + std::to_string(cmd.id) + " does not exist");
-  obstacles_.erase(it);
-  ++obstacles_version_;
+  obstacles_.items.erase(it);
+  ++obstacles_.version;
   CommandOutcome out;
   out.affected = 1;
   return out;
@@ -461,13 +461,13 @@ void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
     agents_[kept] = std::move(agents_[i]);
     pathing_.keep(i, kept);
     if (i < desires_.size()) desires_[kept] = desires_[i];
-    if (i < hit_subject_.size()) hit_subject_[kept] = hit_subject_[i];
+    if (i < contacts_.hit_subject.size()) contacts_.hit_subject[kept] = contacts_.hit_subject[i];
     ++kept;
   }
   agents_.resize(kept);
   pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
-  hit_subject_.resize(std::min(hit_subject_.size(), kept));
+  contacts_.hit_subject.resize(std::min(contacts_.hit_subject.size(), kept));
   neighbours_.rules_stale = true;
 }
 

@@ -34,12 +34,12 @@ void WorldImpl::set_inspected(std::vector<AgentId> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.size() > kMaxInspected) ids.resize(kMaxInspected);
-  inspected_ = std::move(ids);
+  runner_.inspected = std::move(ids);
 }
 
 const AvoidanceTrace* WorldImpl::trace(AgentId id) const {
-  auto it = traces_.find(id);
-  return it == traces_.end() ? nullptr : &it->second;
+  auto it = runner_.traces.find(id);
+  return it == runner_.traces.end() ? nullptr : &it->second;
 }
 
 std::uint64_t WorldImpl::state_hash() const {
@@ -57,7 +57,7 @@ std::uint64_t WorldImpl::state_hash() const {
   };
   mix(tick_);
   mix(next_id_);
-  mix(next_obstacle_id_);
+  mix(obstacles_.next_id);
   mix(rng_.state());
   mix(agents_.size());
   for (const Agent& a : agents_) {
@@ -123,10 +123,10 @@ std::uint64_t WorldImpl::state_hash() const {
   pathing_.hash_fields(mix);
   formations_.hash(mix);
   sources_.hash(mix, mixd);
-  mix(touching_.size());
-  for (std::uint64_t key : touching_) mix(key);
-  mix(obstacles_.size());
-  for (const Obstacle& o : obstacles_) {
+  mix(contacts_.touching.size());
+  for (std::uint64_t key : contacts_.touching) mix(key);
+  mix(obstacles_.items.size());
+  for (const Obstacle& o : obstacles_.items) {
     mix(o.id);
     mixv(o.position);
     mixd(o.radius);

@@ -21,6 +21,7 @@
 #include "behaviour.hpp"
 #include "collision.hpp"
 #include "command_failure.hpp"
+#include "contacts.hpp"
 #include "flow_field.hpp"
 #include "formation_service.hpp"
 #include "grid_walker.hpp"
@@ -33,6 +34,7 @@
 #include "measurements.hpp"
 #include "neighbour_scan.hpp"
 #include "obstacle_index.hpp"
+#include "obstacle_set.hpp"
 #include "order_service.hpp"
 #include "path_service.hpp"
 #include "proximity.hpp"
@@ -41,6 +43,7 @@
 #include "sources.hpp"
 #include "spatial_grid.hpp"
 #include "steering_service.hpp"
+#include "step_runner.hpp"
 #include "walls.hpp"
 
 namespace herd::sim {
@@ -54,20 +57,20 @@ class WorldImpl {
   CommandOutcome authorize(Command& command, std::uint8_t team) const;  // world_authority.cpp
   void step();
   void set_executor(Executor* executor);
-  void set_clock(StepClock clock) { clock_ = clock; }
-  const StepProfile& profile() const { return profile_; }
-  const std::vector<CollisionEvent>& collisions() const { return collisions_; }
+  void set_clock(StepClock clock) { runner_.clock = clock; }
+  const StepProfile& profile() const { return runner_.profile; }
+  const std::vector<CollisionEvent>& collisions() const { return contacts_.events; }
   void set_inspected(std::vector<AgentId> ids);
-  const std::vector<AgentId>& inspected() const { return inspected_; }
+  const std::vector<AgentId>& inspected() const { return runner_.inspected; }
   const AvoidanceTrace* trace(AgentId id) const;
   const WorldDef& def() const { return def_; }
   std::uint64_t tick() const { return tick_; }
   double time() const { return static_cast<double>(tick_) * def_.dt; }
   std::span<const Agent> agents() const { return agents_; }
-  std::span<const Obstacle> obstacles() const { return obstacles_; }
+  std::span<const Obstacle> obstacles() const { return obstacles_.items; }
   const Agent* find(AgentId id) const;
   std::span<const Desire> desires() const { return desires_; }
-  std::uint64_t obstacles_version() const { return obstacles_version_; }
+  std::uint64_t obstacles_version() const { return obstacles_.version; }
   const TileMap* map() const { return map_ ? &*map_ : nullptr; }
   std::uint64_t map_version() const { return map_version_; }
   std::span<const FormationRecord> formations() const { return formations_.records(); }
@@ -160,14 +163,14 @@ class WorldImpl {
  private:
   // What the formations' part reads and changes of the world.
   FormationService::Scene formation_scene() {
-    return {agents_, def_, map(), obstacles_, neighbours_.obstacle_index, obstacles_version_};
+    return {agents_, def_, map(), obstacles_.items, neighbours_.obstacle_index, obstacles_.version};
   }
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
   // What the orders' part reads and changes of the world.
   OrderService::Scene order_scene() {
     return {agents_, def_, map(), neighbours_.grid, neighbours_.max_agent_radius};
   }
-  void stage_orders() { orders_.decide(order_scene(), hit_subject_); }
+  void stage_orders() { orders_.decide(order_scene(), contacts_.hit_subject); }
   // Pacing, part by part (each a sub-stage, timed): formations, group orders, flocks, queues.
   void stage_pace() {
     run_stage(Stage::pace_formations, &WorldImpl::pace_formations);
@@ -235,25 +238,6 @@ class WorldImpl {
   }
   void stage_collisions();
   void stage_states();
-  // What one agent's avoidance needs while it is computed (one per worker thread).
-  struct Scratch {
-    NeighbourBatch batch;               // what gather_neighbours finds
-    std::vector<std::uint32_t> ids;     // their ids, when gathered for a trace
-    std::vector<Neighbour> neighbours;  // the same as a list, for a traced agent
-    scan::Candidates found;             // the neighbour search's candidates
-    std::vector<std::uint32_t> order;   // and its scratch
-    std::vector<std::pair<std::uint32_t, std::uint32_t>>
-        pairs;          // touching agents (collision stage)
-    double moved2 = 0;  // the largest squared distance an agent moved in integration
-    double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
-    std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
-    std::vector<VelocityLine> lines;              // and its velocity constraints
-    // Avoidance in chunks: each agent's push sums, then the chunk's directions at once; for each,
-    // its index and the speed its direction is given.
-    SumsBatch sums;
-    std::vector<std::pair<std::uint32_t, double>> pending;
-    std::vector<std::uint32_t> walls;  // wall segments near an agent (walls.hpp)
-  };
   void count_rules();
   // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
   // velocity that takes it out of the way of a more important one coming at it (zero when none
@@ -272,28 +256,6 @@ class WorldImpl {
   // How far ahead the grid-order loops prefetch agents' records, in grid slots.
   static constexpr std::size_t kPrefetchAhead = 4;
 
-  WorldDef def_;
-  Rng rng_;
-  std::uint64_t tick_ = 0;
-  AgentId next_id_ = 1;
-  ObstacleId next_obstacle_id_ = 1;
-  std::uint64_t obstacles_version_ = 0;
-  std::vector<Agent> agents_;
-  std::vector<Obstacle> obstacles_;
-  std::optional<TileMap> map_;
-  std::uint64_t map_version_ = 0;
-
-  std::vector<CollisionEvent> collisions_;
-  std::vector<AgentId> inspected_;
-  std::unordered_map<AgentId, AvoidanceTrace> traces_;
-
-  // Scratch, reused every step: who is near whom (proximity.hpp).
-  Proximity neighbours_;
-  std::vector<Desire> desires_;
-  std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
-  Executor* executor_ = nullptr;
-  StepClock clock_ = nullptr;
-  StepProfile profile_;
   // body(i, scratch) for i in [0, n): on the executor's workers when there is one and the world
   // is large enough, else here.
   template <class Body>
@@ -305,23 +267,34 @@ class WorldImpl {
   // The same over ranges of [0, n): body(begin, end, scratch).
   template <class Body>
   void for_each_range(std::size_t n, Body&& body) {
-    if (!executor_ || scratch_.size() < 2 || agents_.size() < kParallelMinAgents) {
-      body(std::size_t{0}, n, scratch_[0]);
+    if (!runner_.executor || runner_.scratch.size() < 2 || agents_.size() < kParallelMinAgents) {
+      body(std::size_t{0}, n, runner_.scratch[0]);
       return;
     }
-    executor_->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
-      body(begin, end, scratch_[worker]);
+    runner_.executor->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+      body(begin, end, runner_.scratch[worker]);
     });
   }
   // Agent i's reciprocal velocity (stage_avoidance: a member of a reciprocal move, or any agent
   // in orca mode). `aside`: the velocity obstacles moved it off the velocity it preferred.
   Vec2 reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const;
-  std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
-  // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
-  // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
-  // begin-touch events, so a resting contact is one collision, not one per tick.
-  std::vector<std::uint64_t> touching_, touching_next_;
+
+  WorldDef def_;
+  Rng rng_;
+  std::uint64_t tick_ = 0;
+  AgentId next_id_ = 1;
+  std::vector<Agent> agents_;
+  ObstacleSet obstacles_;  // obstacle_set.hpp
+  std::optional<TileMap> map_;
+  std::uint64_t map_version_ = 0;
+  // Collision events, subjects hit and the pairs touching (contacts.hpp).
+  Contacts contacts_;
+  // The host's executor and clock, the workers' scratch, the profile and the inspected agents'
+  // traces (step_runner.hpp): how the step runs, never what it computes.
+  StepRunner runner_;
+  // Scratch, reused every step: who is near whom (proximity.hpp).
+  Proximity neighbours_;
+  std::vector<Desire> desires_;
   // Paths, walkers, the path queue and flow fields: a part with its own state (path_service.hpp).
   PathService pathing_;
   // Orders kept by id and their stages: a part with its own state (order_service.hpp).

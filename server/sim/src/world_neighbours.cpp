@@ -37,8 +37,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
   // search would wait on, is not taken.
   const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
-  const bool goal_matters = !neighbours_.uniform_radius || !obstacles_.empty() || !walls_.empty() ||
-                            to_goal2 < max_cutoff * max_cutoff;
+  const bool goal_matters = !neighbours_.uniform_radius || !obstacles_.items.empty() ||
+                            !walls_.empty() || to_goal2 < max_cutoff * max_cutoff;
   const double to_goal =
       goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
   // d2: the squared distance to the other's centre; r: its radius.
@@ -178,11 +178,11 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
   if (skip != agents_.size())
     nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
-  if (!obstacles_.empty()) {
+  if (!obstacles_.items.empty()) {
     neighbours_.obstacle_index.query(
         a.position, [&](double r) { return (a.def.radius + r) * scale; },
         [&](std::uint32_t k) {
-          const Obstacle& o = obstacles_[k];
+          const Obstacle& o = obstacles_.items[k];
           const double d2 = length_squared(o.position - a.position);
           const double cutoff = (a.def.radius + o.radius) * scale;
           if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
@@ -369,7 +369,7 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
     near.resize(kMaxNeighbours);
   }
   neighbours_.obstacle_index.query_within(a.position, reach, [&](std::uint32_t k) {
-    const Obstacle& o = obstacles_[k];
+    const Obstacle& o = obstacles_.items[k];
     if (length(o.position - a.position) <= reach + o.radius)
       near.push_back({o.position, {}, o.radius + gap, 1.0});
   });

@@ -61,7 +61,7 @@ const Agent* WorldImpl::subject_of(const Agent& a) const {
 }
 
 void WorldImpl::step() {
-  const std::uint64_t start = clock_ ? clock_() : 0;
+  const std::uint64_t start = runner_.clock ? runner_.clock() : 0;
   run_stage(Stage::sources, &WorldImpl::stage_sources);
   begin_step();
   run_stage(Stage::assignments, &WorldImpl::stage_assignments);
@@ -79,21 +79,21 @@ void WorldImpl::step() {
   run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
   measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
-  profile_.step_ns = clock_ ? clock_() - start : 0;
+  runner_.profile.step_ns = runner_.clock ? runner_.clock() - start : 0;
 }
 
 void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
-  if (!clock_) {
+  if (!runner_.clock) {
     (this->*body)();
     return;
   }
-  const std::uint64_t start = clock_();
+  const std::uint64_t start = runner_.clock();
   (this->*body)();
-  profile_.stage_ns[static_cast<std::size_t>(stage)] = clock_() - start;
+  runner_.profile.stage_ns[static_cast<std::size_t>(stage)] = runner_.clock() - start;
 }
 
 void WorldImpl::begin_step() {
-  hit_subject_.resize(agents_.size(), 0);
+  contacts_.hit_subject.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
   if (neighbours_.rules_stale) count_rules();
   steering_.prune(agents_);     // when a command may have left entries for agents doing otherwise
@@ -123,7 +123,7 @@ void WorldImpl::stage_phases() {
         (a.behaviour.kind != BehaviourKind::patrol || a.order != 0))
       continue;
     const bool at_home = a.state == MoveState::arrived;
-    update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
+    update_phase(a, subject_of(a), contacts_.hit_subject[i] != 0, at_home);
   }
   run_stage(Stage::phases_orders, &WorldImpl::stage_orders);
 }
@@ -131,7 +131,7 @@ void WorldImpl::stage_phases() {
 void WorldImpl::stage_grid() {
   // The radii's range, on the workers (reading every record, serially, cost a millisecond at
   // 100,000 agents); min and max give one answer in any order.
-  for (Scratch& scratch : scratch_) {
+  for (Scratch& scratch : runner_.scratch) {
     scratch.min_radius = HUGE_VAL;
     scratch.max_radius = 0;
   }
@@ -141,7 +141,7 @@ void WorldImpl::stage_grid() {
   });
   neighbours_.max_agent_radius = 0;
   double min_radius = HUGE_VAL;
-  for (const Scratch& scratch : scratch_) {
+  for (const Scratch& scratch : runner_.scratch) {
     neighbours_.max_agent_radius = std::max(neighbours_.max_agent_radius, scratch.max_radius);
     min_radius = std::min(min_radius, scratch.min_radius);
   }
@@ -167,9 +167,9 @@ void WorldImpl::stage_grid() {
       neighbours_.slot_rules[k] = {a.def.layer, a.def.priority};
     });
   }
-  if (neighbours_.obstacle_grid_version != obstacles_version_) {  // obstacles rarely change
-    neighbours_.obstacle_grid_version = obstacles_version_;
-    neighbours_.obstacle_index.rebuild(obstacles_, def_.width, def_.height);
+  if (neighbours_.obstacle_grid_version != obstacles_.version) {  // obstacles rarely change
+    neighbours_.obstacle_grid_version = obstacles_.version;
+    neighbours_.obstacle_index.rebuild(obstacles_.items, def_.width, def_.height);
   }
 }
 
@@ -177,21 +177,21 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) +
-                      bytes(neighbours_.clearance2) + bytes(neighbours_.slot_rules) +
-                      bytes(hit_subject_) + bytes(pairs_) + orders_.memory_bytes() +
-                      bytes(touching_) + bytes(touching_next_) + pathing_.agent_memory_bytes() +
-                      neighbours_.grid.memory_bytes() + neighbours_.near_grid.memory_bytes() +
-                      neighbours_.obstacle_index.memory_bytes();
-  for (const Scratch& s : scratch_)
+  std::size_t total =
+      bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) + bytes(neighbours_.clearance2) +
+      bytes(neighbours_.slot_rules) + bytes(contacts_.hit_subject) + bytes(contacts_.pairs) +
+      orders_.memory_bytes() + bytes(contacts_.touching) + bytes(contacts_.touching_next) +
+      pathing_.agent_memory_bytes() + neighbours_.grid.memory_bytes() +
+      neighbours_.near_grid.memory_bytes() + neighbours_.obstacle_index.memory_bytes();
+  for (const Scratch& s : runner_.scratch)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
   return total;
 }
 
 void WorldImpl::set_executor(Executor* executor) {
-  executor_ = executor;
-  scratch_.resize(executor ? std::max<std::size_t>(executor->workers(), 1) : 1);
+  runner_.executor = executor;
+  runner_.scratch.resize(executor ? std::max<std::size_t>(executor->workers(), 1) : 1);
 }
 
 void WorldImpl::stage_desires() {
@@ -232,9 +232,9 @@ void WorldImpl::stage_avoidance() {
             SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
                                        2 * neighbours_.max_agent_radius));
   // Traces exist before the loop, so workers only look them up.
-  traces_.clear();
-  for (AgentId id : inspected_)
-    if (find(id)) traces_[id];
+  runner_.traces.clear();
+  for (AgentId id : runner_.inspected)
+    if (find(id)) runner_.traces[id];
   // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
   // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
   // is the steered velocity) and trace: the order changes no result. In chunks: the pushes of each
@@ -264,7 +264,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const std::size_t i = neighbours_.grid.index(k);
   const Agent& a = agents_[i];
   Vec2 desired = desires_[i].velocity;
-  const auto traced = traces_.find(a.id);
+  const auto traced = runner_.traces.find(a.id);
   const std::span<const std::uint32_t> tags = together();
   const AvoidanceMode mode = def_.avoidance.mode;
   // Orca mode: every agent, moving or standing (RVO2 runs every agent, its preferred velocity
@@ -275,7 +275,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
     bool aside = false;
     desires_[i].velocity = reciprocal_desire(i, scratch, aside);
     desires_[i].aside = aside && mode == AvoidanceMode::orca;
-    if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
+    if (traced != runner_.traces.end()) {  // no pushes: the direction wanted and the one taken
       traced->second.desired_dir = normalized_or_zero(desired);
       traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
     }
@@ -295,7 +295,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
       }
     }
   }
-  AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
+  AvoidanceTrace* trace = traced == runner_.traces.end() ? nullptr : &traced->second;
   if (desired == Vec2{} || mode == AvoidanceMode::none) {
     if (trace)
       avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {},
@@ -329,7 +329,7 @@ void WorldImpl::stage_integrate() {
   // order, so that the grid's copy of the positions is brought up to date as the agents move:
   // the collision stage then finds touching pairs through the same grid, queries widened by the
   // farthest any agent moved, instead of sorting everyone into cells a second time.
-  for (Scratch& scratch : scratch_) scratch.moved2 = 0;
+  for (Scratch& scratch : runner_.scratch) scratch.moved2 = 0;
   // Where each started from, for the orders' movers' sweep (keep_off_stopped).
   const std::span<Vec2> before = orders_.starts(agents_.size());
   neighbours_.clearance2.resize(agents_.size());
@@ -346,7 +346,7 @@ void WorldImpl::stage_integrate() {
     neighbours_.grid.move(k, a.position);
   });
   double moved2 = 0;
-  for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
+  for (const Scratch& scratch : runner_.scratch) moved2 = std::max(moved2, scratch.moved2);
   neighbours_.moved = std::sqrt(moved2);
   run_stage(Stage::integrate_keep_off, &WorldImpl::keep_off_stopped);
 }
