@@ -50,8 +50,10 @@ struct Proximity {
   // Per-agent scratch: by grid slot during avoidance; then by agent index in the collision stage,
   // whose velocity changes accumulate in `velocity`.
   std::vector<SlotData> slots;
-  // From integration to collision detection: each slot's agent's Desire::clearance2, read in
-  // slot order rather than through the agents' scattered indices.
+  // Set by the avoidance stage, read by the collision stage, by grid slot (in slot order rather
+  // than through the agents' scattered indices): no other agent's centre is nearer the slot's
+  // agent than the square root of this at the start of the step (0: not known). The collision
+  // stage skips the search for one that cannot touch anyone.
   std::vector<float> clearance2;
   double cutoff_scale = 1;  // push_cutoff_scale(def.avoidance), for this step
   AvoidanceRules rules;

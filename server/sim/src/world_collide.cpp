@@ -73,7 +73,7 @@ void WorldImpl::stage_collisions() {
     // nearer than its clearance, and since then each moved at most neighbours_.moved (the margin
     // covers rounding). Most agents of a crowd with room between them skip the search.
     const double apart = (reach + 2 * neighbours_.moved) * (1 + 1e-9) + 1e-9;
-    if (neighbours_.clearance2[k] > apart * apart) return;  // by slot (stage_integrate)
+    if (neighbours_.clearance2[k] > apart * apart) return;  // by slot (stage_avoidance)
     const Vec2 at = neighbours_.grid.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now

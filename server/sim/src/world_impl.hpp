@@ -245,7 +245,8 @@ class WorldImpl {
   Vec2 yield_velocity(std::size_t i, Scratch& scratch) const;
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
-  // on the squared distance from agent i's centre to every other's (its Desire::clearance2).
+  // on the squared distance from agent i's centre to every other's (its clearance,
+  // Proximity::clearance2).
   double gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   // Avoidance for the agent at grid slot k (stage_avoidance): its steered velocity, or with
   // `batched` its push sums into scratch.sums, for its chunk to finish.

@@ -241,6 +241,7 @@ void WorldImpl::stage_avoidance() {
   // agent summed, then the chunk's directions combined at once (combine_batch: several agents to
   // a vector register), the same bits as one agent at a time.
   const bool batched = combines_in_batch(def_.avoidance);
+  neighbours_.clearance2.resize(agents_.size());
   for_each_range(neighbours_.grid.size(), [this, batched](std::size_t begin, std::size_t end,
                                                           Scratch& scratch) {
     constexpr std::size_t kChunk = 64;
@@ -264,6 +265,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const std::size_t i = neighbours_.grid.index(k);
   const Agent& a = agents_[i];
   Vec2 desired = desires_[i].velocity;
+  neighbours_.clearance2[k] = 0;  // not known, unless its neighbours are gathered below
   const auto traced = runner_.traces.find(a.id);
   const std::span<const std::uint32_t> tags = together();
   const AvoidanceMode mode = def_.avoidance.mode;
@@ -304,7 +306,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   }
   // Lowered by a millionth before it is rounded to a float (at most 6e-8 up): a bound stays a
   // bound, without a branch or a call per agent.
-  desires_[i].clearance2 =
+  neighbours_.clearance2[k] =
       static_cast<float>(gather_neighbours(i, scratch, trace != nullptr) * (1 - 1e-6));
   const Mover self{a.position, a.velocity, a.def.radius, desired};
   // Avoidance turns the desire; it keeps the behaviour's speed (as the anti-gravity push is
@@ -332,7 +334,6 @@ void WorldImpl::stage_integrate() {
   for (Scratch& scratch : runner_.scratch) scratch.moved2 = 0;
   // Where each started from, for the orders' movers' sweep (keep_off_stopped).
   const std::span<Vec2> before = orders_.starts(agents_.size());
-  neighbours_.clearance2.resize(agents_.size());
   const bool sweep = !before.empty();
   for_each_agent(neighbours_.grid.size(), [this, sweep, before](std::size_t k, Scratch& scratch) {
     prefetch_later(k);
@@ -340,7 +341,6 @@ void WorldImpl::stage_integrate() {
     Agent& a = agents_[i];
     if (sweep) before[i] = a.position;
     integrate(a, desires_[i]);
-    neighbours_.clearance2[k] = desires_[i].clearance2;  // for the collision stage, by slot
     scratch.moved2 =
         std::max(scratch.moved2, length_squared(a.position - neighbours_.grid.position(k)));
     neighbours_.grid.move(k, a.position);
