@@ -428,4 +428,46 @@ void OrderService::keep_off_stopped(const Scene& scene, double& moved) {
   moved += extra;
 }
 
+// Format 9: orders (order_service.hpp).
+template <CheckpointStream S>
+bool OrderService::serialize(S& s, std::vector<Agent>& agents) {
+  s.u32(next_order_);
+  for (Agent& a : agents) {
+    s.u32(a.order);
+    s.enumeration(a.behaviour.settle, Settle::gather);
+    s.check(a.order < next_order_);
+  }
+  auto waypoint = [&](Waypoint& p) {
+    s.vec(p.point);
+    s.enumeration(p.kind);
+    s.enumeration(p.settle, Settle::gather);
+    s.u32(p.order);
+    s.f64(p.radius);
+    s.items(p.route, 16, [&](Vec2& v) { s.vec(v); });
+    s.check(std::isfinite(p.point.x) && std::isfinite(p.point.y) && std::isfinite(p.radius) &&
+            p.route.size() < kMaxRoute && p.order < next_order_);
+  };
+  std::vector<std::pair<AgentId, Orders>> entries;
+  if constexpr (!S::kLoading) entries.assign(orders_.begin(), orders_.end());
+  s.items(entries, 40, [&](std::pair<AgentId, Orders>& e) {
+    s.u32(e.first);
+    Orders& o = e.second;
+    s.items(o.queue, 40, waypoint);
+    s.items(o.route, 16, [&](Vec2& v) { s.vec(v); });
+    s.u32(o.leg);
+    s.enumeration(o.route_settle, Settle::gather);
+    s.items(o.engaged, 4, [&](AgentId& id) { s.u32(id); });
+    s.check(o.queue.size() <= kMaxQueue && o.route.size() <= kMaxRoute &&
+            (o.route.empty() || o.leg < o.route.size()) && o.engaged.size() <= kMaxEngaged);
+  });
+  if constexpr (S::kLoading) {
+    orders_.clear();
+    for (auto& e : entries) orders_.emplace(e.first, std::move(e.second));
+  }
+  return s.ok();
+}
+
+template bool OrderService::serialize(Save&, std::vector<Agent>&);
+template bool OrderService::serialize(Load&, std::vector<Agent>&);
+
 }  // namespace herd::sim

@@ -115,8 +115,8 @@ class OrderService {
   // future: an order queued, a route, an enemy engaged, or an agent settling by contact.
   template <class Mix, class MixV, class MixD>
   void hash(std::span<const Agent> agents, Mix&& mix, MixV&& mixv, MixD&& mixd) const;
-  // Checkpoints (world_checkpoint.cpp): the next order number, each agent's order and settling,
-  // then the orders kept by id.
+  // Checkpoints, format 9 (for Save and Load; world_checkpoint.cpp runs it in the format's order):
+  // the next order number, each agent's order and settling, then the orders kept by id.
   template <CheckpointStream S>
   bool serialize(S& s, std::vector<Agent>& agents);
 

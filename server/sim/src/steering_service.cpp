@@ -364,4 +364,52 @@ void SteeringService::brake(const Scene& scene, std::size_t i, Desire& d) const 
   if (speed < want) d.velocity = dir * speed;
 }
 
+// Format 11: what wander, flock, follow_path and follow keep between ticks (steering_service.hpp).
+template <CheckpointStream S>
+bool SteeringService::serialize(S& s) {
+  s.boolean(stale_);
+  std::vector<std::pair<AgentId, Steering>> entries;
+  if constexpr (!S::kLoading) entries.assign(steering_.begin(), steering_.end());
+  s.items(entries, 100, [&](std::pair<AgentId, Steering>& e) {
+    s.u32(e.first);
+    Steering& st = e.second;
+    s.enumeration(st.kind);
+    BehaviourParams& p = st.params;
+    s.f64(p.distance);
+    s.f64(p.jitter);
+    s.f64(p.separation);
+    s.f64(p.alignment);
+    s.f64(p.cohesion);
+    s.boolean(p.has_target);
+    s.boolean(p.loop);
+    s.boolean(p.has_offset);
+    s.vec(p.offset);
+    std::vector<Vec2> path;
+    if constexpr (!S::kLoading)
+      if (st.path) path = *st.path;
+    s.items(path, 16, [&](Vec2& v) { s.vec(v); });
+    s.u64(st.key);
+    s.vec(st.wander);
+    s.vec(st.heading);
+    s.u32(st.leg);
+    s.boolean(st.finished);
+    const bool needs_path = st.kind == BehaviourKind::follow_path;
+    s.check(has_steering_state(st.kind) && (needs_path ? path.size() >= 2 : path.empty()) &&
+            path.size() <= BehaviourLimits::kMaxPathPoints &&
+            (!needs_path || st.leg < path.size()) && std::isfinite(p.distance) &&
+            std::isfinite(p.jitter) && std::isfinite(p.separation) && std::isfinite(p.alignment) &&
+            std::isfinite(p.cohesion) && std::isfinite(p.offset.x) && std::isfinite(p.offset.y));
+    if constexpr (S::kLoading)
+      if (needs_path) st.path = std::make_shared<const std::vector<Vec2>>(std::move(path));
+  });
+  if constexpr (S::kLoading) {
+    steering_.clear();
+    for (auto& e : entries) steering_.emplace(e.first, std::move(e.second));
+  }
+  return s.ok();
+}
+
+template bool SteeringService::serialize(Save&);
+template bool SteeringService::serialize(Load&);
+
 }  // namespace herd::sim

@@ -81,7 +81,7 @@ class SteeringService {
   // they always have.
   template <class Mix, class MixV, class MixD>
   void hash(Mix&& mix, MixV&& mixv, MixD&& mixd) const;
-  // Checkpoints (world_checkpoint.cpp, format 11).
+  // Checkpoints, format 11 (for Save and Load; world_checkpoint.cpp runs it in the format's order).
   template <CheckpointStream S>
   bool serialize(S& s);
 
