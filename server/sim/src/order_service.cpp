@@ -114,147 +114,143 @@ std::span<Vec2> OrderService::starts(std::size_t agents) {
 // Serial, reading last tick's states: decisions are made first and applied after, so none depends
 // on the order the agents are visited in.
 void OrderService::decide(const Scene& scene, std::span<const std::uint8_t> hit_subject) {
-  std::vector<Agent>& agents = scene.agents;
-  SpatialGrid& grid = scene.grid;
   if (next_order_ == 1) return;  // no order was ever given: no agent has one (a scan saved)
-  struct Decision {
-    std::size_t i;
-    enum Kind { settle, engage, disengage, next_leg, next_order } kind;
-    Vec2 point;
-    AgentId enemy = kNoAgent;
-  };
   std::vector<Decision> decisions;
-  for (std::size_t i = 0; i < agents.size(); ++i) {
-    const Agent& a = agents[i];
-    if (a.order == 0) continue;
-    const Behaviour& b = a.behaviour;
-    const auto it = orders_.find(a.id);
-    const Orders* o = it == orders_.end() ? nullptr : &it->second;
-    // Done with this order: the next queued one, or the patrol's next point.
-    const bool done =
-        a.state == MoveState::arrived ||
-        (b.kind == BehaviourKind::seek && length(b.point - a.position) <= a.def.radius);
-    if (o && done && b.kind == BehaviourKind::patrol && !o->route.empty()) {
-      decisions.push_back({i, Decision::next_leg, {}});
-      continue;
-    }
-    if (o && done && !o->queue.empty() && b.kind != BehaviourKind::patrol &&
-        !(b.kind == BehaviourKind::attack_move && b.phase == Phase::engage)) {
-      decisions.push_back({i, Decision::next_order, {}});
-      continue;
-    }
-    if (b.kind == BehaviourKind::attack_move) {
-      const double sight = b.radius > 0 ? b.radius : kDefaultSight;
-      if (b.phase == Phase::engage) {
-        const Agent* enemy = subject_of(agents, a);
-        const bool lost =
-            !enemy || length_squared(enemy->position - a.position) > (1.5 * sight) * (1.5 * sight);
-        if (hit_subject[i] != 0 || lost) decisions.push_back({i, Decision::disengage, {}});
-        continue;
-      }
-      AgentId nearest = kNoAgent;
-      double best = sight * sight;
-      grid.query_points(a.position, sight, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
-        const Agent& other = agents[j];
-        if (j == i || other.group == a.group) return;
-        const double d2 = length_squared(q - a.position);
-        if (d2 > best || (d2 == best && other.id > nearest)) return;
-        if (o && std::find(o->engaged.begin(), o->engaged.end(), other.id) != o->engaged.end())
-          return;
-        best = d2;
-        nearest = other.id;
-      });
-      if (nearest != kNoAgent) {
-        decisions.push_back({i, Decision::engage, {}, nearest});
-        continue;
-      }
-    }
-    // Settled, but pushed off the spot it stopped at: it holds where it is now (braking to a
-    // stop) rather than push its way back through those who settled round it.
-    if (b.settle == Settle::settled && a.state == MoveState::moving) {
-      if (b.point != a.position) decisions.push_back({i, Decision::settle, a.position});
-      continue;
-    }
-    // Settling by contact: within braking distance of touching a stopped agent of its order.
-    if ((b.settle != Settle::contact && b.settle != Settle::near && b.settle != Settle::gather) ||
-        a.state != MoveState::moving)
-      continue;
-    const double accel = a.def.max_force / a.def.mass;
-    const double speed = length(a.velocity);
-    const double brake = speed * speed / (2 * accel);
-    // Keeping its place in a group: near that place, or held up short of it, any stopped one of
-    // its order it touches settles it; farther, only one in its way there (within sixty degrees
-    // of it), where the others have settled round a place it cannot reach.
-    const Vec2 way = b.point - a.position;
-    const bool only_ahead =
-        b.settle != Settle::contact && !held_up(a) && length(way) > 2 * a.def.radius + brake;
-    // Held up within two radii of its place (the others' velocity obstacles hold it there): it
-    // has arrived as near as it will get.
-    if (b.settle != Settle::contact && held_up(a) &&
-        length(b.point - a.position) <= 2 * a.def.radius) {
-      decisions.push_back({i, Decision::settle, a.position});
-      continue;
-    }
-    const double reach = brake + kSettleGap * a.def.radius;
-    const double look = a.def.radius + scene.max_agent_radius + reach;
-    double gap = HUGE_VAL;
-    grid.query_points(a.position, look, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
-      const Agent& other = agents[j];
-      if (j == i || other.order != a.order) return;
-      // Stopped: settled, arrived, or standing still in the press.
-      if (other.behaviour.settle != Settle::settled && other.state != MoveState::arrived &&
-          !held_up(other))
-        return;
-      if (only_ahead && !in_the_way(q - a.position, way)) return;
-      gap = std::min(gap, length(q - a.position) - a.def.radius - other.def.radius);
-    });
-    if (gap > reach) continue;
-    // Stops where its braking takes it, short of touching.
-    const double run = std::clamp(std::min(brake, gap - reach + brake), 0.0, brake);
-    decisions.push_back({i, Decision::settle, a.position + normalized_or_zero(a.velocity) * run});
-  }
-  for (const Decision& d : decisions) {
-    Agent& a = agents[d.i];
-    Behaviour& b = a.behaviour;
-    switch (d.kind) {
-      case Decision::settle:
-        // A patrol going back heads for its home (behaviour.cpp): that is where it stops.
-        (b.kind == BehaviourKind::patrol && b.phase == Phase::back ? b.home : b.point) = d.point;
-        b.settle = Settle::settled;
-        break;
-      case Decision::engage:
-        b.agent = d.enemy;
-        b.phase = Phase::engage;
-        break;
-      case Decision::disengage: {
-        Orders& o = orders_[a.id];
-        if (o.engaged.size() >= kMaxEngaged) o.engaged.erase(o.engaged.begin());
-        o.engaged.push_back(b.agent);
-        b.agent = kNoAgent;
-        b.phase = Phase::advance;
-        a.state = MoveState::moving;
-        break;
-      }
-      case Decision::next_leg: {
-        Orders& o = orders_[a.id];
-        o.leg = static_cast<std::uint32_t>((o.leg + 1) % o.route.size());
-        b.point = o.route[o.leg];
-        b.home = o.route[0];
-        b.phase = o.leg == 0 ? Phase::back : Phase::out;
-        b.settle = o.route_settle;
-        a.state = MoveState::moving;
-        break;
-      }
-      case Decision::next_order: {
-        Orders& o = orders_[a.id];
-        const Waypoint w = o.queue.front();
-        o.queue.erase(o.queue.begin());
-        start(a, w);
-        break;
-      }
-    }
-  }
+  for (std::size_t i = 0; i < scene.agents.size(); ++i)
+    if (const std::optional<Decision> d = decision_for(scene, hit_subject, i))
+      decisions.push_back(*d);
+  for (const Decision& d : decisions) carry_out(scene, d);
   std::erase_if(orders_, [](const auto& entry) { return entry.second.empty(); });
+}
+
+std::optional<OrderService::Decision> OrderService::decision_for(
+    const Scene& scene, std::span<const std::uint8_t> hit_subject, std::size_t i) const {
+  const std::vector<Agent>& agents = scene.agents;
+  const SpatialGrid& grid = scene.grid;
+  const Agent& a = agents[i];
+  if (a.order == 0) return std::nullopt;
+  const Behaviour& b = a.behaviour;
+  const auto it = orders_.find(a.id);
+  const Orders* o = it == orders_.end() ? nullptr : &it->second;
+  // Done with this order: the next queued one, or the patrol's next point.
+  const bool done = a.state == MoveState::arrived ||
+                    (b.kind == BehaviourKind::seek && length(b.point - a.position) <= a.def.radius);
+  if (o && done && b.kind == BehaviourKind::patrol && !o->route.empty()) {
+    return Decision{i, Decision::next_leg, {}};
+  }
+  if (o && done && !o->queue.empty() && b.kind != BehaviourKind::patrol &&
+      !(b.kind == BehaviourKind::attack_move && b.phase == Phase::engage)) {
+    return Decision{i, Decision::next_order, {}};
+  }
+  if (b.kind == BehaviourKind::attack_move) {
+    const double sight = b.radius > 0 ? b.radius : kDefaultSight;
+    if (b.phase == Phase::engage) {
+      const Agent* enemy = subject_of(agents, a);
+      const bool lost =
+          !enemy || length_squared(enemy->position - a.position) > (1.5 * sight) * (1.5 * sight);
+      if (hit_subject[i] != 0 || lost) return Decision{i, Decision::disengage, {}};
+      return std::nullopt;
+    }
+    AgentId nearest = kNoAgent;
+    double best = sight * sight;
+    grid.query_points(a.position, sight, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
+      const Agent& other = agents[j];
+      if (j == i || other.group == a.group) return;
+      const double d2 = length_squared(q - a.position);
+      if (d2 > best || (d2 == best && other.id > nearest)) return;
+      if (o && std::find(o->engaged.begin(), o->engaged.end(), other.id) != o->engaged.end())
+        return;
+      best = d2;
+      nearest = other.id;
+    });
+    if (nearest != kNoAgent) {
+      return Decision{i, Decision::engage, {}, nearest};
+    }
+  }
+  // Settled, but pushed off the spot it stopped at: it holds where it is now (braking to a
+  // stop) rather than push its way back through those who settled round it.
+  if (b.settle == Settle::settled && a.state == MoveState::moving) {
+    if (b.point != a.position) return Decision{i, Decision::settle, a.position};
+    return std::nullopt;
+  }
+  // Settling by contact: within braking distance of touching a stopped agent of its order.
+  if ((b.settle != Settle::contact && b.settle != Settle::near && b.settle != Settle::gather) ||
+      a.state != MoveState::moving)
+    return std::nullopt;
+  const double accel = a.def.max_force / a.def.mass;
+  const double speed = length(a.velocity);
+  const double brake = speed * speed / (2 * accel);
+  // Keeping its place in a group: near that place, or held up short of it, any stopped one of
+  // its order it touches settles it; farther, only one in its way there (within sixty degrees
+  // of it), where the others have settled round a place it cannot reach.
+  const Vec2 way = b.point - a.position;
+  const bool only_ahead =
+      b.settle != Settle::contact && !held_up(a) && length(way) > 2 * a.def.radius + brake;
+  // Held up within two radii of its place (the others' velocity obstacles hold it there): it
+  // has arrived as near as it will get.
+  if (b.settle != Settle::contact && held_up(a) &&
+      length(b.point - a.position) <= 2 * a.def.radius) {
+    return Decision{i, Decision::settle, a.position};
+  }
+  const double reach = brake + kSettleGap * a.def.radius;
+  const double look = a.def.radius + scene.max_agent_radius + reach;
+  double gap = HUGE_VAL;
+  grid.query_points(a.position, look, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
+    const Agent& other = agents[j];
+    if (j == i || other.order != a.order) return;
+    // Stopped: settled, arrived, or standing still in the press.
+    if (other.behaviour.settle != Settle::settled && other.state != MoveState::arrived &&
+        !held_up(other))
+      return;
+    if (only_ahead && !in_the_way(q - a.position, way)) return;
+    gap = std::min(gap, length(q - a.position) - a.def.radius - other.def.radius);
+  });
+  if (gap > reach) return std::nullopt;
+  // Stops where its braking takes it, short of touching.
+  const double run = std::clamp(std::min(brake, gap - reach + brake), 0.0, brake);
+  return Decision{i, Decision::settle, a.position + normalized_or_zero(a.velocity) * run};
+}
+
+void OrderService::carry_out(const Scene& scene, const Decision& d) {
+  Agent& a = scene.agents[d.i];
+  Behaviour& b = a.behaviour;
+  switch (d.kind) {
+    case Decision::settle:
+      // A patrol going back heads for its home (behaviour.cpp): that is where it stops.
+      (b.kind == BehaviourKind::patrol && b.phase == Phase::back ? b.home : b.point) = d.point;
+      b.settle = Settle::settled;
+      break;
+    case Decision::engage:
+      b.agent = d.enemy;
+      b.phase = Phase::engage;
+      break;
+    case Decision::disengage: {
+      Orders& o = orders_[a.id];
+      if (o.engaged.size() >= kMaxEngaged) o.engaged.erase(o.engaged.begin());
+      o.engaged.push_back(b.agent);
+      b.agent = kNoAgent;
+      b.phase = Phase::advance;
+      a.state = MoveState::moving;
+      break;
+    }
+    case Decision::next_leg: {
+      Orders& o = orders_[a.id];
+      o.leg = static_cast<std::uint32_t>((o.leg + 1) % o.route.size());
+      b.point = o.route[o.leg];
+      b.home = o.route[0];
+      b.phase = o.leg == 0 ? Phase::back : Phase::out;
+      b.settle = o.route_settle;
+      a.state = MoveState::moving;
+      break;
+    }
+    case Decision::next_order: {
+      Orders& o = orders_[a.id];
+      const Waypoint w = o.queue.front();
+      o.queue.erase(o.queue.begin());
+      start(a, w);
+      break;
+    }
+  }
 }
 
 void OrderService::pace(const Scene& scene, std::span<const std::uint32_t> formed,

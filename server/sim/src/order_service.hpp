@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -121,6 +122,18 @@ class OrderService {
   bool serialize(S& s, std::vector<Agent>& agents);
 
  private:
+  // What decide() found for one agent under an order, applied once every agent was looked at.
+  struct Decision {
+    std::size_t i;
+    enum Kind { settle, engage, disengage, next_leg, next_order } kind;
+    Vec2 point;
+    AgentId enemy = kNoAgent;
+  };
+  std::optional<Decision> decision_for(const Scene& scene,
+                                       std::span<const std::uint8_t> hit_subject,
+                                       std::size_t i) const;
+  void carry_out(const Scene& scene, const Decision& d);
+
   std::map<AgentId, Orders> orders_;
   std::uint32_t next_order_ = 1;
   std::vector<Vec2> starts_;  // positions before integration, once an order was given
