@@ -24,6 +24,8 @@ bool held_up(const Agent& a) {
 // its place): the other stands in its way there.
 bool in_the_way(Vec2 to, Vec2 way) { return 2 * dot(to, way) >= length(to) * length(way); }
 
+constexpr double kClear = 1e-6;  // units: the hair kept between a mover and one at rest
+
 // The agent a behaviour heads for, while it is there.
 const Agent* subject_of(std::span<const Agent> agents, const Agent& a) {
   if (a.behaviour.agent == kNoAgent) return nullptr;
@@ -339,89 +341,95 @@ void OrderService::keep_off_stopped(const Scene& scene, double& moved) {
   // Each mover's step, from where it started to where integration put it, is swept against the
   // discs of those at rest, which this pass never moves: no result depends on the order the
   // movers are visited in.
-  constexpr double kClear = 1e-6;  // units: the hair kept between a mover and one at rest
-  double extra = 0;                // the farthest a mover ends from where integration put it
+  double extra = 0;  // the farthest a mover ends from where integration put it
   std::vector<std::uint32_t> rest;
-  for (std::size_t k = 0; k < grid.size(); ++k) {
-    const std::size_t i = grid.index(k);
-    Agent& a = agents[i];
-    if (a.order == 0 || a.state != MoveState::moving || a.behaviour.agent != kNoAgent) continue;
-    const Vec2 from = starts_[i], to = a.position;
-    if (from == to) continue;
-    rest.clear();
-    const double look = a.def.radius + scene.max_agent_radius + moved + length(to - from) + kClear;
-    grid.query_points(to, look, [&](std::uint32_t j, Vec2, std::uint32_t) {
-      if (j != i && at_rest_in_order(agents[j])) rest.push_back(j);
-    });
-    if (rest.empty()) continue;
-    std::sort(rest.begin(), rest.end());
-    // Already touching one (put there by last tick's pushes): no step further into it.
-    Vec2 step = to - from;
-    bool stuck = false;
-    for (int round = 0; round < 2; ++round)
-      for (std::uint32_t j : rest) {
-        const Agent& b = agents[j];
-        const double touch = a.def.radius + b.def.radius + kClear;
-        const Vec2 off = from - b.position;
-        if (length_squared(off) >= touch * touch) continue;
-        const Vec2 n = normalized_or_zero(off);
-        const double in = dot(step, n);
-        if (in < 0) step -= n * in;
-        const double vin = dot(a.velocity, n);
-        if (vin < 0) a.velocity -= n * vin;
-        stuck = true;
-      }
-    // The first disc the step would enter: it stops at its edge.
-    double first = 1;
-    const Agent* hit = nullptr;
+  for (std::size_t k = 0; k < grid.size(); ++k)
+    extra = std::max(extra, sweep(scene, k, moved, rest));
+  moved += extra;
+}
+
+double OrderService::sweep(const Scene& scene, std::size_t k, double moved,
+                           std::vector<std::uint32_t>& rest) const {
+  std::vector<Agent>& agents = scene.agents;
+  SpatialGrid& grid = scene.grid;
+  const std::size_t i = grid.index(k);
+  Agent& a = agents[i];
+  if (a.order == 0 || a.state != MoveState::moving || a.behaviour.agent != kNoAgent) return 0;
+  const Vec2 from = starts_[i], to = a.position;
+  if (from == to) return 0;
+  rest.clear();
+  const double look = a.def.radius + scene.max_agent_radius + moved + length(to - from) + kClear;
+  grid.query_points(to, look, [&](std::uint32_t j, Vec2, std::uint32_t) {
+    if (j != i && at_rest_in_order(agents[j])) rest.push_back(j);
+  });
+  if (rest.empty()) return 0;
+  std::sort(rest.begin(), rest.end());
+  // Already touching one (put there by last tick's pushes): no step further into it.
+  Vec2 step = to - from;
+  bool stuck = false;
+  for (int round = 0; round < 2; ++round)
     for (std::uint32_t j : rest) {
       const Agent& b = agents[j];
-      const double touch = a.def.radius + b.def.radius + 2 * kClear;
+      const double touch = a.def.radius + b.def.radius + kClear;
       const Vec2 off = from - b.position;
-      const double c = length_squared(off) - touch * touch;
-      if (c <= 0) continue;  // touching already (above)
-      const double qa = length_squared(step), qb = dot(off, step);
-      if (qa == 0 || qb >= 0) continue;  // not closing
-      const double disc = qb * qb - qa * c;
-      if (disc < 0) continue;
-      const double t = (-qb - std::sqrt(disc)) / qa;
-      if (t < first) {
-        first = std::max(t, 0.0);
-        hit = &b;
-      }
-    }
-    if (!hit && !stuck) continue;
-    a.position = from + step * first;
-    if (hit) {
-      const Vec2 n = normalized_or_zero(a.position - hit->position);
+      if (length_squared(off) >= touch * touch) continue;
+      const Vec2 n = normalized_or_zero(off);
+      const double in = dot(step, n);
+      if (in < 0) step -= n * in;
       const double vin = dot(a.velocity, n);
       if (vin < 0) a.velocity -= n * vin;
+      stuck = true;
     }
-    extra = std::max(extra, length(a.position - to));
-    grid.move(k, a.position);
-    // Touching one at rest, it has arrived by contact (one heading for the point, or for a spot
-    // it had stopped at); or, keeping a place in the group, as near that place as it will get:
-    // within two radii of it, or with those at rest in its way to it (the one it touches within
-    // sixty degrees of that way), where the others have settled round a place it cannot reach.
-    Behaviour& b = a.behaviour;
-    const bool contact = b.settle == Settle::contact || b.settle == Settle::settled;
-    bool near = false;
-    if (b.settle == Settle::near || b.settle == Settle::gather) {
-      const Vec2 way = b.point - a.position;
-      near = length_squared(way) <= 4 * a.def.radius * a.def.radius;
-      for (std::uint32_t j : rest) {
-        const Vec2 to = agents[j].position - a.position;
-        const double reach = a.def.radius + agents[j].def.radius + 2 * kClear;
-        near = near || (length_squared(to) <= reach * reach && in_the_way(to, way));
-      }
-    }
-    if (contact || near) {
-      b.point = a.position;
-      b.settle = Settle::settled;
-      a.velocity = {};
+  // The first disc the step would enter: it stops at its edge.
+  double first = 1;
+  const Agent* hit = nullptr;
+  for (std::uint32_t j : rest) {
+    const Agent& b = agents[j];
+    const double touch = a.def.radius + b.def.radius + 2 * kClear;
+    const Vec2 off = from - b.position;
+    const double c = length_squared(off) - touch * touch;
+    if (c <= 0) continue;  // touching already (above)
+    const double qa = length_squared(step), qb = dot(off, step);
+    if (qa == 0 || qb >= 0) continue;  // not closing
+    const double disc = qb * qb - qa * c;
+    if (disc < 0) continue;
+    const double t = (-qb - std::sqrt(disc)) / qa;
+    if (t < first) {
+      first = std::max(t, 0.0);
+      hit = &b;
     }
   }
-  moved += extra;
+  if (!hit && !stuck) return 0;
+  a.position = from + step * first;
+  if (hit) {
+    const Vec2 n = normalized_or_zero(a.position - hit->position);
+    const double vin = dot(a.velocity, n);
+    if (vin < 0) a.velocity -= n * vin;
+  }
+  const double off = length(a.position - to);
+  grid.move(k, a.position);
+  // Touching one at rest, it has arrived by contact (one heading for the point, or for a spot
+  // it had stopped at); or, keeping a place in the group, as near that place as it will get:
+  // within two radii of it, or with those at rest in its way to it (the one it touches within
+  // sixty degrees of that way), where the others have settled round a place it cannot reach.
+  Behaviour& b = a.behaviour;
+  const bool contact = b.settle == Settle::contact || b.settle == Settle::settled;
+  bool near = false;
+  if (b.settle == Settle::near || b.settle == Settle::gather) {
+    const Vec2 way = b.point - a.position;
+    near = length_squared(way) <= 4 * a.def.radius * a.def.radius;
+    for (std::uint32_t j : rest) {
+      const Vec2 to = agents[j].position - a.position;
+      const double reach = a.def.radius + agents[j].def.radius + 2 * kClear;
+      near = near || (length_squared(to) <= reach * reach && in_the_way(to, way));
+    }
+  }
+  if (contact || near) {
+    b.point = a.position;
+    b.settle = Settle::settled;
+    a.velocity = {};
+  }
+  return off;
 }
 
 // Format 9: orders (order_service.hpp).

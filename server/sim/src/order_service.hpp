@@ -133,6 +133,10 @@ class OrderService {
                                        std::span<const std::uint8_t> hit_subject,
                                        std::size_t i) const;
   void carry_out(const Scene& scene, const Decision& d);
+  // keep_off_stopped for the mover at grid slot k (`rest`: scratch for those at rest near it): how
+  // far it ends from where integration put it (0 when it was not moved).
+  double sweep(const Scene& scene, std::size_t k, double moved,
+               std::vector<std::uint32_t>& rest) const;
 
   std::map<AgentId, Orders> orders_;
   std::uint32_t next_order_ = 1;
