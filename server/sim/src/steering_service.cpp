@@ -67,6 +67,149 @@ constexpr double kHeadway = 0.5;      // s
 constexpr double kMargin = 0.25;      // radii: the gap it keeps at a standstill
 constexpr double kStillShare = 0.05;  // of max speed: slower than this, one stands still
 
+// Wander (Reynolds): a point on a circle ahead, jittered each tick from the agent's own stream.
+Desire wander_desire(const SteeringService::Scene& scene, const Agent& a,
+                     SteeringService::Steering& st) {
+  const Behaviour& b = a.behaviour;
+  const double dt = scene.def.dt;
+  const double r = a.def.radius;
+  const Vec2 heading = heading_of(a, st.heading);
+  st.heading = heading;
+  const double radius = b.radius > 0 ? b.radius : kWanderRadius * r;
+  const double distance = st.params.distance > 0 ? st.params.distance : kWanderDistance * r;
+  const double jitter = st.params.jitter > 0 ? st.params.jitter : kWanderJitter * r;
+  Rng rng(st.key ^ (scene.tick + 1) * 0xD1B54A32D192ED03ull);
+  const double u1 = rng.next_unit(), u2 = rng.next_unit();
+  st.wander = wander_jitter(st.wander, radius, jitter * dt, u1, u2);
+  const Vec2 ahead = follow_point(a.position, heading, {distance + st.wander.x, st.wander.y});
+  Vec2 dir = normalized_or_zero(
+      normalized_or_zero(ahead - a.position) +
+      inward(a.position, distance + radius, scene.def.width, scene.def.height) * 2.0);
+  if (dir == Vec2{}) dir = heading;
+  return {turn_at_most(heading, dir, max_turn(a, dt)) * a.def.max_speed, std::nullopt, false};
+}
+
+// Flock (Reynolds' boids): separation, alignment and cohesion among its group's members near it.
+Desire flock_desire(const SteeringService::Scene& scene, std::size_t i, const Agent& a,
+                    SteeringService::Steering& st) {
+  const std::span<const Agent> agents = scene.agents;
+  const Behaviour& b = a.behaviour;
+  const double dt = scene.def.dt;
+  const double r = a.def.radius;
+  const Vec2 heading = heading_of(a, st.heading);
+  st.heading = heading;
+  const double radius = b.radius > 0 ? b.radius : kFlockRadius * r;
+  FlockView view;
+  scene.nearby.grid.query_points(a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
+    if (j == i || agents[j].group != a.group) return;
+    const Vec2 away = a.position - p;
+    const double d2 = length_squared(away);
+    if (d2 > radius * radius) return;
+    ++view.count;
+    view.position_sum += p;
+    view.velocity_sum += scene.nearby.slots[slot].velocity;
+    view.heading_sum += normalized_or_zero(scene.nearby.slots[slot].velocity);
+    const double near = kSeparationRange * (r + scene.nearby.slots[slot].radius);
+    if (d2 < near * near && d2 > 0) {
+      const double d = std::sqrt(d2);
+      view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
+    }
+  });
+  const Vec2* target = st.params.has_target ? &b.point : nullptr;
+  Vec2 dir = flock_direction(a.position, heading, view, radius, st.params.separation,
+                             st.params.alignment, st.params.cohesion, target,
+                             inward(a.position, radius, scene.def.width, scene.def.height) * 2.0);
+  if (dir == Vec2{}) dir = heading;
+  // A flock in disorder (headings every way, as from random ones) moves slowly, so its members
+  // can dodge one another while they line up; an aligned one at full speed.
+  const double order =
+      view.count == 0 ? 1 : length(view.heading_sum) / static_cast<double>(view.count);
+  const double speed = a.def.max_speed * (kDisorderedSpeed + (1 - kDisorderedSpeed) * order);
+  return {turn_at_most(heading, dir, max_turn(a, dt)) * speed,
+          target ? std::optional<Vec2>(*target) : std::nullopt, false};
+}
+
+// Follow a path (Reynolds): predict, project onto the path, seek a point ahead along it.
+Desire follow_path_desire(const SteeringService::Scene& scene, const Agent& a,
+                          SteeringService::Steering& st) {
+  const Behaviour& b = a.behaviour;
+  const double dt = scene.def.dt;
+  const double r = a.def.radius;
+  const double accel = a.def.max_force / a.def.mass;
+  const std::vector<Vec2>& path = *st.path;
+  const std::size_t n = path.size();
+  const std::size_t legs = st.params.loop ? n : n - 1;
+  const double radius = b.radius > 0 ? b.radius : 2 * r;
+  const auto start = [&](std::size_t leg) { return path[leg % n]; };
+  const auto end = [&](std::size_t leg) { return path[(leg + 1) % n]; };
+  // The next leg once it is within half the radius of this one's end (or past it): every
+  // point is visited, in order.
+  for (int guard = 0; guard < 2 && !st.finished; ++guard) {
+    const PathProjection on = project_on_segment(a.position, start(st.leg), end(st.leg));
+    const bool reached = length(end(st.leg) - a.position) <= std::max(radius / 2, r) ||
+                         (on.t >= 1 && on.distance2 <= radius * radius);
+    if (!reached) break;
+    if (!st.params.loop && st.leg + 1 == legs) {
+      st.finished = true;
+    } else {
+      st.leg = static_cast<std::uint32_t>((st.leg + 1) % legs);
+    }
+  }
+  const Vec2 to = end(st.leg);
+  if (st.finished) return {arrive_desired_velocity(a.position, to, a.def, dt), to, true};
+  // Reynolds: predict, project onto the path, seek a point ahead along it (never past the
+  // leg's end), at a speed from which it can still turn at the end within the radius.
+  const Vec2 from = start(st.leg);
+  const Vec2 along = normalized_or_zero(to - from);
+  const Vec2 predicted = a.position + clamp_length(a.velocity * kPathLookahead, radius);
+  const PathProjection on = project_on_segment(predicted, from, to);
+  const double left = length(to - on.point);
+  const Vec2 carrot = on.point + along * std::min(radius, left);
+  double corner = a.def.max_speed;  // the speed it may take round the leg's end
+  const bool last = !st.params.loop && st.leg + 1 == legs;
+  if (last) {
+    corner = 0;
+  } else {
+    const Vec2 next = normalized_or_zero(end(st.leg + 1) - to);
+    if (dot(along, next) < 0.995) corner = std::sqrt(accel * radius / 2);
+  }
+  const double to_end = length(to - a.position);
+  const double speed =
+      std::min(a.def.max_speed,
+               approach_speed(std::max(0.0, to_end - std::max(radius / 2, r)), corner, accel));
+  const Vec2 dir = normalized_or_zero(carrot - a.position);
+  return {dir * speed, to, false};
+}
+
+// Follow a leader: its place beside the leader, at the leader's velocity.
+Desire follow_desire(const SteeringService::Scene& scene, const Agent& a,
+                     SteeringService::Steering& st) {
+  const std::span<const Agent> agents = scene.agents;
+  const double dt = scene.def.dt;
+  const double accel = a.def.max_force / a.def.mass;
+  const Agent* leader = subject_of(agents, a);
+  if (!leader) return {};
+  const double leader_speed = length(leader->velocity);
+  const bool moving = leader_speed > kLeaderStill * std::max(leader->def.max_speed, 1e-300);
+  if (moving) st.heading = leader->velocity * (1.0 / leader_speed);
+  const Vec2 place = follow_point(leader->position, st.heading, st.params.offset);
+  // Its place moves with the leader: match the leader's velocity and arrive at the place in
+  // the leader's frame, so it neither lags nor overshoots when the leader stops.
+  Vec2 velocity = clamp_length(
+      (moving ? leader->velocity : Vec2{}) + arrive_desired_velocity(a.position, place, a.def, dt),
+      a.def.max_speed);
+  // A leader arriving at a point stops there: its follower brakes for its own place beside
+  // that point by itself, rather than a tick behind the leader's braking (which, at the same
+  // deceleration, would carry it past its place).
+  const BehaviourKind lk = leader->behaviour.kind;
+  if (moving && leader->behaviour.agent == kNoAgent &&
+      (lk == BehaviourKind::arrive || lk == BehaviourKind::hold || lk == BehaviourKind::queue)) {
+    const Vec2 last = follow_point(leader->behaviour.point, st.heading, st.params.offset);
+    velocity = clamp_length(velocity, stopping_speed(length(last - a.position), accel, dt));
+  }
+  return {velocity, place, !moving};
+}
+
 }  // namespace
 
 void SteeringService::start(const SetBehaviour& cmd, std::span<const Agent> agents,
@@ -153,136 +296,19 @@ void SteeringService::prune(std::span<const Agent> agents) {
 }
 
 Desire SteeringService::desire(const Scene& scene, std::size_t i) {
-  const std::span<const Agent> agents = scene.agents;
-  const Agent& a = agents[i];
-  const Behaviour& b = a.behaviour;
+  const Agent& a = scene.agents[i];
   const auto it = steering_.find(a.id);
-  if (it == steering_.end() || it->second.kind != b.kind) return {};
+  if (it == steering_.end() || it->second.kind != a.behaviour.kind) return {};
   Steering& st = it->second;
-  const double dt = scene.def.dt;
-  const double r = a.def.radius;
-  const double accel = a.def.max_force / a.def.mass;
-  switch (b.kind) {
-    case BehaviourKind::wander: {
-      const Vec2 heading = heading_of(a, st.heading);
-      st.heading = heading;
-      const double radius = b.radius > 0 ? b.radius : kWanderRadius * r;
-      const double distance = st.params.distance > 0 ? st.params.distance : kWanderDistance * r;
-      const double jitter = st.params.jitter > 0 ? st.params.jitter : kWanderJitter * r;
-      Rng rng(st.key ^ (scene.tick + 1) * 0xD1B54A32D192ED03ull);
-      const double u1 = rng.next_unit(), u2 = rng.next_unit();
-      st.wander = wander_jitter(st.wander, radius, jitter * dt, u1, u2);
-      const Vec2 ahead = follow_point(a.position, heading, {distance + st.wander.x, st.wander.y});
-      Vec2 dir = normalized_or_zero(
-          normalized_or_zero(ahead - a.position) +
-          inward(a.position, distance + radius, scene.def.width, scene.def.height) * 2.0);
-      if (dir == Vec2{}) dir = heading;
-      return {turn_at_most(heading, dir, max_turn(a, dt)) * a.def.max_speed, std::nullopt, false};
-    }
-    case BehaviourKind::flock: {
-      const Vec2 heading = heading_of(a, st.heading);
-      st.heading = heading;
-      const double radius = b.radius > 0 ? b.radius : kFlockRadius * r;
-      FlockView view;
-      scene.nearby.grid.query_points(
-          a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
-            if (j == i || agents[j].group != a.group) return;
-            const Vec2 away = a.position - p;
-            const double d2 = length_squared(away);
-            if (d2 > radius * radius) return;
-            ++view.count;
-            view.position_sum += p;
-            view.velocity_sum += scene.nearby.slots[slot].velocity;
-            view.heading_sum += normalized_or_zero(scene.nearby.slots[slot].velocity);
-            const double near = kSeparationRange * (r + scene.nearby.slots[slot].radius);
-            if (d2 < near * near && d2 > 0) {
-              const double d = std::sqrt(d2);
-              view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
-            }
-          });
-      const Vec2* target = st.params.has_target ? &b.point : nullptr;
-      Vec2 dir =
-          flock_direction(a.position, heading, view, radius, st.params.separation,
-                          st.params.alignment, st.params.cohesion, target,
-                          inward(a.position, radius, scene.def.width, scene.def.height) * 2.0);
-      if (dir == Vec2{}) dir = heading;
-      // A flock in disorder (headings every way, as from random ones) moves slowly, so its members
-      // can dodge one another while they line up; an aligned one at full speed.
-      const double order =
-          view.count == 0 ? 1 : length(view.heading_sum) / static_cast<double>(view.count);
-      const double speed = a.def.max_speed * (kDisorderedSpeed + (1 - kDisorderedSpeed) * order);
-      return {turn_at_most(heading, dir, max_turn(a, dt)) * speed,
-              target ? std::optional<Vec2>(*target) : std::nullopt, false};
-    }
-    case BehaviourKind::follow_path: {
-      const std::vector<Vec2>& path = *st.path;
-      const std::size_t n = path.size();
-      const std::size_t legs = st.params.loop ? n : n - 1;
-      const double radius = b.radius > 0 ? b.radius : 2 * r;
-      const auto start = [&](std::size_t leg) { return path[leg % n]; };
-      const auto end = [&](std::size_t leg) { return path[(leg + 1) % n]; };
-      // The next leg once it is within half the radius of this one's end (or past it): every
-      // point is visited, in order.
-      for (int guard = 0; guard < 2 && !st.finished; ++guard) {
-        const PathProjection on = project_on_segment(a.position, start(st.leg), end(st.leg));
-        const bool reached = length(end(st.leg) - a.position) <= std::max(radius / 2, r) ||
-                             (on.t >= 1 && on.distance2 <= radius * radius);
-        if (!reached) break;
-        if (!st.params.loop && st.leg + 1 == legs) {
-          st.finished = true;
-        } else {
-          st.leg = static_cast<std::uint32_t>((st.leg + 1) % legs);
-        }
-      }
-      const Vec2 to = end(st.leg);
-      if (st.finished) return {arrive_desired_velocity(a.position, to, a.def, dt), to, true};
-      // Reynolds: predict, project onto the path, seek a point ahead along it (never past the
-      // leg's end), at a speed from which it can still turn at the end within the radius.
-      const Vec2 from = start(st.leg);
-      const Vec2 along = normalized_or_zero(to - from);
-      const Vec2 predicted = a.position + clamp_length(a.velocity * kPathLookahead, radius);
-      const PathProjection on = project_on_segment(predicted, from, to);
-      const double left = length(to - on.point);
-      const Vec2 carrot = on.point + along * std::min(radius, left);
-      double corner = a.def.max_speed;  // the speed it may take round the leg's end
-      const bool last = !st.params.loop && st.leg + 1 == legs;
-      if (last) {
-        corner = 0;
-      } else {
-        const Vec2 next = normalized_or_zero(end(st.leg + 1) - to);
-        if (dot(along, next) < 0.995) corner = std::sqrt(accel * radius / 2);
-      }
-      const double to_end = length(to - a.position);
-      const double speed =
-          std::min(a.def.max_speed,
-                   approach_speed(std::max(0.0, to_end - std::max(radius / 2, r)), corner, accel));
-      const Vec2 dir = normalized_or_zero(carrot - a.position);
-      return {dir * speed, to, false};
-    }
-    case BehaviourKind::follow: {
-      const Agent* leader = subject_of(agents, a);
-      if (!leader) return {};
-      const double leader_speed = length(leader->velocity);
-      const bool moving = leader_speed > kLeaderStill * std::max(leader->def.max_speed, 1e-300);
-      if (moving) st.heading = leader->velocity * (1.0 / leader_speed);
-      const Vec2 place = follow_point(leader->position, st.heading, st.params.offset);
-      // Its place moves with the leader: match the leader's velocity and arrive at the place in
-      // the leader's frame, so it neither lags nor overshoots when the leader stops.
-      Vec2 velocity = clamp_length((moving ? leader->velocity : Vec2{}) +
-                                       arrive_desired_velocity(a.position, place, a.def, dt),
-                                   a.def.max_speed);
-      // A leader arriving at a point stops there: its follower brakes for its own place beside
-      // that point by itself, rather than a tick behind the leader's braking (which, at the same
-      // deceleration, would carry it past its place).
-      const BehaviourKind lk = leader->behaviour.kind;
-      if (moving && leader->behaviour.agent == kNoAgent &&
-          (lk == BehaviourKind::arrive || lk == BehaviourKind::hold ||
-           lk == BehaviourKind::queue)) {
-        const Vec2 last = follow_point(leader->behaviour.point, st.heading, st.params.offset);
-        velocity = clamp_length(velocity, stopping_speed(length(last - a.position), accel, dt));
-      }
-      return {velocity, place, !moving};
-    }
+  switch (a.behaviour.kind) {
+    case BehaviourKind::wander:
+      return wander_desire(scene, a, st);
+    case BehaviourKind::flock:
+      return flock_desire(scene, i, a, st);
+    case BehaviourKind::follow_path:
+      return follow_path_desire(scene, a, st);
+    case BehaviourKind::follow:
+      return follow_desire(scene, a, st);
     default:
       return {};
   }
