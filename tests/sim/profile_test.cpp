@@ -50,6 +50,10 @@ TEST(Profile, EveryStageIsNamedOnceAndEachSubStageFollowsItsStage) {
     EXPECT_EQ(name.substr(0, name.find('.')), stage) << name;
   }
   EXPECT_FALSE(is_sub_stage(Stage::sources));  // the first is a stage
+  EXPECT_EQ(stage_name(Stage::grid), "grid");  // the table's names line up with the enum
+  EXPECT_EQ(stage_name(Stage::phases_orders), "phases.orders");
+  EXPECT_EQ(stage_name(Stage::integrate_keep_off), "integrate.keep_off");
+  EXPECT_EQ(stage_name(Stage::exits), "exits");
 }
 
 TEST(Profile, EverySubStageIsTimedWithinItsStageOnEveryStep) {

@@ -13,15 +13,15 @@ namespace herd::sim {
 // A monotonic clock in nanoseconds from any fixed start (the host's steady clock).
 using StepClock = std::uint64_t (*)();
 
-// The stages of a step, and the sub-stages within some of them: each sub-stage follows its stage
-// here, is named "stage.part", and its time is part of its stage's (a stage's time is not the sum
-// of its sub-stages': a stage does more than they do).
+// The stages of a step in the order they run, and the sub-stages within some of them: each
+// sub-stage follows its stage here, is named "stage.part", and its time is part of its stage's (a
+// stage's time is not the sum of its sub-stages': a stage does more than they do).
 enum class Stage : std::uint8_t {
   sources,          // sources' due agents made (source.hpp)
   assignments,      // deferred optimal formation assignments, within their per-tick budget
+  grid,             // the spatial grid of agents (and of obstacles when they changed)
   phases,           // attack and react phase changes, then orders
   phases_orders,    // orders: settling, engaging, patrols' turns, queued orders started
-  grid,             // the spatial grid of agents (and of obstacles when they changed)
   desires,          // each agent's desired velocity from its behaviour
   pathing,          // tile paths: the path queue within its per-tick budget, walkers, flow fields
   pace,             // pacing: formations, group orders, flocks, queues
@@ -46,7 +46,7 @@ inline constexpr std::size_t kStageCount = static_cast<std::size_t>(Stage::kCoun
 // Each stage's name, as /metrics, herd-bench and the viewer show it.
 constexpr std::string_view stage_name(Stage s) {
   constexpr std::array<std::string_view, kStageCount> names = {
-      "sources",     "assignments", "phases",      "phases.orders",   "grid",
+      "sources",     "assignments", "grid",        "phases",          "phases.orders",
       "desires",     "pathing",     "pace",        "pace.formations", "pace.orders",
       "pace.flocks", "pace.queues", "avoidance",   "integrate",       "integrate.keep_off",
       "collisions",  "walls",       "walls.tiles", "walls.segments",  "states",
