@@ -90,8 +90,9 @@ struct Result {
   double median_ms = 0, p99_ms = 0, ns_per_agent = 0, world_bytes = 0;
 };
 
-// The step's stages (the world's own profile, herd/sim/profile.hpp): each one's median and p99 over
-// the ticks and its share of the median step, as a table on stderr.
+// The step's stages and sub-stages (the world's own profile, herd/sim/profile.hpp): each one's
+// median and p99 over the ticks and its share of the median step, as a table on stderr; a
+// sub-stage is indented under its stage, whose time includes it.
 void print_profile(const std::vector<sim::StepProfile>& ticks) {
   auto quantiles = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -100,16 +101,18 @@ void print_profile(const std::vector<sim::StepProfile>& ticks) {
   std::vector<double> step;
   for (const sim::StepProfile& p : ticks) step.push_back(static_cast<double>(p.step_ns) * 1e-6);
   const auto [step_median, step_p99] = quantiles(step);
-  std::fprintf(stderr, "%-12s %10s %10s %7s\n", "stage", "median_ms", "p99_ms", "share");
+  std::fprintf(stderr, "%-22s %10s %10s %7s\n", "stage", "median_ms", "p99_ms", "share");
   for (std::size_t s = 0; s < sim::kStageCount; ++s) {
     std::vector<double> ms;
     for (const sim::StepProfile& p : ticks) ms.push_back(static_cast<double>(p.stage_ns[s]) * 1e-6);
     const auto [median, p99] = quantiles(ms);
-    std::fprintf(stderr, "%-12s %10.3f %10.3f %6.1f%%\n",
-                 std::string(sim::stage_name(static_cast<sim::Stage>(s))).c_str(), median, p99,
+    const auto stage = static_cast<sim::Stage>(s);
+    const std::string name =
+        (sim::is_sub_stage(stage) ? "  " : "") + std::string(sim::stage_name(stage));
+    std::fprintf(stderr, "%-22s %10.3f %10.3f %6.1f%%\n", name.c_str(), median, p99,
                  step_median > 0 ? 100 * median / step_median : 0.0);
   }
-  std::fprintf(stderr, "%-12s %10.3f %10.3f\n", "step", step_median, step_p99);
+  std::fprintf(stderr, "%-22s %10.3f %10.3f\n", "step", step_median, step_p99);
 }
 
 Result run_case(const Case& c, bool header, bool profile = false) {

@@ -137,7 +137,7 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
     case BehaviourKind::queue:  // arrive; the pace stage brakes it behind slower agents
       return arrive_at(a, b.point, dt);
     case BehaviourKind::wander:  // these keep state between ticks: the world steers them
-    case BehaviourKind::flock:   // (world_steering.cpp)
+    case BehaviourKind::flock:   // (steering_service.cpp)
     case BehaviourKind::follow_path:
     case BehaviourKind::follow:
     case BehaviourKind::kCount:

@@ -46,7 +46,7 @@ Vec2 evade_from(Vec2 position, Vec2 velocity, Vec2 target_position, Vec2 target_
 bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_goal);
 
 // ---- Reynolds' catalogue: the formulas of wander, flock, follow_path and follow. The world
-// (world_steering.cpp) gathers what each needs (neighbours, the path, the leader) and keeps their
+// (steering_service.cpp) gathers what each needs (neighbours, the path, the leader) and keeps their
 // state between ticks.
 
 // Wander's point on its circle, in the agent's frame (x ahead), after one tick's jitter: moved by

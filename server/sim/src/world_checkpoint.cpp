@@ -343,11 +343,11 @@ std::string WorldImpl::loaded_records_invalid() const {
       return who + " has a number out of range";
     if (a.id == kNoAgent || a.id >= next_id_) return who + " has an id the world never gave";
   }
-  for (const Obstacle& o : obstacles_) {
+  for (const Obstacle& o : obstacles_.items) {
     if (!inside(o.position) || !(o.radius >= ObstacleLimits::kMinRadius) ||
         !(o.radius <= ObstacleLimits::kMaxRadius))
       return "the checkpoint's obstacle " + std::to_string(o.id) + " is out of range";
-    if (o.id == 0 || o.id >= next_obstacle_id_)
+    if (o.id == 0 || o.id >= obstacles_.next_id)
       return "the checkpoint's obstacle " + std::to_string(o.id) + " has an id never given";
   }
   return {};
@@ -365,12 +365,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if constexpr (kLoading) w.rng_.set_state(rng_state);
   s.u64(w.tick_);
   s.u32(w.next_id_);
-  s.u32(w.next_obstacle_id_);
-  s.u64(w.obstacles_version_);
+  s.u32(w.obstacles_.next_id);
+  s.u64(w.obstacles_.version);
   s.u64(w.map_version_);
   w.formations_.serialize_next_id(s);
   s.items(w.agents_, 100, [&](Agent& a) { serialize(s, a); });
-  s.items(w.obstacles_, 28, [&](Obstacle& o) { serialize(s, o); });
+  s.items(w.obstacles_.items, 28, [&](Obstacle& o) { serialize(s, o); });
   if (!s.ok()) return "the checkpoint's agents or obstacles are corrupt";
   if constexpr (kLoading) {
     if (std::string why = w.loaded_records_invalid(); !why.empty()) return why;
@@ -388,12 +388,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     }
   }
   w.formations_.serialize_records(s);
-  s.items(w.touching_, 8, [&](auto& t) { s.u64(t); });
-  if constexpr (kLoading) w.hit_subject_.resize(w.agents_.size());
+  s.items(w.contacts_.touching, 8, [&](auto& t) { s.u64(t); });
+  if constexpr (kLoading) w.contacts_.hit_subject.resize(w.agents_.size());
   for (std::size_t i = 0; i < w.agents_.size(); ++i) {
-    std::uint8_t hit = i < w.hit_subject_.size() ? w.hit_subject_[i] : 0;
+    std::uint8_t hit = i < w.contacts_.hit_subject.size() ? w.contacts_.hit_subject[i] : 0;
     s.u8(hit);
-    if constexpr (kLoading) w.hit_subject_[i] = hit;
+    if constexpr (kLoading) w.contacts_.hit_subject[i] = hit;
   }
   // Format 3: the budgets, which paths are pending, the queue and its search, the pending
   // assignments. Older servers planned every path and made every assignment at once.
@@ -414,13 +414,14 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   if (!s.ok()) return "the checkpoint's formations are corrupt";
   if (s.version() >= 8 && !w.pathing_.serialize_fields(s, w.map(), w.map_version_))
     return "the checkpoint's flow fields are corrupt";
-  if (s.version() >= 9 && !serialize_orders(s, w)) return "the checkpoint's orders are corrupt";
+  if (s.version() >= 9 && !w.orders_.serialize(s, w.agents_))
+    return "the checkpoint's orders are corrupt";
   // Format 10: measurement lines and areas.
   if (s.version() >= 10) {
     if (std::string why = w.measurements_.serialize(s, w.def_.width, w.def_.height); !why.empty())
       return why;
   }
-  if (s.version() >= 11 && !serialize_steering(s, w))
+  if (s.version() >= 11 && !w.steering_.serialize(s))
     return "the checkpoint's steering state is corrupt";
   // Format 12: sources and exits, whose agent templates are held to the commands' limits.
   if (s.version() >= 12) {
@@ -478,90 +479,6 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     if (!s.ok()) return "the checkpoint's teams or sight are corrupt";
   }
   return {};
-}
-
-// Format 11: what wander, flock, follow_path and follow keep between ticks (world_steering.cpp).
-template <CheckpointStream S>
-bool WorldImpl::serialize_steering(S& s, WorldImpl& w) {
-  s.boolean(w.steering_stale_);
-  std::vector<std::pair<AgentId, Steering>> entries;
-  if constexpr (!S::kLoading) entries.assign(w.steering_.begin(), w.steering_.end());
-  s.items(entries, 100, [&](std::pair<AgentId, Steering>& e) {
-    s.u32(e.first);
-    Steering& st = e.second;
-    s.enumeration(st.kind);
-    BehaviourParams& p = st.params;
-    s.f64(p.distance);
-    s.f64(p.jitter);
-    s.f64(p.separation);
-    s.f64(p.alignment);
-    s.f64(p.cohesion);
-    s.boolean(p.has_target);
-    s.boolean(p.loop);
-    s.boolean(p.has_offset);
-    s.vec(p.offset);
-    std::vector<Vec2> path;
-    if constexpr (!S::kLoading)
-      if (st.path) path = *st.path;
-    s.items(path, 16, [&](Vec2& v) { s.vec(v); });
-    s.u64(st.key);
-    s.vec(st.wander);
-    s.vec(st.heading);
-    s.u32(st.leg);
-    s.boolean(st.finished);
-    const bool needs_path = st.kind == BehaviourKind::follow_path;
-    s.check(has_steering_state(st.kind) && (needs_path ? path.size() >= 2 : path.empty()) &&
-            path.size() <= BehaviourLimits::kMaxPathPoints &&
-            (!needs_path || st.leg < path.size()) && std::isfinite(p.distance) &&
-            std::isfinite(p.jitter) && std::isfinite(p.separation) && std::isfinite(p.alignment) &&
-            std::isfinite(p.cohesion) && std::isfinite(p.offset.x) && std::isfinite(p.offset.y));
-    if constexpr (S::kLoading)
-      if (needs_path) st.path = std::make_shared<const std::vector<Vec2>>(std::move(path));
-  });
-  if constexpr (S::kLoading) {
-    w.steering_.clear();
-    for (auto& e : entries) w.steering_.emplace(e.first, std::move(e.second));
-  }
-  return s.ok();
-}
-
-// Format 9: orders (world_orders.cpp).
-template <CheckpointStream S>
-bool WorldImpl::serialize_orders(S& s, WorldImpl& w) {
-  s.u32(w.next_order_);
-  for (Agent& a : w.agents_) {
-    s.u32(a.order);
-    s.enumeration(a.behaviour.settle, Settle::gather);
-    s.check(a.order < w.next_order_);
-  }
-  auto waypoint = [&](Waypoint& p) {
-    s.vec(p.point);
-    s.enumeration(p.kind);
-    s.enumeration(p.settle, Settle::gather);
-    s.u32(p.order);
-    s.f64(p.radius);
-    s.items(p.route, 16, [&](Vec2& v) { s.vec(v); });
-    s.check(std::isfinite(p.point.x) && std::isfinite(p.point.y) && std::isfinite(p.radius) &&
-            p.route.size() < kMaxRoute && p.order < w.next_order_);
-  };
-  std::vector<std::pair<AgentId, Orders>> entries;
-  if constexpr (!S::kLoading) entries.assign(w.orders_.begin(), w.orders_.end());
-  s.items(entries, 40, [&](std::pair<AgentId, Orders>& e) {
-    s.u32(e.first);
-    Orders& o = e.second;
-    s.items(o.queue, 40, waypoint);
-    s.items(o.route, 16, [&](Vec2& v) { s.vec(v); });
-    s.u32(o.leg);
-    s.enumeration(o.route_settle, Settle::gather);
-    s.items(o.engaged, 4, [&](AgentId& id) { s.u32(id); });
-    s.check(o.queue.size() <= kMaxQueue && o.route.size() <= kMaxRoute &&
-            (o.route.empty() || o.leg < o.route.size()) && o.engaged.size() <= kMaxEngaged);
-  });
-  if constexpr (S::kLoading) {
-    w.orders_.clear();
-    for (auto& e : entries) w.orders_.emplace(e.first, std::move(e.second));
-  }
-  return s.ok();
 }
 
 std::string WorldImpl::save_checkpoint() const {

@@ -23,9 +23,9 @@ bool immovable(const Agent& a, bool has_map) {
 }
 
 // Come to rest under a group order, against one still moving under an order: its place is
-// final, and the mover takes the whole response (WorldImpl::keep_off_stopped).
+// final, and the mover takes the whole response (OrderService::keep_off_stopped).
 bool holds_against(const Agent& a, const Agent& b) {
-  return WorldImpl::at_rest_in_order(a) && b.order != 0 && !WorldImpl::at_rest_in_order(b);
+  return OrderService::at_rest_in_order(a) && b.order != 0 && !OrderService::at_rest_in_order(b);
 }
 
 // The more important of two (AgentDef::priority: the lower number) keeps its way through the less
@@ -54,67 +54,70 @@ std::uint64_t obstacle_pair_key(AgentId a, ObstacleId o) {
 }  // namespace
 
 void WorldImpl::stage_collisions() {
-  collisions_.clear();
-  std::fill(hit_subject_.begin(), hit_subject_.end(), 0);
+  contacts_.events.clear();
+  std::fill(contacts_.hit_subject.begin(), contacts_.hit_subject.end(), 0);
   if (agents_.empty()) return;
 
   // Step 1 (detection), each pair once, in a deterministic order.
-  for (Scratch& scratch : scratch_) scratch.pairs.clear();
+  for (Scratch& scratch : runner_.scratch) scratch.pairs.clear();
   // In grid order, so that consecutive queries read neighbouring memory; the sort below gives the
   // pairs one order whatever the visiting order and the worker.
-  for_each_agent(grid_.size(), [this](std::size_t k, Scratch& scratch) {
+  for_each_agent(neighbours_.grid.size(), [this](std::size_t k, Scratch& scratch) {
     // All by grid slot: positions from the grid (stage_integrate kept them up to date, not its
     // cells), radii from the avoidance stage's slot data. No agent record is read: in grid order
     // the slots near k are near in memory, the records are not.
-    const std::uint32_t i = grid_.index(k);
-    const double radius = slots_[k].radius;
-    const double reach = radius + max_agent_radius_;
+    const std::uint32_t i = neighbours_.grid.index(k);
+    const double radius = neighbours_.slots[k].radius;
+    const double reach = radius + neighbours_.max_agent_radius;
     // No pair without this agent moving into touch: at the start of the step no other centre was
-    // nearer than its clearance, and since then each moved at most moved_ (the margin covers
-    // rounding). Most agents of a crowd with room between them skip the search.
-    const double apart = (reach + 2 * moved_) * (1 + 1e-9) + 1e-9;
-    if (slots_[k].velocity.x > apart * apart) return;  // the clearance, by slot (stage_integrate)
-    const Vec2 at = grid_.position(k);
+    // nearer than its clearance, and since then each moved at most neighbours_.moved (the margin
+    // covers rounding). Most agents of a crowd with room between them skip the search.
+    const double apart = (reach + 2 * neighbours_.moved) * (1 + 1e-9) + 1e-9;
+    if (neighbours_.clearance2[k] > apart * apart) return;  // by slot (stage_avoidance)
+    const Vec2 at = neighbours_.grid.position(k);
     auto& pairs = scratch.pairs;
     scan::Candidates& near = scratch.found;  // the avoidance stage's, spent by now
-    grid_.query_runs(at, reach + moved_, [&](std::uint32_t begin, std::uint32_t end) {
-      near.reserve(end - begin);
-      const std::size_t m = scan::kernels().filter(
-          grid_.xs(), grid_.ys(), grid_.items(), begin, end, at.x, at.y, reach * reach, HUGE_VAL, i,
-          i, near.d2.data(), near.slot.data(), near.index.data(), nullptr);
-      std::size_t n = pairs.size();
-      pairs.resize(n + m);
-      for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
-        const std::uint32_t j = near.index[q];
-        const double touch = radius + slots_[near.slot[q]].radius;
-        pairs[n] = {i, j};
-        n += static_cast<std::size_t>((j > i) & (near.d2[q] <= touch * touch));
-      }
-      pairs.resize(n);
-    });
+    neighbours_.grid.query_runs(
+        at, reach + neighbours_.moved, [&](std::uint32_t begin, std::uint32_t end) {
+          near.reserve(end - begin);
+          const std::size_t m = scan::kernels().filter(
+              neighbours_.grid.xs(), neighbours_.grid.ys(), neighbours_.grid.items(), begin, end,
+              at.x, at.y, reach * reach, HUGE_VAL, i, i, near.d2.data(), near.slot.data(),
+              near.index.data(), nullptr);
+          std::size_t n = pairs.size();
+          pairs.resize(n + m);
+          for (std::size_t q = 0; q < m; ++q) {  // circles_touch, as a compaction without a branch
+            const std::uint32_t j = near.index[q];
+            const double touch = radius + neighbours_.slots[near.slot[q]].radius;
+            pairs[n] = {i, j};
+            n += static_cast<std::size_t>((j > i) & (near.d2[q] <= touch * touch));
+          }
+          pairs.resize(n);
+        });
   });
   // Whichever worker found a pair, the sort gives one order.
-  pairs_.clear();
-  for (const Scratch& scratch : scratch_)
-    pairs_.insert(pairs_.end(), scratch.pairs.begin(), scratch.pairs.end());
-  std::sort(pairs_.begin(), pairs_.end());
+  contacts_.pairs.clear();
+  for (const Scratch& scratch : runner_.scratch)
+    contacts_.pairs.insert(contacts_.pairs.end(), scratch.pairs.begin(), scratch.pairs.end());
+  std::sort(contacts_.pairs.begin(), contacts_.pairs.end());
 
   // Steps 2 and 3: points and elastic responses, computed into scratch and then committed.
   // Per-agent changes accumulate in the avoidance stage's slot data, spent by now: indexed here by
   // agent, not by slot (16 bytes per agent saved).
-  slots_.resize(agents_.size());
-  auto delta = [this](std::size_t i) -> Vec2& { return slots_[i].velocity; };
-  for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
-  touching_next_.clear();
+  neighbours_.slots.resize(agents_.size());
+  auto delta = [this](std::size_t i) -> Vec2& { return neighbours_.slots[i].velocity; };
+  for_each_agent(neighbours_.slots.size(),
+                 [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
+  contacts_.touching_next.clear();
   auto begins = [this](std::uint64_t key) {
-    touching_next_.push_back(key);
-    return !std::binary_search(touching_.begin(), touching_.end(), key);
+    contacts_.touching_next.push_back(key);
+    return !std::binary_search(contacts_.touching.begin(), contacts_.touching.end(), key);
   };
-  for (const auto& [i, j] : pairs_) {
+  for (const auto& [i, j] : contacts_.pairs) {
     Agent& a = agents_[i];
     Agent& b = agents_[j];
-    if (a.behaviour.agent == b.id) hit_subject_[i] = 1;
-    if (b.behaviour.agent == a.id) hit_subject_[j] = 1;
+    if (a.behaviour.agent == b.id) contacts_.hit_subject[i] = 1;
+    if (b.behaviour.agent == a.id) contacts_.hit_subject[j] = 1;
     const bool new_contact = begins(agent_pair_key(a.id, b.id));
     // The elastic response (collision.hpp, step 3) with equal masses gives -(relative
     // velocity along the centres) to each; the shares scale it by the masses
@@ -132,9 +135,9 @@ void WorldImpl::stage_collisions() {
     delta(j) += dvb;
     if (!new_contact) continue;
     a.collided = b.collided = true;
-    collisions_.push_back({a.id, b.id, false,
-                           collision_point(a.position, a.def.radius, b.position, b.def.radius),
-                           length(dva) * a.def.mass});
+    contacts_.events.push_back({a.id, b.id, false,
+                                collision_point(a.position, a.def.radius, b.position, b.def.radius),
+                                length(dva) * a.def.mass});
   }
   // The loops over every agent run on the workers: each touches one agent (at 100,000 agents,
   // serial, they were a tenth of a two-thread step).
@@ -143,9 +146,10 @@ void WorldImpl::stage_collisions() {
   // Overlap left after the response: pushed apart in proportion to the other's mass, a few
   // Jacobi passes over the same pairs.
   for (int pass = 0; pass < def_.position_iterations; ++pass) {
-    for_each_agent(slots_.size(), [&](std::size_t i, Scratch&) { slots_[i].velocity = {}; });
+    for_each_agent(neighbours_.slots.size(),
+                   [&](std::size_t i, Scratch&) { neighbours_.slots[i].velocity = {}; });
     bool any = false;
-    for (const auto& [i, j] : pairs_) {
+    for (const auto& [i, j] : contacts_.pairs) {
       const Agent& a = agents_[i];
       const Agent& b = agents_[j];
       const double overlap = a.def.radius + b.def.radius - length(a.position - b.position);
@@ -162,19 +166,19 @@ void WorldImpl::stage_collisions() {
   }
 
   // Static obstacles do not move: the agent bounces off and is put back outside.
-  if (!obstacles_.empty()) {
+  if (!obstacles_.items.empty()) {
     for (Agent& a : agents_) {
-      obstacle_index_.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
-        const Obstacle& o = obstacles_[k];
+      neighbours_.obstacle_index.query_within(a.position, a.def.radius, [&](std::uint32_t k) {
+        const Obstacle& o = obstacles_.items[k];
         if (!circles_touch(a.position, a.def.radius, o.position, o.radius)) return;
         const bool new_contact = begins(obstacle_pair_key(a.id, o.id));
         const Vec2 dv = bounce_off_static(a.position, a.velocity, o.position);
         if (dv != Vec2{}) a.velocity += dv;
         if (dv != Vec2{} && new_contact) {
           a.collided = true;
-          collisions_.push_back({a.id, o.id, true,
-                                 collision_point(a.position, a.def.radius, o.position, o.radius),
-                                 length(dv) * a.def.mass});
+          contacts_.events.push_back(
+              {a.id, o.id, true, collision_point(a.position, a.def.radius, o.position, o.radius),
+               length(dv) * a.def.mass});
         }
         Vec2 n = normalized_or_zero(a.position - o.position);
         if (n == Vec2{}) n = {1, 0};
@@ -183,8 +187,8 @@ void WorldImpl::stage_collisions() {
       });
     }
   }
-  std::sort(touching_next_.begin(), touching_next_.end());
-  touching_.swap(touching_next_);
+  std::sort(contacts_.touching_next.begin(), contacts_.touching_next.end());
+  contacts_.touching.swap(contacts_.touching_next);
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
     Agent& a = agents_[i];
     const double r = std::min({a.def.radius, def_.width / 2, def_.height / 2});

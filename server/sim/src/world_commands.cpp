@@ -49,7 +49,7 @@ CommandOutcome WorldImpl::apply(const Command& command, CommandOrigin origin) {
 }
 
 CommandOutcome WorldImpl::dispatch(const Command& command) {
-  steering_stale_ = steering_stale_ || !steering_.empty();  // it may change a steered agent
+  steering_.note_command();  // it may change a steered agent
   return std::visit(
       [this](const auto& c) -> CommandOutcome {
         using T = std::decay_t<decltype(c)>;
@@ -190,7 +190,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
   if (uses_point) {
     if (CommandOutcome why = check_reachable(b.point, indices); !why.ok()) return why;
   }
-  forget_orders(indices);
+  orders_.forget(agents_, indices);
   for (std::size_t i : indices) {
     Agent& a = agents_[i];
     a.order = 0;
@@ -200,7 +200,7 @@ CommandOutcome WorldImpl::apply_set_behaviour(const SetBehaviour& cmd) {
     a.behaviour.phase = kind.start;
     a.state = b.kind == BehaviourKind::idle ? MoveState::idle : MoveState::moving;
   }
-  start_steering(cmd, indices);
+  steering_.start(cmd, agents_, indices, rng_);
   out.affected = static_cast<std::uint32_t>(indices.size());
   return out;
 }
@@ -337,7 +337,7 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     }
   }
   pathing_.agents_added(agents_.size(), map_.has_value());
-  rules_stale_ = true;
+  neighbours_.rules_stale = true;
   return out;
 }
 
@@ -349,13 +349,13 @@ CommandOutcome WorldImpl::apply_add_obstacle(const AddObstacle& cmd) {
     return failure(CommandError::out_of_bounds, "obstacle radius must be in [" +
                                                     number_text(ObstacleLimits::kMinRadius) + ", " +
                                                     number_text(ObstacleLimits::kMaxRadius) + "]");
-  if (obstacles_.size() >= def_.max_obstacles)
+  if (obstacles_.items.size() >= def_.max_obstacles)
     return failure(CommandError::limit_exceeded,
                    "the world holds at most " + std::to_string(def_.max_obstacles) + " obstacles");
-  obstacles_.push_back({next_obstacle_id_++, cmd.position, cmd.radius});
-  ++obstacles_version_;
+  obstacles_.items.push_back({obstacles_.next_id++, cmd.position, cmd.radius});
+  ++obstacles_.version;
   CommandOutcome out;
-  out.obstacle = obstacles_.back().id;
+  out.obstacle = obstacles_.items.back().id;
   return out;
 }
 
@@ -388,13 +388,13 @@ CommandOutcome WorldImpl::apply_remove_measurement(const RemoveMeasurement& cmd)
 }
 
 CommandOutcome WorldImpl::apply_remove_obstacle(const RemoveObstacle& cmd) {
-  auto it = std::find_if(obstacles_.begin(), obstacles_.end(),
+  auto it = std::find_if(obstacles_.items.begin(), obstacles_.items.end(),
                          [&](const Obstacle& o) { return o.id == cmd.id; });
-  if (it == obstacles_.end())
+  if (it == obstacles_.items.end())
     return failure(CommandError::unknown_obstacle,
                    "obstacle " + std::to_string(cmd.id) + " does not exist");
-  obstacles_.erase(it);
-  ++obstacles_version_;
+  obstacles_.items.erase(it);
+  ++obstacles_.version;
   CommandOutcome out;
   out.affected = 1;
   return out;
@@ -427,7 +427,7 @@ CommandOutcome WorldImpl::apply_form(const Form& cmd) {
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   CommandOutcome done = formations_.form(formation_scene(), indices, cmd.def, rng_);
-  if (done.ok()) forget_orders(indices);
+  if (done.ok()) orders_.forget(agents_, indices);
   return done;
 }
 
@@ -436,7 +436,7 @@ CommandOutcome WorldImpl::apply_demo(const Demo& cmd) {
   std::vector<std::size_t> indices;
   if (!select(cmd.agents, indices, out)) return out;
   CommandOutcome done = formations_.demo(formation_scene(), indices, cmd, rng_);
-  if (done.ok()) forget_orders(indices);
+  if (done.ok()) orders_.forget(agents_, indices);
   return done;
 }
 
@@ -451,9 +451,8 @@ CommandOutcome WorldImpl::apply_remove(const Remove& cmd) {
 
 void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
   // Every array parallel to agents_ loses the same entries, keeping the id order.
-  forget_orders(indices);
-  if (!steering_.empty())
-    for (std::size_t i : indices) steering_.erase(agents_[i].id);
+  orders_.forget(agents_, indices);
+  steering_.forget(agents_, indices);
   std::vector<char> gone(agents_.size(), 0);
   for (std::size_t i : indices) gone[i] = 1;
   std::size_t kept = 0;
@@ -462,14 +461,14 @@ void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
     agents_[kept] = std::move(agents_[i]);
     pathing_.keep(i, kept);
     if (i < desires_.size()) desires_[kept] = desires_[i];
-    if (i < hit_subject_.size()) hit_subject_[kept] = hit_subject_[i];
+    if (i < contacts_.hit_subject.size()) contacts_.hit_subject[kept] = contacts_.hit_subject[i];
     ++kept;
   }
   agents_.resize(kept);
   pathing_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
-  hit_subject_.resize(std::min(hit_subject_.size(), kept));
-  rules_stale_ = true;
+  contacts_.hit_subject.resize(std::min(contacts_.hit_subject.size(), kept));
+  neighbours_.rules_stale = true;
 }
 
 CommandOutcome WorldImpl::apply_load_map(const LoadMap& cmd) {

@@ -34,12 +34,12 @@ void WorldImpl::set_inspected(std::vector<AgentId> ids) {
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (ids.size() > kMaxInspected) ids.resize(kMaxInspected);
-  inspected_ = std::move(ids);
+  runner_.inspected = std::move(ids);
 }
 
 const AvoidanceTrace* WorldImpl::trace(AgentId id) const {
-  auto it = traces_.find(id);
-  return it == traces_.end() ? nullptr : &it->second;
+  auto it = runner_.traces.find(id);
+  return it == runner_.traces.end() ? nullptr : &it->second;
 }
 
 std::uint64_t WorldImpl::state_hash() const {
@@ -57,7 +57,7 @@ std::uint64_t WorldImpl::state_hash() const {
   };
   mix(tick_);
   mix(next_id_);
-  mix(next_obstacle_id_);
+  mix(obstacles_.next_id);
   mix(rng_.state());
   mix(agents_.size());
   for (const Agent& a : agents_) {
@@ -123,10 +123,10 @@ std::uint64_t WorldImpl::state_hash() const {
   pathing_.hash_fields(mix);
   formations_.hash(mix);
   sources_.hash(mix, mixd);
-  mix(touching_.size());
-  for (std::uint64_t key : touching_) mix(key);
-  mix(obstacles_.size());
-  for (const Obstacle& o : obstacles_) {
+  mix(contacts_.touching.size());
+  for (std::uint64_t key : contacts_.touching) mix(key);
+  mix(obstacles_.items.size());
+  for (const Obstacle& o : obstacles_.items) {
     mix(o.id);
     mixv(o.position);
     mixd(o.radius);
@@ -140,49 +140,11 @@ std::uint64_t WorldImpl::state_hash() const {
   mixd(av.crossing_activation);
   mixd(av.lookahead);
   mix(av.max_neighbours);
-  // Orders' state, once it can change the future: an order queued, a route, an enemy engaged,
-  // or an agent settling by contact (whose order number it compares). An order to one agent is
-  // its behaviour alone: worlds without more hash as they always have.
-  const bool ordered =
-      !orders_.empty() || std::any_of(agents_.begin(), agents_.end(), [](const Agent& a) {
-        return a.behaviour.settle != Settle::none;
-      });
-  if (ordered) {
-    mix(next_order_);
-    for (const Agent& a : agents_)
-      mix((std::uint64_t{a.order} << 8) | std::uint64_t(a.behaviour.settle));
-    for (const auto& [id, o] : orders_) {
-      mix(id);
-      for (const Waypoint& p : o.queue) {
-        mixv(p.point);
-        mix((std::uint64_t{p.order} << 16) | (std::uint64_t(p.kind) << 8) |
-            std::uint64_t(p.settle));
-        mixd(p.radius);
-        for (Vec2 v : p.route) mixv(v);
-      }
-      for (Vec2 v : o.route) mixv(v);
-      mix((std::uint64_t{o.leg} << 8) | std::uint64_t(o.route_settle));
-      for (AgentId e : o.engaged) mix(e);
-    }
-  }
+  // Orders' state, once it can change the future (order_service.hpp): an order queued, a route,
+  // an enemy engaged, or an agent settling by contact (whose order number it compares).
+  orders_.hash(agents_, mix, mixv, mixd);
   // Wander's, flock's, follow_path's and follow's state: worlds without hash as they always have.
-  for (const auto& [id, st] : steering_) {
-    mix((std::uint64_t{id} << 8) | std::uint64_t(st.kind));
-    mixd(st.params.distance);
-    mixd(st.params.jitter);
-    mixd(st.params.separation);
-    mixd(st.params.alignment);
-    mixd(st.params.cohesion);
-    mix((std::uint64_t{st.params.has_target} << 2) | (std::uint64_t{st.params.loop} << 1) |
-        std::uint64_t{st.params.has_offset});
-    mixv(st.params.offset);
-    if (st.path)
-      for (Vec2 v : *st.path) mixv(v);
-    mix(st.key);
-    mixv(st.wander);
-    mixv(st.heading);
-    mix((std::uint64_t{st.leg} << 1) | std::uint64_t{st.finished});
-  }
+  steering_.hash(mix, mixv, mixd);
   // Walls, once a world has had one: worlds without hash as they always have.
   if (walls_.next_id() != 1) walls_.hash(mix);
   return h;

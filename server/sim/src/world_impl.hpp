@@ -21,6 +21,7 @@
 #include "behaviour.hpp"
 #include "collision.hpp"
 #include "command_failure.hpp"
+#include "contacts.hpp"
 #include "flow_field.hpp"
 #include "formation_service.hpp"
 #include "grid_walker.hpp"
@@ -33,11 +34,16 @@
 #include "measurements.hpp"
 #include "neighbour_scan.hpp"
 #include "obstacle_index.hpp"
+#include "obstacle_set.hpp"
+#include "order_service.hpp"
 #include "path_service.hpp"
+#include "proximity.hpp"
 #include "reciprocal.hpp"
 #include "rng.hpp"
 #include "sources.hpp"
 #include "spatial_grid.hpp"
+#include "steering_service.hpp"
+#include "step_runner.hpp"
 #include "walls.hpp"
 
 namespace herd::sim {
@@ -51,20 +57,20 @@ class WorldImpl {
   CommandOutcome authorize(Command& command, std::uint8_t team) const;  // world_authority.cpp
   void step();
   void set_executor(Executor* executor);
-  void set_clock(StepClock clock) { clock_ = clock; }
-  const StepProfile& profile() const { return profile_; }
-  const std::vector<CollisionEvent>& collisions() const { return collisions_; }
+  void set_clock(StepClock clock) { runner_.clock = clock; }
+  const StepProfile& profile() const { return runner_.profile; }
+  const std::vector<CollisionEvent>& collisions() const { return contacts_.events; }
   void set_inspected(std::vector<AgentId> ids);
-  const std::vector<AgentId>& inspected() const { return inspected_; }
+  const std::vector<AgentId>& inspected() const { return runner_.inspected; }
   const AvoidanceTrace* trace(AgentId id) const;
   const WorldDef& def() const { return def_; }
   std::uint64_t tick() const { return tick_; }
   double time() const { return static_cast<double>(tick_) * def_.dt; }
   std::span<const Agent> agents() const { return agents_; }
-  std::span<const Obstacle> obstacles() const { return obstacles_; }
+  std::span<const Obstacle> obstacles() const { return obstacles_.items; }
   const Agent* find(AgentId id) const;
   std::span<const Desire> desires() const { return desires_; }
-  std::uint64_t obstacles_version() const { return obstacles_version_; }
+  std::uint64_t obstacles_version() const { return obstacles_.version; }
   const TileMap* map() const { return map_ ? &*map_ : nullptr; }
   std::uint64_t map_version() const { return map_version_; }
   std::span<const FormationRecord> formations() const { return formations_.records(); }
@@ -87,8 +93,6 @@ class WorldImpl {
   // (world_checkpoint.cpp); what is corrupt, or empty.
   template <CheckpointStream S>
   static std::string serialize_state(S& s, WorldImpl& world);
-  template <CheckpointStream S>
-  static bool serialize_orders(S& s, WorldImpl& w);
   // A loaded checkpoint's agents and obstacles against the commands' limits: why not, or empty.
   std::string loaded_records_invalid() const;
 
@@ -143,80 +147,47 @@ class WorldImpl {
   CommandOutcome apply_add_wall(const AddWall& cmd);  // world_walls.cpp
   CommandOutcome apply_remove_wall(const RemoveWall& cmd);
 
-  // Orders (world_orders.cpp). One order for one agent, started now or queued.
-  struct Waypoint {
-    Vec2 point;
-    BehaviourKind kind = BehaviourKind::arrive;
-    Settle settle = Settle::none;
-    std::uint32_t order = 0;
-    double radius = 0;        // attack_move: sight
-    std::vector<Vec2> route;  // patrol: the points after `point`
-  };
-  // What an agent's behaviour does not hold: for the few agents with any.
-  struct Orders {
-    std::vector<Waypoint> queue;  // after the current order, first next
-    std::vector<Vec2> route;      // a patrol's: where it started, then its points; round and round
-    std::uint32_t leg = 0;        // the route point it is heading for
-    Settle route_settle = Settle::none;  // how it settles at each route point
-    std::vector<AgentId> engaged;        // enemies this attack-move has engaged: not engaged again
-    bool empty() const { return queue.empty() && route.empty() && engaged.empty(); }
-  };
-  static constexpr std::size_t kMaxQueue = World::kMaxQueue;
-  static constexpr std::size_t kMaxRoute = World::kMaxRoute;
-  static constexpr std::size_t kMaxEngaged = 64;  // the oldest is forgotten past this
+  // Orders (world_orders.cpp): the commands; the orders and their stages are a part with its own
+  // state (order_service.hpp).
   static constexpr double kClumpSpacing = 3;  // radii between neighbours of a clump (spread keep)
-  // Radii short of touching within which a mover settling by contact stops: inside the room the
-  // avoidance keeps between neighbours, so one held off by it still settles.
-  static constexpr double kSettleGap = 0.5;
   // Each agent's goal for an order to `point` from `from` (parallel to indices).
   std::vector<Vec2> spread_goals(const std::vector<std::size_t>& indices,
                                  const std::vector<Vec2>& from, Vec2 point, Spread spread,
                                  double spacing, bool& converge) const;
-  bool busy(std::size_t i) const;         // carrying out an order, or with orders queued
-  Vec2 planned_end(std::size_t i) const;  // where its orders, queued ones included, end
-  void start_order(std::size_t i, const Waypoint& w);
-  void forget_orders(const std::vector<std::size_t>& indices);
-  void stage_orders();
 
  public:
   // The points agent `id` will go to after its current goal (snapshots' `waypoints`).
-  std::vector<Vec2> upcoming(AgentId id) const;
-  bool has_orders() const { return !orders_.empty(); }
+  std::vector<Vec2> upcoming(AgentId id) const { return orders_.upcoming(id); }
+  bool has_orders() const { return orders_.any_kept(); }
 
  private:
   // What the formations' part reads and changes of the world.
   FormationService::Scene formation_scene() {
-    return {agents_, def_, map(), obstacles_, obstacle_index_, obstacles_version_};
+    return {agents_, def_, map(), obstacles_.items, neighbours_.obstacle_index, obstacles_.version};
   }
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
+  // What the orders' part reads and changes of the world.
+  OrderService::Scene order_scene() {
+    return {agents_, def_, map(), neighbours_.grid, neighbours_.max_agent_radius};
+  }
+  void stage_orders() { orders_.decide(order_scene(), contacts_.hit_subject); }
+  // Pacing, part by part (each a sub-stage, timed): formations, group orders, flocks, queues.
   void stage_pace() {
-    formations_.pace(formation_scene(), desires_);
-    pace_orders();
-    tag_flocks();
-    pace_queues();
+    run_stage(Stage::pace_formations, &WorldImpl::pace_formations);
+    run_stage(Stage::pace_orders, &WorldImpl::pace_orders);
+    run_stage(Stage::pace_flocks, &WorldImpl::pace_flocks);
+    run_stage(Stage::pace_queues, &WorldImpl::pace_queues);
   }
-  // Members of a group order moving to their own places (spread keep) are tagged as one body,
-  // as a formation's, and movers settling by contact slow to stop short of those stopped
-  // (world_orders.cpp).
-  void pace_orders();
-
- public:
-  static constexpr double kStill = 1;  // units/s: slower than this, an agent stands still
-  // Come to rest under a group order that settles: arrived and still. Its place is final: to
-  // those still moving under orders it is as solid as an obstacle.
-  static bool at_rest_in_order(const Agent& a) {
-    return a.order != 0 && a.behaviour.settle != Settle::none && a.state == MoveState::arrived &&
-           length_squared(a.velocity) < kStill * kStill;
+  void pace_formations() { formations_.pace(formation_scene(), desires_); }
+  void pace_orders() {
+    orders_.pace(order_scene(), formations_.together(), desires_, neighbours_.tags);
   }
-
- private:
-  // After integration, before collisions: a mover under an order never walks into an agent of an
-  // order that has come to rest; it stops a hair short and slides along (world_orders.cpp).
-  void keep_off_stopped();
+  void pace_flocks() { steering_.tag(agents_, formations_.together(), neighbours_.tags); }
+  void keep_off_stopped() { orders_.keep_off_stopped(order_scene(), neighbours_.moved); }
   // This tick's tags for the avoidance stage: the formations', and the group orders'.
   std::span<const std::uint32_t> together() const {
-    return order_tags_.empty() ? formations_.together()
-                               : std::span<const std::uint32_t>(order_tags_);
+    return neighbours_.tags.empty() ? formations_.together()
+                                    : std::span<const std::uint32_t>(neighbours_.tags);
   }
   void stage_formations() { formations_.update(formation_scene()); }
   // A goal point for the selected agents: on a walkable tile and reachable by their pathing.
@@ -242,7 +213,7 @@ class WorldImpl {
   // Keeps the per-agent arrays parallel to the agents after commands added or removed some (at
   // the start of a step, so that a run of spawns grows them once).
   void begin_step();
-  // Runs one stage, timed when the host lent a clock.
+  // Runs one stage or sub-stage, timed when the host lent a clock.
   void run_stage(Stage stage, void (WorldImpl::*body)());
   // Applies a command without stamping its tick or resizing (apply() does both).
   CommandOutcome dispatch(const Command& command);
@@ -259,65 +230,14 @@ class WorldImpl {
   // Agents in grid order lie all over the agent array: the stages that visit them so ask, at
   // slot k, for the record and desire of the agent kPrefetchAhead slots later.
   [[gnu::always_inline]] void prefetch_later(std::size_t k) const {
-    if (k + kPrefetchAhead >= grid_.size()) return;
-    const std::size_t later = grid_.index(k + kPrefetchAhead);
+    if (k + kPrefetchAhead >= neighbours_.grid.size()) return;
+    const std::size_t later = neighbours_.grid.index(k + kPrefetchAhead);
     const char* record = reinterpret_cast<const char*>(&agents_[later]);
     for (std::size_t line = 0; line < sizeof(Agent); line += 64) __builtin_prefetch(record + line);
     __builtin_prefetch(&desires_[later]);
   }
   void stage_collisions();
   void stage_states();
-  // What one agent's avoidance needs while it is computed (one per worker thread).
-  struct Scratch {
-    NeighbourBatch batch;               // what gather_neighbours finds
-    std::vector<std::uint32_t> ids;     // their ids, when gathered for a trace
-    std::vector<Neighbour> neighbours;  // the same as a list, for a traced agent
-    scan::Candidates found;             // the neighbour search's candidates
-    std::vector<std::uint32_t> order;   // and its scratch
-    std::vector<std::pair<std::uint32_t, std::uint32_t>>
-        pairs;          // touching agents (collision stage)
-    double moved2 = 0;  // the largest squared distance an agent moved in integration
-    double min_radius = 0, max_radius = 0;  // over the agents this worker visited (stage_grid)
-    std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
-    std::vector<VelocityLine> lines;              // and its velocity constraints
-    // Avoidance in chunks: each agent's push sums, then the chunk's directions at once; for each,
-    // its index and the speed its direction is given.
-    SumsBatch sums;
-    std::vector<std::pair<std::uint32_t, double>> pending;
-    std::vector<std::uint32_t> walls;  // wall segments near an agent (walls.hpp)
-  };
-  // What avoidance reads of another agent, by grid slot (stage_grid copies it in cell order).
-  struct SlotData {
-    Vec2 velocity;
-    double radius;
-  };
-  // The agents' avoidance layers, masks and priorities (AgentDef), summed up: worlds whose agents
-  // all avoid everyone at one priority (every world before these settings) test none of them.
-  // Counted again at the start of the step after a spawn, a removal or loading (rules_stale_).
-  struct AvoidanceRules {
-    bool masked = false;  // some agent's mask is not every bit: neighbours are filtered by layer
-    std::uint8_t min_priority = AgentDefLimits::kDefaultPriority;  // the most important
-    std::uint8_t max_priority = AgentDefLimits::kDefaultPriority;  // the least important
-    bool ranked() const { return min_priority != max_priority; }
-    bool any() const { return masked || ranked(); }
-  };
-  // An agent's layer and priority, by grid slot (stage_grid copies them when rules_.any()).
-  struct SlotRules {
-    std::uint32_t layer;
-    std::uint8_t priority;
-  };
-  // Whether agent i avoids the agent at grid slot k: its layer is in i's mask, and it is not
-  // less important than i (the more important leaves the other out: it yields).
-  bool heeds(const Agent& a, std::size_t k) const {
-    const SlotRules& o = slot_rules_[k];
-    return (o.layer & a.def.mask) != 0 && o.priority <= a.def.priority;
-  }
-  // Whether agent i's neighbours need heeds(): it masks some layer out, or some agent is less
-  // important than it.
-  bool filters_neighbours(const Agent& a) const {
-    return (rules_.masked && a.def.mask != ~std::uint32_t{0}) ||
-           (rules_.ranked() && a.def.priority < rules_.max_priority);
-  }
   void count_rules();
   // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
   // velocity that takes it out of the way of a more important one coming at it (zero when none
@@ -325,7 +245,8 @@ class WorldImpl {
   Vec2 yield_velocity(std::size_t i, Scratch& scratch) const;
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
-  // on the squared distance from agent i's centre to every other's (its Desire::clearance2).
+  // on the squared distance from agent i's centre to every other's (its clearance,
+  // Proximity::clearance2).
   double gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const;
   // Avoidance for the agent at grid slot k (stage_avoidance): its steered velocity, or with
   // `batched` its push sums into scratch.sums, for its chunk to finish.
@@ -336,34 +257,6 @@ class WorldImpl {
   // How far ahead the grid-order loops prefetch agents' records, in grid slots.
   static constexpr std::size_t kPrefetchAhead = 4;
 
-  WorldDef def_;
-  Rng rng_;
-  std::uint64_t tick_ = 0;
-  AgentId next_id_ = 1;
-  ObstacleId next_obstacle_id_ = 1;
-  std::uint64_t obstacles_version_ = 0;
-  std::vector<Agent> agents_;
-  std::vector<Obstacle> obstacles_;
-  std::optional<TileMap> map_;
-  std::uint64_t map_version_ = 0;
-
-  std::vector<CollisionEvent> collisions_;
-  std::vector<AgentId> inspected_;
-  std::unordered_map<AgentId, AvoidanceTrace> traces_;
-
-  // Scratch, reused every step.
-  SpatialGrid grid_;
-  ObstacleIndex obstacle_index_;
-  SpatialGrid near_grid_;  // every agent, fine cells: reciprocal members' nearest (stage_avoidance)
-  double max_agent_radius_ = 0;
-  bool uniform_radius_ = false;  // every agent's radius is max_agent_radius_ (stage_grid)
-  double moved_ = 0;  // how far any agent moved since the grid was built (stage_integrate)
-  std::uint64_t obstacle_grid_version_ = ~std::uint64_t{0};
-  std::vector<Desire> desires_;
-  std::vector<Scratch> scratch_ = std::vector<Scratch>(1);  // one per worker
-  Executor* executor_ = nullptr;
-  StepClock clock_ = nullptr;
-  StepProfile profile_;
   // body(i, scratch) for i in [0, n): on the executor's workers when there is one and the world
   // is large enough, else here.
   template <class Body>
@@ -375,40 +268,38 @@ class WorldImpl {
   // The same over ranges of [0, n): body(begin, end, scratch).
   template <class Body>
   void for_each_range(std::size_t n, Body&& body) {
-    if (!executor_ || scratch_.size() < 2 || agents_.size() < kParallelMinAgents) {
-      body(std::size_t{0}, n, scratch_[0]);
+    if (!runner_.executor || runner_.scratch.size() < 2 || agents_.size() < kParallelMinAgents) {
+      body(std::size_t{0}, n, runner_.scratch[0]);
       return;
     }
-    executor_->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
-      body(begin, end, scratch_[worker]);
+    runner_.executor->parallel_for(n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+      body(begin, end, runner_.scratch[worker]);
     });
   }
-  // Per-agent scratch: by grid slot during avoidance; from integration to collision detection
-  // `velocity.x` holds the slot's agent's Desire::clearance2 (read in slot order, not through the
-  // agents' scattered indices); then by agent index, whose velocity changes accumulate in
-  // `velocity`.
-  std::vector<SlotData> slots_;
-  double cutoff_scale_ = 1;  // push_cutoff_scale(def_.avoidance), for this step
   // Agent i's reciprocal velocity (stage_avoidance: a member of a reciprocal move, or any agent
   // in orca mode). `aside`: the velocity obstacles moved it off the velocity it preferred.
   Vec2 reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const;
-  AvoidanceRules rules_;
-  bool rules_stale_ = true;
-  std::vector<SlotRules> slot_rules_;      // by grid slot, while rules_.any()
-  std::vector<std::uint8_t> hit_subject_;  // touched its behaviour's subject last collision stage
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
-  // Pairs touching at the end of the last collision stage, by id (agent-agent; agent-obstacle
-  // with the obstacle id offset by 2^32): an event is a pair that starts touching, as Box2D's
-  // begin-touch events, so a resting contact is one collision, not one per tick.
-  std::vector<std::uint64_t> touching_, touching_next_;
+
+  WorldDef def_;
+  Rng rng_;
+  std::uint64_t tick_ = 0;
+  AgentId next_id_ = 1;
+  std::vector<Agent> agents_;
+  ObstacleSet obstacles_;  // obstacle_set.hpp
+  std::optional<TileMap> map_;
+  std::uint64_t map_version_ = 0;
+  // Collision events, subjects hit and the pairs touching (contacts.hpp).
+  Contacts contacts_;
+  // The host's executor and clock, the workers' scratch, the profile and the inspected agents'
+  // traces (step_runner.hpp): how the step runs, never what it computes.
+  StepRunner runner_;
+  // Scratch, reused every step: who is near whom (proximity.hpp).
+  Proximity neighbours_;
+  std::vector<Desire> desires_;
   // Paths, walkers, the path queue and flow fields: a part with its own state (path_service.hpp).
   PathService pathing_;
-  std::map<AgentId, Orders> orders_;
-  std::vector<std::uint32_t> order_tags_;  // together(), when a group order tags its members
-  std::vector<Vec2> before_;               // positions before integration, once an order was given
-  // A group order's tag: apart from every formation's (below kFormationBits' top bit).
-  static constexpr std::uint32_t kOrderTag = 1u << 29;
-  std::uint32_t next_order_ = 1;
+  // Orders kept by id and their stages: a part with its own state (order_service.hpp).
+  OrderService orders_;
   // Formation records, pending assignments and pacing: a part with its own state
   // (formation_service.hpp).
   FormationService formations_;
@@ -417,37 +308,12 @@ class WorldImpl {
   // Sources and exits: where agents enter and leave (sources.hpp, world_sources.cpp).
   SourceService sources_;
 
-  // Wander, flock, follow_path and follow (world_steering.cpp): what their steering keeps
-  // between ticks, by agent id, for the agents doing one of them.
-  struct Steering {
-    BehaviourKind kind = BehaviourKind::idle;  // the behaviour it was set for
-    BehaviourParams params;                    // path empty: in `path`, shared by one command's
-    std::shared_ptr<const std::vector<Vec2>> path;  // follow_path
-    std::uint64_t key = 0;  // wander: its own stream of random numbers (from the world's)
-    Vec2 wander;            // wander: the point on its circle, in its frame (x ahead)
-    Vec2 heading;           // its own (wander, flock) or its leader's (follow) last heading
-    std::uint32_t leg = 0;  // follow_path: the segment it is on (point leg to leg + 1)
-    bool finished = false;  // follow_path, once: it is on its way to the last point
-  };
-  std::map<AgentId, Steering> steering_;
-  bool steering_stale_ = false;  // a command may have left entries for agents doing otherwise
-
-  // set_behaviour's new state for the stateful kinds.
-  void start_steering(const SetBehaviour& cmd, const std::vector<std::size_t>& indices);
-  // Entries of agents gone or doing something else.
-  void prune_steering();
-  // The desire of agent i doing wander, flock, follow_path or follow.
-  Desire steering_desire(std::size_t i);
-  // A flock's members (by group), and a leader's followers, keep apart by reciprocal velocity
-  // obstacles, as a converging group's do (this tick's together() tags), not by the anti-gravity
-  // pushes, which scatter a flock that is tight enough to align.
-  void tag_flocks();
-  static constexpr std::uint32_t kFlockTag = 1u << 28, kFollowTag = 1u << 27;
+  // Wander, flock, follow_path and follow, and queueing: a part with its own state
+  // (steering_service.hpp).
+  SteeringService steering_;
+  SteeringService::Scene steering_scene() const { return {agents_, def_, tick_, neighbours_}; }
   // Queueing: an agent doing `queue` brakes behind a slower one close ahead (after pathing).
   void pace_queues();
-  std::vector<Vec2> queue_ways_;  // pace_queues' scratch
-  template <CheckpointStream S>
-  static bool serialize_steering(S& s, WorldImpl& w);
   // Walls: segments, polylines and polygons (walls.hpp).
   WallService walls_;
 };

@@ -30,15 +30,15 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // is not in the way: without this, agents standing at the slots next to an agent's own slot push
   // it away for ever and a formation never closes.
   const std::optional<Vec2> goal = desires_[i].goal;
-  const double scale = cutoff_scale_;  // push_cutoff without a sqrt per pair
+  const double scale = neighbours_.cutoff_scale;  // push_cutoff without a sqrt per pair
   // The push cutoff against the largest radius, and the reach: no farther than the goal allows.
-  const double max_cutoff = (a.def.radius + max_agent_radius_) * scale;
+  const double max_cutoff = (a.def.radius + neighbours_.max_agent_radius) * scale;
   // The distance to the goal, unless only the reach needs it and the goal is beyond the cutoff
   // (most agents, most ticks): then the reach is the cutoff, and the square root, which the whole
   // search would wait on, is not taken.
   const double to_goal2 = goal ? length_squared(*goal - a.position) : HUGE_VAL;
-  const bool goal_matters = !uniform_radius_ || !obstacles_.empty() || !walls_.empty() ||
-                            to_goal2 < max_cutoff * max_cutoff;
+  const bool goal_matters = !neighbours_.uniform_radius || !obstacles_.items.empty() ||
+                            !walls_.empty() || to_goal2 < max_cutoff * max_cutoff;
   const double to_goal =
       goal && goal_matters ? std::sqrt(to_goal2) : std::numeric_limits<double>::infinity();
   // d2: the squared distance to the other's centre; r: its radius.
@@ -46,12 +46,12 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     const double limit = to_goal + a.def.radius + r;
     return d2 > limit * limit;
   };
-  const double reach = std::min(max_cutoff, to_goal + a.def.radius + max_agent_radius_);
+  const double reach = std::min(max_cutoff, to_goal + a.def.radius + neighbours_.max_agent_radius);
   const double reach2 = reach * reach;
   // When every agent has the same radius, the others' cutoff is one number, and d2 <= reach2
   // already keeps everything beyond the goal out: the filter over the grid's positions is the
   // whole test but for the agent itself and its subject.
-  const double cutoff2 = uniform_radius_ ? max_cutoff * max_cutoff : HUGE_VAL;
+  const double cutoff2 = neighbours_.uniform_radius ? max_cutoff * max_cutoff : HUGE_VAL;
   // Keeps, in place and in order, the candidates among the first n that keep(d2, slot, index)
   // says yes to; returns how many (a compaction without a branch).
   auto compact = [&](std::size_t n, auto keep) {
@@ -69,8 +69,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // Candidates in two passes. First the grid's runs of slots near the agent, through its copy of
   // the positions: the filter kernel keeps those within the limit, but for the agent itself and
   // its subject, eight slots at a time where the processor can. Then, only when radii differ,
-  // those are checked against the others' radii (kept by slot in slots_, never in the agents' own
-  // records, which lie all over memory), in place.
+  // those are checked against the others' radii (kept by slot in neighbours_.slots, never in the
+  // agents' own records, which lie all over memory), in place.
   const std::uint32_t self = static_cast<std::uint32_t>(i),
                       subject = static_cast<std::uint32_t>(skip);
   // The nearest candidate's squared distance, before any is left out for its radius, its
@@ -78,20 +78,20 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   double nearest2 = HUGE_VAL, searched2 = 0;
   auto collect = [&](double radius, double limit) {
     std::size_t n = 0;
-    grid_.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
+    neighbours_.grid.query_runs(a.position, radius, [&](std::uint32_t begin, std::uint32_t end) {
       found.reserve(n + (end - begin));
-      const std::size_t m =
-          kernels.filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x,
-                         a.position.y, limit, cutoff2, self, subject, found.d2.data() + n,
-                         found.slot.data() + n, found.index.data() + n, &nearest2);
+      const std::size_t m = kernels.filter(
+          neighbours_.grid.xs(), neighbours_.grid.ys(), neighbours_.grid.items(), begin, end,
+          a.position.x, a.position.y, limit, cutoff2, self, subject, found.d2.data() + n,
+          found.slot.data() + n, found.index.data() + n, &nearest2);
       n += m;
     });
     // Every agent but these two nearer than radius is in the cells searched, and the filter kept
     // every one of them with d2 <= limit and d2 < cutoff2.
     searched2 = std::min({limit, cutoff2, radius * radius});
-    if (uniform_radius_) return n;
+    if (neighbours_.uniform_radius) return n;
     return compact(n, [&](double d2, std::uint32_t k, std::uint32_t) {
-      const double r = slots_[k].radius;
+      const double r = neighbours_.slots[k].radius;
       const double cutoff = (a.def.radius + r) * scale;
       return (d2 < cutoff * cutoff) & !beyond_goal(d2, r);
     });
@@ -108,14 +108,15 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   // Layers outside its mask and agents less important than it are not avoided: they are left out
   // before the cap, so the cap keeps the K nearest it does avoid (and the shortcuts below, which
   // bound the K nearest of everyone, are not taken).
-  const bool filtered = filters_neighbours(a);
+  const bool filtered = neighbours_.filters_neighbours(a);
   if (K > 0 && together == 0 && !filtered) {
     // First a guess from the density of the three by three cells around it: the disc that holds
     // K + 2 sqrt(K) on average, when that is within the reach. When it holds at least K, the K
     // nearest are among them (no agent outside is nearer than any inside). In a crowd of 25
     // square units per agent it mostly does, with a third of the candidates the reach has.
-    const auto [around, cells] = grid_.count_around(a.position);  // the agent itself included
-    const double k = static_cast<double>(K), cell = grid_.cell_size();
+    const auto [around, cells] =
+        neighbours_.grid.count_around(a.position);  // the agent itself included
+    const double k = static_cast<double>(K), cell = neighbours_.grid.cell_size();
     const double area = (k + 2 * std::sqrt(k)) * cell * cell * cells / kPi;  // guess2 * around
     if (area < reach2 * static_cast<double>(around)) {
       const double guess2 = area / static_cast<double>(around);
@@ -130,7 +131,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     // fewer than K within the reach: cells sized by the world's area can be many reaches wide
     // (an antipodal circle's ring crosses cells of 160 units, 30 to 45 agents each, 23 units of
     // reach), and there the pass only costs a search.
-    const double here = static_cast<double>(grid_.count_in_cell(a.position));
+    const double here = static_cast<double>(neighbours_.grid.count_in_cell(a.position));
     if (!searched && here > k && here * kPi * reach2 > k * cell * cell) {
       n = collect(0.0, reach2);
       if (n >= K) {
@@ -145,7 +146,8 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   if (together != 0)  // its formation's members are not in its way
     n = compact(
         n, [&](double, std::uint32_t, std::uint32_t index) { return tags[index] != together; });
-  if (filtered) n = compact(n, [&](double, std::uint32_t k, std::uint32_t) { return heeds(a, k); });
+  if (filtered)
+    n = compact(n, [&](double, std::uint32_t k, std::uint32_t) { return neighbours_.heeds(a, k); });
   // Over the cap: keep the K nearest, in the grid's (deterministic) order, without sorting.
   if (K > 0 && n > K) n = kernels.keep_nearest(found, n, K, bound, scratch.order);
   out.resize(n);
@@ -157,9 +159,9 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     double* __restrict vy = out.vy.data();
     double* __restrict radius = out.radius.data();
     double* __restrict obstacle = out.obstacle.data();
-    const double* xs = grid_.xs();
-    const double* ys = grid_.ys();
-    const SlotData* slots = slots_.data();
+    const double* xs = neighbours_.grid.xs();
+    const double* ys = neighbours_.grid.ys();
+    const SlotData* slots = neighbours_.slots.data();
     const std::uint32_t* slot = found.slot.data();
     for (std::size_t m = 0; m < n; ++m) {
       const std::uint32_t k = slot[m];
@@ -176,11 +178,11 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
     for (std::size_t m = 0; m < n; ++m) ids.push_back(agents_[found.index[m]].id);
   if (skip != agents_.size())
     nearest2 = std::min(nearest2, length_squared(agents_[skip].position - a.position));
-  if (!obstacles_.empty()) {
-    obstacle_index_.query(
+  if (!obstacles_.items.empty()) {
+    neighbours_.obstacle_index.query(
         a.position, [&](double r) { return (a.def.radius + r) * scale; },
         [&](std::uint32_t k) {
-          const Obstacle& o = obstacles_[k];
+          const Obstacle& o = obstacles_.items[k];
           const double d2 = length_squared(o.position - a.position);
           const double cutoff = (a.def.radius + o.radius) * scale;
           if (beyond_goal(d2, o.radius) || d2 >= cutoff * cutoff) return;
@@ -207,27 +209,28 @@ Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch) const {
   // side it already stands (the mover's preferred side when dead ahead), the harder the nearer
   // the path and the sooner the mover comes.
   constexpr double kMargin = 1.25;
-  const double reach = (a.def.radius + max_agent_radius_) * cutoff_scale_;
+  const double reach = (a.def.radius + neighbours_.max_agent_radius) * neighbours_.cutoff_scale;
   const double horizon = std::max(def_.avoidance.lookahead, def_.dt);
   const double preferred = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
   const std::uint32_t self = static_cast<std::uint32_t>(i);
   scan::Candidates& found = scratch.found;
   Vec2 away;
-  grid_.query_runs(a.position, reach, [&](std::uint32_t begin, std::uint32_t end) {
+  neighbours_.grid.query_runs(a.position, reach, [&](std::uint32_t begin, std::uint32_t end) {
     found.reserve(end - begin);
-    const std::size_t m =
-        scan::kernels().filter(grid_.xs(), grid_.ys(), grid_.items(), begin, end, a.position.x,
-                               a.position.y, reach * reach, HUGE_VAL, self, self, found.d2.data(),
-                               found.slot.data(), found.index.data(), nullptr);
+    const std::size_t m = scan::kernels().filter(
+        neighbours_.grid.xs(), neighbours_.grid.ys(), neighbours_.grid.items(), begin, end,
+        a.position.x, a.position.y, reach * reach, HUGE_VAL, self, self, found.d2.data(),
+        found.slot.data(), found.index.data(), nullptr);
     for (std::size_t q = 0; q < m; ++q) {
       const std::uint32_t k = found.slot[q];
-      if (slot_rules_[k].priority >= a.def.priority || !heeds(a, k)) continue;
-      const Vec2 v = slots_[k].velocity;
+      if (neighbours_.slot_rules[k].priority >= a.def.priority || !neighbours_.heeds(a, k))
+        continue;
+      const Vec2 v = neighbours_.slots[k].velocity;
       const double speed = length(v);
       if (!(speed > 0)) continue;
       const Vec2 dir = v * (1.0 / speed);
-      const Vec2 rel = a.position - grid_.position(k);
-      const double rsum = a.def.radius + slots_[k].radius;
+      const Vec2 rel = a.position - neighbours_.grid.position(k);
+      const double rsum = a.def.radius + neighbours_.slots[k].radius;
       const double along = dot(rel, dir);
       const double across = cross(dir, rel);  // > 0: on the side of {-dir.y, dir.x}
       const double clear = kMargin * rsum;
@@ -277,58 +280,60 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
   const std::uint32_t tag = tags.empty() ? 0 : tags[i], move = tag & ~FormationService::kCritical;
   const bool critical = (tag & FormationService::kCritical) != 0;
   const bool reciprocal = (tag & FormationService::kReciprocal) != 0;
-  const bool filtered = filters_neighbours(a);
-  const bool ranked = rules_.ranked();
-  const double reach = a.def.radius + max_agent_radius_ + 2 * a.def.max_speed * kHorizon;
+  const bool filtered = neighbours_.filters_neighbours(a);
+  const bool ranked = neighbours_.rules.ranked();
+  const double reach = a.def.radius + neighbours_.max_agent_radius + 2 * a.def.max_speed * kHorizon;
   // Speed falls with density (below): it counts those heeded within kCrowdRadii of its radius.
   constexpr double kCrowdRadii = 5;
   const double crowd_reach = kCrowdRadii * a.def.radius;
   std::vector<ReciprocalNeighbour>& near = scratch.reciprocal;
   const auto gather = [&](double within) {
     near.clear();
-    near_grid_.query_points(a.position, within, [&](std::uint32_t slot, Vec2 p, std::uint32_t) {
-      const std::uint32_t j = grid_.index(slot);
-      const double d2 = length_squared(p - a.position);
-      if (j == i || j == subject || d2 > within * within) return;
-      // Outside its mask, or less important: not avoided (the other takes all of the pair's
-      // avoidance, RVO2's responsibility split at 1 and 0, as Unity's priorities do).
-      if (filtered && !heeds(a, slot)) return;
-      const SlotData& o = slots_[slot];
-      // Others avoid it their own way: it takes all of the avoidance; in orca mode everyone
-      // avoids so, and each of a pair takes half.
-      double share = everyone ? (j < i ? 0.5 + kTieBreak : 0.5 - kTieBreak) : 1;
-      if (ranked && slot_rules_[slot].priority < a.def.priority) {
-        share = 1;  // more important: it takes none of the avoidance
-      } else if (reciprocal && !tags.empty() && (tags[j] & ~FormationService::kCritical) == move) {
-        const bool its_critical = (tags[j] & FormationService::kCritical) != 0;
-        if (critical == its_critical) {
-          share = 0.5;
-        } else if (critical) {
-          const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
-                                 std::sqrt(std::max(d2, 1e-12));
-          const double close =
-              a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
-          if (d2 > close * close) return;
-          share = 0.5;
-        } else {
-          share = 1;  // it gets out of a critical member's way
-        }
-      }
-      // Orca mode: velocity obstacles assume each can take its new velocity at once; steering
-      // limited by max force takes time, and meanwhile they close. An approaching neighbour
-      // counts as larger by the distance its closing speed takes to brake away, c² / 2a (as the
-      // acceleration-velocity obstacles of van den Berg et al. 2011 widen the obstacle for the
-      // lag), so each starts giving way while it still can (measured on rings of 30 to 300, each
-      // agent bound for the point opposite: no collision, where without it they locked, or
-      // collided up to 221 times).
-      double radius = o.radius + gap;
-      if (everyone && accel > 0) {
-        const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
-                               std::sqrt(std::max(d2, 1e-12));
-        radius += closing * closing / (2 * accel);
-      }
-      near.push_back({p, o.velocity, radius, share});
-    });
+    neighbours_.near_grid.query_points(
+        a.position, within, [&](std::uint32_t slot, Vec2 p, std::uint32_t) {
+          const std::uint32_t j = neighbours_.grid.index(slot);
+          const double d2 = length_squared(p - a.position);
+          if (j == i || j == subject || d2 > within * within) return;
+          // Outside its mask, or less important: not avoided (the other takes all of the pair's
+          // avoidance, RVO2's responsibility split at 1 and 0, as Unity's priorities do).
+          if (filtered && !neighbours_.heeds(a, slot)) return;
+          const SlotData& o = neighbours_.slots[slot];
+          // Others avoid it their own way: it takes all of the avoidance; in orca mode everyone
+          // avoids so, and each of a pair takes half.
+          double share = everyone ? (j < i ? 0.5 + kTieBreak : 0.5 - kTieBreak) : 1;
+          if (ranked && neighbours_.slot_rules[slot].priority < a.def.priority) {
+            share = 1;  // more important: it takes none of the avoidance
+          } else if (reciprocal && !tags.empty() &&
+                     (tags[j] & ~FormationService::kCritical) == move) {
+            const bool its_critical = (tags[j] & FormationService::kCritical) != 0;
+            if (critical == its_critical) {
+              share = 0.5;
+            } else if (critical) {
+              const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
+                                     std::sqrt(std::max(d2, 1e-12));
+              const double close =
+                  a.def.radius + o.radius + 1 + (accel > 0 ? closing * closing / (2 * accel) : 0.0);
+              if (d2 > close * close) return;
+              share = 0.5;
+            } else {
+              share = 1;  // it gets out of a critical member's way
+            }
+          }
+          // Orca mode: velocity obstacles assume each can take its new velocity at once; steering
+          // limited by max force takes time, and meanwhile they close. An approaching neighbour
+          // counts as larger by the distance its closing speed takes to brake away, c² / 2a (as the
+          // acceleration-velocity obstacles of van den Berg et al. 2011 widen the obstacle for the
+          // lag), so each starts giving way while it still can (measured on rings of 30 to 300,
+          // each agent bound for the point opposite: no collision, where without it they locked, or
+          // collided up to 221 times).
+          double radius = o.radius + gap;
+          if (everyone && accel > 0) {
+            const double closing = std::max(0.0, dot(a.velocity - o.velocity, p - a.position)) /
+                                   std::sqrt(std::max(d2, 1e-12));
+            radius += closing * closing / (2 * accel);
+          }
+          near.push_back({p, o.velocity, radius, share});
+        });
   };
   // Only the nearest kMaxNeighbours are kept, and in a crowd they are far nearer than reach
   // (a reach of 124 units held 500 members in a dense crowd: 5,000 members took 107 ms a tick).
@@ -363,8 +368,8 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
                      });
     near.resize(kMaxNeighbours);
   }
-  obstacle_index_.query_within(a.position, reach, [&](std::uint32_t k) {
-    const Obstacle& o = obstacles_[k];
+  neighbours_.obstacle_index.query_within(a.position, reach, [&](std::uint32_t k) {
+    const Obstacle& o = obstacles_.items[k];
     if (length(o.position - a.position) <= reach + o.radius)
       near.push_back({o.position, {}, o.radius + gap, 1.0});
   });

@@ -18,11 +18,12 @@ void WorldImpl::stage_pathing() {
 }
 
 void WorldImpl::stage_walls() {
-  if (map_) keep_out_of_tiles();
-  if (!walls_.empty()) hold_at_walls();
+  run_stage(Stage::walls_tiles, &WorldImpl::keep_out_of_tiles);
+  run_stage(Stage::walls_segments, &WorldImpl::hold_at_walls);
 }
 
 void WorldImpl::keep_out_of_tiles() {
+  if (!map_) return;
   const double now = static_cast<double>(tick_ + 1) * def_.dt;
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];

@@ -161,7 +161,7 @@ std::optional<Vec2> WorldImpl::place(const Source& s, double radius, const Nearb
         }))
       continue;
     if (std::any_of(near.obstacles.begin(), near.obstacles.end(), [&](std::size_t i) {
-          return overlaps(obstacles_[i].position, obstacles_[i].radius);
+          return overlaps(obstacles_.items[i].position, obstacles_.items[i].radius);
         }))
       continue;
     return p;
@@ -190,8 +190,9 @@ void WorldImpl::stage_sources() {
     near.obstacles.clear();
     for (std::size_t i = 0; i < agents_.size(); ++i)
       if (reaches(agents_[i].position, agents_[i].def.radius)) near.agents.push_back(i);
-    for (std::size_t i = 0; i < obstacles_.size(); ++i)
-      if (reaches(obstacles_[i].position, obstacles_[i].radius)) near.obstacles.push_back(i);
+    for (std::size_t i = 0; i < obstacles_.items.size(); ++i)
+      if (reaches(obstacles_.items[i].position, obstacles_.items[i].radius))
+        near.obstacles.push_back(i);
     while (s.spawned < due && agents_.size() < def_.max_agents) {
       const std::optional<Vec2> spot = place(s, radius, near);
       if (!spot) break;  // crowded: the rest wait for the next tick
@@ -202,7 +203,7 @@ void WorldImpl::stage_sources() {
   }
   if (agents_.size() == before) return;
   pathing_.agents_added(agents_.size(), map_.has_value());
-  rules_stale_ = true;  // counted again by begin_step, before the grid
+  neighbours_.rules_stale = true;  // counted again by begin_step, before the grid
   sources_.changed();
 }
 

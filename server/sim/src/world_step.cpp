@@ -61,7 +61,7 @@ const Agent* WorldImpl::subject_of(const Agent& a) const {
 }
 
 void WorldImpl::step() {
-  const std::uint64_t start = clock_ ? clock_() : 0;
+  const std::uint64_t start = runner_.clock ? runner_.clock() : 0;
   run_stage(Stage::sources, &WorldImpl::stage_sources);
   begin_step();
   run_stage(Stage::assignments, &WorldImpl::stage_assignments);
@@ -79,39 +79,39 @@ void WorldImpl::step() {
   run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
   measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
-  profile_.step_ns = clock_ ? clock_() - start : 0;
+  runner_.profile.step_ns = runner_.clock ? runner_.clock() - start : 0;
 }
 
 void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
-  if (!clock_) {
+  if (!runner_.clock) {
     (this->*body)();
     return;
   }
-  const std::uint64_t start = clock_();
+  const std::uint64_t start = runner_.clock();
   (this->*body)();
-  profile_.stage_ns[static_cast<std::size_t>(stage)] = clock_() - start;
+  runner_.profile.stage_ns[static_cast<std::size_t>(stage)] = runner_.clock() - start;
 }
 
 void WorldImpl::begin_step() {
-  hit_subject_.resize(agents_.size(), 0);
+  contacts_.hit_subject.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
-  if (rules_stale_) count_rules();
-  if (steering_stale_) prune_steering();
+  if (neighbours_.rules_stale) count_rules();
+  steering_.prune(agents_);     // when a command may have left entries for agents doing otherwise
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
 }
 
 void WorldImpl::count_rules() {
-  rules_ = {};
+  neighbours_.rules = {};
   if (!agents_.empty()) {
-    rules_.min_priority = AgentDefLimits::kMaxPriority;
-    rules_.max_priority = 0;
+    neighbours_.rules.min_priority = AgentDefLimits::kMaxPriority;
+    neighbours_.rules.max_priority = 0;
   }
   for (const Agent& a : agents_) {
-    rules_.masked = rules_.masked || a.def.mask != ~std::uint32_t{0};
-    rules_.min_priority = std::min(rules_.min_priority, a.def.priority);
-    rules_.max_priority = std::max(rules_.max_priority, a.def.priority);
+    neighbours_.rules.masked = neighbours_.rules.masked || a.def.mask != ~std::uint32_t{0};
+    neighbours_.rules.min_priority = std::min(neighbours_.rules.min_priority, a.def.priority);
+    neighbours_.rules.max_priority = std::max(neighbours_.rules.max_priority, a.def.priority);
   }
-  rules_stale_ = false;
+  neighbours_.rules_stale = false;
 }
 
 void WorldImpl::stage_phases() {
@@ -123,15 +123,15 @@ void WorldImpl::stage_phases() {
         (a.behaviour.kind != BehaviourKind::patrol || a.order != 0))
       continue;
     const bool at_home = a.state == MoveState::arrived;
-    update_phase(a, subject_of(a), hit_subject_[i] != 0, at_home);
+    update_phase(a, subject_of(a), contacts_.hit_subject[i] != 0, at_home);
   }
-  stage_orders();
+  run_stage(Stage::phases_orders, &WorldImpl::stage_orders);
 }
 
 void WorldImpl::stage_grid() {
   // The radii's range, on the workers (reading every record, serially, cost a millisecond at
   // 100,000 agents); min and max give one answer in any order.
-  for (Scratch& scratch : scratch_) {
+  for (Scratch& scratch : runner_.scratch) {
     scratch.min_radius = HUGE_VAL;
     scratch.max_radius = 0;
   }
@@ -139,37 +139,37 @@ void WorldImpl::stage_grid() {
     scratch.min_radius = std::min(scratch.min_radius, agents_[i].def.radius);
     scratch.max_radius = std::max(scratch.max_radius, agents_[i].def.radius);
   });
-  max_agent_radius_ = 0;
+  neighbours_.max_agent_radius = 0;
   double min_radius = HUGE_VAL;
-  for (const Scratch& scratch : scratch_) {
-    max_agent_radius_ = std::max(max_agent_radius_, scratch.max_radius);
+  for (const Scratch& scratch : runner_.scratch) {
+    neighbours_.max_agent_radius = std::max(neighbours_.max_agent_radius, scratch.max_radius);
     min_radius = std::min(min_radius, scratch.min_radius);
   }
-  uniform_radius_ = min_radius == max_agent_radius_;
+  neighbours_.uniform_radius = min_radius == neighbours_.max_agent_radius;
   // Cells as wide as the reach of the strongest typical push: a query spans two or three rows of
   // two or three cells. Smaller cells fit the disc better but cost more rows, each a few
   // branches and a square root: measured, the step is fastest here.
-  const double reach = push_cutoff(def_.avoidance, 2 * max_agent_radius_);
+  const double reach = push_cutoff(def_.avoidance, 2 * neighbours_.max_agent_radius);
   const double cell = SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
-                                                 std::max(reach, 2 * max_agent_radius_));
-  grid_.rebuild(
+                                                 std::max(reach, 2 * neighbours_.max_agent_radius));
+  neighbours_.grid.rebuild(
       agents_.size(), [this](std::size_t i) { return agents_[i].position; }, def_.width,
       def_.height, cell);
-  slots_.resize(agents_.size());
-  for_each_agent(slots_.size(), [this](std::size_t k, Scratch&) {
-    const Agent& a = agents_[grid_.index(k)];
-    slots_[k] = {a.velocity, a.def.radius};
+  neighbours_.slots.resize(agents_.size());
+  for_each_agent(neighbours_.slots.size(), [this](std::size_t k, Scratch&) {
+    const Agent& a = agents_[neighbours_.grid.index(k)];
+    neighbours_.slots[k] = {a.velocity, a.def.radius};
   });
-  if (rules_.any()) {
-    slot_rules_.resize(agents_.size());
-    for_each_agent(slot_rules_.size(), [this](std::size_t k, Scratch&) {
-      const Agent& a = agents_[grid_.index(k)];
-      slot_rules_[k] = {a.def.layer, a.def.priority};
+  if (neighbours_.rules.any()) {
+    neighbours_.slot_rules.resize(agents_.size());
+    for_each_agent(neighbours_.slot_rules.size(), [this](std::size_t k, Scratch&) {
+      const Agent& a = agents_[neighbours_.grid.index(k)];
+      neighbours_.slot_rules[k] = {a.def.layer, a.def.priority};
     });
   }
-  if (obstacle_grid_version_ != obstacles_version_) {  // obstacles rarely change
-    obstacle_grid_version_ = obstacles_version_;
-    obstacle_index_.rebuild(obstacles_, def_.width, def_.height);
+  if (neighbours_.obstacle_grid_version != obstacles_.version) {  // obstacles rarely change
+    neighbours_.obstacle_grid_version = obstacles_.version;
+    neighbours_.obstacle_index.rebuild(obstacles_.items, def_.width, def_.height);
   }
 }
 
@@ -177,31 +177,46 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(slots_) + bytes(slot_rules_) +
-                      bytes(hit_subject_) + bytes(pairs_) + bytes(before_) + bytes(touching_) +
-                      bytes(touching_next_) + pathing_.agent_memory_bytes() + grid_.memory_bytes() +
-                      near_grid_.memory_bytes() + obstacle_index_.memory_bytes();
-  for (const Scratch& s : scratch_)
+  std::size_t total =
+      bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) + bytes(neighbours_.clearance2) +
+      bytes(neighbours_.slot_rules) + bytes(contacts_.hit_subject) + bytes(contacts_.pairs) +
+      orders_.memory_bytes() + bytes(contacts_.touching) + bytes(contacts_.touching_next) +
+      pathing_.agent_memory_bytes() + neighbours_.grid.memory_bytes() +
+      neighbours_.near_grid.memory_bytes() + neighbours_.obstacle_index.memory_bytes();
+  for (const Scratch& s : runner_.scratch)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
   return total;
 }
 
 void WorldImpl::set_executor(Executor* executor) {
-  executor_ = executor;
-  scratch_.resize(executor ? std::max<std::size_t>(executor->workers(), 1) : 1);
+  runner_.executor = executor;
+  runner_.scratch.resize(executor ? std::max<std::size_t>(executor->workers(), 1) : 1);
 }
 
 void WorldImpl::stage_desires() {
-  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+  const SteeringService::Scene scene = steering_scene();
+  for_each_agent(agents_.size(), [this, &scene](std::size_t i, Scratch&) {
     desires_[i] = has_steering_state(agents_[i].behaviour.kind)
-                      ? steering_desire(i)
+                      ? steering_.desire(scene, i)
                       : desire(agents_[i], subject_of(agents_[i]), def_.dt);
   });
 }
 
+void WorldImpl::pace_queues() {
+  if (!steering_.begin_queues(agents_)) return;
+  // Every queuer's way first, then each one's braking behind the one ahead (which reads the
+  // others' ways): each pass writes only its own agent's entry.
+  for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
+    steering_.note_way(i, agents_[i], desires_[i]);
+  });
+  const SteeringService::Scene scene = steering_scene();
+  for_each_agent(agents_.size(),
+                 [&](std::size_t i, Scratch&) { steering_.brake(scene, i, desires_[i]); });
+}
+
 void WorldImpl::stage_avoidance() {
-  cutoff_scale_ = push_cutoff_scale(def_.avoidance);
+  neighbours_.cutoff_scale = push_cutoff_scale(def_.avoidance);
   // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
   // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
   // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
@@ -210,43 +225,48 @@ void WorldImpl::stage_avoidance() {
   if (def_.avoidance.mode == AvoidanceMode::orca ||
       std::any_of(tags_now.begin(), tags_now.end(),
                   [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
-    near_grid_.rebuild(  // over the avoidance grid's slots, so a member's data is slots_[item]
-        grid_.size(), [this](std::size_t k) { return grid_.position(k); }, def_.width, def_.height,
-        SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height, 2 * max_agent_radius_));
+    neighbours_.near_grid
+        .rebuild(  // over the avoidance grid's slots, so a member's data is neighbours_.slots[item]
+            neighbours_.grid.size(), [this](std::size_t k) { return neighbours_.grid.position(k); },
+            def_.width, def_.height,
+            SpatialGrid::cell_size_for(agents_.size(), def_.width, def_.height,
+                                       2 * neighbours_.max_agent_radius));
   // Traces exist before the loop, so workers only look them up.
-  traces_.clear();
-  for (AgentId id : inspected_)
-    if (find(id)) traces_[id];
+  runner_.traces.clear();
+  for (AgentId id : runner_.inspected)
+    if (find(id)) runner_.traces[id];
   // In grid order: consecutive agents are neighbours and share most of their neighbours' data in
   // the caches. Each writes only its own desire (turned in place: from here on desires_[i].velocity
   // is the steered velocity) and trace: the order changes no result. In chunks: the pushes of each
   // agent summed, then the chunk's directions combined at once (combine_batch: several agents to
   // a vector register), the same bits as one agent at a time.
   const bool batched = combines_in_batch(def_.avoidance);
-  for_each_range(
-      grid_.size(), [this, batched](std::size_t begin, std::size_t end, Scratch& scratch) {
-        constexpr std::size_t kChunk = 64;
-        for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
-          scratch.sums.clear();
-          scratch.pending.clear();
-          for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k)
-            avoid(k, scratch, batched);
-          if (scratch.pending.empty()) continue;
-          combine_batch(def_.avoidance, scratch.sums);
-          for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
-            const auto [i, speed] = scratch.pending[m];
-            desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
-          }
-        }
-      });
+  neighbours_.clearance2.resize(agents_.size());
+  for_each_range(neighbours_.grid.size(), [this, batched](std::size_t begin, std::size_t end,
+                                                          Scratch& scratch) {
+    constexpr std::size_t kChunk = 64;
+    for (std::size_t chunk = begin; chunk < end; chunk += kChunk) {
+      scratch.sums.clear();
+      scratch.pending.clear();
+      for (std::size_t k = chunk; k < std::min(end, chunk + kChunk); ++k)
+        avoid(k, scratch, batched);
+      if (scratch.pending.empty()) continue;
+      combine_batch(def_.avoidance, scratch.sums);
+      for (std::size_t m = 0; m < scratch.pending.size(); ++m) {
+        const auto [i, speed] = scratch.pending[m];
+        desires_[i].velocity = Vec2{scratch.sums.dir_x[m], scratch.sums.dir_y[m]} * speed;
+      }
+    }
+  });
 }
 
 void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   prefetch_later(k);
-  const std::size_t i = grid_.index(k);
+  const std::size_t i = neighbours_.grid.index(k);
   const Agent& a = agents_[i];
   Vec2 desired = desires_[i].velocity;
-  const auto traced = traces_.find(a.id);
+  neighbours_.clearance2[k] = 0;  // not known, unless its neighbours are gathered below
+  const auto traced = runner_.traces.find(a.id);
   const std::span<const std::uint32_t> tags = together();
   const AvoidanceMode mode = def_.avoidance.mode;
   // Orca mode: every agent, moving or standing (RVO2 runs every agent, its preferred velocity
@@ -257,7 +277,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
     bool aside = false;
     desires_[i].velocity = reciprocal_desire(i, scratch, aside);
     desires_[i].aside = aside && mode == AvoidanceMode::orca;
-    if (traced != traces_.end()) {  // no pushes: the direction wanted and the one taken
+    if (traced != runner_.traces.end()) {  // no pushes: the direction wanted and the one taken
       traced->second.desired_dir = normalized_or_zero(desired);
       traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
     }
@@ -267,7 +287,8 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   // braking takes away: an idle agent, one arrived or holding) steps out of the way of a more
   // important agent coming at it, until it is clear: that is its desire, which it avoids the others
   // on as any mover does.
-  if (rules_.ranked() && a.def.priority > rules_.min_priority && mode != AvoidanceMode::none) {
+  if (neighbours_.rules.ranked() && a.def.priority > neighbours_.rules.min_priority &&
+      mode != AvoidanceMode::none) {
     const double still = a.def.max_force / a.def.mass * def_.dt;
     if (length_squared(desired) <= still * still) {
       if (const Vec2 aside = yield_velocity(i, scratch); aside != Vec2{}) {
@@ -276,7 +297,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
       }
     }
   }
-  AvoidanceTrace* trace = traced == traces_.end() ? nullptr : &traced->second;
+  AvoidanceTrace* trace = traced == runner_.traces.end() ? nullptr : &traced->second;
   if (desired == Vec2{} || mode == AvoidanceMode::none) {
     if (trace)
       avoidance_direction(def_.avoidance, {a.position, a.velocity, a.def.radius, desired}, {},
@@ -285,7 +306,7 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   }
   // Lowered by a millionth before it is rounded to a float (at most 6e-8 up): a bound stays a
   // bound, without a branch or a call per agent.
-  desires_[i].clearance2 =
+  neighbours_.clearance2[k] =
       static_cast<float>(gather_neighbours(i, scratch, trace != nullptr) * (1 - 1e-6));
   const Mover self{a.position, a.velocity, a.def.radius, desired};
   // Avoidance turns the desire; it keeps the behaviour's speed (as the anti-gravity push is
@@ -310,24 +331,24 @@ void WorldImpl::stage_integrate() {
   // order, so that the grid's copy of the positions is brought up to date as the agents move:
   // the collision stage then finds touching pairs through the same grid, queries widened by the
   // farthest any agent moved, instead of sorting everyone into cells a second time.
-  for (Scratch& scratch : scratch_) scratch.moved2 = 0;
+  for (Scratch& scratch : runner_.scratch) scratch.moved2 = 0;
   // Where each started from, for the orders' movers' sweep (keep_off_stopped).
-  const bool sweep = next_order_ != 1;
-  if (sweep) before_.resize(agents_.size());
-  for_each_agent(grid_.size(), [this, sweep](std::size_t k, Scratch& scratch) {
+  const std::span<Vec2> before = orders_.starts(agents_.size());
+  const bool sweep = !before.empty();
+  for_each_agent(neighbours_.grid.size(), [this, sweep, before](std::size_t k, Scratch& scratch) {
     prefetch_later(k);
-    const std::size_t i = grid_.index(k);
+    const std::size_t i = neighbours_.grid.index(k);
     Agent& a = agents_[i];
-    if (sweep) before_[i] = a.position;
+    if (sweep) before[i] = a.position;
     integrate(a, desires_[i]);
-    slots_[k].velocity.x = desires_[i].clearance2;  // for the collision stage, by slot
-    scratch.moved2 = std::max(scratch.moved2, length_squared(a.position - grid_.position(k)));
-    grid_.move(k, a.position);
+    scratch.moved2 =
+        std::max(scratch.moved2, length_squared(a.position - neighbours_.grid.position(k)));
+    neighbours_.grid.move(k, a.position);
   });
   double moved2 = 0;
-  for (const Scratch& scratch : scratch_) moved2 = std::max(moved2, scratch.moved2);
-  moved_ = std::sqrt(moved2);
-  keep_off_stopped();
+  for (const Scratch& scratch : runner_.scratch) moved2 = std::max(moved2, scratch.moved2);
+  neighbours_.moved = std::sqrt(moved2);
+  run_stage(Stage::integrate_keep_off, &WorldImpl::keep_off_stopped);
 }
 
 void WorldImpl::integrate(Agent& a, const Desire& desire) const {

@@ -27,6 +27,7 @@ CommandOutcome WorldImpl::apply_remove_wall(const RemoveWall& cmd) {
 }
 
 void WorldImpl::hold_at_walls() {
+  if (walls_.empty()) return;
   // Each agent reads its own start and the walls and writes only itself: on the workers.
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch& scratch) {
     Agent& a = agents_[i];

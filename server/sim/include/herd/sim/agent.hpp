@@ -73,10 +73,6 @@ struct Desire {
   // agent stepping out of a more important one's way, an orca agent giving way), so it is not
   // stopped dead at its goal this tick. In what would be padding: a Desire is no larger for it.
   bool aside = false;
-  // Set by the avoidance stage: no other agent's centre is nearer than the square root of this at
-  // the start of the step (0: not known). The collision stage skips the search for one that
-  // cannot touch anyone. In what would be padding: a Desire is no larger for it.
-  float clearance2 = 0;
 };
 
 // One collision in a tick: agent a with agent b, or with static obstacle b.
