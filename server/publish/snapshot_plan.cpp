@@ -1,6 +1,7 @@
 #include "publish/snapshot_plan.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "protocol/messages.hpp"
@@ -15,17 +16,27 @@ const std::array<SnapshotPlan::Row, SnapshotPlan::kParts>& SnapshotPlan::rows() 
       // Obstacles: in every welcome, after a change, and every refresh period.
       {&SnapshotParts::obstacles, [](W w) { return w.obstacles_version(); }, Refresh::always,
        nullptr, true},
-      // Measurements: after a change or a report (once a second while there are any).
-      {&SnapshotParts::measurements, [](W w) { return w.measurements_version(); }},
+      // Measurements: after a change or a report (once a second while there are any); to the
+      // whole world's views only (their counts count agents a team may not see).
+      {&SnapshotParts::measurements, [](W w) { return w.measurements_version(); }, Refresh::never,
+       nullptr, false, false},
       // Sources and exits: after a change (each tick a source spawns or an exit removes), and
-      // every refresh period while there are any.
+      // every refresh period while there are any; to the whole world's views only, as
+      // measurements.
       {&SnapshotParts::sources, [](W w) { return w.sources_version(); }, Refresh::while_any,
-       [](W w) { return !(w.sources().empty() && w.exits().empty()); }},
+       [](W w) { return !(w.sources().empty() && w.exits().empty()); }, false, false},
       // Walls: after a change, and every refresh period while there are any.
       {&SnapshotParts::walls, [](W w) { return w.walls_version(); }, Refresh::while_any,
        [](W w) { return !w.walls().empty(); }},
   }};
   return kRows;
+}
+
+const SnapshotPlan::Row& SnapshotPlan::row(bool SnapshotParts::*part) {
+  for (const Row& r : rows())
+    if (r.part == part) return r;
+  assert(false && "every part has its row");
+  return rows().front();
 }
 
 SnapshotPlan::SnapshotPlan(const sim::World& world) { reset(world, 0); }

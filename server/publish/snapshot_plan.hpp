@@ -4,7 +4,9 @@
 // since it was last sent; a part that refreshes goes again at least every kObstacleRefreshSeconds
 // (always, or while the world has any of it), so that a client that skipped the snapshot that told
 // a change, or came after it, has it again soon. A new world sends every part that its welcome
-// does not carry. Adding a part is one row (and its flag in SnapshotParts).
+// does not carry. Each row also says who is sent the part: every view, or the whole world's only
+// (a team's fogged view leaves it out); the JSON writer and the binary side section read that
+// (world_messages.cpp). Adding a part is one row (and its flag in SnapshotParts).
 #pragma once
 
 #include <array>
@@ -25,9 +27,16 @@ class SnapshotPlan {
     Refresh refresh = Refresh::never;
     bool (*any)(const sim::World& world) = nullptr;  // while_any: whether the world has any
     bool in_welcome = false;  // the welcome carries it: a new world's first snapshot need not
+    bool to_teams = true;     // a team's fogged view carries it too
   };
   static constexpr std::size_t kParts = 5;
   static const std::array<Row, kParts>& rows();
+  // The row of `part`.
+  static const Row& row(bool SnapshotParts::*part);
+  // Whether a snapshot with `parts` carries `part` to a view, fogged (a team's) or not.
+  static bool carries(const SnapshotParts& parts, bool SnapshotParts::*part, bool fogged) {
+    return parts.*part && (!fogged || row(part).to_teams);
+  }
 
   // A world whose welcome-carried parts every client has; the others go in the first snapshot.
   explicit SnapshotPlan(const sim::World& world);

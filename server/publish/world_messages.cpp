@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "protocol/snapshot_json.hpp"
+#include "publish/snapshot_plan.hpp"
 
 namespace herd::publish {
 
@@ -132,14 +133,18 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
                            const SnapshotParts& parts, const View& view = {}) {
   SnapshotTail t;
   const bool fog = view.team != 0;
-  if (parts.map) t.map = map_state(world);
-  if (parts.obstacles) t.obstacles = obstacle_states(world);
-  if (parts.measurements && !fog) t.measurements = measurement_states(world);
-  if (parts.sources && !fog) {
+  // Which parts this view is sent: the snapshot plan's rows say who takes each.
+  const auto carried = [&](bool SnapshotParts::*part) {
+    return SnapshotPlan::carries(parts, part, fog);
+  };
+  if (carried(&SnapshotParts::map)) t.map = map_state(world);
+  if (carried(&SnapshotParts::obstacles)) t.obstacles = obstacle_states(world);
+  if (carried(&SnapshotParts::measurements)) t.measurements = measurement_states(world);
+  if (carried(&SnapshotParts::sources)) {
     t.sources = source_states(world);
     t.exits = exit_states(world);
   }
-  if (parts.walls) t.walls = wall_states(world);
+  if (carried(&SnapshotParts::walls)) t.walls = wall_states(world);
   for (const sim::CollisionEvent& e : collisions) {
     if (t.hits.size() == kMaxCollisionsPerSnapshot) break;
     if (fog && !(sees_id(world, view, e.a) && (e.with_obstacle || sees_id(world, view, e.b))))

@@ -54,5 +54,23 @@ TEST(SnapshotPlan, ANewWorldSendsEveryPartItsWelcomeDoesNotCarry) {
   EXPECT_TRUE(parts.walls);
 }
 
+// Who takes each part: a team's fogged view is sent the map, obstacles and walls, not the
+// measurements, sources or exits, whose counts count agents it may not see.
+TEST(SnapshotPlan, ATeamsViewLeavesOutWhatCountsAgentsItMayNotSee) {
+  SnapshotParts all;
+  all.map = all.obstacles = all.measurements = all.sources = all.walls = true;
+  for (bool SnapshotParts::*part :
+       {&SnapshotParts::map, &SnapshotParts::obstacles, &SnapshotParts::measurements,
+        &SnapshotParts::sources, &SnapshotParts::walls})
+    EXPECT_TRUE(SnapshotPlan::carries(all, part, false)) << "the whole world's view takes all";
+  EXPECT_TRUE(SnapshotPlan::carries(all, &SnapshotParts::obstacles, true));
+  EXPECT_TRUE(SnapshotPlan::carries(all, &SnapshotParts::walls, true));
+  EXPECT_FALSE(SnapshotPlan::carries(all, &SnapshotParts::measurements, true));
+  EXPECT_FALSE(SnapshotPlan::carries(all, &SnapshotParts::sources, true));
+  SnapshotParts none;
+  none.obstacles = false;
+  EXPECT_FALSE(SnapshotPlan::carries(none, &SnapshotParts::obstacles, false)) << "not due";
+}
+
 }  // namespace
 }  // namespace herd::publish
