@@ -211,14 +211,17 @@ export class ProfilePanel {
 }
 
 // A stage's row: its name, its mean ms (also as data-ms, unrounded) and its share as a bar and a
-// percentage.
+// percentage. A sub-stage ("pace.orders": timed within its stage, which the server lists just
+// before it) is indented under its stage and named by its part.
 /** @param {{stage: string, ms: number | null, text: string, share: number | null, title: string}} r */
 function stageRow(r) {
   const tr = document.createElement('tr');
   tr.dataset.stage = r.stage;
   tr.title = r.title;
   const name = document.createElement('td');
-  name.textContent = r.stage;
+  const dot = r.stage.indexOf('.');
+  name.textContent = dot < 0 ? r.stage : r.stage.slice(dot + 1);
+  if (dot >= 0) tr.classList.add('sub');
   const ms = document.createElement('td');
   ms.className = 'ms';
   ms.textContent = r.text;

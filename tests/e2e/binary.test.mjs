@@ -14,10 +14,12 @@ import { colorDistance, hexToRgb } from './lib/colors.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 
-// Agents drawn where they are: most centres have their colour (neighbours may cover a few).
+// Agents drawn where they are: most centres of agents clear of the others have their colour (in
+// the default scenario the whole ring crosses the centre at once, where they cover one another).
 async function assertDrawn(page) {
   // Agents in the viewport's margin are off the canvas (their pixel reads as transparent).
-  const pixels = (await page.evaluate(agentCentrePixels)).filter((p) => p.pixel[3] > 0);
+  const all = (await page.evaluate(agentCentrePixels)).filter((p) => p.pixel[3] > 0);
+  const pixels = all.filter((p) => p.clear).length >= 5 ? all.filter((p) => p.clear) : all;
   assert.ok(pixels.length > 0);
   const bad = pixels.filter((p) => colorDistance(p.pixel, hexToRgb(p.color)) > 8);
   const good = pixels.length - bad.length;

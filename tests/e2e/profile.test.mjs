@@ -13,7 +13,12 @@ import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
 // The server's stages, in its order (herd_step_stage_seconds{stage=...}).
-const STAGES = ['sources', 'assignments', 'phases', 'grid', 'desires', 'pathing', 'pace', 'avoidance', 'integrate', 'collisions', 'walls', 'states', 'formations', 'exits'];
+// The step's stages in the order it runs them, each sub-stage (timed within its stage) after it.
+const STAGES = [
+  'sources', 'assignments', 'grid', 'phases', 'phases.orders', 'desires', 'pathing', 'pace', 'pace.formations',
+  'pace.orders', 'pace.flocks', 'pace.queues', 'avoidance', 'integrate', 'integrate.keep_off', 'collisions',
+  'walls', 'walls.tiles', 'walls.segments', 'states', 'formations', 'exits',
+];
 
 // Counts the page's GET /metrics: made in all, and the most ever in flight at once.
 function trackMetrics(page) {
@@ -102,6 +107,8 @@ describe('the step profile panel', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
     await noteSays(page, /^mean of \d+ steps? in the last \d+\.\d s$/);
     const table = await page.evaluate(profileTable);
     assert.deepEqual(table.rows.map((r) => r.stage), STAGES);
+    const subs = STAGES.filter((s) => s.includes('.'));
+    assert.deepEqual(await page.locator('#profile-rows tr.sub').evaluateAll((trs) => trs.map((tr) => tr.dataset.stage)), subs, 'sub-stages indented under their stage');
     assert.ok(Number(table.step.ms) > 0, `the step's mean: ${JSON.stringify(table.step)}`);
 
     // Paused: no steps, said plainly; the figures of the steps before stay, dimmed.

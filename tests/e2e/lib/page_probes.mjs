@@ -53,12 +53,19 @@ export async function agentCentrePixels() {
   const canvas = document.getElementById('world');
   const k = canvas.width / canvas.clientWidth;
   const ctx = canvas.getContext('2d');
-  return h.agents.map((a) => {
-    const p = h.worldToScreen(a.x, a.y);
+  const scale = h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x;
+  const screen = h.agents.map((a) => h.worldToScreen(a.x, a.y));
+  return h.agents.map((a, i) => {
+    const p = screen[i];
+    // clear: no other agent's body, heading line or ring reaches this centre (as isolatedAgent
+    // measures it), so its pixel is its own whatever the crowd does.
+    const clear = h.agents.every((b, j) => j === i ||
+      Math.hypot(p.x - screen[j].x, p.y - screen[j].y) > Math.max(h.minAgentPx, b.r * scale) * 2.5 + 6);
     return {
       id: a.id,
       team: a.team,
       group: a.group,
+      clear,
       color: h.theme.groups[a.group % h.theme.groups.length],
       pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data),
     };
