@@ -133,7 +133,7 @@ json area_json(sim::Vec2 min, sim::Vec2 max) {
 
 // `pathing` and `neighbours` (sources, set_pathing): one of their declared choices.
 sim::Pathing read_pathing(const Fields& f, const json& v) {
-  return *pathing_from_string(f.spec("pathing").choices[f.choice(v, "pathing")]);
+  return *pathing_from_string(f.chosen(v, "pathing"));
 }
 std::uint8_t read_neighbours(const Fields& f, const json& v) {
   f.choice(v, "neighbours");  // 8 or 4, an unsigned number once it passes
@@ -156,8 +156,7 @@ sim::AgentTemplate read_agent_template(Fields& f) {
   const json* behaviour = f.find("behaviour");
   t.behaviour = target ? K::arrive : K::idle;
   if (behaviour) {
-    const FieldSpec& spec = f.spec("behaviour");
-    t.behaviour = *behaviour_from_string(spec.choices[f.choice(*behaviour, "behaviour")]);
+    t.behaviour = *behaviour_from_string(f.chosen(*behaviour, "behaviour"));
   }
   if (target && t.behaviour == K::idle) bad("target", "does not apply to idle");
   if (!target && t.behaviour != K::idle)
@@ -346,8 +345,7 @@ struct Wire<sim::SetTarget> {
     }
     if (cmd == "set_target") {
       if (const json* b = f.find("behaviour"))
-        c.behaviour =
-            *behaviour_from_string(f.spec("behaviour").choices[f.choice(*b, "behaviour")]);
+        c.behaviour = *behaviour_from_string(f.chosen(*b, "behaviour"));
     }
     // Declared in sim::Spread's order; formation is set_target's alone.
     if (const json* v = f.find("spread"))
@@ -457,7 +455,7 @@ struct Wire<sim::SetBehaviour> {
     using K = sim::BehaviourKind;
     sim::SetBehaviour c;
     c.agents = read_selection(f.need("agents"), "agents");
-    const std::string_view name = f.spec("behaviour").choices[f.choice("behaviour")];
+    const std::string_view name = f.chosen("behaviour");
     sim::Behaviour& b = c.behaviour;
     b.kind = *behaviour_from_string(name);
     const json* target = f.find("target");
@@ -487,9 +485,7 @@ struct Wire<sim::SetBehaviour> {
     if (tile) c.target_tile = read_tile(*tile, "target_tile");
     if (agent) b.agent = static_cast<sim::AgentId>(f.integer(*agent, "agent"));  // 0 is none
     if (radius) b.radius = f.number(*radius, "radius");
-    if (response)
-      b.response =
-          *behaviour_from_string(f.spec("response").choices[f.choice(*response, "response")]);
+    if (response) b.response = *behaviour_from_string(f.chosen(*response, "response"));
     c.hold_here = b.kind == K::hold && !target && !tile;
     return c;
   }
@@ -700,17 +696,15 @@ struct Wire<sim::SetAvoidance> {
   static constexpr std::string_view kNames[] = {"set_avoidance"};
   static sim::SetAvoidance read(Fields& f, std::string_view) {
     sim::SetAvoidance c;
-    if (const json* m = f.find("mode"))
-      c.mode = avoidance_mode_from_string(f.spec("mode").choices[f.choice(*m, "mode")]);
+    if (const json* m = f.find("mode")) c.mode = avoidance_mode_from_string(f.chosen(*m, "mode"));
     if (const json* v = f.find("personal_space")) c.personal_space = f.number(*v, "personal_space");
     if (const json* v = f.find("cardioid_exponent"))
       c.cardioid_exponent = f.number(*v, "cardioid_exponent");
     if (const json* v = f.find("preferred_side"))  // declared left, right: sim::Side's order
       c.preferred_side = static_cast<sim::Side>(f.choice(*v, "preferred_side"));
     if (const json* v = f.find("split_fix"))
-      c.split_fix = f.spec("split_fix").choices[f.choice(*v, "split_fix")] == "seed"
-                        ? sim::SplitFixMode::seed
-                        : sim::SplitFixMode::sum_as_obstacle;
+      c.split_fix = f.chosen(*v, "split_fix") == "seed" ? sim::SplitFixMode::seed
+                                                        : sim::SplitFixMode::sum_as_obstacle;
     if (const json* v = f.find("push_epsilon")) c.push_epsilon = f.number(*v, "push_epsilon");
     if (const json* v = f.find("crossing")) c.crossing = as_bool(*v, "crossing");
     if (const json* v = f.find("crossing_activation"))
@@ -828,6 +822,10 @@ struct Wire<sim::SetGroup> {
   }
 };
 
+// Slot assignments by name, in sim::SlotAssignment's order (the table declares which are taken).
+constexpr std::string_view kAssignments[] = {"optimal", "keep_order", "shuffle", "bisection",
+                                             "auto"};
+
 template <>
 struct Wire<sim::Form> {
   static constexpr std::string_view kNames[] = {"formation"};
@@ -849,7 +847,7 @@ struct Wire<sim::Form> {
     if (const json* v = f.find("orientation")) {
       if (d.shape != sim::Shape::line && d.shape != sim::Shape::lines)
         bad("orientation", for_shape);
-      d.vertical = f.spec("orientation").choices[f.choice(*v, "orientation")] == "vertical";
+      d.vertical = f.chosen(*v, "orientation") == "vertical";
     }
     if (const json* v = f.find("count")) {
       if (d.shape != sim::Shape::lines && d.shape != sim::Shape::block) bad("count", for_shape);
@@ -863,23 +861,14 @@ struct Wire<sim::Form> {
     }
     if (const json* v = f.find("regroup")) d.regroup = as_bool(*v, "regroup");
     if (const json* v = f.find("assignment")) {
-      const std::string_view a = f.spec("assignment").choices[f.choice(*v, "assignment")];
-      if (a == "optimal")
-        d.assignment = sim::SlotAssignment::optimal;
-      else if (a == "keep_order")
-        d.assignment = sim::SlotAssignment::keep_order;
-      else if (a == "shuffle")
-        d.assignment = sim::SlotAssignment::shuffle;
-      else if (a == "bisection")
-        d.assignment = sim::SlotAssignment::bisection;
-      else
-        d.assignment = sim::SlotAssignment::automatic;
+      const std::string_view a = f.chosen(*v, "assignment");
+      d.assignment = static_cast<sim::SlotAssignment>(
+          std::find(std::begin(kAssignments), std::end(kAssignments), a) -
+          std::begin(kAssignments));
     }
     return c;
   }
   static void write(json& j, const sim::Form& c) {
-    static constexpr const char* kAssign[] = {"optimal", "keep_order", "shuffle", "bisection",
-                                              "auto"};
     const sim::FormationDef& d = c.def;
     j["cmd"] = "formation";
     j["agents"] = selection_json(c.agents);
@@ -892,7 +881,7 @@ struct Wire<sim::Form> {
       j["orientation"] = d.vertical ? "vertical" : "horizontal";
     if (d.shape == sim::Shape::lines || d.shape == sim::Shape::block) j["count"] = d.count;
     if (d.shape == sim::Shape::block && d.columns) j["columns"] = d.columns;
-    j["assignment"] = kAssign[static_cast<int>(d.assignment)];
+    j["assignment"] = kAssignments[static_cast<int>(d.assignment)];
     if (d.regroup) j["regroup"] = true;
   }
 };

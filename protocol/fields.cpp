@@ -75,24 +75,26 @@ std::uint64_t Fields::integer(const json& v, const char* key) const {
 
 std::size_t Fields::choice(const json& v, const char* key) const {
   const FieldSpec& s = spec(key);
-  std::string listed;
-  for (std::size_t i = 0; i < s.choices.size(); ++i)
-    listed +=
-        (i == 0                      ? ""
-         : i + 1 == s.choices.size() ? " or "
-                                     : ", ") +
-        (s.numeric_choices ? std::string(s.choices[i]) : "\"" + std::string(s.choices[i]) + "\"");
-  const std::string must = "must be " + std::string(s.choices.size() > 2 ? "one of " : "") + listed;
+  // The refusal names every choice; written only when there is one to make.
+  const auto refuse = [&]() {
+    std::string must = s.choices.size() > 2 ? "must be one of " : "must be ";
+    for (std::size_t i = 0; i < s.choices.size(); ++i) {
+      must += i == 0 ? "" : i + 1 == s.choices.size() ? " or " : ", ";
+      must += s.numeric_choices ? std::string(s.choices[i]) : '"' + std::string(s.choices[i]) + '"';
+    }
+    bad(name(key), must);
+  };
   std::string given;
   if (s.numeric_choices) {
-    if (!v.is_number_unsigned()) bad(name(key), must);
+    if (!v.is_number_unsigned()) refuse();
     given = std::to_string(v.get<std::uint64_t>());
   } else {
     given = std::string(as_string(v, name(key)));
   }
   for (std::size_t i = 0; i < s.choices.size(); ++i)
     if (s.choices[i] == given) return i;
-  bad(name(key), must);
+  refuse();
+  return 0;  // not reached: refuse() throws
 }
 
 std::uint64_t as_uint(const json& v, const std::string& where, std::uint64_t max) {

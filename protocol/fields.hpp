@@ -47,10 +47,15 @@ class Fields {
   double number(const json& v, const char* key) const;
   std::uint64_t integer(const json& v, const char* key) const;
   std::size_t choice(const json& v, const char* key) const;
+  // The declared choice `v` names, as the table writes it.
+  std::string_view chosen(const json& v, const char* key) const {
+    return spec(key).choices[choice(v, key)];
+  }
   // The same, of a field that must be given.
   double number(const char* key) { return number(need(key), key); }
   std::uint64_t integer(const char* key) { return integer(need(key), key); }
   std::size_t choice(const char* key) { return choice(need(key), key); }
+  std::string_view chosen(const char* key) { return chosen(need(key), key); }
 
  private:
   const json& j_;

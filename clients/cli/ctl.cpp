@@ -333,12 +333,6 @@ json tile_or_bad(const std::string& s, const std::string& what) {
   return json{{"x", whole((*v)[0])}, {"y", whole((*v)[1])}};
 }
 
-// How each hand-made subcommand builds its command, for add_declared_fields to add to.
-std::map<CLI::App*, std::function<json(CLI::App*)>>& hand_builds() {
-  static std::map<CLI::App*, std::function<json(CLI::App*)>> builds;
-  return builds;
-}
-
 // The arguments every subcommand reads into, kept alive with the app.
 struct Args {
   std::string selection, kind, shape, name, file, centre, target, tile, at, response, assignment,
@@ -383,11 +377,14 @@ void add_avoidance_rule_options(CLI::App* sub, Args& a) {
                   "the layers they avoid, a bit set (uint32): those whose layer shares a bit");
 }
 
-CLI::App* command(CLI::App& app, json& out, const std::string& name, const std::string& help,
-                  std::function<json(CLI::App*)> build) {
+// How each hand-made subcommand builds its command, for add_declared_fields to add to.
+using HandBuilds = std::map<CLI::App*, std::function<json(CLI::App*)>>;
+
+CLI::App* command(HandBuilds& builds, CLI::App& app, json& out, const std::string& name,
+                  const std::string& help, std::function<json(CLI::App*)> build) {
   CLI::App* sub = app.add_subcommand(name, help);
   sub->callback([sub, &out, build] { out = build(sub); });
-  hand_builds()[sub] = std::move(build);
+  builds[sub] = std::move(build);
   return sub;
 }
 
@@ -442,6 +439,12 @@ void add_order_options(CLI::App* s, const Args& a, json& c) {
 }  // namespace
 
 void add_command_subcommands(CLI::App& app, json& out) {
+  // The hand-made subcommands below each register how they build their command here.
+  HandBuilds builds;
+  const auto command = [&builds](CLI::App& parent, json& o, const std::string& name,
+                                 const std::string& help, std::function<json(CLI::App*)> build) {
+    return herd::cli::command(builds, parent, o, name, help, std::move(build));
+  };
   auto a = std::make_shared<Args>();
   const std::string sel_help =
       "all, group:G, team:T, rect:X0,Y0,X1,Y1, group:G@X0,Y0,X1,Y1, or ids like 1,2,3";
@@ -905,8 +908,7 @@ void add_command_subcommands(CLI::App& app, json& out) {
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, protocol::kMaxSessionId));
 
-  add_declared_fields(app, out, hand_builds());
-  hand_builds().clear();  // the callbacks hold their own copies; another app starts afresh
+  add_declared_fields(app, out, builds);
 }
 
 }  // namespace herd::cli
