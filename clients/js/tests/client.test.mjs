@@ -299,16 +299,22 @@ describe('the client against the real server', () => {
   });
 
   it('says when nothing answers: a ConnectError, or a TimeoutError', async () => {
+    // A paused world sends no snapshot, so a viewer that joins it waits for one in vain (on a
+    // ticking world a snapshot may already be on its way when the wait starts).
     const gone = await startServer({ scenario: 'empty' });
     const url = gone.wsUrl;
-    await gone.stop();
-    await assert.rejects(open(url), (err) => err instanceof ConnectError && err.code === 'connect_failed' && /ECONNREFUSED/.test(err.message));
-    const c = await open(server.wsUrl, { role: 'viewer' });
+    const commander = await open(url);
+    await commander.command('pause');
+    const c = await open(url, { role: 'viewer' });
     try {
-      await assert.rejects(c.snapshots({ timeout: 0 }).next(), TimeoutError);
+      assert.equal(c.paused, true);
+      await assert.rejects(c.snapshots({ timeout: 50 }).next(), TimeoutError);
     } finally {
       await c.close();
+      await commander.close();
     }
+    await gone.stop();
+    await assert.rejects(open(url), (err) => err instanceof ConnectError && err.code === 'connect_failed' && /ECONNREFUSED/.test(err.message));
     await assert.rejects(connect(server.wsUrl), /no WebSocket here: pass options.WebSocket/);
     await assert.rejects(open(server.wsUrl, { format: 'xml' }), RangeError);
     await assert.rejects(open('ftp://localhost/ws'), TypeError);
