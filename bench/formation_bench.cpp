@@ -25,6 +25,7 @@
 #include "geometry.hpp"
 #include "herd/sim/metrics.hpp"
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::bench {
 namespace {
@@ -207,7 +208,7 @@ Result run(const Case& c) {
   }();
   const auto ideal_now = [&] {
     double far = 0;
-    const auto& f = w.formations();
+    const auto& f = formation_records(w);
     if (f.empty()) return 0.0;
     for (std::size_t k = 0; k < f.back().agents.size(); ++k) {
       const std::size_t i = f.back().agents[k] - 1;  // ids from 1, spawned in order
@@ -222,7 +223,7 @@ Result run(const Case& c) {
     w.step();
     metrics.observe(w);
     if (r.ideal == 0 && w.assignments_pending() == 0) r.ideal = ideal_now();  // the final places
-    const auto& f = w.formations();
+    const auto& f = formation_records(w);
     const bool done = w.assignments_pending() == 0 && !f.empty() && f.back().complete;
     const double t = static_cast<double>(ticks + 1) * dt;
     if (c.setup.trace && (ticks + 1) % trace_every == 0 && !f.empty())

@@ -59,9 +59,9 @@ bool sees(const View& view, std::size_t i) {
 }
 
 // Agent i of the world as the JSON snapshot carries it.
-template <class Agents, class Desires, class Paths>
+template <class Agents, class Desires>
 AgentState agent_state(const sim::World& world, const Agents& agents, const Desires& desires,
-                       const Paths& paths, std::size_t i, const View& view = {}) {
+                       std::size_t i, const View& view = {}) {
   const sim::Agent& a = agents[i];
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
@@ -79,9 +79,10 @@ AgentState agent_state(const sim::World& world, const Agents& agents, const Desi
   s.collided = a.collided;
   s.kinematic = a.movement == sim::Movement::kinematic;
   s.pathing = a.pathing;
-  if (a.pathing == sim::Pathing::no_backtrack && i < paths.size())
-    s.history = paths[i].walker.history;
-  s.path_pending = i < paths.size() && paths[i].pending;
+  const sim::PathView path = world.path(i);
+  if (a.pathing == sim::Pathing::no_backtrack)
+    s.history.assign(path.trail.begin(), path.trail.end());
+  s.path_pending = path.pending;
   if (a.behaviour.agent != sim::kNoAgent) s.subject = a.behaviour.agent;
   s.priority = a.def.priority;
   s.layer = a.def.layer;
@@ -122,7 +123,7 @@ bool sees_id(const sim::World& world, const View& view, sim::AgentId id) {
 }
 
 // A formation is a team's when every member still in the world is.
-bool owns(const sim::World& world, const View& view, const sim::FormationRecord& f) {
+bool owns(const sim::World& world, const View& view, const sim::FormationView& f) {
   if (view.team == 0) return true;
   for (sim::AgentId id : f.agents)
     if (const sim::Agent* a = world.find(id); a && a->team != view.team) return false;
@@ -151,7 +152,7 @@ SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::Collisi
       continue;
     t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
   }
-  for (const sim::FormationRecord& f : world.formations()) {
+  for (const sim::FormationView& f : world.formations()) {
     if (!owns(world, view, f)) continue;
     FormationState st{f.id, f.members, f.arrived, f.complete, {}};
     for (const sim::UnreachablePlace& u : f.unreachable) {
@@ -248,20 +249,19 @@ InspectTexts inspect_texts(const sim::World& world, const View& view,
   InspectTexts out;
   const auto agents = world.agents();
   const auto desires = world.desires();
-  const auto paths = world.paths();
   for (sim::AgentId id : world.inspected()) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
     const auto i = static_cast<std::size_t>(a - agents.data());
     if (!fog) {
-      out.add(agent_state(world, agents, desires, paths, i, view),
+      out.add(agent_state(world, agents, desires, i, view),
               inspect_state(*a, *tr, [](sim::AgentId) { return true; }));
       continue;
     }
     if (a->team == 0) continue;  // nobody's: no player's to inspect
     const View own{a->team, fog, true};
-    out.add(agent_state(world, agents, desires, paths, i, own),
+    out.add(agent_state(world, agents, desires, i, own),
             inspect_state(*a, *tr, [&](sim::AgentId other) { return sees_id(world, own, other); }));
   }
   out.finish();
@@ -273,7 +273,6 @@ std::string encode_snapshot(const sim::World& world,
                             const SnapshotParts& parts, std::uint64_t serial, const View& view) {
   const auto agents = world.agents();
   const auto desires = world.desires();
-  const auto paths = world.paths();
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
   const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
   return write_object(
@@ -282,7 +281,7 @@ std::string encode_snapshot(const sim::World& world,
         w.key("agents");
         w.begin_array();
         for (std::size_t i = 0; i < agents.size(); ++i)
-          if (sees(view, i)) write_agent(w, agent_state(world, agents, desires, paths, i, view));
+          if (sees(view, i)) write_agent(w, agent_state(world, agents, desires, i, view));
         w.end_array();
         write_tail(w, t, parts);
       },

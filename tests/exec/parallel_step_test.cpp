@@ -19,6 +19,7 @@
 #include "herd/sim/world.hpp"
 #include "neighbour_scan.hpp"
 #include "rng.hpp"
+#include "world_access.hpp"
 
 namespace herd {
 namespace {
@@ -155,7 +156,7 @@ TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
     w->step();  // spawned within a radius of the edge, an agent is confined into the world
     const sim::CommandOutcome out = w->apply(sim::Demo{some, sim::DemoMove::swap_places, 3});
     ASSERT_TRUE(out.ok()) << out.message;
-    ASSERT_TRUE(w->formations().back().reciprocal);
+    ASSERT_TRUE(formation_records(*w).back().reciprocal);
     w->set_inspected({1000});
   }
   steps_alike_on_two_and_four_threads(serial, two, four, "swapping");

@@ -8,6 +8,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "serial.hpp"
+#include "world_access.hpp"
 
 namespace herd::scenario {
 namespace {
@@ -88,7 +89,7 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   const std::size_t v15_tail = 4 + 5 * world.agents().size();
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
-  for (const sim::FormationRecord& f : world.formations())
+  for (const sim::FormationRecord& f : formation_records(world))
     v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
   payload.erase(payload.size() - v15_tail - v14_tail - v13_tail - v12_tail - v11_tail - v10_tail -
                 v9_tail - kV8Tail - v4_tail -

@@ -7,6 +7,7 @@
 
 #include "herd/sim/metrics.hpp"
 #include "scenarios/scenario.hpp"
+#include "world_access.hpp"
 
 namespace herd::scenario {
 namespace {
@@ -372,7 +373,7 @@ TEST(Lab, GuardChasesThenReturnsToItsPost) {
 TEST(Lab, MazeWalkerAStarAndFlowAllArriveOnTheSeedsMap) {
   const LabRun r = run("maze", 1800);
   EXPECT_EQ(r.report.arrivals, 7u);
-  EXPECT_EQ(r.world.paths()[0].walker.moves, 41u)
+  EXPECT_EQ(path_states(r.world)[0].walker.moves, 41u)
       << "the tutorial's own step count for (1,1) -> (18,13)";
   for (const sim::Agent& a : r.world.agents())
     EXPECT_EQ(a.state, sim::MoveState::arrived) << "agent " << a.id;

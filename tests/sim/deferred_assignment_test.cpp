@@ -10,6 +10,7 @@
 #include "assignment.hpp"
 #include "formation.hpp"
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -182,8 +183,8 @@ TEST(DeferredAssignment, ALargeOptimalFormationCompletesWithinItsTicksAndEqualsT
   EXPECT_LE(ticks, bound);
   const std::vector<Vec2> slots = formation_slots(f.def, FormWorld::kAgents);
   const auto best = assign_optimal(f.from, slots);
-  ASSERT_EQ(f.world.formations().size(), 1u);
-  const FormationRecord& record = f.world.formations().front();
+  ASSERT_EQ(formation_records(f.world).size(), 1u);
+  const FormationRecord& record = formation_records(f.world).front();
   for (std::size_t k = 0; k < FormWorld::kAgents; ++k) {
     const Agent& a = f.world.agents()[k];
     ASSERT_EQ(a.behaviour.point, slots[best[k]]) << "agent " << a.id;

@@ -9,6 +9,7 @@
 #include "geometry.hpp"
 #include "herd/sim/metrics.hpp"
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -56,7 +57,7 @@ TEST(FormationFit, TheDemosTwoLinesOfFortyEightFitItsWorldCloserTogether) {
   const CommandOutcome out = world.apply(Form{{true, {}}, demo_p()});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_EQ(out.affected, 48u);
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   for (const Vec2& p : f.slots) {
     EXPECT_GE(p.y, 8.0) << "inside the world";
     EXPECT_LE(p.y, 600.0 - 8.0) << "inside the world";
@@ -74,7 +75,7 @@ TEST(FormationFit, TheDemosTwoLinesOfFortyEightFitItsWorldCloserTogether) {
   for (int t = 0; t < 60 * 20 && !complete; ++t) {
     world.step();
     metrics.observe(world);
-    complete = world.formations().back().complete;
+    complete = formation_records(world).back().complete;
   }
   EXPECT_TRUE(complete) << "the lines complete within 20 s";
 }

@@ -7,6 +7,7 @@
 #include "geometry.hpp"
 #include "herd/sim/metrics.hpp"
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -36,7 +37,7 @@ TEST(FormationPace, ABlockAtADiametersGapCompletesFromARandomStart) {
   for (int t = 1; t <= 60 * 10; ++t) {
     world.step();
     metrics.observe(world);
-    const FormationRecord& f = world.formations().back();
+    const FormationRecord& f = formation_records(world).back();
     if (ideal == 0 && world.assignments_pending() == 0)
       for (std::size_t k = 0; k < f.agents.size(); ++k)
         ideal = std::max(ideal, length(f.slots[k] - world.find(f.agents[k])->behaviour.home) /

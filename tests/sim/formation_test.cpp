@@ -13,6 +13,7 @@
 #include "geometry.hpp"
 #include "herd/sim/metrics.hpp"
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -165,7 +166,7 @@ struct Demo32 {
     for (int t = 1; t <= max_ticks; ++t) {
       world.step();
       metrics.observe(world);
-      const auto f = world.formations();
+      const auto f = formation_records(world);
       const auto it = std::find_if(
           f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == *out.formation; });
       if (it != f.end() && it->complete) {
@@ -241,7 +242,7 @@ TEST(Formations, OptimalCircleOfAThousandConverges) {
   for (; t < 60 * 30; ++t) {
     world.step();
     worst = 0;
-    const FormationRecord& f = world.formations().back();
+    const FormationRecord& f = formation_records(world).back();
     for (std::size_t k = 0; k < f.agents.size(); ++k)
       worst = std::max(worst, length(world.find(f.agents[k])->position - f.slots[k]));
     if (worst < 1.0) break;
@@ -257,7 +258,7 @@ double seconds_to_complete(World& world, std::uint32_t id, double max_seconds) {
   for (int t = 1; t * world.def().dt <= max_seconds; ++t) {
     world.step();
     metrics.observe(world);
-    const auto f = world.formations();
+    const auto f = formation_records(world);
     const auto it =
         std::find_if(f.begin(), f.end(), [&](const FormationRecord& r) { return r.id == id; });
     if (it != f.end() && it->complete) {
@@ -298,7 +299,7 @@ TEST(Formations, ASymmetricRingFillsABlock) {
   ASSERT_TRUE(out.ok()) << out.message;
   // Ideal: the farthest agent's straight line at max speed; the goal is 1.5 times that.
   double ideal = 0;
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   for (std::size_t k = 0; k < f.agents.size(); ++k)
     ideal = std::max(ideal,
                      length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
@@ -314,12 +315,12 @@ TEST(Formations, ABlockIsPacedAndAResumedOneKeepsPace) {
   World world(WorldDef{});
   ASSERT_TRUE(world.apply(Spawn{0, 0, ring_of_36()}).ok());
   ASSERT_TRUE(world.apply(Form{{true, {}}, one_block({400, 300})}).ok());
-  ASSERT_TRUE(world.formations().back().paced);
+  ASSERT_TRUE(formation_records(world).back().paced);
   for (int t = 0; t < 60; ++t) world.step();
   auto loaded = World::load_checkpoint(world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(loaded));
   World restored = std::move(std::get<World>(loaded));
-  EXPECT_TRUE(restored.formations().back().paced);
+  EXPECT_TRUE(formation_records(restored).back().paced);
   std::vector<double> arrived_at(36, -1);
   for (int t = 60; t < 60 * 20; ++t) {
     world.step();
@@ -337,7 +338,7 @@ TEST(Formations, ABlockIsPacedAndAResumedOneKeepsPace) {
   circle.centre = {400, 300};
   const CommandOutcome formed = world.apply(Form{{true, {}}, circle});
   ASSERT_TRUE(formed.ok()) << formed.message;
-  EXPECT_FALSE(world.formations().back().paced);
+  EXPECT_FALSE(formation_records(world).back().paced);
 }
 
 // 1,000 agents of radius 3 into one 40 x 25 block with the default spacing: all of them (with a
@@ -385,7 +386,7 @@ TEST(Formations, APlaceUnderANewObstacleIsReportedAndMovedBesideIt) {
   world.step();
   ASSERT_TRUE(world.apply(AddObstacle{{400, 300}, 20}).ok());  // on the middle place
   world.step();
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   ASSERT_EQ(f.unreachable.size(), 1u);
   const UnreachablePlace& u = f.unreachable[0];
   EXPECT_EQ(u.agent, 5u);
@@ -393,15 +394,25 @@ TEST(Formations, APlaceUnderANewObstacleIsReportedAndMovedBesideIt) {
   EXPECT_FALSE(u.by_path);
   ASSERT_TRUE(u.moved_to.has_value());
   EXPECT_GE(length(*u.moved_to - Vec2{400, 300}), 20 + 8) << "beside the obstacle, clear of it";
+  // What users of the library see: the record's members, counts and report, by view.
+  const std::vector<FormationView> seen = world.formations();
+  ASSERT_EQ(seen.size(), formation_records(world).size());
+  EXPECT_EQ(seen.back().id, f.id);
+  EXPECT_TRUE(std::ranges::equal(seen.back().agents, f.agents));
+  EXPECT_EQ(seen.back().members, f.members);
+  EXPECT_EQ(seen.back().arrived, f.arrived);
+  EXPECT_EQ(seen.back().complete, f.complete);
+  EXPECT_TRUE(std::ranges::equal(seen.back().unreachable, f.unreachable));
   // A checkpoint keeps the report, and the restored world goes on bit for bit.
   auto loaded = World::load_checkpoint(world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
   World restored = std::move(std::get<World>(loaded));
-  EXPECT_EQ(restored.formations().back().unreachable, f.unreachable);
+  EXPECT_EQ(formation_records(restored).back().unreachable, f.unreachable);
   EXPECT_GT(seconds_to_complete(world, id, 30), 0) << "the formation completes";
   while (restored.tick() < world.tick()) restored.step();
   EXPECT_EQ(restored.state_hash(), world.state_hash());
-  EXPECT_EQ(restored.formations().back().unreachable, world.formations().back().unreachable);
+  EXPECT_EQ(formation_records(restored).back().unreachable,
+            formation_records(world).back().unreachable);
   EXPECT_LT(length(world.find(5)->position - *u.moved_to), 1.0);
 }
 
@@ -421,7 +432,7 @@ TEST(Formations, APlaceWithNoPathIsReportedAndTheRestComplete) {
       world.apply(Form{{true, {}}, one_block({400, 300}, SlotAssignment::keep_order)});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_GT(seconds_to_complete(world, *out.formation, 30), 0) << "the other eight complete";
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   ASSERT_EQ(f.unreachable.size(), 1u);
   EXPECT_EQ(f.unreachable[0].agent, 9u);
   EXPECT_TRUE(f.unreachable[0].by_path);
@@ -444,7 +455,7 @@ MoveRun run_move(World& world, const Command& c, double max_seconds) {
   const CommandOutcome out = world.apply(c);
   EXPECT_TRUE(out.ok()) << out.message;
   if (!out.ok() || !out.formation) return run;
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   for (std::size_t k = 0; k < f.agents.size(); ++k)
     run.ideal = std::max(
         run.ideal, length(world.find(f.agents[k])->position - f.slots[k]) / AgentDef{}.max_speed);
@@ -452,7 +463,7 @@ MoveRun run_move(World& world, const Command& c, double max_seconds) {
   for (int t = 1; t * world.def().dt <= max_seconds; ++t) {
     world.step();
     metrics.observe(world);
-    const auto& fs = world.formations();
+    const auto& fs = formation_records(world);
     const auto it = std::find_if(fs.begin(), fs.end(),
                                  [&](const FormationRecord& r) { return r.id == *out.formation; });
     if (it != fs.end() && it->complete) {
@@ -503,12 +514,12 @@ std::vector<SpawnAgent> grid_of_100() {
 template <class Keeps>
 void resumes_from_a_checkpoint(World& world, const Command& move, Keeps keeps) {
   ASSERT_TRUE(world.apply(move).ok());
-  keeps(world.formations().back());
+  keeps(formation_records(world).back());
   for (int t = 0; t < 180; ++t) world.step();
   auto loaded = World::load_checkpoint(world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(loaded));
   World restored = std::move(std::get<World>(loaded));
-  keeps(restored.formations().back());
+  keeps(formation_records(restored).back());
   for (int t = 0; t < 240; ++t) {
     world.step();
     restored.step();
@@ -596,7 +607,7 @@ TEST(Formations, FiveThousandTakeTheDefaultAssignment) {
   const CommandOutcome out = world.apply(Form{{true, {}}, block});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_EQ(out.affected, 5000u);
-  const FormationRecord& f = world.formations().back();
+  const FormationRecord& f = formation_records(world).back();
   std::set<std::pair<double, double>> places;
   for (const Vec2& p : f.slots) places.insert({p.x, p.y});
   EXPECT_EQ(places.size(), 5000u) << "every agent its own place";
@@ -641,7 +652,7 @@ TEST(Formations, SelectionsByGroupAndRectangle) {
   const CommandOutcome out = d.world.apply(Form{left_half, wedge});
   ASSERT_TRUE(out.ok()) << out.message;
   EXPECT_EQ(out.affected, 16u);
-  EXPECT_EQ(d.world.formations().back().agents.size(), 16u);
+  EXPECT_EQ(formation_records(d.world).back().agents.size(), 16u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "flow_field.hpp"
 #include "herd/sim/world.hpp"
 #include "path_service.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -49,7 +50,7 @@ struct CorridorWorld {
   }
   std::size_t pending() const {
     std::size_t n = 0;
-    for (const PathState& p : world.paths()) n += p.pending;
+    for (const PathState& p : path_states(world)) n += p.pending;
     return n;
   }
   // Steps until nobody is pending (at most max_ticks), checking the budget every tick.
@@ -80,7 +81,7 @@ TEST(PathQueue, ASetTilesReplanningEveryAgentStaysWithinTheBudgetAndEveryAgentGe
   ASSERT_GT(ticks, 0) << "every request is served in the end";
   EXPECT_EQ(c.world.path_queue_stats().queued, 0u);
   for (std::size_t i = 0; i < c.world.agents().size(); ++i) {
-    const PathState& p = c.world.paths()[i];
+    const PathState& p = path_states(c.world)[i];
     EXPECT_FALSE(p.unreachable);
     EXPECT_FALSE(p.waypoints.empty());
     EXPECT_EQ(p.planned_revision, c.world.map_version());
@@ -158,7 +159,7 @@ struct FlowWorld {
   }
   std::size_t pending() const {
     std::size_t n = 0;
-    for (const PathState& p : world.paths()) n += p.pending;
+    for (const PathState& p : path_states(world)) n += p.pending;
     return n;
   }
 };
@@ -246,8 +247,8 @@ TEST(FlowFields, AGoalOffTheMapIsUnreachableWithoutAField) {
   EXPECT_EQ(f.world.path_queue_stats().fields_kept, 5u) << "goals (0, 0) to (4, 0) are on it";
   EXPECT_EQ(f.world.path_queue_stats().fields_waiting, 0u);
   for (std::size_t k = 5; k < 10; ++k) {
-    EXPECT_TRUE(f.world.paths()[k].unreachable) << k;
-    EXPECT_FALSE(f.world.paths()[k].pending) << k;
+    EXPECT_TRUE(path_states(f.world)[k].unreachable) << k;
+    EXPECT_FALSE(path_states(f.world)[k].pending) << k;
   }
   auto loaded = World::load_checkpoint(f.world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);

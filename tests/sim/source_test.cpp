@@ -10,6 +10,7 @@
 #include <set>
 
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -186,7 +187,7 @@ TEST(Source, TemplatePathingOnAMapPlacesOnWalkableTilesOnly) {
   add(w, s);
   w.step();
   ASSERT_EQ(w.agents().size(), 10u);
-  ASSERT_EQ(w.paths().size(), 10u);
+  ASSERT_EQ(path_states(w).size(), 10u);
   for (const Agent& a : w.agents()) {
     EXPECT_EQ(a.pathing, Pathing::flow);
     EXPECT_EQ(a.neighbours, 4);

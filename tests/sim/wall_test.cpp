@@ -13,6 +13,7 @@
 #include "herd/sim/world.hpp"
 #include "rng.hpp"
 #include "walls.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -402,7 +403,7 @@ TEST(Walls, MembersOfAReciprocalMoveHeedThem) {
         w->apply(Spawn{0, 0, {mover({100, 300}, {100, 300}), mover({300, 300}, {300, 300})}}).ok());
     const CommandOutcome out = w->apply(Demo{Selection{true}, DemoMove::swap_places, 3});
     ASSERT_TRUE(out.ok()) << out.message;
-    ASSERT_TRUE(w->formations().back().reciprocal);
+    ASSERT_TRUE(formation_records(*w).back().reciprocal);
   }
   for (int t = 0; t < 20; ++t) {
     with.step();

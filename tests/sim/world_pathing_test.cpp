@@ -1,12 +1,14 @@
 // Tile maps in the world: the no-backtracking walker, A* and flow-field agents, walls, refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "herd/sim/world.hpp"
 #include "rng.hpp"
 #include "tile_collision.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -52,30 +54,30 @@ TEST(WorldPathing, PathingStateExistsOnlyWhileThereIsAMap) {
   s.position = {100, 100};
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s, s}}).ok());
   world.step();
-  EXPECT_TRUE(world.paths().empty());
+  EXPECT_TRUE(path_states(world).empty());
   const std::uint64_t before = world.state_hash();
   ASSERT_TRUE(world.apply(LoadMap{def_of(seed_maze())}).ok());
-  EXPECT_EQ(world.paths().size(), world.agents().size());
+  EXPECT_EQ(path_states(world).size(), world.agents().size());
   ASSERT_TRUE(world.apply(Spawn{0, 0, {s}}).ok());
-  EXPECT_EQ(world.paths().size(), 3u);
+  EXPECT_EQ(path_states(world).size(), 3u);
   ASSERT_TRUE(world.apply(SetPathing{{false, {1}}, Pathing::no_backtrack, 8}).ok());
   ASSERT_TRUE(world
                   .apply(SetTarget{
                       {false, {1}}, world.map()->tile_centre({5, 5}), BehaviourKind::arrive, {}})
                   .ok());
   for (int t = 0; t < 30; ++t) world.step();
-  EXPECT_TRUE(world.paths()[0].walker_placed);
+  EXPECT_TRUE(path_states(world)[0].walker_placed);
   // A checkpoint keeps the walker's state while the map is there, and drops it with the map.
   auto loaded = World::load_checkpoint(world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(loaded));
   EXPECT_EQ(std::get<World>(loaded).state_hash(), world.state_hash());
-  EXPECT_EQ(std::get<World>(loaded).paths().size(), 3u);
+  EXPECT_EQ(path_states(std::get<World>(loaded)).size(), 3u);
   ASSERT_TRUE(world.apply(ClearMap{}).ok());
-  EXPECT_TRUE(world.paths().empty());
+  EXPECT_TRUE(path_states(world).empty());
   world.step();
   auto cleared = World::load_checkpoint(world.save_checkpoint());
   ASSERT_TRUE(std::holds_alternative<World>(cleared));
-  EXPECT_TRUE(std::get<World>(cleared).paths().empty());
+  EXPECT_TRUE(path_states(std::get<World>(cleared)).empty());
   EXPECT_EQ(std::get<World>(cleared).state_hash(), world.state_hash());
   EXPECT_NE(before, world.state_hash());
 }
@@ -88,11 +90,17 @@ TEST(WorldPathing, TheSeedsWalkerTakesItsPinnedStepsThroughTheWorld) {
   std::size_t longest_history = 0;
   for (int t = 1; t <= 60 * 15 && arrived_tick < 0; ++t) {
     m.world.step();
-    longest_history = std::max(longest_history, m.world.paths()[m.index(w)].walker.history.size());
+    longest_history =
+        std::max(longest_history, path_states(m.world)[m.index(w)].walker.history.size());
     if (m.agent(w).state == MoveState::arrived) arrived_tick = t;
   }
-  const PathState& p = m.world.paths()[m.index(w)];
+  const PathState& p = path_states(m.world)[m.index(w)];
   EXPECT_EQ(p.walker.moves, 41u) << "the tutorial's own step count from (1,1) to (18,13)";
+  const PathView seen = m.world.path(m.index(w));  // what users of the library see
+  EXPECT_TRUE(std::ranges::equal(seen.trail, p.walker.history));
+  EXPECT_FALSE(seen.pending);
+  EXPECT_FALSE(seen.unreachable);
+  EXPECT_TRUE(m.world.path(m.world.agents().size()).trail.empty()) << "no such agent: nothing";
   ASSERT_GT(arrived_tick, 0);
   EXPECT_NEAR(arrived_tick / 60.0, 41 * 0.23, 1.5 / 60) << "one tile per 230 ms of world time";
   EXPECT_EQ(m.agent(w).position, m.world.map()->tile_centre({18, 13}));

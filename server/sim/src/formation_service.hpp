@@ -27,6 +27,30 @@
 
 namespace herd::sim {
 
+// A formation being formed (formation and demo commands): who goes to which slot.
+struct FormationRecord {
+  static constexpr std::uint64_t kNeverChecked = ~std::uint64_t{0};
+  std::uint32_t id = 0;
+  std::vector<AgentId> agents;
+  std::vector<Vec2> slots;    // parallel to agents (a moved place replaces its slot)
+  std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
+  std::uint32_t arrived = 0;
+  bool complete = false;  // every member has arrived; unreachable places do not hold it back
+  bool paced = false;     // members arrive together (the pace stage)
+  // Crossing moves (opposite, invert): the members go round this centre on the preferred side,
+  // each outside a disc of orbit_scale times its own distance from it, paced so the crowd turns
+  // and shrinks as one body (the pace stage).
+  std::optional<Vec2> orbit;
+  double orbit_scale = 1;
+  // A move whose members cross one another every way (swap_places): until it is complete they
+  // avoid one another by reciprocal velocity obstacles (reciprocal.hpp), members standing in place
+  // included, instead of anti-gravity (the pace stage).
+  bool reciprocal = false;
+  std::vector<UnreachablePlace> unreachable;
+  std::uint64_t checked_obstacles =
+      kNeverChecked;  // the obstacles_version the places were checked at
+};
+
 class FormationService {
  public:
   // What the formations' commands and stages read and change of the world.

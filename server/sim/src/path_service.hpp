@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <utility>
@@ -28,6 +29,20 @@
 #include "tile_regions.hpp"
 
 namespace herd::sim {
+
+// An agent's way to its goal through the tile map (world_pathing.cpp).
+struct PathState {
+  WalkerState walker;  // no_backtrack
+  bool walker_placed = false;
+  std::vector<Vec2> waypoints;           // astar: smoothed path, last is the exact goal
+  std::size_t next = 0;                  // astar: the waypoint being steered to
+  std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
+  std::uint64_t planned_revision = 0;    // map version it was made against
+  bool unreachable = false;
+  // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
+  // (when it was for the same goal tile) or steers straight at its goal.
+  bool pending = false;
+};
 
 // An agent's neighbours (4 or 8) as the grid's moves.
 inline Neighbourhood neighbourhood_of(std::uint8_t n) {

@@ -2,6 +2,7 @@
 #include "herd/sim/world.hpp"
 
 #include "visibility.hpp"
+#include "world_access.hpp"
 #include "world_impl.hpp"
 
 namespace herd::sim {
@@ -39,12 +40,30 @@ std::span<const Desire> World::desires() const { return impl_->desires(); }
 std::uint64_t World::obstacles_version() const { return impl_->obstacles_version(); }
 const TileMap* World::map() const { return impl_->map(); }
 std::uint64_t World::map_version() const { return impl_->map_version(); }
-std::span<const FormationRecord> World::formations() const { return impl_->formations(); }
+std::vector<FormationView> World::formations() const {
+  std::vector<FormationView> out;
+  out.reserve(impl_->formations().size());
+  for (const FormationRecord& f : impl_->formations())
+    out.push_back({f.id, f.agents, f.members, f.arrived, f.complete, f.unreachable});
+  return out;
+}
 std::uint64_t World::assignment_work_pending() const { return impl_->assignment_work_pending(); }
 std::size_t World::assignments_pending() const { return impl_->assignments_pending(); }
 std::vector<Vec2> World::upcoming(AgentId id) const { return impl_->upcoming(id); }
 bool World::has_orders() const { return impl_->has_orders(); }
-std::span<const PathState> World::paths() const { return impl_->paths(); }
+PathView World::path(std::size_t index) const {
+  const auto paths = impl_->paths();
+  if (index >= paths.size()) return {};
+  const PathState& p = paths[index];
+  return {p.walker.history, p.pending, p.unreachable};
+}
+
+std::span<const FormationRecord> formation_records(const World& world) {
+  return WorldAccess::impl(world).formations();
+}
+std::span<const PathState> path_states(const World& world) {
+  return WorldAccess::impl(world).paths();
+}
 PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
 std::span<const Measurement> World::measurements() const { return impl_->measurements(); }
 std::uint64_t World::measurements_version() const { return impl_->measurements_version(); }

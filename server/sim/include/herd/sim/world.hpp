@@ -50,45 +50,27 @@ struct UnreachablePlace {
   friend bool operator==(const UnreachablePlace&, const UnreachablePlace&) = default;
 };
 
-// A formation being formed (formation and demo commands): who goes to which slot.
-struct FormationRecord {
-  static constexpr std::uint64_t kNeverChecked = ~std::uint64_t{0};
+// A formation being formed (formation and demo commands), as snapshots tell it: its members and
+// how many have arrived. Views into the world's own record, valid until the next step or command.
+struct FormationView {
   std::uint32_t id = 0;
-  std::vector<AgentId> agents;
-  std::vector<Vec2> slots;    // parallel to agents (a moved place replaces its slot)
+  std::span<const AgentId> agents;
   std::uint32_t members = 0;  // agents still heading for (or standing in) a place they can reach
   std::uint32_t arrived = 0;
   bool complete = false;  // every member has arrived; unreachable places do not hold it back
-  bool paced = false;     // members arrive together (the pace stage)
-  // Crossing moves (opposite, invert): the members go round this centre on the preferred side,
-  // each outside a disc of orbit_scale times its own distance from it, paced so the crowd turns
-  // and shrinks as one body (the pace stage).
-  std::optional<Vec2> orbit;
-  double orbit_scale = 1;
-  // A move whose members cross one another every way (swap_places): until it is complete they
-  // avoid one another by reciprocal velocity obstacles (reciprocal.hpp), members standing in place
-  // included, instead of anti-gravity (the pace stage).
-  bool reciprocal = false;
-  std::vector<UnreachablePlace> unreachable;
-  std::uint64_t checked_obstacles =
-      kNeverChecked;  // the obstacles_version the places were checked at
+  std::span<const UnreachablePlace> unreachable;
 };
 
-// An agent's way to its goal through the tile map (world_pathing.cpp).
-struct PathState {
-  WalkerState walker;  // no_backtrack
-  bool walker_placed = false;
-  std::vector<Vec2> waypoints;           // astar: smoothed path, last is the exact goal
-  std::size_t next = 0;                  // astar: the waypoint being steered to
-  std::optional<TileCoord> planned_for;  // goal tile the plan (path or walker target) is for
-  std::uint64_t planned_revision = 0;    // map version it was made against
-  bool unreachable = false;
-  // astar: a path request is in the world's path queue; meanwhile the agent follows its old path
-  // (when it was for the same goal tile) or steers straight at its goal.
-  bool pending = false;
+// An agent's way through the tile map, as snapshots tell it. Views into the world's own state,
+// valid until the next step or command; all empty without a tile map.
+struct PathView {
+  std::span<const TileCoord> trail;  // no_backtrack walkers: the tiles visited, oldest first
+  bool pending = false;              // astar: a path search for it waits in the world's path queue
+  bool unreachable = false;          // no way to its goal
 };
 
-// What the path queue did (for metrics): totals since the world was made or loaded.
+// What the path queue did (for metrics), a report as Box2D's b2Counters are: totals since the
+// world was made or loaded.
 struct PathQueueStats {
   std::size_t queued = 0;  // requests waiting, the one being searched included
   // Budgeted work: A* tile expansions and flow-field building (FlowField::work).
@@ -178,7 +160,7 @@ class World {
   const TileMap* map() const;
   std::uint64_t map_version() const;
   // Formations still tracked (the newest 64), oldest first.
-  std::span<const FormationRecord> formations() const;
+  std::vector<FormationView> formations() const;
   // Optimal slot assignment is exact and O(n^3): 2,000 agents take about 0.65 s, so larger
   // selections are refused (use keep_order or shuffle).
   static constexpr std::size_t kMaxOptimalAssignment = 2000;
@@ -198,9 +180,8 @@ class World {
   std::vector<Vec2> upcoming(AgentId id) const;
   // Some agent has queued orders, a route or an attack-move's memory (else upcoming is empty).
   bool has_orders() const;
-  // Pathing state per agent, parallel to agents() while a tile map is loaded (walker history for
-  // snapshots' trails); empty without a map, when there is nothing to plan on.
-  std::span<const PathState> paths() const;
+  // The pathing of agents()[index]: its walker's trail, a search waiting for it.
+  PathView path(std::size_t index) const;
   // The path queue: its length and the work it has done.
   PathQueueStats path_queue_stats() const;
 
@@ -235,6 +216,8 @@ class World {
  private:
   explicit World(std::unique_ptr<WorldImpl> impl);
   std::unique_ptr<WorldImpl> impl_;
+  friend struct WorldAccess;  // the sim's own tests and benchmarks read its records
+                              // (world_access.hpp)
 };
 
 }  // namespace herd::sim
