@@ -5,6 +5,10 @@
 #     five other sessions inspecting 16 agents each (binary). Needs herd-ctl beside the server.
 # 16: GET /metrics without the token from one address as fast as it answers for 5 s: answers by
 #     status, and /healthz from the same address meanwhile.
+# flock: mean tick and /healthz over 10 s of 20,000 agents standing, then 10 s after one
+#     set_behaviour flock with radius 1e9 on all of them (4000 x 4000 world).
+# checkpoint: one follow_path of 1,024 points on 20,000 agents: the checkpoint's size, peak RSS,
+#     SIGTERM's time, and the restored server's RSS.
 import os, re, socket, subprocess, sys, tempfile, threading, time, json, urllib.request
 binary = sys.argv[1]
 web = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'clients', 'web')
@@ -101,6 +105,65 @@ elif which == '16':
     print(json.dumps({'binary': binary, 'answers_by_status': statuses, 'per_second': round(sum(statuses.values()) / 5),
                       'healthz': {str(k): health.count(k) for k in set(health)}}))
     p.kill()
+elif which in ('flock', 'checkpoint'):
+    import http.client
+    spawns = [{'cmd': 'spawn', 'count': 1000} for _ in range(20)]
+    scenario = {'name': 'crowd20k', 'world': {'width': 4000, 'height': 4000, 'seed': 1, 'tick_rate': 60, 'max_agents': 20000},
+                'commands': spawns}
+    work = tempfile.mkdtemp()
+    path = os.path.join(work, 'crowd20k.json')
+    with open(path, 'w') as f: json.dump(scenario, f)
+    def metric(port, name):
+        body = urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics', timeout=30).read().decode()
+        return float(re.search(r'^' + re.escape(name) + r' (\S+)$', body, re.M).group(1))
+    def healthz(port):
+        try: return urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=5).status
+        except urllib.error.HTTPError as e: return e.code
+        except Exception: return 'timeout'
+    def window(port, seconds):
+        s0, c0 = metric(port, 'herd_tick_duration_seconds_sum'), metric(port, 'herd_tick_duration_seconds_count')
+        health = []
+        for _ in range(seconds * 2):
+            health.append(healthz(port)); time.sleep(0.5)
+        s1, c1 = metric(port, 'herd_tick_duration_seconds_sum'), metric(port, 'herd_tick_duration_seconds_count')
+        return {'ticks': int(c1 - c0), 'mean_tick_ms': round(1000 * (s1 - s0) / max(1, c1 - c0), 1),
+                'healthz': {str(k): health.count(k) for k in set(health)}}
+    def drain(c):
+        c.setblocking(False)
+        try:
+            while c.recv(1 << 20): pass
+        except BlockingIOError: pass
+        c.setblocking(True)
+    if which == 'flock':
+        p, port = start(['--scenario', path])
+        time.sleep(3)
+        before = window(port, 10)
+        cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
+        cmd.sendall(frame('{"type":"command","seq":1,"cmd":"set_behaviour","agents":"all","behaviour":"flock","radius":1e9}'))
+        time.sleep(1); drain(cmd)
+        after = window(port, 10)
+        print(json.dumps({'binary': binary, 'standing': before, 'flocking_radius_1e9': after}))
+        p.kill()
+    else:
+        ckpt = os.path.join(work, 'world.ckpt')
+        args = ['--scenario', path, '--checkpoint', ckpt, '--checkpoint-interval', '5']
+        p, port = start(args)
+        time.sleep(2)
+        cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
+        points = [{'x': 100 + (k % 32) * 100, 'y': 100 + (k // 32) * 100} for k in range(int(os.environ.get('POINTS', '1024')))]
+        cmd.sendall(frame(json.dumps({'type': 'command', 'seq': 1, 'cmd': 'set_behaviour', 'agents': 'all',
+                                      'behaviour': 'follow_path', 'path': points}, separators=(',', ':'))))
+        t0 = time.time(); peak = 0; health = []
+        while time.time() - t0 < 15:
+            drain(cmd); peak = max(peak, rss(p)); health.append(healthz(p and port)); time.sleep(0.5)
+        size = os.path.getsize(ckpt)
+        t1 = time.time(); p.terminate(); p.wait(); term_s = round(time.time() - t1, 1)
+        q, port2 = start(args)
+        time.sleep(3)
+        print(json.dumps({'binary': binary, 'checkpoint_mb': round(size / 1e6, 2), 'peak_rss_mib': round(peak),
+                          'healthz': {str(k): health.count(k) for k in set(health)}, 'sigterm_s': term_s,
+                          'restored_rss_mib': round(rss(q))}))
+        q.kill()
 else:
     p, port = start(['--max-connections', '300'])
     idle = [socket.create_connection(('127.0.0.1', port)) for _ in range(300)]

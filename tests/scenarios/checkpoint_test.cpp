@@ -79,8 +79,9 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148, kV8Tail = 8 + 8 + 8 + 8 + 1 + 4 + 1 + 8;
   ASSERT_FALSE(world.has_orders());
   const std::size_t v9_tail = 4 + 5 * world.agents().size() + 8;
-  const std::size_t v10_tail = 4 + 8 + 8 + 8;      // no measurements: ids, version, two counts
-  const std::size_t v11_tail = 1 + 8;              // no steering state: its stale flag and count
+  const std::size_t v10_tail = 4 + 8 + 8 + 8;  // no measurements: ids, version, two counts
+  // No steering state: its stale flag and count, and (since 16) the count of its table of paths.
+  const std::size_t v11_tail = 1 + 8 + 8;
   const std::size_t v12_tail = 4 + 4 + 8 + 8 + 8;  // no sources or exits: ids, version, counts
   const std::size_t v13_tail = 4 + 8 + 8;          // no walls: next id, version, count
   // Format 14: the defaults' and each agent's u8 priority, u32 layer and u32 mask.
@@ -113,10 +114,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 16;
+  v3[8] = 17;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 15"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 16"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
@@ -141,8 +142,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
   }
   std::string other_version = saved;
-  other_version[8] = 16;
-  EXPECT_NE(error_of(other_version).find("format 16"), std::string::npos);
+  other_version[8] = 17;
+  EXPECT_NE(error_of(other_version).find("format 17"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "herd/sim/world.hpp"
+#include "world_access.hpp"
 
 namespace herd::sim {
 namespace {
@@ -163,6 +164,36 @@ TEST(Flock, ATravellingFlockGoesToItsTarget) {
   Vec2 centre{};
   for (const Agent& a : w.agents()) centre += a.position * (1.0 / 50);
   EXPECT_LT(length(centre - Vec2{1500, 1500}), 300) << centre.x << ", " << centre.y;
+}
+
+// A flocker with a radius that takes in the whole world heeds its 64 nearest mates, as starlings
+// heed their nearest few: a crowd of its group far away, on one side or the other, changes
+// nothing (before, it pulled the flocker across the world, and every flocker read every agent).
+TEST(Flock, AHugeRadiusHeedsTheNearestMatesNotTheWholeWorld) {
+  const auto run = [](double crowd_x) {
+    World w(open_world(4000, 4000, 5));
+    Spawn s;
+    s.agents.push_back(agent_at({2000, 2000}, 1));
+    // 64 mates round it in three rings, all nearer than the default radius (15 radii).
+    const std::pair<int, double> rings[] = {{16, 40}, {24, 70}, {24, 100}};
+    for (const auto& [n, r] : rings)
+      for (int k = 0; k < n; ++k)
+        s.agents.push_back(agent_at(
+            Vec2{2000, 2000} + Vec2{std::cos(2 * kPi * k / n), std::sin(2 * kPi * k / n)} * r, 1));
+    for (int k = 0; k < 1024; ++k)
+      s.agents.push_back(
+          agent_at({crowd_x + (k % 32 - 15.5) * 20.0, 2000 + (k / 32 - 15.5) * 20.0}, 1));
+    EXPECT_TRUE(w.apply(s).ok());
+    SetBehaviour flock = behaviour_of({false, {1}}, BehaviourKind::flock);
+    flock.behaviour.radius = 1e9;
+    EXPECT_TRUE(w.apply(flock).ok());
+    for (int t = 0; t < 2 * 60; ++t) w.step();
+    return w.find(1)->position;
+  };
+  const Vec2 east = run(3500), west = run(500);
+  EXPECT_EQ(east, west) << "east " << east.x << ", " << east.y << "; west " << west.x << ", "
+                        << west.y;
+  EXPECT_LT(length(east - Vec2{2000, 2000}), 100) << "it stays among its nearest mates";
 }
 
 // ---- follow_path -------------------------------------------------------------------------------
@@ -368,6 +399,40 @@ TEST(Catalogue, ARestoredWorldGoesOnBitForBit) {
   ASSERT_TRUE(w.apply(behaviour_of(flockers, BehaviourKind::idle)).ok());
   w.step();
   EXPECT_NE(w.state_hash(), restored.state_hash());
+}
+
+// One command's path is one path: a checkpoint holds it once however many agents follow it
+// (before, once per agent: 1,024 points on 20,000 agents were 335 MB), and a checkpoint of the
+// format before, with a copy per agent, is still read, its copies shared again.
+TEST(Catalogue, OneCommandsPathIsCheckpointedOnce) {
+  World w(open_world(1000, 1000, 5));
+  Spawn s;
+  s.count = 500;
+  ASSERT_TRUE(w.apply(s).ok());
+  SetBehaviour path = behaviour_of({true}, BehaviourKind::follow_path);
+  for (int k = 0; k < 1024; ++k)
+    path.params.path.push_back({100 + (k % 32) * 25.0, 100 + (k / 32) * 25.0});
+  ASSERT_TRUE(w.apply(path).ok());
+  for (int t = 0; t < 30; ++t) w.step();
+  const std::size_t path_bytes = 1024 * 16;
+  const std::string now = w.save_checkpoint();
+  const std::string before = checkpoint_in_format(w, 15);
+  EXPECT_LT(now.size(), path_bytes + 500 * 400) << "the path once, and each agent's state";
+  EXPECT_GT(before.size(), 500 * path_bytes) << "format 15: a copy per agent";
+  for (const std::string& file : {now, before}) {
+    auto loaded = World::load_checkpoint(file);
+    ASSERT_TRUE(std::holds_alternative<World>(loaded)) << std::get<std::string>(loaded);
+    World& restored = std::get<World>(loaded);
+    EXPECT_EQ(restored.state_hash(), w.state_hash());
+    EXPECT_EQ(restored.save_checkpoint(), now) << "saved again, the path once";
+    World again = std::move(restored);
+    World original = std::move(std::get<World>(World::load_checkpoint(now)));
+    for (int t = 0; t < 60; ++t) {
+      again.step();
+      original.step();
+    }
+    EXPECT_EQ(again.state_hash(), original.state_hash());
+  }
 }
 
 }  // namespace

@@ -90,35 +90,85 @@ Desire wander_desire(const SteeringService::Scene& scene, const Agent& a,
 }
 
 // Flock (Reynolds' boids): separation, alignment and cohesion among its group's members near it.
+// Flockmates heeded at most: the nearest, as starlings heed their six or seven nearest whatever the
+// flock's density (Ballerini et al. 2008); a crowd of one group holds more than this within the
+// default radius only when packed tighter than separation keeps a flock.
+constexpr std::size_t kMaxFlockmates = 64;
+// Agents of any group the search for flockmates reads before it stops widening: what keeps a
+// huge radius from making every flocker read the whole world every tick.
+constexpr std::size_t kMaxFlockLook = 128;
+
+struct Flockmate {
+  Vec2 position;  // as the grid holds it
+  double d2;
+  std::uint32_t slot;
+  std::uint32_t index;
+};
+
+// Agent i's flockmates, in grid-slot order: the agents of its group (and team) within `radius`,
+// or, of more than kMaxFlockmates, the nearest (equal distances by index). The search starts at
+// the default radius and doubles up to `radius` while it has fewer than that and has read fewer
+// than kMaxFlockLook agents. The order is the grid's, as a single query at `radius` gives it, so
+// a flock with fewer mates than the cap steers bit for bit as when every one in the radius was
+// read.
+void find_flockmates(const SteeringService::Scene& scene, std::size_t i, const Agent& a,
+                     double radius, std::vector<Flockmate>& out) {
+  const std::span<const Agent> agents = scene.agents;
+  for (double reach = std::min(radius, kFlockRadius * a.def.radius);;
+       reach = std::min(radius, 2 * reach)) {
+    out.clear();
+    std::size_t read = 0;
+    scene.nearby.grid.query_points(a.position, reach, [&](std::size_t j, Vec2 p, std::size_t slot) {
+      ++read;
+      if (j == i || agents[j].group != a.group || agents[j].team != a.team) return;
+      const double d2 = length_squared(a.position - p);
+      if (d2 > reach * reach) return;
+      out.push_back({p, d2, static_cast<std::uint32_t>(slot), static_cast<std::uint32_t>(j)});
+    });
+    if (out.size() >= kMaxFlockmates || reach >= radius || read >= kMaxFlockLook) break;
+  }
+  if (out.size() <= kMaxFlockmates) return;
+  const auto nearer = [](const Flockmate& x, const Flockmate& y) {
+    return x.d2 < y.d2 || (x.d2 == y.d2 && x.index < y.index);
+  };
+  std::nth_element(out.begin(), out.begin() + kMaxFlockmates - 1, out.end(), nearer);
+  out.resize(kMaxFlockmates);
+  std::sort(out.begin(), out.end(),
+            [](const Flockmate& x, const Flockmate& y) { return x.slot < y.slot; });
+}
+
 Desire flock_desire(const SteeringService::Scene& scene, std::size_t i, const Agent& a,
                     SteeringService::Steering& st) {
-  const std::span<const Agent> agents = scene.agents;
   const Behaviour& b = a.behaviour;
   const double dt = scene.def.dt;
   const double r = a.def.radius;
   const Vec2 heading = heading_of(a, st.heading);
   st.heading = heading;
   const double radius = b.radius > 0 ? b.radius : kFlockRadius * r;
+  thread_local std::vector<Flockmate> mates;
+  find_flockmates(scene, i, a, radius, mates);
   FlockView view;
-  scene.nearby.grid.query_points(a.position, radius, [&](std::size_t j, Vec2 p, std::size_t slot) {
-    if (j == i || agents[j].group != a.group) return;
+  for (const Flockmate& m : mates) {
+    const Vec2 p = m.position;
     const Vec2 away = a.position - p;
-    const double d2 = length_squared(away);
-    if (d2 > radius * radius) return;
     ++view.count;
     view.position_sum += p;
-    view.velocity_sum += scene.nearby.slots[slot].velocity;
-    view.heading_sum += normalized_or_zero(scene.nearby.slots[slot].velocity);
-    const double near = kSeparationRange * (r + scene.nearby.slots[slot].radius);
-    if (d2 < near * near && d2 > 0) {
-      const double d = std::sqrt(d2);
+    view.velocity_sum += scene.nearby.slots[m.slot].velocity;
+    view.heading_sum += normalized_or_zero(scene.nearby.slots[m.slot].velocity);
+    const double near = kSeparationRange * (r + scene.nearby.slots[m.slot].radius);
+    if (m.d2 < near * near && m.d2 > 0) {
+      const double d = std::sqrt(m.d2);
       view.separation += away * ((near / d) * (near / d) - 1) * (1.0 / d);
     }
-  });
+  }
   const Vec2* target = st.params.has_target ? &b.point : nullptr;
-  Vec2 dir = flock_direction(a.position, heading, view, radius, st.params.separation,
-                             st.params.alignment, st.params.cohesion, target,
-                             inward(a.position, radius, scene.def.width, scene.def.height) * 2.0);
+  // The world's edges turn it from the default radius away at most: a radius as wide as the
+  // world would have every flocker pulled to the middle, the whole crowd in a heap.
+  const double edge_margin = std::min(radius, kFlockRadius * r);
+  Vec2 dir =
+      flock_direction(a.position, heading, view, radius, st.params.separation, st.params.alignment,
+                      st.params.cohesion, target,
+                      inward(a.position, edge_margin, scene.def.width, scene.def.height) * 2.0);
   if (dir == Vec2{}) dir = heading;
   // A flock in disorder (headings every way, as from random ones) moves slowly, so its members
   // can dodge one another while they line up; an aligned one at full speed.
@@ -219,6 +269,10 @@ void SteeringService::start(const SetBehaviour& cmd, std::span<const Agent> agen
   std::shared_ptr<const std::vector<Vec2>> path;
   if (kind == BehaviourKind::follow_path)
     path = std::make_shared<const std::vector<Vec2>>(cmd.params.path);
+  // Each agent's parameters without the points, which all share in `path` (a copy cleared would
+  // keep its memory: 1,024 points on 20,000 agents were 327 MB).
+  BehaviourParams params = cmd.params;
+  params.path = {};
   // Followers' places: one at the offset, several in a block behind the leader, the nearest to
   // it in front, each row centred on the offset's line.
   std::vector<Vec2> places(indices.size());
@@ -259,8 +313,7 @@ void SteeringService::start(const SetBehaviour& cmd, std::span<const Agent> agen
     const Agent& a = agents[indices[k]];
     Steering st;
     st.kind = kind;
-    st.params = cmd.params;
-    st.params.path.clear();
+    st.params = params;
     st.path = path;
     if (kind == BehaviourKind::wander || kind == BehaviourKind::flock) {
       // A heading of its own for one standing still (flocks from random headings), and for a
@@ -391,12 +444,20 @@ void SteeringService::brake(const Scene& scene, std::size_t i, Desire& d) const 
 }
 
 // Format 11: what wander, flock, follow_path and follow keep between ticks (steering_service.hpp).
+// Format 16 writes each follow_path path once, in a table before the entries, which name theirs
+// by number (from 1; 0: none), and loads one path for all of them, as one command made it; format
+// 11 to 15 entries hold a copy each (one command's 1,024 points on 20,000 agents: 335 MB).
 template <CheckpointStream S>
 bool SteeringService::serialize(S& s) {
   s.boolean(stale_);
+  using Path = std::shared_ptr<const std::vector<Vec2>>;
+  std::vector<Path> table;
+  std::map<const std::vector<Vec2>*, std::uint32_t> numbers;  // saving: each path's number
+  Path last_read;                                             // loading formats 11 to 15
+  if (s.version() >= 16) serialize_path_table(s, table, numbers);
   std::vector<std::pair<AgentId, Steering>> entries;
   if constexpr (!S::kLoading) entries.assign(steering_.begin(), steering_.end());
-  s.items(entries, 100, [&](std::pair<AgentId, Steering>& e) {
+  s.items(entries, s.version() >= 16 ? 96 : 100, [&](std::pair<AgentId, Steering>& e) {
     s.u32(e.first);
     Steering& st = e.second;
     s.enumeration(st.kind);
@@ -410,29 +471,68 @@ bool SteeringService::serialize(S& s) {
     s.boolean(p.loop);
     s.boolean(p.has_offset);
     s.vec(p.offset);
-    std::vector<Vec2> path;
-    if constexpr (!S::kLoading)
-      if (st.path) path = *st.path;
-    s.items(path, 16, [&](Vec2& v) { s.vec(v); });
+    if (s.version() >= 16) {
+      std::uint32_t number = 0;
+      if constexpr (!S::kLoading)
+        if (st.path) number = numbers.at(st.path.get());
+      s.u32(number);
+      s.check(number <= table.size());
+      if constexpr (S::kLoading)
+        st.path = number > 0 && number <= table.size() ? table[number - 1] : nullptr;
+    } else {
+      std::vector<Vec2> path;
+      if constexpr (!S::kLoading)
+        if (st.path) path = *st.path;
+      s.items(path, 16, [&](Vec2& v) { s.vec(v); });
+      s.check(path.size() <= BehaviourLimits::kMaxPathPoints);
+      // One command's agents are neighbours by id: a path equal to the last one read is shared.
+      if constexpr (S::kLoading)
+        if (!path.empty() && s.ok())
+          st.path = last_read && *last_read == path
+                        ? last_read
+                        : std::make_shared<const std::vector<Vec2>>(std::move(path));
+      if constexpr (S::kLoading) last_read = st.path ? st.path : last_read;
+    }
     s.u64(st.key);
     s.vec(st.wander);
     s.vec(st.heading);
     s.u32(st.leg);
     s.boolean(st.finished);
     const bool needs_path = st.kind == BehaviourKind::follow_path;
-    s.check(has_steering_state(st.kind) && (needs_path ? path.size() >= 2 : path.empty()) &&
-            path.size() <= BehaviourLimits::kMaxPathPoints &&
-            (!needs_path || st.leg < path.size()) && std::isfinite(p.distance) &&
+    const std::size_t points = st.path ? st.path->size() : 0;
+    s.check(has_steering_state(st.kind) && (needs_path ? points >= 2 : points == 0) &&
+            (!needs_path || st.leg < points) && std::isfinite(p.distance) &&
             std::isfinite(p.jitter) && std::isfinite(p.separation) && std::isfinite(p.alignment) &&
             std::isfinite(p.cohesion) && std::isfinite(p.offset.x) && std::isfinite(p.offset.y));
-    if constexpr (S::kLoading)
-      if (needs_path) st.path = std::make_shared<const std::vector<Vec2>>(std::move(path));
   });
   if constexpr (S::kLoading) {
     steering_.clear();
     for (auto& e : entries) steering_.emplace(e.first, std::move(e.second));
   }
   return s.ok();
+}
+
+// Format 16's table of the follow_path paths the entries share: saving, each distinct path once,
+// in the order of the first agent (by id) that follows it.
+template <CheckpointStream S>
+void SteeringService::serialize_path_table(
+    S& s, std::vector<std::shared_ptr<const std::vector<Vec2>>>& table,
+    std::map<const std::vector<Vec2>*, std::uint32_t>& numbers) {
+  std::vector<std::vector<Vec2>> paths;
+  if constexpr (!S::kLoading)
+    for (const auto& [id, st] : steering_)
+      if (st.path &&
+          numbers.emplace(st.path.get(), static_cast<std::uint32_t>(table.size() + 1)).second) {
+        table.push_back(st.path);
+        paths.push_back(*st.path);
+      }
+  s.items(paths, 8 + 2 * 16, [&](std::vector<Vec2>& path) {
+    s.items(path, 16, [&](Vec2& v) { s.vec(v); });
+    s.check(path.size() >= 2 && path.size() <= BehaviourLimits::kMaxPathPoints);
+  });
+  if constexpr (S::kLoading)
+    for (std::vector<Vec2>& path : paths)
+      table.push_back(std::make_shared<const std::vector<Vec2>>(std::move(path)));
 }
 
 template bool SteeringService::serialize(Save&);

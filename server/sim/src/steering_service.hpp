@@ -84,6 +84,9 @@ class SteeringService {
   // Checkpoints, format 11 (for Save and Load; world_checkpoint.cpp runs it in the format's order).
   template <CheckpointStream S>
   bool serialize(S& s);
+  template <CheckpointStream S>
+  void serialize_path_table(S& s, std::vector<std::shared_ptr<const std::vector<Vec2>>>& table,
+                            std::map<const std::vector<Vec2>*, std::uint32_t>& numbers);
 
  private:
   std::map<AgentId, Steering> steering_;

@@ -64,6 +64,9 @@ std::span<const FormationRecord> formation_records(const World& world) {
 std::span<const PathState> path_states(const World& world) {
   return WorldAccess::impl(world).paths();
 }
+std::string checkpoint_in_format(const World& world, std::uint32_t version) {
+  return WorldAccess::impl(world).save_checkpoint(version);
+}
 PathQueueStats World::path_queue_stats() const { return impl_->path_queue_stats(); }
 std::span<const Measurement> World::measurements() const { return impl_->measurements(); }
 std::uint64_t World::measurements_version() const { return impl_->measurements_version(); }

@@ -32,8 +32,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // priority, layer and mask, and the world's defaults for them (older worlds' agents have the
 // defaults: priority 50, layer 1, every bit of the mask, as their servers ran them). 15 added each
 // agent's team and sight and the world's default sight (older worlds' agents are nobody's, with
-// the default sight of 200).
-constexpr std::uint32_t kFormatVersion = 15;
+// the default sight of 200). 16 writes each follow_path path once, shared by the agents that
+// follow it (older files hold a copy per agent, read as they are).
+constexpr std::uint32_t kFormatVersion = 16;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -481,10 +482,12 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
   return {};
 }
 
-std::string WorldImpl::save_checkpoint() const {
+std::string WorldImpl::save_checkpoint() const { return save_checkpoint(kFormatVersion); }
+
+std::string WorldImpl::save_checkpoint(std::uint32_t version) const {
   std::string payload;
   Writer w(payload);
-  Save s(w, kFormatVersion);
+  Save s(w, version);
   // Saving only reads what it is given: the world is not changed.
   WorldImpl& self = const_cast<WorldImpl&>(*this);
   serialize(s, self.def_);
@@ -492,7 +495,7 @@ std::string WorldImpl::save_checkpoint() const {
 
   std::string out(kMagic, sizeof kMagic);
   Writer head(out);
-  head.u32(kFormatVersion);
+  head.u32(version);
   head.bytes(payload);
   head.u64(fnv1a(payload));
   return out;

@@ -87,7 +87,9 @@ class WorldImpl {
   PathQueueStats path_queue_stats() const { return pathing_.stats(); }
   std::size_t agent_memory_bytes() const;
   std::uint64_t state_hash() const;
-  std::string save_checkpoint() const;
+  std::string save_checkpoint() const;  // in the newest format
+  // In format `version` (from 2): what a server of that format wrote, for tests that read it.
+  std::string save_checkpoint(std::uint32_t version) const;
   static std::variant<WorldImpl, std::string> load_checkpoint(std::string_view data);
   // The checkpoint's layout after the world's definition, run by saving and by loading
   // (world_checkpoint.cpp); what is corrupt, or empty.
