@@ -7,6 +7,8 @@
 #     status, and /healthz from the same address meanwhile.
 # flock: mean tick and /healthz over 10 s of 20,000 agents standing, then 10 s after one
 #     set_behaviour flock with radius 1e9 on all of them (4000 x 4000 world).
+# queue: 64 queued orders on each of 20,000 agents: a viewer's snapshot bytes, and the snapshots a
+#     --relay-format json relay serves its viewer in 20 s (and its reconnections).
 # checkpoint: one follow_path of 1,024 points on 20,000 agents: the checkpoint's size, peak RSS,
 #     SIGTERM's time, and the restored server's RSS.
 import os, re, socket, subprocess, sys, tempfile, threading, time, json, urllib.request
@@ -105,7 +107,7 @@ elif which == '16':
     print(json.dumps({'binary': binary, 'answers_by_status': statuses, 'per_second': round(sum(statuses.values()) / 5),
                       'healthz': {str(k): health.count(k) for k in set(health)}}))
     p.kill()
-elif which in ('flock', 'checkpoint'):
+elif which in ('flock', 'checkpoint', 'queue'):
     import http.client
     spawns = [{'cmd': 'spawn', 'count': 1000} for _ in range(20)]
     scenario = {'name': 'crowd20k', 'world': {'width': 4000, 'height': 4000, 'seed': 1, 'tick_rate': 60, 'max_agents': 20000},
@@ -134,7 +136,42 @@ elif which in ('flock', 'checkpoint'):
             while c.recv(1 << 20): pass
         except BlockingIOError: pass
         c.setblocking(True)
-    if which == 'flock':
+    def snapshots(port, seconds):
+        # Counts the snapshots (whole messages, fragments joined) a viewer is sent, and the largest.
+        v = ws(port); v.sendall(frame('{"type":"hello","protocol":1,"role":"viewer"}'))
+        f = v.makefile('rb'); v.settimeout(seconds + 5)
+        got = 0; biggest = 0; message = bytearray(); t0 = time.time()
+        try:
+            while time.time() - t0 < seconds:
+                h = f.read(2)
+                if len(h) < 2: break
+                n = h[1] & 127
+                if n == 126: n = int.from_bytes(f.read(2), 'big')
+                elif n == 127: n = int.from_bytes(f.read(8), 'big')
+                message += f.read(n)
+                if h[0] & 0x80:  # the message's last frame
+                    if message.startswith(b'{"type":"snapshot"'): got += 1; biggest = max(biggest, len(message))
+                    message = bytearray()
+        except (socket.timeout, OSError): pass
+        v.close()
+        return got, biggest
+    if which == 'queue':
+        p, port = start(['--scenario', path])
+        time.sleep(3)
+        cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
+        for k in range(65):
+            cmd.sendall(frame('{"type":"command","seq":%d,"cmd":"set_target","agents":"all","target":{"x":%d,"y":3000},"queue":%s}'
+                              % (k + 1, 3000 - k, 'true' if k else 'false')))
+        time.sleep(2); drain(cmd)
+        direct, biggest = snapshots(port, 5)
+        r, rport = start(['--relay', f'ws://127.0.0.1:{port}/ws', '--relay-format', 'json'])
+        time.sleep(1)
+        relayed, _ = snapshots(rport, 20)
+        r.kill(); r.wait()
+        print(json.dumps({'binary': binary, 'snapshot_mb': round(biggest / 1e6, 1), 'bytes_per_agent': round(biggest / 20000),
+                          'snapshots_direct_5s': direct, 'snapshots_relayed_20s': relayed}))
+        p.kill()
+    elif which == 'flock':
         p, port = start(['--scenario', path])
         time.sleep(3)
         before = window(port, 10)

@@ -33,6 +33,10 @@ inline constexpr int kMaxJsonDepth = 16;
 inline constexpr std::size_t kMaxInspectPerSession = 16;
 inline constexpr std::size_t kMaxCollisionsPerSnapshot =
     1000;  // more in one interval are not listed
+// An agent's `waypoints` in a snapshot: its next points at most (queued orders and a patrol's
+// route may hold 129), so that a snapshot of many agents with long queues stays within what a
+// relay reads.
+inline constexpr std::size_t kMaxWaypointsPerAgent = 32;
 // Snapshots carry the obstacles when they change and at least this often (Snapshot::obstacles).
 inline constexpr double kObstacleRefreshSeconds = 5;
 // Session ids on the wire (welcome's `session`, kick's `session`) are at most this: JSON's safe

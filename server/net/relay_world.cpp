@@ -98,6 +98,11 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     a.history.assign(
         32, sim::TileCoord{sim::TileMapLimits::kMaxSide - 1, sim::TileMapLimits::kMaxSide - 1});
     a.subject = std::numeric_limits<std::uint32_t>::max();
+    a.waypoints.assign(protocol::kMaxWaypointsPerAgent, sim::Vec2{kCoord, kCoord});
+    a.priority = 255;
+    a.layer = a.mask = std::numeric_limits<std::uint32_t>::max() - 1;
+    a.team = sim::AgentDefLimits::kMaxTeam;
+    a.sight = kCoord;
     s.agents.push_back(a);
   });
   w.formation = cost([&](protocol::Snapshot& s) {

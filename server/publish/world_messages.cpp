@@ -87,7 +87,11 @@ AgentState agent_state(const sim::World& world, const Agents& agents, const Desi
   s.priority = a.def.priority;
   s.layer = a.def.layer;
   s.mask = a.def.mask;
-  if (world.has_orders()) s.waypoints = world.upcoming(a.id);
+  if (world.has_orders()) {
+    s.waypoints = world.upcoming(a.id);
+    if (s.waypoints.size() > protocol::kMaxWaypointsPerAgent)
+      s.waypoints.resize(protocol::kMaxWaypointsPerAgent);
+  }
   if (a.team != 0 || view.teams) s.team = a.team;
   if (a.def.sight != world.def().agent_defaults.sight) s.sight = float_value(a.def.sight);
   if (view.team != 0 && a.team != view.team) {  // another team's: where it is, not its orders

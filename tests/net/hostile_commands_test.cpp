@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "net/relay_world.hpp"
 #include "server_fixture.hpp"
 
 namespace herd::net {
@@ -100,6 +101,32 @@ TEST_F(HostileCommandsTest, OneFollowPathOnManyAgentsIsCheckpointedOnce) {
   const std::size_t path_bytes = 1024 * 16;
   EXPECT_LT(following, standing + 2 * path_bytes + 2000 * 120)
       << "the path once, and each agent's steering state";
+}
+
+// Every agent's order queue full (64 orders after its current one): a snapshot shows each agent's
+// next 32 points, so each agent stays within what a relay allows an agent in the snapshots it
+// reads (a quarter over the widest agent). Before, each agent carried all 64 (and a patrol's
+// route behind them): 20,000 such agents made a 48.6 MB snapshot against a relay's 30.9 MB.
+TEST_F(HostileCommandsTest, AFullOrderQueueKeepsASnapshotWithinWhatARelayReads) {
+  ok(R"({"cmd":"spawn","count":100})");
+  for (int k = 0; k < 65; ++k)
+    ok(R"({"cmd":"set_target","agents":"all","target":{"x":)" + std::to_string(-999.5 + 4000 - k) +
+       R"(,"y":3999.25},"queue":)" + (k ? "true" : "false") + "}");
+  auto viewer = greeted(protocol::Role::viewer);
+  ok(R"({"cmd":"step"})");
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (text.empty() && std::chrono::steady_clock::now() < deadline)
+    if (auto got = viewer->receive(Millis(200));
+        got && got->find(R"("type":"snapshot")") != std::string::npos)
+      text = *got;
+  ASSERT_FALSE(text.empty()) << "no snapshot";
+  const auto s = std::get<protocol::Snapshot>(
+      std::get<protocol::ServerMessage>(protocol::decode_server(text)));
+  ASSERT_EQ(s.agents.size(), 100u);
+  EXPECT_EQ(s.agents[0].waypoints.size(), protocol::kMaxWaypointsPerAgent);
+  const std::size_t per_agent = max_snapshot_bytes(20001) - max_snapshot_bytes(20000);
+  EXPECT_LT(text.size() / 100, per_agent) << "bytes per agent, against a relay's allowance";
 }
 
 }  // namespace

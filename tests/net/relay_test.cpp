@@ -38,6 +38,12 @@ TEST(RelayCap, TheLargestUpstreamMessageIsWhatAWorldCanHold) {
     a.behaviour = sim::BehaviourKind::pursue;
     a.subject = 4000000000u;
     a.history.assign(20, sim::TileCoord{1023, 1023});
+    // Orders queued beyond what a snapshot shows, and every optional field off its default.
+    a.waypoints.assign(protocol::kMaxWaypointsPerAgent, sim::Vec2{-999999.999, -999999.999});
+    a.priority = 255;
+    a.layer = a.mask = 4000000000u;
+    a.team = 63;
+    a.sight = 99999.999;
     s.agents.push_back(a);
   }
   s.obstacles.emplace();
