@@ -18,28 +18,29 @@ Gate::Welcomed Gate::hello(const protocol::Hello& hello,
   const protocol::Role watcher =
       config_.players.empty() ? protocol::Role::viewer : protocol::Role::spectator;
   if (w.role == protocol::Role::viewer) w.role = watcher;
-  // An address that guessed wrong too often is not compared at all until its budget refills.
-  const bool throttled =
-      !hello.token.empty() &&
-      (w.role == protocol::Role::player ||
-       (w.role == protocol::Role::commander && !config_.command_token.empty())) &&
-      !may_try_token();
-  if (w.role == protocol::Role::player) as_player(hello, throttled, w);
+  // A right token is always taken: everyone behind one NAT, proxy or relay shares an address, and
+  // another's wrong guesses must not lock them out. Tokens are long (16 bytes at least; a made
+  // one 32 random characters), so guessing is hopeless; the address's budget decides only what a
+  // wrong one costs: past it, the session is closed (each further guess a new connection, which
+  // the HTTP rate counts) rather than welcomed as a watcher.
+  if (w.role == protocol::Role::player) as_player(hello, w);
   const std::string& token = config_.command_token;
   if (w.role == protocol::Role::commander && !token.empty() &&
-      (throttled || !constant_time_equal(hello.token, token)))
-    w.unauthorized = throttled             ? "too many wrong command tokens from this address: try "
-                                             "again in a second"
-                     : hello.token.empty() ? "this server needs a command token to command"
-                                           : "wrong command token";
+      !constant_time_equal(hello.token, token))
+    w.unauthorized = hello.token.empty() ? "this server needs a command token to command"
+                                         : "wrong command token";
   if (w.unauthorized) {
+    const bool wrong = !hello.token.empty();
+    w.throttled = wrong && !may_try_token();
+    w.wrong_token = wrong && !w.throttled;
+    if (w.throttled)
+      *w.unauthorized = "too many wrong tokens from this address: try again in a second";
     w.role = watcher;
     w.team = 0;
     w.player.clear();
-    w.throttled = throttled;
-    w.wrong_token = !throttled && !hello.token.empty();
-    *w.unauthorized += watcher == protocol::Role::spectator ? "; welcomed as a spectator"
-                                                            : "; welcomed as a viewer";
+    *w.unauthorized += w.throttled                            ? "; the session is closed"
+                       : watcher == protocol::Role::spectator ? "; welcomed as a spectator"
+                                                              : "; welcomed as a viewer";
   }
   role_ = w.role;
   unauthorized_ = w.unauthorized.has_value();
@@ -48,20 +49,18 @@ Gate::Welcomed Gate::hello(const protocol::Hello& hello,
 
 // A player's hello: its token names the player (compared with every player's, in constant time
 // each, and all of them, so the time taken tells nothing of which).
-void Gate::as_player(const protocol::Hello& hello, bool throttled, Welcomed& w) const {
+void Gate::as_player(const protocol::Hello& hello, Welcomed& w) const {
   const PlayerAccount* found = nullptr;
-  if (!throttled)
-    for (const PlayerAccount& p : config_.players)
-      if (constant_time_equal(hello.token, p.token) && !found) found = &p;
+  for (const PlayerAccount& p : config_.players)
+    if (constant_time_equal(hello.token, p.token) && !found) found = &p;
   if (found) {
     w.team = found->team;
     w.player = found->name;
     return;
   }
   w.unauthorized = config_.players.empty() ? "this server has no players"
-                   : throttled ? "too many wrong tokens from this address: try again in a second"
-                   : hello.token.empty() ? "a player's hello needs its token"
-                                         : "no player has this token";
+                   : hello.token.empty()   ? "a player's hello needs its token"
+                                           : "no player has this token";
 }
 
 std::optional<Gate::Refused> Gate::check(const protocol::ClientMessage& msg) const {

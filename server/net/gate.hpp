@@ -28,9 +28,9 @@ class Gate {
 
   // What a hello earned: the role (a viewer's becomes a spectator's on a server with players), a
   // player's team and name, and, when a token was not taken, the unauthorized error to send (the
-  // session watches instead), whether a wrong token is to be counted against the address, and
-  // whether the address was throttled. `may_try_token` asks the address's budget of tries; it is
-  // asked only of a hello that carries a token.
+  // session watches instead), whether the wrong token is to be counted against the address, and
+  // whether the address was over its budget of wrong tokens (the session is to be closed). A
+  // right token is taken whatever the budget: `may_try_token` is asked only of a wrong one.
   struct Welcomed {
     protocol::Role role = protocol::Role::viewer;
     std::uint8_t team = 0;
@@ -63,7 +63,7 @@ class Gate {
   protocol::Role role() const { return role_; }
 
  private:
-  void as_player(const protocol::Hello& hello, bool throttled, Welcomed& w) const;
+  void as_player(const protocol::Hello& hello, Welcomed& w) const;
 
   const ServerConfig& config_;
   TokenBucket bucket_, overflow_;

@@ -337,6 +337,9 @@ void WsSession::on_hello(const protocol::Hello& hello) {
     hub_.token_failed(ip_, now_seconds());
   }
   if (w.unauthorized) send_error({}, protocol::ErrorCode::unauthorized, std::move(*w.unauthorized));
+  if (w.throttled)
+    return close_after_flush(
+        {websocket::close_code::policy_error, "too many wrong tokens from this address"}, false);
   hub_.log_from(address_, LogLevel::info, "hello",
                 {{"session", std::to_string(id_)},
                  {"role", std::string(protocol::to_string(w.role))},

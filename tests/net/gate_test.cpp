@@ -78,18 +78,34 @@ TEST(Gate, TheTokenMakesTheOperatorAndAWrongOneWatches) {
   EXPECT_TRUE(bare.unauthorized);
 }
 
-TEST(Gate, AThrottledAddressIsNotComparedAtAll) {
-  const ServerConfig c = with_token("0123456789abcdef");
-  Gate gate(c, 0);
+// A right token is taken whatever the address's budget of wrong ones (everyone behind one NAT
+// shares it); a wrong one over the budget is refused as throttled, to be closed.
+TEST(Gate, ARightTokenIsTakenFromAThrottledAddress) {
+  ServerConfig c = with_token("0123456789abcdef");
+  c.players = {{"red", 1, "red-token-0123456789"}};
   int asked = 0;
-  const Gate::Welcomed w = gate.hello(hello(Role::commander, "0123456789abcdef"), [&] {
+  const auto over_budget = [&] {
     ++asked;
     return false;
-  });
+  };
+  Gate right(c, 0);
+  const Gate::Welcomed w = right.hello(hello(Role::commander, "0123456789abcdef"), over_budget);
+  EXPECT_EQ(w.role, Role::commander);
+  EXPECT_FALSE(w.unauthorized);
+  Gate player(c, 0);
+  const Gate::Welcomed p = player.hello(hello(Role::player, "red-token-0123456789"), over_budget);
+  EXPECT_EQ(p.role, Role::player);
+  EXPECT_EQ(p.team, 1);
+  EXPECT_EQ(asked, 0) << "a right token does not ask the budget";
+
+  Gate wrong(c, 0);
+  const Gate::Welcomed no = wrong.hello(hello(Role::commander, "guess-0123456789"), over_budget);
   EXPECT_EQ(asked, 1);
-  EXPECT_EQ(w.role, Role::viewer) << "even the right token waits for the budget";
-  EXPECT_TRUE(w.throttled);
-  EXPECT_FALSE(w.wrong_token);
+  EXPECT_EQ(no.role, Role::spectator);
+  EXPECT_TRUE(no.throttled);
+  EXPECT_FALSE(no.wrong_token) << "over the budget, not counted again";
+  ASSERT_TRUE(no.unauthorized);
+  EXPECT_NE(no.unauthorized->find("too many wrong tokens"), std::string::npos);
 }
 
 TEST(Gate, PlayersAreNamedByTheirTokensAndWatchersBecomeSpectators) {
