@@ -7,7 +7,7 @@
 #     status, and /healthz from the same address meanwhile.
 # flock: mean tick and /healthz over 10 s of 20,000 agents standing, then 10 s after one
 #     set_behaviour flock with radius 1e9 on all of them (4000 x 4000 world).
-# queue: 64 queued orders on each of 20,000 agents: a viewer's snapshot bytes, and the snapshots a
+# queue: 63 queued orders and a patrol of 64 points behind them on each of 20,000 agents: a viewer's snapshot bytes, and the snapshots a
 #     --relay-format json relay serves its viewer in 20 s (and its reconnections).
 # checkpoint: one follow_path of 1,024 points on 20,000 agents: the checkpoint's size, peak RSS,
 #     SIGTERM's time, and the restored server's RSS.
@@ -159,9 +159,11 @@ elif which in ('flock', 'checkpoint', 'queue'):
         p, port = start(['--scenario', path])
         time.sleep(3)
         cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
-        for k in range(65):
-            cmd.sendall(frame('{"type":"command","seq":%d,"cmd":"set_target","agents":"all","target":{"x":%d,"y":3000},"queue":%s}'
+        for k in range(64):
+            cmd.sendall(frame('{"type":"command","seq":%d,"cmd":"set_target","agents":"all","target":{"x":%d.5,"y":3000.25},"queue":%s}'
                               % (k + 1, 3000 - k, 'true' if k else 'false')))
+        route = ','.join('{"x":%d.5,"y":%d.25}' % (1000 + k, 2000 + k) for k in range(64))
+        cmd.sendall(frame('{"type":"command","seq":100,"cmd":"patrol","agents":"all","points":[%s],"queue":true}' % route))
         time.sleep(2); drain(cmd)
         direct, biggest = snapshots(port, 5)
         r, rport = start(['--relay', f'ws://127.0.0.1:{port}/ws', '--relay-format', 'json'])
@@ -193,8 +195,8 @@ elif which in ('flock', 'checkpoint', 'queue'):
         t0 = time.time(); peak = 0; health = []
         while time.time() - t0 < 15:
             drain(cmd); peak = max(peak, rss(p)); health.append(healthz(p and port)); time.sleep(0.5)
-        size = os.path.getsize(ckpt)
         t1 = time.time(); p.terminate(); p.wait(); term_s = round(time.time() - t1, 1)
+        size = os.path.getsize(ckpt)  # the one written at shutdown
         q, port2 = start(args)
         time.sleep(3)
         print(json.dumps({'binary': binary, 'checkpoint_mb': round(size / 1e6, 2), 'peak_rss_mib': round(peak),

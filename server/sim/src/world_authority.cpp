@@ -36,12 +36,16 @@ CommandOutcome WorldImpl::authorize(Command& command, std::uint8_t team) const {
   if (team == 0 || team > AgentDefLimits::kMaxTeam)
     return failure(CommandError::forbidden, "a player's team must be in [1, 63]");
   // An agent named by id: the team's own, another team's it sees (not_yours), or, unseen, as if
-  // it did not exist. Seeing is asked once per command, for all its ids.
+  // it did not exist. Seeing is computed once per command, for all its ids, and for an id that
+  // names no agent as for one that names an unseen agent: the answer and its time are the same.
   std::vector<std::uint64_t> seen;
-  const auto visible = [&](const Agent& a) {
-    if (a.team == team) return true;
+  const auto look = [&] {
     if (seen.empty()) compute_seen_by(agents_, seen);
-    return (seen[static_cast<std::size_t>(&a - agents_.data())] >> team & 1) != 0;
+  };
+  const auto visible = [&](const Agent* a) {
+    if (a && a->team == team) return true;
+    look();
+    return a && (seen[static_cast<std::size_t>(a - agents_.data())] >> team & 1) != 0;
   };
   if (auto* spawn = std::get_if<Spawn>(&command)) {
     if (spawn->team && *spawn->team != team)
@@ -64,7 +68,7 @@ CommandOutcome WorldImpl::authorize(Command& command, std::uint8_t team) const {
   } else {
     for (AgentId id : sel->ids) {
       const Agent* a = find(id);
-      if (!a || !visible(*a)) return failure(CommandError::unknown_agent, does_not_exist(id));
+      if (!visible(a)) return failure(CommandError::unknown_agent, does_not_exist(id));
       if (a->team != team)
         return failure(CommandError::not_yours, "agent " + std::to_string(id) + " is team " +
                                                     std::to_string(a->team) + "'s, not yours");
@@ -73,7 +77,7 @@ CommandOutcome WorldImpl::authorize(Command& command, std::uint8_t team) const {
   // The agent a behaviour acts on (pursued, fled, attacked, followed...): one the team sees.
   if (const auto* b = std::get_if<SetBehaviour>(&command); b && b->behaviour.agent != kNoAgent) {
     const Agent* a = find(b->behaviour.agent);
-    if (!a || !visible(*a))
+    if (!visible(a))
       return failure(CommandError::unknown_agent, does_not_exist(b->behaviour.agent));
   }
   return {};
