@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <cmath>
 
+#include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
 #include "protocol/codec.hpp"
 
@@ -214,9 +215,41 @@ void Hub::new_world() {
   }
 }
 
+// The agents the world traces, at most World::kMaxInspected, chosen by who asks: the operator's
+// sessions first, then players', then viewers' and spectators'; within each, one id from every
+// session in turn (by session id), so that no session's list crowds out another's. Before, the
+// world kept the lowest ids of everyone's lists: four spectators inspecting ids 0 to 63 stopped
+// every player's and the operator's traces.
 std::vector<std::uint32_t> Hub::inspected() const {
+  const auto rank = [](protocol::Role r) {
+    switch (r) {
+      case protocol::Role::commander:
+        return 0;
+      case protocol::Role::player:
+        return 1;
+      default:
+        return 2;
+    }
+  };
+  std::vector<std::pair<std::pair<int, std::uint64_t>, const Client*>> askers;
+  for (const auto& [id, c] : clients_)
+    if (!c.inspect.empty()) askers.push_back({{rank(c.role), id}, &c});
+  std::sort(askers.begin(), askers.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::uint32_t> ids;
-  for (const auto& [id, c] : clients_) ids.insert(ids.end(), c.inspect.begin(), c.inspect.end());
+  const auto take = [&](std::uint32_t id) {
+    if (ids.size() < sim::World::kMaxInspected &&
+        std::find(ids.begin(), ids.end(), id) == ids.end())
+      ids.push_back(id);
+  };
+  for (std::size_t begin = 0; begin < askers.size();) {
+    std::size_t end = begin;
+    while (end < askers.size() && askers[end].first.first == askers[begin].first.first) ++end;
+    for (std::size_t k = 0; k < protocol::kMaxInspectPerSession; ++k)
+      for (std::size_t a = begin; a < end; ++a)
+        if (k < askers[a].second->inspect.size()) take(askers[a].second->inspect[k]);
+    begin = end;
+  }
   return ids;
 }
 

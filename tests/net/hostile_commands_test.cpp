@@ -129,5 +129,26 @@ TEST_F(HostileCommandsTest, AFullOrderQueueKeepsASnapshotWithinWhatARelayReads) 
   EXPECT_LT(text.size() / 100, per_agent) << "bytes per agent, against a relay's allowance";
 }
 
+// Four viewers inspecting 16 agents each (ids 1 to 64, all the world traces) do not stop the
+// operator's trace: the operator's ids come first, then players', then watchers', one from each
+// session in turn. Before, the world traced the 64 lowest ids of all lists, the operator's 70 not.
+TEST_F(HostileCommandsTest, WatchersInspectingCannotStarveTheOperatorsTraces) {
+  ok(R"({"cmd":"spawn","count":80})");
+  std::vector<std::unique_ptr<WsClient>> viewers;
+  for (std::uint32_t v = 0; v < 4; ++v) {
+    viewers.push_back(greeted(protocol::Role::viewer));
+    protocol::Inspect many;
+    for (std::uint32_t k = 1; k <= 16; ++k) many.agents.push_back(16 * v + k);
+    viewers.back()->send(protocol::encode(many));
+  }
+  for (auto& v : viewers) v->send(R"({"type":"ping","id":1})");
+  for (auto& v : viewers) wait_for<protocol::Pong>(*v);
+  c_->send(protocol::encode(protocol::Inspect{{70}}));
+  bool traced = false;
+  for (int t = 0; t < 30 && !traced; ++t)
+    for (const auto& trace : step(1).inspect) traced = traced || trace.id == 70;
+  EXPECT_TRUE(traced) << "the operator's agent 70 is traced";
+}
+
 }  // namespace
 }  // namespace herd::net
