@@ -609,10 +609,7 @@ void RelayWorld::relay(Incoming incoming) {
   Hub::BinaryTakers binary = hub_->send_json(
       counters_->agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));
   counters_->agents = s.agents.size();
-  if (s.map) welcome_->map = s.map;
-  if (s.map_cleared) welcome_->map.reset();
-  if (s.obstacles) welcome_->obstacles = *s.obstacles;
-  if (s.walls) welcome_->walls = *s.walls;
+  publish::SnapshotPlan::keep_for_welcome(s, *welcome_);
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_->world;
     protocol::QuantState state;
