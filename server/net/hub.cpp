@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/post.hpp>
-#include <cmath>
 
 #include "herd/sim/world.hpp"
 #include "herd/sim/world_def.hpp"
@@ -205,7 +204,6 @@ void Hub::send_welcomes(bool new_world) {
 void Hub::new_world() {
   binary_feed_.clear();  // ticks start again: every baseline is gone
   spectator_feed_.clear();
-  density_due_ = 0;  // the old world's layer is no picture of the new one
   // The old world's frames not yet given to sessions go; those in sessions' lanes go when the
   // new world's welcome reaches them (Delivery::Kind::new_world).
   for (auto& shard : shards_) counters_.snapshots_superseded += shard->outbox.drop_frames();
@@ -278,13 +276,6 @@ std::uint64_t Hub::begin_snapshot(std::chrono::nanoseconds finish_within) {
   return ++snapshots_made_;
 }
 
-bool Hub::density_due(double snapshot_rate) {
-  if (density_clients_ == 0 || snapshots_made_ < density_due_) return false;
-  density_due_ = snapshots_made_ + static_cast<std::uint64_t>(std::max(
-                                       1.0, std::round(protocol::kDensitySeconds * snapshot_rate)));
-  return true;
-}
-
 void Hub::attach_density(const protocol::DensityLayer& layer) {
   density_ = protocol::density_member(layer);
   density_tail_ = share(density_ + '}');
@@ -313,11 +304,8 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
     if (c.role == protocol::Role::player && restricted.team) {
       SharedText& own = by_team[c.team];
       if (!own) own = restricted.team(c.team);
-      SharedText tail;  // traces of its own agents only
-      if (std::string s = protocol::inspect_suffix(player_inspect_, own_traced(c)); !s.empty())
-        tail = share(std::move(s));
       by_shard[c.shard->index].push_back(
-          Delivery::snapshot(c.session, own, false, std::move(tail)));
+          Delivery::snapshot(c.session, own, false, session_tail(c, publish::Audience::team)));
       continue;
     }
     if (c.role == protocol::Role::spectator && restricted.delay) {
@@ -325,7 +313,8 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
         spectators.push_back(id);
       else if (restricted.delayed.json)
         by_shard[c.shard->index].push_back(
-            Delivery::snapshot(c.session, restricted.delayed.json, false, nullptr));
+            Delivery::snapshot(c.session, restricted.delayed.json, false,
+                               session_tail(c, publish::Audience::delayed)));
       continue;
     }
     if (c.wants_binary(agents)) {
@@ -333,15 +322,8 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
       continue;
     }
     if (!text) text = json();
-    // An asker's traces (and the density layer, for a client that takes it) follow the shared
-    // text as a tail in place of its closing brace: the text is not copied, and the layer's tail
-    // is shared too.
-    const bool layer = c.density && density_tail_;
-    SharedText tail = layer ? density_tail_ : nullptr;
-    if (!c.inspect.empty())
-      if (std::string own = protocol::inspect_suffix(inspect_, c.inspect); !own.empty())
-        tail = share(layer ? density_ + own : std::move(own));
-    by_shard[c.shard->index].push_back(Delivery::snapshot(c.session, text, false, std::move(tail)));
+    by_shard[c.shard->index].push_back(
+        Delivery::snapshot(c.session, text, false, session_tail(c, publish::Audience::viewers)));
   }
   hand_over(by_shard);
   // Delayed spectators' frames come from their own feed of the states of the delay before.
@@ -377,20 +359,52 @@ std::vector<std::uint32_t> Hub::own_traced(const Client& c) const {
   return mine;
 }
 
-std::string Hub::own_side(const Client& c) const {
-  if (c.role == protocol::Role::player) {
-    // Its own agents' traces only, as its team sees them, on its team's side section.
-    const std::vector<std::uint32_t> mine = own_traced(c);
-    const auto open = team_opens_.find(c.team);
-    if (mine.empty() || open == team_opens_.end()) return {};
-    return protocol::side_section(open->second, player_inspect_, mine);
-  }
-  if (c.inspect.empty() || inspect_.empty()) return {};
-  const bool traced = std::any_of(c.inspect.begin(), c.inspect.end(),
-                                  [&](std::uint32_t id) { return inspect_.find(id) != nullptr; });
+publish::Audience Hub::audience(const Client& c, const BinaryFeed* feed) const {
+  if (c.role == protocol::Role::player) return publish::Audience::team;
+  return feed == &spectator_feed_ ? publish::Audience::delayed : publish::Audience::viewers;
+}
+
+namespace {
+
+// Whether `part` reaches `audience`, as its row in the snapshot plan says.
+bool reaches(bool publish::SnapshotParts::*part, publish::Audience audience) {
+  return publish::SnapshotPlan::reaches(part, audience);
+}
+
+}  // namespace
+
+// The tail replaces the shared text's closing brace: the text is not copied, and a tail of the
+// layer alone is shared too. A team's traces are its own agents', as its team sees them.
+SharedText Hub::session_tail(const Client& c, publish::Audience audience) const {
+  const bool layer =
+      c.density && density_tail_ && reaches(&publish::SnapshotParts::density, audience);
+  std::string traces;
+  if (reaches(&publish::SnapshotParts::traces, audience))
+    traces = audience == publish::Audience::team
+                 ? protocol::inspect_suffix(player_inspect_, own_traced(c))
+                 : protocol::inspect_suffix(inspect_, c.inspect);
+  if (traces.empty()) return layer ? density_tail_ : nullptr;
+  return share(layer ? density_ + traces : std::move(traces));
+}
+
+// A player's traces go on its team's side section, the others' on the snapshot's.
+std::string Hub::own_side(const Client& c, publish::Audience audience) const {
+  if (!reaches(&publish::SnapshotParts::traces, audience)) return {};
+  const bool team = audience == publish::Audience::team;
+  const protocol::InspectTexts& texts = team ? player_inspect_ : inspect_;
+  const std::vector<std::uint32_t> ids = team ? own_traced(c) : c.inspect;
+  const bool traced = std::any_of(ids.begin(), ids.end(),
+                                  [&](std::uint32_t id) { return texts.find(id) != nullptr; });
   if (!traced) return {};
-  return protocol::side_section(c.density && !density_.empty() ? side_open_ + density_ : side_open_,
-                                inspect_, c.inspect);
+  const std::string* open = &side_open_;
+  if (team) {
+    const auto own = team_opens_.find(c.team);
+    if (own == team_opens_.end()) return {};
+    open = &own->second;
+  }
+  const bool layer =
+      c.density && !density_.empty() && reaches(&publish::SnapshotParts::density, audience);
+  return protocol::side_section(layer ? *open + density_ : *open, texts, ids);
 }
 
 void Hub::hand_over(std::vector<std::vector<Delivery>>& by_shard) {
@@ -410,9 +424,11 @@ void Hub::send_frames(BinaryFeed& feed, std::span<const std::uint64_t> ids) {
     if (it == clients_.end()) continue;  // left since the snapshot was taken
     Client& c = it->second;
     c.inbox->drain_into(c.binary);  // what the client acknowledged and asked for until now
-    // Delayed spectators' frames have no side of their own: no traces of the world now.
-    c.binary.set_side(&feed == &binary_feed_ ? own_side(c) : std::string());
-    c.binary.set_layers(c.density);
+    // The parts attached per session, as they reach its audience (delayed spectators': none of
+    // the world now).
+    const publish::Audience to = audience(c, &feed);
+    c.binary.set_side(own_side(c, to));
+    c.binary.set_layers(c.density && reaches(&publish::SnapshotParts::density, to));
     group.push_back(&c);
     batch.push_back(&c.binary);
   }

@@ -36,6 +36,7 @@
 #include "net/spectator_delay.hpp"
 #include "net/world_source.hpp"
 #include "protocol/snapshot_json.hpp"
+#include "publish/snapshot_plan.hpp"
 
 namespace herd::net {
 
@@ -98,8 +99,8 @@ class Hub {
   // (or a spectator delay): a team's JSON snapshot, filtered by its sight (made once per team,
   // when its first JSON player needs it; binary players are returned as BinaryTakers::players),
   // and the spectators' delayed one (empty: none is due), as JSON or binary frames of their own
-  // feed (spectator_feed). No density layer for either; only their own agents' traces (players),
-  // none (delayed spectators).
+  // feed (spectator_feed). The parts attached per session reach them as the snapshot plan's rows
+  // say (players: their own agents' traces, no density layer; delayed spectators: neither).
   struct Restricted {
     std::function<SharedText(std::uint8_t team)> team;
     // The traces players are sent (publish::inspect_texts with the fog): of each inspected
@@ -138,11 +139,11 @@ class Hub {
   const BinaryFeed& spectator_feed() const { return spectator_feed_; }
   // Frames of the last snapshot not sent yet, all now (before the world is replaced).
   void finish_steps();
-  // The density layer: due in the snapshot begun (begin_snapshot) when some client takes it and
-  // none was attached in the last kDensitySeconds of snapshots at `snapshot_rate` (or since the
-  // world was replaced). The source then makes it once and attaches it, before send_json: the
-  // clients that take it get it after the snapshot's members (JSON) or in their side section.
-  bool density_due(double snapshot_rate);
+  // The density layer: whether some client asks for it, and the layer of the snapshot begun
+  // (begin_snapshot) when the source's snapshot plan says one is due. The source makes it once and
+  // attaches it, before send_json: the clients that take it get it after the snapshot's members
+  // (JSON) or in their side section.
+  bool density_asked() const { return density_clients_ > 0; }
   void attach_density(const protocol::DensityLayer& layer);
 
  private:
@@ -173,10 +174,19 @@ class Hub {
   // Ends session `target` for `from`'s kick `seq`: acknowledged, then closed on its shard.
   void kick(std::uint64_t from, std::uint32_t seq, std::uint64_t target);
   void hand_over(std::vector<std::vector<Delivery>>& by_shard);
+  // The snapshot plan's audience a client is sent this snapshot as: a player's team's, the
+  // delayed spectators' (frames of `feed`, the spectators' own), or the whole world's.
+  publish::Audience audience(const Client& c, const BinaryFeed* feed = nullptr) const;
+  // What follows a JSON client's snapshot text in place of its closing brace: the parts attached
+  // per session that reach its audience (the plan's rows), the density layer when it asked for
+  // it and the traces of the agents it inspects (a player's: its own, as its team sees them).
+  // Null: none.
+  SharedText session_tail(const Client& c, publish::Audience audience) const;
   // The side section of a client's frames of this snapshot: its own when it inspects agents that
-  // are traced (with the density layer when it takes one), else empty (the snapshot's, or the
-  // one with the layer that the clients taking it share: BinaryFeed::set_layer_side).
-  std::string own_side(const Client& c) const;
+  // are traced (with the density layer when it takes one), else empty (the snapshot's, the
+  // team's, or the one with the layer that the clients taking it share:
+  // BinaryFeed::set_layer_side).
+  std::string own_side(const Client& c, publish::Audience audience) const;
   // The agents a player inspects that are its own and traced (player_inspect_).
   std::vector<std::uint32_t> own_traced(const Client& c) const;
   void send_frames(BinaryFeed& feed, std::span<const std::uint64_t> ids);
@@ -203,11 +213,9 @@ class Hub {
   protocol::InspectTexts player_inspect_;  // the same as players may have them (Restricted)
   std::string side_open_;                  // this snapshot's side section, open (send_binary)
   std::map<std::uint8_t, std::string> team_opens_;  // the same, each team's (send_binary)
-  // The density layer: clients that take it, the snapshot number (snapshots_made_) from which one
-  // is due again, and this snapshot's as `,"density":{...}` (empty: none) and as a JSON client's
-  // tail (that and the closing brace).
+  // The density layer: clients that take it, and this snapshot's as `,"density":{...}` (empty:
+  // none) and as a JSON client's tail (that and the closing brace).
   std::size_t density_clients_ = 0;
-  std::uint64_t density_due_ = 0;
   std::string density_;
   SharedText density_tail_;
   bool step_posted_ = false;

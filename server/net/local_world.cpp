@@ -229,12 +229,12 @@ void LocalWorld::broadcast_snapshot() {
       start_time_ + schedule_->next_deadline() - Clock::now());
   const std::uint64_t serial = hub_->begin_snapshot(
       paused_ ? half_tick() : std::max(std::chrono::nanoseconds(0), until_next_tick - half_tick()));
-  // The parts besides the agents that this snapshot carries: publish::SnapshotPlan's rows.
-  const publish::SnapshotParts parts = plan_.next(world_, serial, config_.snapshot_rate);
-  // The density layer, for the clients that take it: one pass over the agents, a few times a
-  // second (publish::density_layer).
-  if (hub_->density_due(config_.snapshot_rate))
-    hub_->attach_density(publish::density_layer(world_));
+  // The parts this snapshot carries, and to whom: publish::SnapshotPlan's rows.
+  const publish::SnapshotParts parts = plan_.next(
+      world_, serial, config_.snapshot_rate, {hub_->density_asked(), !world_.inspected().empty()});
+  // The density layer, for the clients that take it: one pass over the agents
+  // (publish::density_layer).
+  if (parts.density) hub_->attach_density(publish::density_layer(world_));
   // With players, every agent's team is written; each team's snapshot is filtered by its sight
   // (computed once for every team, when the first player needs it), and spectators are sent the
   // whole world's of spectator_delay seconds before.
@@ -295,9 +295,10 @@ void LocalWorld::broadcast_snapshot() {
                                             publish::View{team, &seen, true}));
     };
   protocol::InspectTexts inspect;
-  if (!world_.inspected().empty()) {
+  if (parts.traces) {
     inspect = publish::inspect_texts(world_, whole);
-    if (players && hub_->has_players()) {
+    if (players && hub_->has_players() &&
+        publish::SnapshotPlan::reaches(&publish::SnapshotParts::traces, publish::Audience::team)) {
       see();
       restricted.team_inspect = publish::inspect_texts(world_, whole, &seen);
     }

@@ -519,6 +519,7 @@ void RelayWorld::on_main_closed(std::uint64_t generation, const std::string& why
 void RelayWorld::new_world() {
   hub_->finish_steps();
   hub_->new_world();
+  plan_.new_world();  // the old world's density layer is no picture of the new one
   last_tick_.reset();
 }
 
@@ -592,27 +593,28 @@ void RelayWorld::relay(Incoming incoming) {
   // Its serial is the upstream's, in the text. The last snapshot's frames not yet encoded may make
   // it late by half the upstream's interval (pace_rate_: its snapshot rate, from the welcome), no
   // more.
-  hub_->begin_snapshot(std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / pace_rate_)));
+  const std::uint64_t made =
+      hub_->begin_snapshot(std::chrono::nanoseconds(static_cast<std::int64_t>(0.5e9 / pace_rate_)));
   counters_->tick = tick;
   welcome_->tick = tick;
   // The traces are those of every agent this relay's clients inspect: each client is sent its
   // own (Hub), the shared text none.
   protocol::InspectTexts inspect = protocol::InspectTexts::of(s);
   s.inspect.clear();
-  // The density layer is this relay's own, made from the snapshot's agents for its clients that
-  // take it, at its own pace (its link never asks the upstream for one).
+  // The parts that reach only the sessions that ask are this relay's own (its link asks the
+  // upstream for none), due as the plan says for its clients that ask: the density layer, made
+  // from the snapshot's agents.
   s.density.reset();
-  if (hub_->density_due(welcome_->snapshot_rate))
+  const publish::SnapshotParts own =
+      plan_.relayed(made, welcome_->snapshot_rate, {hub_->density_asked(), false});
+  if (own.density)
     hub_->attach_density(
         protocol::density_layer(s.agents, welcome_->world.width, welcome_->world.height));
   // Whether an `auto` session takes binary is decided on the last snapshot's agent count.
   Hub::BinaryTakers binary = hub_->send_json(
       counters_->agents, [&] { return share(protocol::encode(s)); }, std::move(inspect));
   counters_->agents = s.agents.size();
-  if (s.map) welcome_->map = s.map;
-  if (s.map_cleared) welcome_->map.reset();
-  if (s.obstacles) welcome_->obstacles = *s.obstacles;
-  if (s.walls) welcome_->walls = *s.walls;
+  publish::SnapshotPlan::keep_for_welcome(s, *welcome_);
   if (!binary.empty()) {
     const protocol::WorldInfo size = welcome_->world;
     protocol::QuantState state;

@@ -48,6 +48,7 @@
 #include "net/world_source.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/snapshot_binary.hpp"
+#include "publish/snapshot_plan.hpp"
 
 namespace herd::net {
 
@@ -176,7 +177,11 @@ class RelayWorld final : public WorldSource {
   std::chrono::milliseconds backoff_{0};
   std::optional<asio::steady_timer> retry_;
   std::optional<protocol::Welcome> welcome_;  // the upstream's newest (world, rates, map, paused)
-  std::optional<std::uint64_t> last_tick_;    // the newest relayed snapshot's
+  // The snapshot plan's rows as a relay reads them: the parts a welcome carries, kept from the
+  // snapshots relayed (keep_for_welcome); those that reach only the sessions that ask, made here
+  // when due (relayed); the others relayed as the upstream's plan sent them.
+  publish::SnapshotPlan plan_;
+  std::optional<std::uint64_t> last_tick_;  // the newest relayed snapshot's
   // What the upstream's welcome on this link granted (commander: the relay's commanders may
   // command), and the error it sent before that welcome, if any (why it did not).
   protocol::Role granted_ = protocol::Role::viewer;

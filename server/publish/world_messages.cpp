@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <span>
+#include <utility>
 
 #include "protocol/snapshot_json.hpp"
 #include "publish/snapshot_plan.hpp"
+#include "publish/snapshot_tail.hpp"
 
 namespace herd::publish {
 
@@ -54,14 +57,46 @@ double float_value(float f) {
   return d;
 }
 
-bool sees(const View& view, std::size_t i) {
-  return view.team == 0 || ((*view.seen)[i] >> view.team & 1) != 0;
+// Whether a team's view is shown agent `a` (index `i`) under `fog`; the whole world's is shown
+// every one.
+bool shows(const View& view, Fog fog, const sim::Agent& a, std::size_t i) {
+  if (view.team == 0) return true;
+  switch (fog) {
+    case Fog::left_out:
+      return false;
+    case Fog::whole:
+      return true;
+    case Fog::sight:
+      return ((*view.seen)[i] >> view.team & 1) != 0;
+    case Fog::ownership:
+      return a.team == view.team;
+  }
+  return false;
 }
 
+// Whether the view is shown what concerns agents `ids` under `fog`: every one shown (shows). An
+// agent no longer in the world is one a team does not see, and owns no less for being gone.
+bool shows(const sim::World& world, const View& view, Fog fog, std::span<const sim::AgentId> ids) {
+  if (view.team == 0) return true;
+  const auto agents = world.agents();
+  return std::all_of(ids.begin(), ids.end(), [&](sim::AgentId id) {
+    const sim::Agent* a = world.find(id);
+    if (!a) return fog == Fog::ownership;
+    return shows(view, fog, *a, static_cast<std::size_t>(a - agents.data()));
+  });
+}
+
+// The world's per-agent arrays a snapshot's agent objects are written from.
+struct AgentArrays {
+  std::span<const sim::Agent> agents;
+  decltype(std::declval<const sim::World&>().desires()) desires;
+};
+AgentArrays agent_arrays(const sim::World& world) { return {world.agents(), world.desires()}; }
+
 // Agent i of the world as the JSON snapshot carries it.
-template <class Agents, class Desires>
-AgentState agent_state(const sim::World& world, const Agents& agents, const Desires& desires,
-                       std::size_t i, const View& view = {}) {
+AgentState agent_state(const sim::World& world, const AgentArrays& arrays, std::size_t i,
+                       const View& view = {}) {
+  const auto& [agents, desires] = arrays;
   const sim::Agent& a = agents[i];
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
@@ -101,80 +136,32 @@ AgentState agent_state(const sim::World& world, const Agents& agents, const Desi
     s.history.clear();
     s.path_pending = false;
   } else if (view.team != 0 && s.subject) {  // its own, acting on an agent out of sight
-    const sim::Agent* other = world.find(*s.subject);
-    if (!other || !sees(view, static_cast<std::size_t>(other - agents.data()))) s.subject.reset();
+    const sim::AgentId subject[] = {*s.subject};
+    const Fog fog = SnapshotPlan::row(&SnapshotParts::agents).to.teams;
+    if (!shows(world, view, fog, subject)) s.subject.reset();
   }
   return s;
 }
 
-// A snapshot's parts other than the agents and the inspect traces, from the world.
-struct SnapshotTail {
-  std::optional<MapState> map;
-  std::optional<std::vector<ObstacleState>> obstacles;
-  std::vector<CollisionState> hits;
-  std::vector<FormationState> formations;
-  std::optional<std::vector<MeasurementState>> measurements;
-  std::optional<std::vector<SourceState>> sources;
-  std::optional<std::vector<ExitState>> exits;
-  std::optional<std::vector<WallState>> walls;
-};
+// The audience a view is written for: the whole world's (viewers, and the delayed spectators,
+// who are sent the same text later) or a team's.
+Audience audience(const View& view) { return view.team == 0 ? Audience::viewers : Audience::team; }
 
-// Whether the view sees agent `id` (a collision's): the whole world's sees every one.
-bool sees_id(const sim::World& world, const View& view, sim::AgentId id) {
-  if (view.team == 0) return true;
-  const sim::Agent* a = world.find(id);
-  return a && sees(view, static_cast<std::size_t>(a - world.agents().data()));
-}
-
-// A formation is a team's when every member still in the world is.
-bool owns(const sim::World& world, const View& view, const sim::FormationView& f) {
-  if (view.team == 0) return true;
-  for (sim::AgentId id : f.agents)
-    if (const sim::Agent* a = world.find(id); a && a->team != view.team) return false;
-  return true;
-}
-
+// The tail of a snapshot for `view`: each row's member that the snapshot carries to the view's
+// audience, written with the row's fog.
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
                            const SnapshotParts& parts, const View& view = {}) {
   SnapshotTail t;
-  const bool fog = view.team != 0;
-  // Which parts this view is sent: the snapshot plan's rows say who takes each.
-  const auto carried = [&](bool SnapshotParts::*part) {
-    return SnapshotPlan::carries(parts, part, fog);
-  };
-  if (carried(&SnapshotParts::map)) t.map = map_state(world);
-  if (carried(&SnapshotParts::obstacles)) t.obstacles = obstacle_states(world);
-  if (carried(&SnapshotParts::measurements)) t.measurements = measurement_states(world);
-  if (carried(&SnapshotParts::sources)) {
-    t.sources = source_states(world);
-    t.exits = exit_states(world);
-  }
-  if (carried(&SnapshotParts::walls)) t.walls = wall_states(world);
-  for (const sim::CollisionEvent& e : collisions) {
-    if (t.hits.size() == kMaxCollisionsPerSnapshot) break;
-    if (fog && !(sees_id(world, view, e.a) && (e.with_obstacle || sees_id(world, view, e.b))))
-      continue;
-    t.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
-  }
-  for (const sim::FormationView& f : world.formations()) {
-    if (!owns(world, view, f)) continue;
-    FormationState st{f.id, f.members, f.arrived, f.complete, {}};
-    for (const sim::UnreachablePlace& u : f.unreachable) {
-      UnreachableState us{u.agent, u.place.x, u.place.y, u.by_path, std::nullopt, std::nullopt};
-      if (u.moved_to) {
-        us.to_x = u.moved_to->x;
-        us.to_y = u.moved_to->y;
-      }
-      st.unreachable.push_back(us);
-    }
-    t.formations.push_back(std::move(st));
-  }
+  const TailSource source{world, collisions, view};
+  for (const SnapshotPlan::Row& row : SnapshotPlan::rows())
+    if (row.tail && SnapshotPlan::carries(parts, row.part, audience(view)))
+      row.tail(source, row.to.teams, t);
   return t;
 }
 
-void write_tail(JsonWriter& w, const SnapshotTail& t, const SnapshotParts& parts) {
+void write_tail(JsonWriter& w, const SnapshotTail& t) {
   write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                      parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
+                      t.map_cleared, t.measurements ? &*t.measurements : nullptr,
                       t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
                       t.walls ? &*t.walls : nullptr);
 }
@@ -196,12 +183,65 @@ std::vector<WallState> wall_states(const sim::World& world) {
   return out;
 }
 
+// ---- the rows' tail writers (snapshot_tail.hpp) ------------------------------------------------
+// The map, obstacles, walls, measurements, sources and exits go whole to every view that takes
+// them; collisions and formations are filtered by the row's fog.
+
+void tail_map(const TailSource& source, Fog, SnapshotTail& tail) {
+  tail.map = map_state(source.world);
+  tail.map_cleared = !tail.map;
+}
+
+void tail_obstacles(const TailSource& source, Fog, SnapshotTail& tail) {
+  tail.obstacles = obstacle_states(source.world);
+}
+
+void tail_walls(const TailSource& source, Fog, SnapshotTail& tail) {
+  tail.walls = wall_states(source.world);
+}
+
+void tail_measurements(const TailSource& source, Fog, SnapshotTail& tail) {
+  tail.measurements = measurement_states(source.world);
+}
+
+void tail_sources(const TailSource& source, Fog, SnapshotTail& tail) {
+  tail.sources = source_states(source.world);
+  tail.exits = exit_states(source.world);
+}
+
+// At most kMaxCollisionsPerSnapshot, of those the view is shown.
+void tail_collisions(const TailSource& source, Fog fog, SnapshotTail& tail) {
+  for (const sim::CollisionEvent& e : source.collisions) {
+    if (tail.hits.size() == kMaxCollisionsPerSnapshot) break;
+    const sim::AgentId ids[] = {e.a, e.b};
+    if (!shows(source.world, source.view, fog, std::span(ids, e.with_obstacle ? 1 : 2))) continue;
+    tail.hits.push_back({e.a, e.b, e.with_obstacle, e.point.x, e.point.y, e.impulse});
+  }
+}
+
+// The one reader of the world's formations.
+void tail_formations(const TailSource& source, Fog fog, SnapshotTail& tail) {
+  for (const sim::FormationView& f : source.world.formations()) {
+    if (!shows(source.world, source.view, fog, f.agents)) continue;
+    FormationState st{f.id, f.members, f.arrived, f.complete, {}};
+    for (const sim::UnreachablePlace& u : f.unreachable) {
+      UnreachableState us{u.agent, u.place.x, u.place.y, u.by_path, std::nullopt, std::nullopt};
+      if (u.moved_to) {
+        us.to_x = u.moved_to->x;
+        us.to_y = u.moved_to->y;
+      }
+      st.unreachable.push_back(us);
+    }
+    tail.formations.push_back(std::move(st));
+  }
+}
+
 SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
                           const SnapshotParts& parts, const View& view) {
   const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
-                           parts.map && !t.map, t.measurements ? &*t.measurements : nullptr,
+                           t.map_cleared, t.measurements ? &*t.measurements : nullptr,
                            t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
                            t.walls ? &*t.walls : nullptr);
 }
@@ -251,22 +291,24 @@ std::vector<MeasurementState> measurement_states(const sim::World& world) {
 InspectTexts inspect_texts(const sim::World& world, const View& view,
                            const std::vector<std::uint64_t>* fog) {
   InspectTexts out;
-  const auto agents = world.agents();
-  const auto desires = world.desires();
+  const AgentArrays arrays = agent_arrays(world);
+  const Fog teams = SnapshotPlan::row(&SnapshotParts::traces).to.teams;
   for (sim::AgentId id : world.inspected()) {
     const sim::Agent* a = world.find(id);
     const sim::AvoidanceTrace* tr = a ? world.trace(id) : nullptr;
     if (!tr) continue;
-    const auto i = static_cast<std::size_t>(a - agents.data());
+    const auto i = static_cast<std::size_t>(a - arrays.agents.data());
     if (!fog) {
-      out.add(agent_state(world, agents, desires, i, view),
+      out.add(agent_state(world, arrays, i, view),
               inspect_state(*a, *tr, [](sim::AgentId) { return true; }));
       continue;
     }
     if (a->team == 0) continue;  // nobody's: no player's to inspect
     const View own{a->team, fog, true};
-    out.add(agent_state(world, agents, desires, i, own),
-            inspect_state(*a, *tr, [&](sim::AgentId other) { return sees_id(world, own, other); }));
+    out.add(agent_state(world, arrays, i, own), inspect_state(*a, *tr, [&](sim::AgentId other) {
+              const sim::AgentId ids[] = {other};
+              return shows(world, own, teams, ids);
+            }));
   }
   out.finish();
   return out;
@@ -275,8 +317,9 @@ InspectTexts inspect_texts(const sim::World& world, const View& view,
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions,
                             const SnapshotParts& parts, std::uint64_t serial, const View& view) {
-  const auto agents = world.agents();
-  const auto desires = world.desires();
+  const AgentArrays arrays = agent_arrays(world);
+  const bool carried = SnapshotPlan::carries(parts, &SnapshotParts::agents, audience(view));
+  const Fog teams = SnapshotPlan::row(&SnapshotParts::agents).to.teams;
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
   const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
   return write_object(
@@ -284,12 +327,13 @@ std::string encode_snapshot(const sim::World& world,
         write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);
         w.key("agents");
         w.begin_array();
-        for (std::size_t i = 0; i < agents.size(); ++i)
-          if (sees(view, i)) write_agent(w, agent_state(world, agents, desires, i, view));
+        for (std::size_t i = 0; carried && i < arrays.agents.size(); ++i)
+          if (shows(view, teams, arrays.agents[i], i))
+            write_agent(w, agent_state(world, arrays, i, view));
         w.end_array();
-        write_tail(w, t, parts);
+        write_tail(w, t);
       },
-      128 + agents.size() * 140);
+      128 + arrays.agents.size() * 140);
 }
 
 QuantState quantise(const sim::World& world, const QuantState* previous) {

@@ -17,23 +17,32 @@
 
 namespace herd::publish {
 
-// Which of a snapshot's parts that are not sent every time this one carries: the map (it
-// changed since the last snapshot), the obstacles (they changed, or are due again:
+// Which parts this snapshot carries, a flag a row of the snapshot plan (publish/snapshot_plan.hpp,
+// which says when each goes and to whom): the agents, collisions and formations (every snapshot),
+// the map (it changed since the last snapshot), the obstacles (they changed, or are due again:
 // Snapshot::obstacles), the measurements (added, removed or reported since the last snapshot),
 // the sources and exits (added, removed, or a count changed since the last snapshot), the walls
-// (they changed, or are due again: Snapshot::walls).
+// (they changed, or are due again: Snapshot::walls), the density layer (due, and asked for), the
+// inspect traces (some agent is inspected). The defaults: a snapshot of the agents, collisions,
+// formations and obstacles.
 struct SnapshotParts {
-  bool map = false;
+  bool agents = true;
   bool obstacles = true;
+  bool walls = false;
+  bool map = false;
   bool measurements = false;
   bool sources = false;
-  bool walls = false;
+  bool density = false;
+  bool formations = true;
+  bool collisions = true;
+  bool traces = false;
 };
 
-// Whose snapshot it is. The whole world's (team 0), or, with fog of war, a team's: only the agents
-// it sees (`seen`: World::seen_by), collisions of those only, its own formations, and of other
-// teams' agents where they are and how they move, not their orders (no target, waypoints, subject
-// or trail); no measurements, sources or exits (their counts count agents it may not see).
+// Whose snapshot it is. The whole world's (team 0), or, with fog of war, a team's: of each part
+// what its row's fog leaves it (SnapshotPlan: the agents and collisions it sees, `seen` being
+// World::seen_by; its own formations; no measurements, sources or exits), and of other teams'
+// agents where they are and how they move, not their orders (no target, waypoints, subject or
+// trail).
 // `teams`: every agent's team is written, 0 included (a server with players).
 struct View {
   std::uint8_t team = 0;
