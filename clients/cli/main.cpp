@@ -284,19 +284,22 @@ int main(int argc, char** argv) {
     return fail(cli::kUsage, message + "\nusage: see 'herd-ctl" + path + " --help'");
   }
 
-  const auto parsed_url = protocol::parse_ws_url(url_text);
+  auto parsed_url = protocol::parse_ws_url(url_text);
   if (const auto* why = std::get_if<std::string>(&parsed_url))
     return fail(cli::kUsage,
                 "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
-  const cli::Url* url = &std::get<cli::Url>(parsed_url);
+  cli::Url* url = &std::get<cli::Url>(parsed_url);
   // The load generator speaks plain TCP, as from beside the server.
   if (url->tls && load->parsed())
     return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
   // No token given: a server on this machine left its own for its user's clients (the operator's:
-  // never a player's).
+  // never a player's), for the exact address it holds (`localhost` becomes that address).
   if (token.empty() && !player)
-    if (auto local = protocol::local_token(url->host, url->port)) token = std::move(*local);
+    if (auto local = protocol::local_token(url->host, url->port)) {
+      token = std::move(local->token);
+      url->host = std::move(local->host);
+    }
 
   if (stats->parsed()) {
     try {

@@ -242,7 +242,7 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     const std::string text = slurp(out);
     ASSERT_TRUE(std::regex_search(
         text, m,
-        std::regex("http://localhost:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
+        std::regex("http://127.0.0.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
         << text;
     const std::string token = m[1];
     EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
@@ -261,13 +261,19 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     const auto j = nlohmann::json::parse(slurp(file), nullptr, false);
     EXPECT_EQ(j.value("token", ""), token);
     EXPECT_EQ(j.value("port", 0), port);
-    EXPECT_EQ(j.value("url", ""), "http://localhost:" + std::to_string(port) + "/#token=" + token);
+    EXPECT_EQ(j.value("url", ""), "http://127.0.0.1:" + std::to_string(port) + "/#token=" + token);
+    // The address it holds, literally (127.0.0.1 for 0.0.0.0), and its pid: clients send the token
+    // there only, and only while it runs.
+    EXPECT_EQ(j.value("addresses", nlohmann::json()), nlohmann::json::array({"127.0.0.1"}));
+    EXPECT_EQ(j.value("pid", 0L), static_cast<long>(server.pid()));
 
     server.signal(SIGTERM);
     EXPECT_EQ(server.wait_exit(), 0);
     const std::string all = slurp(out);
     // Twice, each time in a URL's fragment: the viewer's and the operator's monitor's.
-    const std::string base = "http://localhost:" + std::to_string(port) + "/";
+    // The literal address, never localhost: it may resolve to ::1, where another user may listen.
+    const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/";
+    EXPECT_EQ(all.find("localhost"), std::string::npos) << all;
     std::size_t printed = 0;
     for (std::size_t at = all.find(token); at != std::string::npos;
          at = all.find(token, at + token.size()))

@@ -43,7 +43,7 @@ import websockets
 import websockets.exceptions
 
 from ._version import __version__
-from .address import find_token, parse_url
+from .address import parse_url, with_token
 from .binary import BinaryFeed
 from .commands import Commands, check_finite
 from .errors import (
@@ -684,7 +684,7 @@ async def _open(
         raise ValueError(f"queue_size must be 1 or more, not {queue_size}")
     address = parse_url(url)
     if token is None and role in ("commander", "operator"):
-        token = find_token(address)
+        address, token = with_token(address)
     try:
         # websockets.connect: the asyncio client (imported lazily by the package, hence unseen
         # by type checkers), in 10.4 as in later versions.

@@ -393,8 +393,9 @@ def connect(
     prints (``http://HOST:PORT/#token=...``). ``role``: ``"commander"`` (the default; also
     ``"operator"``), ``"player"`` (with a player's token: its team's agents, fog of war),
     ``"spectator"`` or ``"viewer"`` (watch only). ``token``: the server's command token; by default
-    ``$HERD_COMMAND_TOKEN``, or for a loopback URL the one the server left for its user's
-    clients in its runtime file. A commander refused for want of it raises
+    ``$HERD_COMMAND_TOKEN``, or the one the server left for its user's clients in its runtime
+    file (only while that server runs, and only for the address the file names: ``localhost`` is
+    sent there). A commander refused for want of it raises
     :class:`herd.HelloError` with code ``unauthorized``. ``format``: snapshots as ``"json"``,
     ``"binary"`` (decoded into the same dicts) or ``"auto"`` (binary beyond 1,000 agents).
     ``timeout``: seconds for connecting and for every call after (None: no limit).
