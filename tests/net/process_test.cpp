@@ -1,6 +1,8 @@
 // The real herd-server process: killed with SIGKILL between checkpoints, a restart resumes from
 // the last checkpoint with a valid world; SIGTERM shuts down cleanly and writes one; a corrupt
 // checkpoint is refused. Every wait is for an event (a line, a file, a message) with a timeout.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -333,6 +335,41 @@ TEST_F(ExposureTest, AShortTokenIsRefusedAtStart) {
   EXPECT_EQ(server.wait_exit(), 2) << slurp(out);
   EXPECT_NE(slurp(out).find("at least 16 bytes"), std::string::npos) << slurp(out);
   EXPECT_EQ(slurp(out).find("listening on"), std::string::npos);
+}
+
+// --record opens its file once and writes through that descriptor. Here the path is a second
+// name of a FIFO, so the server's open waits for a reader with the path already resolved; a link
+// to another file is planted at the path meanwhile. The file the link names keeps its bytes, and
+// the recording goes where the server opened it.
+TEST_F(ProcessTest, ARecordingIsWrittenThroughTheFileItOpenedNotALinkPlantedAfter) {
+  const fs::path fifo = dir_ / "record.fifo";
+  const fs::path path = dir_ / "record.jsonl";
+  const fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "keep me";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::link(fifo.c_str(), path.c_str()), 0);
+  auto with_record = args();
+  with_record.insert(with_record.end(), {"--record", path.string(), "--scenario", "empty"});
+  const fs::path out = dir_ / "record_fifo.log";
+  Process server(with_record, out);
+  const fs::path wchan = "/proc/" + std::to_string(server.pid()) + "/wchan";
+  ASSERT_TRUE(wait_until([&] { return slurp(wchan).rfind("wait_for_partner", 0) == 0; }))
+      << "the server never waited in its open of the FIFO: " << slurp(wchan) << "\n"
+      << slurp(out);
+  fs::create_symlink(victim, dir_ / "planted");
+  fs::rename(dir_ / "planted", path);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);  // the server's open returns
+  ASSERT_GE(reader, 0);
+  ASSERT_GT(port_of(out), 0) << slurp(out);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0) << slurp(out);
+  EXPECT_EQ(slurp(victim), "keep me");
+  std::string recorded;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) recorded.append(buf, n);
+  ::close(reader);
+  EXPECT_NE(recorded.find(R"("herd_record":1)"), std::string::npos) << recorded;
+  EXPECT_NE(recorded.find(R"("end_tick":)"), std::string::npos) << recorded;
 }
 
 TEST_F(ProcessTest, ACheckpointThatCannotBeWrittenStopsTheServerAtStart) {
