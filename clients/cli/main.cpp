@@ -18,8 +18,10 @@ using namespace herd;
 using client::Millis;
 using nlohmann::json;
 
+// Everything herd-ctl prints of what a server sent goes through cli::terminal_safe: a server (or
+// whoever answers at the URL) is not trusted with the operator's terminal.
 int fail(int code, const std::string& message) {
-  std::cerr << "herd-ctl: " << message << "\n";
+  std::cerr << "herd-ctl: " << cli::terminal_safe(message, true) << "\n";
   return code;
 }
 
@@ -27,7 +29,7 @@ struct Output {
   bool as_json = false;  // the server's answers as they came, one JSON line each
   void answer(const std::string& text, const json& parsed) const {
     (parsed.value("type", "") == "error" ? std::cerr : std::cout)
-        << (as_json ? text : cli::describe_answer(parsed)) << "\n";
+        << cli::terminal_safe(as_json ? text : cli::describe_answer(parsed)) << "\n";
   }
 };
 
@@ -92,7 +94,8 @@ int list_sessions(client::WsClient& ws, Millis timeout, const Output& out) {
     out.answer(answer->first, answer->second);
     return cli::kServerError;
   }
-  std::cout << (out.as_json ? answer->first + "\n" : cli::describe_sessions(answer->second));
+  std::cout << (out.as_json ? cli::terminal_safe(answer->first) + "\n"
+                            : cli::terminal_safe(cli::describe_sessions(answer->second), true));
   return cli::kOk;
 }
 
@@ -308,7 +311,7 @@ int main(int argc, char** argv) {
       const auto r = client::http_request(*url, path, tls, "GET", timeout);  // https:// for wss://
       if (r.status != 200)
         return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
-      std::cout << r.body;
+      std::cout << cli::terminal_safe(r.body, true);
       return cli::kOk;
     } catch (const client::ConnectionError& e) {
       return fail(cli::kUnreachable, e.what());
@@ -340,7 +343,7 @@ int main(int argc, char** argv) {
         auto text = ws.receive(timeout);
         if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
         if (text->rfind(R"({"type":"snapshot")", 0) != 0) continue;
-        std::cout << *text << "\n" << std::flush;
+        std::cout << cli::terminal_safe(*text) << "\n" << std::flush;
         ++seen;
       }
       return cli::kOk;
@@ -360,10 +363,11 @@ int main(int argc, char** argv) {
           continue;
         }
         if (out.as_json)
-          std::cout << m->first << "\n";
+          std::cout << cli::terminal_safe(m->first) << "\n";
         else
-          std::cout << (info->parsed() ? cli::describe_welcome(m->second)
-                                       : cli::describe_scenarios(m->second));
+          std::cout << cli::terminal_safe(info->parsed() ? cli::describe_welcome(m->second)
+                                                         : cli::describe_scenarios(m->second),
+                                          true);
         return cli::kOk;
       }
     }

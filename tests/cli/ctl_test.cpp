@@ -702,6 +702,62 @@ TEST_F(CtlLocalTest, ATokenGoesOnlyToTheAddressTheFileNamesWhileItsServerRuns) {
   EXPECT_FALSE(fs::exists(file)) << "the stale file is removed at start";
 }
 
+// A hostile server (or whatever answers at the URL) writes control characters into everything
+// herd-ctl prints: session rows, an error's code and message, a snapshot's raw text, a close
+// reason. herd-ctl writes each as \u00XX: no ESC, BEL or C1 CSI reaches the operator's terminal.
+TEST_F(CtlLocalTest, AHostileServerCannotWriteControlCharactersToTheTerminal) {
+  // ESC ] 0 ; title BEL (sets the window's title), ESC [ 2 J (clears the screen), C1 CSI.
+  const std::string evil =
+      "\x1b]0;owned\x07\x1b[2J\xc2\x9b"
+      "2J";
+  const nlohmann::json row = {{"id", 1},         {"role", evil},   {"client", evil},
+                              {"address", evil}, {"format", evil}, {"connected_s", 1}};
+  FakeWsServer hostile(
+      "127.0.0.1", 0,
+      {{}, [&](FakeWsServer::Stream& ws, const std::string& text) {
+         const auto m = nlohmann::json::parse(text, nullptr, false);
+         const std::string type = m.is_object() ? m.value("type", "") : "";
+         ws.text(true);
+         if (type == "hello" && m.value("client", "") == "herd-ctl" &&
+             m.value("role", "") == "viewer") {
+           // watch: a "snapshot" with a raw ESC in its text (no JSON string escapes it).
+           ws.write(boost::asio::buffer(std::string(R"({"type":"snapshot","tick":1,"x":)") + evil +
+                                        "}"));
+         } else if (type == "sessions") {
+           ws.write(boost::asio::buffer(
+               nlohmann::json{{"type", "sessions"}, {"seq", 1}, {"sessions", {row}}}.dump()));
+         } else if (type == "command" && m.value("cmd", "") == "pause") {
+           ws.write(boost::asio::buffer(
+               nlohmann::json{{"type", "error"}, {"seq", 1}, {"code", evil}, {"message", evil}}
+                   .dump()));
+         } else if (type == "command") {
+           boost::beast::websocket::close_reason why(std::uint16_t{4000});
+           why.reason = evil;
+           ws.close(why);
+         }
+       }});
+  ASSERT_TRUE(hostile.ok()) << hostile.error();
+  const std::string url = "ws://127.0.0.1:" + std::to_string(hostile.port()) + "/ws";
+  const std::vector<std::vector<std::string>> runs = {
+      {"sessions"}, {"--json", "sessions"},
+      {"pause"},    {"--json", "pause"},
+      {"resume"},   {"watch", "--role", "viewer", "--count", "1"}};
+  for (const auto& args : runs) {
+    std::vector<std::string> all{"--url", url, "--timeout", "5", "--token", "t"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CtlRun r = ctl(all);
+    const std::string what = args.back() + " (" + std::to_string(r.status) + "): " + r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << what;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << what;
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << what;
+    // What was sent is shown, escaped.
+    EXPECT_NE(r.out.find("\\u001b]0;owned\\u0007\\u001b[2J\\u009b2J"), std::string::npos) << what;
+  }
+  EXPECT_EQ(cli::terminal_safe("a\nb\tc\x7f\xff"), "a\\u000ab\\u0009c\\u007f\\xff");
+  EXPECT_EQ(cli::terminal_safe("a\nb", true), "a\nb");
+  EXPECT_EQ(cli::terminal_safe("caf\xc3\xa9 \xe2\x86\x92"), "caf\xc3\xa9 \xe2\x86\x92");
+}
+
 TEST_F(CtlTest, AnUnreachableServerExitsThree) {
   const CtlRun r = ctl({"pause"}, "ws://127.0.0.1:1/ws");
   EXPECT_EQ(r.status, 3);

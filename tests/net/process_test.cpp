@@ -287,6 +287,47 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
   }
 }
 
+// A client name is shown to the operator (herd-ctl sessions, the monitor): one with a control
+// character (ESC, BEL, a newline, C1's CSI) is refused with bad_field naming the field, and the
+// session is as it was, not greeted: a hello with a plain name is welcomed after it.
+TEST_F(ExposureTest, AClientNameWithControlCharactersIsRefused) {
+  const fs::path out = dir_ / "client_name.log";
+  Process server(
+      {"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"},
+      out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  client::WsClient c;
+  c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+  // The next message that is no snapshot, within 5 s.
+  const auto next = [&c] {
+    for (int i = 0; i < 100; ++i) {
+      auto m = c.receive(Millis(50));
+      if (!m) continue;
+      const auto j = nlohmann::json::parse(*m, nullptr, false);
+      if (j.value("type", "") != "snapshot") return j;
+    }
+    return nlohmann::json();
+  };
+  for (const std::string& name : {std::string("x\x1b]0;owned\x07\x1b[2J"), std::string("a\nb"),
+                                  std::string("x\xc2\x9b"
+                                              "2J")}) {
+    c.send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, name, {}}));
+    const auto answer = next();
+    EXPECT_EQ(answer.value("type", ""), "error") << answer;
+    EXPECT_EQ(answer.value("code", ""), "bad_field") << answer;
+    EXPECT_NE(answer.value("message", "").find("client"), std::string::npos) << answer;
+  }
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "plain/1", {}}));
+  const auto welcome = next();
+  EXPECT_EQ(welcome.value("type", ""), "welcome") << welcome;
+  c.send(R"({"type":"sessions","seq":1})");
+  const auto sessions = next();
+  ASSERT_EQ(sessions.value("type", ""), "sessions") << sessions;
+  ASSERT_EQ(sessions["sessions"].size(), 1u) << sessions;
+  EXPECT_EQ(sessions["sessions"][0].value("client", ""), "plain/1") << sessions;
+}
+
 // --open-commands is the one way to let anyone command: no token is made, none is printed.
 TEST_F(ExposureTest, OpenCommandsLetsAnyoneCommand) {
   for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
