@@ -328,6 +328,47 @@ TEST_F(ExposureTest, AClientNameWithControlCharactersIsRefused) {
   EXPECT_EQ(sessions["sessions"][0].value("client", ""), "plain/1") << sessions;
 }
 
+// DNS rebinding through a search domain: `evil` is looked up as evil.corp.example, whose owner
+// points it at this server; a browser then sends Host: evil:PORT and Origin: http://evil:PORT. So
+// only localhost, canonical addresses and the names configured are answered, over HTTP and for
+// the /ws upgrade; 2130706433 and 0x7f000001 (127.0.0.1 to a resolver) are names, refused too.
+TEST_F(ExposureTest, OnlyLocalhostAddressesAndConfiguredNamesAreAnswered) {
+  const fs::path out = dir_ / "hosts.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
+                  "--scenario", "empty", "--allowed-hosts", "game.example,herd"},
+                 out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  const std::string p = ":" + std::to_string(port);
+  std::ofstream(dir_ / "index.html") << "<p>herd</p>";
+  const auto status = [&](const std::string& request) {
+    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
+    s.write_all(request);
+    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  const auto get = [&](const std::string& host) {
+    return status("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+  };
+  // An upgrade as the browser sends it: Origin is the page's, whose host is the Host.
+  const auto upgrade = [&](const std::string& host) {
+    return status(
+        "GET /ws HTTP/1.1\r\nHost: " + host + "\r\nOrigin: http://" + host +
+        "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  };
+  for (const std::string& host : {"evil" + p, std::string("EVIL"), "2130706433" + p,
+                                  "0x7f000001" + p, "127.1" + p, "evil.example" + p}) {
+    EXPECT_EQ(get(host), "HTTP/1.1 403 Forbidden") << host;
+    EXPECT_EQ(upgrade(host), "HTTP/1.1 403 Forbidden") << host;
+  }
+  for (const std::string& host :
+       {"localhost" + p, "127.0.0.1" + p, "[::1]" + p, "game.example" + p, "herd" + p}) {
+    EXPECT_EQ(get(host), "HTTP/1.1 200 OK") << host;
+    EXPECT_EQ(upgrade(host), "HTTP/1.1 101 Switching Protocols") << host;
+  }
+}
+
 // --open-commands is the one way to let anyone command: no token is made, none is printed.
 TEST_F(ExposureTest, OpenCommandsLetsAnyoneCommand) {
   for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
