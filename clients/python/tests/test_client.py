@@ -93,6 +93,20 @@ def test_the_runtime_files_token_goes_only_to_its_address_while_its_server_runs(
         srv.stop()
 
 
+def test_a_message_over_max_size_ends_the_session_with_an_error_that_says_so(
+    server: Server, commander: herd.Client
+) -> None:
+    # The default bounds what a server (or whatever answers at the URL) makes the client hold:
+    # not 256 MiB (a 200 MB snapshot cost 1.32 GB of memory).
+    assert herd.aio.DEFAULT_MAX_SIZE == 32 << 20
+    commander.spawn(count=200)
+    with pytest.raises(herd.ConnectionClosed, match=r"over max_size \(4096 bytes\)") as closed:
+        with herd.connect(server.url, role="viewer", max_size=4096, timeout=TIMEOUT) as v:
+            commander.step(1)
+            v.wait_for(lambda s: len(s["agents"]) >= 200)
+    assert closed.value.code == 1009
+
+
 def test_a_commander_without_the_token_is_refused_and_a_viewer_may_only_watch(
     server: Server, monkeypatch: Any
 ) -> None:
