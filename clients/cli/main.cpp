@@ -339,12 +339,19 @@ int main(int argc, char** argv) {
   try {
     if (watch->parsed()) {
       hello(ws, *url, timeout, tls, token, player && role == "commander" ? "player" : role);
-      for (long seen = 0; count < 0 || seen < count;) {
-        auto text = ws.receive(timeout);
-        if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
-        if (text->rfind(R"({"type":"snapshot")", 0) != 0) continue;
+      for (long seen = 0; count < 0 || seen < count; ++seen) {
+        // The timeout bounds the whole wait for each snapshot: frames that are none (a server
+        // streaming anything else) do not start it again.
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        std::optional<std::string> text;
+        while (!text) {
+          const auto left =
+              std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+          if (left.count() <= 0 || !(text = ws.receive(left)))
+            return fail(cli::kUnreachable, "no snapshot within the timeout");
+          if (text->rfind(R"({"type":"snapshot")", 0) != 0) text.reset();
+        }
         std::cout << cli::terminal_safe(*text) << "\n" << std::flush;
-        ++seen;
       }
       return cli::kOk;
     }

@@ -758,6 +758,30 @@ TEST_F(CtlLocalTest, AHostileServerCannotWriteControlCharactersToTheTerminal) {
   EXPECT_EQ(cli::terminal_safe("caf\xc3\xa9 \xe2\x86\x92"), "caf\xc3\xa9 \xe2\x86\x92");
 }
 
+// watch --timeout bounds the whole wait for a snapshot: a server that streams frames that are no
+// snapshot (binary garbage, other text) as fast as herd-ctl reads them does not hold it longer.
+TEST_F(CtlLocalTest, WatchsTimeoutBoundsTheWholeWaitForASnapshot) {
+  FakeWsServer streaming(
+      "127.0.0.1", 0,
+      {{}, [](FakeWsServer::Stream& ws, const std::string& text) {
+         if (text.find(R"("type":"hello")") == std::string::npos) return;
+         for (int i = 0;; ++i) {  // until herd-ctl goes (the write throws)
+           ws.binary(i % 2 == 0);
+           ws.write(boost::asio::buffer(i % 2 == 0 ? std::string("\x00\xff\x01 not a frame", 15)
+                                                   : std::string(R"({"type":"snapshop"})")));
+         }
+       }});
+  ASSERT_TRUE(streaming.ok()) << streaming.error();
+  const std::string url = "ws://127.0.0.1:" + std::to_string(streaming.port()) + "/ws";
+  const auto start = Clock::now();
+  const CtlRun r =
+      ctl({"--url", url, "--timeout", "2", "watch", "--role", "viewer", "--count", "1"});
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("no snapshot within the timeout"), std::string::npos) << r.out;
+  EXPECT_LT(took, std::chrono::seconds(8)) << "the timeout is 2 s";
+}
+
 TEST_F(CtlTest, AnUnreachableServerExitsThree) {
   const CtlRun r = ctl({"pause"}, "ws://127.0.0.1:1/ws");
   EXPECT_EQ(r.status, 3);
