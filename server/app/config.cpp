@@ -299,7 +299,8 @@ const std::vector<Option>& options() {
          return set_number(c.server.http_idle_timeout, v, 3600);
        }},
       {"http-requests-per-second", "HERD_HTTP_REQUESTS_PER_SECOND", "100",
-       "plain HTTP requests (files, /metrics; not WebSocket upgrades or health checks) a second "
+       "plain HTTP requests (files, /metrics, refused WebSocket upgrades; not health checks) a "
+       "second "
        "from one IP address (IPv6: one /64), in bursts of twice that, then 429; 0 (no limit) or "
        "a number in [1, 100000]",
        [](AppConfig& c, const std::string& v) -> std::string {

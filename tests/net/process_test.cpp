@@ -369,6 +369,40 @@ TEST_F(ExposureTest, OnlyLocalhostAddressesAndConfiguredNamesAreAnswered) {
   }
 }
 
+// The HTTP request rate counts a refused WebSocket upgrade (a bad Origin, Host or key) as the
+// request it is: a flood of them runs out the address's budget like any other (429), while
+// upgrades that open a session are not counted (sessions have caps of their own).
+TEST_F(ExposureTest, RefusedUpgradesCountAgainstTheHttpRequestRate) {
+  const fs::path out = dir_ / "upgrade_rate.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
+                  "--scenario", "empty", "--http-requests-per-second", "5"},
+                 out);  // in bursts of 10
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  std::ofstream(dir_ / "index.html") << "<p>herd</p>";
+  const auto status = [&](const std::string& request) {
+    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
+    s.write_all(request);
+    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  for (int i = 0; i < 15; ++i)
+    ASSERT_EQ(status(net::testing::RawSocket::upgrade_request()),
+              "HTTP/1.1 101 Switching Protocols")
+        << i;
+  int refused = 0, limited = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::string s = status(net::testing::RawSocket::upgrade_request("http://evil.example"));
+    refused += s == "HTTP/1.1 403 Forbidden";
+    limited += s == "HTTP/1.1 429 Too Many Requests";
+  }
+  EXPECT_EQ(refused + limited, 30);
+  EXPECT_LE(refused, 12) << "a burst of 10, and what refills meanwhile";
+  EXPECT_GE(limited, 18);
+  EXPECT_EQ(status("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+            "HTTP/1.1 429 Too Many Requests");
+}
+
 // --open-commands is the one way to let anyone command: no token is made, none is printed.
 TEST_F(ExposureTest, OpenCommandsLetsAnyoneCommand) {
   for (const char* address : {"127.0.0.1", "0.0.0.0"}) {
