@@ -32,6 +32,16 @@ Hello read_hello(Fields& f) {
   if (const json* c = f.find("client")) {
     h.client = std::string(as_string(*c, "client"));
     if (h.client.size() > kMaxClientNameBytes) bad("client", "must be at most 64 bytes");
+    // The name is shown to the operator (herd-ctl sessions, the monitor, logs): a control
+    // character in it (ESC, BEL, a newline; C1's CSI, U+0080 to U+009F, in UTF-8 C2 80 to C2 9F)
+    // could drive the operator's terminal, so none is taken.
+    for (std::size_t i = 0; i < h.client.size(); ++i) {
+      const auto c = static_cast<unsigned char>(h.client[i]);
+      const bool c1 = c == 0xC2 && i + 1 < h.client.size() &&
+                      static_cast<unsigned char>(h.client[i + 1]) >= 0x80 &&
+                      static_cast<unsigned char>(h.client[i + 1]) <= 0x9F;
+      if (c < 0x20 || c == 0x7F || c1) bad("client", "must hold no control characters");
+    }
   }
   if (const json* t = f.find("token")) {
     h.token = std::string(as_string(*t, "token"));

@@ -1,7 +1,9 @@
 #include "protocol/local_server.hpp"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,17 +24,45 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-bool loopback_host(std::string host) {
+std::string unbracketed(std::string host) {
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);
-  if (host == "localhost") return true;
-  in_addr v4{};
-  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+  return host;
+}
+
+// Whether two texts name one IP address (both literal); names never match.
+bool same_address(const std::string& a, const std::string& b) {
+  in_addr a4{}, b4{};
+  if (inet_pton(AF_INET, a.c_str(), &a4) == 1)
+    return inet_pton(AF_INET, b.c_str(), &b4) == 1 && a4.s_addr == b4.s_addr;
+  in6_addr a6{}, b6{};
+  return inet_pton(AF_INET6, a.c_str(), &a6) == 1 && inet_pton(AF_INET6, b.c_str(), &b6) == 1 &&
+         std::memcmp(&a6, &b6, sizeof a6) == 0;
 }
 
 std::string errno_text() { return std::strerror(errno); }
+
+// The file's JSON, when it is a regular file of this user's (not followed through a link), under
+// 64 KiB; discarded otherwise.
+nlohmann::json read_own_file(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return nlohmann::json::value_t::discarded;
+  struct stat st {};
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+      st.st_size < 64 * 1024) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    if (::read(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) text.clear();
+  }
+  ::close(fd);
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+// The pid a runtime file names, or 0.
+long file_pid(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return 0;
+  return j["pid"].get<long>();
+}
 
 }  // namespace
 
@@ -63,8 +93,11 @@ std::string write_local_server(const LocalServer& server, std::filesystem::path&
     return dir.string() + " is not a directory of this user's";
   if ((st.st_mode & 0077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
     return "cannot make " + dir.string() + " private: " + errno_text();
-  const nlohmann::json j = {
-      {"port", server.port}, {"url", server.url}, {"token", server.token}, {"pid", server.pid}};
+  const nlohmann::json j = {{"port", server.port},
+                            {"addresses", server.addresses},
+                            {"url", server.url},
+                            {"token", server.token},
+                            {"pid", server.pid}};
   const std::string text = j.dump() + "\n";
   const std::filesystem::path tmp = file.string() + ".tmp";
   ::unlink(tmp.c_str());  // a leftover of a server that died while writing
@@ -81,25 +114,54 @@ std::string write_local_server(const LocalServer& server, std::filesystem::path&
   return {};
 }
 
-std::optional<std::string> local_token(const std::string& host, std::uint16_t port) {
-  if (!loopback_host(host)) return std::nullopt;
+bool process_alive(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0; }
+
+std::size_t remove_stale_local_servers() {
+  const std::filesystem::path dir = runtime_dir();
+  if (dir.empty()) return 0;
+  std::error_code ec;
+  std::size_t removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("server-", 0) != 0 || name.size() < 12 ||
+        name.compare(name.size() - 5, 5, ".json") != 0)
+      continue;
+    const nlohmann::json j = read_own_file(entry.path());
+    if (j.is_discarded() || process_alive(file_pid(j))) continue;
+    std::error_code ignored;
+    if (std::filesystem::remove(entry.path(), ignored)) ++removed;
+  }
+  return removed;
+}
+
+std::optional<LocalGrant> local_token(const std::string& url_host, std::uint16_t port) {
+  const std::string host = unbracketed(url_host);
   const std::filesystem::path file = local_server_file(port);
   if (file.empty()) return std::nullopt;
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  std::string text;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
-      st.st_size < 64 * 1024) {
-    text.resize(static_cast<std::size_t>(st.st_size));
-    if (::read(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) text.clear();
-  }
-  ::close(fd);
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  const nlohmann::json j = read_own_file(file);
   if (!j.is_object() || !j.contains("token") || !j["token"].is_string()) return std::nullopt;
+  // A file of another port (renamed by hand), or of a server that is gone: its port may be
+  // anyone's now.
+  if (!j.contains("port") || !j["port"].is_number_integer() || j["port"].get<long>() != port)
+    return std::nullopt;
+  if (!process_alive(file_pid(j))) return std::nullopt;
+  if (!j.contains("addresses") || !j["addresses"].is_array()) return std::nullopt;
+  std::vector<std::string> addresses;
+  for (const auto& a : j["addresses"])
+    if (a.is_string()) addresses.push_back(a.get<std::string>());
+  std::optional<std::string> target;
+  if (host == "localhost") {
+    // The address the server holds: a literal one (a name would be resolved again).
+    if (!addresses.empty() && same_address(addresses.front(), addresses.front()))
+      target = addresses.front();
+  } else {
+    for (const std::string& a : addresses)
+      if (same_address(host, a)) target = host;
+  }
+  if (!target) return std::nullopt;
   std::string token = j["token"].get<std::string>();
   if (token.empty() || token.size() > kMaxTokenBytes) return std::nullopt;
-  return token;
+  return LocalGrant{std::move(token), *target};
 }
 
 }  // namespace herd::protocol

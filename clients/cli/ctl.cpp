@@ -92,6 +92,53 @@ std::optional<json> parse_selection(const std::string& s) {
   return out;
 }
 
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  const auto escaped = [&out](unsigned code, const char* form) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, form, code);
+    out += buf;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && !(keep_newlines && c == '\n')) || c == 0x7F)
+        escaped(c, "\\u%04x");
+      else
+        out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, each continuation byte 10xxxxxx, and no
+    // overlong or surrogate form; anything else is a byte on its own.
+    const std::size_t length = c >= 0xC2 && c <= 0xDF   ? 2
+                               : c >= 0xE0 && c <= 0xEF ? 3
+                               : c >= 0xF0 && c <= 0xF4 ? 4
+                                                        : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    unsigned code = length == 2 ? c & 0x1F : length == 3 ? c & 0x0F : c & 0x07;
+    for (std::size_t k = 1; valid && k < length; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      valid = (b & 0xC0) == 0x80;
+      code = (code << 6) | (b & 0x3F);
+    }
+    valid = valid && !(length == 3 && code < 0x800) && !(length == 4 && code < 0x10000) &&
+            !(code >= 0xD800 && code <= 0xDFFF) && code <= 0x10FFFF;
+    if (!valid) {
+      escaped(c, "\\x%02x");
+      ++i;
+    } else if (code >= 0x80 && code <= 0x9F) {
+      escaped(code, "\\u%04x");  // C1: 0x9B is CSI to some terminals
+      i += length;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
 std::string url_hint(const Url& url) {
   if (url.path == "/ws") return {};
   return "\nhint: herd serves WebSocket at /ws: ws" + std::string(url.tls ? "s" : "") + "://" +
@@ -269,7 +316,7 @@ std::string describe_sessions(const json& m) {
     if (!s.is_object()) continue;
     const auto text = [&](const char* key) {
       const std::string v = s.contains(key) && s[key].is_string() ? s[key].get<std::string>() : "";
-      return v.empty() ? std::string("-") : v;
+      return v.empty() ? std::string("-") : terminal_safe(v);  // escaped before the widths
     };
     const auto whole = [](double v) { return format_number(v); };
     rows.push_back({field_or_dash(s, "id", whole), text("role"), text("client"), text("address"),

@@ -38,6 +38,13 @@ std::optional<nlohmann::json> parse_point(const std::string& text);  // X,Y -> {
 // A number as people write it: 12 rather than 12.000000, 0.25 rather than 2.500000e-01.
 std::string format_number(double v);
 
+// `text` as it may be written to a terminal: what a server sends (messages, session rows, close
+// reasons) is anyone's, and a control character in it (ESC, BEL, C1's CSI) would drive the
+// operator's terminal: clear it, set its title. Each control character (C0, DEL, U+0080 to U+009F)
+// is written \u00XX, which inside a JSON string means the same character; bytes that are not
+// UTF-8 are written \xNN. With keep_newlines, '\n' stays (herd-ctl's own tables and messages).
+std::string terminal_safe(std::string_view text, bool keep_newlines = false);
+
 // What to say after a failed connection whose URL's path is not /ws: where herd serves WebSocket.
 std::string url_hint(const Url& url);
 // "did you mean --group (not --grop)?" for the first long flag on the command line that `sub`

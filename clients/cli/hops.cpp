@@ -136,7 +136,7 @@ void print_table(const std::vector<Url>& urls, const std::vector<Arrivals>& arri
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c)
       line += c + 1 < row.size() ? row[c] + std::string(width[c] - row[c].size() + 2, ' ') : row[c];
-    std::cout << line << "\n";
+    std::cout << terminal_safe(line) << "\n";
   }
   std::cout << (chain ? "added: how much later than at the hop before each snapshot came"
                       : "added: how much later than at the first hop each snapshot came")
@@ -165,7 +165,7 @@ void print_json(const std::vector<Url>& urls, const std::vector<Arrivals>& arriv
                        {"server_role", arrivals[0].role()},
                        {"server_snapshots", arrivals[0].at.size()},
                        {"relays", relays}};
-  std::cout << report.dump() << std::endl;
+  std::cout << terminal_safe(report.dump()) << std::endl;
 }
 
 }  // namespace
@@ -183,7 +183,7 @@ int run_hops(const Url& server, const std::vector<Url>& relays, double seconds, 
   for (auto& t : threads) t.join();
   for (const Arrivals& a : arrivals)
     if (!a.error.empty()) {
-      std::cerr << "herd-ctl: " << a.error << "\n";
+      std::cerr << "herd-ctl: " << terminal_safe(a.error) << "\n";
       return kUnreachable;
     }
   const double interval_ms = arrivals[0].snapshot_rate > 0 ? 1000.0 / arrivals[0].snapshot_rate : 0;

@@ -426,9 +426,10 @@ int run_load(const Url& url, const LoadOptions& opts) {
   std::string refusals, refusals_json;
   for (const auto& [why, n] : totals.refusals) {
     refused += n;
-    refusals += (refusals.empty() ? " (" : ", ") + why + ": " + std::to_string(n);
-    refusals_json +=
-        (refusals_json.empty() ? "" : ",") + nlohmann::json(why).dump() + ":" + std::to_string(n);
+    // The reasons are the servers' words (close reasons): printed terminal-safe.
+    refusals += (refusals.empty() ? " (" : ", ") + terminal_safe(why) + ": " + std::to_string(n);
+    refusals_json += (refusals_json.empty() ? "" : ",") +
+                     terminal_safe(nlohmann::json(why).dump()) + ":" + std::to_string(n);
   }
   if (!refusals.empty()) refusals += ")";
   if (!opts.as_json) {

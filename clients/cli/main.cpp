@@ -18,8 +18,10 @@ using namespace herd;
 using client::Millis;
 using nlohmann::json;
 
+// Everything herd-ctl prints of what a server sent goes through cli::terminal_safe: a server (or
+// whoever answers at the URL) is not trusted with the operator's terminal.
 int fail(int code, const std::string& message) {
-  std::cerr << "herd-ctl: " << message << "\n";
+  std::cerr << "herd-ctl: " << cli::terminal_safe(message, true) << "\n";
   return code;
 }
 
@@ -27,7 +29,7 @@ struct Output {
   bool as_json = false;  // the server's answers as they came, one JSON line each
   void answer(const std::string& text, const json& parsed) const {
     (parsed.value("type", "") == "error" ? std::cerr : std::cout)
-        << (as_json ? text : cli::describe_answer(parsed)) << "\n";
+        << cli::terminal_safe(as_json ? text : cli::describe_answer(parsed)) << "\n";
   }
 };
 
@@ -92,7 +94,8 @@ int list_sessions(client::WsClient& ws, Millis timeout, const Output& out) {
     out.answer(answer->first, answer->second);
     return cli::kServerError;
   }
-  std::cout << (out.as_json ? answer->first + "\n" : cli::describe_sessions(answer->second));
+  std::cout << (out.as_json ? cli::terminal_safe(answer->first) + "\n"
+                            : cli::terminal_safe(cli::describe_sessions(answer->second), true));
   return cli::kOk;
 }
 
@@ -284,19 +287,22 @@ int main(int argc, char** argv) {
     return fail(cli::kUsage, message + "\nusage: see 'herd-ctl" + path + " --help'");
   }
 
-  const auto parsed_url = protocol::parse_ws_url(url_text);
+  auto parsed_url = protocol::parse_ws_url(url_text);
   if (const auto* why = std::get_if<std::string>(&parsed_url))
     return fail(cli::kUsage,
                 "--url must look like ws://HOST:PORT/ws, not '" + url_text + "': " + *why);
-  const cli::Url* url = &std::get<cli::Url>(parsed_url);
+  cli::Url* url = &std::get<cli::Url>(parsed_url);
   // The load generator speaks plain TCP, as from beside the server.
   if (url->tls && load->parsed())
     return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
   // No token given: a server on this machine left its own for its user's clients (the operator's:
-  // never a player's).
+  // never a player's), for the exact address it holds (`localhost` becomes that address).
   if (token.empty() && !player)
-    if (auto local = protocol::local_token(url->host, url->port)) token = std::move(*local);
+    if (auto local = protocol::local_token(url->host, url->port)) {
+      token = std::move(local->token);
+      url->host = std::move(local->host);
+    }
 
   if (stats->parsed()) {
     try {
@@ -305,7 +311,7 @@ int main(int argc, char** argv) {
       const auto r = client::http_request(*url, path, tls, "GET", timeout);  // https:// for wss://
       if (r.status != 200)
         return fail(cli::kServerError, "/metrics answered " + std::to_string(r.status));
-      std::cout << r.body;
+      std::cout << cli::terminal_safe(r.body, true);
       return cli::kOk;
     } catch (const client::ConnectionError& e) {
       return fail(cli::kUnreachable, e.what());
@@ -333,12 +339,19 @@ int main(int argc, char** argv) {
   try {
     if (watch->parsed()) {
       hello(ws, *url, timeout, tls, token, player && role == "commander" ? "player" : role);
-      for (long seen = 0; count < 0 || seen < count;) {
-        auto text = ws.receive(timeout);
-        if (!text) return fail(cli::kUnreachable, "no snapshot within the timeout");
-        if (text->rfind(R"({"type":"snapshot")", 0) != 0) continue;
-        std::cout << *text << "\n" << std::flush;
-        ++seen;
+      for (long seen = 0; count < 0 || seen < count; ++seen) {
+        // The timeout bounds the whole wait for each snapshot: frames that are none (a server
+        // streaming anything else) do not start it again.
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        std::optional<std::string> text;
+        while (!text) {
+          const auto left =
+              std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+          if (left.count() <= 0 || !(text = ws.receive(left)))
+            return fail(cli::kUnreachable, "no snapshot within the timeout");
+          if (text->rfind(R"({"type":"snapshot")", 0) != 0) text.reset();
+        }
+        std::cout << cli::terminal_safe(*text) << "\n" << std::flush;
       }
       return cli::kOk;
     }
@@ -357,10 +370,11 @@ int main(int argc, char** argv) {
           continue;
         }
         if (out.as_json)
-          std::cout << m->first << "\n";
+          std::cout << cli::terminal_safe(m->first) << "\n";
         else
-          std::cout << (info->parsed() ? cli::describe_welcome(m->second)
-                                       : cli::describe_scenarios(m->second));
+          std::cout << cli::terminal_safe(info->parsed() ? cli::describe_welcome(m->second)
+                                                         : cli::describe_scenarios(m->second),
+                                          true);
         return cli::kOk;
       }
     }

@@ -105,7 +105,10 @@ std::variant<Options, std::string> parse_options(const std::vector<std::string>&
   o.role = protocol::role_from_string(p.role).value_or(protocol::Role::commander);
   // No token given: a server on this machine left its own for its user's clients.
   if (o.token.empty() && o.role == protocol::Role::commander)
-    if (auto local = protocol::local_token(o.url.host, o.url.port)) o.token = std::move(*local);
+    if (auto local = protocol::local_token(o.url.host, o.url.port)) {
+      o.token = std::move(local->token);
+      o.url.host = std::move(local->host);  // the exact address the server holds
+    }
   o.format = p.format == "binary" ? protocol::SnapshotFormat::binary
              : p.format == "json" ? protocol::SnapshotFormat::json
                                   : protocol::SnapshotFormat::automatic;

@@ -246,10 +246,10 @@ const std::vector<Option>& options() {
          if (!net::parse_origins(v, c.server.allowed_origins, why)) return "has " + why;
          return {};
        }},
-      {"allowed-hosts", "HERD_ALLOWED_HOSTS",
-       "on loopback: IP addresses, localhost, this machine's",
-       "comma-separated Host names the server answers to besides IP addresses, localhost and the "
-       "machine's name, e.g. herd.example (* for any); unset on a non-loopback address: any",
+      {"allowed-hosts", "HERD_ALLOWED_HOSTS", "IP addresses, localhost, this machine's name",
+       "comma-separated Host names the server answers to besides IP addresses (a.b.c.d, [IPv6]), "
+       "localhost and the machine's name, e.g. herd.example or a compose service's herd (* for "
+       "any); any other name, of one label too, gets 403",
        [](AppConfig& c, const std::string& v) -> std::string {
          std::string why;
          if (!net::parse_hosts(v, c.server.allowed_hosts, why)) return "has " + why;
@@ -299,7 +299,8 @@ const std::vector<Option>& options() {
          return set_number(c.server.http_idle_timeout, v, 3600);
        }},
       {"http-requests-per-second", "HERD_HTTP_REQUESTS_PER_SECOND", "100",
-       "plain HTTP requests (files, /metrics; not WebSocket upgrades or health checks) a second "
+       "plain HTTP requests (files, /metrics, refused WebSocket upgrades; not health checks) a "
+       "second "
        "from one IP address (IPv6: one /64), in bursts of twice that, then 429; 0 (no limit) or "
        "a number in [1, 100000]",
        [](AppConfig& c, const std::string& v) -> std::string {

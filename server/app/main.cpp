@@ -338,9 +338,15 @@ int main(int argc, char** argv) {
   // test, an orchestrator) may stop it at once. A signal handled before run() stops it as run()
   // begins.
   server.stop_on_signals([say](int signal) { say(signal_name(signal) + ", shutting down"); });
-  const std::string host = config.server.address == "0.0.0.0" || config.server.address == "::"
-                               ? "127.0.0.1"
-                               : config.server.address;
+  // The address clients on this machine reach the server at, literally: the URLs printed hold it
+  // and the runtime file names it. Never `localhost`, which may resolve to an address the server
+  // does not hold (`::1` beside a server on IPv4), where another local user may listen.
+  const std::string& bound = config.server.address;
+  const std::string local_address = bound == "0.0.0.0" ? "127.0.0.1"
+                                    : bound == "::"    ? "::1"
+                                                       : bound;
+  const std::string host =
+      local_address.find(':') != std::string::npos ? "[" + local_address + "]" : local_address;
   const std::string url = "http://" + host + ":" + std::to_string(port) + "/";
   if (restored)
     say("restored from checkpoint " + config.checkpoint + " at tick " + std::to_string(start_tick));
@@ -349,12 +355,17 @@ int main(int argc, char** argv) {
       " snapshots/s");
   // The runtime file is written before "listening on" is said: whoever waits for that line
   // (a script, a test) finds the token there at once.
-  const std::string browse = "http://localhost:" + std::to_string(port) + "/";
+  const std::string& browse = url;
   std::filesystem::path runtime_file;
   std::string runtime_why;
+  // Files of servers that are gone (SIGKILL leaves them) are removed: their ports may be anyone's.
+  protocol::remove_stale_local_servers();
   if (!config.server.command_token.empty()) {
-    protocol::LocalServer local{port, browse + "#token=" + config.server.command_token,
-                                config.server.command_token, static_cast<long>(::getpid())};
+    protocol::LocalServer local{port,
+                                {local_address},
+                                browse + "#token=" + config.server.command_token,
+                                config.server.command_token,
+                                static_cast<long>(::getpid())};
     runtime_why = protocol::write_local_server(local, runtime_file);
   }
   say("listening on " + url);
@@ -378,7 +389,7 @@ int main(int argc, char** argv) {
       say("(made for this run: set HERD_COMMAND_TOKEN to choose one, or --open-commands to let "
           "anyone command)");
   }
-  say("WebSocket at ws://localhost:" + std::to_string(port) + "/ws");
+  say("WebSocket at ws://" + host + ":" + std::to_string(port) + "/ws");
   event(net::LogLevel::info, "listening",
         {{"url", url},
          {"scenario", sc.name},

@@ -97,20 +97,15 @@ scenario::Loaded<scenario::Scenario> load_recorded_scenario(const std::string& g
 std::optional<Recorder> Recorder::open(const std::string& path, const RecordHeader& header,
                                        std::string& error) {
   // Made 0600 (the world's commands are its owner's) and never through a link; an existing file
-  // is narrowed to 0600 too.
+  // is narrowed to 0600 too. The descriptor opened here is the one written: the path is not
+  // opened again, so a link planted there afterwards is never followed.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 || ::fchmod(fd, 0600) != 0) {
     error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
     if (fd >= 0) ::close(fd);
     return std::nullopt;
   }
-  ::close(fd);
-  Recorder r;
-  r.out_.open(path, std::ios::binary | std::ios::trunc);
-  if (!r.out_) {
-    error = "cannot open '" + path + "' for writing";
-    return std::nullopt;
-  }
+  Recorder r(fd);
   json first{{"herd_record", 1},
              {"scenario", header.scenario},
              {"seed", header.seed},
@@ -126,26 +121,40 @@ std::optional<Recorder> Recorder::open(const std::string& path, const RecordHead
                       {"state_hash", hex(w.state_hash())},
                       {"checkpoint", base64_encode(header.start_checkpoint)}};
   }
-  r.out_ << first.dump() << '\n' << std::flush;
+  r.write_line(first.dump());
   return r;
+}
+
+void Recorder::write_line(const std::string& line) {
+  if (fd_ < 0) return;
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void Recorder::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 void Recorder::record(std::uint64_t tick, const sim::Command& command) {
   const std::string wire = protocol::encode(protocol::CommandMsg{0, command});
-  out_ << "{\"tick\":" << tick << ",\"command\":" << wire << "}\n" << std::flush;
+  write_line("{\"tick\":" + std::to_string(tick) + ",\"command\":" + wire + "}");
 }
 
 void Recorder::world_replaced(const RecordHeader& next) {
-  out_ << json{{"world",
-                {{"scenario", next.scenario}, {"seed", next.seed}, {"tick_rate", next.tick_rate}}}}
-              .dump()
-       << '\n'
-       << std::flush;
+  write_line(json{
+      {"world", {{"scenario", next.scenario}, {"seed", next.seed}, {"tick_rate", next.tick_rate}}}}
+                 .dump());
 }
 
 void Recorder::finish(std::uint64_t end_tick, std::uint64_t state_hash) {
-  out_ << json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump() << '\n'
-       << std::flush;
+  write_line(json{{"end_tick", end_tick}, {"state_hash", hex(state_hash)}}.dump());
 }
 
 namespace {

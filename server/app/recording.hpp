@@ -17,6 +17,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "herd/sim/commands.hpp"
@@ -34,6 +35,18 @@ struct RecordHeader {
 
 class Recorder {
  public:
+  Recorder(Recorder&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Recorder& operator=(Recorder&& other) noexcept {
+    if (this != &other) {
+      close();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  ~Recorder() { close(); }
+
   // Opens (truncates) `path` and writes the header; nullopt with `error` set on failure.
   static std::optional<Recorder> open(const std::string& path, const RecordHeader& header,
                                       std::string& error);
@@ -43,7 +56,15 @@ class Recorder {
   void world_replaced(const RecordHeader& next);
 
  private:
-  std::ofstream out_;
+  explicit Recorder(int fd) : fd_(fd) {}
+  // Writes a line whole (and it reaches the file at once: no buffer of ours); a failure is
+  // dropped, as an ofstream's was: the run goes on.
+  void write_line(const std::string& line);
+  void close();
+
+  // The file, opened once without following a link: every line goes through this descriptor, never
+  // through the path again (a link planted at the path after the open changes nothing).
+  int fd_ = -1;
 };
 
 struct ReplayResult {

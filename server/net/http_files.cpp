@@ -79,15 +79,16 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
   if (!decoded) return refuse(400, "bad percent-encoding in path\n");
   // Refuse any ".." segment and any backslash outright, before touching the file system; and
   // hidden files and directories (".git", ".env"): the viewer has none, and a web root that is a
-  // checkout would serve its repository otherwise. They read as absent.
+  // checkout would serve its repository otherwise. They read as absent, and so does a traversal
+  // (404, as for any file not served: the answer tells nothing of what lies outside the root).
   std::string_view rest(*decoded);
   // The operator's page has a name of its own (the token rides in its fragment, as the viewer's).
   if (rest == "/monitor") rest = "/monitor.html";
-  if (rest.find('\\') != std::string_view::npos) return refuse(403, "forbidden\n");
+  if (rest.find('\\') != std::string_view::npos) return refuse(404, "not found\n");
   for (std::size_t start = 0; start <= rest.size();) {
     const std::size_t end = std::min(rest.find('/', start), rest.size());
     const std::string_view segment = rest.substr(start, end - start);
-    if (segment == "..") return refuse(403, "forbidden\n");
+    if (segment == "..") return refuse(404, "not found\n");
     if (!segment.empty() && segment.front() == '.') return refuse(404, "not found\n");
     start = end + 1;
   }
@@ -107,7 +108,7 @@ FileResponse serve_file(std::string_view target, const std::string& root) {
   const fs::path real = fs::weakly_canonical(file, ec);
   if (ec) return refuse(404, "not found\n");
   const auto [root_end, _] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
-  if (root_end != base.end()) return refuse(403, "forbidden\n");
+  if (root_end != base.end()) return refuse(404, "not found\n");
   if (!fs::is_regular_file(real, ec)) return refuse(404, "not found\n");
   return {200, std::string(content_type_for(real.filename().string())), {}, real.string()};
 }

@@ -159,20 +159,24 @@ void HttpSession::on_read(beast::error_code ec) {
       has_host ? std::string_view(host->value()) : std::string_view();
   // Health answers any name: probes may use the pod's service name and it tells nothing.
   const std::string_view target(req.target().data(), req.target().size());
+  const bool upgrade = websocket::is_upgrade(req) && req.target() == "/ws";
   if (!is_health_path(target.substr(0, target.find('?'))) &&
       !host_allowed(config_.allowed_hosts, host_value, has_host, machine_name())) {
+    if (upgrade)
+      if (auto refused = rate_refused(req, true)) return write(std::move(*refused));
     hub_.refused(Refusal::host, peer());
     auto res = plain(req, http::status::forbidden,
                      "this Host is not one of the server's names (herd-server --allowed-hosts)\n");
     res.keep_alive(false);
     return write(std::move(res));
   }
-  if (websocket::is_upgrade(req) && req.target() == "/ws") {
+  if (upgrade) {
     const auto origin = req.find(http::field::origin);
     const bool has_origin = origin != req.end();
     if (!origin_allowed(config_.allowed_origins,
                         has_origin ? std::string_view(origin->value()) : std::string_view(),
                         has_origin, host_value)) {
+      if (auto refused = rate_refused(req, true)) return write(std::move(*refused));
       hub_.refused(Refusal::origin, peer());
       auto res =
           plain(req, http::status::forbidden,
@@ -181,6 +185,7 @@ void HttpSession::on_read(beast::error_code ec) {
       return write(std::move(res));
     }
     if (!valid_websocket_key(req[http::field::sec_websocket_key])) {
+      if (auto refused = rate_refused(req, true)) return write(std::move(*refused));
       hub_.refused(Refusal::bad_handshake, peer());
       auto res = plain(
           req, http::status::bad_request,
@@ -218,9 +223,11 @@ http::response<http::string_body> HttpSession::plain(const http::request<http::s
 }
 
 std::optional<http::response<http::string_body>> HttpSession::rate_refused(
-    const http::request<http::string_body>& req) {
-  // Not counted: a WebSocket upgrade, as sessions have caps of their own per address (and a load
-  // test opens a thousand from one machine); and a health check, because the one address an
+    const http::request<http::string_body>& req, bool refused_upgrade) {
+  // Not counted: a WebSocket upgrade that opens a session, as sessions have caps of their own per
+  // address (and a load test opens a thousand from one machine); one refused (a Host, an Origin,
+  // a key) is counted as the request it is (`refused_upgrade`), else a flood of them would cost
+  // the server a 403 each without limit; and a health check, because the one address an
   // orchestrator probes from may be every client's (Docker's health check and a TLS proxy both on
   // loopback), where counting it would let a flood of page requests fail the probe and get the
   // server restarted. Letting health through costs nothing a flood could use: its answer is a
@@ -228,7 +235,8 @@ std::optional<http::response<http::string_body>> HttpSession::rate_refused(
   const std::string_view target(req.target().data(), req.target().size());
   const bool health = (req.method() == http::verb::get || req.method() == http::verb::head) &&
                       is_health_path(target.substr(0, target.find('?')));
-  if (health || (websocket::is_upgrade(req) && req.target() == "/ws")) return std::nullopt;
+  if (health || (websocket::is_upgrade(req) && req.target() == "/ws" && !refused_upgrade))
+    return std::nullopt;
   const double now = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
   const auto wait = hub_.admit_request(ip_of(stream_.socket()), now);
   if (!wait) return std::nullopt;

@@ -75,9 +75,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void respond(const http::request<http::string_body>& req);
 
   // Any request but a WebSocket upgrade or a health check, against its address's request rate
-  // (RequestRate): over it, 429 with Retry-After, and the connection closed.
+  // (RequestRate): over it, 429 with Retry-After, and the connection closed. A WebSocket upgrade
+  // that is refused (`refused_upgrade`: its Host, Origin or key) is counted too.
   std::optional<http::response<http::string_body>> rate_refused(
-      const http::request<http::string_body>& req);
+      const http::request<http::string_body>& req, bool refused_upgrade = false);
 
   // /metrics on a server with a command token: served only with it (Authorization: Bearer, or
   // ?token=); else 401, or 429 from an address over its wrong-token budget (as hellos are).

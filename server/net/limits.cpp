@@ -137,11 +137,17 @@ bool host_allowed(const std::vector<std::string>& allowed, std::string_view host
   if (!has_host) return true;
   const std::string name = host_name(trim(host));
   if (name.empty()) return false;
+  // An address only as inet_pton reads it: dotted decimal a.b.c.d or a bracketed IPv6 address.
+  // 2130706433, 0x7f000001 and 127.1 (which resolvers read as 127.0.0.1) are names here.
   if (ip_literal(name) || name == "localhost" || ends_with(name, ".localhost")) return true;
-  // A name of one label (a compose service, a Kubernetes Service in the namespace, a name in
-  // /etc/hosts) is no one's on the Internet: public DNS names, the rebinding kind, have dots.
-  if (name.find('.') == std::string::npos) return true;
-  if (!own_name.empty() && name == lower(own_name)) return true;
+  // The machine's own name, whole or its first label (what people type for it).
+  if (!own_name.empty()) {
+    const std::string own = lower(own_name);
+    if (name == own || name == own.substr(0, own.find('.'))) return true;
+  }
+  // Any other name, of one label too, only when listed: a resolver's search domain turns `evil`
+  // into evil.corp.example, whose owner can point it at this server (DNS rebinding); a compose
+  // service or a Kubernetes Service (`herd`) is listed where it is deployed.
   return listed(allowed, name);
 }
 

@@ -56,10 +56,11 @@ bool origin_allowed(const std::vector<std::string>& allowed, std::string_view or
 bool parse_hosts(std::string_view text, std::vector<std::string>& out, std::string& why);
 
 // Whether a request's Host header (name[:port]) names this server, against DNS rebinding (a
-// page of evil.example whose name now resolves to the server's address): an IP address, a
-// loopback name (localhost, *.localhost), a name of one label (no dot: a compose service, a
-// Kubernetes Service, which public DNS cannot serve), the machine's own name (`own_name`), or a
-// name on the list (or "*" there). A request without Host (HTTP/1.0) is let through.
+// page of evil.example whose name now resolves to the server's address): an IP address in its
+// canonical form (a.b.c.d, [IPv6]; not 2130706433, 0x7f000001 or 127.1), a loopback name
+// (localhost, *.localhost), the machine's own name (`own_name`, whole or its first label), or a
+// name on the list (or "*" there). Any other name is refused, one of one label too (`evil`, which
+// a search domain makes evil.corp.example). A request without Host (HTTP/1.0) is let through.
 bool host_allowed(const std::vector<std::string>& allowed, std::string_view host, bool has_host,
                   std::string_view own_name);
 

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli/ctl.hpp"
+#include "common/fake_ws_server.hpp"
 #include "common/process.hpp"
 #include "common/tls_proxy.hpp"
 #include "protocol/commands.hpp"
@@ -615,6 +616,170 @@ TEST_F(CtlTest, HopsPrintsARowPerHopAndJsonWhenAsked) {
 
   // A relay that cannot be reached: exit 3, as for any server.
   EXPECT_EQ(ctl({"hops", "--relay", "ws://127.0.0.1:1/ws", "--duration", "0.5"}).status, 3);
+}
+
+// herd-ctl with a runtime directory of the test's own, against real servers and the test's fakes.
+class CtlLocalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("herd_ctl_local_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::permissions(dir_, fs::perms::owner_all);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // herd-ctl run with the test's runtime directory (its log lands there).
+  CtlRun ctl(std::vector<std::string> args) {
+    const fs::path out = dir_ / ("ctl" + std::to_string(++runs_) + ".log");
+    Process p(args, out, HERD_CTL_BIN);
+    CtlRun r;
+    r.status = p.wait_exit(std::chrono::milliseconds(20000));
+    r.out = slurp(out);
+    return r;
+  }
+  fs::path dir_;
+  int runs_ = 0;
+};
+
+// The runtime file's token goes only to the exact address the file names, and only while the
+// server that wrote it runs. Another local user may listen on [::1] at the port of a server on
+// 127.0.0.1, or on the port of a server that was killed (SIGKILL leaves its file): a listener of
+// the test's there sees herd-ctl's hello, never the token.
+TEST_F(CtlLocalTest, ATokenGoesOnlyToTheAddressTheFileNamesWhileItsServerRuns) {
+  const std::string token = "chosen-by-the-operator-for-ctl-1";
+  auto server = std::make_unique<Process>(
+      std::vector<std::string>{"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
+                               "--scenario", "empty", "--command-token", token},
+      dir_ / "server.log", HERD_SERVER_BIN, Commands::as_user);
+  const int port = listening_port(dir_ / "server.log");
+  ASSERT_GT(port, 0) << slurp(dir_ / "server.log");
+  const std::string p = std::to_string(port);
+  const fs::path file = dir_ / ("server-" + p + ".json");
+  const auto j = nlohmann::json::parse(slurp(file), nullptr, false);
+  EXPECT_EQ(j.value("addresses", nlohmann::json()), nlohmann::json::array({"127.0.0.1"})) << j;
+  EXPECT_EQ(j.value("pid", 0L), static_cast<long>(server->pid()));
+
+  {
+    // Someone else's listener on [::1] at the server's port: herd-ctl says hello there without
+    // the token.
+    FakeWsServer planted("::1", static_cast<std::uint16_t>(port));
+    ASSERT_TRUE(planted.ok()) << planted.error();
+    const CtlRun r = ctl({"--url", "ws://[::1]:" + p + "/ws", "--timeout", "1", "pause"});
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(planted.received().find(R"("type":"hello")"), std::string::npos)
+        << planted.received();
+    EXPECT_EQ(planted.received().find(token), std::string::npos) << planted.received();
+  }
+  // The server's own address, and localhost (sent to the address the file names): commanded.
+  for (const std::string host : {"127.0.0.1", "localhost"}) {
+    const CtlRun r = ctl({"--url", "ws://" + host + ":" + p + "/ws", "--timeout", "10", "pause"});
+    EXPECT_EQ(r.status, 0) << host << ": " << r.out;
+    EXPECT_EQ(ctl({"--url", "ws://" + host + ":" + p + "/ws", "--timeout", "10", "resume"}).status,
+              0);
+  }
+
+  // Killed: the file stays, and the port is anyone's. A listener there gets no token.
+  server->signal(SIGKILL);
+  EXPECT_EQ(server->wait_exit(), 128 + SIGKILL);
+  server.reset();
+  ASSERT_TRUE(fs::exists(file)) << "SIGKILL leaves the file";
+  {
+    FakeWsServer planted("127.0.0.1", static_cast<std::uint16_t>(port));
+    ASSERT_TRUE(planted.ok()) << planted.error();
+    const CtlRun r = ctl({"--url", "ws://127.0.0.1:" + p + "/ws", "--timeout", "1", "pause"});
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(planted.received().find(R"("type":"hello")"), std::string::npos)
+        << planted.received();
+    EXPECT_EQ(planted.received().find(token), std::string::npos) << planted.received();
+  }
+  // A server started later removes the stale file of the one killed.
+  Process next({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario",
+                "empty", "--command-token", token},
+               dir_ / "next.log", HERD_SERVER_BIN, Commands::as_user);
+  ASSERT_GT(listening_port(dir_ / "next.log"), 0) << slurp(dir_ / "next.log");
+  EXPECT_FALSE(fs::exists(file)) << "the stale file is removed at start";
+}
+
+// A hostile server (or whatever answers at the URL) writes control characters into everything
+// herd-ctl prints: session rows, an error's code and message, a snapshot's raw text, a close
+// reason. herd-ctl writes each as \u00XX: no ESC, BEL or C1 CSI reaches the operator's terminal.
+TEST_F(CtlLocalTest, AHostileServerCannotWriteControlCharactersToTheTerminal) {
+  // ESC ] 0 ; title BEL (sets the window's title), ESC [ 2 J (clears the screen), C1 CSI.
+  const std::string evil =
+      "\x1b]0;owned\x07\x1b[2J\xc2\x9b"
+      "2J";
+  const nlohmann::json row = {{"id", 1},         {"role", evil},   {"client", evil},
+                              {"address", evil}, {"format", evil}, {"connected_s", 1}};
+  FakeWsServer hostile(
+      "127.0.0.1", 0,
+      {{}, [&](FakeWsServer::Stream& ws, const std::string& text) {
+         const auto m = nlohmann::json::parse(text, nullptr, false);
+         const std::string type = m.is_object() ? m.value("type", "") : "";
+         ws.text(true);
+         if (type == "hello" && m.value("client", "") == "herd-ctl" &&
+             m.value("role", "") == "viewer") {
+           // watch: a "snapshot" with a raw ESC in its text (no JSON string escapes it).
+           ws.write(boost::asio::buffer(std::string(R"({"type":"snapshot","tick":1,"x":)") + evil +
+                                        "}"));
+         } else if (type == "sessions") {
+           ws.write(boost::asio::buffer(
+               nlohmann::json{{"type", "sessions"}, {"seq", 1}, {"sessions", {row}}}.dump()));
+         } else if (type == "command" && m.value("cmd", "") == "pause") {
+           ws.write(boost::asio::buffer(
+               nlohmann::json{{"type", "error"}, {"seq", 1}, {"code", evil}, {"message", evil}}
+                   .dump()));
+         } else if (type == "command") {
+           boost::beast::websocket::close_reason why(std::uint16_t{4000});
+           why.reason = evil;
+           ws.close(why);
+         }
+       }});
+  ASSERT_TRUE(hostile.ok()) << hostile.error();
+  const std::string url = "ws://127.0.0.1:" + std::to_string(hostile.port()) + "/ws";
+  const std::vector<std::vector<std::string>> runs = {
+      {"sessions"}, {"--json", "sessions"},
+      {"pause"},    {"--json", "pause"},
+      {"resume"},   {"watch", "--role", "viewer", "--count", "1"}};
+  for (const auto& args : runs) {
+    std::vector<std::string> all{"--url", url, "--timeout", "5", "--token", "t"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CtlRun r = ctl(all);
+    const std::string what = args.back() + " (" + std::to_string(r.status) + "): " + r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << what;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << what;
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos) << what;
+    // What was sent is shown, escaped.
+    EXPECT_NE(r.out.find("\\u001b]0;owned\\u0007\\u001b[2J\\u009b2J"), std::string::npos) << what;
+  }
+  EXPECT_EQ(cli::terminal_safe("a\nb\tc\x7f\xff"), "a\\u000ab\\u0009c\\u007f\\xff");
+  EXPECT_EQ(cli::terminal_safe("a\nb", true), "a\nb");
+  EXPECT_EQ(cli::terminal_safe("caf\xc3\xa9 \xe2\x86\x92"), "caf\xc3\xa9 \xe2\x86\x92");
+}
+
+// watch --timeout bounds the whole wait for a snapshot: a server that streams frames that are no
+// snapshot (binary garbage, other text) as fast as herd-ctl reads them does not hold it longer.
+TEST_F(CtlLocalTest, WatchsTimeoutBoundsTheWholeWaitForASnapshot) {
+  FakeWsServer streaming(
+      "127.0.0.1", 0,
+      {{}, [](FakeWsServer::Stream& ws, const std::string& text) {
+         if (text.find(R"("type":"hello")") == std::string::npos) return;
+         for (int i = 0;; ++i) {  // until herd-ctl goes (the write throws)
+           ws.binary(i % 2 == 0);
+           ws.write(boost::asio::buffer(i % 2 == 0 ? std::string("\x00\xff\x01 not a frame", 15)
+                                                   : std::string(R"({"type":"snapshop"})")));
+         }
+       }});
+  ASSERT_TRUE(streaming.ok()) << streaming.error();
+  const std::string url = "ws://127.0.0.1:" + std::to_string(streaming.port()) + "/ws";
+  const auto start = Clock::now();
+  const CtlRun r =
+      ctl({"--url", url, "--timeout", "2", "watch", "--role", "viewer", "--count", "1"});
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("no snapshot within the timeout"), std::string::npos) << r.out;
+  EXPECT_LT(took, std::chrono::seconds(8)) << "the timeout is 2 s";
 }
 
 TEST_F(CtlTest, AnUnreachableServerExitsThree) {

@@ -544,8 +544,8 @@ for (const { line, commands, comment } of LINES) {
 }
 
 test('the server prints the URL that commands and leaves its token where the README says', () => {
-  assert.match(README, /the URL to open: http:\/\/localhost:8080\/#token=\.\.\./);
-  const printed = new RegExp(`http://localhost:${serverPort}/#token=(\\S+)`).exec(readFileSync(servers[0].log, 'utf8'));
+  assert.match(README, /the URL to open: http:\/\/127\.0\.0\.1:8080\/#token=\.\.\./);
+  const printed = new RegExp(`http://127\\.0\\.0\\.1:${serverPort}/#token=(\\S+)`).exec(readFileSync(servers[0].log, 'utf8'));
   assert.ok(printed, readFileSync(servers[0].log, 'utf8'));
   assert.match(README, /`\$XDG_RUNTIME_DIR\/herd\/server-8080\.json`/);
   const file = path.join(env.XDG_RUNTIME_DIR ?? '', 'herd', `server-${serverPort}.json`);

@@ -237,12 +237,14 @@ describe('the URL the server prints', { timeout: 2 * TEST_TIMEOUT_MS }, () => {
   });
 
   it('opened as printed, the viewer commands and the monitor lists it', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const printed = new RegExp(`^herd: +(http://localhost:${server.port}/#token=(\\S+))$`, 'm').exec(server.output());
+    const printed = new RegExp(`^herd: +(http://127\\.0\\.0\\.1:${server.port}/#token=(\\S+))$`, 'm').exec(server.output());
     assert.ok(printed, `no URL that commands in:\n${server.output()}`);
-    const monitor = new RegExp(`^herd: +(http://localhost:${server.port}/monitor#token=(\\S+))$`, 'm').exec(server.output());
+    const monitor = new RegExp(`^herd: +(http://127\\.0\\.0\\.1:${server.port}/monitor#token=(\\S+))$`, 'm').exec(server.output());
     assert.ok(monitor, `no monitor URL in:\n${server.output()}`);
     assert.equal(monitor[2], printed[2], 'the two URLs carry the same token');
-    const plain = server.output().match(new RegExp(`http://localhost:${server.port}/(?!#token=|monitor#token=)\\S*`, 'g')) ?? [];
+    // (The "listening on" line and the listening event name the address for scripts, not for
+    // people to open.)
+    const plain = server.output().split('\n').filter((line) => !/\blistening\b/.test(line)).join('\n').match(new RegExp(`http://127\\.0\\.0\\.1:${server.port}/(?!#token=|monitor#token=)\\S*`, 'g')) ?? [];
     assert.deepEqual(plain, [], 'a URL without the token was printed for people to open');
 
     const page = await browser.browser.newPage({ viewport: { width: 1280, height: 800 } });

@@ -85,19 +85,24 @@ TEST(Origins, WithoutAListOnlyTheServersOwnOrigin) {
   EXPECT_TRUE(origin_allowed({}, "", false, "127.0.0.1:8080"));
 }
 
-// Host names against DNS rebinding: addresses, loopback names, names of one label and the
-// machine's own pass, other names (public DNS names have dots) only when listed.
+// Host names against DNS rebinding: canonical addresses, loopback names and the machine's own
+// pass; other names, of one label too (a search domain makes `evil` evil.corp.example), and the
+// numeric shortcuts resolvers read as addresses, only when listed.
 TEST(Hosts, AddressesLoopbackNamesTheMachineAndTheList) {
   std::vector<std::string> list;
   std::string why;
-  for (const char* ok :
-       {"127.0.0.1:8080", "10.1.2.3", "[::1]:8080", "[fe80::1]", "localhost:8080", "LOCALHOST",
-        "viewer.localhost:80", "box7:8080", "BOX7", "herd:8080", "box7.lan"})
+  for (const char* ok : {"127.0.0.1:8080", "10.1.2.3", "[::1]:8080", "[fe80::1]", "localhost:8080",
+                         "LOCALHOST", "viewer.localhost:80", "box7:8080", "BOX7", "box7.lan"})
     EXPECT_TRUE(host_allowed(list, ok, true, "box7.lan")) << ok;
   for (const char* bad : {"evil.example", "evil.example:8080", "localhost.evil.example", "box.lan",
-                          "", "127.0.0.1.evil.example", "herd.default.svc"})
+                          "", "127.0.0.1.evil.example", "herd.default.svc", "evil:8080", "herd",
+                          "2130706433:8080", "0x7f000001", "0x7f.0.0.1", "127.1", "0177.0.0.1",
+                          "127.0.0.01", "fe80::1", "localhost.", "box7x"})
     EXPECT_FALSE(host_allowed(list, bad, true, "box7.lan")) << bad;
   EXPECT_TRUE(host_allowed(list, "", false, "box7.lan"));  // HTTP/1.0: no Host
+  ASSERT_TRUE(parse_hosts("herd", list, why)) << why;      // a compose service, listed
+  EXPECT_TRUE(host_allowed(list, "herd:8080", true, "box7.lan"));
+  EXPECT_FALSE(host_allowed(list, "evil:8080", true, "box7.lan"));
 
   ASSERT_TRUE(parse_hosts(" Herd.Example , game.example", list, why)) << why;
   EXPECT_EQ(list, (std::vector<std::string>{"herd.example", "game.example"}));

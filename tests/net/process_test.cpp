@@ -1,6 +1,8 @@
 // The real herd-server process: killed with SIGKILL between checkpoints, a restart resumes from
 // the last checkpoint with a valid world; SIGTERM shuts down cleanly and writes one; a corrupt
 // checkpoint is refused. Every wait is for an event (a line, a file, a message) with a timeout.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -242,7 +244,7 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     const std::string text = slurp(out);
     ASSERT_TRUE(std::regex_search(
         text, m,
-        std::regex("http://localhost:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
+        std::regex("http://127.0.0.1:" + std::to_string(port) + "/#token=([0-9a-f]{64})\n")))
         << text;
     const std::string token = m[1];
     EXPECT_NE(text.find("HERD_COMMAND_TOKEN"), std::string::npos) << "says how to set one";
@@ -261,13 +263,19 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     const auto j = nlohmann::json::parse(slurp(file), nullptr, false);
     EXPECT_EQ(j.value("token", ""), token);
     EXPECT_EQ(j.value("port", 0), port);
-    EXPECT_EQ(j.value("url", ""), "http://localhost:" + std::to_string(port) + "/#token=" + token);
+    EXPECT_EQ(j.value("url", ""), "http://127.0.0.1:" + std::to_string(port) + "/#token=" + token);
+    // The address it holds, literally (127.0.0.1 for 0.0.0.0), and its pid: clients send the token
+    // there only, and only while it runs.
+    EXPECT_EQ(j.value("addresses", nlohmann::json()), nlohmann::json::array({"127.0.0.1"}));
+    EXPECT_EQ(j.value("pid", 0L), static_cast<long>(server.pid()));
 
     server.signal(SIGTERM);
     EXPECT_EQ(server.wait_exit(), 0);
     const std::string all = slurp(out);
     // Twice, each time in a URL's fragment: the viewer's and the operator's monitor's.
-    const std::string base = "http://localhost:" + std::to_string(port) + "/";
+    // The literal address, never localhost: it may resolve to ::1, where another user may listen.
+    const std::string base = "http://127.0.0.1:" + std::to_string(port) + "/";
+    EXPECT_EQ(all.find("localhost"), std::string::npos) << all;
     std::size_t printed = 0;
     for (std::size_t at = all.find(token); at != std::string::npos;
          at = all.find(token, at + token.size()))
@@ -277,6 +285,122 @@ TEST_F(ExposureTest, WithoutATokenOneIsMadeOnEveryAddressAndOnlyItCommands) {
     EXPECT_NE(all.find(base + "monitor#token=" + token + "\n"), std::string::npos) << all;
     EXPECT_FALSE(fs::exists(file)) << "removed when the server stops";
   }
+}
+
+// A client name is shown to the operator (herd-ctl sessions, the monitor): one with a control
+// character (ESC, BEL, a newline, C1's CSI) is refused with bad_field naming the field, and the
+// session is as it was, not greeted: a hello with a plain name is welcomed after it.
+TEST_F(ExposureTest, AClientNameWithControlCharactersIsRefused) {
+  const fs::path out = dir_ / "client_name.log";
+  Process server(
+      {"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty"},
+      out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  client::WsClient c;
+  c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+  // The next message that is no snapshot, within 5 s.
+  const auto next = [&c] {
+    for (int i = 0; i < 100; ++i) {
+      auto m = c.receive(Millis(50));
+      if (!m) continue;
+      const auto j = nlohmann::json::parse(*m, nullptr, false);
+      if (j.value("type", "") != "snapshot") return j;
+    }
+    return nlohmann::json();
+  };
+  for (const std::string& name : {std::string("x\x1b]0;owned\x07\x1b[2J"), std::string("a\nb"),
+                                  std::string("x\xc2\x9b"
+                                              "2J")}) {
+    c.send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, name, {}}));
+    const auto answer = next();
+    EXPECT_EQ(answer.value("type", ""), "error") << answer;
+    EXPECT_EQ(answer.value("code", ""), "bad_field") << answer;
+    EXPECT_NE(answer.value("message", "").find("client"), std::string::npos) << answer;
+  }
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::commander, "plain/1", {}}));
+  const auto welcome = next();
+  EXPECT_EQ(welcome.value("type", ""), "welcome") << welcome;
+  c.send(R"({"type":"sessions","seq":1})");
+  const auto sessions = next();
+  ASSERT_EQ(sessions.value("type", ""), "sessions") << sessions;
+  ASSERT_EQ(sessions["sessions"].size(), 1u) << sessions;
+  EXPECT_EQ(sessions["sessions"][0].value("client", ""), "plain/1") << sessions;
+}
+
+// DNS rebinding through a search domain: `evil` is looked up as evil.corp.example, whose owner
+// points it at this server; a browser then sends Host: evil:PORT and Origin: http://evil:PORT. So
+// only localhost, canonical addresses and the names configured are answered, over HTTP and for
+// the /ws upgrade; 2130706433 and 0x7f000001 (127.0.0.1 to a resolver) are names, refused too.
+TEST_F(ExposureTest, OnlyLocalhostAddressesAndConfiguredNamesAreAnswered) {
+  const fs::path out = dir_ / "hosts.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
+                  "--scenario", "empty", "--allowed-hosts", "game.example,herd"},
+                 out);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  const std::string p = ":" + std::to_string(port);
+  std::ofstream(dir_ / "index.html") << "<p>herd</p>";
+  const auto status = [&](const std::string& request) {
+    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
+    s.write_all(request);
+    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  const auto get = [&](const std::string& host) {
+    return status("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
+  };
+  // An upgrade as the browser sends it: Origin is the page's, whose host is the Host.
+  const auto upgrade = [&](const std::string& host) {
+    return status(
+        "GET /ws HTTP/1.1\r\nHost: " + host + "\r\nOrigin: http://" + host +
+        "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  };
+  for (const std::string& host : {"evil" + p, std::string("EVIL"), "2130706433" + p,
+                                  "0x7f000001" + p, "127.1" + p, "evil.example" + p}) {
+    EXPECT_EQ(get(host), "HTTP/1.1 403 Forbidden") << host;
+    EXPECT_EQ(upgrade(host), "HTTP/1.1 403 Forbidden") << host;
+  }
+  for (const std::string& host :
+       {"localhost" + p, "127.0.0.1" + p, "[::1]" + p, "game.example" + p, "herd" + p}) {
+    EXPECT_EQ(get(host), "HTTP/1.1 200 OK") << host;
+    EXPECT_EQ(upgrade(host), "HTTP/1.1 101 Switching Protocols") << host;
+  }
+}
+
+// The HTTP request rate counts a refused WebSocket upgrade (a bad Origin, Host or key) as the
+// request it is: a flood of them runs out the address's budget like any other (429), while
+// upgrades that open a session are not counted (sessions have caps of their own).
+TEST_F(ExposureTest, RefusedUpgradesCountAgainstTheHttpRequestRate) {
+  const fs::path out = dir_ / "upgrade_rate.log";
+  Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
+                  "--scenario", "empty", "--http-requests-per-second", "5"},
+                 out);  // in bursts of 10
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  std::ofstream(dir_ / "index.html") << "<p>herd</p>";
+  const auto status = [&](const std::string& request) {
+    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
+    s.write_all(request);
+    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
+    return reply.substr(0, reply.find("\r\n"));
+  };
+  for (int i = 0; i < 15; ++i)
+    ASSERT_EQ(status(net::testing::RawSocket::upgrade_request()),
+              "HTTP/1.1 101 Switching Protocols")
+        << i;
+  int refused = 0, limited = 0;
+  for (int i = 0; i < 30; ++i) {
+    const std::string s = status(net::testing::RawSocket::upgrade_request("http://evil.example"));
+    refused += s == "HTTP/1.1 403 Forbidden";
+    limited += s == "HTTP/1.1 429 Too Many Requests";
+  }
+  EXPECT_EQ(refused + limited, 30);
+  EXPECT_LE(refused, 12) << "a burst of 10, and what refills meanwhile";
+  EXPECT_GE(limited, 18);
+  EXPECT_EQ(status("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+            "HTTP/1.1 429 Too Many Requests");
 }
 
 // --open-commands is the one way to let anyone command: no token is made, none is printed.
@@ -327,6 +451,41 @@ TEST_F(ExposureTest, AShortTokenIsRefusedAtStart) {
   EXPECT_EQ(server.wait_exit(), 2) << slurp(out);
   EXPECT_NE(slurp(out).find("at least 16 bytes"), std::string::npos) << slurp(out);
   EXPECT_EQ(slurp(out).find("listening on"), std::string::npos);
+}
+
+// --record opens its file once and writes through that descriptor. Here the path is a second
+// name of a FIFO, so the server's open waits for a reader with the path already resolved; a link
+// to another file is planted at the path meanwhile. The file the link names keeps its bytes, and
+// the recording goes where the server opened it.
+TEST_F(ProcessTest, ARecordingIsWrittenThroughTheFileItOpenedNotALinkPlantedAfter) {
+  const fs::path fifo = dir_ / "record.fifo";
+  const fs::path path = dir_ / "record.jsonl";
+  const fs::path victim = dir_ / "victim.txt";
+  std::ofstream(victim) << "keep me";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::link(fifo.c_str(), path.c_str()), 0);
+  auto with_record = args();
+  with_record.insert(with_record.end(), {"--record", path.string(), "--scenario", "empty"});
+  const fs::path out = dir_ / "record_fifo.log";
+  Process server(with_record, out);
+  const fs::path wchan = "/proc/" + std::to_string(server.pid()) + "/wchan";
+  ASSERT_TRUE(wait_until([&] { return slurp(wchan).rfind("wait_for_partner", 0) == 0; }))
+      << "the server never waited in its open of the FIFO: " << slurp(wchan) << "\n"
+      << slurp(out);
+  fs::create_symlink(victim, dir_ / "planted");
+  fs::rename(dir_ / "planted", path);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);  // the server's open returns
+  ASSERT_GE(reader, 0);
+  ASSERT_GT(port_of(out), 0) << slurp(out);
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0) << slurp(out);
+  EXPECT_EQ(slurp(victim), "keep me");
+  std::string recorded;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(reader, buf, sizeof buf)) > 0;) recorded.append(buf, n);
+  ::close(reader);
+  EXPECT_NE(recorded.find(R"("herd_record":1)"), std::string::npos) << recorded;
+  EXPECT_NE(recorded.find(R"("end_tick":)"), std::string::npos) << recorded;
 }
 
 TEST_F(ProcessTest, ACheckpointThatCannotBeWrittenStopsTheServerAtStart) {

@@ -5,7 +5,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 
 import { startServer } from '../../../tests/e2e/lib/server.mjs';
 import { connect, CommandError, ConnectError, ConnectionClosed, HelloError, HerdError, TimeoutError, group } from '../src/index.js';
@@ -321,7 +321,69 @@ describe('the client against the real server', () => {
   });
 });
 
+// A listener another local user could plant at `host`:`port`: the first message each client
+// sends it, kept; it answers nothing (the client waits for a welcome that never comes).
+async function plant(host, port) {
+  const wss = new WebSocketServer({ host, port });
+  await new Promise((resolve, reject) => {
+    wss.once('listening', resolve);
+    wss.once('error', reject);
+  });
+  const received = [];
+  let heard;
+  const first = new Promise((resolve) => (heard = resolve));
+  wss.on('connection', (ws, request) => {
+    received.push(JSON.stringify(request.headers));
+    ws.on('message', (data) => {
+      received.push(String(data));
+      heard();
+    });
+  });
+  return { received, first, close: () => new Promise((resolve) => { for (const c of wss.clients) c.terminate(); wss.close(resolve); }) };
+}
+
 describe('herd-client/node', () => {
+  it("sends the runtime file's token only to the address the file names, while its server runs", async () => {
+    const token = 'chosen-by-the-operator-for-js-1';
+    const server = await startServer({ scenario: 'empty', openCommands: false, extraArgs: ['--command-token', token] });
+    const saved = { ...process.env };
+    try {
+      delete process.env.HERD_COMMAND_TOKEN;
+      process.env.HERD_RUNTIME_DIR = server.runtimeDir;
+      // Another user's listener on [::1] at the port of the server on 127.0.0.1: a hello, no token.
+      let planted = await plant('::1', server.port);
+      try {
+        await assert.rejects(connectFromNode(`ws://[::1]:${server.port}/ws`, { timeout: 1000 }), TimeoutError);
+        await planted.first;
+        assert.match(planted.received.join('\n'), /"type":"hello"/);
+        assert.ok(!planted.received.join('\n').includes(token), planted.received.join('\n'));
+      } finally {
+        await planted.close();
+      }
+      // localhost goes to the address the file names: the server's.
+      const c = await connectFromNode(`ws://localhost:${server.port}/ws`, { timeout: TIMEOUT_MS });
+      try {
+        assert.equal(c.role, 'commander');
+      } finally {
+        await c.close();
+      }
+      // Killed, its file left behind: the port is anyone's, and the file is not used.
+      await server.kill('SIGKILL');
+      planted = await plant('127.0.0.1', server.port);
+      try {
+        await assert.rejects(connectFromNode(server.wsUrl, { timeout: 1000 }), TimeoutError);
+        await planted.first;
+        assert.match(planted.received.join('\n'), /"type":"hello"/);
+        assert.ok(!planted.received.join('\n').includes(token), planted.received.join('\n'));
+      } finally {
+        await planted.close();
+      }
+    } finally {
+      process.env = saved;
+      await server.stop();
+    }
+  });
+
   it("finds the token a server made in its runtime file, as herd-ctl does, and the ws package's WebSocket", async () => {
     const server = await startServer({ scenario: 'empty', openCommands: false });
     const saved = { ...process.env };

@@ -4,10 +4,13 @@ A URL is ``ws://HOST[:PORT][/PATH]`` or ``wss://...`` (herd's defaults: port 80,
 path ``/ws``, as herd-ctl's), or the viewer URL the server prints, ``http://HOST:PORT/#token=...``,
 which carries the token in its fragment.
 
-The token, when none is given: ``$HERD_COMMAND_TOKEN``, else, for a ``ws://`` URL of a loopback
-host, the server's runtime file (protocol/PROTOCOL.md, "Local clients find the token"):
-``server-PORT.json`` in ``$HERD_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/herd``, else
-``$HOME/.local/share/herd/runtime``, read only when it is a regular file of this user's.
+The token, when none is given: ``$HERD_COMMAND_TOKEN``, else, for a ``ws://`` URL, the server's
+runtime file (protocol/PROTOCOL.md, "Local clients find the token"): ``server-PORT.json`` in
+``$HERD_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/herd``, else ``$HOME/.local/share/herd/runtime``,
+read only when it is a regular file of this user's whose server (its ``pid``) still runs, and used
+only for the exact addresses it names: a URL naming ``localhost`` is sent to the file's address
+instead (``localhost`` may resolve to ``::1`` where the server holds only 127.0.0.1, and another
+local user may listen there).
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import ipaddress
 import json
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["Address", "parse_url", "runtime_dir", "local_token", "find_token"]
+__all__ = ["Address", "parse_url", "runtime_dir", "local_token", "find_token", "with_token"]
 
 _MAX_TOKEN_BYTES = 256
 
@@ -79,20 +82,29 @@ def runtime_dir() -> Optional[Path]:
     return None
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def _same_address(a: str, b: str) -> bool:
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(a) == ipaddress.ip_address(b)
     except ValueError:
         return False
 
 
-def local_token(host: str, port: int) -> Optional[str]:
-    """The token a server on this machine at ``port`` left for its user's clients, for a client
-    whose URL names ``host``: only a loopback host, only from a regular file of this user's."""
-    if not _loopback(host):
-        return None
+def _process_alive(pid: object) -> bool:
+    """Whether ``pid`` is a running process of this user's (the server that wrote the file)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except (OSError, OverflowError):  # gone (ESRCH), or another user's (EPERM): not our server
+        return False
+    return True
+
+
+def local_token(host: str, port: int) -> Optional[Tuple[str, str]]:
+    """The token a server on this machine at ``port`` left for its user's clients, and the
+    address to reach it at, for a client whose URL names ``host``: only from a regular file of
+    this user's whose server still runs, only for an address the file names, or ``localhost``
+    (then the file's first address)."""
     directory = runtime_dir()
     if directory is None:
         return None
@@ -112,20 +124,48 @@ def local_token(host: str, port: int) -> Optional[str]:
     finally:
         os.close(fd)
     try:
-        token = json.loads(text).get("token")
-    except (ValueError, AttributeError):
+        j = json.loads(text)
+    except ValueError:
         return None
+    if not isinstance(j, dict) or j.get("port") != port or not _process_alive(j.get("pid")):
+        return None
+    token = j.get("token")
+    addresses = j.get("addresses")
     if not isinstance(token, str) or not token or len(token.encode()) > _MAX_TOKEN_BYTES:
         return None
-    return token
+    if not isinstance(addresses, list) or not addresses:
+        return None
+    if host == "localhost":
+        first = addresses[0]
+        return (token, first) if isinstance(first, str) and _same_address(first, first) else None
+    if any(isinstance(a, str) and _same_address(host, a) for a in addresses):
+        return token, host
+    return None
 
 
 def find_token(address: Address) -> Optional[str]:
-    """The token to say hello with when none is given (see the module's text)."""
+    """The token to say hello with when none is given (see the module's text), for this very
+    address: None where a runtime file's token is for another (``localhost``: see
+    :func:`with_token`)."""
+    used, token = with_token(address)
+    return token if used == address else None
+
+
+def with_token(address: Address) -> Tuple[Address, Optional[str]]:
+    """The address to connect to and the token to say hello with when none is given (see the
+    module's text): a runtime file's token comes with the exact address it is for."""
     if address.token:
-        return address.token
+        return address, address.token
     if os.environ.get("HERD_COMMAND_TOKEN"):
-        return os.environ["HERD_COMMAND_TOKEN"]
+        return address, os.environ["HERD_COMMAND_TOKEN"]
     if address.tls:
-        return None
-    return local_token(address.host, address.port)
+        return address, None
+    local = local_token(address.host, address.port)
+    if local is None:
+        return address, None
+    token, host = local
+    if host == address.host:
+        return address, token
+    netloc = f"[{host}]" if ":" in host else host
+    path = address.url.split("/", 3)[3] if address.url.count("/") >= 3 else "ws"
+    return replace(address, url=f"ws://{netloc}:{address.port}/{path}", host=host), token

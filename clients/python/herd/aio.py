@@ -43,7 +43,7 @@ import websockets
 import websockets.exceptions
 
 from ._version import __version__
-from .address import find_token, parse_url
+from .address import parse_url, with_token
 from .binary import BinaryFeed
 from .commands import Commands, check_finite
 from .errors import (
@@ -64,9 +64,11 @@ Message = Dict[str, Any]
 PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_QUEUE = 256  # snapshots a subscriber may have unread; older ones are dropped first
-# The largest message taken from the server: a JSON snapshot of 20,000 agents is about 30 MB
-# (PROTOCOL.md, "Relays"); this leaves room for far larger worlds and still bounds memory.
-DEFAULT_MAX_SIZE = 1 << 28
+# The largest message taken from the server, unless connect() is given another max_size: the
+# widest JSON snapshot of a world of the default 20,000 agents, with a quarter to spare, is 29.5
+# MiB (operations.md, "A hostile upstream"). Decoding a message costs several times its size, so a
+# server (or whatever answers at the URL) may make the client hold about that much, not more.
+DEFAULT_MAX_SIZE = 32 << 20
 CLIENT_NAME = f"herd-python/{__version__}"
 _ROLES = ("viewer", "commander", "operator", "player", "spectator")
 # The roles granted for each asked: the operator's two names, and a player (else it watches).
@@ -278,6 +280,7 @@ class AsyncClient(Commands[Awaitable[Message]]):
         self._unauthorized: Optional[Message] = None
         self._closing = False
         self._closed: Optional[ConnectionClosed] = None
+        self._too_big = False  # the connection ended on a message over max_size
         self._reader = self._loop.create_task(self._read())
 
     # ---- the session ----------------------------------------------------------------------
@@ -341,8 +344,10 @@ class AsyncClient(Commands[Awaitable[Message]]):
                     await self._on_binary(bytes(data))
                 else:
                     self._on_text(data)
-        except websockets.exceptions.ConnectionClosed:
-            pass
+        except websockets.exceptions.ConnectionClosed as err:
+            sent = getattr(err, "sent", None)
+            if sent is not None and sent.code == 1009:  # this client refused a message's size
+                self._too_big = True
         except Exception:  # a bug of this client's: end the session loudly rather than hang
             log.exception("herd: reading from %s failed", self.url)
             await self._ws.close(1011, "client error")
@@ -443,6 +448,12 @@ class AsyncClient(Commands[Awaitable[Message]]):
     def _finish(self) -> None:
         code = getattr(self._ws, "close_code", None)
         reason = getattr(self._ws, "close_reason", "") or ""
+        if self._too_big:
+            code = 1009
+            reason = (
+                f"the server sent a message over max_size ({getattr(self._ws, 'max_size', None)} "
+                "bytes); connect with a larger max_size= to take it"
+            )
         self._closed = ConnectionClosed(code, reason)
         for fut in self._pending.values():
             if not fut.done():
@@ -684,7 +695,7 @@ async def _open(
         raise ValueError(f"queue_size must be 1 or more, not {queue_size}")
     address = parse_url(url)
     if token is None and role in ("commander", "operator"):
-        token = find_token(address)
+        address, token = with_token(address)
     try:
         # websockets.connect: the asyncio client (imported lazily by the package, hence unseen
         # by type checkers), in 10.4 as in later versions.

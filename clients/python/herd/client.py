@@ -393,13 +393,16 @@ def connect(
     prints (``http://HOST:PORT/#token=...``). ``role``: ``"commander"`` (the default; also
     ``"operator"``), ``"player"`` (with a player's token: its team's agents, fog of war),
     ``"spectator"`` or ``"viewer"`` (watch only). ``token``: the server's command token; by default
-    ``$HERD_COMMAND_TOKEN``, or for a loopback URL the one the server left for its user's
-    clients in its runtime file. A commander refused for want of it raises
+    ``$HERD_COMMAND_TOKEN``, or the one the server left for its user's clients in its runtime
+    file (only while that server runs, and only for the address the file names: ``localhost`` is
+    sent there). A commander refused for want of it raises
     :class:`herd.HelloError` with code ``unauthorized``. ``format``: snapshots as ``"json"``,
     ``"binary"`` (decoded into the same dicts) or ``"auto"`` (binary beyond 1,000 agents).
     ``timeout``: seconds for connecting and for every call after (None: no limit).
     ``queue_size``: snapshots a slow reader may leave unread before the oldest are dropped.
-    ``max_size``: the largest message taken from the server, in bytes. ``quantum``: binary
+    ``max_size``: the largest message taken from the server, in bytes (32 MiB by default, the
+    widest snapshot of a 20,000-agent world with room to spare; None: no limit); a larger one ends
+    the session with :class:`herd.ConnectionClosed`, code 1009, saying so. ``quantum``: binary
     snapshots' position quantum, world units: 1, 0.5, 0.25, 0.125, 0.0625, 0.03125 or 0.015625
     (the server's default, 1/64); a coarser one costs fewer bytes (ValueError for any other).
 

@@ -12,6 +12,7 @@ from typing import Any, Dict, List
 
 import pytest
 from conftest import TIMEOUT
+from planted import Planted
 from server import Server
 
 import herd
@@ -50,6 +51,60 @@ def test_the_viewer_url_the_server_prints_carries_the_token(server: Server, monk
     with herd.connect(f"http://localhost:{server.port}/#token={token}", timeout=TIMEOUT) as c:
         assert c.role == "commander"
         assert c.url == f"ws://localhost:{server.port}/ws"
+
+
+def test_the_runtime_files_token_goes_only_to_its_address_while_its_server_runs(
+    monkeypatch: Any,
+) -> None:
+    # Another local user may listen on [::1] at the port of a server on 127.0.0.1, or on the port
+    # of a server that was killed (SIGKILL leaves its file): the hello reaches them without the token.
+    srv = Server(scenario="empty", extra_args=["--command-token", "chosen-by-the-operator-for-py-1"])
+    try:
+        monkeypatch.setenv("HERD_RUNTIME_DIR", srv.runtime_dir)
+        monkeypatch.delenv("HERD_COMMAND_TOKEN", raising=False)
+        token = srv.token()
+        planted = Planted("::1", srv.port)
+        try:
+            with pytest.raises((herd.Timeout, herd.ConnectError)):
+                herd.connect(f"ws://[::1]:{srv.port}/ws", timeout=1.0)
+            assert planted.first_message.wait(TIMEOUT)
+            assert b'"type":"hello"' in planted.received()
+            assert token.encode() not in planted.received()
+        finally:
+            planted.close()
+        # localhost is sent to the address the file names, the server's.
+        with herd.connect(f"ws://localhost:{srv.port}/ws", timeout=TIMEOUT) as c:
+            assert c.role == "commander"
+            assert c.url == f"ws://127.0.0.1:{srv.port}/ws"
+        assert herd.address.find_token(herd.address.parse_url(f"ws://localhost:{srv.port}/ws")) is None
+
+        srv.proc.kill()
+        srv.proc.wait(TIMEOUT)
+        planted = Planted("127.0.0.1", srv.port)
+        try:
+            with pytest.raises((herd.Timeout, herd.ConnectError)):
+                herd.connect(srv.url, timeout=1.0)
+            assert planted.first_message.wait(TIMEOUT)
+            assert b'"type":"hello"' in planted.received()
+            assert token.encode() not in planted.received()
+        finally:
+            planted.close()
+    finally:
+        srv.stop()
+
+
+def test_a_message_over_max_size_ends_the_session_with_an_error_that_says_so(
+    server: Server, commander: herd.Client
+) -> None:
+    # The default bounds what a server (or whatever answers at the URL) makes the client hold:
+    # not 256 MiB (a 200 MB snapshot cost 1.32 GB of memory).
+    assert herd.aio.DEFAULT_MAX_SIZE == 32 << 20
+    commander.spawn(count=200)
+    with pytest.raises(herd.ConnectionClosed, match=r"over max_size \(4096 bytes\)") as closed:
+        with herd.connect(server.url, role="viewer", max_size=4096, timeout=TIMEOUT) as v:
+            commander.step(1)
+            v.wait_for(lambda s: len(s["agents"]) >= 200)
+    assert closed.value.code == 1009
 
 
 def test_a_commander_without_the_token_is_refused_and_a_viewer_may_only_watch(

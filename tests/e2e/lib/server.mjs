@@ -86,6 +86,12 @@ export function startServer({ port = 0, scenario = 'default', seed = 1, extraArg
         runtimeDir,
         output,
         stop,
+        // A signal to the server (SIGKILL: as a crash, its runtime file left behind); resolves
+        // once it has exited.
+        kill: async (/** @type {NodeJS.Signals} */ signal) => {
+          child.kill(signal);
+          await exited;
+        },
       });
     });
   });
