@@ -27,6 +27,8 @@ struct AppConfig {
   std::string record;                       // write every accepted command to this file
   std::string trajectories;                 // write trajectories to this SQLite database
   std::optional<double> trajectory_rate;    // frames per second of world time; else snapshot rate
+  // The trajectory database's size (its write-ahead log included) at which recording stops.
+  std::uint64_t trajectory_max_bytes = std::uint64_t{1} << 30;
   std::string replay;                 // replay this recording headless and print the final hash
   std::string checkpoint;             // where the world is checkpointed; empty: no checkpoints
   double checkpoint_interval = 10;    // seconds of world time between checkpoints

@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
     if (config.trajectories.empty()) return {};
     auto opened = app::TrajectoryRecorder::open(
         {config.trajectories, trajectory_rate, when_full, restored,
-         app::TrajectoryRecorder::kQueueFrames, std::move(log)},
+         app::TrajectoryRecorder::kQueueFrames, config.trajectory_max_bytes, std::move(log)},
         std::get<sim::World>(world), sc.name, restored ? "checkpoint" : "start");
     if (auto* why = std::get_if<std::string>(&opened))
       return *why + "; create its directory, or choose another --trajectories (HERD_TRAJECTORIES)";
@@ -186,7 +186,12 @@ int main(int argc, char** argv) {
 
   if (config.headless) {
     // Headless, the run waits for the writer rather than drop a frame: it has no clock to keep.
-    if (std::string why = open_trajectories(app::TrajectoryRecorder::WhenFull::wait, {});
+    // The recorder's log lines (a cap reached, a failed write) go to stderr, as text.
+    auto log = [](net::LogLevel level, std::string_view event,
+                  std::initializer_list<net::LogField> fields) {
+      std::cerr << net::format_log(level, event, fields, net::LogFormat::text) << std::endl;
+    };
+    if (std::string why = open_trajectories(app::TrajectoryRecorder::WhenFull::wait, log);
         !why.empty())
       return fail(why);
     sim::World& w = std::get<sim::World>(world);

@@ -6,11 +6,23 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 
 #include "exec/thread_pool.hpp"
 
 namespace herd::app {
 namespace {
+
+// The database's bytes on disk: the file and its write-ahead log (SQLite's WAL mode).
+std::uint64_t database_bytes(const std::string& path) {
+  std::uint64_t bytes = 0;
+  for (const std::string& p : {path, path + "-wal"}) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(p, ec);
+    if (!ec) bytes += n;
+  }
+  return bytes;
+}
 
 // A number as people write it (20, 0.5, 60), exactly enough to read back.
 std::string number(double v) {
@@ -128,11 +140,18 @@ void TrajectoryRecorder::enqueue(const sim::World& world) {
         const std::lock_guard lock(mutex_);
         why = failure_;
       }
-      settings_.log(net::LogLevel::error, "trajectory_write_failed",
+      bool full = false;
+      {
+        const std::lock_guard lock(mutex_);
+        full = full_;
+      }
+      settings_.log(full ? net::LogLevel::warn : net::LogLevel::error,
+                    full ? "trajectory_full" : "trajectory_write_failed",
                     {{"file", settings_.path}, {"reason", why}});
     }
     failure_logged_ = true;
     ++dropped_;
+    last_frame_tick_ = world.tick();  // this tick's frame is counted (capture_final asks)
     return;
   }
   std::unique_ptr<TrajectoryFrame> frame;
@@ -198,6 +217,13 @@ void TrajectoryRecorder::write_loop() {
       if (why.empty()) {
         written_ += batch.size();
         ++batches_;
+        if (const std::uint64_t bytes = database_bytes(settings_.path);
+            settings_.max_bytes != 0 && bytes >= settings_.max_bytes) {
+          failure_ = "the database reached " + std::to_string(bytes) + " bytes, its cap of " +
+                     std::to_string(settings_.max_bytes) + " (--trajectory-max-bytes)";
+          full_ = true;
+          failed_ = true;
+        }
       } else {
         failure_ = std::move(why);
         failed_ = true;
@@ -224,8 +250,8 @@ std::string TrajectoryRecorder::close() {
   std::string why;
   {
     const std::lock_guard lock(mutex_);
-    why = failure_;
-    dropped_ += queued_.size();  // left behind by a writer that failed
+    why = full_ ? std::string() : failure_;  // a recording stopped at its cap is complete
+    dropped_ += queued_.size();              // left behind by a writer that stopped
     queued_.clear();
     queued_count_ = 0;
   }

@@ -12,7 +12,8 @@
 //   - a headless run has no schedule to keep (WhenFull::wait): it waits for room, and every frame
 //     is written.
 // A write that fails (a full disk) stops the recording: the failure is logged once, the frames
-// after it are counted as dropped, and the database keeps every batch before it.
+// after it are counted as dropped, and the database keeps every batch before it. So does the
+// database reaching its cap of bytes (Settings::max_bytes).
 #pragma once
 
 #include <atomic>
@@ -52,7 +53,11 @@ class TrajectoryRecorder {
     WhenFull when_full = WhenFull::drop;
     bool append = false;  // write after the file's last frame (a server restored from a checkpoint)
     std::size_t queue_frames = kQueueFrames;  // >= 1
-    Log log;                                  // none when empty
+    // The database's size (its write-ahead log included) at which the recording stops, as a
+    // failed write does (logged once, `trajectory_full`; the frames after counted as dropped): a
+    // world's agents must not fill the disk that holds its checkpoints. 0: no cap.
+    std::uint64_t max_bytes = 0;
+    Log log;  // none when empty
   };
 
   // Any thread.
@@ -116,6 +121,7 @@ class TrajectoryRecorder {
   std::vector<WorldRow> worlds_;
   bool closing_ = false;
   std::string failure_;
+  bool full_ = false;  // stopped at the cap of bytes, not by a failed write
   std::atomic<std::uint64_t> written_{0}, dropped_{0}, batches_{0}, queued_count_{0};
   std::atomic<bool> failed_{false};
   std::thread writer_;

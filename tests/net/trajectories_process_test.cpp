@@ -120,6 +120,29 @@ TEST_F(TrajectoryProcess, AHeadlessRunsLastFrameIsTheWorldSteppedAsMany) {
   }
 }
 
+// A recording stops at its cap of bytes (--trajectory-max-bytes), said once in the log, the frames
+// after counted as dropped, the file complete: a world's agents cannot fill the disk that holds
+// its checkpoints (20,000 wandering agents wrote 12 MiB a second, with no end).
+TEST_F(TrajectoryProcess, ARecordingStopsAtItsCapOfBytes) {
+  const fs::path out = dir_ / "boids.log";
+  Process run({"--headless", "--scenario-dir", HERD_SCENARIO_DIR, "--scenario", "boids", "--ticks",
+               "3000", "--trajectories", db_, "--trajectory-max-bytes", "1048576"},
+              out);
+  ASSERT_EQ(run.wait_exit(), 0) << slurp(out);
+  const std::string log = slurp(out);
+  EXPECT_NE(log.find("trajectory_full"), std::string::npos) << log;
+  std::uintmax_t bytes = fs::file_size(db_);
+  if (fs::exists(db_ + "-wal")) bytes += fs::file_size(db_ + "-wal");
+  // 300 agents a frame, about 15 KB: the cap, and at most the batch that crossed it.
+  EXPECT_LT(bytes, std::uintmax_t{3} << 20);
+  TrajectoryReader reader(db_);
+  EXPECT_EQ(reader.broken_frames(), 0);
+  const auto frames = reader.integer("SELECT count(*) FROM frames");
+  EXPECT_GT(frames, 10);
+  EXPECT_LT(frames, 1001) << "3,000 ticks at 20 frames a second are 1,001 frames uncapped";
+  EXPECT_EQ(std::stoll(reader.meta().at("frames_dropped")) + frames, 1001);
+}
+
 TEST_F(TrajectoryProcess, AKilledServersDatabaseHoldsEveryFrameItCommitted) {
   const fs::path out = dir_ / "live.log";
   Process server(live(), out);
