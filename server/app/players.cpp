@@ -1,5 +1,6 @@
 #include "app/players.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -53,17 +54,55 @@ bool player(const nlohmann::json& p, std::size_t i, const EnvLookup& env, net::P
   return true;
 }
 
+// A number of `o`'s field `key`, finite, within [lo, hi].
+bool number_in(const nlohmann::json& o, const char* key, double lo, double hi, double& out) {
+  const auto it = o.find(key);
+  if (it == o.end() || !it->is_number()) return false;
+  out = it->get<double>();
+  return std::isfinite(out) && out >= lo && out <= hi;
+}
+
+bool team_rules(const nlohmann::json& t, std::size_t i, std::uint8_t& team, sim::TeamRules& out,
+                std::string& why) {
+  const std::string where = "teams[" + std::to_string(i) + "]";
+  if (!t.is_object()) return why = where + " must be an object", false;
+  for (const auto& [key, value] : t.items())
+    if (key != "team" && key != "max_agents" && key != "spawn")
+      return why = where + " has an unknown field '" + key + "'", false;
+  double n = 0;
+  if (!number_in(t, "team", 1, sim::AgentDefLimits::kMaxTeam, n) || n != std::floor(n))
+    return why = where + ".team must be an integer in [1, 63]", false;
+  team = static_cast<std::uint8_t>(n);
+  if (t.contains("max_agents")) {
+    if (!number_in(t, "max_agents", 1, sim::WorldDefLimits::kMaxAgents, n) || n != std::floor(n))
+      return why = where + ".max_agents must be an integer in [1, 1000000]", false;
+    out.max_agents = static_cast<std::uint32_t>(n);
+  }
+  if (const auto spawn = t.find("spawn"); spawn != t.end()) {
+    double x = 0, y = 0, w = 0, h = 0;
+    if (!spawn->is_object() || spawn->size() != 4 || !number_in(*spawn, "x", -1e9, 1e9, x) ||
+        !number_in(*spawn, "y", -1e9, 1e9, y) || !number_in(*spawn, "width", 1e-9, 1e9, w) ||
+        !number_in(*spawn, "height", 1e-9, 1e9, h))
+      return why = where +
+                   ".spawn must be {\"x\", \"y\", \"width\", \"height\"}, finite, the size > 0",
+             false;
+    out.spawn_area = sim::Rect{{x, y}, {x + w, y + h}};
+  }
+  return true;
+}
+
 }  // namespace
 
-bool parse_players(const std::string& text, const EnvLookup& env,
-                   std::vector<net::PlayerAccount>& out, std::string& why) {
+bool parse_players(const std::string& text, const EnvLookup& env, PlayersFile& out,
+                   std::string& why) {
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded()) return why = "is not JSON", false;
   if (!doc.is_object() || !doc.contains("players") || !doc["players"].is_array() ||
       doc["players"].empty() || doc["players"].size() > kMaxPlayers)
     return why = "must be {\"players\": [...]} with 1 to 1000 players", false;
   for (const auto& [key, value] : doc.items())
-    if (key != "players") return why = "has an unknown field '" + key + "'", false;
+    if (key != "players" && key != "teams")
+      return why = "has an unknown field '" + key + "'", false;
   std::vector<net::PlayerAccount> players;
   std::set<std::string> names, tokens;
   for (std::size_t i = 0; i < doc["players"].size(); ++i) {
@@ -75,12 +114,24 @@ bool parse_players(const std::string& text, const EnvLookup& env,
       return why = "gives player '" + p.name + "' a token another player has", false;
     players.push_back(std::move(p));
   }
-  out = std::move(players);
+  std::map<std::uint8_t, sim::TeamRules> teams;
+  if (const auto t = doc.find("teams"); t != doc.end()) {
+    if (!t->is_array() || t->size() > sim::AgentDefLimits::kMaxTeam)
+      return why = "'teams' must be an array of at most 63 teams", false;
+    for (std::size_t i = 0; i < t->size(); ++i) {
+      std::uint8_t team = 0;
+      sim::TeamRules rules;
+      if (!team_rules((*t)[i], i, team, rules, why)) return false;
+      if (!teams.emplace(team, rules).second)
+        return why = "gives team " + std::to_string(team) + "'s rules twice", false;
+    }
+  }
+  out = {std::move(players), std::move(teams)};
   return true;
 }
 
-bool load_players(const std::string& path, const EnvLookup& env,
-                  std::vector<net::PlayerAccount>& out, std::string& why) {
+bool load_players(const std::string& path, const EnvLookup& env, PlayersFile& out,
+                  std::string& why) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return why = "cannot read " + path, false;
   std::ostringstream text;

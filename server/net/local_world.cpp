@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <cassert>
 #include <cmath>
+#include <set>
 
 #include "exec/step_clock.hpp"
 #include "protocol/codec.hpp"
@@ -67,6 +68,21 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
 }
 
 // The session checked the token: the role is the one it grants.
+// A player team's rules: the players file's, and a cap of its own always, an equal share of the
+// world's agents when the file gives none (one player must not fill the world and learn from the
+// refusal how many the others hold).
+sim::TeamRules LocalWorld::team_rules(std::uint8_t team) const {
+  const auto it = config_.teams.find(team);
+  sim::TeamRules rules = it == config_.teams.end() ? sim::TeamRules{} : it->second;
+  if (rules.max_agents == 0) {
+    std::set<std::uint8_t> teams;
+    for (const PlayerAccount& p : config_.players) teams.insert(p.team);
+    rules.max_agents = static_cast<std::uint32_t>(world_.def().max_agents /
+                                                  std::max<std::size_t>(1, teams.size()));
+  }
+  return rules;
+}
+
 void LocalWorld::hello(std::uint64_t id, Hello hello) { hub_->greet(id, hello.role, hello.format); }
 
 // Applied and answered as it comes, between ticks: the same world as applying it at the next
@@ -78,7 +94,7 @@ void LocalWorld::command(std::uint64_t id, const protocol::CommandMsg& cmd) {
   std::optional<sim::Command> own;
   if (const std::uint8_t team = hub_->team_of(id); team != 0) {
     own = cmd.command;
-    out = world_.authorize(*own, team);
+    out = world_.authorize(*own, team, team_rules(team));
     out.origin = sim::CommandOrigin{id, cmd.seq};
     out.tick = world_.tick() + 1;
   }

@@ -44,6 +44,7 @@ class LocalWorld final : public WorldSource {
   protocol::Welcome welcome(std::uint64_t session, protocol::Role role) const override;
   void hello(std::uint64_t id, Hello hello) override;
   void command(std::uint64_t id, const protocol::CommandMsg& command) override;
+  sim::TeamRules team_rules(std::uint8_t team) const;
   void control(std::uint64_t id, const protocol::ControlMsg& control) override;
   void left(std::uint64_t) override {}
   void inspected_changed() override;

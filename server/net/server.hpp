@@ -51,6 +51,9 @@ struct ServerConfig {
   // team's agents, its team's sight), or a spectator (everything, spectator_delay seconds of
   // world time late); a viewer's hello is a spectator's.
   std::vector<PlayerAccount> players;
+  // Each player team's rules (the players file's `teams`): its cap of agents and spawn area. A team
+  // without a cap of its own holds the world's max_agents shared equally among the players' teams.
+  std::map<std::uint8_t, sim::TeamRules> teams;
   std::optional<double> spectator_delay;  // unset: 30 s with players, 0 without
   double spectator_delay_seconds() const {
     return spectator_delay.value_or(players.empty() ? 0 : 30);

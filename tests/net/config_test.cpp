@@ -20,13 +20,18 @@ TEST(Players, TheFileNamesPlayersTeamsAndTokensOrTheVariablesThatHoldThem) {
     if (name == "BLUE") return "blue-token-0123456789";
     return std::nullopt;
   };
-  std::vector<net::PlayerAccount> players;
+  PlayersFile file;
   std::string why;
   ASSERT_TRUE(parse_players(
       R"({"players":[{"name":"red","team":1,"token":"red-token-0123456789"},
-                     {"name":"blue","team":2,"token_env":"BLUE"}]})",
-      env, players, why))
+                     {"name":"blue","team":2,"token_env":"BLUE"}],
+          "teams":[{"team":1,"max_agents":500,"spawn":{"x":0,"y":10,"width":200,"height":600}}]})",
+      env, file, why))
       << why;
+  const std::vector<net::PlayerAccount>& players = file.players;
+  ASSERT_EQ(file.teams.size(), 1u);
+  EXPECT_EQ(file.teams.at(1).max_agents, 500u);
+  EXPECT_EQ(file.teams.at(1).spawn_area, (sim::Rect{{0, 10}, {200, 610}}));
   ASSERT_EQ(players.size(), 2u);
   EXPECT_EQ(players[1].name, "blue");
   EXPECT_EQ(players[1].team, 2);
@@ -46,14 +51,22 @@ TEST(Players, TheFileNamesPlayersTeamsAndTokensOrTheVariablesThatHoldThem) {
                       {"name":"a","team":2,"token":"b-token-0123456789"}]})",
        "twice"},
       {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789","x":1}]})", "unknown"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],"teams":[{"team":64}]})",
+       "[1, 63]"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],
+          "teams":[{"team":1,"spawn":{"x":0,"y":0,"width":0,"height":5}}]})",
+       "the size > 0"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],
+          "teams":[{"team":1},{"team":1}]})",
+       "twice"},
       {"not json", "not JSON"}};
   for (const auto& [text, says] : bad) {
-    std::vector<net::PlayerAccount> out;
+    PlayersFile out;
     std::string error;
     EXPECT_FALSE(parse_players(text, env, out, error)) << text;
     EXPECT_NE(error.find(says), std::string::npos) << text << ": " << error;
     EXPECT_EQ(error.find("token-0123456789"), std::string::npos) << error;
-    EXPECT_TRUE(out.empty());
+    EXPECT_TRUE(out.players.empty());
   }
 }
 

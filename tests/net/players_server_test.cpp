@@ -31,6 +31,8 @@ class PlayersServerTest : public SteppedServerTest {
     SteppedServerTest::configure(config, def);
     config.command_token = kOperatorToken;
     config.players = {{"red", 1, kRedToken}, {"blue", 2, kBlueToken}};
+    // Red's spawns land on the left and it holds 8 agents at most; blue has no rules of its own.
+    config.teams[1] = sim::TeamRules{8, sim::Rect{{0, 0}, {200, 600}}};
     config.spectator_delay = kDelay;
   }
   void SetUp() override {
@@ -195,6 +197,51 @@ TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {
   const protocol::Snapshot after = step(1);
   for (const auto& a : after.agents)
     if (std::count(spawned.agents->begin(), spawned.agents->end(), a.id)) EXPECT_EQ(a.team, 1);
+}
+
+// A player's spawns keep to its team's rules: its units take the world's stats, land in its spawn
+// area (or, without one, within its own agents' sight), and its team holds its share of the
+// world at most, told in its own figures only. Before, a player chose sight 100000 (and saw every
+// enemy), max_speed 10000, radius 100, priority 0 and mass 1e6, spawned a scout in the enemy's
+// base, filled the world alone and read the others' count from the world's limit.
+TEST_F(PlayersServerTest, APlayersSpawnsKeepToItsTeamsRules) {
+  spawn(2, 700, 300);  // blue's one, to spawn beside
+  auto red = player(kRedToken);
+  auto blue = player(kBlueToken);
+  for (const char* stat : {R"("sight":100000)", R"("max_speed":10000)", R"("radius":100)",
+                           R"("priority":0)", R"("mass":1000000)", R"("movement":"kinematic")"})
+    EXPECT_EQ(refused_to(
+                  *red, R"({"cmd":"spawn","agents":[{"x":100,"y":300,)" + std::string(stat) + "}]}")
+                  .code,
+              protocol::ErrorCode::forbidden)
+        << stat;
+  EXPECT_EQ(refused_to(*red, R"({"cmd":"spawn","count":1,"sight":100000})").code,
+            protocol::ErrorCode::forbidden);
+  EXPECT_EQ(refused_to(*red, R"({"cmd":"spawn","agents":[{"x":650,"y":300}]})").code,
+            protocol::ErrorCode::forbidden)
+      << "in the enemy's base, outside red's spawn area";
+  // A count spawn lands in the team's spawn area.
+  const auto made = ack_to(*red, R"({"cmd":"spawn","count":5})");
+  ASSERT_TRUE(made.agents);
+  ASSERT_EQ(made.agents->size(), 5u);
+  const protocol::Snapshot s = step(1);
+  for (const auto& a : s.agents)
+    if (std::count(made.agents->begin(), made.agents->end(), a.id)) {
+      EXPECT_EQ(a.team, 1);
+      EXPECT_LE(a.x, 200 + 1e-9);
+    }
+  // Red holds 5 of its 8; the refusal says so, not how many the world holds.
+  const protocol::Error full = refused_to(*red, R"({"cmd":"spawn","count":4})");
+  EXPECT_EQ(full.code, protocol::ErrorCode::limit_exceeded);
+  EXPECT_NE(full.message.find("your team may hold 8 agents; it holds 5, room for 3 more"),
+            std::string::npos)
+      << full.message;
+  // Blue has no spawn area: beside its own agent, within its sight, and not elsewhere.
+  EXPECT_TRUE(ack_to(*blue, R"({"cmd":"spawn","agents":[{"x":750,"y":300}]})").agents);
+  EXPECT_EQ(refused_to(*blue, R"({"cmd":"spawn","agents":[{"x":100,"y":300}]})").code,
+            protocol::ErrorCode::forbidden);
+  EXPECT_EQ(refused_to(*blue, R"({"cmd":"spawn","count":1})").code, protocol::ErrorCode::forbidden);
+  EXPECT_EQ(step(1).agents.size(), 7u) << "nothing refused changed the world";
 }
 
 TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {

@@ -16,8 +16,8 @@ World& World::operator=(World&&) noexcept = default;
 CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
   return impl_->apply(command, origin);
 }
-CommandOutcome World::authorize(Command& command, std::uint8_t team) const {
-  return impl_->authorize(command, team);
+CommandOutcome World::authorize(Command& command, std::uint8_t team, const TeamRules& rules) const {
+  return impl_->authorize(command, team, rules);
 }
 void World::seen_by(std::vector<std::uint64_t>& out) const {
   compute_seen_by(impl_->agents(), out);

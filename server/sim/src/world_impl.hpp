@@ -54,7 +54,9 @@ class WorldImpl {
 
   // World's calls (herd/sim/world.hpp).
   CommandOutcome apply(const Command& command, CommandOrigin origin = {});
-  CommandOutcome authorize(Command& command, std::uint8_t team) const;  // world_authority.cpp
+  CommandOutcome authorize(Command& command, std::uint8_t team,
+                           const TeamRules& rules) const;  // world_authority.cpp
+  CommandOutcome authorize_spawn(Spawn& spawn, std::uint8_t team, const TeamRules& rules) const;
   void step();
   void set_executor(Executor* executor);
   void set_clock(StepClock clock) { runner_.clock = clock; }

@@ -83,6 +83,14 @@ struct PathQueueStats {
   std::uint64_t fields_built_total = 0;
 };
 
+// What a player's team may do beyond commanding its own agents (World::authorize), as a game sets
+// it: how many agents it holds and where it spawns them. Its units take the world's agent
+// defaults: a player chooses none of their stats (sight, speed, size, mass, priority...).
+struct TeamRules {
+  std::uint32_t max_agents = 0;    // its agents at most; 0: no cap of its own
+  std::optional<Rect> spawn_area;  // where its spawns land; none: within its own agents' sight
+};
+
 class World {
  public:
   // def must satisfy validate(def) (asserted).
@@ -105,10 +113,13 @@ class World {
   // (the rest: forbidden). Its selection becomes its team's agents only ("all", groups and
   // rectangles: those of the team; listed ids must be the team's: another team's agent that the
   // team sees is not_yours, one it does not see is unknown_agent, as an id that does not exist).
-  // An agent a behaviour acts on must be one the team sees. A spawn makes the team's agents. The
-  // command so made, applied by apply(), does exactly what the player asked; a recording keeps
-  // it (it names the team: replayed, it does the same).
-  CommandOutcome authorize(Command& command, std::uint8_t team) const;
+  // An agent a behaviour acts on must be one the team sees. A spawn makes the team's agents, within
+  // `rules`: at most its max_agents; in its spawn area (a count spawn is placed there at random,
+  // from the world's state: the same world places them alike), or, without one, each agent
+  // within the sight of one of the team's own; none of the units' stats chosen. The command so
+  // made, applied by apply(), does exactly what the player asked; a recording keeps it (it names
+  // the team and every place: replayed, it does the same).
+  CommandOutcome authorize(Command& command, std::uint8_t team, const TeamRules& rules = {}) const;
 
   // Fog of war: for each agent (parallel to agents()), the teams that see it, bit t for team t
   // (bit 0 unused): its own team, and every team with an agent within that agent's sight of it
