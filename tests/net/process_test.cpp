@@ -332,6 +332,14 @@ TEST_F(ExposureTest, AClientNameWithControlCharactersIsRefused) {
 // points it at this server; a browser then sends Host: evil:PORT and Origin: http://evil:PORT. So
 // only localhost, canonical addresses and the names configured are answered, over HTTP and for
 // the /ws upgrade; 2130706433 and 0x7f000001 (127.0.0.1 to a resolver) are names, refused too.
+// The status line the server at `port` answers `request` with.
+std::string status_line(int port, const std::string& request) {
+  net::testing::RawSocket s(static_cast<std::uint16_t>(port));
+  s.write_all(request);
+  const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
+  return reply.substr(0, reply.find("\r\n"));
+}
+
 TEST_F(ExposureTest, OnlyLocalhostAddressesAndConfiguredNamesAreAnswered) {
   const fs::path out = dir_ / "hosts.log";
   Process server({"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(),
@@ -341,12 +349,7 @@ TEST_F(ExposureTest, OnlyLocalhostAddressesAndConfiguredNamesAreAnswered) {
   ASSERT_GT(port, 0) << slurp(out);
   const std::string p = ":" + std::to_string(port);
   std::ofstream(dir_ / "index.html") << "<p>herd</p>";
-  const auto status = [&](const std::string& request) {
-    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
-    s.write_all(request);
-    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
-    return reply.substr(0, reply.find("\r\n"));
-  };
+  const auto status = [&](const std::string& request) { return status_line(port, request); };
   const auto get = [&](const std::string& host) {
     return status("GET / HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n");
   };
@@ -380,12 +383,7 @@ TEST_F(ExposureTest, RefusedUpgradesCountAgainstTheHttpRequestRate) {
   const int port = listening_port(out);
   ASSERT_GT(port, 0) << slurp(out);
   std::ofstream(dir_ / "index.html") << "<p>herd</p>";
-  const auto status = [&](const std::string& request) {
-    net::testing::RawSocket s(static_cast<std::uint16_t>(port));
-    s.write_all(request);
-    const std::string reply = s.read_until("\r\n", std::chrono::milliseconds(5000));
-    return reply.substr(0, reply.find("\r\n"));
-  };
+  const auto status = [&](const std::string& request) { return status_line(port, request); };
   for (int i = 0; i < 15; ++i)
     ASSERT_EQ(status(net::testing::RawSocket::upgrade_request()),
               "HTTP/1.1 101 Switching Protocols")

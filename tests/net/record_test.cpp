@@ -136,14 +136,16 @@ TEST_F(RecordTest, ReplayOfALiveRunEndsOnItsStateHash) {
 }
 
 // On a server with players, what is recorded is each command as authorized (a player's spawn
-// of its own team, its "all" as its team's agents): the replay makes the same teams and sights
-// and ends on the live run's state hash, which mixes them in.
+// of its own team at the places drawn in its spawn area, its "all" as its team's agents): the
+// replay makes the same teams, places and sights and ends on the live run's state hash, which
+// mixes them in.
 TEST_F(RecordTest, APlayersRunReplaysWithItsTeamsAndSights) {
   const auto sc = recorded("empty");
   ASSERT_TRUE(recorder_);
   net::ServerConfig config = recording_config();
   config.command_token = "operator-token-0123456789";
   config.players = {{"red", 3, "red-token-0123456789"}};
+  config.teams[3] = sim::TeamRules{0, sim::Rect{{250, 250}, {350, 350}}};
   net::Server server(config, std::get<sim::World>(scenario::build_world(sc)));
   const auto port = server.start();
   std::thread loop([&] { server.run(); });
@@ -166,7 +168,7 @@ TEST_F(RecordTest, APlayersRunReplaysWithItsTeamsAndSights) {
       R"({"type":"command","seq":1,"cmd":"spawn","team":5,"agents":[{"x":300,"y":300,"sight":80},{"x":320,"y":300,"sight":30}]})");
   const std::string spawned = answer(*op, 1);
   EXPECT_NE(spawned.find("\"ack\""), std::string::npos) << spawned;
-  red->send(R"({"type":"command","seq":2,"cmd":"spawn","count":4,"sight":120})");
+  red->send(R"({"type":"command","seq":2,"cmd":"spawn","count":4})");
   EXPECT_NE(answer(*red, 2).find("\"ack\""), std::string::npos);
   red->send(
       R"({"type":"command","seq":3,"cmd":"set_target","agents":"all","target":{"x":310,"y":300}})");

@@ -85,7 +85,7 @@ class Authority : public ::testing::Test {
     blue_far = spawn_one(w, {900, 900}, 2);
   }
   CommandOutcome as_red(Command c) {
-    CommandOutcome out = w.authorize(c, 1);
+    CommandOutcome out = w.authorize(c, 1, TeamRules{0, Rect{{0, 0}, {200, 200}}});
     if (!out.ok()) return out;
     return w.apply(c);
   }
@@ -150,7 +150,11 @@ TEST_F(Authority, WorldControlsAreTheOperatorsAndSpawnsAreTheTeams) {
   s.count = 3;
   const CommandOutcome out = as_red(s);
   ASSERT_TRUE(out.ok()) << out.message;
-  for (AgentId id : out.spawned) EXPECT_EQ(w.find(id)->team, 1);
+  for (AgentId id : out.spawned) {
+    EXPECT_EQ(w.find(id)->team, 1);
+    EXPECT_LE(w.find(id)->position.x, 200) << "in red's spawn area";
+    EXPECT_LE(w.find(id)->position.y, 200);
+  }
   s.team = 2;
   EXPECT_EQ(as_red(s).error, CommandError::not_yours);
 }
