@@ -9,6 +9,8 @@
 #     set_behaviour flock with radius 1e9 on all of them (4000 x 4000 world).
 # queue: 63 queued orders and a patrol of 64 points behind them on each of 20,000 agents: a viewer's snapshot bytes, and the snapshots a
 #     --relay-format json relay serves its viewer in 20 s (and its reconnections).
+# trajectories: 20,000 wandering agents recorded with --trajectory-max-bytes 64 MiB: the file's
+#     growth a second and its size for 30 s, and whether the log says trajectory_full.
 # checkpoint: one follow_path of 1,024 points on 20,000 agents: the checkpoint's size, peak RSS,
 #     SIGTERM's time, and the restored server's RSS.
 import os, re, socket, subprocess, sys, tempfile, threading, time, json, urllib.request
@@ -107,7 +109,7 @@ elif which == '16':
     print(json.dumps({'binary': binary, 'answers_by_status': statuses, 'per_second': round(sum(statuses.values()) / 5),
                       'healthz': {str(k): health.count(k) for k in set(health)}}))
     p.kill()
-elif which in ('flock', 'checkpoint', 'queue'):
+elif which in ('flock', 'checkpoint', 'queue', 'trajectories'):
     import http.client
     spawns = [{'cmd': 'spawn', 'count': 1000} for _ in range(20)]
     scenario = {'name': 'crowd20k', 'world': {'width': 4000, 'height': 4000, 'seed': 1, 'tick_rate': 60, 'max_agents': 20000},
@@ -155,7 +157,22 @@ elif which in ('flock', 'checkpoint', 'queue'):
         except (socket.timeout, OSError): pass
         v.close()
         return got, biggest
-    if which == 'queue':
+    if which == 'trajectories':
+        scenario['commands'] = spawns + [{'cmd': 'set_behaviour', 'agents': 'all', 'behaviour': 'wander'}]
+        with open(path, 'w') as f: json.dump(scenario, f)
+        db = os.path.join(work, 'run.db')
+        p, port = start(['--scenario', path, '--trajectories', db, '--trajectory-max-bytes', str(64 << 20)])
+        def size():
+            return sum(os.path.getsize(f) for f in (db, db + '-wal') if os.path.exists(f))
+        sizes = []
+        for _ in range(30):
+            time.sleep(1); sizes.append(size())
+        p.kill()
+        out = p.stdout.read()
+        print(json.dumps({'binary': binary, 'mib_per_s_first_5s': round((sizes[5] - sizes[0]) / 5 / 2**20, 1),
+                          'mib_at': {str(t): round(sizes[t - 1] / 2**20, 1) for t in (5, 10, 20, 30)},
+                          'trajectory_full_logged': 'trajectory_full' in out}))
+    elif which == 'queue':
         p, port = start(['--scenario', path])
         time.sleep(3)
         cmd = ws(port); cmd.sendall(frame('{"type":"hello","protocol":1,"role":"commander"}'))
