@@ -167,6 +167,19 @@ int main(int argc, char** argv) {
     world = std::move(std::get<sim::World>(from_disk));
     config.server.tick_rate = 1.0 / std::get<sim::World>(world).def().dt;  // the world's own dt
     restored = true;
+    // The world is the checkpoint's scenario's, whatever --scenario says now: it is named so (the
+    // log, welcomes, herd-ctl info) and reset rebuilds it, and the operator is told.
+    if (const auto held = app::read_checkpoint_scenario(config.checkpoint);
+        held && *held != config.scenario) {
+      std::cerr << "herd-server: the checkpoint " << config.checkpoint
+                << " holds a world of scenario '" << *held << "': --scenario '" << config.scenario
+                << "' is not used (start fresh with --restore=0, HERD_RESTORE=0, to change it)\n";
+      auto held_loaded = scenario::load(*held, config.scenario_dir);
+      if (auto* why = std::get_if<std::string>(&held_loaded)) return fail(*why);
+      config.scenario = *held;
+      sc = std::move(std::get<scenario::Scenario>(held_loaded));
+      if (config.max_agents) sc.def.max_agents = *config.max_agents;
+    }
   }
 
   // Trajectories: a file that cannot be written stops the start, as a bad setting does.
@@ -241,7 +254,8 @@ int main(int argc, char** argv) {
   // A checkpoint file that cannot be written stops the server now rather than failing at every
   // interval: the first checkpoint is the world it starts with.
   if (!config.checkpoint.empty()) {
-    if (std::string why = app::write_checkpoint(config.checkpoint, std::get<sim::World>(world));
+    if (std::string why =
+            app::write_checkpoint(config.checkpoint, std::get<sim::World>(world), config.scenario);
         !why.empty())
       return fail("cannot checkpoint to " + config.checkpoint + " (" + why +
                   "); create its directory, or choose another --checkpoint (HERD_CHECKPOINT)");
@@ -280,10 +294,14 @@ int main(int argc, char** argv) {
       recorder->record(tick, c);
     };
   }
+  std::string running_scenario = config.scenario;  // the tick thread's while the server runs
   if (!config.checkpoint.empty()) {
     config.server.checkpoint_interval = config.checkpoint_interval;
-    config.server.on_checkpoint = [&config, event](const sim::World& w) {
-      if (std::string why = app::write_checkpoint(config.checkpoint, w); !why.empty())
+    // With the scenario the running world is of: the operator's --scenario, or what load_scenario
+    // put in its place since (on_world_replaced, on the tick thread as this).
+    config.server.on_checkpoint = [&config, &running_scenario, event](const sim::World& w) {
+      if (std::string why = app::write_checkpoint(config.checkpoint, w, running_scenario);
+          !why.empty())
         event(net::LogLevel::error, "checkpoint_failed", {{"reason", why}});
     };
   }
@@ -312,7 +330,9 @@ int main(int argc, char** argv) {
   std::mutex scenario_mutex;
   std::string scenario_name = sc.name;
   config.server.on_world_replaced = [&recorder, &trajectories, &scenario_mutex, &scenario_name,
-                                     &config, &sc](const std::string& name, const sim::World& w) {
+                                     &running_scenario, &config,
+                                     &sc](const std::string& name, const sim::World& w) {
+    running_scenario = name;
     if (recorder) recorder->world_replaced({name, w.def().seed, 1.0 / w.def().dt, {}});
     // A reset names the operator's --scenario, which may be a path: the trajectories name it as
     // the meta table does.
@@ -442,7 +462,9 @@ int main(int argc, char** argv) {
            {"frames_dropped", std::to_string(t.frames_dropped)}});
   }
   if (!config.checkpoint.empty()) {
-    if (std::string why = app::write_checkpoint(config.checkpoint, *server.world()); !why.empty())
+    if (std::string why =
+            app::write_checkpoint(config.checkpoint, *server.world(), running_scenario);
+        !why.empty())
       return fail(why);
     event(net::LogLevel::info, "checkpoint_written",
           {{"file", config.checkpoint}, {"tick", std::to_string(server.world()->tick())}});

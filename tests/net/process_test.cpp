@@ -124,6 +124,48 @@ TEST_F(ProcessTest, SigkillBetweenCheckpointsThenRestartResumesFromTheLastOne) {
   EXPECT_GE(checkpoint_tick(ckpt_), saved);
 }
 
+// A checkpoint restored under another --scenario is the world of the scenario it was taken from,
+// and says so: the welcome names that scenario and the operator is told --scenario was not used.
+// Before, the old world was named after the new --scenario (compose checkpoints always, so a
+// changed HERD_SCENARIO was silently ignored after the first run).
+TEST_F(ProcessTest, ACheckpointRestoredUnderAnotherScenarioKeepsItsOwnName) {
+  std::vector<std::string> first_args = args();
+  for (const char* a : {"--scenario-dir", HERD_SCENARIO_DIR, "--scenario", "empty"})
+    first_args.push_back(a);
+  const fs::path out1 = dir_ / "first.log";
+  {
+    Process first(first_args, out1);
+    ASSERT_GT(port_of(out1), 0) << slurp(out1);
+    first.signal(SIGTERM);
+    ASSERT_EQ(first.wait_exit(), 0) << slurp(out1);
+  }
+  std::vector<std::string> second_args = args();
+  for (const char* a : {"--scenario-dir", HERD_SCENARIO_DIR, "--scenario", "maze"})
+    second_args.push_back(a);
+  const fs::path out2 = dir_ / "second.log";
+  Process second(second_args, out2);
+  const int port = port_of(out2);
+  ASSERT_GT(port, 0) << slurp(out2);
+  EXPECT_NE(slurp(out2).find("holds a world of scenario 'empty': --scenario 'maze' is not used"),
+            std::string::npos)
+      << slurp(out2);
+  EXPECT_NE(slurp(out2).find("scenario 'empty'"), std::string::npos) << slurp(out2);
+  client::WsClient c;
+  c.connect("127.0.0.1", static_cast<std::uint16_t>(port));
+  c.send(protocol::encode(protocol::Hello{1, protocol::Role::viewer, "", {}}));
+  std::string scenario;
+  for (int i = 0; i < 200 && scenario.empty(); ++i)
+    if (auto m = c.receive(Millis(50))) {
+      auto d = protocol::decode_server(*m);
+      if (auto* msg = std::get_if<protocol::ServerMessage>(&d))
+        if (auto* w = std::get_if<protocol::Welcome>(msg)) scenario = w->scenario;
+    }
+  EXPECT_EQ(scenario, "empty");
+  c.close();
+  second.signal(SIGTERM);
+  EXPECT_EQ(second.wait_exit(), 0) << slurp(out2);
+}
+
 TEST_F(ProcessTest, ACorruptCheckpointIsRefusedUnlessToldToStartFresh) {
   std::ofstream(ckpt_) << "HERDCKPT but then nonsense";
   const fs::path out = dir_ / "refused.log";

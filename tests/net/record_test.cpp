@@ -240,7 +240,7 @@ TEST_F(RecordTest, CheckpointsAndRecordingsAre0600AndFollowNoPlantedLink) {
   const std::string ckpt = (dir_ / "world.ckpt").string();
   fs::create_symlink(victim, ckpt + ".tmp");
   sim::World world(sim::WorldDef{});
-  ASSERT_EQ(write_checkpoint(ckpt, world), "");
+  ASSERT_EQ(write_checkpoint(ckpt, world, "default"), "");
   EXPECT_EQ(read(victim), "keep me");
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(ckpt)));
   EXPECT_EQ(fs::status(ckpt).permissions() & fs::perms::all, owner_only);
