@@ -174,11 +174,16 @@ int main(int argc, char** argv) {
       std::cerr << "herd-server: the checkpoint " << config.checkpoint
                 << " holds a world of scenario '" << *held << "': --scenario '" << config.scenario
                 << "' is not used (start fresh with --restore=0, HERD_RESTORE=0, to change it)\n";
+      // Its name and description from its file, when it still loads (else the name alone).
       auto held_loaded = scenario::load(*held, config.scenario_dir);
-      if (auto* why = std::get_if<std::string>(&held_loaded)) return fail(*why);
       config.scenario = *held;
-      sc = std::move(std::get<scenario::Scenario>(held_loaded));
-      if (config.max_agents) sc.def.max_agents = *config.max_agents;
+      if (auto* found = std::get_if<scenario::Scenario>(&held_loaded)) {
+        sc = std::move(*found);
+        if (config.max_agents) sc.def.max_agents = *config.max_agents;
+      } else {
+        sc.name = *held;
+        sc.description.clear();
+      }
     }
   }
 
