@@ -244,6 +244,41 @@ TEST_F(PlayersServerTest, APlayersSpawnsKeepToItsTeamsRules) {
   EXPECT_EQ(step(1).agents.size(), 7u) << "nothing refused changed the world";
 }
 
+// An order on an enemy that leaves the team's sight becomes a move to where it was last seen: the
+// pursuer's target stops following the enemy, in the world and in the player's snapshots. Before,
+// an agent pursuing an enemy had tx/ty equal to the unseen enemy's position every snapshot.
+TEST_F(PlayersServerTest, AnOrderOnAnEnemyInTheFogBecomesAMoveToWhereItWasLastSeen) {
+  const auto hunter = spawn(1, 100, 300)[0];  // red, sight 200
+  const auto runner = spawn(2, 250, 300, R"(,"max_speed":400)")[0];
+  auto red = player(kRedToken);
+  ack_to(*red, R"({"cmd":"set_behaviour","agents":[)" + std::to_string(hunter) +
+                   R"(],"behaviour":"pursue","agent":)" + std::to_string(runner) + "}");
+  ok(R"({"cmd":"set_target","agents":[)" + std::to_string(runner) +
+     R"(],"target":{"x":780,"y":300}})");
+  const auto find = [](const protocol::Snapshot& s, std::uint32_t id) {
+    return std::find_if(s.agents.begin(), s.agents.end(),
+                        [id](const protocol::AgentState& a) { return a.id == id; });
+  };
+  // Step until the runner is out of the hunter's sight, then on.
+  protocol::Snapshot s;
+  for (int t = 0; t < 60; ++t) {
+    s = step(4);
+    const auto h = find(s, hunter), r = find(s, runner);
+    ASSERT_NE(h, s.agents.end());
+    ASSERT_NE(r, s.agents.end());
+    if (std::hypot(h->x - r->x, h->y - r->y) > 260) break;
+  }
+  const auto h = find(s, hunter);
+  EXPECT_EQ(h->behaviour, sim::BehaviourKind::arrive) << "no longer pursuing";
+  ASSERT_TRUE(h->target);
+  const sim::Vec2 last_seen = *h->target;
+  const protocol::Snapshot later = step(30);
+  const auto h2 = find(later, hunter), r2 = find(later, runner);
+  ASSERT_TRUE(h2->target);
+  EXPECT_EQ(*h2->target, last_seen) << "the target stays where the runner was last seen";
+  EXPECT_GT(std::hypot(r2->x - last_seen.x, r2->y - last_seen.y), 50) << "while the runner went on";
+}
+
 TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
   const auto runner = spawn_runner_scene();
   auto red = player(kRedToken);

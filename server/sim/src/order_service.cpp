@@ -158,6 +158,11 @@ std::optional<OrderService::Decision> OrderService::decision_for(
     grid.query_points(a.position, sight, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
       const Agent& other = agents[j];
       if (j == i || other.group == a.group) return;
+      // A team's attack-mover acquires what its team sees, as an RTS unit auto-acquires only
+      // visible enemies: an enemy in the fog is not engaged however near.
+      if (a.team != 0 && other.team != a.team && !scene.team_sight.empty() &&
+          (scene.team_sight[j] >> a.team & 1) == 0)
+        return;
       const double d2 = length_squared(q - a.position);
       if (d2 > best || (d2 == best && other.id > nearest)) return;
       if (o && std::find(o->engaged.begin(), o->engaged.end(), other.id) != o->engaged.end())

@@ -34,6 +34,9 @@ class OrderService {
     const TileMap* map;       // null without one
     SpatialGrid& grid;        // this tick's grid of the agents (keep_off_stopped moves its points)
     double max_agent_radius;  // over every agent (the grid's widest)
+    // This tick's sight of every team, by agent (World::seen_by's bits); empty in a world without
+    // teams at odds. A team's attack-mover engages only enemies its team sees.
+    std::span<const std::uint64_t> team_sight;
   };
 
   // One order for one agent, started now or queued.

@@ -44,6 +44,9 @@ struct StepRunner {
   std::vector<Scratch> scratch = std::vector<Scratch>(1);  // one per worker
   StepClock clock = nullptr;
   StepProfile profile;  // the last step's, when a clock was lent
+  // This tick's sight of every team, by agent (World::seen_by's bits), while some team's agent
+  // acts on another's or attack-moves; empty otherwise. Scratch: made from the state each tick.
+  std::vector<std::uint64_t> team_sight;
 };
 
 }  // namespace herd::sim

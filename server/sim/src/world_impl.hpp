@@ -172,7 +172,8 @@ class WorldImpl {
   void stage_assignments() { formations_.serve_assignments(formation_scene()); }
   // What the orders' part reads and changes of the world.
   OrderService::Scene order_scene() {
-    return {agents_, def_, map(), neighbours_.grid, neighbours_.max_agent_radius};
+    return {agents_,           def_, map(), neighbours_.grid, neighbours_.max_agent_radius,
+            runner_.team_sight};
   }
   void stage_orders() { orders_.decide(order_scene(), contacts_.hit_subject); }
   // Pacing, part by part (each a sub-stage, timed): formations, group orders, flocks, queues.
@@ -222,6 +223,7 @@ class WorldImpl {
   // Applies a command without stamping its tick or resizing (apply() does both).
   CommandOutcome dispatch(const Command& command);
   void stage_phases();
+  void lose_unseen_subjects();
   void stage_grid();
   void stage_desires();
   void stage_avoidance();

@@ -6,6 +6,7 @@
 
 #include "geometry.hpp"
 #include "steering.hpp"
+#include "visibility.hpp"
 #include "world_impl.hpp"
 
 namespace herd::sim {
@@ -114,7 +115,54 @@ void WorldImpl::count_rules() {
   neighbours_.rules_stale = false;
 }
 
+// A team's agent acting on another team's agent that the team no longer sees keeps only where it
+// last saw it, as an RTS order on a unit that enters the fog becomes a move to its last seen
+// place: pursuing, seeking, arriving at, following or attacking it, it arrives there; fleeing or
+// evading it, it flees from there; reacting to or guarding against it, or engaged in an
+// attack-move, it lets it go. So no order tracks an enemy through the fog, and no snapshot's
+// target tells where an unseen enemy is.
+void WorldImpl::lose_unseen_subjects() {
+  runner_.team_sight.clear();
+  const bool at_odds = std::any_of(agents_.begin(), agents_.end(), [](const Agent& a) {
+    return a.team != 0 &&
+           (a.behaviour.agent != kNoAgent || a.behaviour.kind == BehaviourKind::attack_move);
+  });
+  if (!at_odds) return;
+  compute_seen_by(agents_, runner_.team_sight);
+  for (Agent& a : agents_) {
+    Behaviour& b = a.behaviour;
+    if (a.team == 0 || b.agent == kNoAgent) continue;
+    const Agent* s = find(b.agent);
+    if (!s || s->team == a.team) continue;
+    if ((runner_.team_sight[static_cast<std::size_t>(s - agents_.data())] >> a.team & 1) != 0)
+      continue;
+    const Vec2 last_seen = s->position;
+    if (has_steering_state(b.kind)) steering_.note_command();  // its follow state is dropped
+    b.agent = kNoAgent;
+    switch (b.kind) {
+      case BehaviourKind::pursue:
+      case BehaviourKind::seek:
+      case BehaviourKind::arrive:
+      case BehaviourKind::follow:
+      case BehaviourKind::attack:
+        b.kind = BehaviourKind::arrive;
+        b.point = last_seen;
+        b.phase = Phase::none;
+        break;
+      case BehaviourKind::flee:
+      case BehaviourKind::evade:
+        b.kind = BehaviourKind::flee;
+        b.point = last_seen;
+        b.phase = Phase::none;
+        break;
+      default:  // react, guard, attack_move's engagement: the subject let go
+        break;
+    }
+  }
+}
+
 void WorldImpl::stage_phases() {
+  lose_unseen_subjects();
   // Attack, react and patrol switch on what happened last tick (a hit, arriving) and on distance.
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
