@@ -94,8 +94,10 @@ std::string set_int(T& out, const std::string& v, T lo, T hi) {
   return {};
 }
 
+// The settings in --help's order, in three tables: clang-format 14 gives up laying out one table
+// of them all (it indents the whole of it by the expression).
 const std::vector<Option>& options() {
-  static const std::vector<Option> kOptions = {
+  static const std::vector<Option> kWorld = {
       {"address", "HERD_ADDRESS", "0.0.0.0", "address to listen on",
        [](AppConfig& c, const std::string& v) -> std::string {
          if (v.empty()) return "must not be empty";
@@ -255,6 +257,8 @@ const std::vector<Option>& options() {
          if (!net::parse_hosts(v, c.server.allowed_hosts, why)) return "has " + why;
          return {};
        }},
+  };
+  static const std::vector<Option> kLimits = {
       {"rate-limit", "HERD_RATE_LIMIT", "30", "messages per second per session, (0, 100000]",
        [](AppConfig& c, const std::string& v) {
          return set_number(c.server.rate_limit, v, 100000);
@@ -269,6 +273,15 @@ const std::vector<Option>& options() {
       {"max-sessions", "HERD_MAX_SESSIONS", "2000", "WebSocket sessions in all, [1, 100000]",
        [](AppConfig& c, const std::string& v) {
          return set_int<std::size_t>(c.server.max_sessions, v, 1, 100000);
+       }},
+      {"reserved-sessions", "HERD_RESERVED_SESSIONS", "16, at most half of --max-sessions",
+       "of --max-sessions, those only a hello with the command token or a player's token may "
+       "take (anonymous ones over the rest: close 1013), [0, --max-sessions]",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         std::size_t n = 0;
+         if (std::string why = set_int<std::size_t>(n, v, 0, 100000); !why.empty()) return why;
+         c.server.reserved_sessions = n;
+         return {};
        }},
       {"max-sessions-per-address", "HERD_MAX_SESSIONS_PER_ADDRESS", "256",
        "WebSocket sessions from one IP address (IPv6: one /64), [1, 100000]",
@@ -341,8 +354,9 @@ const std::vector<Option>& options() {
        }},
       {"max-json-depth", "HERD_MAX_JSON_DEPTH", "16",
        "how deeply a client's JSON may nest, [4, 64]",
-       [](AppConfig& c,
-          const std::string& v) { return set_int(c.server.max_json_depth, v, 4, 64); }},
+       [](AppConfig& c, const std::string& v) {
+         return set_int(c.server.max_json_depth, v, 4, 64);
+       }},
       {"idle-timeout", "HERD_IDLE_TIMEOUT", "60",
        "seconds without a frame from a client before it is closed (pinged at half), (0, 3600]",
        [](AppConfig& c, const std::string& v) {
@@ -353,6 +367,8 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) {
          return set_number(c.server.slow_client_timeout, v, 3600);
        }},
+  };
+  static const std::vector<Option> kRest = {
       {"log-format", "HERD_LOG_FORMAT", "text",
        "log lines as text (key=value) or json (one object a line, for log shippers)",
        [](AppConfig& c, const std::string& v) -> std::string {
@@ -374,8 +390,9 @@ const std::vector<Option>& options() {
        [](AppConfig& c, const std::string& v) { return set_switch(c.agones, v); }, true},
       {"agones-health-interval", "HERD_AGONES_HEALTH_INTERVAL", "2",
        "seconds between Agones Health calls, (0, 60]",
-       [](AppConfig& c,
-          const std::string& v) { return set_number(c.agones_health_interval, v, 60); }},
+       [](AppConfig& c, const std::string& v) {
+         return set_number(c.agones_health_interval, v, 60);
+       }},
       {"relay", "HERD_RELAY", "none",
        "relay the world of the herd server (or relay) at this ws://HOST:PORT/ws URL to this one's "
        "viewers, instead of running one",
@@ -407,6 +424,12 @@ const std::vector<Option>& options() {
          return {};
        }},
   };
+  static const std::vector<Option> kOptions = [] {
+    std::vector<Option> all = kWorld;
+    all.insert(all.end(), kLimits.begin(), kLimits.end());
+    all.insert(all.end(), kRest.begin(), kRest.end());
+    return all;
+  }();
   return kOptions;
 }
 
@@ -486,6 +509,10 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
     std::string why;
     if (!load_players(c.players, env, c.server.players, why)) return {{}, "--players: " + why};
   }
+  if (c.server.reserved_sessions && *c.server.reserved_sessions > c.server.max_sessions)
+    return {{},
+            "--reserved-sessions must not exceed --max-sessions (" +
+                std::to_string(c.server.max_sessions) + ")"};
   if (c.server.snapshot_rate > c.server.tick_rate && c.tick_rate_given)
     return {{}, "--snapshot-rate must not exceed --tick-rate"};
   if (c.trajectory_rate && *c.trajectory_rate > c.server.tick_rate && c.tick_rate_given)
