@@ -408,7 +408,8 @@ const std::vector<Option>& options() {
        }},
       {"relay-format", "HERD_RELAY_FORMAT", "auto",
        "with --relay: the snapshots the relay's link asks its upstream for: auto (binary frames "
-       "while the world holds more than 1,000 agents), binary, or json (every snapshot's text, "
+       "once the world holds more than 1,000 agents, until 900 or fewer), binary, or json (every "
+       "snapshot's text, "
        "relayed byte for byte)",
        [](AppConfig& c, const std::string& v) -> std::string {
          const auto format = protocol::snapshot_format_from_string(v);
