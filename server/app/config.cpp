@@ -369,6 +369,18 @@ const std::vector<Option>& options() {
        }},
   };
   static const std::vector<Option> kRest = {
+      {"public-url", "HERD_PUBLIC_URL", "the listening address's",
+       "the URL users open, printed in the server's URLs instead of the listening address's "
+       "(e.g. http://127.0.0.1:8081/ where a container's port 8080 is mapped to the host's 8081)",
+       [](AppConfig& c, const std::string& v) -> std::string {
+         const bool web = v.rfind("http://", 0) == 0 || v.rfind("https://", 0) == 0;
+         const std::size_t host = v.find("://") + 3;
+         if (!web || host >= v.size() || v[host] == '/' ||
+             v.find_first_of(" \t\n\r\"#?") != std::string::npos)
+           return "must be an http:// or https:// URL like http://127.0.0.1:8081/";
+         c.public_url = v.back() == '/' ? v : v + '/';
+         return {};
+       }},
       {"log-format", "HERD_LOG_FORMAT", "text",
        "log lines as text (key=value) or json (one object a line, for log shippers)",
        [](AppConfig& c, const std::string& v) -> std::string {
