@@ -58,10 +58,18 @@ enum class Role : std::uint8_t { viewer, commander, player, spectator };
 std::optional<Role> role_from_string(std::string_view s);
 
 // How a session's snapshots are written (hello's `format`): JSON text (the default, for people),
-// binary frames (PROTOCOL.md "Binary snapshots"), or auto: binary while the world holds more than
-// kAutoBinaryAgents agents, JSON otherwise.
+// binary frames (PROTOCOL.md "Binary snapshots"), or auto: binary once the world its snapshots
+// show holds more than kAutoBinaryAgents agents, JSON again once it holds kAutoJsonAgents or
+// fewer (auto_binary).
 enum class SnapshotFormat : std::uint8_t { json, binary, automatic };
 inline constexpr std::size_t kAutoBinaryAgents = 1000;
+inline constexpr std::size_t kAutoJsonAgents = 900;
+// auto's format for the next snapshot of a stream whose last one was binary or not, of a world
+// of `agents` agents: the gap between the two thresholds keeps a count that moves around one of
+// them from switching the format snapshot after snapshot.
+constexpr bool auto_binary(bool was_binary, std::size_t agents) {
+  return agents > (was_binary ? kAutoJsonAgents : kAutoBinaryAgents);
+}
 inline constexpr double kMaxViewportCoordinate = 1e7;  // |x0|, |y0|, |x1|, |y1| at most this
 
 enum class ErrorCode : std::uint8_t {

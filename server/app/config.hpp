@@ -38,7 +38,11 @@ struct AppConfig {
   std::uint16_t agones_port = 9358;   // the SDK sidecar's REST port (AGONES_SDK_HTTP_PORT)
   double agones_health_interval = 2;  // seconds between Health calls
   bool open_commands = false;         // any client may command: no token, none made
-  std::string players;                // the players file (players.hpp); empty: no players
+  // The URL users open, when it is not the one the server listens on (a container's port mapped
+  // to another on the host, a proxy): the URLs printed are made from it. http(s)://HOST[:PORT]/,
+  // ending in '/'; empty: the listening address's.
+  std::string public_url;
+  std::string players;  // the players file (players.hpp); empty: no players
   // Relaying instead of stepping a world: the upstream's ws:// URL (empty: not a relay), and the
   // snapshots the relay's link asks it for.
   std::string upstream_url;

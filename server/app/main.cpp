@@ -385,7 +385,15 @@ int main(int argc, char** argv) {
       " snapshots/s");
   // The runtime file is written before "listening on" is said: whoever waits for that line
   // (a script, a test) finds the token there at once.
-  const std::string& browse = url;
+  // What users open: the public URL when one is set (a container's port mapped to another on
+  // the host), else the listening address's.
+  const std::string& browse = config.public_url.empty() ? url : config.public_url;
+  const std::string ws_url =
+      config.public_url.empty()
+          ? "ws://" + host + ":" + std::to_string(port) + "/ws"
+          : (config.public_url.rfind("https://", 0) == 0 ? "wss://" + browse.substr(8)
+                                                         : "ws://" + browse.substr(7)) +
+                "ws";
   std::filesystem::path runtime_file;
   std::string runtime_why;
   // Files of servers that are gone (SIGKILL leaves them) are removed: their ports may be anyone's.
@@ -413,13 +421,21 @@ int main(int argc, char** argv) {
     if (!runtime_why.empty())
       say("the token is not in a runtime file for herd-ctl and herd-view (" + runtime_why +
           "): give it to them with --token or HERD_COMMAND_TOKEN");
-    else
+    else if (config.public_url.empty())
       say("herd-ctl and herd-view on this machine find the token in " + runtime_file.string());
+    else {
+      // Behind a mapped port (a container) the runtime file is not the user's machine's.
+      say("herd-ctl and herd-view where this server runs find the token in " +
+          runtime_file.string() + "; elsewhere give them --url " + ws_url + " and --token, " +
+          (token_generated ? "the token in the URL above" : "HERD_COMMAND_TOKEN"));
+      say("    (from a compose host: `docker compose exec herd cat " + runtime_file.string() +
+          "`, or `docker compose logs herd` for this log; podman-compose likewise)");
+    }
     if (token_generated)
       say("(made for this run: set HERD_COMMAND_TOKEN to choose one, or --open-commands to let "
           "anyone command)");
   }
-  say("WebSocket at ws://" + host + ":" + std::to_string(port) + "/ws");
+  say("WebSocket at " + ws_url);
   event(net::LogLevel::info, "listening",
         {{"url", url},
          {"scenario", sc.name},

@@ -37,17 +37,30 @@ void Admission::remove_connection(const std::string& ip) {
 
 std::optional<Refusal> Admission::admit(const std::string& ip) {
   const std::lock_guard lock(mutex_);
-  if (ws_open_ >= max_sessions_) return Refusal::sessions;
+  if (welcomed_ >= max_sessions_) return Refusal::sessions;
   if (!per_address_.try_add(address_key(ip), max_sessions_per_address_))
     return Refusal::sessions_per_address;
-  ++ws_open_;
   return std::nullopt;
 }
 
 void Admission::release(const std::string& ip) {
   const std::lock_guard lock(mutex_);
-  --ws_open_;
   per_address_.remove(address_key(ip));
+}
+
+bool Admission::take_place(bool token_holder) {
+  const std::lock_guard lock(mutex_);
+  if (welcomed_ >= max_sessions_) return false;
+  if (!token_holder && anonymous_ >= max_anonymous_) return false;
+  ++welcomed_;
+  if (!token_holder) ++anonymous_;
+  return true;
+}
+
+void Admission::leave(bool token_holder) {
+  const std::lock_guard lock(mutex_);
+  --welcomed_;
+  if (!token_holder) --anonymous_;
 }
 
 bool Admission::may_try_token(const std::string& ip, double now) {

@@ -1,8 +1,10 @@
 // herd::net::Admission — who may connect: TCP connections (HTTP and WebSocket session objects,
 // handshakes and refused ones included) against max_connections, kept under the process's
 // descriptor limit, and against max_connections_per_address; WebSocket sessions against
-// max_sessions and max_sessions_per_address. Addresses are counted by address_key (IPv6 by its
-// /64). Any thread. No Boost.
+// max_sessions_per_address from their upgrade, and against max_sessions from their hello, when
+// their role is known: the last reserved_sessions places are kept for hellos that carry the
+// operator's or a player's token, so that anonymous sessions cannot lock them out. Addresses are
+// counted by address_key (IPv6 by its /64). Any thread. No Boost.
 #pragma once
 
 #include <algorithm>
@@ -25,9 +27,13 @@ class Admission {
   // max_connections_per_address 0: half of max_connections (after fit_descriptor_limit), at most
   // kDefaultConnectionsPerAddress.
   static constexpr std::size_t kDefaultConnectionsPerAddress = 512;
+  // reserved_sessions: of max_sessions, the places only a token's hello may take (at most
+  // max_sessions: then only token holders are welcomed).
   Admission(std::size_t max_connections, std::size_t max_sessions,
-            std::size_t max_sessions_per_address, std::size_t max_connections_per_address = 0)
+            std::size_t max_sessions_per_address, std::size_t max_connections_per_address = 0,
+            std::size_t reserved_sessions = 0)
       : max_sessions_(max_sessions),
+        max_anonymous_(max_sessions - std::min(reserved_sessions, max_sessions)),
         max_sessions_per_address_(max_sessions_per_address),
         max_connections_(max_connections),
         per_address_given_(max_connections_per_address) {}
@@ -58,10 +64,17 @@ class Admission {
   bool add_connection(const std::string& ip);
   void remove_connection(const std::string& ip);
 
-  // A WebSocket session from `ip` counted against max_sessions and max_sessions_per_address:
-  // nullopt when admitted (then release() it when it ends), else the limit it is over.
+  // A WebSocket upgrade from `ip` counted against max_sessions_per_address, and refused when
+  // max_sessions are welcomed already (no hello could take a place): nullopt when admitted (then
+  // release() it when it ends), else the limit it is over.
   std::optional<Refusal> admit(const std::string& ip);
   void release(const std::string& ip);
+  // An admitted session's hello takes its place among max_sessions: a token holder's (the
+  // operator's token, a player's) any free one, an anonymous one's (viewers, spectators, a
+  // commander without a token taken) only one of the first max_sessions - reserved_sessions.
+  // False when there is none (the session is closed 1013); else leave() it when it ends.
+  bool take_place(bool token_holder);
+  void leave(bool token_holder);
 
   // Wrong command tokens from one address: kTokenGuessBurst at once, then one a second
   // (kTokenGuessRate), so guessing a 16-byte token takes longer than anyone waits. A hello with a
@@ -72,14 +85,15 @@ class Admission {
   void token_failed(const std::string& ip, double now);
 
  private:
-  const std::size_t max_sessions_, max_sessions_per_address_;
+  const std::size_t max_sessions_, max_anonymous_, max_sessions_per_address_;
   std::size_t max_connections_;  // written before the server's threads start
   const std::size_t per_address_given_;
   std::atomic<std::size_t> ws_alive_{0}, http_alive_{0};
   std::mutex mutex_;
   AddressCounts per_address_;              // open WebSocket sessions per IP address (mutex_)
   AddressCounts connections_per_address_;  // open connections per IP address (mutex_)
-  std::size_t ws_open_ = 0;  // WebSocket sessions counted against max_sessions (mutex_)
+  // Sessions whose hello took a place, all and anonymous ones (mutex_).
+  std::size_t welcomed_ = 0, anonymous_ = 0;
   // Token guesses left per address (mutex_); addresses back at a full burst are dropped when the
   // map grows past kMaxGuessers, so it stays bounded whoever connects.
   static constexpr std::size_t kMaxGuessers = 4096;

@@ -42,6 +42,8 @@ Gate::Welcomed Gate::hello(const protocol::Hello& hello,
                        : watcher == protocol::Role::spectator ? "; welcomed as a spectator"
                                                               : "; welcomed as a viewer";
   }
+  w.token_holder = !w.unauthorized && (w.role == protocol::Role::player ||
+                                       (w.role == protocol::Role::commander && !token.empty()));
   role_ = w.role;
   unauthorized_ = w.unauthorized.has_value();
   return w;

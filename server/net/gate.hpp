@@ -31,8 +31,11 @@ class Gate {
   // session watches instead), whether the wrong token is to be counted against the address, and
   // whether the address was over its budget of wrong tokens (the session is to be closed). A
   // right token is taken whatever the budget: `may_try_token` is asked only of a wrong one.
+  // token_holder: the hello's token was taken (the operator's, a player's), so the session may
+  // take a reserved place; an open server's commanders hold none.
   struct Welcomed {
     protocol::Role role = protocol::Role::viewer;
+    bool token_holder = false;
     std::uint8_t team = 0;
     std::string player;
     std::optional<std::string> unauthorized;

@@ -160,12 +160,11 @@ std::string Hub::welcome_head(protocol::Welcome w, std::uint64_t id, const Clien
   return protocol::encode_welcome_head(w);
 }
 
-Hub::SpectatorFormats Hub::spectator_formats(std::size_t agents) const {
+Hub::SpectatorFormats Hub::spectator_formats(bool auto_binary) const {
   const auto count = [&](protocol::SnapshotFormat f) {
     return spectators_by_format_[static_cast<std::size_t>(f)];
   };
   const bool automatic = count(protocol::SnapshotFormat::automatic) > 0;
-  const bool auto_binary = agents > protocol::kAutoBinaryAgents;
   return {count(protocol::SnapshotFormat::json) > 0 || (automatic && !auto_binary),
           count(protocol::SnapshotFormat::binary) > 0 || (automatic && auto_binary)};
 }
@@ -295,9 +294,27 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
   BinaryTakers binary;
   std::array<SharedText, sim::AgentDefLimits::kMaxTeam + 1> by_team;
   std::vector<std::uint64_t> spectators;  // delayed, binary
+  auto_binary_ = protocol::auto_binary(auto_binary_, agents);
+  const bool delayed = restricted.delayed.json || restricted.delayed.state;
   for (auto& [id, c] : clients_) {
     if (!c.greeted) continue;
-    if (c.role == protocol::Role::player && c.wants_binary(agents)) {
+    if (c.role == protocol::Role::spectator && restricted.delay) {
+      // The delayed world's own choice: the live world's count must neither silence this
+      // stream (the delayed snapshot kept in the other format) nor show through it.
+      if (!delayed) continue;
+      const bool as_binary = c.wants_binary(restricted.delayed.auto_binary);
+      switch_format(c, as_binary);
+      if (as_binary)
+        spectators.push_back(id);
+      else if (restricted.delayed.json)
+        by_shard[c.shard->index].push_back(
+            Delivery::snapshot(c.session, restricted.delayed.json, false,
+                               session_tail(c, publish::Audience::delayed)));
+      continue;
+    }
+    const bool as_binary = c.wants_binary(auto_binary_);
+    switch_format(c, as_binary);
+    if (c.role == protocol::Role::player && as_binary) {
       binary.players.push_back(id);
       continue;
     }
@@ -308,16 +325,7 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
           Delivery::snapshot(c.session, own, false, session_tail(c, publish::Audience::team)));
       continue;
     }
-    if (c.role == protocol::Role::spectator && restricted.delay) {
-      if (c.wants_binary(agents))
-        spectators.push_back(id);
-      else if (restricted.delayed.json)
-        by_shard[c.shard->index].push_back(
-            Delivery::snapshot(c.session, restricted.delayed.json, false,
-                               session_tail(c, publish::Audience::delayed)));
-      continue;
-    }
-    if (c.wants_binary(agents)) {
+    if (as_binary) {
       (c.role == protocol::Role::commander ? binary.commanders : binary.viewers).push_back(id);
       continue;
     }
@@ -332,6 +340,12 @@ Hub::BinaryTakers Hub::send_json(std::size_t agents, const std::function<SharedT
     send_frames(spectator_feed_, spectators);
   }
   return binary;
+}
+
+void Hub::switch_format(Client& c, bool binary) {
+  if (binary && !c.sent_binary && c.format == protocol::SnapshotFormat::automatic)
+    c.binary.request_keyframe();
+  c.sent_binary = binary;
 }
 
 void Hub::send_binary(BinaryTakers takers, std::string side_open,

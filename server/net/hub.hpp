@@ -112,18 +112,20 @@ class Hub {
   // Hands every greeted JSON client `json()` (made once, when the first needs it), followed for
   // a client that inspects agents by their traces from `inspect` (this snapshot's), and players
   // and spectators what `restricted` gives them; returns those that take binary frames (`auto`:
-  // by the world's `agents`).
+  // by the world's `agents`, protocol::auto_binary; delayed spectators by their snapshot's own
+  // choice).
   BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
                          protocol::InspectTexts inspect, const Restricted& restricted);
   BinaryTakers send_json(std::size_t agents, const std::function<SharedText()>& json,
                          protocol::InspectTexts inspect = {});
-  // Whether some greeted spectator takes JSON snapshots, and some binary frames, of a world of
-  // `agents` agents: the delayed snapshots are kept only in the formats someone takes (one who
-  // joins waits the delay for its first anyway).
+  // Whether some greeted spectator takes JSON snapshots, and some binary frames, of a delayed
+  // snapshot that `auto` spectators take as binary frames or not (SpectatorDelay::Snapshot's
+  // auto_binary): the delayed snapshots are kept only in the formats someone takes (one who joins
+  // waits the delay for its first anyway).
   struct SpectatorFormats {
     bool json = false, binary = false;
   };
-  SpectatorFormats spectator_formats(std::size_t agents) const;
+  SpectatorFormats spectator_formats(bool auto_binary) const;
   // Whether some player's session is welcomed.
   bool has_players() const { return !player_sessions_.empty(); }
   // The team of a player's session (0: not a player's).
@@ -162,13 +164,18 @@ class Hub {
     BinaryViewer binary;         // viewport, acknowledged ticks and frames sent (binary snapshots)
     std::vector<std::uint32_t> inspect;  // agents whose avoidance this client wants traced
     bool density = false;                // takes the density layer
-    // Whether this client's snapshot now is binary (hello's format; auto: by the world's size).
-    bool wants_binary(std::size_t agents) const {
+    // Whether this client's snapshot now is binary (hello's format; auto: as its stream's
+    // `auto_binary` says).
+    bool wants_binary(bool auto_binary) const {
       return format == protocol::SnapshotFormat::binary ||
-             (format == protocol::SnapshotFormat::automatic &&
-              agents > protocol::kAutoBinaryAgents);
+             (format == protocol::SnapshotFormat::automatic && auto_binary);
     }
+    bool sent_binary = false;  // its last snapshot was binary frames
   };
+  // An `auto` client's snapshot is about to go as binary frames or not: one that switches to
+  // them is sent a keyframe, as it may hold no baseline of the frames it was sent before its
+  // JSON ones.
+  static void switch_format(Client& c, bool binary);
   static constexpr std::size_t kViewersPerStep = 128;
 
   // Ends session `target` for `from`'s kick `seq`: acknowledged, then closed on its shard.
@@ -222,6 +229,7 @@ class Hub {
   std::function<void(const std::string&, bool)> on_player_;
   std::unordered_map<std::string, std::size_t> player_sessions_;  // welcomed sessions per player
   std::size_t spectators_by_format_[3] = {};  // greeted spectators by SnapshotFormat
+  bool auto_binary_ = false;  // `auto`'s format for the live world's stream (protocol::auto_binary)
   // The welcome of `c`'s session, its head (its id, role and, for a player, name and team) made
   // from `shared`, the one of its role.
   static std::string welcome_head(protocol::Welcome shared, std::uint64_t id, const Client& c);

@@ -294,8 +294,12 @@ void LocalWorld::broadcast_snapshot() {
   if (restricted.delay) {
     // Kept in the formats the spectators take: one who joins, or asks another format, waits the
     // delay for its first snapshot anyway. With none, nothing is made.
-    const Hub::SpectatorFormats formats = hub_->spectator_formats(world_.agents().size());
+    // `auto` spectators' format is chosen now, from the world they will be shown, and the
+    // snapshot kept in it: it follows the delayed world, not the live one at hand-out.
+    spectator_auto_binary_ = protocol::auto_binary(spectator_auto_binary_, world_.agents().size());
+    const Hub::SpectatorFormats formats = hub_->spectator_formats(spectator_auto_binary_);
     SpectatorDelay::Snapshot kept;
+    kept.auto_binary = spectator_auto_binary_;
     if (formats.json) kept.json = whole_text();
     if (formats.binary) {
       kept.state = quantise();

@@ -126,6 +126,7 @@ class LocalWorld final : public WorldSource {
   std::map<std::string, std::string> scenario_descriptions_;  // config.describe_scenarios()
   void list_scenarios();
   std::optional<SpectatorDelay> spectators_;  // the server's delay (attach)
+  bool spectator_auto_binary_ = false;  // `auto`'s format for the delayed stream (auto_binary)
   std::deque<StepRun> step_runs_;
   bool step_slice_posted_ = false;
   // Read by /healthz on the I/O threads.

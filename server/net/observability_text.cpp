@@ -255,7 +255,8 @@ std::string_view to_string(Refusal r) {
                                                 "host",
                                                 "token_throttled",
                                                 "connections_per_address",
-                                                "http_rate_limited"};
+                                                "http_rate_limited",
+                                                "hello_timeout"};
   static_assert(std::size(kNames) == kRefusalCount);
   return kNames[static_cast<std::size_t>(r)];
 }

@@ -56,7 +56,7 @@ enum class Refusal : std::uint8_t {
   flooding,              // still sending far over the rate: close 1008
   bad_token,             // commander hello without the command token: error unauthorized
   origin,                // upgrade from an Origin not on the allow-list: HTTP 403
-  sessions,              // over max_sessions: close 1013
+  sessions,              // over max_sessions, or an anonymous hello over its share: close 1013
   sessions_per_address,  // over max_sessions_per_address: close 1013
   spawn_too_large,       // spawn over max_spawn: error limit_exceeded
   control_queue_full,    // unread acks/errors/pongs over the limit: close 1008
@@ -69,9 +69,9 @@ enum class Refusal : std::uint8_t {
   token_throttled,       // a token tried from an address over its wrong-token budget: unauthorized
   connections_per_address,  // over max_connections_per_address: HTTP 503 and closed as accepted
   http_rate_limited,        // HTTP requests from one address over their rate: HTTP 429
+  hello_timeout,            // no hello within hello_timeout: close 1008
 };
-inline constexpr std::size_t kRefusalCount =
-    static_cast<std::size_t>(Refusal::http_rate_limited) + 1;
+inline constexpr std::size_t kRefusalCount = static_cast<std::size_t>(Refusal::hello_timeout) + 1;
 std::string_view to_string(Refusal r);
 
 // The process's resident memory in bytes (Linux /proc/self/statm); 0 when unknown.

@@ -35,7 +35,7 @@ Server::Impl::Impl(ServerConfig c, std::unique_ptr<WorldSource> world_source)
     : config(std::move(c)),
       observe(config.log, config.log_format),
       admission(config.max_connections, config.max_sessions, config.max_sessions_per_address,
-                config.max_connections_per_address),
+                config.max_connections_per_address, config.reserved_sessions_count()),
       http_rate(config.http_requests_per_second),
       pool(std::max<std::size_t>(config.sim_threads, 1), "herd-sim"),
       shards(make_shards(config.io_threads)),

@@ -8,6 +8,7 @@
 // tick. stop() and stats() may be called from any thread.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -63,10 +64,21 @@ struct ServerConfig {
   // names and the machine's own (lower-case; "*": any). limits.hpp says why.
   std::vector<std::string> allowed_origins;
   std::vector<std::string> allowed_hosts;
-  double rate_limit = 30;                      // messages per second per session (token bucket)...
-  double rate_burst = 60;                      // ...with this many at once; more: rate_limited
-  std::size_t max_sessions = 2000;             // WebSocket sessions in all; more: close 1013
+  double rate_limit = 30;           // messages per second per session (token bucket)...
+  double rate_burst = 60;           // ...with this many at once; more: rate_limited
+  std::size_t max_sessions = 2000;  // WebSocket sessions in all; more: close 1013
+  // Of max_sessions, the places kept for hellos with the operator's or a player's token: anonymous
+  // sessions (viewers, spectators, wrong tokens) over max_sessions less these are closed 1013 at
+  // hello. Unset: 16, at most half of max_sessions; at most max_sessions.
+  std::optional<std::size_t> reserved_sessions;
+  std::size_t reserved_sessions_count() const {
+    return std::min(reserved_sessions.value_or(std::min<std::size_t>(16, max_sessions / 2)),
+                    max_sessions);
+  }
   std::size_t max_sessions_per_address = 256;  // from one IP address; more: close 1013
+  // Seconds a WebSocket session may take to say hello (its place among max_sessions is taken
+  // then); later: close 1008.
+  double hello_timeout = 10;
   std::uint32_t max_spawn =
       protocol::kMaxSpawnPerCommand;             // agents per spawn; more: limit_exceeded
   int max_json_depth = protocol::kMaxJsonDepth;  // deeper: too_deep

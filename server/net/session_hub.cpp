@@ -21,6 +21,10 @@ std::optional<Refusal> SessionHub::admit(const std::string& ip) {
   return parts_->admission.admit(ip);
 }
 void SessionHub::release(const std::string& ip) { parts_->admission.release(ip); }
+bool SessionHub::take_place(bool token_holder) {
+  return parts_->admission.take_place(token_holder);
+}
+void SessionHub::leave(bool token_holder) { parts_->admission.leave(token_holder); }
 std::optional<std::uint32_t> SessionHub::admit_request(const std::string& ip, double now) {
   return parts_->http_rate.admit(ip, now);
 }

@@ -64,10 +64,13 @@ class SessionHub {
   void http_destroyed();
   std::size_t http_sessions() const;
 
-  // A WebSocket session from `ip` counted against max_sessions and max_sessions_per_address:
-  // nullopt when admitted (then release() it when it ends), else the limit it is over.
+  // A WebSocket upgrade from `ip` (Admission::admit): nullopt when admitted (then release() it
+  // when it ends), else the limit it is over.
   std::optional<Refusal> admit(const std::string& ip);
   void release(const std::string& ip);
+  // A hello's place among max_sessions (Admission::take_place).
+  bool take_place(bool token_holder);
+  void leave(bool token_holder);
   // A plain HTTP request from `ip` against its address's request rate (RequestRate::admit):
   // nullopt when it may be served, else the seconds to say in Retry-After.
   std::optional<std::uint32_t> admit_request(const std::string& ip, double now);

@@ -23,11 +23,14 @@ class SpectatorDelay {
  public:
   using Text = std::shared_ptr<const std::string>;
   static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
-  // One snapshot as the spectators are sent it: JSON, or binary frames of `state` with `side`.
+  // One snapshot as the spectators are sent it: JSON, or binary frames of `state` with `side`;
+  // auto_binary: the format `auto` spectators take it in, chosen from its own world when it was
+  // kept (it is kept in that format), not from the world when it is handed out.
   struct Snapshot {
     Text json;
     std::shared_ptr<const protocol::QuantState> state;
     std::string side;
+    bool auto_binary = false;
     std::size_t bytes() const {
       return (json ? json->size() : 0) + side.size() +
              (state ? state->agents.size() * sizeof(protocol::QuantAgent) : 0);

@@ -41,6 +41,7 @@ WsSession::WsSession(tcp::socket&& socket, SessionHub hub, Shard& shard, Connect
 
 WsSession::~WsSession() {
   if (counted_) hub_.release(ip_);
+  if (placed_) hub_.leave(placed_with_token_);
   shard_.remove_ws(id_);
   if (joined_) {
     hub_.leave(id_);
@@ -126,6 +127,12 @@ void WsSession::sweep(Clock::time_point now) {
     if (now - close_requested_at_ > kCloseGrace) drop(Refusal::close_timeout);
     return;
   }
+  // A session takes its place among max_sessions at hello; one that never says hello would hold
+  // a connection and its address's session for nothing.
+  if (!gate_.greeted() && now - accepted_at_ > seconds(config_.hello_timeout)) {
+    hub_.refused(Refusal::hello_timeout, address_);
+    return close_after_flush({websocket::close_code::policy_error, "no hello in time"});
+  }
   if (gate_.greeted() && !rtt_ping_writing_ &&
       (rtt_ping_number_ == 0 ||
        now - rtt_ping_at_ >=
@@ -180,6 +187,7 @@ void WsSession::on_accept(beast::error_code ec) {
     return close_after_flush({websocket::close_code::try_again_later,
                               total ? "too many sessions" : "too many sessions from this address"});
   }
+  accepted_at_ = Clock::now();
   shard_.add(id_, weak_from_this());
   joined_ = true;
   hub_.join(id_, weak_from_this(), &shard_, inbox_, stats_);
@@ -340,6 +348,14 @@ void WsSession::on_hello(const protocol::Hello& hello) {
   if (w.throttled)
     return close_after_flush(
         {websocket::close_code::policy_error, "too many wrong tokens from this address"}, false);
+  // Its place among max_sessions, now that its role is known: an anonymous session may not take
+  // one of the places kept for token holders.
+  if (!hub_.take_place(w.token_holder)) {
+    hub_.refused(Refusal::sessions, address_);
+    return close_after_flush({websocket::close_code::try_again_later, "too many sessions"});
+  }
+  placed_ = true;
+  placed_with_token_ = w.token_holder;
   hub_.log_from(address_, LogLevel::info, "hello",
                 {{"session", std::to_string(id_)},
                  {"role", std::string(protocol::to_string(w.role))},

@@ -136,7 +136,10 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   std::deque<std::optional<Clock::time_point>>
       awaiting_;          // requests posted to the hub, not answered yet (when, if timed)
   bool counted_ = false;  // admitted: counted against the session limits
-  bool joined_ = false;   // posted to the hub's clients
+  // Its hello took a place among max_sessions; as a token holder (Admission::take_place).
+  bool placed_ = false, placed_with_token_ = false;
+  Clock::time_point accepted_at_;  // for the hello's deadline
+  bool joined_ = false;            // posted to the hub's clients
   bool close_sent_ = false;
   bool writing_ = false;
   bool dropped_ = false;

@@ -144,6 +144,18 @@ test('a WebSocket client spawns agents and receives snapshots through the publis
   assert.ok(!logs().includes(env.HERD_COMMAND_TOKEN), 'the given token is in the logs');
 });
 
+test('the log names the host\'s port, and the token\'s file is readable from the host as it says', () => {
+  const text = logs();
+  // compose sets HERD_PUBLIC_URL from HERD_PORT: the URLs printed are the ones opened on the host.
+  assert.ok(text.includes(`http://127.0.0.1:${port}/#token=<HERD_COMMAND_TOKEN>`), text);
+  assert.ok(text.includes(`WebSocket at ws://127.0.0.1:${port}/ws`), text);
+  if (port !== 8080) assert.ok(!text.includes('127.0.0.1:8080/#token'), text);
+  const file = text.match(/docker compose exec herd cat (\S+)`/);
+  assert.ok(file, text);
+  // What that command prints on the host (here through the engine's own exec): the token.
+  assert.equal(JSON.parse(run(engine, ['exec', container(), 'cat', file[1]])).token, env.HERD_COMMAND_TOKEN);
+});
+
 test('the container runs as a non-root user and its health check reports healthy', async () => {
   const name = container();
   assert.notEqual(run(engine, ['exec', name, 'id', '-u']).trim(), '0');

@@ -120,6 +120,8 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
   EXPECT_EQ(s.rate_burst, 7);
   EXPECT_EQ(s.max_sessions, 10u);
   EXPECT_EQ(s.max_sessions_per_address, 3u);
+  EXPECT_FALSE(s.reserved_sessions);
+  EXPECT_EQ(s.reserved_sessions_count(), 5u);  // 16, at most half of --max-sessions
   EXPECT_EQ(r.config->max_agents, 500u);
   EXPECT_EQ(s.max_spawn, 20u);
   EXPECT_EQ(s.max_message_bytes, 2048u);
@@ -143,6 +145,22 @@ TEST(Config, TheDefencesAreSettingsWithRanges) {
     EXPECT_FALSE(refused.config) << bad[0];
     EXPECT_EQ(refused.error.rfind(bad[0], 0), 0u) << refused.error;
   }
+}
+
+TEST(Config, ReservedSessionsAreASettingOfAtMostMaxSessions) {
+  EXPECT_EQ(parse_config({}, env_of({})).config->server.reserved_sessions_count(), 16u);
+  const auto r = parse_config({"--max-sessions", "8"}, env_of({{"HERD_RESERVED_SESSIONS", "2"}}));
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->server.reserved_sessions_count(), 2u);
+  EXPECT_EQ(parse_config({"--max-sessions", "8", "--reserved-sessions", "8"}, env_of({}))
+                .config->server.reserved_sessions_count(),
+            8u);
+  const auto over = parse_config({"--max-sessions", "8", "--reserved-sessions", "9"}, env_of({}));
+  EXPECT_FALSE(over.config);
+  EXPECT_EQ(over.error, "--reserved-sessions must not exceed --max-sessions (8)");
+  const auto negative = parse_config({"--reserved-sessions", "-1"}, env_of({}));
+  EXPECT_FALSE(negative.config);
+  EXPECT_EQ(negative.error.rfind("--reserved-sessions", 0), 0u) << negative.error;
 }
 
 TEST(Config, HttpRequestsPerSecondIsASettingWithARangeAndZeroForNoLimit) {

@@ -420,6 +420,94 @@ TEST_F(TotalSessionsTest, OverTheTotalIsClosedWith1013) {
   wait_for<protocol::Snapshot>(*a);
 }
 
+// The last places are kept for token holders: anonymous sessions (viewers, spectators, a wrong
+// token) fill only max_sessions less the reserve, so the operator and the players still get in.
+class ReservedSessionsTest : public ServerTest {
+ protected:
+  static constexpr const char* kOperatorToken = "operator-token-0123456789";
+  static constexpr const char* kRedToken = "red-token-0123456789";
+  void configure(ServerConfig& c, sim::WorldDef&) override {
+    c.max_sessions = 8;
+    c.reserved_sessions = 2;
+    c.command_token = kOperatorToken;
+    c.players = {{"red", 1, kRedToken}};
+    c.spectator_delay = 0;  // the spectators' snapshots come at once
+    c.hello_timeout = 0.5;
+  }
+  // A client that said hello as `role` with `token`; welcomed (returned) or closed (nullptr, its
+  // close code and reason in *code and *reason).
+  std::unique_ptr<WsClient> hello(protocol::Role role, std::string token, int* code = nullptr,
+                                  std::string* reason = nullptr) {
+    auto c = connect();
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    try {  // refused at its upgrade, the session may be closed before its hello is written
+      c->send(protocol::encode(protocol::Hello{1, role, "test", std::move(token)}));
+      while (std::chrono::steady_clock::now() < deadline)
+        if (auto text = c->receive(Millis(200)); text && text->find("\"welcome\"") != npos)
+          return c;
+    } catch (const client::ConnectionError&) {
+      if (code) *code = c->close_code();
+      if (reason) *reason = c->close_reason();
+      return nullptr;
+    }
+    ADD_FAILURE() << "neither welcomed nor closed";
+    return nullptr;
+  }
+  static constexpr auto npos = std::string::npos;
+};
+
+TEST_F(ReservedSessionsTest, AnonymousSessionsLeaveTheReserveToTokenHolders) {
+  // Six anonymous sessions, as many as max_sessions less the reserve: spectators (a viewer's
+  // hello on a server with players) and a wrong token, welcomed as a spectator.
+  std::vector<std::unique_ptr<WsClient>> anonymous;
+  for (int i = 0; i < 5; ++i) anonymous.push_back(hello(protocol::Role::viewer, ""));
+  anonymous.push_back(hello(protocol::Role::commander, "wrong-token-0123456789"));
+  for (const auto& c : anonymous) ASSERT_NE(c, nullptr);
+
+  // A seventh is closed at its hello, whatever it asks for without a token taken.
+  int code = 0;
+  std::string reason;
+  EXPECT_EQ(hello(protocol::Role::viewer, "", &code, &reason), nullptr);
+  EXPECT_EQ(code, 1013);
+  EXPECT_EQ(reason, "too many sessions");
+  EXPECT_EQ(hello(protocol::Role::player, "not-a-player-token-0123", &code), nullptr);
+  EXPECT_EQ(code, 1013);
+  EXPECT_EQ(metric(refusals("sessions")), 2);
+
+  // Sessions that never say hello take no place: they are closed when their time is up.
+  auto silent = connect();
+  auto silent_too = connect();
+
+  // The operator's token and a player's take the reserve.
+  auto op = hello(protocol::Role::commander, kOperatorToken);
+  ASSERT_NE(op, nullptr);
+  auto red = hello(protocol::Role::player, kRedToken);
+  ASSERT_NE(red, nullptr);
+  op->send(command(1, sim::Spawn{3, 0, {}}));
+  EXPECT_EQ(wait_for<protocol::Ack>(*op).seq, 1u) << "the operator commands";
+
+  // Now all eight places are taken: the next upgrade, token or not, is closed 1013.
+  EXPECT_EQ(hello(protocol::Role::commander, kOperatorToken, &code, &reason), nullptr);
+  EXPECT_EQ(code, 1013);
+  EXPECT_EQ(reason, "too many sessions");
+  EXPECT_EQ(wait_closed(*silent), 1008);
+  EXPECT_EQ(silent->close_reason(), "no hello in time");
+  EXPECT_EQ(wait_closed(*silent_too), 1008);
+  EXPECT_EQ(metric(refusals("hello_timeout")), 2);
+
+  // The operator leaves: its place is the reserve's still, not an anonymous session's.
+  op->close();
+  op.reset();
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (!op && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_EQ(hello(protocol::Role::viewer, "", &code), nullptr);
+    EXPECT_EQ(code, 1013);
+    op = hello(protocol::Role::commander, kOperatorToken);  // once the server has read the close
+  }
+  ASSERT_NE(op, nullptr) << "the operator's place was never freed";
+  for (const auto& c : anonymous) wait_for<protocol::Snapshot>(*c);  // the others never noticed
+}
+
 // ---- JSON depth, spawn size, UTF-8
 // ------------------------------------------------------------------
 

@@ -517,6 +517,121 @@ TEST_F(PlayersServerTest, APlayersTracesHoldNoAgentItsTeamDoesNotSee) {
   for (const auto& a : s.agents) EXPECT_NE(a.id, hidden);
 }
 
+// An `auto` spectator's snapshots are of the world of the delay before, and their format follows
+// that world's size: the live world crossing 1,000 agents neither silences the delayed stream (the
+// snapshot kept in the other format) nor shows through it. Before, the format followed the live
+// count at hand-out: each crossing stopped auto spectators (relays among them) for the delay.
+class AutoSpectatorTest : public PlayersServerTest {
+ protected:
+  void configure(ServerConfig& config, sim::WorldDef& def) override {
+    PlayersServerTest::configure(config, def);
+    def.max_agents = 3000;
+  }
+  // An `auto` spectator: JSON snapshots and binary frames, decoded as a client does; acked and
+  // keyframes asked for as a relay's link does when `acks`.
+  struct AutoWatcher {
+    std::unique_ptr<WsClient> ws;
+    bool acks = false;
+    protocol::BinaryClient decoder;
+    struct Got {
+      std::uint64_t tick;
+      std::size_t agents;
+      bool binary;
+    };
+    std::vector<Got> got;
+    int errors = 0;
+    // What arrived: the first wait `first`, then until nothing more comes within a millisecond.
+    std::size_t drain(Millis first) {
+      const std::size_t before = got.size();
+      for (int n = 0; auto text = ws->receive(n++ ? Millis(1) : first);) {
+        if (protocol::is_binary_snapshot(*text)) {
+          auto r = decoder.receive(*text);
+          if (r.keyframe && acks) ws->send(protocol::encode(protocol::KeyframeRequest{}));
+          if (!r.frame) {
+            ++errors;
+            continue;
+          }
+          if (r.ack && acks) ws->send(protocol::encode(protocol::SnapshotAck{*r.ack}));
+          got.push_back({r.frame->header.tick, r.frame->agents.size(), true});
+          continue;
+        }
+        auto decoded = protocol::decode_server(*text);
+        if (!std::holds_alternative<ServerMessage>(decoded)) {
+          ++errors;
+          continue;
+        }
+        if (const auto* s = std::get_if<protocol::Snapshot>(&std::get<ServerMessage>(decoded)))
+          got.push_back({s->tick, s->agents.size(), false});
+      }
+      return got.size() - before;
+    }
+  };
+  AutoWatcher auto_spectator(bool acks) {
+    return {hello(R"({"type":"hello","protocol":1,"role":"spectator","format":"auto"})"), acks};
+  }
+};
+
+TEST_F(AutoSpectatorTest, TheDelayedStreamNeverStopsWhileTheLiveCountCrosses1000) {
+  AutoWatcher plain = auto_spectator(false), relay_like = auto_spectator(true);
+  // The live count goes back and forth across 1,000 (by a few agents, then by many), a change
+  // every 5 snapshots (20 ticks), well within the delay (60 ticks).
+  std::vector<std::uint32_t> ids;
+  const auto set_count = [&](std::size_t n) {
+    while (ids.size() < n) {
+      const std::size_t more = std::min<std::size_t>(n - ids.size(), 1000);
+      const auto added = *ok(R"({"cmd":"spawn","count":)" + std::to_string(more) + "}").agents;
+      ids.insert(ids.end(), added.begin(), added.end());
+    }
+    if (ids.size() > n) {
+      std::string list;
+      for (std::size_t k = n; k < ids.size(); ++k)
+        list += (list.empty() ? "" : ",") + std::to_string(ids[k]);
+      ok(R"({"cmd":"remove","agents":[)" + list + "]}");
+      ids.resize(n);
+    }
+  };
+  const std::size_t counts[] = {990, 1010, 990, 1010, 850, 1050, 850, 1050, 990, 1010};
+  const auto lag = static_cast<std::uint64_t>(std::llround(kDelay * 120));
+  std::map<std::uint64_t, protocol::Snapshot> truth;
+  int stepped = 0, silent_plain = 0, silent_relay = 0;
+  for (const std::size_t n : counts) {
+    set_count(n);
+    for (int i = 0; i < 5; ++i) {
+      const std::uint64_t now = step_keeping(4, truth);
+      if (++stepped * 4 <= static_cast<int>(lag) + 4) {  // nothing is due yet
+        plain.drain(Millis(1));
+        relay_like.drain(Millis(1));
+        continue;
+      }
+      // The delayed snapshot due at this step was sent with the operator's: a bounded wait.
+      if (plain.drain(Millis(500)) == 0) ++silent_plain;
+      if (relay_like.drain(Millis(500)) == 0) ++silent_relay;
+      for (const AutoWatcher* w : {&plain, &relay_like})
+        for (const auto& g : w->got) EXPECT_LE(g.tick + lag, now) << "a spectator saw " << g.tick;
+    }
+  }
+  EXPECT_EQ(silent_plain, 0) << "steps after which the auto spectator was sent nothing";
+  EXPECT_EQ(silent_relay, 0) << "steps after which the acking auto spectator was sent nothing";
+  for (const AutoWatcher* w : {&plain, &relay_like}) {
+    EXPECT_EQ(w->errors, 0);
+    int binary = 0, json = 0;
+    for (const auto& g : w->got) {
+      const auto it = truth.find(g.tick);
+      ASSERT_NE(it, truth.end()) << "a tick the operator was not sent: " << g.tick;
+      const std::size_t world = it->second.agents.size();
+      EXPECT_EQ(g.agents, world) << "the world of tick " << g.tick;
+      // Its format is its own world's (1,000 to go binary, 900 to go back), never the live one's.
+      if (g.binary)
+        EXPECT_GT(world, protocol::kAutoJsonAgents) << "binary for tick " << g.tick;
+      else
+        EXPECT_LE(world, protocol::kAutoBinaryAgents) << "JSON for tick " << g.tick;
+      (g.binary ? binary : json)++;
+    }
+    EXPECT_GT(binary, 0);
+    EXPECT_GT(json, 0);
+  }
+}
+
 // A relay of a server with players, without the operator's token, is its upstream's spectator:
 // its viewers, JSON or binary, watch the world of the delay before and nothing newer.
 TEST_F(PlayersServerTest, ARelayServesTheDelayedSpectatorStream) {

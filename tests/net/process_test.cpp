@@ -481,6 +481,43 @@ TEST_F(ExposureTest, AChosenTokenIsNotPrintedButLocalClientsFindIt) {
   EXPECT_EQ(slurp(out).find(token), std::string::npos) << slurp(out);
 }
 
+// Behind a mapped port (compose maps the host's HERD_PORT to the container's 8080) the URLs
+// printed are the public URL's, and the token's runtime file is named as being where the server
+// runs, with how to read it from the host.
+TEST_F(ExposureTest, APublicUrlIsWhatThePrintedUrlsSay) {
+  const fs::path out = dir_ / "public.log";
+  Process server({"--address", "0.0.0.0", "--port", "0", "--scenario", "empty", "--web-root",
+                  dir_.string(), "--public-url", "http://127.0.0.1:18081"},
+                 out, HERD_SERVER_BIN, Commands::as_user);
+  const int port = listening_port(out);
+  ASSERT_GT(port, 0) << slurp(out);
+  const std::string text = slurp(out);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      text, m, std::regex("herd:     http://127.0.0.1:18081/#token=([0-9a-f]{64})\n")))
+      << text;
+  const std::string token = m[1];
+  EXPECT_NE(text.find("herd:     http://127.0.0.1:18081/monitor#token=" + token + "\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("WebSocket at ws://127.0.0.1:18081/ws\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("--url ws://127.0.0.1:18081/ws and --token"), std::string::npos) << text;
+  const fs::path file = dir_ / ("server-" + std::to_string(port) + ".json");
+  EXPECT_NE(text.find("docker compose exec herd cat " + file.string()), std::string::npos) << text;
+  EXPECT_EQ(text.find(":" + std::to_string(port) + "/#token"), std::string::npos)
+      << "no URL of the port inside is printed for users: " << text;
+  EXPECT_EQ(welcomed_as(port, token), std::make_pair(std::string("commander"), false));
+  server.signal(SIGTERM);
+  EXPECT_EQ(server.wait_exit(), 0);
+  for (const char* bad : {"ftp://x/", "http://", "127.0.0.1:8080", "http://a b/"}) {
+    const fs::path refused = dir_ / "refused.log";
+    Process p({"--port", "0", "--scenario", "empty", "--public-url", bad}, refused, HERD_SERVER_BIN,
+              Commands::as_user);
+    EXPECT_NE(p.wait_exit(), 0) << bad;
+    EXPECT_NE(slurp(refused).find("--public-url"), std::string::npos) << slurp(refused);
+  }
+}
+
 // A token shorter than 16 bytes is refused at start: at about a thousand guesses a second, a
 // short one falls in minutes.
 TEST_F(ExposureTest, AShortTokenIsRefusedAtStart) {

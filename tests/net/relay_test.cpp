@@ -1,10 +1,12 @@
 // Relays: real servers in process, a relay (herd-server in relay mode) in front of them, and real
 // WebSocket clients on both. Nothing sleeps: every wait is for a message, bounded by a timeout.
+#include <condition_variable>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
 
+#include "common/fake_ws_server.hpp"
 #include "net/relay_world.hpp"
 #include "net/server_fixture.hpp"
 #include "net/upstream_link.hpp"
@@ -798,6 +800,192 @@ TEST_F(BinaryLinkRelayTest, ARelayOfARelayCarriesTheServersTicksAndCommands) {
   EXPECT_EQ(unknown.seq, 9u);
   EXPECT_EQ(unknown.code, protocol::ErrorCode::unknown_agent);
   EXPECT_EQ(metric("herd_commands_total{result=\"accepted\"}"), 2) << "the spawn and the target";
+}
+
+// ---- a fast upstream: frames wait in the relay's slot -----------------------------------------
+
+// The agents an upstream of the test sends at `tick`: 40 of them, placed by the tick, quantised
+// as the server quantises them (the world of welcome_for_pace).
+protocol::QuantState paced_state(std::uint64_t tick) {
+  std::vector<protocol::AgentState> agents(40);
+  for (std::uint32_t k = 0; k < agents.size(); ++k) {
+    agents[k].id = k + 1;
+    agents[k].x = 10 + static_cast<double>((tick * 3 + k * 17) % 700);
+    agents[k].y = 10 + static_cast<double>((tick * 5 + k * 11) % 500);
+    agents[k].vx = 1;
+    agents[k].r = 4;
+  }
+  protocol::QuantState q = protocol::quantise(tick, static_cast<double>(tick) / 10,
+                                              sim::AvoidanceMode::cardioid, 800, 600, agents);
+  q.serial = tick;
+  return q;
+}
+
+std::string welcome_for_pace() {
+  protocol::Welcome w;
+  w.server = "fast-upstream";
+  w.tick_rate = 10;
+  w.snapshot_rate = 10;  // the relay paces at 1.25 times this plus one a second, bursts of 4
+  w.dt = 0.1;
+  w.tick = 1;
+  w.world = {800, 600};
+  w.max_agents = 100;
+  return protocol::encode(w);
+}
+
+// A relay whose upstream sends binary frames far faster than the relay relays them: the upstream
+// sends each keyframe as soon as the relay acknowledged the one before, hundreds a second against
+// the 13.5 a second the welcome's rate allows. Past the first burst every frame waits in the
+// relay's slot (its bytes held there) while the link reads the next, which replaces it; the
+// waiting one is relayed when the pace allows. The relay's viewers must get exactly the agents
+// the upstream sent for each tick they see, up to the last, and the relay must log no message
+// it could not use. In the sanitizer tree ctest runs this again and again
+// (net.relay_waiting_frame_repeated): a held frame read after its bytes were freed is reported.
+TEST(RelayPaceTest, FramesFasterThanThePaceWaitAndReachViewersIntact) {
+  constexpr std::uint64_t kLast = 1000;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool go = false;
+  std::uint64_t sent = 0;
+  const auto frame = [](std::uint64_t tick) {
+    const protocol::QuantState q = paced_state(tick);
+    return protocol::encode_binary({&q, nullptr}, std::nullopt, false);
+  };
+  testing::FakeWsServer::Script script;
+  script.on_message = [&](testing::FakeWsServer::Stream& ws, const std::string& text) {
+    const auto send = [&](const std::string& bytes, bool binary) {
+      ws.binary(binary);
+      ws.write(boost::asio::buffer(bytes));
+    };
+    if (text.find(R"("type":"hello")") != std::string::npos) {
+      send(welcome_for_pace(), false);
+      send(frame(1), true);
+      const std::lock_guard lock(mutex);
+      sent = 1;
+      return;
+    }
+    auto decoded = protocol::decode_client(text, protocol::kMaxJsonDepth);
+    const auto* msg = std::get_if<protocol::ClientMessage>(&decoded);
+    const auto* ack = msg ? std::get_if<protocol::SnapshotAck>(msg) : nullptr;
+    if (!ack) return;
+    std::unique_lock lock(mutex);
+    if (ack->tick != sent || sent >= kLast) return;
+    // The stream starts once the relay's viewers are welcomed (bounded: the test fails then).
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return go; });
+    const std::uint64_t next = ++sent;
+    lock.unlock();
+    send(frame(next), true);
+  };
+  testing::FakeWsServer upstream("127.0.0.1", 0, script);
+  ASSERT_TRUE(upstream.ok()) << upstream.error();
+
+  std::mutex log_mutex;
+  std::vector<std::string> log;
+  ServerConfig config;
+  config.sim_threads = 2;
+  config.address = "127.0.0.1";
+  config.port = 0;
+  config.web_root = fs::temp_directory_path().string();
+  config.log = [&](std::string_view line) {
+    const std::lock_guard lock(log_mutex);
+    log.emplace_back(line);
+  };
+  auto url = RelayWorld::parse_url("ws://127.0.0.1:" + std::to_string(upstream.port()) + "/ws");
+  Server relay(config, std::make_unique<RelayWorld>(
+                           std::get<UpstreamUrl>(std::move(url)),
+                           RelayWorld::Link{false, protocol::SnapshotFormat::binary}));
+  const std::uint16_t port = relay.start();
+  std::thread relay_thread([&relay] { relay.run(); });
+
+  const auto viewer = [&](protocol::SnapshotFormat format) {
+    auto c = std::make_unique<WsClient>();
+    c->connect("127.0.0.1", port);
+    protocol::Hello h{1, protocol::Role::viewer, "test", {}};
+    h.format = format;
+    c->send(protocol::encode(h));
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < deadline)
+      if (auto text = c->receive(Millis(200));
+          text && text->find(R"("type":"welcome")") != std::string::npos)
+        return c;
+    ADD_FAILURE() << "the relay never welcomed its viewer";
+    return c;
+  };
+  auto json = viewer(protocol::SnapshotFormat::json);
+  auto binary = viewer(protocol::SnapshotFormat::binary);
+  {
+    const std::lock_guard lock(mutex);
+    go = true;
+  }
+  cv.notify_all();
+
+  // Every snapshot each viewer gets, until both have the last.
+  std::map<std::uint64_t, protocol::Snapshot> json_got;
+  std::map<std::uint64_t, protocol::BinaryFrame> binary_got;
+  protocol::BinaryClient decoder;
+  int undecodable = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while ((!json_got.count(kLast) || !binary_got.count(kLast)) &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (auto text = json->receive(Millis(5)); text && !protocol::is_binary_snapshot(*text)) {
+      auto decoded = protocol::decode_server(*text);
+      const auto* m = std::get_if<ServerMessage>(&decoded);
+      if (!m) ++undecodable;
+      if (const auto* snap = m ? std::get_if<protocol::Snapshot>(m) : nullptr)
+        json_got[snap->tick] = *snap;
+    }
+    if (auto bytes = binary->receive(Millis(5)); bytes && protocol::is_binary_snapshot(*bytes)) {
+      auto r = decoder.receive(*bytes);
+      if (r.keyframe) binary->send(protocol::encode(protocol::KeyframeRequest{}));
+      if (!r.frame) {
+        ++undecodable;
+        continue;
+      }
+      if (r.ack) binary->send(protocol::encode(protocol::SnapshotAck{*r.ack}));
+      binary_got[r.frame->header.tick] = std::move(*r.frame);
+    }
+  }
+  const double relayed = [&] {
+    const auto m = client::http_request("127.0.0.1", port, "/metrics").body;
+    const std::string series = "\nherd_relay_upstream_snapshots_total ";
+    const auto at = m.find(series);
+    return at == std::string::npos ? -1.0 : std::stod(m.substr(at + series.size()));
+  }();
+  relay.stop();
+  relay_thread.join();
+
+  EXPECT_TRUE(json_got.count(kLast)) << "the JSON viewer never got the last frame's snapshot";
+  EXPECT_TRUE(binary_got.count(kLast)) << "the binary viewer never got the last frame";
+  EXPECT_EQ(undecodable, 0);
+  // Paced: far fewer relayed than sent, and the last (sent long after the first burst was spent)
+  // came through the waiting slot.
+  EXPECT_LT(relayed, static_cast<double>(kLast) / 2) << "relayed at the pace, not the upstream's";
+  EXPECT_GE(relayed, 5) << "beyond the first burst";
+  for (const auto& [tick, snap] : json_got) {
+    const protocol::QuantState want = paced_state(tick);
+    ASSERT_EQ(snap.agents.size(), want.agents.size()) << "tick " << tick;
+    for (std::size_t k = 0; k < want.agents.size(); ++k) {
+      const protocol::AgentState a = protocol::dequantise(want.agents[k]);
+      EXPECT_EQ(snap.agents[k].id, a.id) << "tick " << tick;
+      EXPECT_DOUBLE_EQ(snap.agents[k].x, a.x) << "tick " << tick << " agent " << a.id;
+      EXPECT_DOUBLE_EQ(snap.agents[k].y, a.y) << "tick " << tick << " agent " << a.id;
+    }
+  }
+  for (const auto& [tick, f] : binary_got)
+    EXPECT_EQ(f.agents, paced_state(tick).agents) << "the binary viewer's frame of tick " << tick;
+  std::size_t bad = 0;
+  for (const auto& line : log)
+    if (line.find("upstream_bad_message") != std::string::npos ||
+        line.find("not a snapshot") != std::string::npos ||
+        line.find("snapshot that") != std::string::npos) {
+      ++bad;
+      ADD_FAILURE() << line;
+    }
+  EXPECT_EQ(bad, 0u);
+  std::fprintf(stderr,
+               "fast upstream: %llu frames sent, %.0f relayed; viewers saw %zu (JSON), "
+               "%zu (binary)\n",
+               static_cast<unsigned long long>(kLast), relayed, json_got.size(), binary_got.size());
 }
 
 }  // namespace
