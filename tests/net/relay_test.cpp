@@ -821,6 +821,16 @@ protocol::QuantState paced_state(std::uint64_t tick) {
   return q;
 }
 
+// The side section of that tick's frame: one obstacle, placed by the tick.
+double paced_obstacle_x(std::uint64_t tick) { return 10 + static_cast<double>(tick % 700); }
+std::string paced_side(std::uint64_t tick) {
+  return R"({"type":"snapshot","tick":)" + std::to_string(tick) + R"(,"time":)" +
+         std::to_string(static_cast<double>(tick) / 10) +
+         R"(,"avoidance":"cardioid","agents":[],"obstacles":[{"id":1,"x":)" +
+         std::to_string(paced_obstacle_x(tick)) +
+         R"(,"y":20,"r":5}],"collisions":[],"formations":[]})";
+}
+
 std::string welcome_for_pace() {
   protocol::Welcome w;
   w.server = "fast-upstream";
@@ -847,9 +857,11 @@ TEST(RelayPaceTest, FramesFasterThanThePaceWaitAndReachViewersIntact) {
   std::condition_variable cv;
   bool go = false;
   std::uint64_t sent = 0;
+  // Each frame with a side section, which the decoded frame views in the message's bytes while
+  // it waits: an obstacle placed by the tick.
   const auto frame = [](std::uint64_t tick) {
     const protocol::QuantState q = paced_state(tick);
-    return protocol::encode_binary({&q, nullptr}, std::nullopt, false);
+    return protocol::encode_binary({&q, nullptr}, std::nullopt, false, paced_side(tick));
   };
   testing::FakeWsServer::Script script;
   script.on_message = [&](testing::FakeWsServer::Stream& ws, const std::string& text) {
@@ -953,6 +965,8 @@ TEST(RelayPaceTest, FramesFasterThanThePaceWaitAndReachViewersIntact) {
   }();
   relay.stop();
   relay_thread.join();
+  if (!json_got.count(kLast) || !binary_got.count(kLast))
+    for (const auto& line : log) std::fprintf(stderr, "relay: %s\n", line.c_str());
 
   EXPECT_TRUE(json_got.count(kLast)) << "the JSON viewer never got the last frame's snapshot";
   EXPECT_TRUE(binary_got.count(kLast)) << "the binary viewer never got the last frame";
@@ -961,7 +975,13 @@ TEST(RelayPaceTest, FramesFasterThanThePaceWaitAndReachViewersIntact) {
   // came through the waiting slot.
   EXPECT_LT(relayed, static_cast<double>(kLast) / 2) << "relayed at the pace, not the upstream's";
   EXPECT_GE(relayed, 5) << "beyond the first burst";
+  // The side section came through with the frame it was sent in.
+  ASSERT_TRUE(json_got.count(kLast) && json_got.at(kLast).obstacles);
   for (const auto& [tick, snap] : json_got) {
+    if (snap.obstacles) {
+      ASSERT_EQ(snap.obstacles->size(), 1u) << "tick " << tick;
+      EXPECT_DOUBLE_EQ(snap.obstacles->front().x, paced_obstacle_x(tick)) << "tick " << tick;
+    }
     const protocol::QuantState want = paced_state(tick);
     ASSERT_EQ(snap.agents.size(), want.agents.size()) << "tick " << tick;
     for (std::size_t k = 0; k < want.agents.size(); ++k) {
