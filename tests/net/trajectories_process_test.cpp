@@ -126,7 +126,7 @@ TEST_F(TrajectoryProcess, AHeadlessRunsLastFrameIsTheWorldSteppedAsMany) {
 TEST_F(TrajectoryProcess, ARecordingStopsAtItsCapOfBytes) {
   const fs::path out = dir_ / "boids.log";
   Process run({"--headless", "--scenario-dir", HERD_SCENARIO_DIR, "--scenario", "boids", "--ticks",
-               "3000", "--trajectories", db_, "--trajectory-max-bytes", "1048576"},
+               "600", "--trajectories", db_, "--trajectory-max-bytes", "1048576"},
               out);
   ASSERT_EQ(run.wait_exit(), 0) << slurp(out);
   const std::string log = slurp(out);
@@ -139,8 +139,8 @@ TEST_F(TrajectoryProcess, ARecordingStopsAtItsCapOfBytes) {
   EXPECT_EQ(reader.broken_frames(), 0);
   const auto frames = reader.integer("SELECT count(*) FROM frames");
   EXPECT_GT(frames, 10);
-  EXPECT_LT(frames, 1001) << "3,000 ticks at 20 frames a second are 1,001 frames uncapped";
-  EXPECT_EQ(std::stoll(reader.meta().at("frames_dropped")) + frames, 1001);
+  EXPECT_LT(frames, 201) << "600 ticks at 20 frames a second are 201 frames uncapped";
+  EXPECT_EQ(std::stoll(reader.meta().at("frames_dropped")) + frames, 201);
 }
 
 TEST_F(TrajectoryProcess, AKilledServersDatabaseHoldsEveryFrameItCommitted) {
