@@ -17,9 +17,10 @@ namespace herd::bench {
 using Runner = std::function<int()>;
 
 // The avoidance modes by their wire names (set_avoidance's mode), for the subcommands' --mode.
-inline const std::vector<std::string> kModeNames = {"none", "circle", "cardioid", "orca"};
+inline const std::vector<std::string> kModeNames = {"none", "circle", "cardioid", "orca", "cfsm"};
 inline sim::AvoidanceMode mode_named(std::string_view name) {
-  for (auto m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::orca})
+  for (auto m : {sim::AvoidanceMode::none, sim::AvoidanceMode::circle, sim::AvoidanceMode::orca,
+                 sim::AvoidanceMode::cfsm})
     if (sim::to_string(m) == name) return m;
   return sim::AvoidanceMode::cardioid;
 }

@@ -11,8 +11,6 @@
 // empty corridor) or the back's end could reach the area. One row per density and avoidance mode:
 // the mean density and speed measured, and Weidmann's speed at that density. `--svg FILE` draws
 // the points over the curve.
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -21,93 +19,13 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "herd/sim/world.hpp"
-#include "rng.hpp"
+#include "fd_corridor.hpp"
 
 namespace herd::bench {
 namespace {
 
-constexpr double kLength = 100, kWidth = 4, kFilled = 60;
-constexpr double kAreaFrom = 28, kAreaTo = 32;
-constexpr double kFrom = 5, kTo = 15;  // s
-
-double weidmann(double rho) {
-  return rho <= 0 ? 1.34 : std::max(0.0, 1.34 * (1 - std::exp(-1.913 * (1 / rho - 1 / 5.4))));
-}
-
-struct Point {
-  std::string mode;
-  double asked = 0, density = 0, speed = 0, speed_sd = 0;
-  std::size_t agents = 0;
-};
-
-Point run(double rho, sim::AvoidanceMode mode, const std::string& mode_name) {
-  sim::WorldDef def;
-  def.width = kLength;
-  def.height = kWidth;
-  def.dt = 1.0 / 60;
-  def.seed = 1;
-  def.agent_defaults.radius = 0.2;
-  def.agent_defaults.max_speed = 1.34;
-  def.agent_defaults.max_force = 2.68;  // 1.34 m/s in 0.5 s
-  def.agent_defaults.slow_radius = 1;
-  def.avoidance.mode = mode;
-  const double spacing = 1 / std::sqrt(rho);
-  const long rows = std::max(1L, std::lround(kWidth / spacing));
-  const long columns = std::lround(kFilled / spacing);
-  def.max_agents = static_cast<std::uint32_t>(rows * columns + 1);
-  sim::World world(def);
-  sim::Rng rng(7);
-  std::vector<sim::SpawnAgent> crowd;
-  const double dy = kWidth / static_cast<double>(rows);
-  for (long c = 0; c < columns; ++c)
-    for (long r = 0; r < rows; ++r) {
-      sim::SpawnAgent a;
-      const double jitter = spacing / 10;
-      a.position = {std::clamp(spacing * (c + 0.5) + rng.uniform(-jitter, jitter), 0.2, kLength),
-                    std::clamp(dy * (r + 0.5) + rng.uniform(-jitter, jitter), 0.2, kWidth - 0.2)};
-      a.target = sim::Vec2{kLength - 0.3, a.position.y};
-      crowd.push_back(a);
-      if (crowd.size() == 1000) {
-        world.apply(sim::Spawn{0, 0, crowd});
-        crowd.clear();
-      }
-    }
-  if (!crowd.empty()) world.apply(sim::Spawn{0, 0, crowd});
-  Point p;
-  p.mode = mode_name;
-  p.asked = rho;
-  p.agents = world.agents().size();
-  std::vector<double> speeds;
-  double density_sum = 0;
-  long samples = 0;
-  const long every = 6;  // ticks: a tenth of a second
-  const long last = std::lround(kTo / def.dt);
-  for (long t = 1; t <= last; ++t) {
-    world.step();
-    if (t % every != 0 || t * def.dt < kFrom) continue;
-    std::size_t inside = 0;
-    double speed = 0;
-    for (const sim::Agent& a : world.agents()) {
-      if (a.position.x < kAreaFrom || a.position.x > kAreaTo) continue;
-      ++inside;
-      speed += length(a.velocity);
-    }
-    density_sum += inside / ((kAreaTo - kAreaFrom) * kWidth);
-    ++samples;
-    if (inside > 0) speeds.push_back(speed / inside);
-  }
-  p.density = density_sum / samples;
-  double sum = 0, sum2 = 0;
-  for (double v : speeds) {
-    sum += v;
-    sum2 += v * v;
-  }
-  const double n = static_cast<double>(speeds.size());
-  p.speed = n > 0 ? sum / n : 0;
-  p.speed_sd = n > 1 ? std::sqrt(std::max(0.0, (sum2 - sum * sum / n) / (n - 1))) : 0;
-  return p;
-}
+using fd::Point;
+using fd::weidmann;
 
 // The diagram as SVG: axes (density 0-6 per m², speed 0-1.6 m/s), Weidmann's curve, each mode's
 // points with a bar of one standard deviation of the speed samples.
@@ -141,8 +59,11 @@ std::string svg(const std::vector<Point>& points) {
   s << "<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"";
   for (double rho = 0.25; rho <= 5.4; rho += 0.05) s << X(rho) << ',' << Y(weidmann(rho)) << ' ';
   s << "\"/>\n";
-  const std::map<std::string, std::string> colours{
-      {"cardioid", "#d62728"}, {"circle", "#1f77b4"}, {"orca", "#2ca02c"}, {"none", "#9467bd"}};
+  const std::map<std::string, std::string> colours{{"cardioid", "#d62728"},
+                                                   {"circle", "#1f77b4"},
+                                                   {"orca", "#2ca02c"},
+                                                   {"cfsm", "#ff7f0e"},
+                                                   {"none", "#9467bd"}};
   for (const Point& p : points) {
     const std::string colour = colours.count(p.mode) ? colours.at(p.mode) : "#000";
     s << "<line x1=\"" << X(p.density) << "\" y1=\"" << Y(p.speed - p.speed_sd) << "\" x2=\""
@@ -172,7 +93,7 @@ std::string svg(const std::vector<Point>& points) {
 Runner add_fd(CLI::App& sub) {
   struct Options {
     std::vector<double> densities{0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5};
-    std::vector<std::string> modes{"cardioid", "circle", "orca"};
+    std::vector<std::string> modes{"cardioid", "circle", "orca", "cfsm"};
     std::string svg_path;
   };
   auto o = std::make_shared<Options>();
@@ -187,7 +108,7 @@ Runner add_fd(CLI::App& sub) {
     for (const std::string& m : o->modes) {
       const sim::AvoidanceMode mode = mode_named(m);
       for (double rho : o->densities) {
-        const Point p = run(rho, mode, m);
+        const Point p = fd::run(rho, mode, m);
         std::printf("%s,%.2f,%zu,%.3f,%.3f,%.3f,%.3f\n", m.c_str(), p.asked, p.agents, p.density,
                     p.speed, p.speed_sd, weidmann(p.density));
         std::fflush(stdout);

@@ -712,6 +712,15 @@ struct Wire<sim::SetAvoidance> {
     if (const json* v = f.find("lookahead")) c.lookahead = f.number(*v, "lookahead");
     if (const json* v = f.find("max_neighbours"))
       c.max_neighbours = static_cast<std::uint32_t>(f.integer(*v, "max_neighbours"));
+    if (const json* v = f.find("time_gap")) c.time_gap = f.number(*v, "time_gap");
+    if (const json* v = f.find("repulsion_strength"))
+      c.repulsion_strength = f.number(*v, "repulsion_strength");
+    if (const json* v = f.find("repulsion_range"))
+      c.repulsion_range = f.number(*v, "repulsion_range");
+    if (const json* v = f.find("wall_repulsion_strength"))
+      c.wall_repulsion_strength = f.number(*v, "wall_repulsion_strength");
+    if (const json* v = f.find("wall_repulsion_range"))
+      c.wall_repulsion_range = f.number(*v, "wall_repulsion_range");
     if (c == sim::SetAvoidance{}) bad("mode", "or another avoidance setting must be given");
     return c;
   }
@@ -729,6 +738,11 @@ struct Wire<sim::SetAvoidance> {
     if (c.crossing_activation) j["crossing_activation"] = *c.crossing_activation;
     if (c.lookahead) j["lookahead"] = *c.lookahead;
     if (c.max_neighbours) j["max_neighbours"] = *c.max_neighbours;
+    if (c.time_gap) j["time_gap"] = *c.time_gap;
+    if (c.repulsion_strength) j["repulsion_strength"] = *c.repulsion_strength;
+    if (c.repulsion_range) j["repulsion_range"] = *c.repulsion_range;
+    if (c.wall_repulsion_strength) j["wall_repulsion_strength"] = *c.wall_repulsion_strength;
+    if (c.wall_repulsion_range) j["wall_repulsion_range"] = *c.wall_repulsion_range;
   }
 };
 

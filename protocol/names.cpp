@@ -101,6 +101,7 @@ std::optional<sim::AvoidanceMode> avoidance_mode_from_string(std::string_view s)
   if (s == "circle") return sim::AvoidanceMode::circle;
   if (s == "cardioid") return sim::AvoidanceMode::cardioid;
   if (s == "orca") return sim::AvoidanceMode::orca;
+  if (s == "cfsm") return sim::AvoidanceMode::cfsm;
   return std::nullopt;
 }
 

@@ -265,7 +265,7 @@ std::variant<BinaryHeader, std::string> read_binary_header(std::string_view fram
   if (head.magic != kBinaryMagic) return std::string("binary snapshot: bad magic byte");
   if (head.version != kBinaryVersion) return std::string("binary snapshot: unknown format version");
   if ((head.flags & ~15u) != 0) return std::string("binary snapshot: unknown flags");
-  if (head.mode > static_cast<std::uint8_t>(sim::AvoidanceMode::orca))
+  if (head.mode > static_cast<std::uint8_t>(sim::AvoidanceMode::cfsm))
     return std::string("binary snapshot: bad avoidance mode");
   if (!serialize_head_rest(rs, head)) return std::string("binary snapshot: truncated header");
   const std::uint32_t flags = head.flags, xb = head.x_bits, yb = head.y_bits;

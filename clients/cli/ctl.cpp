@@ -388,7 +388,9 @@ struct Args {
   std::vector<std::string> tiles;
   double x = 0, y = 0, radius = 0, spacing = 0, facing = 0, personal_space = 0, exponent = 0,
          epsilon = 0, activation = 0, lookahead = 0, tick_rate = 0, snapshot_rate = 0,
-         tile_size = 0, x1 = 0, y1 = 0, rate = 0, max_speed = 0;
+         tile_size = 0, x1 = 0, y1 = 0, rate = 0, max_speed = 0, time_gap = 0,
+         repulsion_strength = 0, repulsion_range = 0, wall_repulsion_strength = 0,
+         wall_repulsion_range = 0;
   std::int64_t count = 0, group = 0, agent = 0, id = 0, columns = 0, neighbours = 0,
                max_neighbours = 0, ticks = 1, groups = 0;
   std::uint64_t seed = 0, session = 0;
@@ -797,11 +799,19 @@ void add_command_subcommands(CLI::App& app, json& out) {
                 if (given(s, "--crossing-activation")) c["crossing_activation"] = a->activation;
                 if (given(s, "--lookahead")) c["lookahead"] = a->lookahead;
                 if (given(s, "--max-neighbours")) c["max_neighbours"] = a->max_neighbours;
+                if (given(s, "--time-gap")) c["time_gap"] = a->time_gap;
+                if (given(s, "--repulsion-strength"))
+                  c["repulsion_strength"] = a->repulsion_strength;
+                if (given(s, "--repulsion-range")) c["repulsion_range"] = a->repulsion_range;
+                if (given(s, "--wall-repulsion-strength"))
+                  c["wall_repulsion_strength"] = a->wall_repulsion_strength;
+                if (given(s, "--wall-repulsion-range"))
+                  c["wall_repulsion_range"] = a->wall_repulsion_range;
                 if (c.size() == 1) bad("avoidance needs at least one setting");
                 return c;
               });
-  avoidance->add_option("--mode", a->mode, "none, circle, cardioid or orca")
-      ->check(CLI::IsMember({"none", "circle", "cardioid", "orca"}));
+  avoidance->add_option("--mode", a->mode, "none, circle, cardioid, orca or cfsm")
+      ->check(CLI::IsMember({"none", "circle", "cardioid", "orca", "cfsm"}));
   avoidance->add_option("--personal-space", a->personal_space, "k in k (r1 + r2)^2 / d^2");
   avoidance->add_option("--cardioid-exponent", a->exponent, "e in ((1 + cos delta) / 2)^e");
   avoidance->add_option("--preferred-side", a->side, "left or right")
@@ -815,6 +825,16 @@ void add_command_subcommands(CLI::App& app, json& out) {
   avoidance->add_option("--lookahead", a->lookahead, "seconds");
   avoidance->add_option("--max-neighbours", a->max_neighbours,
                         "agents each avoids at most (0: no cap)");
+  avoidance->add_option("--time-gap", a->time_gap,
+                        "cfsm: seconds of headway kept to the one ahead");
+  avoidance->add_option("--repulsion-strength", a->repulsion_strength,
+                        "cfsm: neighbours' repulsion at contact");
+  avoidance->add_option("--repulsion-range", a->repulsion_range,
+                        "cfsm: how far neighbours' repulsion reaches, in radii");
+  avoidance->add_option("--wall-repulsion-strength", a->wall_repulsion_strength,
+                        "cfsm: walls' repulsion at contact");
+  avoidance->add_option("--wall-repulsion-range", a->wall_repulsion_range,
+                        "cfsm: how far walls' repulsion reaches, in radii");
 
   auto* map = app.add_subcommand("map", "load or clear a tile map, or change tiles");
   map->require_subcommand(1);

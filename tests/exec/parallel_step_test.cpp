@@ -167,8 +167,10 @@ TEST(ParallelStep, SameHashWhileAMoveAvoidsReciprocally) {
 
 TEST(ParallelStep, SameHashWithPrioritiesLayersAndOrcaMode) {
   // Some of the crowd more or less important and on other layers (some standing, so that they
-  // step aside), in the anti-gravity cardioid mode and in orca mode.
-  for (sim::AvoidanceMode mode : {sim::AvoidanceMode::cardioid, sim::AvoidanceMode::orca}) {
+  // step aside), in the anti-gravity cardioid mode, in orca mode and in cfsm mode (where standing
+  // agents yield to anyone on the way and some take their places beside others).
+  for (sim::AvoidanceMode mode :
+       {sim::AvoidanceMode::cardioid, sim::AvoidanceMode::orca, sim::AvoidanceMode::cfsm}) {
     sim::World serial = crowd(5000, 16), two = crowd(5000, 16), four = crowd(5000, 16);
     for (sim::World* w : {&serial, &two, &four}) {
       sim::Spawn ranked;

@@ -97,16 +97,20 @@ TEST(BinarySnapshot, KeyframeRoundTripsWithinTheStatedBounds) {
   }
 }
 
-// The header's avoidance byte names every mode, orca (3) included, and nothing past it.
+// The header's avoidance byte names every mode, orca (3) and cfsm (4) included, and nothing past
+// them.
 TEST(BinarySnapshot, TheAvoidanceModeTravelsInTheHeader) {
   Crowd crowd(3);
   QuantState q = crowd.quantised(nullptr);
-  q.avoidance = sim::AvoidanceMode::orca;
-  const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);
-  EXPECT_EQ(decode_ok(key).header.avoidance, sim::AvoidanceMode::orca);
-  ASSERT_EQ(static_cast<std::uint8_t>(key[3]), 3) << "byte 3: the mode";
-  std::string past = key;
-  past[3] = 4;
+  for (const auto [mode, byte] :
+       {std::pair{sim::AvoidanceMode::orca, 3}, std::pair{sim::AvoidanceMode::cfsm, 4}}) {
+    q.avoidance = mode;
+    const std::string key = encode_binary({&q, nullptr}, std::nullopt, false);
+    EXPECT_EQ(decode_ok(key).header.avoidance, mode);
+    ASSERT_EQ(static_cast<std::uint8_t>(key[3]), byte) << "byte 3: the mode";
+  }
+  std::string past = encode_binary({&q, nullptr}, std::nullopt, false);
+  past[3] = 5;
   const auto refused = decode_binary(past);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
   EXPECT_NE(std::get<std::string>(refused).find("avoidance"), std::string::npos);

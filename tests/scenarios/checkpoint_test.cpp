@@ -75,7 +75,8 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   // next order, a u32 order and a u8 settling per agent, and the u64 count of agents with queued
   // orders, routes or engaged enemies (none: the default scenario gives behaviours, not orders);
   // then (since format 10) the measurements, (since 11) the steering state, (since 12) the sources
-  // and exits and (since 13) the walls.
+  // and exits and (since 13) the walls. Since format 17 the definition's u32 max_neighbours is
+  // followed by the collision-free speed model's five f64 parameters.
   constexpr std::size_t kHead = 8 + 4 + 8, kCapAt = 148, kV8Tail = 8 + 8 + 8 + 8 + 1 + 4 + 1 + 8;
   ASSERT_FALSE(world.has_orders());
   const std::size_t v9_tail = 4 + 5 * world.agents().size() + 8;
@@ -95,7 +96,7 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   payload.erase(payload.size() - v15_tail - v14_tail - v13_tail - v12_tail - v11_tail - v10_tail -
                 v9_tail - kV8Tail - v4_tail -
                 (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
-  payload.erase(kCapAt, 4);
+  payload.erase(kCapAt, 4 + 5 * 8);
   std::string v1 = v2.substr(0, 8);
   sim::Writer w(v1);
   w.u32(1);
@@ -114,10 +115,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 17;
+  v3[8] = 18;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 16"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 17"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
@@ -142,8 +143,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
   }
   std::string other_version = saved;
-  other_version[8] = 17;
-  EXPECT_NE(error_of(other_version).find("format 17"), std::string::npos);
+  other_version[8] = 18;
+  EXPECT_NE(error_of(other_version).find("format 18"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)

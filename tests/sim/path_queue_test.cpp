@@ -129,7 +129,9 @@ TEST(PathQueue, ACheckpointTakenMidQueueGoesOnBitForBit) {
 struct FlowWorld {
   World world;
   int width, height;
-  FlowWorld(int w, int h, int goals, std::uint32_t budget) : world(make_def(w, h, budget)) {
+  // max_speed: an agent at its goal needs no field, so a test of the cache slows them.
+  FlowWorld(int w, int h, int goals, std::uint32_t budget, double max_speed = 120)
+      : world(make_def(w, h, budget)) {
     width = w;
     height = h;
     EXPECT_TRUE(world.apply(LoadMap{{w, h, 1.0, std::vector<std::uint8_t>(w * h, 0)}}).ok());
@@ -138,6 +140,7 @@ struct FlowWorld {
       SpawnAgent s;
       s.position = {2.5 + (k % (w - 4)), h - 2.5 - (k / (w - 4))};
       s.radius = 0.3;
+      s.max_speed = max_speed;
       spawns.push_back(s);
     }
     EXPECT_TRUE(world.apply(Spawn{0, 0, spawns}).ok());
@@ -202,7 +205,8 @@ TEST(FlowFields, AFullCacheEvictsTheLeastRecentlyUsedField) {
     probe.build(open, k < 64 ? TileCoord{k % 40, k / 40} : TileCoord{20, 20}, Neighbourhood::eight);
     one_field = std::max(one_field, probe.work());
   }
-  FlowWorld f(40, 30, 64, static_cast<std::uint32_t>(one_field));
+  // Walkers too slow to reach their goals in the test: each keeps its field in use.
+  FlowWorld f(40, 30, 64, static_cast<std::uint32_t>(one_field), 0.01);
   for (int t = 0; t < 200 && (t == 0 || f.pending() > 0); ++t) f.world.step();
   ASSERT_EQ(f.pending(), 0u);
   ASSERT_EQ(f.world.path_queue_stats().fields_kept, 64u);

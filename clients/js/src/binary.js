@@ -84,7 +84,7 @@ const MAGIC = 0x48;
 const VERSION = 4;
 const MAX_AGENTS = 1 << 24;
 const STATES = ['idle', 'moving', 'arrived', 'unreachable'];
-const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca'];
+const AVOIDANCE = ['none', 'circle', 'cardioid', 'orca', 'cfsm'];
 
 class Truncated extends Error {}
 

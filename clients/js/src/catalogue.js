@@ -1348,11 +1348,12 @@ export default {
             "none",
             "circle",
             "cardioid",
-            "orca"
+            "orca",
+            "cfsm"
           ],
           "default": "cardioid",
           "sample": "circle",
-          "help": "none; circle: plain anti-gravity; cardioid: the whole pipeline; orca: reciprocal velocity obstacles (RVO2) for every agent"
+          "help": "none; circle: plain anti-gravity; cardioid: the whole pipeline; orca: reciprocal velocity obstacles (RVO2) for every agent; cfsm: the collision-free speed model of pedestrian dynamics (speed from the headway to the one ahead)"
         },
         {
           "name": "personal_space",
@@ -1446,6 +1447,58 @@ export default {
           "default": 16,
           "sample": 8,
           "help": "agents each agent avoids at most, the nearest (0: no cap)"
+        },
+        {
+          "name": "time_gap",
+          "kind": "number",
+          "presence": "at_least_one",
+          "min": 0.05,
+          "max": 10,
+          "default": 0.56,
+          "sample": 1,
+          "help": "cfsm: seconds of headway kept to the one ahead (speed = gap / this)"
+        },
+        {
+          "name": "repulsion_strength",
+          "kind": "number",
+          "presence": "at_least_one",
+          "min": 0,
+          "max": 100,
+          "default": 8,
+          "sample": 5,
+          "help": "cfsm: a neighbour's repulsion of the direction at contact"
+        },
+        {
+          "name": "repulsion_range",
+          "kind": "number",
+          "presence": "at_least_one",
+          "min": 0,
+          "max": 10,
+          "min_exclusive": true,
+          "default": 0.5,
+          "sample": 1,
+          "help": "cfsm: radii over which a neighbour's repulsion falls by e"
+        },
+        {
+          "name": "wall_repulsion_strength",
+          "kind": "number",
+          "presence": "at_least_one",
+          "min": 0,
+          "max": 100,
+          "default": 5,
+          "sample": 2,
+          "help": "cfsm: a wall's or obstacle's repulsion of the direction at contact"
+        },
+        {
+          "name": "wall_repulsion_range",
+          "kind": "number",
+          "presence": "at_least_one",
+          "min": 0,
+          "max": 10,
+          "min_exclusive": true,
+          "default": 0.1,
+          "sample": 0.5,
+          "help": "cfsm: radii over which a wall's repulsion falls by e"
         }
       ]
     },

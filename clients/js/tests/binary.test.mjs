@@ -186,12 +186,14 @@ describe('binary snapshots', () => {
     assert.throws(() => decodeBinary(bad), /unknown flags/);
   });
 
-  it('name the avoidance mode of byte 3, orca (3) included, and refuse one past it', () => {
+  it('name the avoidance mode of byte 3, orca (3) and cfsm (4) included, and refuse one past it', () => {
     const orca = Uint8Array.from(keyframe);
     orca[3] = 3;
     assert.equal(decodeBinary(orca).header.avoidance, 'orca');
     assert.equal(toSnapshot(decodeBinary(orca)).avoidance, 'orca');
     orca[3] = 4;
+    assert.equal(toSnapshot(decodeBinary(orca)).avoidance, 'cfsm');
+    orca[3] = 5;
     assert.throws(() => decodeBinary(orca), /bad avoidance mode/);
   });
 

@@ -48,7 +48,7 @@ _COS = [round(16384 * math.cos(2 * math.pi * h / 256)) for h in range(256)]
 _MAX_AGENTS = 1 << 24  # far above any world's limit: a count beyond it is a corrupt frame
 _MAX_SAFE = (1 << 53) - 1  # the JSON side's integers: ticks and serials fit a double exactly
 _STATES = ("idle", "moving", "arrived", "unreachable")
-_AVOIDANCE = ("none", "circle", "cardioid", "orca")
+_AVOIDANCE = ("none", "circle", "cardioid", "orca", "cfsm")
 # How many states BinaryFeed keeps: the server keeps its last 32 snapshots as baselines.
 _KEPT_STATES = 32
 

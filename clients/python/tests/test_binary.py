@@ -219,11 +219,13 @@ def test_the_serial_is_read_into_the_snapshot() -> None:
         decode_frame(bytes(bad))
 
 
-def test_the_avoidance_mode_byte_names_orca_and_nothing_past_it() -> None:
+def test_the_avoidance_mode_byte_names_orca_and_cfsm_and_nothing_past_them() -> None:
     orca = bytearray(KEYFRAME)
     orca[3] = 3
     assert to_snapshot(decode_frame(bytes(orca)))["avoidance"] == "orca"
     orca[3] = 4
+    assert to_snapshot(decode_frame(bytes(orca)))["avoidance"] == "cfsm"
+    orca[3] = 5
     with pytest.raises(DecodeError, match="bad avoidance mode"):
         decode_frame(bytes(orca))
 

@@ -197,6 +197,8 @@ std::string_view to_string(AvoidanceMode mode) {
       return "cardioid";
     case AvoidanceMode::orca:
       return "orca";
+    case AvoidanceMode::cfsm:
+      return "cfsm";
   }
   return "none";
 }

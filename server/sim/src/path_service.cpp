@@ -114,12 +114,25 @@ void PathService::request_fields(const Tick& t) {
     fields_version_ = t.map_version;
   }
   fields_missing_.clear();
+  in_sight_.assign(t.agents.size(), 0);
   for (std::size_t i = 0; i < t.agents.size(); ++i) {
     const Agent& a = t.agents[i];
     if (a.pathing != Pathing::flow) continue;
-    const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, t.desires[i]);
+    const Desire& d = t.desires[i];
+    const std::optional<TileCoord> goal_tile = goal_tile_of(t.map, d);
     // A goal off the map or on a wall needs no field: nothing reaches it (plan says so).
     if (!goal_tile || t.map.blocked(*goal_tile)) continue;
+    // Nor does an agent in its goal tile, or one that had arrived beside it (within two tiles or
+    // four radii, pushed a little off its place) with a clear way there: the behaviour takes it
+    // the rest of the way. So a crowd standing at its places keeps no field from those still on
+    // their way to theirs.
+    const double beside = std::max(2 * t.map.tile_size(), 4 * a.def.radius);
+    if (t.map.tile_at(a.position) == *goal_tile ||
+        (a.state == MoveState::arrived && length_squared(*d.goal - a.position) <= beside * beside &&
+         clear_segment(t.map, a.position, *d.goal, a.def.radius))) {
+      in_sight_[i] = 1;
+      continue;
+    }
     const FieldKey key = field_key(t.map, *goal_tile, a.neighbours);
     if (fields_.contains(key)) continue;
     fields_missing_.push_back(key);
@@ -353,6 +366,10 @@ void PathService::plan(const Tick& t) {
       d.velocity = {};
       continue;
     }
+    if (in_sight_[i]) {  // the behaviour's own way (request_fields asked for no field)
+      p.pending = p.unreachable = false;
+      continue;
+    }
     const auto kept = fields_.find(field_key(t.map, *goal_tile, a.neighbours));
     p.pending = kept == fields_.end();
     if (p.pending) {
@@ -364,7 +381,7 @@ void PathService::plan(const Tick& t) {
     p.unreachable = !field.reachable(here);
     if (p.unreachable)
       d.velocity = {};
-    else if (here != *goal_tile && !clear_segment(t.map, a.position, *d.goal, a.def.radius))
+    else if (!clear_segment(t.map, a.position, *d.goal, a.def.radius))
       d.velocity = field.sample(a.position) * a.def.max_speed;
   }
 }

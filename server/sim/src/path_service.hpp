@@ -189,6 +189,9 @@ class PathService {
   std::uint64_t plans_ = 0;               // plan() calls: the fields' clock of use
   std::uint64_t fields_kept_ = 0;         // fields built and kept so far
   std::vector<FieldKey> fields_missing_;  // scratch: goals without a field this tick
+  // Scratch, parallel to the agents: a flow agent sees its goal this tick (in its goal tile, or
+  // a clear straight line to it for its disc), so the behaviour takes it there, with no field.
+  std::vector<std::uint8_t> in_sight_;
   // The map's regions for 4 and 8 neighbours, with the map version each was labelled at.
   TileRegions regions_[2];
   std::uint64_t regions_version_[2] = {UINT64_MAX, UINT64_MAX};

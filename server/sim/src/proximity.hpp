@@ -55,6 +55,9 @@ struct Proximity {
   // agent than the square root of this at the start of the step (0: not known). The collision
   // stage skips the search for one that cannot touch anyone.
   std::vector<float> clearance2;
+  // cfsm mode, by agent index: set by the avoidance stage for an agent that arrives beside its
+  // goal, its way to it blocked by those standing there; the states stage gives it that place.
+  std::vector<std::uint8_t> takes_place;
   double cutoff_scale = 1;  // push_cutoff_scale(def.avoidance), for this step
   AvoidanceRules rules;
   bool rules_stale = true;

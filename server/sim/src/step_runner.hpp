@@ -29,6 +29,7 @@ struct Scratch {
   double moved2 = 0;  // the largest squared distance an agent moved in integration
   double min_radius = 0, max_radius = 0;        // over the agents this worker visited (stage_grid)
   std::vector<ReciprocalNeighbour> reciprocal;  // a reciprocal mover's neighbours
+  std::vector<std::uint32_t> near_index;        // cfsm: their agents' indices (none: obstacles)
   std::vector<VelocityLine> lines;              // and its velocity constraints
   // Avoidance in chunks: each agent's push sums, then the chunk's directions at once; for each,
   // its index and the speed its direction is given.

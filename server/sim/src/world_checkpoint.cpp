@@ -33,8 +33,9 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // defaults: priority 50, layer 1, every bit of the mask, as their servers ran them). 15 added each
 // agent's team and sight and the world's default sight (older worlds' agents are nobody's, with
 // the default sight of 200). 16 writes each follow_path path once, shared by the agents that
-// follow it (older files hold a copy per agent, read as they are).
-constexpr std::uint32_t kFormatVersion = 16;
+// follow it (older files hold a copy per agent, read as they are). 17 added avoidance mode cfsm
+// and its parameters (older worlds have the defaults, which no other mode reads).
+constexpr std::uint32_t kFormatVersion = 17;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -53,7 +54,9 @@ void serialize(S& s, WorldDef& d) {
   s.f64(a.slow_radius);
   s.f64(a.arrive_tolerance);
   AvoidanceDef& v = d.avoidance;
-  s.enumeration(v.mode, s.version() >= 14 ? AvoidanceMode::orca : AvoidanceMode::cardioid);
+  s.enumeration(v.mode, s.version() >= 17   ? AvoidanceMode::cfsm
+                        : s.version() >= 14 ? AvoidanceMode::orca
+                                            : AvoidanceMode::cardioid);
   s.f64(v.personal_space);
   s.f64(v.cardioid_exponent);
   s.enumeration(v.preferred_side, Side::right);
@@ -69,6 +72,13 @@ void serialize(S& s, WorldDef& d) {
     s.u32(v.max_neighbours);
   else
     v.max_neighbours = 0;  // loading only: saving writes the newest format
+  if (s.version() >= 17) {
+    s.f64(v.time_gap);
+    s.f64(v.repulsion_strength);
+    s.f64(v.repulsion_range);
+    s.f64(v.wall_repulsion_strength);
+    s.f64(v.wall_repulsion_range);
+  }
 }
 
 template <CheckpointStream S>

@@ -412,6 +412,11 @@ CommandOutcome WorldImpl::apply_set_avoidance(const SetAvoidance& cmd) {
   if (cmd.crossing_activation) next.crossing_activation = *cmd.crossing_activation;
   if (cmd.lookahead) next.lookahead = *cmd.lookahead;
   if (cmd.max_neighbours) next.max_neighbours = *cmd.max_neighbours;
+  if (cmd.time_gap) next.time_gap = *cmd.time_gap;
+  if (cmd.repulsion_strength) next.repulsion_strength = *cmd.repulsion_strength;
+  if (cmd.repulsion_range) next.repulsion_range = *cmd.repulsion_range;
+  if (cmd.wall_repulsion_strength) next.wall_repulsion_strength = *cmd.wall_repulsion_strength;
+  if (cmd.wall_repulsion_range) next.wall_repulsion_range = *cmd.wall_repulsion_range;
   if (std::string why = validate(next); !why.empty())
     return failure(CommandError::out_of_bounds, why);
   def_.avoidance = next;

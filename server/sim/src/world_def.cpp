@@ -36,6 +36,15 @@ std::string validate(const AvoidanceDef& d) {
     return "avoidance crossing_activation must be in [0, 60] s";
   if (!in_range(d.lookahead, 0, 60)) return "avoidance lookahead must be in [0, 60] s";
   if (d.max_neighbours > 1000) return "avoidance max_neighbours must be in [0, 1000]";
+  if (!in_range(d.time_gap, 0.05, 10)) return "avoidance time_gap must be in [0.05, 10] s";
+  if (!in_range(d.repulsion_strength, 0, 100))
+    return "avoidance repulsion_strength must be in [0, 100]";
+  if (!in_range(d.repulsion_range, 1e-6, 10))
+    return "avoidance repulsion_range must be in (0, 10] radii";
+  if (!in_range(d.wall_repulsion_strength, 0, 100))
+    return "avoidance wall_repulsion_strength must be in [0, 100]";
+  if (!in_range(d.wall_repulsion_range, 1e-6, 10))
+    return "avoidance wall_repulsion_range must be in (0, 10] radii";
   return {};
 }
 

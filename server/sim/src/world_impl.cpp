@@ -140,6 +140,13 @@ std::uint64_t WorldImpl::state_hash() const {
   mixd(av.crossing_activation);
   mixd(av.lookahead);
   mix(av.max_neighbours);
+  if (av.mode == AvoidanceMode::cfsm) {  // worlds in the other modes hash as they always have
+    mixd(av.time_gap);
+    mixd(av.repulsion_strength);
+    mixd(av.repulsion_range);
+    mixd(av.wall_repulsion_strength);
+    mixd(av.wall_repulsion_range);
+  }
   // Orders' state, once it can change the future (order_service.hpp): an order queued, a route,
   // an enemy engaged, or an agent settling by contact (whose order number it compares).
   orders_.hash(agents_, mix, mixv, mixd);

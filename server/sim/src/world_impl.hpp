@@ -245,10 +245,11 @@ class WorldImpl {
   void stage_collisions();
   void stage_states();
   void count_rules();
-  // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
-  // velocity that takes it out of the way of a more important one coming at it (zero when none
-  // is), as people step aside for someone in a hurry.
-  Vec2 yield_velocity(std::size_t i, Scratch& scratch) const;
+  // A standing agent (no desire): the velocity that takes it out of the way of a mover coming at
+  // it (zero when none is), as people step aside for someone in a hurry. In the anti-gravity
+  // modes, of a more important mover; with any_priority (cfsm mode), of any mover on its way to
+  // its goal (not of one stepping aside itself, so yielding does not run through a crowd).
+  Vec2 yield_velocity(std::size_t i, Scratch& scratch, bool any_priority = false) const;
   // The agents and obstacles agent i avoids this tick, into scratch.batch.
   // Neighbour ids are filled in only when with_ids (for a trace); else 0. Returns a lower bound
   // on the squared distance from agent i's centre to every other's (its clearance,
@@ -285,6 +286,10 @@ class WorldImpl {
   // Agent i's reciprocal velocity (stage_avoidance: a member of a reciprocal move, or any agent
   // in orca mode). `aside`: the velocity obstacles moved it off the velocity it preferred.
   Vec2 reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) const;
+  // Agent i's velocity by the collision-free speed model (stage_avoidance in cfsm mode): its
+  // wish's direction turned by the repulsion of its neighbours, the walls and the obstacles, at
+  // the speed its headway to the nearest one ahead in that direction allows.
+  Vec2 headway_desire(std::size_t i, Scratch& scratch);
 
   WorldDef def_;
   Rng rng_;

@@ -12,6 +12,14 @@
 #include "world_impl.hpp"
 
 namespace herd::sim {
+namespace {
+
+// cfsm mode: an arriving agent held up within this many of its radii of its place, beside
+// arrived agents of its own order in its way there, takes the place where it stands; and those
+// standing make way only for movers that will not (headway_desire, yield_velocity).
+constexpr double kSettleRadii = 24;
+
+}  // namespace
 
 double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_ids) const {
   NeighbourBatch& out = scratch.batch;
@@ -201,7 +209,7 @@ double WorldImpl::gather_neighbours(std::size_t i, Scratch& scratch, bool with_i
   return std::min(nearest2, searched2);
 }
 
-Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch) const {
+Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch, bool any_priority) const {
   const Agent& a = agents_[i];
   // Within the reach of the strongest anti-gravity push (as gather_neighbours looks), the more
   // important movers it heeds whose path, within the look-ahead (AvoidanceDef::lookahead), passes
@@ -223,12 +231,37 @@ Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch) const {
         found.slot.data(), found.index.data(), nullptr);
     for (std::size_t q = 0; q < m; ++q) {
       const std::uint32_t k = found.slot[q];
-      if (neighbours_.slot_rules[k].priority >= a.def.priority || !neighbours_.heeds(a, k))
-        continue;
-      const Vec2 v = neighbours_.slots[k].velocity;
-      const double speed = length(v);
+      Vec2 dir;
+      double speed = 0;
+      if (any_priority) {
+        if (neighbours_.rules.any() && (neighbours_.slot_rules[k].layer & a.def.mask) == 0)
+          continue;
+        // On its way: it has a goal beyond its reach (this tick's desires' goals are set before
+        // the avoidance stage, which writes only their velocities), and it is not standing there
+        // itself. Its way is the straight line to its goal at its top speed, whether or not it is
+        // held up: one that stops in front of it is still to be let through.
+        const std::size_t j = found.index[q];
+        const Desire& theirs = desires_[j];
+        const Agent& other = agents_[j];
+        const Vec2 there = theirs.goal ? *theirs.goal - neighbours_.grid.position(k) : Vec2{};
+        const double reach_there = 2 * other.def.radius;
+        if (!theirs.goal || !theirs.arriving || other.state != MoveState::moving ||
+            length_squared(there) <= reach_there * reach_there)
+          continue;
+        // One of its own order looking for its place nearby takes the nearest it can reach
+        // (headway_desire): those standing do not all shuffle to let it through.
+        const double settles = kSettleRadii * other.def.radius;
+        if (other.order == a.order && length_squared(there) <= settles * settles) continue;
+        dir = normalized_or_zero(there);
+        speed = other.def.max_speed;
+      } else {
+        if (neighbours_.slot_rules[k].priority >= a.def.priority || !neighbours_.heeds(a, k))
+          continue;
+        const Vec2 v = neighbours_.slots[k].velocity;
+        speed = length(v);
+        dir = speed > 0 ? v * (1.0 / speed) : Vec2{};
+      }
       if (!(speed > 0)) continue;
-      const Vec2 dir = v * (1.0 / speed);
       const Vec2 rel = a.position - neighbours_.grid.position(k);
       const double rsum = a.def.radius + neighbours_.slots[k].radius;
       const double along = dot(rel, dir);
@@ -418,6 +451,176 @@ Vec2 WorldImpl::reciprocal_desire(std::size_t i, Scratch& scratch, bool& aside) 
                                      near, kHorizon, def_.dt, scratch.lines);
   aside = v != clamp_length(preferred, max_speed);
   return v;
+}
+
+Vec2 WorldImpl::headway_desire(std::size_t i, Scratch& scratch) {
+  const Agent& a = agents_[i];
+  const AvoidanceDef& av = def_.avoidance;
+  Vec2 wish = desires_[i].velocity;
+  const std::optional<Vec2> goal = desires_[i].arriving ? desires_[i].goal : std::nullopt;
+  const double r = a.def.radius;
+  // Within four radii of a blocked tile (in or beside a door, against a wall): where one may not
+  // take a place (it would stop all behind it).
+  const auto by_a_wall = [&] {
+    if (!map_) return false;
+    const TileCoord lo = map_->tile_at(a.position - Vec2{4 * r, 4 * r});
+    const TileCoord hi = map_->tile_at(a.position + Vec2{4 * r, 4 * r});
+    for (std::int32_t ty = lo.y; ty <= hi.y; ++ty)
+      for (std::int32_t tx = lo.x; tx <= hi.x; ++tx)
+        if (map_->blocked(tx, ty)) return true;
+    return false;
+  };
+  const double to_goal = goal ? length(*goal - a.position) : HUGE_VAL;
+  // One standing (idle, or within kYieldRadii radii of the place it arrives at: it may have
+  // stepped that far aside already, and stays out of the way while the mover is still coming)
+  // steps out of the way of a mover coming at it, whoever it is, and the model takes it aside;
+  // once clear, its arrive brings it back to its place. One told to hold does not yield.
+  constexpr double kYieldRadii = 4;
+  const double still = a.def.max_force / a.def.mass * def_.dt;
+  const bool standing =
+      length_squared(wish) <= still * still || to_goal <= kYieldRadii * a.def.radius;
+  if (standing && a.behaviour.kind != BehaviourKind::hold) {
+    if (const Vec2 aside = yield_velocity(i, scratch, true); aside != Vec2{}) {
+      wish = aside;
+      desires_[i].aside = true;
+    }
+  }
+  // At its place (within the arrive tolerance), not yielding: it stands, whatever presses round
+  // it (a first-order model has no braking to wait for; its neighbours' repulsion would otherwise
+  // keep it sliding about its place at the arrive's last speed).
+  if (!desires_[i].aside && to_goal <= a.def.arrive_tolerance) return {};
+  const double wish_speed = std::min(length(wish), a.def.max_speed);
+  // The model moves those with somewhere to go: one that wishes to stand, stands.
+  if (!(wish_speed > 0)) return {};
+  const Vec2 e0 = wish * (1.0 / length(wish));
+  const double range = av.repulsion_range * r, wall_range = av.wall_repulsion_range * r;
+  // A repulsion is below a hundredth of the wish beyond ln(100 strength) ranges from contact;
+  // the headway matters up to the gap that allows the speed wished for.
+  auto fade = [](double strength, double range) {
+    return strength > 0 ? range * std::log(std::max(1.0, 100 * strength)) : 0.0;
+  };
+  const double neighbour_fade = fade(av.repulsion_strength, range);
+  const double wall_fade = fade(av.wall_repulsion_strength, wall_range);
+  const double reach =
+      r + neighbours_.max_agent_radius + std::max(neighbour_fade, wish_speed * av.time_gap);
+  const bool filtered = neighbours_.filters_neighbours(a);
+  const std::size_t subject = heads_for_subject(a.behaviour) && a.behaviour.agent != kNoAgent
+                                  ? index_of(a.behaviour.agent)
+                                  : agents_.size();
+  // The neighbours within reach (the one it heads for is not in its way: it means to reach it),
+  // each pushing the direction away from it by strength exp((r1 + r2 - d) / range).
+  std::vector<ReciprocalNeighbour>& near = scratch.reciprocal;
+  std::vector<std::uint32_t>& near_index = scratch.near_index;
+  near.clear();
+  near_index.clear();
+  constexpr std::uint32_t kObstacle = ~std::uint32_t{0};
+  Vec2 push;
+  neighbours_.near_grid.query_points(
+      a.position, reach, [&](std::uint32_t slot, Vec2 p, std::uint32_t) {
+        const std::uint32_t j = neighbours_.grid.index(slot);
+        const Vec2 rel = p - a.position;
+        const double d2 = length_squared(rel);
+        if (j == i || j == subject || d2 > reach * reach) return;
+        if (filtered && !neighbours_.heeds(a, slot)) return;
+        const double other = neighbours_.slots[slot].radius;
+        near.push_back({p, {}, other, 0});
+        near_index.push_back(j);
+        const double d = std::sqrt(d2);
+        const double l = r + other;
+        if (d > 0 && d < l + neighbour_fade)
+          push -= rel * (av.repulsion_strength * std::exp((l - d) / range) / d);
+      });
+  // Static geometry pushes by strength exp((r - d) / range) from its nearest point, d the
+  // distance to it: obstacles (in the headway too: they stand in the way as agents do), thin
+  // walls, blocked tiles and the world's edges.
+  auto repel_from = [&](Vec2 q) {
+    const Vec2 rel = q - a.position;
+    const double d = length(rel);
+    if (d > 0 && d < r + wall_fade)
+      push -= rel * (av.wall_repulsion_strength * std::exp((r - d) / wall_range) / d);
+  };
+  neighbours_.obstacle_index.query_within(a.position, reach, [&](std::uint32_t k) {
+    const Obstacle& o = obstacles_.items[k];
+    const Vec2 rel = o.position - a.position;
+    const double d = length(rel);
+    if (d > reach + o.radius) return;
+    near.push_back({o.position, {}, o.radius, 1});
+    near_index.push_back(kObstacle);
+    if (d > o.radius) repel_from(a.position + rel * ((d - o.radius) / d));
+  });
+  walls_.near_points(a.position, r + wall_fade, scratch.walls, repel_from);
+  const double near_edge = r + wall_fade;
+  if (map_) {
+    const double s = map_->tile_size();
+    const TileCoord lo = map_->tile_at(a.position - Vec2{near_edge, near_edge});
+    const TileCoord hi = map_->tile_at(a.position + Vec2{near_edge, near_edge});
+    for (std::int32_t ty = lo.y; ty <= hi.y; ++ty)
+      for (std::int32_t tx = lo.x; tx <= hi.x; ++tx) {
+        if (!map_->blocked(tx, ty)) continue;
+        const Vec2 q{std::clamp(a.position.x, tx * s, (tx + 1) * s),
+                     std::clamp(a.position.y, ty * s, (ty + 1) * s)};
+        repel_from(q);  // a centre inside the tile is the collision stage's to push out
+      }
+  }
+  if (a.position.x < near_edge) repel_from({0, a.position.y});
+  if (a.position.x > def_.width - near_edge) repel_from({def_.width, a.position.y});
+  if (a.position.y < near_edge) repel_from({a.position.x, 0});
+  if (a.position.y > def_.height - near_edge) repel_from({a.position.x, def_.height});
+  // The direction: the wish turned by the pushes; where they cancel it exactly, the way it was
+  // going (or the wish, standing). Where they nearly cancel it (one pressed against others whose
+  // repulsion balances its wish), it slows in proportion: the published model keeps the speed
+  // and flips its direction tick by tick about the balance, which a crowd at rest, pressed round
+  // a door or a place, shows as a shiver; damped, it stands.
+  const Vec2 steer = e0 + push;
+  Vec2 direction = normalized_or_zero(steer);
+  if (direction == Vec2{}) {
+    direction = normalized_or_zero(a.velocity);
+    if (direction == Vec2{}) direction = e0;
+  }
+  // The headway: the gap to the nearest disc ahead in its lane (whose centre is ahead and within
+  // the two radii of its line of walking), and the speed that keeps the time gap to it.
+  double gap = HUGE_VAL;
+  for (const ReciprocalNeighbour& n : near) {
+    const Vec2 rel = n.position - a.position;
+    const double l = r + n.radius;
+    if (dot(direction, rel) < 0 || std::abs(cross(direction, rel)) > l) continue;
+    gap = std::min(gap, length(rel) - l);
+  }
+  const double speed =
+      std::clamp(gap / av.time_gap, 0.0, wish_speed) * std::min(1.0, 2 * length(steer));
+  // Arriving within two radii of its goal, with nothing of the model's velocity left towards it
+  // (the headway closed, or the repulsion of those standing round the place balancing the wish):
+  // it stops, and takes the place where it stands (stage_states). Without this, one whose place
+  // others crowd round hovers beside it for ever, never arrived.
+  if (goal && !desires_[i].aside && to_goal <= 2 * r &&
+      dot(direction, *goal - a.position) * speed <= 0.01 * a.def.max_speed * to_goal) {
+    neighbours_.takes_place[i] = 1;
+    return {};
+  }
+  // Nearing its place (within kSettleRadii radii), held up (making no way towards it) beside one
+  // of its own order (of no order, both) that has arrived and stands in its way there, within
+  // the gap at which their repulsion balances a wish: the others stand round a place it cannot
+  // reach through them, and it takes the place where it stands, as a group's member settles by
+  // contact ("near"). Farther, or held up by others, it waits, or they yield: it is passing
+  // through. Nor does it take a place within its diameter of a blocked tile: one that settled in
+  // a door would stop all behind it.
+  if (goal && !desires_[i].aside && to_goal <= kSettleRadii * r && !by_a_wall() &&
+      dot(direction, *goal - a.position) * speed <= 0.01 * a.def.max_speed * to_goal) {
+    const Vec2 way = *goal - a.position;
+    const double balance =
+        range * std::log(std::max(av.repulsion_strength, 1.0)) + OrderService::kSettleGap * r;
+    for (std::size_t m = 0; m < near.size(); ++m) {
+      if (near_index[m] == kObstacle) continue;
+      const Agent& other = agents_[near_index[m]];
+      const Vec2 to = near[m].position - a.position;
+      if (other.order != a.order || other.state != MoveState::arrived ||
+          length(to) - r - near[m].radius > balance || 2 * dot(to, way) < length(to) * length(way))
+        continue;
+      neighbours_.takes_place[i] = 1;
+      return {};
+    }
+  }
+  return direction * speed;
 }
 
 }  // namespace herd::sim

@@ -268,9 +268,9 @@ void WorldImpl::stage_avoidance() {
   // Members moving reciprocally heed their nearest few, far nearer than the avoidance grid's
   // cells are wide (a cell spans the strongest push's reach): they look them up in a grid of
   // their own, cells about the crowd's mean spacing, so a look visits tens, not hundreds.
-  // In orca mode every agent looks them up so.
+  // In orca and cfsm modes every agent looks them up so.
   const std::span<const std::uint32_t> tags_now = together();
-  if (def_.avoidance.mode == AvoidanceMode::orca ||
+  if (def_.avoidance.mode == AvoidanceMode::orca || def_.avoidance.mode == AvoidanceMode::cfsm ||
       std::any_of(tags_now.begin(), tags_now.end(),
                   [](std::uint32_t t) { return (t & FormationService::kReciprocal) != 0; }))
     neighbours_.near_grid
@@ -290,6 +290,10 @@ void WorldImpl::stage_avoidance() {
   // a vector register), the same bits as one agent at a time.
   const bool batched = combines_in_batch(def_.avoidance);
   neighbours_.clearance2.resize(agents_.size());
+  if (def_.avoidance.mode == AvoidanceMode::cfsm)
+    neighbours_.takes_place.assign(agents_.size(), 0);
+  else
+    neighbours_.takes_place.clear();
   for_each_range(neighbours_.grid.size(), [this, batched](std::size_t begin, std::size_t end,
                                                           Scratch& scratch) {
     constexpr std::size_t kChunk = 64;
@@ -317,6 +321,16 @@ void WorldImpl::avoid(std::size_t k, Scratch& scratch, bool batched) {
   const auto traced = runner_.traces.find(a.id);
   const std::span<const std::uint32_t> tags = together();
   const AvoidanceMode mode = def_.avoidance.mode;
+  // The collision-free speed model: every agent, formation members too (a pedestrian crowd).
+  if (mode == AvoidanceMode::cfsm) {
+    desires_[i].aside = false;
+    desires_[i].velocity = headway_desire(i, scratch);
+    if (traced != runner_.traces.end()) {  // no pushes: the direction wanted and the one taken
+      traced->second.desired_dir = normalized_or_zero(desired);
+      traced->second.final_dir = normalized_or_zero(desires_[i].velocity);
+    }
+    return;
+  }
   // Orca mode: every agent, moving or standing (RVO2 runs every agent, its preferred velocity
   // zero when it has nowhere to go, so that standing ones give way too).
   const bool member =
@@ -406,6 +420,15 @@ void WorldImpl::integrate(Agent& a, const Desire& desire) const {
     return;
   }
   const Vec2 steered = desire.velocity;  // after avoidance
+  // The collision-free speed model is of first order, as it is published and JuPedSim runs it:
+  // the velocity it gives is the velocity taken, braking included, so the time gap it keeps is
+  // the time gap it walks.
+  if (def_.avoidance.mode == AvoidanceMode::cfsm) {
+    a.velocity = clamp_length(steered, a.def.max_speed);
+    a.position += a.velocity * def_.dt;
+    confine(a, def_.width, def_.height);
+    return;
+  }
   a.velocity = a.movement == Movement::kinematic
                    ? kinematic_velocity(a, steered, def_.dt)
                    : steer_towards(a.velocity, steered, a.def, def_.dt);
@@ -426,6 +449,11 @@ void WorldImpl::stage_states() {
     // Settled under a group order and standing still, but pushed off its spot (wedged among
     // others at rest, whose overlap is shared out): it holds where it was pushed to.
     if (a.behaviour.settle == Settle::settled && a.velocity == Vec2{} && d.arriving)
+      a.behaviour.point = a.position;
+    // Beside its goal, its way there blocked by those standing round it: it takes the place where
+    // it stands, as one does whose place is taken (cfsm mode).
+    if (!neighbours_.takes_place.empty() && neighbours_.takes_place[i] && d.arriving &&
+        a.velocity == Vec2{})
       a.behaviour.point = a.position;
     const double to_goal = d.goal ? length(*d.goal - a.position) : 0.0;
     bool there = d.arriving && d.goal && a.velocity == Vec2{} &&

@@ -198,6 +198,11 @@ struct SetAvoidance {
   std::optional<double> crossing_activation;
   std::optional<double> lookahead;
   std::optional<std::uint32_t> max_neighbours;
+  std::optional<double> time_gap;
+  std::optional<double> repulsion_strength;
+  std::optional<double> repulsion_range;
+  std::optional<double> wall_repulsion_strength;
+  std::optional<double> wall_repulsion_range;
   friend bool operator==(const SetAvoidance&, const SetAvoidance&) = default;
 };
 

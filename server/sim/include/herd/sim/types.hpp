@@ -223,10 +223,13 @@ using ObstacleId = std::uint32_t;
 // ---- avoidance --------------------------------------------------------------------------------
 
 // How agents avoid one another: not at all, by anti-gravity pushes (circle: plain; cardioid:
-// the whole pipeline of avoidance.hpp, the default), or by optimal reciprocal collision avoidance
+// the whole pipeline of avoidance.hpp, the default), by optimal reciprocal collision avoidance
 // (orca: RVO2's velocity obstacles, reciprocal.hpp) for every agent, moving or standing, as
-// RVO2 and Unity's crowd run it.
-enum class AvoidanceMode : std::uint8_t { none, circle, cardioid, orca };
+// RVO2 and Unity's crowd run it, or by the collision-free speed model of pedestrian dynamics
+// (cfsm: Tordeux, Chraibi and Seyfried 2016, as JuPedSim runs it): each walks at the speed its
+// headway to the nearest one ahead allows within a time gap, in a direction turned by its
+// neighbours' and the walls' repulsion, so a crowd slows with density as people do.
+enum class AvoidanceMode : std::uint8_t { none, circle, cardioid, orca, cfsm };
 enum class Side : std::uint8_t { left, right };
 
 // The split fix's green vector A. The stated idea: "add the original anti-gravity vectors first,

@@ -27,6 +27,19 @@ struct AvoidanceDef {
   // Other agents each agent avoids at most: the nearest within the push cutoff (ties by id), as
   // RVO2's max_neighbors. Bounds the cost in a crowd piled on one point; 0: no cap. [0, 1000]
   std::uint32_t max_neighbours = 16;
+  // The collision-free speed model (cfsm mode only). An agent's speed is its headway to the
+  // nearest agent ahead in its lane (the gap between their discs) over time_gap, no more than it
+  // wishes; its direction is its wish turned by each neighbour's repulsion, strength
+  // exp((r1 + r2 - d) / range), and each wall's, strength exp((r - d) / range). The ranges are in
+  // the agent's radii, so the model is the same in a world of metres and one of pixels: at a
+  // radius of 0.2 m, 0.5 and 0.1 radii are JuPedSim's 0.1 m and 0.02 m. The time gap is
+  // calibrated so that a corridor's crowd follows Weidmann's fundamental diagram
+  // (docs/simulation.md); JuPedSim's default is 1 s.
+  double time_gap = 0.56;                // s, [0.05, 10]
+  double repulsion_strength = 8.0;       // neighbours' repulsion at contact, [0, 100]
+  double repulsion_range = 0.5;          // radii, (0, 10]
+  double wall_repulsion_strength = 5.0;  // [0, 100]
+  double wall_repulsion_range = 0.1;     // radii, (0, 10]
   friend bool operator==(const AvoidanceDef&, const AvoidanceDef&) = default;
 };
 
