@@ -300,7 +300,7 @@ Runner add_sim(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option_function<std::string>(
          "--mode", [&c](const std::string& v) { c.mode = mode_named(v); },
-         "avoidance: none, circle, cardioid (default) or orca")
+         "avoidance: none, circle, cardioid (default), orca or cfsm")
       ->check(CLI::IsMember(kModeNames));
   sub.add_option("--threads", c.threads, "threads stepping the world")
       ->check(CLI::Range(1, 64))
