@@ -76,6 +76,7 @@ void WorldImpl::step() {
   run_stage(Stage::collisions, &WorldImpl::stage_collisions);
   run_stage(Stage::walls, &WorldImpl::stage_walls);
   run_stage(Stage::states, &WorldImpl::stage_states);
+  update_stalls();  // timed with no stage of its own: one speed test per agent, mostly
   run_stage(Stage::formations, &WorldImpl::stage_formations);
   run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
@@ -96,6 +97,7 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   contacts_.hit_subject.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
+  stalls_.grow(agents_.size());
   if (neighbours_.rules_stale) count_rules();
   steering_.prune(agents_);     // when a command may have left entries for agents doing otherwise
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
@@ -447,6 +449,11 @@ void WorldImpl::stage_states() {
     // The collided mark: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   });
+}
+
+void WorldImpl::update_stalls() {
+  stalls_.update({agents_, desires_, neighbours_.grid, neighbours_.moved,
+                  neighbours_.max_agent_radius, def_.dt});
 }
 
 }  // namespace herd::sim
