@@ -49,6 +49,7 @@ class StallService {
   // For checkpoints (world_checkpoint.cpp): the records, written and read as they are.
   std::vector<Stall>& records() { return stalls_; }
   void recount(double dt);
+  std::size_t memory_bytes() const { return stalls_.capacity() * sizeof(Stall); }
 
   // Why agent i (slow past the mark) is stalled: its record's reason and `by`, from its contacts
   // (the agents within half its radius of touching it). Exposed for the tests of each reason.

@@ -249,8 +249,8 @@ class WorldImpl {
   }
   void stage_collisions();
   void stage_states();
-  // After the states: each agent's stall timer, and the reasons of those past the mark
-  // (stalls.hpp). Reads the world, writes only the stall records.
+  // The states stage's last part: each agent's stall timer, and the reasons of those past the
+  // mark (stalls.hpp). Reads the world, writes only the stall records.
   void update_stalls();
   void count_rules();
   // A standing agent (no desire) in the anti-gravity modes, when more important agents exist: the
