@@ -453,6 +453,33 @@ TEST(ServerCodec, SnapshotCarriesAStalledAgentsReason) {
   }
 }
 
+// An inspected stalled agent's trace says its stall as its object does, and reads back.
+TEST(ServerCodec, AnInspectedStalledAgentsTraceCarriesItsStall) {
+  sim::World world(sim::WorldDef{});
+  sim::SetAvoidance none;  // its trace is then its wish alone (PROTOCOL.md, inspect)
+  none.mode = sim::AvoidanceMode::none;
+  ASSERT_TRUE(world.apply(none).ok());
+  ASSERT_TRUE(world.apply(sim::AddWall{{{300, 200}, {300, 400}}, false}).ok());
+  sim::SpawnAgent mover;
+  mover.position = {200, 300};
+  mover.target = sim::Vec2{400, 300};
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {mover}}).ok());
+  world.set_inspected({1});
+  for (int i = 0; i < 400; ++i) world.step();
+  ASSERT_TRUE(world.stalls()[0].stalled()) << "pressed against the wall for over 2 s";
+  std::string text = encode_snapshot(world);
+  text.pop_back();
+  const std::string own = inspect_suffix(inspect_texts(world), std::vector<std::uint32_t>{1});
+  EXPECT_NE(own.find(R"("stall":"blocked","stall_for":)"), std::string::npos) << own;
+  const auto decoded = decode_server(text + own);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  ASSERT_EQ(snap.inspect.size(), 1u);
+  EXPECT_EQ(snap.inspect[0].stall, sim::StallReason::blocked);
+  EXPECT_EQ(snap.inspect[0].stall_for, snap.agents.at(0).stall_for);
+  EXPECT_EQ(encode(snap), text + own) << "the same text as the protocol's encoder";
+}
+
 // Avoidance priority, layer and mask: a spawn's (each agent's, or a count spawn's for all) round
 // trip; the snapshot carries an agent's only when they are not the defaults, and decodes them
 // back byte for byte; set_avoidance takes mode orca.
