@@ -508,7 +508,7 @@ TEST(Lab, AMoverPressedAgainstAParkedClumpIsExplained) {
       ++explained;
     }
   }
-  EXPECT_GT(explained, 0u) << "the issue's stuck mover (a keep agent whose place is taken)";
+  EXPECT_GT(explained, 0u) << "a keep agent whose place is taken stays stuck";
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ TEST(Stall, AgentsMovingAtSpeedOrStandingNeverGetAReason) {
   EXPECT_EQ(w.stalled_by_reason()[0], w.agents().size());
 }
 
-// The case in small: a mover sent into the middle of a parked clump, pressed against
+// A stuck mover in small: a mover sent into the middle of a parked clump, pressed against
 // it: blocked by standing agents, and those named are the clump's.
 TEST(Stall, AMoverPressedAgainstAParkedClumpIsBlockedByStandingAgents) {
   World w{WorldDef{}};
