@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "herd/sim/commands.hpp"
+#include "herd/sim/stall.hpp"
 #include "herd/sim/world_def.hpp"
 #include "protocol/density.hpp"
 
@@ -335,6 +336,11 @@ struct AgentState {
   // sight, on the wire when not the world's default.
   std::optional<std::uint8_t> team;
   std::optional<double> sight;
+  // Why it is stalled (sim::Stall, on the wire only when stalled): the reason, how long it has
+  // been slow (s) and the agents responsible that the audience sees, nearest first.
+  sim::StallReason stall = sim::StallReason::none;
+  double stall_for = 0;
+  std::vector<std::uint32_t> stall_by;
   friend bool operator==(const AgentState&, const AgentState&) = default;
 };
 
@@ -366,6 +372,10 @@ struct InspectState {
       current_path_to;
   double ig_factor = 0;
   std::vector<PushState> pushes;
+  // The agent's stall, as its agent object carries it (AgentState::stall, stall_for, stall_by).
+  sim::StallReason stall = sim::StallReason::none;
+  double stall_for = 0;
+  std::vector<std::uint32_t> stall_by;
   friend bool operator==(const InspectState&, const InspectState&) = default;
 };
 

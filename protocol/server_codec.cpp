@@ -19,6 +19,19 @@ void write_point(JsonWriter& w, std::string_view key, sim::Vec2 p) {
 
 }  // namespace
 
+// A stall's members, when stalled (AgentState::stall, InspectState::stall).
+static void write_stall(JsonWriter& w, sim::StallReason reason, double seconds,
+                        const std::vector<std::uint32_t>& by) {
+  if (reason == sim::StallReason::none) return;
+  w.field("stall", sim::stall_name(reason));
+  w.field("stall_for", seconds);
+  if (by.empty()) return;
+  w.key("stall_by");
+  w.begin_array();
+  for (std::uint32_t id : by) w.integer(std::uint64_t{id});
+  w.end_array();
+}
+
 void write_agent(JsonWriter& w, const AgentState& a) {
   w.begin_object();
   w.field("id", a.id);
@@ -64,6 +77,7 @@ void write_agent(JsonWriter& w, const AgentState& a) {
     }
     w.end_array();
   }
+  write_stall(w, a.stall, a.stall_for, a.stall_by);
   w.end_object();
 }
 
@@ -237,6 +251,7 @@ void write_inspect(JsonWriter& w, const InspectState& s) {
   write_point(w, "velocity", s.velocity);
   write_point(w, "desired_path_to", s.desired_path_to);
   write_point(w, "current_path_to", s.current_path_to);
+  write_stall(w, s.stall, s.stall_for, s.stall_by);
   w.end_object();
 }
 

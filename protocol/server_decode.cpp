@@ -12,6 +12,23 @@ namespace {
 using namespace detail;
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
 
+// An agent's (or its trace's) stall: "stall" (a reason other than "none"), "stall_for" (s, with
+// it) and "stall_by" (ids, at most StallRule::kMaxBy, only with it).
+void read_stall(Fields& f, sim::StallReason& reason, double& seconds,
+                std::vector<std::uint32_t>& by) {
+  const json* r = f.find("stall");
+  if (!r) {
+    if (f.find("stall_for") || f.find("stall_by")) bad(f.name("stall_for"), "comes with 'stall'");
+    return;
+  }
+  const auto known = sim::stall_from_name(as_string(*r, f.name("stall")));
+  if (!known || *known == sim::StallReason::none) bad(f.name("stall"), "is not a stall reason");
+  reason = *known;
+  seconds = as_number(f.need("stall_for"), f.name("stall_for"), 0, kHuge);
+  if (const json* b = f.find("stall_by"))
+    by = as_ids(*b, f.name("stall_by"), sim::StallRule::kMaxBy);
+}
+
 AgentState read_agent(const json& v, const std::string& where) {
   Fields a(v, where);
   AgentState st;
@@ -85,6 +102,7 @@ AgentState read_agent(const json& v, const std::string& where) {
       st.waypoints.push_back({as_number((*v)[k], a.name("waypoints"), -kHuge, kHuge),
                               as_number((*v)[k + 1], a.name("waypoints"), -kHuge, kHuge)});
   }
+  read_stall(a, st.stall, st.stall_for, st.stall_by);
   a.no_others();
   return st;
 }
@@ -130,6 +148,7 @@ InspectState read_inspect(const json& v, const std::string& where) {
   s.velocity = as_point(f.need("velocity"), f.name("velocity"));
   s.desired_path_to = as_point(f.need("desired_path_to"), f.name("desired_path_to"));
   s.current_path_to = as_point(f.need("current_path_to"), f.name("current_path_to"));
+  read_stall(f, s.stall, s.stall_for, s.stall_by);
   f.no_others();
   return s;
 }

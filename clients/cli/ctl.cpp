@@ -978,4 +978,33 @@ void add_command_subcommands(CLI::App& app, json& out) {
   add_declared_fields(app, out, builds);
 }
 
+std::optional<std::string> describe_why(const json& snapshot, std::uint32_t id) {
+  const json agents = snapshot.value("agents", json::array());
+  if (!agents.is_array()) return std::nullopt;
+  for (const json& a : agents) {
+    if (!a.is_object() || a.value("id", json()) != id) continue;
+    auto num = [&](const char* key) { return a.value(key, 0.0); };
+    std::string out = "agent " + std::to_string(id) + ": " + a.value("state", std::string("?"));
+    out += " at " + format_number(std::hypot(num("vx"), num("vy"))) + " u/s";
+    if (const auto stall = a.find("stall"); stall != a.end() && stall->is_string()) {
+      out += ", stalled " + format_number(std::round(num("stall_for") * 10) / 10) +
+             " s: " + stall->get<std::string>();
+      if (const auto by = a.find("stall_by"); by != a.end() && by->is_array() && !by->empty()) {
+        out += " (by";
+        for (std::size_t k = 0; k < by->size(); ++k) out += (k ? ", " : " ") + (*by)[k].dump();
+        out += ")";
+      }
+    } else {
+      out += ", not stalled";
+    }
+    out += "; at (" + format_number(std::round(num("x") * 10) / 10) + ", " +
+           format_number(std::round(num("y") * 10) / 10) + ")";
+    if (a.contains("tx"))
+      out += ", going to (" + format_number(std::round(num("tx") * 10) / 10) + ", " +
+             format_number(std::round(num("ty") * 10) / 10) + ")";
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace herd::cli

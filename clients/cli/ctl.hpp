@@ -82,6 +82,11 @@ std::string describe_scenarios(const nlohmann::json& welcome);
 // address, snapshot format, seconds connected, bytes and snapshots sent, snapshots dropped, round
 // trip; "-" for what is not known yet), the asker's marked "(you)", then how many.
 std::string describe_sessions(const nlohmann::json& sessions);
+// herd-ctl why ID: agent `id` of a JSON snapshot as people read it, one line: its state, speed and
+// place, and when stalled (PROTOCOL.md's `stall`) the reason, for how long and the agents
+// responsible; "agent 127: moving at 0 u/s, stalled 12.5 s: blocked_by_standing (by 45, 46)".
+// nullopt when the snapshot has no agent `id` (none such, or out of the asker's sight).
+std::optional<std::string> describe_why(const nlohmann::json& snapshot, std::uint32_t id);
 
 // herd-ctl load: N viewer connections reading snapshots for `seconds`; prints a report.
 struct LoadOptions {

@@ -130,6 +130,45 @@ int send_lines(client::WsClient& ws, Millis timeout, const Output& out) {
   return status;
 }
 
+// herd-ctl why ID: says hello (`greet`), reads the next snapshot and prints agent `id` of it (for
+// people, or its JSON object with --json): 0 when shown, 1 when the world has no such agent (or
+// none the asker sees), 3 when no snapshot came in time (a paused world sends none: said so).
+int explain_agent(client::WsClient& ws, const std::function<void()>& greet, std::uint32_t id,
+                  Millis timeout, const Output& out) {
+  greet();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool paused = false;  // as the last welcome said
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    std::optional<std::string> text;
+    if (left.count() <= 0 || !(text = ws.receive(left)))
+      return fail(cli::kUnreachable,
+                  paused ? "no snapshot within the timeout: the world is paused (step or resume it)"
+                         : "no snapshot within the timeout");
+    if (text->rfind(R"({"type":"snapshot")", 0) != 0) {
+      const json m = json::parse(*text, nullptr, false);
+      if (m.is_discarded()) continue;
+      if (m.value("type", "") == "error") out.answer(*text, m);
+      if (m.value("type", "") == "welcome") paused = m.value("paused", false);
+      continue;
+    }
+    const json snapshot = json::parse(*text, nullptr, false);
+    if (snapshot.is_discarded()) return fail(cli::kUnreachable, "the snapshot is not JSON");
+    const auto line = cli::describe_why(snapshot, id);
+    if (!line)
+      return fail(cli::kServerError, "unknown_agent: no agent " + std::to_string(id) +
+                                         " in the world (or none you see)");
+    if (out.as_json) {
+      for (const json& a : snapshot["agents"])
+        if (a.value("id", json()) == id) std::cout << cli::terminal_safe(a.dump()) << "\n";
+    } else {
+      std::cout << cli::terminal_safe(*line) << "\n";
+    }
+    return cli::kOk;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,6 +223,12 @@ int main(int argc, char** argv) {
       "info", "the server's welcome: world, scenario, rates, limits and this session's role");
   auto* scenarios = app.add_subcommand(
       "scenarios", "the scenarios the server can load (load_scenario), the running one marked");
+  std::uint32_t why_id = 0;
+  auto* why = app.add_subcommand(
+      "why",
+      "why agent ID is where it is: its state and speed, and when stalled the reason, for how "
+      "long and the agents responsible (from the next snapshot)");
+  why->add_option("ID", why_id, "the agent's id")->required()->check(CLI::Range(1u, 0xFFFFFFFFu));
   auto* sessions = app.add_subcommand(
       "sessions",
       "the server's sessions (commanders only): role, address, bytes and snapshots sent, drops, "
@@ -378,6 +423,16 @@ int main(int argc, char** argv) {
         return cli::kOk;
       }
     }
+    if (why->parsed())
+      return explain_agent(
+          ws,
+          [&] {
+            hello(ws, *url, timeout, tls, token,
+                  player          ? "player"
+                  : token.empty() ? "viewer"
+                                  : "commander");
+          },
+          why_id, timeout, out);
     hello(ws, *url, timeout, tls, token, player ? "player" : "commander");
     if (sessions->parsed()) return list_sessions(ws, timeout, out);
     if (send->parsed()) return send_lines(ws, timeout, out);

@@ -232,6 +232,13 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
   for (const auto& a : agents)
     if (a.collided)
       fill_ring(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale, kCollidedRingPx);
+  set_colour(r, colour::kStalled);
+  for (const auto& a : agents)
+    if (a.stall != sim::StallReason::none && a.state != sim::MoveState::unreachable) {
+      const double d = a.r * cam.scale + 3 + kStallBadgePx * 0.6;
+      fill_circle(r, cam.to_screen_x(a.x) - d * std::numbers::sqrt2 / 2,
+                  cam.to_screen_y(a.y) - d * std::numbers::sqrt2 / 2, kStallBadgePx);
+    }
   for (const auto& a : agents) {
     const double sx = cam.to_screen_x(a.x), sy = cam.to_screen_y(a.y), sr = a.r * cam.scale;
     // Heading: from the rim outwards along the velocity, so the body's colour stays readable.

@@ -21,6 +21,7 @@ namespace colour {
 inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};  // the browser's white at 0.8 over its dark ground
 inline constexpr Rgb kText{0xe0, 0xe6, 0xee};
 inline constexpr Rgb kTextBad{0xff, 0x6b, 0x6b};
+inline constexpr Rgb kStalled{0xf4, 0xf4, 0xf4};  // the browser's stall badge (theme.js's stalled)
 }  // namespace colour
 
 // Group g uses g mod the palette's size, as the browser does.
@@ -32,6 +33,9 @@ inline Rgb group_colour(unsigned group) {
 // (3 px out), so the whole body keeps its group colour (clients/web/agent_layer.js draws the
 // same).
 inline constexpr int kCollidedRingPx = 2;
+// The badge of a stalled agent (PROTOCOL.md's `stall`), window pixels: a white disc of this radius
+// on its upper left, past its rim, as the browser draws it (without the browser's letter).
+inline constexpr double kStallBadgePx = 4;
 // Walls (add_wall) are a line of the obstacles' stone this many pixels wide on a rim of their
 // darker edge kWallRimPx more on each side, whatever the zoom, as the browser draws them
 // (clients/web/view_marks.js).

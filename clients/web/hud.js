@@ -14,6 +14,7 @@ import { formatBytesPerSec } from './stats.js';
  * @property {number} retryInMs
  * @property {number | null} tick
  * @property {number | null} agentCount
+ * @property {number} [stalledCount] agents drawn that are stalled (stalls.js)
  * @property {number} selectedCount
  * @property {number | null} rttMs
  * @property {StreamReading} stream
@@ -57,6 +58,7 @@ export class Hud {
       tick: $('tick'),
       count: $('count'),
       selected: $('selected'),
+      stalled: $('stalled'),
       rtt: $('rtt'),
       snaps: $('snaps'),
       bytes: $('bytes'),
@@ -112,6 +114,7 @@ export class Hud {
     retryInMs,
     tick,
     agentCount,
+    stalledCount = 0,
     selectedCount,
     rttMs,
     stream,
@@ -149,6 +152,7 @@ export class Hud {
     set(this.fields.tick, tick === null ? '–' : String(tick));
     set(this.fields.count, agentCount === null ? '–' : String(agentCount));
     set(this.fields.selected, String(selectedCount));
+    set(this.fields.stalled, String(stalledCount));
     set(this.fields.rtt, rttMs === null ? '–' : `${Math.round(rttMs)} ms`);
     const live = state === 'connected';
     set(this.fields.snaps, live ? `${stream.snapshotsPerSec.toFixed(0)}/s` : '–');

@@ -15,6 +15,7 @@
 import { MIN_AGENT_PX, THEME } from './view.js';
 import { COMMAND_ACTIONS, keyAction, keysOf } from './keys.js';
 import { ARMED_NAMES } from './orders.js';
+import { stallText } from './stalls.js';
 
 /** @import { Agent, Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
@@ -249,21 +250,26 @@ export function attachInput(canvas, app) {
   });
   // The cursor for CSS point p of the canvas: an armed order's, else a hand over an agent, else a
   // crosshair where the right button would send the selection.
+  // Over a stalled agent, the tooltip says why it is stalled (stalls.js).
   const showCursor = (/** @type {Point} */ p) => {
     const armed = app.armed();
+    const hit = armed ? null : pick(app, p);
     const cursor = armed
       ? ARMED_CURSORS[armed.kind]
-      : pick(app, p)
+      : hit
         ? 'pointer'
         : app.selected.size > 0 && !app.viewOnly()
           ? 'crosshair'
           : 'default';
     if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
+    const title = armed
+      ? `${ARMED_NAMES[armed.kind]}: right-click a point (Esc: cancel)`
+      : hit && hit.stall
+        ? `agent ${hit.id} ${stallText(hit)}`
+        : '';
     const kind = armed ? armed.kind : '';
-    if ((canvas.dataset.armed ?? '') !== kind) {
-      canvas.dataset.armed = kind;
-      canvas.title = armed ? `${ARMED_NAMES[armed.kind]}: right-click a point (Esc: cancel)` : '';
-    }
+    if ((canvas.dataset.armed ?? '') !== kind) canvas.dataset.armed = kind;
+    if (canvas.title !== title) canvas.title = title;
   };
   canvas.addEventListener('pointerleave', () => {
     if (!app.painter.painting) app.painter.brush = null;

@@ -36,6 +36,7 @@ import { TeamView } from './team_view.js';
 import { coloursByTeam, knowsTeams } from './fog.js';
 import { teamColor } from './theme.js';
 import { whoLine } from './hud.js';
+import { stalledCount } from './stalls.js';
 
 /** @import { Agent, CommandFields, Format } from '../js/src/protocol.js' */
 
@@ -312,6 +313,7 @@ function frame(now) {
     retryInMs: conn.retryAt - now,
     tick: state.tick,
     agentCount: state.welcome ? sight.count : null,
+    stalledCount: stalledCount(state.drawn),
     selectedCount: state.selected.size,
     rttMs: conn.rttMs,
     stream: stats.read(now),

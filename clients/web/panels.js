@@ -12,6 +12,7 @@ import {
 } from './inspect_view.js';
 import { MAX_INSPECTED } from './inspector.js';
 import { THEME } from './theme.js';
+import { stallText } from './stalls.js';
 import { KEY_ROWS, KEY_SECTIONS, inlineRuns, labelRuns } from './keys.js';
 
 /** @import { Agent } from '../js/src/protocol.js' */
@@ -92,9 +93,12 @@ export class Panels {
     if (selected.size === 0) return;
     const rows = [];
     const stuck = [];
+    /** @type {string[]} */
+    const stalled = []; // why the first few selected stalled agents are stalled
     for (const a of agents) {
       if (!selected.has(a.id)) continue;
       if (a.state === 'unreachable') stuck.push(a.id);
+      else if (a.stall && stalled.length < MAX_STALL_NOTES) stalled.push(`agent ${a.id} ${stallText(a)}`);
       if (rows.length === MAX_ROWS) continue; // still counted among the stuck
       rows.push(agentCells(a, roles));
     }
@@ -105,9 +109,12 @@ export class Panels {
     }
     const more = selected.size - rows.length;
     set(this.agentMore, more > 0 ? `+${more} more selected` : '');
-    set(this.agentNote, unreachableNote(stuck));
+    set(this.agentNote, [unreachableNote(stuck), ...stalled].filter((s) => s !== '').join(' · '));
   }
 }
+
+// Stalled agents the panel's note explains, at most (the rest wear their badge).
+const MAX_STALL_NOTES = 3;
 
 // A binary snapshot's agents carry position, velocity, radius, group and state only (PROTOCOL.md,
 // "Binary snapshots"), but for the inspected ones.
@@ -126,7 +133,7 @@ export function agentCells(a, roles) {
     point(a.x, a.y),
     a.behaviour ?? '–',
     a.phase ?? '–',
-    a.state,
+    a.stall ? `${a.state} · stalled: ${a.stall}` : a.state, // why it stalled (stalls.js)
     `${Math.round(Math.hypot(a.vx, a.vy))}`,
     target,
     a.movement ?? 'inertial', // absent means inertial (PROTOCOL.md)
@@ -162,7 +169,8 @@ function agentRow(cells) {
   const tr = document.createElement('tr');
   tr.dataset.id = cells[0];
   tr.classList.toggle('collided', cells[11] !== '');
-  tr.classList.toggle('unreachable', cells[5] === 'unreachable');
+  tr.classList.toggle('unreachable', cells[5].startsWith('unreachable'));
+  tr.classList.toggle('stalled', cells[5].includes('stalled'));
   for (const text of cells.slice(0, 11)) {
     const td = document.createElement('td');
     td.textContent = text;

@@ -50,6 +50,11 @@ export const THEME = {
   // dashed ring and a round "!" badge (the shapes tell it apart, not the hue alone).
   unreachable: '#fff200',
   unreachableInk: '#11161c',
+  // A stalled agent (moving below a tenth of its speed for over 2 s, stalls.js): a white round badge
+  // on its upper left with its reason's letter, told apart from the unreachable "!" by its place
+  // and colour, and from every group colour by being white.
+  stalled: '#f4f4f4',
+  stalledInk: '#11161c',
   // The heat map (heat_map.js, key D): the upper three quarters of magma's ramp, purple to pale
   // yellow, which reads as more to every kind of colour vision (its darkest quarter would vanish
   // into the world's dark ground); each cell more opaque the higher its value, so a lone agent's

@@ -241,6 +241,7 @@ export class View {
     this.agentLayer.draw(ctx, this, frame.agents, frame.selected, colorOf); // bodies, headings, selection
     if (frame.roles && frame.roles.size > 0) marks.drawRoleMarks(ctx, this, frame.agents, frame.roles);
     marks.drawUnreachable(ctx, this, frame.agents);
+    marks.drawStalls(ctx, this, frame.agents);
     marks.drawTargetCrosses(ctx, this, frame.agents, goalsOf);
     // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
     if (frame.traces.length > 0) drawTraces(ctx, this, frame.traces, frame.agents, frame.obstacles);
@@ -263,6 +264,12 @@ export class View {
   /** @param {Agent} agent @returns {{x: number, y: number, r: number}} */
   unreachableBadge(agent) {
     return marks.unreachableBadge(this, agent);
+  }
+
+  // Screen geometry of a stalled agent's badge (view_marks.js's stallBadge).
+  /** @param {Agent} agent @returns {{x: number, y: number, r: number}} */
+  stallBadge(agent) {
+    return marks.stallBadge(this, agent);
   }
 
   // Screen geometry of a collision flash at time `now`, or null once it has faded.

@@ -8,6 +8,7 @@
 import { THEME } from './theme.js';
 import { markOutline } from './roles.js';
 import { queuedRoute } from './orders.js';
+import { STALL_LETTERS } from './stalls.js';
 
 /** @import { Agent, Exit, Obstacle, Point, Source, Wall } from '../js/src/protocol.js' */
 /** @import { SelectionBox } from './input.js' */
@@ -99,6 +100,37 @@ export function drawUnreachable(ctx, view, agents) {
     ctx.fill();
     ctx.fillStyle = THEME.unreachableInk;
     ctx.fillText('!', b.x, b.y + 0.5);
+  }
+  ctx.restore();
+}
+
+// Screen geometry of the badge of a stalled agent (stalls.js): a disc {x, y, r} on its upper
+// left, clear of its body (the unreachable badge takes the upper right).
+/** @param {View} view @param {Agent} agent @returns {{x: number, y: number, r: number}} */
+export function stallBadge(view, agent) {
+  const p = view.worldToScreen(agent.x, agent.y);
+  const d = view.radiusPx(agent) + UNREACHABLE_RING_GAP_PX + UNREACHABLE_BADGE_PX * 0.6;
+  return { x: p.x - d * Math.SQRT1_2, y: p.y - d * Math.SQRT1_2, r: UNREACHABLE_BADGE_PX };
+}
+
+// A badge on every stalled agent with its reason's letter (stalls.js); an unreachable one has the
+// "!" badge already. Hovering over the agent says the reason in words (input.js).
+/** @param {CanvasRenderingContext2D} ctx @param {View} view @param {Agent[]} agents */
+export function drawStalls(ctx, view, agents) {
+  const stalled = agents.filter((a) => a.stall && a.stall !== 'unreachable');
+  if (stalled.length === 0) return;
+  ctx.save();
+  ctx.font = `bold ${Math.round(UNREACHABLE_BADGE_PX * 1.3)}px ui-sans-serif, "DejaVu Sans", sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  for (const a of stalled) {
+    const b = stallBadge(view, a);
+    ctx.beginPath();
+    ctx.arc(b.x, b.y, b.r, 0, 2 * Math.PI);
+    ctx.fillStyle = THEME.stalled;
+    ctx.fill();
+    ctx.fillStyle = THEME.stalledInk;
+    ctx.fillText(STALL_LETTERS[a.stall ?? ''] ?? '?', b.x, b.y + 0.5);
   }
   ctx.restore();
 }

@@ -211,6 +211,16 @@ void LocalWorld::publish_counters() {
   std::uint64_t step_ticks = 0;
   for (const StepRun& run : step_runs_) step_ticks += run.left;
   counters_->step_ticks_pending = step_ticks;
+  // Stalled agents by reason, as the last step counted them (sim::StallService).
+  const auto& stalled = world_.stalled_by_reason();
+  using sim::StallReason;
+  auto count = [&](StallReason r) { return stalled[static_cast<std::size_t>(r)]; };
+  counters_->stalled_blocked_by_standing = count(StallReason::blocked_by_standing);
+  counters_->stalled_pinned = count(StallReason::pinned);
+  counters_->stalled_oscillating = count(StallReason::oscillating);
+  counters_->stalled_queueing = count(StallReason::queueing);
+  counters_->stalled_unreachable = count(StallReason::unreachable);
+  counters_->stalled_blocked = count(StallReason::blocked);
   if (world_.measurements_version() != measurement_metrics_version_) {
     measurement_metrics_version_ = world_.measurements_version();
     std::vector<protocol::MeasurementState> states = publish::measurement_states(world_);

@@ -111,6 +111,13 @@ std::uint64_t resident_memory_bytes();
     "left).")                                                                                      \
   X(step_ticks_pending, gauge, "herd_step_ticks_pending", "",                                      \
     "Ticks of step commands not yet run (step runs in slices between other work).")                \
+  X(stalled_blocked_by_standing, gauge, "herd_stalled_agents", "reason=\"blocked_by_standing\"",   \
+    "Agents stalled (moving below a tenth of their speed for over 2 s), by stall reason.")         \
+  X(stalled_pinned, gauge, "herd_stalled_agents", "reason=\"pinned\"", "")                         \
+  X(stalled_oscillating, gauge, "herd_stalled_agents", "reason=\"oscillating\"", "")               \
+  X(stalled_queueing, gauge, "herd_stalled_agents", "reason=\"queueing\"", "")                     \
+  X(stalled_unreachable, gauge, "herd_stalled_agents", "reason=\"unreachable\"", "")               \
+  X(stalled_blocked, gauge, "herd_stalled_agents", "reason=\"blocked\"", "")                       \
   X(viewers, gauge, "herd_sessions", "role=\"viewer\"", "Open WebSocket sessions by role.")        \
   X(commanders, gauge, "herd_sessions", "role=\"commander\"", "")                                  \
   X(ungreeted, gauge, "herd_sessions", "role=\"none\"", "")                                        \

@@ -18,14 +18,34 @@ namespace {
 // The trace of agent a; `shown(id)` says whether another agent's push is part of it.
 template <class Shown>
 InspectState inspect_state(const sim::Agent& a, const sim::AvoidanceTrace& t, Shown&& shown) {
-  InspectState s{a.id,        t.desired_dir, t.sum_raw,         t.sum_adjusted,    t.split_fix,
-                 t.final_dir, a.velocity,    t.desired_path_to, t.current_path_to, t.ig_factor,
+  InspectState s{a.id,
+                 t.desired_dir,
+                 t.sum_raw,
+                 t.sum_adjusted,
+                 t.split_fix,
+                 t.final_dir,
+                 a.velocity,
+                 t.desired_path_to,
+                 t.current_path_to,
+                 t.ig_factor,
+                 {},
+                 {},
+                 0,
                  {}};
   for (const sim::PushTrace& p : t.pushes)
     if (p.is_obstacle || shown(p.id))
       s.pushes.push_back({p.id, p.is_obstacle, p.raw, p.adjusted, p.weight, p.ignored, p.crossing,
                           p.yielded, p.crossing_point, p.t_self, p.t_other, p.crossing_scale,
                           p.path_to});
+  return s;
+}
+
+// The trace with its agent's stall, as the agent's object carries it (already filtered for
+// the view it was written for).
+InspectState with_stall(InspectState s, const AgentState& agent) {
+  s.stall = agent.stall;
+  s.stall_for = agent.stall_for;
+  s.stall_by = agent.stall_by;
   return s;
 }
 
@@ -129,7 +149,22 @@ AgentState agent_state(const sim::World& world, const AgentArrays& arrays, std::
   }
   if (a.team != 0 || view.teams) s.team = a.team;
   if (a.def.sight != world.def().agent_defaults.sight) s.sight = float_value(a.def.sight);
+  if (i < world.stalls().size() && world.stalls()[i].stalled()) {
+    // Why it is stalled, and the agents responsible that are still in the world and that the
+    // view is shown (a player learns no id of an agent it does not see).
+    const sim::Stall& st = world.stalls()[i];
+    s.stall = st.reason;
+    s.stall_for = st.seconds(world.def().dt);
+    const Fog fog = SnapshotPlan::row(&SnapshotParts::agents).to.teams;
+    for (std::size_t k = 0; k < st.by_count; ++k) {
+      const sim::AgentId by[] = {st.by[k]};
+      if (world.find(by[0]) && shows(world, view, fog, by)) s.stall_by.push_back(by[0]);
+    }
+  }
   if (view.team != 0 && a.team != view.team) {  // another team's: where it is, not its orders
+    s.stall = sim::StallReason::none;           // nor why it is stuck
+    s.stall_for = 0;
+    s.stall_by.clear();
     s.target.reset();
     s.waypoints.clear();
     s.subject.reset();
@@ -299,16 +334,19 @@ InspectTexts inspect_texts(const sim::World& world, const View& view,
     if (!tr) continue;
     const auto i = static_cast<std::size_t>(a - arrays.agents.data());
     if (!fog) {
-      out.add(agent_state(world, arrays, i, view),
-              inspect_state(*a, *tr, [](sim::AgentId) { return true; }));
+      const AgentState agent = agent_state(world, arrays, i, view);
+      out.add(agent, with_stall(inspect_state(*a, *tr, [](sim::AgentId) { return true; }), agent));
       continue;
     }
     if (a->team == 0) continue;  // nobody's: no player's to inspect
     const View own{a->team, fog, true};
-    out.add(agent_state(world, arrays, i, own), inspect_state(*a, *tr, [&](sim::AgentId other) {
-              const sim::AgentId ids[] = {other};
-              return shows(world, own, teams, ids);
-            }));
+    const AgentState agent = agent_state(world, arrays, i, own);
+    out.add(agent, with_stall(inspect_state(*a, *tr,
+                                            [&](sim::AgentId other) {
+                                              const sim::AgentId ids[] = {other};
+                                              return shows(world, own, teams, ids);
+                                            }),
+                              agent));
   }
   out.finish();
   return out;

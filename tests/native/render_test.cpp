@@ -147,6 +147,24 @@ TEST_F(DrawFrameTest, ACollidedAgentKeepsItsGroupColourInsideARedRing) {
   }
 }
 
+// A stalled agent (its snapshot's `stall`) wears a white badge on its upper left, past its rim,
+// as in the browser; one that is not stalled has none, and an unreachable one keeps its own mark.
+TEST_F(DrawFrameTest, AStalledAgentWearsABadgeOnItsUpperLeft) {
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 200, 300, 1, 10), agent(2, 500, 300, 4, 10)};
+  s.agents[0].state = sim::MoveState::moving;
+  s.agents[0].stall = sim::StallReason::queueing;
+  s.agents[0].stall_for = 2.5;
+  draw(s);
+  // The badge's centre: (r + 3 + 0.6 * badge) from the centre, up and to the left at 45 degrees.
+  const int d =
+      static_cast<int>(std::lround((10 + 3 + view::kStallBadgePx * 0.6) / std::sqrt(2.0)));
+  EXPECT_EQ(str(at(200, 300, -d, -d)), str(view::colour::kStalled));
+  EXPECT_EQ(str(at(500, 300, -d, -d)), str(view::colour::kWorld)) << "not stalled: no badge";
+  EXPECT_EQ(str(at(200, 300)), str(view::group_colour(1))) << "the body keeps its colour";
+}
+
 // What `c` at opacity `alpha` (0..255) over `under` blends to.
 Rgb over(Rgb c, int alpha, Rgb under) {
   const auto mix = [&](int a, int b) {

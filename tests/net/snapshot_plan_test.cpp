@@ -272,5 +272,49 @@ TEST(SnapshotPlan, TheJsonWriterCarriesEachTailPartToTheAudiencesItsRowNames) {
   }
 }
 
+// A team's view of its own stalled agent: the reason, and the ids responsible only of the agents
+// the team sees; another team's stalled agent shows no stall at all.
+TEST(SnapshotPlan, AStallNamesOnlyTheAgentsTheTeamSees) {
+  sim::World world(sim::WorldDef{});
+  sim::SetAvoidance none;
+  none.mode = sim::AvoidanceMode::none;
+  ASSERT_TRUE(world.apply(none).ok());
+  std::vector<sim::SpawnAgent> clump;
+  for (int row = 0; row < 5; ++row)
+    for (int col = 0; col < 5; ++col) {
+      sim::SpawnAgent s;
+      s.position = {400.0 + 17 * col, 300.0 + 17 * row};
+      s.priority = 0;
+      s.team = 2;
+      clump.push_back(s);
+    }
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, clump}).ok());
+  sim::SpawnAgent mover;
+  mover.position = {250, 334};
+  mover.target = sim::Vec2{434, 334};
+  mover.team = 1;
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {mover}}).ok());
+  world.step();  // the stall records are parallel to the agents from the first step on
+  for (int t = 0; t < 400 && !world.stalls().back().stalled(); ++t) world.step();
+  ASSERT_EQ(world.stalls().back().reason, sim::StallReason::blocked_by_standing);
+  const std::string by = R"("stall":"blocked_by_standing")";
+  // Team 1 sees its mover and none of the clump: the reason, no ids.
+  std::vector<std::uint64_t> seen(world.agents().size(), 0);
+  seen.back() = 1u << 1;
+  std::string text = encode_snapshot(world, {}, {}, 0, View{1, &seen, true});
+  EXPECT_NE(text.find(by), std::string::npos) << text;
+  EXPECT_EQ(text.find("stall_by"), std::string::npos) << text;
+  // Seeing the clump too, it is told who blocks it.
+  for (auto& bits : seen) bits |= 1u << 1;
+  text = encode_snapshot(world, {}, {}, 0, View{1, &seen, true});
+  EXPECT_NE(text.find(by + R"(,"stall_for":)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("stall_by":[)"), std::string::npos) << text;
+  // Team 2 sees the mover but is not told why another team's agent is stuck.
+  for (auto& bits : seen) bits = 1u << 2;
+  text = encode_snapshot(world, {}, {}, 0, View{2, &seen, true});
+  EXPECT_EQ(text.find("stall"), std::string::npos) << text;
+  EXPECT_NE(encode_snapshot(world).find("stall_by"), std::string::npos) << "the whole world's";
+}
+
 }  // namespace
 }  // namespace herd::publish

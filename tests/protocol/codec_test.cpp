@@ -400,6 +400,86 @@ TEST(ServerCodec, SnapshotCarriesItsSerialAndEachAgentsSubject) {
   EXPECT_EQ(encode_snapshot(world).find(R"("serial")"), std::string::npos) << "0: not told";
 }
 
+// A stalled agent's reason, seconds and the agents responsible: in the snapshot only while it is
+// stalled, decoded back byte for byte; a reason the protocol does not name, or seconds or ids
+// without a reason, are refused.
+TEST(ServerCodec, SnapshotCarriesAStalledAgentsReason) {
+  sim::World world(sim::WorldDef{});
+  sim::SetAvoidance none;
+  none.mode = sim::AvoidanceMode::none;
+  ASSERT_TRUE(world.apply(none).ok());
+  ASSERT_TRUE(world.apply(sim::AddWall{{{300, 200}, {300, 400}}, false}).ok());
+  sim::SpawnAgent mover, idle;
+  mover.position = {200, 300};
+  mover.target = sim::Vec2{400, 300};
+  idle.position = {100, 500};
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {mover, idle}}).ok());
+  for (int t = 0; t < 60; ++t) world.step();
+  EXPECT_EQ(encode_snapshot(world).find(R"("stall")"), std::string::npos) << "not yet 2 s";
+  for (int t = 0; t < 200; ++t) world.step();
+  const std::string text = encode_snapshot(world);
+  EXPECT_NE(text.find(R"("stall":"blocked","stall_for":)"), std::string::npos) << text;
+  const auto decoded = decode_server(text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  ASSERT_EQ(snap.agents.size(), 2u);
+  EXPECT_EQ(snap.agents[0].stall, sim::StallReason::blocked);
+  EXPECT_GT(snap.agents[0].stall_for, 2.0);
+  EXPECT_EQ(snap.agents[1].stall, sim::StallReason::none) << "standing is not stalling";
+  EXPECT_EQ(encode(snap), text) << "decodes and encodes back byte for byte";
+
+  Snapshot pinned;
+  AgentState a;
+  a.id = 7;
+  a.stall = sim::StallReason::pinned;
+  a.stall_for = 2.5;
+  a.stall_by = {3, 9};
+  pinned.agents = {a};
+  const std::string pinned_text = encode(pinned);
+  EXPECT_NE(pinned_text.find(R"("stall":"pinned","stall_for":2.5,"stall_by":[3,9])"),
+            std::string::npos)
+      << pinned_text;
+  const auto back = decode_server(pinned_text);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(back)) << std::get<Error>(back).message;
+  EXPECT_EQ(std::get<Snapshot>(std::get<ServerMessage>(back)).agents.at(0), a);
+  for (const char* bad :
+       {R"("stall":"stuck","stall_for":3)", R"("stall":"none","stall_for":3)", R"("stall_for":3)",
+        R"("stall":"pinned")", R"("stall":"pinned","stall_for":3,"stall_by":[1,2,3,4,5])"}) {
+    const std::string agent = std::string(R"({"type":"snapshot","tick":1,"time":0.1,)") +
+                              R"("avoidance":"cardioid","agents":[{"id":1,"x":1,"y":1,"vx":0,)" +
+                              R"("vy":0,"r":8,"group":0,"state":"moving","behaviour":"arrive",)" +
+                              bad + "}]}";
+    EXPECT_FALSE(std::holds_alternative<ServerMessage>(decode_server(agent))) << bad;
+  }
+}
+
+// An inspected stalled agent's trace says its stall as its object does, and reads back.
+TEST(ServerCodec, AnInspectedStalledAgentsTraceCarriesItsStall) {
+  sim::World world(sim::WorldDef{});
+  sim::SetAvoidance none;  // its trace is then its wish alone (PROTOCOL.md, inspect)
+  none.mode = sim::AvoidanceMode::none;
+  ASSERT_TRUE(world.apply(none).ok());
+  ASSERT_TRUE(world.apply(sim::AddWall{{{300, 200}, {300, 400}}, false}).ok());
+  sim::SpawnAgent mover;
+  mover.position = {200, 300};
+  mover.target = sim::Vec2{400, 300};
+  ASSERT_TRUE(world.apply(sim::Spawn{0, 0, {mover}}).ok());
+  world.set_inspected({1});
+  for (int i = 0; i < 400; ++i) world.step();
+  ASSERT_TRUE(world.stalls()[0].stalled()) << "pressed against the wall for over 2 s";
+  std::string text = encode_snapshot(world);
+  text.pop_back();
+  const std::string own = inspect_suffix(inspect_texts(world), std::vector<std::uint32_t>{1});
+  EXPECT_NE(own.find(R"("stall":"blocked","stall_for":)"), std::string::npos) << own;
+  const auto decoded = decode_server(text + own);
+  ASSERT_TRUE(std::holds_alternative<ServerMessage>(decoded)) << std::get<Error>(decoded).message;
+  const auto& snap = std::get<Snapshot>(std::get<ServerMessage>(decoded));
+  ASSERT_EQ(snap.inspect.size(), 1u);
+  EXPECT_EQ(snap.inspect[0].stall, sim::StallReason::blocked);
+  EXPECT_EQ(snap.inspect[0].stall_for, snap.agents.at(0).stall_for);
+  EXPECT_EQ(encode(snap), text + own) << "the same text as the protocol's encoder";
+}
+
 // Avoidance priority, layer and mask: a spawn's (each agent's, or a count spawn's for all) round
 // trip; the snapshot carries an agent's only when they are not the defaults, and decodes them
 // back byte for byte; set_avoidance takes mode orca.

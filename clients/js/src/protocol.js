@@ -31,6 +31,10 @@
  * @property {number} [subject] the other agent its behaviour names
  * @property {number[]} [waypoints] where it goes after (tx, ty), in order: [x0, y0, x1, y1, ...]
  *   (queued orders; a patrol's rest of the lap)
+ * @property {string} [stall] while stalled (moving below a tenth of its speed for over 2 s): why,
+ *   'blocked_by_standing', 'pinned', 'oscillating', 'queueing', 'unreachable' or 'blocked'
+ * @property {number} [stall_for] with stall: seconds it has been slow
+ * @property {number[]} [stall_by] with stall: the agents responsible, nearest first (at most 4)
  */
 
 /** @typedef {{id: number, x: number, y: number, r: number}} Obstacle */

@@ -22,7 +22,7 @@ ScenarioMetrics::Track& ScenarioMetrics::track_for(const Agent& a) {
   if (it == tracks_.end() || it->id != a.id) {
     Track t;
     t.id = a.id;
-    t.start = t.last = t.anchor = a.position;
+    t.start = t.last = a.position;
     it = tracks_.insert(it, t);
   }
   return *it;
@@ -32,6 +32,8 @@ void ScenarioMetrics::observe(const World& world) {
   const double now = world.time() - start_time_;
   const auto agents = world.agents();
   const auto desires = world.desires();
+  const auto stalls = world.stalls();
+  const std::uint32_t mark = StallRule::mark(world.def().dt);
   for (std::size_t i = 0; i < agents.size(); ++i) {
     const Agent& a = agents[i];
     Track& t = track_for(a);
@@ -50,14 +52,10 @@ void ScenarioMetrics::observe(const World& world) {
     const Desire* d = i < desires.size() ? &desires[i] : nullptr;
     if (d && d->goal && d->arriving && !t.first_goal) t.first_goal = d->goal;
     if (a.state == MoveState::arrived && !t.arrived_at) t.arrived_at = now;
-    // Stalled: has somewhere to be, is not there, and has got nowhere for kStallTime. Measured as
-    // displacement, not speed, so an agent jittering in place counts too.
-    const bool short_of_goal = d && d->goal && a.state == MoveState::moving;
-    if (!short_of_goal || length(a.position - t.anchor) > 0.5 * a.def.radius) {
-      t.anchor = a.position;
-      t.anchor_time = now;
-    } else if (now - t.anchor_time > kStallTime) {
+    // Stalled: the world's own rule (stall.hpp), so the lab counts what the viewers show.
+    if (i < stalls.size() && stalls[i].slow_ticks > mark) {
       t.stalled = true;
+      if (!stalls[i].stalled()) t.unexplained = true;
     }
   }
   totals_.collisions += world.collisions().size();
@@ -98,6 +96,7 @@ ScenarioReport ScenarioMetrics::report() const {
     r.nan_count += t.bad_number;
     r.out_of_bounds += t.escaped;
     r.stalled += t.stalled;
+    r.stalled_without_reason += t.unexplained;
     if (!t.arrived_at) continue;
     ++r.arrivals;
     arrive_sum += *t.arrived_at;

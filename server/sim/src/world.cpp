@@ -37,6 +37,10 @@ std::span<const Agent> World::agents() const { return impl_->agents(); }
 std::span<const Obstacle> World::obstacles() const { return impl_->obstacles(); }
 const Agent* World::find(AgentId id) const { return impl_->find(id); }
 std::span<const Desire> World::desires() const { return impl_->desires(); }
+std::span<const Stall> World::stalls() const { return impl_->stalls(); }
+const std::array<std::uint32_t, kStallReasonCount>& World::stalled_by_reason() const {
+  return impl_->stalled_by_reason();
+}
 std::uint64_t World::obstacles_version() const { return impl_->obstacles_version(); }
 const TileMap* World::map() const { return impl_->map(); }
 std::uint64_t World::map_version() const { return impl_->map_version(); }

@@ -34,8 +34,11 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // agent's team and sight and the world's default sight (older worlds' agents are nobody's, with
 // the default sight of 200). 16 writes each follow_path path once, shared by the agents that
 // follow it (older files hold a copy per agent, read as they are). 17 added avoidance mode cfsm
-// and its parameters (older worlds have the defaults, which no other mode reads).
-constexpr std::uint32_t kFormatVersion = 17;
+// and its parameters (older worlds have the defaults, which no other mode reads). 18 added each
+// agent's stall record (herd/sim/stall.hpp: how long it has been slow, its heading reversals and
+// last heading, its reason and the agents responsible); older worlds' agents start with none, as
+// if every one had just been at speed.
+constexpr std::uint32_t kFormatVersion = 18;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -488,6 +491,34 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
       s.check(a.team <= AgentDefLimits::kMaxTeam);
     }
     if (!s.ok()) return "the checkpoint's teams or sight are corrupt";
+  }
+  // Format 18: the stall records, one per agent (the float heading by its bits).
+  if (s.version() >= 18) {
+    std::vector<Stall>& stalls = w.stalls_.records();
+    if constexpr (kLoading) stalls.assign(w.agents_.size(), Stall{});
+    stalls.resize(w.agents_.size());
+    for (Stall& st : stalls) {
+      s.u32(st.slow_ticks);
+      s.enumeration(st.reason, StallReason::blocked);
+      std::uint32_t flips = st.flips;
+      s.u32(flips);
+      s.check(flips <= UINT16_MAX);
+      st.flips = static_cast<std::uint16_t>(flips);
+      s.u8(st.by_count);
+      s.check(st.by_count <= StallRule::kMaxBy);
+      for (AgentId& id : st.by) s.u32(id);
+      std::uint32_t hx = std::bit_cast<std::uint32_t>(st.heading_x);
+      std::uint32_t hy = std::bit_cast<std::uint32_t>(st.heading_y);
+      s.u32(hx);
+      s.u32(hy);
+      st.heading_x = std::bit_cast<float>(hx);
+      st.heading_y = std::bit_cast<float>(hy);
+      s.check(std::isfinite(st.heading_x) && std::isfinite(st.heading_y));
+    }
+    if (!s.ok()) return "the checkpoint's stall records are corrupt";
+    if constexpr (kLoading) w.stalls_.recount(w.def_.dt);
+  } else if constexpr (kLoading) {
+    w.stalls_.records().assign(w.agents_.size(), Stall{});
   }
   return {};
 }

@@ -465,12 +465,14 @@ void WorldImpl::remove_agents(const std::vector<std::size_t>& indices) {
     if (gone[i]) continue;
     agents_[kept] = std::move(agents_[i]);
     pathing_.keep(i, kept);
+    stalls_.keep(i, kept);
     if (i < desires_.size()) desires_[kept] = desires_[i];
     if (i < contacts_.hit_subject.size()) contacts_.hit_subject[kept] = contacts_.hit_subject[i];
     ++kept;
   }
   agents_.resize(kept);
   pathing_.truncate(kept);
+  stalls_.truncate(kept);
   desires_.resize(std::min(desires_.size(), kept));
   contacts_.hit_subject.resize(std::min(contacts_.hit_subject.size(), kept));
   neighbours_.rules_stale = true;

@@ -42,6 +42,7 @@
 #include "rng.hpp"
 #include "sources.hpp"
 #include "spatial_grid.hpp"
+#include "stalls.hpp"
 #include "steering_service.hpp"
 #include "step_runner.hpp"
 #include "walls.hpp"
@@ -72,6 +73,10 @@ class WorldImpl {
   std::span<const Obstacle> obstacles() const { return obstacles_.items; }
   const Agent* find(AgentId id) const;
   std::span<const Desire> desires() const { return desires_; }
+  std::span<const Stall> stalls() const { return stalls_.stalls(); }
+  const std::array<std::uint32_t, kStallReasonCount>& stalled_by_reason() const {
+    return stalls_.counts();
+  }
   std::uint64_t obstacles_version() const { return obstacles_.version; }
   const TileMap* map() const { return map_ ? &*map_ : nullptr; }
   std::uint64_t map_version() const { return map_version_; }
@@ -244,6 +249,9 @@ class WorldImpl {
   }
   void stage_collisions();
   void stage_states();
+  // The states stage's last part: each agent's stall timer, and the reasons of those past the
+  // mark (stalls.hpp). Reads the world, writes only the stall records.
+  void update_stalls();
   void count_rules();
   // A standing agent (no desire): the velocity that takes it out of the way of a mover coming at
   // it (zero when none is), as people step aside for someone in a hurry. In the anti-gravity
@@ -327,6 +335,9 @@ class WorldImpl {
   void pace_queues();
   // Walls: segments, polylines and polygons (walls.hpp).
   WallService walls_;
+  // Each agent's stall timer and reason (stalls.hpp): explains motion, changes none, so the
+  // state hash leaves it out; checkpoints keep it.
+  StallService stalls_;
 };
 
 }  // namespace herd::sim

@@ -75,7 +75,7 @@ void WorldImpl::step() {
   run_stage(Stage::integrate, &WorldImpl::stage_integrate);
   run_stage(Stage::collisions, &WorldImpl::stage_collisions);
   run_stage(Stage::walls, &WorldImpl::stage_walls);
-  run_stage(Stage::states, &WorldImpl::stage_states);
+  run_stage(Stage::states, &WorldImpl::stage_states);  // the stall timers last (update_stalls)
   run_stage(Stage::formations, &WorldImpl::stage_formations);
   run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
@@ -96,6 +96,7 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 void WorldImpl::begin_step() {
   contacts_.hit_subject.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
+  stalls_.grow(agents_.size());
   if (neighbours_.rules_stale) count_rules();
   steering_.prune(agents_);     // when a command may have left entries for agents doing otherwise
   walls_.note_starts(agents_);  // where each move through the walls begins (nothing without)
@@ -225,12 +226,13 @@ std::size_t WorldImpl::agent_memory_bytes() const {
   auto bytes = [](const auto& v) {
     return v.capacity() * sizeof(typename std::decay_t<decltype(v)>::value_type);
   };
-  std::size_t total =
-      bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) + bytes(neighbours_.clearance2) +
-      bytes(neighbours_.slot_rules) + bytes(contacts_.hit_subject) + bytes(contacts_.pairs) +
-      orders_.memory_bytes() + bytes(contacts_.touching) + bytes(contacts_.touching_next) +
-      pathing_.agent_memory_bytes() + neighbours_.grid.memory_bytes() +
-      neighbours_.near_grid.memory_bytes() + neighbours_.obstacle_index.memory_bytes();
+  std::size_t total = bytes(agents_) + bytes(desires_) + bytes(neighbours_.slots) +
+                      bytes(neighbours_.clearance2) + bytes(neighbours_.slot_rules) +
+                      bytes(contacts_.hit_subject) + bytes(contacts_.pairs) +
+                      orders_.memory_bytes() + bytes(contacts_.touching) +
+                      bytes(contacts_.touching_next) + pathing_.agent_memory_bytes() +
+                      neighbours_.grid.memory_bytes() + neighbours_.near_grid.memory_bytes() +
+                      neighbours_.obstacle_index.memory_bytes() + stalls_.memory_bytes();
   for (const Scratch& s : runner_.scratch)
     total += bytes(s.neighbours) + bytes(s.ids) + s.batch.memory_bytes() + s.found.memory_bytes() +
              bytes(s.order) + bytes(s.pairs) + s.sums.memory_bytes() + bytes(s.pending);
@@ -475,6 +477,13 @@ void WorldImpl::stage_states() {
     // The collided mark: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   });
+  // Timed with the states, whose result it reads: one speed test per agent, mostly.
+  update_stalls();
+}
+
+void WorldImpl::update_stalls() {
+  stalls_.update({agents_, desires_, neighbours_.grid, neighbours_.moved,
+                  neighbours_.max_agent_radius, def_.dt});
 }
 
 }  // namespace herd::sim

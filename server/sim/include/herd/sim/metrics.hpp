@@ -27,15 +27,17 @@ struct ScenarioReport {
   double max_overlap = 0;                       // largest overlap at the end of any tick, units
   double mean_path_ratio = 0;  // path length / straight line to the first goal, arrived agents
   double max_path_ratio = 0;
-  std::size_t stalled = 0;        // agents that made no progress (moved less than half their
-                                  // radius) for over kStallTime while short of their goal
+  // Agents stalled at some tick by the world's own rule (stall.hpp, World::stalls): moving (or
+  // unreachable) below a tenth of their speed for more than StallRule::kStallSeconds.
+  std::size_t stalled = 0;
+  // Agents that met that rule at some tick without a stall reason (the rule promises none).
+  std::size_t stalled_without_reason = 0;
   std::size_t nan_count = 0;      // agents with a non-finite position or velocity, at any tick
   std::size_t out_of_bounds = 0;  // agents whose disc left the world, at any tick
 };
 
 class ScenarioMetrics {
  public:
-  static constexpr double kStallTime = 1.0;  // s
   // Call before the first step: remembers where each agent starts.
   explicit ScenarioMetrics(const World& world);
   ~ScenarioMetrics();
@@ -52,9 +54,7 @@ class ScenarioMetrics {
     std::optional<Vec2> first_goal;
     double path = 0;
     std::optional<double> arrived_at;
-    Vec2 anchor;             // where it was when it last made progress
-    double anchor_time = 0;  // s
-    bool stalled = false, bad_number = false, escaped = false;
+    bool stalled = false, unexplained = false, bad_number = false, escaped = false;
   };
   Track& track_for(const Agent& a);
   void observe_separation(const World& world);

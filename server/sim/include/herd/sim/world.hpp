@@ -28,6 +28,7 @@
 #include "measurement.hpp"
 #include "profile.hpp"
 #include "source.hpp"
+#include "stall.hpp"
 #include "tile_map.hpp"
 #include "trace.hpp"
 #include "types.hpp"
@@ -165,6 +166,14 @@ class World {
   // snapshots), if any, and its velocity after avoidance turned it. Agents that commands added
   // since the last step have none yet: the span may be shorter than agents() until the next.
   std::span<const Desire> desires() const;
+  // Each agent's stall (stall.hpp), parallel to agents(): how long it has been slow and, past
+  // StallRule's mark, why and who is responsible. Updated by each step after the agents' states;
+  // like desires(), shorter than agents() until the next step when commands added agents. World
+  // state (checkpoints keep it), but left out of state_hash(): it changes no motion.
+  std::span<const Stall> stalls() const;
+  // How many agents are stalled for each reason (by StallReason; [none] counts none), as of the
+  // last step.
+  const std::array<std::uint32_t, kStallReasonCount>& stalled_by_reason() const;
   // Bumped whenever obstacles are added or removed, so servers can resend them only then.
   std::uint64_t obstacles_version() const;
   // The tile map, if one is loaded, and a version bumped by every load, clear or tile change.
