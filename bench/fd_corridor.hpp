@@ -13,7 +13,6 @@
 
 namespace herd::bench::fd {
 
-
 constexpr double kLength = 100, kWidth = 4, kFilled = 60;
 constexpr double kAreaFrom = 28, kAreaTo = 32;
 constexpr double kFrom = 5, kTo = 15;  // s

@@ -20,8 +20,8 @@ TEST(FundamentalDiagram, CfsmFollowsWeidmannFromHalfToFivePerSquareMetre) {
     const Point p = run(rho, sim::AvoidanceMode::cfsm, "cfsm");
     const double error = p.speed - weidmann(p.density);
     EXPECT_NEAR(p.density, rho, 0.35 * rho) << "the area holds the crowd it was filled with";
-    EXPECT_LE(std::abs(error), 0.15) << "at " << p.density << " per m²: " << p.speed
-                                     << " m/s, Weidmann " << weidmann(p.density);
+    EXPECT_LE(std::abs(error), 0.15)
+        << "at " << p.density << " per m²: " << p.speed << " m/s, Weidmann " << weidmann(p.density);
     squares += error * error;
     ++n;
   }

@@ -90,8 +90,8 @@ TEST(Cfsm, StandingAgentsYieldToAMoverAndReturnToTheirPlacesUnlessHolding) {
     for (int t = 0; t < 30 * 60; ++t) {
       w.step();
       for (AgentId id = 1; id <= 5; ++id)
-        farthest = std::max(farthest,
-                            length(agent(w, id).position - Vec2{10, 5 + 0.8 * (id - 3.0)}));
+        farthest =
+            std::max(farthest, length(agent(w, id).position - Vec2{10, 5 + 0.8 * (id - 3.0)}));
     }
     if (hold) {
       EXPECT_LT(agent(w, mover).position.x, 10) << "held places are not given up";
@@ -119,8 +119,8 @@ TEST(Cfsm, LaterArrivalsTakeThePlaceTheyCanReachBesideThoseStanding) {
   for (int k = 0; k < 30; ++k) {
     const int column = k % 6, row = k / 6;
     // Spawned in reverse: the first to arrive have the nearest places, in the others' way.
-    crowd.push_back(walker({2 + 0.6 * (5 - column), 1.5 + 0.6 * row},
-                           Vec2{24 + 0.5 * column, 2 + 0.5 * row}));
+    crowd.push_back(
+        walker({2 + 0.6 * (5 - column), 1.5 + 0.6 * row}, Vec2{24 + 0.5 * column, 2 + 0.5 * row}));
   }
   ASSERT_TRUE(w.apply(Spawn{0, 0, crowd}).ok());
   for (int t = 0; t < 90 * 60; ++t) w.step();
@@ -163,12 +163,12 @@ TEST(Cfsm, ParametersOutOfRangeAreRefused) {
   World w = pedestrians();
   const AvoidanceDef before = w.def().avoidance;
   using Set = void (*)(SetAvoidance&);
-  for (Set set : {+[](SetAvoidance& s) { s.time_gap = 0.0; },
-                  +[](SetAvoidance& s) { s.time_gap = 11.0; },
-                  +[](SetAvoidance& s) { s.repulsion_strength = -1.0; },
-                  +[](SetAvoidance& s) { s.repulsion_range = 0.0; },
-                  +[](SetAvoidance& s) { s.wall_repulsion_strength = 101.0; },
-                  +[](SetAvoidance& s) { s.wall_repulsion_range = std::nan(""); }}) {
+  for (Set set :
+       {+[](SetAvoidance& s) { s.time_gap = 0.0; }, +[](SetAvoidance& s) { s.time_gap = 11.0; },
+        +[](SetAvoidance& s) { s.repulsion_strength = -1.0; },
+        +[](SetAvoidance& s) { s.repulsion_range = 0.0; },
+        +[](SetAvoidance& s) { s.wall_repulsion_strength = 101.0; },
+        +[](SetAvoidance& s) { s.wall_repulsion_range = std::nan(""); }}) {
     SetAvoidance s;
     set(s);
     const CommandOutcome out = w.apply(s);
