@@ -221,6 +221,7 @@ Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch, bool any_priorit
   const double horizon = std::max(def_.avoidance.lookahead, def_.dt);
   const double preferred = def_.avoidance.preferred_side == Side::right ? 1.0 : -1.0;
   const std::uint32_t self = static_cast<std::uint32_t>(i);
+  const std::span<const std::uint32_t> tags = together();
   scan::Candidates& found = scratch.found;
   Vec2 away;
   neighbours_.grid.query_runs(a.position, reach, [&](std::uint32_t begin, std::uint32_t end) {
@@ -248,10 +249,17 @@ Vec2 WorldImpl::yield_velocity(std::size_t i, Scratch& scratch, bool any_priorit
         if (!theirs.goal || !theirs.arriving || other.state != MoveState::moving ||
             length_squared(there) <= reach_there * reach_there)
           continue;
-        // One of its own order looking for its place nearby takes the nearest it can reach
-        // (headway_desire): those standing do not all shuffle to let it through.
+        // One of its own order (a group sent together) settles by contact beside those who
+        // stopped first (OrderService, or headway_desire's places): they do not shuffle to let it
+        // through. Of no order, the same when its place is near (headway_desire takes a place
+        // within kSettleRadii).
         const double settles = kSettleRadii * other.def.radius;
-        if (other.order == a.order && length_squared(there) <= settles * settles) continue;
+        if (other.order == a.order && (a.order != 0 || length_squared(there) <= settles * settles))
+          continue;
+        // Nor for a member of its own formation or move (they keep their places together).
+        if (!tags.empty() && tags[i] != 0 &&
+            (tags[j] & ~FormationService::kCritical) == (tags[i] & ~FormationService::kCritical))
+          continue;
         dir = normalized_or_zero(there);
         speed = other.def.max_speed;
       } else {
