@@ -13,6 +13,7 @@
 #include <set>
 
 #include "cli/ctl.hpp"
+#include "cli/ctl_run.hpp"
 #include "common/fake_ws_server.hpp"
 #include "common/process.hpp"
 #include "common/tls_proxy.hpp"
@@ -22,11 +23,6 @@ namespace herd {
 namespace {
 
 using namespace herd::testing;
-
-struct CtlRun {
-  int status = -1;
-  std::string out;
-};
 
 class CtlTest : public ::testing::Test {
  protected:
@@ -50,22 +46,7 @@ class CtlTest : public ::testing::Test {
   CtlRun ctl(std::vector<std::string> args, std::string url = {},
              std::optional<std::string> input = {}) {
     if (url.empty()) url = "ws://127.0.0.1:" + std::to_string(port_) + "/ws";
-    args.insert(args.begin(), {"--url", url, "--timeout", "10"});
-    const fs::path out = *dir_ / ("ctl" + std::to_string(++runs_) + ".log");
-    const char* program = HERD_CTL_BIN;
-    if (input) {
-      const fs::path in = *dir_ / ("ctl" + std::to_string(runs_) + ".in");
-      std::ofstream(in) << *input;
-      std::string line = std::string("exec ") + HERD_CTL_BIN;
-      for (const auto& a : args) line += " '" + a + "'";
-      args = {"-c", line + " < '" + in.string() + "'"};
-      program = "/bin/sh";
-    }
-    Process p(args, out, program);
-    CtlRun r;
-    r.status = p.wait_exit(std::chrono::milliseconds(20000));
-    r.out = slurp(out);
-    return r;
+    return run_ctl(*dir_, runs_, std::move(args), url, input);
   }
   static inline fs::path* dir_ = nullptr;
   static inline Process* server_ = nullptr;

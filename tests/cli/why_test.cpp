@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/ctl_run.hpp"
 #include "common/process.hpp"
 
 namespace herd {
@@ -15,11 +16,6 @@ namespace {
 
 using namespace herd::testing;
 using nlohmann::json;
-
-struct CtlRun {
-  int status = -1;
-  std::string out;
-};
 
 class StallOverTheServerTest : public ::testing::Test {
  protected:
@@ -38,23 +34,8 @@ class StallOverTheServerTest : public ::testing::Test {
   }
   // herd-ctl with these arguments (its standard input `input`, when given); stdout and stderr.
   CtlRun ctl(std::vector<std::string> args, const std::string& input = {}) {
-    args.insert(args.begin(),
-                {"--url", "ws://127.0.0.1:" + std::to_string(port_) + "/ws", "--timeout", "10"});
-    const fs::path out = *dir_ / ("ctl" + std::to_string(++runs_) + ".log");
-    const char* program = HERD_CTL_BIN;
-    if (!input.empty()) {
-      const fs::path in = *dir_ / ("ctl" + std::to_string(runs_) + ".in");
-      std::ofstream(in) << input;
-      std::string line = std::string("exec ") + HERD_CTL_BIN;
-      for (const auto& a : args) line += " '" + a + "'";
-      args = {"-c", line + " < '" + in.string() + "'"};
-      program = "/bin/sh";
-    }
-    Process p(args, out, program);
-    CtlRun r;
-    r.status = p.wait_exit(std::chrono::milliseconds(20000));
-    r.out = slurp(out);
-    return r;
+    return run_ctl(*dir_, runs_, std::move(args), "ws://127.0.0.1:" + std::to_string(port_) + "/ws",
+                   input.empty() ? std::nullopt : std::optional<std::string>(input));
   }
   static inline fs::path* dir_ = nullptr;
   static inline Process* server_ = nullptr;
