@@ -8,22 +8,11 @@
 #include <cmath>
 
 #include "herd/sim/world.hpp"
+#include "sim/pedestrians.hpp"
 #include "tile_collision.hpp"
 
 namespace herd::sim {
 namespace {
-
-WorldDef pedestrian_world(double width, double height) {
-  WorldDef def;
-  def.width = width;
-  def.height = height;
-  def.agent_defaults.radius = 0.2;
-  def.agent_defaults.max_speed = 1.34;
-  def.agent_defaults.max_force = 2.7;
-  def.agent_defaults.slow_radius = 1;
-  def.avoidance.mode = AvoidanceMode::cfsm;
-  return def;
-}
 
 // Test 1, keeping the walking speed in a corridor: one person walking at 1.33 m/s covers 40 m of
 // a 2 m-wide corridor in 26 to 34 s.

@@ -9,20 +9,13 @@
 #include <variant>
 
 #include "herd/sim/world.hpp"
+#include "pedestrians.hpp"
 
 namespace herd::sim {
 namespace {
 
 World pedestrians(double width = 20, double height = 10) {
-  WorldDef def;
-  def.width = width;
-  def.height = height;
-  def.agent_defaults.radius = 0.2;
-  def.agent_defaults.max_speed = 1.34;
-  def.agent_defaults.max_force = 2.7;
-  def.agent_defaults.slow_radius = 1;
-  def.avoidance.mode = AvoidanceMode::cfsm;
-  return World(def);
+  return World(pedestrian_world(width, height));
 }
 
 SpawnAgent walker(Vec2 at, std::optional<Vec2> to = std::nullopt) {

@@ -32,6 +32,10 @@ inline Vec2 rotate(Vec2 v, double a) {
 
 constexpr double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
 
+// Whether `to` (from an agent to another) lies within sixty degrees of `way` (from the agent to
+// its place): the other stands in its way there.
+inline bool in_the_way(Vec2 to, Vec2 way) { return 2 * dot(to, way) >= length(to) * length(way); }
+
 // The crossing fix's pathIntersect: where segment a0-a1 meets segment b0-b1, if they do.
 // Parallel or degenerate segments (zero denominator) do not intersect: the published code divided
 // by zero.

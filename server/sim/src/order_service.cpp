@@ -20,10 +20,6 @@ bool held_up(const Agent& a) {
          length_squared(a.position - a.behaviour.home) > a.def.radius * a.def.radius;
 }
 
-// Whether `to` (from an agent to another) lies within sixty degrees of `way` (from the agent to
-// its place): the other stands in its way there.
-bool in_the_way(Vec2 to, Vec2 way) { return 2 * dot(to, way) >= length(to) * length(way); }
-
 constexpr double kClear = 1e-6;  // units: the hair kept between a mover and one at rest
 
 // The agent a behaviour heads for, while it is there.

@@ -298,6 +298,11 @@ class WorldImpl {
   // wish's direction turned by the repulsion of its neighbours, the walls and the obstacles, at
   // the speed its headway to the nearest one ahead in that direction allows.
   Vec2 headway_desire(std::size_t i, Scratch& scratch);
+  // cfsm mode: whether agent a, held up short of its place (`way` from it there), takes the place
+  // where it stands beside arrived agents of its order among `near` (headway_desire's
+  // neighbours, `near_index` their agents' indices).
+  bool takes_place_beside(const Agent& a, Vec2 way, std::span<const ReciprocalNeighbour> near,
+                          std::span<const std::uint32_t> near_index, double range) const;
 
   WorldDef def_;
   Rng rng_;

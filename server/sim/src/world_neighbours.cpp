@@ -18,6 +18,8 @@ namespace {
 // arrived agents of its own order in its way there, takes the place where it stands; and those
 // standing make way only for movers that will not (headway_desire, yield_velocity).
 constexpr double kSettleRadii = 24;
+// cfsm mode: an entry of headway_desire's neighbours that is an obstacle, not an agent.
+constexpr std::uint32_t kNoIndex = ~std::uint32_t{0};
 
 }  // namespace
 
@@ -467,17 +469,6 @@ Vec2 WorldImpl::headway_desire(std::size_t i, Scratch& scratch) {
   Vec2 wish = desires_[i].velocity;
   const std::optional<Vec2> goal = desires_[i].arriving ? desires_[i].goal : std::nullopt;
   const double r = a.def.radius;
-  // Within four radii of a blocked tile (in or beside a door, against a wall): where one may not
-  // take a place (it would stop all behind it).
-  const auto by_a_wall = [&] {
-    if (!map_) return false;
-    const TileCoord lo = map_->tile_at(a.position - Vec2{4 * r, 4 * r});
-    const TileCoord hi = map_->tile_at(a.position + Vec2{4 * r, 4 * r});
-    for (std::int32_t ty = lo.y; ty <= hi.y; ++ty)
-      for (std::int32_t tx = lo.x; tx <= hi.x; ++tx)
-        if (map_->blocked(tx, ty)) return true;
-    return false;
-  };
   const double to_goal = goal ? length(*goal - a.position) : HUGE_VAL;
   // One standing (idle, or within kYieldRadii radii of the place it arrives at: it may have
   // stepped that far aside already, and stays out of the way while the mover is still coming)
@@ -521,7 +512,6 @@ Vec2 WorldImpl::headway_desire(std::size_t i, Scratch& scratch) {
   std::vector<std::uint32_t>& near_index = scratch.near_index;
   near.clear();
   near_index.clear();
-  constexpr std::uint32_t kObstacle = ~std::uint32_t{0};
   Vec2 push;
   neighbours_.near_grid.query_points(
       a.position, reach, [&](std::uint32_t slot, Vec2 p, std::uint32_t) {
@@ -553,7 +543,7 @@ Vec2 WorldImpl::headway_desire(std::size_t i, Scratch& scratch) {
     const double d = length(rel);
     if (d > reach + o.radius) return;
     near.push_back({o.position, {}, o.radius, 1});
-    near_index.push_back(kObstacle);
+    near_index.push_back(kNoIndex);
     if (d > o.radius) repel_from(a.position + rel * ((d - o.radius) / d));
   });
   walls_.near_points(a.position, r + wall_fade, scratch.walls, repel_from);
@@ -596,39 +586,48 @@ Vec2 WorldImpl::headway_desire(std::size_t i, Scratch& scratch) {
   }
   const double speed =
       std::clamp(gap / av.time_gap, 0.0, wish_speed) * std::min(1.0, 2 * length(steer));
-  // Arriving within two radii of its goal, with nothing of the model's velocity left towards it
-  // (the headway closed, or the repulsion of those standing round the place balancing the wish):
-  // it stops, and takes the place where it stands (stage_states). Without this, one whose place
-  // others crowd round hovers beside it for ever, never arrived.
-  if (goal && !desires_[i].aside && to_goal <= 2 * r &&
-      dot(direction, *goal - a.position) * speed <= 0.01 * a.def.max_speed * to_goal) {
+  // Arriving, and held up: nothing of the model's velocity left towards its goal (the headway
+  // closed, or the repulsion of those standing round the place balancing the wish).
+  if (!goal || desires_[i].aside || to_goal > kSettleRadii * r) return direction * speed;
+  const Vec2 way = *goal - a.position;
+  if (dot(direction, way) * speed > 0.01 * a.def.max_speed * to_goal) return direction * speed;
+  // Within two radii of its goal, it stops and takes the place where it stands (stage_states).
+  // Without this, one whose place others crowd round hovers beside it for ever, never arrived.
+  if (to_goal <= 2 * r || takes_place_beside(a, way, near, near_index, range)) {
     neighbours_.takes_place[i] = 1;
     return {};
   }
-  // Nearing its place (within kSettleRadii radii), held up (making no way towards it) beside one
-  // of its own order (of no order, both) that has arrived and stands in its way there, within
-  // the gap at which their repulsion balances a wish: the others stand round a place it cannot
-  // reach through them, and it takes the place where it stands, as a group's member settles by
-  // contact ("near"). Farther, or held up by others, it waits, or they yield: it is passing
-  // through. Nor does it take a place within its diameter of a blocked tile: one that settled in
-  // a door would stop all behind it.
-  if (goal && !desires_[i].aside && to_goal <= kSettleRadii * r && !by_a_wall() &&
-      dot(direction, *goal - a.position) * speed <= 0.01 * a.def.max_speed * to_goal) {
-    const Vec2 way = *goal - a.position;
-    const double balance =
-        range * std::log(std::max(av.repulsion_strength, 1.0)) + OrderService::kSettleGap * r;
-    for (std::size_t m = 0; m < near.size(); ++m) {
-      if (near_index[m] == kObstacle) continue;
-      const Agent& other = agents_[near_index[m]];
-      const Vec2 to = near[m].position - a.position;
-      if (other.order != a.order || other.state != MoveState::arrived ||
-          length(to) - r - near[m].radius > balance || 2 * dot(to, way) < length(to) * length(way))
-        continue;
-      neighbours_.takes_place[i] = 1;
-      return {};
-    }
-  }
   return direction * speed;
+}
+
+bool WorldImpl::takes_place_beside(const Agent& a, Vec2 way,
+                                   std::span<const ReciprocalNeighbour> near,
+                                   std::span<const std::uint32_t> near_index, double range) const {
+  // Nearer its place than kSettleRadii radii (the caller's test), held up beside one of its own
+  // order (of no order, both) that has arrived and stands in its way there, within the gap at
+  // which their repulsion balances a wish: the others stand round a place it cannot reach through
+  // them, and it takes the place where it stands, as a group's member settles by contact
+  // ("near"). Held up by others, it waits, or they yield: it is passing through.
+  const double r = a.def.radius;
+  const double balance = range * std::log(std::max(def_.avoidance.repulsion_strength, 1.0)) +
+                         OrderService::kSettleGap * r;
+  bool beside = false;
+  for (std::size_t m = 0; m < near.size() && !beside; ++m) {
+    if (near_index[m] == kNoIndex) continue;  // an obstacle
+    const Agent& other = agents_[near_index[m]];
+    const Vec2 to = near[m].position - a.position;
+    beside = other.order == a.order && other.state == MoveState::arrived &&
+             length(to) - r - near[m].radius <= balance && in_the_way(to, way);
+  }
+  if (!beside || !map_) return beside;
+  // Not within four radii of a blocked tile (in or beside a door, against a wall): one that
+  // settled in a door would stop all behind it.
+  const TileCoord lo = map_->tile_at(a.position - Vec2{4 * r, 4 * r});
+  const TileCoord hi = map_->tile_at(a.position + Vec2{4 * r, 4 * r});
+  for (std::int32_t ty = lo.y; ty <= hi.y; ++ty)
+    for (std::int32_t tx = lo.x; tx <= hi.x; ++tx)
+      if (map_->blocked(tx, ty)) return false;
+  return true;
 }
 
 }  // namespace herd::sim
