@@ -6,7 +6,7 @@
 // commands are not sent (session.js) and paint mode does not open.
 
 import { DemoKeys } from './demo_keys.js';
-import { ARMED_NAMES, arm, moveFields, rightClick, roundPoint, shiftReleased as shiftLetGo } from './orders.js';
+import { ARMED_NAMES, agentOrder, arm, orderWords, ownAgents, rightClick, roundPoint, shiftReleased as shiftLetGo } from './orders.js';
 
 /** @import { CommandFields } from '../js/src/protocol.js' */
 /** @import { Connection } from '../js/src/connection.js' */
@@ -14,7 +14,7 @@ import { ARMED_NAMES, arm, moveFields, rightClick, roundPoint, shiftReleased as 
 /** @import { Painter } from './paint.js' */
 /** @import { ViewerState } from './viewer_state.js' */
 /** @import { ArmedKind, OrderStep } from './orders.js' */
-/** @import { Point } from '../js/src/protocol.js' */
+/** @import { Agent, Point } from '../js/src/protocol.js' */
 
 /**
  * What the actions read and send through (main.js's pieces).
@@ -33,8 +33,8 @@ import { ARMED_NAMES, arm, moveFields, rightClick, roundPoint, shiftReleased as 
  * @typedef {object} Actions
  * @property {() => void} togglePaint
  * @property {(key: string) => void} demoKey
- * @property {(x: number, y: number) => void} moveSelectionTo
  * @property {(w: Point, shift: boolean) => void} orderAt
+ * @property {(target: Agent) => boolean} orderOnAgent
  * @property {(kind: ArmedKind) => void} armOrder
  * @property {() => void} disarm
  * @property {() => void} shiftReleased
@@ -78,13 +78,31 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     if (fields) sendCommand(fields);
   }
 
-  // A tap on the ground (touch.js): the selection goes there, each keeping its place.
-  /** @param {number} x @param {number} y */
-  function moveSelectionTo(x, y) {
-    send({ fields: moveFields([...state.selected], { x, y }), armed: null }, { x, y });
+  // The player's team on a server with players, else null (orders.js's enemies are then groups').
+  function playerTeam() {
+    const welcome = /** @type {{role?: string, team?: number} | null} */ (state.welcome);
+    return welcome?.role === 'player' ? (welcome.team ?? 0) : null;
   }
 
-  // A right-click on the ground (input.js): the move, or the order armed (orders.js).
+  // A right-click on agent `target` (input.js): the selection attacks it when it is an enemy and
+  // follows it otherwise, and the message line says which. False when that is not for it (nothing
+  // of one's own selected, or the target is among them): the right button moves there instead.
+  /** @param {Agent} target @returns {boolean} */
+  function orderOnAgent(target) {
+    const team = playerTeam();
+    const selected = state.agents.filter((a) => state.selected.has(a.id));
+    const order = agentOrder(target, ownAgents(selected, team), team);
+    if (!order) return false;
+    state.armed = null;
+    if (sendCommand(order.fields) === null) return true;
+    hud.toast(order.what, 'info');
+    const p = roundPoint(target);
+    state.orders.push({ x: p.x, y: p.y, at: performance.now(), kind: order.attack ? 'attack' : 'move' });
+    return true;
+  }
+
+  // A right-click or a tap on the ground (input.js, touch.js): the move, or the order armed
+  // (orders.js).
   /** @param {Point} w @param {boolean} shift */
   function orderAt(w, shift) {
     send(rightClick(state.armed, [...state.selected], w, shift), w);
@@ -97,7 +115,11 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     state.armed = step.armed;
     if (!step.fields) return;
     const seq = sendCommand(step.fields);
-    if (seq === null || !at) return;
+    if (seq === null) return;
+    // An order that is no plain move says what it was (a move's ring says where it went).
+    const words = orderWords(step.fields);
+    if (words) hud.toast(words, 'info');
+    if (!at) return;
     const p = roundPoint(at);
     state.orders.push({ x: p.x, y: p.y, at: performance.now(), kind: step.fields.cmd === 'attack_move' ? 'attack' : 'move' });
   }
@@ -178,8 +200,8 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
   return {
     togglePaint,
     demoKey,
-    moveSelectionTo,
     orderAt,
+    orderOnAgent,
     armOrder,
     disarm,
     shiftReleased,

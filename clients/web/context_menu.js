@@ -1,16 +1,23 @@
 // @ts-check
-// The right-click menu: on an agent, with agents selected, what the selection can do to it (the
-// behaviours of set_behaviour that name another agent: attack, pursue, evade, flee, seek, arrive,
-// react...); on an obstacle, what can be done to it (remove_obstacle). Its items are the command
-// catalogue's (command_catalogue.js): a behaviour or command added to commands.json is offered
-// here without a line of this file. An item whose command needs more than the menu knows (react's
-// radius) opens the command palette's form with the rest filled in. The ground keeps the right
-// button's move (input.js). Arrows move between items, Enter picks, Esc or a click elsewhere closes.
+// The menu of what can be done to a thing, opened by Alt + right-click (a long press on a touch
+// screen; the plain right button orders: input.js): on an agent, with agents selected, what the
+// selection can do to it (the behaviours of set_behaviour that name another agent: attack,
+// pursue, evade, flee, seek, arrive, react...); on an obstacle, what can be done to it
+// (remove_obstacle). Its items are the command catalogue's (command_catalogue.js): a behaviour or
+// command added to commands.json is offered here without a line of this file. An item whose
+// command needs more than the menu knows (react's radius) opens the command palette's form with
+// the rest filled in. The opener may add items of its own first (touch.js: add the agent to the
+// selection). Arrows move between items, Enter picks, Esc or a click elsewhere closes.
 
 import { formCommand, menuActions, menuForm } from './command_catalogue.js';
 
 /** @import { FormContext, FormState, MenuAction } from './command_catalogue.js' */
 /** @import { Agent, CommandFields, Obstacle, Point } from '../js/src/protocol.js' */
+
+/**
+ * An item the opener adds before the catalogue's: its word, its tooltip and what it does.
+ * @typedef {{label: string, help: string, run: () => void}} ExtraItem
+ */
 
 /**
  * @typedef {object} MenuPieces
@@ -72,12 +79,12 @@ export class ContextMenu {
     return !this.root.hidden;
   }
 
-  // A right-click at client point `at` on `agent` or `obstacle` (either may be null): opens the
-  // menu and returns true, or returns false when there is nothing to offer (the ground; an agent
-  // with nothing selected, or that is itself selected; a view-only page), leaving the click to
-  // the right button's move.
-  /** @param {Point} at @param {{agent: Agent | null, obstacle: Obstacle | null}} under @returns {boolean} */
-  openAt(at, { agent, obstacle }) {
+  // An Alt + right-click or a long press at client point `at` on `agent` or `obstacle` (either may
+  // be null): opens the menu and returns true, or returns false when there is nothing to offer
+  // (the ground; an agent with nothing selected, or that is itself selected; a view-only page),
+  // leaving the click to the right button's move. extra: items of the opener's, shown first.
+  /** @param {Point} at @param {{agent: Agent | null, obstacle: Obstacle | null}} under @param {ExtraItem[]} [extra] @returns {boolean} */
+  openAt(at, { agent, obstacle }, extra = []) {
     this.close();
     if (this.pieces.viewOnly()) return false;
     const ctx = this.pieces.context();
@@ -90,7 +97,7 @@ export class ContextMenu {
     if (actions.length === 0) return false;
     const { kind, id } = target;
     const title = kind === 'agent' ? `the selection (${ctx.selected.length}) → agent ${id}` : `obstacle ${id}`;
-    const items = actions.map((a) => this.#item(a, id));
+    const items = [...(kind === 'agent' ? extra.map((e) => this.#extraItem(e)) : []), ...actions.map((a) => this.#item(a, id))];
     this.root.replaceChildren(Object.assign(document.createElement('div'), { className: 'title', textContent: title }), ...items);
     this.root.dataset.target = `${kind}:${id}`;
     this.root.hidden = false;
@@ -106,6 +113,21 @@ export class ContextMenu {
     if (!this.isOpen) return;
     this.root.hidden = true;
     if (document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement)) document.activeElement.blur();
+  }
+
+  /** @param {ExtraItem} extra */
+  #extraItem(extra) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.setAttribute('role', 'menuitem');
+    b.dataset.action = extra.label;
+    b.textContent = extra.label;
+    b.title = extra.help;
+    b.addEventListener('click', () => {
+      this.close();
+      extra.run();
+    });
+    return b;
   }
 
   /** @param {MenuAction} action @param {number} id */

@@ -2,9 +2,10 @@
 // Mouse and keyboard, as in real-time strategy games: a left click selects (an agent; Shift adds
 // or removes one) or clears (the ground), a double click selects the agent's group on screen, a
 // drag on the ground selects the agents in its box (Shift adds), the right button commands (the
-// selection arrives where it is pressed, each keeping its place; Shift queues it; A or Q arms an
-// attack-move or a patrol for the next right-click: orders.js); the wheel zooms at the cursor, the
-// middle button pans;
+// selection arrives where it is pressed, each keeping its place; Shift queues it; on an enemy it
+// attacks, on another agent it follows; A or Q arms an attack-move or a patrol for the next
+// right-click: orders.js; Alt + right-click opens the menu of what can be done to an agent or an
+// obstacle: context_menu.js); the wheel zooms at the cursor, the middle button pans;
 // in paint mode a drag paints walls (Shift-drag or right-drag: floor). Which key does what is
 // keys.js's table, which also draws the help and the README's list: a key is bound here by its
 // row's action (keyHandlers), and a key, mouse gesture or action added here needs its row there.
@@ -61,9 +62,11 @@ import { stallText } from './stalls.js';
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
  * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
  * @property {() => void} openPalette the command palette (command_palette.js)
- * @property {(at: Point, agent: Agent | null, world: Point) => boolean} contextMenu a right-click at
- *   client point `at` on `agent` (or none) at `world`: true when a menu opened (context_menu.js),
- *   false to leave it to the move
+ * @property {(target: Agent) => boolean} orderOnAgent a right-click on an agent: the selection
+ *   attacks it (an enemy) or follows it (actions.js); false to leave it to the move
+ * @property {(at: Point, agent: Agent | null, world: Point) => boolean} contextMenu an Alt +
+ *   right-click (a long press on touch) at client point `at` on `agent` (or none) at `world`: true
+ *   when a menu opened (context_menu.js), false to leave it to the move
  */
 
 // Extra CSS pixels around an agent that still count as a hit, so small agents are clickable.
@@ -199,13 +202,19 @@ export function attachInput(canvas, app) {
   canvas.addEventListener('contextmenu', (ev) => {
     ev.preventDefault(); // painting: the right button erases; else it gives orders
     if (app.painter.on || !app.view.world) return;
-    // On an agent (with a selection) or an obstacle: a menu of what can be done to it instead;
-    // but an armed order takes the click wherever it lands (an attack-move onto an enemy's spot).
     const at = local(ev);
-    if (!app.armed() && app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
+    // Alt + right-click on an agent (with a selection) or an obstacle: a menu of what can be done
+    // to it. An armed order takes the click wherever it lands (an attack-move onto an enemy's spot).
+    if (ev.altKey && !app.armed() && app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
     if (app.selected.size === 0) return;
     if (app.viewOnly()) {
       app.refuseViewOnly();
+      return;
+    }
+    // On an agent, as in strategy games: an enemy is attacked, another agent followed.
+    const hit = app.armed() ? null : pick(app, at);
+    if (hit && app.orderOnAgent(hit)) {
+      showCursor(at);
       return;
     }
     // A click in the margin around the world means "as far as you can go that way": clamp, so the

@@ -32,7 +32,8 @@
  * @property {string} does     what it does
  * @property {boolean} [commands] it sends a command or a server control: a page the server
  *   welcomed as viewer ignores it (access.js), and its help shows the row dimmed
- * @property {string} [button] its on-screen button's word (the demo's, on touch screens: touch.js)
+ * @property {string} [button] its on-screen button's word on touch screens (touch.js): the demo's
+ *   moves, and the orders a key arms or gives (attack-move, patrol, stop)
  */
 
 /** @type {readonly KeySection[]} */
@@ -69,7 +70,19 @@ export const KEY_ROWS = [
   },
   {
     section: 'view',
-    mouse: 'right-click an agent or an obstacle',
+    mouse: 'right-click an enemy',
+    does: "the selection attacks it (an enemy: another team's agent, for a player; else another group's); the line under the map says so",
+    commands: true,
+  },
+  {
+    section: 'view',
+    mouse: 'right-click another agent',
+    does: 'the selection follows it; the line under the map says so',
+    commands: true,
+  },
+  {
+    section: 'view',
+    mouse: 'Alt + right-click an agent or an obstacle',
     does: 'a menu: what the selection can do to the agent (attack, pursue, flee...), or remove the obstacle',
     commands: true,
   },
@@ -116,6 +129,7 @@ export const KEY_ROWS = [
     action: 'attackMove',
     does: 'attack-move: the next right-click sends the selection there, engaging the enemies (other groups) it meets on the way; Shift + right-click queues it and keeps it armed',
     commands: true,
+    button: 'attack-move',
   },
   {
     section: 'view',
@@ -123,6 +137,7 @@ export const KEY_ROWS = [
     action: 'patrol',
     does: 'patrol: the next right-click sends the selection there and back, again and again; Shift + right-click adds a point to the route, sent by the last plain right-click or when Shift is let go',
     commands: true,
+    button: 'patrol',
   },
   {
     section: 'view',
@@ -130,6 +145,7 @@ export const KEY_ROWS = [
     action: 'stop',
     does: 'stop: the selection brakes and forgets its queued orders and patrols',
     commands: true,
+    button: 'stop',
   },
   { section: 'view', keys: ['Delete', 'Backspace'], action: 'remove', does: 'remove the selected agents', commands: true },
   { section: 'view', keys: ['O'], action: 'obstacle', does: 'place an obstacle (radius 20) at the cursor', commands: true },
@@ -192,14 +208,25 @@ export const KEY_ROWS = [
 
   // Touch screens (touch.js): no keys, so the demo's moves are buttons under the map.
   { section: 'touch', mouse: 'tap an agent', does: 'select it' },
-  { section: 'touch', mouse: 'long press an agent', does: 'add it to the selection, or take it out' },
+  {
+    section: 'touch',
+    mouse: 'long press an agent',
+    does: "with others selected: the menu of what they can do to it (and to add it to them); else add it to the selection, or take it out",
+  },
   { section: 'touch', mouse: 'tap the ground', does: 'send the selection there, each keeping its place (arrive)', commands: true },
+  { section: 'touch', mouse: 'long press an obstacle', does: 'the menu: remove it', commands: true },
   { section: 'touch', mouse: 'long press the ground', does: 'clear the selection' },
   { section: 'touch', mouse: 'drag', does: 'pan' },
   { section: 'touch', mouse: 'pinch', does: 'zoom about the point between the fingers' },
   {
     section: 'touch',
-    mouse: "the demo's buttons",
+    mouse: 'the attack-move, patrol and stop buttons',
+    does: 'as `A`, `Q` and `C`: the next tap on the ground sends the selection there attacking the enemies it meets, or there and back again and again; stop brakes it',
+    commands: true,
+  },
+  {
+    section: 'touch',
+    mouse: "the demo's buttons (the operator's)",
     does: "the demo's moves, as its keys play them",
     commands: true,
   },

@@ -29,7 +29,7 @@ import { ContextMenu, obstacleAt } from './context_menu.js';
 import { Dock } from './dock.js';
 import { Minimap } from './minimap.js';
 import { CursorReadout } from './cursor.js';
-import { attachTouch, buildDemoButtons } from './touch.js';
+import { attachTouch, buildDemoButtons, buildOrderButtons } from './touch.js';
 import { HeatMap } from './heat_map.js';
 import { pageRole } from './access.js';
 import { TeamView } from './team_view.js';
@@ -138,6 +138,7 @@ const input = attachInput(canvas, {
   agents: () => state.drawn, // what is under the cursor is what the page shows
   selected: state.selected,
   orderAt: actions.orderAt,
+  orderOnAgent: actions.orderOnAgent,
   armOrder: actions.armOrder,
   armed: () => state.armed,
   disarm: actions.disarm,
@@ -167,12 +168,26 @@ attachTouch(canvas, {
   view,
   agents: () => state.drawn,
   selected: state.selected,
-  moveSelectionTo: actions.moveSelectionTo,
+  orderAt: actions.orderAt,
+  armed: () => state.armed !== null,
+  // The long press's menu; on an agent it also offers what a long press does without one.
+  contextMenu: (at, agent, w) =>
+    menu.openAt(
+      at,
+      { agent, obstacle: obstacleAt(state.obstacles, w, OBSTACLE_PICK_SLACK_PX / view.scale) },
+      agent ? [{ label: 'add to the selection', help: `select agent ${agent.id} too`, run: () => state.selected.add(agent.id) }] : [],
+    ),
   painting: () => painter.on,
   viewOnly,
   refuseViewOnly,
 });
-const demoButtons = buildDemoButtons($('touchbar'), actions.demoKey);
+const orderButtons = buildOrderButtons($('touch-orders'), {
+  armOrder: actions.armOrder,
+  disarm: actions.disarm,
+  armed: () => state.armed?.kind ?? null,
+  stopSelected: actions.stopSelected,
+});
+const demoButtons = buildDemoButtons($('touch-demo'), actions.demoKey);
 // Buttons clicked with the mouse take no keyboard focus, and leave a field that had it, so that
 // Space (pause) and the other keys reach the page again; Tab still focuses them.
 for (const b of document.querySelectorAll('#status button, #scenario-bar button')) {
@@ -361,6 +376,10 @@ function frame(now) {
     dockWidth: dock.width,
   });
   cursor.update(view, state.map);
+  // The welcome's role, for what the page shows only to the operator (style.css's .operator-only).
+  const role = state.welcome?.role ?? 'none';
+  if (document.body.dataset.role !== role) document.body.dataset.role = role;
+  orderButtons(session.viewOnly);
   demoButtons(session.viewOnly);
   // A relay steps no world: its page has no profile to show. A new connection starts it afresh.
   profile.update({ relay: Boolean(state.welcome?.upstream), epoch: state.welcomeGeneration });

@@ -6,11 +6,14 @@
 // right-click adds a point to the route instead, and the route is sent by the plain right-click
 // that gives its last point, or when Shift is let go.
 //
+// A right-click on an agent outside the selection orders the selection onto it (agentOrder): an
+// enemy is attacked, anyone else followed.
+//
 // Several agents keep their shape ("spread": "keep": each goes to the point plus its offset from
 // the group's centre), as a squad does in those games; the page says so explicitly, whatever the
 // server's default. Pure: no DOM (tests/web/orders.test.mjs runs it in Node).
 
-/** @import { CommandFields, Point } from '../js/src/protocol.js' */
+/** @import { Agent, CommandFields, Point } from '../js/src/protocol.js' */
 
 /** @typedef {'attack_move' | 'patrol'} ArmedKind */
 
@@ -79,6 +82,57 @@ export function rightClick(armed, agents, p, shift) {
   const route = [...armed.route, p];
   if (shift && route.length < MAX_ROUTE_POINTS) return { fields: null, armed: { ...armed, route } };
   return { fields: patrolFields(agents, route), armed: null };
+}
+
+// The selected agents a right-click orders: a player's own team's only (the others it may select
+// to read about, not command), everyone's elsewhere. selected: the selected agents as the snapshot
+// has them; team: the player's team, null on a page that is no player.
+/** @param {Agent[]} selected @param {number | null} team @returns {Agent[]} */
+export function ownAgents(selected, team) {
+  return team === null ? selected : selected.filter((a) => (a.team ?? 0) === team);
+}
+
+// Whether `target` is an enemy of the agents `own`: for a player (team not null) an agent of
+// another team (nobody's, team 0, included); on a server without players an agent of a group none
+// of them is in.
+/** @param {Agent} target @param {Agent[]} own @param {number | null} team @returns {boolean} */
+export function isEnemy(target, own, team) {
+  if (team !== null) return (target.team ?? 0) !== team;
+  return !own.some((a) => a.group === target.group);
+}
+
+// A right-click on agent `target` with `own` (ownAgents) ordering: the enemy is attacked, anyone
+// else followed (set_behaviour naming the agent); null when nothing is to be done that way (no
+// agent of one's own, or the target is one of them: the right button then moves to its spot).
+// `what` says it in a few words for the page's message line.
+/**
+ * @param {Agent} target @param {Agent[]} own @param {number | null} team
+ * @returns {{fields: CommandFields, what: string, attack: boolean} | null}
+ */
+export function agentOrder(target, own, team) {
+  if (own.length === 0 || own.some((a) => a.id === target.id)) return null;
+  const attack = isEnemy(target, own, team);
+  const behaviour = attack ? 'attack' : 'follow';
+  return {
+    fields: { cmd: 'set_behaviour', agents: own.map((a) => a.id), behaviour, agent: target.id },
+    what: `${behaviour} agent ${target.id}`,
+    attack,
+  };
+}
+
+// What an order of the right button that is no plain move did, for the page's message line (a
+// plain move's ring on the ground says it): '' for a move.
+/** @param {CommandFields} fields @returns {string} */
+export function orderWords(fields) {
+  const n = Array.isArray(fields.agents) ? fields.agents.length : 0;
+  const who = `${n} agent${n === 1 ? '' : 's'}`;
+  const at = (/** @type {Point} */ p) => `${Math.round(p.x)}, ${Math.round(p.y)}`;
+  if (fields.cmd === 'attack_move') return `attack-move: ${who} to ${at(/** @type {Point} */ (fields.target))}`;
+  if (fields.cmd === 'patrol') {
+    const points = /** @type {Point[] | undefined} */ (fields.points);
+    return points ? `patrol: ${who} through ${points.length} points` : `patrol: ${who} to ${at(/** @type {Point} */ (fields.target))} and back`;
+  }
+  return '';
 }
 
 // Shift let go: a patrol route given with Shift is sent, and an attack-move queued with Shift is

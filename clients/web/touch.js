@@ -1,9 +1,13 @@
 // @ts-check
 // Touch screens, with Pointer Events: a tap on an agent selects it, a tap on the ground with a
-// selection sends it there (set_target, as the right button does), a long press on an agent adds
-// it to the selection or takes it out and on the ground clears the selection, one finger dragged
-// pans the view and two fingers pinch it, zooming about the point between them. The demo's moves
-// are buttons (#touchbar), shown on touch and narrow screens (style.css).
+// selection sends it there (set_target, as the right button does; or the order the attack-move or
+// patrol button armed), a long press on an agent opens the menu of what the selection can do to
+// it (as Alt + right-click does; with nothing else selected it adds the agent to the selection or
+// takes it out), on an obstacle the menu too, and on the ground it clears the selection; one
+// finger dragged pans the view and two fingers pinch it, zooming about the point between them.
+// The orders a key arms or gives (attack-move, patrol, stop) and the demo's moves are buttons
+// (#touchbar), shown on touch and narrow screens (style.css); the demo's are the operator's, and
+// a player's or a spectator's page does not show them.
 //
 // The touches are taken on their way down to the canvas (capture listeners on its parent), so
 // input.js's mouse gestures (boxes, clicks, the right button) never see them, nor the click, the
@@ -15,6 +19,7 @@ import { KEY_ROWS, inlineRuns } from './keys.js';
 
 /** @import { Agent, Point } from '../js/src/protocol.js' */
 /** @import { View, WorldSize } from './view.js' */
+/** @import { ArmedKind } from './orders.js' */
 
 const TAP_SLOP_PX = 10; // a finger that moves less than this, CSS pixels, still taps
 const LONG_PRESS_MS = 500; // held at least this long without moving: a long press
@@ -27,7 +32,11 @@ const COMPAT_MS = 1000; // the click or context menu a browser makes of a touch 
  * @property {View} view
  * @property {() => Agent[]} agents
  * @property {Set<number>} selected
- * @property {(x: number, y: number) => void} moveSelectionTo
+ * @property {(w: Point, shift: boolean) => void} orderAt the selection's order at world point w: a
+ *   move, or the order armed (actions.js)
+ * @property {() => boolean} armed an order is armed: the next tap gives it wherever it lands
+ * @property {(at: Point, agent: Agent | null, world: Point) => boolean} contextMenu a long press at
+ *   client point `at` on `agent` (or none) at `world`: true when a menu opened (context_menu.js)
  * @property {() => boolean} painting paint mode is on: the touches are input.js's
  * @property {() => boolean} viewOnly
  * @property {() => void} refuseViewOnly
@@ -156,12 +165,20 @@ export function attachTouch(canvas, app) {
     );
   }
 
-  // An agent: it alone is selected. The ground: the selection goes there (clamped into the world,
-  // as the right button's order is); nothing selected, nothing happens.
+  // The world point under canvas point p, clamped into the world (as the right button's order is).
+  /** @param {Point} p @returns {Point} */
+  const worldAt = (p) => {
+    const { width, height } = /** @type {WorldSize} */ (app.view.world);
+    const w = app.view.screenToWorld(p.x, p.y);
+    return { x: Math.min(width, Math.max(0, w.x)), y: Math.min(height, Math.max(0, w.y)) };
+  };
+
+  // An agent: it alone is selected. The ground: the selection goes there; nothing selected,
+  // nothing happens. An armed order takes the tap wherever it lands, as it takes a right-click.
   /** @param {Point} p */
   function tap(p) {
     if (!app.view.world) return;
-    const hit = pick(app, p, TOUCH_SLACK_PX);
+    const hit = app.armed() ? null : pick(app, p, TOUCH_SLACK_PX);
     if (hit) {
       app.selected.clear();
       app.selected.add(hit.id);
@@ -172,20 +189,80 @@ export function attachTouch(canvas, app) {
       app.refuseViewOnly();
       return;
     }
-    const { width, height } = /** @type {WorldSize} */ (app.view.world);
-    const w = app.view.screenToWorld(p.x, p.y);
-    app.moveSelectionTo(Math.min(width, Math.max(0, w.x)), Math.min(height, Math.max(0, w.y)));
+    app.orderAt(worldAt(p), false);
   }
 
-  // An agent: into the selection, or out of it. The ground: the selection is cleared.
+  // An agent or an obstacle: the menu of what can be done to it, when it has something to offer;
+  // else an agent goes into the selection or out of it, and the ground clears the selection.
   /** @param {Point} p */
   function longPress(p) {
     if (!app.view.world) return;
     const hit = pick(app, p, TOUCH_SLACK_PX);
+    const r = canvas.getBoundingClientRect();
+    if (app.contextMenu({ x: r.left + p.x, y: r.top + p.y }, hit, app.view.screenToWorld(p.x, p.y))) return;
     if (!hit) app.selected.clear();
     else if (app.selected.has(hit.id)) app.selected.delete(hit.id);
     else app.selected.add(hit.id);
   }
+}
+
+/** @param {string} word @param {string} title @param {() => void} click @returns {HTMLButtonElement} */
+function touchButton(word, title, click) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = word;
+  b.title = title;
+  b.addEventListener('mousedown', (ev) => ev.preventDefault()); // no focus: the keys stay the page's
+  b.addEventListener('click', click);
+  return b;
+}
+
+// A row's words as the tooltip says them, with its key.
+/** @param {import('./keys.js').KeyRow} row @returns {string} */
+const rowTitle = (row) => `${inlineRuns(row.does).map((r) => r.text).join('')} (${(row.keys ?? []).join(' or ')})`;
+
+/**
+ * What the order buttons do (actions.js).
+ * @typedef {object} OrderButtonActions
+ * @property {(kind: ArmedKind) => void} armOrder
+ * @property {() => void} disarm
+ * @property {() => ArmedKind | null} armed the order armed, or null
+ * @property {() => void} stopSelected
+ */
+
+// The orders a key arms or gives as buttons in `bar` (keys.js's rows of attackMove, patrol and
+// stop, named by their `button` word): attack-move and patrol arm their order for the next tap
+// (pressed while armed; pressed again, disarmed), stop stops the selection. Returns
+// update(viewOnly): a viewer's buttons are disabled, and the armed one shows pressed.
+/** @param {HTMLElement} bar @param {OrderButtonActions} act @returns {(viewOnly: boolean) => void} */
+export function buildOrderButtons(bar, act) {
+  /** @type {Record<string, ArmedKind>} */
+  const ARMS = { attackMove: 'attack_move', patrol: 'patrol' };
+  const rows = KEY_ROWS.filter((r) => r.button && (r.action === 'attackMove' || r.action === 'patrol' || r.action === 'stop'));
+  const buttons = rows.map((row) => {
+    const action = /** @type {string} */ (row.action);
+    const kind = ARMS[action];
+    const b = touchButton(/** @type {string} */ (row.button), rowTitle(row), () => {
+      if (!kind) act.stopSelected();
+      else if (act.armed() === kind) act.disarm();
+      else act.armOrder(kind);
+    });
+    b.dataset.order = kind ?? 'stop';
+    if (kind) b.setAttribute('aria-pressed', 'false');
+    return b;
+  });
+  bar.replaceChildren(...buttons);
+  let shown = '';
+  return (viewOnly) => {
+    const armed = act.armed();
+    const key = `${viewOnly}:${armed}`;
+    if (shown === key) return;
+    shown = key;
+    for (const b of buttons) {
+      b.disabled = viewOnly;
+      if (b.dataset.order !== 'stop') b.setAttribute('aria-pressed', String(b.dataset.order === armed));
+    }
+  };
 }
 
 // The demo's moves as buttons in `bar`, one per row of keys.js's demo section, named by its
@@ -194,13 +271,8 @@ export function attachTouch(canvas, app) {
 export function buildDemoButtons(bar, demoKey) {
   const buttons = KEY_ROWS.filter((r) => r.action === 'demo' && r.button).map((row) => {
     const key = /** @type {string[]} */ (row.keys)[0];
-    const b = document.createElement('button');
-    b.type = 'button';
+    const b = touchButton(/** @type {string} */ (row.button), rowTitle(row), () => demoKey(key));
     b.dataset.key = key;
-    b.textContent = /** @type {string} */ (row.button);
-    b.title = `${inlineRuns(row.does).map((r) => r.text).join('')} (${key})`;
-    b.addEventListener('mousedown', (ev) => ev.preventDefault()); // no focus: the keys stay the page's
-    b.addEventListener('click', () => demoKey(key));
     return b;
   });
   bar.replaceChildren(...buttons);

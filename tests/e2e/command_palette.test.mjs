@@ -1,4 +1,4 @@
-// The command palette and the right-click menu against the real server. Every command of the
+// The command palette and the Alt + right-click menu against the real server. Every command of the
 // catalogue (clients/web/commands.json, which tests/protocol/command_catalogue_test.cpp holds to
 // the server's codec) is found in the palette by typing its name and sent from its form, and the
 // form shows the server's ack: every command is reachable. Where a command needs the world in a
@@ -197,7 +197,12 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     assert.ok(group0.length > 1, 'group 0 selected');
     const victim = await page.evaluate(agentToClick, { groups: [1] });
     assert.ok(victim && victim.clearance > 12, 'no agent of group 1 to right-click');
-    const rightClick = () => page.mouse.click(canvasBox.x + victim.sx, canvasBox.y + victim.sy, { button: 'right' });
+    // The menu is Alt + right-click's (the plain right button attacks or follows: rts.test.mjs).
+    const rightClick = async () => {
+      await page.keyboard.down('Alt');
+      await page.mouse.click(canvasBox.x + victim.sx, canvasBox.y + victim.sy, { button: 'right' });
+      await page.keyboard.up('Alt');
+    };
 
     // What the catalogue says the selection can do to another agent: set_behaviour's behaviours
     // that take an agent. Those that need nothing more are sent at once; the others say "…".
@@ -269,7 +274,9 @@ describe('command palette and right-click menu', { timeout: 8 * TEST_TIMEOUT_MS 
     const added = await command({ cmd: 'add_obstacle', x: spot.x, y: spot.y, radius: 12 });
     await command({ cmd: 'step' }); // a paused world sends a snapshot, with the obstacles, only when stepped
     await page.waitForFunction((id) => window.herd.obstacles.some((o) => o.id === id), added.obstacle, { timeout: WAIT_MS });
+    await page.keyboard.down('Alt');
     await page.mouse.click(canvasBox.x + spot.sx, canvasBox.y + spot.sy, { button: 'right' });
+    await page.keyboard.up('Alt');
     const menu = page.locator('#context-menu');
     await menu.waitFor({ state: 'visible', timeout: WAIT_MS });
     assert.equal(await menu.getAttribute('data-target'), `obstacle:${added.obstacle}`);

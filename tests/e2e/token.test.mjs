@@ -132,7 +132,7 @@ describe('command token', { timeout: 5 * TEST_TIMEOUT_MS }, () => {
     await page.keyboard.press('h');
     await page.locator('#help-access').waitFor({ state: 'visible', timeout: WAIT_MS });
     const dimmed = await page.locator('#help.view-only dt.commands').allTextContents();
-    for (const row of ['right-click the ground', 'right-click an agent or an obstacle']) {
+    for (const row of ['right-click the ground', 'right-click an enemy', 'Alt + right-click an agent or an obstacle']) {
       assert.ok(dimmed.includes(row), `the help does not dim ${row}: ${JSON.stringify(dimmed)}`);
     }
     assert.ok(!dimmed.some((t) => t.startsWith('click an agent')), 'the help dims selecting');

@@ -2,6 +2,9 @@
 // tap on an agent selected it, but no order could be given. Now a tap on the ground sends the
 // selection there, a long press on the ground clears it, one finger dragged pans the view, two
 // fingers pinch it about the point between them, and the demo's moves are buttons under the map.
+// A phone had no attack-move, patrol or stop either: they are buttons too, each giving its order
+// (attack-move and patrol at the next tap on the ground); and a long press on another agent opens
+// the menu of what the selection can do to it, as Alt + right-click does with a mouse.
 // The touches are the browser's own (the DevTools protocol's Input.dispatchTouchEvent, which the
 // page sees as pointer events of type touch), several fingers at once where a pinch needs them.
 
@@ -83,10 +86,10 @@ describe('touch on a phone, 390 x 844', { timeout: 6 * TEST_TIMEOUT_MS }, () => 
   it('the phone is a touch screen, and the demo buttons and the lines round the map fit it', { timeout: TEST_TIMEOUT_MS }, async (t) => {
     assert.equal(await page().evaluate(() => matchMedia('(pointer: coarse)').matches), true);
     const buttons = await page().locator('#touchbar button').allTextContents();
-    assert.deepEqual(buttons, ['circle', 'switch', 'cross', 'blocks', 'lines']);
+    assert.deepEqual(buttons, ['attack-move', 'patrol', 'stop', 'circle', 'switch', 'cross', 'blocks', 'lines']);
     for (const b of await page().locator('#touchbar button').all()) {
       const box = await b.boundingBox();
-      assert.ok(box.x >= 0 && box.x + box.width <= WIDTH && box.y + box.height <= HEIGHT, `a demo button is off screen: ${JSON.stringify(box)}`);
+      assert.ok(box.x >= 0 && box.x + box.width <= WIDTH && box.y + box.height <= HEIGHT, `a touch bar button is off screen: ${JSON.stringify(box)}`);
     }
     assert.deepEqual(await page().evaluate(cutTexts, ['#touchbar', '#footbar']), []);
     // The hint names the gestures, not the mouse's buttons.
@@ -174,6 +177,74 @@ describe('touch on a phone, 390 x 844', { timeout: 6 * TEST_TIMEOUT_MS }, () => 
     const still = await page().evaluate(([x, y]) => window.herd.worldToScreen(x, y), [midWorld.x, midWorld.y]);
     assert.ok(Math.hypot(still.x - (mid.x - box.x), still.y - (mid.y - box.y)) < 1, `the pinch's centre moved: ${JSON.stringify(still)}`);
     await page().keyboard.press('f'); // fitted again for what follows
+  });
+
+  // A tap at the middle of the touch bar's button for `order` ('attack_move', 'patrol', 'stop').
+  async function tapOrder(order) {
+    const b = await page().locator(`#touch-orders button[data-order="${order}"]`).boundingBox();
+    await page().touchscreen.tap(b.x + b.width / 2, b.y + b.height / 2);
+  }
+  // The button shows whether its order is armed (drawn at the next frame).
+  const shownPressed = (order, on) => page().locator(`#touch-orders button[data-order="${order}"][aria-pressed="${on}"]`).waitFor({ timeout: WAIT_MS });
+
+  it('the attack-move, patrol and stop buttons give their orders to the selection', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const agent = await page().evaluate(isolatedAgent);
+    await page().touchscreen.tap(onPage(agent).x, onPage(agent).y);
+    await page().waitForFunction((id) => JSON.stringify(window.herd.selected) === JSON.stringify([id]), agent.id, { timeout: WAIT_MS });
+    const ground = await page().evaluate(emptyPoint, { awayFrom: agent, minDist: 100 });
+    assert.ok(ground && ground.clearance > 10, `no free ground to tap: ${JSON.stringify(ground)}`);
+    const near = (p, q) => Math.abs(p.x - q.x) < 0.01 && Math.abs(p.y - q.y) < 0.01;
+
+    // Attack-move: the button arms it (pressed), the next tap on the ground gives it there.
+    await tapOrder('attack_move');
+    await page().waitForFunction(() => window.herd.armed?.kind === 'attack_move', null, { timeout: WAIT_MS });
+    await shownPressed('attack_move', true);
+    await page().touchscreen.tap(onPage(ground).x, onPage(ground).y);
+    const am = await scene.sent.find((m) => m.cmd === 'attack_move', WAIT_MS, 'attack_move');
+    assert.deepEqual(am.agents, [agent.id]);
+    assert.ok(near(am.target, ground), JSON.stringify(am.target));
+    await page().waitForFunction((seq) => window.herd.lastAck?.seq === seq, am.seq, { timeout: WAIT_MS });
+    await shownPressed('attack_move', false);
+    assert.ok((await scene.toastsShown()).some((t) => /^attack-move: 1 agent to /.test(t.text)), 'the attack-move was not said');
+
+    // Patrol: the same, there and back. (The message line may have grown with the message, and
+    // the fitted view with it: the ground is measured again.)
+    await tapOrder('patrol');
+    await page().waitForFunction(() => window.herd.armed?.kind === 'patrol', null, { timeout: WAIT_MS });
+    const ground2 = await page().evaluate(emptyPoint, { awayFrom: agent, minDist: 100 });
+    await page().touchscreen.tap(onPage(ground2).x, onPage(ground2).y);
+    const patrol = await scene.sent.find((m) => m.cmd === 'patrol', WAIT_MS, 'patrol');
+    assert.deepEqual(patrol.agents, [agent.id]);
+    assert.ok(near(patrol.target, ground2), JSON.stringify(patrol.target));
+    await page().waitForFunction((seq) => window.herd.lastAck?.seq === seq, patrol.seq, { timeout: WAIT_MS });
+
+    // Stop: at once, on the selection.
+    await tapOrder('stop');
+    const stop = await scene.sent.find((m) => m.cmd === 'stop', WAIT_MS, 'stop');
+    assert.deepEqual(stop.agents, [agent.id]);
+    await page().waitForFunction((seq) => window.herd.lastAck?.seq === seq, stop.seq, { timeout: WAIT_MS });
+    assert.deepEqual(await page().evaluate(() => window.herd.selected), [agent.id], 'the orders kept the selection');
+  });
+
+  it('a long press on another agent opens the menu of what the selection can do to it, which also adds it', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const [first] = await page().evaluate(() => window.herd.selected);
+    assert.ok(first !== undefined, 'nothing selected');
+    const other = await page().evaluate(isolatedAgent, { exclude: [first] });
+    assert.ok(other && other.id !== first, 'no other agent to press');
+    await gesture([[onPage(other)], [onPage(other)]], { seconds: 0.8 });
+    const menu = page().locator('#context-menu');
+    await menu.waitFor({ state: 'visible', timeout: WAIT_MS });
+    assert.equal(await menu.getAttribute('data-target'), `agent:${other.id}`);
+    const items = await menu.locator('button[role="menuitem"]').allTextContents();
+    assert.equal(items[0], 'add to the selection');
+    assert.ok(items.includes('attack') && items.includes('follow'), items.join(', '));
+    await menu.locator('button[data-action="add to the selection"]').tap();
+    await menu.waitFor({ state: 'hidden', timeout: WAIT_MS });
+    await page().waitForFunction(
+      (ids) => JSON.stringify([...window.herd.selected].sort((a, b) => a - b)) === JSON.stringify(ids),
+      [first, other.id].sort((a, b) => a - b),
+      { timeout: WAIT_MS },
+    );
   });
 
   it('a demo button sends its move, on the selection', { timeout: TEST_TIMEOUT_MS }, async (t) => {

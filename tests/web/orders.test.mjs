@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { MAX_ROUTE_POINTS, arm, queuedRoute, rightClick, shiftReleased } from '../../clients/web/orders.js';
+import { MAX_ROUTE_POINTS, agentOrder, arm, isEnemy, orderWords, ownAgents, queuedRoute, rightClick, shiftReleased } from '../../clients/web/orders.js';
 
 const P = { x: 100.12345, y: 200 };
 const Q = { x: 300, y: 50.5 };
@@ -76,5 +76,44 @@ describe("an agent's queued route", () => {
     ]);
     assert.deepEqual(queuedRoute({ tx: 1, ty: 2 }), [{ x: 1, y: 2 }]);
     assert.deepEqual(queuedRoute({ waypoints: [3, 4] }), []);
+  });
+});
+
+describe('the right button on an agent', () => {
+  const agent = (id, group, team) => ({ id, group, team, x: 0, y: 0, vx: 0, vy: 0, r: 8 });
+  const squad = [agent(1, 1, 1), agent(2, 1, 1)];
+
+  it('attacks an agent of another group, and follows one of a selected agent\'s group', () => {
+    assert.deepEqual(agentOrder(agent(9, 2, 0), squad, null), {
+      fields: { cmd: 'set_behaviour', agents: [1, 2], behaviour: 'attack', agent: 9 },
+      what: 'attack agent 9',
+      attack: true,
+    });
+    const follow = agentOrder(agent(7, 1, 0), squad, null);
+    assert.deepEqual([follow?.fields.behaviour, follow?.what, follow?.attack], ['follow', 'follow agent 7', false]);
+    // A mixed selection: any of its groups is a friend's.
+    assert.equal(isEnemy(agent(8, 3, 0), [agent(1, 1, 0), agent(4, 3, 0)], null), false);
+  });
+
+  it("for a player, attacks another team's agent whatever its group, nobody's too, and orders its own agents only", () => {
+    assert.equal(isEnemy(agent(9, 1, 2), squad, 1), true, 'same group, other team');
+    assert.equal(isEnemy(agent(9, 1, 0), squad, 1), true, "nobody's");
+    assert.equal(isEnemy(agent(9, 5, 1), squad, 1), false, 'own team, other group');
+    const selected = [agent(1, 1, 1), agent(3, 1, 2)];
+    assert.deepEqual(ownAgents(selected, 1).map((a) => a.id), [1]);
+    assert.deepEqual(ownAgents(selected, null).map((a) => a.id), [1, 3]);
+    assert.deepEqual(agentOrder(agent(9, 1, 2), ownAgents(selected, 1), 1)?.fields.agents, [1]);
+  });
+
+  it('leaves the click to the move on a selected agent, or with nothing of its own selected', () => {
+    assert.equal(agentOrder(squad[0], squad, null), null);
+    assert.equal(agentOrder(agent(9, 2, 2), [], 1), null);
+  });
+
+  it('says what an order that is no plain move did', () => {
+    assert.equal(orderWords(rightClick(arm('attack_move'), [1, 2], Q, false).fields ?? { cmd: '' }), 'attack-move: 2 agents to 300, 51');
+    assert.equal(orderWords(rightClick(arm('patrol'), [1], Q, false).fields ?? { cmd: '' }), 'patrol: 1 agent to 300, 51 and back');
+    assert.equal(orderWords({ cmd: 'patrol', agents: [1], points: [P, Q] }), 'patrol: 1 agent through 2 points');
+    assert.equal(orderWords(rightClick(null, [1], Q, true).fields ?? { cmd: '' }), '');
   });
 });

@@ -126,11 +126,15 @@ describe('the key table', () => {
       [
         'right-click the ground',
         'Shift + right-click the ground',
-        'right-click an agent or an obstacle',
+        'right-click an enemy',
+        'right-click another agent',
+        'Alt + right-click an agent or an obstacle',
         'drag (painting)',
         'Shift + drag, right drag',
         'tap the ground',
-        "the demo's buttons",
+        'long press an obstacle',
+        'the attack-move, patrol and stop buttons',
+        "the demo's buttons (the operator's)",
       ],
     );
   });
