@@ -93,7 +93,7 @@ export class Hud {
   /** @param {boolean} painting @param {boolean} viewOnly @param {HudState['armed']} armed */
   #hintFor(painting, viewOnly, armed) {
     if (painting) return HINTS.painting;
-    if (armed) return armedHint(armed.kind, armed.points);
+    if (armed) return this.coarse.matches ? touchArmedHint(armed.kind) : armedHint(armed.kind, armed.points);
     if (this.coarse.matches) return viewOnly ? HINTS.touchViewer : HINTS.touch;
     return viewOnly ? HINTS.viewer : HINTS.commander;
   }
@@ -226,6 +226,7 @@ export const HINTS = {
     'H: keys',
     'click/drag: select',
     'right-click: move (Shift: queue)',
+    'right-click an agent: attack or follow',
     'wheel: zoom',
     'A: attack-move',
     'Q: patrol',
@@ -235,10 +236,17 @@ export const HINTS = {
   ],
   viewer: ['H: keys', 'click/drag: select', 'wheel: zoom', 'I: inspect', 'E: goals', 'D: heat map', 'F: fit', 'N: minimap'],
   painting: ['painting walls: drag = wall', 'Shift-drag or right-drag = floor', 'M or Esc: done'],
-  touch: ['tap: select', 'tap the ground: move there', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
+  touch: ['tap: select', 'tap the ground: move there', 'drag: pan', 'pinch: zoom', 'long press: menu, add or clear', '?: help'],
   touchViewer: ['tap: select', 'drag: pan', 'pinch: zoom', 'long press: add or clear', '?: help'],
 };
 const HINT_SEPARATOR = ' · ';
+
+// The hint while an order is armed on a touch screen (its button armed it): the next tap gives it.
+/** @param {'attack_move' | 'patrol'} kind @returns {string[]} */
+export function touchArmedHint(kind) {
+  const what = kind === 'attack_move' ? 'attack-move' : 'patrol';
+  return [`${what}: tap a point`, `${what} again: cancel`];
+}
 
 // The hint while an order is armed: how to give it, and how not to.
 /** @param {'attack_move' | 'patrol'} kind @param {number} points a patrol's route points so far @returns {string[]} */
