@@ -300,6 +300,8 @@ export function installDebugApi(v) {
     flashRing: (/** @type {Flash} */ f, /** @type {number} */ now) => v.view.flashRing(f, now),
     // CSS pixels relative to the canvas's top-left corner.
     worldToScreen: (/** @type {number} */ x, /** @type {number} */ y) => v.view.worldToScreen(x, y),
+    // Where the world is drawn on the canvas (CSS pixels of the canvas: {x, y, w, h}; null: none).
+    drawnRect: () => v.view.drawnRect(),
     screenToWorld: (/** @type {number} */ x, /** @type {number} */ y) => v.view.screenToWorld(x, y),
     sendCommand: v.sendCommand, // {cmd, ...}: adds type and seq, returns the seq
     sendRaw: (/** @type {string} */ text) => v.conn.sendRaw(text), // any text, for testing the server's error paths

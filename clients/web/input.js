@@ -456,6 +456,9 @@ function selectInBox(app, box) {
 export function pick(app, p, slackPx = PICK_SLACK_PX) {
   const view = app.view;
   if (!view.world) return null;
+  // Under a docked panel's edge nothing of the world is drawn: no agent to hit there.
+  const free = view.freeRect();
+  if (p.x < free.x || p.y < free.y || p.x > free.x + free.w || p.y > free.y + free.h) return null;
   const w = view.screenToWorld(p.x, p.y);
   const slack = slackPx / view.scale;
   /** @type {Agent | null} */

@@ -51,7 +51,7 @@ const hud = new Hud();
 const panels = new Panels();
 const profile = new ProfilePanel(() => token);
 const state = newViewerState();
-const dock = new Dock($('stage'), $('dock'));
+const dock = new Dock($('stage'), { dock: $('dock'), tray: $('tray'), column: $('column') });
 const minimap = new Minimap({ box: $('minimap-box'), canvas: $('minimap'), note: $('minimap-note'), view });
 const cursor = new CursorReadout(canvas, $('cursor-pos'));
 

@@ -292,8 +292,10 @@ export class Session {
     const { conn, state, view, viewport } = this;
     if (conn.state !== 'connected' || conn.snapshotFormat !== 'binary' || !state.welcome) return;
     if (now - viewport.at < VIEWPORT_EVERY_MS || view.cssWidth <= 0 || view.cssHeight <= 0) return;
-    const a = view.screenToWorld(0, 0);
-    const b = view.screenToWorld(view.cssWidth, view.cssHeight);
+    // What is drawn: the canvas less the docked panels' edges (view.js draws no world under them).
+    const f = view.freeRect();
+    const a = view.screenToWorld(f.x, f.y);
+    const b = view.screenToWorld(f.x + f.w, f.y + f.h);
     const { width, height } = state.welcome.world;
     const whole = a.x <= 0 && a.y <= 0 && b.x >= width && b.y >= height;
     const clamp = (/** @type {number} */ v) => Math.max(-1e7, Math.min(1e7, v));

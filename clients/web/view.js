@@ -2,7 +2,8 @@
 // Draws the world on a canvas and maps between world units and CSS pixels.
 // The world rectangle [0,width] x [0,height] (y down, as on screen) is scaled uniformly to fit
 // the canvas and centred, so circles stay circles whatever the window's shape; the canvas less
-// what docked panels cover (insets), so that the fitted world lies beside them. The marks round
+// what docked panels cover (insets), so that the fitted world lies beside them, and nothing of the
+// world is drawn under them at any zoom (the free part clips every frame). The marks round
 // the agents (sources and exits, obstacles, goals, role marks, flashes, orders, the selection box) are drawn by
 // view_marks.js; a team's fog of war by fog_layer.js.
 
@@ -220,6 +221,13 @@ export class View {
     ctx.fillRect(0, 0, this.cssWidth, this.cssHeight);
     if (!this.world) return;
 
+    // Nothing of the world is drawn under a docked panel (dock.js), at any zoom: only in the free
+    // part of the canvas.
+    const free = this.freeRect();
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(free.x, free.y, free.w, free.h);
+    ctx.clip();
     this.#drawWorld();
     // A stale picture (socket down) is kept but dimmed, so it is never mistaken for live state.
     ctx.globalAlpha = frame.live ? 1 : 0.35;
@@ -251,6 +259,22 @@ export class View {
     if (frame.routeDraft) marks.drawRouteDraft(ctx, this, frame.routeDraft);
     if (frame.box) marks.drawBox(ctx, frame.box);
     if (this.map && frame.paint?.brush) drawPaintPreview(ctx, this, this.map, [], frame.paint.brush);
+    ctx.restore();
+  }
+
+  // The part of the canvas where the world is drawn, CSS pixels: the world's rectangle on screen
+  // within the free part of the canvas; null when none of it is in view.
+  /** @returns {{x: number, y: number, w: number, h: number} | null} */
+  drawnRect() {
+    if (!this.world) return null;
+    const f = this.freeRect();
+    const a = this.worldToScreen(0, 0);
+    const b = this.worldToScreen(this.world.width, this.world.height);
+    const x0 = Math.max(f.x, a.x);
+    const y0 = Math.max(f.y, a.y);
+    const x1 = Math.min(f.x + f.w, b.x);
+    const y1 = Math.min(f.y + f.h, b.y);
+    return x1 > x0 && y1 > y0 ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0 } : null;
   }
 
   // The outline of agent a's role mark on screen ([[x, y], ...]; roles.js), or [] without a role.

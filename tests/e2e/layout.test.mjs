@@ -10,7 +10,8 @@
 // And what the page shows beside the world does not cover it: with the view fitted (F), the world
 // as drawn meets none of the toasts, the cursor's point, the line under the map, the inspector's
 // legend and the minimap (they used to cover it: toasts at the bottom centre, the legend at the
-// bottom left). The agent panel, the help and the profile are opened to be read, and float.
+// bottom left). The help is opened to be read, and floats; the agent panel and the profile dock
+// beside the world too (the docked panels' own tests, below, zoom in as well).
 // Screenshots of the three sizes go to HERD_E2E_OUT (layout_WxH.png, _panels.png, _help.png).
 
 import { describe, it, before, after } from 'node:test';
@@ -21,7 +22,7 @@ import path from 'node:path';
 
 import { startServer } from './lib/server.mjs';
 import { launchBrowser, openViewer, WAIT_MS } from './lib/browser.mjs';
-import { cutTexts, coveringWorld } from './lib/layout_probes.mjs';
+import { cutTexts, coveringWorld, panelsAndWorld } from './lib/layout_probes.mjs';
 import { isolatedAgent } from './lib/page_probes.mjs';
 
 const TEST_TIMEOUT_MS = 60_000;
@@ -207,6 +208,82 @@ describe('layout from 800 x 600 to 1920 x 1080', { timeout: 4 * TEST_TIMEOUT_MS 
   }
 });
 
+// The panels beside the map never cover the world: the selection's table (it used to float over
+// the top right of the map, units and order markers under it), the step profile (bottom right),
+// the legends and the minimap sit in docks beside it, the fitted world shrinks to fit beside them,
+// and zoomed in, nothing of the world is drawn under them (the canvas there is the colour outside
+// the world). Measured with everything open at once at each size.
+describe('the docked panels beside the world', { timeout: 4 * TEST_TIMEOUT_MS }, () => {
+  let server;
+  let browser;
+  const DOCKED = ['#agent-panel', '#profile', '#legend', '#heat-legend', '#minimap-box'];
+  const outDir = process.env.HERD_E2E_OUT || mkdtempSync(path.join(os.tmpdir(), 'herd-e2e-out-'));
+
+  before(async () => {
+    server = await startServer({ scenario: 'demo32' });
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  for (const [width, height] of SIZES) {
+    it(`${width} x ${height}: no panel meets the world as drawn, fitted or zoomed in`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+      const { page, pageErrors } = await openViewer(browser.browser, server, { width, height });
+      try {
+        await page.keyboard.press('Control+a'); // the selection's table
+        await page.keyboard.press('i'); // the inspector's legend
+        await page.keyboard.press('n'); // the minimap
+        await page.keyboard.press('d'); // the heat map's legend
+        await page.locator('#profile-btn').click(); // the step profile
+        for (const sel of DOCKED) await page.locator(sel).waitFor({ state: 'visible', timeout: WAIT_MS });
+        await page.waitForFunction(() => document.querySelectorAll('#agent-rows tr').length > 0, null, { timeout: WAIT_MS });
+        await page.keyboard.press('f');
+        await frames(page);
+        const fitted = await page.evaluate(panelsAndWorld, DOCKED);
+        t.diagnostic(`fitted: world ${JSON.stringify(fitted.world)}, panels ${JSON.stringify(fitted.panels.map((p) => [p.sel, p.box]))}`);
+        assert.ok(fitted.world, 'no world drawn');
+        assert.equal(fitted.panels.length, DOCKED.length, `not every panel shows: ${JSON.stringify(fitted.panels.map((p) => p.sel))}`);
+        // The whole world is in view, and it is not a sliver: at least a quarter of the window's height.
+        const whole = await page.evaluate(() => {
+          const h = window.herd;
+          const c = document.getElementById('world').getBoundingClientRect();
+          const a = h.worldToScreen(0, 0);
+          const b = h.worldToScreen(h.world.width, h.world.height);
+          return [c.left + a.x, c.top + a.y, c.left + b.x, c.top + b.y].map(Math.round);
+        });
+        assert.deepEqual(fitted.world, whole, 'the fitted world is not drawn whole');
+        assert.ok(whole[3] - whole[1] >= height / 4, `the fitted world is ${whole[3] - whole[1]} px tall in a ${height} px window`);
+        for (const p of fitted.panels) assert.equal(p.meets, false, `${p.sel} ${JSON.stringify(p.box)} covers the world ${JSON.stringify(fitted.world)}`);
+        await pageScreenshot(page, outDir, `docked_${width}x${height}.png`, t);
+
+        // Zoomed in at the middle: the world now reaches every edge of the free part of the canvas,
+        // and none of it is drawn under a panel.
+        const c = await page.locator('#world').boundingBox();
+        const mid = await page.evaluate(() => {
+          const d = window.herd.drawnRect();
+          return { x: d.x + d.w / 2, y: d.y + d.h / 2 };
+        });
+        await page.mouse.move(c.x + mid.x, c.y + mid.y);
+        for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -300);
+        await frames(page);
+        const zoomed = await page.evaluate(panelsAndWorld, DOCKED);
+        assert.ok(zoomed.world[2] - zoomed.world[0] > fitted.world[2] - fitted.world[0], 'the wheel did not zoom in');
+        for (const p of zoomed.panels) {
+          assert.equal(p.meets, false, `zoomed in: ${p.sel} ${JSON.stringify(p.box)} covers the world ${JSON.stringify(zoomed.world)}`);
+          assert.deepEqual(p.drawnUnder, [], `zoomed in: the world is drawn under ${p.sel}`);
+        }
+        await pageScreenshot(page, outDir, `docked_${width}x${height}_zoomed.png`, t);
+        assert.deepEqual(pageErrors, []);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
+
 // What the page says about the world under the pointer and the selection, and the minimap
 // (demo32, paused so that nothing moves under the mouse).
 describe("the agent panel, the cursor's point and the minimap", { timeout: 4 * TEST_TIMEOUT_MS }, () => {
@@ -318,12 +395,13 @@ describe("the agent panel, the cursor's point and the minimap", { timeout: 4 * T
 
     const world = await page.evaluate(() => window.herd.world);
     const mini = await page.locator('#minimap').boundingBox();
-    // The world point at the middle of what the dock leaves free of the canvas.
+    // The world point at the middle of what the side dock and the tray leave free of the canvas.
     const freeCentre = () =>
       page.evaluate(() => {
         const c = document.getElementById('world').getBoundingClientRect();
         const d = document.getElementById('dock').getBoundingClientRect();
-        return window.herd.screenToWorld((d.right + c.right) / 2 - c.left, c.height / 2);
+        const t = document.getElementById('tray').getBoundingClientRect();
+        return window.herd.screenToWorld((d.right + c.right) / 2 - c.left, (c.top + t.top) / 2 - c.top);
       });
     const unit = world.width / mini.width; // a minimap pixel, in world units
     for (const [fx, fy] of [

@@ -73,7 +73,9 @@ describe('the viewer on scenario worlds', { timeout: 6 * TEST_TIMEOUT_MS }, () =
   describe('dead_ahead: an obstacle on the path', () => {
     let scene;
     before(async () => {
-      scene = await openScene('dead_ahead');
+      // 1280 x 920: the world drawn at the scale the inspector's diagram was measured at (about 1.1
+      // px a unit) with the selection's tray kept along the bottom, so that its lines clear the body.
+      scene = await openScene('dead_ahead', { width: 1280, height: 920 });
     });
     after(async () => {
       await scene?.close();

@@ -9,7 +9,7 @@ import { fitHint, HINTS } from '../../clients/web/hud.js';
 import { agentCells } from '../../clients/web/panels.js';
 import { cursorText } from '../../clients/web/cursor.js';
 import { minimapSize, minimapToWorld } from '../../clients/web/minimap.js';
-import { dockSide, dockInsets, dockWidth, DOCK_HEIGHT_PX } from '../../clients/web/dock.js';
+import { columnWidth, dockLayout, dockSide, dockWidth, DOCK_HEIGHT_PX, TRAY_HEIGHT_PX } from '../../clients/web/dock.js';
 import { pinchOf, isTouch } from '../../clients/web/touch.js';
 import { TileMap } from '../../clients/web/tile_map.js';
 
@@ -97,10 +97,41 @@ describe('the dock', () => {
     assert.equal(dockSide(390, 560), 'bottom');
   });
 
-  it('covers what it shows, and nothing when empty', () => {
-    assert.deepEqual(dockInsets('left', 240, false), { left: 0, top: 0, right: 0, bottom: 0 });
-    assert.deepEqual(dockInsets('left', 240, true), { left: 252, top: 0, right: 0, bottom: 0 });
-    assert.deepEqual(dockInsets('bottom', 240, true), { left: 0, top: 0, right: 0, bottom: 12 + DOCK_HEIGHT_PX });
+  // No two boxes of a layout overlap, each lies inside the stage, and none reaches into the free
+  // part the insets leave (where the world is drawn).
+  const checkLayout = (w, h, layout) => {
+    const boxes = [layout.dock, layout.tray, layout.column].filter(Boolean);
+    const free = { left: layout.insets.left, top: layout.insets.top, right: w - layout.insets.right, bottom: h - layout.insets.bottom };
+    for (const [i, b] of boxes.entries()) {
+      assert.ok(b.left >= 0 && b.top >= 0 && b.left + b.width <= w && b.top + b.height <= h, `outside the stage: ${JSON.stringify(b)}`);
+      const meetsFree = b.left < free.right && b.left + b.width > free.left && b.top < free.bottom && b.top + b.height > free.top;
+      assert.ok(!meetsFree, `${JSON.stringify(b)} reaches into the free part ${JSON.stringify(free)}`);
+      for (const c of boxes.slice(i + 1)) {
+        const overlap = b.left < c.left + c.width && c.left < b.left + b.width && b.top < c.top + c.height && c.top < b.top + b.height;
+        assert.ok(!overlap, `${JSON.stringify(b)} overlaps ${JSON.stringify(c)}`);
+      }
+    }
+    assert.ok(free.right - free.left > 0 && free.bottom - free.top > 0, 'no room left for the world');
+  };
+
+  it('keeps the tray along the bottom always, the side dock and the column while they show something', () => {
+    const bare = dockLayout(1280, 700, { dockShown: false, columnShown: false });
+    assert.deepEqual(bare.insets, { left: 0, top: 0, right: 0, bottom: 12 + TRAY_HEIGHT_PX });
+    assert.equal(bare.dock, null);
+    assert.equal(bare.column, null);
+    assert.deepEqual(bare.tray, { left: 12, top: 700 - 12 - TRAY_HEIGHT_PX, width: 1256, height: TRAY_HEIGHT_PX });
+    const all = dockLayout(1280, 700, { dockShown: true, columnShown: true });
+    assert.deepEqual(all.insets, { left: 12 + dockWidth(1280), top: 0, right: 12 + columnWidth(1280), bottom: 12 + TRAY_HEIGHT_PX });
+    assert.equal(all.tray.left, 12 + dockWidth(1280) + 12, 'the tray is beside the side dock');
+    assert.ok(all.column.top + all.column.height <= all.tray.top, 'the column is above the tray');
+    for (const [w, h] of [[800, 470], [1280, 700], [1920, 980], [390, 620]]) {
+      for (const dockShown of [false, true]) {
+        for (const columnShown of [false, true]) checkLayout(w, h, dockLayout(w, h, { dockShown, columnShown }));
+      }
+    }
+    const tall = dockLayout(390, 620, { dockShown: true, columnShown: false });
+    assert.equal(tall.side, 'bottom');
+    assert.deepEqual(tall.insets, { left: 0, top: 0, right: 0, bottom: 12 + DOCK_HEIGHT_PX + 12 + TRAY_HEIGHT_PX });
     assert.ok(dockWidth(800) < dockWidth(1280), 'narrower on a small stage');
   });
 });

@@ -26,8 +26,13 @@ function fakeSession() {
     dpr: 1,
     originX: 0,
     originY: 0,
+    insets: { left: 0, top: 0, right: 0, bottom: 0 }, // what docked panels cover (view.js)
     screenToWorld(/** @type {number} */ x, /** @type {number} */ y) {
       return { x: (x - this.originX) / this.scale, y: (y - this.originY) / this.scale };
+    },
+    freeRect() {
+      const i = this.insets;
+      return { x: i.left, y: i.top, w: this.cssWidth - i.left - i.right, h: this.cssHeight - i.top - i.bottom };
     },
     setWorld: noop,
     setMap: noop,
@@ -99,6 +104,16 @@ describe('syncViewport', () => {
     assert.deepEqual(sent.at(-1), { type: 'viewport', x0: 350, y0: 262.5, x1: 450, y1: 337.5, quantum: 0.125 });
     assert.equal(session.viewport.quantum, 0.125);
     assert.equal(sent.length, 2);
+  });
+
+  it('asks for what is drawn: the canvas less the docked panels, under which no world is drawn', () => {
+    const { session, view, sent } = fakeSession();
+    view.scale = 8;
+    view.originX = -8 * 350;
+    view.originY = -8 * 262.5;
+    view.insets = { left: 80, top: 0, right: 0, bottom: 120 }; // a side dock and the tray
+    session.syncViewport(1000);
+    assert.deepEqual(sent.at(-1), { type: 'viewport', x0: 360, y0: 262.5, x1: 450, y1: 322.5, quantum: 0.125 });
   });
 
   it('sends a changed quantum though the rectangle did not move; not one step coarser; not sooner than due', () => {

@@ -88,3 +88,42 @@ export function coveringWorld(selectors) {
   }
   return out;
 }
+
+// The docked panels that show (each {sel, box} in page CSS pixels), the rectangle where the world
+// is drawn (window.herd.drawnRect, in page CSS pixels: [left, top, right, bottom], or null), which
+// panels meet it, and, for each panel, the canvas pixels under it at a grid of points that are not
+// the colour outside the world (the world drawn under the panel): [] when none is.
+export function panelsAndWorld(selectors) {
+  const h = window.herd;
+  const canvas = document.getElementById('world');
+  const c = canvas.getBoundingClientRect();
+  const d = h.drawnRect();
+  const world = d ? [c.left + d.x, c.top + d.y, c.left + d.x + d.w, c.top + d.y + d.h] : null;
+  const ctx = canvas.getContext('2d');
+  const k = canvas.width / canvas.clientWidth;
+  const outside = [1, 3, 5].map((i) => parseInt(h.theme.outside.slice(i, i + 2), 16));
+  const panels = [];
+  for (const sel of selectors) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!el.checkVisibility({ visibilityProperty: true })) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const box = [r.left, r.top, r.right, r.bottom];
+      const meets = world !== null && box[0] < world[2] && box[2] > world[0] && box[1] < world[3] && box[3] > world[1];
+      const drawnUnder = [];
+      for (let i = 1; i < 8; i++) {
+        for (let j = 1; j < 8; j++) {
+          const x = r.left + (r.width * i) / 8 - c.left;
+          const y = r.top + (r.height * j) / 8 - c.top;
+          if (x < 0 || y < 0 || x >= c.width || y >= c.height) continue; // not over the canvas
+          const px = ctx.getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data;
+          if (Math.abs(px[0] - outside[0]) + Math.abs(px[1] - outside[1]) + Math.abs(px[2] - outside[2]) > 6) {
+            drawnUnder.push([Math.round(x), Math.round(y), ...px.slice(0, 3)]);
+          }
+        }
+      }
+      panels.push({ sel, box: box.map(Math.round), meets, drawnUnder });
+    }
+  }
+  return { world: world && world.map(Math.round), panels };
+}

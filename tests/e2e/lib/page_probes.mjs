@@ -44,8 +44,9 @@ export async function isolatedAgent({ exclude = [] } = {}) {
 }
 
 // For every agent: its id, team and group, the colour it should be drawn in by group (its
-// group's, collided or not; a world with teams draws teams' colours) and the canvas pixel at its
-// centre. Where agents crowd,
+// group's, collided or not; a world with teams draws teams' colours), the canvas pixel at its
+// centre, and whether that centre is where the world is drawn (inView: not off the canvas or
+// under a docked panel, where the page draws none of the world). Where agents crowd,
 // a neighbour's body or heading line may cover a centre, so callers judge the whole set.
 export async function agentCentrePixels() {
   await new Promise(requestAnimationFrame);
@@ -55,6 +56,8 @@ export async function agentCentrePixels() {
   const ctx = canvas.getContext('2d');
   const scale = h.worldToScreen(1, 0).x - h.worldToScreen(0, 0).x;
   const screen = h.agents.map((a) => h.worldToScreen(a.x, a.y));
+  const d = h.drawnRect();
+  const inView = (p) => d !== null && p.x >= d.x && p.x < d.x + d.w && p.y >= d.y && p.y < d.y + d.h;
   return h.agents.map((a, i) => {
     const p = screen[i];
     // clear: no other agent's body, heading line or ring reaches this centre (as isolatedAgent
@@ -66,6 +69,7 @@ export async function agentCentrePixels() {
       team: a.team,
       group: a.group,
       clear,
+      inView: inView(p),
       color: h.theme.groups[a.group % h.theme.groups.length],
       pixel: Array.from(ctx.getImageData(Math.floor(p.x * k), Math.floor(p.y * k), 1, 1).data),
     };
