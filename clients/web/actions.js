@@ -35,6 +35,7 @@ import { ARMED_NAMES, agentOrder, arm, orderWords, ownAgents, rightClick, roundP
  * @property {(key: string) => void} demoKey
  * @property {(w: Point, shift: boolean) => void} orderAt
  * @property {(target: Agent) => boolean} orderOnAgent
+ * @property {(target: Agent) => {what: string, attack: boolean} | null} agentOrderOn
  * @property {(kind: ArmedKind) => void} armOrder
  * @property {() => void} disarm
  * @property {() => void} shiftReleased
@@ -84,14 +85,21 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     return welcome?.role === 'player' ? (welcome.team ?? 0) : null;
   }
 
+  // What a right-click on agent `target` would order (orders.js's agentOrder), or null: the
+  // cursor shows it before the click (input.js).
+  /** @param {Agent} target */
+  function agentOrderOn(target) {
+    const team = playerTeam();
+    const selected = state.agents.filter((a) => state.selected.has(a.id));
+    return agentOrder(target, ownAgents(selected, team), team);
+  }
+
   // A right-click on agent `target` (input.js): the selection attacks it when it is an enemy and
   // follows it otherwise, and the message line says which. False when that is not for it (nothing
   // of one's own selected, or the target is among them): the right button moves there instead.
   /** @param {Agent} target @returns {boolean} */
   function orderOnAgent(target) {
-    const team = playerTeam();
-    const selected = state.agents.filter((a) => state.selected.has(a.id));
-    const order = agentOrder(target, ownAgents(selected, team), team);
+    const order = agentOrderOn(target);
     if (!order) return false;
     state.armed = null;
     if (sendCommand(order.fields) === null) return true;
@@ -202,6 +210,7 @@ export function makeActions({ conn, state, hud, painter, sendCommand, viewOnly, 
     demoKey,
     orderAt,
     orderOnAgent,
+    agentOrderOn,
     armOrder,
     disarm,
     shiftReleased,

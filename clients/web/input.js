@@ -64,6 +64,8 @@ import { stallText } from './stalls.js';
  * @property {() => void} openPalette the command palette (command_palette.js)
  * @property {(target: Agent) => boolean} orderOnAgent a right-click on an agent: the selection
  *   attacks it (an enemy) or follows it (actions.js); false to leave it to the move
+ * @property {(target: Agent) => {what: string, attack: boolean} | null} agentOrderOn what a
+ *   right-click on the agent would order, or null (the move): the cursor says it
  * @property {(at: Point, agent: Agent | null, world: Point) => boolean} contextMenu an Alt +
  *   right-click (a long press on touch) at client point `at` on `agent` (or none) at `world`: true
  *   when a menu opened (context_menu.js), false to leave it to the move
@@ -85,6 +87,9 @@ const armedCursor = (colour) => {
 };
 /** @type {Readonly<Record<ArmedKind, string>>} */
 const ARMED_CURSORS = { attack_move: armedCursor(THEME.attackOrder), patrol: armedCursor(THEME.target) };
+// Over an enemy with agents selected: the right button attacks it, and the cursor is the
+// attack-move's red crosshair.
+const ATTACK_CURSOR = ARMED_CURSORS.attack_move;
 
 // The selection is plain state: the next animation frame shows any change. Returns {box(),
 // pointerAgent()}: the box being dragged (CSS pixels) or null, and the agent under the pointer
@@ -257,27 +262,33 @@ export function attachInput(canvas, app) {
     }
     showCursor(here);
   });
-  // The cursor for CSS point p of the canvas: an armed order's, else a hand over an agent, else a
-  // crosshair where the right button would send the selection.
-  // Over a stalled agent, the tooltip says why it is stalled (stalls.js).
+  // The cursor for CSS point p of the canvas: an armed order's, else over an agent what the right
+  // button would do to it (a red crosshair for an attack, a hand otherwise), else a crosshair where
+  // the right button would send the selection.
+  // Over a stalled agent, the tooltip says why it is stalled (stalls.js); over an agent the right
+  // button would order onto, the tooltip says the order too.
   const showCursor = (/** @type {Point} */ p) => {
     const armed = app.armed();
     const hit = armed ? null : pick(app, p);
+    const commands = app.selected.size > 0 && !app.viewOnly();
+    const onAgent = hit && commands ? app.agentOrderOn(hit) : null;
     const cursor = armed
       ? ARMED_CURSORS[armed.kind]
-      : hit
-        ? 'pointer'
-        : app.selected.size > 0 && !app.viewOnly()
-          ? 'crosshair'
-          : 'default';
+      : onAgent?.attack
+        ? ATTACK_CURSOR
+        : hit
+          ? 'pointer'
+          : commands
+            ? 'crosshair'
+            : 'default';
     if (canvas.style.cursor !== cursor) canvas.style.cursor = cursor;
-    const title = armed
-      ? `${ARMED_NAMES[armed.kind]}: right-click a point (Esc: cancel)`
-      : hit && hit.stall
-        ? `agent ${hit.id} ${stallText(hit)}`
-        : '';
+    const says = [hit && hit.stall ? `agent ${hit.id} ${stallText(hit)}` : '', onAgent ? `right-click: ${onAgent.what}` : ''].filter(Boolean);
+    const title = armed ? `${ARMED_NAMES[armed.kind]}: right-click a point (Esc: cancel)` : says.join('; ');
     const kind = armed ? armed.kind : '';
     if ((canvas.dataset.armed ?? '') !== kind) canvas.dataset.armed = kind;
+    // What the right button would order onto the agent under the pointer: 'attack', 'follow' or ''.
+    const order = onAgent ? (onAgent.attack ? 'attack' : 'follow') : '';
+    if ((canvas.dataset.agentOrder ?? '') !== order) canvas.dataset.agentOrder = order;
     if (canvas.title !== title) canvas.title = title;
   };
   canvas.addEventListener('pointerleave', () => {

@@ -139,6 +139,7 @@ const input = attachInput(canvas, {
   selected: state.selected,
   orderAt: actions.orderAt,
   orderOnAgent: actions.orderOnAgent,
+  agentOrderOn: actions.agentOrderOn,
   armOrder: actions.armOrder,
   armed: () => state.armed,
   disarm: actions.disarm,

@@ -1,7 +1,8 @@
 // The right button on an agent, as in real-time strategy games, against the real server: with
 // agents selected, a right-click on an enemy attacks it (set_behaviour attack naming it) and one
 // on another agent follows it (follow), each said on the line under the map; the menu of what can
-// be done to an agent, which the right button used to open, is Alt + right-click's. An enemy is
+// be done to an agent, which the right button used to open, is Alt + right-click's; over an agent
+// the cursor says beforehand which of the two the right button will do. An enemy is
 // another group's agent on a server without players (the `empty` scenario, agents spawned by a
 // second client), and another team's for a player (a server with a players file), whatever its
 // group. A player's and a spectator's page shows none of the operator's buttons (the demo's, the
@@ -111,6 +112,10 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
 
   it('a right-click on an enemy attacks it, says so, and the server has the squad attack it', { timeout: TEST_TIMEOUT_MS }, async () => {
     const p = await agentPoint(page, enemy);
+    // Before the click, the cursor over it says what the right button will do.
+    await page.mouse.move(p.x, p.y);
+    await page.locator('#world[data-agent-order="attack"]').waitFor({ timeout: WAIT_MS });
+    assert.match(await page.locator('#world').getAttribute('title'), new RegExp(`right-click: attack agent ${enemy}$`));
     await page.mouse.click(p.x, p.y, { button: 'right' });
     const frame = await sent.find((m) => m.type === 'command' && m.cmd === 'set_behaviour', WAIT_MS, 'set_behaviour');
     assert.equal(frame.behaviour, 'attack');
@@ -134,6 +139,8 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
   it('a right-click on an agent of the selection\'s own group follows it and says so; A then right-click says its attack-move', { timeout: TEST_TIMEOUT_MS }, async () => {
     const before = behaviourFrames().length;
     const p = await agentPoint(page, friend);
+    await page.mouse.move(p.x, p.y);
+    await page.locator('#world[data-agent-order="follow"]').waitFor({ timeout: WAIT_MS });
     await page.mouse.click(p.x, p.y, { button: 'right' });
     const frame = await sent.find((m) => m.type === 'command' && m.cmd === 'set_behaviour' && m.behaviour === 'follow', WAIT_MS, 'set_behaviour follow');
     assert.equal(behaviourFrames().length, before + 1, 'one order for one click');
