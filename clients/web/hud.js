@@ -192,9 +192,11 @@ export class Hud {
     setPressed(this.minimapButton, minimap);
   }
 
-  // kind: 'error' or 'info'.
+  // kind: 'error' or 'info'. A message (info) replaces the one before it: the line says what the
+  // last order did, and the line under the map does not grow and shrink the map with every order.
   /** @param {string} text @param {string} [kind] */
   toast(text, kind = 'error') {
+    if (kind === 'info') for (const old of this.toasts.querySelectorAll('.toast.info')) old.remove();
     while (this.toasts.childElementCount >= MAX_TOASTS) {
       /** @type {Element} */ (this.toasts.firstElementChild).remove();
     }

@@ -116,6 +116,7 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
     await page.mouse.move(p.x, p.y);
     await page.locator('#world[data-agent-order="attack"]').waitFor({ timeout: WAIT_MS });
     assert.match(await page.locator('#world').getAttribute('title'), new RegExp(`right-click: attack agent ${enemy}$`));
+    const canvasBefore = await page.locator('#world').boundingBox();
     await page.mouse.click(p.x, p.y, { button: 'right' });
     const frame = await sent.find((m) => m.type === 'command' && m.cmd === 'set_behaviour', WAIT_MS, 'set_behaviour');
     assert.equal(frame.behaviour, 'attack');
@@ -127,6 +128,8 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
     const toast = (await toastsShown()).find((t) => t.text === `attack agent ${enemy}`);
     assert.match(toast.kind, /\binfo\b/, 'a message, not an error');
     assert.ok(await page.locator('#footbar .toast', { hasText: `attack agent ${enemy}` }).isVisible(), 'the message is not on the line under the map');
+    // The message does not make the line taller: the map keeps its size (and the fitted world its place).
+    assert.deepEqual(await page.locator('#world').boundingBox(), canvasBefore, 'the message resized the map');
     await page.waitForFunction((s) => window.herd.lastAck?.seq === s, frame.seq, { timeout: WAIT_MS });
     const snap = await watcher.next(
       (m) => m.type === 'snapshot' && squad.every((id) => m.agents.find((a) => a.id === id)?.behaviour === 'attack'),
@@ -147,6 +150,8 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
     assert.equal(frame.agent, friend);
     assert.deepEqual(sorted(frame.agents), sorted(squad));
     await page.waitForFunction((id) => window.herdE2eToasts.some((t) => t.text === `follow agent ${id}`), friend, { timeout: WAIT_MS });
+    // The newest message replaces the one before: the line says what the last order did.
+    assert.deepEqual(await page.locator('#footbar .toast.info').allTextContents(), [`follow agent ${friend}`]);
     await page.waitForFunction((s) => window.herd.lastAck?.seq === s, frame.seq, { timeout: WAIT_MS });
     await watcher.next((m) => m.type === 'snapshot' && squad.every((id) => m.agents.find((a) => a.id === id)?.behaviour === 'follow'), WAIT_MS, 'the squad following');
 
