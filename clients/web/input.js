@@ -61,6 +61,7 @@ import { stallText } from './stalls.js';
  * @property {ScenarioBar} bar
  * @property {() => boolean} viewOnly true while the server has this page as a viewer
  * @property {() => void} refuseViewOnly a command was asked for on a view-only page: show why
+ * @property {(text: string) => void} say a message on the line under the map
  * @property {() => void} openPalette the command palette (command_palette.js)
  * @property {(target: Agent) => boolean} orderOnAgent a right-click on an agent: the selection
  *   attacks it (an enemy) or follows it (actions.js); false to leave it to the move
@@ -211,7 +212,11 @@ export function attachInput(canvas, app) {
     // Alt + right-click on an agent (with a selection) or an obstacle: a menu of what can be done
     // to it. An armed order takes the click wherever it lands (an attack-move onto an enemy's spot).
     if (ev.altKey && !app.armed() && app.contextMenu({ x: ev.clientX, y: ev.clientY }, pick(app, at), app.view.screenToWorld(at.x, at.y))) return;
-    if (app.selected.size === 0) return;
+    if (app.selected.size === 0) {
+      // Nothing to order: said, so that the click is not lost in silence (a viewer orders nothing).
+      if (!app.viewOnly()) app.say('nothing selected to order: click an agent or drag a box round some');
+      return;
+    }
     if (app.viewOnly()) {
       app.refuseViewOnly();
       return;

@@ -162,6 +162,7 @@ const input = attachInput(canvas, {
   bar,
   viewOnly,
   refuseViewOnly,
+  say: (text) => hud.toast(text, 'info'),
   openPalette: () => palette.open(),
   contextMenu: (at, agent, w) => menu.openAt(at, { agent, obstacle: obstacleAt(state.obstacles, w, OBSTACLE_PICK_SLACK_PX / view.scale) }),
 });

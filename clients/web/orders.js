@@ -121,7 +121,7 @@ export function agentOrder(target, own, team) {
 }
 
 // What an order of the right button that is no plain move did, for the page's message line (a
-// plain move's ring on the ground says it): '' for a move.
+// plain move's ring on the ground says it): '' for a move; a queued move says it waits its turn.
 /** @param {CommandFields} fields @returns {string} */
 export function orderWords(fields) {
   const n = Array.isArray(fields.agents) ? fields.agents.length : 0;
@@ -132,6 +132,7 @@ export function orderWords(fields) {
     const points = /** @type {Point[] | undefined} */ (fields.points);
     return points ? `patrol: ${who} through ${points.length} points` : `patrol: ${who} to ${at(/** @type {Point} */ (fields.target))} and back`;
   }
+  if (fields.cmd === 'set_target' && fields.queue) return `queued: ${who} to ${at(/** @type {Point} */ (fields.target))} after their orders`;
   return '';
 }
 

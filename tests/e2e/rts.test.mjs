@@ -94,6 +94,12 @@ describe('the right button on agents: attack an enemy, follow a friend, Alt for 
   const behaviourFrames = () => sent.frames.filter((m) => m.type === 'command' && m.cmd === 'set_behaviour');
 
   it('Alt + right-click on an enemy opens the menu of what the selection can do to it, and sends nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
+    // With nothing selected a right-click orders nothing, and says so.
+    const box = await page.locator('#world').boundingBox();
+    const empty = await page.evaluate(() => window.herd.worldToScreen(400, 100));
+    await page.mouse.click(box.x + Math.round(empty.x), box.y + Math.round(empty.y), { button: 'right' });
+    await page.waitForFunction(() => window.herdE2eToasts.some((t) => t.text.startsWith('nothing selected to order')), null, { timeout: WAIT_MS });
+
     await select(page, squad);
     const p = await agentPoint(page, enemy);
     await page.keyboard.down('Alt');

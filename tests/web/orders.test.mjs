@@ -114,6 +114,7 @@ describe('the right button on an agent', () => {
     assert.equal(orderWords(rightClick(arm('attack_move'), [1, 2], Q, false).fields ?? { cmd: '' }), 'attack-move: 2 agents to 300, 51');
     assert.equal(orderWords(rightClick(arm('patrol'), [1], Q, false).fields ?? { cmd: '' }), 'patrol: 1 agent to 300, 51 and back');
     assert.equal(orderWords({ cmd: 'patrol', agents: [1], points: [P, Q] }), 'patrol: 1 agent through 2 points');
-    assert.equal(orderWords(rightClick(null, [1], Q, true).fields ?? { cmd: '' }), '');
+    assert.equal(orderWords(rightClick(null, [1], Q, false).fields ?? { cmd: '' }), '');
+    assert.equal(orderWords(rightClick(null, [1], Q, true).fields ?? { cmd: '' }), 'queued: 1 agent to 300, 51 after their orders');
   });
 });
