@@ -58,7 +58,9 @@ describe('binary snapshots in the viewer', { timeout: 3 * TEST_TIMEOUT_MS }, () 
   });
 
   it('auto: JSON for a small world, binary past 1,000 agents, and the viewport follows the camera', { timeout: TEST_TIMEOUT_MS }, async () => {
-    const { page, pageErrors } = await openViewer(browser.browser, server);
+    // 1280 x 920: the whole world at the scale its crowd of 1,048 was judged at (with the
+    // selection's tray kept along the bottom, 1280 x 800 draws it a fifth smaller and crowds it).
+    const { page, pageErrors } = await openViewer(browser.browser, server, { width: 1280, height: 920 });
     assert.equal(await page.evaluate(() => window.herd.snapshotFormat), 'json');
     const commander = await ProtocolClient.connect(server.wsUrl, { role: 'commander' });
     commander.send({ type: 'command', seq: 1, cmd: 'spawn', count: 1000, group: 2 });

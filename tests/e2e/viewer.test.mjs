@@ -31,7 +31,9 @@ describe('web viewer against the real server', { timeout: 4 * TEST_TIMEOUT_MS },
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
-    ({ page, canvasBox, pageErrors } = await openViewer(browser.browser, server));
+    // 1280 x 920: the world at the scale its crowd's colours were judged at (with the selection's
+    // tray kept along the bottom, 1280 x 800 draws it a fifth smaller, where more agents overlap).
+    ({ page, canvasBox, pageErrors } = await openViewer(browser.browser, server, { width: 1280, height: 920 }));
     theme = await page.evaluate(() => window.herd.theme);
   });
 
