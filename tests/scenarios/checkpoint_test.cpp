@@ -92,12 +92,15 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   // Format 18: each agent's stall record: u32 slow ticks, u8 reason, u32 reversals, u8 count of
   // agents responsible, four u32 ids, and its last heading as two u32 float bits.
   const std::size_t v18_tail = (4 + 1 + 4 + 1 + 16 + 8) * world.agents().size();
+  // Format 19: the defaults' max_hp and weapon (four u32 float bits), each agent's u8 of which
+  // settings it has (none: no more), and no sources' settings.
+  const std::size_t v19_tail = 16 + world.agents().size();
   std::string payload = v2.substr(kHead, v2.size() - kHead - 8);
   std::size_t v4_tail = 0;
   for (const sim::FormationRecord& f : formation_records(world))
     v4_tail += 8 + 8 + f.unreachable.size() * (4 + 16 + 1 + 16 + 1) + 1;
-  payload.erase(payload.size() - v18_tail - v15_tail - v14_tail - v13_tail - v12_tail - v11_tail -
-                v10_tail - v9_tail - kV8Tail - v4_tail -
+  payload.erase(payload.size() - v19_tail - v18_tail - v15_tail - v14_tail - v13_tail - v12_tail -
+                v11_tail - v10_tail - v9_tail - kV8Tail - v4_tail -
                 (4 + 8 + world.agents().size() + 8 + 4 + 16 + 1 + 8 + 4 + 8));
   payload.erase(kCapAt, 4 + 5 * 8);
   std::string v1 = v2.substr(0, 8);
@@ -118,10 +121,10 @@ TEST(Checkpoint, Format1IsStillReadAsNoNeighbourCap) {
   EXPECT_EQ(restored.state_hash(), world.state_hash());
   // Versions the server does not know are refused, saying which it reads.
   std::string v3 = v2;
-  v3[8] = 19;
+  v3[8] = 20;
   const auto refused = sim::World::load_checkpoint(v3);
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
-  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 18"), std::string::npos);
+  EXPECT_NE(std::get<std::string>(refused).find("supported 1 to 19"), std::string::npos);
 }
 
 TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
@@ -146,8 +149,8 @@ TEST(Checkpoint, DamagedCheckpointsAreRefusedWithAReason) {
     EXPECT_NE(error_of(bad), "accepted") << "flipped byte " << at;
   }
   std::string other_version = saved;
-  other_version[8] = 19;
-  EXPECT_NE(error_of(other_version).find("format 19"), std::string::npos);
+  other_version[8] = 20;
+  EXPECT_NE(error_of(other_version).find("format 20"), std::string::npos);
   // Bytes after the checksum: not what was written.
   for (const std::string tail : {std::string(1, '\0'), std::string("garbage"), saved})
     EXPECT_NE(error_of(saved + tail).find("bytes after its end"), std::string::npos)

@@ -12,6 +12,22 @@ Desire arrive_at(const Agent& a, Vec2 point, double dt) {
   return {arrive_desired_velocity(a.position, point, a.def, dt), point, true};
 }
 
+// Going for an enemy (attack's approach, an attack-move's engagement). Unarmed, the seeds'
+// pursuit that rams it (contact 0: the body slam). Armed, it closes to well inside its weapon's
+// range (or to contact, range 0) and, once within reach, stands and fights as an RTS unit does:
+// two that kept pace with each other would drift off together, and those chasing them would never
+// close.
+Desire engage(const Agent& a, const Agent& enemy, double accel, double dt) {
+  const Weapon& w = a.def.weapon;
+  const double touching = a.def.radius + enemy.def.radius;
+  if (w.armed() && length(enemy.position - a.position) <= touching + w.range)
+    return {Vec2{}, enemy.position, false};
+  const double contact = w.armed() && w.range > 0 ? touching + 0.8 * w.range : 0;
+  return {pursue_desired_velocity(a.position, a.velocity, enemy.position, enemy.velocity, accel,
+                                  a.def.max_speed, dt, contact),
+          enemy.position, false};
+}
+
 bool within(const Agent& a, Vec2 point, double radius) {
   return radius <= 0 || length_squared(point - a.position) < radius * radius;
 }
@@ -70,8 +86,9 @@ bool update_phase(Agent& self, const Agent* subject, bool hit_subject, bool at_g
   Behaviour& b = self.behaviour;
   const Phase before = b.phase;
   if (b.kind == BehaviourKind::attack) {
-    // The attack action: go, body-slam, go home. An enemy that no longer exists ends it too.
-    if (b.phase == Phase::approach && (hit_subject || !subject))
+    // The attack action: go, body-slam, go home. An enemy that no longer exists ends it too; an
+    // armed attacker hits until its enemy dies (world_combat.cpp), then goes home.
+    if (b.phase == Phase::approach && ((hit_subject && !self.def.weapon.armed()) || !subject))
       b.phase = Phase::retreat;
     else if (b.phase == Phase::retreat && at_goal)
       b.phase = Phase::done;
@@ -113,10 +130,7 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
       return {flee_desired_velocity(a.position, from, a.def.max_speed), std::nullopt, false};
     }
     case BehaviourKind::attack:
-      if (b.phase == Phase::approach && subject)
-        return {pursue_desired_velocity(a.position, a.velocity, subject->position,
-                                        subject->velocity, accel, a.def.max_speed, dt),
-                subject->position, false};
+      if (b.phase == Phase::approach && subject) return engage(a, *subject, accel, dt);
       return arrive_at(a, b.home, dt);
     case BehaviourKind::react:
       if (b.phase == Phase::respond && subject) {
@@ -129,10 +143,7 @@ Desire desire(const Agent& a, const Agent* subject, double dt) {
     case BehaviourKind::patrol:
       return arrive_at(a, b.phase == Phase::back ? b.home : b.point, dt);
     case BehaviourKind::attack_move:  // attack's approach at an enemy it saw, else to the point
-      if (b.phase == Phase::engage && subject)
-        return {pursue_desired_velocity(a.position, a.velocity, subject->position,
-                                        subject->velocity, accel, a.def.max_speed, dt),
-                subject->position, false};
+      if (b.phase == Phase::engage && subject) return engage(a, *subject, accel, dt);
       return arrive_at(a, b.point, dt);
     case BehaviourKind::queue:  // arrive; the pace stage brakes it behind slower agents
       return arrive_at(a, b.point, dt);

@@ -28,7 +28,8 @@ Vec2 flee_desired_velocity(Vec2 position, Vec2 from, double max_speed);
 // gap (arrive, in the target's frame: the tutorial's accel * T grows without bound as the velocity
 // difference vanishes, so a pursuer that had just bounced off charged again at full speed); and
 // `contact` is the distance at which the chase is over: the tutorial's ships are points (0), agents
-// have radii, so pursue closes to touching (r1 + r2) and then keeps pace. Attack passes 0.
+// have radii, so pursue closes to touching (r1 + r2) and then keeps pace. Attack passes 0 (a
+// weapon with a range: within it).
 Vec2 pursue_desired_velocity(Vec2 position, Vec2 velocity, Vec2 target_position,
                              Vec2 target_velocity, double max_accel, double max_speed, double dt,
                              double contact = 0);

@@ -7,6 +7,7 @@
 
 #include "agent_index.hpp"
 #include "behaviour.hpp"
+#include "combat.hpp"
 #include "formation_service.hpp"
 #include "geometry.hpp"
 #include "steering.hpp"
@@ -146,14 +147,36 @@ std::optional<OrderService::Decision> OrderService::decision_for(
       const Agent* enemy = subject_of(agents, a);
       const bool lost =
           !enemy || length_squared(enemy->position - a.position) > (1.5 * sight) * (1.5 * sight);
-      if (hit_subject[i] != 0 || lost) return Decision{i, Decision::disengage, {}};
+      // An armed attack-mover fights its enemy until it dies (or is lost); an unarmed one goes on
+      // after the seeds' one body slam.
+      if ((hit_subject[i] != 0 && !a.def.weapon.armed()) || lost)
+        return Decision{i, Decision::disengage, {}};
+      // An armed one chasing an enemy out of its reach turns on the nearest enemy within it, as
+      // an RTS unit fights what it can hit: else chasers of chasers run off in a line.
+      if (a.def.weapon.armed() && !in_reach(a, *enemy)) {
+        AgentId nearer = kNoAgent;
+        double best_gap = HUGE_VAL;
+        const double reach = a.def.radius + a.def.weapon.range + scene.max_agent_radius +
+                             kContactSlop * a.def.radius;
+        grid.query_points(a.position, reach, [&](std::uint32_t j, Vec2, std::uint32_t) {
+          const Agent& other = agents[j];
+          if (j == i || !hostile(a, other) || !in_reach(a, other)) return;
+          if (a.team != 0 && !scene.team_sight.empty() && (scene.team_sight[j] >> a.team & 1) == 0)
+            return;
+          const double gap = length(other.position - a.position) - other.def.radius;
+          if (gap > best_gap || (gap == best_gap && other.id > nearer)) return;
+          best_gap = gap;
+          nearer = other.id;
+        });
+        if (nearer != kNoAgent) return Decision{i, Decision::engage, {}, nearer};
+      }
       return std::nullopt;
     }
     AgentId nearest = kNoAgent;
     double best = sight * sight;
     grid.query_points(a.position, sight, [&](std::uint32_t j, Vec2 q, std::uint32_t) {
       const Agent& other = agents[j];
-      if (j == i || other.group == a.group) return;
+      if (j == i || !hostile(a, other)) return;
       // A team's attack-mover acquires what its team sees, as an RTS unit auto-acquires only
       // visible enemies: an enemy in the fog is not engaged however near.
       if (a.team != 0 && other.team != a.team && !scene.team_sight.empty() &&
@@ -228,9 +251,14 @@ void OrderService::carry_out(const Scene& scene, const Decision& d) {
       b.phase = Phase::engage;
       break;
     case Decision::disengage: {
-      Orders& o = orders_[a.id];
-      if (o.engaged.size() >= kMaxEngaged) o.engaged.erase(o.engaged.begin());
-      o.engaged.push_back(b.agent);
+      // An unarmed attack-mover slams an enemy once: it remembers it so as not to engage it
+      // again. An armed one let go of an enemy it lost (it died, or got away): it may meet it
+      // again.
+      if (!a.def.weapon.armed()) {
+        Orders& o = orders_[a.id];
+        if (o.engaged.size() >= kMaxEngaged) o.engaged.erase(o.engaged.begin());
+        o.engaged.push_back(b.agent);
+      }
       b.agent = kNoAgent;
       b.phase = Phase::advance;
       a.state = MoveState::moving;

@@ -62,6 +62,9 @@ class SourceService {
         mix((std::uint64_t{t.priority.value_or(0xFF)} << 32) ^
             (std::uint64_t{t.layer.value_or(0)} << 8) ^ t.mask.value_or(0) ^
             (std::uint64_t{t.mask.has_value()} << 63) ^ (std::uint64_t{t.layer.has_value()} << 62));
+      if (t.combat.any())
+        for (const auto& o : {t.combat.max_hp, t.combat.damage, t.combat.range, t.combat.cooldown})
+          mixd(o.value_or(-1));
     }
     for (const Exit& e : exits_) {
       mix(e.id);

@@ -85,29 +85,31 @@ void build(const Crowd& crowd, std::span<const std::uint32_t> members, TeamGrid&
   }
 }
 
-bool sees_from(const TeamGrid& g, Vec2 p, std::int64_t x, std::int64_t y) {
+bool sees_from(const TeamGrid& g, Vec2 p, std::int64_t x, std::int64_t y, const SightLines* lines) {
   if (x < 0 || y < 0 || x >= g.nx || y >= g.ny) return false;
   const auto c = static_cast<std::size_t>(y * g.nx + x);
   for (std::uint32_t k = g.start[c]; k < g.start[c + 1]; ++k) {
     const double dx = p.x - g.xs[k], dy = p.y - g.ys[k];
-    if (dx * dx + dy * dy <= g.sight2[k]) return true;
+    if (dx * dx + dy * dy <= g.sight2[k] && (!lines || !lines->blocked({g.xs[k], g.ys[k]}, p)))
+      return true;
   }
   return false;
 }
 
 // The point's own cell first (the likeliest to hold a member near enough), then its neighbours.
-bool sees(const TeamGrid& g, Vec2 p) {
+bool sees(const TeamGrid& g, Vec2 p, const SightLines* lines) {
   const std::int64_t cx = g.col(p.x), cy = g.row(p.y);
-  if (sees_from(g, p, cx, cy)) return true;
+  if (sees_from(g, p, cx, cy, lines)) return true;
   for (std::int64_t y = cy - 1; y <= cy + 1; ++y)
     for (std::int64_t x = cx - 1; x <= cx + 1; ++x)
-      if ((x != cx || y != cy) && sees_from(g, p, x, y)) return true;
+      if ((x != cx || y != cy) && sees_from(g, p, x, y, lines)) return true;
   return false;
 }
 
 }  // namespace
 
-void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& out) {
+void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& out,
+                     const SightLines* lines) {
   const std::size_t n = agents.size();
   out.assign(n, 0);
   // Kept from call to call (a server calls this every snapshot): arrays this large are mapped
@@ -177,15 +179,41 @@ void compute_seen_by(std::span<const Agent> agents, std::vector<std::uint64_t>& 
             const auto c = static_cast<std::size_t>(y * world.nx + x);
             for (std::uint32_t k = world.start[c]; k < world.start[c + 1]; ++k) {
               const double dx = p.x - world.xs[k], dy = p.y - world.ys[k];
-              if (dx * dx + dy * dy <= s2) out[world.ids[k]] |= bit;
+              if (dx * dx + dy * dy > s2) continue;
+              std::uint64_t& seen = out[world.ids[k]];
+              if (lines && (seen & bit) == 0 && lines->blocked(p, {world.xs[k], world.ys[k]}))
+                continue;
+              seen |= bit;
             }
           }
       }
       continue;
     }
     for (std::size_t i = 0; i < n; ++i)
-      if (!(out[i] & bit) && sees(grid, {crowd.x[i], crowd.y[i]})) out[i] |= bit;
+      if (!(out[i] & bit) && sees(grid, {crowd.x[i], crowd.y[i]}, lines)) out[i] |= bit;
   }
+}
+
+void compute_points_seen(std::span<const Agent> agents, std::uint8_t team,
+                         std::span<const Vec2> points, std::vector<std::uint8_t>& out,
+                         const SightLines* lines) {
+  out.assign(points.size(), 0);
+  Crowd crowd;
+  std::vector<std::uint32_t> members;
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    if (agents[i].team == team && team != 0) members.push_back(static_cast<std::uint32_t>(i));
+  if (members.empty() || points.empty()) return;
+  crowd.x.resize(agents.size());
+  crowd.y.resize(agents.size());
+  crowd.sight.resize(agents.size());
+  for (const std::uint32_t i : members) {
+    crowd.x[i] = agents[i].position.x;
+    crowd.y[i] = agents[i].position.y;
+    crowd.sight[i] = agents[i].def.sight;
+  }
+  TeamGrid grid;
+  build(crowd, members, grid);
+  for (std::size_t k = 0; k < points.size(); ++k) out[k] = sees(grid, points[k], lines) ? 1 : 0;
 }
 
 }  // namespace herd::sim

@@ -19,14 +19,17 @@ CommandOutcome World::apply(const Command& command, CommandOrigin origin) {
 CommandOutcome World::authorize(Command& command, std::uint8_t team, const TeamRules& rules) const {
   return impl_->authorize(command, team, rules);
 }
-void World::seen_by(std::vector<std::uint64_t>& out) const {
-  compute_seen_by(impl_->agents(), out);
+void World::seen_by(std::vector<std::uint64_t>& out) const { impl_->seen_by(out); }
+void World::points_seen(std::uint8_t team, std::span<const Vec2> points,
+                        std::vector<std::uint8_t>& out) const {
+  impl_->points_seen(team, points, out);
 }
 void World::step() { impl_->step(); }
 void World::set_executor(Executor* executor) { impl_->set_executor(executor); }
 void World::set_clock(StepClock clock) { impl_->set_clock(clock); }
 const StepProfile& World::profile() const { return impl_->profile(); }
 const std::vector<CollisionEvent>& World::collisions() const { return impl_->collisions(); }
+const std::vector<GameEvent>& World::events() const { return impl_->events(); }
 void World::set_inspected(std::vector<AgentId> ids) { impl_->set_inspected(std::move(ids)); }
 const std::vector<AgentId>& World::inspected() const { return impl_->inspected(); }
 const AvoidanceTrace* World::trace(AgentId id) const { return impl_->trace(id); }

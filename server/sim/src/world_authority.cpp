@@ -33,9 +33,20 @@ Selection* selection_of(Command& command) {
 
 std::string does_not_exist(AgentId id) { return "agent " + std::to_string(id) + " does not exist"; }
 
+// The first health or weapon setting given, by its wire name; empty when none.
+std::string_view combat_chosen(const CombatSettings& c) {
+  if (c.max_hp) return "max_hp";
+  if (c.hp) return "hp";
+  if (c.damage) return "damage";
+  if (c.range) return "range";
+  if (c.cooldown) return "cooldown";
+  return {};
+}
+
 // The first of a spawn's unit stats that a player set, by its wire name; empty when none.
 std::string_view stat_chosen(const Spawn& spawn) {
   if (spawn.sight) return "sight";
+  if (std::string_view c = combat_chosen(spawn.combat); !c.empty()) return c;
   if (spawn.priority) return "priority";
   if (spawn.layer) return "layer";
   if (spawn.mask) return "mask";
@@ -49,6 +60,7 @@ std::string_view stat_chosen(const Spawn& spawn) {
     if (a.layer) return "layer";
     if (a.mask) return "mask";
     if (a.movement != Movement::inertial) return "movement";
+    if (std::string_view c = combat_chosen(a.combat); !c.empty()) return c;
   }
   return {};
 }
@@ -68,7 +80,7 @@ CommandOutcome WorldImpl::authorize(Command& command, std::uint8_t team,
   // names no agent as for one that names an unseen agent: the answer and its time are the same.
   std::vector<std::uint64_t> seen;
   const auto look = [&] {
-    if (seen.empty()) compute_seen_by(agents_, seen);
+    if (seen.empty()) seen_by(seen);
   };
   const auto visible = [&](const Agent* a) {
     if (a && a->team == team) return true;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "combat.hpp"
 #include "serial.hpp"
 #include "world_impl.hpp"
 
@@ -37,8 +38,10 @@ constexpr char kMagic[8] = {'H', 'E', 'R', 'D', 'C', 'K', 'P', 'T'};
 // and its parameters (older worlds have the defaults, which no other mode reads). 18 added each
 // agent's stall record (herd/sim/stall.hpp: how long it has been slow, its heading reversals and
 // last heading, its reason and the agents responsible); older worlds' agents start with none, as
-// if every one had just been at speed.
-constexpr std::uint32_t kFormatVersion = 18;
+// if every one had just been at speed. 19 added health and weapons: each agent's max_hp, weapon,
+// hit points and reload, the world's defaults for them, and the sources' templates' settings
+// (older worlds' agents are unarmed and unhurt, at the default 100 hit points).
+constexpr std::uint32_t kFormatVersion = 19;
 
 // The world's definition; format 2 added the neighbour cap (older files had none: no cap).
 template <CheckpointStream S>
@@ -519,6 +522,58 @@ std::string WorldImpl::serialize_state(S& s, WorldImpl& w) {
     if constexpr (kLoading) w.stalls_.recount(w.def_.dt);
   } else if constexpr (kLoading) {
     w.stalls_.records().assign(w.agents_.size(), Stall{});
+  }
+  // Format 19: health and weapons, floats by their bits as the agents keep them.
+  if (s.version() >= 19) {
+    auto f32 = [&](float& v) {
+      std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+      s.u32(bits);
+      v = std::bit_cast<float>(bits);
+    };
+    auto combat = [&](AgentDef& d) {
+      f32(d.max_hp);
+      f32(d.weapon.damage);
+      f32(d.weapon.range);
+      f32(d.weapon.cooldown);
+      s.check(d.max_hp > 0 && d.max_hp <= AgentDefLimits::kMaxHp && validate(d.weapon).empty());
+    };
+    combat(w.def_.agent_defaults);
+    // Each agent: which of its settings and state are not the defaults (bit 0: max_hp and weapon,
+    // bit 1: hit points and reload), then those: a world without weapons adds a byte an agent.
+    for (Agent& a : w.agents_) {
+      std::uint8_t set = (a.def.max_hp != AgentDef{}.max_hp || a.def.weapon != Weapon{} ? 1 : 0) |
+                         (a.hp != a.def.max_hp || a.reload != 0 ? 2 : 0);
+      s.u8(set);
+      s.check(set < 4);
+      if (set & 1) combat(a.def);
+      if (set & 2) {
+        f32(a.hp);
+        s.u32(a.reload);
+      } else if constexpr (kLoading) {
+        a.hp = a.def.max_hp;
+      }
+      s.check(a.hp > 0 && a.hp <= a.def.max_hp &&
+              a.reload <= cooldown_ticks(a.def.weapon.cooldown, w.def_.dt));
+    }
+    // Each source's template: which settings it gives (bits 0 to 3), then those four.
+    for (Source& src : w.sources_.sources()) {
+      CombatSettings& c = src.agent.combat;
+      std::optional<double>* fields[] = {&c.max_hp, &c.damage, &c.range, &c.cooldown};
+      std::uint8_t set = 0;
+      for (std::size_t k = 0; k < 4; ++k)
+        if (*fields[k]) set = static_cast<std::uint8_t>(set | 1U << k);
+      s.u8(set);
+      s.check(set < 16);
+      for (std::size_t k = 0; k < 4; ++k) {
+        double v = fields[k]->value_or(0);
+        s.f64(v);
+        *fields[k] = (set >> k & 1) != 0 ? std::optional(v) : std::nullopt;
+      }
+      s.check(validate(c, w.def_.agent_defaults).empty());
+    }
+    if (!s.ok()) return "the checkpoint's health and weapons are corrupt";
+  } else if constexpr (kLoading) {
+    for (Agent& a : w.agents_) a.hp = a.def.max_hp;
   }
   return {};
 }

@@ -223,6 +223,7 @@ Agent WorldImpl::make_agent(const SpawnAgent& spec) {
   if (spec.layer) a.def.layer = *spec.layer;
   if (spec.mask) a.def.mask = *spec.mask;
   if (spec.sight) a.def.sight = static_cast<float>(*spec.sight);
+  spec.combat.apply(a.def, a.hp);
   a.team = spec.team;
   a.position = spec.position;
   if (spec.target) {
@@ -287,6 +288,8 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     if (s.mass) d.mass = *s.mass;
     if (s.priority) d.priority = *s.priority;
     if (s.sight) d.sight = static_cast<float>(std::clamp(*s.sight, -1.0, 1e6));
+    if (std::string why = validate(s.combat, d); !why.empty())
+      return failure(CommandError::out_of_bounds, why);
     if (std::string why = validate(d); !why.empty())
       return failure(CommandError::out_of_bounds, why);
     if (s.team > AgentDefLimits::kMaxTeam)
@@ -299,6 +302,11 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
     return failure(CommandError::out_of_bounds, "agent sight must be in [0, 100000]");
   if (cmd.team && *cmd.team > AgentDefLimits::kMaxTeam)
     return failure(CommandError::out_of_bounds, "agent team must be in [0, 63]");
+  if (cmd.count > 0) {
+    AgentDef d = def_.agent_defaults;
+    if (std::string why = validate(cmd.combat, d); !why.empty())
+      return failure(CommandError::out_of_bounds, why);
+  }
   CommandOutcome out;
   out.spawned.reserve(n);
   // Grow by a sixteenth at least rather than doubling: a big crowd spawned a thousand at a time
@@ -315,6 +323,7 @@ CommandOutcome WorldImpl::apply_spawn(const Spawn& cmd) {
       s.layer = cmd.layer;
       s.mask = cmd.mask;
       s.sight = cmd.sight;
+      s.combat = cmd.combat;
       s.team = cmd.team.value_or(0);
       // x then y, each drawn in order from the world's generator: part of the determinism contract.
       // With a map, drawn again (at most 64 times) until the point is on a walkable tile.

@@ -24,6 +24,35 @@ std::string validate(const AgentDef& d) {
     return "agent arrive_tolerance must be in [1e-6, 1000]";
   if (d.priority > L::kMaxPriority) return "agent priority must be in [0, 99]";
   if (!in_range(d.sight, 0.0, L::kMaxSight)) return "agent sight must be in [0, 100000]";
+  if (!(d.max_hp > 0) || !in_range(d.max_hp, 0.0, L::kMaxHp))
+    return "agent max_hp must be in (0, 1e9]";
+  return validate(d.weapon);
+}
+
+std::string validate(const CombatSettings& c, const AgentDef& defaults) {
+  using L = AgentDefLimits;
+  const auto above_zero = [](const std::optional<double>& v, double hi) {
+    return !v || (in_range(*v, 0.0, hi) && *v > 0);
+  };
+  if (!above_zero(c.max_hp, L::kMaxHp)) return "agent max_hp must be in (0, 1e9]";
+  if (!above_zero(c.hp, L::kMaxHp)) return "agent hp must be in (0, 1e9]";
+  if (c.damage && !in_range(*c.damage, 0.0, L::kMaxDamage))
+    return "weapon damage must be in [0, 1e9]";
+  if (c.range && !in_range(*c.range, 0.0, L::kMaxRange))
+    return "weapon range must be in [0, 10000]";
+  if (c.cooldown && !in_range(*c.cooldown, L::kMinCooldown, L::kMaxCooldown))
+    return "weapon cooldown must be in [0.001, 3600]";
+  const double max_hp = c.max_hp ? static_cast<float>(*c.max_hp) : defaults.max_hp;
+  if (c.hp && static_cast<float>(*c.hp) > max_hp) return "agent hp must be at most its max_hp";
+  return {};
+}
+
+std::string validate(const Weapon& w) {
+  using L = AgentDefLimits;
+  if (!in_range(w.damage, 0.0, L::kMaxDamage)) return "weapon damage must be in [0, 1e9]";
+  if (!in_range(w.range, 0.0, L::kMaxRange)) return "weapon range must be in [0, 10000]";
+  if (!in_range(w.cooldown, L::kMinCooldown, L::kMaxCooldown))
+    return "weapon cooldown must be in [0.001, 3600]";
   return {};
 }
 

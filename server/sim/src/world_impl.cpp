@@ -88,6 +88,15 @@ std::uint64_t WorldImpl::state_hash() const {
     // Team and sight likewise, when not nobody's and the default sight.
     if (a.team != 0 || a.def.sight != AgentDef{}.sight)
       mix((std::uint64_t{a.team} << 32) | std::bit_cast<std::uint32_t>(a.def.sight));
+    // Health and weapon likewise, when armed, hurt or not of the default hit points.
+    if (a.def.weapon != Weapon{} || a.def.max_hp != AgentDef{}.max_hp || a.hp != a.def.max_hp ||
+        a.reload != 0) {
+      mix((std::uint64_t{std::bit_cast<std::uint32_t>(a.def.max_hp)} << 32) |
+          std::bit_cast<std::uint32_t>(a.hp));
+      mix((std::uint64_t{std::bit_cast<std::uint32_t>(a.def.weapon.damage)} << 32) |
+          std::bit_cast<std::uint32_t>(a.def.weapon.range));
+      mix((std::uint64_t{std::bit_cast<std::uint32_t>(a.def.weapon.cooldown)} << 32) | a.reload);
+    }
   }
   mix(map_version_);
   if (map_) {

@@ -63,6 +63,12 @@ class WorldImpl {
   void set_clock(StepClock clock) { runner_.clock = clock; }
   const StepProfile& profile() const { return runner_.profile; }
   const std::vector<CollisionEvent>& collisions() const { return contacts_.events; }
+  const std::vector<GameEvent>& events() const { return events_; }
+  // Fog of war as World::seen_by: what each team sees, its sight blocked by walls, blocked tiles
+  // and obstacles (world_sight.cpp).
+  void seen_by(std::vector<std::uint64_t>& out) const;
+  void points_seen(std::uint8_t team, std::span<const Vec2> points,
+                   std::vector<std::uint8_t>& out) const;
   void set_inspected(std::vector<AgentId> ids);
   const std::vector<AgentId>& inspected() const { return runner_.inspected; }
   const AvoidanceTrace* trace(AgentId id) const;
@@ -151,6 +157,13 @@ class WorldImpl {
   void stage_sources();
   // The step's last stage: the agents whose centre is inside an exit, removed and counted.
   void stage_exits();
+  // The stage before the exits (world_combat.cpp): armed agents hit the enemy they engage, or a
+  // standing one the nearest enemy within reach; the dead are removed.
+  void stage_combat();
+  // The index of the enemy armed agent i hits this tick, if one is within its reach; kNoTarget
+  // for none.
+  static constexpr std::size_t kNoTarget = ~std::size_t{0};
+  std::size_t combat_target(std::size_t i) const;
   // Removes the agents at `indices` (ascending, distinct), as the remove command does.
   void remove_agents(const std::vector<std::size_t>& indices);
   CommandOutcome apply_add_wall(const AddWall& cmd);  // world_walls.cpp
@@ -314,6 +327,11 @@ class WorldImpl {
   std::uint64_t map_version_ = 0;
   // Collision events, subjects hit and the pairs touching (contacts.hpp).
   Contacts contacts_;
+  // The last step's hits and deaths (World::events), and whether any agent is armed (counted with
+  // the avoidance rules, after a spawn, a removal or loading): a world without weapons skips the
+  // combat stage.
+  std::vector<GameEvent> events_;
+  bool any_armed_ = false;
   // The host's executor and clock, the workers' scratch, the profile and the inspected agents'
   // traces (step_runner.hpp): how the step runs, never what it computes.
   StepRunner runner_;

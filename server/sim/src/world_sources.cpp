@@ -28,6 +28,8 @@ AgentDef WorldImpl::template_def(const AgentTemplate& t) const {
   if (t.priority) d.priority = *t.priority;
   if (t.layer) d.layer = *t.layer;
   if (t.mask) d.mask = *t.mask;
+  float hp = 0;
+  t.combat.apply(d, hp);
   return d;
 }
 
@@ -51,6 +53,8 @@ CommandOutcome WorldImpl::apply_add_source(const AddSource& cmd) {
     return failure(CommandError::out_of_bounds,
                    "a source's total must be in [1, " + std::to_string(L::kMaxTotal) + "]");
   const AgentTemplate& t = cmd.agent;
+  if (std::string why = validate(t.combat, def_.agent_defaults); !why.empty())
+    return failure(CommandError::out_of_bounds, why);
   if (std::string why = validate(template_def(t)); !why.empty())
     return failure(CommandError::out_of_bounds, why);
   const BehaviourTraits& kind = traits(t.behaviour);
@@ -136,6 +140,7 @@ Agent WorldImpl::make_agent(const AgentTemplate& t, Vec2 position) {
   spec.priority = t.priority;
   spec.layer = t.layer;
   spec.mask = t.mask;
+  spec.combat = t.combat;
   Agent a = make_agent(spec);
   a.pathing = t.pathing;
   a.neighbours = t.neighbours;

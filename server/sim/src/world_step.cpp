@@ -77,6 +77,7 @@ void WorldImpl::step() {
   run_stage(Stage::walls, &WorldImpl::stage_walls);
   run_stage(Stage::states, &WorldImpl::stage_states);  // the stall timers last (update_stalls)
   run_stage(Stage::formations, &WorldImpl::stage_formations);
+  run_stage(Stage::combat, &WorldImpl::stage_combat);
   run_stage(Stage::exits, &WorldImpl::stage_exits);
   ++tick_;
   measurements_.observe(agents_, tick_, def_.dt);  // reads the agents only
@@ -108,7 +109,9 @@ void WorldImpl::count_rules() {
     neighbours_.rules.min_priority = AgentDefLimits::kMaxPriority;
     neighbours_.rules.max_priority = 0;
   }
+  any_armed_ = false;
   for (const Agent& a : agents_) {
+    any_armed_ = any_armed_ || a.def.weapon.armed();
     neighbours_.rules.masked = neighbours_.rules.masked || a.def.mask != ~std::uint32_t{0};
     neighbours_.rules.min_priority = std::min(neighbours_.rules.min_priority, a.def.priority);
     neighbours_.rules.max_priority = std::max(neighbours_.rules.max_priority, a.def.priority);
@@ -129,7 +132,7 @@ void WorldImpl::lose_unseen_subjects() {
            (a.behaviour.agent != kNoAgent || a.behaviour.kind == BehaviourKind::attack_move);
   });
   if (!at_odds) return;
-  compute_seen_by(agents_, runner_.team_sight);
+  seen_by(runner_.team_sight);
   for (Agent& a : agents_) {
     Behaviour& b = a.behaviour;
     if (a.team == 0 || b.agent == kNoAgent) continue;

@@ -3,12 +3,26 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "types.hpp"
 #include "vec2.hpp"
 
 namespace herd::sim {
+
+// An agent's weapon, as an RTS unit's: `damage` hit points a hit takes off its target, `range`
+// units between the two discs within which it hits (0: at contact, the seeds' body slam, a hit
+// being the collision of the two), `cooldown` seconds between two hits. Damage 0: unarmed, and an
+// unarmed agent's attack is the seeds' (one body slam, then home). Floats: an AgentDef holds
+// them in 12 bytes.
+struct Weapon {
+  float damage = 0.0F;    // hit points, [0, 1e9]
+  float range = 0.0F;     // units, [0, 1e4]
+  float cooldown = 1.0F;  // seconds, [1e-3, 3600]
+  bool armed() const { return damage > 0; }
+  friend bool operator==(const Weapon&, const Weapon&) = default;
+};
 
 // Per-agent settings, with defaults in the manner of Box2D's b2BodyDef.
 struct AgentDef {
@@ -34,6 +48,26 @@ struct AgentDef {
   // How far the agent sees (units, [0, 1e5]): its team sees every agent within this distance of
   // it (fog of war). A float, in what would be padding: an AgentDef is no larger for it.
   float sight = 200.0F;
+  // Hit points when unhurt, (0, 1e9]: a hit takes its damage off Agent::hp, and at 0 the agent
+  // dies (removed at the end of the tick).
+  float max_hp = 100.0F;
+  Weapon weapon;
+};
+
+// Health and weapon settings as a spawn, a source or a scenario gives them: each unset one is the
+// world's (WorldDef::agent_defaults). `hp` is what it starts with (at most max_hp; unset: max_hp).
+struct CombatSettings {
+  std::optional<double> max_hp, hp, damage, range, cooldown;
+  bool any() const { return max_hp || hp || damage || range || cooldown; }
+  // Sets the given ones on `def`, and the start's hit points on `hp`.
+  void apply(AgentDef& def, float& hp) const {
+    if (max_hp) def.max_hp = static_cast<float>(*max_hp);
+    if (damage) def.weapon.damage = static_cast<float>(*damage);
+    if (range) def.weapon.range = static_cast<float>(*range);
+    if (cooldown) def.weapon.cooldown = static_cast<float>(*cooldown);
+    hp = this->hp ? static_cast<float>(*this->hp) : def.max_hp;
+  }
+  friend bool operator==(const CombatSettings&, const CombatSettings&) = default;
 };
 
 struct Agent {
@@ -51,6 +85,11 @@ struct Agent {
   // for none. Agents settling by contact stop beside those of their own order only. In what
   // would be padding: an Agent is no larger for it.
   std::uint32_t order = 0;
+  // Hit points left, (0, def.max_hp] (an agent at 0 is dead and gone by the end of its tick), and
+  // ticks until its weapon can hit again (0: ready): counted in whole ticks, so a cooldown of
+  // 0.5 s at 60 Hz is 30 ticks exactly, never a rounding more.
+  float hp = 100.0F;
+  std::uint32_t reload = 0;
   Behaviour behaviour;
   Vec2 position;
   Vec2 velocity;
@@ -83,6 +122,27 @@ struct CollisionEvent {
   Vec2 point;          // the collision point, between the centres
   double impulse = 0;  // |change of momentum| of a (mass * units/s)
   friend bool operator==(const CollisionEvent&, const CollisionEvent&) = default;
+};
+
+// What befell an agent in a tick, as a game tells its players (World::events): a hit it took
+// (`by` hit it for `damage`, leaving it `hp`), or its death (`by` dealt the last hit; the agent
+// is gone by the end of the tick). `at` is where it was; `team` and `by_team` whose the two are;
+// `seen` the teams that saw it then (bit t for team t, as World::seen_by), its own and the
+// hitter's included: those whose players may be told.
+enum class EventKind : std::uint8_t { hit, death };
+// The wire's names of the kinds ("hit", "death").
+constexpr std::string_view event_name(EventKind k) { return k == EventKind::hit ? "hit" : "death"; }
+struct GameEvent {
+  EventKind kind = EventKind::hit;
+  std::uint8_t team = 0, by_team = 0;
+  AgentId agent = 0;
+  AgentId by = 0;
+  float damage = 0.0F;
+  float hp = 0.0F;
+  Vec2 at;
+  std::uint64_t tick = 0;  // the tick whose step it happened in (World::tick() after it)
+  std::uint64_t seen = 0;
+  friend bool operator==(const GameEvent&, const GameEvent&) = default;
 };
 
 enum class WalkerStatus : std::uint8_t {

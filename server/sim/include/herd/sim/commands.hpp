@@ -103,13 +103,14 @@ struct SpawnAgent {
   std::optional<std::uint32_t> mask{};     // AgentDef::mask
   std::optional<double> sight{};           // AgentDef::sight
   std::uint8_t team = 0;                   // Agent::team
+  CombatSettings combat;                   // health and weapon
   friend bool operator==(const SpawnAgent&, const SpawnAgent&) = default;
 };
 
 // Either `count` agents at random positions (from the world's generator) in `group`,
-// or the explicit `agents` (then count is 0). A count spawn's priority, layer, mask and sight, when
-// given, are every one of its agents'; `team`, when given, is every one's, the explicit agents'
-// included.
+// or the explicit `agents` (then count is 0). A count spawn's priority, layer, mask, sight and
+// combat settings, when given, are every one of its agents'; `team`, when given, is every one's,
+// the explicit agents' included.
 struct Spawn {
   std::uint32_t count = 0;
   std::uint8_t group = 0;
@@ -119,6 +120,7 @@ struct Spawn {
   std::optional<std::uint32_t> mask{};
   std::optional<double> sight{};
   std::optional<std::uint8_t> team{};
+  CombatSettings combat;  // a count spawn's, every agent's
   friend bool operator==(const Spawn&, const Spawn&) = default;
 };
 

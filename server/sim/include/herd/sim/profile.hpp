@@ -38,6 +38,7 @@ enum class Stage : std::uint8_t {
   walls_segments,      // held at walls
   states,              // each agent's move state
   formations,          // formation records: arrivals, completion, unreachable places
+  combat,              // weapons' hits (agent.hpp: Weapon), and the dead removed
   exits,               // agents inside an exit removed and counted (source.hpp)
   kCount
 };
@@ -50,7 +51,7 @@ constexpr std::string_view stage_name(Stage s) {
       "desires",     "pathing",     "pace",        "pace.formations", "pace.orders",
       "pace.flocks", "pace.queues", "avoidance",   "integrate",       "integrate.keep_off",
       "collisions",  "walls",       "walls.tiles", "walls.segments",  "states",
-      "formations",  "exits"};
+      "formations",  "combat",      "exits"};
   return names[static_cast<std::size_t>(s)];
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "agent.hpp"
 #include "types.hpp"
 #include "vec2.hpp"
 
@@ -35,6 +36,7 @@ struct AgentTemplate {
   // Avoidance priority, layer and mask, as spawn's (unset: the world's defaults).
   std::optional<std::uint8_t> priority;
   std::optional<std::uint32_t> layer, mask;
+  CombatSettings combat;  // health and weapon (hp: unset, each starts unhurt)
   friend bool operator==(const AgentTemplate&, const AgentTemplate&) = default;
 };
 

@@ -124,9 +124,16 @@ class World {
 
   // Fog of war: for each agent (parallel to agents()), the teams that see it, bit t for team t
   // (bit 0 unused): its own team, and every team with an agent within that agent's sight of it
-  // (centre to centre, AgentDef::sight). Computed on each call, from a grid per team: O(agents x
-  // teams) for crowds of even density. Team 0 (nobody's) sees nothing.
+  // (centre to centre, AgentDef::sight) with nothing between their centres that blocks sight: a
+  // wall, a blocked tile of the map or an obstacle. Computed on each call, from a grid per team:
+  // O(agents x teams) for crowds of even density, and a line test per pair within sight where
+  // the world has walls, a map or obstacles. Team 0 (nobody's) sees nothing.
   void seen_by(std::vector<std::uint64_t>& out) const;
+  // For each of `points`, whether team `team` sees it now (out[k] 1), as seen_by decides for an
+  // agent standing there: what a team's memory of the map is made of (explored ground, a ghost's
+  // place seen empty). O(points + the team's agents).
+  void points_seen(std::uint8_t team, std::span<const Vec2> points,
+                   std::vector<std::uint8_t>& out) const;
 
   // Advances one tick.
   void step();
@@ -147,6 +154,9 @@ class World {
 
   // Collisions of the last step(), in the order they were found (deterministic).
   const std::vector<CollisionEvent>& collisions() const;
+  // Hits and deaths of the last step() (agent.hpp: GameEvent), in the order they were made (by the
+  // hitter's id). The dead are gone from agents() by the end of the step.
+  const std::vector<GameEvent>& events() const;
 
   // Agents whose avoidance is traced from the next step on (for inspectors); unknown ids are
   // ignored. At most kMaxInspected.

@@ -91,6 +91,9 @@ struct AgentDefLimits {
   static constexpr double kMaxSight = 1e5;              // units; AgentDef::sight in [0, 1e5]
   // Teams 1 to 63 are players' (a team's visibility is one bit of a 64-bit mask); 0 is nobody's.
   static constexpr std::uint8_t kMaxTeam = 63;
+  // Health and weapons (AgentDef::max_hp, Weapon): hit points, units, seconds.
+  static constexpr double kMaxHp = 1e9, kMaxDamage = 1e9, kMaxRange = 1e4;
+  static constexpr double kMinCooldown = 1e-3, kMaxCooldown = 3600;
 };
 
 // An obstacle's radius, for add_obstacle and for a loaded checkpoint.
@@ -114,6 +117,10 @@ struct WorldDefLimits {
 // Empty when def is usable, else a sentence saying which field is wrong.
 std::string validate(const WorldDef& def);
 std::string validate(const AgentDef& def);
+std::string validate(const Weapon& weapon);
+// Whether health and weapon settings are in range, and hp within the max_hp they make of
+// `defaults`' (the agent's settings before them).
+std::string validate(const CombatSettings& settings, const AgentDef& defaults);
 std::string validate(const AvoidanceDef& def);
 std::string validate(const WalkerSettings& settings);
 

@@ -1,0 +1,129 @@
+// What blocks a team's sight (visibility.hpp: SightLines): the tile map's blocked tiles, walls and
+// obstacles, as terrain blocks sight in StarCraft II and 0 A.D. A line between two agents' centres
+// is blocked when it enters a blocked tile, touches a wall segment or passes through an
+// obstacle's disc. A world without them is seen as it always was.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "visibility.hpp"
+#include "world_impl.hpp"
+
+namespace herd::sim {
+namespace {
+
+double cross(Vec2 o, Vec2 u, Vec2 v) {
+  return (u.x - o.x) * (v.y - o.y) - (u.y - o.y) * (v.x - o.x);
+}
+
+// Whether v, on the line of u-w, lies within the segment's box.
+bool within_box(Vec2 u, Vec2 w, Vec2 v) {
+  return std::min(u.x, w.x) <= v.x && v.x <= std::max(u.x, w.x) && std::min(u.y, w.y) <= v.y &&
+         v.y <= std::max(u.y, w.y);
+}
+
+// Whether segments p-q and a-b share a point (touching counts).
+bool segments_meet(Vec2 p, Vec2 q, Vec2 a, Vec2 b) {
+  const double d1 = cross(a, b, p), d2 = cross(a, b, q);
+  const double d3 = cross(p, q, a), d4 = cross(p, q, b);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+    return true;
+  return (d1 == 0 && within_box(a, b, p)) || (d2 == 0 && within_box(a, b, q)) ||
+         (d3 == 0 && within_box(p, q, a)) || (d4 == 0 && within_box(p, q, b));
+}
+
+class WorldSightLines final : public SightLines {
+ public:
+  // `index`: the obstacles' index, or null when it is older than they are (a command changed them
+  // since the last step): then each obstacle is tried.
+  WorldSightLines(const TileMap* map, const WallService& walls, std::span<const Obstacle> obstacles,
+                  const ObstacleIndex* index)
+      : map_(map), walls_(walls), obstacles_(obstacles), index_(index) {}
+
+  bool blocked(Vec2 from, Vec2 to) const override {
+    return (map_ && tiles_block(from, to)) || (!walls_.empty() && walls_block(from, to)) ||
+           (!obstacles_.empty() && obstacles_block(from, to));
+  }
+
+ private:
+  // The tiles the line passes through, in order (Amanatides and Woo's traversal): any blocked one
+  // on the map blocks it. Tiles off the map (a world larger than its map) block nothing.
+  bool tiles_block(Vec2 a, Vec2 b) const {
+    const double s = map_->tile_size();
+    const double x = a.x / s, y = a.y / s, ex = b.x / s, ey = b.y / s;
+    auto tx = static_cast<std::int32_t>(std::floor(x));
+    auto ty = static_cast<std::int32_t>(std::floor(y));
+    const auto gx = static_cast<std::int32_t>(std::floor(ex));
+    const auto gy = static_cast<std::int32_t>(std::floor(ey));
+    const double dx = ex - x, dy = ey - y;
+    const int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    double next_x = dx == 0 ? kNever : (sx > 0 ? tx + 1 - x : x - tx) / std::abs(dx);
+    double next_y = dy == 0 ? kNever : (sy > 0 ? ty + 1 - y : y - ty) / std::abs(dy);
+    const double step_x = dx == 0 ? kNever : 1 / std::abs(dx);
+    const double step_y = dy == 0 ? kNever : 1 / std::abs(dy);
+    const std::int64_t moves = std::int64_t{std::abs(gx - tx)} + std::abs(gy - ty);
+    for (std::int64_t k = 0;; ++k) {
+      const TileCoord t{tx, ty};
+      if (map_->in_bounds(t) && map_->blocked(t)) return true;
+      if (k == moves) return false;
+      if (next_x < next_y) {
+        tx += sx;
+        next_x += step_x;
+      } else {
+        ty += sy;
+        next_y += step_y;
+      }
+    }
+  }
+
+  bool walls_block(Vec2 a, Vec2 b) const {
+    thread_local std::vector<std::uint32_t> found;
+    walls_.query({std::min(a.x, b.x), std::min(a.y, b.y)}, {std::max(a.x, b.x), std::max(a.y, b.y)},
+                 found);
+    const auto segments = walls_.segments();
+    return std::any_of(found.begin(), found.end(), [&](std::uint32_t k) {
+      return segments_meet(a, b, segments[k].a, segments[k].b);
+    });
+  }
+
+  bool obstacles_block(Vec2 a, Vec2 b) const {
+    const Vec2 mid = (a + b) * 0.5;
+    const double half = length(b - a) * 0.5;
+    const auto through = [&](const Obstacle& o) {
+      return length_squared(closest_on_segment(o.position, a, b) - o.position) <
+             o.radius * o.radius;
+    };
+    if (!index_) return std::any_of(obstacles_.begin(), obstacles_.end(), through);
+    bool hit = false;
+    index_->query_within(mid, half, [&](std::uint32_t k) { hit = hit || through(obstacles_[k]); });
+    return hit;
+  }
+
+  const TileMap* map_;
+  const WallService& walls_;
+  std::span<const Obstacle> obstacles_;
+  const ObstacleIndex* index_;
+};
+
+}  // namespace
+
+void WorldImpl::points_seen(std::uint8_t team, std::span<const Vec2> points,
+                            std::vector<std::uint8_t>& out) const {
+  if (!map_ && walls_.empty() && obstacles_.items.empty())
+    return compute_points_seen(agents_, team, points, out);
+  const bool indexed = neighbours_.obstacle_grid_version == obstacles_.version;
+  const WorldSightLines lines(map_ ? &*map_ : nullptr, walls_, obstacles_.items,
+                              indexed ? &neighbours_.obstacle_index : nullptr);
+  compute_points_seen(agents_, team, points, out, &lines);
+}
+
+void WorldImpl::seen_by(std::vector<std::uint64_t>& out) const {
+  if (!map_ && walls_.empty() && obstacles_.items.empty()) return compute_seen_by(agents_, out);
+  const bool indexed = neighbours_.obstacle_grid_version == obstacles_.version;
+  const WorldSightLines lines(map_ ? &*map_ : nullptr, walls_, obstacles_.items,
+                              indexed ? &neighbours_.obstacle_index : nullptr);
+  compute_seen_by(agents_, out, &lines);
+}
+
+}  // namespace herd::sim
