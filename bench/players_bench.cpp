@@ -11,6 +11,9 @@
 //     each team's frame, a delta on the frame before (a player acknowledges every frame), shared
 //     by the team's players; and --spectators binary spectators of the whole world, whose frames
 //     (the delayed feed's, one quantisation more) are one shared frame a snapshot.
+// --walls adds straight walls at random that block the teams' sight (the fog then tests each
+// pair's line); the teams' memories (explored ground and ghosts, publish::TeamMemory) are
+// updated each snapshot as the server does.
 // Printed: the step's median, each part's median, the fog's and the teams' snapshots' work spread
 // over the ticks of a snapshot interval as shares of the step, and the bytes a player receives.
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include "fixtures.hpp"
 #include "herd/sim/world.hpp"
 #include "net/binary_feed.hpp"
+#include "publish/team_memory.hpp"
 #include "publish/world_messages.hpp"
 #include "rng.hpp"
 
@@ -41,6 +45,7 @@ struct Options {
   double tick_rate = 60;
   long snapshots = 60;
   long spectators = 100;
+  long walls = 0;
 };
 
 double ms_since(Clock::time_point t0) {
@@ -57,13 +62,22 @@ int run(const Options& o) {
   sim::Rng rng(7);
   const double side = std::sqrt(o.density * static_cast<double>(o.agents));
   sim::World world(crowd_def(static_cast<std::size_t>(o.agents), side, 1.0 / o.tick_rate));
+  // --walls straight walls of 100 units at seeded places and angles, which block sight.
+  for (long k = 0; k < o.walls; ++k) {
+    const sim::Vec2 a{rng.uniform(1, side - 1), rng.uniform(1, side - 1)};
+    const double angle = rng.uniform(0, 6.283185307179586);
+    const sim::Vec2 b{std::clamp(a.x + 100 * std::cos(angle), 1.0, side - 1),
+                      std::clamp(a.y + 100 * std::sin(angle), 1.0, side - 1)};
+    if (!world.apply(sim::AddWall{{a, b}}).ok()) return 1;
+  }
   std::size_t placed = 0;  // dealt to the teams in turn
   spawn_random_crowd(world, side, static_cast<std::size_t>(o.agents), rng, [&](sim::SpawnAgent& a) {
     a.team = static_cast<std::uint8_t>(1 + placed++ % static_cast<std::size_t>(o.teams));
     a.sight = o.sight;
   });
   const long every = std::max(1L, std::lround(o.tick_rate / o.rate));
-  std::vector<double> step_ms, whole_ms, fog_ms, teams_ms, bytes_per_team;
+  std::vector<double> step_ms, whole_ms, fog_ms, memory_ms, teams_ms, bytes_per_team;
+  publish::TeamMemory memory;  // every team's explored ground and ghosts, as the server keeps them
   std::vector<std::uint64_t> seen;
   // Binary: one viewer per team (its players share its frames), and the spectators.
   net::BinaryFeed feed, delayed;
@@ -91,6 +105,10 @@ int run(const Options& o) {
     t0 = Clock::now();
     world.seen_by(seen);
     fog_ms.push_back(ms_since(t0));
+    t0 = Clock::now();
+    for (long team = 1; team <= o.teams; ++team)
+      memory.update(world, static_cast<std::uint8_t>(team), seen, world.events());
+    memory_ms.push_back(ms_since(t0));
     t0 = Clock::now();
     double bytes = 0;
     for (long team = 1; team <= o.teams; ++team)
@@ -130,10 +148,12 @@ int run(const Options& o) {
   const double binary = median(binary_ms), quantised = median(quantise_ms),
                spectating = median(spectators_ms), viewing = median(viewer_ms);
   std::printf(
-      "agents,teams,sight,step_ms,whole_json_ms,fog_ms,fog_pct_of_step,team_json_ms,"
-      "team_json_pct_of_step,player_bytes_per_snapshot,player_kb_per_s\n");
-  std::printf("%ld,%ld,%g,%.3f,%.3f,%.3f,%.1f,%.3f,%.1f,%.0f,%.1f\n", o.agents, o.teams, o.sight,
-              step, median(whole_ms), fog, per_tick_pct(fog), teams, per_tick_pct(teams),
+      "agents,teams,sight,walls,step_ms,whole_json_ms,fog_ms,fog_pct_of_step,memory_ms,"
+      "memory_pct_of_step,team_json_ms,team_json_pct_of_step,player_bytes_per_snapshot,"
+      "player_kb_per_s\n");
+  std::printf("%ld,%ld,%g,%ld,%.3f,%.3f,%.3f,%.1f,%.3f,%.1f,%.3f,%.1f,%.0f,%.1f\n", o.agents,
+              o.teams, o.sight, o.walls, step, median(whole_ms), fog, per_tick_pct(fog),
+              median(memory_ms), per_tick_pct(median(memory_ms)), teams, per_tick_pct(teams),
               median(bytes_per_team), median(bytes_per_team) * o.rate / 1000.0);
   // Added by players: the fog and the teams' frames, in place of the one whole-world frame that
   // binary viewers of a server without players share.
@@ -160,6 +180,9 @@ Runner add_players(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--sight", o->sight, "every agent's sight, units")
       ->check(CLI::Range(0.0, 1e5))
+      ->capture_default_str();
+  sub.add_option("--walls", o->walls, "walls of 100 units at random, blocking sight")
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   sub.add_option("--density", o->density, "square units per agent")
       ->check(CLI::Range(10.0, 1e6))

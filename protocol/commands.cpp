@@ -94,6 +94,27 @@ void write_avoidance_rules(json& o, const std::optional<std::uint8_t>& priority,
   if (mask) o["mask"] = *mask;
 }
 
+// Health and weapon (spawn's agents, a count spawn, a source's template), when given. `hp` at most
+// `max_hp` (the one given, else the world's: checked by the world, which knows its default). A
+// source's agents start unhurt: it takes no `hp` (`takes_hp` false).
+void read_combat(Fields& f, sim::CombatSettings& c, bool takes_hp = true) {
+  if (const json* v = f.find("max_hp")) c.max_hp = f.number(*v, "max_hp");
+  if (takes_hp)
+    if (const json* v = f.find("hp")) c.hp = f.number(*v, "hp");
+  if (const json* v = f.find("damage")) c.damage = f.number(*v, "damage");
+  if (const json* v = f.find("range")) c.range = f.number(*v, "range");
+  if (const json* v = f.find("cooldown")) c.cooldown = f.number(*v, "cooldown");
+  if (c.hp && c.max_hp && *c.hp > *c.max_hp) bad("hp", "must be at most max_hp");
+}
+
+void write_combat(json& o, const sim::CombatSettings& c) {
+  if (c.max_hp) o["max_hp"] = *c.max_hp;
+  if (c.hp) o["hp"] = *c.hp;
+  if (c.damage) o["damage"] = *c.damage;
+  if (c.range) o["range"] = *c.range;
+  if (c.cooldown) o["cooldown"] = *c.cooldown;
+}
+
 // One of spawn's `agents`, whose fields `item` declares.
 sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where,
                                  const std::vector<FieldSpec>& item) {
@@ -110,6 +131,7 @@ sim::SpawnAgent read_spawn_agent(const json& v, const std::string& where,
   if (const json* m = f.find("movement")) a.movement = read_movement(f, *m);
   read_avoidance_rules(f, a.priority, a.layer, a.mask);
   if (const json* s = f.find("sight")) a.sight = f.number(*s, "sight");
+  read_combat(f, a.combat);
   f.no_others();
   return a;
 }
@@ -152,6 +174,7 @@ sim::AgentTemplate read_agent_template(Fields& f) {
   if (const json* m = f.find("mass")) t.mass = f.number(*m, "mass");
   if (const json* m = f.find("movement")) t.movement = read_movement(f, *m);
   read_avoidance_rules(f, t.priority, t.layer, t.mask);
+  read_combat(f, t.combat, false);
   const json* target = f.find("target");
   const json* behaviour = f.find("behaviour");
   t.behaviour = target ? K::arrive : K::idle;
@@ -179,6 +202,7 @@ void write_agent_template(json& j, const sim::AgentTemplate& t) {
   j["pathing"] = to_string(t.pathing);
   j["neighbours"] = t.neighbours;
   write_avoidance_rules(j, t.priority, t.layer, t.mask);
+  write_combat(j, t.combat);
 }
 
 // remove_measurement, remove_source, remove_exit: the id as `id`, as remove_obstacle, or under
@@ -295,6 +319,7 @@ json spawn_agent_json(const sim::SpawnAgent& a) {
   if (a.movement == sim::Movement::kinematic) o["movement"] = "kinematic";
   write_avoidance_rules(o, a.priority, a.layer, a.mask);
   if (a.sight) o["sight"] = *a.sight;
+  write_combat(o, a.combat);
   return o;
 }
 
@@ -415,8 +440,10 @@ struct Wire<sim::Spawn> {
         c.group = static_cast<std::uint8_t>(f.integer(*g, "group"));
       read_avoidance_rules(f, c.priority, c.layer, c.mask);
       if (const json* s = f.find("sight")) c.sight = f.number(*s, "sight");
+      read_combat(f, c.combat);
     } else {
-      for (const char* field : {"priority", "layer", "mask", "sight"})
+      for (const char* field :
+           {"priority", "layer", "mask", "sight", "max_hp", "hp", "damage", "range", "cooldown"})
         if (f.find(field)) bad(field, "applies to a count spawn: give each of 'agents' its own");
       const FieldSpec& spec = f.spec("agents");
       if (!agents->is_array() || agents->size() < *spec.min_items ||
@@ -439,6 +466,7 @@ struct Wire<sim::Spawn> {
       j["group"] = c.group;
       write_avoidance_rules(j, c.priority, c.layer, c.mask);
       if (c.sight) j["sight"] = *c.sight;
+      write_combat(j, c.combat);
     } else {
       json agents = json::array();
       for (const sim::SpawnAgent& a : c.agents) agents.push_back(spawn_agent_json(a));

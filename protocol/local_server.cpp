@@ -93,11 +93,17 @@ std::string write_local_server(const LocalServer& server, std::filesystem::path&
     return dir.string() + " is not a directory of this user's";
   if ((st.st_mode & 0077) != 0 && ::chmod(dir.c_str(), 0700) != 0)
     return "cannot make " + dir.string() + " private: " + errno_text();
-  const nlohmann::json j = {{"port", server.port},
-                            {"addresses", server.addresses},
-                            {"url", server.url},
-                            {"token", server.token},
-                            {"pid", server.pid}};
+  nlohmann::json j = {{"port", server.port},
+                      {"addresses", server.addresses},
+                      {"url", server.url},
+                      {"token", server.token},
+                      {"pid", server.pid}};
+  if (!server.players.empty()) {
+    nlohmann::json players = nlohmann::json::array();
+    for (const LocalPlayer& p : server.players)
+      players.push_back({{"name", p.name}, {"team", p.team}, {"url", p.url}});
+    j["players"] = std::move(players);
+  }
   const std::string text = j.dump() + "\n";
   const std::filesystem::path tmp = file.string() + ".tmp";
   ::unlink(tmp.c_str());  // a leftover of a server that died while writing
@@ -132,6 +138,58 @@ std::size_t remove_stale_local_servers() {
     if (std::filesystem::remove(entry.path(), ignored)) ++removed;
   }
   return removed;
+}
+
+namespace {
+
+// The runtime file of the server at `port`, when it is this user's, of that port, its server
+// runs and `url_host` is one of its addresses (`localhost`: its first); and that address.
+std::optional<std::pair<nlohmann::json, std::string>> own_running_file(const std::string& url_host,
+                                                                       std::uint16_t port) {
+  const std::string host = unbracketed(url_host);
+  const std::filesystem::path file = local_server_file(port);
+  if (file.empty()) return std::nullopt;
+  nlohmann::json j = read_own_file(file);
+  if (!j.is_object()) return std::nullopt;
+  // A file of another port (renamed by hand), or of a server that is gone: its port may be
+  // anyone's now.
+  if (!j.contains("port") || !j["port"].is_number_integer() || j["port"].get<long>() != port)
+    return std::nullopt;
+  if (!process_alive(file_pid(j))) return std::nullopt;
+  if (!j.contains("addresses") || !j["addresses"].is_array()) return std::nullopt;
+  std::vector<std::string> addresses;
+  for (const auto& a : j["addresses"])
+    if (a.is_string()) addresses.push_back(a.get<std::string>());
+  std::optional<std::string> target;
+  if (host == "localhost") {
+    // The address the server holds: a literal one (a name would be resolved again).
+    if (!addresses.empty() && same_address(addresses.front(), addresses.front()))
+      target = addresses.front();
+  } else {
+    for (const std::string& a : addresses)
+      if (same_address(host, a)) target = host;
+  }
+  if (!target) return std::nullopt;
+  return std::pair{std::move(j), *target};
+}
+
+}  // namespace
+
+std::optional<std::vector<LocalPlayer>> local_players(const std::string& url_host,
+                                                      std::uint16_t port) {
+  const auto found = own_running_file(url_host, port);
+  if (!found) return std::nullopt;
+  std::vector<LocalPlayer> out;
+  const nlohmann::json& j = found->first;
+  if (!j.contains("players") || !j["players"].is_array()) return out;
+  for (const auto& p : j["players"]) {
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("url") ||
+        !p["url"].is_string() || !p.contains("team") || !p["team"].is_number_integer())
+      continue;
+    out.push_back({p["name"].get<std::string>(), static_cast<std::uint8_t>(p["team"].get<int>()),
+                   p["url"].get<std::string>()});
+  }
+  return out;
 }
 
 std::optional<LocalGrant> local_token(const std::string& url_host, std::uint16_t port) {

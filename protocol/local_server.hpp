@@ -24,6 +24,15 @@ std::filesystem::path local_server_file(std::uint16_t port);
 
 // What the file holds: {"port": 8080, "addresses": ["127.0.0.1"],
 // "url": "http://127.0.0.1:8080/#token=...", "token": "...", "pid": 1234}.
+// A player of a server with players, as its runtime file names it: what `herd-ctl players` prints
+// on the same machine (never the log).
+struct LocalPlayer {
+  std::string name;
+  std::uint8_t team = 0;
+  std::string url;  // the viewer's URL that plays as it (#role=player&token=...)
+  friend bool operator==(const LocalPlayer&, const LocalPlayer&) = default;
+};
+
 struct LocalServer {
   std::uint16_t port = 0;
   // The literal addresses the server listens on at `port` (a wildcard's loopback address for its
@@ -32,6 +41,7 @@ struct LocalServer {
   std::string url;  // the viewer's URL that commands
   std::string token;
   long pid = 0;
+  std::vector<LocalPlayer> players;  // a server with players: each one's URL
 };
 
 // Whether the process `pid` runs and is this user's (kill(pid, 0) succeeds): a runtime file whose
@@ -57,5 +67,10 @@ struct LocalGrant {
   std::string host;  // a literal address, without brackets
 };
 std::optional<LocalGrant> local_token(const std::string& host, std::uint16_t port);
+
+// The players the runtime file of the server at `port` names, on the same terms as local_token
+// (this user's file, its server running, `host` one of its addresses); nullopt when there is no
+// such file, empty when it names none.
+std::optional<std::vector<LocalPlayer>> local_players(const std::string& host, std::uint16_t port);
 
 }  // namespace herd::protocol

@@ -34,6 +34,8 @@ inline constexpr int kMaxJsonDepth = 16;
 inline constexpr std::size_t kMaxInspectPerSession = 16;
 inline constexpr std::size_t kMaxCollisionsPerSnapshot =
     1000;  // more in one interval are not listed
+// Hits a snapshot tells at most (every death is told): a battle of thousands hits each tick.
+inline constexpr std::size_t kMaxEventsPerSnapshot = 4096;
 // An agent's `waypoints` in a snapshot: its next points at most (queued orders and a patrol's
 // route may hold 129), so that a snapshot of many agents with long queues stays within what a
 // relay reads.
@@ -308,6 +310,15 @@ struct Welcome {
   bool says_operator = false;
   std::string player;
   std::optional<std::uint8_t> team;
+  // A spectator's: how late its snapshots are, seconds of world time (0: not told, none).
+  double delay = 0;
+  // The players file's teams that have a colour (by team): what viewers draw them in.
+  struct TeamColour {
+    std::uint8_t team = 0;
+    std::string colour;  // "#rrggbb"
+    friend bool operator==(const TeamColour&, const TeamColour&) = default;
+  };
+  std::vector<TeamColour> teams;
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 
@@ -341,7 +352,52 @@ struct AgentState {
   sim::StallReason stall = sim::StallReason::none;
   double stall_for = 0;
   std::vector<std::uint32_t> stall_by;
+  // Its hit points and their most (sim::Agent::hp, AgentDef::max_hp): on the wire, both, for every
+  // agent while some agent of the world is armed or hurt; absent, every agent is unhurt.
+  std::optional<double> hp, max_hp;
+  // Another team's agent in a player's snapshot: its orders are not told (no behaviour, phase,
+  // target, waypoints or subject on the wire; `behaviour` reads idle).
+  bool orders_hidden = false;
   friend bool operator==(const AgentState&, const AgentState&) = default;
+};
+
+// What befell an agent since the previous snapshot (sim::GameEvent): a hit (by `by`, for
+// `damage`, leaving `hp`) or its death (`by` dealt the last hit). `by` is absent when the audience
+// does not see the hitter. `x`, `y`: where the agent was. `tick`: the tick it happened in.
+struct EventState {
+  sim::EventKind kind = sim::EventKind::hit;
+  std::uint64_t tick = 0;
+  std::uint32_t agent = 0;
+  std::optional<std::uint32_t> by;
+  double x = 0, y = 0;
+  double damage = 0, hp = 0;  // hit only
+  friend bool operator==(const EventState&, const EventState&) = default;
+};
+
+// Binary frames' side section: the hit points of the agents in the frame's audience while some
+// agent of the world is armed or hurt (JSON snapshots carry them on each agent).
+struct HealthState {
+  std::uint32_t id = 0;
+  double hp = 0, max_hp = 0;
+  friend bool operator==(const HealthState&, const HealthState&) = default;
+};
+
+// A team's memory under the fog (a player's snapshots only): an enemy it lost sight of, where and
+// when it was last seen, with its size, group and team.
+struct GhostState {
+  std::uint32_t id = 0;
+  double x = 0, y = 0, r = 0;
+  std::uint8_t group = 0, team = 0;
+  double time = 0;  // world seconds
+  friend bool operator==(const GhostState&, const GhostState&) = default;
+};
+// And the ground it has explored: cols x rows cells of `cell` units from the world's origin, a
+// bit each (row-major, the lowest bit of each byte first), base64 on the wire.
+struct ExploredState {
+  double cell = 0;
+  std::uint32_t cols = 0, rows = 0;
+  std::vector<std::uint8_t> bits;  // packed: (cols * rows + 7) / 8 bytes
+  friend bool operator==(const ExploredState&, const ExploredState&) = default;
 };
 
 struct CollisionState {
@@ -442,6 +498,14 @@ struct Snapshot {
   // client keeps the last ones it was told (welcome or snapshot).
   std::optional<std::vector<ObstacleState>> obstacles;
   std::vector<CollisionState> collisions;
+  // Hits and deaths since the previous snapshot that its audience may be told (absent: none).
+  std::vector<EventState> events;
+  // A binary frame's side section only: hit points (see HealthState); absent, as in JSON.
+  std::optional<std::vector<HealthState>> health;
+  // A player's snapshots: its team's ghosts (every snapshot, [] for none) and explored ground
+  // (when it grew, and every kObstacleRefreshSeconds); absent elsewhere.
+  std::optional<std::vector<GhostState>> ghosts;
+  std::optional<ExploredState> explored;
   // The avoidance traces of the agents this session inspects (no other session's).
   std::vector<InspectState> inspect;
   std::vector<FormationState> formations;

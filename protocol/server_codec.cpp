@@ -19,6 +19,52 @@ void write_point(JsonWriter& w, std::string_view key, sim::Vec2 p) {
 
 }  // namespace
 
+std::string base64_encode(std::span<const std::uint8_t> bytes) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t n = std::uint32_t{bytes[i]} << 16 |
+                            (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8 : 0) |
+                            (i + 2 < bytes.size() ? std::uint32_t{bytes[i + 2]} : 0);
+    out += kDigits[n >> 18 & 63];
+    out += kDigits[n >> 12 & 63];
+    out += i + 1 < bytes.size() ? kDigits[n >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
+  }
+  return out;
+}
+
+std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  const auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::vector<std::uint8_t> out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
+    if (pad == 1 && text[i + 2] == '=') return std::nullopt;
+    std::uint32_t n = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const int v = k >= 4 - static_cast<std::size_t>(pad) ? 0 : value(text[i + k]);
+      if (v < 0) return std::nullopt;
+      n = n << 6 | static_cast<std::uint32_t>(v);
+    }
+    out.push_back(static_cast<std::uint8_t>(n >> 16));
+    if (pad < 2) out.push_back(static_cast<std::uint8_t>(n >> 8 & 0xFF));
+    if (pad < 1) out.push_back(static_cast<std::uint8_t>(n & 0xFF));
+  }
+  return out;
+}
+
 // A stall's members, when stalled (AgentState::stall, InspectState::stall).
 static void write_stall(JsonWriter& w, sim::StallReason reason, double seconds,
                         const std::vector<std::uint32_t>& by) {
@@ -42,8 +88,10 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   w.field("r", a.r);
   w.field("group", std::uint32_t{a.group});
   w.field("state", to_string(a.state));
-  w.field("behaviour", to_string(a.behaviour));
-  if (a.phase != sim::Phase::none) w.field("phase", to_string(a.phase));
+  if (!a.orders_hidden) {
+    w.field("behaviour", to_string(a.behaviour));
+    if (a.phase != sim::Phase::none) w.field("phase", to_string(a.phase));
+  }
   if (a.target) {
     w.field("tx", a.target->x);
     w.field("ty", a.target->y);
@@ -59,6 +107,10 @@ void write_agent(JsonWriter& w, const AgentState& a) {
   if (a.mask != 0xFFFFFFFF) w.field("mask", a.mask);
   if (a.team) w.field("team", std::uint32_t{*a.team});
   if (a.sight) w.field("sight", *a.sight);
+  if (a.hp && a.max_hp) {
+    w.field("hp", *a.hp);
+    w.field("max_hp", *a.max_hp);
+  }
   if (!a.history.empty()) {
     w.key("history");  // flat [x0, y0, x1, y1, ...] tiles, oldest first
     w.begin_array();
@@ -88,6 +140,65 @@ void write_point(JsonWriter& w, sim::Vec2 p) {
   w.field("x", p.x);
   w.field("y", p.y);
   w.end_object();
+}
+
+void write_events(JsonWriter& w, const std::vector<EventState>& events) {
+  w.key("events");
+  w.begin_array();
+  for (const EventState& e : events) {
+    w.begin_object();
+    w.field("type", sim::event_name(e.kind));
+    w.field("tick", e.tick);
+    w.field("agent", e.agent);
+    if (e.by) w.field("by", *e.by);
+    w.field("x", e.x);
+    w.field("y", e.y);
+    if (e.kind == sim::EventKind::hit) {
+      w.field("damage", e.damage);
+      w.field("hp", e.hp);
+    }
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_ghosts(JsonWriter& w, const std::vector<GhostState>& ghosts) {
+  w.key("ghosts");
+  w.begin_array();
+  for (const GhostState& g : ghosts) {
+    w.begin_object();
+    w.field("id", g.id);
+    w.field("x", g.x);
+    w.field("y", g.y);
+    w.field("r", g.r);
+    w.field("group", std::uint32_t{g.group});
+    w.field("team", std::uint32_t{g.team});
+    w.field("time", g.time);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_explored(JsonWriter& w, const ExploredState& e) {
+  w.key("explored");
+  w.begin_object();
+  w.field("cell", e.cell);
+  w.field("cols", e.cols);
+  w.field("rows", e.rows);
+  w.field("bits", base64_encode(e.bits));
+  w.end_object();
+}
+
+// Flat [id, hp, max_hp, ...], by id.
+void write_health(JsonWriter& w, const std::vector<HealthState>& health) {
+  w.key("health");
+  w.begin_array();
+  for (const HealthState& h : health) {
+    w.integer(std::uint64_t{h.id});
+    w.number(h.hp);
+    w.number(h.max_hp);
+  }
+  w.end_array();
 }
 
 void write_measurements(JsonWriter& w, const std::vector<MeasurementState>& measurements) {
@@ -314,6 +425,18 @@ std::string encode_welcome_tail(const Welcome& m) {
   }
   w.boolean_field("paused", m.paused);
   if (!m.upstream.empty()) w.field("upstream", m.upstream);
+  if (m.delay > 0) w.field("delay", m.delay);
+  if (!m.teams.empty()) {
+    w.key("teams");
+    w.begin_array();
+    for (const Welcome::TeamColour& t : m.teams) {
+      w.begin_object();
+      w.field("team", std::uint32_t{t.team});
+      w.field("colour", t.colour);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
   return out;
 }
@@ -326,7 +449,9 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::optional<MapState>& map, bool map_cleared,
                          const std::vector<MeasurementState>* measurements,
                          const std::vector<SourceState>* sources,
-                         const std::vector<ExitState>* exits, const std::vector<WallState>* walls) {
+                         const std::vector<ExitState>* exits, const std::vector<WallState>* walls,
+                         const std::vector<EventState>* events,
+                         const std::vector<HealthState>* health, const TeamMemoryState* memory) {
   if (obstacles) write_obstacles(w, *obstacles);
   if (walls) write_walls(w, *walls);
   w.key("collisions");
@@ -373,6 +498,10 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
     w.end_object();
   }
   w.end_array();
+  if (events && !events->empty()) write_events(w, *events);
+  if (health) write_health(w, *health);
+  if (memory && memory->ghosts) write_ghosts(w, *memory->ghosts);
+  if (memory && memory->explored) write_explored(w, *memory->explored);
   if (measurements) write_measurements(w, *measurements);
   if (sources && exits) write_sources(w, *sources, *exits);
   if (map) {
@@ -435,15 +564,18 @@ SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode m
                            const std::optional<MapState>& map, bool map_cleared,
                            const std::vector<MeasurementState>* measurements,
                            const std::vector<SourceState>* sources,
-                           const std::vector<ExitState>* exits,
-                           const std::vector<WallState>* walls) {
+                           const std::vector<ExitState>* exits, const std::vector<WallState>* walls,
+                           const std::vector<EventState>* events,
+                           const std::vector<HealthState>* health, const TeamMemoryState* memory) {
   SideOpen out;
   out.informative = obstacles || !collisions.empty() || !formations.empty() || map || map_cleared ||
-                    measurements || (sources && exits) || walls;
+                    measurements || (sources && exits) || walls || (events && !events->empty()) ||
+                    (health && !health->empty()) ||
+                    (memory && ((memory->ghosts && !memory->ghosts->empty()) || memory->explored));
   out.open = write_object([&](JsonWriter& w) {
     write_snapshot_head(w, tick, time, mode, serial);
     write_snapshot_tail(w, obstacles, collisions, formations, map, map_cleared, measurements,
-                        sources, exits, walls);
+                        sources, exits, walls, events, health, memory);
   });
   out.open.pop_back();  // the closing brace: side_section writes the rest
   return out;
@@ -502,6 +634,8 @@ std::string side_section(std::string_view open, const InspectTexts& texts,
 }
 
 std::string encode(const Snapshot& m) {
+  const TeamMemoryState memory{m.ghosts ? &*m.ghosts : nullptr,
+                               m.explored ? &*m.explored : nullptr};
   return write_object(
       [&](JsonWriter& w) {
         write_snapshot_head(w, m.tick, m.time, m.avoidance, m.serial);
@@ -512,7 +646,8 @@ std::string encode(const Snapshot& m) {
         write_snapshot_tail(w, m.obstacles ? &*m.obstacles : nullptr, m.collisions, m.formations,
                             m.map, m.map_cleared, m.measurements ? &*m.measurements : nullptr,
                             m.sources ? &*m.sources : nullptr, m.exits ? &*m.exits : nullptr,
-                            m.walls ? &*m.walls : nullptr);
+                            m.walls ? &*m.walls : nullptr, &m.events,
+                            m.health ? &*m.health : nullptr, &memory);
         if (m.density) write_density(w, *m.density);
         write_snapshot_inspect(w, m.inspect);
       },

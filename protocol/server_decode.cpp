@@ -5,6 +5,7 @@
 
 #include "protocol/codec.hpp"
 #include "protocol/fields.hpp"
+#include "protocol/snapshot_json.hpp"
 
 namespace herd::protocol {
 namespace {
@@ -50,9 +51,14 @@ AgentState read_agent(const json& v, const std::string& where) {
     st.state = sim::MoveState::unreachable;
   else
     bad(a.name("state"), "is not a known agent state");
-  const auto behaviour = behaviour_from_string(as_string(a.need("behaviour"), a.name("behaviour")));
-  if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
-  st.behaviour = *behaviour;
+  // No behaviour: another team's agent, whose orders its audience is not told.
+  if (const json* b = a.find("behaviour")) {
+    const auto behaviour = behaviour_from_string(as_string(*b, a.name("behaviour")));
+    if (!behaviour) bad(a.name("behaviour"), "is not a known behaviour");
+    st.behaviour = *behaviour;
+  } else {
+    st.orders_hidden = true;
+  }
   if (const json* p = a.find("phase")) {
     const auto phase = phase_from_string(as_string(*p, a.name("phase")));
     if (!phase) bad(a.name("phase"), "is not a known phase");
@@ -87,6 +93,13 @@ AgentState read_agent(const json& v, const std::string& where) {
     st.team = static_cast<std::uint8_t>(as_uint(*t, a.name("team"), sim::AgentDefLimits::kMaxTeam));
   if (const json* s = a.find("sight"))
     st.sight = as_number(*s, a.name("sight"), 0, sim::AgentDefLimits::kMaxSight);
+  const json* hp = a.find("hp");
+  const json* max_hp = a.find("max_hp");
+  if ((hp == nullptr) != (max_hp == nullptr)) bad(a.name("hp"), "and 'max_hp' come together");
+  if (hp) {
+    st.hp = as_number(*hp, a.name("hp"), 0, sim::AgentDefLimits::kMaxHp);
+    st.max_hp = as_number(*max_hp, a.name("max_hp"), 0, sim::AgentDefLimits::kMaxHp);
+  }
   if (const json* h = a.find("history")) {
     const auto flat = as_ids(*h, a.name("history"), 2 * sim::WalkerLimits::kMaxHistory + 2);
     if (flat.size() % 2) bad(a.name("history"), "must hold x, y pairs");
@@ -322,6 +335,65 @@ Snapshot read_snapshot(Fields& f) {
         fo.no_others();
         return st;
       });
+  s.events = read_array<EventState>(f, "events", [](const json& v, const std::string& where) {
+    Fields e(v, where);
+    EventState st;
+    const std::string_view type = as_string(e.need("type"), e.name("type"));
+    if (type == sim::event_name(sim::EventKind::hit))
+      st.kind = sim::EventKind::hit;
+    else if (type == sim::event_name(sim::EventKind::death))
+      st.kind = sim::EventKind::death;
+    else
+      bad(e.name("type"), "is not a known event");
+    st.tick = as_uint(e.need("tick"), e.name("tick"), kMaxU64);
+    st.agent = as_u32(e.need("agent"), e.name("agent"));
+    if (const json* b = e.find("by")) st.by = as_u32(*b, e.name("by"));
+    st.x = as_number(e.need("x"), e.name("x"), -kHuge, kHuge);
+    st.y = as_number(e.need("y"), e.name("y"), -kHuge, kHuge);
+    if (st.kind == sim::EventKind::hit) {
+      st.damage = as_number(e.need("damage"), e.name("damage"), 0, kHuge);
+      st.hp = as_number(e.need("hp"), e.name("hp"), 0, kHuge);
+    }
+    e.no_others();
+    return st;
+  });
+  if (const json* h = f.find("health")) {
+    if (!h->is_array() || h->size() % 3 != 0)
+      bad("health", "must be a flat array of id, hp, max_hp");
+    std::vector<HealthState> health;
+    for (std::size_t k = 0; k < h->size(); k += 3)
+      health.push_back({as_u32((*h)[k], "health"), as_number((*h)[k + 1], "health", 0, kHuge),
+                        as_number((*h)[k + 2], "health", 0, kHuge)});
+    s.health = std::move(health);
+  }
+  if (f.find("ghosts"))
+    s.ghosts = read_array<GhostState>(f, "ghosts", [](const json& v, const std::string& where) {
+      Fields g(v, where);
+      GhostState st;
+      st.id = as_u32(g.need("id"), g.name("id"));
+      st.x = as_number(g.need("x"), g.name("x"), -kHuge, kHuge);
+      st.y = as_number(g.need("y"), g.name("y"), -kHuge, kHuge);
+      st.r = as_number(g.need("r"), g.name("r"), 0, kHuge);
+      st.group = as_group(g.need("group"), g.name("group"));
+      st.team = static_cast<std::uint8_t>(
+          as_uint(g.need("team"), g.name("team"), sim::AgentDefLimits::kMaxTeam));
+      st.time = as_number(g.need("time"), g.name("time"), 0, kHuge);
+      g.no_others();
+      return st;
+    });
+  if (const json* e = f.find("explored")) {
+    Fields x(*e, "explored");
+    ExploredState st;
+    st.cell = as_number(x.need("cell"), x.name("cell"), 0, kHuge);
+    st.cols = as_u32(x.need("cols"), x.name("cols"));
+    st.rows = as_u32(x.need("rows"), x.name("rows"));
+    auto bits = base64_decode(as_string(x.need("bits"), x.name("bits")));
+    if (!bits || bits->size() != (std::uint64_t{st.cols} * st.rows + 7) / 8)
+      bad(x.name("bits"), "must be base64 of a bit per cell");
+    st.bits = std::move(*bits);
+    x.no_others();
+    s.explored = std::move(st);
+  }
   if (f.find("measurements"))
     s.measurements = read_array<MeasurementState>(f, "measurements", read_measurement);
   if ((f.find("sources") != nullptr) != (f.find("exits") != nullptr))
@@ -396,6 +468,16 @@ Welcome read_welcome(Fields& f) {
     if (w.upstream != "connected" && w.upstream != "reconnecting")
       bad("upstream", "must be \"connected\" or \"reconnecting\"");
   }
+  if (const json* d = f.find("delay")) w.delay = as_number(*d, "delay", 0, kHuge);
+  w.teams = read_array<Welcome::TeamColour>(f, "teams", [](const json& v, const std::string& at) {
+    Fields t(v, at);
+    Welcome::TeamColour c;
+    c.team = static_cast<std::uint8_t>(
+        as_uint(t.need("team"), t.name("team"), sim::AgentDefLimits::kMaxTeam));
+    c.colour = std::string(as_string(t.need("colour"), t.name("colour")));
+    t.no_others();
+    return c;
+  });
   return w;
 }
 

@@ -38,9 +38,22 @@ void write_agent(JsonWriter& w, const AgentState& a);
 // One element of "inspect": an agent's avoidance trace.
 void write_inspect(JsonWriter& w, const InspectState& s);
 
+// A team's memory as a snapshot's tail carries it (a player's): its ghosts and explored ground,
+// each when given.
+struct TeamMemoryState {
+  const std::vector<GhostState>* ghosts = nullptr;
+  const ExploredState* explored = nullptr;
+};
+
+// Base64 (RFC 4648, with padding) of `bytes`, and back (nullopt: not base64).
+std::string base64_encode(std::span<const std::uint8_t> bytes);
+std::optional<std::vector<std::uint8_t>> base64_decode(std::string_view text);
+
 // The members after "agents", but for inspect: obstacles and walls (when given), collisions,
-// formations, measurements (when given), sources and exits (when both are given), and the map (or
-// "map": null when map_cleared).
+// formations, events (when there are any), health (when given: binary side sections), a team's
+// ghosts and explored ground (when given),
+// measurements (when given), sources and exits (when both are given), and the map (or "map": null
+// when map_cleared).
 void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstacles,
                          const std::vector<CollisionState>& collisions,
                          const std::vector<FormationState>& formations,
@@ -48,7 +61,10 @@ void write_snapshot_tail(JsonWriter& w, const std::vector<ObstacleState>* obstac
                          const std::vector<MeasurementState>* measurements = nullptr,
                          const std::vector<SourceState>* sources = nullptr,
                          const std::vector<ExitState>* exits = nullptr,
-                         const std::vector<WallState>* walls = nullptr);
+                         const std::vector<WallState>* walls = nullptr,
+                         const std::vector<EventState>* events = nullptr,
+                         const std::vector<HealthState>* health = nullptr,
+                         const TeamMemoryState* memory = nullptr);
 
 // "inspect", a snapshot's last member, when there are traces.
 void write_snapshot_inspect(JsonWriter& w, const std::vector<InspectState>& inspect);
@@ -79,23 +95,23 @@ std::string inspect_suffix(const InspectTexts& texts, std::span<const std::uint3
 
 // A side section's shared part: a snapshot object's members but "agents" and "inspect", with no
 // closing brace (side_section adds each session's); `informative` when it says something without
-// any inspected agent (obstacles, walls, collisions, formations, measurements, sources and exits,
-// a map change).
+// any inspected agent (obstacles, walls, collisions, formations, events, health, measurements,
+// sources and exits, a map change).
 struct SideOpen {
   std::string open;
   bool informative = false;
   // The side section of a session that inspects nothing (empty: no side section at all).
   std::string shared() const;
 };
-SideOpen open_side_section(std::uint64_t tick, double time, sim::AvoidanceMode mode,
-                           std::uint64_t serial, const std::vector<ObstacleState>* obstacles,
-                           const std::vector<CollisionState>& collisions,
-                           const std::vector<FormationState>& formations,
-                           const std::optional<MapState>& map, bool map_cleared,
-                           const std::vector<MeasurementState>* measurements = nullptr,
-                           const std::vector<SourceState>* sources = nullptr,
-                           const std::vector<ExitState>* exits = nullptr,
-                           const std::vector<WallState>* walls = nullptr);
+SideOpen open_side_section(
+    std::uint64_t tick, double time, sim::AvoidanceMode mode, std::uint64_t serial,
+    const std::vector<ObstacleState>* obstacles, const std::vector<CollisionState>& collisions,
+    const std::vector<FormationState>& formations, const std::optional<MapState>& map,
+    bool map_cleared, const std::vector<MeasurementState>* measurements = nullptr,
+    const std::vector<SourceState>* sources = nullptr,
+    const std::vector<ExitState>* exits = nullptr, const std::vector<WallState>* walls = nullptr,
+    const std::vector<EventState>* events = nullptr,
+    const std::vector<HealthState>* health = nullptr, const TeamMemoryState* memory = nullptr);
 
 // A binary frame's side section (PROTOCOL.md "Side section") from `open`, a snapshot object's
 // members but "agents" and "inspect" with no closing brace: for a session inspecting `ids`, its

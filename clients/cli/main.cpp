@@ -216,6 +216,10 @@ int main(int argc, char** argv) {
       ->add_option("--role", role,
                    "say hello as a viewer, a commander (operator), a player or a spectator")
       ->check(CLI::IsMember({"viewer", "commander", "operator", "player", "spectator"}));
+  auto* players_list = app.add_subcommand(
+      "players",
+      "the players of a server with players on this machine, each with the URL it plays at (from "
+      "the server's runtime file: its operator's user only)");
   auto* stats = app.add_subcommand("stats", "print the server's /metrics");
   auto* send = app.add_subcommand(
       "send", "send JSON lines from standard input, print every answer (for scripts)");
@@ -341,6 +345,32 @@ int main(int argc, char** argv) {
   if (url->tls && load->parsed())
     return fail(cli::kUsage, "load needs a ws:// URL (it speaks no TLS), not " + url_text);
   const Millis timeout(static_cast<long>(timeout_s * 1000));
+  if (players_list->parsed()) {
+    // Never over the wire: the URLs hold the players' tokens, which only the operator's user
+    // reads, from the file the server wrote for it.
+    const auto players = protocol::local_players(url->host, url->port);
+    if (!players)
+      return fail(cli::kUnreachable,
+                  "no server of this user's runs at " + url->host + ":" +
+                      std::to_string(url->port) +
+                      " on this machine (herd-ctl players reads its "
+                      "runtime file: run it as the server's user, where the server runs)");
+    if (players->empty()) {
+      std::cout << "this server has no players (start it with --players FILE)\n";
+      return cli::kOk;
+    }
+    if (out.as_json) {
+      json list = json::array();
+      for (const auto& p : *players)
+        list.push_back({{"name", p.name}, {"team", p.team}, {"url", p.url}});
+      std::cout << cli::terminal_safe(list.dump()) << "\n";
+      return cli::kOk;
+    }
+    for (const auto& p : *players)
+      std::cout << cli::terminal_safe(p.name + "  team " + std::to_string(p.team) + "  " + p.url)
+                << "\n";
+    return cli::kOk;
+  }
   // No token given: a server on this machine left its own for its user's clients (the operator's:
   // never a player's), for the exact address it holds (`localhost` becomes that address).
   if (token.empty() && !player)
@@ -387,13 +417,25 @@ int main(int argc, char** argv) {
       for (long seen = 0; count < 0 || seen < count; ++seen) {
         // The timeout bounds the whole wait for each snapshot: frames that are none (a server
         // streaming anything else) do not start it again.
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        auto deadline = std::chrono::steady_clock::now() + timeout;
         std::optional<std::string> text;
         while (!text) {
           const auto left =
               std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
           if (left.count() <= 0 || !(text = ws.receive(left)))
             return fail(cli::kUnreachable, "no snapshot within the timeout");
+          // A delayed spectator's first snapshot comes the delay after its welcome: the wait
+          // for it is the timeout plus the delay (world seconds, about wall seconds).
+          if (seen == 0 && text->rfind(R"({"type":"welcome")", 0) == 0) {
+            const json w = json::parse(*text, nullptr, false);
+            const double delay = w.is_object() ? w.value("delay", 0.0) : 0.0;
+            if (delay > 0 && delay < 1e6) {
+              deadline += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                  std::chrono::duration<double>(delay));
+              std::cerr << "herd-ctl: a spectator watches the world " << delay
+                        << " s late: the first snapshot comes in about " << delay << " s\n";
+            }
+          }
           if (text->rfind(R"({"type":"snapshot")", 0) != 0) text.reset();
         }
         std::cout << cli::terminal_safe(*text) << "\n" << std::flush;

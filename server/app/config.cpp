@@ -531,6 +531,7 @@ ConfigResult parse_config(const std::vector<std::string>& args, const EnvLookup&
     if (!load_players(c.players, env, file, why)) return {{}, "--players: " + why};
     c.server.players = std::move(file.players);
     c.server.teams = std::move(file.teams);
+    c.server.team_colours = std::move(file.colours);
   }
   if (c.server.reserved_sessions && *c.server.reserved_sessions > c.server.max_sessions)
     return {{},

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,23 @@
 #include "scenarios/scenario.hpp"
 
 namespace {
+
+// `text` with every byte but letters, digits and -._~ as %XX: a player's token in a URL's
+// fragment reads back as it is (URLSearchParams turns '+' into a space and stops at '&').
+std::string percent_encoded(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 int fail(const std::string& message) {
   std::cerr << "herd-server: " << message << "\n";
@@ -403,7 +421,13 @@ int main(int argc, char** argv) {
                                 {local_address},
                                 browse + "#token=" + config.server.command_token,
                                 config.server.command_token,
-                                static_cast<long>(::getpid())};
+                                static_cast<long>(::getpid()),
+                                {}};
+    // Each player's URL goes to this file (0600, the operator's) and never to the log:
+    // `herd-ctl players` prints them on this machine.
+    for (const net::PlayerAccount& p : config.server.players)
+      local.players.push_back(
+          {p.name, p.team, browse + "#role=player&token=" + percent_encoded(p.token)});
     runtime_why = protocol::write_local_server(local, runtime_file);
   }
   say("listening on " + url);
@@ -435,6 +459,10 @@ int main(int argc, char** argv) {
       say("(made for this run: set HERD_COMMAND_TOKEN to choose one, or --open-commands to let "
           "anyone command)");
   }
+  if (!config.server.players.empty() && runtime_why.empty() && !runtime_file.empty())
+    say(std::to_string(config.server.players.size()) +
+        " players: `herd-ctl players` prints the URL each plays at, on this machine (they are in " +
+        runtime_file.string() + ", never in this log)");
   say("WebSocket at " + ws_url);
   event(net::LogLevel::info, "listening",
         {{"url", url},

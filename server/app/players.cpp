@@ -1,5 +1,7 @@
 #include "app/players.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -62,13 +64,28 @@ bool number_in(const nlohmann::json& o, const char* key, double lo, double hi, d
   return std::isfinite(out) && out >= lo && out <= hi;
 }
 
+// "#rrggbb".
+bool is_colour(const std::string& s) {
+  return s.size() == 7 && s[0] == '#' && std::all_of(s.begin() + 1, s.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
 bool team_rules(const nlohmann::json& t, std::size_t i, std::uint8_t& team, sim::TeamRules& out,
-                std::string& why) {
+                std::string& colour, std::string& why) {
   const std::string where = "teams[" + std::to_string(i) + "]";
   if (!t.is_object()) return why = where + " must be an object", false;
   for (const auto& [key, value] : t.items())
-    if (key != "team" && key != "max_agents" && key != "spawn")
+    if (key != "team" && key != "max_agents" && key != "spawn" && key != "colour" && key != "color")
       return why = where + " has an unknown field '" + key + "'", false;
+  if (t.contains("colour") && t.contains("color"))
+    return why = where + " gives 'colour' and 'color': one is enough", false;
+  for (const char* key : {"colour", "color"})
+    if (const auto c = t.find(key); c != t.end()) {
+      if (!c->is_string() || !is_colour(c->get<std::string>()))
+        return why = where + "." + key + " must be a colour \"#rrggbb\"", false;
+      colour = c->get<std::string>();
+    }
   double n = 0;
   if (!number_in(t, "team", 1, sim::AgentDefLimits::kMaxTeam, n) || n != std::floor(n))
     return why = where + ".team must be an integer in [1, 63]", false;
@@ -115,18 +132,21 @@ bool parse_players(const std::string& text, const EnvLookup& env, PlayersFile& o
     players.push_back(std::move(p));
   }
   std::map<std::uint8_t, sim::TeamRules> teams;
+  std::map<std::uint8_t, std::string> colours;
   if (const auto t = doc.find("teams"); t != doc.end()) {
     if (!t->is_array() || t->size() > sim::AgentDefLimits::kMaxTeam)
       return why = "'teams' must be an array of at most 63 teams", false;
     for (std::size_t i = 0; i < t->size(); ++i) {
       std::uint8_t team = 0;
       sim::TeamRules rules;
-      if (!team_rules((*t)[i], i, team, rules, why)) return false;
+      std::string colour;
+      if (!team_rules((*t)[i], i, team, rules, colour, why)) return false;
       if (!teams.emplace(team, rules).second)
         return why = "gives team " + std::to_string(team) + "'s rules twice", false;
+      if (!colour.empty()) colours[team] = colour;
     }
   }
-  out = {std::move(players), std::move(teams)};
+  out = {std::move(players), std::move(teams), std::move(colours)};
   return true;
 }
 

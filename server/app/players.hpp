@@ -8,7 +8,8 @@
 // are 1 to 63 (several players may share one); tokens are 16 to 256 bytes and distinct.
 //
 // A team's rules, optionally (sim::TeamRules): how many agents it may hold, and where its spawns
-// land (a rectangle inside the world).
+// land (a rectangle inside the world); and its colour ("colour" or "color", "#rrggbb"), which every
+// welcome tells the viewers.
 //
 //   "teams": [{"team": 1, "max_agents": 500, "spawn": {"x": 0, "y": 0, "width": 200, "height":
 //   600}}]
@@ -28,6 +29,7 @@ namespace herd::app {
 struct PlayersFile {
   std::vector<net::PlayerAccount> players;
   std::map<std::uint8_t, sim::TeamRules> teams;
+  std::map<std::uint8_t, std::string> colours;  // "#rrggbb", of the teams that give one
 };
 
 // Reads the file at `path` into `out`; false with `why` (never a token) when it cannot.

@@ -64,6 +64,8 @@ protocol::Welcome LocalWorld::welcome(std::uint64_t session, protocol::Role role
   w.scenarios = scenario_names_;
   w.descriptions = scenario_descriptions_;
   w.paused = paused_;
+  if (role == protocol::Role::spectator) w.delay = spectators_->delay();
+  for (const auto& [team, colour] : config_.team_colours) w.teams.push_back({team, colour});
   return w;
 }
 
@@ -269,7 +271,8 @@ void LocalWorld::broadcast_snapshot() {
   SharedText text;
   const auto whole_text = [&] {
     if (!text)
-      text = share(publish::encode_snapshot(world_, pending_collisions_, parts, serial, whole));
+      text = share(publish::encode_snapshot(world_, pending_collisions_, parts, serial, whole,
+                                            pending_events_));
     return text;
   };
   std::vector<std::uint64_t> seen;
@@ -278,6 +281,25 @@ void LocalWorld::broadcast_snapshot() {
     if (!seen_made) world_.seen_by(seen);
     seen_made = true;
   };
+  // Every player team's memory follows the fog, whether its players are connected or not; each
+  // team's explored ground goes out when it grew, and every refresh period.
+  std::array<bool, sim::AgentDefLimits::kMaxTeam + 1> explored_due{};
+  if (players) {
+    see();
+    std::set<std::uint8_t> teams;
+    for (const PlayerAccount& p : config_.players) teams.insert(p.team);
+    for (const std::uint8_t team : teams) {
+      memory_.update(world_, team, seen, pending_events_);
+      ExploredSent& sent = explored_sent_[team];
+      const std::uint64_t version = memory_.explored(team).version;
+      if (version != sent.version ||
+          world_.time() >= sent.time + protocol::kObstacleRefreshSeconds ||
+          world_.time() < sent.time) {
+        explored_due[team] = true;
+        sent = {version, world_.time()};
+      }
+    }
+  }
   // The world quantised and the whole world's side section, made once for the viewers' binary
   // frames and the spectators' kept ones (the quantisation's hysteresis against the newer of
   // the last states quantised for either).
@@ -296,7 +318,8 @@ void LocalWorld::broadcast_snapshot() {
   };
   std::optional<protocol::SideOpen> side;
   const auto side_open = [&]() -> protocol::SideOpen& {
-    if (!side) side = publish::encode_side_open(world_, pending_collisions_, parts);
+    if (!side)
+      side = publish::encode_side_open(world_, pending_collisions_, parts, {}, pending_events_);
     return *side;
   };
   Hub::Restricted restricted;
@@ -322,7 +345,8 @@ void LocalWorld::broadcast_snapshot() {
     restricted.team = [&](std::uint8_t team) {
       see();
       return share(publish::encode_snapshot(world_, pending_collisions_, parts, serial,
-                                            publish::View{team, &seen, true}));
+                                            publish::View{team, &seen, true}, pending_events_,
+                                            &memory_, explored_due[team]));
     };
   protocol::InspectTexts inspect;
   if (parts.traces) {
@@ -345,8 +369,9 @@ void LocalWorld::broadcast_snapshot() {
       for (const std::uint64_t id : binary.players) {
         const std::uint8_t team = hub_->team_of(id);
         if (team_opens.contains(team)) continue;
-        protocol::SideOpen own = publish::encode_side_open(world_, pending_collisions_, parts,
-                                                           publish::View{team, &seen, true});
+        protocol::SideOpen own = publish::encode_side_open(
+            world_, pending_collisions_, parts, publish::View{team, &seen, true}, pending_events_,
+            &memory_, explored_due[team]);
         hub_->binary_feed().set_team_side(team, own.shared());
         team_opens.emplace(team, std::move(own.open));
       }
@@ -355,10 +380,15 @@ void LocalWorld::broadcast_snapshot() {
     hub_->send_binary(std::move(binary), std::move(side_open().open), std::move(team_opens));
   }
   pending_collisions_.clear();
+  pending_events_.clear();
 }
 
-// The step's collisions, kept for the next snapshot up to its cap.
+// The step's collisions, kept for the next snapshot up to its cap; and its hits and deaths, every
+// death and the hits up to their cap.
 void LocalWorld::keep_collisions() {
+  for (const sim::GameEvent& e : world_.events())
+    if (e.kind == sim::EventKind::death || pending_events_.size() < protocol::kMaxEventsPerSnapshot)
+      pending_events_.push_back(e);
   for (const sim::CollisionEvent& e : world_.collisions()) {
     if (pending_collisions_.size() >= protocol::kMaxCollisionsPerSnapshot) return;
     pending_collisions_.push_back(e);
@@ -516,6 +546,9 @@ void LocalWorld::replace_world(sim::World next, std::string scenario) {
   config_.tick_rate = 1.0 / world_.def().dt;  // the new world's own rate
   config_.snapshot_rate = std::min(config_.snapshot_rate, config_.tick_rate);
   pending_collisions_.clear();
+  pending_events_.clear();
+  memory_.clear();
+  explored_sent_ = {};
   plan_.new_world(world_);  // the welcomes that follow carry its map and obstacles
   measurement_metrics_version_ = ~std::uint64_t{0};
   source_metrics_version_ = ~std::uint64_t{0};

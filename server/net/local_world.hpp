@@ -4,6 +4,7 @@
 // the hub's thread. Asio only (its timer), no Beast.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -27,6 +28,7 @@
 #include "net/tick_clock.hpp"
 #include "net/world_source.hpp"
 #include "publish/snapshot_plan.hpp"
+#include "publish/team_memory.hpp"
 
 namespace herd::net {
 
@@ -79,7 +81,7 @@ class LocalWorld final : public WorldSource {
   void checkpoint();
   void publish_counters();
   void broadcast_snapshot();
-  void keep_collisions();
+  void keep_collisions();  // and the step's hits and deaths
   void restart_schedule();
   void post_step_slice();
   void step_slice();
@@ -113,6 +115,15 @@ class LocalWorld final : public WorldSource {
   std::uint64_t overruns_before_ = 0, dropped_before_ = 0,
                 late_wakes_before_ = 0;                  // from schedules replaced by a restart
   std::vector<sim::CollisionEvent> pending_collisions_;  // since the last snapshot, at most the cap
+  std::vector<sim::GameEvent> pending_events_;           // likewise (every death kept)
+  // The player teams' memories under the fog, and when each team's explored ground was last sent
+  // (its version then, and the world time).
+  publish::TeamMemory memory_;
+  struct ExploredSent {
+    std::uint64_t version = ~std::uint64_t{0};
+    double time = 0;
+  };
+  std::array<ExploredSent, sim::AgentDefLimits::kMaxTeam + 1> explored_sent_{};
   // The measurements, sources and exits for /metrics, copied on the tick thread when they change
   // (read on any).
   mutable std::mutex metrics_mutex_;

@@ -65,7 +65,7 @@ std::size_t text_bytes(std::string_view text) { return text.size(); }
 // or values): numbers at their widest within the world's limits.
 struct Widest {
   std::size_t agent, formation, obstacle, collision, inspect, push, map, measurement, source,
-      snapshot;
+      snapshot, event, health;
   std::size_t wall, wall_point;  // a wall of two points, and each point more
 };
 
@@ -103,7 +103,22 @@ Widest widest(std::size_t (*measure)(std::string_view)) {
     a.layer = a.mask = std::numeric_limits<std::uint32_t>::max() - 1;
     a.team = sim::AgentDefLimits::kMaxTeam;
     a.sight = kCoord;
+    a.hp = a.max_hp = -sim::AgentDefLimits::kMaxHp - 0.999;
+    a.stall = sim::StallReason::blocked_by_standing;
+    a.stall_for = -1e15;
+    a.stall_by.assign(sim::StallRule::kMaxBy, std::numeric_limits<std::uint32_t>::max());
     s.agents.push_back(a);
+  });
+  w.event = cost([&](protocol::Snapshot& s) {
+    s.events.push_back({sim::EventKind::hit, std::numeric_limits<std::uint64_t>::max(),
+                        std::numeric_limits<std::uint32_t>::max(),
+                        std::numeric_limits<std::uint32_t>::max(), kCoord, kCoord,
+                        -sim::AgentDefLimits::kMaxDamage - 0.999,
+                        -sim::AgentDefLimits::kMaxHp - 0.999});
+  });
+  w.health = cost([&](protocol::Snapshot& s) {
+    const double hp = -sim::AgentDefLimits::kMaxHp - 0.999;
+    s.health.emplace().push_back({std::numeric_limits<std::uint32_t>::max(), hp, hp});
   });
   w.formation = cost([&](protocol::Snapshot& s) {
     protocol::FormationState f;
@@ -187,7 +202,8 @@ std::size_t largest(const Widest& w, std::uint32_t max_agents) {
                                    ? sim::WorldDef{}.max_agents
                                    : std::min(max_agents, sim::WorldDefLimits::kMaxAgents);
   const std::uint64_t n =
-      w.snapshot + agents * (w.agent + w.formation) +
+      w.snapshot + agents * (w.agent + w.formation + w.health) +
+      (protocol::kMaxEventsPerSnapshot + agents) * w.event +  // the hits and every death
       std::uint64_t{sim::WorldDef{}.max_obstacles} * w.obstacle +
       protocol::kMaxCollisionsPerSnapshot * w.collision +
       std::uint64_t{sim::kMaxMeasurements} * w.measurement +

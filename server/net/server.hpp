@@ -55,6 +55,8 @@ struct ServerConfig {
   // Each player team's rules (the players file's `teams`): its cap of agents and spawn area. A team
   // without a cap of its own holds the world's max_agents shared equally among the players' teams.
   std::map<std::uint8_t, sim::TeamRules> teams;
+  // Each team's colour from the players file ("#rrggbb"), told in every welcome.
+  std::map<std::uint8_t, std::string> team_colours;
   std::optional<double> spectator_delay;  // unset: 30 s with players, 0 without
   double spectator_delay_seconds() const {
     return spectator_delay.value_or(players.empty() ? 0 : 30);

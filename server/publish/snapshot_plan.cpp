@@ -86,6 +86,21 @@ const std::array<SnapshotPlan::Row, SnapshotPlan::kParts>& SnapshotPlan::rows() 
        .period = kEverySnapshot,
        .to = {.teams = Fog::sight},
        .tail = tail_collisions},
+      // Hits and deaths since the last snapshot: every snapshot that has any; a team's, those its
+      // team saw happen (sim::GameEvent::seen: its own agents' and the ones it saw).
+      {.part = &SnapshotParts::events,
+       .refresh = Refresh::always,
+       .period = kEverySnapshot,
+       .to = {.teams = Fog::sight},
+       .tail = tail_events},
+      // A team's memory under the fog: its ghosts every snapshot, its explored ground when it grew
+      // and every refresh period (LocalWorld decides: TailSource::explored); written for its own
+      // players only (the whole world's views, delayed ones too, see everything: theirs is empty).
+      {.part = &SnapshotParts::memory,
+       .refresh = Refresh::always,
+       .period = kEverySnapshot,
+       .to = {.teams = Fog::ownership},
+       .tail = tail_memory},
       // Inspect traces: every snapshot while some agent is inspected, each to the sessions
       // inspecting it (a player's: its own agents', as its team sees them); of the world now, so
       // no delayed spectator's.

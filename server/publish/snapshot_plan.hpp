@@ -90,7 +90,7 @@ class SnapshotPlan {
     Audiences to;
     TailWriter tail = nullptr;  // a member of the snapshot's tail: its writer
   };
-  static constexpr std::size_t kParts = 10;
+  static constexpr std::size_t kParts = 12;
   static const std::array<Row, kParts>& rows();
   // The row of `part`.
   static const Row& row(bool SnapshotParts::*part);

@@ -25,13 +25,20 @@ struct SnapshotTail {
   std::optional<std::vector<protocol::SourceState>> sources;
   std::optional<std::vector<protocol::ExitState>> exits;
   std::optional<std::vector<protocol::WallState>> walls;
+  std::vector<protocol::EventState> events;
+  std::optional<std::vector<protocol::GhostState>> ghosts;
+  std::optional<protocol::ExploredState> explored;
 };
 
-// What a tail writer reads: the world, the collisions since the last snapshot, the view.
+// What a tail writer reads: the world, the collisions and the hits and deaths since the last
+// snapshot, the view.
 struct TailSource {
   const sim::World& world;
   std::span<const sim::CollisionEvent> collisions;
   const View& view;
+  std::span<const sim::GameEvent> events = {};
+  const TeamMemory* memory = nullptr;  // the teams' memories (a team's view: its own)
+  bool explored = false;               // a team's view is sent its explored ground
 };
 
 // The writers of the rows' tail members (SnapshotPlan::TailWriter).
@@ -42,5 +49,7 @@ void tail_measurements(const TailSource& source, Fog fog, SnapshotTail& tail);
 void tail_sources(const TailSource& source, Fog fog, SnapshotTail& tail);  // and exits
 void tail_collisions(const TailSource& source, Fog fog, SnapshotTail& tail);
 void tail_formations(const TailSource& source, Fog fog, SnapshotTail& tail);
+void tail_events(const TailSource& source, Fog fog, SnapshotTail& tail);
+void tail_memory(const TailSource& source, Fog fog, SnapshotTail& tail);
 
 }  // namespace herd::publish

@@ -106,18 +106,29 @@ bool shows(const sim::World& world, const View& view, Fog fog, std::span<const s
   });
 }
 
-// The world's per-agent arrays a snapshot's agent objects are written from.
+// Whether any agent carries a weapon or is hurt: then snapshots tell every agent's hit points.
+bool health_told(std::span<const sim::Agent> agents) {
+  return std::any_of(agents.begin(), agents.end(), [](const sim::Agent& a) {
+    return a.def.weapon.armed() || a.hp < a.def.max_hp;
+  });
+}
+
+// The world's per-agent arrays a snapshot's agent objects are written from, and whether their hit
+// points are told.
 struct AgentArrays {
   std::span<const sim::Agent> agents;
   decltype(std::declval<const sim::World&>().desires()) desires;
+  bool health = false;
 };
-AgentArrays agent_arrays(const sim::World& world) { return {world.agents(), world.desires()}; }
+AgentArrays agent_arrays(const sim::World& world) {
+  return {world.agents(), world.desires(), health_told(world.agents())};
+}
 
 // Agent i of the world as the JSON snapshot carries it.
 AgentState agent_state(const sim::World& world, const AgentArrays& arrays, std::size_t i,
                        const View& view = {}) {
-  const auto& [agents, desires] = arrays;
-  const sim::Agent& a = agents[i];
+  const sim::Agent& a = arrays.agents[i];
+  const auto& desires = arrays.desires;
   // Every field by name: a field added to AgentState is one line here, wherever it sits.
   AgentState s;
   s.id = a.id;
@@ -149,6 +160,10 @@ AgentState agent_state(const sim::World& world, const AgentArrays& arrays, std::
   }
   if (a.team != 0 || view.teams) s.team = a.team;
   if (a.def.sight != world.def().agent_defaults.sight) s.sight = float_value(a.def.sight);
+  if (arrays.health) {
+    s.hp = float_value(a.hp);
+    s.max_hp = float_value(a.def.max_hp);
+  }
   if (i < world.stalls().size() && world.stalls()[i].stalled()) {
     // Why it is stalled, and the agents responsible that are still in the world and that the
     // view is shown (a player learns no id of an agent it does not see).
@@ -162,7 +177,10 @@ AgentState agent_state(const sim::World& world, const AgentArrays& arrays, std::
     }
   }
   if (view.team != 0 && a.team != view.team) {  // another team's: where it is, not its orders
-    s.stall = sim::StallReason::none;           // nor why it is stuck
+    s.orders_hidden = true;                     // (no behaviour, phase, target or subject)
+    s.behaviour = sim::BehaviourKind::idle;
+    s.phase = sim::Phase::none;
+    s.stall = sim::StallReason::none;  // nor why it is stuck
     s.stall_for = 0;
     s.stall_by.clear();
     s.target.reset();
@@ -185,20 +203,27 @@ Audience audience(const View& view) { return view.team == 0 ? Audience::viewers 
 // The tail of a snapshot for `view`: each row's member that the snapshot carries to the view's
 // audience, written with the row's fog.
 SnapshotTail snapshot_tail(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                           const SnapshotParts& parts, const View& view = {}) {
+                           const SnapshotParts& parts, const View& view = {},
+                           std::span<const sim::GameEvent> events = {},
+                           const TeamMemory* memory = nullptr, bool explored = false) {
   SnapshotTail t;
-  const TailSource source{world, collisions, view};
+  const TailSource source{world, collisions, view, events, memory, explored};
   for (const SnapshotPlan::Row& row : SnapshotPlan::rows())
     if (row.tail && SnapshotPlan::carries(parts, row.part, audience(view)))
       row.tail(source, row.to.teams, t);
   return t;
 }
 
+TeamMemoryState memory_of(const SnapshotTail& t) {
+  return {t.ghosts ? &*t.ghosts : nullptr, t.explored ? &*t.explored : nullptr};
+}
+
 void write_tail(JsonWriter& w, const SnapshotTail& t) {
+  const TeamMemoryState memory = memory_of(t);
   write_snapshot_tail(w, t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
                       t.map_cleared, t.measurements ? &*t.measurements : nullptr,
                       t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
-                      t.walls ? &*t.walls : nullptr);
+                      t.walls ? &*t.walls : nullptr, &t.events, nullptr, &memory);
 }
 
 }  // namespace
@@ -271,14 +296,62 @@ void tail_formations(const TailSource& source, Fog fog, SnapshotTail& tail) {
   }
 }
 
+// Hits and deaths each to the views whose team saw them (sim::GameEvent::seen); the hitter named
+// to a team's view only when it is the team's own or one the view is shown now (a player learns
+// no id of an agent it does not see; one gone since cannot be shown).
+void tail_events(const TailSource& source, Fog fog, SnapshotTail& tail) {
+  const View& view = source.view;
+  for (const sim::GameEvent& e : source.events) {
+    if (view.team != 0 && (e.seen >> view.team & 1) == 0) continue;
+    EventState st{e.kind,           e.tick, e.agent, e.by, e.at.x, e.at.y, float_value(e.damage),
+                  float_value(e.hp)};
+    const sim::AgentId by[] = {e.by};
+    if (view.team != 0 && e.by_team != view.team && !shows(source.world, view, fog, by))
+      st.by.reset();
+    tail.events.push_back(st);
+  }
+}
+
+// A team's view: its ghosts (every snapshot, [] for none), and its explored ground when the
+// source says it is due.
+void tail_memory(const TailSource& source, Fog, SnapshotTail& tail) {
+  if (source.view.team == 0 || !source.memory) return;
+  auto& ghosts = tail.ghosts.emplace();
+  for (const TeamMemory::Ghost& g : source.memory->ghosts(source.view.team))
+    ghosts.push_back({g.id, g.at.x, g.at.y, g.r, g.group, g.team, g.time});
+  if (!source.explored) return;
+  const TeamMemory::Explored& e = source.memory->explored(source.view.team);
+  if (e.bits.empty()) return;
+  ExploredState st{e.cell, e.cols, e.rows, {}};
+  st.bits.assign((e.bits.size() + 7) / 8, 0);
+  for (std::size_t k = 0; k < e.bits.size(); ++k)
+    if (e.bits[k] == 1) st.bits[k / 8] = static_cast<std::uint8_t>(st.bits[k / 8] | 1U << (k % 8));
+  tail.explored = std::move(st);
+}
+
 SideOpen encode_side_open(const sim::World& world, std::span<const sim::CollisionEvent> collisions,
-                          const SnapshotParts& parts, const View& view) {
-  const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
+                          const SnapshotParts& parts, const View& view,
+                          std::span<const sim::GameEvent> events, const TeamMemory* memory,
+                          bool explored) {
+  const SnapshotTail t = snapshot_tail(world, collisions, parts, view, events, memory, explored);
+  const TeamMemoryState remembered = memory_of(t);
+  // Binary frames carry no hit points: the hurt agents' go here, of those the view is shown.
+  std::optional<std::vector<HealthState>> health;
+  const auto agents = world.agents();
+  if (parts.agents && health_told(agents)) {
+    health.emplace();
+    const Fog fog = SnapshotPlan::row(&SnapshotParts::agents).to.teams;
+    for (std::size_t i = 0; i < agents.size(); ++i)
+      if (agents[i].hp < agents[i].def.max_hp && shows(view, fog, agents[i], i))
+        health->push_back(
+            {agents[i].id, float_value(agents[i].hp), float_value(agents[i].def.max_hp)});
+  }
   return open_side_section(world.tick(), world.time(), world.def().avoidance.mode, 0,
                            t.obstacles ? &*t.obstacles : nullptr, t.hits, t.formations, t.map,
                            t.map_cleared, t.measurements ? &*t.measurements : nullptr,
                            t.sources ? &*t.sources : nullptr, t.exits ? &*t.exits : nullptr,
-                           t.walls ? &*t.walls : nullptr);
+                           t.walls ? &*t.walls : nullptr, &t.events, health ? &*health : nullptr,
+                           &remembered);
 }
 
 std::vector<SourceState> source_states(const sim::World& world) {
@@ -354,12 +427,14 @@ InspectTexts inspect_texts(const sim::World& world, const View& view,
 
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions,
-                            const SnapshotParts& parts, std::uint64_t serial, const View& view) {
+                            const SnapshotParts& parts, std::uint64_t serial, const View& view,
+                            std::span<const sim::GameEvent> events, const TeamMemory* memory,
+                            bool explored) {
   const AgentArrays arrays = agent_arrays(world);
   const bool carried = SnapshotPlan::carries(parts, &SnapshotParts::agents, audience(view));
   const Fog teams = SnapshotPlan::row(&SnapshotParts::agents).to.teams;
   // Named members, not a structured binding: clang 14 (the sanitizer build) cannot capture one.
-  const SnapshotTail t = snapshot_tail(world, collisions, parts, view);
+  const SnapshotTail t = snapshot_tail(world, collisions, parts, view, events, memory, explored);
   return write_object(
       [&](JsonWriter& w) {
         write_snapshot_head(w, world.tick(), world.time(), world.def().avoidance.mode, serial);

@@ -14,6 +14,7 @@
 #include "protocol/messages.hpp"
 #include "protocol/snapshot_binary.hpp"
 #include "protocol/snapshot_json.hpp"
+#include "publish/team_memory.hpp"
 
 namespace herd::publish {
 
@@ -23,8 +24,8 @@ namespace herd::publish {
 // Snapshot::obstacles), the measurements (added, removed or reported since the last snapshot),
 // the sources and exits (added, removed, or a count changed since the last snapshot), the walls
 // (they changed, or are due again: Snapshot::walls), the density layer (due, and asked for), the
-// inspect traces (some agent is inspected). The defaults: a snapshot of the agents, collisions,
-// formations and obstacles.
+// inspect traces (some agent is inspected), the hits and deaths (every snapshot, when there are
+// any). The defaults: a snapshot of the agents, collisions, events, formations and obstacles.
 struct SnapshotParts {
   bool agents = true;
   bool obstacles = true;
@@ -35,6 +36,8 @@ struct SnapshotParts {
   bool density = false;
   bool formations = true;
   bool collisions = true;
+  bool events = true;
+  bool memory = true;
   bool traces = false;
 };
 
@@ -60,19 +63,24 @@ std::vector<protocol::ExitState> exit_states(const sim::World& world);
 // copy): the server does this once per snapshot and shares the text between sessions.
 // `collisions` are those since the previous snapshot (at most kMaxCollisionsPerSnapshot are
 // written). No inspect traces: a session that inspects agents is sent this text followed by its
-// own (inspect_texts, protocol::inspect_suffix). `serial`: the server's count of snapshots made,
-// this one included (0 leaves it out). The same text as protocol::encode(Snapshot) of the same
-// state.
+// own (inspect_texts, protocol::inspect_suffix). `events`: the hits and deaths since the previous
+// snapshot (each written to the views whose team saw it); `memory`: the teams' memories, of which a
+// team's view is written its ghosts, and its explored ground when `explored`. `serial`: the
+// server's count of snapshots made, this one included (0 leaves it out). The same text as
+// protocol::encode(Snapshot) of the same state.
 std::string encode_snapshot(const sim::World& world,
                             std::span<const sim::CollisionEvent> collisions = {},
                             const SnapshotParts& parts = {}, std::uint64_t serial = 0,
-                            const View& view = {});
+                            const View& view = {}, std::span<const sim::GameEvent> events = {},
+                            const TeamMemory* memory = nullptr, bool explored = false);
 
 // The side section the server attaches to binary frames of a snapshot, open for each session's
 // inspected agents (protocol::open_side_section); a team's (`view`) as its JSON snapshot's tail.
 protocol::SideOpen encode_side_open(const sim::World& world,
                                     std::span<const sim::CollisionEvent> collisions,
-                                    const SnapshotParts& parts, const View& view = {});
+                                    const SnapshotParts& parts, const View& view = {},
+                                    std::span<const sim::GameEvent> events = {},
+                                    const TeamMemory* memory = nullptr, bool explored = false);
 
 // The traces of the world's inspected agents, with their agents' objects, as text. With `fog`
 // (World::seen_by), each as its own team's players may have it: its object as its team sees it

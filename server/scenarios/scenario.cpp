@@ -74,6 +74,20 @@ std::string read_world(const json& w, sim::WorldDef& def) {
         !read_uint(*it, "layer", 0xFFFFFFFF, a.layer, why) ||
         !read_uint(*it, "mask", 0xFFFFFFFF, a.mask, why))
       return "world.agent: " + why;
+    // Health and weapon: a game's units, as its players spawn them (a player sets none).
+    sim::CombatSettings combat;
+    for (auto [key, field] : {std::pair{"max_hp", &combat.max_hp},
+                              {"damage", &combat.damage},
+                              {"range", &combat.range},
+                              {"cooldown", &combat.cooldown}}) {
+      double v = 0;
+      bool given = it->contains(key);
+      if (!read_number(*it, key, v, why)) return "world.agent: " + why;
+      if (given) *field = v;
+    }
+    if (std::string bad = sim::validate(combat, a); !bad.empty()) return "world.agent: " + bad;
+    float hp = 0;
+    combat.apply(a, hp);
   }
   return sim::validate(def);
 }

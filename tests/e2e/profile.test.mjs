@@ -17,7 +17,7 @@ const TEST_TIMEOUT_MS = 60_000;
 const STAGES = [
   'sources', 'assignments', 'grid', 'phases', 'phases.orders', 'desires', 'pathing', 'pace', 'pace.formations',
   'pace.orders', 'pace.flocks', 'pace.queues', 'avoidance', 'integrate', 'integrate.keep_off', 'collisions',
-  'walls', 'walls.tiles', 'walls.segments', 'states', 'formations', 'exits',
+  'walls', 'walls.tiles', 'walls.segments', 'states', 'formations', 'combat', 'exits',
 ];
 
 // Counts the page's GET /metrics: made in all, and the most ever in flight at once.

@@ -279,6 +279,66 @@ TEST_F(PlayersServerTest, AnOrderOnAnEnemyInTheFogBecomesAMoveToWhereItWasLastSe
   EXPECT_GT(std::hypot(r2->x - last_seen.x, r2->y - last_seen.y), 50) << "while the runner went on";
 }
 
+// Sight that walls block, and a team's memory: an enemy behind a wall is not in the player's
+// snapshots while one in the open at the same distance is; no other team's agent carries its
+// orders; an enemy that leaves the team's sight stays as a ghost where it was last seen, and the
+// team's explored ground is told.
+TEST_F(PlayersServerTest, AWallHidesAnEnemyAndOneLostFromSightStaysAGhostWhereItWasLastSeen) {
+  ok(R"({"cmd":"add_wall","points":[{"x":300,"y":150},{"x":300,"y":450}]})");
+  spawn(1, 200, 300);                         // red, sight 200
+  const auto hidden = spawn(2, 380, 300)[0];  // 180 away, behind the wall
+  const auto open = spawn(2, 200, 480)[0];    // 180 away, in the open
+  auto red = player(kRedToken);
+  const auto red_at = [&](std::uint64_t tick) {
+    return wait_for<protocol::Snapshot>(*red, [&](const auto& s) { return s.tick >= tick; });
+  };
+  const auto has = [](const protocol::Snapshot& s, std::uint32_t id) {
+    return std::any_of(s.agents.begin(), s.agents.end(),
+                       [id](const auto& a) { return a.id == id; });
+  };
+  protocol::Snapshot seen = red_at(step(1).tick);
+  EXPECT_FALSE(has(seen, hidden)) << "behind the wall";
+  ASSERT_TRUE(has(seen, open)) << "in the open at the same distance";
+  for (const auto& a : seen.agents)
+    if (a.team == 2) {
+      EXPECT_TRUE(a.orders_hidden);
+      EXPECT_FALSE(a.target);
+    }
+  ASSERT_TRUE(seen.explored) << "the first snapshot tells the explored ground";
+  // Blue's open agent walks away south-east, out of red's sight.
+  ok(R"({"cmd":"set_target","agents":[)" + std::to_string(open) +
+     R"(],"target":{"x":600,"y":580}})");
+  std::optional<protocol::AgentState> last;
+  for (int t = 0; t < 200; ++t) {
+    seen = red_at(step(2).tick);
+    const auto it = std::find_if(seen.agents.begin(), seen.agents.end(),
+                                 [&](const auto& a) { return a.id == open; });
+    if (it == seen.agents.end()) break;
+    last = *it;
+  }
+  ASSERT_TRUE(last) << "red saw it go";
+  ASSERT_FALSE(has(seen, open)) << "it left red's sight";
+  ASSERT_TRUE(seen.ghosts);
+  const auto ghost = std::find_if(seen.ghosts->begin(), seen.ghosts->end(),
+                                  [&](const auto& g) { return g.id == open; });
+  ASSERT_NE(ghost, seen.ghosts->end()) << "a ghost where it was last seen";
+  EXPECT_DOUBLE_EQ(ghost->x, last->x);
+  EXPECT_DOUBLE_EQ(ghost->y, last->y);
+  EXPECT_EQ(ghost->team, 2);
+  // It stays there while the agent goes on.
+  const protocol::Snapshot later = red_at(step(60).tick);
+  ASSERT_TRUE(later.ghosts);
+  const auto still = std::find_if(later.ghosts->begin(), later.ghosts->end(),
+                                  [&](const auto& g) { return g.id == open; });
+  ASSERT_NE(still, later.ghosts->end());
+  EXPECT_DOUBLE_EQ(still->x, last->x);
+  EXPECT_DOUBLE_EQ(still->y, last->y);
+  // The wall hid the other one the whole time: no ghost of an agent never seen.
+  EXPECT_EQ(std::count_if(later.ghosts->begin(), later.ghosts->end(),
+                          [&](const auto& g) { return g.id == hidden; }),
+            0);
+}
+
 TEST_F(PlayersServerTest, EverySnapshotAPlayerGetsHoldsExactlyWhatItsTeamSees) {
   const auto runner = spawn_runner_scene();
   auto red = player(kRedToken);

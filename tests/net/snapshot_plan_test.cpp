@@ -68,6 +68,12 @@ const std::vector<std::pair<Part, Expected>>& expectations() {
       {&SnapshotParts::collisions,
        {"collisions", false, Refresh::always, kEvery, false, false, Fog::sight, true, Among::every,
         true}},
+      {&SnapshotParts::events,
+       {"events", false, Refresh::always, kEvery, false, false, Fog::sight, true, Among::every,
+        true}},
+      {&SnapshotParts::memory,
+       {"memory", false, Refresh::always, kEvery, false, false, Fog::ownership, true, Among::every,
+        true}},
       {&SnapshotParts::traces,
        {"traces", false, Refresh::always, kEvery, false, false, Fog::sight, false,
         Among::inspecting, false}},
@@ -270,6 +276,50 @@ TEST(SnapshotPlan, TheJsonWriterCarriesEachTailPartToTheAudiencesItsRowNames) {
     EXPECT_NE(whole.find(key), std::string::npos);
     EXPECT_EQ(team.find(key) != std::string::npos, SnapshotPlan::reaches(part, Audience::team));
   }
+}
+
+// A hit is told to the teams that saw it (the one hit, the hitter's, any that sees the one hit),
+// and names its hitter to a team only where the team owns or sees it; the whole world's view is
+// told everything. Hit points go on every agent while one is armed or hurt.
+TEST(SnapshotPlan, EventsGoToTheTeamsThatSawThemAndNameOnlyHittersTheySee) {
+  sim::World world(sim::WorldDef{});
+  const auto spawn = [&](sim::Vec2 at, std::uint8_t team, double sight, double damage) {
+    sim::SpawnAgent s;
+    s.position = at;
+    s.team = team;
+    s.sight = sight;
+    if (damage > 0) {
+      s.combat.damage = damage;
+      s.combat.range = 400;
+    }
+    const sim::CommandOutcome out = world.apply(sim::Spawn{0, 0, {s}});
+    EXPECT_TRUE(out.ok()) << out.message;
+    return out.spawned.at(0);
+  };
+  const sim::AgentId archer = spawn({100, 300}, 1, 350, 30);  // sees the target; shoots from afar
+  const sim::AgentId target = spawn({400, 300}, 2, 50, 0);    // does not see the archer
+  spawn({700, 50}, 3, 50, 0);                                 // far from both
+  sim::SetBehaviour attack;
+  attack.agents = sim::Selection(false, {archer});
+  attack.behaviour.kind = sim::BehaviourKind::attack;
+  attack.behaviour.agent = target;
+  ASSERT_TRUE(world.apply(attack).ok());
+  world.step();
+  ASSERT_EQ(world.events().size(), 1u);
+  std::vector<std::uint64_t> seen;
+  world.seen_by(seen);
+  const auto text = [&](std::uint8_t team) {
+    return encode_snapshot(world, {}, {}, 0, View{team, team ? &seen : nullptr, true},
+                           world.events());
+  };
+  const std::string hit = R"("events":[{"type":"hit","tick":1,"agent":)" + std::to_string(target);
+  const std::string by = R"(,"by":)" + std::to_string(archer);
+  EXPECT_NE(text(0).find(hit + by), std::string::npos) << text(0);
+  EXPECT_NE(text(1).find(hit + by), std::string::npos) << "the hitter's team: " << text(1);
+  EXPECT_NE(text(2).find(hit + R"(,"x")"), std::string::npos) << "hit, by one it does not see";
+  EXPECT_EQ(text(3).find(R"("events")"), std::string::npos) << "saw nothing: " << text(3);
+  EXPECT_NE(text(0).find(R"("hp":70,"max_hp":100)"), std::string::npos) << text(0);
+  EXPECT_NE(text(0).find(R"("hp":100,"max_hp":100)"), std::string::npos) << "every agent's";
 }
 
 // A team's view of its own stalled agent: the reason, and the ids responsible only of the agents

@@ -83,7 +83,7 @@ describe('the command catalogue', () => {
 
   it('shows one member of an exclusive group, and a field only with the one it goes with', () => {
     const form = newForm(cmd('spawn'), CTX);
-    assert.deepEqual(shown('spawn', form), ['count', 'group', 'priority', 'layer', 'mask', 'sight', 'team']);
+    assert.deepEqual(shown('spawn', form), ['count', 'group', 'priority', 'layer', 'mask', 'sight', 'max_hp', 'hp', 'damage', 'range', 'cooldown', 'team']);
     form.chosen.exactly_one = 'agents';
     assert.deepEqual(shown('spawn', form), ['agents', 'team']);
     assert.deepEqual(formCommand(cmd('spawn'), form), { fields: { cmd: 'spawn', agents: [{ x: 400, y: 300 }] } });

@@ -455,6 +455,53 @@ export default {
               "max": 100000,
               "sample": 150,
               "help": "units: how far the agent sees under fog of war; default the world's"
+            },
+            {
+              "name": "max_hp",
+              "kind": "number",
+              "presence": "optional",
+              "min": 0,
+              "max": 1000000000,
+              "min_exclusive": true,
+              "sample": 120,
+              "help": "hit points when unhurt; default the world's (100)"
+            },
+            {
+              "name": "hp",
+              "kind": "number",
+              "presence": "optional",
+              "min": 0,
+              "max": 1000000000,
+              "min_exclusive": true,
+              "sample": 60,
+              "help": "hit points it starts with, at most its max_hp; default its max_hp"
+            },
+            {
+              "name": "damage",
+              "kind": "number",
+              "presence": "optional",
+              "min": 0,
+              "max": 1000000000,
+              "sample": 10,
+              "help": "its weapon: hit points a hit takes off an enemy (0: unarmed); default the world's"
+            },
+            {
+              "name": "range",
+              "kind": "number",
+              "presence": "optional",
+              "min": 0,
+              "max": 10000,
+              "sample": 40,
+              "help": "its weapon: units between the two discs within which it hits (0: at contact, the body slam); default the world's"
+            },
+            {
+              "name": "cooldown",
+              "kind": "number",
+              "presence": "optional",
+              "min": 0.001,
+              "max": 3600,
+              "sample": 0.5,
+              "help": "its weapon: seconds between two hits; default the world's (1)"
             }
           ]
         },
@@ -511,6 +558,58 @@ export default {
           "with": "count",
           "sample": 150,
           "help": "units: how far the agent sees under fog of war; default the world's"
+        },
+        {
+          "name": "max_hp",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 1000000000,
+          "min_exclusive": true,
+          "with": "count",
+          "sample": 120,
+          "help": "hit points when unhurt; default the world's (100)"
+        },
+        {
+          "name": "hp",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 1000000000,
+          "min_exclusive": true,
+          "with": "count",
+          "sample": 60,
+          "help": "hit points it starts with, at most its max_hp; default its max_hp"
+        },
+        {
+          "name": "damage",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 1000000000,
+          "with": "count",
+          "sample": 10,
+          "help": "its weapon: hit points a hit takes off an enemy (0: unarmed); default the world's"
+        },
+        {
+          "name": "range",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 10000,
+          "with": "count",
+          "sample": 40,
+          "help": "its weapon: units between the two discs within which it hits (0: at contact, the body slam); default the world's"
+        },
+        {
+          "name": "cooldown",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0.001,
+          "max": 3600,
+          "with": "count",
+          "sample": 0.5,
+          "help": "its weapon: seconds between two hits; default the world's (1)"
         },
         {
           "name": "team",
@@ -1233,6 +1332,43 @@ export default {
           "default": 4294967295,
           "sample": 1,
           "help": "avoidance mask (bits): an agent avoids only those whose layer shares a bit with it"
+        },
+        {
+          "name": "max_hp",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 1000000000,
+          "min_exclusive": true,
+          "sample": 120,
+          "help": "hit points when unhurt; default the world's (100)"
+        },
+        {
+          "name": "damage",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 1000000000,
+          "sample": 10,
+          "help": "its weapon: hit points a hit takes off an enemy (0: unarmed); default the world's"
+        },
+        {
+          "name": "range",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0,
+          "max": 10000,
+          "sample": 40,
+          "help": "its weapon: units between the two discs within which it hits (0: at contact, the body slam); default the world's"
+        },
+        {
+          "name": "cooldown",
+          "kind": "number",
+          "presence": "optional",
+          "min": 0.001,
+          "max": 3600,
+          "sample": 0.5,
+          "help": "its weapon: seconds between two hits; default the world's (1)"
         }
       ],
       "variants": {

@@ -169,7 +169,7 @@ describe('commands', () => {
         sent.push(cmd);
       }
     })();
-    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group, priority, layer, mask, sight, team\)/);
+    await assert.rejects(r.spawn({ count: 1, colour: 'red' }), /spawn has no field 'colour' \(its fields: count, agents, group, priority, layer, mask, sight, max_hp, hp, damage, range, cooldown, team\)/);
     await assert.rejects(r.spawn({ agents: [[1, 2]] }), /agents\[0\] must be an object with x and y/);
     await assert.rejects(r.pause({ ticks: 1 }), /pause has no field 'ticks' \(it takes none\)/);
     await assert.rejects(r.stop({ agents: 'everyone' }), /the only named selection is 'all'/);
