@@ -556,6 +556,8 @@ struct SessionInfo {
   std::optional<Role> role;              // the role granted; absent until its hello is answered
   std::optional<SnapshotFormat> format;  // hello's; absent until its hello is answered
   std::string client;                    // hello's `client` (empty: none given)
+  std::string player;                    // a player's name (empty: not a player)
+  std::optional<std::uint8_t> team;      // a player's team
   std::string address;                   // the peer, "ip:port"
   double connected_s = 0;                // seconds since the WebSocket was opened
   std::uint64_t bytes_sent = 0;          // WebSocket payload bytes written to it

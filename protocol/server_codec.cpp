@@ -705,6 +705,8 @@ std::string encode(const SessionList& m) {
           if (s.role) w.field("role", to_string(*s.role));
           if (s.format) w.field("format", to_string(*s.format));
           if (!s.client.empty()) w.field("client", s.client);
+          if (!s.player.empty()) w.field("player", s.player);
+          if (s.team) w.field("team", std::uint32_t{*s.team});
           w.field("address", s.address);
           w.field("connected_s", s.connected_s);
           w.field("bytes_sent", s.bytes_sent);

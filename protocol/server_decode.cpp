@@ -522,6 +522,9 @@ SessionInfo read_session(const json& v, const std::string& where) {
     if (!s.format) bad(r.name("format"), "must be \"json\", \"binary\" or \"auto\"");
   }
   if (const json* c = r.find("client")) s.client = std::string(as_string(*c, r.name("client")));
+  if (const json* p = r.find("player")) s.player = std::string(as_string(*p, r.name("player")));
+  if (const json* t = r.find("team"))
+    s.team = static_cast<std::uint8_t>(as_uint(*t, r.name("team"), sim::AgentDefLimits::kMaxTeam));
   s.address = std::string(as_string(r.need("address"), r.name("address")));
   s.connected_s = as_number(r.need("connected_s"), r.name("connected_s"), 0, kHuge);
   s.bytes_sent = as_uint(r.need("bytes_sent"), r.name("bytes_sent"), kMaxU64);

@@ -319,7 +319,14 @@ std::string describe_sessions(const json& m) {
       return v.empty() ? std::string("-") : terminal_safe(v);  // escaped before the widths
     };
     const auto whole = [](double v) { return format_number(v); };
-    rows.push_back({field_or_dash(s, "id", whole), text("role"), text("client"), text("address"),
+    // A player's role names the player and its team.
+    std::string role = text("role");
+    if (s.contains("player") && s["player"].is_string())
+      role += " " + terminal_safe(s["player"].get<std::string>()) +
+              (s.contains("team") && s["team"].is_number_integer()
+                   ? " (team " + std::to_string(s["team"].get<int>()) + ")"
+                   : "");
+    rows.push_back({field_or_dash(s, "id", whole), role, text("client"), text("address"),
                     text("format"),
                     field_or_dash(s, "connected_s",
                                   [](double v) { return format_number(std::round(v)) + " s"; }),

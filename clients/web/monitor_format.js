@@ -50,6 +50,8 @@ export function formatAge(s) {
  * @property {string} [role]    absent until its hello is answered
  * @property {string} [format]
  * @property {string} [client]
+ * @property {string} [player]  a player's name (the players file's)
+ * @property {number} [team]    a player's team
  * @property {string} address
  * @property {number} connected_s
  * @property {number} bytes_sent
@@ -63,6 +65,7 @@ export function formatAge(s) {
 export const SESSION_COLUMNS = /** @type {const} */ ([
   ['id', 'id'],
   ['role', 'role'],
+  ['player', 'player'],
   ['client', 'client'],
   ['address', 'address'],
   ['format', 'format'],
@@ -79,6 +82,7 @@ export function sessionCells(s) {
   return {
     id: String(s.id),
     role: s.role ?? '–',
+    player: s.player ? `${s.player} (team ${s.team ?? '?'})` : '–',
     client: s.client || '–',
     address: s.address || '–',
     format: s.format ?? '–',

@@ -98,6 +98,10 @@ void Hub::sessions(std::uint64_t id, std::uint32_t seq) {
     if (c.greeted) {
       r.role = c.role;
       r.format = c.format;
+      if (c.role == protocol::Role::player) {
+        r.player = c.player;
+        r.team = c.team;
+      }
     }
     r.client = c.client;
   }

@@ -37,6 +37,8 @@ protocol::SessionList list_sessions(std::uint32_t seq, std::uint64_t asker,
     s.role = r.role;
     s.format = r.format;
     s.client = std::string(r.client);
+    s.player = std::string(r.player);
+    s.team = r.team;
     s.you = r.id == asker;
     if (const SessionStats* st = r.stats) {
       s.address = st->address;

@@ -39,6 +39,8 @@ struct SessionRow {
   std::optional<protocol::Role> role;  // none until its hello was answered
   std::optional<protocol::SnapshotFormat> format;
   std::string_view client;
+  std::string_view player;  // a player's: its name and team
+  std::optional<std::uint8_t> team;
 };
 
 // The answer to `asker`'s request `seq`: the rows by id, at most `cap` of them, the asker's always

@@ -688,6 +688,50 @@ TEST_F(CtlLocalTest, ATokenGoesOnlyToTheAddressTheFileNamesWhileItsServerRuns) {
   EXPECT_FALSE(fs::exists(file)) << "the stale file is removed at start";
 }
 
+// A server with players writes each player's URL to its runtime file, never to its log, and
+// herd-ctl players prints them on the same machine; a spectator's watch waits out the delay for
+// its first snapshot (it gave up after its 10 s timeout before).
+TEST_F(CtlLocalTest, PlayersURLsAreInTheRuntimeFileAndASpectatorsWatchWaitsTheDelay) {
+  const std::string red = "red+token/with&odd=bytes-0123";
+  {
+    std::ofstream(dir_ / "players.json")
+        << R"({"players":[{"name":"red","team":1,"token":")" << red
+        << R"("},{"name":"blue","team":2,"token":"blue-token-0123456789"}],
+               "teams":[{"team":1,"colour":"#d04040"}]})";
+  }
+  Process server(
+      {"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty",
+       "--players", (dir_ / "players.json").string(), "--spectator-delay", "1.5"},
+      dir_ / "server.log", HERD_SERVER_BIN, Commands::as_user);
+  const int port = listening_port(dir_ / "server.log");
+  ASSERT_GT(port, 0) << slurp(dir_ / "server.log");
+  const std::string url = "ws://127.0.0.1:" + std::to_string(port) + "/ws";
+  const std::string log = slurp(dir_ / "server.log");
+  EXPECT_EQ(log.find(red), std::string::npos) << "no player's token in the log";
+  EXPECT_NE(log.find("herd-ctl players"), std::string::npos) << log;
+
+  const CtlRun r = ctl({"--url", url, "players"});
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string page = "http://127.0.0.1:" + std::to_string(port) + "/";
+  EXPECT_NE(r.out.find("red  team 1  " + page +
+                       "#role=player&token=red%2Btoken%2Fwith%26odd%3Dbytes-0123"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("blue  team 2  " + page + "#role=player&token=blue-token-0123456789"),
+            std::string::npos)
+      << r.out;
+  // Nothing of the sort for a port no server of this user's holds.
+  EXPECT_EQ(ctl({"--url", "ws://127.0.0.1:1/ws", "players"}).status, 3);
+
+  // The spectator's first snapshot comes the delay (1.5 s of world time) after its welcome: with
+  // a timeout of 1 s the watch still gets it.
+  const CtlRun watch =
+      ctl({"--url", url, "--timeout", "1", "watch", "--role", "spectator", "--count", "1"});
+  EXPECT_EQ(watch.status, 0) << watch.out;
+  EXPECT_NE(watch.out.find(R"({"type":"snapshot")"), std::string::npos) << watch.out;
+  EXPECT_NE(watch.out.find("1.5 s late"), std::string::npos) << watch.out;
+}
+
 // A hostile server (or whatever answers at the URL) writes control characters into everything
 // herd-ctl prints: session rows, an error's code and message, a snapshot's raw text, a close
 // reason. herd-ctl writes each as \u00XX: no ESC, BEL or C1 CSI reaches the operator's terminal.

@@ -25,12 +25,15 @@ TEST(Players, TheFileNamesPlayersTeamsAndTokensOrTheVariablesThatHoldThem) {
   ASSERT_TRUE(parse_players(
       R"({"players":[{"name":"red","team":1,"token":"red-token-0123456789"},
                      {"name":"blue","team":2,"token_env":"BLUE"}],
-          "teams":[{"team":1,"max_agents":500,"spawn":{"x":0,"y":10,"width":200,"height":600}}]})",
+          "teams":[{"team":1,"max_agents":500,"spawn":{"x":0,"y":10,"width":200,"height":600},
+                    "colour":"#d04040"},{"team":2,"color":"#4060E0"}]})",
       env, file, why))
       << why;
   const std::vector<net::PlayerAccount>& players = file.players;
-  ASSERT_EQ(file.teams.size(), 1u);
+  ASSERT_EQ(file.teams.size(), 2u);
   EXPECT_EQ(file.teams.at(1).max_agents, 500u);
+  const std::map<std::uint8_t, std::string> colours{{1, "#d04040"}, {2, "#4060E0"}};
+  EXPECT_EQ(file.colours, colours) << "colour or color";
   EXPECT_EQ(file.teams.at(1).spawn_area, (sim::Rect{{0, 10}, {200, 610}}));
   ASSERT_EQ(players.size(), 2u);
   EXPECT_EQ(players[1].name, "blue");
@@ -53,6 +56,12 @@ TEST(Players, TheFileNamesPlayersTeamsAndTokensOrTheVariablesThatHoldThem) {
       {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789","x":1}]})", "unknown"},
       {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],"teams":[{"team":64}]})",
        "[1, 63]"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],
+          "teams":[{"team":1,"colour":"red"}]})",
+       "#rrggbb"},
+      {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],
+          "teams":[{"team":1,"colour":"#d04040","color":"#d04040"}]})",
+       "one is enough"},
       {R"({"players":[{"name":"a","team":1,"token":"a-token-0123456789"}],
           "teams":[{"team":1,"spawn":{"x":0,"y":0,"width":0,"height":5}}]})",
        "the size > 0"},

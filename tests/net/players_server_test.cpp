@@ -33,6 +33,7 @@ class PlayersServerTest : public SteppedServerTest {
     config.players = {{"red", 1, kRedToken}, {"blue", 2, kBlueToken}};
     // Red's spawns land on the left and it holds 8 agents at most; blue has no rules of its own.
     config.teams[1] = sim::TeamRules{8, sim::Rect{{0, 0}, {200, 600}}};
+    config.team_colours = {{1, "#d04040"}, {2, "#4060e0"}};
     config.spectator_delay = kDelay;
   }
   void SetUp() override {
@@ -138,6 +139,11 @@ TEST_F(PlayersServerTest, RolesAreWelcomedWithWhoTheyAre) {
   EXPECT_EQ(w.role, protocol::Role::spectator) << "with players, a viewer is a spectator";
   auto spectator = hello(R"({"type":"hello","protocol":1,"role":"spectator"})", &w);
   EXPECT_EQ(w.role, protocol::Role::spectator);
+  EXPECT_DOUBLE_EQ(w.delay, kDelay) << "a spectator is told how late its snapshots are";
+  const std::vector<protocol::Welcome::TeamColour> colours = {{1, "#d04040"}, {2, "#4060e0"}};
+  EXPECT_EQ(w.teams, colours) << "every welcome tells the teams' colours";
+  EXPECT_EQ(operator_welcome_.teams, colours);
+  EXPECT_EQ(operator_welcome_.delay, 0) << "the operator's snapshots are not late";
   auto commander = hello(R"({"type":"hello","protocol":1,"role":"commander","token":")" +
                              std::string(kOperatorToken) + R"("})",
                          &w);
@@ -150,6 +156,15 @@ TEST_F(PlayersServerTest, RolesAreWelcomedWithWhoTheyAre) {
   EXPECT_EQ(e.code, protocol::ErrorCode::unauthorized);
   EXPECT_EQ(e.message.find("not-a-token"), std::string::npos);
   EXPECT_EQ(wait_for<protocol::Welcome>(*guess).role, protocol::Role::spectator);
+  // The operator's sessions list names each player's session by player and team.
+  const std::uint32_t seq = ++seq_;
+  c_->send(R"({"type":"sessions","seq":)" + std::to_string(seq) + "}");
+  const auto list =
+      wait_for<protocol::SessionList>(*c_, [&](const auto& l) { return l.seq == seq; });
+  const auto reds = std::count_if(list.sessions.begin(), list.sessions.end(), [](const auto& s) {
+    return s.role == protocol::Role::player && s.player == "red" && s.team == 1;
+  });
+  EXPECT_EQ(reds, 1);
 }
 
 TEST_F(PlayersServerTest, APlayerCommandsItsOwnAgentsOnly) {

@@ -45,6 +45,7 @@ describe('the monitor', () => {
     assert.deepEqual(viewer, {
       id: '1',
       role: 'viewer',
+      player: '–',
       client: 'herd-web/1',
       address: '127.0.0.1:53012',
       format: 'auto',
@@ -57,5 +58,11 @@ describe('the monitor', () => {
     assert.deepEqual([fresh.role, fresh.client, fresh.format, fresh.rtt], ['–', '–', '–', '–']);
     assert.equal(self.role, 'commander');
     assert.deepEqual(Object.keys(viewer), SESSION_COLUMNS.map(([key]) => key), 'a cell per column, in order');
+  });
+
+  it("names a player's session by its player and team", () => {
+    const cells = sessionCells({ ...fixture.sessions[0], role: 'player', player: 'red', team: 1 });
+    assert.equal(cells.player, 'red (team 1)');
+    assert.equal(cells.role, 'player');
   });
 });
