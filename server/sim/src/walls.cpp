@@ -1,6 +1,7 @@
 #include "walls.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 #include "geometry.hpp"
@@ -179,6 +180,56 @@ void WallService::query(Vec2 lo, Vec2 hi, std::vector<std::uint32_t>& found) con
   if (x0 == x1 && y0 == y1) return;  // one cell: ascending and each once already
   std::sort(found.begin(), found.end());
   found.erase(std::unique(found.begin(), found.end()), found.end());
+}
+
+bool segments_meet(Vec2 p, Vec2 q, Vec2 a, Vec2 b) {
+  const auto cross = [](Vec2 o, Vec2 u, Vec2 v) {
+    return (u.x - o.x) * (v.y - o.y) - (u.y - o.y) * (v.x - o.x);
+  };
+  const auto within_box = [](Vec2 u, Vec2 w, Vec2 v) {
+    return std::min(u.x, w.x) <= v.x && v.x <= std::max(u.x, w.x) && std::min(u.y, w.y) <= v.y &&
+           v.y <= std::max(u.y, w.y);
+  };
+  const double d1 = cross(a, b, p), d2 = cross(a, b, q);
+  const double d3 = cross(p, q, a), d4 = cross(p, q, b);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+    return true;
+  return (d1 == 0 && within_box(a, b, p)) || (d2 == 0 && within_box(a, b, q)) ||
+         (d3 == 0 && within_box(p, q, a)) || (d4 == 0 && within_box(p, q, b));
+}
+
+bool WallService::blocks(Vec2 a, Vec2 b) const {
+  if (segments_.empty()) return false;
+  // Amanatides and Woo's walk over the grid's cells, clamped to the grid (a segment off the
+  // grid is in its border cells).
+  const double x = std::clamp(a.x / cell_, 0.0, cols_ - 1e-9), y = std::clamp(a.y / cell_, 0.0, rows_ - 1e-9);
+  const double ex = std::clamp(b.x / cell_, 0.0, cols_ - 1e-9), ey = std::clamp(b.y / cell_, 0.0, rows_ - 1e-9);
+  int cx = static_cast<int>(x), cy = static_cast<int>(y);
+  const int gx = static_cast<int>(ex), gy = static_cast<int>(ey);
+  const double dx = ex - x, dy = ey - y;
+  const int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  double next_x = dx == 0 ? kNever : (sx > 0 ? cx + 1 - x : x - cx) / std::abs(dx);
+  double next_y = dy == 0 ? kNever : (sy > 0 ? cy + 1 - y : y - cy) / std::abs(dy);
+  const double step_x = dx == 0 ? kNever : 1 / std::abs(dx);
+  const double step_y = dy == 0 ? kNever : 1 / std::abs(dy);
+  const int moves = std::abs(gx - cx) + std::abs(gy - cy);
+  for (int k = 0;; ++k) {
+    const std::size_t c = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_) +
+                          static_cast<std::size_t>(cx);
+    for (std::uint32_t i = start_[c]; i < start_[c + 1]; ++i) {
+      const Segment& s = segments_[cells_[i]];
+      if (segments_meet(a, b, s.a, s.b)) return true;
+    }
+    if (k == moves) return false;
+    if (next_x < next_y) {
+      cx += sx;
+      next_x += step_x;
+    } else {
+      cy += sy;
+      next_y += step_y;
+    }
+  }
 }
 
 void WallService::note_starts(std::span<const Agent> agents) {

@@ -31,6 +31,9 @@ bool crosses_segment(Vec2 p0, Vec2 p1, Vec2 a, Vec2 b);
 // The point of segment a-b nearest p (a when a == b).
 Vec2 closest_on_segment(Vec2 p, Vec2 a, Vec2 b);
 
+// Whether segments p-q and a-b share a point (touching counts).
+bool segments_meet(Vec2 p, Vec2 q, Vec2 a, Vec2 b);
+
 class WallService {
  public:
   // A segment of a wall; `joined`: its end `b` is the next segment's start (a polyline's inner
@@ -61,6 +64,10 @@ class WallService {
   // Indices of the segments that may come within the box [lo, hi], into `found`, ascending and
   // each once. The caller checks exact distances.
   void query(Vec2 lo, Vec2 hi, std::vector<std::uint32_t>& found) const;
+
+  // Whether the segment a-b meets any wall: the grid's cells along it walked in order (as a
+  // line of sight is), each cell's segments tested, stopping at the first that meets it.
+  bool blocks(Vec2 a, Vec2 b) const;
 
   // Calls visit(point) with the nearest point of each segment within `reach` of `centre`, a
   // vertex two segments share once: what avoidance heeds. `found`: scratch.

@@ -12,26 +12,6 @@
 namespace herd::sim {
 namespace {
 
-double cross(Vec2 o, Vec2 u, Vec2 v) {
-  return (u.x - o.x) * (v.y - o.y) - (u.y - o.y) * (v.x - o.x);
-}
-
-// Whether v, on the line of u-w, lies within the segment's box.
-bool within_box(Vec2 u, Vec2 w, Vec2 v) {
-  return std::min(u.x, w.x) <= v.x && v.x <= std::max(u.x, w.x) && std::min(u.y, w.y) <= v.y &&
-         v.y <= std::max(u.y, w.y);
-}
-
-// Whether segments p-q and a-b share a point (touching counts).
-bool segments_meet(Vec2 p, Vec2 q, Vec2 a, Vec2 b) {
-  const double d1 = cross(a, b, p), d2 = cross(a, b, q);
-  const double d3 = cross(p, q, a), d4 = cross(p, q, b);
-  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
-    return true;
-  return (d1 == 0 && within_box(a, b, p)) || (d2 == 0 && within_box(a, b, q)) ||
-         (d3 == 0 && within_box(p, q, a)) || (d4 == 0 && within_box(p, q, b));
-}
-
 class WorldSightLines final : public SightLines {
  public:
   // `index`: the obstacles' index, or null when it is older than they are (a command changed them
@@ -77,15 +57,7 @@ class WorldSightLines final : public SightLines {
     }
   }
 
-  bool walls_block(Vec2 a, Vec2 b) const {
-    thread_local std::vector<std::uint32_t> found;
-    walls_.query({std::min(a.x, b.x), std::min(a.y, b.y)}, {std::max(a.x, b.x), std::max(a.y, b.y)},
-                 found);
-    const auto segments = walls_.segments();
-    return std::any_of(found.begin(), found.end(), [&](std::uint32_t k) {
-      return segments_meet(a, b, segments[k].a, segments[k].b);
-    });
-  }
+  bool walls_block(Vec2 a, Vec2 b) const { return walls_.blocks(a, b); }
 
   bool obstacles_block(Vec2 a, Vec2 b) const {
     const Vec2 mid = (a + b) * 0.5;
