@@ -37,7 +37,8 @@ const PLAYERS = {
   ],
 };
 // Red's shooter and the hurt blue agent 140 units from it: in its sight (200), out of its reach.
-const SHOOTER = { x: 100, y: 100, damage: 50, range: 30, cooldown: 0.5 };
+// Its hits take 25 of the 40: the first leaves 15 (a flash on the agent), the second kills.
+const SHOOTER = { x: 100, y: 100, damage: 25, range: 30, cooldown: 0.5 };
 const HURT = { x: 240, y: 100, hp: 40 };
 // Red's scout and the blue agent it watches, far from the others.
 const SCOUT = { x: 600, y: 450 };
@@ -190,9 +191,24 @@ describe('the game in the viewer', { timeout: 6 * TEST_TIMEOUT_MS }, () => {
     await page.close();
   });
 
-  it('a death leaves a cross where the agent died, which fades; its hit is marked too', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('a hit flashes the agent; a death leaves a cross where the agent died, which fades', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { page, pageErrors } = await openViewer(browser.browser, server, { hash: `#role=player&token=${RED_TOKEN}` });
     await operator.command({ cmd: 'set_behaviour', agents: [id.shooter], behaviour: 'attack', agent: id.hurt }, WAIT_MS);
+    // The first hit flashes the agent white: its yellow body's blue channel (0x20) goes bright,
+    // for HIT_MS; looked at in every frame.
+    await page.waitForFunction(
+      (a) => {
+        const h = window.herd;
+        const agent = h.agents.find((b) => b.id === a);
+        if (!agent) return false;
+        const canvas = document.getElementById('world');
+        const k = canvas.width / canvas.clientWidth;
+        const s = h.worldToScreen(agent.x, agent.y);
+        return canvas.getContext('2d').getImageData(Math.floor(s.x * k), Math.floor(s.y * k), 1, 1).data[2] > 150;
+      },
+      id.hurt,
+      { timeout: WAIT_MS, polling: 'raf' },
+    );
     await page.waitForFunction((a) => window.herd.game.events.some((e) => e.type === 'death' && e.agent === a), id.hurt, { timeout: WAIT_MS });
     const marks = await page.evaluate(() => window.herd.game.events);
     assert.ok(marks.some((e) => e.type === 'hit' && e.agent === id.hurt), 'the killing hit is marked');
