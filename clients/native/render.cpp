@@ -263,8 +263,8 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
 // A player's fog of war (clients/web/fog_layer.js): black at kFogAlpha over the world where no
 // agent of its team sees (each sees a disc of its `sight`, the world's default when not told),
 // and at kUnexploredAlpha where its team has never explored, when its explored ground is known.
-// Row by row: the discs' chords on the row are merged, and the spans between them veiled, cut at
-// the explored grid's cells.
+// Row by row: the chords of the discs on screen that cross the row are sorted, and the spans
+// between them veiled, cut where the explored grid's state changes.
 void draw_fog(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
               const Camera& cam, int win_w, int win_h) {
   const auto team = v.player_team();
@@ -276,11 +276,16 @@ void draw_fog(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& a
   struct Disc {
     double x, y, r;  // screen pixels
   };
-  std::vector<Disc> discs;
-  for (const auto& a : agents)
-    if (a.team.value_or(0) == *team)
-      discs.push_back({cam.to_screen_x(a.x), cam.to_screen_y(a.y),
-                       a.sight.value_or(kDefaultSight) * cam.scale});
+  std::vector<Disc> discs;  // those that meet the world on screen, from the top down
+  for (const auto& a : agents) {
+    if (a.team.value_or(0) != *team) continue;
+    const Disc d{cam.to_screen_x(a.x), cam.to_screen_y(a.y),
+                 a.sight.value_or(kDefaultSight) * cam.scale};
+    if (d.r > 0 && d.x + d.r >= wx0 && d.x - d.r <= wx1 && d.y + d.r >= wy0 && d.y - d.r <= wy1)
+      discs.push_back(d);
+  }
+  std::sort(discs.begin(), discs.end(),
+            [](const Disc& p, const Disc& q) { return p.y - p.r < q.y - q.r; });
   const auto& explored = v.explored();
   const auto veil = [&](int xa, int xb, int y) {  // pixels xa..xb-1 of row y, out of sight
     if (xb <= xa) return;
@@ -290,13 +295,18 @@ void draw_fog(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& a
       return;
     }
     const double wy = cam.to_world_y(y + 0.5);
+    // Runs of pixels whose centres lie in cells of one state (explored or not), each one span:
+    // a run goes on to the next cell's edge while that cell is in the same state.
+    const double cell = explored->cell;
+    const auto cell_end = [&](int x) {
+      const double edge = cam.to_screen_x((std::floor(cam.to_world_x(x + 0.5) / cell) + 1) * cell);
+      return std::clamp(static_cast<int>(std::ceil(edge - 0.5)), x + 1, xb);
+    };
     int x = xa;
     while (x < xb) {
       const bool seen = v.explored_at(cam.to_world_x(x + 0.5), wy);
-      // The run of pixels whose centres lie in this cell: to the cell's right edge.
-      const double cell = explored->cell;
-      const double edge = cam.to_screen_x((std::floor(cam.to_world_x(x + 0.5) / cell) + 1) * cell);
-      const int end = std::clamp(static_cast<int>(std::ceil(edge - 0.5)), x + 1, xb);
+      int end = cell_end(x);
+      while (end < xb && v.explored_at(cam.to_world_x(end + 0.5), wy) == seen) end = cell_end(end);
       set_colour(
           r, {},
           static_cast<std::uint8_t>(std::lround(255 * (seen ? kFogAlpha : kUnexploredAlpha))));
@@ -309,10 +319,16 @@ void draw_fog(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& a
             yb = static_cast<int>(std::ceil(wy1 - 0.5));
   const int xa = static_cast<int>(std::ceil(wx0 - 0.5)),
             xb = static_cast<int>(std::ceil(wx1 - 0.5));
+  // The discs the row may meet: those begun above it (in order of their tops), less those ended.
+  std::vector<Disc> active;
+  std::size_t next = 0;
   for (int y = ya; y < yb; ++y) {
     const double py = y + 0.5;
+    while (next < discs.size() && discs[next].y - discs[next].r <= py)
+      active.push_back(discs[next++]);
+    std::erase_if(active, [&](const Disc& d) { return d.y + d.r < py; });
     chords.clear();
-    for (const auto& d : discs) {
+    for (const auto& d : active) {
       const double dy = py - d.y, room = d.r * d.r - dy * dy;
       if (room < 0) continue;
       const double half = std::sqrt(room);
