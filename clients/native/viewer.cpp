@@ -25,6 +25,10 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
     if (w->team) who_ += " " + w->player + " team " + std::to_string(*w->team);
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
     player_team_ = w->role == protocol::Role::player ? w->team : std::nullopt;
+    // The countdown runs from the first welcome with the delay: a later one before the first
+    // snapshot (a pause's) keeps it.
+    if (w->delay != delay_ || have_current_) welcomed_at_ = now;
+    delay_ = w->delay;
     team_colours_.clear();
     for (const auto& t : w->teams)
       if (const auto c = parse_hex_colour(t.colour)) team_colours_[t.team] = *c;
@@ -96,6 +100,14 @@ bool Viewer::explored_at(double x, double y) const {
   const auto i = static_cast<std::size_t>(cy) * explored_->cols + static_cast<std::size_t>(cx);
   if (i / 8 >= explored_->bits.size()) return false;
   return (explored_->bits[i / 8] >> (i % 8)) & 1;
+}
+
+std::string Viewer::delay_note(Time now) const {
+  if (delay_ <= 0 || have_current_) return {};
+  const double since = std::chrono::duration<double>(now - welcomed_at_).count();
+  const long left = std::max(0L, static_cast<long>(std::ceil(delay_ - since)));
+  return "THE WORLD AS IT WAS " + std::to_string(std::lround(delay_)) + " S AGO: FIRST VIEW IN " +
+         std::to_string(left) + " S";
 }
 
 std::vector<AgentState> Viewer::agents_at(Time now) const {

@@ -66,6 +66,9 @@ class Viewer {
   const std::optional<protocol::ExploredState>& explored() const { return explored_; }
   // Whether world point (x, y) lies in a cell of the explored ground (false off its grid).
   bool explored_at(double x, double y) const;
+  // A late spectator's line until its first snapshot (the welcome's `delay`, counted down from
+  // the welcome): "THE WORLD AS IT WAS 30 S AGO: FIRST VIEW IN 27 S"; empty otherwise.
+  std::string delay_note(Time now) const;
 
   // Camera: the fitted view, zoomed and panned.
   Camera camera(int win_w, int win_h) const;
@@ -133,6 +136,8 @@ class Viewer {
   std::string who_;
   std::optional<std::uint8_t> player_team_;
   bool by_team_ = false;
+  double delay_ = 0;
+  Time welcomed_at_{};
   std::map<unsigned, Rgb> team_colours_;  // the welcome's `teams`
   std::vector<protocol::GhostState> ghosts_;
   std::optional<protocol::ExploredState> explored_;
