@@ -203,6 +203,8 @@ Overlay overlay_of(const App& app, Clock::time_point now) {
                          " POINTS  RIGHT CLICK OR LET GO OF SHIFT: GO";
       break;
     case Viewer::Armed::none:
+      // A late spectator waiting for its first snapshot: when it comes.
+      if (app.conn.connected()) o.note = app.viewer.delay_note(now);
       break;
   }
   return o;

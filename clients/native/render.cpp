@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <numbers>
+#include <utility>
+#include <vector>
 
 #include "native/font.hpp"
 
@@ -106,8 +108,9 @@ void draw_world(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
 
 // The no-backtracking walkers' trails (agents whose snapshot carries `history`), as the browser
 // draws them (clients/web/map_view.js): a square on the centre of each tile visited, joined by a
-// line, in the walker's group colour, the newest opaque and the oldest faint. Over the map, under
-// everything else. Binary snapshots carry no history (but for inspected agents): no trail then.
+// line, in the walker's colour (its group's, or its team's), the newest opaque and the oldest
+// faint. Over the map, under everything else. Binary snapshots carry no history (but for inspected
+// agents): no trail then.
 void draw_trails(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
                  const Camera& cam) {
   const auto& map = v.map();
@@ -117,7 +120,7 @@ void draw_trails(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
   for (const auto& a : agents) {
     const std::size_t n = a.history.size();
     if (n == 0) continue;
-    const Rgb c = group_colour(a.group);
+    const Rgb c = v.agent_colour(a);
     SDL_FPoint prev{};
     for (std::size_t i = 0; i < n; ++i) {
       const SDL_FPoint p{
@@ -225,7 +228,7 @@ void draw_route_draft(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
 void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
                  const Camera& cam) {
   for (const auto& a : agents) {
-    set_colour(r, group_colour(a.group));
+    set_colour(r, v.agent_colour(a));
     fill_circle(r, cam.to_screen_x(a.x), cam.to_screen_y(a.y), a.r * cam.scale);
   }
   set_colour(r, colour::kCollided);
@@ -254,6 +257,125 @@ void draw_agents(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>
       set_colour(r, colour::kSelection);
       draw_circle(r, sx, sy, sr + 3);
     }
+  }
+}
+
+// A player's fog of war (clients/web/fog_layer.js): black at kFogAlpha over the world where no
+// agent of its team sees (each sees a disc of its `sight`, the world's default when not told),
+// and at kUnexploredAlpha where its team has never explored, when its explored ground is known.
+// Row by row: the chords of the discs on screen that cross the row are sorted, and the spans
+// between them veiled, cut where the explored grid's state changes.
+void draw_fog(SDL_Renderer* r, const Viewer& v, const std::vector<AgentState>& agents,
+              const Camera& cam, int win_w, int win_h) {
+  const auto team = v.player_team();
+  if (!team) return;
+  const double wx0 = std::max(0.0, cam.offset_x), wy0 = std::max(0.0, cam.offset_y);
+  const double wx1 = std::min<double>(win_w, cam.to_screen_x(v.world().width)),
+               wy1 = std::min<double>(win_h, cam.to_screen_y(v.world().height));
+  if (!(wx1 > wx0 && wy1 > wy0)) return;
+  struct Disc {
+    double x, y, r;  // screen pixels
+  };
+  std::vector<Disc> discs;  // those that meet the world on screen, from the top down
+  for (const auto& a : agents) {
+    if (a.team.value_or(0) != *team) continue;
+    const Disc d{cam.to_screen_x(a.x), cam.to_screen_y(a.y),
+                 a.sight.value_or(kDefaultSight) * cam.scale};
+    if (d.r > 0 && d.x + d.r >= wx0 && d.x - d.r <= wx1 && d.y + d.r >= wy0 && d.y - d.r <= wy1)
+      discs.push_back(d);
+  }
+  std::sort(discs.begin(), discs.end(),
+            [](const Disc& p, const Disc& q) { return p.y - p.r < q.y - q.r; });
+  const auto& explored = v.explored();
+  const auto veil = [&](int xa, int xb, int y) {  // pixels xa..xb-1 of row y, out of sight
+    if (xb <= xa) return;
+    if (!explored) {
+      set_colour(r, {}, static_cast<std::uint8_t>(std::lround(255 * kFogAlpha)));
+      span(r, xa, xb - 1, y);
+      return;
+    }
+    const double wy = cam.to_world_y(y + 0.5);
+    // Runs of pixels whose centres lie in cells of one state (explored or not), each one span:
+    // a run goes on to the next cell's edge while that cell is in the same state.
+    const double cell = explored->cell;
+    const auto cell_end = [&](int x) {
+      const double edge = cam.to_screen_x((std::floor(cam.to_world_x(x + 0.5) / cell) + 1) * cell);
+      return std::clamp(static_cast<int>(std::ceil(edge - 0.5)), x + 1, xb);
+    };
+    int x = xa;
+    while (x < xb) {
+      const bool seen = v.explored_at(cam.to_world_x(x + 0.5), wy);
+      int end = cell_end(x);
+      while (end < xb && v.explored_at(cam.to_world_x(end + 0.5), wy) == seen) end = cell_end(end);
+      set_colour(
+          r, {},
+          static_cast<std::uint8_t>(std::lround(255 * (seen ? kFogAlpha : kUnexploredAlpha))));
+      span(r, x, end - 1, y);
+      x = end;
+    }
+  };
+  std::vector<std::pair<double, double>> chords;
+  const int ya = static_cast<int>(std::ceil(wy0 - 0.5)),
+            yb = static_cast<int>(std::ceil(wy1 - 0.5));
+  const int xa = static_cast<int>(std::ceil(wx0 - 0.5)),
+            xb = static_cast<int>(std::ceil(wx1 - 0.5));
+  // The discs the row may meet: those begun above it (in order of their tops), less those ended.
+  std::vector<Disc> active;
+  std::size_t next = 0;
+  for (int y = ya; y < yb; ++y) {
+    const double py = y + 0.5;
+    while (next < discs.size() && discs[next].y - discs[next].r <= py)
+      active.push_back(discs[next++]);
+    std::erase_if(active, [&](const Disc& d) { return d.y + d.r < py; });
+    chords.clear();
+    for (const auto& d : active) {
+      const double dy = py - d.y, room = d.r * d.r - dy * dy;
+      if (room < 0) continue;
+      const double half = std::sqrt(room);
+      chords.emplace_back(d.x - half, d.x + half);
+    }
+    std::sort(chords.begin(), chords.end());
+    int x = xa;
+    for (const auto& [c0, c1] : chords) {
+      // Pixels whose centres lie within [c0, c1] are in sight.
+      const int in0 = static_cast<int>(std::ceil(c0 - 0.5)),
+                in1 = static_cast<int>(std::floor(c1 - 0.5)) + 1;
+      if (in1 <= x) continue;
+      veil(x, std::min(in0, xb), y);
+      x = std::max(x, in1);
+      if (x >= xb) break;
+    }
+    veil(x, xb, y);
+  }
+}
+
+// A player's ghosts: a faint outline in the enemy team's colour where its team last saw each.
+void draw_ghosts(SDL_Renderer* r, const Viewer& v, const Camera& cam) {
+  for (const auto& g : v.ghosts()) {
+    set_colour(r, v.team_colour(g.team), 200);
+    const double sx = cam.to_screen_x(g.x), sy = cam.to_screen_y(g.y);
+    const double sr = std::max(2.0, g.r * cam.scale);
+    draw_circle(r, sx, sy, sr);
+    draw_circle(r, sx, sy, sr + 1);
+  }
+}
+
+// A bar over each hurt agent (hp under max_hp): the dark back, the full part coloured by how full.
+void draw_health(SDL_Renderer* r, const std::vector<AgentState>& agents, const Camera& cam) {
+  for (const auto& a : agents) {
+    if (!a.hp || !a.max_hp || *a.max_hp <= 0 || *a.hp >= *a.max_hp) continue;
+    const double f = std::clamp(*a.hp / *a.max_hp, 0.0, 1.0);
+    const double sr = a.r * cam.scale, w = std::max(kHealthMinPx, 2 * sr);
+    const double x = cam.to_screen_x(a.x) - w / 2,
+                 y = cam.to_screen_y(a.y) - sr - kHealthGapPx - kHealthBarPx;
+    const SDL_FRect back{static_cast<float>(x - 1), static_cast<float>(y - 1),
+                         static_cast<float>(w + 2), static_cast<float>(kHealthBarPx + 2)};
+    set_colour(r, colour::kHealthBack, 200);
+    SDL_RenderFillRectF(r, &back);
+    const SDL_FRect full{static_cast<float>(x), static_cast<float>(y), static_cast<float>(w * f),
+                         static_cast<float>(kHealthBarPx)};
+    set_colour(r, health_colour(f));
+    SDL_RenderFillRectF(r, &full);
   }
 }
 
@@ -307,8 +429,11 @@ void draw_frame(SDL_Renderer* r, const Viewer& viewer, Viewer::Time now, const O
     draw_trails(r, viewer, agents, cam);
     draw_walls(r, viewer, cam);
     draw_obstacles(r, viewer, cam);
+    draw_fog(r, viewer, agents, cam, w, h);  // under the agents: those drawn are those seen
+    draw_ghosts(r, viewer, cam);
     draw_targets(r, viewer, agents, cam);
     draw_agents(r, viewer, agents, cam);
+    draw_health(r, agents, cam);
     draw_flashes(r, viewer, now, cam);
     draw_route_draft(r, viewer, cam);
   }

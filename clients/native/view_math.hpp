@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
+#include <string_view>
 
 #include "native/palette.hpp"  // generated from clients/web/palette.json (cmake/palette_header.cmake)
 #include "native/rgb.hpp"
@@ -22,12 +24,58 @@ inline constexpr Rgb kHeading{0xcc, 0xcc, 0xcc};  // the browser's white at 0.8 
 inline constexpr Rgb kText{0xe0, 0xe6, 0xee};
 inline constexpr Rgb kTextBad{0xff, 0x6b, 0x6b};
 inline constexpr Rgb kStalled{0xf4, 0xf4, 0xf4};  // the browser's stall badge (theme.js's stalled)
+inline constexpr Rgb kTeamNeutral{0xb4, 0xb9, 0xc0};  // nobody's agents (theme.js's teamNeutral)
+// A hurt agent's hit-point bar (theme.js's health colours): its full part green over half, amber
+// over a quarter, else red, on a dark back.
+inline constexpr Rgb kHealthHigh{0x4c, 0xd9, 0x64};
+inline constexpr Rgb kHealthMid{0xff, 0xcc, 0x00};
+inline constexpr Rgb kHealthLow{0xff, 0x3b, 0x30};
+inline constexpr Rgb kHealthBack{0x00, 0x00, 0x00};
 }  // namespace colour
 
 // Group g uses g mod the palette's size, as the browser does.
 inline Rgb group_colour(unsigned group) {
   return colour::kGroups[group % std::size(colour::kGroups)];
 }
+
+// Team t's colour when the welcome gives none (theme.js's teamColor): 0 (nobody's) neutral grey,
+// 1 and up the groups' colours in turn.
+inline Rgb team_palette_colour(unsigned team) {
+  return team == 0 ? colour::kTeamNeutral : group_colour(team - 1);
+}
+
+// "#rrggbb" as a colour; nothing for anything else.
+inline std::optional<Rgb> parse_hex_colour(std::string_view s) {
+  if (s.size() != 7 || s[0] != '#') return std::nullopt;
+  const auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::uint8_t v[3];
+  for (int i = 0; i < 3; ++i) {
+    const int hi = nibble(s[1 + 2 * i]), lo = nibble(s[2 + 2 * i]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    v[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  return Rgb{v[0], v[1], v[2]};
+}
+
+// A hurt agent's bar (clients/web/game_layer.js): kHealthBarPx high, kHealthGapPx above its
+// body, as wide as the body and at least kHealthMinPx.
+inline constexpr double kHealthBarPx = 4, kHealthGapPx = 3, kHealthMinPx = 16;
+inline Rgb health_colour(double fraction) {
+  return fraction > 0.5    ? colour::kHealthHigh
+         : fraction > 0.25 ? colour::kHealthMid
+                           : colour::kHealthLow;
+}
+
+// The fog of war over a player's world (clients/web/fog_layer.js): black at this opacity where
+// its team does not see; darker where it has never explored, when its explored ground is known.
+inline constexpr double kFogAlpha = 0.6, kUnexploredAlpha = 0.88;
+// An agent's sight when its snapshot gives none: the world's default.
+inline constexpr double kDefaultSight = 200;
 
 // The ring round a collided agent, window pixels: from its rim outwards, inside the selection ring
 // (3 px out), so the whole body keeps its group colour (clients/web/agent_layer.js draws the

@@ -1,6 +1,7 @@
 #include "native/viewer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 namespace herd::view {
@@ -23,9 +24,19 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
                                                 : std::string(protocol::to_string(w->role));
     if (w->team) who_ += " " + w->player + " team " + std::to_string(*w->team);
     if (w->snapshot_rate > 0) snapshot_interval_ = 1.0 / w->snapshot_rate;
+    player_team_ = w->role == protocol::Role::player ? w->team : std::nullopt;
+    // The countdown runs from the first welcome with the delay: a later one before the first
+    // snapshot (a pause's) keeps it.
+    if (w->delay != delay_ || have_current_) welcomed_at_ = now;
+    delay_ = w->delay;
+    team_colours_.clear();
+    for (const auto& t : w->teams)
+      if (const auto c = parse_hex_colour(t.colour)) team_colours_[t.team] = *c;
     if (!same_world) {
       have_previous_ = have_current_ = false;
       flashes_.clear();
+      ghosts_.clear();
+      explored_.reset();  // a new world's team has explored nothing yet
     }
     return;
   }
@@ -38,6 +49,11 @@ void Viewer::on_message(const protocol::ServerMessage& msg, Time now) {
   previous_ = std::move(current_);
   have_previous_ = have_current_;
   current_ = *s;
+  if (s->health) apply_health(*s->health);
+  by_team_ = std::any_of(current_.agents.begin(), current_.agents.end(),
+                         [](const AgentState& a) { return a.team.value_or(0) != 0; });
+  ghosts_ = s->ghosts.value_or(std::vector<protocol::GhostState>{});
+  if (s->explored) explored_ = s->explored;  // absent: as last told
   have_current_ = true;
   current_at_ = now;
   prune_selection();
@@ -53,6 +69,45 @@ void Viewer::add_flashes(Time now) {
   if (flashes_.size() > kMaxFlashes)
     flashes_.erase(flashes_.begin(),
                    flashes_.begin() + static_cast<std::ptrdiff_t>(flashes_.size() - kMaxFlashes));
+}
+
+void Viewer::apply_health(const std::vector<protocol::HealthState>& health) {
+  // A binary frame's hurt agents, [id, hp, max_hp] each, onto its agents as JSON carries them;
+  // the others are unhurt.
+  auto& agents = current_.agents;
+  for (const auto& h : health) {
+    auto it = std::lower_bound(agents.begin(), agents.end(), h.id,
+                               [](const AgentState& a, std::uint32_t v) { return a.id < v; });
+    if (it == agents.end() || it->id != h.id) continue;
+    it->hp = h.hp;
+    it->max_hp = h.max_hp;
+  }
+}
+
+Rgb Viewer::team_colour(unsigned team) const {
+  if (auto it = team_colours_.find(team); it != team_colours_.end()) return it->second;
+  return team_palette_colour(team);
+}
+
+Rgb Viewer::agent_colour(const AgentState& a) const {
+  return colours_by_team() ? team_colour(a.team.value_or(0)) : group_colour(a.group);
+}
+
+bool Viewer::explored_at(double x, double y) const {
+  if (!explored_ || explored_->cell <= 0) return false;
+  const double cx = std::floor(x / explored_->cell), cy = std::floor(y / explored_->cell);
+  if (cx < 0 || cy < 0 || cx >= explored_->cols || cy >= explored_->rows) return false;
+  const auto i = static_cast<std::size_t>(cy) * explored_->cols + static_cast<std::size_t>(cx);
+  if (i / 8 >= explored_->bits.size()) return false;
+  return (explored_->bits[i / 8] >> (i % 8)) & 1;
+}
+
+std::string Viewer::delay_note(Time now) const {
+  if (delay_ <= 0 || have_current_) return {};
+  const double since = std::chrono::duration<double>(now - welcomed_at_).count();
+  const long left = std::max(0L, static_cast<long>(std::ceil(delay_ - since)));
+  return "THE WORLD AS IT WAS " + std::to_string(std::lround(delay_)) + " S AGO: FIRST VIEW IN " +
+         std::to_string(left) + " S";
 }
 
 std::vector<AgentState> Viewer::agents_at(Time now) const {

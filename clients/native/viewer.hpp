@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,25 @@ class Viewer {
   // Who this session is, as its welcome said: the role, and a player's name and team.
   const std::string& who() const { return who_; }
   const std::string& upstream() const { return upstream_; }
+
+  // The game. A player's team (its fog is drawn: what the team does not see darkened), from the
+  // welcome; none for the other roles.
+  std::optional<std::uint8_t> player_team() const { return player_team_; }
+  // Whether agents are drawn by team, not group: some agent of the newest snapshot has a team
+  // other than 0 (a server with players), as the browser decides.
+  bool colours_by_team() const { return by_team_; }
+  // Team t's colour: the welcome's `teams` for it when given, else the palette's by team.
+  Rgb team_colour(unsigned team) const;
+  // Agent a's colour: its team's when colours_by_team(), else its group's.
+  Rgb agent_colour(const protocol::AgentState& a) const;
+  // A player's team's ghosts (the newest snapshot's) and explored ground (as last told).
+  const std::vector<protocol::GhostState>& ghosts() const { return ghosts_; }
+  const std::optional<protocol::ExploredState>& explored() const { return explored_; }
+  // Whether world point (x, y) lies in a cell of the explored ground (false off its grid).
+  bool explored_at(double x, double y) const;
+  // A late spectator's line until its first snapshot (the welcome's `delay`, counted down from
+  // the welcome): "THE WORLD AS IT WAS 30 S AGO: FIRST VIEW IN 27 S"; empty otherwise.
+  std::string delay_note(Time now) const;
 
   // Camera: the fitted view, zoomed and panned.
   Camera camera(int win_w, int win_h) const;
@@ -105,6 +125,7 @@ class Viewer {
   sim::SetTarget order_to(sim::BehaviourKind kind, sim::Vec2 p, bool queue) const;
   void prune_selection();
   void add_flashes(Time now);
+  void apply_health(const std::vector<protocol::HealthState>& health);
 
   std::string upstream_;
   protocol::WorldInfo world_;
@@ -113,6 +134,13 @@ class Viewer {
   std::vector<protocol::WallState> walls_;
   double snapshot_interval_ = 0.05;  // seconds, from the welcome
   std::string who_;
+  std::optional<std::uint8_t> player_team_;
+  bool by_team_ = false;
+  double delay_ = 0;
+  Time welcomed_at_{};
+  std::map<unsigned, Rgb> team_colours_;  // the welcome's `teams`
+  std::vector<protocol::GhostState> ghosts_;
+  std::optional<protocol::ExploredState> explored_;
   protocol::Snapshot previous_, current_;
   bool have_previous_ = false, have_current_ = false;
   Time current_at_{};

@@ -100,6 +100,22 @@ export function installDebugApi(v) {
     get fog() {
       return { draws: v.view.fogLayer.draws, discs: v.view.fogLayer.discs, px: v.view.fogLayer.px };
     },
+    // The game (game.js): the hit and death marks being shown, a player's ghosts and whether its
+    // explored ground is known, and the late spectator's countdown while it shows.
+    get game() {
+      const ex = v.state.explored;
+      return {
+        events: v.state.events.map((m) => ({ type: m.type, agent: m.agent, x: m.x, y: m.y })),
+        ghosts: v.state.ghosts,
+        explored: ex ? { cell: ex.cell, cols: ex.cols, rows: ex.rows } : null,
+        time: v.state.time,
+      };
+    },
+    // A hurt agent's hit-point bar on screen, CSS pixels (game_layer.js), or null when unhurt or not drawn.
+    healthBar(/** @type {number} */ id) {
+      const a = v.state.drawn.find((d) => d.id === id);
+      return a && a.hp !== undefined && a.max_hp !== undefined && a.hp < a.max_hp ? v.view.healthBar(a) : null;
+    },
     // Why this page may not command ('' when it may): the scenario bar's note (access.js).
     get commandNotice() {
       return v.state.commandNotice;

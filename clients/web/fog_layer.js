@@ -9,14 +9,18 @@
 // overlap: 3,000 large overlapping discs as one canvas path filled with 'destination-out' took
 // Skia about 30 ms a frame in software (headless Chromium). Where the discs' area would pass
 // FOG_AREA_BUDGET fog pixels (a crowd of thousands, zoomed in), the fog pixel grows instead, so
-// the cost stays about a millisecond or two. fog.js decides which discs there are.
+// the cost stays about a millisecond or two. fog.js decides which discs there are. A player's
+// team's explored ground (game.js's ExploredGrid), when known, shades the veil: cells it has
+// explored under THEME.fog, the others under the darker THEME.fogUnexplored.
 
 import { fogDiscs, markDiscs } from './fog.js';
 import { packColor } from './raster_masks.js';
+import { exploredAt } from './game.js';
 import { THEME } from './theme.js';
 
 /** @import { Agent } from '../js/src/protocol.js' */
 /** @import { View } from './view.js' */
+/** @import { ExploredGrid } from './game.js' */
 
 // CSS pixels a pixel of the fog's canvas covers, each way: at least MIN_FOG_PX, more when the
 // discs' area at that size passes FOG_AREA_BUDGET (fog pixels), at most MAX_FOG_PX.
@@ -35,15 +39,19 @@ export class FogLayer {
     this.pixels = new Uint32Array(0); // the image's pixels, 0xAABBGGRR
     this.mask = new Uint8Array(0); // 1: in sight
     this.veil = packColor(THEME.fog) ?? 0x99000000;
+    this.dark = packColor(THEME.fogUnexplored) ?? 0xe0000000; // ground never explored
     this.discs = 0; // discs cleared in the last frame drawn (the tests, window.herd.fog)
     this.px = MIN_FOG_PX; // CSS pixels a fog pixel covered in it
     this.draws = 0;
   }
 
   // Veils the world on the view's canvas (ctx, in CSS pixels) but inside the sight of team
-  // `team`'s agents among `agents`.
-  /** @param {CanvasRenderingContext2D} ctx @param {View} view @param {readonly Agent[]} agents @param {number} team */
-  draw(ctx, view, agents, team) {
+  // `team`'s agents among `agents`; darker where `explored` (when known) says it is unexplored.
+  /**
+   * @param {CanvasRenderingContext2D} ctx @param {View} view @param {readonly Agent[]} agents @param {number} team
+   * @param {ExploredGrid | null} [explored]
+   */
+  draw(ctx, view, agents, team, explored = null) {
     if (!view.world) return;
     // The world's rectangle on screen, within the canvas: nothing else is veiled.
     const tl = view.worldToScreen(0, 0);
@@ -81,8 +89,21 @@ export class FogLayer {
     markDiscs(mask, w, h, discs);
     pixels.fill(0);
     const veil = this.veil;
-    for (let y = y0; y < y1; y++) {
-      for (let i = y * w + x0, end = y * w + x1; i < end; i++) if (mask[i] === 0) pixels[i] = veil;
+    if (explored) {
+      // Each fog pixel's centre in the world, its cell looked up in the explored bits.
+      const dark = this.dark;
+      for (let y = y0; y < y1; y++) {
+        const wy = ((y + 0.5) * px - view.originY) / view.scale;
+        for (let x = x0; x < x1; x++) {
+          const i = y * w + x;
+          if (mask[i] !== 0) continue;
+          pixels[i] = exploredAt(explored, ((x + 0.5) * px - view.originX) / view.scale, wy) ? veil : dark;
+        }
+      }
+    } else {
+      for (let y = y0; y < y1; y++) {
+        for (let i = y * w + x0, end = y * w + x1; i < end; i++) if (mask[i] === 0) pixels[i] = veil;
+      }
     }
     const layer = /** @type {OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D} */ (this.ctx);
     layer.putImageData(/** @type {ImageData} */ (this.image), 0, 0);

@@ -211,8 +211,8 @@ export class Hud {
 
 // Who the page is, as the status line says it on a server with players: 'player red · team 1';
 // a spectator's with the view it shows, 'spectator · whole world' or 'spectator · team 2's view'
-// (teamView: null for the whole world); '' for the operator and a viewer. A spectator's delay is
-// not in its welcome: the line does not guess it.
+// (teamView: null for the whole world); '' for the operator and a viewer. A late spectator's
+// delay (the welcome's `delay`) is counted down over the world until its first view (main.js).
 /** @param {WhoWelcome | null} welcome @param {number | null} teamView @returns {string} */
 export function whoLine(welcome, teamView) {
   if (!welcome) return '';

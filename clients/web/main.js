@@ -37,6 +37,7 @@ import { coloursByTeam, knowsTeams } from './fog.js';
 import { teamColor } from './theme.js';
 import { whoLine } from './hud.js';
 import { stalledCount } from './stalls.js';
+import { delayLine, ghostAt, ghostLabel } from './game.js';
 
 /** @import { Agent, CommandFields, Format } from '../js/src/protocol.js' */
 
@@ -280,6 +281,27 @@ function teamSight(sampled) {
   return { byTeam, fogTeam: null, drawn: sampled, count: state.agents.length, teamView: false };
 }
 
+const delayNote = $('delay-note');
+const GHOST_PICK_SLACK_PX = 4;
+
+// The page's notes on the game: a late spectator's countdown to its first view (over the empty
+// world, until a snapshot comes), and what the ghost under the pointer is (the canvas's tooltip).
+/** @param {number} now */
+function gameNotes(now) {
+  const delay = state.welcome?.delay;
+  const waiting = conn.state === 'connected' && typeof delay === 'number' && delay > 0 && !state.viewed;
+  const text = waiting ? delayLine(delay, (now - state.welcomedAt) / 1000) : '';
+  if (delayNote.hidden !== !waiting) delayNote.hidden = !waiting;
+  if (delayNote.textContent !== text) delayNote.textContent = text;
+  let tip = '';
+  if (cursor.at && state.ghosts.length > 0 && state.welcome?.role === 'player') {
+    const w = view.screenToWorld(cursor.at.x, cursor.at.y);
+    const g = ghostAt(state.ghosts, w.x, w.y, GHOST_PICK_SLACK_PX / view.scale);
+    if (g) tip = `team ${g.team}'s agent ${g.id}: ${ghostLabel(g, state.time ?? g.time)}`;
+  }
+  if (canvas.title !== tip) canvas.title = tip;
+}
+
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).
 const timing = { sampleMs: 0, drawMs: 0 };
 
@@ -320,7 +342,12 @@ function frame(now) {
     routeDraft: state.armed?.route,
     byTeam: sight.byTeam,
     fogTeam: sight.fogTeam,
+    // A player's team's memory: its explored ground shades its fog, its ghosts lie in it.
+    explored: state.welcome?.role === 'player' ? state.explored : null,
+    ghosts: state.welcome?.role === 'player' ? state.ghosts : [],
+    events: state.events,
   });
+  gameNotes(now);
   const t2 = performance.now();
   timing.sampleMs += (t1 - t0 - timing.sampleMs) * 0.1; // smoothed
   timing.drawMs += (t2 - t1 - timing.drawMs) * 0.1;

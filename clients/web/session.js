@@ -10,6 +10,8 @@ import { byId } from './inspect_view.js';
 import { agentRoles } from './roles.js';
 import { barNotice, commandNotice, isHelloRefusal } from './access.js';
 import { QUANTA } from '../js/src/protocol.js';
+import { addEventMarks, decodeExplored, teamColours } from './game.js';
+import { setTeamColours } from './theme.js';
 
 /**
  * @import { Collision, CommandFields, MapMessage, ServerMessage, Welcome } from '../js/src/protocol.js'
@@ -170,6 +172,13 @@ export class Session {
         if (msg.exits) state.exits = msg.exits;
         if (msg.walls) state.walls = msg.walls; // absent: unchanged since told
         state.avoidance = msg.avoidance ?? null;
+        state.time = msg.time;
+        state.viewed = true;
+        // The game: hits and deaths leave marks a while; a player's ghosts come every snapshot,
+        // its explored ground when it grew (absent: as last told).
+        state.events = addEventMarks(state.events, msg.events, now);
+        state.ghosts = msg.ghosts ?? [];
+        if (msg.explored) state.explored = decodeExplored(msg.explored);
         state.traces = msg.inspect ?? [];
         state.formations = msg.formations ?? [];
         if ('map' in msg) this.setMap(msg.map);
@@ -226,6 +235,12 @@ export class Session {
     const sameRates = sameWorld && msg.tick_rate === prev.tick_rate && msg.snapshot_rate === prev.snapshot_rate;
     state.welcome = msg;
     state.welcomeGeneration = conn.generation;
+    setTeamColours(teamColours(msg.teams)); // the players file's colours, else the palette's
+    if (!sameSession) {
+      // A late spectator counts down to its first snapshot from here (main.js, game.js).
+      state.welcomedAt = performance.now();
+      state.viewed = false;
+    }
     state.obstacles = msg.obstacles ?? []; // every obstacle now; snapshots tell changes
     state.walls = msg.walls ?? []; // every wall now (absent: none); snapshots tell changes
     if (!sameWorld) state.tick = msg.tick;
@@ -238,6 +253,9 @@ export class Session {
       state.formationId = null;
       state.sources = []; // a new world's first snapshot tells its own
       state.exits = [];
+      state.events = [];
+      state.ghosts = [];
+      state.explored = null; // a new world's team has explored nothing yet
     }
     this.inspector.sessionStarted(state.selected); // a new session (or world) must be told again
     this.heat.welcomed(!sameWorld); // and asked for the density layer again

@@ -76,6 +76,15 @@ export const THEME = {
   teamNeutral: '#b4b9c0',
   // Fog of war (fog_layer.js): the world a player's agents cannot see, darkened, not hidden.
   fog: 'rgba(0, 0, 0, 0.6)',
+  // A player's ground its team has never explored (the snapshots' `explored`): darker still.
+  fogUnexplored: 'rgba(0, 0, 0, 0.88)',
+  // Hit points (the game): a hurt agent's bar over it, full part green to red, the rest dark; a
+  // death's marker a cross in the flash's colour, fading; a hit flashes the agent white.
+  healthBack: 'rgba(0, 0, 0, 0.7)',
+  healthHigh: '#4cd964',
+  healthLow: '#ff3b30',
+  death: '#ff5050',
+  hitFlash: '#ffffff',
 };
 
 /** @param {number} group @returns {string} */
@@ -83,9 +92,23 @@ export function groupColor(group) {
   return THEME.groups[group % THEME.groups.length];
 }
 
-// Team `team`'s colour: 0 (nobody's) neutral grey, 1 and up the groups' colours in turn.
+// The teams' colours the server's welcome gives (`teams`: the players file's), by team: they
+// take the place of the palette's for those teams (session.js sets them at each welcome).
+/** @type {Map<number, string>} */
+const givenTeamColours = new Map();
+
+/** @param {Map<number, string>} colours */
+export function setTeamColours(colours) {
+  givenTeamColours.clear();
+  for (const [t, c] of colours) givenTeamColours.set(t, c);
+}
+
+// Team `team`'s colour: the welcome's for it when given, else 0 (nobody's) neutral grey and 1 and
+// up the groups' colours in turn.
 /** @param {number} team @returns {string} */
 export function teamColor(team) {
+  const given = givenTeamColours.get(team);
+  if (given) return given;
   return team > 0 ? THEME.groups[(team - 1) % THEME.groups.length] : THEME.teamNeutral;
 }
 

@@ -14,6 +14,7 @@ import { AgentLayer } from './agent_layer.js';
 import { FogLayer } from './fog_layer.js';
 import { HeatLayer } from './heat_map.js';
 import * as marks from './view_marks.js';
+import { drawGhosts, drawGameMarks, healthBar } from './game_layer.js';
 
 export { THEME, groupColor };
 
@@ -22,6 +23,8 @@ export { THEME, groupColor };
 /** @import { PaintTile, Brush } from './paint.js' */
 /** @import { SelectionBox } from './input.js' */
 /** @import { Flash, Order } from './view_marks.js' */
+/** @import { EventMark, ExploredGrid } from './game.js' */
+/** @import { Ghost } from '../js/src/protocol.js' */
 
 /** @typedef {{width: number, height: number}} WorldSize */
 
@@ -46,6 +49,9 @@ export { THEME, groupColor };
  * @property {Point[]} [routeDraft] a patrol's route being given (Shift + right-clicks after Q)
  * @property {boolean} [byTeam] bodies (and trails) in their teams' colours, not their groups'
  * @property {number | null} [fogTeam] the team whose fog of war veils the world (null: none)
+ * @property {ExploredGrid | null} [explored] a player's team's explored ground (fogTeam's)
+ * @property {Ghost[]} [ghosts] a player's team's memory of enemies out of sight
+ * @property {EventMark[]} [events] hit flashes and death markers being shown
  */
 
 const MARGIN_PX = 16; // space around the world so its edge is visible
@@ -242,7 +248,9 @@ export class View {
     marks.drawObstacles(ctx, this, frame.obstacles);
     // The fog veils the ground and what stands on it, under the agents: every agent drawn is one
     // the team sees, and one seen at the rim of a disc stays bright.
-    if (typeof frame.fogTeam === 'number') this.fogLayer.draw(ctx, this, frame.agents, frame.fogTeam);
+    if (typeof frame.fogTeam === 'number') this.fogLayer.draw(ctx, this, frame.agents, frame.fogTeam, frame.explored ?? null);
+    // A player's ghosts: where its team last saw enemies, over the fog they are lost in.
+    if (frame.ghosts) drawGhosts(ctx, this, frame.ghosts);
     const goalsOf = frame.allGoals ? null : frame.selected; // null: everyone's
     marks.drawTargetPaths(ctx, this, frame.agents, goalsOf);
     this.routes = marks.drawQueuedRoutes(ctx, this, frame.agents, goalsOf);
@@ -254,6 +262,7 @@ export class View {
     // The inspector is a diagnostic layer: over the units it explains, under the transient marks.
     if (frame.traces.length > 0) drawTraces(ctx, this, frame.traces, frame.agents, frame.obstacles);
     marks.drawFlashes(ctx, this, frame.flashes, frame.now);
+    drawGameMarks(ctx, this, frame.agents, frame.events ?? [], frame.now); // hits, hit points, deaths
     ctx.globalAlpha = 1;
     marks.drawOrders(ctx, this, frame.orders, frame.now);
     if (frame.routeDraft) marks.drawRouteDraft(ctx, this, frame.routeDraft);
@@ -294,6 +303,12 @@ export class View {
   /** @param {Agent} agent @returns {{x: number, y: number, r: number}} */
   stallBadge(agent) {
     return marks.stallBadge(this, agent);
+  }
+
+  // Screen geometry of a hurt agent's hit-point bar (game_layer.js's healthBar).
+  /** @param {Agent} agent @returns {{x: number, y: number, w: number, h: number, full: number}} */
+  healthBar(agent) {
+    return healthBar(this, agent);
   }
 
   // Screen geometry of a collision flash at time `now`, or null once it has faded.

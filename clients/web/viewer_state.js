@@ -9,6 +9,8 @@
 /** @import { Flash, Order } from './view_marks.js' */
 /** @import { TileMap } from './tile_map.js' */
 /** @import { Armed } from './orders.js' */
+/** @import { EventMark, ExploredGrid } from './game.js' */
+/** @import { Ghost } from '../js/src/protocol.js' */
 
 /**
  * The newest state the server sent, and this page's own (window.herd reads it: debug_api.js).
@@ -38,6 +40,12 @@
  * @property {Map<number, string>} roles
  * @property {boolean} allGoals
  * @property {InspectTrace[]} drawnTraces
+ * @property {number | null} time
+ * @property {EventMark[]} events
+ * @property {Ghost[]} ghosts
+ * @property {ExploredGrid | null} explored
+ * @property {number} welcomedAt
+ * @property {boolean} viewed
  */
 
 // The state of a page that has heard nothing from the server yet.
@@ -69,6 +77,12 @@ export function newViewerState() {
     roles: new Map(), // id -> role (roles.js), from the newest snapshot
     allGoals: false, // key E: every agent's goal drawn, not only the selection's
     drawnTraces: [], // the inspect traces the last frame drew
+    time: null, // world seconds of the newest snapshot
+    events: [], // marks of recent hits and deaths (game.js): {type, agent, x, y, at}
+    ghosts: [], // a player's: its team's memory of enemies out of sight, from the newest snapshot
+    explored: null, // a player's: its team's explored ground as last told, decoded; null: unknown
+    welcomedAt: 0, // when this connection's first welcome came (performance.now())
+    viewed: false, // a snapshot came since this connection's first welcome
   };
 }
 

@@ -306,5 +306,120 @@ TEST_F(DrawFrameTest, ACollisionFlashesAtItsPointThenFades) {
   EXPECT_TRUE(viewer_.flashes().empty());
 }
 
+// The game: a welcome to the same 800 x 600 world as a player of `team` (or as the viewer), with
+// the players file's team colours.
+protocol::Welcome game_welcome(std::optional<std::uint8_t> team,
+                               std::vector<protocol::Welcome::TeamColour> teams = {}) {
+  protocol::Welcome w;
+  w.world = {800, 600};
+  w.snapshot_rate = 20;
+  if (team) {
+    w.role = protocol::Role::player;
+    w.player = "red";
+    w.team = team;
+  }
+  w.teams = std::move(teams);
+  return w;
+}
+
+protocol::AgentState team_agent(std::uint32_t id, double x, double y, std::uint8_t team) {
+  protocol::AgentState a = agent(id, x, y, 0, 10);
+  a.team = team;
+  return a;
+}
+
+// Agents of a server with players are drawn in their team's colour: the welcome's `teams` where
+// it gives one, else the palette's by team (nobody's neutral grey), whatever their group.
+TEST_F(DrawFrameTest, AgentsAreDrawnInTheWelcomesTeamColoursElseThePalettes) {
+  viewer_.on_message(game_welcome(std::nullopt, {{1, "#d04040"}}), {});
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {team_agent(1, 200, 300, 1), team_agent(2, 400, 300, 2), team_agent(3, 600, 300, 0)};
+  s.agents[0].group = 3;
+  draw(s);
+  EXPECT_EQ(str(at(200, 300)), str(Rgb{0xd0, 0x40, 0x40}));
+  EXPECT_EQ(str(at(400, 300)), str(view::group_colour(1)));
+  EXPECT_EQ(str(at(600, 300)), str(view::colour::kTeamNeutral));
+}
+
+// A hurt agent (hp under max_hp: JSON's fields, or a binary frame's side section `health`) has a
+// bar over it: 4 pixels high, 3 above its body, as wide as the body (20 pixels), its full part
+// (40 of 100: amber) on a dark back. An unhurt agent has none.
+TEST_F(DrawFrameTest, AHurtAgentHasAHitPointBarOverIt) {
+  const Rgb back = over(view::colour::kHealthBack, 200, view::colour::kWorld);
+  const auto expect_bar = [&](const std::string& what) {
+    // The bar spans x 190..210, y 283..287: its first 8 pixels full.
+    expect_near(at(194, 285), view::colour::kHealthMid, 0, what + ": the full part");
+    expect_near(at(206, 285), back, 3, what + ": the empty part");
+    EXPECT_EQ(str(at(200, 278)), str(view::colour::kWorld)) << what << ": above the bar";
+    EXPECT_EQ(str(at(500, 285)), str(view::colour::kWorld)) << what << ": over the unhurt agent";
+  };
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {agent(1, 200, 300, 0, 10), agent(2, 500, 300, 0, 10)};
+  s.agents[0].hp = 40;
+  s.agents[0].max_hp = 100;
+  s.agents[1].hp = 100;
+  s.agents[1].max_hp = 100;
+  draw(s);
+  expect_bar("JSON");
+  s.tick = 2;
+  s.agents = {agent(1, 200, 300, 0, 10), agent(2, 500, 300, 0, 10)};
+  s.health = std::vector<protocol::HealthState>{{1, 40, 100}};
+  draw(s);
+  expect_bar("binary");
+}
+
+// A player's world: what its team does not see veiled (black at kFogAlpha), a clear disc of its
+// agent's sight round it; its ghosts outlined in the enemy team's colour over the fog; and once its
+// explored ground is known, ground never explored darker (kUnexploredAlpha) than ground explored.
+TEST_F(DrawFrameTest, APlayersFogVeilsWhatItsTeamDoesNotSeeWithItsGhostsAndExploredGround) {
+  viewer_.on_message(game_welcome(1), {});
+  protocol::Snapshot s;
+  s.tick = 1;
+  s.agents = {team_agent(1, 200, 300, 1)};
+  s.agents[0].sight = 100;
+  protocol::GhostState g;
+  g.id = 9;
+  g.x = 600;
+  g.y = 300;
+  g.r = 10;
+  g.team = 2;
+  g.time = 1;
+  s.ghosts = std::vector<protocol::GhostState>{g};
+  draw(s);
+  const Rgb world = view::colour::kWorld;
+  const Rgb veiled = over(Rgb{}, 153, world), dark = over(Rgb{}, 224, world);
+  EXPECT_EQ(str(at(250, 330)), str(world)) << "in sight";
+  expect_near(at(400, 100), veiled, 1, "out of sight");
+  expect_near(at(200, 405), veiled, 1, "just past the sight's rim");
+  expect_near(at(610, 300), over(view::group_colour(1), 200, veiled), 3, "the ghost's outline");
+  expect_near(at(600, 300), veiled, 1, "inside the ghost's outline");
+
+  // Cells of 100 units, 8 x 6: the left half (columns 0 to 3) explored.
+  protocol::ExploredState e;
+  e.cell = 100;
+  e.cols = 8;
+  e.rows = 6;
+  e.bits.assign(6, 0);
+  for (std::uint32_t row = 0; row < 6; ++row)
+    for (std::uint32_t col = 0; col < 4; ++col) {
+      const std::uint32_t i = row * 8 + col;
+      e.bits[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
+    }
+  s.tick = 2;
+  s.explored = e;
+  draw(s);
+  EXPECT_EQ(str(at(250, 330)), str(world)) << "in sight";
+  expect_near(at(350, 100), veiled, 1, "explored, out of sight");
+  expect_near(at(650, 500), dark, 1, "never explored");
+  expect_near(at(405, 100), dark, 1, "just past the explored cells");
+  // Absent from the next snapshot, the explored ground is as last told.
+  s.tick = 3;
+  s.explored.reset();
+  draw(s);
+  expect_near(at(650, 500), dark, 1, "never explored, as last told");
+}
+
 }  // namespace
 }  // namespace herd

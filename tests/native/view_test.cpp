@@ -323,6 +323,30 @@ TEST(ViewViewer, ARelaysWelcomeSaysWhetherItsUpstreamIsLive) {
   EXPECT_TRUE(v.has_snapshot());
 }
 
+// A late spectator (the welcome's `delay`) is told when its first view comes, counted down from
+// the welcome; its first snapshot ends the note. Without a delay there is none.
+TEST(ViewViewer, ALateSpectatorCountsDownToItsFirstView) {
+  using std::chrono::milliseconds;
+  const view::Viewer::Time t0{std::chrono::seconds(50)};
+  view::Viewer v;
+  protocol::Welcome w;
+  w.world = {800, 600};
+  w.role = protocol::Role::spectator;
+  v.on_message(w, t0);
+  EXPECT_EQ(v.delay_note(t0), "") << "no delay";
+  view::Viewer late;
+  w.delay = 30;
+  late.on_message(w, t0);
+  EXPECT_EQ(late.delay_note(t0), "THE WORLD AS IT WAS 30 S AGO: FIRST VIEW IN 30 S");
+  EXPECT_EQ(late.delay_note(t0 + milliseconds(3200)),
+            "THE WORLD AS IT WAS 30 S AGO: FIRST VIEW IN 27 S");
+  late.on_message(w, t0 + milliseconds(5000));  // a pause's welcome: the count goes on
+  EXPECT_EQ(late.delay_note(t0 + milliseconds(5000)),
+            "THE WORLD AS IT WAS 30 S AGO: FIRST VIEW IN 25 S");
+  late.on_message(snapshot_with(1, 100), t0 + milliseconds(30000));
+  EXPECT_EQ(late.delay_note(t0 + milliseconds(30000)), "");
+}
+
 TEST(ViewViewer, DemoKeysSendWhatTheBrowserSends) {
   view::Viewer v;
   protocol::Welcome w;

@@ -5,7 +5,7 @@
 
 import { DecodeError } from './errors.js';
 
-/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit, Wall } from './protocol.js' */
+/** @import { Agent, MapMessage, Obstacle, Collision, Formation, InspectTrace, Snapshot, DensityMessage, Measurement, Source, Exit, Wall, GameEvent, Ghost, Explored } from './protocol.js' */
 
 /**
  * An agent as a frame carries it: integers in the format's units (positions in 1/2^scale unit,
@@ -58,6 +58,10 @@ import { DecodeError } from './errors.js';
  * @property {Measurement[]} [measurements] every measurement line and area, when one changed or reported
  * @property {Source[]} [sources] every source, with `exits`, when one changed
  * @property {Exit[]} [exits]
+ * @property {number[]} [health] the hurt agents' hit points, flat [id, hp, max_hp, ...]
+ * @property {GameEvent[]} [events]
+ * @property {Ghost[]} [ghosts] a player's
+ * @property {Explored} [explored] a player's, when it grew (and every 5 s)
  */
 
 /**
@@ -428,7 +432,29 @@ export function toSnapshot(frame) {
   if (side.measurements) snap.measurements = side.measurements; // absent: unchanged since told
   if (side.sources) snap.sources = side.sources; // with exits; absent: unchanged since told
   if (side.exits) snap.exits = side.exits;
+  if (side.events) snap.events = side.events;
+  if (side.ghosts) snap.ghosts = side.ghosts;
+  if (side.explored) snap.explored = side.explored;
+  if (side.health) applyHealth(snap.agents, side.health);
   return snap;
+}
+
+// The side section's `health`, flat [id, hp, max_hp, ...] of the hurt agents, onto the agents
+// (ordered by id) as JSON gives them: `hp` and `max_hp` on the hurt ones (an inspected agent's
+// whole object has its own already). The others are unhurt, and carry none.
+/** @param {Agent[]} agents @param {unknown} health */
+function applyHealth(agents, health) {
+  if (!Array.isArray(health)) return;
+  /** @type {Map<number, number>} */
+  const at = new Map();
+  for (let i = 0; i < agents.length; i++) at.set(agents[i].id, i);
+  for (let k = 0; k + 2 < health.length; k += 3) {
+    const i = at.get(health[k]);
+    const hp = health[k + 1];
+    const max = health[k + 2];
+    if (i === undefined || typeof hp !== 'number' || typeof max !== 'number') continue;
+    agents[i] = { ...agents[i], hp, max_hp: max };
+  }
 }
 
 // What went wrong in decoding, as a DecodeError (a hostile side section may also make a TypeError).

@@ -35,6 +35,32 @@
  *   'blocked_by_standing', 'pinned', 'oscillating', 'queueing', 'unreachable' or 'blocked'
  * @property {number} [stall_for] with stall: seconds it has been slow
  * @property {number[]} [stall_by] with stall: the agents responsible, nearest first (at most 4)
+ * @property {number} [hp] its hit points, while some agent of the world is armed or hurt (with max_hp)
+ * @property {number} [max_hp] its hit points at most
+ */
+
+/**
+ * A hit or a death since the previous snapshot (PROTOCOL.md, "Health and weapons").
+ * @typedef {object} GameEvent
+ * @property {'hit' | 'death'} type
+ * @property {number} tick
+ * @property {number} agent the one hit, or killed
+ * @property {number} [by] the hitter (to a player: only one it may know)
+ * @property {number} x
+ * @property {number} y
+ * @property {number} [damage] a hit's
+ * @property {number} [hp] a hit's: the hit points left
+ */
+
+/**
+ * An enemy a player's team lost sight of, where it was last seen at world time `time` (seconds).
+ * @typedef {{id: number, x: number, y: number, r: number, group: number, team: number, time: number}} Ghost
+ */
+
+/**
+ * A player's team's explored ground: `cols` x `rows` cells of `cell` units from the world's
+ * origin, `bits` base64 of one bit a cell, row-major, the lowest bit of each byte first.
+ * @typedef {{cell: number, cols: number, rows: number, bits: string}} Explored
  */
 
 /** @typedef {{id: number, x: number, y: number, r: number}} Obstacle */
@@ -116,6 +142,10 @@
  * @property {Record<string, string>} [descriptions] what each of `scenarios` shows, by name
  * @property {boolean} [paused]
  * @property {string} [upstream] a relay's: 'connected' or 'reconnecting'
+ * @property {string} [player] a player's name
+ * @property {number} [team] a player's team
+ * @property {{team: number, colour: string}[]} [teams] the teams' colours, when the players file gives them
+ * @property {number} [delay] a late spectator's: seconds of world time its snapshots show the world before
  */
 
 /**
@@ -140,6 +170,9 @@
  * @property {Source[]} [sources] every source (add_source), with `exits`, when one was added or
  *   removed or a count changed (and every few seconds while there are any); absent: unchanged
  * @property {Exit[]} [exits] every exit (add_exit), with `sources`
+ * @property {GameEvent[]} [events] hits and deaths since the previous snapshot
+ * @property {Ghost[]} [ghosts] a player's: its team's memory of enemies it lost sight of
+ * @property {Explored} [explored] a player's: its team's explored ground; absent: as last told
  */
 
 /**

@@ -280,6 +280,34 @@ describe('binary snapshots', () => {
     assert.deepEqual(feed.receive(delta).reply, { type: 'ack', tick: 33 }); // built on 30
   });
 
+  it("the side section's game members: health onto its hurt agents, events, ghosts and explored as JSON has them", () => {
+    const at = readHeader(keyframe).bodyAt;
+    const ids = decodeBinary(keyframe).agents.map((a) => a.id);
+    const game = {
+      health: [ids[0], 40, 100, 999999, 1, 2],
+      events: [{ type: 'death', tick: 3, agent: 7, x: 1, y: 2 }],
+      ghosts: [{ id: 8, x: 5, y: 6, r: 4, group: 0, team: 2, time: 1.5 }],
+      explored: { cell: 25, cols: 2, rows: 1, bits: 'Aw==' },
+    };
+    const side = new TextEncoder().encode(JSON.stringify(game));
+    const length = [];
+    for (let n = side.length; ; n >>= 7) {
+      if (n < 128) {
+        length.push(n);
+        break;
+      }
+      length.push((n & 127) | 128); // a varint, 7 bits a byte, the lowest first
+    }
+    const bytes = Uint8Array.from([...keyframe.subarray(0, at), ...length, ...side, ...keyframe.subarray(at)]);
+    bytes[2] |= 2;
+    const snap = toSnapshot(decodeBinary(bytes));
+    assert.deepEqual([snap.agents[0].hp, snap.agents[0].max_hp], [40, 100]);
+    for (const a of snap.agents.slice(1)) assert.equal(a.hp, undefined, `agent ${a.id} is unhurt`);
+    assert.deepEqual(snap.events, game.events);
+    assert.deepEqual(snap.ghosts, game.ghosts);
+    assert.deepEqual(snap.explored, game.explored);
+  });
+
   it('feed: a side section that is not a JSON object is a decode error, not a crash', () => {
     // The keyframe with a side section (flags bit 1) of `text` where its header ends.
     const at = readHeader(keyframe).bodyAt;
