@@ -339,12 +339,14 @@ Snapshot read_snapshot(Fields& f) {
     Fields e(v, where);
     EventState st;
     const std::string_view type = as_string(e.need("type"), e.name("type"));
-    if (type == sim::event_name(sim::EventKind::hit))
-      st.kind = sim::EventKind::hit;
-    else if (type == sim::event_name(sim::EventKind::death))
-      st.kind = sim::EventKind::death;
-    else
-      bad(e.name("type"), "is not a known event");
+    bool known = false;
+    for (const sim::EventKind k : {sim::EventKind::hit, sim::EventKind::death,
+                                   sim::EventKind::order_done, sim::EventKind::seen})
+      if (type == sim::event_name(k)) {
+        st.kind = k;
+        known = true;
+      }
+    if (!known) bad(e.name("type"), "is not a known event");
     st.tick = as_uint(e.need("tick"), e.name("tick"), kMaxU64);
     st.agent = as_u32(e.need("agent"), e.name("agent"));
     if (const json* b = e.find("by")) st.by = as_u32(*b, e.name("by"));

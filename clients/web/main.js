@@ -299,7 +299,15 @@ function gameNotes(now) {
     const g = ghostAt(state.ghosts, w.x, w.y, GHOST_PICK_SLACK_PX / view.scale);
     if (g) tip = `team ${g.team}'s agent ${g.id}: ${ghostLabel(g, state.time ?? g.time)}`;
   }
-  if (canvas.title !== tip) canvas.title = tip;
+  // The tooltip is the pointer's too (input.js: what a right-click would order, a stall): a
+  // ghost's name replaces it only while over a ghost, and is taken away only if it is still there.
+  if (tip) {
+    if (canvas.title !== tip) canvas.title = tip;
+    canvas.dataset.ghostTip = tip;
+  } else if (canvas.dataset.ghostTip !== undefined) {
+    if (canvas.title === canvas.dataset.ghostTip) canvas.title = '';
+    delete canvas.dataset.ghostTip;
+  }
 }
 
 // Smoothed milliseconds a frame spends interpolating and drawing (window.herd.frameTiming).

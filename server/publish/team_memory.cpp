@@ -143,6 +143,22 @@ void TeamMemory::update(const sim::World& world, std::uint8_t team,
     if (merged.size() > kMaxGhosts) merged.resize(kMaxGhosts);
   }
   t.ghosts = std::move(merged);
+  // Enemies seen for the first time (ids ascending in both: a merge).
+  t.sighted.clear();
+  std::vector<sim::AgentId> ever;
+  ever.reserve(t.ever_seen.size() + now.size());
+  std::size_t k = 0;
+  for (const Ghost& g : now) {
+    while (k < t.ever_seen.size() && t.ever_seen[k] < g.id) ever.push_back(t.ever_seen[k++]);
+    if (k < t.ever_seen.size() && t.ever_seen[k] == g.id) {
+      ever.push_back(t.ever_seen[k++]);
+      continue;
+    }
+    t.sighted.push_back(g);
+    ever.push_back(g.id);
+  }
+  ever.insert(ever.end(), t.ever_seen.begin() + static_cast<std::ptrdiff_t>(k), t.ever_seen.end());
+  t.ever_seen = std::move(ever);
   t.in_sight = std::move(now);
 }
 

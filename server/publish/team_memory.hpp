@@ -44,6 +44,8 @@ class TeamMemory {
   void update(const sim::World& world, std::uint8_t team, const std::vector<std::uint64_t>& seen,
               std::span<const sim::GameEvent> events);
   const std::vector<Ghost>& ghosts(std::uint8_t team) const { return teams_[team].ghosts; }
+  // The enemies team `team` saw at the last update for the first time, where they were.
+  const std::vector<Ghost>& sighted(std::uint8_t team) const { return teams_[team].sighted; }
   const Explored& explored(std::uint8_t team) const { return teams_[team].explored; }
 
  private:
@@ -51,6 +53,8 @@ class TeamMemory {
     Explored explored;
     std::vector<Ghost> ghosts;               // by id
     std::vector<Ghost> in_sight;             // the enemies seen at the last update, by id
+    std::vector<Ghost> sighted;              // those of them seen then for the first time
+    std::vector<sim::AgentId> ever_seen;     // every enemy it has seen, ascending
     std::vector<std::uint8_t> cell_visited;  // cells a team agent has stood in: looked around
     std::vector<sim::Vec2> scratch_points;
     std::vector<std::uint32_t> scratch_cells;

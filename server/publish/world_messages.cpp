@@ -306,10 +306,16 @@ void tail_events(const TailSource& source, Fog fog, SnapshotTail& tail) {
     EventState st{e.kind,           e.tick, e.agent, e.by, e.at.x, e.at.y, float_value(e.damage),
                   float_value(e.hp)};
     const sim::AgentId by[] = {e.by};
-    if (view.team != 0 && e.by_team != view.team && !shows(source.world, view, fog, by))
+    if (e.kind == sim::EventKind::order_done ||
+        (view.team != 0 && e.by_team != view.team && !shows(source.world, view, fog, by)))
       st.by.reset();
     tail.events.push_back(st);
   }
+  // A team's view: the enemies its team saw for the first time at this snapshot.
+  if (view.team != 0 && source.memory)
+    for (const TeamMemory::Ghost& g : source.memory->sighted(view.team))
+      tail.events.push_back(
+          {sim::EventKind::seen, source.world.tick(), g.id, std::nullopt, g.at.x, g.at.y, 0, 0});
 }
 
 // A team's view: its ghosts (every snapshot, [] for none), and its explored ground when the

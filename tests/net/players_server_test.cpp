@@ -320,6 +320,14 @@ TEST_F(PlayersServerTest, AWallHidesAnEnemyAndOneLostFromSightStaysAGhostWhereIt
       EXPECT_FALSE(a.target);
     }
   ASSERT_TRUE(seen.explored) << "the first snapshot tells the explored ground";
+  EXPECT_EQ(std::count_if(
+                seen.events.begin(), seen.events.end(),
+                [&](const auto& e) { return e.kind == sim::EventKind::seen && e.agent == open; }),
+            1)
+      << "an enemy first seen";
+  EXPECT_EQ(std::count_if(seen.events.begin(), seen.events.end(),
+                          [&](const auto& e) { return e.agent == hidden; }),
+            0);
   // Blue's open agent walks away south-east, out of red's sight.
   ok(R"({"cmd":"set_target","agents":[)" + std::to_string(open) +
      R"(],"target":{"x":600,"y":580}})");

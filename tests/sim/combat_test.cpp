@@ -169,6 +169,7 @@ TEST(Combat, AttackMoveOnTeamsEngagesOnlyOtherTeamsWhateverTheirGroups) {
   EXPECT_FALSE(engaged_own);
   EXPECT_TRUE(engaged_blue);
   for (const GameEvent& e : events) {
+    if (e.kind == EventKind::order_done) continue;  // red's, at its point
     EXPECT_EQ(e.team, 2) << "only blue is hit";
     EXPECT_EQ(e.by_team, 1);
   }
@@ -283,6 +284,37 @@ TEST(Combat, AWorldWithoutWeaponsHurtsNobody) {
   EXPECT_TRUE(events.empty());
   for (const Agent& a : w.agents()) EXPECT_FLOAT_EQ(a.hp, 100.0F);
   EXPECT_EQ(w.agents().size(), 10u);
+}
+
+// An order's end is news for its team: told once, when the agent arrives where its last order
+// sent it (not at a queued order's first point, never for a patrol).
+TEST(Events, AnOrderDoneIsToldOnceAtTheEndOfItsLastLeg) {
+  World w(def());
+  const AgentId walker = spawn(w, {.at = {100, 300}, .team = 3});
+  const AgentId patroller = spawn(w, {.at = {100, 500}});
+  SetTarget go;
+  go.agents = Selection(false, {walker});
+  go.target = {300, 300};
+  ASSERT_TRUE(w.apply(go).ok());
+  go.target = {300, 100};
+  go.queue = true;
+  ASSERT_TRUE(w.apply(go).ok());
+  SetTarget patrol;
+  patrol.agents = Selection(false, {patroller});
+  patrol.target = {200, 500};
+  patrol.behaviour = BehaviourKind::patrol;
+  ASSERT_TRUE(w.apply(patrol).ok());
+  std::vector<GameEvent> done;
+  for (int t = 0; t < 60 * 20; ++t) {
+    w.step();
+    for (const GameEvent& e : w.events())
+      if (e.kind == EventKind::order_done) done.push_back(e);
+  }
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].agent, walker);
+  EXPECT_EQ(done[0].seen, std::uint64_t{1} << 3) << "its own team's news";
+  EXPECT_LT(length(done[0].at - Vec2{300, 100}), 1.0) << "at the queued order's point";
+  EXPECT_EQ(w.find(walker)->state, MoveState::arrived);
 }
 
 TEST(Combat, SettingsOutOfTheirLimitsAreRefusedWithNothingChanged) {

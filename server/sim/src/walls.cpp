@@ -1,8 +1,8 @@
 #include "walls.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 
 #include "geometry.hpp"
 
@@ -202,8 +202,10 @@ bool WallService::blocks(Vec2 a, Vec2 b) const {
   if (segments_.empty()) return false;
   // Amanatides and Woo's walk over the grid's cells, clamped to the grid (a segment off the
   // grid is in its border cells).
-  const double x = std::clamp(a.x / cell_, 0.0, cols_ - 1e-9), y = std::clamp(a.y / cell_, 0.0, rows_ - 1e-9);
-  const double ex = std::clamp(b.x / cell_, 0.0, cols_ - 1e-9), ey = std::clamp(b.y / cell_, 0.0, rows_ - 1e-9);
+  const double x = std::clamp(a.x / cell_, 0.0, cols_ - 1e-9),
+               y = std::clamp(a.y / cell_, 0.0, rows_ - 1e-9);
+  const double ex = std::clamp(b.x / cell_, 0.0, cols_ - 1e-9),
+               ey = std::clamp(b.y / cell_, 0.0, rows_ - 1e-9);
   int cx = static_cast<int>(x), cy = static_cast<int>(y);
   const int gx = static_cast<int>(ex), gy = static_cast<int>(ey);
   const double dx = ex - x, dy = ey - y;

@@ -8,6 +8,7 @@
 // weapon stays ready), so the same world always ends the same.
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "combat.hpp"
 #include "visibility.hpp"
@@ -71,8 +72,8 @@ std::size_t WorldImpl::combat_target(std::size_t i) const {
 }
 
 void WorldImpl::stage_combat() {
-  events_.clear();
   if (!any_armed_) return;
+  const std::size_t before = events_.size();
   std::vector<std::size_t> dead;
   for (std::size_t i = 0; i < agents_.size(); ++i) {
     Agent& a = agents_[i];
@@ -104,13 +105,14 @@ void WorldImpl::stage_combat() {
       events_.push_back(e);
     }
   }
-  if (events_.empty()) return;
+  const auto hits = std::span(events_).subspan(before);
+  if (hits.empty()) return;
   // Who may be told: the teams that see each agent hit (its own and its hitter's among them).
-  const bool teams = std::any_of(events_.begin(), events_.end(),
+  const bool teams = std::any_of(hits.begin(), hits.end(),
                                  [](const GameEvent& e) { return e.team != 0 || e.by_team != 0; });
   std::vector<std::uint64_t> seen;
   if (teams) seen_by(seen);
-  for (GameEvent& e : events_) {
+  for (GameEvent& e : hits) {
     const Agent* a = find(e.agent);
     const std::uint64_t sight = a && teams ? seen[static_cast<std::size_t>(a - agents_.data())] : 0;
     e.seen = sight | (std::uint64_t{1} << e.team) | (std::uint64_t{1} << e.by_team);

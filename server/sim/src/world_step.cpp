@@ -95,6 +95,7 @@ void WorldImpl::run_stage(Stage stage, void (WorldImpl::*body)()) {
 }
 
 void WorldImpl::begin_step() {
+  events_.clear();
   contacts_.hit_subject.resize(agents_.size(), 0);
   desires_.resize(agents_.size());
   stalls_.grow(agents_.size());
@@ -442,6 +443,13 @@ void WorldImpl::integrate(Agent& a, const Desire& desire) const {
 }
 
 void WorldImpl::stage_states() {
+  // The agents under an order still on their way: those that arrive this tick with nothing
+  // queued after have done their order (an event, for their team's players).
+  std::vector<std::uint32_t> on_their_way;
+  if (orders_.any_given())
+    for (std::size_t i = 0; i < agents_.size(); ++i)
+      if (agents_[i].order != 0 && agents_[i].state == MoveState::moving)
+        on_their_way.push_back(static_cast<std::uint32_t>(i));
   // Each agent writes only its own state and flag (and reads others' positions): on the workers.
   for_each_agent(agents_.size(), [this](std::size_t i, Scratch&) {
     Agent& a = agents_[i];
@@ -480,6 +488,20 @@ void WorldImpl::stage_states() {
     // The collided mark: red until they reach their target (a seeker reaches it by touching it).
     if (there || (d.goal && !d.arriving && to_goal <= a.def.radius)) a.collided = false;
   });
+  for (const std::uint32_t i : on_their_way) {
+    const Agent& a = agents_[i];
+    if (a.state != MoveState::arrived || a.behaviour.kind == BehaviourKind::patrol ||
+        orders_.busy(a))
+      continue;
+    GameEvent e;
+    e.kind = EventKind::order_done;
+    e.agent = a.id;
+    e.team = a.team;
+    e.at = a.position;
+    e.tick = tick_ + 1;
+    e.seen = a.team != 0 ? std::uint64_t{1} << a.team : 0;  // its own team's news
+    events_.push_back(e);
+  }
   // Timed with the states, whose result it reads: one speed test per agent, mostly.
   update_stalls();
 }

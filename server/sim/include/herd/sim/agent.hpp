@@ -125,13 +125,28 @@ struct CollisionEvent {
 };
 
 // What befell an agent in a tick, as a game tells its players (World::events): a hit it took
-// (`by` hit it for `damage`, leaving it `hp`), or its death (`by` dealt the last hit; the agent
-// is gone by the end of the tick). `at` is where it was; `team` and `by_team` whose the two are;
-// `seen` the teams that saw it then (bit t for team t, as World::seen_by), its own and the
-// hitter's included: those whose players may be told.
-enum class EventKind : std::uint8_t { hit, death };
-// The wire's names of the kinds ("hit", "death").
-constexpr std::string_view event_name(EventKind k) { return k == EventKind::hit ? "hit" : "death"; }
+// (`by` hit it for `damage`, leaving it `hp`), its death (`by` dealt the last hit; the agent is
+// gone by the end of the tick), or its order done (it arrived where its last order sent it,
+// nothing queued after). `at` is where it was; `team` and `by_team` whose the two are; `seen` the
+// teams that saw it then (bit t for team t, as World::seen_by; an order done: its own team's),
+// its own and the hitter's included: those whose players may be told.
+// `seen` is not the sim's: a server tells a team's players of an enemy their team sees for the
+// first time (its memory of the team, publish::TeamMemory).
+enum class EventKind : std::uint8_t { hit, death, order_done, seen };
+// The wire's names of the kinds ("hit", "death", "order_done", "seen").
+constexpr std::string_view event_name(EventKind k) {
+  switch (k) {
+    case EventKind::hit:
+      return "hit";
+    case EventKind::death:
+      return "death";
+    case EventKind::order_done:
+      return "order_done";
+    case EventKind::seen:
+      return "seen";
+  }
+  return "hit";
+}
 struct GameEvent {
   EventKind kind = EventKind::hit;
   std::uint8_t team = 0, by_team = 0;

@@ -154,8 +154,9 @@ class World {
 
   // Collisions of the last step(), in the order they were found (deterministic).
   const std::vector<CollisionEvent>& collisions() const;
-  // Hits and deaths of the last step() (agent.hpp: GameEvent), in the order they were made (by the
-  // hitter's id). The dead are gone from agents() by the end of the step.
+  // Orders done, hits and deaths of the last step() (agent.hpp: GameEvent): the orders in id order,
+  // then the hits and deaths in the order they were made (by the hitter's id). The dead are gone
+  // from agents() by the end of the step.
   const std::vector<GameEvent>& events() const;
 
   // Agents whose avoidance is traced from the next step on (for inspectors); unknown ids are
