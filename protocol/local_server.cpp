@@ -193,33 +193,13 @@ std::optional<std::vector<LocalPlayer>> local_players(const std::string& url_hos
 }
 
 std::optional<LocalGrant> local_token(const std::string& url_host, std::uint16_t port) {
-  const std::string host = unbracketed(url_host);
-  const std::filesystem::path file = local_server_file(port);
-  if (file.empty()) return std::nullopt;
-  const nlohmann::json j = read_own_file(file);
-  if (!j.is_object() || !j.contains("token") || !j["token"].is_string()) return std::nullopt;
-  // A file of another port (renamed by hand), or of a server that is gone: its port may be
-  // anyone's now.
-  if (!j.contains("port") || !j["port"].is_number_integer() || j["port"].get<long>() != port)
-    return std::nullopt;
-  if (!process_alive(file_pid(j))) return std::nullopt;
-  if (!j.contains("addresses") || !j["addresses"].is_array()) return std::nullopt;
-  std::vector<std::string> addresses;
-  for (const auto& a : j["addresses"])
-    if (a.is_string()) addresses.push_back(a.get<std::string>());
-  std::optional<std::string> target;
-  if (host == "localhost") {
-    // The address the server holds: a literal one (a name would be resolved again).
-    if (!addresses.empty() && same_address(addresses.front(), addresses.front()))
-      target = addresses.front();
-  } else {
-    for (const std::string& a : addresses)
-      if (same_address(host, a)) target = host;
-  }
-  if (!target) return std::nullopt;
+  const auto found = own_running_file(url_host, port);
+  if (!found) return std::nullopt;
+  const nlohmann::json& j = found->first;
+  if (!j.contains("token") || !j["token"].is_string()) return std::nullopt;
   std::string token = j["token"].get<std::string>();
   if (token.empty() || token.size() > kMaxTokenBytes) return std::nullopt;
-  return LocalGrant{std::move(token), *target};
+  return LocalGrant{std::move(token), found->second};
 }
 
 }  // namespace herd::protocol

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -51,5 +53,35 @@ Vec2 mirror_about(Vec2 axis, Vec2 m);
 // 0 at 0 and pi, 1 at pi/2. Arguments outside are clamped (the published code could take sqrt of
 // < 0).
 double quarter_ellipse(double x);
+
+// Visits, in order from `from`'s, the cells of a unit grid that the segment from-to passes through
+// (points in cell units: cell (x, y) is [x, x+1) x [y, y+1)), as Amanatides and Woo walk a grid,
+// until visit(x, y) returns true; whether one did. A line through a corner steps along x first.
+template <class Visit>
+bool walk_cells(Vec2 from, Vec2 to, Visit&& visit) {
+  auto cx = static_cast<std::int64_t>(std::floor(from.x));
+  auto cy = static_cast<std::int64_t>(std::floor(from.y));
+  const auto gx = static_cast<std::int64_t>(std::floor(to.x));
+  const auto gy = static_cast<std::int64_t>(std::floor(to.y));
+  const double dx = to.x - from.x, dy = to.y - from.y;
+  const int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  double next_x = dx == 0 ? kNever : (sx > 0 ? cx + 1 - from.x : from.x - cx) / std::abs(dx);
+  double next_y = dy == 0 ? kNever : (sy > 0 ? cy + 1 - from.y : from.y - cy) / std::abs(dy);
+  const double step_x = dx == 0 ? kNever : 1 / std::abs(dx);
+  const double step_y = dy == 0 ? kNever : 1 / std::abs(dy);
+  const std::int64_t moves = std::abs(gx - cx) + std::abs(gy - cy);
+  for (std::int64_t k = 0;; ++k) {
+    if (visit(cx, cy)) return true;
+    if (k == moves) return false;
+    if (next_x < next_y) {
+      cx += sx;
+      next_x += step_x;
+    } else {
+      cy += sy;
+      next_y += step_y;
+    }
+  }
+}
 
 }  // namespace herd::sim

@@ -200,38 +200,21 @@ bool segments_meet(Vec2 p, Vec2 q, Vec2 a, Vec2 b) {
 
 bool WallService::blocks(Vec2 a, Vec2 b) const {
   if (segments_.empty()) return false;
-  // Amanatides and Woo's walk over the grid's cells, clamped to the grid (a segment off the
-  // grid is in its border cells).
-  const double x = std::clamp(a.x / cell_, 0.0, cols_ - 1e-9),
-               y = std::clamp(a.y / cell_, 0.0, rows_ - 1e-9);
-  const double ex = std::clamp(b.x / cell_, 0.0, cols_ - 1e-9),
-               ey = std::clamp(b.y / cell_, 0.0, rows_ - 1e-9);
-  int cx = static_cast<int>(x), cy = static_cast<int>(y);
-  const int gx = static_cast<int>(ex), gy = static_cast<int>(ey);
-  const double dx = ex - x, dy = ey - y;
-  const int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
-  constexpr double kNever = std::numeric_limits<double>::infinity();
-  double next_x = dx == 0 ? kNever : (sx > 0 ? cx + 1 - x : x - cx) / std::abs(dx);
-  double next_y = dy == 0 ? kNever : (sy > 0 ? cy + 1 - y : y - cy) / std::abs(dy);
-  const double step_x = dx == 0 ? kNever : 1 / std::abs(dx);
-  const double step_y = dy == 0 ? kNever : 1 / std::abs(dy);
-  const int moves = std::abs(gx - cx) + std::abs(gy - cy);
-  for (int k = 0;; ++k) {
-    const std::size_t c = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_) +
-                          static_cast<std::size_t>(cx);
+  // The cells along the line, clamped to the grid (a segment off the grid is in its border
+  // cells).
+  const auto in_grid = [&](Vec2 p) {
+    return Vec2{std::clamp(p.x / cell_, 0.0, cols_ - 1e-9),
+                std::clamp(p.y / cell_, 0.0, rows_ - 1e-9)};
+  };
+  return walk_cells(in_grid(a), in_grid(b), [&](std::int64_t cx, std::int64_t cy) {
+    const auto c = static_cast<std::size_t>(cy) * static_cast<std::size_t>(cols_) +
+                   static_cast<std::size_t>(cx);
     for (std::uint32_t i = start_[c]; i < start_[c + 1]; ++i) {
       const Segment& s = segments_[cells_[i]];
       if (segments_meet(a, b, s.a, s.b)) return true;
     }
-    if (k == moves) return false;
-    if (next_x < next_y) {
-      cx += sx;
-      next_x += step_x;
-    } else {
-      cy += sy;
-      next_y += step_y;
-    }
-  }
+    return false;
+  });
 }
 
 void WallService::note_starts(std::span<const Agent> agents) {

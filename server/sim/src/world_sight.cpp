@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "geometry.hpp"
 #include "visibility.hpp"
 #include "world_impl.hpp"
 
@@ -26,35 +27,14 @@ class WorldSightLines final : public SightLines {
   }
 
  private:
-  // The tiles the line passes through, in order (Amanatides and Woo's traversal): any blocked one
-  // on the map blocks it. Tiles off the map (a world larger than its map) block nothing.
+  // The tiles the line passes through, in order: any blocked one on the map blocks it. Tiles off
+  // the map (a world larger than its map) block nothing.
   bool tiles_block(Vec2 a, Vec2 b) const {
     const double s = map_->tile_size();
-    const double x = a.x / s, y = a.y / s, ex = b.x / s, ey = b.y / s;
-    auto tx = static_cast<std::int32_t>(std::floor(x));
-    auto ty = static_cast<std::int32_t>(std::floor(y));
-    const auto gx = static_cast<std::int32_t>(std::floor(ex));
-    const auto gy = static_cast<std::int32_t>(std::floor(ey));
-    const double dx = ex - x, dy = ey - y;
-    const int sx = dx > 0 ? 1 : -1, sy = dy > 0 ? 1 : -1;
-    constexpr double kNever = std::numeric_limits<double>::infinity();
-    double next_x = dx == 0 ? kNever : (sx > 0 ? tx + 1 - x : x - tx) / std::abs(dx);
-    double next_y = dy == 0 ? kNever : (sy > 0 ? ty + 1 - y : y - ty) / std::abs(dy);
-    const double step_x = dx == 0 ? kNever : 1 / std::abs(dx);
-    const double step_y = dy == 0 ? kNever : 1 / std::abs(dy);
-    const std::int64_t moves = std::int64_t{std::abs(gx - tx)} + std::abs(gy - ty);
-    for (std::int64_t k = 0;; ++k) {
-      const TileCoord t{tx, ty};
-      if (map_->in_bounds(t) && map_->blocked(t)) return true;
-      if (k == moves) return false;
-      if (next_x < next_y) {
-        tx += sx;
-        next_x += step_x;
-      } else {
-        ty += sy;
-        next_y += step_y;
-      }
-    }
+    return walk_cells(a * (1 / s), b * (1 / s), [&](std::int64_t x, std::int64_t y) {
+      const TileCoord t{static_cast<std::int32_t>(x), static_cast<std::int32_t>(y)};
+      return map_->in_bounds(t) && map_->blocked(t);
+    });
   }
 
   bool walls_block(Vec2 a, Vec2 b) const { return walls_.blocks(a, b); }
