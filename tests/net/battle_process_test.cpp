@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <set>
 
 #include "app/checkpoint_file.hpp"
@@ -144,6 +145,20 @@ class BattleProcessTest : public ::testing::Test {
       ASSERT_EQ(ack.value("type", ""), "ack") << ack.dump();
     }
   }
+  // A battle begun on a server just started: the operator pauses the world and arms both
+  // armies, and each player orders its own through the other's. The three sessions.
+  struct Sides {
+    std::unique_ptr<Session> op, red, blue;
+  };
+  static Sides begin_battle(int port) {
+    Sides s{std::make_unique<Session>(port, hello("operator", kOperator)), nullptr, nullptr};
+    EXPECT_EQ(s.op->command(R"("cmd":"pause")").value("type", ""), "ack");
+    arm(*s.op);
+    s.red = std::make_unique<Session>(port, hello("player", kRed));
+    s.blue = std::make_unique<Session>(port, hello("player", kBlue));
+    order(*s.red, *s.blue);
+    return s;
+  }
   // Steps `ticks` and returns the operator's snapshot of the tick the step ended at.
   static json step(Session& op, int ticks) {
     const json ack = op.command(R"("cmd":"step","ticks":)" + std::to_string(ticks));
@@ -185,13 +200,10 @@ TEST_F(BattleProcessTest, TwoArmiesFightToAnEndThatReplaysAndSurvivesACheckpoint
     Process server(args(whole), out);
     const int port = listening_port(out);
     ASSERT_GT(port, 0) << slurp(out);
-    Session op(port, hello("operator", kOperator));
-    ASSERT_EQ(op.command(R"("cmd":"pause")").value("type", ""), "ack");
-    arm(op);
-    Session red(port, hello("player", kRed));
-    Session blue(port, hello("player", kBlue));
+    const Sides sides = begin_battle(port);
+    Session& op = *sides.op;
+    Session& red = *sides.red;
     ASSERT_EQ(red.welcome().value("team", 0), 1);
-    order(red, blue);
     std::map<int, int> left;
     for (int t = 0; t < 60 * 60; t += 30) {  // a minute of world time at 60 Hz, half a second a go
       left = alive(step(op, 30));
@@ -235,13 +247,8 @@ TEST_F(BattleProcessTest, TwoArmiesFightToAnEndThatReplaysAndSurvivesACheckpoint
     Process server(args(halves), out);
     const int port = listening_port(out);
     ASSERT_GT(port, 0) << slurp(out);
-    Session op(port, hello("operator", kOperator));
-    ASSERT_EQ(op.command(R"("cmd":"pause")").value("type", ""), "ack");
-    arm(op);
-    Session red(port, hello("player", kRed));
-    Session blue(port, hello("player", kBlue));
-    order(red, blue);
-    step(op, half);
+    const Sides sides = begin_battle(port);
+    step(*sides.op, half);
     server.signal(SIGTERM);
     ASSERT_EQ(server.wait_exit(), 0) << slurp(out);
   }
