@@ -332,6 +332,8 @@ class WorldImpl {
   // combat stage.
   std::vector<GameEvent> events_;
   bool any_armed_ = false;
+  // Scratch of stage_states, kept for its capacity: the agents under an order still on their way.
+  std::vector<std::uint32_t> on_their_way_;
   // The host's executor and clock, the workers' scratch, the profile and the inspected agents'
   // traces (step_runner.hpp): how the step runs, never what it computes.
   StepRunner runner_;

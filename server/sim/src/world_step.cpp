@@ -445,7 +445,8 @@ void WorldImpl::integrate(Agent& a, const Desire& desire) const {
 void WorldImpl::stage_states() {
   // The agents under an order still on their way: those that arrive this tick with nothing
   // queued after have done their order (an event, for their team's players).
-  std::vector<std::uint32_t> on_their_way;
+  std::vector<std::uint32_t>& on_their_way = on_their_way_;
+  on_their_way.clear();
   if (orders_.any_given())
     for (std::size_t i = 0; i < agents_.size(); ++i)
       if (agents_[i].order != 0 && agents_[i].state == MoveState::moving)
