@@ -701,7 +701,7 @@ TEST_F(CtlLocalTest, PlayersURLsAreInTheRuntimeFileAndASpectatorsWatchWaitsTheDe
   }
   Process server(
       {"--address", "127.0.0.1", "--port", "0", "--web-root", dir_.string(), "--scenario", "empty",
-       "--players", (dir_ / "players.json").string(), "--spectator-delay", "1.5"},
+       "--players", (dir_ / "players.json").string(), "--spectator-delay", "3"},
       dir_ / "server.log", HERD_SERVER_BIN, Commands::as_user);
   const int port = listening_port(dir_ / "server.log");
   ASSERT_GT(port, 0) << slurp(dir_ / "server.log");
@@ -723,13 +723,13 @@ TEST_F(CtlLocalTest, PlayersURLsAreInTheRuntimeFileAndASpectatorsWatchWaitsTheDe
   // Nothing of the sort for a port no server of this user's holds.
   EXPECT_EQ(ctl({"--url", "ws://127.0.0.1:1/ws", "players"}).status, 3);
 
-  // The spectator's first snapshot comes the delay (1.5 s of world time) after its welcome: with
-  // a timeout of 1 s the watch still gets it.
+  // The spectator's first snapshot comes the delay (3 s of world time) after its welcome: with a
+  // timeout of 2 s the watch still gets it (and a world ticking at 60% of its rate still makes it).
   const CtlRun watch =
-      ctl({"--url", url, "--timeout", "1", "watch", "--role", "spectator", "--count", "1"});
+      ctl({"--url", url, "--timeout", "2", "watch", "--role", "spectator", "--count", "1"});
   EXPECT_EQ(watch.status, 0) << watch.out;
   EXPECT_NE(watch.out.find(R"({"type":"snapshot")"), std::string::npos) << watch.out;
-  EXPECT_NE(watch.out.find("1.5 s late"), std::string::npos) << watch.out;
+  EXPECT_NE(watch.out.find("3 s late"), std::string::npos) << watch.out;
 }
 
 // A hostile server (or whatever answers at the URL) writes control characters into everything
